@@ -1,0 +1,166 @@
+/* conversion/axis_info.c — the axis-info lattice: forward rules per op, memoized.
+ * In: values of a tile-dialect function. Out: tc_axis facts; unknown ops give the
+ * conservative answer (contiguity 1, divisibility 1, constancy 1). */
+#include "conversion/axis_info.h"
+
+#include "dialects/tile.h"
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <string.h>
+
+void tc_axis_init(tc_axis_analysis *a) { tc_valmap_init(&a->memo, sizeof(tc_axis)); }
+void tc_axis_free(tc_axis_analysis *a) { tc_valmap_free(&a->memo); }
+
+int64_t tc_axis_pow2_divisor(int64_t v) {
+  if (v == 0) return TC_AXIS_MAX_DIV;
+  uint64_t u = (uint64_t)(v < 0 ? -v : v);
+  int64_t d = (int64_t)(u & (~u + 1));
+  return d > TC_AXIS_MAX_DIV ? TC_AXIS_MAX_DIV : d;
+}
+
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a < 0 ? -a : a;
+}
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static tc_axis conservative(MlirType t) {
+  tc_axis x;
+  memset(&x, 0, sizeof x);
+  x.rank = mlirTypeIsAShaped(t) ? (int)mlirShapedTypeGetRank(t) : 0;
+  if (x.rank > TC_AXIS_MAX_RANK) x.rank = TC_AXIS_MAX_RANK;
+  for (int d = 0; d < TC_AXIS_MAX_RANK; d++) x.contiguity[d] = x.divisibility[d] = x.constancy[d] = 1;
+  return x;
+}
+
+static tc_axis uniform(MlirType t, int64_t div) {
+  tc_axis x = conservative(t);
+  for (int d = 0; d < x.rank; d++) {
+    x.constancy[d] = mlirShapedTypeGetDimSize(t, d);
+    x.divisibility[d] = div;
+  }
+  if (x.rank == 0) x.divisibility[0] = div;
+  return x;
+}
+
+static bool op_is(MlirOperation op, const char *name) {
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+  return s.length == strlen(name) && !memcmp(s.data, name, s.length);
+}
+
+static bool int_constant_value(MlirOperation op, int64_t *out) {
+  if (!op_is(op, "arith.constant")) return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("value"));
+  if (mlirAttributeIsAInteger(a)) {
+    *out = mlirIntegerAttrGetValueInt(a);
+    return true;
+  }
+  if (mlirAttributeIsADenseElements(a) && mlirDenseElementsAttrIsSplat(a)) {
+    MlirAttribute s = mlirDenseElementsAttrGetSplatValue(a);
+    if (mlirAttributeIsAInteger(s)) {
+      *out = mlirIntegerAttrGetValueInt(s);
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Divisibility hints the front end put on function arguments (`:16` in a signature). */
+static int64_t arg_divisibility(MlirValue v) {
+  MlirBlock blk = mlirBlockArgumentGetOwner(v);
+  MlirOperation parent = mlirBlockGetParentOperation(blk);
+  if (mlirOperationIsNull(parent) || !op_is(parent, "func.func")) return 1;
+  MlirAttribute arr = mlirOperationGetAttributeByName(parent, mlirStringRefCreateFromCString("arg_attrs"));
+  intptr_t i = mlirBlockArgumentGetArgNumber(v);
+  if (mlirAttributeIsNull(arr) || !mlirAttributeIsAArray(arr) || i >= mlirArrayAttrGetNumElements(arr)) return 1;
+  MlirAttribute dict = mlirArrayAttrGetElement(arr, i);
+  if (!mlirAttributeIsADictionary(dict)) return 1;
+  MlirAttribute d = mlirDictionaryAttrGetElementByName(dict, mlirStringRefCreateFromCString("tile.divisibility"));
+  if (mlirAttributeIsNull(d) || !mlirAttributeIsAInteger(d)) return 1;
+  return mlirIntegerAttrGetValueInt(d);
+}
+
+static tc_axis compute(tc_axis_analysis *a, MlirValue v) {
+  MlirType t = mlirValueGetType(v);
+  if (mlirValueIsABlockArgument(v)) {
+    tc_axis x = conservative(t);
+    if (x.rank == 0) x.divisibility[0] = arg_divisibility(v);
+    return x;
+  }
+  MlirOperation op = mlirOpResultGetOwner(v);
+  const char *k = tile_op_kind(op);
+  int64_t c;
+  if (int_constant_value(op, &c)) return uniform(t, tc_axis_pow2_divisor(c));
+  if (k && !strcmp(k, "range")) {
+    tc_axis x = conservative(t);
+    x.contiguity[0] = mlirShapedTypeGetDimSize(t, 0);
+    x.divisibility[0] = tc_axis_pow2_divisor(tile_int_attr(op, "start", 0));
+    return x;
+  }
+  if (k && (!strcmp(k, "program_id") || !strcmp(k, "num_programs"))) return conservative(t);
+  if (k && !strcmp(k, "splat")) {
+    tc_axis s = tc_axis_of(a, mlirOperationGetOperand(op, 0));
+    return uniform(t, s.divisibility[0]);
+  }
+  bool is_add = op_is(op, "arith.addi") || (k && !strcmp(k, "addptr"));
+  bool is_sub = op_is(op, "arith.subi");
+  bool is_mul = op_is(op, "arith.muli");
+  if (is_add || is_sub || is_mul) {
+    tc_axis l = tc_axis_of(a, mlirOperationGetOperand(op, 0));
+    tc_axis r = tc_axis_of(a, mlirOperationGetOperand(op, 1));
+    tc_axis x = conservative(t);
+    int n = x.rank ? x.rank : 1;
+    for (int d = 0; d < n; d++) {
+      if (x.rank) x.constancy[d] = gcd64(l.constancy[d], r.constancy[d]);
+      if (is_mul) {
+        int64_t m = l.divisibility[d] * r.divisibility[d];
+        x.divisibility[d] = m > TC_AXIS_MAX_DIV || m <= 0 ? TC_AXIS_MAX_DIV : m;
+        int64_t cv;
+        MlirValue rhs = mlirOperationGetOperand(op, 1), lhs = mlirOperationGetOperand(op, 0);
+        if (mlirValueIsAOpResult(rhs) && int_constant_value(mlirOpResultGetOwner(rhs), &cv) && cv == 1)
+          x.contiguity[d] = l.contiguity[d];
+        else if (mlirValueIsAOpResult(lhs) && int_constant_value(mlirOpResultGetOwner(lhs), &cv) && cv == 1)
+          x.contiguity[d] = r.contiguity[d];
+      } else {
+        x.divisibility[d] = gcd64(l.divisibility[d], r.divisibility[d]);
+        if (x.rank) {
+          int64_t c1 = gcd64(l.contiguity[d], r.constancy[d]);
+          int64_t c2 = is_sub ? 1 : gcd64(r.contiguity[d], l.constancy[d]);
+          x.contiguity[d] = max64(c1, c2);
+        }
+      }
+    }
+    return x;
+  }
+  if (op_is(op, "arith.extsi") || op_is(op, "arith.extui") || op_is(op, "arith.trunci") ||
+      op_is(op, "arith.index_cast"))
+    return tc_axis_of(a, mlirOperationGetOperand(op, 0));
+  /* Any other op: elementwise ops keep runs of equal inputs equal. */
+  tc_axis x = conservative(t);
+  if (x.rank && mlirOperationGetNumOperands(op) > 0 && !k) {
+    for (int d = 0; d < x.rank; d++) {
+      int64_t g = 0;
+      for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
+        MlirValue o = mlirOperationGetOperand(op, i);
+        if (!mlirTypeIsAShaped(mlirValueGetType(o))) continue;
+        g = gcd64(g, tc_axis_of(a, o).constancy[d]);
+      }
+      x.constancy[d] = g ? g : 1;
+    }
+  }
+  return x;
+}
+
+tc_axis tc_axis_of(tc_axis_analysis *a, MlirValue v) {
+  tc_axis *m = tc_valmap_get(&a->memo, v.ptr);
+  if (m) return *m;
+  tc_axis x = compute(a, v);
+  m = tc_valmap_put(&a->memo, v.ptr);
+  if (m) *m = x;
+  return x;
+}

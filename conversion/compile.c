@@ -1,0 +1,130 @@
+/* conversion/compile.c — the compiler API (include/tilec/tilec.h): runs the front end,
+ * the lowering pipeline and the back end, and packages kernel libraries.
+ * In: kernel source + spec, or tile IR text. Out: IR text of a stage or a .so + header. */
+#include "tilec/tilec.h"
+
+#include "conversion/package.h"
+#include "conversion/pipeline.h"
+#include "dialects/tile.h"
+#include "frontend/frontend.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tilec_compiler {
+  tilec_compile_options opts;
+  char target_name[32];
+  tc_target target;
+  MlirContext ctx;
+};
+
+const char *tilec_version(void) { return TILEC_VERSION_STRING; }
+
+void tilec_compile_options_init(tilec_compile_options *o) {
+  memset(o, 0, sizeof *o);
+  o->target = "host";
+  o->opt_level = 3;
+}
+
+bool tilec_stage_from_name(const char *name, tilec_stage *out) {
+  tc_stage s;
+  if (!name || !tc_stage_from_name(name, &s)) return false;
+  *out = (tilec_stage)s;
+  return true;
+}
+
+tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_compiler **out) {
+  tilec_compiler *c = calloc(1, sizeof *c);
+  if (!c) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  if (opts) c->opts = *opts;
+  else tilec_compile_options_init(&c->opts);
+  snprintf(c->target_name, sizeof c->target_name, "%s", c->opts.target ? c->opts.target : "host");
+  c->opts.target = c->target_name;
+  tilec_status *st = tc_target_init(&c->target, c->target_name);
+  if (!st) st = tile_context_create(&c->ctx);
+  if (st) {
+    free(c);
+    return st;
+  }
+  *out = c;
+  return NULL;
+}
+
+void tilec_compiler_destroy(tilec_compiler *c) {
+  if (!c) return;
+  mlirContextDestroy(c->ctx);
+  free(c);
+}
+
+static tc_codegen_options codegen_options(const tilec_compiler *c) {
+  tc_codegen_options o = {c->opts.opt_level, c->opts.fast_math, c->opts.debug_info};
+  return o;
+}
+
+/* Runs module (tile stage) to `stage`; text for IR stages, bytes for objects. Takes the module. */
+static tilec_status *advance(tilec_compiler *c, MlirModule m, tc_stage stage, char **out, size_t *len) {
+  tc_codegen_options o = codegen_options(c);
+  tilec_status *st = NULL;
+  tc_stage mlir_stage = stage < TC_STAGE_LLVM_DIALECT ? stage : TC_STAGE_LLVM_DIALECT;
+  st = tc_pipeline_run(&m, mlir_stage, &c->target, &o);
+  if (!st) {
+    if (stage <= TC_STAGE_LLVM_DIALECT) {
+      *out = tc_module_to_string(mlirModuleGetOperation(m));
+      if (len) *len = strlen(*out);
+    } else {
+      size_t n = 0;
+      st = tc_backend_emit(m, stage, &c->target, &o, out, &n);
+      if (len) *len = n;
+    }
+  }
+  mlirModuleDestroy(m);
+  return st;
+}
+
+static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, MlirModule *m, tc_kernel_info *info) {
+  if (!spec || !spec->source || !spec->kernel)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel spec needs source and kernel name");
+  return tc_frontend_compile(c->ctx, spec, m, info);
+}
+
+tilec_status *tilec_compiler_emit(tilec_compiler *c, const tilec_kernel_spec *spec, tilec_stage stage, char **text_out) {
+  MlirModule m;
+  tc_kernel_info *info = calloc(1, sizeof *info);
+  tilec_status *st = front(c, spec, &m, info);
+  if (!st) st = advance(c, m, (tc_stage)stage, text_out, NULL);
+  free(info);
+  return st;
+}
+
+tilec_status *tilec_compiler_build_library(tilec_compiler *c, const tilec_kernel_spec *spec, const char *so_path,
+                                           const char *header_path) {
+  if (!so_path) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "no output path for the kernel library");
+  MlirModule m;
+  tc_kernel_info *info = calloc(1, sizeof *info);
+  tilec_status *st = front(c, spec, &m, info);
+  char *obj = NULL;
+  size_t len = 0;
+  if (!st) st = advance(c, m, TC_STAGE_OBJECT, &obj, &len);
+  if (!st) st = tc_package_library(info, &c->target, spec->filename, obj, len, so_path, c->opts.debug_info);
+  if (!st && header_path) st = tc_package_header(info, header_path);
+  free(obj);
+  free(info);
+  return st;
+}
+
+tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec_stage stage, char **text_out) {
+  tc_diag_capture cap;
+  tc_diag_capture_begin(&cap, c->ctx);
+  MlirModule m = mlirModuleCreateParse(c->ctx, mlirStringRefCreateFromCString(mlir_text));
+  tc_diag_capture_end(&cap);
+  if (mlirModuleIsNull(m)) return tilec_status_create(TILEC_ERROR_SYNTAX, "invalid tile IR: %s", cap.text);
+  tc_diag_capture_begin(&cap, c->ctx);
+  tilec_status *st = tile_verify(mlirModuleGetOperation(m));
+  tc_diag_capture_end(&cap);
+  if (st) {
+    if (cap.len) st = tilec_status_annotate(st, "%s", cap.text);
+    mlirModuleDestroy(m);
+    return st;
+  }
+  return advance(c, m, (tc_stage)stage, text_out, NULL);
+}

@@ -1,0 +1,210 @@
+/* conversion/pipeline.c — runs the stages: our tile → vector lowering, SLEEF glue, the
+ * upstream conversions to the LLVM dialect, then LLVM-C for optimization and code
+ * generation. In: a tile module and a target. Out: IR text or an object file in memory. */
+#include "conversion/pipeline.h"
+
+#include "conversion/lower.h"
+#include "sleef-glue/sleef_glue.h"
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <mlir-c/Diagnostics.h>
+#include <mlir-c/Pass.h>
+#include <mlir-c/RegisterEverything.h>
+#include <mlir-c/Target/LLVMIR.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *stage_names[] = {"tile", "vector", "llvm-dialect", "llvm", "asm", "object"};
+
+bool tc_stage_from_name(const char *name, tc_stage *out) {
+  for (int i = 0; i <= TC_STAGE_ASM; i++)
+    if (!strcmp(name, stage_names[i])) {
+      *out = (tc_stage)i;
+      return true;
+    }
+  return false;
+}
+
+const char *tc_stage_name(tc_stage s) { return stage_names[s]; }
+
+static void capture_append(MlirStringRef s, void *user) {
+  tc_diag_capture *c = user;
+  for (size_t i = 0; i < s.length && c->len + 1 < sizeof c->text; i++) c->text[c->len++] = s.data[i];
+  c->text[c->len] = 0;
+}
+
+static MlirLogicalResult capture_handler(MlirDiagnostic d, void *user) {
+  tc_diag_capture *c = user;
+  if (c->len && c->len + 2 < sizeof c->text) c->text[c->len++] = '\n';
+  char loc[256];
+  MlirLocation l = mlirDiagnosticGetLocation(d);
+  if (mlirLocationIsAFileLineColRange(l)) {
+    MlirStringRef f = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(l));
+    snprintf(loc, sizeof loc, "%.*s:%d:%d: ", (int)f.length, f.data, mlirLocationFileLineColRangeGetStartLine(l),
+             mlirLocationFileLineColRangeGetStartColumn(l));
+    capture_append(mlirStringRefCreateFromCString(loc), c);
+  }
+  mlirDiagnosticPrint(d, capture_append, c);
+  return mlirLogicalResultSuccess();
+}
+
+void tc_diag_capture_begin(tc_diag_capture *c, MlirContext ctx) {
+  c->ctx = ctx;
+  c->len = 0;
+  c->text[0] = 0;
+  c->id = mlirContextAttachDiagnosticHandler(ctx, capture_handler, c, NULL);
+}
+
+void tc_diag_capture_end(tc_diag_capture *c) { mlirContextDetachDiagnosticHandler(c->ctx, c->id); }
+
+typedef struct strbuf {
+  char *data;
+  size_t len, cap;
+} strbuf;
+
+static void strbuf_append(MlirStringRef s, void *user) {
+  strbuf *b = user;
+  if (b->len + s.length + 1 > b->cap) {
+    size_t cap = (b->cap ? b->cap * 2 : 4096);
+    while (cap < b->len + s.length + 1) cap *= 2;
+    char *n = realloc(b->data, cap);
+    if (!n) return;
+    b->data = n;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, s.data, s.length);
+  b->len += s.length;
+  b->data[b->len] = 0;
+}
+
+char *tc_module_to_string(MlirOperation op) {
+  strbuf b = {0};
+  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+  mlirOpPrintingFlagsEnableDebugInfo(flags, false, false);
+  mlirOperationPrintWithFlags(op, flags, strbuf_append, &b);
+  mlirOpPrintingFlagsDestroy(flags);
+  if (!b.data) b.data = calloc(1, 1);
+  return b.data;
+}
+
+static tilec_status *run_passes(MlirModule m, const char *pipeline, const char *what) {
+  static int registered;
+  if (!registered) {
+    mlirRegisterAllPasses();
+    registered = 1;
+  }
+  MlirContext ctx = mlirModuleGetContext(m);
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  strbuf err = {0};
+  tc_diag_capture cap;
+  tilec_status *st = NULL;
+  if (mlirLogicalResultIsFailure(mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                                                       mlirStringRefCreateFromCString(pipeline), strbuf_append, &err))) {
+    st = tilec_status_create(TILEC_ERROR_INTERNAL, "bad pass pipeline for %s: %s", what, err.data ? err.data : "");
+  } else {
+    tc_diag_capture_begin(&cap, ctx);
+    MlirLogicalResult r = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(m));
+    tc_diag_capture_end(&cap);
+    if (mlirLogicalResultIsFailure(r))
+      st = tilec_status_create(TILEC_ERROR_INTERNAL, "%s failed: %s", what, cap.text);
+  }
+  free(err.data);
+  mlirPassManagerDestroy(pm);
+  return st;
+}
+
+static const char *to_llvm_pipeline =
+    "builtin.module(convert-vector-to-scf{full-unroll=true}, convert-scf-to-cf, "
+    "convert-vector-to-llvm, convert-math-to-llvm, expand-strided-metadata, "
+    "finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-func-to-llvm, "
+    "convert-cf-to-llvm, reconcile-unrealized-casts, canonicalize)";
+
+tilec_status *tc_pipeline_run(MlirModule *module, tc_stage stage, const tc_target *target,
+                              const tc_codegen_options *opts) {
+  if (stage == TC_STAGE_TILE) return NULL;
+  MlirModule vec;
+  tilec_status *st = tc_lower_to_vector(*module, target, &vec);
+  if (st) return st;
+  mlirModuleDestroy(*module);
+  *module = vec;
+  tc_diag_capture cap;
+  tc_diag_capture_begin(&cap, mlirModuleGetContext(vec));
+  bool ok = mlirOperationVerify(mlirModuleGetOperation(vec));
+  tc_diag_capture_end(&cap);
+  if (!ok) return tilec_status_create(TILEC_ERROR_INTERNAL, "the vector-stage IR does not verify: %s", cap.text);
+  if ((st = run_passes(vec, "builtin.module(canonicalize, cse)", "vector-stage clean-up"))) return st;
+  if ((st = tc_sleef_glue(vec, target, opts->fast_math))) return st;
+  if (stage == TC_STAGE_VECTOR) return NULL;
+  return run_passes(vec, to_llvm_pipeline, "lowering to the LLVM dialect");
+}
+
+tilec_status *tc_backend_emit(MlirModule module, tc_stage stage, const tc_target *target,
+                              const tc_codegen_options *opts, char **out, size_t *len) {
+  LLVMContextRef lctx = LLVMContextCreate();
+  tc_diag_capture cap;
+  tc_diag_capture_begin(&cap, mlirModuleGetContext(module));
+  LLVMModuleRef lm = mlirTranslateModuleToLLVMIR(mlirModuleGetOperation(module), lctx);
+  tc_diag_capture_end(&cap);
+  if (!lm) {
+    LLVMContextDispose(lctx);
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "translation to LLVM IR failed: %s", cap.text);
+  }
+  LLVMTargetMachineRef tm;
+  tilec_status *st = tc_target_machine(target, opts->opt_level, &tm);
+  if (st) {
+    LLVMDisposeModule(lm);
+    LLVMContextDispose(lctx);
+    return st;
+  }
+  LLVMSetTarget(lm, target->triple);
+  LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+  char *layout = LLVMCopyStringRepOfTargetData(td);
+  LLVMSetDataLayout(lm, layout);
+  LLVMDisposeMessage(layout);
+  LLVMDisposeTargetData(td);
+  /* Every function gets the target's CPU and features so the optimizer vectorizes for
+   * what the machine really has. */
+  for (LLVMValueRef f = LLVMGetFirstFunction(lm); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f)) continue;
+    LLVMAddTargetDependentFunctionAttr(f, "target-cpu", target->cpu);
+    LLVMAddTargetDependentFunctionAttr(f, "target-features", target->features);
+  }
+  char passes[32];
+  snprintf(passes, sizeof passes, "default<O%d>", opts->opt_level < 0 ? 0 : opts->opt_level > 3 ? 3 : opts->opt_level);
+  LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef err = LLVMRunPasses(lm, passes, tm, pbo);
+  LLVMDisposePassBuilderOptions(pbo);
+  if (err) {
+    char *msg = LLVMGetErrorMessage(err);
+    st = tilec_status_create(TILEC_ERROR_INTERNAL, "LLVM optimization failed: %s", msg);
+    LLVMDisposeErrorMessage(msg);
+  }
+  if (!st && stage == TC_STAGE_LLVM) {
+    char *s = LLVMPrintModuleToString(lm);
+    *len = strlen(s);
+    *out = malloc(*len + 1);
+    memcpy(*out, s, *len + 1);
+    LLVMDisposeMessage(s);
+  } else if (!st) {
+    LLVMMemoryBufferRef mb = NULL;
+    char *msg = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, lm, stage == TC_STAGE_ASM ? LLVMAssemblyFile : LLVMObjectFile,
+                                            &msg, &mb)) {
+      st = tilec_status_create(TILEC_ERROR_INTERNAL, "code generation failed: %s", msg ? msg : "");
+      LLVMDisposeMessage(msg);
+    } else {
+      *len = LLVMGetBufferSize(mb);
+      *out = malloc(*len + 1);
+      memcpy(*out, LLVMGetBufferStart(mb), *len);
+      (*out)[*len] = 0;
+      LLVMDisposeMemoryBuffer(mb);
+    }
+  }
+  LLVMDisposeTargetMachine(tm);
+  LLVMDisposeModule(lm);
+  LLVMContextDispose(lctx);
+  return st;
+}

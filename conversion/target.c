@@ -1,0 +1,113 @@
+/* conversion/target.c — host feature detection and named x86-64 levels / AArch64.
+ * In: a target name. Out: triple/cpu/features and the native vector width, taken from
+ * the real features (never AVX-512 names on an AVX2 machine). */
+#include "conversion/target.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool has_feature(const char *features, const char *f) {
+  size_t n = strlen(f);
+  for (const char *p = features; (p = strstr(p, f)) != NULL; p += n) {
+    bool start_ok = p == features || p[-1] == ',';
+    bool end_ok = p[n] == 0 || p[n] == ',';
+    if (start_ok && end_ok) return true;
+  }
+  return false;
+}
+
+static void copy(char *dst, size_t n, const char *src) {
+  snprintf(dst, n, "%s", src ? src : "");
+}
+
+tilec_status *tc_target_init(tc_target *t, const char *name) {
+  memset(t, 0, sizeof *t);
+  if (!name || !*name) name = "host";
+  copy(t->name, sizeof t->name, name);
+  if (!strcmp(name, "host")) {
+    char *triple = LLVMGetDefaultTargetTriple();
+    char *cpu = LLVMGetHostCPUName();
+    char *feat = LLVMGetHostCPUFeatures();
+    copy(t->triple, sizeof t->triple, triple);
+    copy(t->cpu, sizeof t->cpu, cpu);
+    copy(t->features, sizeof t->features, feat);
+    LLVMDisposeMessage(triple);
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(feat);
+    t->is_x86 = strncmp(t->triple, "x86_64", 6) == 0;
+    t->is_aarch64 = strncmp(t->triple, "aarch64", 7) == 0;
+    t->has_avx512f = has_feature(t->features, "+avx512f");
+    t->has_avx2 = has_feature(t->features, "+avx2");
+    t->has_fma = has_feature(t->features, "+fma");
+    t->vector_bits = t->has_avx512f ? 512 : (t->has_avx2 || has_feature(t->features, "+avx")) ? 256 : 128;
+    return NULL;
+  }
+  static const struct { const char *name; const char *features; int bits; } levels[] = {
+      {"x86-64-v2", "+sse4.2,+popcnt,+cx16,+sahf", 128},
+      {"x86-64-v3", "+avx,+avx2,+bmi,+bmi2,+f16c,+fma,+lzcnt,+movbe,+xsave,+sse4.2,+popcnt", 256},
+      {"x86-64-v4", "+avx,+avx2,+bmi,+bmi2,+f16c,+fma,+lzcnt,+movbe,+xsave,+sse4.2,+popcnt,"
+                    "+avx512f,+avx512bw,+avx512cd,+avx512dq,+avx512vl", 512},
+  };
+  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+    if (strcmp(name, levels[i].name)) continue;
+    copy(t->triple, sizeof t->triple, "x86_64-pc-linux-gnu");
+    copy(t->cpu, sizeof t->cpu, name);
+    copy(t->features, sizeof t->features, levels[i].features);
+    t->is_x86 = true;
+    t->vector_bits = levels[i].bits;
+    t->has_avx512f = levels[i].bits == 512;
+    t->has_avx2 = t->has_fma = levels[i].bits >= 256;
+    return NULL;
+  }
+  if (!strcmp(name, "aarch64")) {
+    copy(t->triple, sizeof t->triple, "aarch64-unknown-linux-gnu");
+    copy(t->cpu, sizeof t->cpu, "generic");
+    copy(t->features, sizeof t->features, "+neon,+fp-armv8");
+    t->is_aarch64 = true;
+    t->has_fma = true;
+    t->vector_bits = 128;
+    return NULL;
+  }
+  return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                             "unknown target '%s' (expected host, x86-64-v2, x86-64-v3, x86-64-v4 or aarch64)",
+                             name);
+}
+
+int tc_target_lanes(const tc_target *t, unsigned bits) {
+  int n = t->vector_bits / (int)(bits ? bits : 32);
+  return n < 1 ? 1 : n;
+}
+
+void tc_target_describe(const tc_target *t, char *buf, size_t n) {
+  snprintf(buf, n, "%s %s %d-bit", t->triple, t->cpu, t->vector_bits);
+}
+
+tilec_status *tc_target_machine(const tc_target *t, int opt_level, LLVMTargetMachineRef *out) {
+  static int initialized;
+  if (!initialized) {
+    LLVMInitializeAllTargetInfos();
+    LLVMInitializeAllTargets();
+    LLVMInitializeAllTargetMCs();
+    LLVMInitializeAllAsmPrinters();
+    initialized = 1;
+  }
+  LLVMTargetRef target;
+  char *err = NULL;
+  if (LLVMGetTargetFromTriple(t->triple, &target, &err)) {
+    tilec_status *s = tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                          "LLVM has no target for '%s': %s", t->triple, err ? err : "");
+    LLVMDisposeMessage(err);
+    return s;
+  }
+  LLVMCodeGenOptLevel lvl = opt_level <= 0 ? LLVMCodeGenLevelNone
+                            : opt_level == 1 ? LLVMCodeGenLevelLess
+                            : opt_level == 2 ? LLVMCodeGenLevelDefault
+                                             : LLVMCodeGenLevelAggressive;
+  *out = LLVMCreateTargetMachine(target, t->triple, t->cpu, t->features, lvl, LLVMRelocPIC,
+                                 LLVMCodeModelDefault);
+  if (!*out)
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "cannot create a target machine for %s", t->triple);
+  return NULL;
+}

@@ -1,0 +1,28 @@
+/* conversion/target.h — what the code is compiled for: triple, CPU, features, and the
+ * native vector width the lowering chunks tiles by. In: a target name ("host",
+ * "x86-64-v2/v3/v4", "aarch64"). Out: a tc_target and an LLVM target machine. */
+#ifndef TILEC_CONVERSION_TARGET_H
+#define TILEC_CONVERSION_TARGET_H
+
+#include "tilec/status.h"
+#include <llvm-c/TargetMachine.h>
+#include <stdbool.h>
+
+typedef struct tc_target {
+  char name[32];      /* as requested */
+  char triple[96];
+  char cpu[64];
+  char features[4096];
+  int vector_bits;    /* 512 AVX-512, 256 AVX2, 128 SSE/NEON */
+  bool is_x86, is_aarch64;
+  bool has_avx512f, has_avx2, has_fma;
+} tc_target;
+
+tilec_status *tc_target_init(tc_target *t, const char *name);
+/* Lanes of a native vector for elements of `bits` bits (at least 1). */
+int tc_target_lanes(const tc_target *t, unsigned bits);
+/* "triple cpu features" summary for metadata. */
+void tc_target_describe(const tc_target *t, char *buf, size_t n);
+tilec_status *tc_target_machine(const tc_target *t, int opt_level, LLVMTargetMachineRef *out);
+
+#endif

@@ -1,0 +1,178 @@
+/* dialects/tile.c — loads the IRDL tile dialect and builds tile ops.
+ * In: builders, values. Out: tile.* operations with the operandSegmentSizes layout the
+ * IRDL definition declares for optional operands. */
+#include "dialects/tile.h"
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Dialect/IRDL.h>
+#include <mlir-c/RegisterEverything.h>
+#include <stdio.h>
+#include <string.h>
+
+extern const char tilec_embedded_irdl[];
+
+tilec_status *tile_context_create(MlirContext *out) {
+  MlirDialectRegistry reg = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(reg);
+  MlirContext ctx = mlirContextCreateWithRegistry(reg, false);
+  mlirDialectRegistryDestroy(reg);
+  mlirContextLoadAllAvailableDialects(ctx);
+  mlirRegisterAllLLVMTranslations(ctx);
+  MlirModule irdl = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(tilec_embedded_irdl));
+  if (mlirModuleIsNull(irdl)) {
+    mlirContextDestroy(ctx);
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "the embedded tile dialect (IRDL) does not parse");
+  }
+  MlirLogicalResult r = mlirLoadIRDLDialects(irdl);
+  mlirModuleDestroy(irdl);
+  if (mlirLogicalResultIsFailure(r)) {
+    mlirContextDestroy(ctx);
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "the embedded tile dialect (IRDL) does not load");
+  }
+  *out = ctx;
+  return NULL;
+}
+
+MlirType tile_ptr_type(MlirContext ctx, MlirType pointee) {
+  /* IRDL-defined types are reachable from C only through the parser. */
+  char inner[200], buf[256];
+  tcb_type_str(pointee, inner, sizeof inner);
+  snprintf(buf, sizeof buf, "!tile.ptr<%s>", inner);
+  return tcb_type(ctx, buf);
+}
+
+bool tile_type_is_ptr(MlirType t) {
+  if (mlirTypeIsNull(t) || mlirTypeIsAShaped(t) || tcb_is_int(t) || tcb_is_float(t)) return false;
+  char buf[16];
+  tcb_type_str(t, buf, sizeof buf);
+  return strncmp(buf, "!tile.ptr<", 10) == 0;
+}
+
+MlirType tile_ptr_pointee(MlirType t) {
+  char buf[256];
+  tcb_type_str(t, buf, sizeof buf);
+  size_t n = strlen(buf);
+  if (n < 12 || strncmp(buf, "!tile.ptr<", 10) != 0) return (MlirType){NULL};
+  buf[n - 1] = 0;
+  return tcb_type(mlirTypeGetContext(t), buf + 10);
+}
+
+MlirType tile_tensor_type(MlirContext ctx, int rank, const int64_t *shape, MlirType elem) {
+  (void)ctx;
+  return mlirRankedTensorTypeGet(rank, shape, elem, mlirAttributeGetNull());
+}
+
+static MlirAttribute i32_attr(MlirContext ctx, int64_t v) {
+  return mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), v);
+}
+
+MlirValue tile_build_program_id(tc_builder *b, int axis) {
+  MlirNamedAttribute a = tcb_named(b->ctx, "axis", i32_attr(b->ctx, axis));
+  return tcb_op1(b, "tile.program_id", mlirIntegerTypeGet(b->ctx, 32), 0, NULL, 1, &a);
+}
+
+MlirValue tile_build_num_programs(tc_builder *b, int axis) {
+  MlirNamedAttribute a = tcb_named(b->ctx, "axis", i32_attr(b->ctx, axis));
+  return tcb_op1(b, "tile.num_programs", mlirIntegerTypeGet(b->ctx, 32), 0, NULL, 1, &a);
+}
+
+MlirValue tile_build_range(tc_builder *b, int32_t start, int32_t end) {
+  MlirNamedAttribute a[2] = {tcb_named(b->ctx, "start", i32_attr(b->ctx, start)),
+                             tcb_named(b->ctx, "end", i32_attr(b->ctx, end))};
+  int64_t n = (int64_t)end - start;
+  MlirType t = tile_tensor_type(b->ctx, 1, &n, mlirIntegerTypeGet(b->ctx, 32));
+  return tcb_op1(b, "tile.range", t, 0, NULL, 2, a);
+}
+
+MlirValue tile_build_splat(tc_builder *b, MlirValue scalar, MlirType tile_type) {
+  return tcb_op1(b, "tile.splat", tile_type, 1, &scalar, 0, NULL);
+}
+
+MlirValue tile_build_broadcast(tc_builder *b, MlirValue tile, MlirType tile_type) {
+  return tcb_op1(b, "tile.broadcast", tile_type, 1, &tile, 0, NULL);
+}
+
+MlirValue tile_build_expand_dims(tc_builder *b, MlirValue tile, int axis, MlirType result) {
+  MlirNamedAttribute a = tcb_named(b->ctx, "axis", i32_attr(b->ctx, axis));
+  return tcb_op1(b, "tile.expand_dims", result, 1, &tile, 1, &a);
+}
+
+MlirValue tile_build_reshape(tc_builder *b, MlirValue tile, MlirType result) {
+  return tcb_op1(b, "tile.reshape", result, 1, &tile, 0, NULL);
+}
+
+MlirValue tile_build_addptr(tc_builder *b, MlirValue ptr, MlirValue offset) {
+  MlirValue ops[2] = {ptr, offset};
+  return tcb_op1(b, "tile.addptr", mlirValueGetType(ptr), 2, ops, 0, NULL);
+}
+
+MlirValue tile_build_bitcast(tc_builder *b, MlirValue v, MlirType to) {
+  return tcb_op1(b, "tile.bitcast", to, 1, &v, 0, NULL);
+}
+
+MlirValue tile_build_ptr_to_int(tc_builder *b, MlirValue p, MlirType to) {
+  return tcb_op1(b, "tile.ptr_to_int", to, 1, &p, 0, NULL);
+}
+
+MlirValue tile_build_int_to_ptr(tc_builder *b, MlirValue v, MlirType to) {
+  return tcb_op1(b, "tile.int_to_ptr", to, 1, &v, 0, NULL);
+}
+
+static MlirNamedAttribute segments(MlirContext ctx, int n, const int32_t *sizes) {
+  return tcb_named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, n, sizes));
+}
+
+MlirValue tile_build_load(tc_builder *b, MlirValue ptr, MlirValue mask, MlirValue other,
+                          MlirType result) {
+  MlirValue ops[3];
+  int n = 0;
+  ops[n++] = ptr;
+  if (!mlirValueIsNull(mask)) ops[n++] = mask;
+  if (!mlirValueIsNull(other)) ops[n++] = other;
+  int32_t seg[3] = {1, mlirValueIsNull(mask) ? 0 : 1, mlirValueIsNull(other) ? 0 : 1};
+  MlirNamedAttribute a = segments(b->ctx, 3, seg);
+  return tcb_op1(b, "tile.load", result, n, ops, 1, &a);
+}
+
+void tile_build_store(tc_builder *b, MlirValue ptr, MlirValue value, MlirValue mask) {
+  MlirValue ops[3] = {ptr, value, mask};
+  int32_t seg[3] = {1, 1, mlirValueIsNull(mask) ? 0 : 1};
+  MlirNamedAttribute a = segments(b->ctx, 3, seg);
+  tcb_op(b, "tile.store", 0, NULL, 2 + seg[2], ops, 1, &a);
+}
+
+const char *tile_op_kind(MlirOperation op) {
+  static __thread char name[64];
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+  if (s.length < 6 || s.length >= sizeof name || strncmp(s.data, "tile.", 5) != 0) return NULL;
+  memcpy(name, s.data + 5, s.length - 5);
+  name[s.length - 5] = 0;
+  return name;
+}
+
+static int32_t segment(MlirOperation op, int i) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsADenseI32Array(a)) return 0;
+  if (i >= mlirDenseArrayGetNumElements(a)) return 0;
+  return mlirDenseI32ArrayGetElement(a, i);
+}
+
+MlirValue tile_load_mask(MlirOperation load) {
+  return segment(load, 1) ? mlirOperationGetOperand(load, 1) : (MlirValue){NULL};
+}
+
+MlirValue tile_load_other(MlirOperation load) {
+  if (!segment(load, 2)) return (MlirValue){NULL};
+  return mlirOperationGetOperand(load, 1 + segment(load, 1));
+}
+
+MlirValue tile_store_mask(MlirOperation store) {
+  return segment(store, 2) ? mlirOperationGetOperand(store, 2) : (MlirValue){NULL};
+}
+
+int64_t tile_int_attr(MlirOperation op, const char *name, int64_t dflt) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsAInteger(a)) return dflt;
+  return mlirIntegerAttrGetValueInt(a);
+}

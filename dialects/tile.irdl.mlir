@@ -1,0 +1,216 @@
+// The tile dialect: Triton's tile operations over builtin ranked tensors.
+// Tiles are `tensor<NxMxT>`, scalars builtin scalars, pointers `!tile.ptr<T>`.
+// Elementwise math stays in arith/math on tensors; control flow is scf; functions func.
+// IRDL ops carry no traits, so nothing here has a region or is a terminator: reduce and
+// scan name a func.func combine function by symbol. Shapes are checked in C
+// (dialects/verify.c), since IRDL cannot relate operand and result shapes.
+irdl.dialect @tile {
+  // A pointer to an element of type `pointee` (which may itself be a !tile.ptr).
+  irdl.type @ptr {
+    %t = irdl.any
+    irdl.parameters(pointee: %t)
+  }
+
+  // --- grid -------------------------------------------------------------------------
+  irdl.operation @program_id {       // {axis : i32} -> i32
+    %i32 = irdl.is i32
+    %a = irdl.any
+    irdl.attributes {"axis" = %a}
+    irdl.results(result: %i32)
+  }
+  irdl.operation @num_programs {     // {axis : i32} -> i32
+    %i32 = irdl.is i32
+    %a = irdl.any
+    irdl.attributes {"axis" = %a}
+    irdl.results(result: %i32)
+  }
+
+  // --- creation and shape ---------------------------------------------------------
+  irdl.operation @range {            // {start, end : i32} -> tensor<(end-start)xi32>
+    %t = irdl.any
+    %s = irdl.any
+    %e = irdl.any
+    irdl.attributes {"start" = %s, "end" = %e}
+    irdl.results(result: %t)
+  }
+  irdl.operation @splat {            // scalar -> tile of that scalar
+    %s = irdl.any
+    %t = irdl.any
+    irdl.operands(value: %s)
+    irdl.results(result: %t)
+  }
+  irdl.operation @broadcast {        // tile with 1-sized dims -> larger shape
+    %s = irdl.any
+    %t = irdl.any
+    irdl.operands(value: %s)
+    irdl.results(result: %t)
+  }
+  irdl.operation @expand_dims {      // {axis} inserts a 1-sized dim
+    %s = irdl.any
+    %t = irdl.any
+    %a = irdl.any
+    irdl.attributes {"axis" = %a}
+    irdl.operands(value: %s)
+    irdl.results(result: %t)
+  }
+  irdl.operation @reshape {          // same element count, row-major order
+    %s = irdl.any
+    %t = irdl.any
+    irdl.operands(value: %s)
+    irdl.results(result: %t)
+  }
+  irdl.operation @trans {            // {order : array<i32>} permutes dims
+    %s = irdl.any
+    %t = irdl.any
+    %a = irdl.any
+    irdl.attributes {"order" = %a}
+    irdl.operands(value: %s)
+    irdl.results(result: %t)
+  }
+  irdl.operation @join {             // two tiles -> new minor dim of 2
+    %s = irdl.any
+    %t = irdl.any
+    irdl.operands(lhs: %s, rhs: %s)
+    irdl.results(result: %t)
+  }
+  irdl.operation @split {            // minor dim of 2 -> two tiles
+    %s = irdl.any
+    %t = irdl.any
+    irdl.operands(value: %s)
+    irdl.results(lhs: %t, rhs: %t)
+  }
+  irdl.operation @cat {              // concatenation along dim 0
+    %s = irdl.any
+    %t = irdl.any
+    irdl.operands(lhs: %s, rhs: %s)
+    irdl.results(result: %t)
+  }
+
+  // --- pointers and casts -----------------------------------------------------------
+  irdl.operation @addptr {           // ptr (+tile) + element offset (tile) -> ptr (tile)
+    %p = irdl.any
+    %o = irdl.any
+    irdl.operands(ptr: %p, offset: %o)
+    irdl.results(result: %p)
+  }
+  irdl.operation @ptr_to_int {
+    %p = irdl.any
+    %i = irdl.any
+    irdl.operands(ptr: %p)
+    irdl.results(result: %i)
+  }
+  irdl.operation @int_to_ptr {
+    %i = irdl.any
+    %p = irdl.any
+    irdl.operands(value: %i)
+    irdl.results(result: %p)
+  }
+  irdl.operation @bitcast {          // same bit width, incl. pointer <-> pointer
+    %s = irdl.any
+    %t = irdl.any
+    irdl.operands(value: %s)
+    irdl.results(result: %t)
+  }
+
+  // --- memory ---------------------------------------------------------------------------
+  irdl.operation @load {             // ptr, optional mask (i1), optional other
+    %p = irdl.any
+    %m = irdl.any
+    %o = irdl.any
+    %r = irdl.any
+    irdl.operands(ptr: %p, mask: optional %m, other: optional %o)
+    irdl.results(result: %r)
+  }
+  irdl.operation @store {            // ptr, value, optional mask
+    %p = irdl.any
+    %v = irdl.any
+    %m = irdl.any
+    irdl.operands(ptr: %p, value: %v, mask: optional %m)
+    irdl.results()
+  }
+  irdl.operation @atomic_rmw {       // {kind = "add"|"max"|...}; returns the old values
+    %p = irdl.any
+    %v = irdl.any
+    %m = irdl.any
+    %r = irdl.any
+    %k = irdl.any
+    irdl.attributes {"kind" = %k}
+    irdl.operands(ptr: %p, value: %v, mask: optional %m)
+    irdl.results(result: %r)
+  }
+  irdl.operation @atomic_cas {       // ptr, cmp, val -> old
+    %p = irdl.any
+    %c = irdl.any
+    %v = irdl.any
+    irdl.operands(ptr: %p, cmp: %c, value: %v)
+    irdl.results(result: %c)
+  }
+
+  // --- compute ----------------------------------------------------------------------------
+  irdl.operation @dot {              // a[M,K] x b[K,N] + acc[M,N]
+    %a = irdl.any
+    %b = irdl.any
+    %c = irdl.any
+    irdl.operands(a: %a, b: %b, acc: %c)
+    irdl.results(result: %c)
+  }
+  irdl.operation @reduce {           // {axis, combine = @fn}; variadic tiles in and out
+    %s = irdl.any
+    %t = irdl.any
+    %a = irdl.any
+    %f = irdl.any
+    irdl.attributes {"axis" = %a, "combine" = %f}
+    irdl.operands(values: variadic %s)
+    irdl.results(results: variadic %t)
+  }
+  irdl.operation @scan {             // {axis, combine = @fn, reverse}
+    %s = irdl.any
+    %a = irdl.any
+    %f = irdl.any
+    %r = irdl.any
+    irdl.attributes {"axis" = %a, "combine" = %f, "reverse" = %r}
+    irdl.operands(values: variadic %s)
+    irdl.results(results: variadic %s)
+  }
+  irdl.operation @gather {           // {axis}
+    %s = irdl.any
+    %i = irdl.any
+    %a = irdl.any
+    irdl.attributes {"axis" = %a}
+    irdl.operands(src: %s, index: %i)
+    irdl.results(result: %s)
+  }
+  irdl.operation @histogram {        // {num_bins}
+    %s = irdl.any
+    %t = irdl.any
+    %n = irdl.any
+    irdl.attributes {"num_bins" = %n}
+    irdl.operands(value: %s)
+    irdl.results(result: %t)
+  }
+  irdl.operation @extern_elementwise { // {symbol = "name", pure}
+    %s = irdl.any
+    %t = irdl.any
+    %n = irdl.any
+    irdl.attributes {"symbol" = %n}
+    irdl.operands(args: variadic %s)
+    irdl.results(result: %t)
+  }
+
+  // --- debug --------------------------------------------------------------------------
+  irdl.operation @print {            // {prefix, hex}
+    %s = irdl.any
+    %p = irdl.any
+    %h = irdl.any
+    irdl.attributes {"prefix" = %p, "hex" = %h}
+    irdl.operands(args: variadic %s)
+    irdl.results()
+  }
+  irdl.operation @assert {           // {message}; cond tile or scalar
+    %s = irdl.any
+    %m = irdl.any
+    irdl.attributes {"message" = %m}
+    irdl.operands(cond: %s)
+    irdl.results()
+  }
+}

@@ -1,0 +1,104 @@
+/* dialects/verify.c — the tile-op checks IRDL cannot express: shapes and element types.
+ * In: a module. Out: NULL, or a status naming the op, its location and the clash. */
+#include "dialects/tile.h"
+
+#include <mlir-c/BuiltinTypes.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct verify_state {
+  tilec_status *status;
+} verify_state;
+
+static bool same_shape(MlirType a, MlirType b) {
+  bool sa = mlirTypeIsAShaped(a), sb = mlirTypeIsAShaped(b);
+  if (sa != sb) return false;
+  if (!sa) return true;
+  intptr_t r = mlirShapedTypeGetRank(a);
+  if (r != mlirShapedTypeGetRank(b)) return false;
+  for (intptr_t i = 0; i < r; i++)
+    if (mlirShapedTypeGetDimSize(a, i) != mlirShapedTypeGetDimSize(b, i)) return false;
+  return true;
+}
+
+static tilec_status *fail(MlirOperation op, const char *what) {
+  char opname[64], loc[256];
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  snprintf(opname, sizeof opname, "%.*s", (int)n.length, n.data);
+  tcb_attr_str(mlirLocationGetAttribute(mlirOperationGetLocation(op)), loc, sizeof loc);
+  return tilec_status_create(TILEC_ERROR_INTERNAL, "'%s' at %s: %s", opname, loc, what);
+}
+
+static tilec_status *check_op(MlirOperation op) {
+  const char *k = tile_op_kind(op);
+  if (!k) return NULL;
+  intptr_t nops = mlirOperationGetNumOperands(op);
+  MlirType r0 = mlirOperationGetNumResults(op) ? mlirValueGetType(mlirOperationGetResult(op, 0))
+                                                : (MlirType){NULL};
+  if (!strcmp(k, "splat")) {
+    if (!mlirTypeIsARankedTensor(r0)) return fail(op, "result must be a ranked tensor");
+    if (!mlirTypeEqual(mlirShapedTypeGetElementType(r0), mlirValueGetType(mlirOperationGetOperand(op, 0))))
+      return fail(op, "result element type differs from the scalar operand");
+  } else if (!strcmp(k, "range")) {
+    int64_t s = tile_int_attr(op, "start", 0), e = tile_int_attr(op, "end", 0);
+    if (!mlirTypeIsARankedTensor(r0) || mlirShapedTypeGetRank(r0) != 1 ||
+        mlirShapedTypeGetDimSize(r0, 0) != e - s)
+      return fail(op, "result must be tensor<(end - start) x i32>");
+  } else if (!strcmp(k, "addptr")) {
+    MlirType p = mlirValueGetType(mlirOperationGetOperand(op, 0));
+    MlirType o = mlirValueGetType(mlirOperationGetOperand(op, 1));
+    if (!same_shape(p, o)) return fail(op, "pointer and offset shapes differ");
+    if (!tcb_is_int(tcb_element_type(o))) return fail(op, "offset must be an integer");
+    if (!tile_type_is_ptr(tcb_element_type(p))) return fail(op, "operand 0 must be a pointer");
+  } else if (!strcmp(k, "load") || !strcmp(k, "store")) {
+    bool is_load = !strcmp(k, "load");
+    MlirType p = mlirValueGetType(mlirOperationGetOperand(op, 0));
+    MlirType v = is_load ? r0 : mlirValueGetType(mlirOperationGetOperand(op, 1));
+    if (!tile_type_is_ptr(tcb_element_type(p))) return fail(op, "operand 0 must be a pointer");
+    if (!same_shape(p, v)) return fail(op, "pointer and value shapes differ");
+    MlirType pointee = tile_ptr_pointee(tcb_element_type(p));
+    if (!mlirTypeEqual(pointee, tcb_element_type(v)))
+      return fail(op, "value element type differs from the pointee type");
+    MlirValue m = is_load ? tile_load_mask(op) : tile_store_mask(op);
+    if (!mlirValueIsNull(m)) {
+      MlirType mt = mlirValueGetType(m);
+      if (!same_shape(p, mt)) return fail(op, "mask shape differs from the pointer shape");
+      MlirType me = tcb_element_type(mt);
+      if (!mlirTypeIsAInteger(me) || mlirIntegerTypeGetWidth(me) != 1)
+        return fail(op, "mask must be i1");
+    }
+    if (is_load && !mlirValueIsNull(tile_load_other(op)) &&
+        !mlirTypeEqual(mlirValueGetType(tile_load_other(op)), v))
+      return fail(op, "'other' type differs from the result type");
+  } else if (!strcmp(k, "broadcast")) {
+    MlirType s = mlirValueGetType(mlirOperationGetOperand(op, 0));
+    if (!mlirTypeIsARankedTensor(s) || !mlirTypeIsARankedTensor(r0) ||
+        mlirShapedTypeGetRank(s) != mlirShapedTypeGetRank(r0))
+      return fail(op, "broadcast needs tensors of equal rank");
+    for (intptr_t i = 0; i < mlirShapedTypeGetRank(s); i++) {
+      int64_t a = mlirShapedTypeGetDimSize(s, i), b = mlirShapedTypeGetDimSize(r0, i);
+      if (a != b && a != 1) return fail(op, "broadcast dimension is neither equal nor 1");
+    }
+  } else if (!strcmp(k, "expand_dims")) {
+    MlirType s = mlirValueGetType(mlirOperationGetOperand(op, 0));
+    if (!mlirTypeIsARankedTensor(s) || !mlirTypeIsARankedTensor(r0) ||
+        mlirShapedTypeGetRank(s) + 1 != mlirShapedTypeGetRank(r0))
+      return fail(op, "expand_dims adds exactly one dimension");
+  }
+  (void)nops;
+  return NULL;
+}
+
+static MlirWalkResult walk_cb(MlirOperation op, void *user) {
+  verify_state *st = user;
+  st->status = check_op(op);
+  return st->status ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
+}
+
+tilec_status *tile_verify(MlirOperation module_op) {
+  if (!mlirOperationVerify(module_op))
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "tile IR fails MLIR verification");
+  verify_state st = {NULL};
+  mlirOperationWalk(module_op, walk_cb, &st, MlirWalkPreOrder);
+  return st.status;
+}

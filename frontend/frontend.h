@@ -1,0 +1,38 @@
+/* frontend/frontend.h — the front end's one entry point: Triton-syntax source + kernel
+ * name + signature/defines in, a verified tile-dialect module and the kernel's parameter
+ * metadata out. Errors point at file:line:col of the kernel source. */
+#ifndef TILEC_FRONTEND_FRONTEND_H
+#define TILEC_FRONTEND_FRONTEND_H
+
+#include "tilec/abi.h"
+#include "tilec/status.h"
+#include "tilec/tilec.h"
+#include <mlir-c/IR.h>
+
+#define TC_MAX_PARAMS 128
+
+typedef struct tc_kernel_param {
+  char name[96];
+  tilec_param_kind kind;
+  tilec_dtype dtype;      /* pointee for pointers */
+  int pointer_depth;
+  int divisibility;       /* 1 when no hint */
+  char value[256];        /* constexpr value as text (Python literal form) */
+} tc_kernel_param;
+
+typedef struct tc_kernel_info {
+  char name[128];
+  char signature[2048];   /* normalized, one entry per parameter */
+  int nparams;
+  tc_kernel_param params[TC_MAX_PARAMS];
+} tc_kernel_info;
+
+/* Parses spec->source, finds spec->kernel, specializes it and emits tile IR into a new
+ * module of ctx. On failure nothing is left allocated. */
+tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec, MlirModule *out,
+                                  tc_kernel_info *info);
+
+/* C type spelling of a parameter for generated headers ("float *", "int32_t", ...). */
+void tc_param_c_type(const tc_kernel_param *p, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,61 @@
+/* tilec/status.h — the status object every fallible tilec call returns.
+ * NULL means success; a non-NULL status owns a formatted message and, for errors in
+ * kernel source, the file:line:col they point at. The caller destroys it. */
+#ifndef TILEC_STATUS_H
+#define TILEC_STATUS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tilec_status_code {
+  TILEC_OK = 0,
+  TILEC_ERROR_INVALID_ARGUMENT = 1, /* bad input from the caller */
+  TILEC_ERROR_SYNTAX = 2,           /* kernel source does not parse */
+  TILEC_ERROR_SEMANTIC = 3,         /* kernel source parses but is not valid */
+  TILEC_ERROR_UNSUPPORTED = 4,      /* valid Triton that tilec does not support yet */
+  TILEC_ERROR_NOT_FOUND = 5,        /* missing file, kernel or symbol */
+  TILEC_ERROR_ABI = 6,              /* library built for another ABI version */
+  TILEC_ERROR_IO = 7,               /* read/write/exec failure */
+  TILEC_ERROR_INTERNAL = 8,         /* a tilec bug: the message says where */
+  TILEC_ERROR_RUNTIME = 9           /* a kernel failed while running */
+} tilec_status_code;
+
+typedef struct tilec_status tilec_status;
+
+/* Creates a status with a printf-style message. Never returns NULL for code != TILEC_OK
+ * (falls back to a static out-of-memory status). */
+tilec_status *tilec_status_create(tilec_status_code code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+tilec_status *tilec_status_createv(tilec_status_code code, const char *fmt, va_list ap);
+
+/* A status that points into kernel source: file, 1-based line and column, and the text
+ * of that source line (copied; may be NULL) for caret diagnostics. */
+tilec_status *tilec_status_create_at(tilec_status_code code, const char *file, int line,
+                                     int col, const char *line_text, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+void tilec_status_destroy(tilec_status *status);
+
+tilec_status_code tilec_status_code_of(const tilec_status *status);
+/* The bare message, without location. Owned by the status. */
+const char *tilec_status_message(const tilec_status *status);
+/* Location, or NULL/0 when the status does not point into source. */
+const char *tilec_status_file(const tilec_status *status);
+int tilec_status_line(const tilec_status *status);
+int tilec_status_column(const tilec_status *status);
+/* Full rendering like a C compiler: "file:line:col: error: msg\n  <line>\n  ^".
+ * Owned by the status; valid until it is destroyed. */
+const char *tilec_status_format(tilec_status *status);
+/* Prepends "prefix: " to the message (keeps the location). Returns the same status. */
+tilec_status *tilec_status_annotate(tilec_status *status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+const char *tilec_status_code_name(tilec_status_code code);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

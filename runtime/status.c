@@ -1,0 +1,161 @@
+/* runtime/status.c — tilec_status: a heap message with an optional source location.
+ * Lives in the runtime library because every layer (compiler, runtime, tools) uses it. */
+#include "tilec/status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tilec_status {
+  tilec_status_code code;
+  char *message;
+  char *file;
+  int line, col;
+  char *line_text;
+  char *formatted;
+  int is_static;
+};
+
+static struct tilec_status out_of_memory = {
+    TILEC_ERROR_INTERNAL, "out of memory while reporting an error", NULL, 0, 0, NULL, NULL, 1};
+
+static char *vformat(const char *fmt, va_list ap) {
+  va_list cp;
+  va_copy(cp, ap);
+  int n = vsnprintf(NULL, 0, fmt, cp);
+  va_end(cp);
+  if (n < 0) return NULL;
+  char *s = malloc((size_t)n + 1);
+  if (s) vsnprintf(s, (size_t)n + 1, fmt, ap);
+  return s;
+}
+
+static char *dup_or_null(const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s);
+  char *d = malloc(n + 1);
+  if (d) memcpy(d, s, n + 1);
+  return d;
+}
+
+tilec_status *tilec_status_createv(tilec_status_code code, const char *fmt, va_list ap) {
+  if (code == TILEC_OK) return NULL;
+  tilec_status *s = calloc(1, sizeof *s);
+  if (!s) return &out_of_memory;
+  s->code = code;
+  s->message = vformat(fmt, ap);
+  if (!s->message) {
+    free(s);
+    return &out_of_memory;
+  }
+  return s;
+}
+
+tilec_status *tilec_status_create(tilec_status_code code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tilec_status *s = tilec_status_createv(code, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+tilec_status *tilec_status_create_at(tilec_status_code code, const char *file, int line,
+                                     int col, const char *line_text, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tilec_status *s = tilec_status_createv(code, fmt, ap);
+  va_end(ap);
+  if (!s || s->is_static) return s;
+  s->file = dup_or_null(file);
+  s->line = line;
+  s->col = col;
+  if (line_text) {
+    size_t n = strcspn(line_text, "\r\n");
+    s->line_text = malloc(n + 1);
+    if (s->line_text) {
+      memcpy(s->line_text, line_text, n);
+      s->line_text[n] = 0;
+    }
+  }
+  return s;
+}
+
+void tilec_status_destroy(tilec_status *s) {
+  if (!s || s->is_static) return;
+  free(s->message);
+  free(s->file);
+  free(s->line_text);
+  free(s->formatted);
+  free(s);
+}
+
+tilec_status_code tilec_status_code_of(const tilec_status *s) { return s ? s->code : TILEC_OK; }
+const char *tilec_status_message(const tilec_status *s) { return s ? s->message : "ok"; }
+const char *tilec_status_file(const tilec_status *s) { return s ? s->file : NULL; }
+int tilec_status_line(const tilec_status *s) { return s ? s->line : 0; }
+int tilec_status_column(const tilec_status *s) { return s ? s->col : 0; }
+
+const char *tilec_status_format(tilec_status *s) {
+  if (!s) return "ok";
+  if (s->is_static) return s->message;
+  free(s->formatted);
+  s->formatted = NULL;
+  if (!s->file) {
+    size_t n = strlen(s->message) + 8;
+    s->formatted = malloc(n);
+    if (!s->formatted) return s->message;
+    snprintf(s->formatted, n, "error: %s", s->message);
+    return s->formatted;
+  }
+  const char *text = s->line_text ? s->line_text : "";
+  size_t n = strlen(s->file) + strlen(s->message) + 2 * strlen(text) + 64 + (size_t)(s->col > 0 ? s->col : 0);
+  char *out = malloc(n);
+  if (!out) return s->message;
+  int k = snprintf(out, n, "%s:%d:%d: error: %s", s->file, s->line, s->col, s->message);
+  if (s->line_text && k > 0 && (size_t)k < n) {
+    k += snprintf(out + k, n - (size_t)k, "\n%s\n", text);
+    /* The caret keeps tabs so it lines up under the source text. */
+    for (int i = 1; i < s->col && (size_t)k + 2 < n; i++)
+      out[k++] = (i - 1 < (int)strlen(text) && text[i - 1] == '\t') ? '\t' : ' ';
+    if ((size_t)k + 2 < n) {
+      out[k++] = '^';
+      out[k] = 0;
+    }
+  }
+  s->formatted = out;
+  return out;
+}
+
+tilec_status *tilec_status_annotate(tilec_status *s, const char *fmt, ...) {
+  if (!s || s->is_static) return s;
+  va_list ap;
+  va_start(ap, fmt);
+  char *prefix = vformat(fmt, ap);
+  va_end(ap);
+  if (!prefix) return s;
+  size_t n = strlen(prefix) + strlen(s->message) + 3;
+  char *m = malloc(n);
+  if (m) {
+    snprintf(m, n, "%s: %s", prefix, s->message);
+    free(s->message);
+    s->message = m;
+  }
+  free(prefix);
+  return s;
+}
+
+const char *tilec_status_code_name(tilec_status_code code) {
+  switch (code) {
+  case TILEC_OK: return "ok";
+  case TILEC_ERROR_INVALID_ARGUMENT: return "invalid argument";
+  case TILEC_ERROR_SYNTAX: return "syntax error";
+  case TILEC_ERROR_SEMANTIC: return "semantic error";
+  case TILEC_ERROR_UNSUPPORTED: return "unsupported";
+  case TILEC_ERROR_NOT_FOUND: return "not found";
+  case TILEC_ERROR_ABI: return "ABI mismatch";
+  case TILEC_ERROR_IO: return "I/O error";
+  case TILEC_ERROR_INTERNAL: return "internal error";
+  case TILEC_ERROR_RUNTIME: return "runtime error";
+  }
+  return "unknown";
+}

@@ -1,0 +1,17 @@
+/* sleef-glue/sleef_glue.h — maps math.* ops on vectors to SLEEF entry points chosen by
+ * the target's ISA, the vector width and the accuracy (u10, or u35 under fast-math).
+ * In: a vector-stage module. Out: the same module with func.call @Sleef_* in place. */
+#ifndef TILEC_SLEEF_GLUE_H
+#define TILEC_SLEEF_GLUE_H
+
+#include "conversion/target.h"
+#include "tilec/status.h"
+#include <mlir-c/IR.h>
+
+tilec_status *tc_sleef_glue(MlirModule module, const tc_target *target, bool fast_math);
+/* The SLEEF name for math op `op` ("exp", ...) on `lanes` x `bits`-bit floats, or NULL
+ * when SLEEF has no such entry; writes into buf. */
+const char *tc_sleef_name(const tc_target *target, const char *op, int lanes, unsigned bits, bool fast_math,
+                          char *buf, size_t n);
+
+#endif

@@ -1,0 +1,222 @@
+/* tools/tilec.c — the `tilec` command: compile a kernel into a .so + header, run a kernel
+ * on .npy files, print the IR of any stage (`compile --emit`, `opt --stage`).
+ * In: argv. Out: files, IR on stdout, diagnostics as file:line:col: error: ... on stderr. */
+#include "tilec/runtime.h"
+#include "tilec/tilec.h"
+#include "tools/npy.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_DEFINES 256
+
+static int report(tilec_status *st) {
+  fprintf(stderr, "%s\n", tilec_status_format(st));
+  int code = tilec_status_code_of(st);
+  tilec_status_destroy(st);
+  return code ? 1 : 0;
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "tilec: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n(run 'tilec --help' for usage)\n");
+  return 2;
+}
+
+static void print_help(void) {
+  printf("tilec %s — compile and run Triton-style tile kernels on CPUs\n\n"
+         "usage:\n"
+         "  tilec compile FILE.py -k KERNEL -s SIGNATURE [-D NAME=VALUE]... -o OUT.so [--header OUT.h]\n"
+         "                [--emit tile|vector|llvm-dialect|llvm|asm] [--target T] [-O N] [-g] [--fast-math]\n"
+         "  tilec run FILE.py -k KERNEL --grid X[,Y[,Z]] NAME=VALUE... [--out NAME=FILE.npy]...\n"
+         "                [--threads N] [--repeat N] [--target T]\n"
+         "  tilec opt FILE.mlir --stage tile|vector|llvm-dialect|llvm|asm [--target T]\n\n"
+         "SIGNATURE is Triton's AOT format, one entry per parameter: \"*fp32:16, *fp32, i32, 1024\".\n"
+         "In `run`, a value ending in .npy binds a pointer parameter to that array; an integer binds\n"
+         "i32 (i64 if it does not fit), a float fp32, True/False a bool, anything else a string.\n"
+         "TILEC_NUM_THREADS sets the default thread count.\n",
+         tilec_version());
+}
+
+static int read_file(const char *path, char **out, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "tilec: error: cannot open '%s': %s\n", path, strerror(errno));
+    return 1;
+  }
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap + 1);
+  size_t k;
+  while ((k = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += k;
+    if (n == cap) {
+      cap *= 2;
+      buf = realloc(buf, cap + 1);
+    }
+  }
+  fclose(f);
+  buf[n] = 0;
+  *out = buf;
+  *len = n;
+  return 0;
+}
+
+typedef struct common_opts {
+  const char *file, *kernel, *signature, *output, *header, *emit, *target, *stage;
+  tilec_define defines[MAX_DEFINES];
+  int ndefines;
+  int opt_level;
+  int debug, fast_math;
+} common_opts;
+
+static int split_define(const char *arg, tilec_define *d) {
+  const char *eq = strchr(arg, '=');
+  if (!eq || eq == arg) return 1;
+  char *name = strndup(arg, (size_t)(eq - arg));
+  d->name = name;
+  d->value = eq + 1;
+  return 0;
+}
+
+static tilec_status *make_compiler(const common_opts *o, tilec_compiler **c) {
+  tilec_compile_options co;
+  tilec_compile_options_init(&co);
+  if (o->target) co.target = o->target;
+  if (o->opt_level >= 0) co.opt_level = o->opt_level;
+  co.debug_info = o->debug;
+  co.fast_math = o->fast_math;
+  return tilec_compiler_create(&co, c);
+}
+
+/* Options shared by compile/run/opt; returns -1 if argv[*i] is not one of them. */
+static int parse_common(int argc, char **argv, int *i, common_opts *o) {
+  const char *a = argv[*i];
+#define NEXT()                                                   \
+  do {                                                           \
+    if (*i + 1 >= argc) return usage_error("option '%s' needs a value", a); \
+  } while (0)
+  if (!strcmp(a, "-k") || !strcmp(a, "--kernel")) { NEXT(); o->kernel = argv[++*i]; return 0; }
+  if (!strcmp(a, "-s") || !strcmp(a, "--signature")) { NEXT(); o->signature = argv[++*i]; return 0; }
+  if (!strcmp(a, "-o")) { NEXT(); o->output = argv[++*i]; return 0; }
+  if (!strcmp(a, "--header")) { NEXT(); o->header = argv[++*i]; return 0; }
+  if (!strcmp(a, "--emit")) { NEXT(); o->emit = argv[++*i]; return 0; }
+  if (!strcmp(a, "--stage")) { NEXT(); o->stage = argv[++*i]; return 0; }
+  if (!strcmp(a, "--target")) { NEXT(); o->target = argv[++*i]; return 0; }
+  if (!strcmp(a, "-g")) { o->debug = 1; return 0; }
+  if (!strcmp(a, "--fast-math")) { o->fast_math = 1; return 0; }
+  if (!strncmp(a, "-O", 2) && a[2] >= '0' && a[2] <= '3' && !a[3]) { o->opt_level = a[2] - '0'; return 0; }
+  if (!strcmp(a, "-D")) {
+    NEXT();
+    if (o->ndefines == MAX_DEFINES) return usage_error("too many -D options%s", "");
+    if (split_define(argv[++*i], &o->defines[o->ndefines])) return usage_error("-D expects NAME=VALUE, got '%s'", argv[*i]);
+    o->ndefines++;
+    return 0;
+  }
+  if (!strncmp(a, "-D", 2) && a[2]) {
+    if (o->ndefines == MAX_DEFINES) return usage_error("too many -D options%s", "");
+    if (split_define(a + 2, &o->defines[o->ndefines])) return usage_error("-D expects NAME=VALUE, got '%s'", a + 2);
+    o->ndefines++;
+    return 0;
+  }
+#undef NEXT
+  return -1;
+}
+
+static void free_defines(common_opts *o) {
+  for (int i = 0; i < o->ndefines; i++) free((char *)o->defines[i].name);
+}
+
+static int cmd_compile(int argc, char **argv) {
+  common_opts o;
+  memset(&o, 0, sizeof o);
+  o.opt_level = -1;
+  for (int i = 2; i < argc; i++) {
+    int r = parse_common(argc, argv, &i, &o);
+    if (r > 0) return r;
+    if (r == 0) continue;
+    if (argv[i][0] == '-' && argv[i][1]) return usage_error("unknown option '%s'", argv[i]);
+    if (o.file) return usage_error("more than one input file ('%s')", argv[i]);
+    o.file = argv[i];
+  }
+  int rc = 0;
+  if (!o.file) rc = usage_error("no input file%s", "");
+  else if (!o.kernel) rc = usage_error("no kernel name (-k KERNEL)%s", "");
+  else if (!o.emit && !o.output) rc = usage_error("no output (-o OUT.so or --emit STAGE)%s", "");
+  tilec_stage stage = TILEC_STAGE_TILE;
+  if (!rc && o.emit && !tilec_stage_from_name(o.emit, &stage))
+    rc = usage_error("unknown stage '%s' (expected tile, vector, llvm-dialect, llvm or asm)", o.emit);
+  char *src = NULL;
+  size_t len = 0;
+  if (!rc) rc = read_file(o.file, &src, &len);
+  if (!rc) {
+    tilec_compiler *c = NULL;
+    tilec_status *st = make_compiler(&o, &c);
+    tilec_kernel_spec spec = {src, len, o.file, o.kernel, o.signature, o.defines, (size_t)o.ndefines};
+    if (!st && o.emit) {
+      char *text = NULL;
+      st = tilec_compiler_emit(c, &spec, stage, &text);
+      if (!st) fputs(text, stdout);
+      free(text);
+    }
+    if (!st && o.output) st = tilec_compiler_build_library(c, &spec, o.output, o.header);
+    tilec_compiler_destroy(c);
+    if (st) rc = report(st);
+  }
+  free(src);
+  free_defines(&o);
+  return rc;
+}
+
+static int cmd_opt(int argc, char **argv) {
+  common_opts o;
+  memset(&o, 0, sizeof o);
+  o.opt_level = -1;
+  for (int i = 2; i < argc; i++) {
+    int r = parse_common(argc, argv, &i, &o);
+    if (r > 0) return r;
+    if (r == 0) continue;
+    if (argv[i][0] == '-' && argv[i][1]) return usage_error("unknown option '%s'", argv[i]);
+    o.file = argv[i];
+  }
+  if (!o.file) return usage_error("no input file%s", "");
+  tilec_stage stage = TILEC_STAGE_VECTOR;
+  if (o.stage && !tilec_stage_from_name(o.stage, &stage))
+    return usage_error("unknown stage '%s' (expected tile, vector, llvm-dialect, llvm or asm)", o.stage);
+  char *src = NULL;
+  size_t len = 0;
+  int rc = strcmp(o.file, "-") ? read_file(o.file, &src, &len) : 0;
+  if (rc) return rc;
+  tilec_compiler *c = NULL;
+  tilec_status *st = make_compiler(&o, &c);
+  char *text = NULL;
+  if (!st) st = tilec_compiler_opt(c, src, stage, &text);
+  if (!st) fputs(text, stdout);
+  free(text);
+  tilec_compiler_destroy(c);
+  free(src);
+  return st ? report(st) : 0;
+}
+
+int tilec_cmd_run(int argc, char **argv);
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    print_help();
+    return argc < 2 ? 2 : 0;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("tilec %s\n", tilec_version());
+    return 0;
+  }
+  if (!strcmp(argv[1], "compile")) return cmd_compile(argc, argv);
+  if (!strcmp(argv[1], "run")) return tilec_cmd_run(argc, argv);
+  if (!strcmp(argv[1], "opt")) return cmd_opt(argc, argv);
+  return usage_error("unknown command '%s' (expected compile, run or opt)", argv[1]);
+}
