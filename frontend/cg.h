@@ -1,0 +1,144 @@
+/* frontend/cg.h — internals of the code generator: compile-time values (Python
+ * constants, dtypes, tuples, modules, functions) and runtime tensors (MLIR values with a
+ * Triton element type and a shape), plus the generator state shared by its files. */
+#ifndef TILEC_FRONTEND_CG_H
+#define TILEC_FRONTEND_CG_H
+
+#include "dialects/tile.h"
+#include "frontend/arena.h"
+#include "frontend/ast.h"
+#include "frontend/frontend.h"
+#include "frontend/types.h"
+
+#define TC_MAX_RANK 4
+#define TC_MAX_NUMEL (1 << 20) /* Triton's TRITON_MAX_TENSOR_NUMEL */
+
+typedef enum tc_val_kind {
+  TV_INVALID = 0,
+  TV_NONE,
+  TV_INT,
+  TV_FLOAT,
+  TV_BOOL,
+  TV_STR,
+  TV_DTYPE,          /* ty */
+  TV_TUPLE,          /* items */
+  TV_TENSOR,         /* runtime scalar (rank 0) or tile: v, ty, rank, shape */
+  TV_JITFN,          /* fn */
+  TV_MODULE,         /* name: "tl", "tl.math", "libdevice", "triton", ... */
+  TV_BUILTIN,        /* name: "tl.load", "py.min", ... */
+  TV_METHOD,         /* name bound to *self */
+  TV_CONSTEXPR_TYPE, /* the `tl.constexpr` annotation marker */
+  TV_SLICE           /* `:` in a subscript */
+} tc_val_kind;
+
+typedef struct tc_val tc_val;
+struct tc_val {
+  tc_val_kind kind;
+  int64_t i;
+  double f;
+  const char *s;
+  size_t slen;
+  tc_ty ty;
+  MlirValue v;
+  int rank;
+  int64_t shape[TC_MAX_RANK];
+  tc_val *items;
+  int nitems;
+  const tc_func *fn;
+  const char *name;
+  tc_val *self;
+};
+
+typedef struct tc_binding {
+  const char *name;
+  tc_val val;
+} tc_binding;
+
+typedef struct tc_scope {
+  tc_binding *vars;
+  int nvars, cap;
+} tc_scope;
+
+typedef struct tc_frame {
+  tc_scope scope;
+  const tc_func *fn;
+  bool returned;
+  tc_val ret;
+  bool has_ret;
+} tc_frame;
+
+typedef struct tc_cg {
+  MlirContext ctx;
+  const tc_module *mod;
+  const char *filename;
+  tc_builder b;
+  tc_arena *arena;
+  tilec_status *err;
+  tc_frame *frames[64];
+  int depth;
+  MlirOperation func;
+} tc_cg;
+
+/* --- value constructors ------------------------------------------------------------ */
+tc_val tv_none(void);
+tc_val tv_int(int64_t i);
+tc_val tv_float(double f);
+tc_val tv_bool(bool b);
+tc_val tv_str(const char *s, size_t n);
+tc_val tv_dtype(tc_ty t);
+tc_val tv_tensor(MlirValue v, tc_ty ty, int rank, const int64_t *shape);
+bool tv_is_constexpr(const tc_val *v); /* NONE INT FLOAT BOOL STR DTYPE */
+bool tv_is_number(const tc_val *v);    /* INT FLOAT BOOL */
+const char *tv_kind_name(const tc_val *v);
+void tv_describe(const tc_val *v, char *buf, size_t n); /* "fp32[1024]", "int constexpr 3" */
+
+/* --- codegen.c --------------------------------------------------------------------- */
+/* Records the first error at loc (later ones are dropped); returns an invalid value. */
+tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void cg_set_loc(tc_cg *cg, tc_loc loc);
+tc_val cg_expr(tc_cg *cg, const tc_expr *e);
+bool cg_truthy_constexpr(tc_cg *cg, const tc_val *v, tc_loc loc, bool *out);
+tc_val cg_call_jit(tc_cg *cg, const tc_func *fn, const tc_val *args, int nargs, const char *const *kwnames,
+                   const tc_val *kwargs, int nkw, tc_loc loc);
+void *cg_alloc(tc_cg *cg, size_t n);
+
+/* --- ops.c: tensor semantics ------------------------------------------------------- */
+MlirType cg_tensor_type(tc_cg *cg, tc_ty ty, int rank, const int64_t *shape);
+/* A Python constant as a scalar tensor of its natural type (int32/int64, fp32, i1). */
+tc_val cg_to_tensor(tc_cg *cg, const tc_val *v, tc_loc loc);
+tc_val cg_constant(tc_cg *cg, tc_ty ty, double fv, int64_t iv, int rank, const int64_t *shape);
+tc_val cg_cast(tc_cg *cg, tc_val v, tc_ty to, bool bitcast, tc_loc loc);
+tc_val cg_broadcast_to(tc_cg *cg, tc_val v, int rank, const int64_t *shape, tc_loc loc);
+bool cg_broadcast_shapes(tc_cg *cg, const tc_val *a, const tc_val *b, int *rank, int64_t *shape, tc_loc loc);
+tc_val cg_binary(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc loc);
+tc_val cg_compare(tc_cg *cg, tc_cmpop op, tc_val a, tc_val b, tc_loc loc);
+tc_val cg_unary(tc_cg *cg, tc_unop op, tc_val a, tc_loc loc);
+tc_val cg_logical(tc_cg *cg, bool is_and, tc_val a, tc_val b, tc_loc loc);
+tc_val cg_where(tc_cg *cg, tc_val c, tc_val x, tc_val y, tc_loc loc);
+tc_val cg_minmax(tc_cg *cg, bool is_max, tc_val a, tc_val b, bool propagate_nan, tc_loc loc);
+tc_val cg_to_bool(tc_cg *cg, tc_val v, tc_loc loc); /* != 0 as i1 */
+/* Python arithmetic between two constexprs. */
+tc_val cg_constexpr_binary(tc_cg *cg, tc_binop op, const tc_val *a, const tc_val *b, tc_loc loc);
+tc_val cg_constexpr_compare(tc_cg *cg, tc_cmpop op, const tc_val *a, const tc_val *b, tc_loc loc);
+/* A math.<name> op on a float tensor (result of the same type). */
+tc_val cg_math_unary(tc_cg *cg, const char *mlir_op, tc_val x, tc_loc loc, const char *user_name);
+
+/* --- builtins.c ------------------------------------------------------------------- */
+typedef struct tc_callargs {
+  tc_val *args;
+  int nargs;
+  const char **kwnames;
+  tc_val *kwargs;
+  int nkw;
+} tc_callargs;
+
+/* Resolves module.attr (e.g. tl.load, tl.float32, tl.math); reports unknown names. */
+tc_val cg_module_attr(tc_cg *cg, const tc_val *module, const char *attr, tc_loc loc);
+/* Resolves a bare name that is not a local: Python builtins, tl/triton modules. */
+bool cg_global_name(tc_cg *cg, const char *name, tc_val *out);
+tc_val cg_call_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc);
+tc_val cg_tensor_attr(tc_cg *cg, const tc_val *t, const char *attr, tc_loc loc);
+tc_val cg_dtype_attr(tc_cg *cg, const tc_val *d, const char *attr, tc_loc loc);
+
+#endif

@@ -1,0 +1,740 @@
+/* frontend/codegen.c — walks the AST of a specialized kernel and emits tile IR:
+ * constexpr evaluation (Python semantics), scopes, inlined @triton.jit calls, statements.
+ * In: a parsed module + specialization. Out: a func.func in the tile dialect. */
+#include "frontend/cg.h"
+
+#include "frontend/parser.h"
+#include "frontend/signature.h"
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- values ------------------------------------------------------------------------ */
+
+tc_val tv_none(void) { return (tc_val){.kind = TV_NONE}; }
+tc_val tv_int(int64_t i) { return (tc_val){.kind = TV_INT, .i = i}; }
+tc_val tv_float(double f) { return (tc_val){.kind = TV_FLOAT, .f = f}; }
+tc_val tv_bool(bool b) { return (tc_val){.kind = TV_BOOL, .i = b ? 1 : 0}; }
+tc_val tv_str(const char *s, size_t n) { return (tc_val){.kind = TV_STR, .s = s, .slen = n}; }
+tc_val tv_dtype(tc_ty t) { return (tc_val){.kind = TV_DTYPE, .ty = t}; }
+
+tc_val tv_tensor(MlirValue v, tc_ty ty, int rank, const int64_t *shape) {
+  tc_val r = {.kind = TV_TENSOR, .v = v, .ty = ty, .rank = rank};
+  for (int i = 0; i < rank; i++) r.shape[i] = shape[i];
+  return r;
+}
+
+bool tv_is_constexpr(const tc_val *v) {
+  return v->kind == TV_NONE || v->kind == TV_INT || v->kind == TV_FLOAT || v->kind == TV_BOOL || v->kind == TV_STR ||
+         v->kind == TV_DTYPE;
+}
+
+bool tv_is_number(const tc_val *v) { return v->kind == TV_INT || v->kind == TV_FLOAT || v->kind == TV_BOOL; }
+
+const char *tv_kind_name(const tc_val *v) {
+  switch (v->kind) {
+  case TV_NONE: return "None";
+  case TV_INT: return "int";
+  case TV_FLOAT: return "float";
+  case TV_BOOL: return "bool";
+  case TV_STR: return "str";
+  case TV_DTYPE: return "dtype";
+  case TV_TUPLE: return "tuple";
+  case TV_TENSOR: return v->rank ? "tensor" : "scalar";
+  case TV_JITFN: return "function";
+  case TV_MODULE: return "module";
+  case TV_BUILTIN: return "builtin function";
+  case TV_METHOD: return "method";
+  case TV_CONSTEXPR_TYPE: return "tl.constexpr";
+  case TV_SLICE: return "slice";
+  default: return "invalid value";
+  }
+}
+
+void tv_describe(const tc_val *v, char *buf, size_t n) {
+  if (v->kind == TV_TENSOR) {
+    char t[16];
+    tc_ty_name(v->ty, t, sizeof t);
+    if (!v->rank) {
+      snprintf(buf, n, "%s scalar", t);
+      return;
+    }
+    int k = snprintf(buf, n, "%s[", t);
+    for (int i = 0; i < v->rank && k > 0 && (size_t)k < n; i++)
+      k += snprintf(buf + k, n - (size_t)k, "%s%lld", i ? ", " : "", (long long)v->shape[i]);
+    if (k > 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, "]");
+    return;
+  }
+  snprintf(buf, n, "%s", tv_kind_name(v));
+}
+
+/* ---- errors and helpers ------------------------------------------------------------ */
+
+tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, ...) {
+  if (!cg->err) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cg->err = tc_error_at(cg->mod, loc, code, "%s", msg);
+  }
+  return (tc_val){.kind = TV_INVALID};
+}
+
+void cg_set_loc(tc_cg *cg, tc_loc loc) {
+  cg->b.loc = mlirLocationFileLineColGet(cg->ctx, mlirStringRefCreateFromCString(cg->filename), (unsigned)loc.line,
+                                         (unsigned)loc.col);
+}
+
+void *cg_alloc(tc_cg *cg, size_t n) { return tc_arena_alloc(cg->arena, n); }
+
+static tc_frame *frame(tc_cg *cg) { return cg->frames[cg->depth - 1]; }
+
+static tc_val *lookup(tc_cg *cg, const char *name) {
+  tc_scope *s = &frame(cg)->scope;
+  for (int i = s->nvars - 1; i >= 0; i--)
+    if (!strcmp(s->vars[i].name, name)) return &s->vars[i].val;
+  return NULL;
+}
+
+static void bind(tc_cg *cg, const char *name, tc_val v) {
+  tc_val *slot = lookup(cg, name);
+  if (slot) {
+    *slot = v;
+    return;
+  }
+  tc_scope *s = &frame(cg)->scope;
+  if (s->nvars == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 32;
+    s->vars = realloc(s->vars, sizeof *s->vars * (size_t)s->cap);
+  }
+  s->vars[s->nvars].name = name;
+  s->vars[s->nvars].val = v;
+  s->nvars++;
+}
+
+bool cg_truthy_constexpr(tc_cg *cg, const tc_val *v, tc_loc loc, bool *out) {
+  switch (v->kind) {
+  case TV_NONE: *out = false; return true;
+  case TV_INT: case TV_BOOL: *out = v->i != 0; return true;
+  case TV_FLOAT: *out = v->f != 0.0; return true;
+  case TV_STR: *out = v->slen != 0; return true;
+  case TV_TUPLE: *out = v->nitems != 0; return true;
+  case TV_DTYPE: case TV_JITFN: case TV_MODULE: case TV_BUILTIN: *out = true; return true;
+  default: break;
+  }
+  (void)cg;
+  (void)loc;
+  return false;
+}
+
+/* ---- expressions ------------------------------------------------------------------- */
+
+static tc_val eval_name(tc_cg *cg, const tc_expr *e) {
+  tc_val *v = lookup(cg, e->u.name);
+  if (v) return *v;
+  const tc_func *fn = tc_module_find(cg->mod, e->u.name);
+  if (fn) return (tc_val){.kind = TV_JITFN, .fn = fn};
+  tc_val g;
+  if (cg_global_name(cg, e->u.name, &g)) return g;
+  return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "name '%s' is not defined", e->u.name);
+}
+
+static tc_val eval_attribute(tc_cg *cg, const tc_expr *e) {
+  tc_val base = cg_expr(cg, e->u.attr.value);
+  if (cg->err) return base;
+  const char *a = e->u.attr.name;
+  switch (base.kind) {
+  case TV_MODULE: return cg_module_attr(cg, &base, a, e->loc);
+  case TV_TENSOR: return cg_tensor_attr(cg, &base, a, e->loc);
+  case TV_DTYPE: return cg_dtype_attr(cg, &base, a, e->loc);
+  case TV_TUPLE:
+    if (!strcmp(a, "index") || !strcmp(a, "count")) break;
+    break;
+  default: break;
+  }
+  return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "'%s' has no attribute '%s'", tv_kind_name(&base), a);
+}
+
+static tc_val eval_call(tc_cg *cg, const tc_expr *e) {
+  tc_val callee = cg_expr(cg, e->u.call.func);
+  if (cg->err) return callee;
+  int n = e->u.call.nargs, nk = e->u.call.nkwargs;
+  tc_callargs a;
+  memset(&a, 0, sizeof a);
+  a.args = cg_alloc(cg, sizeof(tc_val) * (size_t)(n + 1));
+  a.kwargs = cg_alloc(cg, sizeof(tc_val) * (size_t)(nk + 1));
+  a.kwnames = cg_alloc(cg, sizeof(char *) * (size_t)(nk + 1));
+  for (int i = 0; i < n; i++) {
+    const tc_expr *x = e->u.call.args[i];
+    if (x->kind == TC_EXPR_STARRED) {
+      tc_val t = cg_expr(cg, x->u.starred.value);
+      if (cg->err) return t;
+      if (t.kind != TV_TUPLE) return cg_error(cg, x->loc, TILEC_ERROR_SEMANTIC, "only tuples can be unpacked with *");
+      return cg_error(cg, x->loc, TILEC_ERROR_UNSUPPORTED, "*args in calls is not supported");
+    }
+    a.args[a.nargs++] = cg_expr(cg, x);
+    if (cg->err) return a.args[a.nargs - 1];
+  }
+  for (int i = 0; i < nk; i++) {
+    if (!e->u.call.kwargs[i].name)
+      return cg_error(cg, e->u.call.kwargs[i].loc, TILEC_ERROR_UNSUPPORTED, "**kwargs in calls is not supported");
+    a.kwnames[a.nkw] = e->u.call.kwargs[i].name;
+    a.kwargs[a.nkw++] = cg_expr(cg, e->u.call.kwargs[i].value);
+    if (cg->err) return a.kwargs[a.nkw - 1];
+  }
+  cg_set_loc(cg, e->loc);
+  switch (callee.kind) {
+  case TV_BUILTIN: return cg_call_builtin(cg, callee.name, &a, e->loc);
+  case TV_METHOD: {
+    tc_callargs m = a;
+    m.args = cg_alloc(cg, sizeof(tc_val) * (size_t)(a.nargs + 1));
+    m.args[0] = *callee.self;
+    for (int i = 0; i < a.nargs; i++) m.args[i + 1] = a.args[i];
+    m.nargs = a.nargs + 1;
+    return cg_call_builtin(cg, callee.name, &m, e->loc);
+  }
+  case TV_JITFN: return cg_call_jit(cg, callee.fn, a.args, a.nargs, a.kwnames, a.kwargs, a.nkw, e->loc);
+  case TV_DTYPE:
+    return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "dtypes are not callable: use x.to(dtype) to convert");
+  default: break;
+  }
+  return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "'%s' is not callable", tv_kind_name(&callee));
+}
+
+static tc_val eval_subscript(tc_cg *cg, const tc_expr *e) {
+  tc_val base = cg_expr(cg, e->u.subscript.value);
+  if (cg->err) return base;
+  int n = e->u.subscript.nitems;
+  if (base.kind == TV_TUPLE) {
+    if (n != 1) return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "tuple index must be a single integer");
+    tc_val idx = cg_expr(cg, e->u.subscript.items[0]);
+    if (cg->err) return idx;
+    if (idx.kind != TV_INT) return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "tuple indices must be constexpr integers");
+    int64_t i = idx.i < 0 ? idx.i + base.nitems : idx.i;
+    if (i < 0 || i >= base.nitems) return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "tuple index out of range");
+    return base.items[i];
+  }
+  if (base.kind != TV_TENSOR)
+    return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "'%s' is not subscriptable", tv_kind_name(&base));
+  /* Only `None` (new axis) and `:` (keep axis) are valid tensor indices in Triton. */
+  int rank = 0, src = 0;
+  int64_t shape[TC_MAX_RANK];
+  for (int i = 0; i < n; i++) {
+    const tc_expr *it = e->u.subscript.items[i];
+    if (it->kind == TC_EXPR_NONE) {
+      if (rank == TC_MAX_RANK) return cg_error(cg, it->loc, TILEC_ERROR_UNSUPPORTED, "tiles of rank > %d", TC_MAX_RANK);
+      shape[rank++] = 1;
+    } else if (it->kind == TC_EXPR_SLICE && !it->u.slice.lower && !it->u.slice.upper && !it->u.slice.step) {
+      if (src >= base.rank) return cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "too many indices for a tile of rank %d", base.rank);
+      shape[rank++] = base.shape[src++];
+    } else {
+      return cg_error(cg, it->loc, TILEC_ERROR_UNSUPPORTED, "unsupported tensor index: only None and ':' are allowed");
+    }
+  }
+  while (src < base.rank && rank < TC_MAX_RANK) shape[rank++] = base.shape[src++];
+  if (src < base.rank) return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "tiles of rank > %d", TC_MAX_RANK);
+  if (rank == base.rank) return base;
+  cg_set_loc(cg, e->loc);
+  MlirType t = cg_tensor_type(cg, base.ty, rank, shape);
+  MlirValue v = base.v;
+  if (base.rank == 0) v = tile_build_splat(&cg->b, v, t);
+  else v = tile_build_reshape(&cg->b, v, t);
+  return tv_tensor(v, base.ty, rank, shape);
+}
+
+static tc_val eval_compare(tc_cg *cg, const tc_expr *e) {
+  if (e->u.compare.nops != 1)
+    return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "chained comparisons (a < b < c) are not supported");
+  tc_val a = cg_expr(cg, e->u.compare.operands[0]);
+  if (cg->err) return a;
+  tc_val b = cg_expr(cg, e->u.compare.operands[1]);
+  if (cg->err) return b;
+  tc_cmpop op = e->u.compare.ops[0];
+  if (op == TC_CMP_IS || op == TC_CMP_IS_NOT) {
+    bool same;
+    if (a.kind == TV_NONE || b.kind == TV_NONE) same = a.kind == b.kind;
+    else if (a.kind == TV_DTYPE && b.kind == TV_DTYPE) same = tc_ty_eq(a.ty, b.ty);
+    else if (tv_is_constexpr(&a) && tv_is_constexpr(&b)) {
+      tc_val r = cg_constexpr_compare(cg, TC_CMP_EQ, &a, &b, e->loc);
+      same = r.kind == TV_BOOL && r.i;
+    } else
+      return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "'is' is only supported between compile-time values");
+    return tv_bool(op == TC_CMP_IS ? same : !same);
+  }
+  if (op == TC_CMP_IN || op == TC_CMP_NOT_IN) {
+    if (b.kind != TV_TUPLE || !tv_is_constexpr(&a))
+      return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "'in' is only supported for constexpr values in tuples");
+    bool found = false;
+    for (int i = 0; i < b.nitems && !found; i++) {
+      if (!tv_is_constexpr(&b.items[i])) continue;
+      tc_val r = cg_constexpr_compare(cg, TC_CMP_EQ, &a, &b.items[i], e->loc);
+      found = r.kind == TV_BOOL && r.i;
+    }
+    return tv_bool(op == TC_CMP_IN ? found : !found);
+  }
+  if (tv_is_constexpr(&a) && tv_is_constexpr(&b)) return cg_constexpr_compare(cg, op, &a, &b, e->loc);
+  cg_set_loc(cg, e->loc);
+  return cg_compare(cg, op, a, b, e->loc);
+}
+
+static tc_val eval_boolop(tc_cg *cg, const tc_expr *e) {
+  bool is_and = e->u.boolop.op == TC_BOOL_AND;
+  tc_val a = cg_expr(cg, e->u.boolop.lhs);
+  if (cg->err) return a;
+  bool t;
+  if (a.kind != TV_TENSOR && cg_truthy_constexpr(cg, &a, e->loc, &t)) {
+    /* Python short-circuit on compile-time values. */
+    if (is_and ? !t : t) return a;
+    return cg_expr(cg, e->u.boolop.rhs);
+  }
+  tc_val b = cg_expr(cg, e->u.boolop.rhs);
+  if (cg->err) return b;
+  cg_set_loc(cg, e->loc);
+  return cg_logical(cg, is_and, a, b, e->loc);
+}
+
+static tc_val eval_ifexp(tc_cg *cg, const tc_expr *e) {
+  tc_val c = cg_expr(cg, e->u.ifexp.test);
+  if (cg->err) return c;
+  bool t;
+  if (c.kind != TV_TENSOR && cg_truthy_constexpr(cg, &c, e->loc, &t))
+    return cg_expr(cg, t ? e->u.ifexp.body : e->u.ifexp.orelse);
+  if (c.kind == TV_TENSOR && c.rank == 0) {
+    tc_val x = cg_expr(cg, e->u.ifexp.body);
+    if (cg->err) return x;
+    tc_val y = cg_expr(cg, e->u.ifexp.orelse);
+    if (cg->err) return y;
+    cg_set_loc(cg, e->loc);
+    return cg_where(cg, c, x, y, e->loc);
+  }
+  return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "a conditional expression needs a scalar condition, got %s",
+                  tv_kind_name(&c));
+}
+
+static tc_val eval_seq(tc_cg *cg, const tc_expr *e) {
+  tc_val r = {.kind = TV_TUPLE};
+  r.nitems = e->u.seq.nitems;
+  r.items = cg_alloc(cg, sizeof(tc_val) * (size_t)(r.nitems + 1));
+  for (int i = 0; i < r.nitems; i++) {
+    r.items[i] = cg_expr(cg, e->u.seq.items[i]);
+    if (cg->err) return r.items[i];
+  }
+  return r;
+}
+
+tc_val cg_expr(tc_cg *cg, const tc_expr *e) {
+  if (cg->err) return (tc_val){.kind = TV_INVALID};
+  switch (e->kind) {
+  case TC_EXPR_NAME: return eval_name(cg, e);
+  case TC_EXPR_INT: return tv_int(e->u.int_value);
+  case TC_EXPR_FLOAT: return tv_float(e->u.float_value);
+  case TC_EXPR_STRING: return tv_str(e->u.str.data, e->u.str.len);
+  case TC_EXPR_BOOL: return tv_bool(e->u.int_value != 0);
+  case TC_EXPR_NONE: return tv_none();
+  case TC_EXPR_ATTRIBUTE: return eval_attribute(cg, e);
+  case TC_EXPR_CALL: return eval_call(cg, e);
+  case TC_EXPR_SUBSCRIPT: return eval_subscript(cg, e);
+  case TC_EXPR_SLICE: return (tc_val){.kind = TV_SLICE};
+  case TC_EXPR_BINOP: {
+    tc_val a = cg_expr(cg, e->u.binop.lhs);
+    if (cg->err) return a;
+    tc_val b = cg_expr(cg, e->u.binop.rhs);
+    if (cg->err) return b;
+    if (tv_is_constexpr(&a) && tv_is_constexpr(&b)) return cg_constexpr_binary(cg, e->u.binop.op, &a, &b, e->loc);
+    cg_set_loc(cg, e->loc);
+    return cg_binary(cg, e->u.binop.op, a, b, e->loc);
+  }
+  case TC_EXPR_UNARY: {
+    tc_val a = cg_expr(cg, e->u.unary.operand);
+    if (cg->err) return a;
+    cg_set_loc(cg, e->loc);
+    return cg_unary(cg, e->u.unary.op, a, e->loc);
+  }
+  case TC_EXPR_BOOLOP: return eval_boolop(cg, e);
+  case TC_EXPR_COMPARE: return eval_compare(cg, e);
+  case TC_EXPR_IFEXP: return eval_ifexp(cg, e);
+  case TC_EXPR_TUPLE: case TC_EXPR_LIST: return eval_seq(cg, e);
+  case TC_EXPR_ELLIPSIS: return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "'...' is not supported in kernels");
+  case TC_EXPR_STARRED: return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "starred expressions are not supported here");
+  case TC_EXPR_LAMBDA: return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "lambda is not supported in @triton.jit functions");
+  }
+  return cg_error(cg, e->loc, TILEC_ERROR_INTERNAL, "unknown expression kind");
+}
+
+/* ---- statements ------------------------------------------------------------------- */
+
+static void cg_block(tc_cg *cg, const tc_block *blk);
+
+static void assign_target(tc_cg *cg, const tc_expr *target, tc_val v) {
+  if (cg->err) return;
+  if (target->kind == TC_EXPR_NAME) {
+    bind(cg, target->u.name, v);
+    return;
+  }
+  if (target->kind == TC_EXPR_TUPLE || target->kind == TC_EXPR_LIST) {
+    if (v.kind != TV_TUPLE) {
+      cg_error(cg, target->loc, TILEC_ERROR_SEMANTIC, "cannot unpack a %s into %d names", tv_kind_name(&v),
+               target->u.seq.nitems);
+      return;
+    }
+    if (v.nitems != target->u.seq.nitems) {
+      cg_error(cg, target->loc, TILEC_ERROR_SEMANTIC, "cannot unpack %d values into %d names", v.nitems,
+               target->u.seq.nitems);
+      return;
+    }
+    for (int i = 0; i < v.nitems; i++) assign_target(cg, target->u.seq.items[i], v.items[i]);
+    return;
+  }
+  if (target->kind == TC_EXPR_SUBSCRIPT) {
+    cg_error(cg, target->loc, TILEC_ERROR_UNSUPPORTED, "assignment to a tensor element is not supported (tiles are immutable)");
+    return;
+  }
+  cg_error(cg, target->loc, TILEC_ERROR_UNSUPPORTED, "assignment to this target is not supported");
+}
+
+static void stmt_if(tc_cg *cg, const tc_stmt *s) {
+  tc_val c = cg_expr(cg, s->u.if_.test);
+  if (cg->err) return;
+  bool t;
+  if (c.kind != TV_TENSOR && cg_truthy_constexpr(cg, &c, s->loc, &t)) {
+    cg_block(cg, t ? &s->u.if_.body : &s->u.if_.orelse);
+    return;
+  }
+  cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'if' on a runtime condition is not supported yet");
+}
+
+static bool is_static_range(const tc_val *v) { return v->kind == TV_BUILTIN && !strcmp(v->name, "tl.static_range"); }
+
+static void stmt_for(tc_cg *cg, const tc_stmt *s) {
+  const tc_expr *it = s->u.for_.iter;
+  if (it->kind != TC_EXPR_CALL) {
+    cg_error(cg, it->loc, TILEC_ERROR_UNSUPPORTED, "'for' loops must iterate over range, tl.range or tl.static_range");
+    return;
+  }
+  tc_val fn = cg_expr(cg, it->u.call.func);
+  if (cg->err) return;
+  bool is_range = fn.kind == TV_BUILTIN && (!strcmp(fn.name, "py.range") || !strcmp(fn.name, "tl.range"));
+  if (!is_static_range(&fn) && !is_range) {
+    cg_error(cg, it->loc, TILEC_ERROR_UNSUPPORTED, "'for' loops must iterate over range, tl.range or tl.static_range");
+    return;
+  }
+  int64_t b[3] = {0, 0, 1};
+  int n = it->u.call.nargs;
+  if (n < 1 || n > 3) {
+    cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "range expects 1 to 3 arguments, got %d", n);
+    return;
+  }
+  bool all_const = true;
+  tc_val vals[3];
+  for (int i = 0; i < n; i++) {
+    vals[i] = cg_expr(cg, it->u.call.args[i]);
+    if (cg->err) return;
+    if (vals[i].kind != TV_INT && vals[i].kind != TV_BOOL) all_const = false;
+  }
+  if (!all_const) {
+    if (is_static_range(&fn)) {
+      cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "tl.static_range bounds must be constexpr");
+      return;
+    }
+    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'for' loops with runtime bounds are not supported yet");
+    return;
+  }
+  if (n == 1) b[1] = vals[0].i;
+  else {
+    b[0] = vals[0].i;
+    b[1] = vals[1].i;
+    if (n == 3) b[2] = vals[2].i;
+  }
+  if (b[2] == 0) {
+    cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "range step must not be zero");
+    return;
+  }
+  if (!is_static_range(&fn)) {
+    /* A loop with constexpr bounds is still unrolled here: without runtime control flow
+     * in this version, unrolling keeps its semantics (the induction variable is a constexpr). */
+  }
+  int64_t trips = b[2] > 0 ? (b[1] - b[0] + b[2] - 1) / b[2] : (b[0] - b[1] - b[2] - 1) / (-b[2]);
+  if (trips > 4096) {
+    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "loops with more than 4096 iterations and constexpr bounds are unrolled and too long; runtime loops are not supported yet");
+    return;
+  }
+  if (s->u.for_.orelse.nstmts) {
+    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'for ... else' is not supported");
+    return;
+  }
+  for (int64_t i = b[0]; b[2] > 0 ? i < b[1] : i > b[1]; i += b[2]) {
+    assign_target(cg, s->u.for_.target, tv_int(i));
+    cg_block(cg, &s->u.for_.body);
+    if (cg->err || frame(cg)->returned) return;
+  }
+}
+
+static void stmt_assert(tc_cg *cg, const tc_stmt *s) {
+  tc_val c = cg_expr(cg, s->u.assert_.test);
+  if (cg->err) return;
+  bool t;
+  if (c.kind != TV_TENSOR && cg_truthy_constexpr(cg, &c, s->loc, &t)) {
+    if (!t) {
+      char msg[256] = "assertion failed";
+      if (s->u.assert_.msg) {
+        tc_val m = cg_expr(cg, s->u.assert_.msg);
+        if (m.kind == TV_STR) snprintf(msg, sizeof msg, "assertion failed: %.*s", (int)m.slen, m.s);
+      }
+      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "%s", msg);
+    }
+    return;
+  }
+  cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'assert' on runtime values (device_assert) is not supported yet");
+}
+
+static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
+  cg_set_loc(cg, s->loc);
+  switch (s->kind) {
+  case TC_STMT_EXPR:
+    if (s->u.expr.value->kind == TC_EXPR_STRING) return; /* docstring */
+    cg_expr(cg, s->u.expr.value);
+    return;
+  case TC_STMT_ASSIGN: {
+    tc_val v = cg_expr(cg, s->u.assign.value);
+    for (int i = 0; i < s->u.assign.ntargets && !cg->err; i++) assign_target(cg, s->u.assign.targets[i], v);
+    return;
+  }
+  case TC_STMT_AUGASSIGN: {
+    const tc_expr *t = s->u.augassign.target;
+    if (t->kind != TC_EXPR_NAME) {
+      cg_error(cg, t->loc, TILEC_ERROR_UNSUPPORTED, "augmented assignment is only supported on names");
+      return;
+    }
+    tc_val a = cg_expr(cg, t);
+    if (cg->err) return;
+    tc_val b = cg_expr(cg, s->u.augassign.value);
+    if (cg->err) return;
+    tc_val r = tv_is_constexpr(&a) && tv_is_constexpr(&b) ? cg_constexpr_binary(cg, s->u.augassign.op, &a, &b, s->loc)
+                                                           : cg_binary(cg, s->u.augassign.op, a, b, s->loc);
+    if (!cg->err) bind(cg, t->u.name, r);
+    return;
+  }
+  case TC_STMT_ANNASSIGN: {
+    if (!s->u.annassign.value) return;
+    tc_val v = cg_expr(cg, s->u.annassign.value);
+    if (!cg->err) assign_target(cg, s->u.annassign.target, v);
+    return;
+  }
+  case TC_STMT_RETURN: {
+    tc_frame *f = frame(cg);
+    f->ret = s->u.ret.value ? cg_expr(cg, s->u.ret.value) : tv_none();
+    f->has_ret = true;
+    f->returned = true;
+    return;
+  }
+  case TC_STMT_IF: stmt_if(cg, s); return;
+  case TC_STMT_FOR: stmt_for(cg, s); return;
+  case TC_STMT_WHILE: cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'while' loops are not supported yet"); return;
+  case TC_STMT_PASS: return;
+  case TC_STMT_BREAK: cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'break' is not supported in kernels"); return;
+  case TC_STMT_CONTINUE: cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'continue' is not supported in kernels"); return;
+  case TC_STMT_ASSERT: stmt_assert(cg, s); return;
+  case TC_STMT_DEF:
+    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "nested function definitions are not supported in @triton.jit functions");
+    return;
+  case TC_STMT_OTHER:
+    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "%s is not supported in @triton.jit functions", s->u.other.what);
+    return;
+  }
+}
+
+static void cg_block(tc_cg *cg, const tc_block *blk) {
+  for (int i = 0; i < blk->nstmts; i++) {
+    if (cg->err || frame(cg)->returned) return;
+    cg_stmt(cg, blk->stmts[i]);
+  }
+}
+
+/* ---- calls ------------------------------------------------------------------------------ */
+
+static bool push_frame(tc_cg *cg, const tc_func *fn, tc_loc loc) {
+  for (int i = 0; i < cg->depth; i++)
+    if (cg->frames[i]->fn == fn) {
+      cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "recursive call to '%s' is not supported (jit functions are inlined)",
+               fn->name);
+      return false;
+    }
+  if (cg->depth == 64) {
+    cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "jit functions nested too deeply");
+    return false;
+  }
+  tc_frame *f = calloc(1, sizeof *f);
+  f->fn = fn;
+  cg->frames[cg->depth++] = f;
+  return true;
+}
+
+static void pop_frame(tc_cg *cg) {
+  tc_frame *f = cg->frames[--cg->depth];
+  free(f->scope.vars);
+  free(f);
+}
+
+tc_val cg_call_jit(tc_cg *cg, const tc_func *fn, const tc_val *args, int nargs, const char *const *kwnames,
+                   const tc_val *kwargs, int nkw, tc_loc loc) {
+  if (nargs > fn->nparams)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' takes %d arguments but %d were given", fn->name, fn->nparams,
+                    nargs);
+  tc_val *bound = calloc((size_t)fn->nparams + 1, sizeof *bound);
+  for (int i = 0; i < nargs; i++) bound[i] = args[i];
+  for (int k = 0; k < nkw; k++) {
+    int j = -1;
+    for (int i = 0; i < fn->nparams; i++)
+      if (!strcmp(fn->params[i].name, kwnames[k])) j = i;
+    if (j < 0) {
+      free(bound);
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' got an unexpected keyword argument '%s'", fn->name, kwnames[k]);
+    }
+    if (bound[j].kind != TV_INVALID) {
+      free(bound);
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' got multiple values for argument '%s'", fn->name, kwnames[k]);
+    }
+    bound[j] = kwargs[k];
+  }
+  if (!push_frame(cg, fn, loc)) {
+    free(bound);
+    return (tc_val){.kind = TV_INVALID};
+  }
+  for (int i = 0; i < fn->nparams && !cg->err; i++) {
+    if (fn->params[i].is_star) {
+      cg_error(cg, fn->params[i].loc, TILEC_ERROR_UNSUPPORTED, "*args parameters are not supported");
+      break;
+    }
+    if (bound[i].kind == TV_INVALID) {
+      if (!fn->params[i].default_value) {
+        cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' missing required argument '%s'", fn->name, fn->params[i].name);
+        break;
+      }
+      /* Defaults are evaluated in the callee's (empty) scope: they are constants. */
+      bound[i] = cg_expr(cg, fn->params[i].default_value);
+    }
+    bind(cg, fn->params[i].name, bound[i]);
+  }
+  free(bound);
+  if (!cg->err) cg_block(cg, &fn->body);
+  tc_frame *f = frame(cg);
+  tc_val r = f->has_ret ? f->ret : tv_none();
+  pop_frame(cg);
+  return r;
+}
+
+/* ---- entry point ----------------------------------------------------------------------- */
+
+static MlirAttribute arg_attrs(tc_cg *cg, const tc_kernel_info *info) {
+  MlirAttribute dicts[TC_MAX_PARAMS];
+  int n = 0;
+  for (int i = 0; i < info->nparams; i++) {
+    const tc_kernel_param *p = &info->params[i];
+    if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
+    if (p->divisibility > 1) {
+      MlirNamedAttribute na = tcb_named(cg->ctx, "tile.divisibility",
+                                        mlirIntegerAttrGet(mlirIntegerTypeGet(cg->ctx, 32), p->divisibility));
+      dicts[n++] = mlirDictionaryAttrGet(cg->ctx, 1, &na);
+    } else {
+      dicts[n++] = mlirDictionaryAttrGet(cg->ctx, 0, NULL);
+    }
+  }
+  return mlirArrayAttrGet(cg->ctx, n, dicts);
+}
+
+tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec, MlirModule *out,
+                                  tc_kernel_info *info) {
+  tc_module *mod = NULL;
+  const char *filename = spec->filename ? spec->filename : "<string>";
+  size_t len = spec->source_len ? spec->source_len : strlen(spec->source);
+  tilec_status *st = tc_parse_module(filename, spec->source, len, &mod);
+  if (st) return st;
+  const tc_func *fn = tc_module_find(mod, spec->kernel);
+  if (!fn) {
+    char names[512] = "";
+    size_t k = 0;
+    for (int i = 0; i < mod->nfuncs && k + 2 < sizeof names; i++)
+      k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", i ? ", " : "", mod->funcs[i]->name);
+    st = tilec_status_create(TILEC_ERROR_NOT_FOUND, "%s: no @triton.jit function named '%s'%s%s%s", filename,
+                             spec->kernel, mod->nfuncs ? " (found: " : " (the file has no @triton.jit functions)",
+                             names, mod->nfuncs ? ")" : "");
+    tc_module_destroy(mod);
+    return st;
+  }
+  tc_val *param_vals = calloc(TC_MAX_PARAMS, sizeof *param_vals);
+  st = tc_specialize(mod, fn, spec, info, param_vals);
+  if (st) {
+    free(param_vals);
+    tc_module_destroy(mod);
+    return st;
+  }
+  tc_cg cg;
+  memset(&cg, 0, sizeof cg);
+  cg.ctx = ctx;
+  cg.mod = mod;
+  cg.filename = filename;
+  cg.arena = tc_arena_create();
+  tcb_init(&cg.b, ctx);
+  cg_set_loc(&cg, fn->loc);
+
+  /* The kernel function: runtime parameters only, in order. */
+  MlirType types[TC_MAX_PARAMS];
+  MlirLocation locs[TC_MAX_PARAMS];
+  int nargs = 0;
+  for (int i = 0; i < info->nparams; i++) {
+    const tc_kernel_param *p = &info->params[i];
+    if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
+    tc_ty t = {p->dtype, p->pointer_depth};
+    types[nargs] = tc_ty_mlir(ctx, t);
+    locs[nargs] = cg.b.loc;
+    nargs++;
+  }
+  MlirModule m = mlirModuleCreateEmpty(cg.b.loc);
+  MlirBlock body = mlirBlockCreate(nargs, types, locs);
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, body);
+  MlirType ftype = mlirFunctionTypeGet(ctx, nargs, types, 0, NULL);
+  MlirNamedAttribute fattrs[3] = {
+      tcb_named(ctx, "sym_name", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(fn->name))),
+      tcb_named(ctx, "function_type", mlirTypeAttrGet(ftype)), tcb_named(ctx, "arg_attrs", arg_attrs(&cg, info))};
+  tcb_set_end(&cg.b, mlirModuleGetBody(m));
+  cg.func = tcb_op_regions(&cg.b, "func.func", 0, NULL, 0, NULL, 3, fattrs, 1, &region);
+  tcb_set_end(&cg.b, body);
+
+  push_frame(&cg, fn, fn->loc);
+  int a = 0;
+  for (int i = 0; i < info->nparams; i++) {
+    const tc_kernel_param *p = &info->params[i];
+    if (p->kind == TILEC_PARAM_CONSTEXPR) {
+      bind(&cg, fn->params[i].name, param_vals[i]);
+    } else {
+      tc_ty t = {p->dtype, p->pointer_depth};
+      bind(&cg, fn->params[i].name, tv_tensor(mlirBlockGetArgument(body, a++), t, 0, NULL));
+    }
+  }
+  cg_block(&cg, &fn->body);
+  if (!cg.err && frame(&cg)->has_ret && frame(&cg)->ret.kind != TV_NONE)
+    cg_error(&cg, fn->loc, TILEC_ERROR_SEMANTIC, "a kernel cannot return a value");
+  pop_frame(&cg);
+  cg_set_loc(&cg, fn->loc);
+  tcb_op(&cg.b, "func.return", 0, NULL, 0, NULL, 0, NULL);
+  st = cg.err;
+  if (!st) {
+    st = tile_verify(mlirModuleGetOperation(m));
+    if (st) st = tilec_status_annotate(st, "the front end produced invalid tile IR for '%s'", fn->name);
+  }
+  tc_arena_destroy(cg.arena);
+  free(param_vals);
+  tc_module_destroy(mod);
+  if (st) {
+    mlirModuleDestroy(m);
+    return st;
+  }
+  *out = m;
+  return NULL;
+}

@@ -1,0 +1,1381 @@
+/* frontend/parser.c — recursive-descent parser for @triton.jit functions.
+ * In: the token array of a whole Python file. Out: tc_func trees in the module's arena;
+ * every other top-level statement is skipped by tokens, so host code only has to lex. */
+#include "frontend/parser.h"
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/arena.h"
+#include "frontend/lexer.h"
+
+/* Python's own parser gives up near this depth; it also bounds our C stack use. */
+enum { TC_MAX_DEPTH = 200 };
+
+typedef struct tc_parser {
+  tc_module *m;
+  tc_arena *a;
+  const tc_token *toks;
+  size_t ntoks, pos;
+  jmp_buf *jb; /* errors unwind here: the arena owns every partial node, so nothing leaks */
+  tilec_status *err;
+  int depth;
+} tc_parser;
+
+/* A growable array in the arena; abandoned copies are reclaimed with the arena. */
+typedef struct tc_vec {
+  char *data;
+  int n, cap;
+  size_t elem;
+} tc_vec;
+
+static tc_loc tc_tok_loc(const tc_token *t) { return (tc_loc){t->line, t->col}; }
+
+__attribute__((noreturn)) static void tc_throw(tc_parser *p) { longjmp(*p->jb, 1); }
+
+__attribute__((noreturn, format(printf, 3, 4))) static void tc_fail(tc_parser *p, tc_loc loc,
+                                                                    const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  p->err = tc_error_at(p->m, loc, TILEC_ERROR_SYNTAX, "%s", msg);
+  tc_throw(p);
+}
+
+__attribute__((noreturn)) static void tc_oom(tc_parser *p) {
+  p->err = tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory while parsing");
+  tc_throw(p);
+}
+
+static void *tc_new(tc_parser *p, size_t size) {
+  void *x = tc_arena_alloc(p->a, size);
+  if (!x) tc_oom(p);
+  return x;
+}
+
+static void tc_vec_init(tc_vec *v, size_t elem) {
+  memset(v, 0, sizeof *v);
+  v->elem = elem;
+}
+
+/* Returns a zeroed slot for one more element. */
+static void *tc_vec_push(tc_parser *p, tc_vec *v) {
+  if (v->n == v->cap) {
+    if (v->cap > INT_MAX / 2) tc_oom(p);
+    int cap = v->cap ? v->cap * 2 : 4;
+    char *d = tc_new(p, (size_t)cap * v->elem);
+    if (v->n) memcpy(d, v->data, (size_t)v->n * v->elem);
+    v->data = d;
+    v->cap = cap;
+  }
+  return v->data + (size_t)v->n++ * v->elem;
+}
+
+static void tc_vec_push_ptr(tc_parser *p, tc_vec *v, void *x) {
+  void **slot = tc_vec_push(p, v);
+  *slot = x;
+}
+
+/* ---- tokens ---------------------------------------------------------------------- */
+
+static const tc_token *tc_cur(const tc_parser *p) { return &p->toks[p->pos]; }
+
+static const tc_token *tc_peek(const tc_parser *p, size_t k) {
+  size_t i = p->pos + k;
+  return &p->toks[i < p->ntoks ? i : p->ntoks - 1];
+}
+
+static const tc_token *tc_advance(tc_parser *p) {
+  const tc_token *t = tc_cur(p);
+  if (t->kind != TC_TOK_ENDMARKER) p->pos++;
+  return t;
+}
+
+static int tc_tok_eq(const tc_token *t, tc_tok_kind kind, const char *text) {
+  size_t n = strlen(text);
+  return t->kind == kind && t->len == n && memcmp(t->start, text, n) == 0;
+}
+
+static int tc_is_op(const tc_token *t, const char *op) { return tc_tok_eq(t, TC_TOK_OP, op); }
+static int tc_is_kw(const tc_token *t, const char *kw) { return tc_tok_eq(t, TC_TOK_NAME, kw); }
+
+static int tc_accept_op(tc_parser *p, const char *op) {
+  if (!tc_is_op(tc_cur(p), op)) return 0;
+  tc_advance(p);
+  return 1;
+}
+
+static const tc_token *tc_expect_op(tc_parser *p, const char *op, const char *msg) {
+  if (!tc_is_op(tc_cur(p), op)) tc_fail(p, tc_tok_loc(tc_cur(p)), "%s", msg);
+  return tc_advance(p);
+}
+
+static int tc_is_identifier(const tc_token *t) {
+  return t->kind == TC_TOK_NAME && !tc_is_keyword(t->start, t->len);
+}
+
+__attribute__((noreturn)) static void tc_fail_unexpected(tc_parser *p, const tc_token *t) {
+  tc_loc loc = tc_tok_loc(t);
+  switch (t->kind) {
+  case TC_TOK_NEWLINE: tc_fail(p, loc, "unexpected end of line");
+  case TC_TOK_INDENT: tc_fail(p, loc, "unexpected indent");
+  case TC_TOK_DEDENT: tc_fail(p, loc, "unexpected unindent");
+  case TC_TOK_ENDMARKER: tc_fail(p, loc, "unexpected end of file");
+  default: break;
+  }
+  if (t->len <= 40 && !memchr(t->start, '\n', t->len) && !memchr(t->start, '\r', t->len))
+    tc_fail(p, loc, "unexpected token '%.*s'", (int)t->len, t->start);
+  tc_fail(p, loc, "unexpected %s",
+          t->kind == TC_TOK_STRING   ? "string literal"
+          : t->kind == TC_TOK_NUMBER ? "number"
+                                     : "name");
+}
+
+static const char *tc_tok_str(tc_parser *p, const tc_token *t) {
+  char *s = tc_arena_strndup(p->a, t->start, t->len);
+  if (!s) tc_oom(p);
+  return s;
+}
+
+static void tc_enter(tc_parser *p) {
+  if (++p->depth > TC_MAX_DEPTH) tc_fail(p, tc_tok_loc(tc_cur(p)), "expression nested too deeply");
+}
+
+static void tc_leave(tc_parser *p) { p->depth--; }
+
+static tc_expr *tc_expr_new(tc_parser *p, tc_expr_kind kind, tc_loc loc) {
+  tc_expr *e = tc_new(p, sizeof *e);
+  e->kind = kind;
+  e->loc = loc;
+  return e;
+}
+
+static tc_stmt *tc_stmt_new(tc_parser *p, tc_stmt_kind kind, tc_loc loc) {
+  tc_stmt *s = tc_new(p, sizeof *s);
+  s->kind = kind;
+  s->loc = loc;
+  return s;
+}
+
+/* Whether t can begin an expression: decides if a trailing comma ends a tuple. */
+static int tc_starts_expr(const tc_token *t) {
+  static const char *const kws[] = {"not", "lambda", "True", "False", "None", "await", "yield"};
+  switch (t->kind) {
+  case TC_TOK_NUMBER:
+  case TC_TOK_STRING: return 1;
+  case TC_TOK_NAME:
+    if (!tc_is_keyword(t->start, t->len)) return 1;
+    for (size_t k = 0; k < sizeof kws / sizeof kws[0]; k++)
+      if (tc_is_kw(t, kws[k])) return 1;
+    return 0;
+  case TC_TOK_OP: {
+    static const char *const ops[] = {"(", "[", "{", "-", "+", "~", "*", "..."};
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+      if (tc_is_op(t, ops[k])) return 1;
+    return 0;
+  }
+  default: return 0;
+  }
+}
+
+/* ---- expressions ----------------------------------------------------------------- */
+
+static tc_expr *tc_parse_test(tc_parser *p);
+static tc_expr *tc_parse_factor(tc_parser *p);
+static tc_expr *tc_parse_binary(tc_parser *p, int level);
+
+static const char *const tc_unsupported_suffix = "is not supported in @triton.jit functions";
+
+static tc_expr *tc_parse_number(tc_parser *p, const tc_token *t) {
+  const char *s = t->start;
+  size_t n = t->len;
+  int base = 10;
+  if (n >= 2 && s[0] == '0' && strchr("xXoObB", s[1])) {
+    base = (s[1] == 'x' || s[1] == 'X') ? 16 : (s[1] == 'o' || s[1] == 'O') ? 8 : 2;
+  } else if (memchr(s, '.', n) || memchr(s, 'e', n) || memchr(s, 'E', n)) {
+    char *buf = tc_new(p, n + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++)
+      if (s[i] != '_') buf[o++] = s[i];
+    buf[o] = 0;
+    tc_expr *e = tc_expr_new(p, TC_EXPR_FLOAT, tc_tok_loc(t));
+    e->u.float_value = strtod(buf, NULL); /* overflow gives inf, as in Python */
+    return e;
+  }
+  uint64_t v = 0;
+  for (size_t i = base == 10 ? 0 : 2; i < n; i++) {
+    int c = (unsigned char)s[i];
+    if (c == '_') continue;
+    unsigned d = c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
+    if (v > ((uint64_t)INT64_MAX - d) / (unsigned)base)
+      tc_fail(p, tc_tok_loc(t), "integer literal too large");
+    v = v * (unsigned)base + d;
+  }
+  tc_expr *e = tc_expr_new(p, TC_EXPR_INT, tc_tok_loc(t));
+  e->u.int_value = (int64_t)v;
+  return e;
+}
+
+typedef struct tc_piece {
+  const char *data;
+  size_t len;
+} tc_piece;
+
+static tc_expr *tc_parse_strings(tc_parser *p) {
+  const tc_token *first = tc_cur(p);
+  tc_vec parts;
+  tc_vec_init(&parts, sizeof(tc_piece));
+  size_t total = 0;
+  int bytes = -1;
+  while (tc_cur(p)->kind == TC_TOK_STRING) {
+    const tc_token *t = tc_advance(p);
+    tc_string_info info;
+    tc_string_info_of(t, &info);
+    if (info.is_fstring) tc_fail(p, tc_tok_loc(t), "f-string %s", tc_unsupported_suffix);
+    if (bytes >= 0 && bytes != info.is_bytes)
+      tc_fail(p, tc_tok_loc(t), "cannot mix bytes and nonbytes literals");
+    bytes = info.is_bytes;
+    tc_lex_error le;
+    char *data;
+    size_t len;
+    if (tc_string_decode(p->a, t, &data, &len, &le))
+      tc_fail(p, (tc_loc){le.line, le.col}, "%s", le.msg);
+    tc_piece *slot = tc_vec_push(p, &parts);
+    slot->data = data;
+    slot->len = len;
+    total += len;
+  }
+  tc_expr *e = tc_expr_new(p, TC_EXPR_STRING, tc_tok_loc(first));
+  if (parts.n == 1) {
+    const tc_piece *only = (const tc_piece *)(void *)parts.data;
+    e->u.str.data = only->data;
+    e->u.str.len = only->len;
+    return e;
+  }
+  char *out = tc_new(p, total + 1);
+  size_t o = 0;
+  for (int i = 0; i < parts.n; i++) {
+    const tc_piece *part = (const tc_piece *)(void *)parts.data + i;
+    memcpy(out + o, part->data, part->len);
+    o += part->len;
+  }
+  e->u.str.data = out;
+  e->u.str.len = total;
+  return e;
+}
+
+static tc_expr *tc_parse_star_or_test(tc_parser *p) {
+  const tc_token *t = tc_cur(p);
+  if (tc_is_op(t, "*")) {
+    tc_advance(p);
+    tc_expr *e = tc_expr_new(p, TC_EXPR_STARRED, tc_tok_loc(t));
+    e->u.starred.value = tc_parse_binary(p, 0);
+    return e;
+  }
+  return tc_parse_test(p);
+}
+
+static int tc_at_comprehension(const tc_parser *p) {
+  return tc_is_kw(tc_cur(p), "for") || tc_is_kw(tc_cur(p), "async");
+}
+
+static tc_expr *tc_finish_seq(tc_parser *p, tc_expr *e, tc_vec *items) {
+  e->u.seq.items = (tc_expr **)(void *)items->data;
+  e->u.seq.nitems = items->n;
+  (void)p;
+  return e;
+}
+
+static tc_expr *tc_parse_paren(tc_parser *p) {
+  const tc_token *open = tc_advance(p);
+  tc_loc loc = tc_tok_loc(open);
+  tc_vec items;
+  tc_vec_init(&items, sizeof(tc_expr *));
+  if (tc_accept_op(p, ")")) return tc_finish_seq(p, tc_expr_new(p, TC_EXPR_TUPLE, loc), &items);
+  if (tc_is_kw(tc_cur(p), "yield"))
+    tc_fail(p, tc_tok_loc(tc_cur(p)), "yield expression %s", tc_unsupported_suffix);
+  tc_expr *first = tc_parse_star_or_test(p);
+  if (tc_at_comprehension(p)) tc_fail(p, loc, "generator expression %s", tc_unsupported_suffix);
+  if (tc_accept_op(p, ")")) {
+    if (first->kind == TC_EXPR_STARRED)
+      tc_fail(p, first->loc, "cannot use starred expression here");
+    return first;
+  }
+  if (!tc_is_op(tc_cur(p), ",")) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected ',' or ')'");
+  tc_vec_push_ptr(p, &items, first);
+  while (tc_accept_op(p, ",")) {
+    if (tc_is_op(tc_cur(p), ")")) break;
+    tc_vec_push_ptr(p, &items, tc_parse_star_or_test(p));
+  }
+  tc_expect_op(p, ")", "expected ',' or ')'");
+  return tc_finish_seq(p, tc_expr_new(p, TC_EXPR_TUPLE, loc), &items);
+}
+
+static tc_expr *tc_parse_list(tc_parser *p) {
+  const tc_token *open = tc_advance(p);
+  tc_loc loc = tc_tok_loc(open);
+  tc_vec items;
+  tc_vec_init(&items, sizeof(tc_expr *));
+  if (!tc_is_op(tc_cur(p), "]")) {
+    tc_vec_push_ptr(p, &items, tc_parse_star_or_test(p));
+    if (tc_at_comprehension(p)) tc_fail(p, loc, "list comprehension %s", tc_unsupported_suffix);
+    while (tc_accept_op(p, ",")) {
+      if (tc_is_op(tc_cur(p), "]")) break;
+      tc_vec_push_ptr(p, &items, tc_parse_star_or_test(p));
+    }
+  }
+  tc_expect_op(p, "]", "expected ',' or ']'");
+  return tc_finish_seq(p, tc_expr_new(p, TC_EXPR_LIST, loc), &items);
+}
+
+/* Dict and set displays are legal Python but not Triton: parse just far enough to name
+ * the construct in the error. */
+__attribute__((noreturn)) static void tc_parse_brace(tc_parser *p) {
+  const tc_token *open = tc_advance(p);
+  tc_loc loc = tc_tok_loc(open);
+  const char *what = "dict literal";
+  if (tc_is_op(tc_cur(p), "}") || tc_is_op(tc_cur(p), "**"))
+    tc_fail(p, loc, "%s %s", what, tc_unsupported_suffix);
+  tc_parse_star_or_test(p);
+  if (tc_accept_op(p, ":")) {
+    tc_parse_test(p);
+    what = tc_at_comprehension(p) ? "dict comprehension" : "dict literal";
+  } else {
+    what = tc_at_comprehension(p) ? "set comprehension" : "set literal";
+  }
+  tc_fail(p, loc, "%s %s", what, tc_unsupported_suffix);
+}
+
+static tc_expr *tc_parse_atom(tc_parser *p) {
+  const tc_token *t = tc_cur(p);
+  tc_loc loc = tc_tok_loc(t);
+  switch (t->kind) {
+  case TC_TOK_NUMBER: tc_advance(p); return tc_parse_number(p, t);
+  case TC_TOK_STRING: return tc_parse_strings(p);
+  case TC_TOK_NAME: {
+    if (tc_is_kw(t, "True") || tc_is_kw(t, "False")) {
+      tc_advance(p);
+      tc_expr *e = tc_expr_new(p, TC_EXPR_BOOL, loc);
+      e->u.int_value = tc_is_kw(t, "True");
+      return e;
+    }
+    if (tc_is_kw(t, "None")) {
+      tc_advance(p);
+      return tc_expr_new(p, TC_EXPR_NONE, loc);
+    }
+    if (tc_is_kw(t, "yield")) tc_fail(p, loc, "yield expression %s", tc_unsupported_suffix);
+    if (!tc_is_identifier(t)) tc_fail_unexpected(p, t);
+    tc_advance(p);
+    tc_expr *e = tc_expr_new(p, TC_EXPR_NAME, loc);
+    e->u.name = tc_tok_str(p, t);
+    return e;
+  }
+  case TC_TOK_OP:
+    if (tc_is_op(t, "(")) return tc_parse_paren(p);
+    if (tc_is_op(t, "[")) return tc_parse_list(p);
+    if (tc_is_op(t, "{")) tc_parse_brace(p);
+    if (tc_is_op(t, "...")) {
+      tc_advance(p);
+      return tc_expr_new(p, TC_EXPR_ELLIPSIS, loc);
+    }
+    break;
+  default: break;
+  }
+  tc_fail_unexpected(p, t);
+}
+
+static tc_expr *tc_parse_call(tc_parser *p, tc_expr *func, tc_loc start) {
+  tc_advance(p); /* ( */
+  tc_vec args, kws;
+  tc_vec_init(&args, sizeof(tc_expr *));
+  tc_vec_init(&kws, sizeof(tc_keyword));
+  int saw_kw = 0, saw_kw_unpack = 0;
+  while (!tc_is_op(tc_cur(p), ")")) {
+    const tc_token *t = tc_cur(p);
+    tc_loc loc = tc_tok_loc(t);
+    if (tc_is_op(t, "*")) {
+      tc_advance(p);
+      if (saw_kw_unpack)
+        tc_fail(p, loc, "iterable argument unpacking follows keyword argument unpacking");
+      tc_expr *e = tc_expr_new(p, TC_EXPR_STARRED, loc);
+      e->u.starred.value = tc_parse_test(p);
+      tc_vec_push_ptr(p, &args, e);
+    } else if (tc_is_op(t, "**")) {
+      tc_advance(p);
+      tc_keyword *k = tc_vec_push(p, &kws);
+      k->loc = loc;
+      k->value = tc_parse_test(p);
+      saw_kw_unpack = 1;
+    } else if (t->kind == TC_TOK_NAME && tc_is_op(tc_peek(p, 1), "=")) {
+      if (!tc_is_identifier(t)) tc_fail_unexpected(p, t);
+      tc_advance(p);
+      tc_advance(p);
+      const char *name = tc_tok_str(p, t);
+      tc_keyword *prev = (tc_keyword *)(void *)kws.data;
+      for (int i = 0; i < kws.n; i++)
+        if (prev[i].name && strcmp(prev[i].name, name) == 0)
+          tc_fail(p, loc, "keyword argument repeated: %s", name);
+      tc_keyword *k = tc_vec_push(p, &kws);
+      k->name = name;
+      k->loc = loc;
+      k->value = tc_parse_test(p);
+      saw_kw = 1;
+    } else {
+      tc_expr *e = tc_parse_test(p);
+      if (tc_at_comprehension(p))
+        tc_fail(p, e->loc, "generator expression %s", tc_unsupported_suffix);
+      if (saw_kw_unpack)
+        tc_fail(p, e->loc, "positional argument follows keyword argument unpacking");
+      if (saw_kw) tc_fail(p, e->loc, "positional argument follows keyword argument");
+      tc_vec_push_ptr(p, &args, e);
+    }
+    if (tc_accept_op(p, ",")) continue;
+    if (!tc_is_op(tc_cur(p), ")"))
+      tc_fail(p, tc_tok_loc(tc_cur(p)), "expected ',' or ')' after function argument");
+  }
+  tc_advance(p); /* ) */
+  tc_expr *e = tc_expr_new(p, TC_EXPR_CALL, start);
+  e->u.call.func = func;
+  e->u.call.args = (tc_expr **)(void *)args.data;
+  e->u.call.nargs = args.n;
+  e->u.call.kwargs = (tc_keyword *)(void *)kws.data;
+  e->u.call.nkwargs = kws.n;
+  return e;
+}
+
+static int tc_ends_slice_part(const tc_token *t) {
+  return tc_is_op(t, ":") || tc_is_op(t, ",") || tc_is_op(t, "]");
+}
+
+static tc_expr *tc_parse_subscript_item(tc_parser *p) {
+  const tc_token *t = tc_cur(p);
+  if (tc_is_op(t, "*")) return tc_parse_star_or_test(p);
+  tc_expr *lower = NULL;
+  if (!tc_is_op(t, ":")) lower = tc_parse_test(p);
+  if (!tc_is_op(tc_cur(p), ":")) return lower;
+  tc_expr *e = tc_expr_new(p, TC_EXPR_SLICE, tc_tok_loc(t));
+  tc_advance(p); /* : */
+  e->u.slice.lower = lower;
+  if (!tc_ends_slice_part(tc_cur(p))) e->u.slice.upper = tc_parse_test(p);
+  if (tc_accept_op(p, ":") && !tc_ends_slice_part(tc_cur(p))) e->u.slice.step = tc_parse_test(p);
+  return e;
+}
+
+static tc_expr *tc_parse_subscript(tc_parser *p, tc_expr *value, tc_loc start) {
+  tc_advance(p); /* [ */
+  tc_vec items;
+  tc_vec_init(&items, sizeof(tc_expr *));
+  if (tc_is_op(tc_cur(p), "]")) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected an index or slice");
+  for (;;) {
+    tc_vec_push_ptr(p, &items, tc_parse_subscript_item(p));
+    if (tc_accept_op(p, ",")) {
+      if (tc_is_op(tc_cur(p), "]")) break;
+      continue;
+    }
+    if (tc_is_op(tc_cur(p), "]")) break;
+    tc_fail(p, tc_tok_loc(tc_cur(p)), "expected ',' or ']'");
+  }
+  tc_advance(p); /* ] */
+  tc_expr *e = tc_expr_new(p, TC_EXPR_SUBSCRIPT, start);
+  e->u.subscript.value = value;
+  e->u.subscript.items = (tc_expr **)(void *)items.data;
+  e->u.subscript.nitems = items.n;
+  return e;
+}
+
+static tc_expr *tc_parse_primary(tc_parser *p) {
+  const tc_token *t = tc_cur(p);
+  if (tc_is_kw(t, "await")) tc_fail(p, tc_tok_loc(t), "'await' %s", tc_unsupported_suffix);
+  tc_loc start = tc_tok_loc(t); /* '(' of `(a).b`, as Python's ast has it */
+  tc_expr *e = tc_parse_atom(p);
+  for (;;) {
+    const tc_token *c = tc_cur(p);
+    if (tc_is_op(c, "(")) {
+      e = tc_parse_call(p, e, start);
+    } else if (tc_is_op(c, "[")) {
+      e = tc_parse_subscript(p, e, start);
+    } else if (tc_is_op(c, ".")) {
+      tc_advance(p);
+      const tc_token *n = tc_cur(p);
+      if (!tc_is_identifier(n)) tc_fail(p, tc_tok_loc(n), "expected attribute name after '.'");
+      tc_advance(p);
+      tc_expr *a = tc_expr_new(p, TC_EXPR_ATTRIBUTE, start);
+      a->u.attr.value = e;
+      a->u.attr.name = tc_tok_str(p, n);
+      e = a;
+    } else {
+      return e;
+    }
+  }
+}
+
+static tc_expr *tc_parse_power(tc_parser *p) {
+  tc_loc start = tc_tok_loc(tc_cur(p));
+  tc_expr *base = tc_parse_primary(p);
+  if (!tc_accept_op(p, "**")) return base;
+  tc_expr *e = tc_expr_new(p, TC_EXPR_BINOP, start);
+  e->u.binop.op = TC_OP_POW;
+  e->u.binop.lhs = base;
+  e->u.binop.rhs = tc_parse_factor(p); /* right-assoc, and `2 ** -1` is legal */
+  return e;
+}
+
+static tc_expr *tc_parse_factor(tc_parser *p) {
+  const tc_token *t = tc_cur(p);
+  tc_unop op;
+  if (tc_is_op(t, "-"))
+    op = TC_UOP_NEG;
+  else if (tc_is_op(t, "+"))
+    op = TC_UOP_POS;
+  else if (tc_is_op(t, "~"))
+    op = TC_UOP_INVERT;
+  else
+    return tc_parse_power(p);
+  tc_advance(p);
+  tc_enter(p);
+  tc_expr *e = tc_expr_new(p, TC_EXPR_UNARY, tc_tok_loc(t));
+  e->u.unary.op = op;
+  e->u.unary.operand = tc_parse_factor(p);
+  tc_leave(p);
+  return e;
+}
+
+/* Binary levels from loosest to tightest: | ^ & (<< >>) (+ -) (* / // % @). */
+static const struct {
+  int level;
+  const char *tok;
+  tc_binop op;
+} tc_binops[] = {
+    {0, "|", TC_OP_BITOR},     {1, "^", TC_OP_BITXOR},  {2, "&", TC_OP_BITAND},
+    {3, "<<", TC_OP_LSHIFT},   {3, ">>", TC_OP_RSHIFT}, {4, "+", TC_OP_ADD},
+    {4, "-", TC_OP_SUB},       {5, "*", TC_OP_MUL},     {5, "/", TC_OP_TRUEDIV},
+    {5, "//", TC_OP_FLOORDIV}, {5, "%", TC_OP_MOD},     {5, "@", TC_OP_MATMUL},
+};
+
+static tc_expr *tc_parse_binary(tc_parser *p, int level) {
+  tc_loc start = tc_tok_loc(tc_cur(p));
+  tc_expr *lhs = level == 5 ? tc_parse_factor(p) : tc_parse_binary(p, level + 1);
+  for (;;) {
+    const tc_token *t = tc_cur(p);
+    size_t k = 0, n = sizeof tc_binops / sizeof tc_binops[0];
+    while (k < n && !(tc_binops[k].level == level && tc_is_op(t, tc_binops[k].tok))) k++;
+    if (k == n) return lhs;
+    tc_advance(p);
+    tc_expr *e = tc_expr_new(p, TC_EXPR_BINOP, start);
+    e->u.binop.op = tc_binops[k].op;
+    e->u.binop.lhs = lhs;
+    e->u.binop.rhs = level == 5 ? tc_parse_factor(p) : tc_parse_binary(p, level + 1);
+    lhs = e;
+  }
+}
+
+/* Recognizes a comparison operator at the cursor and consumes it. */
+static int tc_accept_cmp(tc_parser *p, tc_cmpop *op) {
+  static const struct {
+    const char *tok;
+    tc_cmpop op;
+  } ops[] = {{"<", TC_CMP_LT},  {"<=", TC_CMP_LE}, {">", TC_CMP_GT},
+             {">=", TC_CMP_GE}, {"==", TC_CMP_EQ}, {"!=", TC_CMP_NE}};
+  const tc_token *t = tc_cur(p);
+  for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+    if (tc_is_op(t, ops[k].tok)) {
+      *op = ops[k].op;
+      tc_advance(p);
+      return 1;
+    }
+  }
+  if (tc_is_kw(t, "in")) {
+    *op = TC_CMP_IN;
+    tc_advance(p);
+    return 1;
+  }
+  if (tc_is_kw(t, "not") && tc_is_kw(tc_peek(p, 1), "in")) {
+    *op = TC_CMP_NOT_IN;
+    tc_advance(p);
+    tc_advance(p);
+    return 1;
+  }
+  if (tc_is_kw(t, "is")) {
+    tc_advance(p);
+    *op = TC_CMP_IS;
+    if (tc_is_kw(tc_cur(p), "not")) {
+      tc_advance(p);
+      *op = TC_CMP_IS_NOT;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+static tc_expr *tc_parse_comparison(tc_parser *p) {
+  tc_loc start = tc_tok_loc(tc_cur(p));
+  tc_expr *first = tc_parse_binary(p, 0);
+  tc_cmpop op;
+  if (!tc_accept_cmp(p, &op)) return first;
+  tc_vec operands, ops;
+  tc_vec_init(&operands, sizeof(tc_expr *));
+  tc_vec_init(&ops, sizeof(tc_cmpop));
+  tc_vec_push_ptr(p, &operands, first);
+  do {
+    *(tc_cmpop *)tc_vec_push(p, &ops) = op;
+    tc_vec_push_ptr(p, &operands, tc_parse_binary(p, 0));
+  } while (tc_accept_cmp(p, &op));
+  tc_expr *e = tc_expr_new(p, TC_EXPR_COMPARE, start);
+  e->u.compare.operands = (tc_expr **)(void *)operands.data;
+  e->u.compare.ops = (tc_cmpop *)(void *)ops.data;
+  e->u.compare.nops = ops.n;
+  return e;
+}
+
+static tc_expr *tc_parse_not(tc_parser *p) {
+  const tc_token *t = tc_cur(p);
+  if (!tc_is_kw(t, "not")) return tc_parse_comparison(p);
+  tc_advance(p);
+  tc_enter(p);
+  tc_expr *e = tc_expr_new(p, TC_EXPR_UNARY, tc_tok_loc(t));
+  e->u.unary.op = TC_UOP_NOT;
+  e->u.unary.operand = tc_parse_not(p);
+  tc_leave(p);
+  return e;
+}
+
+static tc_expr *tc_parse_boolop(tc_parser *p, tc_boolop op) {
+  const char *kw = op == TC_BOOL_OR ? "or" : "and";
+  tc_loc start = tc_tok_loc(tc_cur(p));
+  tc_expr *lhs = op == TC_BOOL_OR ? tc_parse_boolop(p, TC_BOOL_AND) : tc_parse_not(p);
+  while (tc_is_kw(tc_cur(p), kw)) {
+    tc_advance(p);
+    tc_expr *e = tc_expr_new(p, TC_EXPR_BOOLOP, start);
+    e->u.boolop.op = op;
+    e->u.boolop.lhs = lhs;
+    e->u.boolop.rhs = op == TC_BOOL_OR ? tc_parse_boolop(p, TC_BOOL_AND) : tc_parse_not(p);
+    lhs = e;
+  }
+  return lhs;
+}
+
+/* Lambdas only need to parse: their parameters are skipped, the body is kept so the
+ * code generator can point at it. */
+static tc_expr *tc_parse_lambda(tc_parser *p) {
+  const tc_token *t = tc_advance(p);
+  int nest = 0;
+  for (;;) {
+    const tc_token *c = tc_cur(p);
+    if (c->kind != TC_TOK_NAME && c->kind != TC_TOK_OP && c->kind != TC_TOK_NUMBER &&
+        c->kind != TC_TOK_STRING)
+      tc_fail(p, tc_tok_loc(c), "expected ':' in lambda expression");
+    if (tc_is_op(c, "(") || tc_is_op(c, "[") || tc_is_op(c, "{")) {
+      nest++;
+    } else if (tc_is_op(c, ")") || tc_is_op(c, "]") || tc_is_op(c, "}")) {
+      if (nest == 0) tc_fail(p, tc_tok_loc(c), "expected ':' in lambda expression");
+      nest--;
+    } else if (nest == 0 && tc_is_op(c, ":")) {
+      break;
+    }
+    tc_advance(p);
+  }
+  tc_advance(p); /* : */
+  tc_expr *e = tc_expr_new(p, TC_EXPR_LAMBDA, tc_tok_loc(t));
+  e->u.lambda.body = tc_parse_test(p);
+  return e;
+}
+
+static tc_expr *tc_parse_test(tc_parser *p) {
+  tc_enter(p);
+  tc_loc start = tc_tok_loc(tc_cur(p));
+  tc_expr *e;
+  if (tc_is_kw(tc_cur(p), "lambda")) {
+    e = tc_parse_lambda(p);
+  } else {
+    e = tc_parse_boolop(p, TC_BOOL_OR);
+    if (tc_is_kw(tc_cur(p), "if")) {
+      tc_advance(p);
+      tc_expr *ife = tc_expr_new(p, TC_EXPR_IFEXP, start);
+      ife->u.ifexp.body = e;
+      ife->u.ifexp.test = tc_parse_boolop(p, TC_BOOL_OR);
+      if (!tc_is_kw(tc_cur(p), "else"))
+        tc_fail(p, tc_tok_loc(tc_cur(p)), "expected 'else' after 'if' expression");
+      tc_advance(p);
+      ife->u.ifexp.orelse = tc_parse_test(p);
+      e = ife;
+    }
+  }
+  if (tc_is_op(tc_cur(p), ":="))
+    tc_fail(p, tc_tok_loc(tc_cur(p)), "assignment expression (':=') %s", tc_unsupported_suffix);
+  tc_leave(p);
+  return e;
+}
+
+/* A comma list of `item`s; more than one (or a trailing comma) makes a bare tuple. */
+static tc_expr *tc_parse_list_of(tc_parser *p, int targets) {
+  tc_loc start = tc_tok_loc(tc_cur(p));
+  tc_expr *first;
+  if (targets && !tc_is_op(tc_cur(p), "*"))
+    first = tc_parse_binary(p, 0);
+  else
+    first = tc_parse_star_or_test(p);
+  if (!tc_is_op(tc_cur(p), ",")) return first;
+  tc_vec items;
+  tc_vec_init(&items, sizeof(tc_expr *));
+  tc_vec_push_ptr(p, &items, first);
+  while (tc_accept_op(p, ",")) {
+    if (!tc_starts_expr(tc_cur(p))) break;
+    if (targets && !tc_is_op(tc_cur(p), "*"))
+      tc_vec_push_ptr(p, &items, tc_parse_binary(p, 0));
+    else
+      tc_vec_push_ptr(p, &items, tc_parse_star_or_test(p));
+  }
+  return tc_finish_seq(p, tc_expr_new(p, TC_EXPR_TUPLE, start), &items);
+}
+
+static tc_expr *tc_parse_testlist(tc_parser *p) { return tc_parse_list_of(p, 0); }
+
+/* ---- statements ------------------------------------------------------------------ */
+
+static void tc_parse_statement(tc_parser *p, tc_vec *out);
+static tc_func *tc_parse_def(tc_parser *p, tc_vec *decorators);
+
+static const char *tc_describe(const tc_expr *e) {
+  switch (e->kind) {
+  case TC_EXPR_CALL: return "function call";
+  case TC_EXPR_INT:
+  case TC_EXPR_FLOAT:
+  case TC_EXPR_STRING: return "literal";
+  case TC_EXPR_ELLIPSIS: return "ellipsis";
+  case TC_EXPR_BOOL: return e->u.int_value ? "True" : "False";
+  case TC_EXPR_NONE: return "None";
+  case TC_EXPR_COMPARE: return "comparison";
+  case TC_EXPR_IFEXP: return "conditional expression";
+  case TC_EXPR_LAMBDA: return "lambda";
+  case TC_EXPR_TUPLE: return "tuple";
+  case TC_EXPR_LIST: return "list";
+  case TC_EXPR_STARRED: return "starred";
+  case TC_EXPR_NAME: return "name";
+  case TC_EXPR_ATTRIBUTE: return "attribute";
+  case TC_EXPR_SUBSCRIPT: return "subscript";
+  default: return "expression";
+  }
+}
+
+static void tc_check_target(tc_parser *p, const tc_expr *e, int top) {
+  switch (e->kind) {
+  case TC_EXPR_NAME:
+  case TC_EXPR_ATTRIBUTE:
+  case TC_EXPR_SUBSCRIPT: return;
+  case TC_EXPR_TUPLE:
+  case TC_EXPR_LIST:
+    for (int i = 0; i < e->u.seq.nitems; i++) tc_check_target(p, e->u.seq.items[i], 0);
+    return;
+  case TC_EXPR_STARRED:
+    if (top) tc_fail(p, e->loc, "starred assignment target must be in a list or tuple");
+    tc_check_target(p, e->u.starred.value, 0);
+    return;
+  default: tc_fail(p, e->loc, "cannot assign to %s", tc_describe(e));
+  }
+}
+
+static int tc_at_stmt_end(const tc_parser *p) {
+  const tc_token *t = tc_cur(p);
+  return t->kind == TC_TOK_NEWLINE || t->kind == TC_TOK_ENDMARKER || tc_is_op(t, ";");
+}
+
+static const struct {
+  const char *tok;
+  tc_binop op;
+} tc_augops[] = {
+    {"+=", TC_OP_ADD},       {"-=", TC_OP_SUB},    {"*=", TC_OP_MUL},   {"/=", TC_OP_TRUEDIV},
+    {"//=", TC_OP_FLOORDIV}, {"%=", TC_OP_MOD},    {"**=", TC_OP_POW},  {"<<=", TC_OP_LSHIFT},
+    {">>=", TC_OP_RSHIFT},   {"&=", TC_OP_BITAND}, {"|=", TC_OP_BITOR}, {"^=", TC_OP_BITXOR},
+    {"@=", TC_OP_MATMUL},
+};
+
+static tc_stmt *tc_parse_expr_stmt(tc_parser *p) {
+  tc_loc loc = tc_tok_loc(tc_cur(p));
+  tc_expr *first = tc_parse_testlist(p);
+  const tc_token *t = tc_cur(p);
+  if (tc_is_op(t, ":")) {
+    if (first->kind == TC_EXPR_TUPLE || first->kind == TC_EXPR_LIST)
+      tc_fail(p, first->loc, "only single target (not %s) can be annotated", tc_describe(first));
+    if (first->kind != TC_EXPR_NAME && first->kind != TC_EXPR_ATTRIBUTE &&
+        first->kind != TC_EXPR_SUBSCRIPT)
+      tc_fail(p, first->loc, "illegal target for annotation");
+    tc_advance(p);
+    tc_stmt *s = tc_stmt_new(p, TC_STMT_ANNASSIGN, loc);
+    s->u.annassign.target = first;
+    s->u.annassign.annotation = tc_parse_test(p);
+    if (tc_accept_op(p, "=")) s->u.annassign.value = tc_parse_testlist(p);
+    return s;
+  }
+  for (size_t k = 0; k < sizeof tc_augops / sizeof tc_augops[0]; k++) {
+    if (!tc_is_op(t, tc_augops[k].tok)) continue;
+    if (first->kind != TC_EXPR_NAME && first->kind != TC_EXPR_ATTRIBUTE &&
+        first->kind != TC_EXPR_SUBSCRIPT)
+      tc_fail(p, first->loc, "'%s' is an illegal expression for augmented assignment",
+              tc_describe(first));
+    tc_advance(p);
+    tc_stmt *s = tc_stmt_new(p, TC_STMT_AUGASSIGN, loc);
+    s->u.augassign.target = first;
+    s->u.augassign.op = tc_augops[k].op;
+    s->u.augassign.value = tc_parse_testlist(p);
+    return s;
+  }
+  if (tc_is_op(t, "=")) {
+    tc_vec targets;
+    tc_vec_init(&targets, sizeof(tc_expr *));
+    tc_expr *value = first;
+    while (tc_accept_op(p, "=")) {
+      tc_check_target(p, value, 1);
+      tc_vec_push_ptr(p, &targets, value);
+      value = tc_parse_testlist(p);
+    }
+    tc_stmt *s = tc_stmt_new(p, TC_STMT_ASSIGN, loc);
+    s->u.assign.targets = (tc_expr **)(void *)targets.data;
+    s->u.assign.ntargets = targets.n;
+    s->u.assign.value = value;
+    return s;
+  }
+  if (first->kind == TC_EXPR_STARRED) tc_fail(p, first->loc, "cannot use starred expression here");
+  tc_stmt *s = tc_stmt_new(p, TC_STMT_EXPR, loc);
+  s->u.expr.value = first;
+  return s;
+}
+
+static tc_stmt *tc_other(tc_parser *p, tc_loc loc, const char *what) {
+  tc_stmt *s = tc_stmt_new(p, TC_STMT_OTHER, loc);
+  s->u.other.what = what;
+  return s;
+}
+
+static tc_stmt *tc_parse_small_stmt(tc_parser *p) {
+  static const struct {
+    const char *kw, *what;
+  } others[] = {
+      {"import", "import statement"}, {"from", "import statement"},
+      {"global", "global statement"}, {"nonlocal", "nonlocal statement"},
+      {"del", "del statement"},       {"raise", "raise statement"},
+      {"yield", "yield expression"},
+  };
+  const tc_token *t = tc_cur(p);
+  tc_loc loc = tc_tok_loc(t);
+  if (t->kind == TC_TOK_NAME) {
+    if (tc_is_kw(t, "pass") || tc_is_kw(t, "break") || tc_is_kw(t, "continue")) {
+      tc_advance(p);
+      return tc_stmt_new(p,
+                         tc_is_kw(t, "pass")    ? TC_STMT_PASS
+                         : tc_is_kw(t, "break") ? TC_STMT_BREAK
+                                                : TC_STMT_CONTINUE,
+                         loc);
+    }
+    if (tc_is_kw(t, "return")) {
+      tc_advance(p);
+      tc_stmt *s = tc_stmt_new(p, TC_STMT_RETURN, loc);
+      if (!tc_at_stmt_end(p)) s->u.ret.value = tc_parse_testlist(p);
+      return s;
+    }
+    if (tc_is_kw(t, "assert")) {
+      tc_advance(p);
+      tc_stmt *s = tc_stmt_new(p, TC_STMT_ASSERT, loc);
+      s->u.assert_.test = tc_parse_test(p);
+      if (tc_accept_op(p, ",")) s->u.assert_.msg = tc_parse_test(p);
+      return s;
+    }
+    if (tc_is_kw(t, "type") && tc_is_identifier(tc_peek(p, 1))) {
+      /* soft keyword: `type X = ...` puts a name after a name, never valid otherwise */
+      while (!tc_at_stmt_end(p)) tc_advance(p);
+      return tc_other(p, loc, "type alias statement");
+    }
+    for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
+      if (!tc_is_kw(t, others[k].kw)) continue;
+      /* Not Triton: keep only the kind and location; the tokens need no meaning. */
+      while (!tc_at_stmt_end(p)) tc_advance(p);
+      return tc_other(p, loc, others[k].what);
+    }
+  }
+  return tc_parse_expr_stmt(p);
+}
+
+static void tc_parse_simple_stmts(tc_parser *p, tc_vec *out) {
+  for (;;) {
+    tc_vec_push_ptr(p, out, tc_parse_small_stmt(p));
+    if (tc_accept_op(p, ";")) {
+      if (tc_cur(p)->kind == TC_TOK_NEWLINE) {
+        tc_advance(p);
+        return;
+      }
+      continue;
+    }
+    const tc_token *t = tc_cur(p);
+    if (t->kind == TC_TOK_NEWLINE) {
+      tc_advance(p);
+      return;
+    }
+    if (t->kind == TC_TOK_ENDMARKER) return;
+    tc_fail_unexpected(p, t);
+  }
+}
+
+static void tc_finish_block(tc_block *b, tc_vec *v) {
+  b->stmts = (tc_stmt **)(void *)v->data;
+  b->nstmts = v->n;
+}
+
+/* The body after a ':' — an indented block or simple statements on the same line. */
+static void tc_parse_suite(tc_parser *p, tc_block *out, const char *what, int line) {
+  tc_vec stmts;
+  tc_vec_init(&stmts, sizeof(tc_stmt *));
+  if (tc_cur(p)->kind != TC_TOK_NEWLINE) {
+    tc_parse_simple_stmts(p, &stmts);
+    tc_finish_block(out, &stmts);
+    return;
+  }
+  tc_advance(p);
+  if (tc_cur(p)->kind != TC_TOK_INDENT)
+    tc_fail(p, tc_tok_loc(tc_cur(p)), "expected an indented block after %s on line %d", what, line);
+  tc_advance(p);
+  while (tc_cur(p)->kind != TC_TOK_DEDENT && tc_cur(p)->kind != TC_TOK_ENDMARKER)
+    tc_parse_statement(p, &stmts);
+  tc_advance(p); /* DEDENT */
+  tc_finish_block(out, &stmts);
+}
+
+static void tc_parse_else(tc_parser *p, tc_block *orelse) {
+  if (!tc_is_kw(tc_cur(p), "else")) return;
+  const tc_token *t = tc_advance(p);
+  tc_expect_op(p, ":", "expected ':' after 'else'");
+  tc_parse_suite(p, orelse, "'else' statement", t->line);
+}
+
+static tc_stmt *tc_parse_if(tc_parser *p) {
+  const tc_token *t = tc_advance(p);
+  tc_stmt *head = tc_stmt_new(p, TC_STMT_IF, tc_tok_loc(t));
+  tc_stmt *s = head;
+  /* elif chains are built iteratively so a long chain cannot exhaust the stack */
+  for (;;) {
+    int is_elif = tc_is_kw(t, "elif");
+    s->u.if_.test = tc_parse_test(p);
+    tc_expect_op(p, ":",
+                 is_elif ? "expected ':' after 'elif' condition"
+                         : "expected ':' after 'if' condition");
+    tc_parse_suite(p, &s->u.if_.body, is_elif ? "'elif' statement" : "'if' statement", t->line);
+    if (!tc_is_kw(tc_cur(p), "elif")) break;
+    t = tc_advance(p);
+    tc_stmt *next = tc_stmt_new(p, TC_STMT_IF, tc_tok_loc(t));
+    tc_stmt **one = tc_new(p, sizeof *one);
+    one[0] = next;
+    s->u.if_.orelse.stmts = one;
+    s->u.if_.orelse.nstmts = 1;
+    s = next;
+  }
+  tc_parse_else(p, &s->u.if_.orelse);
+  return head;
+}
+
+static tc_stmt *tc_parse_for(tc_parser *p) {
+  const tc_token *t = tc_advance(p);
+  tc_stmt *s = tc_stmt_new(p, TC_STMT_FOR, tc_tok_loc(t));
+  s->u.for_.target = tc_parse_list_of(p, 1);
+  tc_check_target(p, s->u.for_.target, 1);
+  if (!tc_is_kw(tc_cur(p), "in"))
+    tc_fail(p, tc_tok_loc(tc_cur(p)), "expected 'in' after 'for' target");
+  tc_advance(p);
+  s->u.for_.iter = tc_parse_testlist(p);
+  tc_expect_op(p, ":", "expected ':' after 'for' iterable");
+  tc_parse_suite(p, &s->u.for_.body, "'for' statement", t->line);
+  tc_parse_else(p, &s->u.for_.orelse);
+  return s;
+}
+
+static tc_stmt *tc_parse_while(tc_parser *p) {
+  const tc_token *t = tc_advance(p);
+  tc_stmt *s = tc_stmt_new(p, TC_STMT_WHILE, tc_tok_loc(t));
+  s->u.while_.test = tc_parse_test(p);
+  tc_expect_op(p, ":", "expected ':' after 'while' condition");
+  tc_parse_suite(p, &s->u.while_.body, "'while' statement", t->line);
+  tc_parse_else(p, &s->u.while_.orelse);
+  return s;
+}
+
+/* Skips an INDENT ... matching DEDENT run at the cursor. */
+static void tc_skip_block(tc_parser *p) {
+  int depth = 0;
+  do {
+    const tc_token *t = tc_advance(p);
+    if (t->kind == TC_TOK_INDENT)
+      depth++;
+    else if (t->kind == TC_TOK_DEDENT)
+      depth--;
+    else if (t->kind == TC_TOK_ENDMARKER)
+      return;
+  } while (depth > 0);
+}
+
+/* Skips the rest of the logical line and, if it opens one, the indented block. */
+static void tc_skip_logical(tc_parser *p) {
+  while (tc_cur(p)->kind != TC_TOK_NEWLINE && tc_cur(p)->kind != TC_TOK_ENDMARKER) tc_advance(p);
+  tc_advance(p);
+  if (tc_cur(p)->kind == TC_TOK_INDENT) tc_skip_block(p);
+}
+
+static tc_stmt *tc_skip_compound(tc_parser *p, tc_loc loc, const char *what) {
+  int is_try = tc_is_kw(tc_cur(p), "try");
+  tc_skip_logical(p);
+  while (is_try && (tc_is_kw(tc_cur(p), "except") || tc_is_kw(tc_cur(p), "else") ||
+                    tc_is_kw(tc_cur(p), "finally")))
+    tc_skip_logical(p);
+  return tc_other(p, loc, what);
+}
+
+static void tc_parse_statement(tc_parser *p, tc_vec *out) {
+  static const struct {
+    const char *kw, *what;
+  } compound[] = {
+      {"with", "with statement"},
+      {"try", "try statement"},
+      {"class", "class definition"},
+      {"async", "async statement"},
+  };
+  const tc_token *t = tc_cur(p);
+  tc_loc loc = tc_tok_loc(t);
+  if (t->kind == TC_TOK_INDENT) tc_fail(p, loc, "unexpected indent");
+  if (t->kind == TC_TOK_NAME) {
+    if (tc_is_kw(t, "if")) {
+      tc_vec_push_ptr(p, out, tc_parse_if(p));
+      return;
+    }
+    if (tc_is_kw(t, "for")) {
+      tc_vec_push_ptr(p, out, tc_parse_for(p));
+      return;
+    }
+    if (tc_is_kw(t, "while")) {
+      tc_vec_push_ptr(p, out, tc_parse_while(p));
+      return;
+    }
+    if (tc_is_kw(t, "def")) {
+      tc_stmt *s = tc_stmt_new(p, TC_STMT_DEF, loc);
+      s->u.def.func = tc_parse_def(p, NULL);
+      tc_vec_push_ptr(p, out, s);
+      return;
+    }
+    for (size_t k = 0; k < sizeof compound / sizeof compound[0]; k++) {
+      if (tc_is_kw(t, compound[k].kw)) {
+        tc_vec_push_ptr(p, out, tc_skip_compound(p, loc, compound[k].what));
+        return;
+      }
+    }
+    /* Soft keyword: `match x:` ends its line with ':' (no expression statement does),
+     * which is how it differs from a call of a function named `match`. */
+    if (tc_is_kw(t, "match")) {
+      size_t i = p->pos;
+      while (i + 1 < p->ntoks && p->toks[i + 1].kind != TC_TOK_NEWLINE &&
+             p->toks[i + 1].kind != TC_TOK_ENDMARKER)
+        i++;
+      if (i > p->pos && tc_is_op(&p->toks[i], ":")) {
+        tc_vec_push_ptr(p, out, tc_skip_compound(p, loc, "match statement"));
+        return;
+      }
+    }
+  }
+  if (tc_is_op(t, "@")) {
+    tc_vec decos;
+    tc_vec_init(&decos, sizeof(tc_expr *));
+    while (tc_accept_op(p, "@")) {
+      tc_vec_push_ptr(p, &decos, tc_parse_test(p));
+      if (tc_cur(p)->kind != TC_TOK_NEWLINE)
+        tc_fail(p, tc_tok_loc(tc_cur(p)), "expected end of line after decorator");
+      tc_advance(p);
+    }
+    const tc_token *d = tc_cur(p);
+    if (tc_is_kw(d, "def")) {
+      tc_stmt *s = tc_stmt_new(p, TC_STMT_DEF, tc_tok_loc(d));
+      s->u.def.func = tc_parse_def(p, &decos);
+      tc_vec_push_ptr(p, out, s);
+      return;
+    }
+    if (tc_is_kw(d, "class") || tc_is_kw(d, "async")) {
+      tc_vec_push_ptr(
+          p, out,
+          tc_skip_compound(p, tc_tok_loc(d),
+                           tc_is_kw(d, "class") ? "class definition" : "async statement"));
+      return;
+    }
+    tc_fail(p, tc_tok_loc(d), "expected 'def' or 'class' after decorator");
+  }
+  tc_parse_simple_stmts(p, out);
+}
+
+/* ---- functions ------------------------------------------------------------------- */
+
+static const char *tc_param_name(tc_parser *p) {
+  const tc_token *t = tc_cur(p);
+  if (!tc_is_identifier(t)) tc_fail(p, tc_tok_loc(t), "expected parameter name");
+  tc_advance(p);
+  return tc_tok_str(p, t);
+}
+
+static void tc_parse_params(tc_parser *p, tc_func *f) {
+  tc_vec params;
+  tc_vec_init(&params, sizeof(tc_param));
+  int seen_default = 0, seen_star = 0;
+  while (!tc_is_op(tc_cur(p), ")")) {
+    const tc_token *t = tc_cur(p);
+    tc_loc loc = tc_tok_loc(t);
+    if (tc_is_op(t, "/")) {
+      tc_advance(p); /* positional-only marker: no effect on a kernel signature */
+    } else {
+      tc_param prm;
+      memset(&prm, 0, sizeof prm);
+      prm.loc = loc;
+      if (tc_accept_op(p, "**")) {
+        prm.is_star = 2;
+        prm.name = tc_param_name(p);
+      } else if (tc_accept_op(p, "*")) {
+        prm.is_star = 1;
+        seen_star = 1;
+        prm.name = tc_is_op(tc_cur(p), ",") || tc_is_op(tc_cur(p), ")") ? "*" : tc_param_name(p);
+      } else {
+        prm.name = tc_param_name(p);
+      }
+      if (tc_accept_op(p, ":")) prm.annotation = tc_parse_test(p);
+      if (tc_is_op(tc_cur(p), "=")) {
+        if (prm.is_star)
+          tc_fail(p, tc_tok_loc(tc_cur(p)),
+                  "var-positional or var-keyword parameter cannot have a default value");
+        tc_advance(p);
+        prm.default_value = tc_parse_test(p);
+        seen_default = 1;
+      } else if (!prm.is_star && seen_default && !seen_star) {
+        tc_fail(p, loc, "parameter without a default follows parameter with a default");
+      }
+      const tc_param *prev = (const tc_param *)(const void *)params.data;
+      for (int i = 0; i < params.n; i++)
+        if (strcmp(prev[i].name, prm.name) == 0 && strcmp(prm.name, "*") != 0)
+          tc_fail(p, loc, "duplicate argument '%s' in function definition", prm.name);
+      *(tc_param *)tc_vec_push(p, &params) = prm;
+    }
+    if (tc_accept_op(p, ",")) continue;
+    if (!tc_is_op(tc_cur(p), ")"))
+      tc_fail(p, tc_tok_loc(tc_cur(p)), "expected ',' or ')' in parameter list");
+  }
+  tc_advance(p); /* ) */
+  f->params = (tc_param *)(void *)params.data;
+  f->nparams = params.n;
+}
+
+/* The callee's last dotted component is `jit`: @jit, @triton.jit, @triton.jit(...). */
+static int tc_decorator_is_jit(const tc_expr *e) {
+  if (e->kind == TC_EXPR_CALL) e = e->u.call.func;
+  if (e->kind == TC_EXPR_NAME) return strcmp(e->u.name, "jit") == 0;
+  if (e->kind == TC_EXPR_ATTRIBUTE) return strcmp(e->u.attr.name, "jit") == 0;
+  return 0;
+}
+
+static tc_func *tc_parse_def(tc_parser *p, tc_vec *decorators) {
+  const tc_token *t = tc_advance(p); /* def */
+  tc_func *f = tc_new(p, sizeof *f);
+  f->loc = tc_tok_loc(t);
+  if (decorators) {
+    f->decorators = (tc_expr **)(void *)decorators->data;
+    f->ndecorators = decorators->n;
+    for (int i = 0; i < f->ndecorators; i++)
+      if (tc_decorator_is_jit(f->decorators[i])) f->is_jit = 1;
+  }
+  const tc_token *n = tc_cur(p);
+  if (!tc_is_identifier(n)) tc_fail(p, tc_tok_loc(n), "expected function name after 'def'");
+  tc_advance(p);
+  f->name = tc_tok_str(p, n);
+  tc_expect_op(p, "(", "expected '(' after function name");
+  tc_parse_params(p, f);
+  if (tc_accept_op(p, "->")) f->returns = tc_parse_test(p);
+  tc_expect_op(p, ":", "expected ':' after function signature");
+  tc_parse_suite(p, &f->body, "function definition", t->line);
+  return f;
+}
+
+/* ---- top level ------------------------------------------------------------------- */
+
+/* Whether the tokens at i spell NAME(.NAME)* ending in `jit`: decides jit-ness before
+ * anything is parsed, so host functions are never parsed at all. */
+static int tc_tokens_are_jit(const tc_parser *p, size_t i) {
+  if (i >= p->ntoks || !tc_is_identifier(&p->toks[i])) return 0;
+  while (i + 2 < p->ntoks && tc_is_op(&p->toks[i + 1], ".") && tc_is_identifier(&p->toks[i + 2]))
+    i += 2;
+  return tc_tok_eq(&p->toks[i], TC_TOK_NAME, "jit");
+}
+
+/* NAME(.NAME)* at token i as an expression, or NULL. */
+static tc_expr *tc_dotted_at(tc_parser *p, size_t i) {
+  if (i >= p->ntoks || !tc_is_identifier(&p->toks[i])) return NULL;
+  tc_expr *e = tc_expr_new(p, TC_EXPR_NAME, tc_tok_loc(&p->toks[i]));
+  e->u.name = tc_tok_str(p, &p->toks[i]);
+  while (i + 2 < p->ntoks && tc_is_op(&p->toks[i + 1], ".") && tc_is_identifier(&p->toks[i + 2])) {
+    i += 2;
+    tc_expr *a = tc_expr_new(p, TC_EXPR_ATTRIBUTE, e->loc);
+    a->u.attr.value = e;
+    a->u.attr.name = tc_tok_str(p, &p->toks[i]);
+    e = a;
+  }
+  return e;
+}
+
+static void tc_skip_to_newline(tc_parser *p) {
+  while (tc_cur(p)->kind != TC_TOK_NEWLINE && tc_cur(p)->kind != TC_TOK_ENDMARKER) tc_advance(p);
+  tc_advance(p);
+}
+
+/* Parses one decorator expression under its own error handler `jb`; returns NULL if it
+ * failed (p->err set). Kept apart from its caller so no local lives across setjmp. */
+static tc_expr *tc_try_decorator(tc_parser *p, jmp_buf *jb) {
+  if (setjmp(*jb)) return NULL;
+  p->jb = jb;
+  tc_expr *e = tc_parse_test(p);
+  if (tc_cur(p)->kind != TC_TOK_NEWLINE)
+    tc_fail(p, tc_tok_loc(tc_cur(p)), "expected end of line after decorator");
+  return e;
+}
+
+/* A decorator that is not jit is host code, which may use anything Python allows: try
+ * the full parse, and if it fails keep only its dotted callee. */
+static tc_expr *tc_parse_host_decorator(tc_parser *p) {
+  size_t start = p->pos;
+  int depth = p->depth;
+  jmp_buf *outer = p->jb;
+  jmp_buf jb;
+  tc_expr *e = tc_try_decorator(p, &jb);
+  p->jb = outer;
+  if (e) {
+    tc_advance(p); /* NEWLINE */
+    return e;
+  }
+  if (tilec_status_code_of(p->err) != TILEC_ERROR_SYNTAX) tc_throw(p);
+  tilec_status_destroy(p->err);
+  p->err = NULL;
+  p->depth = depth;
+  p->pos = start;
+  e = tc_dotted_at(p, start);
+  tc_skip_to_newline(p);
+  return e;
+}
+
+static tc_func *tc_parse_top_func(tc_parser *p) {
+  tc_vec decos;
+  tc_vec_init(&decos, sizeof(tc_expr *));
+  while (tc_accept_op(p, "@")) {
+    tc_expr *e;
+    if (tc_tokens_are_jit(p, p->pos)) {
+      e = tc_parse_test(p);
+      if (tc_cur(p)->kind != TC_TOK_NEWLINE)
+        tc_fail(p, tc_tok_loc(tc_cur(p)), "expected end of line after decorator");
+      tc_advance(p);
+    } else {
+      e = tc_parse_host_decorator(p);
+    }
+    if (e) tc_vec_push_ptr(p, &decos, e);
+  }
+  return tc_parse_def(p, &decos);
+}
+
+static void tc_parse_toplevel(tc_parser *p) {
+  tc_vec funcs;
+  tc_vec_init(&funcs, sizeof(tc_func *));
+  while (tc_cur(p)->kind != TC_TOK_ENDMARKER) {
+    const tc_token *t = tc_cur(p);
+    if (tc_is_op(t, "@")) {
+      size_t start = p->pos;
+      int jit = 0;
+      while (tc_accept_op(p, "@")) {
+        if (tc_tokens_are_jit(p, p->pos)) jit = 1;
+        tc_skip_to_newline(p);
+      }
+      if (jit && tc_is_kw(tc_cur(p), "def")) {
+        p->pos = start;
+        tc_vec_push_ptr(p, &funcs, tc_parse_top_func(p));
+      } else {
+        tc_skip_logical(p);
+      }
+    } else if (t->kind == TC_TOK_NEWLINE || t->kind == TC_TOK_DEDENT) {
+      tc_advance(p);
+    } else if (t->kind == TC_TOK_INDENT) {
+      /* Host code need not even be valid Python past tokenization; skip the block. */
+      tc_skip_block(p);
+    } else {
+      tc_skip_logical(p);
+    }
+  }
+  p->m->funcs = (tc_func **)(void *)funcs.data;
+  p->m->nfuncs = funcs.n;
+}
+
+static void tc_run_parser(tc_parser *p) {
+  jmp_buf jb;
+  p->jb = &jb;
+  if (setjmp(jb) == 0) tc_parse_toplevel(p);
+  p->jb = NULL;
+}
+
+tilec_status *tc_parse_module(const char *filename, const char *source, size_t len,
+                              tc_module **out) {
+  if (!out)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tc_parse_module: out is NULL");
+  *out = NULL;
+  if (!source && len)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tc_parse_module: source is NULL");
+  if (len == SIZE_MAX)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tc_parse_module: source too large");
+  tc_arena *a = tc_arena_create();
+  tc_module *m = a ? tc_arena_alloc(a, sizeof *m) : NULL;
+  char *src = m ? tc_arena_alloc(a, len + 1) : NULL;
+  const char *fname = filename ? filename : "<string>";
+  char *fcopy = src ? tc_arena_strndup(a, fname, strlen(fname)) : NULL;
+  if (!fcopy) {
+    tc_arena_destroy(a);
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory while parsing");
+  }
+  if (len) memcpy(src, source, len);
+  m->filename = fcopy;
+  m->source = src;
+  m->source_len = len;
+  m->arena = a;
+
+  tc_token *toks;
+  size_t ntoks;
+  tc_lex_error le;
+  if (tc_lex(src, len, &toks, &ntoks, &le)) {
+    int oom = strncmp(le.msg, "out of memory", 13) == 0;
+    tilec_status *st = tc_error_at(m, (tc_loc){le.line, le.col},
+                                   oom ? TILEC_ERROR_INTERNAL : TILEC_ERROR_SYNTAX, "%s", le.msg);
+    tc_module_destroy(m);
+    return st;
+  }
+  tc_parser p;
+  memset(&p, 0, sizeof p);
+  p.m = m;
+  p.a = a;
+  p.toks = toks;
+  p.ntoks = ntoks;
+  tc_run_parser(&p);
+  tc_tokens_free(toks);
+  if (p.err) {
+    tc_module_destroy(m);
+    return p.err;
+  }
+  *out = m;
+  return NULL;
+}
+
+void tc_module_destroy(tc_module *m) {
+  if (m) tc_arena_destroy(m->arena); /* m itself lives in the arena */
+}
+
+const tc_func *tc_module_find(const tc_module *m, const char *name) {
+  if (!m || !name) return NULL;
+  for (int i = m->nfuncs - 1; i >= 0; i--)
+    if (strcmp(m->funcs[i]->name, name) == 0) return m->funcs[i];
+  return NULL;
+}

@@ -1,0 +1,279 @@
+/* frontend/signature.c — maps signature entries and defines onto kernel parameters.
+ * In: "*fp32:16, *fp32, i32, 1024"-style entries, positional, plus NAME=VALUE defines.
+ * Out: tc_kernel_info (kind, dtype, pointer depth, divisibility, constexpr text). */
+#include "frontend/signature.h"
+
+#include "frontend/diag.h"
+#include "frontend/parser.h"
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool tc_param_is_constexpr_annotation(const tc_expr *a) {
+  if (!a) return false;
+  if (a->kind == TC_EXPR_NAME) return !strcmp(a->u.name, "constexpr");
+  if (a->kind == TC_EXPR_ATTRIBUTE) return !strcmp(a->u.attr.name, "constexpr");
+  if (a->kind == TC_EXPR_STRING) return a->u.str.len == 12 && !memcmp(a->u.str.data, "tl.constexpr", 12);
+  return false;
+}
+
+static void trim(const char **s, size_t *n) {
+  while (*n && isspace((unsigned char)**s)) (*s)++, (*n)--;
+  while (*n && isspace((unsigned char)(*s)[*n - 1])) (*n)--;
+}
+
+tc_val tc_parse_constexpr_text(const char *text, size_t len) {
+  trim(&text, &len);
+  char buf[256];
+  if (len < sizeof buf) {
+    memcpy(buf, text, len);
+    buf[len] = 0;
+    if (!strcmp(buf, "True")) return tv_bool(true);
+    if (!strcmp(buf, "False")) return tv_bool(false);
+    if (!strcmp(buf, "None")) return tv_none();
+    if (len) {
+      char *end;
+      errno = 0;
+      long long v = strtoll(buf, &end, 0);
+      if (*end == 0 && errno == 0) return tv_int(v);
+      errno = 0;
+      double d = strtod(buf, &end);
+      if (*end == 0 && errno == 0 && (strpbrk(buf, ".eEn") != NULL)) return tv_float(d);
+    }
+  }
+  if (len >= 2 && (text[0] == '\'' || text[0] == '"') && text[len - 1] == text[0]) return tv_str(text + 1, len - 2);
+  return tv_str(text, len);
+}
+
+/* A signature entry for a runtime parameter: "*fp32:16", "i32", "i32:16", "i64:1". */
+typedef struct entry {
+  const char *text;
+  size_t len;
+  bool given;
+} entry;
+
+static tilec_status *bad_entry(const char *what, int index, const char *param, const char *text, size_t len) {
+  return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "%s in signature entry %d ('%.*s') for parameter '%s'", what,
+                             index + 1, (int)len, text, param);
+}
+
+static void value_text(const tc_val *v, char *buf, size_t n) {
+  switch (v->kind) {
+  case TV_INT: snprintf(buf, n, "%lld", (long long)v->i); break;
+  case TV_FLOAT: snprintf(buf, n, "%.17g", v->f); break;
+  case TV_BOOL: snprintf(buf, n, "%s", v->i ? "True" : "False"); break;
+  case TV_NONE: snprintf(buf, n, "None"); break;
+  case TV_STR: snprintf(buf, n, "%.*s", (int)v->slen, v->s); break;
+  case TV_DTYPE: tc_ty_name(v->ty, buf, n); break;
+  default: snprintf(buf, n, "?"); break;
+  }
+}
+
+tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec_kernel_spec *spec,
+                            tc_kernel_info *info, tc_val *vals) {
+  memset(info, 0, sizeof *info);
+  snprintf(info->name, sizeof info->name, "%s", fn->name);
+  if (fn->nparams > TC_MAX_PARAMS)
+    return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "kernel '%s' has more than %d parameters", fn->name, TC_MAX_PARAMS);
+  info->nparams = fn->nparams;
+  entry entries[TC_MAX_PARAMS];
+  memset(entries, 0, sizeof entries);
+  int nentries = 0;
+  if (spec->signature) {
+    const char *s = spec->signature;
+    const char *p = s;
+    bool blank = true;
+    for (const char *q = s; *q; q++)
+      if (!isspace((unsigned char)*q)) blank = false;
+    while (!blank) {
+      const char *comma = strchr(p, ',');
+      size_t n = comma ? (size_t)(comma - p) : strlen(p);
+      const char *t = p;
+      trim(&t, &n);
+      if (nentries >= fn->nparams) {
+        int total = nentries + 1;
+        for (const char *q = comma; q && *q; q++)
+          if (*q == ',') total++;
+        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                   "signature has %d entries but kernel '%s' has %d parameters", total, fn->name,
+                                   fn->nparams);
+      }
+      if (n == 0)
+        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "signature entry %d is empty", nentries + 1);
+      entries[nentries].text = t;
+      entries[nentries].len = n;
+      entries[nentries].given = true;
+      nentries++;
+      if (!comma) break;
+      p = comma + 1;
+    }
+  }
+  for (size_t d = 0; d < spec->num_defines; d++) {
+    int j = -1;
+    for (int i = 0; i < fn->nparams; i++)
+      if (!strcmp(fn->params[i].name, spec->defines[d].name)) j = i;
+    if (j < 0) {
+      char names[512] = "";
+      size_t k = 0;
+      for (int i = 0; i < fn->nparams && k + 2 < sizeof names; i++)
+        k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", i ? ", " : "", fn->params[i].name);
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s' has no parameter '%s' (parameters: %s)",
+                                 fn->name, spec->defines[d].name, names);
+    }
+    entries[j].text = spec->defines[d].value;
+    entries[j].len = strlen(spec->defines[d].value);
+    entries[j].given = true;
+  }
+  char sig[2048] = "";
+  size_t sk = 0;
+  for (int i = 0; i < fn->nparams; i++) {
+    const tc_param *fp = &fn->params[i];
+    tc_kernel_param *p = &info->params[i];
+    snprintf(p->name, sizeof p->name, "%s", fp->name);
+    p->divisibility = 1;
+    if (fp->is_star)
+      return tc_error_at(mod, fp->loc, TILEC_ERROR_UNSUPPORTED, "*args/**kwargs kernel parameters are not supported");
+    bool is_ce = tc_param_is_constexpr_annotation(fp->annotation);
+    entry *e = &entries[i];
+    if (!e->given) {
+      if (!fp->default_value) {
+        if (is_ce)
+          return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                     "no value for constexpr parameter '%s' of kernel '%s' (give it in the signature "
+                                     "or with -D %s=VALUE)",
+                                     fp->name, fn->name, fp->name);
+        if (spec->signature)
+          return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                     "signature has %d entries but kernel '%s' has %d parameters", nentries, fn->name,
+                                     fn->nparams);
+        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "no type or value for parameter '%s' of kernel '%s'",
+                                   fp->name, fn->name);
+      }
+      /* Defaults are compile-time constants. */
+      const tc_expr *d = fp->default_value;
+      tc_val v;
+      switch (d->kind) {
+      case TC_EXPR_INT: v = tv_int(d->u.int_value); break;
+      case TC_EXPR_FLOAT: v = tv_float(d->u.float_value); break;
+      case TC_EXPR_BOOL: v = tv_bool(d->u.int_value != 0); break;
+      case TC_EXPR_NONE: v = tv_none(); break;
+      case TC_EXPR_STRING: v = tv_str(d->u.str.data, d->u.str.len); break;
+      case TC_EXPR_UNARY:
+        if (d->u.unary.op == TC_UOP_NEG && d->u.unary.operand->kind == TC_EXPR_INT) { v = tv_int(-d->u.unary.operand->u.int_value); break; }
+        if (d->u.unary.op == TC_UOP_NEG && d->u.unary.operand->kind == TC_EXPR_FLOAT) { v = tv_float(-d->u.unary.operand->u.float_value); break; }
+        /* fall through */
+      default:
+        return tc_error_at(mod, d->loc, TILEC_ERROR_UNSUPPORTED, "default value of parameter '%s' must be a literal",
+                           fp->name);
+      }
+      p->kind = TILEC_PARAM_CONSTEXPR;
+      vals[i] = v;
+      value_text(&v, p->value, sizeof p->value);
+    } else if (is_ce) {
+      p->kind = TILEC_PARAM_CONSTEXPR;
+      vals[i] = tc_parse_constexpr_text(e->text, e->len);
+      value_text(&vals[i], p->value, sizeof p->value);
+    } else {
+      /* Runtime parameter: a type with optional :hint, or a value (specialized away). */
+      const char *t = e->text;
+      size_t n = e->len;
+      trim(&t, &n);
+      const char *colon = memchr(t, ':', n);
+      size_t tn = colon ? (size_t)(colon - t) : n;
+      tc_ty ty;
+      if (tc_ty_parse(t, tn, &ty)) {
+        p->kind = ty.ptr_depth ? TILEC_PARAM_POINTER : TILEC_PARAM_SCALAR;
+        p->dtype = ty.dt;
+        p->pointer_depth = ty.ptr_depth;
+        if (colon) {
+          char *end;
+          long h = strtol(colon + 1, &end, 10);
+          if (end != t + n || h < 1) return bad_entry("bad hint", i, fp->name, e->text, e->len);
+          if (h == 1 && !ty.ptr_depth && tc_ty_is_int(ty)) {
+            /* ":1" specializes an integer to the value 1, as Triton does. */
+            p->kind = TILEC_PARAM_CONSTEXPR;
+            vals[i] = tv_int(1);
+            snprintf(p->value, sizeof p->value, "1");
+          } else if (h != 1 && h != 16) {
+            return bad_entry("unsupported hint (use :16 or :1)", i, fp->name, e->text, e->len);
+          } else {
+            p->divisibility = (int)h;
+          }
+        }
+        if (p->kind != TILEC_PARAM_CONSTEXPR && (ty.dt == TILEC_DTYPE_FP8E5 || ty.dt == TILEC_DTYPE_FP8E4NV) && !ty.ptr_depth)
+          return bad_entry("fp8 scalars are not supported", i, fp->name, e->text, e->len);
+      } else {
+        tc_val v = tc_parse_constexpr_text(t, n);
+        if (v.kind == TV_STR) {
+          char what[160];
+          snprintf(what, sizeof what, "unknown type '%.*s'", (int)tn, t);
+          return bad_entry(what, i, fp->name, e->text, e->len);
+        }
+        p->kind = TILEC_PARAM_CONSTEXPR;
+        vals[i] = v;
+        value_text(&v, p->value, sizeof p->value);
+      }
+    }
+    char ent[300];
+    if (p->kind == TILEC_PARAM_CONSTEXPR) snprintf(ent, sizeof ent, "%s", p->value);
+    else {
+      tc_ty ty = {p->dtype, p->pointer_depth};
+      char tn[16];
+      tc_ty_name(ty, tn, sizeof tn);
+      if (p->divisibility > 1) snprintf(ent, sizeof ent, "%s:%d", tn, p->divisibility);
+      else snprintf(ent, sizeof ent, "%s", tn);
+    }
+    sk += (size_t)snprintf(sig + sk, sk < sizeof sig ? sizeof sig - sk : 0, "%s%s", i ? ", " : "", ent);
+    if (sk >= sizeof sig) sk = sizeof sig - 1;
+  }
+  snprintf(info->signature, sizeof info->signature, "%s", sig);
+  return NULL;
+}
+
+void tc_param_c_type(const tc_kernel_param *p, char *buf, size_t n) {
+  const char *base;
+  switch (p->dtype) {
+  case TILEC_DTYPE_I1: base = p->pointer_depth ? "int8_t" : "bool"; break;
+  case TILEC_DTYPE_I8: base = "int8_t"; break;
+  case TILEC_DTYPE_I16: base = "int16_t"; break;
+  case TILEC_DTYPE_I32: base = "int32_t"; break;
+  case TILEC_DTYPE_I64: base = "int64_t"; break;
+  case TILEC_DTYPE_U8: case TILEC_DTYPE_FP8E5: case TILEC_DTYPE_FP8E4NV: base = "uint8_t"; break;
+  case TILEC_DTYPE_U16: case TILEC_DTYPE_F16: case TILEC_DTYPE_BF16: base = "uint16_t"; break;
+  case TILEC_DTYPE_U32: base = "uint32_t"; break;
+  case TILEC_DTYPE_U64: base = "uint64_t"; break;
+  case TILEC_DTYPE_F32: base = "float"; break;
+  case TILEC_DTYPE_F64: base = "double"; break;
+  default: base = "void"; break;
+  }
+  char stars[8] = "";
+  int d = p->kind == TILEC_PARAM_POINTER ? p->pointer_depth : 0;
+  for (int i = 0; i < d && i < 7; i++) stars[i] = '*';
+  snprintf(buf, n, d ? "%s %s" : "%s%s", base, stars);
+}
+
+tilec_status *tilec_inspect_kernel(const char *source, size_t len, const char *filename, const char *kernel,
+                                   tilec_source_param *params, int max, int *count) {
+  tc_module *mod = NULL;
+  tilec_status *st = tc_parse_module(filename ? filename : "<string>", source, len ? len : strlen(source), &mod);
+  if (st) return st;
+  const tc_func *fn = tc_module_find(mod, kernel);
+  if (!fn) {
+    st = tilec_status_create(TILEC_ERROR_NOT_FOUND, "%s: no @triton.jit function named '%s'",
+                             filename ? filename : "<string>", kernel);
+    tc_module_destroy(mod);
+    return st;
+  }
+  *count = fn->nparams;
+  for (int i = 0; i < fn->nparams && i < max; i++) {
+    memset(&params[i], 0, sizeof params[i]);
+    snprintf(params[i].name, sizeof params[i].name, "%s", fn->params[i].name);
+    params[i].is_constexpr = tc_param_is_constexpr_annotation(fn->params[i].annotation);
+    params[i].has_default = fn->params[i].default_value != NULL;
+  }
+  tc_module_destroy(mod);
+  return NULL;
+}

@@ -1,0 +1,267 @@
+/* launcher/launcher.c — runs a kernel's grid of programs: validates the launch, then runs
+ * one program inline or a range of them on an OpenMP (libomp) team.
+ * In: a kernel descriptor, a 3-D grid, argument pointers, options. Out: a status (NULL = ok). */
+#include "tilec/runtime.h"
+
+#include <omp.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define NO_FAILURE UINT64_MAX
+
+/* Dynamic chunks: small enough to balance uneven programs, large enough that the shared
+ * counter is not touched for every program. */
+#define DYNAMIC_CHUNKS_PER_THREAD 16u
+#define DYNAMIC_MAX_CHUNK 1024u
+
+typedef struct launch {
+  tilec_program_fn program;
+  void *const *args;
+  uint32_t grid[3];
+  uint64_t plane; /* grid[0] * grid[1], fits: both are 32-bit */
+  /* Lowest failing program seen so far; also the stop flag every thread polls. */
+  _Atomic uint64_t first_failure;
+} launch;
+
+/* Per-thread position in the grid, so consecutive programs cost an increment, not two
+ * divisions. `next` is the flattened id the pid currently holds. */
+typedef struct cursor {
+  uint64_t next;
+  uint32_t pid[3];
+} cursor;
+
+static inline void pid_of(const launch *l, uint64_t p, uint32_t pid[3]) {
+  uint64_t z = p / l->plane;
+  uint64_t rest = p - z * l->plane;
+  uint64_t y = rest / l->grid[0];
+  pid[0] = (uint32_t)(rest - y * l->grid[0]);
+  pid[1] = (uint32_t)y;
+  pid[2] = (uint32_t)z;
+}
+
+static inline void pid_step(const launch *l, uint32_t pid[3]) {
+  if (++pid[0] != l->grid[0]) return;
+  pid[0] = 0;
+  if (++pid[1] != l->grid[1]) return;
+  pid[1] = 0;
+  pid[2]++; /* past the last program this leaves z == grid z, which is never run */
+}
+
+static void note_failure(launch *l, uint64_t p) {
+  uint64_t seen = atomic_load_explicit(&l->first_failure, memory_order_relaxed);
+  while (p < seen && !atomic_compare_exchange_weak_explicit(
+                         &l->first_failure, &seen, p, memory_order_relaxed, memory_order_relaxed)) {
+  }
+}
+
+static inline void run_program(launch *l, cursor *c, uint64_t p) {
+  /* An omp for loop cannot break: after a failure the remaining iterations just skip. */
+  if (atomic_load_explicit(&l->first_failure, memory_order_relaxed) != NO_FAILURE) return;
+  if (p != c->next) pid_of(l, p, c->pid);
+  if (l->program(l->args, c->pid, l->grid, NULL) != 0) note_failure(l, p);
+  pid_step(l, c->pid);
+  c->next = p + 1;
+}
+
+static tilec_status *launch_failed(const tilec_kernel_desc *k, launch *l) {
+  uint64_t p = atomic_load_explicit(&l->first_failure, memory_order_relaxed);
+  if (p == NO_FAILURE) return NULL;
+  uint32_t pid[3];
+  pid_of(l, p, pid);
+  return tilec_status_create(TILEC_ERROR_RUNTIME, "kernel '%s' failed in program (%u, %u, %u)",
+                             k->name, (unsigned)pid[0], (unsigned)pid[1], (unsigned)pid[2]);
+}
+
+/* Strict decimal in [1, TILEC_MAX_THREADS]: a typo must not silently mean "default". */
+static int parse_thread_count(const char *s, uint32_t *out) {
+  uint32_t v = 0;
+  if (!*s) return 0;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9') return 0;
+    v = v * 10 + (uint32_t)(*s - '0');
+    if (v > TILEC_MAX_THREADS) return 0;
+  }
+  if (v == 0) return 0;
+  *out = v;
+  return 1;
+}
+
+static tilec_status *team_size(const tilec_kernel_desc *k, const tilec_launch_options *opts,
+                               uint64_t programs, uint32_t *out) {
+  uint32_t want = opts ? opts->num_threads : 0;
+  if (want == 0) {
+    const char *env = getenv("TILEC_NUM_THREADS");
+    if (env && *env) {
+      if (!parse_thread_count(env, &want))
+        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                   "kernel '%s': TILEC_NUM_THREADS='%s' is not an integer "
+                                   "between 1 and %u",
+                                   k->name, env, TILEC_MAX_THREADS);
+    } else {
+      int n = omp_get_max_threads();
+      want = n > 0 ? (uint32_t)n : 1;
+    }
+  }
+  *out = (uint64_t)want > programs ? (uint32_t)programs : want;
+  return NULL;
+}
+
+/* Name of the i-th runtime argument, for messages; constexprs take no slot in args. */
+static const char *arg_name(const tilec_kernel_desc *k, uint32_t i) {
+  if (!k->params) return "?";
+  for (uint32_t j = 0; j < k->num_params; j++) {
+    if (k->params[j].kind == TILEC_PARAM_CONSTEXPR) continue;
+    if (i-- == 0) return k->params[j].name ? k->params[j].name : "?";
+  }
+  return "?";
+}
+
+static tilec_status *check_kernel(const tilec_kernel_desc *k, void *const *args,
+                                  const tilec_launch_options *opts) {
+  if (!k)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_kernel_launch: kernel is NULL");
+  /* Nothing past the first two fields can be trusted until these match. */
+  if (k->abi_version != TILEC_ABI_VERSION || k->struct_size != sizeof(tilec_kernel_desc))
+    return tilec_status_create(TILEC_ERROR_ABI,
+                               "kernel descriptor was built for tilec ABI %u (%u bytes), this "
+                               "runtime is %u (%zu bytes)",
+                               (unsigned)k->abi_version, (unsigned)k->struct_size,
+                               (unsigned)TILEC_ABI_VERSION, sizeof(tilec_kernel_desc));
+  if (!k->name)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "tilec_kernel_launch: kernel has no name");
+  const char *name = k->name;
+  if (!k->program)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s' has no program function",
+                               name);
+  if (k->num_args > 0) {
+    if (!args)
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                 "kernel '%s' takes %u argument%s but args is NULL", name,
+                                 (unsigned)k->num_args, k->num_args == 1 ? "" : "s");
+    for (uint32_t i = 0; i < k->num_args; i++)
+      if (!args[i])
+        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                   "kernel '%s': argument %u ('%s') is NULL", name, (unsigned)i,
+                                   arg_name(k, i));
+  }
+  if (opts) {
+    if (opts->schedule != TILEC_SCHEDULE_STATIC && opts->schedule != TILEC_SCHEDULE_DYNAMIC)
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                 "kernel '%s': unknown schedule %u (expected 0 = static or "
+                                 "1 = dynamic)",
+                                 name, (unsigned)opts->schedule);
+    if (opts->num_threads > TILEC_MAX_THREADS)
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                 "kernel '%s': num_threads %u exceeds the limit of %u", name,
+                                 (unsigned)opts->num_threads, TILEC_MAX_THREADS);
+  }
+  return NULL;
+}
+
+void tilec_launch_options_init(tilec_launch_options *opts) {
+  if (!opts) return;
+  opts->num_threads = 0;
+  opts->schedule = TILEC_SCHEDULE_STATIC;
+  opts->first_program = 0;
+  opts->program_count = UINT64_MAX;
+}
+
+tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
+                                  uint32_t grid_z, void *const *args,
+                                  const tilec_launch_options *opts) {
+  tilec_status *st = check_kernel(kernel, args, opts);
+  if (st) return st;
+
+  uint64_t plane = (uint64_t)grid_x * grid_y, total;
+  if (__builtin_mul_overflow(plane, (uint64_t)grid_z, &total))
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "kernel '%s': grid (%u, %u, %u) has more than 2^64 - 1 programs",
+                               kernel->name, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z);
+  uint64_t first = opts ? opts->first_program : 0;
+  uint64_t count = opts ? opts->program_count : UINT64_MAX;
+  if (first > total)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "kernel '%s': first program %llu is outside the grid (%u, %u, %u) "
+                               "of %llu programs",
+                               kernel->name, (unsigned long long)first, (unsigned)grid_x,
+                               (unsigned)grid_y, (unsigned)grid_z, (unsigned long long)total);
+  if (count == UINT64_MAX) count = total - first;
+  if (count > total - first)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "kernel '%s': programs [%llu, %llu + %llu) exceed the grid "
+                               "(%u, %u, %u) of %llu programs",
+                               kernel->name, (unsigned long long)first, (unsigned long long)first,
+                               (unsigned long long)count, (unsigned)grid_x, (unsigned)grid_y,
+                               (unsigned)grid_z, (unsigned long long)total);
+  if (count == 0) return NULL;
+
+  launch l = {.program = kernel->program,
+              .args = args,
+              .grid = {grid_x, grid_y, grid_z},
+              .plane = plane,
+              .first_failure = NO_FAILURE};
+  const uint64_t end = first + count;
+
+  if (count == 1) {
+    uint32_t pid[3];
+    pid_of(&l, first, pid);
+    if (l.program(args, pid, l.grid, NULL) != 0) note_failure(&l, first);
+    return launch_failed(kernel, &l);
+  }
+
+  uint32_t threads = 1;
+  st = team_size(kernel, opts, count, &threads);
+  if (st) return st;
+
+  if (threads <= 1) {
+    /* A one-thread team only adds fork/join cost: stay on the caller's thread. */
+    cursor c = {.next = NO_FAILURE};
+    for (uint64_t p = first; p < end; p++) {
+      run_program(&l, &c, p);
+      if (atomic_load_explicit(&l.first_failure, memory_order_relaxed) != NO_FAILURE) break;
+    }
+    return launch_failed(kernel, &l);
+  }
+
+  if (opts && opts->schedule == TILEC_SCHEDULE_DYNAMIC) {
+    uint64_t chunk = count / ((uint64_t)threads * DYNAMIC_CHUNKS_PER_THREAD);
+    if (chunk < 1) chunk = 1;
+    if (chunk > DYNAMIC_MAX_CHUNK) chunk = DYNAMIC_MAX_CHUNK;
+    int chunk_size = (int)chunk;
+#pragma omp parallel num_threads((int)threads) default(none) shared(l)                             \
+    firstprivate(first, end, chunk_size)
+    {
+      cursor c = {.next = NO_FAILURE};
+#pragma omp for schedule(dynamic, chunk_size) nowait
+      for (uint64_t p = first; p < end; p++) run_program(&l, &c, p);
+    }
+  } else {
+#pragma omp parallel num_threads((int)threads) default(none) shared(l) firstprivate(first, end)
+    {
+      cursor c = {.next = NO_FAILURE};
+#pragma omp for schedule(static) nowait
+      for (uint64_t p = first; p < end; p++) run_program(&l, &c, p);
+    }
+  }
+  return launch_failed(kernel, &l);
+}
+
+/* Fixed-size so a thread that exits leaves nothing to free; launch messages are short. */
+static _Thread_local char last_error[1024];
+
+int tilec_kernel_launch_simple(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
+                               uint32_t grid_z, void *const *args) {
+  tilec_status *st = tilec_kernel_launch(kernel, grid_x, grid_y, grid_z, args, NULL);
+  if (!st) {
+    last_error[0] = 0;
+    return 0;
+  }
+  snprintf(last_error, sizeof last_error, "%s", tilec_status_message(st));
+  int code = (int)tilec_status_code_of(st);
+  tilec_status_destroy(st);
+  return code;
+}
+
+const char *tilec_last_error(void) { return last_error; }
