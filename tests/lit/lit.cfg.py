@@ -1,0 +1,14 @@
+# lit configuration for tilec's IR tests: each test runs `tilec opt` or `tilec compile
+# --emit` and checks the printed IR with FileCheck.
+import os
+import lit.formats
+
+config.name = "tilec"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".py"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tilec_binary_dir, "tests", "lit")
+config.environment["PATH"] = os.pathsep.join(
+    [config.tilec_binary_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+config.substitutions.append(("%tilec", os.path.join(config.tilec_binary_dir, "tilec")))
