@@ -5,6 +5,7 @@
 #define TILEC_CONVERSION_PIPELINE_H
 
 #include "conversion/target.h"
+#include "dialects/builder.h"
 #include "tilec/status.h"
 #include <mlir-c/IR.h>
 
@@ -27,15 +28,6 @@ typedef struct tc_codegen_options {
 bool tc_stage_from_name(const char *name, tc_stage *out);
 const char *tc_stage_name(tc_stage s);
 
-/* Captures MLIR diagnostics of ctx while attached (instead of printing to stderr). */
-typedef struct tc_diag_capture {
-  MlirContext ctx;
-  uint64_t id;
-  char text[4096];
-  size_t len;
-} tc_diag_capture;
-void tc_diag_capture_begin(tc_diag_capture *c, MlirContext ctx);
-void tc_diag_capture_end(tc_diag_capture *c);
 
 /* Advances *module (tile stage, verified) up to `stage` (<= TC_STAGE_LLVM_DIALECT); the
  * module may be replaced. */

@@ -4,6 +4,7 @@
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Diagnostics.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -199,3 +200,33 @@ void tcb_op_print_to(MlirOperation op, char *buf, size_t n) {
   if (n) buf[0] = 0;
   mlirOperationPrint(op, sink_append, &k);
 }
+
+static void capture_append(MlirStringRef s, void *user) {
+  tc_diag_capture *c = user;
+  for (size_t i = 0; i < s.length && c->len + 1 < sizeof c->text; i++) c->text[c->len++] = s.data[i];
+  c->text[c->len] = 0;
+}
+
+static MlirLogicalResult capture_handler(MlirDiagnostic d, void *user) {
+  tc_diag_capture *c = user;
+  if (c->len && c->len + 2 < sizeof c->text) c->text[c->len++] = '\n';
+  char loc[256];
+  MlirLocation l = mlirDiagnosticGetLocation(d);
+  if (mlirLocationIsAFileLineColRange(l)) {
+    MlirStringRef f = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(l));
+    snprintf(loc, sizeof loc, "%.*s:%d:%d: ", (int)f.length, f.data, mlirLocationFileLineColRangeGetStartLine(l),
+             mlirLocationFileLineColRangeGetStartColumn(l));
+    capture_append(mlirStringRefCreateFromCString(loc), c);
+  }
+  mlirDiagnosticPrint(d, capture_append, c);
+  return mlirLogicalResultSuccess();
+}
+
+void tc_diag_capture_begin(tc_diag_capture *c, MlirContext ctx) {
+  c->ctx = ctx;
+  c->len = 0;
+  c->text[0] = 0;
+  c->id = mlirContextAttachDiagnosticHandler(ctx, capture_handler, c, NULL);
+}
+
+void tc_diag_capture_end(tc_diag_capture *c) { mlirContextDetachDiagnosticHandler(c->ctx, c->id); }

@@ -63,4 +63,14 @@ bool tcb_is_shaped(MlirType t);
 void tcb_type_str(MlirType t, char *buf, size_t n);
 void tcb_attr_str(MlirAttribute a, char *buf, size_t n);
 void tcb_op_print_to(MlirOperation op, char *buf, size_t n);
+/* Captures MLIR diagnostics of ctx while attached (instead of printing to stderr). */
+typedef struct tc_diag_capture {
+  MlirContext ctx;
+  uint64_t id;
+  char text[4096];
+  size_t len;
+} tc_diag_capture;
+void tc_diag_capture_begin(tc_diag_capture *c, MlirContext ctx);
+void tc_diag_capture_end(tc_diag_capture *c);
+
 #endif

@@ -96,8 +96,11 @@ static MlirWalkResult walk_cb(MlirOperation op, void *user) {
 }
 
 tilec_status *tile_verify(MlirOperation module_op) {
-  if (!mlirOperationVerify(module_op))
-    return tilec_status_create(TILEC_ERROR_INTERNAL, "tile IR fails MLIR verification");
+  tc_diag_capture cap;
+  tc_diag_capture_begin(&cap, mlirOperationGetContext(module_op));
+  bool ok = mlirOperationVerify(module_op);
+  tc_diag_capture_end(&cap);
+  if (!ok) return tilec_status_create(TILEC_ERROR_INTERNAL, "tile IR fails MLIR verification: %s", cap.text);
   verify_state st = {NULL};
   mlirOperationWalk(module_op, walk_cb, &st, MlirWalkPreOrder);
   return st.status;
