@@ -3,6 +3,8 @@
  * a precise error (unknown function, not supported yet, bad argument). */
 #include "frontend/cg.h"
 
+#include "frontend/parser.h"
+
 #include <math.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
@@ -79,6 +81,10 @@ tc_val cg_module_attr(tc_cg *cg, const tc_val *m, const char *attr, tc_loc loc) 
     return module("tl.extra"); /* tl.extra.cuda.libdevice and friends */
   }
   if (!strcmp(mn, "libdevice")) {
+    if (cg->prelude) {
+      const tc_func *pf = tc_module_find(cg->prelude, attr);
+      if (pf) return (tc_val){.kind = TV_JITFN, .fn = pf};
+    }
     if (math_op(attr) || known_tl(attr)) return builtin(cg, "tl", attr);
     return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "libdevice function '%s' is not supported", attr);
   }
@@ -93,6 +99,10 @@ tc_val cg_module_attr(tc_cg *cg, const tc_val *m, const char *attr, tc_loc loc) 
   if (!strcmp(attr, "extra")) return module("tl.extra");
   if (!strcmp(attr, "float8e4b15") || !strcmp(attr, "float8e5b16") || !strcmp(attr, "float8e4b8"))
     return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "dtype tl.%s is not supported", attr);
+  if (cg->prelude) {
+    const tc_func *pf = tc_module_find(cg->prelude, attr);
+    if (pf) return (tc_val){.kind = TV_JITFN, .fn = pf};
+  }
   if (known_tl(attr)) return builtin(cg, "tl", attr);
   return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "unknown function 'tl.%s'", attr);
 }

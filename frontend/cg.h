@@ -62,6 +62,7 @@ typedef struct tc_scope {
 typedef struct tc_frame {
   tc_scope scope;
   const tc_func *fn;
+  const tc_module *mod; /* module the function comes from (the kernel file or the prelude) */
   bool returned;
   tc_val ret;
   bool has_ret;
@@ -69,7 +70,8 @@ typedef struct tc_frame {
 
 typedef struct tc_cg {
   MlirContext ctx;
-  const tc_module *mod;
+  const tc_module *mod;     /* the kernel file */
+  const tc_module *prelude; /* tl.* functions written in the kernel language (frontend/prelude.py) */
   const char *filename;
   tc_builder b;
   tc_arena *arena;
@@ -99,6 +101,8 @@ tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, 
 void cg_set_loc(tc_cg *cg, tc_loc loc);
 tc_val cg_expr(tc_cg *cg, const tc_expr *e);
 bool cg_truthy_constexpr(tc_cg *cg, const tc_val *v, tc_loc loc, bool *out);
+/* The module of the function being generated (kernel file or prelude). */
+const tc_module *cg_current_module(tc_cg *cg);
 tc_val cg_call_jit(tc_cg *cg, const tc_func *fn, const tc_val *args, int nargs, const char *const *kwnames,
                    const tc_val *kwargs, int nkw, tc_loc loc);
 void *cg_alloc(tc_cg *cg, size_t n);

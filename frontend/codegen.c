@@ -80,7 +80,7 @@ tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    cg->err = tc_error_at(cg->mod, loc, code, "%s", msg);
+    cg->err = tc_error_at(cg_current_module(cg), loc, code, "%s", msg);
   }
   return (tc_val){.kind = TV_INVALID};
 }
@@ -93,6 +93,10 @@ void cg_set_loc(tc_cg *cg, tc_loc loc) {
 void *cg_alloc(tc_cg *cg, size_t n) { return tc_arena_alloc(cg->arena, n); }
 
 static tc_frame *frame(tc_cg *cg) { return cg->frames[cg->depth - 1]; }
+
+const tc_module *cg_current_module(tc_cg *cg) {
+  return cg->depth && cg->frames[cg->depth - 1]->mod ? cg->frames[cg->depth - 1]->mod : cg->mod;
+}
 
 static tc_val *lookup(tc_cg *cg, const char *name) {
   tc_scope *s = &frame(cg)->scope;
@@ -137,7 +141,7 @@ bool cg_truthy_constexpr(tc_cg *cg, const tc_val *v, tc_loc loc, bool *out) {
 static tc_val eval_name(tc_cg *cg, const tc_expr *e) {
   tc_val *v = lookup(cg, e->u.name);
   if (v) return *v;
-  const tc_func *fn = tc_module_find(cg->mod, e->u.name);
+  const tc_func *fn = tc_module_find(cg_current_module(cg), e->u.name);
   if (fn) return (tc_val){.kind = TV_JITFN, .fn = fn};
   tc_val g;
   if (cg_global_name(cg, e->u.name, &g)) return g;
@@ -570,6 +574,10 @@ static bool push_frame(tc_cg *cg, const tc_func *fn, tc_loc loc) {
   }
   tc_frame *f = calloc(1, sizeof *f);
   f->fn = fn;
+  f->mod = cg->mod;
+  if (cg->prelude)
+    for (int i = 0; i < cg->prelude->nfuncs; i++)
+      if (cg->prelude->funcs[i] == fn) f->mod = cg->prelude;
   cg->frames[cg->depth++] = f;
   return true;
 }
@@ -673,10 +681,19 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
     tc_module_destroy(mod);
     return st;
   }
+  extern const char tilec_embedded_prelude[];
+  tc_module *prelude = NULL;
+  st = tc_parse_module("<tilec prelude>", tilec_embedded_prelude, strlen(tilec_embedded_prelude), &prelude);
+  if (st) {
+    free(param_vals);
+    tc_module_destroy(mod);
+    return tilec_status_annotate(st, "internal error in the tilec prelude");
+  }
   tc_cg cg;
   memset(&cg, 0, sizeof cg);
   cg.ctx = ctx;
   cg.mod = mod;
+  cg.prelude = prelude;
   cg.filename = filename;
   cg.arena = tc_arena_create();
   tcb_init(&cg.b, ctx);
@@ -730,6 +747,7 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
   }
   tc_arena_destroy(cg.arena);
   free(param_vals);
+  tc_module_destroy(prelude);
   tc_module_destroy(mod);
   if (st) {
     mlirModuleDestroy(m);
