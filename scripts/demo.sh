@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# scripts/demo.sh — from a fresh Debian bookworm machine to a running kernel: installs the
+# packages, builds tilec, compiles examples/vector_add/add.py into a .so + header, builds
+# the C host program main.c against them, runs it and prints its check line.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+JOBS=$(nproc)
+OUT=build/examples/vector_add
+
+section() { printf '\n==== %s ====\n' "$*"; }
+
+section "setup: Debian packages"
+bash scripts/setup.sh
+
+section "build: build/"
+cmake -G Ninja -DCMAKE_C_COMPILER=clang-22 -B build
+cmake --build build -j "$JOBS"
+
+section "compile: examples/vector_add/add.py -> $OUT/add_kernel.so + add_kernel.h"
+mkdir -p "$OUT"
+SIG="*fp32:16, *fp32:16, *fp32:16, i32, 1024"
+echo "build/tilec compile examples/vector_add/add.py -k add_kernel -s \"$SIG\" -o $OUT/add_kernel.so --header $OUT/add_kernel.h"
+build/tilec compile examples/vector_add/add.py -k add_kernel -s "$SIG" \
+  -o "$OUT/add_kernel.so" --header "$OUT/add_kernel.h"
+grep 'add_kernel_launch' "$OUT/add_kernel.h"
+
+section "host program: examples/vector_add/main.c"
+# The kernel library is all the program needs, plus the runtime it already depends on
+# (for tilec_last_error); rpaths make the result runnable from anywhere.
+CC=${CC:-clang-22}
+"$CC" -std=c17 -O2 -Wall -Wextra -Werror examples/vector_add/main.c \
+  -I"$OUT" -Iinclude "$OUT/add_kernel.so" -Lbuild -ltilec-runtime -lm \
+  -Wl,-rpath,"$ROOT/$OUT" -Wl,-rpath,"$ROOT/build" -o "$OUT/vector_add"
+
+section "run: $OUT/vector_add"
+"$OUT/vector_add"

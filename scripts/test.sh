@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# scripts/test.sh — the one command that checks tilec on a fresh Debian bookworm machine:
+# installs the packages, builds, runs every ctest test, then builds the ASan/UBSan variant
+# and runs its unit tests. Exits non-zero on the first failure. Run as root (or with sudo).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+JOBS=$(nproc)
+
+section() { printf '\n==== %s ====\n' "$*"; }
+
+section "setup: Debian packages"
+bash scripts/setup.sh
+
+section "configure: build/"
+cmake -G Ninja -DCMAKE_C_COMPILER=clang-22 -B build
+
+section "build: build/"
+cmake --build build -j "$JOBS"
+
+section "test: all ctest tests (unit, lit, e2e)"
+ctest --test-dir build --output-on-failure -j "$JOBS"
+
+section "configure: build-asan/ (AddressSanitizer + UndefinedBehaviorSanitizer)"
+cmake -G Ninja -DCMAKE_C_COMPILER=clang-22 -DTILEC_SANITIZE=ON -B build-asan
+
+section "build: build-asan/"
+cmake --build build-asan -j "$JOBS"
+
+section "test: unit tests under the sanitizers"
+# libomp, libLLVM and libMLIR are not instrumented: their allocations live until exit.
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+  ctest --test-dir build-asan --output-on-failure -j "$JOBS" -L unit
+
+section "all tests passed"

@@ -1,0 +1,692 @@
+/* tools/run.c — `tilec run`: bind NAME=VALUE arguments (.npy arrays, numbers, bools, strings)
+ * to a kernel's parameters by name, compile it into a throw-away .so, launch it and time it.
+ * In: argv. Out: --out .npy files, an optional timing line on stdout, diagnostics on stderr. */
+#include "tilec/runtime.h"
+#include "tilec/tilec.h"
+#include "tools/npy.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int tilec_cmd_run(int argc, char **argv);
+
+/* Far above any real kernel; only bounds the inspect buffer's growth. */
+#define RUN_MAX_PARAMS 4096
+/* A timing array of this many doubles is still small; more runs is a typo. */
+#define RUN_MAX_REPEAT 10000000L
+/* Room for the longest signature entry we build from a number or dtype ("*fp8e4nv:16"). */
+#define RUN_ENTRY_CAP 32
+
+/* What a NAME=VALUE text means, decided from the text alone (Triton's rules for Python
+ * values: bool before int, int before float, anything else is a string constexpr). */
+typedef enum run_value_kind {
+  RUN_VALUE_NPY,
+  RUN_VALUE_INT,
+  RUN_VALUE_FLOAT,
+  RUN_VALUE_BOOL,
+  RUN_VALUE_STRING
+} run_value_kind;
+
+typedef struct run_value {
+  run_value_kind kind;
+  tilec_dtype dtype; /* ints: I32, I64 or U64; floats: F32; bools: I1; else INVALID */
+  int64_t i;         /* ints (U64 values are stored as their bit pattern) and bools */
+  double f;
+} run_value;
+
+typedef struct run_binding {
+  char *name;          /* owned copy of the text before '=' */
+  const char *text;    /* the value, pointing into argv */
+  run_value value;
+  int param;           /* index into the source parameters, -1 until resolved */
+  bool is_constexpr;
+  tilec_npy arr;       /* loaded for pointer bindings */
+  char entry[RUN_ENTRY_CAP];
+} run_binding;
+
+typedef struct run_out {
+  char *name;
+  const char *path;
+  int binding;
+} run_out;
+
+typedef struct run_opts {
+  const char *file, *kernel, *grid, *target;
+  int opt_level; /* -1: the compiler's default */
+  bool fast_math, debug;
+  uint32_t grid_xyz[3];
+  uint32_t threads;
+  long repeat; /* 0: a single untimed launch */
+  run_binding *bindings;
+  int nbindings;
+  run_out *outs;
+  int nouts;
+} run_opts;
+
+/* ---- pure helpers (exercised directly by tests/unit/test_run_args.c) ------------------- */
+
+static bool run_is_identifier(const char *s, size_t n) {
+  if (n == 0 || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
+    return false;
+  for (size_t i = 1; i < n; i++) {
+    char c = s[i];
+    if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+      return false;
+  }
+  return true;
+}
+
+static bool run_ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && !strcmp(s + n - k, suffix);
+}
+
+static bool run_is_hex_prefix(const char *s) { return s[0] == '0' && (s[1] == 'x' || s[1] == 'X'); }
+
+/* True for a whole string of decimal digits or, after 0x, hex digits; no sign. strtoull
+ * alone would accept signs, spaces and (base 0) octal. */
+static bool run_is_integer(const char *s) {
+  bool hex = run_is_hex_prefix(s);
+  if (hex) s += 2;
+  if (!*s) return false;
+  for (; *s; s++) {
+    bool ok = (*s >= '0' && *s <= '9') || (hex && ((*s >= 'a' && *s <= 'f') || (*s >= 'A' && *s <= 'F')));
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/* Parses what run_is_integer accepts; false for anything else or a value over 2^64-1. */
+static bool run_parse_u64(const char *s, uint64_t *out) {
+  if (!run_is_integer(s)) return false;
+  int base = run_is_hex_prefix(s) ? 16 : 10;
+  if (base == 16) s += 2;
+  errno = 0;
+  unsigned long long v = strtoull(s, NULL, base);
+  if (errno == ERANGE) return false;
+  *out = v;
+  return true;
+}
+
+/* Classifies a value text. Returns false only for an integer too large for 64 bits (then
+ * kind is STRING), which is an error for a runtime parameter. */
+static bool run_classify(const char *text, run_value *v) {
+  memset(v, 0, sizeof *v);
+  if (run_ends_with(text, ".npy")) {
+    v->kind = RUN_VALUE_NPY;
+    return true;
+  }
+  if (!strcmp(text, "True") || !strcmp(text, "False")) {
+    v->kind = RUN_VALUE_BOOL;
+    v->dtype = TILEC_DTYPE_I1;
+    v->i = text[0] == 'T';
+    return true;
+  }
+  const char *digits = text + (text[0] == '-' || text[0] == '+');
+  if (run_is_integer(digits)) {
+    uint64_t mag;
+    /* Out of range: still a string to a constexpr, which gets the text anyway. */
+    v->kind = RUN_VALUE_STRING;
+    if (!run_parse_u64(digits, &mag) || (text[0] == '-' && mag > (uint64_t)INT64_MAX + 1)) return false;
+    v->kind = RUN_VALUE_INT;
+    /* Triton's rule: i32 when it fits, u64 for [2^63, 2^64), i64 otherwise. */
+    if (text[0] == '-') {
+      v->i = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag;
+      v->dtype = v->i >= INT32_MIN ? TILEC_DTYPE_I32 : TILEC_DTYPE_I64;
+    } else if (mag > (uint64_t)INT64_MAX) {
+      v->i = (int64_t)mag;
+      v->dtype = TILEC_DTYPE_U64;
+    } else {
+      v->i = (int64_t)mag;
+      v->dtype = v->i <= INT32_MAX ? TILEC_DTYPE_I32 : TILEC_DTYPE_I64;
+    }
+    return true;
+  }
+  /* A float needs a marker so that words like "leaky_relu" or "e" stay strings even when a
+   * prefix of them would parse. */
+  bool marker = strpbrk(text, ".eE") || strstr(text, "inf") || strstr(text, "nan");
+  if (marker && *text) {
+    char *end;
+    double f = strtod(text, &end);
+    if (end != text && !*end) {
+      v->kind = RUN_VALUE_FLOAT;
+      v->dtype = TILEC_DTYPE_F32;
+      v->f = f;
+      return true;
+    }
+  }
+  v->kind = RUN_VALUE_STRING;
+  return true;
+}
+
+/* "X[,Y[,Z]]", each a uint32; missing dimensions are 1. */
+static bool run_parse_grid(const char *s, uint32_t xyz[3]) {
+  xyz[0] = xyz[1] = xyz[2] = 1;
+  int n = 0;
+  const char *p = s;
+  for (;;) {
+    if (n == 3) return false;
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char buf[32];
+    if (len == 0 || len >= sizeof buf) return false;
+    memcpy(buf, p, len);
+    buf[len] = 0;
+    uint64_t v;
+    if (!run_parse_u64(buf, &v) || v > UINT32_MAX) return false;
+    xyz[n++] = (uint32_t)v;
+    if (!comma) return true;
+    p = comma + 1;
+  }
+}
+
+/* A non-negative integer option value no larger than max. */
+static bool run_parse_count(const char *s, uint64_t max, uint64_t *out) {
+  uint64_t v;
+  if (!run_parse_u64(s, &v) || v > max) return false;
+  *out = v;
+  return true;
+}
+
+static int run_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Sorts ms in place. */
+static void run_summarize(double *ms, long n, double *median, double *min) {
+  qsort(ms, (size_t)n, sizeof *ms, run_cmp_double);
+  *min = ms[0];
+  *median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+}
+
+/* The bytes a runtime scalar of type `want` holds for value v, in `slot`. Converts when the
+ * compiled kernel wants another type than the text suggested (e.g. i32 widened to i64, or
+ * an int passed to an fp32 parameter); refuses conversions that lose the value. */
+static bool run_store_scalar(const run_value *v, tilec_dtype want, void *slot, char *why, size_t cap) {
+  bool is_int = v->kind == RUN_VALUE_INT || v->kind == RUN_VALUE_BOOL;
+  bool is_u64 = v->kind == RUN_VALUE_INT && v->dtype == TILEC_DTYPE_U64;
+  int64_t i = v->i;
+  double f = is_int ? (is_u64 ? (double)(uint64_t)i : (double)i) : v->f;
+  int64_t lo = 0;
+  uint64_t hi = 0;
+  switch (want) {
+  case TILEC_DTYPE_I1: lo = 0; hi = 1; break;
+  case TILEC_DTYPE_I8: lo = INT8_MIN; hi = INT8_MAX; break;
+  case TILEC_DTYPE_I16: lo = INT16_MIN; hi = INT16_MAX; break;
+  case TILEC_DTYPE_I32: lo = INT32_MIN; hi = INT32_MAX; break;
+  case TILEC_DTYPE_I64: lo = INT64_MIN; hi = INT64_MAX; break;
+  case TILEC_DTYPE_U8: hi = UINT8_MAX; break;
+  case TILEC_DTYPE_U16: hi = UINT16_MAX; break;
+  case TILEC_DTYPE_U32: hi = UINT32_MAX; break;
+  case TILEC_DTYPE_U64: hi = UINT64_MAX; break;
+  case TILEC_DTYPE_F32: { float x = (float)f; memcpy(slot, &x, sizeof x); return true; }
+  case TILEC_DTYPE_F64: memcpy(slot, &f, sizeof f); return true;
+  default:
+    snprintf(why, cap, "scalar parameters of type %s are not supported by `tilec run`", tilec_dtype_name(want));
+    return false;
+  }
+  if (!is_int) {
+    snprintf(why, cap, "the kernel wants %s, got a float", tilec_dtype_name(want));
+    return false;
+  }
+  bool fits = is_u64 ? (uint64_t)i <= hi : (i >= lo && (i < 0 || (uint64_t)i <= hi));
+  if (!fits) {
+    snprintf(why, cap, "value does not fit in %s", tilec_dtype_name(want));
+    return false;
+  }
+  size_t size = tilec_dtype_size(want);
+  /* Little-endian: the low bytes of the 64-bit pattern are the narrower value. */
+  memcpy(slot, &i, size);
+  return true;
+}
+
+/* ---- the command ---------------------------------------------------------------------- */
+
+static int run_usage(const char *fmt, const char *arg) {
+  fprintf(stderr, "tilec: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n(run 'tilec --help' for usage)\n");
+  return 2;
+}
+
+static int run_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run_fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "tilec: error: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+  return 1;
+}
+
+static int run_report(tilec_status *st) {
+  fprintf(stderr, "%s\n", tilec_status_format(st));
+  tilec_status_destroy(st);
+  return 1;
+}
+
+static int run_read_source(const char *path, char **out, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return run_fail("cannot open '%s': %s", path, strerror(errno));
+  size_t cap = 1 << 16, n = 0, k;
+  char *buf = malloc(cap + 1);
+  while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += k;
+    if (n == cap) {
+      char *grown = realloc(buf, cap * 2 + 1);
+      if (!grown) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = grown;
+      cap *= 2;
+    }
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (!buf) return run_fail("out of memory reading '%s'", path);
+  if (err) {
+    free(buf);
+    return run_fail("cannot read '%s'", path);
+  }
+  buf[n] = 0;
+  *out = buf;
+  *len = n;
+  return 0;
+}
+
+/* Splits NAME=VALUE; NAME must be an identifier so typos like a missing '=' are caught. */
+static bool run_split(const char *arg, char **name, const char **value) {
+  const char *eq = strchr(arg, '=');
+  if (!eq || !run_is_identifier(arg, (size_t)(eq - arg))) return false;
+  *name = strndup(arg, (size_t)(eq - arg));
+  *value = eq + 1;
+  return *name != NULL;
+}
+
+static void run_opts_free(run_opts *o) {
+  for (int i = 0; i < o->nbindings; i++) {
+    free(o->bindings[i].name);
+    tilec_npy_free(&o->bindings[i].arr);
+  }
+  for (int i = 0; i < o->nouts; i++) free(o->outs[i].name);
+  free(o->bindings);
+  free(o->outs);
+}
+
+static int run_parse_args(int argc, char **argv, run_opts *o) {
+  o->opt_level = -1;
+  /* Every argument after "run" may become a binding or an --out. */
+  o->bindings = calloc((size_t)argc, sizeof *o->bindings);
+  o->outs = calloc((size_t)argc, sizeof *o->outs);
+  if (!o->bindings || !o->outs) return run_fail("out of memory");
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+    bool takes_value = !strcmp(a, "-k") || !strcmp(a, "--kernel") || !strcmp(a, "--grid") ||
+                       !strcmp(a, "--out") || !strcmp(a, "--threads") || !strcmp(a, "--repeat") ||
+                       !strcmp(a, "--target") || !strcmp(a, "-O");
+    if (takes_value && !next) return run_usage("option '%s' needs a value", a);
+    if (!strcmp(a, "-k") || !strcmp(a, "--kernel")) {
+      o->kernel = argv[++i];
+    } else if (!strcmp(a, "--grid")) {
+      o->grid = argv[++i];
+      if (!run_parse_grid(o->grid, o->grid_xyz))
+        return run_usage("--grid expects X[,Y[,Z]] with each a non-negative 32-bit integer, got '%s'", o->grid);
+    } else if (!strcmp(a, "--threads")) {
+      uint64_t v;
+      if (!run_parse_count(argv[++i], TILEC_MAX_THREADS, &v))
+        return run_usage("--threads expects an integer from 0 (the default) to 4096, got '%s'", argv[i]);
+      o->threads = (uint32_t)v;
+    } else if (!strcmp(a, "--repeat")) {
+      uint64_t v;
+      if (!run_parse_count(argv[++i], RUN_MAX_REPEAT, &v) || v == 0)
+        return run_usage("--repeat expects an integer from 1 to 10000000, got '%s'", argv[i]);
+      o->repeat = (long)v;
+    } else if (!strcmp(a, "--target")) {
+      o->target = argv[++i];
+    } else if (!strcmp(a, "-O") || (!strncmp(a, "-O", 2) && a[2])) {
+      const char *lvl = a[2] ? a + 2 : argv[++i];
+      if (lvl[0] < '0' || lvl[0] > '3' || lvl[1]) return run_usage("-O expects 0, 1, 2 or 3, got '%s'", lvl);
+      o->opt_level = lvl[0] - '0';
+    } else if (!strcmp(a, "--fast-math")) {
+      o->fast_math = true;
+    } else if (!strcmp(a, "-g")) {
+      o->debug = true;
+    } else if (!strcmp(a, "--out")) {
+      run_out *out = &o->outs[o->nouts];
+      out->binding = -1;
+      bool ok = run_split(argv[++i], &out->name, &out->path);
+      if (ok) o->nouts++;
+      if (!ok || !*out->path) return run_usage("--out expects NAME=FILE.npy, got '%s'", argv[i]);
+    } else if (a[0] == '-' && a[1]) {
+      return run_usage("unknown option '%s'", a);
+    } else if (!strchr(a, '=') && !o->file) {
+      o->file = a;
+    } else {
+      run_binding *b = &o->bindings[o->nbindings];
+      if (!run_split(a, &b->name, &b->text)) {
+        if (!strchr(a, '=')) return run_usage("expected NAME=VALUE, got '%s'", a);
+        return run_usage("expected NAME=VALUE with NAME a parameter name, got '%s'", a);
+      }
+      b->param = -1;
+      o->nbindings++;
+      if (!*b->text) return run_usage("empty value in '%s'", a);
+      for (int j = 0; j < o->nbindings - 1; j++)
+        if (!strcmp(o->bindings[j].name, b->name)) return run_usage("parameter '%s' is given more than once", b->name);
+    }
+  }
+  if (!o->file) return run_usage("no input file%s", "");
+  if (!o->kernel) return run_usage("no kernel name (-k KERNEL)%s", "");
+  if (!o->grid) return run_usage("no grid (--grid X[,Y[,Z]])%s", "");
+  return 0;
+}
+
+/* Lists the kernel's source parameters; *params is malloc'ed. */
+static int run_inspect(const run_opts *o, const char *src, size_t len, tilec_source_param **params, int *count) {
+  int cap = 64;
+  for (;;) {
+    tilec_source_param *p = calloc((size_t)cap, sizeof *p);
+    if (!p) return run_fail("out of memory");
+    int n = 0;
+    tilec_status *st = tilec_inspect_kernel(src, len, o->file, o->kernel, p, cap, &n);
+    if (st) {
+      free(p);
+      return run_report(st);
+    }
+    if (n < 0 || n > RUN_MAX_PARAMS) {
+      free(p);
+      return run_fail("kernel '%s': implausible parameter count %d", o->kernel, n);
+    }
+    if (n <= cap) {
+      *params = p;
+      *count = n;
+      return 0;
+    }
+    free(p);
+    cap = n;
+  }
+}
+
+static int run_unknown_param(const run_opts *o, const char *name, const tilec_source_param *params, int n) {
+  size_t cap = 16;
+  for (int i = 0; i < n; i++) cap += strlen(params[i].name) + 2;
+  char *list = malloc(cap);
+  if (!list) return run_fail("kernel '%s' has no parameter '%s'", o->kernel, name);
+  list[0] = 0;
+  for (int i = 0; i < n; i++) {
+    if (i) strcat(list, ", ");
+    strcat(list, params[i].name);
+  }
+  int rc = run_fail("kernel '%s' has no parameter '%s' (parameters: %s)", o->kernel, name, n ? list : "none");
+  free(list);
+  return rc;
+}
+
+/* Matches bindings and --out names to parameters and decides each signature entry, loading
+ * the .npy arrays (their dtype is part of the entry). */
+static int run_bind(run_opts *o, const tilec_source_param *params, int nparams) {
+  for (int b = 0; b < o->nbindings; b++) {
+    run_binding *bd = &o->bindings[b];
+    for (int p = 0; p < nparams && bd->param < 0; p++)
+      if (!strcmp(params[p].name, bd->name)) bd->param = p;
+    if (bd->param < 0) return run_unknown_param(o, bd->name, params, nparams);
+    bd->is_constexpr = params[bd->param].is_constexpr;
+    /* A constexpr's text goes to the front end verbatim, so only runtime ints must fit. */
+    if (!run_classify(bd->text, &bd->value) && !bd->is_constexpr)
+      return run_fail("value '%s' of parameter '%s' does not fit in 64 bits", bd->text, bd->name);
+  }
+  for (int p = 0; p < nparams; p++) {
+    bool bound = false;
+    for (int b = 0; b < o->nbindings && !bound; b++) bound = o->bindings[b].param == p;
+    if (!bound && !params[p].has_default)
+      return run_fail("missing value for parameter '%s' of kernel '%s'", params[p].name, o->kernel);
+  }
+  for (int b = 0; b < o->nbindings; b++) {
+    run_binding *bd = &o->bindings[b];
+    if (bd->value.kind == RUN_VALUE_NPY && bd->is_constexpr)
+      return run_fail("parameter '%s' of kernel '%s' is tl.constexpr and cannot be bound to an array ('%s')",
+                      bd->name, o->kernel, bd->text);
+    if (bd->value.kind == RUN_VALUE_STRING && !bd->is_constexpr)
+      return run_fail("parameter '%s' of kernel '%s' is not tl.constexpr, so '%s' must be a number, True/False "
+                      "or a .npy file",
+                      bd->name, o->kernel, bd->text);
+  }
+  for (int i = 0; i < o->nouts; i++) {
+    run_out *out = &o->outs[i];
+    for (int b = 0; b < o->nbindings && out->binding < 0; b++)
+      if (!strcmp(o->bindings[b].name, out->name)) out->binding = b;
+    if (out->binding < 0)
+      return run_fail("--out %s: no array is bound to parameter '%s' (bind it with %s=FILE.npy)", out->name,
+                      out->name, out->name);
+    if (o->bindings[out->binding].value.kind != RUN_VALUE_NPY)
+      return run_fail("--out %s: parameter '%s' is bound to '%s', not to a .npy array", out->name, out->name,
+                      o->bindings[out->binding].text);
+  }
+  for (int b = 0; b < o->nbindings; b++) {
+    run_binding *bd = &o->bindings[b];
+    if (bd->is_constexpr) continue; /* the entry is the text itself */
+    if (bd->value.kind == RUN_VALUE_NPY) {
+      tilec_status *st = tilec_npy_read(bd->text, &bd->arr);
+      if (st) return run_report(tilec_status_annotate(st, "parameter '%s'", bd->name));
+      /* npy buffers are 64-byte aligned, so the :16 alignment hint is always true. */
+      snprintf(bd->entry, sizeof bd->entry, "*%s:16", tilec_dtype_name(bd->arr.dtype));
+    } else {
+      snprintf(bd->entry, sizeof bd->entry, "%s", tilec_dtype_name(bd->value.dtype));
+    }
+  }
+  return 0;
+}
+
+/* Removes our mkdtemp directory and whatever the compiler left in it (flat). */
+static void run_remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d))) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+      char path[PATH_MAX];
+      if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path) unlink(path);
+    }
+    closedir(d);
+  }
+  rmdir(dir);
+}
+
+static double run_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The launch argument for one runtime parameter: a pointer slot or a scalar slot. */
+typedef struct run_arg {
+  void *ptr;
+  _Alignas(8) unsigned char scalar[8];
+} run_arg;
+
+/* Checks the compiled kernel's runtime parameters against the bindings and fills args. */
+static int run_make_args(const run_opts *o, const tilec_kernel_desc *k, run_arg *slots, void **args) {
+  uint32_t a = 0;
+  for (uint32_t p = 0; p < k->num_params; p++) {
+    const tilec_param_desc *pd = &k->params[p];
+    if (pd->kind == TILEC_PARAM_CONSTEXPR) continue;
+    const char *name = pd->name ? pd->name : "?";
+    if (a >= k->num_args)
+      return run_fail("kernel '%s': descriptor lists more runtime parameters than num_args=%u", o->kernel,
+                      k->num_args);
+    const run_binding *bd = NULL;
+    for (int b = 0; b < o->nbindings && !bd; b++)
+      if (pd->name && !strcmp(o->bindings[b].name, pd->name)) bd = &o->bindings[b];
+    if (!bd)
+      return run_fail("parameter '%s' of kernel '%s' has a default but is a runtime parameter; give it a value "
+                      "(%s=...)",
+                      name, o->kernel, name);
+    if (bd->is_constexpr)
+      return run_fail("kernel '%s': tl.constexpr parameter '%s' became a runtime parameter", o->kernel, name);
+    if (pd->kind == TILEC_PARAM_POINTER) {
+      if (bd->value.kind != RUN_VALUE_NPY)
+        return run_fail("parameter '%s' of kernel '%s' is a pointer; bind it to a .npy file, not '%s'", name,
+                        o->kernel, bd->text);
+      if (pd->pointer_depth != 1 || pd->dtype != (uint32_t)bd->arr.dtype)
+        return run_fail("parameter '%s' of kernel '%s': compiled as %s%s but bound to an array of %s", name, o->kernel,
+                        pd->pointer_depth == 1 ? "*" : "**", tilec_dtype_name((tilec_dtype)pd->dtype),
+                        tilec_dtype_name(bd->arr.dtype));
+      slots[a].ptr = bd->arr.data;
+      args[a] = &slots[a].ptr;
+    } else if (pd->kind == TILEC_PARAM_SCALAR) {
+      if (bd->value.kind == RUN_VALUE_NPY)
+        return run_fail("parameter '%s' of kernel '%s' is a scalar, but is bound to an array ('%s')", name,
+                        o->kernel, bd->text);
+      char why[160];
+      if (!run_store_scalar(&bd->value, (tilec_dtype)pd->dtype, slots[a].scalar, why, sizeof why))
+        return run_fail("parameter '%s' of kernel '%s' ('%s'): %s", name, o->kernel, bd->text, why);
+      args[a] = slots[a].scalar;
+    } else {
+      return run_fail("kernel '%s': parameter '%s' has unknown kind %u", o->kernel, name, pd->kind);
+    }
+    a++;
+  }
+  if (a != k->num_args)
+    return run_fail("kernel '%s': descriptor has %u runtime parameters but num_args=%u", o->kernel, a, k->num_args);
+  /* The front end must not have dropped a runtime binding (e.g. specialized it away). */
+  for (int b = 0; b < o->nbindings; b++) {
+    if (o->bindings[b].is_constexpr) continue;
+    bool found = false;
+    for (uint32_t p = 0; p < k->num_params && !found; p++)
+      found = k->params[p].name && !strcmp(k->params[p].name, o->bindings[b].name) &&
+              k->params[p].kind != TILEC_PARAM_CONSTEXPR;
+    if (!found && o->bindings[b].value.kind == RUN_VALUE_NPY)
+      return run_fail("kernel '%s': array parameter '%s' is not a runtime parameter of the compiled kernel",
+                      o->kernel, o->bindings[b].name);
+  }
+  return 0;
+}
+
+static int run_launch(const run_opts *o, const tilec_kernel_desc *k, void *const *args) {
+  tilec_launch_options lo;
+  tilec_launch_options_init(&lo);
+  lo.num_threads = o->threads;
+  const uint32_t *g = o->grid_xyz;
+  if (!o->repeat) {
+    tilec_status *st = tilec_kernel_launch(k, g[0], g[1], g[2], args, &lo);
+    return st ? run_report(st) : 0;
+  }
+  double *ms = malloc((size_t)o->repeat * sizeof *ms);
+  if (!ms) return run_fail("out of memory for %ld timings", o->repeat);
+  /* The warm-up absorbs first-touch page faults and OpenMP team creation. */
+  tilec_status *st = tilec_kernel_launch(k, g[0], g[1], g[2], args, &lo);
+  for (long r = 0; r < o->repeat && !st; r++) {
+    double t0 = run_now_ms();
+    st = tilec_kernel_launch(k, g[0], g[1], g[2], args, &lo);
+    ms[r] = run_now_ms() - t0;
+  }
+  if (st) {
+    free(ms);
+    return run_report(st);
+  }
+  double median, min;
+  run_summarize(ms, o->repeat, &median, &min);
+  free(ms);
+  printf("time: median_ms=%.6f min_ms=%.6f runs=%ld\n", median, min, o->repeat);
+  fflush(stdout);
+  return 0;
+}
+
+/* Compiles, loads, launches and writes the outputs; owns the temp dir and library. */
+static int run_compile_and_launch(const run_opts *o, const char *src, size_t len) {
+  tilec_define *defs = calloc((size_t)o->nbindings + 1, sizeof *defs);
+  if (!defs) return run_fail("out of memory");
+  for (int b = 0; b < o->nbindings; b++) {
+    const run_binding *bd = &o->bindings[b];
+    defs[b].name = bd->name;
+    defs[b].value = bd->is_constexpr ? bd->text : bd->entry;
+  }
+  const char *tmp = getenv("TMPDIR");
+  char dir[PATH_MAX], so[PATH_MAX];
+  if (!tmp || !*tmp) tmp = "/tmp";
+  if (snprintf(dir, sizeof dir, "%s/tilec-run-XXXXXX", tmp) >= (int)sizeof dir) {
+    free(defs);
+    return run_fail("TMPDIR is too long");
+  }
+  if (!mkdtemp(dir)) {
+    int rc = run_fail("cannot create a temporary directory '%s': %s", dir, strerror(errno));
+    free(defs);
+    return rc;
+  }
+  snprintf(so, sizeof so, "%s/kernel.so", dir);
+
+  int rc = 0;
+  tilec_compile_options co;
+  tilec_compile_options_init(&co);
+  if (o->target) co.target = o->target;
+  if (o->opt_level >= 0) co.opt_level = o->opt_level;
+  co.fast_math = o->fast_math;
+  co.debug_info = o->debug;
+  tilec_compiler *c = NULL;
+  tilec_status *st = tilec_compiler_create(&co, &c);
+  if (!st) {
+    tilec_kernel_spec spec = {src, len, o->file, o->kernel, NULL, defs, (size_t)o->nbindings};
+    st = tilec_compiler_build_library(c, &spec, so, NULL);
+  }
+  tilec_compiler_destroy(c);
+  tilec_library *lib = NULL;
+  const tilec_kernel_desc *k = NULL;
+  if (!st) st = tilec_library_load(so, &lib);
+  if (!st) st = tilec_library_find_kernel(lib, o->kernel, &k);
+  if (st) rc = run_report(st);
+
+  run_arg *slots = NULL;
+  void **args = NULL;
+  if (!rc) {
+    size_t n = k->num_args ? k->num_args : 1;
+    slots = calloc(n, sizeof *slots);
+    args = calloc(n, sizeof *args);
+    if (!slots || !args) rc = run_fail("out of memory");
+  }
+  if (!rc) rc = run_make_args(o, k, slots, args);
+  if (!rc) rc = run_launch(o, k, args);
+  for (int i = 0; i < o->nouts && !rc; i++) {
+    const run_out *out = &o->outs[i];
+    st = tilec_npy_write(out->path, &o->bindings[out->binding].arr);
+    if (st) rc = run_report(tilec_status_annotate(st, "--out %s", out->name));
+  }
+  free(slots);
+  free(args);
+  tilec_library_unload(lib);
+  run_remove_dir(dir);
+  free(defs);
+  return rc;
+}
+
+int tilec_cmd_run(int argc, char **argv) {
+  run_opts o;
+  memset(&o, 0, sizeof o);
+  int rc = run_parse_args(argc, argv, &o);
+  char *src = NULL;
+  size_t len = 0;
+  tilec_source_param *params = NULL;
+  int nparams = 0;
+  if (!rc) rc = run_read_source(o.file, &src, &len);
+  if (!rc) rc = run_inspect(&o, src, len, &params, &nparams);
+  if (!rc) rc = run_bind(&o, params, nparams);
+  if (!rc) rc = run_compile_and_launch(&o, src, len);
+  free(params);
+  free(src);
+  run_opts_free(&o);
+  return rc;
+}
