@@ -37,7 +37,9 @@ tc_val tc_parse_constexpr_text(const char *text, size_t len) {
     if (len) {
       char *end;
       errno = 0;
-      long long v = strtoll(buf, &end, 0);
+      /* Base 10 unless 0x/0o/0b: "010" is ten, as tilec run reads it. */
+      int base = (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) ? 16 : 10;
+      long long v = strtoll(buf, &end, base);
       if (*end == 0 && errno == 0) return tv_int(v);
       errno = 0;
       double d = strtod(buf, &end);

@@ -483,6 +483,9 @@ static int run_bind(run_opts *o, const tilec_source_param *params, int nparams) 
     if (bd->value.kind == RUN_VALUE_NPY) {
       tilec_status *st = tilec_npy_read(bd->text, &bd->arr);
       if (st) return run_report(tilec_status_annotate(st, "parameter '%s'", bd->name));
+      if (bd->arr.ndim == 0)
+        return run_fail("parameter '%s': '%s' holds a 0-d array; a pointer parameter needs at least one dimension",
+                        bd->name, bd->text);
       /* npy buffers are 64-byte aligned, so the :16 alignment hint is always true. */
       snprintf(bd->entry, sizeof bd->entry, "*%s:16", tilec_dtype_name(bd->arr.dtype));
     } else {
