@@ -1,7 +1,8 @@
 /* conversion/lower.c — the tile → vector/scf driver: rewrites each kernel function,
- * maps scalars one to one, and fuses runs of same-shaped tile ops into groups that run
- * as loops over native-width chunks. In: a verified tile module. Out: a new module in
- * func/scf/arith/math/vector/memref/llvm-pointer ops, ready for upstream lowering. */
+ * maps scalars one to one, leaves pure tile ops to be evaluated where they are consumed,
+ * and groups the ops between memory-ordering points so each group's roots (stores,
+ * reductions, dot, materializations) run as loop nests over native-width chunks.
+ * In: a verified tile module. Out: a new module in func/scf/arith/math/vector/memref. */
 #include "conversion/lower.h"
 
 #include "dialects/tile.h"
@@ -11,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define TC_STACK_BUFFER_LIMIT (128 * 1024)
 
 bool tc_op_is(MlirOperation op, const char *name) {
   MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
@@ -30,19 +29,9 @@ MlirType tc_vec_type(MlirContext ctx, int64_t width, MlirType elem) {
   return mlirVectorTypeGet(1, &width, elem);
 }
 
-static void loc_text(MlirLocation loc, char *buf, size_t n) {
-  if (mlirLocationIsAFileLineColRange(loc)) {
-    MlirStringRef f = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
-    snprintf(buf, n, "%.*s:%d:%d", (int)f.length, f.data, mlirLocationFileLineColRangeGetStartLine(loc),
-             mlirLocationFileLineColRangeGetStartColumn(loc));
-  } else {
-    tcb_attr_str(mlirLocationGetAttribute(loc), buf, n);
-  }
-}
-
 tilec_status *tc_lower_error(tc_lower *L, MlirOperation op, tilec_status_code code, const char *fmt, ...) {
   (void)L;
-  char msg[512], where[256] = "";
+  char msg[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -56,10 +45,18 @@ tilec_status *tc_lower_error(tc_lower *L, MlirOperation op, tilec_status_code co
       return tilec_status_create_at(code, file, mlirLocationFileLineColRangeGetStartLine(loc),
                                     mlirLocationFileLineColRangeGetStartColumn(loc), NULL, "%s", msg);
     }
-    loc_text(loc, where, sizeof where);
-    return tilec_status_create(code, "%s (at %s)", msg, where);
   }
   return tilec_status_create(code, "%s", msg);
+}
+
+void tc_fail(tc_lower *L, MlirOperation op, tilec_status_code code, const char *fmt, ...) {
+  if (L->status) return;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  L->status = tc_lower_error(L, op, code, "%s", msg);
 }
 
 MlirType tc_lower_scalar_type(tc_lower *L, MlirType t) {
@@ -70,226 +67,167 @@ MlirType tc_lower_scalar_type(tc_lower *L, MlirType t) {
 MlirValue tc_scalar(tc_lower *L, MlirValue old) {
   MlirValue *v = tc_valmap_get(&L->scalars, old.ptr);
   if (v) return *v;
-  if (!L->status)
-    L->status = tilec_status_create(TILEC_ERROR_INTERNAL, "lowering: a scalar value was used before it was lowered");
+  tc_fail(L, (MlirOperation){NULL}, TILEC_ERROR_INTERNAL, "lowering: a scalar value was used before it was lowered");
   return (MlirValue){NULL};
 }
 
-static void map_scalar(tc_lower *L, MlirValue old, MlirValue v) {
+void tc_map_scalar(tc_lower *L, MlirValue old, MlirValue v) {
   MlirValue *slot = tc_valmap_put(&L->scalars, old.ptr);
   if (slot) *slot = v;
 }
 
-static bool is_tile_type(MlirType t) { return mlirTypeIsARankedTensor(t); }
+tc_special *tc_special_of(tc_lower *L, MlirValue old) { return tc_valmap_get(&L->special, old.ptr); }
+tc_special *tc_special_put(tc_lower *L, MlirValue old) { return tc_valmap_put(&L->special, old.ptr); }
 
-/* ---- groups --------------------------------------------------------------------------- */
+static bool is_tile(MlirType t) { return mlirTypeIsARankedTensor(t); }
 
-static int64_t group_numel(const tc_lower *L) {
-  int64_t n = 1;
-  for (int d = 0; d < L->group_rank; d++) n *= L->group_shape[d];
-  return n;
-}
+/* ---- groups ----------------------------------------------------------------------- */
 
-static bool op_in_group(tc_lower *L, MlirOperation op) { return tc_valmap_get(&L->in_group, op.ptr) != NULL; }
+static bool in_group(tc_lower *L, MlirOperation op) { return tc_valmap_get(&L->in_group, op.ptr) != NULL; }
 
-static bool has_outside_use(tc_lower *L, MlirValue v) {
-  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
-    if (!op_in_group(L, mlirOpOperandGetOwner(u))) return true;
+/* Does v reach (through lazily evaluated ops) a consumer outside the current group? */
+static bool escapes(tc_lower *L, MlirValue v, int depth) {
+  if (depth > 64) return true;
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    if (tc_is_lazy_op(user) && !tc_op_is(user, "tile.trans")) {
+      if (escapes(L, mlirOperationGetResult(user, 0), depth + 1)) return true;
+    } else if (!in_group(L, user)) {
+      return true;
+    }
+  }
   return false;
 }
 
-static MlirValue alloc_buffer(tc_lower *L, MlirType elem, int64_t numel) {
-  MlirType mem = tc_memory_type(L->ctx, elem);
-  MlirType mt = mlirMemRefTypeContiguousGet(mem, 1, &numel, mlirAttributeGetNull());
-  int64_t bytes = numel * (int64_t)((tcb_bitwidth(mem) + 7) / 8);
-  /* Allocation at function entry keeps loops free of stack growth. */
-  tc_builder eb = L->b;
-  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0));
-  MlirOperation first = mlirBlockGetFirstOperation(entry);
-  if (!mlirOperationIsNull(first)) tcb_set_before(&eb, first);
-  else tcb_set_end(&eb, entry);
-  MlirNamedAttribute seg = tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, (int32_t[]){0, 0}));
-  MlirNamedAttribute align = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 64));
-  MlirNamedAttribute attrs[2] = {seg, align};
-  if (bytes <= TC_STACK_BUFFER_LIMIT)
-    return tcb_op1(&eb, "memref.alloca", mt, 0, NULL, 2, attrs);
-  MlirValue v = tcb_op1(&eb, "memref.alloc", mt, 0, NULL, 2, attrs);
-  if (L->ndeallocs == L->capdeallocs) {
-    L->capdeallocs = L->capdeallocs ? 2 * L->capdeallocs : 8;
-    L->deallocs = realloc(L->deallocs, sizeof *L->deallocs * (size_t)L->capdeallocs);
-  }
-  L->deallocs[L->ndeallocs++] = mlirOpResultGetOwner(v);
-  return v;
+static bool same_shape(MlirType a, MlirType b) {
+  int64_t sa[TC_RANK], sb[TC_RANK];
+  int ra = tc_shape_of(a, sa), rb = tc_shape_of(b, sb);
+  if (ra != rb) return false;
+  for (int i = 0; i < ra; i++)
+    if (sa[i] != sb[i]) return false;
+  return true;
 }
 
-typedef struct group_plan {
-  int64_t numel, width;
-  MlirValue bound_mask; /* old mask shared by every store, if it is a bound */
-  MlirValue bound;      /* index, computed at function level */
-} group_plan;
-
-static void emit_body(tc_lower *L, const group_plan *g, MlirBlock block, MlirValue iv, tc_chunk_mode mode,
-                      MlirValue tail_mask) {
-  tc_chunk c;
-  memset(&c, 0, sizeof c);
-  c.L = L;
-  tcb_init(&c.b, L->ctx);
-  tcb_set_end(&c.b, block);
-  c.iv = iv;
-  c.width = g->width;
-  c.mode = mode;
-  c.bound_mask = g->bound_mask;
-  c.tail_mask = tail_mask;
-  tc_valmap_init(&c.vals, sizeof(tc_cval));
-  tc_lanectx_init(&c.lanes, L, &c.b, iv);
-  /* Loads first, in program order: a group never has a load after a store. */
-  for (int i = 0; i < L->ngroup && !L->status; i++) {
-    MlirOperation op = L->group[i];
-    c.b.loc = mlirOperationGetLocation(op);
-    if (tc_op_is(op, "tile.load")) tc_chunk_value(&c, mlirOperationGetResult(op, 0));
-  }
-  for (int i = 0; i < L->ngroup && !L->status; i++) {
-    MlirOperation op = L->group[i];
-    c.b.loc = mlirOperationGetLocation(op);
-    if (tc_op_is(op, "tile.store")) tc_chunk_store(&c, op);
-  }
-  for (int i = 0; i < L->ngroup && !L->status; i++) {
-    MlirOperation op = L->group[i];
-    if (!tc_op_is(op, "tile.load")) continue;
-    MlirValue old = mlirOperationGetResult(op, 0);
-    MlirValue *buf = tc_valmap_get(&L->buffers, old.ptr);
-    if (!buf) continue;
-    MlirValue v = tc_chunk_value(&c, old).vec;
-    MlirType elem = tcb_element_type(mlirValueGetType(v));
-    MlirType mem = tc_memory_type(L->ctx, elem);
-    if (!mlirTypeEqual(mem, elem)) v = tcb_cast(&c.b, "arith.extui", v, tc_vec_type(L->ctx, c.width, mem));
-    MlirValue ops[3] = {v, *buf, iv};
-    tcb_op(&c.b, "vector.store", 0, NULL, 3, ops, 0, NULL);
-  }
-  tc_lanectx_free(&c.lanes);
-  tc_valmap_free(&c.vals);
+static bool is_root(MlirOperation op) {
+  const char *k = tile_op_kind(op);
+  return k && (!strcmp(k, "store") || !strcmp(k, "reduce") || !strcmp(k, "dot") || !strcmp(k, "trans") ||
+               !strcmp(k, "reshape") || !strcmp(k, "scan"));
 }
 
-/* scf.for lb..ub step; returns the body block (ending in scf.yield) and its iv. */
-static MlirBlock build_for(tc_lower *L, MlirValue lb, MlirValue ub, MlirValue step, MlirValue *iv,
-                           MlirOperation *yield) {
-  MlirType idx = tcb_index(L->ctx);
-  MlirLocation loc = L->b.loc;
-  MlirBlock body = mlirBlockCreate(1, &idx, &loc);
-  MlirRegion r = mlirRegionCreate();
-  mlirRegionAppendOwnedBlock(r, body);
-  MlirValue ops[3] = {lb, ub, step};
-  tcb_op_regions(&L->b, "scf.for", 0, NULL, 3, ops, 0, NULL, 1, &r);
-  tc_builder yb;
-  tcb_init(&yb, L->ctx);
-  yb.loc = loc;
-  tcb_set_end(&yb, body);
-  *yield = tcb_op(&yb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  *iv = mlirBlockGetArgument(body, 0);
-  return body;
+typedef struct store_nest {
+  MlirOperation *stores;
+  int n;
+} store_nest;
+
+static void store_body(tc_chunk *c, const tc_pos *pos, void *user) {
+  store_nest *s = user;
+  tc_cval ptrs[64], vals[64];
+  MlirValue masks[64];
+  /* All operands first: a group's loads precede its stores in program order. */
+  for (int i = 0; i < s->n && !c->L->status; i++) {
+    MlirOperation st = s->stores[i];
+    c->b.loc = mlirOperationGetLocation(st);
+    ptrs[i] = tc_eval(c, mlirOperationGetOperand(st, 0), pos);
+    vals[i] = tc_eval(c, mlirOperationGetOperand(st, 1), pos);
+    masks[i] = tc_chunk_mask(c, tile_store_mask(st), pos);
+  }
+  for (int i = 0; i < s->n && !c->L->status; i++) tc_emit_store(c, s->stores[i], pos, ptrs[i], vals[i], masks[i]);
 }
 
-/* Body blocks are filled before their terminator: move the yield back to the end. */
-static void emit_body_before_yield(tc_lower *L, const group_plan *g, MlirBlock block, MlirOperation yield,
-                                   MlirValue iv, tc_chunk_mode mode, MlirValue tail_mask) {
-  mlirOperationRemoveFromParent(yield);
-  emit_body(L, g, block, iv, mode, tail_mask);
-  mlirBlockAppendOwnedOperation(block, yield);
+static bool reshape_is_unit(MlirOperation op) {
+  int64_t s[TC_RANK], r[TC_RANK];
+  int sr = tc_shape_of(mlirValueGetType(mlirOperationGetOperand(op, 0)), s);
+  int rr = tc_shape_of(mlirValueGetType(mlirOperationGetResult(op, 0)), r);
+  int64_t a[TC_RANK], b[TC_RANK];
+  int na = 0, nb = 0;
+  for (int i = 0; i < sr; i++)
+    if (s[i] != 1) a[na++] = s[i];
+  for (int i = 0; i < rr; i++)
+    if (r[i] != 1) b[nb++] = r[i];
+  if (na != nb) return false;
+  for (int i = 0; i < na; i++)
+    if (a[i] != b[i]) return false;
+  return true;
 }
 
-static void flush_group(tc_lower *L) {
+void tc_flush(tc_lower *L) {
   if (L->ngroup == 0 || L->status) {
     L->ngroup = 0;
+    L->group_has_store = false;
     tc_valmap_clear(&L->in_group);
     return;
   }
-  group_plan g;
-  memset(&g, 0, sizeof g);
-  g.numel = group_numel(L);
-  int64_t w = tc_target_lanes(L->target, 32);
-  while (w > 1 && (w > g.numel || g.numel % w)) w /= 2;
-  g.width = w;
-  L->b.loc = mlirOperationGetLocation(L->group[0]);
-
-  /* Loads whose values outlive the group are kept in a buffer for later groups. */
-  bool buffered = false;
+  MlirLocation saved = L->b.loc;
+  /* Count loop nests: runs of same-shaped stores share one. */
+  int nests = 0;
+  MlirType last_store = {NULL};
   for (int i = 0; i < L->ngroup; i++) {
+    MlirOperation op = L->group[i];
+    if (!is_root(op)) continue;
+    if (tc_op_is(op, "tile.store")) {
+      MlirType t = mlirValueGetType(mlirOperationGetOperand(op, 0));
+      if (!mlirTypeIsNull(last_store) && same_shape(t, last_store)) continue;
+      last_store = t;
+    } else {
+      last_store = (MlirType){NULL};
+    }
+    nests++;
+  }
+  /* Loads read before any store of the group: with several nests, or when used after
+   * the group, they are kept in buffers. */
+  for (int i = 0; i < L->ngroup && !L->status; i++) {
     MlirOperation op = L->group[i];
     if (!tc_op_is(op, "tile.load")) continue;
     MlirValue v = mlirOperationGetResult(op, 0);
-    if (!has_outside_use(L, v)) continue;
-    MlirValue *slot = tc_valmap_put(&L->buffers, v.ptr);
-    if (slot) *slot = alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(v)), g.numel);
-    buffered = true;
+    if (tc_special_of(L, v)) continue;
+    if (nests > 1 || escapes(L, v, 0)) {
+      L->b.loc = mlirOperationGetLocation(op);
+      tc_materialize(L, v);
+    }
   }
-
-  /* Bounded iteration when every store shares one `offsets < n` mask. */
-  MlirValue common = {NULL};
-  bool all_masked = L->group_has_store;
-  for (int i = 0; i < L->ngroup && all_masked; i++) {
+  for (int i = 0; i < L->ngroup && !L->status; i++) {
     MlirOperation op = L->group[i];
-    if (!tc_op_is(op, "tile.store")) continue;
-    MlirValue m = tile_store_mask(op);
-    if (mlirValueIsNull(m) || (!mlirValueIsNull(common) && !mlirValueEqual(m, common))) all_masked = false;
-    common = m;
+    if (!is_root(op)) continue;
+    L->b.loc = mlirOperationGetLocation(op);
+    const char *k = tile_op_kind(op);
+    if (!strcmp(k, "store")) {
+      store_nest s = {NULL, 0};
+      MlirOperation buf[64];
+      s.stores = buf;
+      MlirType t = mlirValueGetType(mlirOperationGetOperand(op, 0));
+      int j = i;
+      for (; j < L->ngroup && s.n < 64; j++) {
+        MlirOperation o = L->group[j];
+        if (!is_root(o)) continue;
+        if (!tc_op_is(o, "tile.store") || !same_shape(mlirValueGetType(mlirOperationGetOperand(o, 0)), t)) break;
+        buf[s.n++] = o;
+      }
+      i = j - 1;
+      /* Bounded iteration when every store shares one mask. */
+      MlirValue common = tile_store_mask(buf[0]);
+      for (int q = 1; q < s.n; q++)
+        if (mlirValueIsNull(common) || !mlirValueEqual(common, tile_store_mask(buf[q]))) common = (MlirValue){NULL};
+      int64_t shape[TC_RANK];
+      int rank = tc_shape_of(t, shape);
+      tc_emit_nest(L, rank, shape, common, store_body, &s);
+    } else if (!strcmp(k, "reduce")) {
+      tc_emit_reduce(L, op);
+    } else if (!strcmp(k, "scan")) {
+      tc_emit_scan(L, op);
+    } else if (!strcmp(k, "dot")) {
+      tc_emit_dot(L, op);
+    } else if (!strcmp(k, "trans") || !strcmp(k, "reshape")) {
+      tc_materialize(L, mlirOperationGetOperand(op, 0));
+    }
   }
-  if (all_masked && !buffered && L->group_rank == 1) {
-    tc_lanectx pre;
-    tc_lanectx_init(&pre, L, &L->b, tcb_const_index(&L->b, 0));
-    g.bound = tc_mask_bound(&pre, common, g.numel);
-    tc_lanectx_free(&pre);
-    if (!mlirValueIsNull(g.bound)) g.bound_mask = common;
-  }
-
-  tc_prepare_views(L);
-  MlirValue iv;
-  MlirOperation yield;
-  if (!mlirValueIsNull(g.bound)) {
-    MlirValue full = tcb_binary(&L->b, "arith.andi", g.bound, tcb_const_index(&L->b, -g.width));
-    MlirBlock body = build_for(L, tcb_const_index(&L->b, 0), full, tcb_const_index(&L->b, g.width), &iv, &yield);
-    emit_body_before_yield(L, &g, body, yield, iv, TC_CHUNK_FULL, (MlirValue){NULL});
-    MlirValue has_tail = tcb_cmpi(&L->b, "ult", full, g.bound);
-    MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
-    MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
-    mlirRegionAppendOwnedBlock(regions[0], tb);
-    tcb_op_regions(&L->b, "scf.if", 0, NULL, 1, &has_tail, 0, NULL, 2, regions);
-    tc_builder ib;
-    tcb_init(&ib, L->ctx);
-    ib.loc = L->b.loc;
-    tcb_set_end(&ib, tb);
-    MlirValue rem = tcb_binary(&ib, "arith.subi", g.bound, full);
-    MlirValue tail = tcb_op1(&ib, "vector.create_mask", tc_vec_type(L->ctx, g.width, tcb_int_type(L->ctx, 1)), 1,
-                             &rem, 0, NULL);
-    emit_body(L, &g, tb, full, TC_CHUNK_TAIL, tail);
-    tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  } else if (g.width == g.numel) {
-    emit_body(L, &g, L->b.block, tcb_const_index(&L->b, 0), TC_CHUNK_GENERIC, (MlirValue){NULL});
-  } else {
-    MlirBlock body = build_for(L, tcb_const_index(&L->b, 0), tcb_const_index(&L->b, g.numel),
-                               tcb_const_index(&L->b, g.width), &iv, &yield);
-    emit_body_before_yield(L, &g, body, yield, iv, TC_CHUNK_GENERIC, (MlirValue){NULL});
-  }
+  L->b.loc = saved;
   L->ngroup = 0;
   L->group_has_store = false;
   tc_valmap_clear(&L->in_group);
-  tc_valmap_clear(&L->views);
 }
 
-static void add_to_group(tc_lower *L, MlirOperation op, MlirType shaped) {
-  int rank = (int)mlirShapedTypeGetRank(shaped);
-  bool same = L->ngroup > 0 && rank == L->group_rank;
-  for (int d = 0; same && d < rank; d++) same = mlirShapedTypeGetDimSize(shaped, d) == L->group_shape[d];
-  if (L->ngroup > 0 && (!same || (tc_op_is(op, "tile.load") && L->group_has_store))) flush_group(L);
-  if (rank != 1) {
-    if (!L->status)
-      L->status = tc_lower_error(L, op, TILEC_ERROR_UNSUPPORTED,
-                                 "tiles of rank %d are not supported by the lowering yet", rank);
-    return;
-  }
-  if (L->ngroup == 0) {
-    L->group_rank = rank;
-    for (int d = 0; d < rank; d++) L->group_shape[d] = mlirShapedTypeGetDimSize(shaped, d);
-  }
+static void add_to_group(tc_lower *L, MlirOperation op) {
+  if (tc_op_is(op, "tile.load") && L->group_has_store) tc_flush(L);
   if (L->ngroup == L->capgroup) {
     L->capgroup = L->capgroup ? 2 * L->capgroup : 64;
     L->group = realloc(L->group, sizeof *L->group * (size_t)L->capgroup);
@@ -300,20 +238,20 @@ static void add_to_group(tc_lower *L, MlirOperation op, MlirType shaped) {
   if (tc_op_is(op, "tile.store")) L->group_has_store = true;
 }
 
-/* ---- scalar ops ---------------------------------------------------------------------- */
+/* ---- ops ---------------------------------------------------------------------------- */
 
 static void lower_scalar_generic(tc_lower *L, MlirOperation op) {
   intptr_t n = mlirOperationGetNumOperands(op);
   MlirValue ops[8];
   if (n > 8 || mlirOperationGetNumResults(op) != 1) {
-    L->status = tc_lower_error(L, op, TILEC_ERROR_INTERNAL, "unexpected scalar op shape");
+    tc_fail(L, op, TILEC_ERROR_INTERNAL, "unexpected scalar op shape");
     return;
   }
   for (intptr_t i = 0; i < n; i++) ops[i] = tc_scalar(L, mlirOperationGetOperand(op, i));
   if (L->status) return;
   MlirValue old = mlirOperationGetResult(op, 0);
   MlirOperation nop = tc_clone_elementwise(&L->b, op, ops, tc_lower_scalar_type(L, mlirValueGetType(old)));
-  map_scalar(L, old, mlirOperationGetResult(nop, 0));
+  tc_map_scalar(L, old, mlirOperationGetResult(nop, 0));
 }
 
 static void lower_op(tc_lower *L, MlirOperation op) {
@@ -322,7 +260,7 @@ static void lower_op(tc_lower *L, MlirOperation op) {
   intptr_t nres = mlirOperationGetNumResults(op);
   MlirType r0 = nres ? mlirValueGetType(mlirOperationGetResult(op, 0)) : (MlirType){NULL};
   if (tc_op_is(op, "func.return")) {
-    flush_group(L);
+    tc_flush(L);
     for (int i = 0; i < L->ndeallocs; i++) {
       MlirValue m = mlirOperationGetResult(L->deallocs[i], 0);
       tcb_op(&L->b, "memref.dealloc", 0, NULL, 1, &m, 0, NULL);
@@ -330,37 +268,64 @@ static void lower_op(tc_lower *L, MlirOperation op) {
     tcb_op(&L->b, "func.return", 0, NULL, 0, NULL, 0, NULL);
     return;
   }
+  if (tc_op_is(op, "scf.if")) {
+    tc_flush(L);
+    tc_lower_if(L, op);
+    return;
+  }
+  if (tc_op_is(op, "scf.for")) {
+    tc_flush(L);
+    tc_lower_for(L, op);
+    return;
+  }
+  if (tc_op_is(op, "scf.while")) {
+    tc_flush(L);
+    tc_lower_while(L, op);
+    return;
+  }
   if (k && (!strcmp(k, "program_id") || !strcmp(k, "num_programs"))) {
     int axis = (int)tile_int_attr(op, "axis", 0);
     if (axis < 0 || axis > 2) axis = 0;
-    map_scalar(L, mlirOperationGetResult(op, 0), !strcmp(k, "program_id") ? L->pid[axis] : L->grid[axis]);
-    return;
-  }
-  if (nres && is_tile_type(r0)) {
-    add_to_group(L, op, r0);
+    tc_map_scalar(L, mlirOperationGetResult(op, 0), !strcmp(k, "program_id") ? L->pid[axis] : L->grid[axis]);
     return;
   }
   if (k && !strcmp(k, "store")) {
-    MlirType p = mlirValueGetType(mlirOperationGetOperand(op, 0));
-    if (is_tile_type(p)) {
-      add_to_group(L, op, p);
-      return;
+    if (is_tile(mlirValueGetType(mlirOperationGetOperand(op, 0)))) {
+      add_to_group(L, op);
+    } else {
+      tc_flush(L);
+      tc_lower_scalar_store(L, op);
     }
-    flush_group(L);
-    tc_lower_scalar_store(L, op);
     return;
   }
   if (k && !strcmp(k, "load")) {
-    flush_group(L);
-    tc_lower_scalar_load(L, op);
+    if (is_tile(r0)) {
+      add_to_group(L, op);
+    } else {
+      tc_flush(L);
+      tc_lower_scalar_load(L, op);
+    }
     return;
   }
+  if (k && !strcmp(k, "reduce")) {
+    add_to_group(L, op);
+    if (!is_tile(r0)) tc_flush(L); /* scalar results are needed right away */
+    return;
+  }
+  if (k && (!strcmp(k, "dot") || !strcmp(k, "trans") || !strcmp(k, "scan"))) {
+    add_to_group(L, op);
+    return;
+  }
+  if (k && !strcmp(k, "reshape") && !reshape_is_unit(op)) {
+    add_to_group(L, op);
+    return;
+  }
+  if (nres == 1 && is_tile(r0) && tc_is_lazy_op(op)) return; /* evaluated where consumed */
   if (k && !strcmp(k, "addptr")) {
     MlirValue base = tc_scalar(L, mlirOperationGetOperand(op, 0));
     MlirValue off = tc_scalar(L, mlirOperationGetOperand(op, 1));
     if (L->status) return;
-    MlirType pointee = tile_ptr_pointee(r0);
-    map_scalar(L, mlirOperationGetResult(op, 0), tc_scalar_addptr(L, &L->b, base, off, pointee));
+    tc_map_scalar(L, mlirOperationGetResult(op, 0), tc_scalar_addptr(L, &L->b, base, off, tile_ptr_pointee(r0)));
     return;
   }
   if (k && (!strcmp(k, "ptr_to_int") || !strcmp(k, "int_to_ptr") || !strcmp(k, "bitcast"))) {
@@ -371,23 +336,30 @@ static void lower_op(tc_lower *L, MlirOperation op) {
     MlirValue r = v;
     if (name) r = tcb_cast(&L->b, name, v, to);
     else if (!mlirTypeEqual(mlirValueGetType(v), to)) r = tcb_cast(&L->b, "arith.bitcast", v, to);
-    map_scalar(L, mlirOperationGetResult(op, 0), r);
+    tc_map_scalar(L, mlirOperationGetResult(op, 0), r);
     return;
   }
-  if (!k && (tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math"))) {
+  if (!k && (tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math")) && nres == 1 && !is_tile(r0)) {
     if (tc_op_is(op, "arith.constant")) {
       MlirValue old = mlirOperationGetResult(op, 0);
       MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("value"));
       MlirNamedAttribute na = tcb_named(L->ctx, "value", a);
-      map_scalar(L, old, tcb_op1(&L->b, "arith.constant", mlirValueGetType(old), 0, NULL, 1, &na));
+      tc_map_scalar(L, old, tcb_op1(&L->b, "arith.constant", mlirValueGetType(old), 0, NULL, 1, &na));
       return;
     }
     lower_scalar_generic(L, op);
     return;
   }
   MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
-  L->status = tc_lower_error(L, op, TILEC_ERROR_UNSUPPORTED, "'%.*s' is not supported by the lowering yet",
-                             (int)nm.length, nm.data);
+  tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'%.*s' is not supported by the lowering yet", (int)nm.length, nm.data);
+}
+
+void tc_lower_block(tc_lower *L, MlirBlock block) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op) && !L->status;
+       op = mlirOperationGetNextInBlock(op)) {
+    if (tc_op_is(op, "scf.yield") || tc_op_is(op, "scf.condition")) break; /* handled by the region owner */
+    lower_op(L, op);
+  }
 }
 
 /* ---- functions ---------------------------------------------------------------------- */
@@ -437,7 +409,7 @@ static tilec_status *lower_func(tc_lower *L, MlirOperation fn, MlirBlock out_bod
     MlirValue nv = mlirBlockGetArgument(body, i);
     MlirType ot = mlirValueGetType(old);
     if (tcb_is_float(ot) && tcb_bitwidth(ot) == 16) nv = tcb_cast(&L->b, "arith.bitcast", nv, ot);
-    map_scalar(L, old, nv);
+    tc_map_scalar(L, old, nv);
   }
   for (int i = 0; i < 3; i++) {
     L->pid[i] = mlirBlockGetArgument(body, nargs + i);
@@ -447,10 +419,14 @@ static tilec_status *lower_func(tc_lower *L, MlirOperation fn, MlirBlock out_bod
   free(locs);
   if (!mlirBlockIsNull(mlirBlockGetNextInRegion(entry)))
     return tc_lower_error(L, fn, TILEC_ERROR_UNSUPPORTED, "kernels with several blocks are not supported");
-  for (MlirOperation op = mlirBlockGetFirstOperation(entry); !mlirOperationIsNull(op) && !L->status;
-       op = mlirOperationGetNextInBlock(op))
-    lower_op(L, op);
+  tc_lower_block(L, entry);
   return L->status;
+}
+
+static bool is_kernel(MlirOperation fn) {
+  /* Combine functions of reductions are private helpers, inlined by the lowering. */
+  MlirAttribute v = mlirOperationGetAttributeByName(fn, mlirStringRefCreateFromCString("sym_visibility"));
+  return mlirAttributeIsNull(v);
 }
 
 tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, MlirModule *out) {
@@ -461,7 +437,7 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   L.target = target;
   tc_axis_init(&L.axis);
   tc_valmap_init(&L.scalars, sizeof(MlirValue));
-  tc_valmap_init(&L.buffers, sizeof(MlirValue));
+  tc_valmap_init(&L.special, sizeof(tc_special));
   tc_valmap_init(&L.in_group, sizeof(int));
   tc_valmap_init(&L.views, sizeof(tc_view));
   MlirModule nm = mlirModuleCreateEmpty(mlirOperationGetLocation(mlirModuleGetOperation(tile_module)));
@@ -469,14 +445,14 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   tilec_status *st = NULL;
   for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(tile_module)); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
-    if (!tc_op_is(op, "func.func")) continue;
+    if (!tc_op_is(op, "func.func") || !is_kernel(op)) continue;
     L.ndeallocs = 0;
     st = lower_func(&L, op, nbody);
     if (st) break;
   }
   tc_axis_free(&L.axis);
   tc_valmap_free(&L.scalars);
-  tc_valmap_free(&L.buffers);
+  tc_valmap_free(&L.special);
   tc_valmap_free(&L.in_group);
   tc_valmap_free(&L.views);
   free(L.group);

@@ -1,7 +1,14 @@
 /* conversion/lower.h — internals shared by the tile → vector/scf lowering files.
  * In: a verified tile-dialect module. Out: a new module in func/scf/arith/math/vector/
- * memref (+ llvm pointers) where every tile is processed as a loop over native-width
- * chunks (see DESIGN.md, "performance contract"). */
+ * memref (+ llvm pointers) where tiles are processed by loop nests over native-width
+ * chunks of their last dimension (see DESIGN.md, "performance contract").
+ *
+ * Model: pure tile ops (range, splat, broadcast, arith, addptr, ...) are never emitted
+ * where they stand; they are evaluated lazily at a position (an index per dimension,
+ * the last one possibly a chunk of `width` lanes) inside the loop nest of whatever
+ * consumes them. Roots (stores, reductions, dot, materializations) own loop nests. A
+ * tile that must outlive its nest (loop-carried, used after a store, reshaped, ...)
+ * lives in a flat stack buffer. */
 #ifndef TILEC_CONVERSION_LOWER_H
 #define TILEC_CONVERSION_LOWER_H
 
@@ -14,10 +21,20 @@
 /* Lowers every func.func of `tile_module` into a fresh module (caller destroys it). */
 tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, MlirModule *out);
 
+#define TC_RANK TC_AXIS_MAX_RANK
+
 typedef struct tc_lower tc_lower;
 
-/* A tile value inside one chunk: a vector of `width` lanes, or for pointer tiles a scalar
- * base pointer plus a vector of element offsets (NULL offsets = all zero). */
+/* A position in a tile: one index per dimension; when `chunked`, the last index starts a
+ * chunk of the nest's width lanes. */
+typedef struct tc_pos {
+  int rank;
+  bool chunked;
+  MlirValue idx[TC_RANK];
+} tc_pos;
+
+/* A tile value at a position: a vector (chunked) or a scalar; pointer tiles are a scalar
+ * base pointer plus element offsets (NULL offsets = zero). */
 typedef struct tc_cval {
   MlirValue vec;
   MlirValue base;
@@ -26,95 +43,143 @@ typedef struct tc_cval {
 
 typedef enum tc_chunk_mode {
   TC_CHUNK_GENERIC, /* every mask computed lane by lane */
-  TC_CHUNK_FULL,    /* all lanes inside the group's bound: bound masks are all-true */
-  TC_CHUNK_TAIL     /* the last, partial chunk: bound masks become tail_mask */
+  TC_CHUNK_FULL,    /* all lanes inside the nest's bound: the bound mask is all-true */
+  TC_CHUNK_TAIL     /* the last, partial chunk: the bound mask is tail_mask */
 } tc_chunk_mode;
 
-/* Evaluation context for scalar lane values at a given lane index. */
-typedef struct tc_lanectx {
-  tc_lower *L;
-  tc_builder *b;
-  MlirValue idx; /* index of the lane */
-  tc_valmap memo; /* old value -> MlirValue */
-} tc_lanectx;
+typedef struct tc_memo_entry {
+  const void *v;
+  const void *idx[TC_RANK];
+  int rank;
+  int chunked;
+  tc_cval val;
+} tc_memo_entry;
 
+typedef struct tc_memo {
+  tc_memo_entry *slots;
+  size_t nslots, count;
+} tc_memo;
+
+/* One loop-nest body being filled. */
 typedef struct tc_chunk {
   tc_lower *L;
   tc_builder b;
-  MlirValue iv;        /* index of the chunk's first lane */
   int64_t width;
   tc_chunk_mode mode;
-  MlirValue bound_mask; /* old i1 tile that is the group bound (null if none) */
+  MlirValue bound_mask; /* old i1 tile that is the nest's bound (null if none) */
   MlirValue tail_mask;  /* vector<width x i1>, TAIL only */
-  tc_valmap vals;       /* old value -> tc_cval */
-  tc_lanectx lanes;     /* lane values at iv */
+  tc_pos root;          /* the nest's own position (bound shortcuts apply only here) */
+  tc_memo memo;
 } tc_chunk;
 
-struct tc_lower {
-  MlirContext ctx;
-  const tc_target *target;
-  tc_axis_analysis axis;
-  tc_valmap scalars;   /* old scalar value -> new value */
-  tc_valmap buffers;   /* old tile value -> memref holding the whole tile */
-  tc_valmap in_group;  /* old op -> marker, for the group being formed */
-  tc_valmap views;     /* new base pointer -> tc_view, memref views made before a group's loops */
-  tc_builder b;        /* function level, appends to the current block */
-  tc_builder entry;    /* before the first op of the entry block (allocas) */
-  MlirOperation new_func;
-  MlirValue pid[3], grid[3];
-  tilec_status *status;
-  /* current group of fused tile ops */
-  MlirOperation *group;
-  int ngroup, capgroup;
-  int64_t group_shape[TC_AXIS_MAX_RANK];
-  int group_rank;
-  bool group_has_store;
-  MlirOperation *deallocs; /* buffers allocated on the heap, freed before returns */
-  int ndeallocs, capdeallocs;
-};
+typedef enum tc_special_kind { TC_SPECIAL_BUFFER = 1, TC_SPECIAL_AFFINE = 2 } tc_special_kind;
+
+/* How a tile value is represented when it is not recomputed from its defining op. */
+typedef struct tc_special {
+  int kind;
+  MlirValue buffer; /* BUFFER: flat memref<numel x memtype> */
+  MlirValue init;   /* AFFINE: the old tile the value started from ... */
+  MlirValue delta;  /* ... plus this new scalar (element offset for pointers) */
+} tc_special;
 
 typedef struct tc_view {
   MlirValue memref;
   MlirType elem;
 } tc_view;
 
-/* --- lower.c ---------------------------------------------------------------------- */
+struct tc_lower {
+  MlirContext ctx;
+  const tc_target *target;
+  tc_axis_analysis axis;
+  tc_valmap scalars;   /* old scalar value -> new value */
+  tc_valmap special;   /* old tile value -> tc_special */
+  tc_valmap in_group;  /* old op -> marker, for the group being formed */
+  tc_valmap views;     /* new base pointer -> tc_view */
+  tc_builder b;        /* current insertion point (function body or a region) */
+  MlirOperation new_func;
+  MlirValue pid[3], grid[3];
+  tilec_status *status;
+  MlirOperation *group; /* ops of the current group, in program order */
+  int ngroup, capgroup;
+  bool group_has_store;
+  MlirOperation *deallocs; /* heap buffers, freed before returns */
+  int ndeallocs, capdeallocs;
+};
+
+/* --- lower.c: driver -------------------------------------------------------------- */
 tilec_status *tc_lower_error(tc_lower *L, MlirOperation op, tilec_status_code code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-MlirValue tc_scalar(tc_lower *L, MlirValue old); /* mapped scalar (null if unknown) */
+void tc_fail(tc_lower *L, MlirOperation op, tilec_status_code code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+MlirValue tc_scalar(tc_lower *L, MlirValue old);
+void tc_map_scalar(tc_lower *L, MlirValue old, MlirValue v);
 MlirType tc_lower_scalar_type(tc_lower *L, MlirType t); /* !tile.ptr -> !llvm.ptr */
 bool tc_op_is(MlirOperation op, const char *name);
 bool tc_op_in_dialect(MlirOperation op, const char *dialect);
 MlirType tc_vec_type(MlirContext ctx, int64_t width, MlirType elem);
+void tc_lower_block(tc_lower *L, MlirBlock old_block);
+void tc_flush(tc_lower *L);
+tc_special *tc_special_of(tc_lower *L, MlirValue old);
+tc_special *tc_special_put(tc_lower *L, MlirValue old);
 
-/* --- elementwise.c: chunk values of pure tile ops ------------------------------- */
-tc_cval tc_chunk_value(tc_chunk *c, MlirValue old);
-MlirValue tc_lane_value(tc_lanectx *lc, MlirValue old); /* null when not derivable */
-/* Clones an elementwise arith/math op with new operands and result types. */
-MlirOperation tc_clone_elementwise(tc_builder *b, MlirOperation op, const MlirValue *operands,
-                                   MlirType result_type);
-void tc_lanectx_init(tc_lanectx *lc, tc_lower *L, tc_builder *b, MlirValue idx);
-void tc_lanectx_free(tc_lanectx *lc);
+/* --- eval.c: values at positions ------------------------------------------------------ */
+tc_cval tc_eval(tc_chunk *c, MlirValue old, const tc_pos *pos);
+/* Clones an elementwise arith/math op with new operands and result type. */
+MlirOperation tc_clone_elementwise(tc_builder *b, MlirOperation op, const MlirValue *operands, MlirType result);
+bool tc_is_lazy_op(MlirOperation op); /* pure tile op evaluated at positions */
+int tc_shape_of(MlirType t, int64_t *shape); /* rank of a ranked tensor (0 for scalars) */
+int64_t tc_numel(int rank, const int64_t *shape);
+/* Row-major linear index of pos (chunk start when chunked). */
+MlirValue tc_linear_index(tc_builder *b, const tc_pos *pos, const int64_t *shape);
+tc_pos tc_pos_with(const tc_pos *p, bool chunked);
+bool tc_pos_equal(const tc_pos *a, const tc_pos *b);
+void tc_chunk_init(tc_chunk *c, tc_lower *L, MlirBlock block, int64_t width);
+void tc_chunk_free(tc_chunk *c);
+MlirValue tc_splat_vec(tc_builder *b, MlirValue s, int64_t width);
 
-/* --- memory.c: loads and stores -------------------------------------------------------- */
-tc_cval tc_chunk_load(tc_chunk *c, MlirOperation load);
-void tc_chunk_store(tc_chunk *c, MlirOperation store);
+/* --- memory.c: loads, stores, buffers ------------------------------------------------------ */
+tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos);
+void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval ptr, tc_cval val, MlirValue mask);
 void tc_lower_scalar_load(tc_lower *L, MlirOperation load);
 void tc_lower_scalar_store(tc_lower *L, MlirOperation store);
 MlirValue tc_scalar_addptr(tc_lower *L, tc_builder *b, MlirValue base, MlirValue offset, MlirType pointee);
-/* A memref<?xT> view starting at a raw pointer. */
 MlirValue tc_memref_from_ptr(tc_lower *L, tc_builder *b, MlirValue ptr, MlirType elem);
-/* The view made before the group's loops when there is one, else a new view at b. */
-MlirValue tc_view_of(tc_lower *L, tc_builder *b, MlirValue ptr, MlirType elem);
-/* Makes views at the function level for every pointer the current group accesses. */
-void tc_prepare_views(tc_lower *L);
 MlirType tc_memory_type(MlirContext ctx, MlirType elem); /* i1 is stored as i8 */
+MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel);
+/* Reads / writes a buffered tile at pos (i1 converted to and from i8). */
+MlirValue tc_buffer_read(tc_chunk *c, MlirValue buf, MlirType elem, const tc_pos *pos, const int64_t *shape);
+void tc_buffer_write(tc_chunk *c, MlirValue buf, MlirValue v, const tc_pos *pos, const int64_t *shape);
 
-/* --- mask.c: masks of the form `offsets < n` --------------------------------------- */
-/* If mask (an old i1 tile of numel lanes) is "lane < bound", returns the bound as an
- * index clamped to [0, numel], computed with pre; null otherwise. */
-MlirValue tc_mask_bound(tc_lanectx *pre, MlirValue mask, int64_t numel);
-/* The chunk's mask for an old mask value: null when provably all-true here. */
-MlirValue tc_chunk_mask(tc_chunk *c, MlirValue old_mask);
+/* --- mask.c: masks that are bounds on the last dimension ------------------------------ */
+/* If mask is "lane < bound" along the last dim at row position `row` (last index 0),
+ * returns the bound as an index clamped to [0, n]; null otherwise. */
+MlirValue tc_mask_bound(tc_chunk *pre, MlirValue mask, const tc_pos *row, int64_t n);
+/* The chunk's mask for an old mask value at pos: null when provably all-true there. */
+MlirValue tc_chunk_mask(tc_chunk *c, MlirValue old_mask, const tc_pos *pos);
+
+/* --- nest.c: loop nests ------------------------------------------------------------------ */
+typedef void (*tc_nest_body)(tc_chunk *c, const tc_pos *pos, void *user);
+/* A loop nest over shape at L->b: loops over leading dims, chunks of the last. With a
+ * bound mask the last dim runs unmasked full chunks and one masked tail. */
+void tc_emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, tc_nest_body body, void *user);
+/* Evaluates old (a tile) into a new flat buffer and marks it BUFFER. */
+MlirValue tc_materialize(tc_lower *L, MlirValue old);
+/* Evaluates old into an existing buffer of its shape. */
+void tc_materialize_into(tc_lower *L, MlirValue old, MlirValue buf);
+MlirBlock tc_build_for(tc_lower *L, tc_builder *b, MlirValue lb, MlirValue ub, MlirValue step, intptr_t niter,
+                       const MlirValue *inits, MlirOperation *for_op);
+int64_t tc_nest_width(tc_lower *L, int64_t last_dim);
+
+/* --- reduce.c / dot.c / regions.c ----------------------------------------------------------- */
+void tc_emit_reduce(tc_lower *L, MlirOperation op);
+void tc_emit_scan(tc_lower *L, MlirOperation op);
+void tc_emit_dot(tc_lower *L, MlirOperation op);
+void tc_lower_if(tc_lower *L, MlirOperation op);
+void tc_lower_for(tc_lower *L, MlirOperation op);
+void tc_lower_while(tc_lower *L, MlirOperation op);
+/* Applies a combine function (func.func by symbol) to vectors or scalars: clones its
+ * body with the operand types. n inputs (2 * nvalues) -> nvalues results. */
+bool tc_apply_combine(tc_lower *L, tc_builder *b, MlirOperation reduce_op, const MlirValue *args, int nargs,
+                      MlirValue *results);
 
 #endif

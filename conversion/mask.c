@@ -1,6 +1,7 @@
-/* conversion/mask.c — masks of the form `offsets < n` (and `&` of such) become a bound
- * on the lane index, so full chunks run unmasked and only the tail is masked.
- * In: old i1 tiles. Out: the bound as an index, or the per-chunk mask vector. */
+/* conversion/mask.c — masks that bound the last dimension: `offsets < n` (offsets
+ * contiguous along the last dim, n constant along it), row conditions constant along the
+ * last dim, and `&` of such. They become a lane count per row so full chunks run
+ * unmasked and only the tail is masked. In: old i1 tiles. Out: bounds or chunk masks. */
 #include "conversion/lower.h"
 
 #include <mlir-c/BuiltinAttributes.h>
@@ -14,15 +15,27 @@ static int64_t cmpi_predicate(MlirOperation op) {
 
 enum { P_EQ, P_NE, P_SLT, P_SLE, P_SGT, P_SGE, P_ULT, P_ULE, P_UGT, P_UGE };
 
-MlirValue tc_mask_bound(tc_lanectx *pre, MlirValue mask, int64_t numel) {
+static int last_dim(const tc_axis *a) { return a->rank > 0 ? a->rank - 1 : 0; }
+
+MlirValue tc_mask_bound(tc_chunk *pre, MlirValue mask, const tc_pos *row, int64_t n) {
   MlirValue none = {NULL};
-  if (mlirValueIsNull(mask) || !mlirValueIsAOpResult(mask)) return none;
+  tc_lower *L = pre->L;
+  tc_builder *b = &pre->b;
+  if (mlirValueIsNull(mask) || !mlirTypeIsARankedTensor(mlirValueGetType(mask))) return none;
+  tc_axis mx = tc_axis_of(&L->axis, mask);
+  MlirType i64 = tcb_int_type(L->ctx, 64);
+  if (mx.rank && mx.constancy[last_dim(&mx)] >= n) {
+    /* Constant along the last dim: the whole row is in or out. */
+    MlirValue rp = tc_eval(pre, mask, row).vec;
+    if (L->status) return none;
+    return tcb_select(b, rp, tcb_const_index(b, n), tcb_const_index(b, 0));
+  }
+  if (!mlirValueIsAOpResult(mask)) return none;
   MlirOperation op = mlirOpResultGetOwner(mask);
-  tc_builder *b = pre->b;
   if (tc_op_is(op, "arith.andi")) {
-    MlirValue l = tc_mask_bound(pre, mlirOperationGetOperand(op, 0), numel);
+    MlirValue l = tc_mask_bound(pre, mlirOperationGetOperand(op, 0), row, n);
     if (mlirValueIsNull(l)) return none;
-    MlirValue r = tc_mask_bound(pre, mlirOperationGetOperand(op, 1), numel);
+    MlirValue r = tc_mask_bound(pre, mlirOperationGetOperand(op, 1), row, n);
     if (mlirValueIsNull(r)) return none;
     return tcb_binary(b, "arith.minsi", l, r);
   }
@@ -36,25 +49,24 @@ MlirValue tc_mask_bound(tc_lanectx *pre, MlirValue mask, int64_t numel) {
     p = p == P_SGT ? P_SLT : p == P_SGE ? P_SLE : p == P_UGT ? P_ULT : P_ULE;
   }
   if (p != P_SLT && p != P_SLE && p != P_ULT && p != P_ULE) return none;
-  tc_axis ax = tc_axis_of(&pre->L->axis, a), cx = tc_axis_of(&pre->L->axis, c);
-  if (ax.rank != 1 || ax.contiguity[0] != numel || cx.constancy[0] != numel) return none;
-  MlirValue a0 = tc_lane_value(pre, a), c0 = tc_lane_value(pre, c);
-  if (mlirValueIsNull(a0) || mlirValueIsNull(c0)) return none;
-  MlirType i64 = tcb_int_type(pre->L->ctx, 64);
+  tc_axis ax = tc_axis_of(&L->axis, a), cx = tc_axis_of(&L->axis, c);
+  if (!ax.rank || ax.contiguity[last_dim(&ax)] < n || cx.constancy[last_dim(&cx)] < n) return none;
+  MlirValue a0 = tc_eval(pre, a, row).vec, c0 = tc_eval(pre, c, row).vec;
+  if (L->status || mlirValueIsNull(a0) || mlirValueIsNull(c0)) return none;
   const char *ext = (p == P_SLT || p == P_SLE) ? "arith.extsi" : "arith.extui";
   if (tcb_bitwidth(mlirValueGetType(a0)) < 64) a0 = tcb_cast(b, ext, a0, i64);
   if (tcb_bitwidth(mlirValueGetType(c0)) < 64) c0 = tcb_cast(b, ext, c0, i64);
-  MlirValue n = tcb_binary(b, "arith.subi", c0, a0);
-  if (p == P_SLE || p == P_ULE) n = tcb_binary(b, "arith.addi", n, tcb_const_int(b, i64, 1));
-  n = tcb_binary(b, "arith.maxsi", n, tcb_const_int(b, i64, 0));
-  n = tcb_binary(b, "arith.minsi", n, tcb_const_int(b, i64, numel));
-  return tcb_cast(b, "arith.index_cast", n, tcb_index(pre->L->ctx));
+  MlirValue k = tcb_binary(b, "arith.subi", c0, a0);
+  if (p == P_SLE || p == P_ULE) k = tcb_binary(b, "arith.addi", k, tcb_const_int(b, i64, 1));
+  k = tcb_binary(b, "arith.maxsi", k, tcb_const_int(b, i64, 0));
+  k = tcb_binary(b, "arith.minsi", k, tcb_const_int(b, i64, n));
+  return tcb_cast(b, "arith.index_cast", k, tcb_index(L->ctx));
 }
 
-MlirValue tc_chunk_mask(tc_chunk *c, MlirValue old_mask) {
+MlirValue tc_chunk_mask(tc_chunk *c, MlirValue old_mask, const tc_pos *pos) {
   if (mlirValueIsNull(old_mask)) return old_mask;
-  if (c->mode != TC_CHUNK_GENERIC && !mlirValueIsNull(c->bound_mask) &&
-      mlirValueEqual(old_mask, c->bound_mask))
+  if (c->mode != TC_CHUNK_GENERIC && !mlirValueIsNull(c->bound_mask) && mlirValueEqual(old_mask, c->bound_mask) &&
+      tc_pos_equal(pos, &c->root))
     return c->mode == TC_CHUNK_FULL ? (MlirValue){NULL} : c->tail_mask;
-  return tc_chunk_value(c, old_mask).vec;
+  return tc_eval(c, old_mask, pos).vec;
 }

@@ -1,14 +1,18 @@
-/* conversion/memory.c — tile.load / tile.store: contiguous pointer tiles become
- * vector.load/store (masked only where the mask is not provably true), uniform pointers
- * scalar accesses, and only irregular pointers gather/scatter. In: chunk contexts and
- * axis info. Out: vector-dialect memory ops on memref views of raw pointers. */
+/* conversion/memory.c — tile.load / tile.store at positions: pointer tiles contiguous
+ * along the last dim become vector.load/store (masked only where the mask is not
+ * provably true), uniform pointers scalar accesses, irregular ones gather/scatter; plus
+ * scalar memory ops and the flat stack buffers tiles live in when they must.
+ * In: chunk contexts and axis info. Out: vector/memref/llvm memory ops. */
 #include "conversion/lower.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#define TC_STACK_BUFFER_LIMIT (128 * 1024)
 
 MlirType tc_memory_type(MlirContext ctx, MlirType elem) {
   if (mlirTypeIsAInteger(elem) && mlirIntegerTypeGetWidth(elem) == 1) return mlirIntegerTypeGet(ctx, 8);
@@ -24,8 +28,8 @@ static MlirValue insertvalue(tc_builder *b, MlirValue agg, MlirValue v, int n, c
   return tcb_op1(b, "llvm.insertvalue", mlirValueGetType(agg), 2, ops, 1, &a);
 }
 
-/* memref<?xT> over [ptr, ptr + huge): the descriptor is built by hand because upstream
- * has no op that views a bare pointer as a memref; the casts fold away in LLVM. */
+/* memref<?xT> over [ptr, ptr + huge): upstream has no op that views a bare pointer as a
+ * memref, so the descriptor is built by hand; the casts fold away in LLVM. */
 MlirValue tc_memref_from_ptr(tc_lower *L, tc_builder *b, MlirValue ptr, MlirType elem) {
   MlirContext ctx = L->ctx;
   MlirType desc = tcb_type(ctx, "!llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>");
@@ -42,6 +46,34 @@ MlirValue tc_memref_from_ptr(tc_lower *L, tc_builder *b, MlirValue ptr, MlirType
   return tcb_op1(b, "builtin.unrealized_conversion_cast", mt, 1, &d, 0, NULL);
 }
 
+/* The memref view of a base pointer, built once right after the pointer is defined so
+ * every loop nest shares it (and the vector-stage IR stays readable). */
+static MlirValue view_of(tc_lower *L, MlirValue base, MlirType mem) {
+  tc_view *v = tc_valmap_get(&L->views, base.ptr);
+  if (v && mlirTypeEqual(v->elem, mem)) return v->memref;
+  tc_builder vb;
+  tcb_init(&vb, L->ctx);
+  vb.loc = L->b.loc;
+  if (mlirValueIsABlockArgument(base)) {
+    MlirBlock blk = mlirBlockArgumentGetOwner(base);
+    MlirOperation first = mlirBlockGetFirstOperation(blk);
+    if (mlirOperationIsNull(first)) tcb_set_end(&vb, blk);
+    else tcb_set_before(&vb, first);
+  } else {
+    MlirOperation def = mlirOpResultGetOwner(base);
+    MlirOperation next = mlirOperationGetNextInBlock(def);
+    if (mlirOperationIsNull(next)) tcb_set_end(&vb, mlirOperationGetBlock(def));
+    else tcb_set_before(&vb, next);
+  }
+  MlirValue m = tc_memref_from_ptr(L, &vb, base, mem);
+  if (!v) v = tc_valmap_put(&L->views, base.ptr);
+  if (v) {
+    v->memref = m;
+    v->elem = mem;
+  }
+  return m;
+}
+
 MlirValue tc_scalar_addptr(tc_lower *L, tc_builder *b, MlirValue base, MlirValue offset, MlirType pointee) {
   MlirValue ops[2] = {base, offset};
   int32_t dynamic = INT32_MIN;
@@ -51,42 +83,70 @@ MlirValue tc_scalar_addptr(tc_lower *L, tc_builder *b, MlirValue base, MlirValue
   return tcb_op1(b, "llvm.getelementptr", ptr_type(L->ctx), 2, ops, 2, a);
 }
 
-/* Element offset of the pointer tile at the chunk's first lane, as an index. */
-static MlirValue first_lane_offset(tc_chunk *c, MlirValue old_ptr, tc_cval p) {
+MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel) {
+  MlirType mem = tile_type_is_ptr(elem) ? tcb_int_type(L->ctx, 64) : tc_memory_type(L->ctx, elem);
+  MlirType mt = mlirMemRefTypeContiguousGet(mem, 1, &numel, mlirAttributeGetNull());
+  int64_t bytes = numel * (int64_t)((tcb_bitwidth(mem) + 7) / 8);
+  /* Allocation at function entry keeps loops free of stack growth. */
+  tc_builder eb;
+  tcb_init(&eb, L->ctx);
+  eb.loc = L->b.loc;
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0));
+  MlirOperation first = mlirBlockGetFirstOperation(entry);
+  if (!mlirOperationIsNull(first)) tcb_set_before(&eb, first);
+  else tcb_set_end(&eb, entry);
+  int32_t seg[2] = {0, 0};
+  MlirNamedAttribute attrs[2] = {
+      tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
+      tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 64))};
+  if (bytes <= TC_STACK_BUFFER_LIMIT) return tcb_op1(&eb, "memref.alloca", mt, 0, NULL, 2, attrs);
+  MlirValue v = tcb_op1(&eb, "memref.alloc", mt, 0, NULL, 2, attrs);
+  if (L->ndeallocs == L->capdeallocs) {
+    L->capdeallocs = L->capdeallocs ? 2 * L->capdeallocs : 8;
+    L->deallocs = realloc(L->deallocs, sizeof *L->deallocs * (size_t)L->capdeallocs);
+  }
+  L->deallocs[L->ndeallocs++] = mlirOpResultGetOwner(v);
+  return v;
+}
+
+MlirValue tc_buffer_read(tc_chunk *c, MlirValue buf, MlirType elem, const tc_pos *pos, const int64_t *shape) {
   tc_builder *b = &c->b;
-  MlirType i64 = tcb_int_type(c->L->ctx, 64);
-  MlirValue acc = {NULL};
-  MlirValue v = old_ptr;
-  bool ok = true;
-  while (ok && mlirValueIsAOpResult(v)) {
-    MlirOperation op = mlirOpResultGetOwner(v);
-    const char *k = tile_op_kind(op);
-    if (k && !strcmp(k, "splat")) break;
-    if (!k || strcmp(k, "addptr")) {
-      ok = false;
-      break;
-    }
-    MlirValue o = tc_lane_value(&c->lanes, mlirOperationGetOperand(op, 1));
-    if (mlirValueIsNull(o)) {
-      ok = false;
-      break;
-    }
-    if (tcb_bitwidth(mlirValueGetType(o)) < 64) o = tcb_cast(b, "arith.extsi", o, i64);
-    acc = mlirValueIsNull(acc) ? o : tcb_binary(b, "arith.addi", acc, o);
-    v = mlirOperationGetOperand(op, 0);
-  }
-  if (!ok || mlirValueIsAOpResult(v) == false) {
-    /* Offsets the symbolic evaluator cannot follow: read lane 0 of the offset vector. */
-    int64_t zero = 0;
-    MlirNamedAttribute a = tcb_named(c->L->ctx, "static_position", mlirDenseI64ArrayGet(c->L->ctx, 1, &zero));
-    acc = tcb_op1(b, "vector.extract", tcb_element_type(mlirValueGetType(p.vec)), 1, &p.vec, 1, &a);
-  }
-  if (mlirValueIsNull(acc)) return tcb_const_index(b, 0);
-  return tcb_cast(b, "arith.index_cast", acc, tcb_index(c->L->ctx));
+  MlirType mem = tcb_element_type(mlirValueGetType(buf));
+  MlirValue lin = tc_linear_index(b, pos, shape);
+  MlirValue ops[2] = {buf, lin};
+  MlirValue v = pos->chunked ? tcb_op1(b, "vector.load", tc_vec_type(c->L->ctx, c->width, mem), 2, ops, 0, NULL)
+                             : tcb_op1(b, "memref.load", mem, 2, ops, 0, NULL);
+  if (!mlirTypeEqual(mem, elem) && mlirTypeIsAInteger(elem) && mlirIntegerTypeGetWidth(elem) == 1)
+    v = tcb_cmpi(b, "ne", v, tcb_const_int(b, mlirValueGetType(v), 0));
+  return v;
+}
+
+void tc_buffer_write(tc_chunk *c, MlirValue buf, MlirValue v, const tc_pos *pos, const int64_t *shape) {
+  tc_builder *b = &c->b;
+  MlirType mem = tcb_element_type(mlirValueGetType(buf));
+  MlirType vt = mlirValueGetType(v);
+  if (!mlirTypeEqual(tcb_element_type(vt), mem))
+    v = tcb_cast(b, "arith.extui", v, pos->chunked ? tc_vec_type(c->L->ctx, c->width, mem) : mem);
+  MlirValue lin = tc_linear_index(b, pos, shape);
+  MlirValue ops[3] = {v, buf, lin};
+  tcb_op(b, pos->chunked ? "vector.store" : "memref.store", 0, NULL, 3, ops, 0, NULL);
+}
+
+/* Element offset of a pointer tile at the chunk's first lane (index), from the
+ * unchunked evaluation at the same position. */
+static MlirValue first_lane_offset(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos) {
+  tc_pos lane = tc_pos_with(pos, false);
+  tc_cval p = tc_eval(c, old_ptr, &lane);
+  if (mlirValueIsNull(p.vec)) return tcb_const_index(&c->b, 0);
+  return tcb_cast(&c->b, "arith.index_cast", p.vec, tcb_index(c->L->ctx));
 }
 
 static MlirValue all_true(tc_builder *b, int64_t width) {
   return tcb_const_int(b, tc_vec_type(b->ctx, width, tcb_int_type(b->ctx, 1)), 1);
+}
+
+static MlirValue zero_of(tc_builder *b, MlirType t) {
+  return tcb_is_float(tcb_element_type(t)) ? tcb_const_float(b, t, 0.0) : tcb_const_int(b, t, 0);
 }
 
 typedef enum access_kind { ACCESS_CONTIGUOUS, ACCESS_UNIFORM, ACCESS_GATHER } access_kind;
@@ -99,36 +159,63 @@ static access_kind classify(tc_chunk *c, MlirValue old_ptr, tc_cval p) {
   return ACCESS_GATHER;
 }
 
-tc_cval tc_chunk_load(tc_chunk *c, MlirOperation load) {
+/* A scalar pointer for lane evaluation: base + offset elements. */
+static MlirValue lane_address(tc_chunk *c, tc_cval p, MlirType pointee) {
+  if (mlirValueIsNull(p.vec)) return p.base;
+  return tc_scalar_addptr(c->L, &c->b, p.base, p.vec, pointee);
+}
+
+static MlirValue scalar_masked_load(tc_lower *L, tc_builder *b, MlirValue addr, MlirType mem, MlirValue mask,
+                                    MlirValue other) {
+  if (mlirValueIsNull(mask)) return tcb_op1(b, "llvm.load", mem, 1, &addr, 0, NULL);
+  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
+  MlirBlock tb = mlirBlockCreate(0, NULL, NULL), eb = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(regions[0], tb);
+  mlirRegionAppendOwnedBlock(regions[1], eb);
+  MlirOperation iff = tcb_op_regions(b, "scf.if", 1, &mem, 1, &mask, 0, NULL, 2, regions);
+  tc_builder ib;
+  tcb_init(&ib, L->ctx);
+  ib.loc = b->loc;
+  tcb_set_end(&ib, tb);
+  MlirValue v = tcb_op1(&ib, "llvm.load", mem, 1, &addr, 0, NULL);
+  tcb_op(&ib, "scf.yield", 0, NULL, 1, &v, 0, NULL);
+  tcb_set_end(&ib, eb);
+  MlirValue o = mlirValueIsNull(other) ? zero_of(&ib, mem) : other;
+  tcb_op(&ib, "scf.yield", 0, NULL, 1, &o, 0, NULL);
+  return mlirOperationGetResult(iff, 0);
+}
+
+tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
   tc_lower *L = c->L;
   tc_builder *b = &c->b;
   tc_cval r = {0};
   MlirValue old_ptr = mlirOperationGetOperand(load, 0);
-  tc_cval p = tc_chunk_value(c, old_ptr);
+  tc_cval p = tc_eval(c, old_ptr, pos);
   if (L->status) return r;
   MlirType elem = mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetResult(load, 0)));
   MlirType mem = tc_memory_type(L->ctx, elem);
-  MlirType vt = tc_vec_type(L->ctx, c->width, mem);
-  MlirValue mask = tc_chunk_mask(c, tile_load_mask(load));
+  bool is_bool = !mlirTypeEqual(mem, elem);
+  MlirValue mask = tc_chunk_mask(c, tile_load_mask(load), pos);
+  MlirValue other = tile_load_other(load);
   MlirValue pass = {NULL};
-  if (!mlirValueIsNull(mask)) {
-    MlirValue other = tile_load_other(load);
-    if (!mlirValueIsNull(other)) {
-      pass = tc_chunk_value(c, other).vec;
-      if (!mlirTypeEqual(mem, elem)) pass = tcb_cast(b, "arith.extui", pass, vt);
-    } else if (tcb_is_float(mem)) {
-      pass = tcb_const_float(b, vt, 0.0);
-    } else {
-      pass = tcb_const_int(b, vt, 0);
-    }
+  if (!mlirValueIsNull(other)) {
+    pass = tc_eval(c, other, pos).vec;
+    if (is_bool) pass = tcb_cast(b, "arith.extui", pass, pos->chunked ? tc_vec_type(L->ctx, c->width, mem) : mem);
   }
-  MlirValue m = tc_view_of(L, b, p.base, mem);
+  if (!pos->chunked) {
+    r.vec = scalar_masked_load(L, b, lane_address(c, p, elem), mem, mask, pass);
+    if (is_bool) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, mem, 0));
+    return r;
+  }
+  MlirType vt = tc_vec_type(L->ctx, c->width, mem);
+  if (!mlirValueIsNull(mask) && mlirValueIsNull(pass)) pass = zero_of(b, vt);
+  MlirValue m = view_of(L, p.base, mem);
   access_kind kind = classify(c, old_ptr, p);
   if (kind == ACCESS_UNIFORM && mlirValueIsNull(mask)) {
     MlirValue s = tcb_op1(b, "llvm.load", mem, 1, &p.base, 0, NULL);
-    r.vec = tcb_op1(b, "vector.broadcast", vt, 1, &s, 0, NULL);
+    r.vec = tc_splat_vec(b, s, c->width);
   } else if (kind == ACCESS_CONTIGUOUS) {
-    MlirValue start = first_lane_offset(c, old_ptr, p);
+    MlirValue start = first_lane_offset(c, old_ptr, pos);
     if (mlirValueIsNull(mask)) {
       MlirValue ops[2] = {m, start};
       r.vec = tcb_op1(b, "vector.load", vt, 2, ops, 0, NULL);
@@ -140,30 +227,26 @@ tc_cval tc_chunk_load(tc_chunk *c, MlirOperation load) {
     MlirValue offs = p.vec;
     if (mlirValueIsNull(offs)) offs = tcb_const_int(b, tc_vec_type(L->ctx, c->width, tcb_int_type(L->ctx, 32)), 0);
     MlirValue ops[5] = {m, tcb_const_index(b, 0), offs, mlirValueIsNull(mask) ? all_true(b, c->width) : mask,
-                        mlirValueIsNull(pass) ? (tcb_is_float(mem) ? tcb_const_float(b, vt, 0.0) : tcb_const_int(b, vt, 0))
-                                              : pass};
+                        mlirValueIsNull(pass) ? zero_of(b, vt) : pass};
     r.vec = tcb_op1(b, "vector.gather", vt, 5, ops, 0, NULL);
   }
-  if (!mlirTypeEqual(mem, elem)) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, vt, 0));
+  if (is_bool) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, vt, 0));
   return r;
 }
 
-void tc_chunk_store(tc_chunk *c, MlirOperation store) {
+void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval p, tc_cval v, MlirValue mask) {
   tc_lower *L = c->L;
   tc_builder *b = &c->b;
+  b->loc = mlirOperationGetLocation(store);
   MlirValue old_ptr = mlirOperationGetOperand(store, 0);
-  tc_cval p = tc_chunk_value(c, old_ptr);
-  tc_cval v = tc_chunk_value(c, mlirOperationGetOperand(store, 1));
-  if (L->status) return;
   MlirType elem = tcb_element_type(mlirValueGetType(v.vec));
   MlirType mem = tc_memory_type(L->ctx, elem);
   MlirValue val = v.vec;
   if (!mlirTypeEqual(mem, elem)) val = tcb_cast(b, "arith.extui", val, tc_vec_type(L->ctx, c->width, mem));
-  MlirValue mask = tc_chunk_mask(c, tile_store_mask(store));
-  MlirValue m = tc_view_of(L, b, p.base, mem);
+  MlirValue m = view_of(L, p.base, mem);
   access_kind kind = classify(c, old_ptr, p);
   if (kind == ACCESS_CONTIGUOUS) {
-    MlirValue start = first_lane_offset(c, old_ptr, p);
+    MlirValue start = first_lane_offset(c, old_ptr, pos);
     if (mlirValueIsNull(mask)) {
       MlirValue ops[3] = {val, m, start};
       tcb_op(b, "vector.store", 0, NULL, 3, ops, 0, NULL);
@@ -181,107 +264,39 @@ void tc_chunk_store(tc_chunk *c, MlirOperation store) {
   tcb_op(b, "vector.scatter", 0, NULL, 5, ops, 0, NULL);
 }
 
-static MlirOperation build_if(tc_lower *L, tc_builder *b, MlirValue cond, intptr_t nres, const MlirType *res,
-                              MlirBlock *then_block, MlirBlock *else_block) {
-  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
-  *then_block = mlirBlockCreate(0, NULL, NULL);
-  mlirRegionAppendOwnedBlock(regions[0], *then_block);
-  if (else_block) {
-    *else_block = mlirBlockCreate(0, NULL, NULL);
-    mlirRegionAppendOwnedBlock(regions[1], *else_block);
-  }
-  (void)L;
-  return tcb_op_regions(b, "scf.if", nres, res, 1, &cond, 0, NULL, 2, regions);
-}
-
 void tc_lower_scalar_load(tc_lower *L, MlirOperation load) {
   MlirValue old = mlirOperationGetResult(load, 0);
   MlirType elem = mlirValueGetType(old);
   MlirType mem = tc_memory_type(L->ctx, elem);
   MlirValue ptr = tc_scalar(L, mlirOperationGetOperand(load, 0));
-  MlirValue old_mask = tile_load_mask(load);
-  MlirValue r;
-  if (mlirValueIsNull(old_mask)) {
-    r = tcb_op1(&L->b, "llvm.load", mem, 1, &ptr, 0, NULL);
-  } else {
-    MlirBlock tb, eb;
-    MlirOperation iff = build_if(L, &L->b, tc_scalar(L, old_mask), 1, &mem, &tb, &eb);
-    tc_builder ib;
-    tcb_init(&ib, L->ctx);
-    ib.loc = L->b.loc;
-    tcb_set_end(&ib, tb);
-    MlirValue v = tcb_op1(&ib, "llvm.load", mem, 1, &ptr, 0, NULL);
-    tcb_op(&ib, "scf.yield", 0, NULL, 1, &v, 0, NULL);
-    tcb_set_end(&ib, eb);
-    MlirValue other = tile_load_other(load);
-    MlirValue o = !mlirValueIsNull(other) ? tc_scalar(L, other)
-                  : tcb_is_float(mem)     ? tcb_const_float(&ib, mem, 0.0)
-                                          : tcb_const_int(&ib, mem, 0);
-    if (!mlirValueIsNull(other) && !mlirTypeEqual(mem, elem)) o = tcb_cast(&ib, "arith.extui", o, mem);
-    tcb_op(&ib, "scf.yield", 0, NULL, 1, &o, 0, NULL);
-    r = mlirOperationGetResult(iff, 0);
-  }
+  MlirValue old_mask = tile_load_mask(load), old_other = tile_load_other(load);
+  MlirValue mask = mlirValueIsNull(old_mask) ? old_mask : tc_scalar(L, old_mask);
+  MlirValue other = mlirValueIsNull(old_other) ? old_other : tc_scalar(L, old_other);
+  if (L->status) return;
+  if (!mlirValueIsNull(other) && !mlirTypeEqual(mem, elem)) other = tcb_cast(&L->b, "arith.extui", other, mem);
+  MlirValue r = scalar_masked_load(L, &L->b, ptr, mem, mask, other);
   if (!mlirTypeEqual(mem, elem)) r = tcb_cmpi(&L->b, "ne", r, tcb_const_int(&L->b, mem, 0));
-  MlirValue *slot = tc_valmap_put(&L->scalars, old.ptr);
-  if (slot) *slot = r;
+  tc_map_scalar(L, old, r);
 }
 
 void tc_lower_scalar_store(tc_lower *L, MlirOperation store) {
   MlirValue ptr = tc_scalar(L, mlirOperationGetOperand(store, 0));
   MlirValue val = tc_scalar(L, mlirOperationGetOperand(store, 1));
+  MlirValue old_mask = tile_store_mask(store);
+  if (L->status) return;
   MlirType elem = mlirValueGetType(val);
   MlirType mem = tc_memory_type(L->ctx, elem);
-  MlirValue old_mask = tile_store_mask(store);
   tc_builder ib = L->b;
   if (!mlirValueIsNull(old_mask)) {
-    MlirBlock tb;
-    build_if(L, &L->b, tc_scalar(L, old_mask), 0, NULL, &tb, NULL);
+    MlirValue m = tc_scalar(L, old_mask);
+    MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
+    MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
+    mlirRegionAppendOwnedBlock(regions[0], tb);
+    tcb_op_regions(&L->b, "scf.if", 0, NULL, 1, &m, 0, NULL, 2, regions);
     tcb_set_end(&ib, tb);
   }
   if (!mlirTypeEqual(mem, elem)) val = tcb_cast(&ib, "arith.extui", val, mem);
   MlirValue ops[2] = {val, ptr};
   tcb_op(&ib, "llvm.store", 0, NULL, 2, ops, 0, NULL);
   if (!mlirValueIsNull(old_mask)) tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-}
-
-MlirValue tc_view_of(tc_lower *L, tc_builder *b, MlirValue ptr, MlirType elem) {
-  tc_view *v = tc_valmap_get(&L->views, ptr.ptr);
-  if (v && mlirTypeEqual(v->elem, elem)) return v->memref;
-  return tc_memref_from_ptr(L, b, ptr, elem);
-}
-
-/* The scalar pointer a pointer tile is built from (splat at the root of addptr chains). */
-static MlirValue root_pointer(MlirValue v) {
-  while (mlirValueIsAOpResult(v)) {
-    MlirOperation op = mlirOpResultGetOwner(v);
-    const char *k = tile_op_kind(op);
-    if (k && !strcmp(k, "splat")) return mlirOperationGetOperand(op, 0);
-    if (!k || strcmp(k, "addptr")) break;
-    v = mlirOperationGetOperand(op, 0);
-  }
-  return (MlirValue){NULL};
-}
-
-void tc_prepare_views(tc_lower *L) {
-  tc_valmap_clear(&L->views);
-  for (int i = 0; i < L->ngroup; i++) {
-    MlirOperation op = L->group[i];
-    const char *k = tile_op_kind(op);
-    if (!k || (strcmp(k, "load") && strcmp(k, "store"))) continue;
-    MlirValue old_ptr = mlirOperationGetOperand(op, 0);
-    MlirValue root = root_pointer(old_ptr);
-    if (mlirValueIsNull(root)) continue;
-    MlirValue *base = tc_valmap_get(&L->scalars, root.ptr);
-    if (!base) continue;
-    MlirType pointee = tile_ptr_pointee(tcb_element_type(mlirValueGetType(old_ptr)));
-    MlirType mem = tc_memory_type(L->ctx, pointee);
-    tc_view *v = tc_valmap_get(&L->views, base->ptr);
-    if (v) continue;
-    MlirValue m = tc_memref_from_ptr(L, &L->b, *base, mem);
-    v = tc_valmap_put(&L->views, base->ptr);
-    if (v) {
-      v->memref = m;
-      v->elem = mem;
-    }
-  }
 }

@@ -1,0 +1,174 @@
+/* conversion/nest.c — loop nests over tile shapes: scf.for over the leading dims and
+ * native-width chunks over the last; with a bound mask, unmasked full chunks plus one
+ * masked tail. Also materialization of a tile into a flat stack buffer.
+ * In: a shape and a body callback. Out: scf/vector IR at the current insertion point. */
+#include "conversion/lower.h"
+
+#include "dialects/tile.h"
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <string.h>
+
+int64_t tc_nest_width(tc_lower *L, int64_t last_dim) {
+  int64_t w = tc_target_lanes(L->target, 32);
+  while (w > 1 && (w > last_dim || last_dim % w)) w /= 2;
+  return w < 1 ? 1 : w;
+}
+
+MlirBlock tc_build_for(tc_lower *L, tc_builder *b, MlirValue lb, MlirValue ub, MlirValue step, intptr_t niter,
+                       const MlirValue *inits, MlirOperation *for_op) {
+  MlirType types[17];
+  MlirLocation locs[17];
+  types[0] = mlirValueGetType(lb);
+  locs[0] = b->loc;
+  for (intptr_t i = 0; i < niter && i < 16; i++) {
+    types[i + 1] = mlirValueGetType(inits[i]);
+    locs[i + 1] = b->loc;
+  }
+  MlirBlock body = mlirBlockCreate(1 + niter, types, locs);
+  MlirRegion r = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(r, body);
+  MlirValue ops[19] = {lb, ub, step};
+  for (intptr_t i = 0; i < niter && i < 16; i++) ops[3 + i] = inits[i];
+  MlirOperation f = tcb_op_regions(b, "scf.for", niter, types + 1, 3 + niter, ops, 0, NULL, 1, &r);
+  (void)L;
+  if (for_op) *for_op = f;
+  return body;
+}
+
+static void run_body(tc_lower *L, MlirBlock block, tc_builder *at, const tc_pos *pos, int64_t width,
+                     tc_chunk_mode mode, MlirValue bound_mask, MlirValue tail_mask, tc_nest_body body, void *user) {
+  tc_chunk c;
+  tc_chunk_init(&c, L, block, width);
+  if (at) c.b = *at;
+  c.mode = mode;
+  c.bound_mask = bound_mask;
+  c.tail_mask = tail_mask;
+  c.root = *pos;
+  body(&c, pos, user);
+  tc_chunk_free(&c);
+}
+
+static void yield_at_end(tc_lower *L, MlirBlock block) {
+  tc_builder yb;
+  tcb_init(&yb, L->ctx);
+  yb.loc = L->b.loc;
+  tcb_set_end(&yb, block);
+  tcb_op(&yb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+}
+
+void tc_emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, tc_nest_body body, void *user) {
+  if (L->status) return;
+  tc_builder b = L->b;
+  tc_pos pos = {.rank = rank, .chunked = true};
+  MlirBlock opened[TC_RANK];
+  int nopened = 0;
+  for (int d = 0; d + 1 < rank; d++) {
+    if (shape[d] == 1) {
+      pos.idx[d] = tcb_const_index(&b, 0);
+      continue;
+    }
+    MlirBlock blk = tc_build_for(L, &b, tcb_const_index(&b, 0), tcb_const_index(&b, shape[d]), tcb_const_index(&b, 1), 0,
+                                 NULL, NULL);
+    pos.idx[d] = mlirBlockGetArgument(blk, 0);
+    tcb_set_end(&b, blk);
+    opened[nopened++] = blk;
+  }
+  int64_t n = rank ? shape[rank - 1] : 1;
+  int64_t w = tc_nest_width(L, n);
+  MlirValue bound = {NULL};
+  if (!mlirValueIsNull(bound_mask)) {
+    tc_chunk pre;
+    tc_chunk_init(&pre, L, b.block, w);
+    pre.b = b;
+    tc_pos row = pos;
+    row.chunked = false;
+    row.idx[rank - 1] = tcb_const_index(&pre.b, 0);
+    bound = tc_mask_bound(&pre, bound_mask, &row, n);
+    b = pre.b;
+    tc_chunk_free(&pre);
+  }
+  if (!mlirValueIsNull(bound)) {
+    MlirValue full = tcb_binary(&b, "arith.andi", bound, tcb_const_index(&b, -w));
+    MlirBlock blk = tc_build_for(L, &b, tcb_const_index(&b, 0), full, tcb_const_index(&b, w), 0, NULL, NULL);
+    tc_pos p = pos;
+    p.idx[rank - 1] = mlirBlockGetArgument(blk, 0);
+    run_body(L, blk, NULL, &p, w, TC_CHUNK_FULL, bound_mask, (MlirValue){NULL}, body, user);
+    yield_at_end(L, blk);
+    MlirValue has_tail = tcb_cmpi(&b, "ult", full, bound);
+    MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
+    MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
+    mlirRegionAppendOwnedBlock(regions[0], tb);
+    tcb_op_regions(&b, "scf.if", 0, NULL, 1, &has_tail, 0, NULL, 2, regions);
+    tc_builder ib;
+    tcb_init(&ib, L->ctx);
+    ib.loc = b.loc;
+    tcb_set_end(&ib, tb);
+    MlirValue rem = tcb_binary(&ib, "arith.subi", bound, full);
+    MlirValue tail = tcb_op1(&ib, "vector.create_mask", tc_vec_type(L->ctx, w, tcb_int_type(L->ctx, 1)), 1, &rem, 0, NULL);
+    p.idx[rank - 1] = full;
+    run_body(L, tb, &ib, &p, w, TC_CHUNK_TAIL, bound_mask, tail, body, user);
+    yield_at_end(L, tb);
+  } else if (w == n) {
+    tc_pos p = pos;
+    p.idx[rank - 1] = tcb_const_index(&b, 0);
+    run_body(L, b.block, &b, &p, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, (MlirValue){NULL}, body, user);
+  } else {
+    MlirBlock blk = tc_build_for(L, &b, tcb_const_index(&b, 0), tcb_const_index(&b, n), tcb_const_index(&b, w), 0, NULL,
+                                 NULL);
+    tc_pos p = pos;
+    p.idx[rank - 1] = mlirBlockGetArgument(blk, 0);
+    run_body(L, blk, NULL, &p, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, (MlirValue){NULL}, body, user);
+    yield_at_end(L, blk);
+  }
+  for (int i = nopened - 1; i >= 0; i--) yield_at_end(L, opened[i]);
+}
+
+typedef struct materialize_ctx {
+  MlirValue old, buf;
+  int64_t shape[TC_RANK];
+} materialize_ctx;
+
+static void materialize_body(tc_chunk *c, const tc_pos *pos, void *user) {
+  materialize_ctx *m = user;
+  tc_cval v = tc_eval(c, m->old, pos);
+  if (c->L->status) return;
+  MlirValue x = v.vec;
+  if (v.is_ptr) {
+    /* Pointer tiles are kept as raw addresses. */
+    tc_builder *b = &c->b;
+    MlirType i64 = tcb_int_type(c->L->ctx, 64);
+    MlirType pointee = tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(m->old)));
+    int64_t sz = (tcb_bitwidth(tc_memory_type(c->L->ctx, pointee)) + 7) / 8;
+    MlirType wt = pos->chunked ? tc_vec_type(c->L->ctx, c->width, i64) : i64;
+    MlirValue base = tcb_cast(b, "llvm.ptrtoint", v.base, i64);
+    x = pos->chunked ? tc_splat_vec(b, base, c->width) : base;
+    if (!mlirValueIsNull(v.vec)) {
+      MlirValue off = v.vec;
+      if (tcb_bitwidth(tcb_element_type(mlirValueGetType(off))) < 64) off = tcb_cast(b, "arith.extsi", off, wt);
+      x = tcb_binary(b, "arith.addi", x, tcb_binary(b, "arith.muli", off, tcb_const_int(b, wt, sz)));
+    }
+  }
+  tc_buffer_write(c, m->buf, x, pos, m->shape);
+}
+
+void tc_materialize_into(tc_lower *L, MlirValue old, MlirValue buf) {
+  materialize_ctx m = {old, buf, {0}};
+  int rank = tc_shape_of(mlirValueGetType(old), m.shape);
+  tc_emit_nest(L, rank, m.shape, (MlirValue){NULL}, materialize_body, &m);
+}
+
+MlirValue tc_materialize(tc_lower *L, MlirValue old) {
+  tc_special *s = tc_special_of(L, old);
+  if (s && s->kind == TC_SPECIAL_BUFFER) return s->buffer;
+  int64_t shape[TC_RANK];
+  int rank = tc_shape_of(mlirValueGetType(old), shape);
+  MlirValue buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(old)), tc_numel(rank, shape));
+  tc_materialize_into(L, old, buf);
+  s = tc_special_put(L, old);
+  if (s) {
+    s->kind = TC_SPECIAL_BUFFER;
+    s->buffer = buf;
+  }
+  return buf;
+}

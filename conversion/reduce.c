@@ -1,0 +1,267 @@
+/* conversion/reduce.c — tile.reduce: vertical accumulation in registers over chunks or
+ * rows, then one horizontal tree per output element, applying the combine function (a
+ * func.func of scalars, cloned here with vector types). In: a reduce op. Out: scalar
+ * results, or a buffered tile of the operand shape without the reduced axis. */
+#include "conversion/lower.h"
+
+#include "dialects/tile.h"
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXV 8
+
+static MlirOperation combine_func(tc_lower *L, MlirOperation op) {
+  MlirAttribute sym = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("combine"));
+  if (mlirAttributeIsNull(sym) || !mlirAttributeIsAFlatSymbolRef(sym)) return (MlirOperation){NULL};
+  MlirStringRef name = mlirFlatSymbolRefAttrGetValue(sym);
+  MlirOperation parent = mlirOperationGetParentOperation(op);
+  while (!mlirOperationIsNull(parent) && !tc_op_is(parent, "builtin.module")) parent = mlirOperationGetParentOperation(parent);
+  if (mlirOperationIsNull(parent)) return parent;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(parent, 0));
+  for (MlirOperation f = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(f); f = mlirOperationGetNextInBlock(f)) {
+    MlirAttribute s = mlirOperationGetAttributeByName(f, mlirStringRefCreateFromCString("sym_name"));
+    if (!mlirAttributeIsNull(s) && mlirStringRefEqual(mlirStringAttrGetValue(s), name)) return f;
+  }
+  (void)L;
+  return (MlirOperation){NULL};
+}
+
+bool tc_apply_combine(tc_lower *L, tc_builder *b, MlirOperation reduce_op, const MlirValue *args, int nargs,
+                      MlirValue *results) {
+  MlirOperation fn = combine_func(L, reduce_op);
+  if (mlirOperationIsNull(fn)) {
+    tc_fail(L, reduce_op, TILEC_ERROR_INTERNAL, "combine function not found");
+    return false;
+  }
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0));
+  if (mlirBlockGetNumArguments(body) != nargs) {
+    tc_fail(L, reduce_op, TILEC_ERROR_INTERNAL, "combine function arity mismatch");
+    return false;
+  }
+  bool vec = mlirTypeIsAVector(mlirValueGetType(args[0]));
+  int64_t width = vec ? mlirShapedTypeGetDimSize(mlirValueGetType(args[0]), 0) : 1;
+  tc_valmap map;
+  tc_valmap_init(&map, sizeof(MlirValue));
+  for (int i = 0; i < nargs; i++) *(MlirValue *)tc_valmap_put(&map, mlirBlockGetArgument(body, i).ptr) = args[i];
+  bool ok = true;
+  for (MlirOperation o = mlirBlockGetFirstOperation(body); ok && !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+    if (tc_op_is(o, "func.return")) {
+      for (intptr_t i = 0; i < mlirOperationGetNumOperands(o); i++) {
+        MlirValue *v = tc_valmap_get(&map, mlirOperationGetOperand(o, i).ptr);
+        results[i] = v ? *v : (MlirValue){NULL};
+      }
+      break;
+    }
+    if (mlirOperationGetNumResults(o) != 1 || !(tc_op_in_dialect(o, "arith") || tc_op_in_dialect(o, "math"))) {
+      tc_fail(L, o, TILEC_ERROR_UNSUPPORTED, "combine functions may only use scalar arithmetic");
+      ok = false;
+      break;
+    }
+    MlirType rt = mlirValueGetType(mlirOperationGetResult(o, 0));
+    MlirValue r;
+    if (tc_op_is(o, "arith.constant")) {
+      MlirAttribute a = mlirOperationGetAttributeByName(o, mlirStringRefCreateFromCString("value"));
+      MlirNamedAttribute na = tcb_named(L->ctx, "value", a);
+      r = tcb_op1(b, "arith.constant", rt, 0, NULL, 1, &na);
+      if (vec) r = tc_splat_vec(b, r, width);
+    } else {
+      MlirValue ops[4];
+      intptr_t n = mlirOperationGetNumOperands(o);
+      for (intptr_t i = 0; i < n && i < 4; i++) {
+        MlirValue *v = tc_valmap_get(&map, mlirOperationGetOperand(o, i).ptr);
+        ops[i] = v ? *v : (MlirValue){NULL};
+        if (!v) ok = false;
+      }
+      if (!ok) {
+        tc_fail(L, o, TILEC_ERROR_UNSUPPORTED, "combine functions may not capture outer values");
+        break;
+      }
+      r = mlirOperationGetResult(tc_clone_elementwise(b, o, ops, vec ? tc_vec_type(L->ctx, width, rt) : rt), 0);
+    }
+    *(MlirValue *)tc_valmap_put(&map, mlirOperationGetResult(o, 0).ptr) = r;
+  }
+  tc_valmap_free(&map);
+  return ok;
+}
+
+/* Tree reduction of n vectors (one per reduced value) to scalars. */
+static bool horizontal(tc_lower *L, tc_builder *b, MlirOperation op, int n, MlirValue *acc, int64_t width,
+                       MlirValue *out) {
+  for (int64_t s = width / 2; s >= 1; s /= 2) {
+    int64_t mask[64];
+    for (int64_t k = 0; k < width; k++) mask[k] = k < s ? k + s : k;
+    MlirValue args[2 * MAXV];
+    for (int i = 0; i < n; i++) {
+      MlirValue ops[2] = {acc[i], acc[i]};
+      MlirNamedAttribute a = tcb_named(L->ctx, "mask", mlirDenseI64ArrayGet(L->ctx, width, mask));
+      args[i] = acc[i];
+      args[n + i] = tcb_op1(b, "vector.shuffle", mlirValueGetType(acc[i]), 2, ops, 1, &a);
+    }
+    if (!tc_apply_combine(L, b, op, args, 2 * n, acc)) return false;
+  }
+  for (int i = 0; i < n; i++) {
+    int64_t zero = 0;
+    MlirNamedAttribute a = tcb_named(L->ctx, "static_position", mlirDenseI64ArrayGet(L->ctx, 1, &zero));
+    out[i] = tcb_op1(b, "vector.extract", tcb_element_type(mlirValueGetType(acc[i])), 1, &acc[i], 1, &a);
+  }
+  return true;
+}
+
+/* Accumulates chunks [width, n) of the last dim at `outer` into acc (scf.for with
+ * iter_args); returns the loop results in acc. */
+static void accumulate_last(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const MlirValue *olds,
+                            const tc_pos *outer, int64_t n, int64_t width, MlirValue *acc) {
+  if (width >= n) return;
+  MlirOperation f;
+  MlirBlock blk = tc_build_for(L, b, tcb_const_index(b, width), tcb_const_index(b, n), tcb_const_index(b, width), nvals,
+                               acc, &f);
+  tc_chunk c;
+  tc_chunk_init(&c, L, blk, width);
+  c.b.loc = b->loc;
+  tc_pos p = *outer;
+  p.chunked = true;
+  p.idx[p.rank - 1] = mlirBlockGetArgument(blk, 0);
+  MlirValue args[2 * MAXV], res[MAXV];
+  for (int i = 0; i < nvals; i++) {
+    args[i] = mlirBlockGetArgument(blk, 1 + i);
+    args[nvals + i] = tc_eval(&c, olds[i], &p).vec;
+  }
+  if (!L->status && tc_apply_combine(L, &c.b, op, args, 2 * nvals, res))
+    tcb_op(&c.b, "scf.yield", 0, NULL, nvals, res, 0, NULL);
+  tc_chunk_free(&c);
+  for (int i = 0; i < nvals; i++) acc[i] = mlirOperationGetResult(f, i);
+}
+
+/* Accumulates rows 1..len-1 of dim `axis` at the chunk position pos (vertical). */
+static void accumulate_axis(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const MlirValue *olds,
+                            const tc_pos *pos, int axis, int64_t len, int64_t width, MlirValue *acc) {
+  if (len <= 1) return;
+  MlirOperation f;
+  MlirBlock blk =
+      tc_build_for(L, b, tcb_const_index(b, 1), tcb_const_index(b, len), tcb_const_index(b, 1), nvals, acc, &f);
+  tc_chunk c;
+  tc_chunk_init(&c, L, blk, width);
+  c.b.loc = b->loc;
+  tc_pos p = *pos;
+  p.idx[axis] = mlirBlockGetArgument(blk, 0);
+  MlirValue args[2 * MAXV], res[MAXV];
+  for (int i = 0; i < nvals; i++) {
+    args[i] = mlirBlockGetArgument(blk, 1 + i);
+    args[nvals + i] = tc_eval(&c, olds[i], &p).vec;
+  }
+  if (!L->status && tc_apply_combine(L, &c.b, op, args, 2 * nvals, res))
+    tcb_op(&c.b, "scf.yield", 0, NULL, nvals, res, 0, NULL);
+  tc_chunk_free(&c);
+  for (int i = 0; i < nvals; i++) acc[i] = mlirOperationGetResult(f, i);
+}
+
+typedef struct reduce_ctx {
+  MlirOperation op;
+  int nvals, axis, rank;
+  MlirValue olds[MAXV];
+  MlirValue bufs[MAXV];
+  int64_t shape[TC_RANK];  /* operand shape */
+  int64_t rshape[TC_RANK]; /* result shape */
+} reduce_ctx;
+
+/* Body over the result positions when the reduced axis is not the last. */
+static void vertical_body(tc_chunk *c, const tc_pos *rpos, void *user) {
+  reduce_ctx *r = user;
+  tc_pos p = {.rank = r->rank, .chunked = true};
+  int k = 0;
+  for (int d = 0; d < r->rank; d++) p.idx[d] = d == r->axis ? tcb_const_index(&c->b, 0) : rpos->idx[k++];
+  MlirValue acc[MAXV];
+  for (int i = 0; i < r->nvals; i++) acc[i] = tc_eval(c, r->olds[i], &p).vec;
+  if (c->L->status) return;
+  accumulate_axis(c->L, &c->b, r->op, r->nvals, r->olds, &p, r->axis, r->shape[r->axis], c->width, acc);
+  for (int i = 0; i < r->nvals; i++) tc_buffer_write(c, r->bufs[i], acc[i], rpos, r->rshape);
+}
+
+void tc_emit_reduce(tc_lower *L, MlirOperation op) {
+  reduce_ctx r;
+  memset(&r, 0, sizeof r);
+  r.op = op;
+  r.nvals = (int)mlirOperationGetNumOperands(op);
+  if (r.nvals < 1 || r.nvals > MAXV) {
+    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "reductions of %d tiles are not supported", r.nvals);
+    return;
+  }
+  for (int i = 0; i < r.nvals; i++) r.olds[i] = mlirOperationGetOperand(op, i);
+  r.rank = tc_shape_of(mlirValueGetType(r.olds[0]), r.shape);
+  r.axis = (int)tile_int_attr(op, "axis", 0);
+  if (r.axis < 0 || r.axis >= r.rank) {
+    tc_fail(L, op, TILEC_ERROR_INTERNAL, "reduce axis out of range");
+    return;
+  }
+  int rr = 0;
+  for (int d = 0; d < r.rank; d++)
+    if (d != r.axis) r.rshape[rr++] = r.shape[d];
+  tc_builder *b = &L->b;
+  b->loc = mlirOperationGetLocation(op);
+  if (r.axis == r.rank - 1) {
+    /* Along the last dim: one scalar per outer position. */
+    int64_t n = r.shape[r.rank - 1];
+    int64_t w = tc_nest_width(L, n);
+    if (rr > 0)
+      for (int i = 0; i < r.nvals; i++)
+        r.bufs[i] = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetResult(op, i))),
+                                    tc_numel(rr, r.rshape));
+    tc_builder ob = *b;
+    tc_pos outer = {.rank = r.rank, .chunked = true};
+    MlirBlock opened[TC_RANK];
+    int nopened = 0;
+    for (int d = 0; d + 1 < r.rank; d++) {
+      if (r.shape[d] == 1) {
+        outer.idx[d] = tcb_const_index(&ob, 0);
+        continue;
+      }
+      MlirBlock blk = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, r.shape[d]),
+                                   tcb_const_index(&ob, 1), 0, NULL, NULL);
+      outer.idx[d] = mlirBlockGetArgument(blk, 0);
+      tcb_set_end(&ob, blk);
+      opened[nopened++] = blk;
+    }
+    tc_chunk c;
+    tc_chunk_init(&c, L, ob.block, w);
+    c.b = ob;
+    outer.idx[r.rank - 1] = tcb_const_index(&c.b, 0);
+    MlirValue acc[MAXV], out[MAXV];
+    for (int i = 0; i < r.nvals; i++) acc[i] = tc_eval(&c, r.olds[i], &outer).vec;
+    if (!L->status) accumulate_last(L, &c.b, op, r.nvals, r.olds, &outer, n, w, acc);
+    if (!L->status && horizontal(L, &c.b, op, r.nvals, acc, w, out)) {
+      if (rr == 0) {
+        for (int i = 0; i < r.nvals; i++) tc_map_scalar(L, mlirOperationGetResult(op, i), out[i]);
+      } else {
+        tc_pos rp = {.rank = rr, .chunked = false};
+        for (int d = 0; d < rr; d++) rp.idx[d] = outer.idx[d];
+        for (int i = 0; i < r.nvals; i++) tc_buffer_write(&c, r.bufs[i], out[i], &rp, r.rshape);
+      }
+    }
+    ob = c.b;
+    tc_chunk_free(&c);
+    for (int i = nopened - 1; i >= 0; i--) {
+      tc_builder yb;
+      tcb_init(&yb, L->ctx);
+      yb.loc = b->loc;
+      tcb_set_end(&yb, opened[i]);
+      tcb_op(&yb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    }
+  } else {
+    for (int i = 0; i < r.nvals; i++)
+      r.bufs[i] = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetResult(op, i))),
+                                  tc_numel(rr, r.rshape));
+    tc_emit_nest(L, rr, r.rshape, (MlirValue){NULL}, vertical_body, &r);
+  }
+  if (rr > 0 && !L->status)
+    for (int i = 0; i < r.nvals; i++) {
+      tc_special *s = tc_special_put(L, mlirOperationGetResult(op, i));
+      s->kind = TC_SPECIAL_BUFFER;
+      s->buffer = r.bufs[i];
+    }
+}
+
+void tc_emit_scan(tc_lower *L, MlirOperation op) {
+  tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "scans (tl.cumsum, tl.associative_scan) are not supported by the lowering yet");
+}

@@ -1,0 +1,342 @@
+/* conversion/regions.c — scf.if / scf.for / scf.while whose values may be tiles. Scalars
+ * stay SSA values; a loop-carried tile advanced by a uniform step (p += BLOCK * stride)
+ * becomes its initial tile plus a scalar carried in the loop, which keeps the analyses
+ * (contiguity) intact; any other tile crossing a region boundary lives in a buffer.
+ * In: old region ops. Out: the same control flow in the new function. */
+#include "conversion/lower.h"
+
+#include "dialects/tile.h"
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXC 32
+
+static bool is_tile(MlirType t) { return mlirTypeIsARankedTensor(t); }
+
+static MlirOperation terminator(MlirBlock b) {
+  MlirOperation last = {NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    last = op;
+  return last;
+}
+
+/* The scalar s when v is a uniform tile splat(s) (or a splat constant). */
+static MlirValue uniform_scalar(tc_lower *L, MlirValue v) {
+  if (!mlirValueIsAOpResult(v)) return (MlirValue){NULL};
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (tc_op_is(d, "tile.splat")) return mlirOperationGetOperand(d, 0);
+  if (tc_op_is(d, "tile.broadcast")) return uniform_scalar(L, mlirOperationGetOperand(d, 0));
+  return (MlirValue){NULL};
+}
+
+/* If y == arg + splat(s) (addptr or addi), returns the old scalar s. */
+static MlirValue affine_step(tc_lower *L, MlirValue arg, MlirValue y) {
+  if (!mlirValueIsAOpResult(y)) return (MlirValue){NULL};
+  MlirOperation d = mlirOpResultGetOwner(y);
+  if (tc_op_is(d, "tile.addptr") && mlirValueEqual(mlirOperationGetOperand(d, 0), arg))
+    return uniform_scalar(L, mlirOperationGetOperand(d, 1));
+  if (tc_op_is(d, "arith.addi")) {
+    if (mlirValueEqual(mlirOperationGetOperand(d, 0), arg)) return uniform_scalar(L, mlirOperationGetOperand(d, 1));
+    if (mlirValueEqual(mlirOperationGetOperand(d, 1), arg)) return uniform_scalar(L, mlirOperationGetOperand(d, 0));
+  }
+  return (MlirValue){NULL};
+}
+
+/* Does the lazy cone of v reach `target`? With `moved`, only through ops that read
+ * their operand at another position (broadcast, expand_dims, reshape). */
+static bool reaches(MlirValue v, MlirValue target, bool moved_only, bool moved, int depth) {
+  if (mlirValueEqual(v, target)) return !moved_only || moved;
+  if (depth > 256 || !mlirValueIsAOpResult(v)) return false;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (!tc_is_lazy_op(d) && !tc_op_is(d, "tile.load")) return false;
+  bool m = moved || tc_op_is(d, "tile.broadcast") || tc_op_is(d, "tile.expand_dims") || tc_op_is(d, "tile.reshape");
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
+    if (reaches(mlirOperationGetOperand(d, i), target, moved_only, m, depth + 1)) return true;
+  return false;
+}
+
+static MlirValue widen_to(tc_builder *b, MlirValue v, MlirType t) {
+  if (tcb_bitwidth(mlirValueGetType(v)) < tcb_bitwidth(t)) return tcb_cast(b, "arith.extsi", v, t);
+  if (tcb_bitwidth(mlirValueGetType(v)) > tcb_bitwidth(t)) return tcb_cast(b, "arith.trunci", v, t);
+  return v;
+}
+
+typedef enum carry_kind { CARRY_SCALAR, CARRY_AFFINE, CARRY_BUFFER } carry_kind;
+
+typedef struct carry {
+  carry_kind kind;
+  MlirValue buffer;
+  MlirType delta_type;
+  int new_index; /* position among the new loop's iter args */
+} carry;
+
+/* Writes yields of buffered tiles: values that read other carried buffers (or their
+ * own at moved positions) go through a temporary first. */
+static void write_buffer_yields(tc_lower *L, int n, const MlirValue *args, const MlirValue *yields, const carry *cs) {
+  MlirValue temps[MAXC] = {{NULL}};
+  for (int i = 0; i < n; i++) {
+    if (cs[i].kind != CARRY_BUFFER || mlirValueEqual(yields[i], args[i])) continue;
+    bool hazard = reaches(yields[i], args[i], true, false, 0);
+    for (int j = 0; j < n && !hazard; j++)
+      if (j != i && cs[j].kind == CARRY_BUFFER && !mlirValueEqual(yields[j], args[j]))
+        hazard = reaches(yields[i], args[j], false, false, 0);
+    if (!hazard) continue;
+    int64_t shape[TC_RANK];
+    int rank = tc_shape_of(mlirValueGetType(yields[i]), shape);
+    temps[i] = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(yields[i])), tc_numel(rank, shape));
+    tc_materialize_into(L, yields[i], temps[i]);
+  }
+  for (int i = 0; i < n; i++) {
+    if (cs[i].kind != CARRY_BUFFER || mlirValueEqual(yields[i], args[i]) || !mlirValueIsNull(temps[i])) continue;
+    tc_materialize_into(L, yields[i], cs[i].buffer);
+  }
+  for (int i = 0; i < n; i++) {
+    if (mlirValueIsNull(temps[i])) continue;
+    /* copy temp -> carried buffer, viewing the temp as the yielded tile */
+    tc_special saved = {0};
+    tc_special *s = tc_special_of(L, yields[i]);
+    if (s) saved = *s;
+    tc_special *t = tc_special_put(L, yields[i]);
+    t->kind = TC_SPECIAL_BUFFER;
+    t->buffer = temps[i];
+    t->init = (MlirValue){NULL};
+    t->delta = (MlirValue){NULL};
+    tc_materialize_into(L, yields[i], cs[i].buffer);
+    t = tc_special_put(L, yields[i]);
+    *t = saved;
+  }
+}
+
+void tc_lower_for(tc_lower *L, MlirOperation op) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  MlirOperation yield = terminator(body);
+  int n = (int)mlirOperationGetNumOperands(op) - 3;
+  if (n > MAXC) {
+    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "loops carrying more than %d values are not supported", MAXC);
+    return;
+  }
+  carry cs[MAXC];
+  MlirValue inits[MAXC], args[MAXC], yields[MAXC];
+  int nnew = 0;
+  MlirType i64 = tcb_int_type(L->ctx, 64);
+  for (int i = 0; i < n; i++) {
+    MlirValue init = mlirOperationGetOperand(op, 3 + i);
+    args[i] = mlirBlockGetArgument(body, 1 + i);
+    yields[i] = mlirOperationGetOperand(yield, i);
+    memset(&cs[i], 0, sizeof cs[i]);
+    MlirType t = mlirValueGetType(init);
+    if (!is_tile(t)) {
+      cs[i].kind = CARRY_SCALAR;
+      inits[nnew] = tc_scalar(L, init);
+      cs[i].new_index = nnew++;
+      continue;
+    }
+    MlirType elem = mlirShapedTypeGetElementType(t);
+    MlirValue step = affine_step(L, args[i], yields[i]);
+    if (!mlirValueIsNull(step) && (tile_type_is_ptr(elem) || tcb_is_int(elem))) {
+      cs[i].kind = CARRY_AFFINE;
+      cs[i].delta_type = tile_type_is_ptr(elem) ? i64 : elem;
+      inits[nnew] = tcb_const_int(&L->b, cs[i].delta_type, 0);
+      cs[i].new_index = nnew++;
+      continue;
+    }
+    cs[i].kind = CARRY_BUFFER;
+    cs[i].new_index = -1;
+    /* The loop owns a private buffer: readers of init after the loop must not see the
+     * loop's updates. */
+    int64_t s[TC_RANK];
+    int r = tc_shape_of(t, s);
+    MlirValue own = tc_alloc_buffer(L, elem, tc_numel(r, s));
+    tc_materialize_into(L, init, own);
+    cs[i].buffer = own;
+  }
+  if (L->status) return;
+  MlirValue lb = tc_scalar(L, mlirOperationGetOperand(op, 0)), ub = tc_scalar(L, mlirOperationGetOperand(op, 1)),
+            st = tc_scalar(L, mlirOperationGetOperand(op, 2));
+  MlirOperation nf;
+  MlirBlock nb = tc_build_for(L, &L->b, lb, ub, st, nnew, inits, &nf);
+  tc_map_scalar(L, mlirBlockGetArgument(body, 0), mlirBlockGetArgument(nb, 0));
+  for (int i = 0; i < n; i++) {
+    if (cs[i].kind == CARRY_SCALAR) {
+      tc_map_scalar(L, args[i], mlirBlockGetArgument(nb, 1 + cs[i].new_index));
+    } else {
+      tc_special *s = tc_special_put(L, args[i]);
+      memset(s, 0, sizeof *s);
+      if (cs[i].kind == CARRY_AFFINE) {
+        s->kind = TC_SPECIAL_AFFINE;
+        s->init = mlirOperationGetOperand(op, 3 + i);
+        s->delta = mlirBlockGetArgument(nb, 1 + cs[i].new_index);
+      } else {
+        s->kind = TC_SPECIAL_BUFFER;
+        s->buffer = cs[i].buffer;
+      }
+    }
+  }
+  tc_builder outer = L->b;
+  tcb_set_end(&L->b, nb);
+  tc_lower_block(L, body);
+  tc_flush(L);
+  if (L->status) return;
+  L->b.loc = mlirOperationGetLocation(yield);
+  MlirValue ny[MAXC];
+  for (int i = 0; i < n; i++) {
+    if (cs[i].kind == CARRY_SCALAR) {
+      ny[cs[i].new_index] = tc_scalar(L, yields[i]);
+    } else if (cs[i].kind == CARRY_AFFINE) {
+      MlirValue s = tc_scalar(L, affine_step(L, args[i], yields[i]));
+      if (L->status) return;
+      MlirValue d = mlirBlockGetArgument(nb, 1 + cs[i].new_index);
+      ny[cs[i].new_index] = tcb_binary(&L->b, "arith.addi", d, widen_to(&L->b, s, cs[i].delta_type));
+    }
+  }
+  write_buffer_yields(L, n, args, yields, cs);
+  tcb_op(&L->b, "scf.yield", 0, NULL, nnew, ny, 0, NULL);
+  L->b = outer;
+  for (int i = 0; i < n; i++) {
+    MlirValue res = mlirOperationGetResult(op, i);
+    if (cs[i].kind == CARRY_SCALAR) {
+      tc_map_scalar(L, res, mlirOperationGetResult(nf, cs[i].new_index));
+    } else {
+      tc_special *s = tc_special_put(L, res);
+      memset(s, 0, sizeof *s);
+      if (cs[i].kind == CARRY_AFFINE) {
+        s->kind = TC_SPECIAL_AFFINE;
+        s->init = mlirOperationGetOperand(op, 3 + i);
+        s->delta = mlirOperationGetResult(nf, cs[i].new_index);
+      } else {
+        s->kind = TC_SPECIAL_BUFFER;
+        s->buffer = cs[i].buffer;
+      }
+    }
+  }
+}
+
+static void lower_branch(tc_lower *L, MlirBlock old, MlirBlock nb, int nres, const MlirValue *olds, const MlirValue *bufs,
+                         int nscalar) {
+  tcb_set_end(&L->b, nb);
+  tc_lower_block(L, old);
+  tc_flush(L);
+  if (L->status) return;
+  MlirOperation y = terminator(old);
+  MlirValue ny[MAXC];
+  int k = 0;
+  for (int i = 0; i < nres; i++) {
+    MlirValue v = mlirOperationGetOperand(y, i);
+    if (is_tile(mlirValueGetType(olds[i]))) tc_materialize_into(L, v, bufs[i]);
+    else ny[k++] = tc_scalar(L, v);
+  }
+  (void)nscalar;
+  tcb_op(&L->b, "scf.yield", 0, NULL, k, ny, 0, NULL);
+}
+
+void tc_lower_if(tc_lower *L, MlirOperation op) {
+  int nres = (int)mlirOperationGetNumResults(op);
+  if (nres > MAXC) {
+    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "if with more than %d results", MAXC);
+    return;
+  }
+  MlirValue olds[MAXC], bufs[MAXC];
+  MlirType types[MAXC];
+  int nscalar = 0;
+  for (int i = 0; i < nres; i++) {
+    olds[i] = mlirOperationGetResult(op, i);
+    MlirType t = mlirValueGetType(olds[i]);
+    if (is_tile(t)) {
+      int64_t s[TC_RANK];
+      int r = tc_shape_of(t, s);
+      bufs[i] = tc_alloc_buffer(L, mlirShapedTypeGetElementType(t), tc_numel(r, s));
+    } else {
+      types[nscalar++] = tc_lower_scalar_type(L, t);
+    }
+  }
+  MlirValue cond = tc_scalar(L, mlirOperationGetOperand(op, 0));
+  if (L->status) return;
+  MlirBlock then_old = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  MlirBlock else_old = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 1));
+  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
+  MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(regions[0], tb);
+  MlirBlock eb = {NULL};
+  if (!mlirBlockIsNull(else_old)) {
+    eb = mlirBlockCreate(0, NULL, NULL);
+    mlirRegionAppendOwnedBlock(regions[1], eb);
+  }
+  MlirOperation nif = tcb_op_regions(&L->b, "scf.if", nscalar, types, 1, &cond, 0, NULL, 2, regions);
+  tc_builder outer = L->b;
+  lower_branch(L, then_old, tb, nres, olds, bufs, nscalar);
+  if (!mlirBlockIsNull(else_old) && !L->status) lower_branch(L, else_old, eb, nres, olds, bufs, nscalar);
+  L->b = outer;
+  int k = 0;
+  for (int i = 0; i < nres; i++) {
+    if (is_tile(mlirValueGetType(olds[i]))) {
+      tc_special *s = tc_special_put(L, olds[i]);
+      memset(s, 0, sizeof *s);
+      s->kind = TC_SPECIAL_BUFFER;
+      s->buffer = bufs[i];
+    } else {
+      tc_map_scalar(L, olds[i], mlirOperationGetResult(nif, k++));
+    }
+  }
+}
+
+void tc_lower_while(tc_lower *L, MlirOperation op) {
+  int n = (int)mlirOperationGetNumOperands(op);
+  int nres = (int)mlirOperationGetNumResults(op);
+  if (n > MAXC || nres > MAXC) {
+    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "while loops carrying more than %d values", MAXC);
+    return;
+  }
+  MlirBlock before = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  MlirBlock after = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 1));
+  MlirValue inits[MAXC];
+  MlirType types[MAXC], rtypes[MAXC];
+  MlirLocation locs[MAXC];
+  for (int i = 0; i < n; i++) {
+    MlirValue v = mlirOperationGetOperand(op, i);
+    if (is_tile(mlirValueGetType(v))) {
+      tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'while' loops carrying tiles are not supported yet");
+      return;
+    }
+    inits[i] = tc_scalar(L, v);
+    types[i] = tc_lower_scalar_type(L, mlirValueGetType(v));
+    locs[i] = L->b.loc;
+  }
+  for (int i = 0; i < nres; i++) {
+    MlirType t = mlirValueGetType(mlirOperationGetResult(op, i));
+    if (is_tile(t)) {
+      tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'while' loops carrying tiles are not supported yet");
+      return;
+    }
+    rtypes[i] = tc_lower_scalar_type(L, t);
+  }
+  if (L->status) return;
+  MlirBlock nb = mlirBlockCreate(n, types, locs);
+  MlirBlock na = mlirBlockCreate(nres, rtypes, locs);
+  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
+  mlirRegionAppendOwnedBlock(regions[0], nb);
+  mlirRegionAppendOwnedBlock(regions[1], na);
+  MlirOperation nw = tcb_op_regions(&L->b, "scf.while", nres, rtypes, n, inits, 0, NULL, 2, regions);
+  tc_builder outer = L->b;
+  for (int i = 0; i < n; i++) tc_map_scalar(L, mlirBlockGetArgument(before, i), mlirBlockGetArgument(nb, i));
+  tcb_set_end(&L->b, nb);
+  tc_lower_block(L, before);
+  tc_flush(L);
+  if (L->status) return;
+  MlirOperation cond = terminator(before);
+  MlirValue cops[MAXC + 1];
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(cond); i++) cops[i] = tc_scalar(L, mlirOperationGetOperand(cond, i));
+  tcb_op(&L->b, "scf.condition", 0, NULL, mlirOperationGetNumOperands(cond), cops, 0, NULL);
+  for (int i = 0; i < nres; i++) tc_map_scalar(L, mlirBlockGetArgument(after, i), mlirBlockGetArgument(na, i));
+  tcb_set_end(&L->b, na);
+  tc_lower_block(L, after);
+  tc_flush(L);
+  if (L->status) return;
+  MlirOperation y = terminator(after);
+  MlirValue yops[MAXC];
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(y); i++) yops[i] = tc_scalar(L, mlirOperationGetOperand(y, i));
+  tcb_op(&L->b, "scf.yield", 0, NULL, mlirOperationGetNumOperands(y), yops, 0, NULL);
+  L->b = outer;
+  for (int i = 0; i < nres; i++) tc_map_scalar(L, mlirOperationGetResult(op, i), mlirOperationGetResult(nw, i));
+}
