@@ -54,6 +54,10 @@ static bool op_is(MlirOperation op, const char *name) {
 }
 
 static bool int_constant_value(MlirOperation op, int64_t *out) {
+  if (op_is(op, "tile.splat") || op_is(op, "tile.broadcast")) {
+    MlirValue src = mlirOperationGetOperand(op, 0);
+    return mlirValueIsAOpResult(src) && int_constant_value(mlirOpResultGetOwner(src), out);
+  }
   if (!op_is(op, "arith.constant")) return false;
   MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("value"));
   if (mlirAttributeIsAInteger(a)) {
@@ -85,11 +89,55 @@ static int64_t arg_divisibility(MlirValue v) {
   return mlirIntegerAttrGetValueInt(d);
 }
 
+/* The scalar s of a uniform tile splat(s), or null. */
+static MlirValue uniform_operand(MlirValue v) {
+  while (mlirValueIsAOpResult(v)) {
+    MlirOperation d = mlirOpResultGetOwner(v);
+    if (op_is(d, "tile.splat")) return mlirOperationGetOperand(d, 0);
+    if (!op_is(d, "tile.broadcast")) break;
+    v = mlirOperationGetOperand(d, 0);
+  }
+  return (MlirValue){NULL};
+}
+
+/* An scf.for iter arg advanced by a uniform step keeps its initial tile's structure. */
+static bool loop_carried(tc_axis_analysis *a, MlirValue v, tc_axis *out) {
+  MlirBlock blk = mlirBlockArgumentGetOwner(v);
+  MlirOperation loop = mlirBlockGetParentOperation(blk);
+  intptr_t i = mlirBlockArgumentGetArgNumber(v);
+  if (mlirOperationIsNull(loop) || !op_is(loop, "scf.for") || i == 0) return false;
+  MlirOperation yield = {NULL};
+  for (MlirOperation o = mlirBlockGetFirstOperation(blk); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+    yield = o;
+  if (mlirOperationIsNull(yield) || mlirOperationGetNumOperands(yield) < i) return false;
+  MlirValue y = mlirOperationGetOperand(yield, i - 1);
+  if (!mlirValueIsAOpResult(y)) return false;
+  MlirOperation d = mlirOpResultGetOwner(y);
+  MlirValue step = {NULL};
+  if ((op_is(d, "tile.addptr") || op_is(d, "arith.addi")) && mlirValueEqual(mlirOperationGetOperand(d, 0), v))
+    step = uniform_operand(mlirOperationGetOperand(d, 1));
+  else if (op_is(d, "arith.addi") && mlirValueEqual(mlirOperationGetOperand(d, 1), v))
+    step = uniform_operand(mlirOperationGetOperand(d, 0));
+  if (mlirValueIsNull(step)) return false;
+  tc_axis init = tc_axis_of(a, mlirOperationGetOperand(loop, 3 + (i - 1)));
+  int64_t sd = tc_axis_of(a, step).divisibility[0];
+  for (int d2 = 0; d2 < (init.rank ? init.rank : 1); d2++) init.divisibility[d2] = gcd64(init.divisibility[d2], sd);
+  *out = init;
+  return true;
+}
+
 static tc_axis compute(tc_axis_analysis *a, MlirValue v) {
   MlirType t = mlirValueGetType(v);
   if (mlirValueIsABlockArgument(v)) {
     tc_axis x = conservative(t);
     if (x.rank == 0) x.divisibility[0] = arg_divisibility(v);
+    else {
+      /* Provisional answer while the loop's yield is analysed (cycles through the arg). */
+      tc_axis *slot = tc_valmap_put(&a->memo, v.ptr);
+      if (slot) *slot = x;
+      tc_axis y;
+      if (loop_carried(a, v, &y)) x = y;
+    }
     return x;
   }
   MlirOperation op = mlirOpResultGetOwner(v);
@@ -140,6 +188,41 @@ static tc_axis compute(tc_axis_analysis *a, MlirValue v) {
   if (op_is(op, "arith.extsi") || op_is(op, "arith.extui") || op_is(op, "arith.trunci") ||
       op_is(op, "arith.index_cast"))
     return tc_axis_of(a, mlirOperationGetOperand(op, 0));
+  if (k && (!strcmp(k, "broadcast") || !strcmp(k, "expand_dims") || !strcmp(k, "reshape"))) {
+    MlirValue src = mlirOperationGetOperand(op, 0);
+    tc_axis s = tc_axis_of(a, src);
+    MlirType st = mlirValueGetType(src);
+    tc_axis x = conservative(t);
+    int sr = (int)mlirShapedTypeGetRank(st);
+    if (!strcmp(k, "broadcast")) {
+      for (int d = 0; d < x.rank && d < sr; d++) {
+        x.contiguity[d] = s.contiguity[d];
+        x.divisibility[d] = s.divisibility[d];
+        x.constancy[d] = mlirShapedTypeGetDimSize(st, d) == 1 ? mlirShapedTypeGetDimSize(t, d) : s.constancy[d];
+      }
+      return x;
+    }
+    /* expand_dims / unit reshape: match non-unit dims in order; unit dims are trivial. */
+    int64_t g = 0;
+    for (int d = 0; d < (sr ? sr : 1); d++) g = gcd64(g, s.divisibility[d]);
+    int sd = 0;
+    for (int d = 0; d < x.rank; d++) {
+      int64_t n = mlirShapedTypeGetDimSize(t, d);
+      while (sd < sr && mlirShapedTypeGetDimSize(st, sd) == 1 && n != 1) sd++;
+      if (n == 1) {
+        x.divisibility[d] = g ? g : 1;
+        if (sd < sr && mlirShapedTypeGetDimSize(st, sd) == 1) sd++;
+        continue;
+      }
+      if (sd < sr && mlirShapedTypeGetDimSize(st, sd) == n) {
+        x.contiguity[d] = s.contiguity[sd];
+        x.divisibility[d] = s.divisibility[sd];
+        x.constancy[d] = s.constancy[sd];
+        sd++;
+      }
+    }
+    return x;
+  }
   /* Any other op: elementwise ops keep runs of equal inputs equal. */
   tc_axis x = conservative(t);
   if (x.rank && mlirOperationGetNumOperands(op) > 0 && !k) {

@@ -20,7 +20,7 @@ static const char *const not_yet[] = {
     "broadcast_to", "expand_dims", "reshape", "view", "trans", "permute", "cat", "join", "split", "ravel",
     "squeeze", "unsqueeze", "flip", "interleave", "make_block_ptr", "advance", "make_tensor_descriptor",
     "rand", "randn", "randint", "randint4x", "rand4x", "randn4x", "philox", "device_print", "device_assert",
-    "softmax", "inline_asm_elementwise", "swizzle2d", "condition", "range", "static_range", "static_assert",
+    "softmax", "inline_asm_elementwise", "swizzle2d", "range", "static_range", "static_assert",
 };
 
 /* Elementwise float math: tl.<name> -> math.<op>. */
@@ -39,7 +39,7 @@ static const char *const implemented[] = {
     "program_id", "num_programs", "arange", "load", "store", "where", "abs", "minimum", "maximum", "cdiv",
     "cast", "to", "zeros", "zeros_like", "full", "multiple_of", "max_contiguous", "max_constancy", "assume",
     "static_print", "debug_barrier", "fma", "sigmoid", "fdiv", "div_rn", "clamp", "pointer_type", "umulhi",
-    "isnan", "isinf", "pow", "atan2", "fmod", "exp", "static_assert_",
+    "isnan", "isinf", "pow", "atan2", "fmod", "exp", "static_assert_", "condition",
 };
 
 static bool in_list(const char *const *list, size_t n, const char *s) {
@@ -548,6 +548,10 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
   if (!strcmp(name, "multiple_of") || !strcmp(name, "max_contiguous") || !strcmp(name, "max_constancy")) {
     if (a->nargs + a->nkw != 2) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.%s() takes 2 arguments", name);
     return a->nargs ? a->args[0] : a->kwargs[0];
+  }
+  if (!strcmp(name, "condition")) {
+    if (a->nargs < 1) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.condition(cond) needs a condition");
+    return a->args[0];
   }
   if (!strcmp(name, "assume") || !strcmp(name, "debug_barrier") || !strcmp(name, "static_print")) return tv_none();
   if (!strcmp(name, "static_assert")) {

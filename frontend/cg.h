@@ -101,6 +101,17 @@ tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, 
 void cg_set_loc(tc_cg *cg, tc_loc loc);
 tc_val cg_expr(tc_cg *cg, const tc_expr *e);
 bool cg_truthy_constexpr(tc_cg *cg, const tc_val *v, tc_loc loc, bool *out);
+tc_frame *cg_frame(tc_cg *cg);
+tc_val *cg_lookup(tc_cg *cg, const char *name);
+void cg_bind(tc_cg *cg, const char *name, tc_val v);
+void cg_block(tc_cg *cg, const tc_block *blk);
+void cg_assign_target(tc_cg *cg, const tc_expr *target, tc_val v);
+
+/* --- control.c: runtime control flow (scf.if / scf.for / scf.while) ------------- */
+void cg_runtime_if(tc_cg *cg, const tc_stmt *s, tc_val cond);
+void cg_runtime_for(tc_cg *cg, const tc_stmt *s, const tc_val *bounds, int nbounds);
+void cg_while(tc_cg *cg, const tc_stmt *s);
+
 /* The module of the function being generated (kernel file or prelude). */
 const tc_module *cg_current_module(tc_cg *cg);
 tc_val cg_call_jit(tc_cg *cg, const tc_func *fn, const tc_val *args, int nargs, const char *const *kwnames,

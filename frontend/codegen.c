@@ -92,26 +92,26 @@ void cg_set_loc(tc_cg *cg, tc_loc loc) {
 
 void *cg_alloc(tc_cg *cg, size_t n) { return tc_arena_alloc(cg->arena, n); }
 
-static tc_frame *frame(tc_cg *cg) { return cg->frames[cg->depth - 1]; }
+tc_frame *cg_frame(tc_cg *cg) { return cg->frames[cg->depth - 1]; }
 
 const tc_module *cg_current_module(tc_cg *cg) {
   return cg->depth && cg->frames[cg->depth - 1]->mod ? cg->frames[cg->depth - 1]->mod : cg->mod;
 }
 
-static tc_val *lookup(tc_cg *cg, const char *name) {
-  tc_scope *s = &frame(cg)->scope;
+tc_val *cg_lookup(tc_cg *cg, const char *name) {
+  tc_scope *s = &cg_frame(cg)->scope;
   for (int i = s->nvars - 1; i >= 0; i--)
     if (!strcmp(s->vars[i].name, name)) return &s->vars[i].val;
   return NULL;
 }
 
-static void bind(tc_cg *cg, const char *name, tc_val v) {
-  tc_val *slot = lookup(cg, name);
+void cg_bind(tc_cg *cg, const char *name, tc_val v) {
+  tc_val *slot = cg_lookup(cg, name);
   if (slot) {
     *slot = v;
     return;
   }
-  tc_scope *s = &frame(cg)->scope;
+  tc_scope *s = &cg_frame(cg)->scope;
   if (s->nvars == s->cap) {
     s->cap = s->cap ? 2 * s->cap : 32;
     s->vars = realloc(s->vars, sizeof *s->vars * (size_t)s->cap);
@@ -139,7 +139,7 @@ bool cg_truthy_constexpr(tc_cg *cg, const tc_val *v, tc_loc loc, bool *out) {
 /* ---- expressions ------------------------------------------------------------------- */
 
 static tc_val eval_name(tc_cg *cg, const tc_expr *e) {
-  tc_val *v = lookup(cg, e->u.name);
+  tc_val *v = cg_lookup(cg, e->u.name);
   if (v) return *v;
   const tc_func *fn = tc_module_find(cg_current_module(cg), e->u.name);
   if (fn) return (tc_val){.kind = TV_JITFN, .fn = fn};
@@ -372,12 +372,11 @@ tc_val cg_expr(tc_cg *cg, const tc_expr *e) {
 
 /* ---- statements ------------------------------------------------------------------- */
 
-static void cg_block(tc_cg *cg, const tc_block *blk);
 
-static void assign_target(tc_cg *cg, const tc_expr *target, tc_val v) {
+void cg_assign_target(tc_cg *cg, const tc_expr *target, tc_val v) {
   if (cg->err) return;
   if (target->kind == TC_EXPR_NAME) {
-    bind(cg, target->u.name, v);
+    cg_bind(cg, target->u.name, v);
     return;
   }
   if (target->kind == TC_EXPR_TUPLE || target->kind == TC_EXPR_LIST) {
@@ -391,7 +390,7 @@ static void assign_target(tc_cg *cg, const tc_expr *target, tc_val v) {
                target->u.seq.nitems);
       return;
     }
-    for (int i = 0; i < v.nitems; i++) assign_target(cg, target->u.seq.items[i], v.items[i]);
+    for (int i = 0; i < v.nitems; i++) cg_assign_target(cg, target->u.seq.items[i], v.items[i]);
     return;
   }
   if (target->kind == TC_EXPR_SUBSCRIPT) {
@@ -409,7 +408,7 @@ static void stmt_if(tc_cg *cg, const tc_stmt *s) {
     cg_block(cg, t ? &s->u.if_.body : &s->u.if_.orelse);
     return;
   }
-  cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'if' on a runtime condition is not supported yet");
+  cg_runtime_if(cg, s, c);
 }
 
 static bool is_static_range(const tc_val *v) { return v->kind == TV_BUILTIN && !strcmp(v->name, "tl.static_range"); }
@@ -445,7 +444,12 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
       cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "tl.static_range bounds must be constexpr");
       return;
     }
-    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'for' loops with runtime bounds are not supported yet");
+    cg_runtime_for(cg, s, vals, n);
+    return;
+  }
+  if (!is_static_range(&fn)) {
+    /* range/tl.range stay loops (as in Triton); only tl.static_range unrolls. */
+    cg_runtime_for(cg, s, vals, n);
     return;
   }
   if (n == 1) b[1] = vals[0].i;
@@ -458,13 +462,9 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
     cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "range step must not be zero");
     return;
   }
-  if (!is_static_range(&fn)) {
-    /* A loop with constexpr bounds is still unrolled here: without runtime control flow
-     * in this version, unrolling keeps its semantics (the induction variable is a constexpr). */
-  }
   int64_t trips = b[2] > 0 ? (b[1] - b[0] + b[2] - 1) / b[2] : (b[0] - b[1] - b[2] - 1) / (-b[2]);
   if (trips > 4096) {
-    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "loops with more than 4096 iterations and constexpr bounds are unrolled and too long; runtime loops are not supported yet");
+    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "tl.static_range with more than 4096 iterations would unroll into too much code; use range()");
     return;
   }
   if (s->u.for_.orelse.nstmts) {
@@ -472,9 +472,9 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
     return;
   }
   for (int64_t i = b[0]; b[2] > 0 ? i < b[1] : i > b[1]; i += b[2]) {
-    assign_target(cg, s->u.for_.target, tv_int(i));
+    cg_assign_target(cg, s->u.for_.target, tv_int(i));
     cg_block(cg, &s->u.for_.body);
-    if (cg->err || frame(cg)->returned) return;
+    if (cg->err || cg_frame(cg)->returned) return;
   }
 }
 
@@ -505,7 +505,7 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
     return;
   case TC_STMT_ASSIGN: {
     tc_val v = cg_expr(cg, s->u.assign.value);
-    for (int i = 0; i < s->u.assign.ntargets && !cg->err; i++) assign_target(cg, s->u.assign.targets[i], v);
+    for (int i = 0; i < s->u.assign.ntargets && !cg->err; i++) cg_assign_target(cg, s->u.assign.targets[i], v);
     return;
   }
   case TC_STMT_AUGASSIGN: {
@@ -520,17 +520,17 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
     if (cg->err) return;
     tc_val r = tv_is_constexpr(&a) && tv_is_constexpr(&b) ? cg_constexpr_binary(cg, s->u.augassign.op, &a, &b, s->loc)
                                                            : cg_binary(cg, s->u.augassign.op, a, b, s->loc);
-    if (!cg->err) bind(cg, t->u.name, r);
+    if (!cg->err) cg_bind(cg, t->u.name, r);
     return;
   }
   case TC_STMT_ANNASSIGN: {
     if (!s->u.annassign.value) return;
     tc_val v = cg_expr(cg, s->u.annassign.value);
-    if (!cg->err) assign_target(cg, s->u.annassign.target, v);
+    if (!cg->err) cg_assign_target(cg, s->u.annassign.target, v);
     return;
   }
   case TC_STMT_RETURN: {
-    tc_frame *f = frame(cg);
+    tc_frame *f = cg_frame(cg);
     f->ret = s->u.ret.value ? cg_expr(cg, s->u.ret.value) : tv_none();
     f->has_ret = true;
     f->returned = true;
@@ -538,7 +538,7 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
   }
   case TC_STMT_IF: stmt_if(cg, s); return;
   case TC_STMT_FOR: stmt_for(cg, s); return;
-  case TC_STMT_WHILE: cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'while' loops are not supported yet"); return;
+  case TC_STMT_WHILE: cg_while(cg, s); return;
   case TC_STMT_PASS: return;
   case TC_STMT_BREAK: cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'break' is not supported in kernels"); return;
   case TC_STMT_CONTINUE: cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'continue' is not supported in kernels"); return;
@@ -552,9 +552,9 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
   }
 }
 
-static void cg_block(tc_cg *cg, const tc_block *blk) {
+void cg_block(tc_cg *cg, const tc_block *blk) {
   for (int i = 0; i < blk->nstmts; i++) {
-    if (cg->err || frame(cg)->returned) return;
+    if (cg->err || cg_frame(cg)->returned) return;
     cg_stmt(cg, blk->stmts[i]);
   }
 }
@@ -626,11 +626,11 @@ tc_val cg_call_jit(tc_cg *cg, const tc_func *fn, const tc_val *args, int nargs, 
       /* Defaults are evaluated in the callee's (empty) scope: they are constants. */
       bound[i] = cg_expr(cg, fn->params[i].default_value);
     }
-    bind(cg, fn->params[i].name, bound[i]);
+    cg_bind(cg, fn->params[i].name, bound[i]);
   }
   free(bound);
   if (!cg->err) cg_block(cg, &fn->body);
-  tc_frame *f = frame(cg);
+  tc_frame *f = cg_frame(cg);
   tc_val r = f->has_ret ? f->ret : tv_none();
   pop_frame(cg);
   return r;
@@ -728,14 +728,14 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
   for (int i = 0; i < info->nparams; i++) {
     const tc_kernel_param *p = &info->params[i];
     if (p->kind == TILEC_PARAM_CONSTEXPR) {
-      bind(&cg, fn->params[i].name, param_vals[i]);
+      cg_bind(&cg, fn->params[i].name, param_vals[i]);
     } else {
       tc_ty t = {p->dtype, p->pointer_depth};
-      bind(&cg, fn->params[i].name, tv_tensor(mlirBlockGetArgument(body, a++), t, 0, NULL));
+      cg_bind(&cg, fn->params[i].name, tv_tensor(mlirBlockGetArgument(body, a++), t, 0, NULL));
     }
   }
   cg_block(&cg, &fn->body);
-  if (!cg.err && frame(&cg)->has_ret && frame(&cg)->ret.kind != TV_NONE)
+  if (!cg.err && cg_frame(&cg)->has_ret && cg_frame(&cg)->ret.kind != TV_NONE)
     cg_error(&cg, fn->loc, TILEC_ERROR_SEMANTIC, "a kernel cannot return a value");
   pop_frame(&cg);
   cg_set_loc(&cg, fn->loc);

@@ -27,7 +27,9 @@ tc_val cg_constant(tc_cg *cg, tc_ty ty, double fv, int64_t iv, int rank, const i
 static tc_ty literal_type(const tc_val *v) {
   if (v->kind == TV_BOOL) return tc_ty_make(TILEC_DTYPE_I1);
   if (v->kind == TV_FLOAT) return tc_ty_make(TILEC_DTYPE_F32);
+  /* Triton: int32, then uint32 for [2^31, 2^32), then int64. */
   if (v->i >= INT32_MIN && v->i <= INT32_MAX) return tc_ty_make(TILEC_DTYPE_I32);
+  if (v->i > INT32_MAX && v->i <= (int64_t)UINT32_MAX) return tc_ty_make(TILEC_DTYPE_U32);
   return tc_ty_make(TILEC_DTYPE_I64);
 }
 

@@ -3,3 +3,173 @@
 # function defined below is callable as tl.NAME (and as libdevice.NAME when marked so).
 import triton
 import triton.language as tl
+
+# ---------------------------------------------------------------------------------------
+# Random numbers: Philox4x32-10 (and Philox4x64 for 64-bit counters) as Triton defines them
+# in triton/language/random.py, so the same seed and offsets give the same bits.
+#
+# Conventions and where they come from:
+# - Round function and constants: Salmon et al., "Parallel random numbers: as easy as
+#   1, 2, 3" (SC'11) and Random123's philox.h. One round maps (c0, c1, c2, c3) with key
+#   (k0, k1) to (hi(M1*c2) ^ c1 ^ k0, lo(M1*c2), hi(M0*c0) ^ c3 ^ k1, lo(M0*c0)), where
+#   M0 = 0xD2511F53, M1 = 0xCD9E8D57 (32-bit) and the key is bumped by the Weyl constants
+#   0x9E3779B9 / 0xBB67AE85 after every round (the first round uses the key as given).
+#   Triton names M0 PHILOX_ROUND_A, M1 PHILOX_ROUND_B, and the Weyl constants
+#   PHILOX_KEY_A / PHILOX_KEY_B; tests/e2e/random_test.c checks a C version of exactly
+#   this against Random123's published known-answer vectors.
+# - Key = seed: Triton's philox() widens the seed to uint64 (sign-extending a signed seed,
+#   so a negative int32 seed has k1 = 0xffffffff) and uses k0 = low 32 bits, k1 = high 32.
+# - Counter = offset: Triton's randint4x() passes c0 = offset.to(uint32) (truncating a
+#   64-bit offset), c1 = the high 32 bits of a 64-bit offset (0 for narrower offsets),
+#   c2 = c3 = 0. randint is the first word, rand maps it with uint_to_uniform_float, randn
+#   is Box-Muller on the first two words, the *4x variants return all four.
+#
+# tilec types an integer literal in [2^31, 2^32) as int64 where Triton types it uint32,
+# which would widen the uint32 arithmetic below to int64; every constant is therefore
+# built with an explicit dtype (tl.cast) instead of relying on literal promotion.
+# ---------------------------------------------------------------------------------------
+
+
+@triton.jit
+def _umulhi64(a, b):
+    # High 64 bits of the 128-bit product of two uint64 values (tl.umulhi only handles
+    # 32-bit operands), by schoolbook multiplication of 32-bit halves: no partial sum
+    # below can overflow 64 bits.
+    a_lo = a & 0xFFFFFFFF
+    a_hi = a >> 32
+    b_lo = b & 0xFFFFFFFF
+    b_hi = b >> 32
+    ll = a_lo * b_lo
+    lh = a_lo * b_hi
+    hl = a_hi * b_lo
+    mid = (ll >> 32) + (lh & 0xFFFFFFFF) + (hl & 0xFFFFFFFF)
+    return a_hi * b_hi + (lh >> 32) + (hl >> 32) + (mid >> 32)
+
+
+@triton.jit
+def _u64_const(hi, lo):
+    # A uint64 constant from two 32-bit halves: literals of 2^63 and above do not parse.
+    return (tl.cast(hi, tl.uint64) << 32) | tl.cast(lo, tl.uint64)
+
+
+@triton.jit
+def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds: tl.constexpr = 10):
+    # n_rounds Philox rounds on counters (c0..c3) with key (k0, k1), all uint32 or all
+    # uint64; unrolled (static_range) like Triton, so n_rounds must be a constexpr.
+    if c0.dtype == tl.uint32:
+        key_a = tl.cast(0x9E3779B9, tl.uint32)
+        key_b = tl.cast(0xBB67AE85, tl.uint32)
+        round_a = tl.cast(0xD2511F53, tl.uint32)
+        round_b = tl.cast(0xCD9E8D57, tl.uint32)
+        for _ in tl.static_range(n_rounds):
+            _c0, _c2 = c0, c2
+            c0 = tl.umulhi(round_b, _c2) ^ c1 ^ k0
+            c2 = tl.umulhi(round_a, _c0) ^ c3 ^ k1
+            c1 = round_b * _c2
+            c3 = round_a * _c0
+            k0 = k0 + key_a
+            k1 = k1 + key_b
+    else:
+        tl.static_assert(c0.dtype == tl.uint64, "philox_impl: counters must be uint32 or uint64")
+        # Philox4x64 constants (Random123 PHILOX_M4x64_*, PHILOX_W64_*).
+        key_a = _u64_const(0x9E3779B9, 0x7F4A7C15)
+        key_b = _u64_const(0xBB67AE85, 0x84CAA73B)
+        round_a = _u64_const(0xD2E7470E, 0xE14C6C93)
+        round_b = _u64_const(0xCA5A8263, 0x95121157)
+        for _ in tl.static_range(n_rounds):
+            _c0, _c2 = c0, c2
+            c0 = _umulhi64(round_b, _c2) ^ c1 ^ k0
+            c2 = _umulhi64(round_a, _c0) ^ c3 ^ k1
+            c1 = round_b * _c2
+            c3 = round_a * _c0
+            k0 = k0 + key_a
+            k1 = k1 + key_b
+    return c0, c1, c2, c3
+
+
+@triton.jit
+def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = 10):
+    # Keyed by `seed` (any integer scalar or literal). 32-bit counters use the 64-bit seed
+    # split into two key words; 64-bit counters use the whole seed as k0 and k1 = 0.
+    seed = tl.cast(seed, tl.uint64)
+    if c0.dtype.primitive_bitwidth == 32:
+        k_hi = ((seed >> 32) & 0xFFFFFFFF).to(tl.uint32)
+        k_lo = (seed & 0xFFFFFFFF).to(tl.uint32)
+        return philox_impl(tl.cast(c0, tl.uint32, bitcast=True), tl.cast(c1, tl.uint32, bitcast=True),
+                           tl.cast(c2, tl.uint32, bitcast=True), tl.cast(c3, tl.uint32, bitcast=True),
+                           k_lo, k_hi, n_rounds)
+    else:
+        tl.static_assert(c0.dtype.primitive_bitwidth == 64, "philox: counters must be 32 or 64 bits wide")
+        return philox_impl(tl.cast(c0, tl.uint64, bitcast=True), tl.cast(c1, tl.uint64, bitcast=True),
+                           tl.cast(c2, tl.uint64, bitcast=True), tl.cast(c3, tl.uint64, bitcast=True),
+                           seed, tl.cast(0, tl.uint64), n_rounds)
+
+
+@triton.jit
+def randint4x(seed, offset, n_rounds: tl.constexpr = 10):
+    # Four blocks of random uint32 for a block of integer offsets.
+    offset_lo = offset.to(tl.uint32)
+    zero = offset_lo * 0
+    if offset.dtype.primitive_bitwidth > 32:
+        offset_hi = (offset >> 32).to(tl.uint32)
+    else:
+        offset_hi = zero
+    return philox(seed, offset_lo, offset_hi, zero, zero, n_rounds)
+
+
+@triton.jit
+def randint(seed, offset, n_rounds: tl.constexpr = 10):
+    r0, _, _, _ = randint4x(seed, offset, n_rounds)
+    return r0
+
+
+@triton.jit
+def uint_to_uniform_float(x):
+    # Random bits to fp32 in [0, 1): fold the signed view onto [0, INT_MAX] and scale by
+    # the largest factor that keeps INT_MAX * scale below 1.0 after fp32 rounding.
+    if x.dtype == tl.uint32 or x.dtype == tl.int32:
+        x = x.to(tl.int32, bitcast=True)
+        scale = 4.6566127342e-10
+    else:
+        tl.static_assert(x.dtype == tl.uint64 or x.dtype == tl.int64,
+                         "uint_to_uniform_float: expects 32- or 64-bit integers")
+        x = x.to(tl.int64, bitcast=True)
+        scale = 1.0842020432385337e-19
+    x = tl.where(x < 0, -x - 1, x)
+    return x * scale
+
+
+@triton.jit
+def rand(seed, offset, n_rounds: tl.constexpr = 10):
+    return uint_to_uniform_float(randint(seed, offset, n_rounds))
+
+
+@triton.jit
+def rand4x(seed, offsets, n_rounds: tl.constexpr = 10):
+    i1, i2, i3, i4 = randint4x(seed, offsets, n_rounds)
+    return (uint_to_uniform_float(i1), uint_to_uniform_float(i2), uint_to_uniform_float(i3),
+            uint_to_uniform_float(i4))
+
+
+@triton.jit
+def pair_uniform_to_normal(u1, u2):
+    # Box-Muller; u1 is clamped away from 0 so log stays finite.
+    u1 = tl.maximum(1.0e-7, u1)
+    th = 6.283185307179586 * u2
+    r = tl.sqrt(-2.0 * tl.log(u1))
+    return r * tl.cos(th), r * tl.sin(th)
+
+
+@triton.jit
+def randn(seed, offset, n_rounds: tl.constexpr = 10):
+    i1, i2, _, _ = randint4x(seed, offset, n_rounds)
+    n1, _ = pair_uniform_to_normal(uint_to_uniform_float(i1), uint_to_uniform_float(i2))
+    return n1
+
+
+@triton.jit
+def randn4x(seed, offset, n_rounds: tl.constexpr = 10):
+    u1, u2, u3, u4 = rand4x(seed, offset, n_rounds)
+    n1, n2 = pair_uniform_to_normal(u1, u2)
+    n3, n4 = pair_uniform_to_normal(u3, u4)
+    return n1, n2, n3, n4

@@ -1,0 +1,492 @@
+/* frontend/control.c — runtime control flow: `if` on a runtime condition becomes
+ * scf.if, `for` over range/tl.range becomes scf.for and `while` scf.while. Variables
+ * assigned inside and defined before become region results / loop-carried values; their
+ * type must not change (a constexpr number adopts the type the body gives it).
+ * In: statements and the current scope. Out: scf ops with yields, rebound names. */
+#include "frontend/cg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXN 64
+
+typedef struct names {
+  const char *v[MAXN];
+  int n;
+  bool overflow;
+} names;
+
+static void add_name(names *ns, const char *s) {
+  for (int i = 0; i < ns->n; i++)
+    if (!strcmp(ns->v[i], s)) return;
+  if (ns->n == MAXN) {
+    ns->overflow = true;
+    return;
+  }
+  ns->v[ns->n++] = s;
+}
+
+static void target_names(names *ns, const tc_expr *t) {
+  if (t->kind == TC_EXPR_NAME) add_name(ns, t->u.name);
+  else if (t->kind == TC_EXPR_TUPLE || t->kind == TC_EXPR_LIST)
+    for (int i = 0; i < t->u.seq.nitems; i++) target_names(ns, t->u.seq.items[i]);
+}
+
+static void assigned_in(names *ns, const tc_block *b) {
+  for (int i = 0; i < b->nstmts; i++) {
+    const tc_stmt *s = b->stmts[i];
+    switch (s->kind) {
+    case TC_STMT_ASSIGN:
+      for (int k = 0; k < s->u.assign.ntargets; k++) target_names(ns, s->u.assign.targets[k]);
+      break;
+    case TC_STMT_AUGASSIGN: target_names(ns, s->u.augassign.target); break;
+    case TC_STMT_ANNASSIGN: target_names(ns, s->u.annassign.target); break;
+    case TC_STMT_IF:
+      assigned_in(ns, &s->u.if_.body);
+      assigned_in(ns, &s->u.if_.orelse);
+      break;
+    case TC_STMT_FOR:
+      target_names(ns, s->u.for_.target);
+      assigned_in(ns, &s->u.for_.body);
+      break;
+    case TC_STMT_WHILE: assigned_in(ns, &s->u.while_.body); break;
+    default: break;
+    }
+  }
+}
+
+typedef struct snapshot {
+  tc_binding *vars;
+  int n;
+} snapshot;
+
+static snapshot snap(tc_cg *cg) {
+  tc_scope *s = &cg_frame(cg)->scope;
+  snapshot r = {malloc(sizeof(tc_binding) * (size_t)(s->nvars + 1)), s->nvars};
+  memcpy(r.vars, s->vars, sizeof(tc_binding) * (size_t)s->nvars);
+  return r;
+}
+
+static void restore(tc_cg *cg, const snapshot *sn) {
+  tc_scope *s = &cg_frame(cg)->scope;
+  if (s->cap < sn->n) {
+    s->cap = sn->n + 16;
+    s->vars = realloc(s->vars, sizeof(tc_binding) * (size_t)s->cap);
+  }
+  memcpy(s->vars, sn->vars, sizeof(tc_binding) * (size_t)sn->n);
+  s->nvars = sn->n;
+}
+
+static const tc_val *snap_get(const snapshot *sn, const char *name) {
+  for (int i = sn->n - 1; i >= 0; i--)
+    if (!strcmp(sn->vars[i].name, name)) return &sn->vars[i].val;
+  return NULL;
+}
+
+static bool same_val(const tc_val *a, const tc_val *b) {
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+  case TV_TENSOR: return mlirValueEqual(a->v, b->v);
+  case TV_INT: case TV_BOOL: return a->i == b->i;
+  case TV_FLOAT: return a->f == b->f || (a->f != a->f && b->f != b->f);
+  case TV_STR: return a->slen == b->slen && !memcmp(a->s, b->s, a->slen);
+  case TV_DTYPE: return tc_ty_eq(a->ty, b->ty);
+  case TV_NONE: return true;
+  default: return a->fn == b->fn && a->name == b->name && a->items == b->items;
+  }
+}
+
+static bool same_type(const tc_val *a, const tc_val *b) {
+  if (!tc_ty_eq(a->ty, b->ty) || a->rank != b->rank) return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->shape[i] != b->shape[i]) return false;
+  return true;
+}
+
+static MlirType val_type(tc_cg *cg, const tc_val *v) { return cg_tensor_type(cg, v->ty, v->rank, v->shape); }
+
+static void describe(const tc_val *v, char *buf, size_t n) { tv_describe(v, buf, n); }
+
+/* ---- if ------------------------------------------------------------------------------ */
+
+void cg_runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c) {
+  if (c.kind != TV_TENSOR || c.rank != 0) {
+    char d[64];
+    describe(&c, d, sizeof d);
+    cg_error(cg, s->u.if_.test->loc, TILEC_ERROR_SEMANTIC, "an 'if' condition must be a scalar, got %s", d);
+    return;
+  }
+  c = cg_to_bool(cg, c, s->loc);
+  if (cg->err) return;
+  tc_builder outer = cg->b;
+  snapshot before = snap(cg);
+  snapshot after[2];
+  tc_builder ends[2];
+  MlirBlock blocks[2];
+  const tc_block *bodies[2] = {&s->u.if_.body, &s->u.if_.orelse};
+  for (int k = 0; k < 2; k++) {
+    blocks[k] = mlirBlockCreate(0, NULL, NULL);
+    tcb_set_end(&cg->b, blocks[k]);
+    cg_block(cg, bodies[k]);
+    if (!cg->err && cg_frame(cg)->returned)
+      cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'return' inside an 'if' on a runtime condition is not supported");
+    ends[k] = cg->b;
+    after[k] = snap(cg);
+    restore(cg, &before);
+  }
+  cg->b = outer;
+  /* Names visible after the if: changed in a branch and defined before, or defined in both. */
+  names cand = {0};
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < after[k].n; i++) add_name(&cand, after[k].vars[i].name);
+  const char *rnames[MAXN];
+  tc_val tv[MAXN], ev[MAXN];
+  int nres = 0;
+  for (int i = 0; i < cand.n && !cg->err; i++) {
+    const tc_val *b0 = snap_get(&before, cand.v[i]);
+    const tc_val *t = snap_get(&after[0], cand.v[i]), *e = snap_get(&after[1], cand.v[i]);
+    if (!t || !e) continue; /* defined in one branch only: not visible after */
+    if (same_val(t, e)) {
+      if (!b0 || !same_val(b0, t)) cg_bind(cg, cand.v[i], *t);
+      continue;
+    }
+    tc_val x = *t, y = *e;
+    for (int k = 0; k < 2; k++) {
+      tc_val *v = k ? &y : &x, *o = k ? &x : &y;
+      if (v->kind == TV_TENSOR) continue;
+      if (!tv_is_number(v)) {
+        cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED,
+                 "'%s' is a %s in one branch of a runtime 'if' and differs in the other", cand.v[i], tv_kind_name(v));
+        break;
+      }
+      tc_builder save = cg->b;
+      cg->b = ends[k];
+      *v = o->kind == TV_TENSOR ? cg_cast(cg, *v, o->ty, false, s->loc) : cg_to_tensor(cg, v, s->loc);
+      if (o->kind == TV_TENSOR && o->rank) *v = cg_broadcast_to(cg, *v, o->rank, o->shape, s->loc);
+      ends[k] = cg->b;
+      cg->b = save;
+    }
+    if (cg->err) break;
+    if (x.kind == TV_TENSOR && y.kind == TV_TENSOR && !same_type(&x, &y)) {
+      char a[64], b[64];
+      describe(&x, a, sizeof a);
+      describe(&y, b, sizeof b);
+      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "'%s' is %s in the 'if' branch but %s in the 'else' branch", cand.v[i], a, b);
+      break;
+    }
+    rnames[nres] = cand.v[i];
+    tv[nres] = x;
+    ev[nres] = y;
+    nres++;
+  }
+  if (cand.overflow && !cg->err) cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "too many variables assigned in one 'if'");
+  if (cg->err) {
+    free(before.vars);
+    free(after[0].vars);
+    free(after[1].vars);
+    mlirBlockDestroy(blocks[0]);
+    mlirBlockDestroy(blocks[1]);
+    return;
+  }
+  MlirType types[MAXN];
+  MlirValue ys[MAXN];
+  for (int k = 0; k < 2; k++) {
+    for (int i = 0; i < nres; i++) ys[i] = (k ? ev : tv)[i].v;
+    tcb_op(&ends[k], "scf.yield", 0, NULL, nres, ys, 0, NULL);
+  }
+  for (int i = 0; i < nres; i++) types[i] = val_type(cg, &tv[i]);
+  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
+  mlirRegionAppendOwnedBlock(regions[0], blocks[0]);
+  mlirRegionAppendOwnedBlock(regions[1], blocks[1]);
+  cg_set_loc(cg, s->loc);
+  MlirOperation op = tcb_op_regions(&cg->b, "scf.if", nres, types, 1, &c.v, 0, NULL, 2, regions);
+  for (int i = 0; i < nres; i++) {
+    tc_val r = tv[i];
+    r.v = mlirOperationGetResult(op, i);
+    cg_bind(cg, rnames[i], r);
+  }
+  free(before.vars);
+  free(after[0].vars);
+  free(after[1].vars);
+}
+
+/* ---- loops ----------------------------------------------------------------------------- */
+
+typedef struct carried {
+  const char *name;
+  tc_val init; /* a tensor */
+  bool from_number;
+} carried;
+
+/* Names the body assigns that exist before the loop, with tensor initial values. */
+static int collect_carried(tc_cg *cg, const tc_block *body, const tc_expr *skip_target, carried *out, tc_loc loc) {
+  names ns = {0};
+  assigned_in(&ns, body);
+  names tgt = {0};
+  if (skip_target) target_names(&tgt, skip_target);
+  int n = 0;
+  for (int i = 0; i < ns.n; i++) {
+    bool is_tgt = false;
+    for (int k = 0; k < tgt.n; k++) is_tgt |= !strcmp(tgt.v[k], ns.v[i]);
+    if (is_tgt) continue;
+    tc_val *v = cg_lookup(cg, ns.v[i]);
+    if (!v) continue;
+    if (v->kind == TV_TENSOR) {
+      out[n].name = ns.v[i];
+      out[n].init = *v;
+      out[n].from_number = false;
+      n++;
+    } else if (tv_is_number(v)) {
+      out[n].name = ns.v[i];
+      out[n].init = cg_to_tensor(cg, v, loc);
+      out[n].from_number = true;
+      n++;
+    }
+  }
+  if (ns.overflow) cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "too many variables assigned in one loop");
+  return n;
+}
+
+/* Yields of the body: converts numbers, checks types. Returns -1 on error, 1 when a
+ * number-initialized variable needs another attempt with a different type. */
+static int body_yields(tc_cg *cg, carried *cs, int n, MlirValue *ys, tc_loc loc) {
+  int retry = 0;
+  for (int i = 0; i < n; i++) {
+    tc_val *v = cg_lookup(cg, cs[i].name);
+    if (!v) {
+      cg_error(cg, loc, TILEC_ERROR_INTERNAL, "loop-carried '%s' vanished", cs[i].name);
+      return -1;
+    }
+    tc_val y = *v;
+    if (y.kind != TV_TENSOR) {
+      if (!tv_is_number(&y)) {
+        cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "loop-carried variable '%s' becomes a %s inside the loop", cs[i].name,
+                 tv_kind_name(&y));
+        return -1;
+      }
+      y = cg_cast(cg, y, cs[i].init.ty, false, loc);
+      if (cs[i].init.rank) y = cg_broadcast_to(cg, y, cs[i].init.rank, cs[i].init.shape, loc);
+    }
+    if (cg->err) return -1;
+    if (!same_type(&y, &cs[i].init)) {
+      if (cs[i].from_number && y.rank == 0) {
+        cs[i].init.ty = y.ty;
+        retry = 1;
+        continue;
+      }
+      char a[64], b[64];
+      describe(&cs[i].init, a, sizeof a);
+      describe(&y, b, sizeof b);
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+               "loop-carried variable '%s' has type %s before the loop but %s at the end of its body", cs[i].name, a, b);
+      return -1;
+    }
+    ys[i] = y.v;
+  }
+  return retry;
+}
+
+static void bind_results(tc_cg *cg, carried *cs, int n, MlirOperation op, int first) {
+  for (int i = 0; i < n; i++) {
+    tc_val r = cs[i].init;
+    r.v = mlirOperationGetResult(op, first + i);
+    cg_bind(cg, cs[i].name, r);
+  }
+}
+
+static tc_ty loop_index_type(const tc_val *b, int n) {
+  tc_ty t = tc_ty_make(TILEC_DTYPE_I32);
+  for (int i = 0; i < n; i++) {
+    if (b[i].kind == TV_TENSOR && tc_ty_bits(b[i].ty) == 64) t = tc_ty_make(TILEC_DTYPE_I64);
+    if (b[i].kind == TV_INT && (b[i].i < INT32_MIN || b[i].i > INT32_MAX)) t = tc_ty_make(TILEC_DTYPE_I64);
+  }
+  return t;
+}
+
+void cg_runtime_for(tc_cg *cg, const tc_stmt *s, const tc_val *bounds, int nb) {
+  tc_loc loc = s->loc;
+  if (s->u.for_.orelse.nstmts) {
+    cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'for ... else' is not supported");
+    return;
+  }
+  tc_val lbv = nb == 1 ? tv_int(0) : bounds[0], ubv = nb == 1 ? bounds[0] : bounds[1], stv = nb == 3 ? bounds[2] : tv_int(1);
+  for (int i = 0; i < nb; i++)
+    if (!(bounds[i].kind == TV_INT || bounds[i].kind == TV_BOOL ||
+          (bounds[i].kind == TV_TENSOR && bounds[i].rank == 0 && tc_ty_is_int(bounds[i].ty)))) {
+      cg_error(cg, s->u.for_.iter->loc, TILEC_ERROR_SEMANTIC, "range() bounds must be integer scalars");
+      return;
+    }
+  if (stv.kind == TV_INT && stv.i == 0) {
+    cg_error(cg, s->u.for_.iter->loc, TILEC_ERROR_SEMANTIC, "range() step must not be zero");
+    return;
+  }
+  tc_val all[3] = {lbv, ubv, stv};
+  tc_ty it = loop_index_type(all, 3);
+  cg_set_loc(cg, loc);
+  /* A negative constexpr step counts k = 0.. trips and recomputes i = lb + k * step. */
+  bool reverse = stv.kind == TV_INT && stv.i < 0;
+  tc_val lb = cg_cast(cg, lbv, it, false, loc), ub = cg_cast(cg, ubv, it, false, loc), st = cg_cast(cg, stv, it, false, loc);
+  tc_val orig_lb = lb, orig_st = st;
+  if (reverse) {
+    tc_val span = cg_binary(cg, TC_OP_SUB, lb, ub, loc);
+    tc_val neg = tv_int(-stv.i);
+    tc_val trips = cg_binary(cg, TC_OP_FLOORDIV, cg_binary(cg, TC_OP_ADD, span, tv_int(-stv.i - 1), loc), neg, loc);
+    trips = cg_minmax(cg, true, trips, tv_int(0), false, loc);
+    lb = cg_cast(cg, tv_int(0), it, false, loc);
+    ub = trips;
+    st = cg_cast(cg, tv_int(1), it, false, loc);
+  }
+  if (cg->err) return;
+  carried cs[MAXN];
+  int n = collect_carried(cg, &s->u.for_.body, s->u.for_.target, cs, loc);
+  if (cg->err) return;
+  tc_builder outer = cg->b;
+  snapshot before = snap(cg);
+  for (int attempt = 0; attempt < 2; attempt++) {
+    for (int i = 0; i < n; i++)
+      if (cs[i].from_number && cs[i].init.v.ptr) {
+        cg->b = outer;
+        cs[i].init = cg_cast(cg, cs[i].init, cs[i].init.ty, false, loc);
+        outer = cg->b;
+      }
+    MlirType types[MAXN + 1];
+    MlirLocation locs[MAXN + 1];
+    types[0] = tc_ty_mlir(cg->ctx, it);
+    locs[0] = cg->b.loc;
+    for (int i = 0; i < n; i++) {
+      types[i + 1] = val_type(cg, &cs[i].init);
+      locs[i + 1] = cg->b.loc;
+    }
+    MlirBlock body = mlirBlockCreate(n + 1, types, locs);
+    tcb_set_end(&cg->b, body);
+    tc_val iv = tv_tensor(mlirBlockGetArgument(body, 0), it, 0, NULL);
+    if (reverse) iv = cg_binary(cg, TC_OP_ADD, orig_lb, cg_binary(cg, TC_OP_MUL, iv, orig_st, loc), loc);
+    cg_assign_target(cg, s->u.for_.target, iv);
+    for (int i = 0; i < n; i++) {
+      tc_val a = cs[i].init;
+      a.v = mlirBlockGetArgument(body, i + 1);
+      cg_bind(cg, cs[i].name, a);
+    }
+    cg_block(cg, &s->u.for_.body);
+    if (!cg->err && cg_frame(cg)->returned)
+      cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'return' inside a runtime loop is not supported");
+    MlirValue ys[MAXN];
+    int r = cg->err ? -1 : body_yields(cg, cs, n, ys, loc);
+    restore(cg, &before);
+    if (r == 1 && attempt == 0) {
+      mlirBlockDestroy(body);
+      cg->b = outer;
+      /* Re-make number inits with the type the body settled on. */
+      for (int i = 0; i < n; i++) {
+        if (!cs[i].from_number) continue;
+        const tc_val *orig = snap_get(&before, cs[i].name);
+        cs[i].init = cg_cast(cg, *orig, cs[i].init.ty, false, loc);
+        cs[i].init.v.ptr = cs[i].init.v.ptr;
+      }
+      outer = cg->b;
+      continue;
+    }
+    if (r != 0) {
+      if (r == 1) cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a loop-carried variable changes type inside the loop");
+      mlirBlockDestroy(body);
+      cg->b = outer;
+      break;
+    }
+    tcb_op(&cg->b, "scf.yield", 0, NULL, n, ys, 0, NULL);
+    cg->b = outer;
+    MlirRegion region = mlirRegionCreate();
+    mlirRegionAppendOwnedBlock(region, body);
+    MlirValue ops[3 + MAXN] = {lb.v, ub.v, st.v};
+    for (int i = 0; i < n; i++) ops[3 + i] = cs[i].init.v;
+    cg_set_loc(cg, loc);
+    MlirOperation op = tcb_op_regions(&cg->b, "scf.for", n, types + 1, 3 + n, ops, 0, NULL, 1, &region);
+    bind_results(cg, cs, n, op, 0);
+    break;
+  }
+  free(before.vars);
+}
+
+void cg_while(tc_cg *cg, const tc_stmt *s) {
+  tc_loc loc = s->loc;
+  if (s->u.while_.orelse.nstmts) {
+    cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'while ... else' is not supported");
+    return;
+  }
+  carried cs[MAXN];
+  int n = collect_carried(cg, &s->u.while_.body, NULL, cs, loc);
+  if (cg->err) return;
+  tc_builder outer = cg->b;
+  snapshot before = snap(cg);
+  for (int attempt = 0; attempt < 2; attempt++) {
+    MlirType types[MAXN];
+    MlirLocation locs[MAXN];
+    for (int i = 0; i < n; i++) {
+      types[i] = val_type(cg, &cs[i].init);
+      locs[i] = cg->b.loc;
+    }
+    MlirBlock bb = mlirBlockCreate(n, types, locs), ab = mlirBlockCreate(n, types, locs);
+    /* before: evaluate the condition with the carried values */
+    tcb_set_end(&cg->b, bb);
+    for (int i = 0; i < n; i++) {
+      tc_val a = cs[i].init;
+      a.v = mlirBlockGetArgument(bb, i);
+      cg_bind(cg, cs[i].name, a);
+    }
+    tc_val c = cg_expr(cg, s->u.while_.test);
+    if (!cg->err && (c.kind != TV_TENSOR || c.rank != 0)) {
+      bool t;
+      if (c.kind != TV_TENSOR && cg_truthy_constexpr(cg, &c, loc, &t))
+        cg_error(cg, s->u.while_.test->loc, TILEC_ERROR_UNSUPPORTED,
+                 "'while' needs a runtime condition (a constexpr condition would loop forever or never)");
+      else
+        cg_error(cg, s->u.while_.test->loc, TILEC_ERROR_SEMANTIC, "a 'while' condition must be a scalar");
+    }
+    if (!cg->err) c = cg_to_bool(cg, c, loc);
+    if (!cg->err) {
+      MlirValue cops[MAXN + 1] = {c.v};
+      for (int i = 0; i < n; i++) cops[1 + i] = mlirBlockGetArgument(bb, i);
+      tcb_op(&cg->b, "scf.condition", 0, NULL, n + 1, cops, 0, NULL);
+    }
+    restore(cg, &before);
+    /* after: the body */
+    tcb_set_end(&cg->b, ab);
+    for (int i = 0; i < n && !cg->err; i++) {
+      tc_val a = cs[i].init;
+      a.v = mlirBlockGetArgument(ab, i);
+      cg_bind(cg, cs[i].name, a);
+    }
+    if (!cg->err) cg_block(cg, &s->u.while_.body);
+    if (!cg->err && cg_frame(cg)->returned)
+      cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'return' inside a 'while' loop is not supported");
+    MlirValue ys[MAXN];
+    int r = cg->err ? -1 : body_yields(cg, cs, n, ys, loc);
+    restore(cg, &before);
+    if (r == 1 && attempt == 0) {
+      mlirBlockDestroy(bb);
+      mlirBlockDestroy(ab);
+      cg->b = outer;
+      for (int i = 0; i < n; i++)
+        if (cs[i].from_number) cs[i].init = cg_cast(cg, *snap_get(&before, cs[i].name), cs[i].init.ty, false, loc);
+      outer = cg->b;
+      continue;
+    }
+    if (r != 0) {
+      mlirBlockDestroy(bb);
+      mlirBlockDestroy(ab);
+      cg->b = outer;
+      break;
+    }
+    tcb_op(&cg->b, "scf.yield", 0, NULL, n, ys, 0, NULL);
+    cg->b = outer;
+    MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
+    mlirRegionAppendOwnedBlock(regions[0], bb);
+    mlirRegionAppendOwnedBlock(regions[1], ab);
+    MlirValue inits[MAXN];
+    for (int i = 0; i < n; i++) inits[i] = cs[i].init.v;
+    cg_set_loc(cg, loc);
+    MlirOperation op = tcb_op_regions(&cg->b, "scf.while", n, types, n, inits, 0, NULL, 2, regions);
+    bind_results(cg, cs, n, op, 0);
+    break;
+  }
+  free(before.vars);
+}
