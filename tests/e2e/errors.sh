@@ -46,8 +46,8 @@ import triton.language as tl
 @triton.jit
 def bad_kernel(x_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     offsets = tl.arange(0, BLOCK_SIZE)
-    for i in range(n_elements):
-        tl.store(x_ptr + offsets + i * BLOCK_SIZE, offsets, mask=offsets < n_elements)
+    y = tl.dot_scaled(offsets, None, "e2m1", offsets, None, "e2m1")
+    tl.store(x_ptr + offsets, y, mask=offsets < n_elements)
 PY
 
 # make_npy FILE DESCR SHAPE DATA_BYTES: a version 1.0 .npy with a zero-filled body, byte for
@@ -79,7 +79,7 @@ RUN='run add.py -k add_kernel --grid 1 y_ptr=y.npy output_ptr=out.npy BLOCK_SIZE
 CASES=(
   "syntax|syntax.py:8:25: error: unexpected token ')'|compile syntax.py -k bad_kernel -s '*fp32, i32, 16' -o out.so"
   "unknown_tl_function|unknown_fn.py:8:9: error: unknown function 'tl.frobnicate'|compile unknown_fn.py -k bad_kernel -s '*fp32, i32, 16' -o out.so"
-  "unsupported_construct|unsupported.py:8:5: error: 'for' loops with runtime bounds are not supported yet|compile unsupported.py -k bad_kernel -s '*i32, i32, 16' -o out.so"
+  "unsupported_construct|unsupported.py:8:9: error: tl.dot_scaled is not supported yet|compile unsupported.py -k bad_kernel -s '*i32, i32, 16' -o out.so"
   "arange_not_power_of_two|add.py:13:29: error: tl.arange's range must be a power of two, got 1000|compile add.py -k add_kernel -s '*fp32, *fp32, *fp32, i32, 1000' -o out.so"
   "signature_arity|error: signature has 3 entries but kernel 'add_kernel' has 5 parameters|compile add.py -k add_kernel -s '*fp32, *fp32, i32' -o out.so"
   "signature_type|error: unknown type '*fp33' in signature entry 2 ('*fp33') for parameter 'y_ptr'|compile add.py -k add_kernel -s '*fp32, *fp33, *fp32, i32, 1024' -o out.so"
