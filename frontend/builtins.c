@@ -130,113 +130,16 @@ bool cg_global_name(tc_cg *cg, const char *name, tc_val *out) {
   return false;
 }
 
-/* ---- argument access --------------------------------------------------------------- */
-
-typedef struct sig {
-  const char *fn;            /* user-facing name for messages */
-  const char *const *params; /* positional/keyword names, NULL-terminated */
-} sig;
-
-static bool check_args(tc_cg *cg, tc_callargs *a, const sig *s, int min_args, tc_loc loc) {
-  int np = 0;
-  while (s->params[np]) np++;
-  if (a->nargs > np) {
-    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s() takes at most %d arguments (%d given)", s->fn, np, a->nargs);
-    return false;
-  }
-  for (int k = 0; k < a->nkw; k++) {
-    int j = -1;
-    for (int i = 0; i < np; i++)
-      if (!strcmp(s->params[i], a->kwnames[k])) j = i;
-    if (j < 0) {
-      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s() got an unexpected keyword argument '%s'", s->fn, a->kwnames[k]);
-      return false;
-    }
-    if (j < a->nargs) {
-      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s() got multiple values for argument '%s'", s->fn, a->kwnames[k]);
-      return false;
-    }
-  }
-  for (int i = 0; i < min_args; i++) {
-    bool have = i < a->nargs;
-    for (int k = 0; k < a->nkw && !have; k++) have = !strcmp(a->kwnames[k], s->params[i]);
-    if (!have) {
-      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s() missing required argument '%s'", s->fn, s->params[i]);
-      return false;
-    }
-  }
-  return true;
-}
-
-static tc_val *get(tc_callargs *a, const sig *s, const char *name) {
-  int i = 0;
-  for (; s->params[i]; i++)
-    if (!strcmp(s->params[i], name)) break;
-  if (!s->params[i]) return NULL;
-  if (i < a->nargs) return &a->args[i];
-  for (int k = 0; k < a->nkw; k++)
-    if (!strcmp(a->kwnames[k], name)) return &a->kwargs[k];
-  return NULL;
-}
-
-static bool is_none(const tc_val *v) { return !v || v->kind == TV_NONE; }
-
-static bool const_int(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, int64_t *out) {
-  if (v && (v->kind == TV_INT || v->kind == TV_BOOL)) {
-    *out = v->i;
-    return true;
-  }
-  cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s must be a constexpr integer, got %s", what, v ? tv_kind_name(v) : "nothing");
-  return false;
-}
-
-static bool get_dtype(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, tc_ty *out) {
-  if (v && v->kind == TV_DTYPE) {
-    *out = v->ty;
-    return true;
-  }
-  cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s must be a dtype (e.g. tl.float32), got %s", what,
-           v ? tv_kind_name(v) : "nothing");
-  return false;
-}
-
-static bool get_shape(tc_cg *cg, const tc_val *v, tc_loc loc, int *rank, int64_t *shape) {
-  if (v && (v->kind == TV_INT)) {
-    *rank = 1;
-    shape[0] = v->i;
-    return true;
-  }
-  if (!v || v->kind != TV_TUPLE || v->nitems > TC_MAX_RANK) {
-    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "shape must be a tuple or list of constexpr integers");
-    return false;
-  }
-  int64_t numel = 1;
-  for (int i = 0; i < v->nitems; i++) {
-    if (v->items[i].kind != TV_INT || v->items[i].i <= 0) {
-      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "shape must be a tuple or list of positive constexpr integers");
-      return false;
-    }
-    shape[i] = v->items[i].i;
-    numel *= shape[i];
-  }
-  if (numel > TC_MAX_NUMEL) {
-    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a tile has at most %d elements, this one %lld", TC_MAX_NUMEL, (long long)numel);
-    return false;
-  }
-  *rank = v->nitems;
-  return true;
-}
-
 /* ---- memory ------------------------------------------------------------------------ */
 
 static tc_val do_load(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   static const char *const p[] = {"pointer", "mask", "other", "boundary_check", "padding_option", "cache_modifier",
                                   "eviction_policy", "volatile", NULL};
-  sig s = {"tl.load", p};
-  if (!check_args(cg, a, &s, 1, loc)) return (tc_val){0};
-  tc_val ptr = *get(a, &s, "pointer");
-  tc_val *mask = get(a, &s, "mask"), *other = get(a, &s, "other");
-  tc_val *bc = get(a, &s, "boundary_check");
+  cg_sig s = {"tl.load", p};
+  if (!cg_check_args(cg, a, &s, 1, loc)) return (tc_val){0};
+  tc_val ptr = *cg_arg(a, &s, "pointer");
+  tc_val *mask = cg_arg(a, &s, "mask"), *other = cg_arg(a, &s, "other");
+  tc_val *bc = cg_arg(a, &s, "boundary_check");
   if (bc && bc->kind == TV_TUPLE && bc->nitems)
     return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "boundary_check (block pointers) is not supported yet");
   if (ptr.kind != TV_TENSOR || !tc_ty_is_ptr(ptr.ty)) {
@@ -250,14 +153,14 @@ static tc_val do_load(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   int64_t shape[TC_MAX_RANK];
   memcpy(shape, ptr.shape, sizeof shape);
   tc_val m = {0}, o = {0};
-  if (!is_none(mask)) {
+  if (!cg_is_none(mask)) {
     m = cg_to_bool(cg, *mask, loc);
     if (cg->err) return m;
     tc_val cur = tv_tensor((MlirValue){NULL}, elem, rank, shape);
     if (!cg_broadcast_shapes(cg, &cur, &m, &rank, shape, loc)) return (tc_val){0};
   }
-  if (!is_none(other)) {
-    if (is_none(mask)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.load: 'other' needs a 'mask'");
+  if (!cg_is_none(other)) {
+    if (cg_is_none(mask)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.load: 'other' needs a 'mask'");
     o = cg_cast(cg, *other, elem, false, loc);
     if (cg->err) return o;
     tc_val cur = tv_tensor((MlirValue){NULL}, elem, rank, shape);
@@ -265,8 +168,8 @@ static tc_val do_load(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   }
   ptr = cg_broadcast_to(cg, ptr, rank, shape, loc);
   MlirValue mv = {NULL}, ov = {NULL};
-  if (!is_none(mask)) mv = cg_broadcast_to(cg, m, rank, shape, loc).v;
-  if (!is_none(other)) ov = cg_broadcast_to(cg, o, rank, shape, loc).v;
+  if (!cg_is_none(mask)) mv = cg_broadcast_to(cg, m, rank, shape, loc).v;
+  if (!cg_is_none(other)) ov = cg_broadcast_to(cg, o, rank, shape, loc).v;
   if (cg->err) return (tc_val){0};
   MlirValue r = tile_build_load(&cg->b, ptr.v, mv, ov, cg_tensor_type(cg, elem, rank, shape));
   return tv_tensor(r, elem, rank, shape);
@@ -274,12 +177,12 @@ static tc_val do_load(tc_cg *cg, tc_callargs *a, tc_loc loc) {
 
 static tc_val do_store(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   static const char *const p[] = {"pointer", "value", "mask", "boundary_check", "cache_modifier", "eviction_policy", NULL};
-  sig s = {"tl.store", p};
-  if (!check_args(cg, a, &s, 2, loc)) return (tc_val){0};
-  tc_val ptr = *get(a, &s, "pointer");
-  tc_val val = *get(a, &s, "value");
-  tc_val *mask = get(a, &s, "mask");
-  tc_val *bc = get(a, &s, "boundary_check");
+  cg_sig s = {"tl.store", p};
+  if (!cg_check_args(cg, a, &s, 2, loc)) return (tc_val){0};
+  tc_val ptr = *cg_arg(a, &s, "pointer");
+  tc_val val = *cg_arg(a, &s, "value");
+  tc_val *mask = cg_arg(a, &s, "mask");
+  tc_val *bc = cg_arg(a, &s, "boundary_check");
   if (bc && bc->kind == TV_TUPLE && bc->nitems)
     return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "boundary_check (block pointers) is not supported yet");
   if (ptr.kind != TV_TENSOR || !tc_ty_is_ptr(ptr.ty)) {
@@ -295,7 +198,7 @@ static tc_val do_store(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   int64_t shape[TC_MAX_RANK];
   if (!cg_broadcast_shapes(cg, &ptr, &val, &rank, shape, loc)) return (tc_val){0};
   tc_val m = {0};
-  if (!is_none(mask)) {
+  if (!cg_is_none(mask)) {
     m = cg_to_bool(cg, *mask, loc);
     if (cg->err) return m;
     tc_val cur = tv_tensor((MlirValue){NULL}, elem, rank, shape);
@@ -304,7 +207,7 @@ static tc_val do_store(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   ptr = cg_broadcast_to(cg, ptr, rank, shape, loc);
   val = cg_broadcast_to(cg, val, rank, shape, loc);
   MlirValue mv = {NULL};
-  if (!is_none(mask)) mv = cg_broadcast_to(cg, m, rank, shape, loc).v;
+  if (!cg_is_none(mask)) mv = cg_broadcast_to(cg, m, rank, shape, loc).v;
   if (cg->err) return (tc_val){0};
   tile_build_store(&cg->b, ptr.v, val.v, mv);
   return tv_none();
@@ -446,10 +349,10 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
 
   if (!strcmp(name, "program_id") || !strcmp(name, "num_programs")) {
     static const char *const p[] = {"axis", NULL};
-    sig s = {name, p};
-    if (!check_args(cg, a, &s, 1, loc)) return (tc_val){0};
+    cg_sig s = {name, p};
+    if (!cg_check_args(cg, a, &s, 1, loc)) return (tc_val){0};
     int64_t axis;
-    if (!const_int(cg, get(a, &s, "axis"), "axis", loc, &axis)) return (tc_val){0};
+    if (!cg_const_int(cg, cg_arg(a, &s, "axis"), "axis", loc, &axis)) return (tc_val){0};
     if (axis < 0 || axis > 2) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "axis must be 0, 1 or 2, got %lld", (long long)axis);
     MlirValue v = !strcmp(name, "program_id") ? tile_build_program_id(&cg->b, (int)axis)
                                                : tile_build_num_programs(&cg->b, (int)axis);
@@ -457,11 +360,11 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
   }
   if (!strcmp(name, "arange")) {
     static const char *const p[] = {"start", "end", NULL};
-    sig s = {"tl.arange", p};
-    if (!check_args(cg, a, &s, 2, loc)) return (tc_val){0};
+    cg_sig s = {"tl.arange", p};
+    if (!cg_check_args(cg, a, &s, 2, loc)) return (tc_val){0};
     int64_t st, en;
-    if (!const_int(cg, get(a, &s, "start"), "tl.arange start", loc, &st) ||
-        !const_int(cg, get(a, &s, "end"), "tl.arange end", loc, &en))
+    if (!cg_const_int(cg, cg_arg(a, &s, "start"), "tl.arange start", loc, &st) ||
+        !cg_const_int(cg, cg_arg(a, &s, "end"), "tl.arange end", loc, &en))
       return (tc_val){0};
     int64_t n = en - st;
     if (n <= 0 || (n & (n - 1)))
@@ -476,17 +379,17 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
   if (!strcmp(name, "store")) return do_store(cg, a, loc);
   if (!strcmp(name, "where")) {
     static const char *const p[] = {"condition", "x", "y", NULL};
-    sig s = {"tl.where", p};
-    if (!check_args(cg, a, &s, 3, loc)) return (tc_val){0};
-    return cg_where(cg, *get(a, &s, "condition"), *get(a, &s, "x"), *get(a, &s, "y"), loc);
+    cg_sig s = {"tl.where", p};
+    if (!cg_check_args(cg, a, &s, 3, loc)) return (tc_val){0};
+    return cg_where(cg, *cg_arg(a, &s, "condition"), *cg_arg(a, &s, "x"), *cg_arg(a, &s, "y"), loc);
   }
   if (!strcmp(name, "minimum") || !strcmp(name, "maximum")) {
     static const char *const p[] = {"x", "y", "propagate_nan", NULL};
-    sig s = {name, p};
-    if (!check_args(cg, a, &s, 2, loc)) return (tc_val){0};
-    tc_val *pn = get(a, &s, "propagate_nan");
+    cg_sig s = {name, p};
+    if (!cg_check_args(cg, a, &s, 2, loc)) return (tc_val){0};
+    tc_val *pn = cg_arg(a, &s, "propagate_nan");
     bool all = pn && ((pn->kind == TV_INT && pn->i) || (pn->kind == TV_STR && pn->slen == 3));
-    return cg_minmax(cg, !strcmp(name, "maximum"), *get(a, &s, "x"), *get(a, &s, "y"), all, loc);
+    return cg_minmax(cg, !strcmp(name, "maximum"), *cg_arg(a, &s, "x"), *cg_arg(a, &s, "y"), all, loc);
   }
   if (!strcmp(name, "abs")) {
     tc_val x = arg0(cg, a, "tl.abs", 1, loc);
@@ -500,9 +403,9 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
   }
   if (!strcmp(name, "cdiv")) {
     static const char *const p[] = {"x", "div", NULL};
-    sig s = {"tl.cdiv", p};
-    if (!check_args(cg, a, &s, 2, loc)) return (tc_val){0};
-    tc_val x = *get(a, &s, "x"), d = *get(a, &s, "div");
+    cg_sig s = {"tl.cdiv", p};
+    if (!cg_check_args(cg, a, &s, 2, loc)) return (tc_val){0};
+    tc_val x = *cg_arg(a, &s, "x"), d = *cg_arg(a, &s, "div");
     bool ce = tv_is_constexpr(&x) && tv_is_constexpr(&d);
     tc_val one = tv_int(1);
     tc_val t = ce ? cg_constexpr_binary(cg, TC_OP_ADD, &x, &d, loc) : cg_binary(cg, TC_OP_ADD, x, d, loc);
@@ -511,30 +414,30 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
   }
   if (!strcmp(name, "cast") || !strcmp(name, "to")) {
     static const char *const p[] = {"input", "dtype", "fp_downcast_rounding", "bitcast", NULL};
-    sig s = {"tl.cast", p};
-    if (!check_args(cg, a, &s, 2, loc)) return (tc_val){0};
+    cg_sig s = {"tl.cast", p};
+    if (!cg_check_args(cg, a, &s, 2, loc)) return (tc_val){0};
     tc_ty to;
-    if (!get_dtype(cg, get(a, &s, "dtype"), "dtype", loc, &to)) return (tc_val){0};
-    tc_val *bcast = get(a, &s, "bitcast");
+    if (!cg_get_dtype(cg, cg_arg(a, &s, "dtype"), "dtype", loc, &to)) return (tc_val){0};
+    tc_val *bcast = cg_arg(a, &s, "bitcast");
     bool bc = bcast && bcast->kind == TV_BOOL && bcast->i;
-    tc_val *rnd = get(a, &s, "fp_downcast_rounding");
+    tc_val *rnd = cg_arg(a, &s, "fp_downcast_rounding");
     if (rnd && rnd->kind == TV_STR && !(rnd->slen == 3 && !memcmp(rnd->s, "rtn", 3)))
       return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "fp_downcast_rounding='%.*s' is not supported (only 'rtne')",
                       (int)rnd->slen, rnd->s);
-    return cg_cast(cg, *get(a, &s, "input"), to, bc, loc);
+    return cg_cast(cg, *cg_arg(a, &s, "input"), to, bc, loc);
   }
   if (!strcmp(name, "zeros") || !strcmp(name, "full")) {
     bool z = !strcmp(name, "zeros");
     static const char *const pz[] = {"shape", "dtype", NULL};
     static const char *const pf[] = {"shape", "value", "dtype", NULL};
-    sig s = {z ? "tl.zeros" : "tl.full", z ? pz : pf};
-    if (!check_args(cg, a, &s, z ? 2 : 3, loc)) return (tc_val){0};
+    cg_sig s = {z ? "tl.zeros" : "tl.full", z ? pz : pf};
+    if (!cg_check_args(cg, a, &s, z ? 2 : 3, loc)) return (tc_val){0};
     int rank;
     int64_t shape[TC_MAX_RANK];
     tc_ty ty;
-    if (!get_shape(cg, get(a, &s, "shape"), loc, &rank, shape) || !get_dtype(cg, get(a, &s, "dtype"), "dtype", loc, &ty))
+    if (!cg_get_shape(cg, cg_arg(a, &s, "shape"), loc, &rank, shape) || !cg_get_dtype(cg, cg_arg(a, &s, "dtype"), "dtype", loc, &ty))
       return (tc_val){0};
-    tc_val v = z ? tv_int(0) : *get(a, &s, "value");
+    tc_val v = z ? tv_int(0) : *cg_arg(a, &s, "value");
     tc_val sc = cg_cast(cg, v, ty, false, loc);
     if (cg->err) return sc;
     return cg_broadcast_to(cg, sc, rank, shape, loc);
@@ -569,7 +472,7 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
   if (!strcmp(name, "pointer_type")) {
     tc_ty t;
     tc_val x = arg0(cg, a, "tl.pointer_type", 1, loc);
-    if (cg->err || !get_dtype(cg, &x, "tl.pointer_type's argument", loc, &t)) return (tc_val){0};
+    if (cg->err || !cg_get_dtype(cg, &x, "tl.pointer_type's argument", loc, &t)) return (tc_val){0};
     t.ptr_depth++;
     return tv_dtype(t);
   }
@@ -601,10 +504,10 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
   }
   if (!strcmp(name, "clamp")) {
     static const char *const p[] = {"x", "min", "max", "propagate_nan", NULL};
-    sig s = {"tl.clamp", p};
-    if (!check_args(cg, a, &s, 3, loc)) return (tc_val){0};
-    tc_val lo = cg_minmax(cg, true, *get(a, &s, "x"), *get(a, &s, "min"), false, loc);
-    return cg_minmax(cg, false, lo, *get(a, &s, "max"), false, loc);
+    cg_sig s = {"tl.clamp", p};
+    if (!cg_check_args(cg, a, &s, 3, loc)) return (tc_val){0};
+    tc_val lo = cg_minmax(cg, true, *cg_arg(a, &s, "x"), *cg_arg(a, &s, "min"), false, loc);
+    return cg_minmax(cg, false, lo, *cg_arg(a, &s, "max"), false, loc);
   }
   if (!strcmp(name, "isnan") || !strcmp(name, "isinf")) {
     tc_val x = arg0(cg, a, name, 1, loc);
@@ -631,6 +534,8 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     tc_val hi = cg_binary(cg, TC_OP_RSHIFT, m, tv_int(32), loc);
     return cg_cast(cg, hi, p.ty, false, loc);
   }
+  tc_val tile_out;
+  if (cg_tile_builtin(cg, name, a, loc, &tile_out)) return tile_out;
   const char *mop = math_op(name);
   if (mop) {
     tc_val x = arg0(cg, a, name, 1, loc);
@@ -659,7 +564,15 @@ tc_val cg_tensor_attr(tc_cg *cg, const tc_val *t, const char *attr, tc_loc loc) 
     for (int i = 0; i < t->rank; i++) n *= t->shape[i];
     return tv_int(n);
   }
-  if (!strcmp(attr, "T")) return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'.T' (tl.trans) is not supported yet");
+  if (!strcmp(attr, "T")) {
+    tc_callargs ca = {0};
+    tc_val self = *t;
+    ca.args = &self;
+    ca.nargs = 1;
+    tc_val r;
+    cg_tile_builtin(cg, "trans", &ca, loc, &r);
+    return r;
+  }
   if (!strcmp(attr, "type")) return tv_dtype(t->ty);
   if (known_tl(attr) || !strcmp(attr, "to")) {
     tc_val m = builtin(cg, "tl", attr);

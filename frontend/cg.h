@@ -148,6 +148,20 @@ typedef struct tc_callargs {
   int nkw;
 } tc_callargs;
 
+/* A builtin's parameter names (NULL-terminated) for argument binding. */
+typedef struct cg_sig {
+  const char *fn;
+  const char *const *params;
+} cg_sig;
+bool cg_check_args(tc_cg *cg, tc_callargs *a, const cg_sig *s, int min_args, tc_loc loc);
+tc_val *cg_arg(tc_callargs *a, const cg_sig *s, const char *name);
+bool cg_is_none(const tc_val *v);
+bool cg_const_int(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, int64_t *out);
+bool cg_get_dtype(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, tc_ty *out);
+bool cg_get_shape(tc_cg *cg, const tc_val *v, tc_loc loc, int *rank, int64_t *shape);
+/* Reductions, dot and shape builtins (builtins_tile.c): true when `name` was handled. */
+bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc_val *out);
+
 /* Resolves module.attr (e.g. tl.load, tl.float32, tl.math); reports unknown names. */
 tc_val cg_module_attr(tc_cg *cg, const tc_val *module, const char *attr, tc_loc loc);
 /* Resolves a bare name that is not a local: Python builtins, tl/triton modules. */

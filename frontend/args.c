@@ -1,0 +1,101 @@
+/* frontend/args.c — argument binding for builtin calls: positional or keyword, checked
+ * against the builtin's parameter names, with typed accessors for constexprs.
+ * In: evaluated call arguments. Out: values by parameter name, or precise errors. */
+#include "frontend/cg.h"
+
+#include <string.h>
+
+/* ---- argument access --------------------------------------------------------------- */
+
+
+
+bool cg_check_args(tc_cg *cg, tc_callargs *a, const cg_sig *s, int min_args, tc_loc loc) {
+  int np = 0;
+  while (s->params[np]) np++;
+  if (a->nargs > np) {
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s() takes at most %d arguments (%d given)", s->fn, np, a->nargs);
+    return false;
+  }
+  for (int k = 0; k < a->nkw; k++) {
+    int j = -1;
+    for (int i = 0; i < np; i++)
+      if (!strcmp(s->params[i], a->kwnames[k])) j = i;
+    if (j < 0) {
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s() got an unexpected keyword argument '%s'", s->fn, a->kwnames[k]);
+      return false;
+    }
+    if (j < a->nargs) {
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s() got multiple values for argument '%s'", s->fn, a->kwnames[k]);
+      return false;
+    }
+  }
+  for (int i = 0; i < min_args; i++) {
+    bool have = i < a->nargs;
+    for (int k = 0; k < a->nkw && !have; k++) have = !strcmp(a->kwnames[k], s->params[i]);
+    if (!have) {
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s() missing required argument '%s'", s->fn, s->params[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+tc_val *cg_arg(tc_callargs *a, const cg_sig *s, const char *name) {
+  int i = 0;
+  for (; s->params[i]; i++)
+    if (!strcmp(s->params[i], name)) break;
+  if (!s->params[i]) return NULL;
+  if (i < a->nargs) return &a->args[i];
+  for (int k = 0; k < a->nkw; k++)
+    if (!strcmp(a->kwnames[k], name)) return &a->kwargs[k];
+  return NULL;
+}
+
+bool cg_is_none(const tc_val *v) { return !v || v->kind == TV_NONE; }
+
+bool cg_const_int(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, int64_t *out) {
+  if (v && (v->kind == TV_INT || v->kind == TV_BOOL)) {
+    *out = v->i;
+    return true;
+  }
+  cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s must be a constexpr integer, got %s", what, v ? tv_kind_name(v) : "nothing");
+  return false;
+}
+
+bool cg_get_dtype(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, tc_ty *out) {
+  if (v && v->kind == TV_DTYPE) {
+    *out = v->ty;
+    return true;
+  }
+  cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s must be a dtype (e.g. tl.float32), got %s", what,
+           v ? tv_kind_name(v) : "nothing");
+  return false;
+}
+
+bool cg_get_shape(tc_cg *cg, const tc_val *v, tc_loc loc, int *rank, int64_t *shape) {
+  if (v && (v->kind == TV_INT)) {
+    *rank = 1;
+    shape[0] = v->i;
+    return true;
+  }
+  if (!v || v->kind != TV_TUPLE || v->nitems > TC_MAX_RANK) {
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "shape must be a tuple or list of constexpr integers");
+    return false;
+  }
+  int64_t numel = 1;
+  for (int i = 0; i < v->nitems; i++) {
+    if (v->items[i].kind != TV_INT || v->items[i].i <= 0) {
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "shape must be a tuple or list of positive constexpr integers");
+      return false;
+    }
+    shape[i] = v->items[i].i;
+    numel *= shape[i];
+  }
+  if (numel > TC_MAX_NUMEL) {
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a tile has at most %d elements, this one %lld", TC_MAX_NUMEL, (long long)numel);
+    return false;
+  }
+  *rank = v->nitems;
+  return true;
+}
+

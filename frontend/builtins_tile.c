@@ -1,0 +1,612 @@
+/* frontend/builtins_tile.c — builtins that change shapes or combine elements: reshape,
+ * expand_dims, broadcast_to, trans/permute, join/split/cat, reductions (sum, max, min,
+ * argmax, argmin, xor_sum, reduce with a @triton.jit combine function) and dot.
+ * In: evaluated call arguments. Out: tile ops; reductions get a private combine func. */
+#include "frontend/cg.h"
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static tc_val tensor_arg(tc_cg *cg, const tc_val *v, const char *fn, tc_loc loc) {
+  if (v && v->kind == TV_TENSOR) return *v;
+  if (v && tv_is_number(v)) return cg_to_tensor(cg, v, loc);
+  return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s expects a tensor, got %s", fn, v ? tv_kind_name(v) : "nothing");
+}
+
+static int norm_axis(tc_cg *cg, int64_t axis, int rank, const char *fn, tc_loc loc) {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank) {
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: axis %lld is out of range for a tile of rank %d", fn, (long long)axis, rank);
+    return -1;
+  }
+  return (int)a;
+}
+
+static tc_val reshape(tc_cg *cg, tc_val x, int rank, const int64_t *shape, tc_loc loc) {
+  if (x.rank == rank) {
+    bool same = true;
+    for (int i = 0; i < rank; i++) same &= x.shape[i] == shape[i];
+    if (same) return x;
+  }
+  int64_t n = 1, m = 1;
+  for (int i = 0; i < rank; i++) n *= shape[i];
+  for (int i = 0; i < x.rank; i++) m *= x.shape[i];
+  if (n != m) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "cannot reshape %lld elements into %lld", (long long)m, (long long)n);
+  MlirType t = cg_tensor_type(cg, x.ty, rank, shape);
+  if (x.rank == 0) return tv_tensor(tile_build_splat(&cg->b, x.v, t), x.ty, rank, shape);
+  if (rank == 0) return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "reshaping a tile into a scalar is not supported");
+  return tv_tensor(tile_build_reshape(&cg->b, x.v, t), x.ty, rank, shape);
+}
+
+static tc_val expand(tc_cg *cg, tc_val x, int axis, tc_loc loc) {
+  if (x.rank >= TC_MAX_RANK) return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tiles of rank > %d", TC_MAX_RANK);
+  int64_t s[TC_MAX_RANK];
+  int k = 0;
+  for (int i = 0; i <= x.rank; i++) s[i] = i == axis ? 1 : x.shape[k++];
+  if (x.rank == 0) return reshape(cg, x, 1, s, loc);
+  MlirType t = cg_tensor_type(cg, x.ty, x.rank + 1, s);
+  return tv_tensor(tile_build_expand_dims(&cg->b, x.v, axis, t), x.ty, x.rank + 1, s);
+}
+
+/* shape from a tuple argument or from the remaining positional arguments */
+static bool shape_args(tc_cg *cg, tc_callargs *a, int first, const char *kw, tc_loc loc, int *rank, int64_t *shape) {
+  const tc_val *v = NULL;
+  for (int k = 0; k < a->nkw; k++)
+    if (!strcmp(a->kwnames[k], kw)) v = &a->kwargs[k];
+  if (!v && a->nargs == first + 1) v = &a->args[first];
+  if (v) return cg_get_shape(cg, v, loc, rank, shape);
+  tc_val t = {.kind = TV_TUPLE, .items = a->args + first, .nitems = a->nargs - first};
+  return cg_get_shape(cg, &t, loc, rank, shape);
+}
+
+static tc_val trans(tc_cg *cg, tc_val x, const int *order, tc_loc loc) {
+  if (x.rank < 2) return x;
+  int64_t s[TC_MAX_RANK];
+  bool identity = true;
+  bool seen[TC_MAX_RANK] = {false};
+  for (int i = 0; i < x.rank; i++) {
+    if (order[i] < 0 || order[i] >= x.rank || seen[order[i]])
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "permutation is not a permutation of 0..%d", x.rank - 1);
+    seen[order[i]] = true;
+    s[i] = x.shape[order[i]];
+    identity &= order[i] == i;
+  }
+  if (identity) return x;
+  int32_t o[TC_MAX_RANK];
+  for (int i = 0; i < x.rank; i++) o[i] = order[i];
+  MlirNamedAttribute na = tcb_named(cg->ctx, "order", mlirDenseI32ArrayGet(cg->ctx, x.rank, o));
+  MlirValue r = tcb_op1(&cg->b, "tile.trans", cg_tensor_type(cg, x.ty, x.rank, s), 1, &x.v, 1, &na);
+  return tv_tensor(r, x.ty, x.rank, s);
+}
+
+/* iota along `axis`, broadcast to shape (int32) */
+static tc_val axis_iota(tc_cg *cg, int rank, const int64_t *shape, int axis, tc_loc loc) {
+  MlirValue r = tile_build_range(&cg->b, 0, (int32_t)shape[axis]);
+  int64_t n = shape[axis];
+  tc_val v = tv_tensor(r, tc_ty_make(TILEC_DTYPE_I32), 1, &n);
+  int64_t s[TC_MAX_RANK];
+  for (int i = 0; i < rank; i++) s[i] = i == axis ? shape[axis] : 1;
+  v = reshape(cg, v, rank, s, loc);
+  return cg_broadcast_to(cg, v, rank, shape, loc);
+}
+
+/* ---- reductions ------------------------------------------------------------------ */
+
+typedef enum combine_kind { C_SUM, C_MAX, C_MIN, C_XOR, C_OR, C_ARGMAX, C_ARGMIN, C_FIRST, C_LAST, C_JIT } combine_kind;
+
+/* Emits func.func private @__tilec_combine_N(a..., b...) -> (...) before the kernel. */
+static MlirAttribute make_combine(tc_cg *cg, combine_kind kind, bool tie_left, const tc_func *fn, int n,
+                                  const tc_ty *tys, tc_loc loc) {
+  static int counter;
+  char name[64];
+  snprintf(name, sizeof name, "__tilec_combine_%d", counter++);
+  MlirType types[16];
+  MlirLocation locs[16];
+  for (int i = 0; i < 2 * n; i++) {
+    types[i] = tc_ty_mlir(cg->ctx, tys[i % n]);
+    locs[i] = cg->b.loc;
+  }
+  MlirBlock body = mlirBlockCreate(2 * n, types, locs);
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, body);
+  MlirType ftype = mlirFunctionTypeGet(cg->ctx, 2 * n, types, n, types);
+  MlirNamedAttribute attrs[3] = {
+      tcb_named(cg->ctx, "sym_name", mlirStringAttrGet(cg->ctx, mlirStringRefCreateFromCString(name))),
+      tcb_named(cg->ctx, "function_type", mlirTypeAttrGet(ftype)),
+      tcb_named(cg->ctx, "sym_visibility", mlirStringAttrGet(cg->ctx, mlirStringRefCreateFromCString("private")))};
+  tc_builder saved = cg->b;
+  tc_builder fb = cg->b;
+  tcb_set_before(&fb, cg->func);
+  tcb_op_regions(&fb, "func.func", 0, NULL, 0, NULL, 3, attrs, 1, &region);
+  tcb_set_end(&cg->b, body);
+  tc_val a[8], b[8], r[8];
+  for (int i = 0; i < n; i++) {
+    a[i] = tv_tensor(mlirBlockGetArgument(body, i), tys[i], 0, NULL);
+    b[i] = tv_tensor(mlirBlockGetArgument(body, n + i), tys[i], 0, NULL);
+  }
+  switch (kind) {
+  case C_SUM: r[0] = cg_binary(cg, TC_OP_ADD, a[0], b[0], loc); break;
+  case C_XOR: r[0] = cg_binary(cg, TC_OP_BITXOR, a[0], b[0], loc); break;
+  case C_OR: r[0] = cg_binary(cg, TC_OP_BITOR, a[0], b[0], loc); break;
+  case C_MAX: r[0] = cg_minmax(cg, true, a[0], b[0], false, loc); break;
+  case C_MIN: r[0] = cg_minmax(cg, false, a[0], b[0], false, loc); break;
+  case C_FIRST: r[0] = a[0]; break;
+  case C_LAST: r[0] = b[0]; break;
+  case C_ARGMAX:
+  case C_ARGMIN: {
+    tc_val better = cg_compare(cg, kind == C_ARGMAX ? TC_CMP_GT : TC_CMP_LT, a[0], b[0], loc);
+    if (tie_left) {
+      tc_val eq = cg_compare(cg, TC_CMP_EQ, a[0], b[0], loc);
+      tc_val lt = cg_compare(cg, TC_CMP_LT, a[1], b[1], loc);
+      better = cg_logical(cg, false, better, cg_logical(cg, true, eq, lt, loc), loc);
+    }
+    r[0] = cg_where(cg, better, a[0], b[0], loc);
+    r[1] = cg_where(cg, better, a[1], b[1], loc);
+    break;
+  }
+  case C_JIT: {
+    tc_val args[16];
+    for (int i = 0; i < n; i++) {
+      args[i] = a[i];
+      args[n + i] = b[i];
+    }
+    tc_val res = cg_call_jit(cg, fn, args, 2 * n, NULL, NULL, 0, loc);
+    if (cg->err) break;
+    if (n == 1 && res.kind != TV_TUPLE) r[0] = res;
+    else if (res.kind == TV_TUPLE && res.nitems == n)
+      for (int i = 0; i < n; i++) r[i] = res.items[i];
+    else
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "the combine function '%s' must return %d value%s", fn->name, n, n > 1 ? "s" : "");
+    break;
+  }
+  }
+  MlirValue rv[8];
+  for (int i = 0; i < n && !cg->err; i++) {
+    tc_val x = cg_cast(cg, r[i], tys[i], false, loc);
+    if (!cg->err && x.rank != 0)
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a combine function must return scalars");
+    rv[i] = x.v;
+  }
+  if (!cg->err) tcb_op(&cg->b, "func.return", 0, NULL, n, rv, 0, NULL);
+  cg->b = saved;
+  return mlirFlatSymbolRefAttrGet(cg->ctx, mlirStringRefCreateFromCString(name));
+}
+
+/* Reduces the n tiles (same shape) along axis (or all dims when axis is None). */
+static tc_val reduce(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool keep_dims, combine_kind kind, bool tie_left,
+                     const tc_func *fn, const char *what, tc_loc loc) {
+  int rank0 = xs[0].rank;
+  int64_t shape0[TC_MAX_RANK];
+  memcpy(shape0, xs[0].shape, sizeof shape0);
+  for (int i = 1; i < n; i++)
+    if (xs[i].rank != rank0 || memcmp(xs[i].shape, shape0, sizeof(int64_t) * (size_t)rank0))
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: all tiles must have the same shape", what);
+  if (rank0 == 0) return n == 1 ? xs[0] : (tc_val){.kind = TV_TUPLE, .items = xs, .nitems = n};
+  int axis;
+  if (cg_is_none(axis_v)) {
+    int64_t numel = 1;
+    for (int i = 0; i < rank0; i++) numel *= shape0[i];
+    for (int i = 0; i < n; i++) xs[i] = reshape(cg, xs[i], 1, &numel, loc);
+    axis = 0;
+  } else {
+    int64_t a;
+    if (!cg_const_int(cg, axis_v, "axis", loc, &a)) return (tc_val){0};
+    axis = norm_axis(cg, a, rank0, what, loc);
+    if (axis < 0) return (tc_val){0};
+  }
+  if (cg->err) return (tc_val){0};
+  tc_ty tys[8];
+  for (int i = 0; i < n; i++) tys[i] = xs[i].ty;
+  MlirAttribute combine = make_combine(cg, kind, tie_left, fn, n, tys, loc);
+  if (cg->err) return (tc_val){0};
+  int rank = xs[0].rank;
+  int64_t rs[TC_MAX_RANK];
+  int rr = 0;
+  for (int d = 0; d < rank; d++)
+    if (d != axis) rs[rr++] = xs[0].shape[d];
+  MlirType rtypes[8];
+  MlirValue ops[8];
+  for (int i = 0; i < n; i++) {
+    rtypes[i] = cg_tensor_type(cg, tys[i], rr, rs);
+    ops[i] = xs[i].v;
+  }
+  MlirNamedAttribute attrs[2] = {
+      tcb_named(cg->ctx, "axis", mlirIntegerAttrGet(mlirIntegerTypeGet(cg->ctx, 32), axis)),
+      tcb_named(cg->ctx, "combine", combine)};
+  cg_set_loc(cg, loc);
+  MlirOperation op = tcb_op(&cg->b, "tile.reduce", n, rtypes, n, ops, 2, attrs);
+  tc_val out[8];
+  for (int i = 0; i < n; i++) {
+    out[i] = tv_tensor(mlirOperationGetResult(op, i), tys[i], rr, rs);
+    if (keep_dims) {
+      if (cg_is_none(axis_v)) {
+        int64_t ones[TC_MAX_RANK];
+        for (int d = 0; d < rank0; d++) ones[d] = 1;
+        out[i] = reshape(cg, out[i], rank0, ones, loc);
+      } else {
+        out[i] = expand(cg, out[i], axis, loc);
+      }
+    }
+  }
+  if (n == 1) return out[0];
+  tc_val t = {.kind = TV_TUPLE, .nitems = n};
+  t.items = cg_alloc(cg, sizeof(tc_val) * (size_t)n);
+  memcpy(t.items, out, sizeof(tc_val) * (size_t)n);
+  return t;
+}
+
+static bool flag(const tc_val *v) { return v && (v->kind == TV_BOOL || v->kind == TV_INT) && v->i; }
+
+/* ---- dot ----------------------------------------------------------------------------- */
+
+static tc_val dot(tc_cg *cg, tc_callargs *args, tc_loc loc) {
+  static const char *const p[] = {"input", "other", "acc", "input_precision", "allow_tf32", "max_num_imprecise_acc",
+                                  "out_dtype", NULL};
+  cg_sig s = {"tl.dot", p};
+  if (!cg_check_args(cg, args, &s, 2, loc)) return (tc_val){0};
+  tc_val a = tensor_arg(cg, cg_arg(args, &s, "input"), "tl.dot", loc);
+  tc_val b = tensor_arg(cg, cg_arg(args, &s, "other"), "tl.dot", loc);
+  if (cg->err) return a;
+  if (a.rank < 2 || a.rank > 3 || b.rank != a.rank)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.dot needs two 2-D (or two 3-D) tiles, got ranks %d and %d", a.rank, b.rank);
+  int r = a.rank;
+  if (a.shape[r - 1] != b.shape[r - 2] || (r == 3 && a.shape[0] != b.shape[0])) {
+    char sa[64], sb[64];
+    tv_describe(&a, sa, sizeof sa);
+    tv_describe(&b, sb, sizeof sb);
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.dot shapes do not match: %s x %s", sa, sb);
+  }
+  if (!tc_ty_eq(a.ty, b.ty)) {
+    char na[16], nb[16];
+    tc_ty_name(a.ty, na, sizeof na);
+    tc_ty_name(b.ty, nb, sizeof nb);
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.dot operands must have the same dtype, got %s and %s", na, nb);
+  }
+  tc_ty out = tc_ty_make(TILEC_DTYPE_F32);
+  tc_val *od = cg_arg(args, &s, "out_dtype");
+  if (!cg_is_none(od) && !cg_get_dtype(cg, od, "out_dtype", loc, &out)) return (tc_val){0};
+  if (tc_ty_is_int(a.ty)) {
+    if (tc_ty_bits(a.ty) != 8)
+      return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "integer tl.dot supports int8/uint8 inputs");
+    out = tc_ty_make(TILEC_DTYPE_I32);
+  } else if (a.ty.dt == TILEC_DTYPE_F64) {
+    out = a.ty;
+  }
+  int64_t cs[3];
+  for (int i = 0; i < r - 2; i++) cs[i] = a.shape[i];
+  cs[r - 2] = a.shape[r - 2];
+  cs[r - 1] = b.shape[r - 1];
+  tc_val *accp = cg_arg(args, &s, "acc");
+  tc_val acc;
+  if (cg_is_none(accp)) {
+    acc = cg_constant(cg, out, 0, 0, r, cs);
+  } else {
+    acc = tensor_arg(cg, accp, "tl.dot", loc);
+    if (cg->err) return acc;
+    if (acc.rank != r || memcmp(acc.shape, cs, sizeof(int64_t) * (size_t)r)) {
+      char sa[64];
+      tv_describe(&acc, sa, sizeof sa);
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.dot accumulator %s does not match the product shape", sa);
+    }
+    out = acc.ty;
+  }
+  MlirValue ops[3] = {a.v, b.v, acc.v};
+  cg_set_loc(cg, loc);
+  MlirValue res = tcb_op1(&cg->b, "tile.dot", cg_tensor_type(cg, out, r, cs), 3, ops, 0, NULL);
+  return tv_tensor(res, out, r, cs);
+}
+
+/* ---- dispatch ------------------------------------------------------------------------- */
+
+bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc_val *out) {
+  char fn[64];
+  snprintf(fn, sizeof fn, "tl.%s", name);
+  if (!strcmp(name, "dot")) {
+    *out = dot(cg, a, loc);
+    return true;
+  }
+  if (!strcmp(name, "sum") || !strcmp(name, "xor_sum") || !strcmp(name, "reduce_or")) {
+    static const char *const p[] = {"input", "axis", "keep_dims", "dtype", NULL};
+    cg_sig s = {fn, p};
+    if (!cg_check_args(cg, a, &s, 1, loc)) return true;
+    tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
+    if (cg->err) return true;
+    tc_val *dt = cg_arg(a, &s, "dtype");
+    tc_ty t;
+    if (!cg_is_none(dt)) {
+      if (!cg_get_dtype(cg, dt, "dtype", loc, &t)) return true;
+      x = cg_cast(cg, x, t, false, loc);
+    } else if (!strcmp(name, "sum") && tc_ty_is_int(x.ty) && tc_ty_bits(x.ty) < 32) {
+      /* Triton sums narrow integers in 32 bits of the same signedness. */
+      x = cg_cast(cg, x, tc_ty_make(tc_ty_is_signed(x.ty) || tc_ty_is_bool(x.ty) ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32),
+                  false, loc);
+    }
+    if (strcmp(name, "sum") && !tc_ty_is_int(x.ty)) {
+      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s is only defined on integers", fn);
+      return true;
+    }
+    combine_kind k = !strcmp(name, "sum") ? C_SUM : !strcmp(name, "xor_sum") ? C_XOR : C_OR;
+    *out = reduce(cg, &x, 1, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "keep_dims")), k, false, NULL, fn, loc);
+    return true;
+  }
+  if (!strcmp(name, "max") || !strcmp(name, "min")) {
+    static const char *const p[] = {"input", "axis", "return_indices", "return_indices_tie_break_left", "keep_dims", NULL};
+    cg_sig s = {fn, p};
+    if (!cg_check_args(cg, a, &s, 1, loc)) return true;
+    tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
+    if (cg->err) return true;
+    bool is_max = !strcmp(name, "max");
+    bool keep = flag(cg_arg(a, &s, "keep_dims"));
+    tc_val *tb = cg_arg(a, &s, "return_indices_tie_break_left");
+    bool tie_left = !tb || flag(tb);
+    if (tc_ty_bits(x.ty) < 32)
+      x = cg_cast(cg, x, tc_ty_make(tc_ty_is_float(x.ty) ? TILEC_DTYPE_F32 : tc_ty_is_signed(x.ty) ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32),
+                  false, loc);
+    if (flag(cg_arg(a, &s, "return_indices"))) {
+      tc_val *ax = cg_arg(a, &s, "axis");
+      int64_t axis;
+      if (cg_is_none(ax) || !cg_const_int(cg, ax, "axis", loc, &axis)) {
+        if (!cg->err) cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s(return_indices=True) needs an axis", fn);
+        return true;
+      }
+      int an = norm_axis(cg, axis, x.rank, fn, loc);
+      if (an < 0) return true;
+      tc_val xs[2] = {x, axis_iota(cg, x.rank, x.shape, an, loc)};
+      *out = reduce(cg, xs, 2, ax, keep, is_max ? C_ARGMAX : C_ARGMIN, tie_left, NULL, fn, loc);
+      return true;
+    }
+    *out = reduce(cg, &x, 1, cg_arg(a, &s, "axis"), keep, is_max ? C_MAX : C_MIN, false, NULL, fn, loc);
+    return true;
+  }
+  if (!strcmp(name, "argmax") || !strcmp(name, "argmin")) {
+    static const char *const p[] = {"input", "axis", "tie_break_left", "keep_dims", NULL};
+    cg_sig s = {fn, p};
+    if (!cg_check_args(cg, a, &s, 2, loc)) return true;
+    tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
+    if (cg->err) return true;
+    if (tc_ty_bits(x.ty) < 32)
+      x = cg_cast(cg, x, tc_ty_make(tc_ty_is_float(x.ty) ? TILEC_DTYPE_F32 : TILEC_DTYPE_I32), false, loc);
+    int64_t axis;
+    tc_val *ax = cg_arg(a, &s, "axis");
+    if (!cg_const_int(cg, ax, "axis", loc, &axis)) return true;
+    int an = norm_axis(cg, axis, x.rank, fn, loc);
+    if (an < 0) return true;
+    tc_val *tb = cg_arg(a, &s, "tie_break_left");
+    tc_val xs[2] = {x, axis_iota(cg, x.rank, x.shape, an, loc)};
+    tc_val r = reduce(cg, xs, 2, ax, flag(cg_arg(a, &s, "keep_dims")), !strcmp(name, "argmax") ? C_ARGMAX : C_ARGMIN,
+                      !tb || flag(tb), NULL, fn, loc);
+    *out = r.kind == TV_TUPLE ? r.items[1] : r;
+    return true;
+  }
+  if (!strcmp(name, "reduce")) {
+    static const char *const p[] = {"input", "axis", "combine_fn", "keep_dims", NULL};
+    cg_sig s = {fn, p};
+    if (!cg_check_args(cg, a, &s, 3, loc)) return true;
+    tc_val *in = cg_arg(a, &s, "input");
+    tc_val *cf = cg_arg(a, &s, "combine_fn");
+    if (!cf || cf->kind != TV_JITFN) {
+      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.reduce's combine_fn must be a @triton.jit function");
+      return true;
+    }
+    tc_val xs[8];
+    int n = 1;
+    if (in->kind == TV_TUPLE) {
+      if (in->nitems < 1 || in->nitems > 8) {
+        *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.reduce over %d tiles", in->nitems);
+        return true;
+      }
+      n = in->nitems;
+      for (int i = 0; i < n; i++) xs[i] = tensor_arg(cg, &in->items[i], fn, loc);
+    } else {
+      xs[0] = tensor_arg(cg, in, fn, loc);
+    }
+    if (cg->err) return true;
+    *out = reduce(cg, xs, n, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "keep_dims")), C_JIT, false, cf->fn, fn, loc);
+    return true;
+  }
+  if (!strcmp(name, "reshape") || !strcmp(name, "view")) {
+    if (a->nargs < 1) return false;
+    tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
+    int rank;
+    int64_t shape[TC_MAX_RANK];
+    tc_callargs rest = *a;
+    rest.nkw = 0;
+    for (int k = 0; k < a->nkw; k++)
+      if (!strcmp(a->kwnames[k], "shape")) rest = *a;
+    if (cg->err || !shape_args(cg, &rest, 1, "shape", loc, &rank, shape)) return true;
+    *out = reshape(cg, x, rank, shape, loc);
+    return true;
+  }
+  if (!strcmp(name, "ravel")) {
+    if (a->nargs < 1) return false;
+    tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
+    int64_t n = 1;
+    for (int i = 0; i < x.rank; i++) n *= x.shape[i];
+    *out = cg->err ? x : reshape(cg, x, 1, &n, loc);
+    return true;
+  }
+  if (!strcmp(name, "expand_dims") || !strcmp(name, "unsqueeze")) {
+    static const char *const p[] = {"input", "axis", NULL};
+    cg_sig s = {fn, p};
+    if (!cg_check_args(cg, a, &s, 2, loc)) return true;
+    tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
+    tc_val *ax = cg_arg(a, &s, "axis");
+    if (cg->err) return true;
+    int nax = ax->kind == TV_TUPLE ? ax->nitems : 1;
+    int64_t axes[TC_MAX_RANK];
+    for (int i = 0; i < nax && i < TC_MAX_RANK; i++)
+      if (!cg_const_int(cg, ax->kind == TV_TUPLE ? &ax->items[i] : ax, "axis", loc, &axes[i])) return true;
+    int final_rank = x.rank + nax;
+    for (int i = 0; i < nax && !cg->err; i++) {
+      int at = (int)(axes[i] < 0 ? axes[i] + final_rank : axes[i]);
+      if (at < 0 || at > x.rank) {
+        cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: axis %lld out of range", fn, (long long)axes[i]);
+        return true;
+      }
+      x = expand(cg, x, at, loc);
+    }
+    *out = x;
+    return true;
+  }
+  if (!strcmp(name, "squeeze")) {
+    static const char *const p[] = {"input", "dim", NULL};
+    cg_sig s = {fn, p};
+    if (!cg_check_args(cg, a, &s, 2, loc)) return true;
+    tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
+    int64_t d;
+    if (cg->err || !cg_const_int(cg, cg_arg(a, &s, "dim"), "dim", loc, &d)) return true;
+    int ax = norm_axis(cg, d, x.rank, fn, loc);
+    if (ax < 0) return true;
+    if (x.shape[ax] != 1) {
+      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.squeeze: dimension %d has size %lld, not 1", ax, (long long)x.shape[ax]);
+      return true;
+    }
+    int64_t sh[TC_MAX_RANK];
+    int k = 0;
+    for (int i = 0; i < x.rank; i++)
+      if (i != ax) sh[k++] = x.shape[i];
+    *out = reshape(cg, x, k, sh, loc);
+    return true;
+  }
+  if (!strcmp(name, "broadcast_to")) {
+    if (a->nargs < 1) return false;
+    tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
+    int rank;
+    int64_t shape[TC_MAX_RANK];
+    if (cg->err || !shape_args(cg, a, 1, "shape", loc, &rank, shape)) return true;
+    *out = cg_broadcast_to(cg, x, rank, shape, loc);
+    return true;
+  }
+  if (!strcmp(name, "broadcast")) {
+    if (a->nargs != 2) return false;
+    tc_val x = tensor_arg(cg, &a->args[0], fn, loc), y = tensor_arg(cg, &a->args[1], fn, loc);
+    int rank;
+    int64_t shape[TC_MAX_RANK];
+    if (cg->err || !cg_broadcast_shapes(cg, &x, &y, &rank, shape, loc)) return true;
+    tc_val t = {.kind = TV_TUPLE, .nitems = 2};
+    t.items = cg_alloc(cg, 2 * sizeof(tc_val));
+    t.items[0] = cg_broadcast_to(cg, x, rank, shape, loc);
+    t.items[1] = cg_broadcast_to(cg, y, rank, shape, loc);
+    *out = t;
+    return true;
+  }
+  if (!strcmp(name, "trans") || !strcmp(name, "permute")) {
+    if (a->nargs < 1) return false;
+    tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
+    if (cg->err) return true;
+    int order[TC_MAX_RANK];
+    int rank;
+    int64_t dims[TC_MAX_RANK];
+    bool given = a->nargs > 1 || a->nkw > 0;
+    if (given) {
+      rank = 0;
+      const tc_val *src = a->args + 1;
+      int cnt = a->nargs - 1;
+      if (a->nkw == 1 && !strcmp(a->kwnames[0], "dims")) {
+        src = &a->kwargs[0];
+        cnt = 1;
+      }
+      if (cnt == 1 && src[0].kind == TV_TUPLE) {
+        cnt = src[0].nitems;
+        src = src[0].items;
+      }
+      for (int i = 0; i < cnt && i < TC_MAX_RANK; i++) {
+        if (src[i].kind != TV_INT) {
+          *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s dims must be constexpr integers", fn);
+          return true;
+        }
+        dims[rank++] = src[i].i;
+      }
+      if (rank != x.rank) {
+        *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s needs %d dims, got %d", fn, x.rank, rank);
+        return true;
+      }
+      for (int i = 0; i < rank; i++) order[i] = (int)dims[i];
+    } else {
+      if (x.rank > 2 && !strcmp(name, "trans")) {
+        *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.trans of a rank-%d tile needs the permutation", x.rank);
+        return true;
+      }
+      for (int i = 0; i < x.rank; i++) order[i] = x.rank - 1 - i;
+    }
+    *out = trans(cg, x, order, loc);
+    return true;
+  }
+  if (!strcmp(name, "join") || !strcmp(name, "interleave")) {
+    if (a->nargs != 2) return false;
+    tc_val x = tensor_arg(cg, &a->args[0], fn, loc), y = tensor_arg(cg, &a->args[1], fn, loc);
+    if (cg->err) return true;
+    tc_ty ct;
+    char err[128];
+    if (!tc_ty_computation(x.ty, false, y.ty, false, false, &ct, err, sizeof err) || !tc_ty_eq(x.ty, y.ty)) {
+      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s needs two tiles of the same dtype", fn);
+      return true;
+    }
+    int rank;
+    int64_t shape[TC_MAX_RANK];
+    if (!cg_broadcast_shapes(cg, &x, &y, &rank, shape, loc)) return true;
+    x = cg_broadcast_to(cg, x, rank, shape, loc);
+    y = cg_broadcast_to(cg, y, rank, shape, loc);
+    /* join(x, y)[..., k] = k == 0 ? x : y, all lazily evaluated */
+    tc_val xe = expand(cg, x, rank, loc), ye = expand(cg, y, rank, loc);
+    int64_t js[TC_MAX_RANK];
+    memcpy(js, shape, sizeof js);
+    js[rank] = 2;
+    xe = cg_broadcast_to(cg, xe, rank + 1, js, loc);
+    ye = cg_broadcast_to(cg, ye, rank + 1, js, loc);
+    tc_val k = axis_iota(cg, rank + 1, js, rank, loc);
+    tc_val first = cg_compare(cg, TC_CMP_EQ, k, tv_int(0), loc);
+    tc_val j = cg_where(cg, first, xe, ye, loc);
+    if (!strcmp(name, "interleave")) {
+      int64_t is[TC_MAX_RANK];
+      memcpy(is, shape, sizeof is);
+      is[rank - 1] *= 2;
+      j = reshape(cg, j, rank, is, loc);
+    }
+    *out = j;
+    return true;
+  }
+  if (!strcmp(name, "split")) {
+    if (a->nargs != 1) return false;
+    tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
+    if (cg->err) return true;
+    if (!x.rank || x.shape[x.rank - 1] != 2) {
+      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.split needs a last dimension of size 2");
+      return true;
+    }
+    tc_val last = tv_int(-1);
+    tc_val t = {.kind = TV_TUPLE, .nitems = 2};
+    t.items = cg_alloc(cg, 2 * sizeof(tc_val));
+    tc_val x1 = x;
+    t.items[0] = reduce(cg, &x, 1, &last, false, C_FIRST, false, NULL, fn, loc);
+    t.items[1] = reduce(cg, &x1, 1, &last, false, C_LAST, false, NULL, fn, loc);
+    *out = t;
+    return true;
+  }
+  if (!strcmp(name, "cat")) {
+    if (a->nargs < 2) return false;
+    tc_val x = tensor_arg(cg, &a->args[0], fn, loc), y = tensor_arg(cg, &a->args[1], fn, loc);
+    if (cg->err) return true;
+    if (x.rank != y.rank || memcmp(x.shape, y.shape, sizeof(int64_t) * (size_t)x.rank) || !tc_ty_eq(x.ty, y.ty) || !x.rank) {
+      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.cat needs two tiles of the same shape and dtype");
+      return true;
+    }
+    /* stack on a new leading dim, then merge it with dim 0: row-major keeps x then y */
+    tc_val xe = expand(cg, x, 0, loc), ye = expand(cg, y, 0, loc);
+    int64_t js[TC_MAX_RANK];
+    js[0] = 2;
+    for (int i = 0; i < x.rank; i++) js[i + 1] = x.shape[i];
+    xe = cg_broadcast_to(cg, xe, x.rank + 1, js, loc);
+    ye = cg_broadcast_to(cg, ye, x.rank + 1, js, loc);
+    tc_val k = axis_iota(cg, x.rank + 1, js, 0, loc);
+    tc_val j = cg_where(cg, cg_compare(cg, TC_CMP_EQ, k, tv_int(0), loc), xe, ye, loc);
+    int64_t cs[TC_MAX_RANK];
+    memcpy(cs, x.shape, sizeof cs);
+    cs[0] *= 2;
+    *out = reshape(cg, j, x.rank, cs, loc);
+    return true;
+  }
+  return false;
+}
