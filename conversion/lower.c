@@ -283,6 +283,11 @@ static void lower_op(tc_lower *L, MlirOperation op) {
     tc_lower_while(L, op);
     return;
   }
+  if (k && (!strcmp(k, "atomic_rmw") || !strcmp(k, "atomic_cas"))) {
+    tc_flush(L);
+    tc_lower_atomic(L, op);
+    return;
+  }
   if (k && (!strcmp(k, "program_id") || !strcmp(k, "num_programs"))) {
     int axis = (int)tile_int_attr(op, "axis", 0);
     if (axis < 0 || axis > 2) axis = 0;

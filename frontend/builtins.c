@@ -536,6 +536,7 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
   }
   tc_val tile_out;
   if (cg_tile_builtin(cg, name, a, loc, &tile_out)) return tile_out;
+  if (cg_atomic_builtin(cg, name, a, loc, &tile_out)) return tile_out;
   const char *mop = math_op(name);
   if (mop) {
     tc_val x = arg0(cg, a, name, 1, loc);

@@ -161,6 +161,8 @@ bool cg_get_dtype(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, tc_t
 bool cg_get_shape(tc_cg *cg, const tc_val *v, tc_loc loc, int *rank, int64_t *shape);
 /* Reductions, dot and shape builtins (builtins_tile.c): true when `name` was handled. */
 bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc_val *out);
+/* tl.atomic_* (builtins_atomic.c): true when `name` was handled. */
+bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc_val *out);
 
 /* Resolves module.attr (e.g. tl.load, tl.float32, tl.math); reports unknown names. */
 tc_val cg_module_attr(tc_cg *cg, const tc_val *module, const char *attr, tc_loc loc);

@@ -1,0 +1,137 @@
+/* conversion/atomics.c — tile.atomic_rmw and tile.atomic_cas: one llvm.atomicrmw /
+ * llvm.cmpxchg per active lane (atomics have no vector form), in a scalar loop nest for
+ * tiles; the old values land in a buffer (tiles) or an SSA value (scalars).
+ * In: an atomic op after the group before it was flushed. Out: LLVM atomics in scf. */
+#include "conversion/lower.h"
+
+#include "dialects/tile.h"
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { ORD_MONOTONIC = 2, ORD_ACQUIRE = 4, ORD_ACQ_REL = 6 };
+
+static int64_t bin_op(const char *k) {
+  static const char *names[] = {"xchg", "add", "sub", "and", "nand", "or", "xor", "max",
+                                "min", "umax", "umin", "fadd", "fsub", "fmax", "fmin"};
+  for (int i = 0; i < 15; i++)
+    if (!strcmp(names[i], k)) return i;
+  return -1;
+}
+
+static MlirAttribute i64_attr(tc_lower *L, int64_t v) { return mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), v); }
+
+/* One atomic at a scalar address; returns the old value. */
+static MlirValue atomic_at(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue addr, MlirValue cmp, MlirValue val) {
+  MlirType t = mlirValueGetType(val);
+  if (tc_op_is(op, "tile.atomic_cas")) {
+    /* cmpxchg works on integers: floats go through their bits */
+    MlirType it = t;
+    bool fl = tcb_is_float(t);
+    if (fl) {
+      it = tcb_int_type(L->ctx, tcb_bitwidth(t));
+      cmp = tcb_cast(b, "arith.bitcast", cmp, it);
+      val = tcb_cast(b, "arith.bitcast", val, it);
+    }
+    char st[96];
+    char tn[32];
+    tcb_type_str(it, tn, sizeof tn);
+    snprintf(st, sizeof st, "!llvm.struct<(%s, i1)>", tn);
+    MlirValue ops[3] = {addr, cmp, val};
+    MlirNamedAttribute at[2] = {tcb_named(L->ctx, "success_ordering", i64_attr(L, ORD_ACQ_REL)),
+                                tcb_named(L->ctx, "failure_ordering", i64_attr(L, ORD_ACQUIRE))};
+    MlirValue pair = tcb_op1(b, "llvm.cmpxchg", tcb_type(L->ctx, st), 3, ops, 2, at);
+    int64_t zero = 0;
+    MlirNamedAttribute pos = tcb_named(L->ctx, "position", mlirDenseI64ArrayGet(L->ctx, 1, &zero));
+    MlirValue old = tcb_op1(b, "llvm.extractvalue", it, 1, &pair, 1, &pos);
+    return fl ? tcb_cast(b, "arith.bitcast", old, t) : old;
+  }
+  MlirAttribute ka = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("kind"));
+  MlirStringRef ks = mlirStringAttrGetValue(ka);
+  char kind[16];
+  snprintf(kind, sizeof kind, "%.*s", (int)ks.length, ks.data);
+  MlirValue ops[2] = {addr, val};
+  MlirNamedAttribute at[2] = {tcb_named(L->ctx, "bin_op", i64_attr(L, bin_op(kind))),
+                              tcb_named(L->ctx, "ordering", i64_attr(L, ORD_ACQ_REL))};
+  return tcb_op1(b, "llvm.atomicrmw", t, 2, ops, 2, at);
+}
+
+/* if (mask) old = atomic(...) else old = 0 */
+static MlirValue masked_atomic(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue mask, MlirValue addr, MlirValue cmp,
+                               MlirValue val) {
+  if (mlirValueIsNull(mask)) return atomic_at(L, b, op, addr, cmp, val);
+  MlirType t = mlirValueGetType(val);
+  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
+  MlirBlock tb = mlirBlockCreate(0, NULL, NULL), eb = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(regions[0], tb);
+  mlirRegionAppendOwnedBlock(regions[1], eb);
+  MlirOperation iff = tcb_op_regions(b, "scf.if", 1, &t, 1, &mask, 0, NULL, 2, regions);
+  tc_builder ib;
+  tcb_init(&ib, L->ctx);
+  ib.loc = b->loc;
+  tcb_set_end(&ib, tb);
+  MlirValue old = atomic_at(L, &ib, op, addr, cmp, val);
+  tcb_op(&ib, "scf.yield", 0, NULL, 1, &old, 0, NULL);
+  tcb_set_end(&ib, eb);
+  MlirValue z = tcb_is_float(t) ? tcb_const_float(&ib, t, 0.0) : tcb_const_int(&ib, t, 0);
+  tcb_op(&ib, "scf.yield", 0, NULL, 1, &z, 0, NULL);
+  return mlirOperationGetResult(iff, 0);
+}
+
+void tc_lower_atomic(tc_lower *L, MlirOperation op) {
+  bool cas = tc_op_is(op, "tile.atomic_cas");
+  MlirValue oldres = mlirOperationGetResult(op, 0);
+  MlirType rt = mlirValueGetType(oldres);
+  MlirValue old_ptr = mlirOperationGetOperand(op, 0);
+  MlirValue old_cmp = cas ? mlirOperationGetOperand(op, 1) : (MlirValue){NULL};
+  MlirValue old_val = mlirOperationGetOperand(op, cas ? 2 : 1);
+  MlirValue old_mask = cas ? (MlirValue){NULL} : tile_store_mask(op);
+  MlirType pointee = tile_ptr_pointee(tcb_element_type(mlirValueGetType(old_ptr)));
+  if (!mlirTypeIsARankedTensor(rt)) {
+    MlirValue p = tc_scalar(L, old_ptr), v = tc_scalar(L, old_val);
+    MlirValue c = cas ? tc_scalar(L, old_cmp) : (MlirValue){NULL};
+    MlirValue m = mlirValueIsNull(old_mask) ? old_mask : tc_scalar(L, old_mask);
+    if (L->status) return;
+    tc_map_scalar(L, oldres, masked_atomic(L, &L->b, op, m, p, c, v));
+    return;
+  }
+  int64_t shape[TC_RANK];
+  int rank = tc_shape_of(rt, shape);
+  MlirValue buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(rt), tc_numel(rank, shape));
+  /* A scalar loop nest: every lane is its own atomic. */
+  tc_builder b = L->b;
+  tc_pos pos = {.rank = rank, .chunked = false};
+  MlirBlock opened[TC_RANK];
+  int nopened = 0;
+  for (int d = 0; d < rank; d++) {
+    MlirBlock blk = tc_build_for(L, &b, tcb_const_index(&b, 0), tcb_const_index(&b, shape[d]), tcb_const_index(&b, 1), 0,
+                                 NULL, NULL);
+    pos.idx[d] = mlirBlockGetArgument(blk, 0);
+    tcb_set_end(&b, blk);
+    opened[nopened++] = blk;
+  }
+  tc_chunk c;
+  tc_chunk_init(&c, L, b.block, 1);
+  c.b = b;
+  tc_cval p = tc_eval(&c, old_ptr, &pos);
+  MlirValue v = tc_eval(&c, old_val, &pos).vec;
+  MlirValue cm = cas ? tc_eval(&c, old_cmp, &pos).vec : (MlirValue){NULL};
+  MlirValue m = mlirValueIsNull(old_mask) ? old_mask : tc_eval(&c, old_mask, &pos).vec;
+  if (!L->status) {
+    MlirValue addr = mlirValueIsNull(p.vec) ? p.base : tc_scalar_addptr(L, &c.b, p.base, p.vec, pointee);
+    MlirValue old = masked_atomic(L, &c.b, op, m, addr, cm, v);
+    tc_buffer_write(&c, buf, old, &pos, shape);
+  }
+  tc_chunk_free(&c);
+  for (int i = nopened - 1; i >= 0; i--) {
+    tc_builder yb;
+    tcb_init(&yb, L->ctx);
+    yb.loc = L->b.loc;
+    tcb_set_end(&yb, opened[i]);
+    tcb_op(&yb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  }
+  tc_special *s = tc_special_put(L, oldres);
+  s->kind = TC_SPECIAL_BUFFER;
+  s->buffer = buf;
+}
