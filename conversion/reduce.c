@@ -262,6 +262,199 @@ void tc_emit_reduce(tc_lower *L, MlirOperation op) {
     }
 }
 
+/* ---- scans ------------------------------------------------------------------------- */
+
+typedef struct scan_ctx {
+  MlirOperation op;
+  int nvals, axis, rank;
+  bool reverse;
+  MlirValue olds[MAXV];
+  MlirValue bufs[MAXV];
+  int64_t shape[TC_RANK];
+  int64_t oshape[TC_RANK]; /* shape without the scanned axis (vertical case) */
+} scan_ctx;
+
+/* combine in scan order: earlier element first (later first when reversed) */
+static bool scan_combine(tc_lower *L, tc_builder *b, const scan_ctx *s, const MlirValue *earlier, const MlirValue *later,
+                         MlirValue *out) {
+  MlirValue args[2 * MAXV];
+  for (int i = 0; i < s->nvals; i++) {
+    args[i] = s->reverse ? later[i] : earlier[i];
+    args[s->nvals + i] = s->reverse ? earlier[i] : later[i];
+  }
+  return tc_apply_combine(L, b, s->op, args, 2 * s->nvals, out);
+}
+
+/* Inclusive scan inside one chunk (Hillis-Steele on lanes), then folds in the carry. */
+static bool chunk_scan(tc_lower *L, tc_builder *b, const scan_ctx *s, MlirValue *v, int64_t w, const MlirValue *carry) {
+  for (int64_t sh = 1; sh < w; sh *= 2) {
+    int64_t mask[64];
+    bool *take = calloc((size_t)w, sizeof *take);
+    for (int64_t k = 0; k < w; k++) {
+      if (!s->reverse) {
+        mask[k] = k >= sh ? k - sh : k;
+        take[k] = k >= sh;
+      } else {
+        mask[k] = k + sh < w ? k + sh : k;
+        take[k] = k + sh < w;
+      }
+    }
+    MlirValue shifted[MAXV], comb[MAXV];
+    for (int i = 0; i < s->nvals; i++) {
+      MlirValue ops[2] = {v[i], v[i]};
+      MlirNamedAttribute a = tcb_named(L->ctx, "mask", mlirDenseI64ArrayGet(L->ctx, w, mask));
+      shifted[i] = tcb_op1(b, "vector.shuffle", mlirValueGetType(v[i]), 2, ops, 1, &a);
+    }
+    if (!scan_combine(L, b, s, shifted, v, comb)) {
+      free(take);
+      return false;
+    }
+    MlirType mt = tc_vec_type(L->ctx, w, tcb_int_type(L->ctx, 1));
+    MlirAttribute *bits = malloc(sizeof(MlirAttribute) * (size_t)w);
+    for (int64_t k = 0; k < w; k++) bits[k] = mlirBoolAttrGet(L->ctx, take[k]);
+    MlirNamedAttribute ca = tcb_named(L->ctx, "value", mlirDenseElementsAttrGet(mt, w, bits));
+    MlirValue sel = tcb_op1(b, "arith.constant", mt, 0, NULL, 1, &ca);
+    free(bits);
+    free(take);
+    for (int i = 0; i < s->nvals; i++) v[i] = tcb_select(b, sel, comb[i], v[i]);
+  }
+  if (carry) {
+    MlirValue cv[MAXV];
+    for (int i = 0; i < s->nvals; i++) cv[i] = tc_splat_vec(b, carry[i], w);
+    if (!scan_combine(L, b, s, cv, v, v)) return false;
+  }
+  return true;
+}
+
+static MlirValue lane(tc_lower *L, tc_builder *b, MlirValue v, int64_t k) {
+  MlirNamedAttribute a = tcb_named(L->ctx, "static_position", mlirDenseI64ArrayGet(L->ctx, 1, &k));
+  return tcb_op1(b, "vector.extract", tcb_element_type(mlirValueGetType(v)), 1, &v, 1, &a);
+}
+
+static void scan_vertical_body(tc_chunk *c, const tc_pos *opos, void *user) {
+  scan_ctx *s = user;
+  tc_lower *L = c->L;
+  int64_t n = s->shape[s->axis];
+  tc_pos p = {.rank = s->rank, .chunked = true};
+  int k = 0;
+  for (int d = 0; d < s->rank; d++)
+    p.idx[d] = d == s->axis ? tcb_const_index(&c->b, s->reverse ? n - 1 : 0) : opos->idx[k++];
+  MlirValue acc[MAXV];
+  for (int i = 0; i < s->nvals; i++) {
+    acc[i] = tc_eval(c, s->olds[i], &p).vec;
+    tc_buffer_write(c, s->bufs[i], acc[i], &p, s->shape);
+  }
+  if (L->status || n <= 1) return;
+  MlirOperation f;
+  MlirBlock blk = tc_build_for(L, &c->b, tcb_const_index(&c->b, 1), tcb_const_index(&c->b, n), tcb_const_index(&c->b, 1),
+                               s->nvals, acc, &f);
+  tc_chunk in;
+  tc_chunk_init(&in, L, blk, c->width);
+  MlirValue it = mlirBlockGetArgument(blk, 0);
+  p.idx[s->axis] = s->reverse ? tcb_binary(&in.b, "arith.subi", tcb_const_index(&in.b, n - 1), it) : it;
+  MlirValue cur[MAXV], prev[MAXV], next[MAXV];
+  for (int i = 0; i < s->nvals; i++) {
+    prev[i] = mlirBlockGetArgument(blk, 1 + i);
+    cur[i] = tc_eval(&in, s->olds[i], &p).vec;
+  }
+  if (!L->status && scan_combine(L, &in.b, s, prev, cur, next)) {
+    for (int i = 0; i < s->nvals; i++) tc_buffer_write(&in, s->bufs[i], next[i], &p, s->shape);
+    tcb_op(&in.b, "scf.yield", 0, NULL, s->nvals, next, 0, NULL);
+  }
+  tc_chunk_free(&in);
+}
+
 void tc_emit_scan(tc_lower *L, MlirOperation op) {
-  tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "scans (tl.cumsum, tl.associative_scan) are not supported by the lowering yet");
+  scan_ctx s;
+  memset(&s, 0, sizeof s);
+  s.op = op;
+  s.nvals = (int)mlirOperationGetNumOperands(op);
+  if (s.nvals < 1 || s.nvals > MAXV) {
+    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "scans of %d tiles are not supported", s.nvals);
+    return;
+  }
+  for (int i = 0; i < s.nvals; i++) s.olds[i] = mlirOperationGetOperand(op, i);
+  s.rank = tc_shape_of(mlirValueGetType(s.olds[0]), s.shape);
+  s.axis = (int)tile_int_attr(op, "axis", 0);
+  MlirAttribute rv = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("reverse"));
+  s.reverse = !mlirAttributeIsNull(rv) && mlirAttributeIsABool(rv) && mlirBoolAttrGetValue(rv);
+  if (s.axis < 0 || s.axis >= s.rank) {
+    tc_fail(L, op, TILEC_ERROR_INTERNAL, "scan axis out of range");
+    return;
+  }
+  int64_t numel = tc_numel(s.rank, s.shape);
+  for (int i = 0; i < s.nvals; i++)
+    s.bufs[i] = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(s.olds[i])), numel);
+  tc_builder *b = &L->b;
+  b->loc = mlirOperationGetLocation(op);
+  if (s.axis == s.rank - 1) {
+    int64_t n = s.shape[s.rank - 1];
+    int64_t w = tc_nest_width(L, n);
+    tc_builder ob = *b;
+    tc_pos pos = {.rank = s.rank, .chunked = true};
+    MlirBlock opened[TC_RANK];
+    int nopened = 0;
+    for (int d = 0; d + 1 < s.rank; d++) {
+      MlirBlock blk = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, s.shape[d]),
+                                   tcb_const_index(&ob, 1), 0, NULL, NULL);
+      pos.idx[d] = mlirBlockGetArgument(blk, 0);
+      tcb_set_end(&ob, blk);
+      opened[nopened++] = blk;
+    }
+    /* first chunk (last one when reversed) has no carry */
+    tc_chunk c;
+    tc_chunk_init(&c, L, ob.block, w);
+    c.b = ob;
+    pos.idx[s.rank - 1] = tcb_const_index(&c.b, s.reverse ? n - w : 0);
+    MlirValue v[MAXV], carry[MAXV];
+    for (int i = 0; i < s.nvals; i++) v[i] = tc_eval(&c, s.olds[i], &pos).vec;
+    if (!L->status && chunk_scan(L, &c.b, &s, v, w, NULL)) {
+      for (int i = 0; i < s.nvals; i++) {
+        tc_buffer_write(&c, s.bufs[i], v[i], &pos, s.shape);
+        carry[i] = lane(L, &c.b, v[i], s.reverse ? 0 : w - 1);
+      }
+      if (n > w) {
+        MlirOperation f;
+        MlirBlock blk = tc_build_for(L, &c.b, tcb_const_index(&c.b, w), tcb_const_index(&c.b, n), tcb_const_index(&c.b, w),
+                                     s.nvals, carry, &f);
+        tc_chunk in;
+        tc_chunk_init(&in, L, blk, w);
+        tc_pos p = pos;
+        MlirValue it = mlirBlockGetArgument(blk, 0);
+        p.idx[s.rank - 1] = s.reverse ? tcb_binary(&in.b, "arith.subi", tcb_const_index(&in.b, n - w), it) : it;
+        MlirValue cin[MAXV], cv[MAXV], cout[MAXV];
+        for (int i = 0; i < s.nvals; i++) {
+          cin[i] = mlirBlockGetArgument(blk, 1 + i);
+          cv[i] = tc_eval(&in, s.olds[i], &p).vec;
+        }
+        if (!L->status && chunk_scan(L, &in.b, &s, cv, w, cin)) {
+          for (int i = 0; i < s.nvals; i++) {
+            tc_buffer_write(&in, s.bufs[i], cv[i], &p, s.shape);
+            cout[i] = lane(L, &in.b, cv[i], s.reverse ? 0 : w - 1);
+          }
+          tcb_op(&in.b, "scf.yield", 0, NULL, s.nvals, cout, 0, NULL);
+        }
+        tc_chunk_free(&in);
+      }
+    }
+    tc_chunk_free(&c);
+    for (int i = nopened - 1; i >= 0; i--) {
+      tc_builder yb;
+      tcb_init(&yb, L->ctx);
+      yb.loc = b->loc;
+      tcb_set_end(&yb, opened[i]);
+      tcb_op(&yb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    }
+  } else {
+    int k = 0;
+    for (int d = 0; d < s.rank; d++)
+      if (d != s.axis) s.oshape[k++] = s.shape[d];
+    tc_emit_nest(L, k, s.oshape, (MlirValue){NULL}, scan_vertical_body, &s);
+  }
+  if (L->status) return;
+  for (int i = 0; i < s.nvals; i++) {
+    tc_special *sp = tc_special_put(L, mlirOperationGetResult(op, i));
+    sp->kind = TC_SPECIAL_BUFFER;
+    sp->buffer = s.bufs[i];
+  }
 }

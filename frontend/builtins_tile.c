@@ -94,7 +94,7 @@ static tc_val axis_iota(tc_cg *cg, int rank, const int64_t *shape, int axis, tc_
 
 /* ---- reductions ------------------------------------------------------------------ */
 
-typedef enum combine_kind { C_SUM, C_MAX, C_MIN, C_XOR, C_OR, C_ARGMAX, C_ARGMIN, C_FIRST, C_LAST, C_JIT } combine_kind;
+typedef enum combine_kind { C_SUM, C_PROD, C_MAX, C_MIN, C_XOR, C_OR, C_ARGMAX, C_ARGMIN, C_FIRST, C_LAST, C_JIT } combine_kind;
 
 /* Emits func.func private @__tilec_combine_N(a..., b...) -> (...) before the kernel. */
 static MlirAttribute make_combine(tc_cg *cg, combine_kind kind, bool tie_left, const tc_func *fn, int n,
@@ -128,6 +128,7 @@ static MlirAttribute make_combine(tc_cg *cg, combine_kind kind, bool tie_left, c
   }
   switch (kind) {
   case C_SUM: r[0] = cg_binary(cg, TC_OP_ADD, a[0], b[0], loc); break;
+  case C_PROD: r[0] = cg_binary(cg, TC_OP_MUL, a[0], b[0], loc); break;
   case C_XOR: r[0] = cg_binary(cg, TC_OP_BITXOR, a[0], b[0], loc); break;
   case C_OR: r[0] = cg_binary(cg, TC_OP_BITOR, a[0], b[0], loc); break;
   case C_MAX: r[0] = cg_minmax(cg, true, a[0], b[0], false, loc); break;
@@ -238,6 +239,39 @@ static tc_val reduce(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool ke
 }
 
 static bool flag(const tc_val *v) { return v && (v->kind == TV_BOOL || v->kind == TV_INT) && v->i; }
+
+/* Inclusive scans along axis with a combine function; results keep the input shape. */
+static tc_val scan(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool reverse, combine_kind kind, const tc_func *fn,
+                   const char *what, tc_loc loc) {
+  for (int i = 1; i < n; i++)
+    if (xs[i].rank != xs[0].rank || memcmp(xs[i].shape, xs[0].shape, sizeof(int64_t) * (size_t)xs[0].rank))
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: all tiles must have the same shape", what);
+  if (xs[0].rank == 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s needs a tile, got a scalar", what);
+  int64_t a = 0;
+  if (!cg_is_none(axis_v) && !cg_const_int(cg, axis_v, "axis", loc, &a)) return (tc_val){0};
+  int axis = norm_axis(cg, a, xs[0].rank, what, loc);
+  if (axis < 0) return (tc_val){0};
+  tc_ty tys[8];
+  MlirType rtypes[8];
+  MlirValue ops[8];
+  for (int i = 0; i < n; i++) {
+    tys[i] = xs[i].ty;
+    rtypes[i] = cg_tensor_type(cg, xs[i].ty, xs[i].rank, xs[i].shape);
+    ops[i] = xs[i].v;
+  }
+  MlirAttribute combine = make_combine(cg, kind, false, fn, n, tys, loc);
+  if (cg->err) return (tc_val){0};
+  MlirNamedAttribute attrs[3] = {
+      tcb_named(cg->ctx, "axis", mlirIntegerAttrGet(mlirIntegerTypeGet(cg->ctx, 32), axis)),
+      tcb_named(cg->ctx, "combine", combine), tcb_named(cg->ctx, "reverse", mlirBoolAttrGet(cg->ctx, reverse))};
+  cg_set_loc(cg, loc);
+  MlirOperation op = tcb_op(&cg->b, "tile.scan", n, rtypes, n, ops, 3, attrs);
+  if (n == 1) return tv_tensor(mlirOperationGetResult(op, 0), tys[0], xs[0].rank, xs[0].shape);
+  tc_val t = {.kind = TV_TUPLE, .nitems = n};
+  t.items = cg_alloc(cg, sizeof(tc_val) * (size_t)n);
+  for (int i = 0; i < n; i++) t.items[i] = tv_tensor(mlirOperationGetResult(op, i), tys[i], xs[i].rank, xs[i].shape);
+  return t;
+}
 
 /* ---- dot ----------------------------------------------------------------------------- */
 
@@ -404,6 +438,53 @@ bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc
     }
     if (cg->err) return true;
     *out = reduce(cg, xs, n, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "keep_dims")), C_JIT, false, cf->fn, fn, loc);
+    return true;
+  }
+  if (!strcmp(name, "cumsum") || !strcmp(name, "cumprod")) {
+    static const char *const p[] = {"input", "axis", "reverse", "dtype", NULL};
+    cg_sig s = {fn, p};
+    if (!cg_check_args(cg, a, &s, 1, loc)) return true;
+    tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
+    if (cg->err) return true;
+    tc_val *dt = cg_arg(a, &s, "dtype");
+    tc_ty t;
+    if (!cg_is_none(dt)) {
+      if (!cg_get_dtype(cg, dt, "dtype", loc, &t)) return true;
+      x = cg_cast(cg, x, t, false, loc);
+    } else if (tc_ty_is_int(x.ty) && tc_ty_bits(x.ty) < 32) {
+      x = cg_cast(cg, x, tc_ty_make(tc_ty_is_signed(x.ty) || tc_ty_is_bool(x.ty) ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32),
+                  false, loc);
+    }
+    tc_val *ax = cg_arg(a, &s, "axis");
+    tc_val zero = tv_int(0);
+    *out = scan(cg, &x, 1, cg_is_none(ax) ? &zero : ax, flag(cg_arg(a, &s, "reverse")),
+                !strcmp(name, "cumsum") ? C_SUM : C_PROD, NULL, fn, loc);
+    return true;
+  }
+  if (!strcmp(name, "associative_scan")) {
+    static const char *const p[] = {"input", "axis", "combine_fn", "reverse", NULL};
+    cg_sig s = {fn, p};
+    if (!cg_check_args(cg, a, &s, 3, loc)) return true;
+    tc_val *in = cg_arg(a, &s, "input");
+    tc_val *cf = cg_arg(a, &s, "combine_fn");
+    if (!cf || cf->kind != TV_JITFN) {
+      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.associative_scan's combine_fn must be a @triton.jit function");
+      return true;
+    }
+    tc_val xs[8];
+    int n = 1;
+    if (in->kind == TV_TUPLE) {
+      if (in->nitems < 1 || in->nitems > 8) {
+        *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.associative_scan over %d tiles", in->nitems);
+        return true;
+      }
+      n = in->nitems;
+      for (int i = 0; i < n; i++) xs[i] = tensor_arg(cg, &in->items[i], fn, loc);
+    } else {
+      xs[0] = tensor_arg(cg, in, fn, loc);
+    }
+    if (cg->err) return true;
+    *out = scan(cg, xs, n, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "reverse")), C_JIT, cf->fn, fn, loc);
     return true;
   }
   if (!strcmp(name, "reshape") || !strcmp(name, "view")) {
