@@ -140,8 +140,13 @@ static tc_val do_load(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   tc_val ptr = *cg_arg(a, &s, "pointer");
   tc_val *mask = cg_arg(a, &s, "mask"), *other = cg_arg(a, &s, "other");
   tc_val *bc = cg_arg(a, &s, "boundary_check");
+  if (ptr.kind == TV_BLOCKPTR) {
+    if (!cg_is_none(mask) || !cg_is_none(other))
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.load of a block pointer takes boundary_check, not mask/other");
+    return cg_block_load(cg, &ptr, bc, cg_arg(a, &s, "padding_option"), loc);
+  }
   if (bc && bc->kind == TV_TUPLE && bc->nitems)
-    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "boundary_check (block pointers) is not supported yet");
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "boundary_check needs a block pointer");
   if (ptr.kind != TV_TENSOR || !tc_ty_is_ptr(ptr.ty)) {
     char d[64];
     tv_describe(&ptr, d, sizeof d);
@@ -183,8 +188,13 @@ static tc_val do_store(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   tc_val val = *cg_arg(a, &s, "value");
   tc_val *mask = cg_arg(a, &s, "mask");
   tc_val *bc = cg_arg(a, &s, "boundary_check");
+  if (ptr.kind == TV_BLOCKPTR) {
+    if (!cg_is_none(mask)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.store of a block pointer takes boundary_check, not mask");
+    cg_block_store(cg, &ptr, val, bc, loc);
+    return tv_none();
+  }
   if (bc && bc->kind == TV_TUPLE && bc->nitems)
-    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "boundary_check (block pointers) is not supported yet");
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "boundary_check needs a block pointer");
   if (ptr.kind != TV_TENSOR || !tc_ty_is_ptr(ptr.ty)) {
     char d[64];
     tv_describe(&ptr, d, sizeof d);
@@ -304,6 +314,7 @@ static tc_val binary_math(tc_cg *cg, const char *op, tc_val x, tc_val y, const c
 tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) {
   const char *dot = strchr(full, '.');
   const char *name = dot ? dot + 1 : full;
+  if (!strncmp(full, "tdesc.", 6)) return cg_tdesc_method(cg, name, a, loc);
   bool py = !strncmp(full, "py.", 3);
   if (py) {
     if (!strcmp(name, "min") || !strcmp(name, "max")) return py_minmax(cg, a, !strcmp(name, "max"), loc);
@@ -534,6 +545,9 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     tc_val hi = cg_binary(cg, TC_OP_RSHIFT, m, tv_int(32), loc);
     return cg_cast(cg, hi, p.ty, false, loc);
   }
+  if (!strcmp(name, "make_block_ptr")) return cg_make_block_ptr(cg, a, loc);
+  if (!strcmp(name, "advance")) return cg_advance(cg, a, loc);
+  if (!strcmp(name, "make_tensor_descriptor")) return cg_make_tensor_descriptor(cg, a, loc);
   tc_val tile_out;
   if (cg_tile_builtin(cg, name, a, loc, &tile_out)) return tile_out;
   if (cg_atomic_builtin(cg, name, a, loc, &tile_out)) return tile_out;

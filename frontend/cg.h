@@ -28,7 +28,11 @@ typedef enum tc_val_kind {
   TV_BUILTIN,        /* name: "tl.load", "py.min", ... */
   TV_METHOD,         /* name bound to *self */
   TV_CONSTEXPR_TYPE, /* the `tl.constexpr` annotation marker */
-  TV_SLICE           /* `:` in a subscript */
+  TV_SLICE,          /* `:` in a subscript */
+  TV_BLOCKPTR,       /* tl.make_block_ptr: items = base, shape[rank], strides[rank], offsets[rank];
+                        shape[] = block shape */
+  TV_TDESC           /* tl.make_tensor_descriptor: items = base, shape[rank], strides[rank];
+                        shape[] = block shape */
 } tc_val_kind;
 
 typedef struct tc_val tc_val;
@@ -161,6 +165,13 @@ bool cg_get_dtype(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, tc_t
 bool cg_get_shape(tc_cg *cg, const tc_val *v, tc_loc loc, int *rank, int64_t *shape);
 /* Reductions, dot and shape builtins (builtins_tile.c): true when `name` was handled. */
 bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc_val *out);
+/* Block pointers and tensor descriptors (builtins_block.c). */
+tc_val cg_make_block_ptr(tc_cg *cg, tc_callargs *a, tc_loc loc);
+tc_val cg_advance(tc_cg *cg, tc_callargs *a, tc_loc loc);
+tc_val cg_block_load(tc_cg *cg, const tc_val *bp, const tc_val *boundary_check, const tc_val *padding, tc_loc loc);
+void cg_block_store(tc_cg *cg, const tc_val *bp, tc_val value, const tc_val *boundary_check, tc_loc loc);
+tc_val cg_make_tensor_descriptor(tc_cg *cg, tc_callargs *a, tc_loc loc);
+tc_val cg_tdesc_method(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc);
 /* tl.atomic_* (builtins_atomic.c): true when `name` was handled. */
 bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc_val *out);
 

@@ -50,6 +50,8 @@ const char *tv_kind_name(const tc_val *v) {
   case TV_METHOD: return "method";
   case TV_CONSTEXPR_TYPE: return "tl.constexpr";
   case TV_SLICE: return "slice";
+  case TV_BLOCKPTR: return "block pointer";
+  case TV_TDESC: return "tensor descriptor";
   default: return "invalid value";
   }
 }
@@ -156,6 +158,14 @@ static tc_val eval_attribute(tc_cg *cg, const tc_expr *e) {
   case TV_MODULE: return cg_module_attr(cg, &base, a, e->loc);
   case TV_TENSOR: return cg_tensor_attr(cg, &base, a, e->loc);
   case TV_DTYPE: return cg_dtype_attr(cg, &base, a, e->loc);
+  case TV_TDESC:
+    if (!strcmp(a, "load") || !strcmp(a, "store")) {
+      tc_val m = {.kind = TV_METHOD, .name = !strcmp(a, "load") ? "tdesc.load" : "tdesc.store"};
+      m.self = cg_alloc(cg, sizeof(tc_val));
+      *m.self = base;
+      return m;
+    }
+    break;
   case TV_TUPLE:
     if (!strcmp(a, "index") || !strcmp(a, "count")) break;
     break;

@@ -212,44 +212,107 @@ void cg_runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c) {
 
 /* ---- loops ----------------------------------------------------------------------------- */
 
+/* A structured value (tuple, block pointer, descriptor) crosses a loop as its tensor
+ * leaves; everything else in it must stay the same. */
+static bool is_struct(const tc_val *v) { return v->kind == TV_TUPLE || v->kind == TV_BLOCKPTR || v->kind == TV_TDESC; }
+
+static int count_leaves(const tc_val *v) {
+  if (v->kind == TV_TENSOR || tv_is_number(v)) return 1;
+  if (!is_struct(v)) return 0;
+  int n = 0;
+  for (int i = 0; i < v->nitems; i++) n += count_leaves(&v->items[i]);
+  return n;
+}
+
+static void flatten(const tc_val *v, tc_val *out, int *n) {
+  if (v->kind == TV_TENSOR || tv_is_number(v)) {
+    out[(*n)++] = *v;
+    return;
+  }
+  if (!is_struct(v)) return;
+  for (int i = 0; i < v->nitems; i++) flatten(&v->items[i], out, n);
+}
+
+static tc_val rebuild(tc_cg *cg, const tc_val *templ, const tc_val *leaves, int *pos) {
+  if (templ->kind == TV_TENSOR || tv_is_number(templ)) return leaves[(*pos)++];
+  if (!is_struct(templ)) return *templ;
+  tc_val r = *templ;
+  r.items = cg_alloc(cg, sizeof(tc_val) * (size_t)(templ->nitems + 1));
+  for (int i = 0; i < templ->nitems; i++) r.items[i] = rebuild(cg, &templ->items[i], leaves, pos);
+  return r;
+}
+
 typedef struct carried {
   const char *name;
-  tc_val init; /* a tensor */
-  bool from_number;
+  tc_val templ;   /* structure before the loop */
+  int first, n;   /* its leaves in the flat list */
 } carried;
 
-/* Names the body assigns that exist before the loop, with tensor initial values. */
-static int collect_carried(tc_cg *cg, const tc_block *body, const tc_expr *skip_target, carried *out, tc_loc loc) {
+typedef struct leaf {
+  tc_val init;    /* a tensor */
+  bool from_number;
+} leaf;
+
+#define MAXL 128
+
+/* Names the body assigns that exist before the loop with tensor/number leaves. */
+static int collect_carried(tc_cg *cg, const tc_block *body, const tc_expr *skip_target, carried *out, leaf *leaves,
+                           int *nleaves, tc_loc loc) {
   names ns = {0};
   assigned_in(&ns, body);
   names tgt = {0};
   if (skip_target) target_names(&tgt, skip_target);
   int n = 0;
+  *nleaves = 0;
   for (int i = 0; i < ns.n; i++) {
     bool is_tgt = false;
     for (int k = 0; k < tgt.n; k++) is_tgt |= !strcmp(tgt.v[k], ns.v[i]);
     if (is_tgt) continue;
     tc_val *v = cg_lookup(cg, ns.v[i]);
     if (!v) continue;
-    if (v->kind == TV_TENSOR) {
-      out[n].name = ns.v[i];
-      out[n].init = *v;
-      out[n].from_number = false;
-      n++;
-    } else if (tv_is_number(v)) {
-      out[n].name = ns.v[i];
-      out[n].init = cg_to_tensor(cg, v, loc);
-      out[n].from_number = true;
-      n++;
+    int c = count_leaves(v);
+    if (!c) continue;
+    if (*nleaves + c > MAXL) {
+      cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "too many values carried by one loop");
+      return 0;
     }
+    tc_val flat[MAXL];
+    int k = 0;
+    flatten(v, flat, &k);
+    out[n].name = ns.v[i];
+    out[n].templ = *v;
+    out[n].first = *nleaves;
+    out[n].n = c;
+    for (int j = 0; j < c; j++) {
+      leaf *l = &leaves[(*nleaves)++];
+      l->from_number = flat[j].kind != TV_TENSOR;
+      l->init = l->from_number ? cg_to_tensor(cg, &flat[j], loc) : flat[j];
+    }
+    n++;
   }
   if (ns.overflow) cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "too many variables assigned in one loop");
   return n;
 }
 
+static void bind_leaves(tc_cg *cg, carried *cs, int n, const leaf *leaves, MlirValue (*get)(void *, int), void *ctx) {
+  for (int i = 0; i < n; i++) {
+    tc_val vals[MAXL];
+    for (int j = 0; j < cs[i].n; j++) {
+      vals[j] = leaves[cs[i].first + j].init;
+      vals[j].v = get(ctx, cs[i].first + j);
+    }
+    int pos = 0;
+    cg_bind(cg, cs[i].name, rebuild(cg, &cs[i].templ, vals, &pos));
+  }
+}
+
+static MlirValue block_arg(void *ctx, int i) { return mlirBlockGetArgument(*(MlirBlock *)ctx, i + 1); }
+static MlirValue block_arg0(void *ctx, int i) { return mlirBlockGetArgument(*(MlirBlock *)ctx, i); }
+static MlirValue op_result(void *ctx, int i) { return mlirOperationGetResult(*(MlirOperation *)ctx, i); }
+
 /* Yields of the body: converts numbers, checks types. Returns -1 on error, 1 when a
- * number-initialized variable needs another attempt with a different type. */
-static int body_yields(tc_cg *cg, carried *cs, int n, MlirValue *ys, tc_loc loc) {
+ * number-initialized leaf needs another attempt with a different type. */
+static int body_yields(tc_cg *cg, carried *cs, int n, leaf *leaves, MlirValue *ys, tc_loc loc) {
   int retry = 0;
   for (int i = 0; i < n; i++) {
     tc_val *v = cg_lookup(cg, cs[i].name);
@@ -257,40 +320,51 @@ static int body_yields(tc_cg *cg, carried *cs, int n, MlirValue *ys, tc_loc loc)
       cg_error(cg, loc, TILEC_ERROR_INTERNAL, "loop-carried '%s' vanished", cs[i].name);
       return -1;
     }
-    tc_val y = *v;
-    if (y.kind != TV_TENSOR) {
-      if (!tv_is_number(&y)) {
-        cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "loop-carried variable '%s' becomes a %s inside the loop", cs[i].name,
-                 tv_kind_name(&y));
-        return -1;
-      }
-      y = cg_cast(cg, y, cs[i].init.ty, false, loc);
-      if (cs[i].init.rank) y = cg_broadcast_to(cg, y, cs[i].init.rank, cs[i].init.shape, loc);
-    }
-    if (cg->err) return -1;
-    if (!same_type(&y, &cs[i].init)) {
-      if (cs[i].from_number && y.rank == 0) {
-        cs[i].init.ty = y.ty;
-        retry = 1;
-        continue;
-      }
-      char a[64], b[64];
-      describe(&cs[i].init, a, sizeof a);
-      describe(&y, b, sizeof b);
-      cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
-               "loop-carried variable '%s' has type %s before the loop but %s at the end of its body", cs[i].name, a, b);
+    if (count_leaves(v) != cs[i].n || (is_struct(v) != is_struct(&cs[i].templ))) {
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "loop-carried variable '%s' changes structure inside the loop", cs[i].name);
       return -1;
     }
-    ys[i] = y.v;
+    tc_val flat[MAXL];
+    int k = 0;
+    flatten(v, flat, &k);
+    for (int j = 0; j < cs[i].n; j++) {
+      leaf *l = &leaves[cs[i].first + j];
+      tc_val y = flat[j];
+      if (y.kind != TV_TENSOR) {
+        y = cg_cast(cg, y, l->init.ty, false, loc);
+        if (l->init.rank) y = cg_broadcast_to(cg, y, l->init.rank, l->init.shape, loc);
+      }
+      if (cg->err) return -1;
+      if (!same_type(&y, &l->init)) {
+        if (l->from_number && y.rank == 0) {
+          l->init.ty = y.ty;
+          retry = 1;
+          continue;
+        }
+        char a[64], b[64];
+        describe(&l->init, a, sizeof a);
+        describe(&y, b, sizeof b);
+        cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                 "loop-carried variable '%s' has type %s before the loop but %s at the end of its body", cs[i].name, a, b);
+        return -1;
+      }
+      ys[cs[i].first + j] = y.v;
+    }
   }
   return retry;
 }
 
-static void bind_results(tc_cg *cg, carried *cs, int n, MlirOperation op, int first) {
+/* Re-makes number-initialized leaves with the type the body settled on. */
+static void retype_numbers(tc_cg *cg, carried *cs, int n, leaf *leaves, const snapshot *before, tc_loc loc) {
   for (int i = 0; i < n; i++) {
-    tc_val r = cs[i].init;
-    r.v = mlirOperationGetResult(op, first + i);
-    cg_bind(cg, cs[i].name, r);
+    const tc_val *orig = snap_get(before, cs[i].name);
+    tc_val flat[MAXL];
+    int k = 0;
+    flatten(orig, flat, &k);
+    for (int j = 0; j < cs[i].n; j++) {
+      leaf *l = &leaves[cs[i].first + j];
+      if (l->from_number) l->init = cg_cast(cg, flat[j], l->init.ty, false, loc);
+    }
   }
 }
 
@@ -338,51 +412,37 @@ void cg_runtime_for(tc_cg *cg, const tc_stmt *s, const tc_val *bounds, int nb) {
   }
   if (cg->err) return;
   carried cs[MAXN];
-  int n = collect_carried(cg, &s->u.for_.body, s->u.for_.target, cs, loc);
+  leaf leaves[MAXL];
+  int nl = 0;
+  int n = collect_carried(cg, &s->u.for_.body, s->u.for_.target, cs, leaves, &nl, loc);
   if (cg->err) return;
   tc_builder outer = cg->b;
   snapshot before = snap(cg);
   for (int attempt = 0; attempt < 2; attempt++) {
-    for (int i = 0; i < n; i++)
-      if (cs[i].from_number && cs[i].init.v.ptr) {
-        cg->b = outer;
-        cs[i].init = cg_cast(cg, cs[i].init, cs[i].init.ty, false, loc);
-        outer = cg->b;
-      }
-    MlirType types[MAXN + 1];
-    MlirLocation locs[MAXN + 1];
+    MlirType types[MAXL + 1];
+    MlirLocation locs[MAXL + 1];
     types[0] = tc_ty_mlir(cg->ctx, it);
     locs[0] = cg->b.loc;
-    for (int i = 0; i < n; i++) {
-      types[i + 1] = val_type(cg, &cs[i].init);
+    for (int i = 0; i < nl; i++) {
+      types[i + 1] = val_type(cg, &leaves[i].init);
       locs[i + 1] = cg->b.loc;
     }
-    MlirBlock body = mlirBlockCreate(n + 1, types, locs);
+    MlirBlock body = mlirBlockCreate(nl + 1, types, locs);
     tcb_set_end(&cg->b, body);
     tc_val iv = tv_tensor(mlirBlockGetArgument(body, 0), it, 0, NULL);
     if (reverse) iv = cg_binary(cg, TC_OP_ADD, orig_lb, cg_binary(cg, TC_OP_MUL, iv, orig_st, loc), loc);
     cg_assign_target(cg, s->u.for_.target, iv);
-    for (int i = 0; i < n; i++) {
-      tc_val a = cs[i].init;
-      a.v = mlirBlockGetArgument(body, i + 1);
-      cg_bind(cg, cs[i].name, a);
-    }
+    bind_leaves(cg, cs, n, leaves, block_arg, &body);
     cg_block(cg, &s->u.for_.body);
     if (!cg->err && cg_frame(cg)->returned)
       cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'return' inside a runtime loop is not supported");
-    MlirValue ys[MAXN];
-    int r = cg->err ? -1 : body_yields(cg, cs, n, ys, loc);
+    MlirValue ys[MAXL];
+    int r = cg->err ? -1 : body_yields(cg, cs, n, leaves, ys, loc);
     restore(cg, &before);
     if (r == 1 && attempt == 0) {
       mlirBlockDestroy(body);
       cg->b = outer;
-      /* Re-make number inits with the type the body settled on. */
-      for (int i = 0; i < n; i++) {
-        if (!cs[i].from_number) continue;
-        const tc_val *orig = snap_get(&before, cs[i].name);
-        cs[i].init = cg_cast(cg, *orig, cs[i].init.ty, false, loc);
-        cs[i].init.v.ptr = cs[i].init.v.ptr;
-      }
+      retype_numbers(cg, cs, n, leaves, &before, loc);
       outer = cg->b;
       continue;
     }
@@ -392,15 +452,15 @@ void cg_runtime_for(tc_cg *cg, const tc_stmt *s, const tc_val *bounds, int nb) {
       cg->b = outer;
       break;
     }
-    tcb_op(&cg->b, "scf.yield", 0, NULL, n, ys, 0, NULL);
+    tcb_op(&cg->b, "scf.yield", 0, NULL, nl, ys, 0, NULL);
     cg->b = outer;
     MlirRegion region = mlirRegionCreate();
     mlirRegionAppendOwnedBlock(region, body);
-    MlirValue ops[3 + MAXN] = {lb.v, ub.v, st.v};
-    for (int i = 0; i < n; i++) ops[3 + i] = cs[i].init.v;
+    MlirValue ops[3 + MAXL] = {lb.v, ub.v, st.v};
+    for (int i = 0; i < nl; i++) ops[3 + i] = leaves[i].init.v;
     cg_set_loc(cg, loc);
-    MlirOperation op = tcb_op_regions(&cg->b, "scf.for", n, types + 1, 3 + n, ops, 0, NULL, 1, &region);
-    bind_results(cg, cs, n, op, 0);
+    MlirOperation op = tcb_op_regions(&cg->b, "scf.for", nl, types + 1, 3 + nl, ops, 0, NULL, 1, &region);
+    bind_leaves(cg, cs, n, leaves, op_result, &op);
     break;
   }
   free(before.vars);
@@ -413,25 +473,23 @@ void cg_while(tc_cg *cg, const tc_stmt *s) {
     return;
   }
   carried cs[MAXN];
-  int n = collect_carried(cg, &s->u.while_.body, NULL, cs, loc);
+  leaf leaves[MAXL];
+  int nl = 0;
+  int n = collect_carried(cg, &s->u.while_.body, NULL, cs, leaves, &nl, loc);
   if (cg->err) return;
   tc_builder outer = cg->b;
   snapshot before = snap(cg);
   for (int attempt = 0; attempt < 2; attempt++) {
-    MlirType types[MAXN];
-    MlirLocation locs[MAXN];
-    for (int i = 0; i < n; i++) {
-      types[i] = val_type(cg, &cs[i].init);
+    MlirType types[MAXL];
+    MlirLocation locs[MAXL];
+    for (int i = 0; i < nl; i++) {
+      types[i] = val_type(cg, &leaves[i].init);
       locs[i] = cg->b.loc;
     }
-    MlirBlock bb = mlirBlockCreate(n, types, locs), ab = mlirBlockCreate(n, types, locs);
+    MlirBlock bb = mlirBlockCreate(nl, types, locs), ab = mlirBlockCreate(nl, types, locs);
     /* before: evaluate the condition with the carried values */
     tcb_set_end(&cg->b, bb);
-    for (int i = 0; i < n; i++) {
-      tc_val a = cs[i].init;
-      a.v = mlirBlockGetArgument(bb, i);
-      cg_bind(cg, cs[i].name, a);
-    }
+    bind_leaves(cg, cs, n, leaves, block_arg0, &bb);
     tc_val c = cg_expr(cg, s->u.while_.test);
     if (!cg->err && (c.kind != TV_TENSOR || c.rank != 0)) {
       bool t;
@@ -443,30 +501,25 @@ void cg_while(tc_cg *cg, const tc_stmt *s) {
     }
     if (!cg->err) c = cg_to_bool(cg, c, loc);
     if (!cg->err) {
-      MlirValue cops[MAXN + 1] = {c.v};
-      for (int i = 0; i < n; i++) cops[1 + i] = mlirBlockGetArgument(bb, i);
-      tcb_op(&cg->b, "scf.condition", 0, NULL, n + 1, cops, 0, NULL);
+      MlirValue cops[MAXL + 1] = {c.v};
+      for (int i = 0; i < nl; i++) cops[1 + i] = mlirBlockGetArgument(bb, i);
+      tcb_op(&cg->b, "scf.condition", 0, NULL, nl + 1, cops, 0, NULL);
     }
     restore(cg, &before);
     /* after: the body */
     tcb_set_end(&cg->b, ab);
-    for (int i = 0; i < n && !cg->err; i++) {
-      tc_val a = cs[i].init;
-      a.v = mlirBlockGetArgument(ab, i);
-      cg_bind(cg, cs[i].name, a);
-    }
+    if (!cg->err) bind_leaves(cg, cs, n, leaves, block_arg0, &ab);
     if (!cg->err) cg_block(cg, &s->u.while_.body);
     if (!cg->err && cg_frame(cg)->returned)
       cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'return' inside a 'while' loop is not supported");
-    MlirValue ys[MAXN];
-    int r = cg->err ? -1 : body_yields(cg, cs, n, ys, loc);
+    MlirValue ys[MAXL];
+    int r = cg->err ? -1 : body_yields(cg, cs, n, leaves, ys, loc);
     restore(cg, &before);
     if (r == 1 && attempt == 0) {
       mlirBlockDestroy(bb);
       mlirBlockDestroy(ab);
       cg->b = outer;
-      for (int i = 0; i < n; i++)
-        if (cs[i].from_number) cs[i].init = cg_cast(cg, *snap_get(&before, cs[i].name), cs[i].init.ty, false, loc);
+      retype_numbers(cg, cs, n, leaves, &before, loc);
       outer = cg->b;
       continue;
     }
@@ -476,16 +529,16 @@ void cg_while(tc_cg *cg, const tc_stmt *s) {
       cg->b = outer;
       break;
     }
-    tcb_op(&cg->b, "scf.yield", 0, NULL, n, ys, 0, NULL);
+    tcb_op(&cg->b, "scf.yield", 0, NULL, nl, ys, 0, NULL);
     cg->b = outer;
     MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
     mlirRegionAppendOwnedBlock(regions[0], bb);
     mlirRegionAppendOwnedBlock(regions[1], ab);
-    MlirValue inits[MAXN];
-    for (int i = 0; i < n; i++) inits[i] = cs[i].init.v;
+    MlirValue inits[MAXL];
+    for (int i = 0; i < nl; i++) inits[i] = leaves[i].init.v;
     cg_set_loc(cg, loc);
-    MlirOperation op = tcb_op_regions(&cg->b, "scf.while", n, types, n, inits, 0, NULL, 2, regions);
-    bind_results(cg, cs, n, op, 0);
+    MlirOperation op = tcb_op_regions(&cg->b, "scf.while", nl, types, nl, inits, 0, NULL, 2, regions);
+    bind_leaves(cg, cs, n, leaves, op_result, &op);
     break;
   }
   free(before.vars);

@@ -1,0 +1,211 @@
+/* frontend/builtins_block.c — block pointers (tl.make_block_ptr, tl.advance) and tensor
+ * descriptors (tl.make_tensor_descriptor, desc.load/store): both are materialized as a
+ * pointer tile plus a boundary mask, so the lowering sees ordinary masked loads/stores.
+ * In: call arguments. Out: structured values, or tile loads/stores. */
+#include "frontend/cg.h"
+
+#include <math.h>
+#include <string.h>
+
+static tc_val *items_of(tc_cg *cg, int n) { return cg_alloc(cg, sizeof(tc_val) * (size_t)(n + 1)); }
+
+/* A tuple of ints / scalar tensors as scalar tensors of type t. */
+static bool scalars(tc_cg *cg, const tc_val *v, int rank, tc_ty t, tc_val *out, const char *what, tc_loc loc) {
+  if (!v || v->kind != TV_TUPLE || v->nitems != rank) {
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s must be a tuple of %d values", what, rank);
+    return false;
+  }
+  for (int i = 0; i < rank; i++) {
+    const tc_val *x = &v->items[i];
+    if (!(tv_is_number(x) || (x->kind == TV_TENSOR && x->rank == 0 && tc_ty_is_int(x->ty)))) {
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s must hold integers", what);
+      return false;
+    }
+    out[i] = cg_cast(cg, *x, t, false, loc);
+  }
+  return !cg->err;
+}
+
+tc_val cg_make_block_ptr(tc_cg *cg, tc_callargs *a, tc_loc loc) {
+  static const char *const p[] = {"base", "shape", "strides", "offsets", "block_shape", "order", NULL};
+  cg_sig s = {"tl.make_block_ptr", p};
+  if (!cg_check_args(cg, a, &s, 5, loc)) return (tc_val){0};
+  tc_val base = *cg_arg(a, &s, "base");
+  if (base.kind != TV_TENSOR || base.rank != 0 || !tc_ty_is_ptr(base.ty))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.make_block_ptr: base must be a scalar pointer");
+  int rank;
+  int64_t bs[TC_MAX_RANK];
+  if (!cg_get_shape(cg, cg_arg(a, &s, "block_shape"), loc, &rank, bs)) return (tc_val){0};
+  tc_val r = {.kind = TV_BLOCKPTR, .ty = base.ty, .rank = rank, .nitems = 1 + 3 * rank};
+  memcpy(r.shape, bs, sizeof bs);
+  r.items = items_of(cg, r.nitems);
+  r.items[0] = base;
+  tc_ty i64 = tc_ty_make(TILEC_DTYPE_I64), i32 = tc_ty_make(TILEC_DTYPE_I32);
+  if (!scalars(cg, cg_arg(a, &s, "shape"), rank, i64, r.items + 1, "shape", loc) ||
+      !scalars(cg, cg_arg(a, &s, "strides"), rank, i64, r.items + 1 + rank, "strides", loc) ||
+      !scalars(cg, cg_arg(a, &s, "offsets"), rank, i32, r.items + 1 + 2 * rank, "offsets", loc))
+    return (tc_val){0};
+  return r;
+}
+
+tc_val cg_advance(tc_cg *cg, tc_callargs *a, tc_loc loc) {
+  if (a->nargs != 2 || a->args[0].kind != TV_BLOCKPTR)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.advance(block_ptr, offsets) needs a block pointer");
+  tc_val bp = a->args[0];
+  tc_val d[TC_MAX_RANK];
+  if (!scalars(cg, &a->args[1], bp.rank, tc_ty_make(TILEC_DTYPE_I32), d, "offsets", loc)) return (tc_val){0};
+  tc_val r = bp;
+  r.items = items_of(cg, bp.nitems);
+  memcpy(r.items, bp.items, sizeof(tc_val) * (size_t)bp.nitems);
+  for (int i = 0; i < bp.rank; i++) r.items[1 + 2 * bp.rank + i] = cg_binary(cg, TC_OP_ADD, bp.items[1 + 2 * bp.rank + i], d[i], loc);
+  return r;
+}
+
+/* Pointer tile and boundary mask of a block at `offs` (rank scalars). check: bitmask of
+ * dims to bound-check. */
+static bool block_tile(tc_cg *cg, tc_val base, int rank, const int64_t *bshape, const tc_val *shape, const tc_val *strides,
+                       const tc_val *offs, unsigned check, tc_val *ptrs, tc_val *mask, tc_loc loc) {
+  tc_val p = cg_broadcast_to(cg, base, rank, bshape, loc);
+  tc_val m = {0};
+  bool have_mask = false;
+  for (int d = 0; d < rank && !cg->err; d++) {
+    int64_t n = bshape[d];
+    tc_val r = tv_tensor(tile_build_range(&cg->b, 0, (int32_t)n), tc_ty_make(TILEC_DTYPE_I32), 1, &n);
+    tc_val idx = cg_binary(cg, TC_OP_ADD, r, offs[d], loc);
+    int64_t s1[TC_MAX_RANK];
+    for (int k = 0; k < rank; k++) s1[k] = k == d ? n : 1;
+    MlirType t1 = cg_tensor_type(cg, idx.ty, rank, s1);
+    if (rank > 1) idx = tv_tensor(tile_build_reshape(&cg->b, idx.v, t1), idx.ty, rank, s1);
+    idx = cg_broadcast_to(cg, idx, rank, bshape, loc);
+    p = cg_binary(cg, TC_OP_ADD, p, cg_binary(cg, TC_OP_MUL, cg_cast(cg, idx, tc_ty_make(TILEC_DTYPE_I64), false, loc), strides[d], loc), loc);
+    if (check & (1u << d)) {
+      tc_val in = cg_logical(cg, true, cg_compare(cg, TC_CMP_GE, idx, tv_int(0), loc),
+                             cg_compare(cg, TC_CMP_LT, cg_cast(cg, idx, tc_ty_make(TILEC_DTYPE_I64), false, loc), shape[d], loc), loc);
+      m = have_mask ? cg_logical(cg, true, m, in, loc) : in;
+      have_mask = true;
+    }
+  }
+  *ptrs = p;
+  *mask = have_mask ? m : (tc_val){0};
+  return !cg->err;
+}
+
+static bool check_dims(tc_cg *cg, const tc_val *bc, int rank, unsigned *out, tc_loc loc) {
+  *out = 0;
+  if (!bc || bc->kind == TV_NONE) return true;
+  const tc_val *items = bc->kind == TV_TUPLE ? bc->items : bc;
+  int n = bc->kind == TV_TUPLE ? bc->nitems : 1;
+  for (int i = 0; i < n; i++) {
+    if (items[i].kind != TV_INT || items[i].i < 0 || items[i].i >= rank) {
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "boundary_check must list dimensions in 0..%d", rank - 1);
+      return false;
+    }
+    *out |= 1u << items[i].i;
+  }
+  return true;
+}
+
+static tc_val padding_value(tc_cg *cg, const tc_val *pad, tc_ty elem, tc_loc loc) {
+  if (pad && pad->kind == TV_STR && pad->slen == 3 && !memcmp(pad->s, "nan", 3)) {
+    if (!tc_ty_is_float(elem)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "padding_option='nan' needs a float pointer");
+    return tv_float(NAN);
+  }
+  if (pad && pad->kind == TV_STR && pad->slen && !(pad->slen == 4 && !memcmp(pad->s, "zero", 4)))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "padding_option must be '', 'zero' or 'nan', got '%.*s'", (int)pad->slen, pad->s);
+  return tv_int(0);
+}
+
+static tc_val load_tile(tc_cg *cg, tc_val ptrs, tc_val mask, tc_val other, tc_loc loc) {
+  tc_ty elem = ptrs.ty;
+  elem.ptr_depth--;
+  MlirValue mv = {NULL}, ov = {NULL};
+  if (mask.kind == TV_TENSOR) {
+    mv = mask.v;
+    ov = cg_broadcast_to(cg, cg_cast(cg, other, elem, false, loc), ptrs.rank, ptrs.shape, loc).v;
+  }
+  if (cg->err) return (tc_val){0};
+  MlirValue r = tile_build_load(&cg->b, ptrs.v, mv, ov, cg_tensor_type(cg, elem, ptrs.rank, ptrs.shape));
+  return tv_tensor(r, elem, ptrs.rank, ptrs.shape);
+}
+
+static void store_tile(tc_cg *cg, tc_val ptrs, tc_val mask, tc_val value, tc_loc loc) {
+  tc_ty elem = ptrs.ty;
+  elem.ptr_depth--;
+  value = cg_cast(cg, value, elem, false, loc);
+  value = cg_broadcast_to(cg, value, ptrs.rank, ptrs.shape, loc);
+  if (cg->err) return;
+  tile_build_store(&cg->b, ptrs.v, value.v, mask.kind == TV_TENSOR ? mask.v : (MlirValue){NULL});
+}
+
+tc_val cg_block_load(tc_cg *cg, const tc_val *bp, const tc_val *boundary_check, const tc_val *padding, tc_loc loc) {
+  unsigned check;
+  if (!check_dims(cg, boundary_check, bp->rank, &check, loc)) return (tc_val){0};
+  tc_val ptrs, mask;
+  int r = bp->rank;
+  if (!block_tile(cg, bp->items[0], r, bp->shape, bp->items + 1, bp->items + 1 + r, bp->items + 1 + 2 * r, check, &ptrs,
+                  &mask, loc))
+    return (tc_val){0};
+  tc_ty elem = bp->ty;
+  elem.ptr_depth--;
+  tc_val other = padding_value(cg, padding, elem, loc);
+  if (cg->err) return other;
+  return load_tile(cg, ptrs, mask, other, loc);
+}
+
+void cg_block_store(tc_cg *cg, const tc_val *bp, tc_val value, const tc_val *boundary_check, tc_loc loc) {
+  unsigned check;
+  if (!check_dims(cg, boundary_check, bp->rank, &check, loc)) return;
+  tc_val ptrs, mask;
+  int r = bp->rank;
+  if (!block_tile(cg, bp->items[0], r, bp->shape, bp->items + 1, bp->items + 1 + r, bp->items + 1 + 2 * r, check, &ptrs,
+                  &mask, loc))
+    return;
+  if (value.kind == TV_TENSOR && value.rank && (value.rank != r || memcmp(value.shape, bp->shape, sizeof(int64_t) * (size_t)r))) {
+    char d[64];
+    tv_describe(&value, d, sizeof d);
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "storing %s through a block pointer of a different block shape", d);
+    return;
+  }
+  store_tile(cg, ptrs, mask, value, loc);
+}
+
+tc_val cg_make_tensor_descriptor(tc_cg *cg, tc_callargs *a, tc_loc loc) {
+  static const char *const p[] = {"base", "shape", "strides", "block_shape", "padding_option", NULL};
+  cg_sig s = {"tl.make_tensor_descriptor", p};
+  if (!cg_check_args(cg, a, &s, 4, loc)) return (tc_val){0};
+  tc_val base = *cg_arg(a, &s, "base");
+  if (base.kind != TV_TENSOR || base.rank != 0 || !tc_ty_is_ptr(base.ty))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.make_tensor_descriptor: base must be a scalar pointer");
+  int rank;
+  int64_t bs[TC_MAX_RANK];
+  if (!cg_get_shape(cg, cg_arg(a, &s, "block_shape"), loc, &rank, bs)) return (tc_val){0};
+  tc_val r = {.kind = TV_TDESC, .ty = base.ty, .rank = rank, .nitems = 1 + 2 * rank};
+  memcpy(r.shape, bs, sizeof bs);
+  r.items = items_of(cg, r.nitems);
+  r.items[0] = base;
+  tc_ty i64 = tc_ty_make(TILEC_DTYPE_I64);
+  if (!scalars(cg, cg_arg(a, &s, "shape"), rank, i64, r.items + 1, "shape", loc) ||
+      !scalars(cg, cg_arg(a, &s, "strides"), rank, i64, r.items + 1 + rank, "strides", loc))
+    return (tc_val){0};
+  return r;
+}
+
+/* desc.load(offsets) / desc.store(offsets, value): always bounds-checked, zero padding. */
+tc_val cg_tdesc_method(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc) {
+  tc_val d = a->args[0];
+  bool store = !strcmp(name, "store");
+  if (a->nargs != (store ? 3 : 2))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "desc.%s(%s) takes %s", name, store ? "offsets, value" : "offsets",
+                    store ? "2 arguments" : "1 argument");
+  tc_val offs[TC_MAX_RANK];
+  if (!scalars(cg, &a->args[1], d.rank, tc_ty_make(TILEC_DTYPE_I32), offs, "offsets", loc)) return (tc_val){0};
+  tc_val ptrs, mask;
+  unsigned all = (1u << d.rank) - 1;
+  if (!block_tile(cg, d.items[0], d.rank, d.shape, d.items + 1, d.items + 1 + d.rank, offs, all, &ptrs, &mask, loc))
+    return (tc_val){0};
+  if (store) {
+    store_tile(cg, ptrs, mask, a->args[2], loc);
+    return tv_none();
+  }
+  return load_tile(cg, ptrs, mask, tv_int(0), loc);
+}
