@@ -185,6 +185,23 @@ static tc_axis compute(tc_axis_analysis *a, MlirValue v) {
     }
     return x;
   }
+  if (op_is(op, "arith.remsi") || op_is(op, "arith.remui")) {
+    /* (x % n) keeps runs of x that do not cross a multiple of n: with n divisible by D,
+     * aligned runs of length gcd(contiguity, D) survive. */
+    tc_axis l = tc_axis_of(a, mlirOperationGetOperand(op, 0));
+    tc_axis r = tc_axis_of(a, mlirOperationGetOperand(op, 1));
+    tc_axis x = conservative(t);
+    for (int d = 0; d < x.rank; d++) {
+      int64_t n = mlirShapedTypeGetDimSize(t, d);
+      x.constancy[d] = gcd64(l.constancy[d], r.constancy[d]);
+      if (r.constancy[d] >= n) {
+        x.contiguity[d] = gcd64(gcd64(l.contiguity[d], r.divisibility[d]), l.divisibility[d] ? l.divisibility[d] : 1);
+        if (x.contiguity[d] < 1) x.contiguity[d] = 1;
+        x.divisibility[d] = gcd64(l.divisibility[d], r.divisibility[d]);
+      }
+    }
+    return x;
+  }
   if (op_is(op, "arith.extsi") || op_is(op, "arith.extui") || op_is(op, "arith.trunci") ||
       op_is(op, "arith.index_cast"))
     return tc_axis_of(a, mlirOperationGetOperand(op, 0));

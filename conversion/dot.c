@@ -41,18 +41,36 @@ void tc_emit_dot(tc_lower *L, MlirOperation op) {
   int cr = tc_shape_of(mlirValueGetType(res), cs);
   bool batched = cr == 3;
   int64_t B = batched ? cs[0] : 1, M = cs[cr - 2], N = cs[cr - 1], K = as[ar - 1];
-  MlirType ae = mlirShapedTypeGetElementType(mlirValueGetType(a));
-  MlirType be = mlirShapedTypeGetElementType(mlirValueGetType(bm));
   MlirType ce = mlirShapedTypeGetElementType(mlirValueGetType(res));
   tc_builder *b = &L->b;
   b->loc = mlirOperationGetLocation(op);
   MlirValue abuf = buffer_for(L, a), bbuf = buffer_for(L, bm);
   if (L->status) return;
-  /* The result starts as a copy of acc; accumulation happens in place. */
-  MlirValue cbuf = tc_alloc_buffer(L, ce, B * M * N);
-  tc_materialize_into(L, acc, cbuf);
+  /* Accumulate in place into acc's buffer when acc is a loop-carried tile that this dot
+   * replaces (acc = tl.dot(a, b, acc)); else into a copy of acc. */
+  MlirValue cbuf = {NULL};
+  tc_special *accs_sp = tc_special_of(L, acc);
+  if (accs_sp && accs_sp->kind == TC_SPECIAL_BUFFER && mlirValueIsABlockArgument(acc)) {
+    MlirOpOperand u = mlirValueGetFirstUse(res);
+    if (!mlirOpOperandIsNull(u) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)) &&
+        tc_op_is(mlirOpOperandGetOwner(u), "scf.yield")) {
+      unsigned idx = mlirOpOperandGetOperandNumber(u);
+      MlirBlock blk = mlirBlockArgumentGetOwner(acc);
+      if (mlirBlockArgumentGetArgNumber(acc) == (intptr_t)idx + 1 &&
+          mlirBlockEqual(blk, mlirOperationGetBlock(mlirOpOperandGetOwner(u))))
+        cbuf = accs_sp->buffer;
+    }
+  }
+  if (mlirValueIsNull(cbuf)) {
+    cbuf = tc_alloc_buffer(L, ce, B * M * N);
+    tc_materialize_into(L, acc, cbuf);
+  }
   if (L->status) return;
   int64_t w = tc_nest_width(L, N);
+  /* Register blocking: MR rows x NR chunks of accumulators stay in registers over K. */
+  int64_t mr = M % 4 == 0 ? 4 : M % 2 == 0 ? 2 : 1;
+  int64_t chunks = N / w;
+  int64_t nr = chunks % 4 == 0 ? 4 : chunks % 2 == 0 ? 2 : 1;
   bool isf = tcb_is_float(ce);
   MlirValue zero = tcb_const_index(b, 0);
   tc_builder ob = *b;
@@ -64,47 +82,64 @@ void tc_emit_dot(tc_lower *L, MlirOperation op) {
     bi = mlirBlockGetArgument(blocks[nb], 0);
     tcb_set_end(&ob, blocks[nb++]);
   }
-  blocks[nb] = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, M), tcb_const_index(&ob, 1), 0, NULL, NULL);
-  MlirValue i = mlirBlockGetArgument(blocks[nb], 0);
+  blocks[nb] = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, M), tcb_const_index(&ob, mr), 0, NULL, NULL);
+  MlirValue i0 = mlirBlockGetArgument(blocks[nb], 0);
   tcb_set_end(&ob, blocks[nb++]);
-  blocks[nb] = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, N), tcb_const_index(&ob, w), 0, NULL, NULL);
-  MlirValue j = mlirBlockGetArgument(blocks[nb], 0);
+  blocks[nb] = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, N), tcb_const_index(&ob, nr * w), 0, NULL,
+                            NULL);
+  MlirValue j0 = mlirBlockGetArgument(blocks[nb], 0);
   tcb_set_end(&ob, blocks[nb++]);
   MlirType vt = tc_vec_type(L->ctx, w, ce);
-  /* c row offset: ((bi * M) + i) * N + j */
-  MlirValue row = tcb_binary(&ob, "arith.addi", tcb_binary(&ob, "arith.muli", bi, tcb_const_index(&ob, M)), i);
-  MlirValue coff = tcb_binary(&ob, "arith.addi", tcb_binary(&ob, "arith.muli", row, tcb_const_index(&ob, N)), j);
-  MlirValue lops[2] = {cbuf, coff};
-  MlirValue c0 = tcb_op1(&ob, "vector.load", vt, 2, lops, 0, NULL);
+  int nacc = (int)(mr * nr);
+  MlirValue coff[16], accs[16];
+  MlirValue rowbase = tcb_binary(&ob, "arith.muli", bi, tcb_const_index(&ob, M));
+  for (int r = 0; r < mr; r++) {
+    MlirValue row = tcb_binary(&ob, "arith.addi", rowbase, tcb_binary(&ob, "arith.addi", i0, tcb_const_index(&ob, r)));
+    MlirValue base = tcb_binary(&ob, "arith.addi", tcb_binary(&ob, "arith.muli", row, tcb_const_index(&ob, N)), j0);
+    for (int q = 0; q < nr; q++) {
+      int x = r * (int)nr + q;
+      coff[x] = tcb_binary(&ob, "arith.addi", base, tcb_const_index(&ob, q * w));
+      MlirValue lops[2] = {cbuf, coff[x]};
+      accs[x] = tcb_op1(&ob, "vector.load", vt, 2, lops, 0, NULL);
+    }
+  }
   MlirOperation kf;
-  MlirBlock kb = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, K), tcb_const_index(&ob, 1), 1, &c0, &kf);
+  MlirBlock kb = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, K), tcb_const_index(&ob, 1), nacc, accs, &kf);
   tc_builder kbld;
   tcb_init(&kbld, L->ctx);
   kbld.loc = b->loc;
   tcb_set_end(&kbld, kb);
-  MlirValue k = mlirBlockGetArgument(kb, 0), cv = mlirBlockGetArgument(kb, 1);
-  /* a[bi, i, k] and b[bi, k, j:j+w] */
-  MlirValue aoff = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", row, tcb_const_index(&kbld, K)), k);
-  MlirValue brow = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", bi, tcb_const_index(&kbld, K)), k);
-  MlirValue boff = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", brow, tcb_const_index(&kbld, N)), j);
-  MlirValue aops[2] = {abuf, aoff}, bops[2] = {bbuf, boff};
+  MlirValue k = mlirBlockGetArgument(kb, 0);
   MlirType amem = tcb_element_type(mlirValueGetType(abuf)), bmem = tcb_element_type(mlirValueGetType(bbuf));
-  MlirValue av = tcb_op1(&kbld, "memref.load", amem, 2, aops, 0, NULL);
-  MlirValue bv = tcb_op1(&kbld, "vector.load", tc_vec_type(L->ctx, w, bmem), 2, bops, 0, NULL);
-  (void)ae;
-  (void)be;
-  av = tc_splat_vec(&kbld, widen(&kbld, av, ce), w);
-  bv = widen(&kbld, bv, ce);
-  MlirValue next;
-  if (isf) {
-    MlirValue f[3] = {av, bv, cv};
-    next = tcb_op1(&kbld, "math.fma", vt, 3, f, 0, NULL);
-  } else {
-    next = tcb_binary(&kbld, "arith.addi", cv, tcb_binary(&kbld, "arith.muli", av, bv));
+  /* b[bi, k, j0 + q*w : +w] */
+  MlirValue brow = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", bi, tcb_const_index(&kbld, K)), k);
+  MlirValue bbase = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", brow, tcb_const_index(&kbld, N)), j0);
+  MlirValue bv[4], av[4], next[16];
+  for (int q = 0; q < nr; q++) {
+    MlirValue bops[2] = {bbuf, tcb_binary(&kbld, "arith.addi", bbase, tcb_const_index(&kbld, q * w))};
+    bv[q] = widen(&kbld, tcb_op1(&kbld, "vector.load", tc_vec_type(L->ctx, w, bmem), 2, bops, 0, NULL), ce);
   }
-  tcb_op(&kbld, "scf.yield", 0, NULL, 1, &next, 0, NULL);
-  MlirValue sops[3] = {mlirOperationGetResult(kf, 0), cbuf, coff};
-  tcb_op(&ob, "vector.store", 0, NULL, 3, sops, 0, NULL);
+  for (int r = 0; r < mr; r++) {
+    MlirValue row = tcb_binary(&kbld, "arith.addi", rowbase, tcb_binary(&kbld, "arith.addi", i0, tcb_const_index(&kbld, r)));
+    MlirValue aops[2] = {abuf, tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", row, tcb_const_index(&kbld, K)), k)};
+    av[r] = tc_splat_vec(&kbld, widen(&kbld, tcb_op1(&kbld, "memref.load", amem, 2, aops, 0, NULL), ce), w);
+  }
+  for (int r = 0; r < mr; r++)
+    for (int q = 0; q < nr; q++) {
+      int x = r * (int)nr + q;
+      MlirValue cv = mlirBlockGetArgument(kb, 1 + x);
+      if (isf) {
+        MlirValue f[3] = {av[r], bv[q], cv};
+        next[x] = tcb_op1(&kbld, "math.fma", vt, 3, f, 0, NULL);
+      } else {
+        next[x] = tcb_binary(&kbld, "arith.addi", cv, tcb_binary(&kbld, "arith.muli", av[r], bv[q]));
+      }
+    }
+  tcb_op(&kbld, "scf.yield", 0, NULL, nacc, next, 0, NULL);
+  for (int x = 0; x < nacc; x++) {
+    MlirValue sops[3] = {mlirOperationGetResult(kf, x), cbuf, coff[x]};
+    tcb_op(&ob, "vector.store", 0, NULL, 3, sops, 0, NULL);
+  }
   for (int x = nb - 1; x >= 0; x--) {
     tc_builder yb;
     tcb_init(&yb, L->ctx);

@@ -90,6 +90,8 @@ static void write_buffer_yields(tc_lower *L, int n, const MlirValue *args, const
   }
   for (int i = 0; i < n; i++) {
     if (cs[i].kind != CARRY_BUFFER || mlirValueEqual(yields[i], args[i]) || !mlirValueIsNull(temps[i])) continue;
+    tc_special *ys = tc_special_of(L, yields[i]);
+    if (ys && ys->kind == TC_SPECIAL_BUFFER && mlirValueEqual(ys->buffer, cs[i].buffer)) continue; /* updated in place */
     tc_materialize_into(L, yields[i], cs[i].buffer);
   }
   for (int i = 0; i < n; i++) {

@@ -143,12 +143,17 @@ void tile_build_store(tc_builder *b, MlirValue ptr, MlirValue value, MlirValue m
 }
 
 const char *tile_op_kind(MlirOperation op) {
-  static __thread char name[64];
+  /* Interned names: callers keep the pointer across other calls. */
+  static const char *const kinds[] = {
+      "program_id", "num_programs", "range", "splat", "broadcast", "expand_dims", "reshape", "trans",
+      "join", "split", "cat", "addptr", "ptr_to_int", "int_to_ptr", "bitcast", "load", "store",
+      "atomic_rmw", "atomic_cas", "dot", "reduce", "scan", "gather", "histogram", "extern_elementwise",
+      "print", "assert", "hint"};
   MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
-  if (s.length < 6 || s.length >= sizeof name || strncmp(s.data, "tile.", 5) != 0) return NULL;
-  memcpy(name, s.data + 5, s.length - 5);
-  name[s.length - 5] = 0;
-  return name;
+  if (s.length < 6 || strncmp(s.data, "tile.", 5) != 0) return NULL;
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    if (strlen(kinds[i]) == s.length - 5 && !memcmp(kinds[i], s.data + 5, s.length - 5)) return kinds[i];
+  return "unknown";
 }
 
 static int32_t segment(MlirOperation op, int i) {

@@ -489,7 +489,17 @@ static int run_bind(run_opts *o, const tilec_source_param *params, int nparams) 
       /* npy buffers are 64-byte aligned, so the :16 alignment hint is always true. */
       snprintf(bd->entry, sizeof bd->entry, "*%s:16", tilec_dtype_name(bd->arr.dtype));
     } else {
-      snprintf(bd->entry, sizeof bd->entry, "%s", tilec_dtype_name(bd->value.dtype));
+      /* Like Triton's JIT: integers equal to 1 are specialized away, multiples of 16 get
+       * the divisibility hint (TILEC_RUN_NO_SPECIALIZE=1 turns both off). */
+      const char *nospec = getenv("TILEC_RUN_NO_SPECIALIZE");
+      bool spec = !(nospec && *nospec && strcmp(nospec, "0"));
+      bool is_int = bd->value.kind == RUN_VALUE_INT && bd->value.dtype != TILEC_DTYPE_U64;
+      if (spec && is_int && bd->value.i == 1)
+        snprintf(bd->entry, sizeof bd->entry, "%s:1", tilec_dtype_name(bd->value.dtype));
+      else if (spec && is_int && bd->value.i % 16 == 0)
+        snprintf(bd->entry, sizeof bd->entry, "%s:16", tilec_dtype_name(bd->value.dtype));
+      else
+        snprintf(bd->entry, sizeof bd->entry, "%s", tilec_dtype_name(bd->value.dtype));
     }
   }
   return 0;
