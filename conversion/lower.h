@@ -162,6 +162,10 @@ typedef void (*tc_nest_body)(tc_chunk *c, const tc_pos *pos, void *user);
 /* A loop nest over shape at L->b: loops over leading dims, chunks of the last. With a
  * bound mask the last dim runs unmasked full chunks and one masked tail. */
 void tc_emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, tc_nest_body body, void *user);
+/* complete: also run the chunks past the bound (generic masks), for nests that must
+ * produce every element (materializations). */
+void tc_emit_nest_ex(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete, tc_nest_body body,
+                     void *user);
 /* Evaluates old (a tile) into a new flat buffer and marks it BUFFER. */
 MlirValue tc_materialize(tc_lower *L, MlirValue old);
 /* Evaluates old into an existing buffer of its shape. */

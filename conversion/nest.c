@@ -57,7 +57,8 @@ static void yield_at_end(tc_lower *L, MlirBlock block) {
   tcb_op(&yb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
 
-void tc_emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, tc_nest_body body, void *user) {
+void tc_emit_nest_ex(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete, tc_nest_body body,
+                     void *user) {
   if (L->status) return;
   tc_builder b = L->b;
   tc_pos pos = {.rank = rank, .chunked = true};
@@ -109,6 +110,16 @@ void tc_emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_m
     p.idx[rank - 1] = full;
     run_body(L, tb, &ib, &p, w, TC_CHUNK_TAIL, bound_mask, tail, body, user);
     yield_at_end(L, tb);
+    if (complete) {
+      /* Chunks past the bound still have to be produced (with their masks all-false). */
+      MlirValue after = tcb_binary(&b, "arith.andi", tcb_binary(&b, "arith.addi", bound, tcb_const_index(&b, w - 1)),
+                                   tcb_const_index(&b, -w));
+      MlirBlock rb = tc_build_for(L, &b, after, tcb_const_index(&b, n), tcb_const_index(&b, w), 0, NULL, NULL);
+      tc_pos q = pos;
+      q.idx[rank - 1] = mlirBlockGetArgument(rb, 0);
+      run_body(L, rb, NULL, &q, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, (MlirValue){NULL}, body, user);
+      yield_at_end(L, rb);
+    }
   } else if (w == n) {
     tc_pos p = pos;
     p.idx[rank - 1] = tcb_const_index(&b, 0);
@@ -122,6 +133,10 @@ void tc_emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_m
     yield_at_end(L, blk);
   }
   for (int i = nopened - 1; i >= 0; i--) yield_at_end(L, opened[i]);
+}
+
+void tc_emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, tc_nest_body body, void *user) {
+  tc_emit_nest_ex(L, rank, shape, bound_mask, false, body, user);
 }
 
 typedef struct materialize_ctx {
@@ -155,7 +170,11 @@ static void materialize_body(tc_chunk *c, const tc_pos *pos, void *user) {
 void tc_materialize_into(tc_lower *L, MlirValue old, MlirValue buf) {
   materialize_ctx m = {old, buf, {0}};
   int rank = tc_shape_of(mlirValueGetType(old), m.shape);
-  tc_emit_nest(L, rank, m.shape, (MlirValue){NULL}, materialize_body, &m);
+  /* A masked load materializes with unmasked full chunks too. */
+  MlirValue bound = {NULL};
+  if (mlirValueIsAOpResult(old) && tc_op_is(mlirOpResultGetOwner(old), "tile.load") && !tc_special_of(L, old))
+    bound = tile_load_mask(mlirOpResultGetOwner(old));
+  tc_emit_nest_ex(L, rank, m.shape, bound, true, materialize_body, &m);
 }
 
 MlirValue tc_materialize(tc_lower *L, MlirValue old) {
