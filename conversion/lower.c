@@ -283,6 +283,11 @@ static void lower_op(tc_lower *L, MlirOperation op) {
     tc_lower_while(L, op);
     return;
   }
+  if (k && (!strcmp(k, "print") || !strcmp(k, "assert"))) {
+    tc_flush(L);
+    tc_lower_debug_op(L, op);
+    return;
+  }
   if (k && (!strcmp(k, "atomic_rmw") || !strcmp(k, "atomic_cas"))) {
     tc_flush(L);
     tc_lower_atomic(L, op);

@@ -179,6 +179,7 @@ void tc_emit_reduce(tc_lower *L, MlirOperation op);
 void tc_emit_scan(tc_lower *L, MlirOperation op);
 void tc_emit_dot(tc_lower *L, MlirOperation op);
 void tc_lower_atomic(tc_lower *L, MlirOperation op);
+void tc_lower_debug_op(tc_lower *L, MlirOperation op); /* tile.print, tile.assert */
 void tc_lower_if(tc_lower *L, MlirOperation op);
 void tc_lower_for(tc_lower *L, MlirOperation op);
 void tc_lower_while(tc_lower *L, MlirOperation op);

@@ -67,8 +67,14 @@ static tilec_status *write_stub(const char *path, const tc_kernel_info *info, co
     nargs++;
   }
   fprintf(f, "%suint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);\n", nargs ? ", " : "");
+  if (info->uses_assert)
+    fprintf(f, "#include <setjmp.h>\nextern void tilec_rt_set_jmp(jmp_buf *);\n");
   fprintf(f, "static int tilec_program_%s(void *const *args, const uint32_t pid[3], const uint32_t grid[3], "
-             "void *ctx) {\n  (void)ctx; (void)args;\n  __tilec_kernel_%s(", n, n);
+             "void *ctx) {\n  (void)ctx; (void)args;\n", n);
+  /* A failed device_assert unwinds the program back here (runtime/debug.c). */
+  if (info->uses_assert)
+    fprintf(f, "  jmp_buf jb;\n  tilec_rt_set_jmp(&jb);\n  if (setjmp(jb)) { tilec_rt_set_jmp(0); return 1; }\n");
+  fprintf(f, "  __tilec_kernel_%s(", n);
   int a = 0;
   for (int i = 0; i < info->nparams; i++) {
     const tc_kernel_param *p = &info->params[i];
@@ -77,7 +83,9 @@ static tilec_status *write_stub(const char *path, const tc_kernel_info *info, co
     tc_param_c_type(p, ct, sizeof ct);
     fprintf(f, "*(%s const *)args[%d], ", ct, a++);
   }
-  fprintf(f, "pid[0], pid[1], pid[2], grid[0], grid[1], grid[2]);\n  return 0;\n}\n");
+  fprintf(f, "pid[0], pid[1], pid[2], grid[0], grid[1], grid[2]);\n");
+  if (info->uses_assert) fprintf(f, "  tilec_rt_set_jmp(0);\n");
+  fprintf(f, "  return 0;\n}\n");
   fprintf(f, "static const tilec_param_desc tilec_params_%s[] = {\n", n);
   for (int i = 0; i < info->nparams; i++) {
     const tc_kernel_param *p = &info->params[i];

@@ -350,7 +350,15 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     } else if (!strcmp(name, "range")) {
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "range() can only be used as the iterable of a 'for' loop");
     } else if (!strcmp(name, "print")) {
-      return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "print (tl.device_print) is not supported yet");
+      const char *prefix = "";
+      size_t plen = 0;
+      int first = 0;
+      if (a->nargs && a->args[0].kind == TV_STR) {
+        prefix = a->args[0].s;
+        plen = a->args[0].slen;
+        first = 1;
+      }
+      return cg_device_print(cg, prefix, plen, a->args + first, a->nargs - first, false, loc);
     } else {
       return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "the Python builtin '%s' is not supported in kernels", name);
     }
@@ -462,6 +470,25 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
   if (!strcmp(name, "multiple_of") || !strcmp(name, "max_contiguous") || !strcmp(name, "max_constancy")) {
     if (a->nargs + a->nkw != 2) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.%s() takes 2 arguments", name);
     return a->nargs ? a->args[0] : a->kwargs[0];
+  }
+  if (!strcmp(name, "device_print")) {
+    if (a->nargs < 1 || a->args[0].kind != TV_STR)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.device_print(prefix, *args): prefix must be a string");
+    bool hex = false;
+    for (int k = 0; k < a->nkw; k++) {
+      if (!strcmp(a->kwnames[k], "hex")) hex = a->kwargs[k].kind == TV_BOOL && a->kwargs[k].i;
+      else return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.device_print() got an unexpected keyword argument '%s'", a->kwnames[k]);
+    }
+    return cg_device_print(cg, a->args[0].s, a->args[0].slen, a->args + 1, a->nargs - 1, hex, loc);
+  }
+  if (!strcmp(name, "device_assert")) {
+    static const char *const p[] = {"cond", "msg", "mask", NULL};
+    cg_sig s = {"tl.device_assert", p};
+    if (!cg_check_args(cg, a, &s, 1, loc)) return (tc_val){0};
+    tc_val *m = cg_arg(a, &s, "msg");
+    const char *msg = m && m->kind == TV_STR ? m->s : "";
+    size_t mlen = m && m->kind == TV_STR ? m->slen : 0;
+    return cg_device_assert(cg, *cg_arg(a, &s, "cond"), msg, mlen, cg_arg(a, &s, "mask"), loc);
   }
   if (!strcmp(name, "condition")) {
     if (a->nargs < 1) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.condition(cond) needs a condition");

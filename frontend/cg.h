@@ -83,6 +83,7 @@ typedef struct tc_cg {
   tc_frame *frames[64];
   int depth;
   MlirOperation func;
+  bool uses_assert;
 } tc_cg;
 
 /* --- value constructors ------------------------------------------------------------ */
@@ -172,6 +173,9 @@ tc_val cg_block_load(tc_cg *cg, const tc_val *bp, const tc_val *boundary_check, 
 void cg_block_store(tc_cg *cg, const tc_val *bp, tc_val value, const tc_val *boundary_check, tc_loc loc);
 tc_val cg_make_tensor_descriptor(tc_cg *cg, tc_callargs *a, tc_loc loc);
 tc_val cg_tdesc_method(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc);
+/* device_print / device_assert (builtins_debug.c). */
+tc_val cg_device_print(tc_cg *cg, const char *prefix, size_t plen, const tc_val *args, int nargs, bool hex, tc_loc loc);
+tc_val cg_device_assert(tc_cg *cg, tc_val cond, const char *msg, size_t mlen, const tc_val *mask, tc_loc loc);
 /* tl.atomic_* (builtins_atomic.c): true when `name` was handled. */
 bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc_val *out);
 

@@ -503,7 +503,17 @@ static void stmt_assert(tc_cg *cg, const tc_stmt *s) {
     }
     return;
   }
-  cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'assert' on runtime values (device_assert) is not supported yet");
+  const char *msg = "";
+  size_t mlen = 0;
+  if (s->u.assert_.msg) {
+    tc_val m = cg_expr(cg, s->u.assert_.msg);
+    if (cg->err) return;
+    if (m.kind == TV_STR) {
+      msg = m.s;
+      mlen = m.slen;
+    }
+  }
+  cg_device_assert(cg, c, msg, mlen, NULL, s->loc);
 }
 
 static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
@@ -751,6 +761,7 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
   cg_set_loc(&cg, fn->loc);
   tcb_op(&cg.b, "func.return", 0, NULL, 0, NULL, 0, NULL);
   st = cg.err;
+  info->uses_assert = cg.uses_assert;
   if (!st) {
     st = tile_verify(mlirModuleGetOperation(m));
     if (st) st = tilec_status_annotate(st, "the front end produced invalid tile IR for '%s'", fn->name);

@@ -25,6 +25,7 @@ typedef struct tc_kernel_info {
   char signature[2048];   /* normalized, one entry per parameter */
   int nparams;
   tc_kernel_param params[TC_MAX_PARAMS];
+  bool uses_assert;       /* the program can stop on a failed device_assert */
 } tc_kernel_info;
 
 /* Parses spec->source, finds spec->kernel, specializes it and emits tile IR into a new

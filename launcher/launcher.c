@@ -2,6 +2,9 @@
  * one program inline or a range of them on an OpenMP (libomp) team.
  * In: a kernel descriptor, a 3-D grid, argument pointers, options. Out: a status (NULL = ok). */
 #include "tilec/runtime.h"
+#include "runtime/debug.h"
+
+#include <pthread.h>
 
 #include <omp.h>
 #include <stdatomic.h>
@@ -22,6 +25,10 @@ typedef struct launch {
   uint64_t plane; /* grid[0] * grid[1], fits: both are 32-bit */
   /* Lowest failing program seen so far; also the stop flag every thread polls. */
   _Atomic uint64_t first_failure;
+  /* What that program reported (a failed device_assert), guarded by the mutex. */
+  pthread_mutex_t failure_lock;
+  uint64_t message_of;
+  char message[1024];
 } launch;
 
 /* Per-thread position in the grid, so consecutive programs cost an increment, not two
@@ -49,6 +56,14 @@ static inline void pid_step(const launch *l, uint32_t pid[3]) {
 }
 
 static void note_failure(launch *l, uint64_t p) {
+  char msg[1024];
+  tilec_rt_take_error(msg, sizeof msg);
+  pthread_mutex_lock(&l->failure_lock);
+  if (p < l->message_of) {
+    l->message_of = p;
+    snprintf(l->message, sizeof l->message, "%s", msg);
+  }
+  pthread_mutex_unlock(&l->failure_lock);
   uint64_t seen = atomic_load_explicit(&l->first_failure, memory_order_relaxed);
   while (p < seen && !atomic_compare_exchange_weak_explicit(
                          &l->first_failure, &seen, p, memory_order_relaxed, memory_order_relaxed)) {
@@ -60,6 +75,7 @@ static inline void run_program(launch *l, cursor *c, uint64_t p) {
   if (atomic_load_explicit(&l->first_failure, memory_order_relaxed) != NO_FAILURE) return;
   if (p != c->next) pid_of(l, p, c->pid);
   if (l->program(l->args, c->pid, l->grid, NULL) != 0) note_failure(l, p);
+  tilec_rt_flush_output();
   pid_step(l, c->pid);
   c->next = p + 1;
 }
@@ -69,6 +85,8 @@ static tilec_status *launch_failed(const tilec_kernel_desc *k, launch *l) {
   if (p == NO_FAILURE) return NULL;
   uint32_t pid[3];
   pid_of(l, p, pid);
+  if (l->message_of == p && l->message[0])
+    return tilec_status_create(TILEC_ERROR_RUNTIME, "kernel '%s': %s", k->name, l->message);
   return tilec_status_create(TILEC_ERROR_RUNTIME, "kernel '%s' failed in program (%u, %u, %u)",
                              k->name, (unsigned)pid[0], (unsigned)pid[1], (unsigned)pid[2]);
 }
@@ -201,13 +219,16 @@ tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid
               .args = args,
               .grid = {grid_x, grid_y, grid_z},
               .plane = plane,
-              .first_failure = NO_FAILURE};
+              .first_failure = NO_FAILURE,
+              .failure_lock = PTHREAD_MUTEX_INITIALIZER,
+              .message_of = NO_FAILURE};
   const uint64_t end = first + count;
 
   if (count == 1) {
     uint32_t pid[3];
     pid_of(&l, first, pid);
     if (l.program(args, pid, l.grid, NULL) != 0) note_failure(&l, first);
+    tilec_rt_flush_output();
     return launch_failed(kernel, &l);
   }
 

@@ -1,0 +1,199 @@
+/* conversion/debug_ops.c — tile.print and tile.assert: a scalar loop nest over the tile
+ * calls the debug runtime (runtime/debug.h) once per element with the program id and
+ * the element's index; strings become private LLVM globals. In: print/assert ops after
+ * their group was flushed. Out: func.call ops to tilec_rt_*. */
+#include "conversion/lower.h"
+
+#include "dialects/tile.h"
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static MlirOperation module_of(tc_lower *L) { return mlirOperationGetParentOperation(L->new_func); }
+
+static void declare(tc_lower *L, const char *name, intptr_t n, const MlirType *ins) {
+  MlirOperation mod = module_of(L);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(mod, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute s = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"));
+    if (!mlirAttributeIsNull(s) && mlirStringRefEqual(mlirStringAttrGetValue(s), mlirStringRefCreateFromCString(name)))
+      return;
+  }
+  tc_builder b;
+  tcb_init(&b, L->ctx);
+  tcb_set_before(&b, L->new_func);
+  MlirType fty = mlirFunctionTypeGet(L->ctx, n, ins, 0, NULL);
+  MlirNamedAttribute attrs[3] = {
+      tcb_named(L->ctx, "sym_name", mlirStringAttrGet(L->ctx, mlirStringRefCreateFromCString(name))),
+      tcb_named(L->ctx, "function_type", mlirTypeAttrGet(fty)),
+      tcb_named(L->ctx, "sym_visibility", mlirStringAttrGet(L->ctx, mlirStringRefCreateFromCString("private")))};
+  MlirRegion r = mlirRegionCreate();
+  tcb_op_regions(&b, "func.func", 0, NULL, 0, NULL, 3, attrs, 1, &r);
+}
+
+static void call(tc_lower *L, tc_builder *b, const char *name, intptr_t n, const MlirValue *args) {
+  MlirType types[16];
+  for (intptr_t i = 0; i < n; i++) types[i] = mlirValueGetType(args[i]);
+  declare(L, name, n, types);
+  MlirNamedAttribute callee =
+      tcb_named(L->ctx, "callee", mlirFlatSymbolRefAttrGet(L->ctx, mlirStringRefCreateFromCString(name)));
+  tcb_op(b, "func.call", 0, NULL, n, args, 1, &callee);
+}
+
+/* A pointer to a NUL-terminated copy of s in a private global. */
+static MlirValue string_ptr(tc_lower *L, tc_builder *b, const char *s, size_t len) {
+  static int counter;
+  char name[64];
+  snprintf(name, sizeof name, "__tilec_str_%d", counter++);
+  size_t cap = len * 3 + 256;
+  char *text = malloc(cap);
+  size_t k = (size_t)snprintf(text, cap, "llvm.mlir.global private constant @%s(\"", name);
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 32 && c < 127 && c != '"' && c != '\\') text[k++] = (char)c;
+    else k += (size_t)snprintf(text + k, cap - k, "\\%02X", c);
+  }
+  k += (size_t)snprintf(text + k, cap - k, "\\00\") {addr_space = 0 : i32} : !llvm.array<%zu x i8>", len + 1);
+  MlirOperation g = mlirOperationCreateParse(L->ctx, mlirStringRefCreate(text, k), mlirStringRefCreateFromCString("tilec"));
+  free(text);
+  if (mlirOperationIsNull(g)) {
+    tc_fail(L, (MlirOperation){NULL}, TILEC_ERROR_INTERNAL, "cannot build a string constant");
+    return (MlirValue){NULL};
+  }
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module_of(L), 0));
+  mlirBlockInsertOwnedOperationBefore(body, L->new_func, g);
+  MlirNamedAttribute a = tcb_named(L->ctx, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, mlirStringRefCreateFromCString(name)));
+  return tcb_op1(b, "llvm.mlir.addressof", tcb_type(L->ctx, "!llvm.ptr"), 0, NULL, 1, &a);
+}
+
+static MlirValue str_attr_ptr(tc_lower *L, tc_builder *b, MlirOperation op, const char *attr) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(attr));
+  MlirStringRef s = mlirAttributeIsNull(a) ? mlirStringRefCreateFromCString("") : mlirStringAttrGetValue(a);
+  return string_ptr(L, b, s.data, s.length);
+}
+
+typedef void (*element_fn)(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos, MlirValue idx64[4]);
+
+/* Runs fn for every element of shape (scalar nest; rank 0 runs once). */
+static void for_each_element(tc_lower *L, MlirOperation op, int rank, const int64_t *shape, element_fn fn) {
+  tc_builder b = L->b;
+  tc_pos pos = {.rank = rank, .chunked = false};
+  MlirBlock opened[TC_RANK];
+  int nopened = 0;
+  for (int d = 0; d < rank; d++) {
+    MlirBlock blk = tc_build_for(L, &b, tcb_const_index(&b, 0), tcb_const_index(&b, shape[d]), tcb_const_index(&b, 1), 0,
+                                 NULL, NULL);
+    pos.idx[d] = mlirBlockGetArgument(blk, 0);
+    tcb_set_end(&b, blk);
+    opened[nopened++] = blk;
+  }
+  tc_chunk c;
+  tc_chunk_init(&c, L, b.block, 1);
+  c.b = b;
+  MlirValue idx64[4];
+  MlirType i64 = tcb_int_type(L->ctx, 64);
+  for (int d = 0; d < 4; d++)
+    idx64[d] = d < rank ? tcb_cast(&c.b, "arith.index_cast", pos.idx[d], i64) : tcb_const_int(&c.b, i64, 0);
+  fn(L, &c, op, &pos, idx64);
+  tc_chunk_free(&c);
+  for (int i = nopened - 1; i >= 0; i--) {
+    tc_builder yb;
+    tcb_init(&yb, L->ctx);
+    yb.loc = L->b.loc;
+    tcb_set_end(&yb, opened[i]);
+    tcb_op(&yb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  }
+}
+
+static int op_rank(MlirOperation op, int64_t *shape) {
+  int rank = 0;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
+    int64_t s[TC_RANK];
+    int r = tc_shape_of(mlirValueGetType(mlirOperationGetOperand(op, i)), s);
+    if (r > rank) {
+      rank = r;
+      memcpy(shape, s, sizeof s);
+    }
+  }
+  return rank;
+}
+
+static void print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos, MlirValue idx64[4]) {
+  tc_builder *b = &c->b;
+  MlirType i32 = tcb_int_type(L->ctx, 32), i64 = tcb_int_type(L->ctx, 64), f64 = mlirF64TypeGet(L->ctx);
+  MlirAttribute h = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("hex"));
+  bool hex = !mlirAttributeIsNull(h) && mlirAttributeIsABool(h) && mlirBoolAttrGetValue(h);
+  MlirValue begin[9] = {L->pid[0], L->pid[1], L->pid[2], tcb_const_int(b, i32, pos->rank), idx64[0], idx64[1], idx64[2],
+                        idx64[3], str_attr_ptr(L, b, op, "prefix")};
+  call(L, b, "tilec_rt_print_begin", 9, begin);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op) && !L->status; i++) {
+    MlirValue old = mlirOperationGetOperand(op, i);
+    int64_t s[TC_RANK];
+    int r = tc_shape_of(mlirValueGetType(old), s);
+    tc_pos p = *pos;
+    p.rank = r;
+    tc_cval v = tc_eval(c, old, &p);
+    if (L->status) return;
+    MlirType t = tcb_element_type(mlirValueGetType(old));
+    MlirValue hx = tcb_const_int(b, i32, hex);
+    if (v.is_ptr) {
+      MlirValue a = tcb_cast(b, "llvm.ptrtoint", v.base, i64);
+      if (!mlirValueIsNull(v.vec)) {
+        MlirValue off = v.vec;
+        if (tcb_bitwidth(mlirValueGetType(off)) < 64) off = tcb_cast(b, "arith.extsi", off, i64);
+        int64_t sz = (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(t))) + 7) / 8;
+        a = tcb_binary(b, "arith.addi", a, tcb_binary(b, "arith.muli", off, tcb_const_int(b, i64, sz)));
+      }
+      MlirValue args[3] = {a, tcb_const_int(b, i32, 1), tcb_const_int(b, i32, 1)};
+      call(L, b, "tilec_rt_print_i64", 3, args);
+    } else if (tcb_is_float(t)) {
+      MlirValue f = tcb_bitwidth(t) < 64 ? tcb_cast(b, "arith.extf", v.vec, f64) : v.vec;
+      MlirValue args[2] = {f, hx};
+      call(L, b, "tilec_rt_print_f64", 2, args);
+    } else {
+      unsigned w = tcb_bitwidth(t);
+      MlirValue x = w < 64 ? tcb_cast(b, w == 1 ? "arith.extui" : "arith.extsi", v.vec, i64) : v.vec;
+      MlirValue args[3] = {x, tcb_const_int(b, i32, w == 1), hx};
+      call(L, b, "tilec_rt_print_i64", 3, args);
+    }
+  }
+  call(L, b, "tilec_rt_print_end", 0, NULL);
+}
+
+static void assert_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos, MlirValue idx64[4]) {
+  tc_builder *b = &c->b;
+  MlirValue cond = tc_eval(c, mlirOperationGetOperand(op, 0), pos).vec;
+  if (L->status) return;
+  MlirValue failed = tcb_binary(b, "arith.xori", cond, tcb_const_int(b, mlirValueGetType(cond), 1));
+  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
+  MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(regions[0], tb);
+  tcb_op_regions(b, "scf.if", 0, NULL, 1, &failed, 0, NULL, 2, regions);
+  tc_builder ib;
+  tcb_init(&ib, L->ctx);
+  ib.loc = b->loc;
+  tcb_set_end(&ib, tb);
+  MlirType i32 = tcb_int_type(L->ctx, 32);
+  char file[512] = "?";
+  int line = 0;
+  MlirLocation loc = mlirOperationGetLocation(op);
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    MlirStringRef f = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
+    snprintf(file, sizeof file, "%.*s", (int)f.length, f.data);
+    line = mlirLocationFileLineColRangeGetStartLine(loc);
+  }
+  MlirValue args[11] = {str_attr_ptr(L, &ib, op, "message"), string_ptr(L, &ib, file, strlen(file)),
+                        tcb_const_int(&ib, i32, line), L->pid[0], L->pid[1], L->pid[2], tcb_const_int(&ib, i32, pos->rank),
+                        idx64[0], idx64[1], idx64[2], idx64[3]};
+  call(L, &ib, "tilec_rt_assert_fail", 11, args);
+  tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+}
+
+void tc_lower_debug_op(tc_lower *L, MlirOperation op) {
+  int64_t shape[TC_RANK] = {0};
+  int rank = op_rank(op, shape);
+  L->b.loc = mlirOperationGetLocation(op);
+  for_each_element(L, op, rank, shape, tc_op_is(op, "tile.print") ? print_element : assert_element);
+}

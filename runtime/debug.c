@@ -1,0 +1,106 @@
+/* runtime/debug.c — the kernel-facing debug runtime: per-thread print buffers flushed
+ * atomically per program, and assert failures that unwind via longjmp.
+ * In: calls from kernel code and the launcher. Out: stdout text and error messages. */
+#include "runtime/debug.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local jmp_buf *tls_jmp;
+static _Thread_local char *tls_out;
+static _Thread_local size_t tls_len, tls_cap;
+static _Thread_local char tls_error[1024];
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void tilec_rt_set_jmp(jmp_buf *jb) { tls_jmp = jb; }
+
+static void out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void out_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char small[256];
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if (tls_len + (size_t)n + 1 > tls_cap) {
+    size_t cap = tls_cap ? tls_cap * 2 : 4096;
+    while (cap < tls_len + (size_t)n + 1) cap *= 2;
+    char *p = realloc(tls_out, cap);
+    if (!p) return;
+    tls_out = p;
+    tls_cap = cap;
+  }
+  if ((size_t)n < sizeof small) {
+    memcpy(tls_out + tls_len, small, (size_t)n + 1);
+  } else {
+    va_start(ap, fmt);
+    vsnprintf(tls_out + tls_len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
+  tls_len += (size_t)n;
+}
+
+static void index_text(char *buf, size_t n, int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+  int64_t idx[4] = {i0, i1, i2, i3};
+  size_t k = 0;
+  buf[0] = 0;
+  for (int32_t d = 0; d < rank && d < 4 && k + 24 < n; d++)
+    k += (size_t)snprintf(buf + k, n - k, "%s%" PRId64, d ? ", " : "", idx[d]);
+}
+
+void tilec_rt_print_begin(uint32_t px, uint32_t py, uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2,
+                          int64_t i3, const char *prefix) {
+  if (rank > 0) {
+    char idx[96];
+    index_text(idx, sizeof idx, rank, i0, i1, i2, i3);
+    out_printf("pid (%u, %u, %u) idx (%s) %s", px, py, pz, idx, prefix ? prefix : "");
+  } else {
+    out_printf("pid (%u, %u, %u) %s", px, py, pz, prefix ? prefix : "");
+  }
+}
+
+void tilec_rt_print_i64(int64_t v, int32_t is_unsigned, int32_t hex) {
+  if (hex) out_printf(" 0x%" PRIx64, (uint64_t)v);
+  else if (is_unsigned) out_printf(" %" PRIu64, (uint64_t)v);
+  else out_printf(" %" PRId64, v);
+}
+
+void tilec_rt_print_f64(double v, int32_t hex) {
+  if (hex) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    out_printf(" 0x%016" PRIx64, bits);
+  } else {
+    out_printf(" %.9g", v);
+  }
+}
+
+void tilec_rt_print_end(void) { out_printf("\n"); }
+
+void tilec_rt_flush_output(void) {
+  if (!tls_len) return;
+  pthread_mutex_lock(&out_lock);
+  fwrite(tls_out, 1, tls_len, stdout);
+  fflush(stdout);
+  pthread_mutex_unlock(&out_lock);
+  tls_len = 0;
+}
+
+void tilec_rt_assert_fail(const char *msg, const char *file, int32_t line, uint32_t px, uint32_t py, uint32_t pz,
+                          int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+  char idx[96];
+  index_text(idx, sizeof idx, rank, i0, i1, i2, i3);
+  snprintf(tls_error, sizeof tls_error, "%s:%d: device assertion failed in program (%u, %u, %u)%s%s%s: %s",
+           file ? file : "?", line, px, py, pz, rank > 0 ? ", tile index [" : "", idx, rank > 0 ? "]" : "",
+           msg && *msg ? msg : "(no message)");
+  if (tls_jmp) longjmp(*tls_jmp, 1);
+}
+
+void tilec_rt_take_error(char *buf, size_t n) {
+  if (n) snprintf(buf, n, "%s", tls_error);
+  tls_error[0] = 0;
+}

@@ -1,0 +1,34 @@
+/* runtime/debug.h — what compiled kernels call back into while they run: device_print
+ * output (buffered per thread, flushed whole per program so programs never interleave)
+ * and failed device_asserts (which unwind the program through the trampoline's jmp_buf).
+ * In: calls from kernel code. Out: text on stdout, an error for the launcher. */
+#ifndef TILEC_RUNTIME_DEBUG_H
+#define TILEC_RUNTIME_DEBUG_H
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TILEC_RT_EXPORT __attribute__((visibility("default")))
+
+/* Called by the generated trampoline around each program that can fail. */
+TILEC_RT_EXPORT void tilec_rt_set_jmp(jmp_buf *jb);
+
+/* device_print: one line per element: begin, one value per argument, end. */
+TILEC_RT_EXPORT void tilec_rt_print_begin(uint32_t px, uint32_t py, uint32_t pz, int32_t rank, int64_t i0, int64_t i1,
+                                          int64_t i2, int64_t i3, const char *prefix);
+TILEC_RT_EXPORT void tilec_rt_print_i64(int64_t v, int32_t is_unsigned, int32_t hex);
+TILEC_RT_EXPORT void tilec_rt_print_f64(double v, int32_t hex);
+TILEC_RT_EXPORT void tilec_rt_print_end(void);
+
+/* device_assert failure: records the report and unwinds the program (never returns
+ * when a trampoline registered a jmp_buf). */
+TILEC_RT_EXPORT void tilec_rt_assert_fail(const char *msg, const char *file, int32_t line, uint32_t px, uint32_t py,
+                                          uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3);
+
+/* For the launcher: writes this thread's buffered output (if any) in one piece. */
+void tilec_rt_flush_output(void);
+/* For the launcher: the calling thread's recorded failure message ("" if none); clears it. */
+void tilec_rt_take_error(char *buf, size_t n);
+
+#endif

@@ -1,0 +1,43 @@
+# Fused attention forward with online softmax in base 2 (tests/lang, family "attention").
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def attn_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, seq_len, sm_scale,
+                    BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr, CAUSAL: tl.constexpr):
+    # q, k, v, o: [heads, seq_len, D]; grid = (cdiv(seq_len, BM), heads)
+    start_m = tl.program_id(0)
+    head = tl.program_id(1)
+    base = head * seq_len * D
+    offs_m = start_m * BM + tl.arange(0, BM)
+    offs_d = tl.arange(0, D)
+    q = tl.load(q_ptr + base + offs_m[:, None] * D + offs_d[None, :], mask=offs_m[:, None] < seq_len, other=0.0)
+    qk_scale = sm_scale * 1.44269504
+    m_i = tl.zeros([BM], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BM], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BM, D], dtype=tl.float32)
+    hi = seq_len
+    if CAUSAL:
+        hi = tl.minimum((start_m + 1) * BM, seq_len)
+    for start_n in range(0, hi, BN):
+        offs_n = start_n + tl.arange(0, BN)
+        kmask = offs_n[:, None] < seq_len
+        k = tl.load(k_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=kmask, other=0.0)
+        v = tl.load(v_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=kmask, other=0.0)
+        qk = tl.dot(q, tl.trans(k)) * qk_scale
+        ok = offs_n[None, :] < seq_len
+        if CAUSAL:
+            ok = ok & (offs_m[:, None] >= offs_n[None, :])
+        qk = tl.where(ok, qk, -1.0e6)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        acc = tl.dot(p, v, acc)
+        m_i = m_ij
+    # l_i started at 1 with m_i = -inf: alpha = 0 on the first block wipes it
+    acc = acc / l_i[:, None]
+    tl.store(lse_ptr + head * seq_len + offs_m, m_i + tl.math.log2(l_i), mask=offs_m < seq_len)
+    tl.store(o_ptr + base + offs_m[:, None] * D + offs_d[None, :], acc, mask=offs_m[:, None] < seq_len)

@@ -1,0 +1,129 @@
+# Bad kernels for the diagnostics family: each must fail with FILE:LINE:COL: error: ...
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def shape_mismatch_kernel(x_ptr):
+    a = tl.arange(0, 16)
+    b = tl.arange(0, 32)
+    tl.store(x_ptr + a, a + b)
+
+
+@triton.jit
+def shape_mismatch_2d_kernel(x_ptr):
+    a = tl.arange(0, 16)
+    t = a[:, None] + a[None, :]        # [16, 16]
+    u = tl.zeros((8, 16), tl.int32)
+    tl.store(x_ptr + a, tl.sum(t + u, axis=0))
+
+
+@triton.jit
+def dot_dtype_kernel(a_ptr, b_ptr, c_ptr):
+    r = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 16 + r[None, :])
+    tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, b))
+
+
+@triton.jit
+def dot_shape_kernel(a_ptr, c_ptr):
+    r = tl.arange(0, 16)
+    s = tl.arange(0, 32)
+    a = tl.load(a_ptr + r[:, None] * 32 + s[None, :])     # [16, 32]
+    tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, a))
+
+
+@triton.jit
+def unknown_fn_kernel(x_ptr):
+    r = tl.arange(0, 16)
+    tl.store(x_ptr + r, tl.frobulate(r))
+
+
+@triton.jit
+def loop_type_change_kernel(x_ptr, n):
+    acc = 0
+    for i in range(n):
+        acc = acc + 0.5
+    tl.store(x_ptr, acc)
+
+
+@triton.jit
+def loop_shape_change_kernel(x_ptr, n):
+    acc = tl.zeros((16,), tl.float32)
+    for i in range(n):
+        acc = tl.zeros((32,), tl.float32)
+    tl.store(x_ptr + tl.arange(0, 16), acc)
+
+
+@triton.jit
+def arange_not_pow2_kernel(x_ptr):
+    r = tl.arange(0, 12)
+    tl.store(x_ptr + r, r)
+
+
+@triton.jit
+def undefined_name_kernel(x_ptr):
+    r = tl.arange(0, 16)
+    tl.store(x_ptr + r, r + not_defined_anywhere)
+
+
+@triton.jit
+def tensor_index_kernel(x_ptr):
+    r = tl.arange(0, 16)
+    tl.store(x_ptr, r[3])
+
+
+@triton.jit
+def if_type_mismatch_kernel(x_ptr, n):
+    if n > 0:
+        v = tl.zeros((16,), tl.float32)
+    else:
+        v = tl.zeros((32,), tl.float32)
+    tl.store(x_ptr + tl.arange(0, 16), v)
+
+
+@triton.jit
+def static_assert_kernel(x_ptr, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK % 16 == 0, "BLOCK must be a multiple of 16")
+    r = tl.arange(0, BLOCK)
+    tl.store(x_ptr + r, r)
+
+
+@triton.jit
+def reshape_numel_kernel(x_ptr):
+    r = tl.arange(0, 16)
+    tl.store(x_ptr + tl.arange(0, 8), tl.reshape(r, (8, 4)))
+
+
+@triton.jit
+def wrong_arg_count_kernel(x_ptr):
+    r = tl.arange(0, 16)
+    tl.store(x_ptr + r, _two_args(r))
+
+
+@triton.jit
+def _two_args(a, b):
+    return a + b
+
+
+@triton.jit
+def loop_tile_dtype_change_kernel(x_ptr, n):
+    acc = tl.zeros((16,), tl.int32)
+    for i in range(n):
+        acc = acc + 0.5
+    tl.store(x_ptr + tl.arange(0, 16), acc)
+
+
+@triton.jit
+def chained_compare_kernel(x_ptr, n):
+    r = tl.arange(0, 16)
+    tl.store(x_ptr + r, r, mask=0 < r < n)
+
+
+@triton.jit
+def nested_def_kernel(x_ptr):
+    def inner(v):
+        return v + 1
+    r = tl.arange(0, 16)
+    tl.store(x_ptr + r, inner(r))

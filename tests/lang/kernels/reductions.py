@@ -1,0 +1,148 @@
+# Reductions (tests/lang, family "reductions").
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def sum_axes_kernel(x_ptr, s0_ptr, s1_ptr, sall_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    r = tl.arange(0, BM)
+    c = tl.arange(0, BN)
+    mask = (r[:, None] < M) & (c[None, :] < N)
+    x = tl.load(x_ptr + r[:, None] * N + c[None, :], mask=mask, other=0.0)
+    tl.store(s0_ptr + c, tl.sum(x, axis=0), mask=c < N)
+    tl.store(s1_ptr + r, tl.sum(x, 1), mask=r < M)
+    tl.store(sall_ptr, tl.sum(x))
+
+
+@triton.jit
+def maxmin_axes_kernel(x_ptr, mx0_ptr, mn1_ptr, mxall_ptr, mnall_ptr, M, N,
+                       BM: tl.constexpr, BN: tl.constexpr):
+    r = tl.arange(0, BM)
+    c = tl.arange(0, BN)
+    mask = (r[:, None] < M) & (c[None, :] < N)
+    offs = r[:, None] * N + c[None, :]
+    xa = tl.load(x_ptr + offs, mask=mask, other=-float("inf"))
+    xb = tl.load(x_ptr + offs, mask=mask, other=float("inf"))
+    tl.store(mx0_ptr + c, tl.max(xa, axis=0), mask=c < N)
+    tl.store(mn1_ptr + r, tl.min(xb, axis=1), mask=r < M)
+    tl.store(mxall_ptr, tl.max(xa))
+    tl.store(mnall_ptr, tl.min(xb, axis=None))
+
+
+@triton.jit
+def keepdims_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    # x - rowmax(x, keep_dims) + colsum(x, keep_dims)
+    r = tl.arange(0, M)
+    c = tl.arange(0, N)
+    x = tl.load(x_ptr + r[:, None] * N + c[None, :])
+    m = tl.max(x, axis=1, keep_dims=True)          # [M, 1]
+    s = tl.sum(x, axis=0, keep_dims=True)          # [1, N]
+    tl.store(out_ptr + r[:, None] * N + c[None, :], x - m + s)
+
+
+@triton.jit
+def indices_kernel(x_ptr, vmax_ptr, imax_ptr, vmin_ptr, imin_ptr, amax_ptr, amin_ptr,
+                   M: tl.constexpr, N: tl.constexpr):
+    r = tl.arange(0, M)
+    c = tl.arange(0, N)
+    x = tl.load(x_ptr + r[:, None] * N + c[None, :])
+    v, i = tl.max(x, axis=1, return_indices=True)
+    tl.store(vmax_ptr + r, v)
+    tl.store(imax_ptr + r, i)
+    w, j = tl.min(x, 1, return_indices=True)
+    tl.store(vmin_ptr + r, w)
+    tl.store(imin_ptr + r, j)
+    tl.store(amax_ptr + c, tl.argmax(x, axis=0))
+    tl.store(amin_ptr + c, tl.argmin(x, 0))
+
+
+@triton.jit
+def argmax_1d_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # masked lanes must not win: they read -inf / +inf
+    i = tl.arange(0, BLOCK)
+    a = tl.load(x_ptr + i, mask=i < n, other=-float("inf"))
+    b = tl.load(x_ptr + i, mask=i < n, other=float("inf"))
+    tl.store(out_ptr, tl.argmax(a, axis=0))
+    tl.store(out_ptr + 1, tl.argmin(b, axis=0))
+
+
+@triton.jit
+def xor_sum_kernel(x_ptr, out0_ptr, out1_ptr, M: tl.constexpr, N: tl.constexpr):
+    r = tl.arange(0, M)
+    c = tl.arange(0, N)
+    x = tl.load(x_ptr + r[:, None] * N + c[None, :])
+    tl.store(out0_ptr + c, tl.xor_sum(x, axis=0))
+    tl.store(out1_ptr + r, x.xor_sum(axis=1))
+
+
+@triton.jit
+def _mul_combine(a, b):
+    return a * b
+
+
+@triton.jit
+def reduce_fn_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    # product over rows with a user combine function
+    r = tl.arange(0, M)
+    c = tl.arange(0, N)
+    x = tl.load(x_ptr + r[:, None] * N + c[None, :])
+    tl.store(out_ptr + r, tl.reduce(x, 1, _mul_combine))
+
+
+@triton.jit
+def reduce_tuple_kernel(x_ptr, val_ptr, idx_ptr, M: tl.constexpr, N: tl.constexpr):
+    # (value, index) argmax with ties going to the largest index (opposite of tl.argmax)
+    r = tl.arange(0, M)
+    c = tl.arange(0, N)
+    x = tl.load(x_ptr + r[:, None] * N + c[None, :])
+    idx = tl.broadcast_to(c[None, :], (M, N))
+    v, i = tl.reduce((x, idx), axis=1, combine_fn=_argmax_last_combine)
+    tl.store(val_ptr + r, v)
+    tl.store(idx_ptr + r, i)
+
+
+@triton.jit
+def _argmax_last_combine(v1, i1, v2, i2):
+    take2 = (v2 > v1) | ((v2 == v1) & (i2 > i1))
+    return tl.where(take2, v2, v1), tl.where(take2, i2, i1)
+
+
+@triton.jit
+def method_forms_kernel(x_ptr, s_ptr, mx_ptr, mn_ptr, M: tl.constexpr, N: tl.constexpr):
+    r = tl.arange(0, M)
+    c = tl.arange(0, N)
+    x = tl.load(x_ptr + r[:, None] * N + c[None, :])
+    tl.store(s_ptr + r, x.sum(axis=1))
+    tl.store(mx_ptr + c, x.max(axis=0))
+    tl.store(mn_ptr, x.min())
+
+
+@triton.jit
+def sum_dtype_kernel(x_ptr, out_ptr, out64_ptr, outf_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)                          # int8
+    s = tl.sum(x)                                   # promoted to int32
+    tl.store(out_ptr, s)
+    tl.store(out64_ptr, tl.sum(x, dtype=tl.int64))
+    tl.store(outf_ptr, tl.sum(x, axis=0, dtype=tl.float32))
+
+
+@triton.jit
+def sum_3d_kernel(x_ptr, s2_ptr, s1_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
+    a = tl.arange(0, A)
+    b = tl.arange(0, B)
+    c = tl.arange(0, C)
+    x = tl.load(x_ptr + a[:, None, None] * (B * C) + b[None, :, None] * C + c[None, None, :])
+    s2 = tl.sum(x, axis=2)                          # [A, B]
+    tl.store(s2_ptr + a[:, None] * B + b[None, :], s2)
+    s1 = tl.max(x, axis=1)                          # [A, C]
+    tl.store(s1_ptr + a[:, None] * C + c[None, :], s1)
+
+
+@triton.jit
+def int_max_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    # integer max/min (int16 inputs are upcast like Triton)
+    r = tl.arange(0, M)
+    c = tl.arange(0, N)
+    x = tl.load(x_ptr + r[:, None] * N + c[None, :])
+    tl.store(out_ptr + r, tl.max(x, axis=1).to(tl.int32) - tl.min(x, axis=1).to(tl.int32))
