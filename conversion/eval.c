@@ -292,6 +292,9 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
         if (shape[d] != 1) rs[nrr++] = shape[d];
       ok = nr == nrr;
       for (int d = 0; ok && d < nr; d++) ok = ns[d] == rs[d];
+      /* Same rule as the driver (lower.c): a chunk of the result's last dim must be a chunk
+       * of the source's last dim, else the reshape reads the materialized source. */
+      if (ok && !strcmp(k, "reshape") && !(shape[rank - 1] == 1 || sshape[srank - 1] != 1)) ok = false;
       if (ok) {
         MlirValue nz[TC_RANK];
         int n = 0;
@@ -374,6 +377,45 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
       r.vec = tcb_op1(b, "vector.gather", tc_vec_type(L->ctx, c->width, mem), 5, ops, 0, NULL);
       if (!mlirTypeEqual(mem, elem)) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, mlirValueGetType(r.vec), 0));
     }
+  } else if (k && !strcmp(k, "gather")) {
+    /* out[pos] = src[pos with dim axis replaced by index[pos]] from the materialized src */
+    MlirValue src = mlirOperationGetOperand(op, 0);
+    tc_special *s = tc_special_of(L, src);
+    int64_t sshape[TC_RANK];
+    tc_shape_of(mlirValueGetType(src), sshape);
+    int axis = (int)tile_int_attr(op, "axis", 0);
+    if (!s || s->kind != TC_SPECIAL_BUFFER) {
+      tc_fail(L, op, TILEC_ERROR_INTERNAL, "gather source was not materialized");
+      b->loc = saved;
+      return r;
+    }
+    MlirValue idx = tc_eval(c, mlirOperationGetOperand(op, 1), pos).vec;
+    if (L->status) {
+      b->loc = saved;
+      return r;
+    }
+    tc_pos base = *pos;
+    base.chunked = false;
+    base.idx[axis] = tcb_const_index(b, 0);
+    MlirValue lin = tc_linear_index(b, &base, sshape); /* element (.., 0, ..) of the chunk's first lane */
+    int64_t stride = 1;
+    for (int d = rank - 1; d > axis; d--) stride *= sshape[d];
+    MlirType mem = tc_memory_type(L->ctx, elem);
+    if (pos->chunked) {
+      MlirType vi = tc_vec_type(L->ctx, c->width, i32);
+      MlirValue off = tcb_binary(b, "arith.muli", idx, tcb_const_int(b, vi, stride));
+      if (axis != rank - 1) off = tcb_binary(b, "arith.addi", off, iota(b, c->width));
+      MlirValue ops[5] = {s->buffer, lin, off, tcb_const_int(b, tc_vec_type(L->ctx, c->width, tcb_int_type(L->ctx, 1)), 1),
+                          tcb_is_float(mem) ? tcb_const_float(b, tc_vec_type(L->ctx, c->width, mem), 0)
+                                            : tcb_const_int(b, tc_vec_type(L->ctx, c->width, mem), 0)};
+      r.vec = tcb_op1(b, "vector.gather", tc_vec_type(L->ctx, c->width, mem), 5, ops, 0, NULL);
+    } else {
+      MlirValue off = tcb_cast(b, "arith.index_cast", tcb_binary(b, "arith.muli", idx, tcb_const_int(b, i32, stride)),
+                               tcb_index(L->ctx));
+      MlirValue ops[2] = {s->buffer, tcb_binary(b, "arith.addi", lin, off)};
+      r.vec = tcb_op1(b, "memref.load", mem, 2, ops, 0, NULL);
+    }
+    if (!mlirTypeEqual(mem, elem)) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, mlirValueGetType(r.vec), 0));
   } else if (tc_op_is(op, "arith.constant")) {
     MlirAttribute a = splat_constant(op);
     if (mlirAttributeIsNull(a)) {

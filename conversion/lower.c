@@ -110,7 +110,7 @@ static bool same_shape(MlirType a, MlirType b) {
 
 static bool is_root(MlirOperation op) {
   const char *k = tile_op_kind(op);
-  return k && (!strcmp(k, "store") || !strcmp(k, "reduce") || !strcmp(k, "dot") || !strcmp(k, "trans") ||
+  return k && (!strcmp(k, "store") || !strcmp(k, "reduce") || !strcmp(k, "dot") || !strcmp(k, "trans") || !strcmp(k, "gather") ||
                !strcmp(k, "reshape") || !strcmp(k, "scan"));
 }
 
@@ -147,7 +147,9 @@ static bool reshape_is_unit(MlirOperation op) {
   if (na != nb) return false;
   for (int i = 0; i < na; i++)
     if (a[i] != b[i]) return false;
-  return true;
+  /* Lazily evaluable only if a chunk of the result's last dim is a chunk of the source's
+   * last dim (or a single element): [N,1] -> [N] reads a column, so it goes via memory. */
+  return rr == 0 || r[rr - 1] == 1 || (sr > 0 && s[sr - 1] != 1);
 }
 
 void tc_flush(tc_lower *L) {
@@ -216,7 +218,7 @@ void tc_flush(tc_lower *L) {
       tc_emit_scan(L, op);
     } else if (!strcmp(k, "dot")) {
       tc_emit_dot(L, op);
-    } else if (!strcmp(k, "trans") || !strcmp(k, "reshape")) {
+    } else if (!strcmp(k, "trans") || !strcmp(k, "reshape") || !strcmp(k, "gather")) {
       tc_materialize(L, mlirOperationGetOperand(op, 0));
     }
   }
@@ -322,7 +324,7 @@ static void lower_op(tc_lower *L, MlirOperation op) {
     if (!is_tile(r0)) tc_flush(L); /* scalar results are needed right away */
     return;
   }
-  if (k && (!strcmp(k, "dot") || !strcmp(k, "trans") || !strcmp(k, "scan"))) {
+  if (k && (!strcmp(k, "dot") || !strcmp(k, "trans") || !strcmp(k, "scan") || !strcmp(k, "gather"))) {
     add_to_group(L, op);
     return;
   }

@@ -154,23 +154,54 @@ irdl.dialect @tile {
     irdl.operands(a: %a, b: %b, acc: %c)
     irdl.results(result: %c)
   }
-  irdl.operation @reduce {           // {axis, combine = @fn}; variadic tiles in and out
-    %s = irdl.any
-    %t = irdl.any
+  // Reductions and scans take 1 to 8 tiles (one IRDL variable each: IRDL would force all
+  // members of one variadic group to the same type), with operand/resultSegmentSizes.
+  irdl.operation @reduce {
+    %v0 = irdl.any
+    %v1 = irdl.any
+    %v2 = irdl.any
+    %v3 = irdl.any
+    %v4 = irdl.any
+    %v5 = irdl.any
+    %v6 = irdl.any
+    %v7 = irdl.any
+    %r0 = irdl.any
+    %r1 = irdl.any
+    %r2 = irdl.any
+    %r3 = irdl.any
+    %r4 = irdl.any
+    %r5 = irdl.any
+    %r6 = irdl.any
+    %r7 = irdl.any
     %a = irdl.any
     %f = irdl.any
     irdl.attributes {"axis" = %a, "combine" = %f}
-    irdl.operands(values: variadic %s)
-    irdl.results(results: variadic %t)
+    irdl.operands(values0: %v0, values1: optional %v1, values2: optional %v2, values3: optional %v3, values4: optional %v4, values5: optional %v5, values6: optional %v6, values7: optional %v7)
+    irdl.results(results0: %r0, results1: optional %r1, results2: optional %r2, results3: optional %r3, results4: optional %r4, results5: optional %r5, results6: optional %r6, results7: optional %r7)
   }
-  irdl.operation @scan {             // {axis, combine = @fn, reverse}
-    %s = irdl.any
+  irdl.operation @scan {
+    %v0 = irdl.any
+    %v1 = irdl.any
+    %v2 = irdl.any
+    %v3 = irdl.any
+    %v4 = irdl.any
+    %v5 = irdl.any
+    %v6 = irdl.any
+    %v7 = irdl.any
+    %r0 = irdl.any
+    %r1 = irdl.any
+    %r2 = irdl.any
+    %r3 = irdl.any
+    %r4 = irdl.any
+    %r5 = irdl.any
+    %r6 = irdl.any
+    %r7 = irdl.any
     %a = irdl.any
     %f = irdl.any
-    %r = irdl.any
-    irdl.attributes {"axis" = %a, "combine" = %f, "reverse" = %r}
-    irdl.operands(values: variadic %s)
-    irdl.results(results: variadic %s)
+    %rv = irdl.any
+    irdl.attributes {"axis" = %a, "combine" = %f, "reverse" = %rv}
+    irdl.operands(values0: %v0, values1: optional %v1, values2: optional %v2, values3: optional %v3, values4: optional %v4, values5: optional %v5, values6: optional %v6, values7: optional %v7)
+    irdl.results(results0: %r0, results1: optional %r1, results2: optional %r2, results3: optional %r3, results4: optional %r4, results5: optional %r5, results6: optional %r6, results7: optional %r7)
   }
   irdl.operation @gather {           // {axis}
     %s = irdl.any

@@ -92,6 +92,16 @@ static tc_val axis_iota(tc_cg *cg, int rank, const int64_t *shape, int axis, tc_
   return cg_broadcast_to(cg, v, rank, shape, loc);
 }
 
+/* out[..i..] = src[..index[..i..]..] along axis (lowered by reading the materialized src) */
+static tc_val gather_op(tc_cg *cg, tc_val src, tc_val idx, int axis, tc_loc loc) {
+  if (tc_ty_bits(idx.ty) != 32) idx = cg_cast(cg, idx, tc_ty_make(TILEC_DTYPE_I32), false, loc);
+  MlirValue ops[2] = {src.v, idx.v};
+  MlirNamedAttribute na = tcb_named(cg->ctx, "axis", mlirIntegerAttrGet(mlirIntegerTypeGet(cg->ctx, 32), axis));
+  cg_set_loc(cg, loc);
+  MlirValue r = tcb_op1(&cg->b, "tile.gather", cg_tensor_type(cg, src.ty, idx.rank, idx.shape), 2, ops, 1, &na);
+  return tv_tensor(r, src.ty, idx.rank, idx.shape);
+}
+
 /* ---- reductions ------------------------------------------------------------------ */
 
 typedef enum combine_kind { C_SUM, C_PROD, C_MAX, C_MIN, C_XOR, C_OR, C_ARGMAX, C_ARGMIN, C_FIRST, C_LAST, C_JIT } combine_kind;
@@ -213,11 +223,15 @@ static tc_val reduce(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool ke
     rtypes[i] = cg_tensor_type(cg, tys[i], rr, rs);
     ops[i] = xs[i].v;
   }
-  MlirNamedAttribute attrs[2] = {
+  int32_t seg[8];
+  for (int i = 0; i < 8; i++) seg[i] = i < n;
+  MlirNamedAttribute attrs[4] = {
       tcb_named(cg->ctx, "axis", mlirIntegerAttrGet(mlirIntegerTypeGet(cg->ctx, 32), axis)),
-      tcb_named(cg->ctx, "combine", combine)};
+      tcb_named(cg->ctx, "combine", combine),
+      tcb_named(cg->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg)),
+      tcb_named(cg->ctx, "resultSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg))};
   cg_set_loc(cg, loc);
-  MlirOperation op = tcb_op(&cg->b, "tile.reduce", n, rtypes, n, ops, 2, attrs);
+  MlirOperation op = tcb_op(&cg->b, "tile.reduce", n, rtypes, n, ops, 4, attrs);
   tc_val out[8];
   for (int i = 0; i < n; i++) {
     out[i] = tv_tensor(mlirOperationGetResult(op, i), tys[i], rr, rs);
@@ -261,11 +275,15 @@ static tc_val scan(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool reve
   }
   MlirAttribute combine = make_combine(cg, kind, false, fn, n, tys, loc);
   if (cg->err) return (tc_val){0};
-  MlirNamedAttribute attrs[3] = {
+  int32_t seg[8];
+  for (int i = 0; i < 8; i++) seg[i] = i < n;
+  MlirNamedAttribute attrs[5] = {
       tcb_named(cg->ctx, "axis", mlirIntegerAttrGet(mlirIntegerTypeGet(cg->ctx, 32), axis)),
-      tcb_named(cg->ctx, "combine", combine), tcb_named(cg->ctx, "reverse", mlirBoolAttrGet(cg->ctx, reverse))};
+      tcb_named(cg->ctx, "combine", combine), tcb_named(cg->ctx, "reverse", mlirBoolAttrGet(cg->ctx, reverse)),
+      tcb_named(cg->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg)),
+      tcb_named(cg->ctx, "resultSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg))};
   cg_set_loc(cg, loc);
-  MlirOperation op = tcb_op(&cg->b, "tile.scan", n, rtypes, n, ops, 3, attrs);
+  MlirOperation op = tcb_op(&cg->b, "tile.scan", n, rtypes, n, ops, 5, attrs);
   if (n == 1) return tv_tensor(mlirOperationGetResult(op, 0), tys[0], xs[0].rank, xs[0].shape);
   tc_val t = {.kind = TV_TUPLE, .nitems = n};
   t.items = cg_alloc(cg, sizeof(tc_val) * (size_t)n);
@@ -485,6 +503,75 @@ bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc
     }
     if (cg->err) return true;
     *out = scan(cg, xs, n, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "reverse")), C_JIT, cf->fn, fn, loc);
+    return true;
+  }
+  if (!strcmp(name, "gather")) {
+    static const char *const p[] = {"src", "index", "axis", NULL};
+    cg_sig s = {fn, p};
+    if (!cg_check_args(cg, a, &s, 3, loc)) return true;
+    tc_val src = tensor_arg(cg, cg_arg(a, &s, "src"), fn, loc), idx = tensor_arg(cg, cg_arg(a, &s, "index"), fn, loc);
+    int64_t ax;
+    if (cg->err || !cg_const_int(cg, cg_arg(a, &s, "axis"), "axis", loc, &ax)) return true;
+    int axis = norm_axis(cg, ax, src.rank, fn, loc);
+    if (axis < 0) return true;
+    if (!tc_ty_is_int(idx.ty) || idx.rank != src.rank) {
+      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.gather needs an integer index tile of the source's rank");
+      return true;
+    }
+    for (int d = 0; d < src.rank; d++)
+      if (d != axis && idx.shape[d] != src.shape[d]) {
+        *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.gather: index dimension %d must match the source", d);
+        return true;
+      }
+    *out = gather_op(cg, src, idx, axis, loc);
+    return true;
+  }
+  if (!strcmp(name, "flip")) {
+    static const char *const p[] = {"x", "dim", NULL};
+    cg_sig s = {fn, p};
+    if (!cg_check_args(cg, a, &s, 1, loc)) return true;
+    tc_val x = tensor_arg(cg, cg_arg(a, &s, "x"), fn, loc);
+    if (cg->err) return true;
+    if (!x.rank) {
+      *out = x;
+      return true;
+    }
+    int64_t d = x.rank - 1;
+    tc_val *dv = cg_arg(a, &s, "dim");
+    if (!cg_is_none(dv) && !cg_const_int(cg, dv, "dim", loc, &d)) return true;
+    int axis = norm_axis(cg, d, x.rank, fn, loc);
+    if (axis < 0) return true;
+    tc_val k = axis_iota(cg, x.rank, x.shape, axis, loc);
+    tc_val rev = cg_binary(cg, TC_OP_SUB, tv_int(x.shape[axis] - 1), k, loc);
+    *out = gather_op(cg, x, rev, axis, loc);
+    return true;
+  }
+  if (!strcmp(name, "histogram")) {
+    static const char *const p[] = {"input", "num_bins", "mask", NULL};
+    cg_sig s = {fn, p};
+    if (!cg_check_args(cg, a, &s, 2, loc)) return true;
+    tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
+    int64_t bins;
+    if (cg->err || !cg_const_int(cg, cg_arg(a, &s, "num_bins"), "num_bins", loc, &bins)) return true;
+    if (x.rank != 1 || !tc_ty_is_int(x.ty) || bins < 1) {
+      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.histogram needs a 1-D integer tile and num_bins >= 1");
+      return true;
+    }
+    /* counts[b] = sum_i (x[i] == b) over the [n, bins] comparison, reduced along i */
+    int64_t n = x.shape[0];
+    int64_t sh[2] = {n, bins};
+    tc_val xe = cg_broadcast_to(cg, expand(cg, x, 1, loc), 2, sh, loc);
+    tc_val b = axis_iota(cg, 2, sh, 1, loc);
+    tc_val hit = cg_compare(cg, TC_CMP_EQ, xe, b, loc);
+    tc_val *mk = cg_arg(a, &s, "mask");
+    if (!cg_is_none(mk)) {
+      tc_val m = cg_to_bool(cg, *mk, loc);
+      if (m.rank == 1) m = cg_broadcast_to(cg, expand(cg, m, 1, loc), 2, sh, loc);
+      hit = cg_logical(cg, true, hit, m, loc);
+    }
+    tc_val cnt = cg_cast(cg, hit, tc_ty_make(TILEC_DTYPE_I32), false, loc);
+    tc_val zero = tv_int(0);
+    *out = reduce(cg, &cnt, 1, &zero, false, C_SUM, false, NULL, fn, loc);
     return true;
   }
   if (!strcmp(name, "reshape") || !strcmp(name, "view")) {

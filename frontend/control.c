@@ -336,11 +336,7 @@ static int body_yields(tc_cg *cg, carried *cs, int n, leaf *leaves, MlirValue *y
       }
       if (cg->err) return -1;
       if (!same_type(&y, &l->init)) {
-        if (l->from_number && y.rank == 0) {
-          l->init.ty = y.ty;
-          retry = 1;
-          continue;
-        }
+        /* Triton fixes a loop-carried constexpr's type from its initial value too. */
         char a[64], b[64];
         describe(&l->init, a, sizeof a);
         describe(&y, b, sizeof b);

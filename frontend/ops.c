@@ -247,7 +247,15 @@ tc_val cg_binary(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc loc) {
   if (op == TC_OP_POW)
     return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
                     "'**' is only supported between constexprs (use libdevice.pow on tensors)");
-  if (op == TC_OP_MATMUL) return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'@' (tl.dot) is not supported yet");
+  if (op == TC_OP_MATMUL) {
+    tc_callargs ca = {0};
+    tc_val ab[2] = {a, b};
+    ca.args = ab;
+    ca.nargs = 2;
+    tc_val r;
+    cg_tile_builtin(cg, "dot", &ca, loc, &r);
+    return r;
+  }
   bool div = op == TC_OP_TRUEDIV || op == TC_OP_FLOORDIV || op == TC_OP_MOD;
   tc_ty ct;
   if (!promote(cg, &a, &b, div, &ct, loc, binop_symbol(op))) return (tc_val){0};

@@ -173,3 +173,19 @@ def randn4x(seed, offset, n_rounds: tl.constexpr = 10):
     n1, n2 = pair_uniform_to_normal(u1, u2)
     n3, n4 = pair_uniform_to_normal(u3, u4)
     return n1, n2, n3, n4
+
+
+@triton.jit
+def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
+    # tl.softmax: along `dim` (0 when not given), as Triton defines it.
+    if dim is None:
+        _dim: tl.constexpr = 0
+    else:
+        _dim: tl.constexpr = dim
+    z = x - tl.max(x, _dim, keep_dims=keep_dims)
+    num = tl.exp(z)
+    den = tl.sum(num, _dim, keep_dims=keep_dims)
+    if ieee_rounding:
+        return tl.div_rn(num, den)
+    else:
+        return tl.fdiv(num, den)

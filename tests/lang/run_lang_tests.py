@@ -27,22 +27,8 @@ import numpy as np
 # lang test suite). They print KNOWN-BUG and do not count as failures; remove a name when
 # the bug is fixed (a case listed here that passes prints PASS and counts as passed).
 KNOWN_FAILURES = {
-    # B1: a tile with a size-1 trailing dim ([N, 1], [1, N, 1]) collapsed to [N] by reshape,
-    #     or fully reduced (axis=None), only sees its first element
-    "expand_reshape_1d", "reshape_column_to_1d", "sum_axes_33x1", "maxmin_axes_33x1",
-    # B2: argmax/argmin/max(return_indices)/tl.reduce over (float, int) tuples on float tiles:
-    #     invalid tile IR (expected tensor<..xf32> but got tensor<..xi32>)
-    "return_indices_argmax_ties", "argmax_masked_1", "argmax_masked_7", "argmax_masked_100",
-    "reduce_tuple_combine",
-    # B3: `a @ b` rejected: '@' (tl.dot) is not supported yet
-    "matmul_operator",
-    # B4: `while` loops carrying tiles rejected (not supported yet)
+    # `while` loops carrying tiles are rejected ("not supported yet")
     "while_tile",
-    # B5: tl.softmax rejected (not supported yet)
-    "tl_softmax",
-    # B6: a loop-carried scalar that changes type (int -> float) is silently promoted
-    #     instead of the error Triton gives
-    "diag_loop_carried_scalar_type_change",
 }
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -738,9 +724,10 @@ def _math():
     xs = rng(85).standard_normal((4, 16)).astype(np.float32) * 3
 
     def softmax_ref(a):
+        # tl.softmax(x) with dim=None reduces along dim 0 (Triton's definition)
         x = a["x_ptr"].astype(np.float64)
-        e = np.exp(x - x.max(1, keepdims=True))
-        return {"out_ptr": e / e.sum(1, keepdims=True)}
+        e = np.exp(x - x.max(0, keepdims=True))
+        return {"out_ptr": e / e.sum(0, keepdims=True)}
     add(F, "tl_softmax", K, "softmax_fn_kernel", (1,),
         dict(x_ptr=xs, out_ptr=np.zeros_like(xs), M=4, N=16), ["out_ptr"], softmax_ref, rtol=1e-5, atol=1e-6)
     x64 = rng(86).uniform(-3, 3, 32)

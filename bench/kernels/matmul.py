@@ -1,0 +1,50 @@
+# bench/kernels/matmul.py — benchmark kernel: C = A @ B (fp32, row-major), written as a GPU
+# tile matmul would be: grouped program order, 2-D pointer tiles advanced along K, tl.dot
+# into an fp32 accumulator, masked edges. Only the block sizes are chosen for the CPU.
+#
+# Block sizes (signature constexprs, set in scripts/bench.sh; default 64 x 64 x 32, group 8):
+# - The accumulator tile BLOCK_M x BLOCK_N = 64 x 64 fp32 is 16 KiB; per K step the A tile
+#   (64 x 32) and B tile (32 x 64) are 8 KiB each, so all three live in the 48 KiB L1d of
+#   one Zen 5 core while the dot's register microkernel (e.g. 8 x 32 accumulators on
+#   AVX-512) sweeps the accumulator tile.
+# - 64 is a multiple of every SIMD width (4/8/16 fp32), so rows split into full vectors.
+# - N = 1024 gives 16 x 16 = 256 programs: plenty to balance 2 threads with a static
+#   schedule; GROUP_SIZE_M = 8 keeps the B panels of 8 neighbouring rows of tiles hot in L2.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  GROUP_SIZE_M: tl.constexpr):
+    # Map the linear program id to a (tile row, tile column) so that GROUP_SIZE_M tile rows
+    # are walked column by column: consecutive programs share B panels.
+    pid = tl.program_id(axis=0)
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    per_group = GROUP_SIZE_M * tiles_n
+    group = pid // per_group
+    first_m = group * GROUP_SIZE_M
+    group_rows = min(tiles_m - first_m, GROUP_SIZE_M)
+    pid_m = first_m + ((pid % per_group) % group_rows)
+    pid_n = (pid % per_group) // group_rows
+
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    ks = tl.arange(0, BLOCK_K)
+    a_tile = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
+    b_tile = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
+
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for kb in range(0, tl.cdiv(K, BLOCK_K)):
+        k_left = K - kb * BLOCK_K
+        a = tl.load(a_tile, mask=(rows[:, None] < M) & (ks[None, :] < k_left), other=0.0)
+        b = tl.load(b_tile, mask=(ks[:, None] < k_left) & (cols[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_tile += BLOCK_K * stride_ak
+        b_tile += BLOCK_K * stride_bk
+
+    c_tile = c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn
+    tl.store(c_tile, acc, mask=(rows[:, None] < M) & (cols[None, :] < N))

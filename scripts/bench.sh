@@ -1,0 +1,300 @@
+#!/usr/bin/env bash
+# scripts/bench.sh — runs the tilec benchmark suite against its peers (C loop + SLEEF,
+# OpenBLAS, PoCL, numpy) at 1 and 2 threads, then regenerates bench/results.json,
+# bench/REPORT.md and bench/chart.png. Not part of CI. Options: --quick, --no-setup.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+QUICK=0
+SETUP=1
+WAIT_IDLE=0
+for a in "$@"; do
+  case "$a" in
+    --quick) QUICK=1 ;;      # shorter time budgets: for trying the harness, not for numbers
+    --no-setup) SETUP=0 ;;   # skip the package checks (offline machine, packages present)
+    --wait-idle) WAIT_IDLE=1 ;;  # first wait (up to 10 min) for other work on the machine to stop
+    *) echo "usage: scripts/bench.sh [--quick] [--no-setup] [--wait-idle]" >&2; exit 2 ;;
+  esac
+done
+
+BUILD=${TILEC_BUILD_DIR:-build}
+WORK="$BUILD/bench"               # generated kernels, drivers, raw results (not committed)
+RAW="$WORK/results.jsonl"
+CMDS="$WORK/commands.txt"
+THREADS=(1 2)
+CC=${CC:-clang-22}
+PY=/usr/bin/python3               # Debian's python with numpy; pyenv's python3 may lack it
+# Matmul block sizes BLOCK_M BLOCK_N BLOCK_K GROUP_SIZE_M (why: see bench/kernels/matmul.py).
+read -r BM BN BK GM <<<"${TILEC_BENCH_MATMUL_BLOCKS:-64 64 32 8}"
+MATMUL_SIZES=(1024 2048 4096)
+POCL_MATMUL_MAX=1024              # the naive PoCL matmul runs ~1 GFLOP/s: 4096 would take minutes
+PROC_TIMEOUT=240                  # seconds per benchmark process: a hung kernel cannot stall the run
+COMPILE_SAMPLES=5                 # fresh processes per cold-compile measurement
+ROUNDS=3                          # repetitions of the whole kernel suite (see kernel_round)
+
+if [ "$QUICK" = 1 ]; then export BENCH_TIME_SCALE=0.2; COMPILE_SAMPLES=2; ROUNDS=1; fi
+# Two cores leave no room for other work: a busy machine halves the 2-thread numbers.
+load1() { cut -d' ' -f1 /proc/loadavg; }
+if [ "$WAIT_IDLE" = 1 ]; then
+  for _ in $(seq 120); do
+    awk -v l="$(load1)" 'BEGIN { exit !(l < 0.3) }' && break
+    sleep 5
+  done
+fi
+if awk -v l="$(load1)" 'BEGIN { exit !(l >= 0.5) }'; then
+  echo "warning: load average $(load1): other work is running; numbers (2 threads most) will suffer" >&2
+fi
+T_START=$(date +%s)
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)  # other work on the machine skews 2-thread numbers
+section() { printf '\n==== %s ====\n' "$*"; }
+
+if [ "$SETUP" = 1 ]; then
+  section "setup"
+  bash scripts/setup.sh
+  bash scripts/setup-bench.sh
+fi
+
+section "build tilec ($BUILD)"
+# Incremental: quick when the build is current. If the tree is mid-edit and does not build,
+# an existing tilec binary is still good enough to benchmark.
+if { [ -f "$BUILD/build.ninja" ] || cmake -G Ninja -DCMAKE_C_COMPILER=clang-22 -B "$BUILD" >/dev/null; } &&
+   cmake --build "$BUILD" -j "$(nproc)" --target tilec tilec-runtime >/dev/null; then
+  echo "tilec is up to date"
+elif [ -x "$BUILD/tilec" ]; then
+  echo "warning: the build failed; benchmarking the existing $BUILD/tilec" >&2
+else
+  echo "error: cannot build tilec" >&2; exit 1
+fi
+TILEC="$BUILD/tilec"
+
+mkdir -p "$WORK"
+: >"$RAW"
+: >"$CMDS"
+
+json_str() { # JSON string body: backslashes, quotes, tabs/CRs as spaces
+  local s=${1//\\/\\\\}
+  s=${s//\"/\\\"}
+  printf '%s' "$s" | tr '\t\r\n' '   '
+}
+# A result line written by this script (rows that could not be measured).
+emit() { # bench size impl threads status note
+  printf '{"bench":"%s","size":"%s","impl":"%s","threads":%s,"status":"%s","note":"%s"}\n' \
+    "$1" "$2" "$3" "$4" "$5" "$(json_str "$6")" >>"$RAW"
+}
+# Runs a benchmark command with an environment, logs the exact command, appends its JSON
+# lines; a crash or timeout becomes an "error" row instead of stopping the suite.
+run() { # bench size impl threads -- command...
+  local bench=$1 size=$2 impl=$3 t=$4; shift 5
+  printf '%s\n' "$*" >>"$CMDS"
+  local out err rc=0
+  err=$(mktemp)
+  out=$(timeout "$PROC_TIMEOUT" "$@" 2>"$err") || rc=$?
+  if [ -n "$out" ]; then printf '%s\n' "$out" >>"$RAW"; printf '%s\n' "$out" | cut -c1-160; fi
+  if [ "$rc" != 0 ]; then
+    local why
+    if [ "$rc" = 124 ]; then why="timed out after ${PROC_TIMEOUT} s"
+    else why="exit code $rc: $(grep -v '^\s*$' "$err" | tail -n 1 || true)"; fi
+    echo "  $impl $bench $size (T=$t) failed: $why" >&2
+    emit "$bench" "$size" "$impl" "$t" error "$why"
+  fi
+  rm -f "$err"
+}
+
+DRV_FLAGS=(-std=c17 -O3 -march=native -Wall -Wextra -D_POSIX_C_SOURCE=200809L)
+
+section "build peers"
+"$CC" "${DRV_FLAGS[@]}" -fopenmp bench/peers/c_bench.c -lsleef -lm -o "$WORK/c_bench"
+"$CC" "${DRV_FLAGS[@]}" bench/peers/blas_bench.c -lopenblas -lm -o "$WORK/blas_bench"
+"$CC" "${DRV_FLAGS[@]}" bench/peers/ocl_bench.c -lOpenCL -lm -o "$WORK/ocl_bench"
+"$CC" "${DRV_FLAGS[@]}" -Iinclude bench/compile_time.c -L"$BUILD" -ltilec -ltilec-runtime \
+  -Wl,-rpath,"$ROOT/$BUILD" -o "$WORK/compile_time"
+echo "ok"
+
+# ---- tilec kernels: compile each; a kernel the compiler rejects becomes its rows' note ----
+declare -A TILEC_OK TILEC_ERR
+tilec_kernel() { # variant file kernel signature driver-defines...
+  local v=$1 file=$2 k=$3 sig=$4; shift 4
+  printf '%s\n' "$TILEC compile $file -k $k -s \"$sig\" -o $WORK/$v.so --header $WORK/$v.h" >>"$CMDS"
+  local log
+  if log=$("$TILEC" compile "$file" -k "$k" -s "$sig" -o "$WORK/$v.so" --header "$WORK/$v.h" 2>&1); then
+    # One driver binary per kernel: generated launchers of different specializations
+    # (softmax 1024 vs 8192) share a name, so they cannot be linked into one program.
+    "$CC" "${DRV_FLAGS[@]}" -Iinclude -include "$WORK/$v.h" "$@" bench/run.c "$WORK/$v.so" \
+      -L"$BUILD" -ltilec-runtime -lm -Wl,-rpath,"$ROOT/$WORK" -Wl,-rpath,"$ROOT/$BUILD" -o "$WORK/run_$v"
+    TILEC_OK[$v]=1
+    echo "tilec $v: compiled"
+  else
+    TILEC_ERR[$v]="not supported yet ($(printf '%s\n' "$log" | grep -m1 -v '^\s*$' || true))"
+    echo "tilec $v: ${TILEC_ERR[$v]}"
+  fi
+}
+section "compile tilec kernels"
+tilec_kernel vector_add bench/kernels/vector_add.py vadd_kernel \
+  "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024" -DBENCH_VADD -DBENCH_BLOCK=1024
+tilec_kernel softmax_1024 bench/kernels/softmax.py softmax_kernel \
+  "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 1024" -DBENCH_SOFTMAX
+tilec_kernel softmax_8192 bench/kernels/softmax.py softmax_kernel \
+  "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 8192" -DBENCH_SOFTMAX
+tilec_kernel layernorm bench/kernels/layernorm.py layernorm_fwd_kernel \
+  "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 1024" -DBENCH_LAYERNORM
+# Unit strides are specialized with ":1" (Triton's JIT does the same for arguments equal
+# to 1), which is what lets the compiler see contiguous rows in the A, B and C tiles.
+tilec_kernel matmul bench/kernels/matmul.py matmul_kernel \
+  "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, $BM, $BN, $BK, $GM" \
+  -DBENCH_MATMUL -DBENCH_BM="$BM" -DBENCH_BN="$BN"
+tilec_kernel empty bench/kernels/empty.py empty_kernel "*fp32" -DBENCH_EMPTY
+
+# Runs the tilec driver of `variant`, or records why it cannot run.
+tilec_run() { # variant bench size threads args...
+  local v=$1 bench=$2 size=$3 t=$4; shift 4
+  if [ -n "${TILEC_OK[$v]:-}" ]; then
+    run "$bench" "$size" tilec "$t" -- env TILEC_NUM_THREADS="$t" "$WORK/run_$v" "$@"
+  else
+    emit "$bench" "$size" tilec "$t" unsupported "${TILEC_ERR[$v]}"
+    echo "tilec $bench $size (T=$t): ${TILEC_ERR[$v]}" | cut -c1-160
+  fi
+}
+# OpenBLAS here must pick its kernel by itself: the machine's OPENBLAS_CORETYPE/L2_SIZE
+# halve sgemm speed, so they are removed for the BLAS and numpy commands only.
+BLAS_ENV=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE)
+OCL=(env POCL_CACHE_DIR="$WORK/pocl-cache")
+
+# Median seconds of the last row of `impl` for matmul size n at t threads, or empty.
+last_median() { # impl n t
+  grep "\"bench\":\"matmul\",\"size\":\"$2\",\"impl\":\"$1\",\"threads\":$3," "$RAW" | tail -n 1 |
+    sed -n 's/.*"median_s":\([0-9.e+-]*\).*/\1/p' || true
+}
+declare -A MM_SKIP   # threads -> reason: tilec matmul sizes from then on are too slow to run
+
+# Peers of one row run right after tilec's, so slow drifts of a shared machine hit all alike.
+# The whole kernel suite runs ROUNDS times and the report takes the median over rounds:
+# other work on a shared machine then skews one round, not the result.
+kernel_round() {
+  section "vector add 2^24"
+  for t in "${THREADS[@]}"; do
+    tilec_run vector_add vector_add 16777216 "$t" 16777216
+    run vector_add 16777216 c "$t" -- env OMP_NUM_THREADS="$t" "$WORK/c_bench" vector_add 16777216
+    run vector_add 16777216 pocl "$t" -- "${OCL[@]}" POCL_MAX_PTHREAD_COUNT="$t" "$WORK/ocl_bench" bench/peers/opencl vector_add 16777216
+  done
+  run vector_add 16777216 numpy 1 -- "${BLAS_ENV[@]}" OPENBLAS_NUM_THREADS=1 "$PY" bench/peers/numpy_bench.py vector_add 16777216
+
+  for shape in "4096 1024" "1024 8192"; do
+    read -r R C <<<"$shape"
+    section "softmax ${R}x${C}"
+    for t in "${THREADS[@]}"; do
+      tilec_run "softmax_$C" softmax "${R}x${C}" "$t" "$R" "$C"
+      run softmax "${R}x${C}" c "$t" -- env OMP_NUM_THREADS="$t" "$WORK/c_bench" softmax "$R" "$C"
+      run softmax "${R}x${C}" pocl "$t" -- "${OCL[@]}" POCL_MAX_PTHREAD_COUNT="$t" "$WORK/ocl_bench" bench/peers/opencl softmax "$R" "$C"
+    done
+    run softmax "${R}x${C}" numpy 1 -- "${BLAS_ENV[@]}" OPENBLAS_NUM_THREADS=1 "$PY" bench/peers/numpy_bench.py softmax "$R" "$C"
+  done
+
+  section "layer norm 1024x8192"
+  for t in "${THREADS[@]}"; do
+    tilec_run layernorm layernorm 1024x8192 "$t" 1024 8192
+    run layernorm 1024x8192 c "$t" -- env OMP_NUM_THREADS="$t" "$WORK/c_bench" layernorm 1024 8192
+    run layernorm 1024x8192 pocl "$t" -- "${OCL[@]}" POCL_MAX_PTHREAD_COUNT="$t" "$WORK/ocl_bench" bench/peers/opencl layernorm 1024 8192
+  done
+  run layernorm 1024x8192 numpy 1 -- "${BLAS_ENV[@]}" OPENBLAS_NUM_THREADS=1 "$PY" bench/peers/numpy_bench.py layernorm 1024 8192
+
+  section "matmul fp32 (tilec blocks ${BM}x${BN}x${BK}, group ${GM})"
+  for t in "${THREADS[@]}"; do
+    prev=""
+    for n in "${MATMUL_SIZES[@]}"; do
+      # Sizes run in ascending order; when the previous size predicts more than ~2 minutes
+      # for this one (n^3 scaling, warm-up + 3 samples), this and larger sizes are skipped
+      # in every round and their rows say why.
+      if [ -z "${MM_SKIP[$t]:-}" ] && [ -n "$prev" ] && [ -n "${TILEC_OK[matmul]:-}" ]; then
+        m=$(last_median tilec "$prev" "$t")
+        if [ -n "$m" ] && awk -v m="$m" -v a="$prev" -v b="$n" 'BEGIN { exit !(m * (b / a) ^ 3 * 5 > 120) }'; then
+          MM_SKIP[$t]="N=$prev took ${m} s per call; larger sizes would exceed the time budget"
+        fi
+      fi
+      if [ -n "${MM_SKIP[$t]:-}" ]; then
+        emit matmul "$n" tilec "$t" skipped "${MM_SKIP[$t]}"
+      else
+        tilec_run matmul matmul "$n" "$t" "$n"
+      fi
+      prev=$n
+    done
+    for n in "${MATMUL_SIZES[@]}"; do
+      run matmul "$n" openblas "$t" -- "${BLAS_ENV[@]}" OPENBLAS_NUM_THREADS="$t" "$WORK/blas_bench" "$n"
+      run matmul "$n" numpy "$t" -- "${BLAS_ENV[@]}" OPENBLAS_NUM_THREADS="$t" "$PY" bench/peers/numpy_bench.py matmul "$n"
+      if [ "$n" -le "$POCL_MATMUL_MAX" ]; then
+        # Seconds per call and ~100x off the others: one round is enough and saves a minute.
+        if [ "$round" = 1 ]; then
+          run matmul "$n" pocl "$t" -- "${OCL[@]}" POCL_MAX_PTHREAD_COUNT="$t" "$WORK/ocl_bench" bench/peers/opencl matmul "$n"
+        fi
+      else
+        emit matmul "$n" pocl "$t" skipped "naive PoCL matmul capped at N=$POCL_MATMUL_MAX (it runs at ~1 GFLOP/s)"
+      fi
+    done
+  done
+
+  section "empty kernel launch"
+  for t in "${THREADS[@]}"; do
+    tilec_run empty launch "grid 1" "$t"
+    if [ -z "${TILEC_OK[empty]:-}" ]; then tilec_run empty launch "grid 1024" "$t"; fi
+    run launch grid c "$t" -- env OMP_NUM_THREADS="$t" "$WORK/c_bench" launch
+    run launch grid pocl "$t" -- "${OCL[@]}" POCL_MAX_PTHREAD_COUNT="$t" "$WORK/ocl_bench" bench/peers/opencl launch
+  done
+}
+for round in $(seq "$ROUNDS"); do
+  section "round $round of $ROUNDS"
+  kernel_round
+done
+
+section "compile times"
+# Cold = a fresh process each time (and, for PoCL, an empty kernel cache); one sample per
+# process, the report takes the median over the processes.
+compile_kernel() { # file kernel signature
+  for _ in $(seq "$COMPILE_SAMPLES"); do
+    run "compile (cold)" "$(basename "$1" .py)" tilec 1 -- "$WORK/compile_time" "$TILEC" "$1" "$2" "$3" "$WORK"
+  done
+}
+compile_kernel bench/kernels/vector_add.py vadd_kernel "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"
+compile_kernel bench/kernels/softmax.py softmax_kernel "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 1024"
+compile_kernel bench/kernels/layernorm.py layernorm_fwd_kernel \
+  "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 1024"
+compile_kernel bench/kernels/matmul.py matmul_kernel \
+  "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, $BM, $BN, $BK, $GM"
+for which in vector_add matmul all; do
+  for _ in $(seq 3); do
+    cache=$(mktemp -d "$WORK/pocl-build.XXXXXX")
+    run "compile (cold)" "$which" pocl 1 -- env POCL_CACHE_DIR="$cache" "$WORK/ocl_bench" bench/peers/opencl build cold "$which"
+    run "compile (cached)" "$which" pocl 1 -- env POCL_CACHE_DIR="$cache" "$WORK/ocl_bench" bench/peers/opencl build cached "$which"
+    rm -rf "$cache"
+  done
+done
+
+section "report"
+# Machine facts for the report; the load average shows whether other work shared the cores.
+MACHINE="$WORK/machine.env"
+{
+  echo "cpu=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)"
+  echo "cpus=$(nproc)"
+  echo "cores_per_socket=$(lscpu | sed -n 's/^Core(s) per socket:[[:space:]]*//p')"
+  echo "threads_per_core=$(lscpu | sed -n 's/^Thread(s) per core:[[:space:]]*//p')"
+  echo "caches=$(lscpu | sed -n 's/^\(L[123][di]\{0,1\}\) cache:[[:space:]]*/\1 /p' | paste -sd ';' -)"
+  echo "simd=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(sse4_2|avx|avx2|fma|avx512f|avx512bw|avx512vl|avx512_vnni|avx512_bf16|amx_tile)$' | paste -sd ' ' -)"
+  echo "kernel=$(uname -srm)"
+  echo "os=$(. /etc/os-release && echo "$PRETTY_NAME")"
+  echo "memory=$(free -g | awk '/^Mem:/ {print $2 " GiB"}')"
+  echo "cc=$("$CC" --version | head -n 1)"
+  echo "pocl=$(env POCL_CACHE_DIR="$WORK/pocl-cache" "$WORK/ocl_bench" bench/peers/opencl device 2>/dev/null || echo unavailable)"
+  echo "numpy=$("$PY" -c 'import numpy; print(numpy.__version__)')"
+  echo "sleef=$(dpkg-query -W -f='${Version}' libsleef-dev 2>/dev/null || echo unknown)"
+  echo "openblas=$(dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null || echo unknown)"
+  echo "tilec_commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git status --porcelain 2>/dev/null | grep -q . && echo ' (uncommitted changes present)')"
+  echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "loadavg_start=$LOAD_START"
+  echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "duration_s=$(( $(date +%s) - T_START ))"
+  echo "matmul_blocks=$BM $BN $BK $GM"
+  echo "quick=$QUICK"
+  echo "rounds=$ROUNDS"
+} >"$MACHINE"
+"$PY" bench/report.py --raw "$RAW" --machine "$MACHINE" --commands "$CMDS" --out bench
+echo "total: $(( $(date +%s) - T_START )) s"
