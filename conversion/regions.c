@@ -286,59 +286,89 @@ void tc_lower_if(tc_lower *L, MlirOperation op) {
 void tc_lower_while(tc_lower *L, MlirOperation op) {
   int n = (int)mlirOperationGetNumOperands(op);
   int nres = (int)mlirOperationGetNumResults(op);
-  if (n > MAXC || nres > MAXC) {
-    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "while loops carrying more than %d values", MAXC);
+  if (n > MAXC || nres != n) {
+    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "while loops carrying more than %d values, or changing their number", MAXC);
     return;
   }
   MlirBlock before = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   MlirBlock after = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 1));
+  MlirOperation cond = terminator(before);
+  /* Tiles live in one buffer each, shared by the before/after arguments and the result:
+   * that needs the condition to forward the before arguments unchanged (as the front end
+   * emits it). */
+  carry cs[MAXC];
   MlirValue inits[MAXC];
-  MlirType types[MAXC], rtypes[MAXC];
+  MlirType types[MAXC];
   MlirLocation locs[MAXC];
+  int nnew = 0;
   for (int i = 0; i < n; i++) {
     MlirValue v = mlirOperationGetOperand(op, i);
-    if (is_tile(mlirValueGetType(v))) {
-      tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'while' loops carrying tiles are not supported yet");
-      return;
-    }
-    inits[i] = tc_scalar(L, v);
-    types[i] = tc_lower_scalar_type(L, mlirValueGetType(v));
-    locs[i] = L->b.loc;
-  }
-  for (int i = 0; i < nres; i++) {
-    MlirType t = mlirValueGetType(mlirOperationGetResult(op, i));
+    MlirType t = mlirValueGetType(v);
+    memset(&cs[i], 0, sizeof cs[i]);
     if (is_tile(t)) {
-      tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'while' loops carrying tiles are not supported yet");
-      return;
+      if (!mlirValueEqual(mlirOperationGetOperand(cond, 1 + i), mlirBlockGetArgument(before, i))) {
+        tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'while' loops whose condition changes a carried tile are not supported");
+        return;
+      }
+      int64_t sh[TC_RANK];
+      int r = tc_shape_of(t, sh);
+      cs[i].kind = CARRY_BUFFER;
+      cs[i].new_index = -1;
+      cs[i].buffer = tc_alloc_buffer(L, mlirShapedTypeGetElementType(t), tc_numel(r, sh));
+      tc_materialize_into(L, v, cs[i].buffer);
+      MlirValue olds[3] = {mlirBlockGetArgument(before, i), mlirBlockGetArgument(after, i), mlirOperationGetResult(op, i)};
+      for (int k = 0; k < 3; k++) {
+        tc_special *sp = tc_special_put(L, olds[k]);
+        memset(sp, 0, sizeof *sp);
+        sp->kind = TC_SPECIAL_BUFFER;
+        sp->buffer = cs[i].buffer;
+      }
+    } else {
+      cs[i].kind = CARRY_SCALAR;
+      cs[i].new_index = nnew;
+      inits[nnew] = tc_scalar(L, v);
+      types[nnew] = tc_lower_scalar_type(L, t);
+      locs[nnew] = L->b.loc;
+      nnew++;
     }
-    rtypes[i] = tc_lower_scalar_type(L, t);
   }
   if (L->status) return;
-  MlirBlock nb = mlirBlockCreate(n, types, locs);
-  MlirBlock na = mlirBlockCreate(nres, rtypes, locs);
+  MlirBlock nb = mlirBlockCreate(nnew, types, locs);
+  MlirBlock na = mlirBlockCreate(nnew, types, locs);
   MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
   mlirRegionAppendOwnedBlock(regions[0], nb);
   mlirRegionAppendOwnedBlock(regions[1], na);
-  MlirOperation nw = tcb_op_regions(&L->b, "scf.while", nres, rtypes, n, inits, 0, NULL, 2, regions);
+  MlirOperation nw = tcb_op_regions(&L->b, "scf.while", nnew, types, nnew, inits, 0, NULL, 2, regions);
   tc_builder outer = L->b;
-  for (int i = 0; i < n; i++) tc_map_scalar(L, mlirBlockGetArgument(before, i), mlirBlockGetArgument(nb, i));
+  for (int i = 0; i < n; i++)
+    if (cs[i].kind == CARRY_SCALAR) tc_map_scalar(L, mlirBlockGetArgument(before, i), mlirBlockGetArgument(nb, cs[i].new_index));
   tcb_set_end(&L->b, nb);
   tc_lower_block(L, before);
   tc_flush(L);
   if (L->status) return;
-  MlirOperation cond = terminator(before);
   MlirValue cops[MAXC + 1];
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(cond); i++) cops[i] = tc_scalar(L, mlirOperationGetOperand(cond, i));
-  tcb_op(&L->b, "scf.condition", 0, NULL, mlirOperationGetNumOperands(cond), cops, 0, NULL);
-  for (int i = 0; i < nres; i++) tc_map_scalar(L, mlirBlockGetArgument(after, i), mlirBlockGetArgument(na, i));
+  int nc = 0;
+  cops[nc++] = tc_scalar(L, mlirOperationGetOperand(cond, 0));
+  for (int i = 0; i < n; i++)
+    if (cs[i].kind == CARRY_SCALAR) cops[nc++] = tc_scalar(L, mlirOperationGetOperand(cond, 1 + i));
+  tcb_op(&L->b, "scf.condition", 0, NULL, nc, cops, 0, NULL);
+  for (int i = 0; i < n; i++)
+    if (cs[i].kind == CARRY_SCALAR) tc_map_scalar(L, mlirBlockGetArgument(after, i), mlirBlockGetArgument(na, cs[i].new_index));
   tcb_set_end(&L->b, na);
   tc_lower_block(L, after);
   tc_flush(L);
   if (L->status) return;
   MlirOperation y = terminator(after);
-  MlirValue yops[MAXC];
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(y); i++) yops[i] = tc_scalar(L, mlirOperationGetOperand(y, i));
-  tcb_op(&L->b, "scf.yield", 0, NULL, mlirOperationGetNumOperands(y), yops, 0, NULL);
+  MlirValue args[MAXC], yields[MAXC], yops[MAXC];
+  int ny = 0;
+  for (int i = 0; i < n; i++) {
+    args[i] = mlirBlockGetArgument(after, i);
+    yields[i] = mlirOperationGetOperand(y, i);
+    if (cs[i].kind == CARRY_SCALAR) yops[ny++] = tc_scalar(L, yields[i]);
+  }
+  write_buffer_yields(L, n, args, yields, cs);
+  tcb_op(&L->b, "scf.yield", 0, NULL, ny, yops, 0, NULL);
   L->b = outer;
-  for (int i = 0; i < nres; i++) tc_map_scalar(L, mlirOperationGetResult(op, i), mlirOperationGetResult(nw, i));
+  for (int i = 0; i < n; i++)
+    if (cs[i].kind == CARRY_SCALAR) tc_map_scalar(L, mlirOperationGetResult(op, i), mlirOperationGetResult(nw, cs[i].new_index));
 }

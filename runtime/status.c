@@ -159,3 +159,18 @@ const char *tilec_status_code_name(tilec_status_code code) {
   }
   return "unknown";
 }
+
+void tilec_status_set_line_text(tilec_status *s, const char *line_text) {
+  if (!s || s->is_static || !line_text) return;
+  size_t n = strcspn(line_text, "\r\n");
+  char *t = malloc(n + 1);
+  if (!t) return;
+  memcpy(t, line_text, n);
+  t[n] = 0;
+  free(s->line_text);
+  s->line_text = t;
+}
+
+int tilec_status_needs_line_text(const tilec_status *s) {
+  return s && !s->is_static && s->file && s->line > 0 && !s->line_text;
+}

@@ -272,7 +272,10 @@ static int run_fail(const char *fmt, ...) {
   return 1;
 }
 
+void tilec_cli_add_line_text(tilec_status *st); /* tools/tilec.c */
+
 static int run_report(tilec_status *st) {
+  tilec_cli_add_line_text(st);
   fprintf(stderr, "%s\n", tilec_status_format(st));
   tilec_status_destroy(st);
   return 1;

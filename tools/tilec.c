@@ -16,7 +16,24 @@
 
 #define MAX_DEFINES 256
 
+/* Located errors raised after the front end (the lowering) carry no source line: the
+ * tool has the file, so it adds the line for the caret. */
+void tilec_cli_add_line_text(tilec_status *st) {
+  if (!tilec_status_needs_line_text(st)) return;
+  FILE *f = fopen(tilec_status_file(st), "rb");
+  if (!f) return;
+  char line[4096];
+  int n = 0;
+  while (fgets(line, sizeof line, f))
+    if (++n == tilec_status_line(st)) {
+      tilec_status_set_line_text(st, line);
+      break;
+    }
+  fclose(f);
+}
+
 static int report(tilec_status *st) {
+  tilec_cli_add_line_text(st);
   fprintf(stderr, "%s\n", tilec_status_format(st));
   int code = tilec_status_code_of(st);
   tilec_status_destroy(st);

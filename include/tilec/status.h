@@ -54,6 +54,11 @@ const char *tilec_status_format(tilec_status *status);
 tilec_status *tilec_status_annotate(tilec_status *status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *tilec_status_code_name(tilec_status_code code);
+/* Sets the source line shown under a located message (copied up to its newline); for
+ * callers that have the source when the error was raised without it. */
+void tilec_status_set_line_text(tilec_status *status, const char *line_text);
+/* True when the status points into source but carries no line text. */
+int tilec_status_needs_line_text(const tilec_status *status);
 
 #ifdef __cplusplus
 }

@@ -26,10 +26,7 @@ import numpy as np
 # Cases that fail because of compiler bugs that have been reported (see the report of the
 # lang test suite). They print KNOWN-BUG and do not count as failures; remove a name when
 # the bug is fixed (a case listed here that passes prints PASS and counts as passed).
-KNOWN_FAILURES = {
-    # `while` loops carrying tiles are rejected ("not supported yet")
-    "while_tile",
-}
+KNOWN_FAILURES = set()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KDIR = os.path.join(HERE, "kernels")
