@@ -185,6 +185,21 @@ static tc_axis compute(tc_axis_analysis *a, MlirValue v) {
     }
     return x;
   }
+  if (k && !strcmp(k, "hint")) {
+    /* The kernel author's promise (tl.multiple_of / max_contiguous / max_constancy). */
+    tc_axis x = tc_axis_of(a, mlirOperationGetOperand(op, 0));
+    MlirAttribute kind = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("kind"));
+    MlirAttribute vals = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("values"));
+    MlirStringRef ks = mlirStringAttrGetValue(kind);
+    int n = x.rank ? x.rank : 1;
+    for (int d = 0; d < n && d < mlirDenseArrayGetNumElements(vals); d++) {
+      int64_t v = mlirDenseI64ArrayGetElement(vals, d);
+      if (ks.length == 11 && !memcmp(ks.data, "multiple_of", 11)) x.divisibility[d] = max64(x.divisibility[d], v);
+      else if (ks.length == 14 && !memcmp(ks.data, "max_contiguous", 14)) x.contiguity[d] = max64(x.contiguity[d], v);
+      else x.constancy[d] = max64(x.constancy[d], v);
+    }
+    return x;
+  }
   if (op_is(op, "arith.remsi") || op_is(op, "arith.remui")) {
     /* (x % n) keeps runs of x that do not cross a multiple of n: with n divisible by D,
      * aligned runs of length gcd(contiguity, D) survive. */

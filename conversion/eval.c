@@ -141,7 +141,7 @@ bool tc_is_lazy_op(MlirOperation op) {
   if (k)
     return !strcmp(k, "range") || !strcmp(k, "splat") || !strcmp(k, "broadcast") || !strcmp(k, "expand_dims") ||
            !strcmp(k, "reshape") || !strcmp(k, "addptr") || !strcmp(k, "bitcast") || !strcmp(k, "ptr_to_int") ||
-           !strcmp(k, "int_to_ptr") || !strcmp(k, "trans");
+           !strcmp(k, "int_to_ptr") || !strcmp(k, "trans") || !strcmp(k, "hint");
   return tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math");
 }
 
@@ -271,7 +271,7 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
     MlirValue s = tcb_const_int(b, i32, tile_int_attr(op, "start", 0));
     MlirValue first = tcb_binary(b, "arith.addi", tcb_cast(b, "arith.index_cast", pos->idx[0], i32), s);
     r.vec = pos->chunked ? tcb_binary(b, "arith.addi", tc_splat_vec(b, first, c->width), iota(b, c->width)) : first;
-  } else if (k && !strcmp(k, "splat")) {
+  } else if (k && (!strcmp(k, "splat") || !strcmp(k, "hint"))) {
     r = tc_eval(c, mlirOperationGetOperand(op, 0), pos);
   } else if (k && (!strcmp(k, "broadcast") || !strcmp(k, "expand_dims") || !strcmp(k, "reshape"))) {
     MlirValue src = mlirOperationGetOperand(op, 0);

@@ -333,6 +333,10 @@ static void lower_op(tc_lower *L, MlirOperation op) {
     return;
   }
   if (nres == 1 && is_tile(r0) && tc_is_lazy_op(op)) return; /* evaluated where consumed */
+  if (k && !strcmp(k, "hint")) { /* scalars: the value itself */
+    tc_map_scalar(L, mlirOperationGetResult(op, 0), tc_scalar(L, mlirOperationGetOperand(op, 0)));
+    return;
+  }
   if (k && !strcmp(k, "addptr")) {
     MlirValue base = tc_scalar(L, mlirOperationGetOperand(op, 0));
     MlirValue off = tc_scalar(L, mlirOperationGetOperand(op, 1));

@@ -228,6 +228,16 @@ irdl.dialect @tile {
     irdl.results(result: %t)
   }
 
+  // --- analysis hints (tl.multiple_of / max_contiguous / max_constancy) ------------
+  irdl.operation @hint {             // {kind = "multiple_of"|..., values : array<i64>}
+    %s = irdl.any
+    %k = irdl.any
+    %v = irdl.any
+    irdl.attributes {"kind" = %k, "values" = %v}
+    irdl.operands(value: %s)
+    irdl.results(result: %s)
+  }
+
   // --- debug --------------------------------------------------------------------------
   irdl.operation @print {            // {prefix, hex}
     %s = irdl.any

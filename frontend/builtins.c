@@ -468,28 +468,32 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     return cg_constant(cg, x.ty, 0, 0, x.rank, x.shape);
   }
   if (!strcmp(name, "multiple_of") || !strcmp(name, "max_contiguous") || !strcmp(name, "max_constancy")) {
-    if (a->nargs + a->nkw != 2) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.%s() takes 2 arguments", name);
-    return a->nargs ? a->args[0] : a->kwargs[0];
-  }
-  if (!strcmp(name, "device_print")) {
-    if (a->nargs < 1 || a->args[0].kind != TV_STR)
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.device_print(prefix, *args): prefix must be a string");
-    bool hex = false;
-    for (int k = 0; k < a->nkw; k++) {
-      if (!strcmp(a->kwnames[k], "hex")) hex = a->kwargs[k].kind == TV_BOOL && a->kwargs[k].i;
-      else return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.device_print() got an unexpected keyword argument '%s'", a->kwnames[k]);
+    static const char *const p[] = {"input", "values", NULL};
+    cg_sig s = {name, p};
+    if (!cg_check_args(cg, a, &s, 2, loc)) return (tc_val){0};
+    tc_val x = *cg_arg(a, &s, "input");
+    tc_val *v = cg_arg(a, &s, "values");
+    if (x.kind != TV_TENSOR) return x; /* a hint on a constant says nothing new */
+    int64_t vals[TC_MAX_RANK];
+    int n = v->kind == TV_TUPLE ? v->nitems : 1;
+    if (n < 1 || n > TC_MAX_RANK || (x.rank && n != 1 && n != x.rank))
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.%s: values must be an int or one int per dimension", name);
+    for (int i = 0; i < n; i++) {
+      const tc_val *e = v->kind == TV_TUPLE ? &v->items[i] : v;
+      if (e->kind != TV_INT || e->i < 1)
+        return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.%s: values must be positive constexpr integers", name);
+      vals[i] = e->i;
     }
-    return cg_device_print(cg, a->args[0].s, a->args[0].slen, a->args + 1, a->nargs - 1, hex, loc);
+    int r = x.rank ? x.rank : 1;
+    for (int i = n; i < r; i++) vals[i] = vals[0];
+    MlirNamedAttribute at[2] = {
+        tcb_named(cg->ctx, "kind", mlirStringAttrGet(cg->ctx, mlirStringRefCreateFromCString(name))),
+        tcb_named(cg->ctx, "values", mlirDenseI64ArrayGet(cg->ctx, r, vals))};
+    MlirValue h = tcb_op1(&cg->b, "tile.hint", mlirValueGetType(x.v), 1, &x.v, 2, at);
+    x.v = h;
+    return x;
   }
-  if (!strcmp(name, "device_assert")) {
-    static const char *const p[] = {"cond", "msg", "mask", NULL};
-    cg_sig s = {"tl.device_assert", p};
-    if (!cg_check_args(cg, a, &s, 1, loc)) return (tc_val){0};
-    tc_val *m = cg_arg(a, &s, "msg");
-    const char *msg = m && m->kind == TV_STR ? m->s : "";
-    size_t mlen = m && m->kind == TV_STR ? m->slen : 0;
-    return cg_device_assert(cg, *cg_arg(a, &s, "cond"), msg, mlen, cg_arg(a, &s, "mask"), loc);
-  }
+  if (!strcmp(name, "assume") || !strcmp(name, "debug_barrier") || !strcmp(name, "static_print")) return tv_none();
   if (!strcmp(name, "condition")) {
     if (a->nargs < 1) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.condition(cond) needs a condition");
     return a->args[0];
