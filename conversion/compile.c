@@ -3,6 +3,7 @@
  * In: kernel source + spec, or tile IR text. Out: IR text of a stage or a .so + header. */
 #include "tilec/tilec.h"
 
+#include "conversion/compiler.h"
 #include "conversion/package.h"
 #include "conversion/pipeline.h"
 #include "dialects/tile.h"
@@ -10,13 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct tilec_compiler {
-  tilec_compile_options opts;
-  char target_name[32];
-  tc_target target;
-  MlirContext ctx;
-};
 
 const char *tilec_version(void) { return TILEC_VERSION_STRING; }
 
@@ -40,9 +34,16 @@ tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_com
   else tilec_compile_options_init(&c->opts);
   snprintf(c->target_name, sizeof c->target_name, "%s", c->opts.target ? c->opts.target : "host");
   c->opts.target = c->target_name;
-  tilec_status *st = tc_target_init(&c->target, c->target_name);
+  tilec_status *st = NULL;
+  if (c->opts.cache_dir) {
+    c->cache_dir_option = strdup(c->opts.cache_dir);
+    if (!c->cache_dir_option) st = tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  }
+  c->opts.cache_dir = c->cache_dir_option;
+  if (!st) st = tc_target_init(&c->target, c->target_name);
   if (!st) st = tile_context_create(&c->ctx);
   if (st) {
+    free(c->cache_dir_option);
     free(c);
     return st;
   }
@@ -52,7 +53,9 @@ tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_com
 
 void tilec_compiler_destroy(tilec_compiler *c) {
   if (!c) return;
+  tc_jit_cache_destroy(c->jit);
   mlirContextDestroy(c->ctx);
+  free(c->cache_dir_option);
   free(c);
 }
 
@@ -82,9 +85,16 @@ static tilec_status *advance(tilec_compiler *c, MlirModule m, tc_stage stage, ch
 }
 
 static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, MlirModule *m, tc_kernel_info *info) {
-  if (!spec || !spec->source || !spec->kernel)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel spec needs source and kernel name");
-  return tc_frontend_compile(c->ctx, spec, m, info);
+  if (!spec || (!spec->source && !spec->filename) || !spec->kernel)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel spec needs source (or a file name) and kernel name");
+  if (spec->source) return tc_frontend_compile(c->ctx, spec, m, info);
+  tilec_kernel_spec from_file = *spec;
+  char *text = NULL;
+  tilec_status *st = tc_read_source_file(spec->filename, &text, &from_file.source_len);
+  from_file.source = text;
+  if (!st) st = tc_frontend_compile(c->ctx, &from_file, m, info);
+  free(text);
+  return st;
 }
 
 tilec_status *tilec_compiler_emit(tilec_compiler *c, const tilec_kernel_spec *spec, tilec_stage stage, char **text_out) {

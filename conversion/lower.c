@@ -111,6 +111,7 @@ static bool same_shape(MlirType a, MlirType b) {
 static bool is_root(MlirOperation op) {
   const char *k = tile_op_kind(op);
   return k && (!strcmp(k, "store") || !strcmp(k, "reduce") || !strcmp(k, "dot") || !strcmp(k, "trans") || !strcmp(k, "gather") ||
+               !strcmp(k, "sort") ||
                !strcmp(k, "reshape") || !strcmp(k, "scan"));
 }
 
@@ -218,6 +219,8 @@ void tc_flush(tc_lower *L) {
       tc_emit_scan(L, op);
     } else if (!strcmp(k, "dot")) {
       tc_emit_dot(L, op);
+    } else if (!strcmp(k, "sort")) {
+      tc_emit_sort(L, op);
     } else if (!strcmp(k, "trans") || !strcmp(k, "reshape") || !strcmp(k, "gather")) {
       tc_materialize(L, mlirOperationGetOperand(op, 0));
     }
@@ -324,7 +327,7 @@ static void lower_op(tc_lower *L, MlirOperation op) {
     if (!is_tile(r0)) tc_flush(L); /* scalar results are needed right away */
     return;
   }
-  if (k && (!strcmp(k, "dot") || !strcmp(k, "trans") || !strcmp(k, "scan") || !strcmp(k, "gather"))) {
+  if (k && (!strcmp(k, "dot") || !strcmp(k, "trans") || !strcmp(k, "scan") || !strcmp(k, "gather") || !strcmp(k, "sort"))) {
     add_to_group(L, op);
     return;
   }

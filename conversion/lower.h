@@ -178,6 +178,7 @@ int64_t tc_nest_width(tc_lower *L, int64_t last_dim);
 void tc_emit_reduce(tc_lower *L, MlirOperation op);
 void tc_emit_scan(tc_lower *L, MlirOperation op);
 void tc_emit_dot(tc_lower *L, MlirOperation op);
+void tc_emit_sort(tc_lower *L, MlirOperation op);
 void tc_lower_atomic(tc_lower *L, MlirOperation op);
 void tc_lower_debug_op(tc_lower *L, MlirOperation op); /* tile.print, tile.assert */
 void tc_lower_if(tc_lower *L, MlirOperation op);

@@ -148,7 +148,7 @@ const char *tile_op_kind(MlirOperation op) {
       "program_id", "num_programs", "range", "splat", "broadcast", "expand_dims", "reshape", "trans",
       "join", "split", "cat", "addptr", "ptr_to_int", "int_to_ptr", "bitcast", "load", "store",
       "atomic_rmw", "atomic_cas", "dot", "reduce", "scan", "gather", "histogram", "extern_elementwise",
-      "print", "assert", "hint"};
+      "print", "assert", "hint", "sort"};
   MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
   if (s.length < 6 || strncmp(s.data, "tile.", 5) != 0) return NULL;
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)

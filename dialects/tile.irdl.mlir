@@ -203,13 +203,14 @@ irdl.dialect @tile {
     irdl.operands(values0: %v0, values1: optional %v1, values2: optional %v2, values3: optional %v3, values4: optional %v4, values5: optional %v5, values6: optional %v6, values7: optional %v7)
     irdl.results(results0: %r0, results1: optional %r1, results2: optional %r2, results3: optional %r3, results4: optional %r4, results5: optional %r5, results6: optional %r6, results7: optional %r7)
   }
-  irdl.operation @gather {           // {axis}
+  irdl.operation @gather {           // {axis}: result has the index's shape
     %s = irdl.any
     %i = irdl.any
+    %r = irdl.any
     %a = irdl.any
     irdl.attributes {"axis" = %a}
     irdl.operands(src: %s, index: %i)
-    irdl.results(result: %s)
+    irdl.results(result: %r)
   }
   irdl.operation @histogram {        // {num_bins}
     %s = irdl.any
@@ -226,6 +227,15 @@ irdl.dialect @tile {
     irdl.attributes {"symbol" = %n}
     irdl.operands(args: variadic %s)
     irdl.results(result: %t)
+  }
+
+  irdl.operation @sort {             // {descending : bool, unsigned : bool} along the last dim
+    %s = irdl.any
+    %d = irdl.any
+    %u = irdl.any
+    irdl.attributes {"descending" = %d, "unsigned" = %u}
+    irdl.operands(value: %s)
+    irdl.results(result: %s)
   }
 
   // --- analysis hints (tl.multiple_of / max_contiguous / max_constancy) ------------

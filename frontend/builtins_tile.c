@@ -546,6 +546,47 @@ bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc
     *out = gather_op(cg, x, rev, axis, loc);
     return true;
   }
+  if (!strcmp(name, "sort") || !strcmp(name, "topk")) {
+    bool topk = !strcmp(name, "topk");
+    static const char *const ps[] = {"x", "dim", "descending", NULL};
+    static const char *const pk[] = {"x", "k", "dim", NULL};
+    cg_sig s = {fn, topk ? pk : ps};
+    if (!cg_check_args(cg, a, &s, topk ? 2 : 1, loc)) return true;
+    tc_val x = tensor_arg(cg, cg_arg(a, &s, "x"), fn, loc);
+    if (cg->err) return true;
+    if (!x.rank) {
+      *out = x;
+      return true;
+    }
+    int64_t d = x.rank - 1;
+    tc_val *dv = cg_arg(a, &s, "dim");
+    if (!cg_is_none(dv) && !cg_const_int(cg, dv, "dim", loc, &d)) return true;
+    if (norm_axis(cg, d, x.rank, fn, loc) != x.rank - 1) {
+      if (!cg->err) *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "%s only sorts along the last dimension", fn);
+      return true;
+    }
+    bool desc = topk || flag(cg_arg(a, &s, "descending"));
+    MlirNamedAttribute at[2] = {tcb_named(cg->ctx, "descending", mlirBoolAttrGet(cg->ctx, desc)),
+                                tcb_named(cg->ctx, "unsigned", mlirBoolAttrGet(cg->ctx, tc_ty_is_int(x.ty) && !tc_ty_is_signed(x.ty)))};
+    cg_set_loc(cg, loc);
+    MlirValue r = tcb_op1(&cg->b, "tile.sort", mlirValueGetType(x.v), 1, &x.v, 2, at);
+    tc_val sorted = tv_tensor(r, x.ty, x.rank, x.shape);
+    if (!topk) {
+      *out = sorted;
+      return true;
+    }
+    int64_t k;
+    if (!cg_const_int(cg, cg_arg(a, &s, "k"), "k", loc, &k)) return true;
+    if (k < 1 || k > x.shape[x.rank - 1]) {
+      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.topk: k must be in 1..%lld", (long long)x.shape[x.rank - 1]);
+      return true;
+    }
+    int64_t ks[TC_MAX_RANK];
+    memcpy(ks, x.shape, sizeof ks);
+    ks[x.rank - 1] = k;
+    *out = gather_op(cg, sorted, axis_iota(cg, x.rank, ks, x.rank - 1, loc), x.rank - 1, loc);
+    return true;
+  }
   if (!strcmp(name, "histogram")) {
     static const char *const p[] = {"input", "num_bins", "mask", NULL};
     cg_sig s = {fn, p};

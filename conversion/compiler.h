@@ -1,0 +1,28 @@
+/* conversion/compiler.h — the tilec_compiler object, shared by the compiler API
+ * (compile.c) and the JIT (jit.c). In: options given to tilec_compiler_create.
+ * Out: the resolved target, the MLIR context and the JIT's per-compiler memory cache. */
+#ifndef TILEC_CONVERSION_COMPILER_H
+#define TILEC_CONVERSION_COMPILER_H
+
+#include "conversion/target.h"
+#include "tilec/tilec.h"
+#include <mlir-c/IR.h>
+
+typedef struct tc_jit_cache tc_jit_cache;
+
+struct tilec_compiler {
+  tilec_compile_options opts; /* string fields point at the copies below */
+  char target_name[32];
+  char *cache_dir_option;     /* copy of opts.cache_dir, or NULL */
+  tc_target target;
+  MlirContext ctx;
+  tc_jit_cache *jit;          /* created on first tilec_jit_compile */
+};
+
+/* Releases the memory cache's references (kernels the caller still holds stay loaded). */
+void tc_jit_cache_destroy(tc_jit_cache *cache);
+
+/* Reads a whole file for a spec without source (malloc'ed, NUL-terminated). */
+tilec_status *tc_read_source_file(const char *path, char **out, size_t *len);
+
+#endif
