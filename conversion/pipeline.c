@@ -109,7 +109,13 @@ tilec_status *tc_pipeline_run(MlirModule *module, tc_stage stage, const tc_targe
   if ((st = run_passes(vec, "builtin.module(canonicalize, cse)", "vector-stage clean-up"))) return st;
   if ((st = tc_sleef_glue(vec, target, opts->fast_math))) return st;
   if (stage == TC_STAGE_VECTOR) return NULL;
-  return run_passes(vec, to_llvm_pipeline, "lowering to the LLVM dialect");
+  if ((st = run_passes(vec, to_llvm_pipeline, "lowering to the LLVM dialect"))) return st;
+  /* -g: a DISubprogram per function turns the kernel-source locations into DWARF line
+   * tables (gdb can break at kernel.py:LINE). */
+  if (opts->debug_info)
+    return run_passes(vec, "builtin.module(ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly})",
+                      "debug info");
+  return NULL;
 }
 
 tilec_status *tc_backend_emit(MlirModule module, tc_stage stage, const tc_target *target,
