@@ -93,6 +93,7 @@ void tc_lower_atomic(tc_lower *L, MlirOperation op) {
     MlirValue c = cas ? tc_scalar(L, old_cmp) : (MlirValue){NULL};
     MlirValue m = mlirValueIsNull(old_mask) ? old_mask : tc_scalar(L, old_mask);
     if (L->status) return;
+    tc_check_scalar_access(L, &L->b, op, old_ptr, p, m);
     tc_map_scalar(L, oldres, masked_atomic(L, &L->b, op, m, p, c, v));
     return;
   }
@@ -118,6 +119,7 @@ void tc_lower_atomic(tc_lower *L, MlirOperation op) {
   MlirValue v = tc_eval(&c, old_val, &pos).vec;
   MlirValue cm = cas ? tc_eval(&c, old_cmp, &pos).vec : (MlirValue){NULL};
   MlirValue m = mlirValueIsNull(old_mask) ? old_mask : tc_eval(&c, old_mask, &pos).vec;
+  if (!L->status) tc_check_access(&c, op, old_ptr, p, m, &pos);
   if (!L->status) {
     MlirValue addr = mlirValueIsNull(p.vec) ? p.base : tc_scalar_addptr(L, &c.b, p.base, p.vec, pointee);
     MlirValue old = masked_atomic(L, &c.b, op, m, addr, cm, v);

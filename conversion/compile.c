@@ -8,6 +8,7 @@
 #include "conversion/pipeline.h"
 #include "dialects/tile.h"
 #include "frontend/frontend.h"
+#include <mlir-c/BuiltinAttributes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,10 @@ tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_com
   }
   c->opts.cache_dir = c->cache_dir_option;
   if (!st) st = tc_target_init(&c->target, c->target_name);
+  if (!st) st = tc_jit_cache_create(c, &c->jit);
   if (!st) st = tile_context_create(&c->ctx);
   if (st) {
+    tc_jit_cache_destroy(c->jit);
     free(c->cache_dir_option);
     free(c);
     return st;
@@ -60,7 +63,7 @@ void tilec_compiler_destroy(tilec_compiler *c) {
 }
 
 static tc_codegen_options codegen_options(const tilec_compiler *c) {
-  tc_codegen_options o = {c->opts.opt_level, c->opts.fast_math, c->opts.debug_info};
+  tc_codegen_options o = {c->opts.opt_level, c->opts.fast_math, c->opts.debug_info, c->opts.check_bounds};
   return o;
 }
 
@@ -119,6 +122,65 @@ tilec_status *tilec_compiler_build_library(tilec_compiler *c, const tilec_kernel
   if (!st && header_path) st = tc_package_header(info, header_path);
   free(obj);
   free(info);
+  return st;
+}
+
+/* Renames the kernel function of a tile module so several specializations of one kernel
+ * can be linked into one library (each object then defines __tilec_kernel_<symbol>). */
+static void rename_kernel(MlirModule m, const char *kernel, const char *symbol) {
+  MlirContext ctx = mlirModuleGetContext(m);
+  MlirStringRef func = mlirStringRefCreateFromCString("func.func");
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m)); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(op)), func)) continue;
+    MlirAttribute name = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"));
+    if (mlirAttributeIsNull(name) || !mlirAttributeIsAString(name) ||
+        !mlirStringRefEqual(mlirStringAttrGetValue(name), mlirStringRefCreateFromCString(kernel)))
+      continue;
+    mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"),
+                                    mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(symbol)));
+  }
+}
+
+tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, const tilec_kernel_spec *specs, size_t count,
+                                                 const char *so_path, const char *header_path) {
+  if (!so_path) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "no output path for the kernel library");
+  if (!specs || count == 0)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "no kernel specializations to build");
+  /* The dispatcher's trampolines (package.c, write_variant) do not pass the extents a
+   * bounds-checked kernel takes; refuse rather than build a library that cannot run. */
+  if (c->opts.check_bounds)
+    return tilec_status_create(TILEC_ERROR_UNSUPPORTED,
+                               "bounds checks are not supported yet in libraries with several specializations");
+  if (count > TC_MAX_VARIANTS)
+    return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "more than %d specializations in one library",
+                               TC_MAX_VARIANTS);
+  tc_kernel_info *infos = calloc(count, sizeof *infos);
+  tc_variant *vars = calloc(count, sizeof *vars);
+  char (*symbols)[160] = calloc(count, sizeof *symbols);
+  tilec_status *st = infos && vars && symbols ? NULL : tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  for (size_t i = 0; !st && i < count; i++) {
+    MlirModule m;
+    st = front(c, &specs[i], &m, &infos[i]);
+    if (st) {
+      st = tilec_status_annotate(st, "specialization %zu (\"%s\")", i + 1,
+                                 specs[i].signature ? specs[i].signature : "");
+      break;
+    }
+    snprintf(symbols[i], sizeof symbols[i], "%s__v%zu", infos[i].name, i);
+    rename_kernel(m, infos[i].name, symbols[i]);
+    char *obj = NULL;
+    size_t len = 0;
+    st = advance(c, m, TC_STAGE_OBJECT, &obj, &len);
+    vars[i] = (tc_variant){&infos[i], symbols[i], obj, len};
+  }
+  if (!st)
+    st = tc_package_library_multi(vars, count, &c->target, specs[0].filename, so_path, header_path,
+                                  c->opts.debug_info);
+  for (size_t i = 0; vars && i < count; i++) free((char *)vars[i].object);
+  free(vars);
+  free(symbols);
+  free(infos);
   return st;
 }
 

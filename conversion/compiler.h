@@ -19,6 +19,8 @@ struct tilec_compiler {
   tc_jit_cache *jit;          /* created on first tilec_jit_compile */
 };
 
+/* Resolves the disk cache directory (options, then the environment, read now). */
+tilec_status *tc_jit_cache_create(const tilec_compiler *c, tc_jit_cache **out);
 /* Releases the memory cache's references (kernels the caller still holds stay loaded). */
 void tc_jit_cache_destroy(tc_jit_cache *cache);
 

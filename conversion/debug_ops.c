@@ -33,7 +33,7 @@ static void declare(tc_lower *L, const char *name, intptr_t n, const MlirType *i
   tcb_op_regions(&b, "func.func", 0, NULL, 0, NULL, 3, attrs, 1, &r);
 }
 
-static void call(tc_lower *L, tc_builder *b, const char *name, intptr_t n, const MlirValue *args) {
+void tc_call_runtime(tc_lower *L, tc_builder *b, const char *name, intptr_t n, const MlirValue *args) {
   MlirType types[16];
   for (intptr_t i = 0; i < n; i++) types[i] = mlirValueGetType(args[i]);
   declare(L, name, n, types);
@@ -127,7 +127,7 @@ static void print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_p
   bool hex = !mlirAttributeIsNull(h) && mlirAttributeIsABool(h) && mlirBoolAttrGetValue(h);
   MlirValue begin[9] = {L->pid[0], L->pid[1], L->pid[2], tcb_const_int(b, i32, pos->rank), idx64[0], idx64[1], idx64[2],
                         idx64[3], str_attr_ptr(L, b, op, "prefix")};
-  call(L, b, "tilec_rt_print_begin", 9, begin);
+  tc_call_runtime(L, b, "tilec_rt_print_begin", 9, begin);
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op) && !L->status; i++) {
     MlirValue old = mlirOperationGetOperand(op, i);
     int64_t s[TC_RANK];
@@ -147,19 +147,19 @@ static void print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_p
         a = tcb_binary(b, "arith.addi", a, tcb_binary(b, "arith.muli", off, tcb_const_int(b, i64, sz)));
       }
       MlirValue args[3] = {a, tcb_const_int(b, i32, 1), tcb_const_int(b, i32, 1)};
-      call(L, b, "tilec_rt_print_i64", 3, args);
+      tc_call_runtime(L, b, "tilec_rt_print_i64", 3, args);
     } else if (tcb_is_float(t)) {
       MlirValue f = tcb_bitwidth(t) < 64 ? tcb_cast(b, "arith.extf", v.vec, f64) : v.vec;
       MlirValue args[2] = {f, hx};
-      call(L, b, "tilec_rt_print_f64", 2, args);
+      tc_call_runtime(L, b, "tilec_rt_print_f64", 2, args);
     } else {
       unsigned w = tcb_bitwidth(t);
       MlirValue x = w < 64 ? tcb_cast(b, w == 1 ? "arith.extui" : "arith.extsi", v.vec, i64) : v.vec;
       MlirValue args[3] = {x, tcb_const_int(b, i32, w == 1), hx};
-      call(L, b, "tilec_rt_print_i64", 3, args);
+      tc_call_runtime(L, b, "tilec_rt_print_i64", 3, args);
     }
   }
-  call(L, b, "tilec_rt_print_end", 0, NULL);
+  tc_call_runtime(L, b, "tilec_rt_print_end", 0, NULL);
 }
 
 static void assert_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos, MlirValue idx64[4]) {
@@ -187,7 +187,7 @@ static void assert_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_
   MlirValue args[11] = {str_attr_ptr(L, &ib, op, "message"), string_ptr(L, &ib, file, strlen(file)),
                         tcb_const_int(&ib, i32, line), L->pid[0], L->pid[1], L->pid[2], tcb_const_int(&ib, i32, pos->rank),
                         idx64[0], idx64[1], idx64[2], idx64[3]};
-  call(L, &ib, "tilec_rt_assert_fail", 11, args);
+  tc_call_runtime(L, &ib, "tilec_rt_assert_fail", 11, args);
   tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
 
@@ -197,3 +197,5 @@ void tc_lower_debug_op(tc_lower *L, MlirOperation op) {
   L->b.loc = mlirOperationGetLocation(op);
   for_each_element(L, op, rank, shape, tc_op_is(op, "tile.print") ? print_element : assert_element);
 }
+
+MlirValue tc_string_constant(tc_lower *L, tc_builder *b, const char *s) { return string_ptr(L, b, s, strlen(s)); }

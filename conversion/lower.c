@@ -153,6 +153,32 @@ static bool reshape_is_unit(MlirOperation op) {
   return rr == 0 || r[rr - 1] == 1 || (sr > 0 && s[sr - 1] != 1);
 }
 
+static bool is_costly(MlirOperation op) {
+  /* transcendental math is worth a buffer when two nests need it; arithmetic is not */
+  return tc_op_in_dialect(op, "math") && !tc_op_is(op, "math.absf") && !tc_op_is(op, "math.absi") &&
+         !tc_op_is(op, "math.fma") && !tc_op_is(op, "math.floor") && !tc_op_is(op, "math.ceil");
+}
+
+static int count_uses(MlirValue v) {
+  int n = 0;
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) n++;
+  return n;
+}
+
+/* Before a root's nest: lazily evaluated values it needs that are costly and shared
+ * with other consumers are computed once into a buffer (softmax's exp(x - max) feeds both
+ * the sum and the store). */
+static void materialize_shared(tc_lower *L, MlirValue v, tc_valmap *seen, int depth) {
+  if (depth > 64 || L->status || !mlirValueIsAOpResult(v) || !mlirTypeIsARankedTensor(mlirValueGetType(v))) return;
+  if (tc_valmap_get(seen, v.ptr) || tc_special_of(L, v)) return;
+  int *mark = tc_valmap_put(seen, v.ptr);
+  if (mark) *mark = 1;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (!tc_is_lazy_op(d)) return;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) materialize_shared(L, mlirOperationGetOperand(d, i), seen, depth + 1);
+  if (is_costly(d) && count_uses(v) >= 2) tc_materialize(L, v);
+}
+
 void tc_flush(tc_lower *L) {
   if (L->ngroup == 0 || L->status) {
     L->ngroup = 0;
@@ -191,6 +217,12 @@ void tc_flush(tc_lower *L) {
   for (int i = 0; i < L->ngroup && !L->status; i++) {
     MlirOperation op = L->group[i];
     if (!is_root(op)) continue;
+    L->b.loc = mlirOperationGetLocation(op);
+    tc_valmap seen;
+    tc_valmap_init(&seen, sizeof(int));
+    for (intptr_t k2 = 0; k2 < mlirOperationGetNumOperands(op); k2++)
+      materialize_shared(L, mlirOperationGetOperand(op, k2), &seen, 0);
+    tc_valmap_free(&seen);
     L->b.loc = mlirOperationGetLocation(op);
     const char *k = tile_op_kind(op);
     if (!strcmp(k, "store")) {
@@ -393,8 +425,9 @@ static tilec_status *lower_func(tc_lower *L, MlirOperation fn, MlirBlock out_bod
   MlirRegion region = mlirOperationGetRegion(fn, 0);
   MlirBlock entry = mlirRegionGetFirstBlock(region);
   intptr_t nargs = mlirBlockGetNumArguments(entry);
-  MlirType *types = calloc((size_t)nargs + 6, sizeof *types);
-  MlirLocation *locs = calloc((size_t)nargs + 6, sizeof *locs);
+  int extra = L->check_bounds ? 7 : 6; /* pid, grid [, extents] */
+  MlirType *types = calloc((size_t)nargs + 7, sizeof *types);
+  MlirLocation *locs = calloc((size_t)nargs + 7, sizeof *locs);
   MlirType i32 = tcb_int_type(L->ctx, 32), i16 = tcb_int_type(L->ctx, 16);
   for (intptr_t i = 0; i < nargs; i++) {
     MlirType t = mlirValueGetType(mlirBlockGetArgument(entry, i));
@@ -407,10 +440,14 @@ static tilec_status *lower_func(tc_lower *L, MlirOperation fn, MlirBlock out_bod
     types[nargs + i] = i32;
     locs[nargs + i] = mlirOperationGetLocation(fn);
   }
-  MlirBlock body = mlirBlockCreate(nargs + 6, types, locs);
+  if (L->check_bounds) {
+    types[nargs + 6] = tcb_type(L->ctx, "!llvm.ptr");
+    locs[nargs + 6] = mlirOperationGetLocation(fn);
+  }
+  MlirBlock body = mlirBlockCreate(nargs + extra, types, locs);
   MlirRegion r = mlirRegionCreate();
   mlirRegionAppendOwnedBlock(r, body);
-  MlirType ftype = mlirFunctionTypeGet(L->ctx, nargs + 6, types, 0, NULL);
+  MlirType ftype = mlirFunctionTypeGet(L->ctx, nargs + extra, types, 0, NULL);
   char sym[256];
   snprintf(sym, sizeof sym, "__tilec_kernel_%.*s", (int)name.length, name.data);
   MlirNamedAttribute attrs[2] = {tcb_named(L->ctx, "sym_name", str_attr(L->ctx, sym)),
@@ -434,6 +471,8 @@ static tilec_status *lower_func(tc_lower *L, MlirOperation fn, MlirBlock out_bod
     L->pid[i] = mlirBlockGetArgument(body, nargs + i);
     L->grid[i] = mlirBlockGetArgument(body, nargs + 3 + i);
   }
+  L->extents = L->check_bounds ? mlirBlockGetArgument(body, nargs + 6) : (MlirValue){NULL};
+  L->old_func = fn;
   free(types);
   free(locs);
   if (!mlirBlockIsNull(mlirBlockGetNextInRegion(entry)))
@@ -448,12 +487,13 @@ static bool is_kernel(MlirOperation fn) {
   return mlirAttributeIsNull(v);
 }
 
-tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, MlirModule *out) {
+tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, bool check_bounds, MlirModule *out) {
   MlirContext ctx = mlirModuleGetContext(tile_module);
   tc_lower L;
   memset(&L, 0, sizeof L);
   L.ctx = ctx;
   L.target = target;
+  L.check_bounds = check_bounds;
   tc_axis_init(&L.axis);
   tc_valmap_init(&L.scalars, sizeof(MlirValue));
   tc_valmap_init(&L.special, sizeof(tc_special));

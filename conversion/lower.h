@@ -19,7 +19,7 @@
 #include "tilec/status.h"
 
 /* Lowers every func.func of `tile_module` into a fresh module (caller destroys it). */
-tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, MlirModule *out);
+tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, bool check_bounds, MlirModule *out);
 
 #define TC_RANK TC_AXIS_MAX_RANK
 
@@ -102,6 +102,9 @@ struct tc_lower {
   MlirOperation *group; /* ops of the current group, in program order */
   int ngroup, capgroup;
   bool group_has_store;
+  bool check_bounds;   /* emit bounds checks (the kernel gets an extents argument) */
+  MlirValue extents;   /* new !llvm.ptr to int64 extents, one per runtime argument */
+  MlirOperation old_func;
   MlirOperation *deallocs; /* heap buffers, freed before returns */
   int ndeallocs, capdeallocs;
 };
@@ -150,6 +153,12 @@ MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel);
 MlirValue tc_buffer_read(tc_chunk *c, MlirValue buf, MlirType elem, const tc_pos *pos, const int64_t *shape);
 void tc_buffer_write(tc_chunk *c, MlirValue buf, MlirValue v, const tc_pos *pos, const int64_t *shape);
 
+/* --- bounds.c: --check-bounds ------------------------------------------------------------ */
+/* Checks the active lanes of an access at pos against the extent of the pointer argument
+ * the pointer tile derives from (no check when it derives from a loaded/int pointer). */
+void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos);
+void tc_check_scalar_access(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old_ptr, MlirValue addr, MlirValue mask);
+
 /* --- mask.c: masks that are bounds on the last dimension ------------------------------ */
 /* If mask is "lane < bound" along the last dim at row position `row` (last index 0),
  * returns the bound as an index clamped to [0, n]; null otherwise. */
@@ -181,6 +190,10 @@ void tc_emit_dot(tc_lower *L, MlirOperation op);
 void tc_emit_sort(tc_lower *L, MlirOperation op);
 void tc_lower_atomic(tc_lower *L, MlirOperation op);
 void tc_lower_debug_op(tc_lower *L, MlirOperation op); /* tile.print, tile.assert */
+/* A func.call to a tilec_rt_* runtime function (declared on first use). */
+void tc_call_runtime(tc_lower *L, tc_builder *b, const char *name, intptr_t n, const MlirValue *args);
+/* An !llvm.ptr to a NUL-terminated private copy of s. */
+MlirValue tc_string_constant(tc_lower *L, tc_builder *b, const char *s);
 void tc_lower_if(tc_lower *L, MlirOperation op);
 void tc_lower_for(tc_lower *L, MlirOperation op);
 void tc_lower_while(tc_lower *L, MlirOperation op);

@@ -206,6 +206,7 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
     pass = tc_eval(c, other, pos).vec;
     if (is_bool) pass = tcb_cast(b, "arith.extui", pass, pos->chunked ? tc_vec_type(L->ctx, c->width, mem) : mem);
   }
+  tc_check_access(c, load, old_ptr, p, mask, pos);
   if (!pos->chunked) {
     r.vec = scalar_masked_load(L, b, lane_address(c, p, elem), mem, mask, pass);
     if (is_bool) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, mem, 0));
@@ -247,6 +248,7 @@ void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval 
   MlirType mem = tc_memory_type(L->ctx, elem);
   MlirValue val = v.vec;
   if (!mlirTypeEqual(mem, elem)) val = tcb_cast(b, "arith.extui", val, tc_vec_type(L->ctx, c->width, mem));
+  tc_check_access(c, store, old_ptr, p, mask, pos);
   MlirValue m = view_of(L, p.base, mem);
   access_kind kind = classify(c, old_ptr, p);
   if (kind == ACCESS_CONTIGUOUS) {
@@ -278,6 +280,7 @@ void tc_lower_scalar_load(tc_lower *L, MlirOperation load) {
   MlirValue other = mlirValueIsNull(old_other) ? old_other : tc_scalar(L, old_other);
   if (L->status) return;
   if (!mlirValueIsNull(other) && !mlirTypeEqual(mem, elem)) other = tcb_cast(&L->b, "arith.extui", other, mem);
+  tc_check_scalar_access(L, &L->b, load, mlirOperationGetOperand(load, 0), ptr, mask);
   MlirValue r = scalar_masked_load(L, &L->b, ptr, mem, mask, other);
   if (!mlirTypeEqual(mem, elem)) r = tcb_cmpi(&L->b, "ne", r, tcb_const_int(&L->b, mem, 0));
   tc_map_scalar(L, old, r);
@@ -290,6 +293,8 @@ void tc_lower_scalar_store(tc_lower *L, MlirOperation store) {
   if (L->status) return;
   MlirType elem = mlirValueGetType(val);
   MlirType mem = tc_memory_type(L->ctx, elem);
+  tc_check_scalar_access(L, &L->b, store, mlirOperationGetOperand(store, 0), ptr,
+                         mlirValueIsNull(old_mask) ? old_mask : tc_scalar(L, old_mask));
   tc_builder ib = L->b;
   if (!mlirValueIsNull(old_mask)) {
     MlirValue m = tc_scalar(L, old_mask);

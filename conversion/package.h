@@ -12,4 +12,21 @@ tilec_status *tc_package_library(const tc_kernel_info *info, const tc_target *ta
                                  const char *object, size_t object_len, const char *so_path, bool debug_info);
 tilec_status *tc_package_header(const tc_kernel_info *info, const char *header_path);
 
+/* Specializations of one kernel in one library (tilec_compiler_build_library_multi). */
+#define TC_MAX_VARIANTS 64
+
+typedef struct tc_variant {
+  const tc_kernel_info *info;
+  const char *symbol; /* the object defines __tilec_kernel_<symbol> (unique per variant) */
+  const char *object;
+  size_t object_len;
+} tc_variant;
+
+/* Checks that the variants differ only in :16 hints and integers fixed to 1, then writes
+ * the dispatcher stub, links it with every object into so_path and writes header_path
+ * (may be NULL). */
+tilec_status *tc_package_library_multi(const tc_variant *v, size_t n, const tc_target *target,
+                                       const char *source_file, const char *so_path, const char *header_path,
+                                       bool debug_info);
+
 #endif

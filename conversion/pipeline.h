@@ -22,6 +22,7 @@ typedef struct tc_codegen_options {
   int opt_level;     /* 0..3 */
   bool fast_math;    /* SLEEF _u35 and fast-math flags */
   bool debug_info;   /* DWARF line tables */
+  bool check_bounds; /* every active lane of every access checked against its buffer */
 } tc_codegen_options;
 
 /* Parses a stage name ("tile", "vector", "llvm-dialect", "llvm", "asm"). */

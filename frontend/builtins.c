@@ -494,6 +494,25 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     return x;
   }
   if (!strcmp(name, "assume") || !strcmp(name, "debug_barrier") || !strcmp(name, "static_print")) return tv_none();
+  if (!strcmp(name, "device_print")) {
+    if (a->nargs < 1 || a->args[0].kind != TV_STR)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.device_print(prefix, *args): prefix must be a string");
+    bool hex = false;
+    for (int k = 0; k < a->nkw; k++) {
+      if (!strcmp(a->kwnames[k], "hex")) hex = a->kwargs[k].kind == TV_BOOL && a->kwargs[k].i;
+      else return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.device_print() got an unexpected keyword argument '%s'", a->kwnames[k]);
+    }
+    return cg_device_print(cg, a->args[0].s, a->args[0].slen, a->args + 1, a->nargs - 1, hex, loc);
+  }
+  if (!strcmp(name, "device_assert")) {
+    static const char *const p[] = {"cond", "msg", "mask", NULL};
+    cg_sig s = {"tl.device_assert", p};
+    if (!cg_check_args(cg, a, &s, 1, loc)) return (tc_val){0};
+    tc_val *m = cg_arg(a, &s, "msg");
+    const char *msg = m && m->kind == TV_STR ? m->s : "";
+    size_t mlen = m && m->kind == TV_STR ? m->slen : 0;
+    return cg_device_assert(cg, *cg_arg(a, &s, "cond"), msg, mlen, cg_arg(a, &s, "mask"), loc);
+  }
   if (!strcmp(name, "condition")) {
     if (a->nargs < 1) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.condition(cond) needs a condition");
     return a->args[0];

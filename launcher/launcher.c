@@ -135,8 +135,8 @@ static const char *arg_name(const tilec_kernel_desc *k, uint32_t i) {
   return "?";
 }
 
-static tilec_status *check_kernel(const tilec_kernel_desc *k, void *const *args,
-                                  const tilec_launch_options *opts) {
+/* The descriptor itself; nothing else in it is read before this passes. */
+static tilec_status *check_descriptor(const tilec_kernel_desc *k) {
   if (!k)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_kernel_launch: kernel is NULL");
   /* Nothing past the first two fields can be trusted until these match. */
@@ -149,6 +149,13 @@ static tilec_status *check_kernel(const tilec_kernel_desc *k, void *const *args,
   if (!k->name)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                "tilec_kernel_launch: kernel has no name");
+  return NULL;
+}
+
+static tilec_status *check_kernel(const tilec_kernel_desc *k, void *const *args,
+                                  const tilec_launch_options *opts) {
+  tilec_status *st = check_descriptor(k);
+  if (st) return st;
   const char *name = k->name;
   if (!k->program)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s' has no program function",
@@ -269,6 +276,45 @@ tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid
   return launch_failed(kernel, &l);
 }
 
+/* "a, b, c": the runtime parameter names, for argument-count messages. */
+static void arg_names(const tilec_kernel_desc *k, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (uint32_t i = 0; i < k->num_args && n < cap; i++)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", arg_name(k, i));
+}
+
+tilec_status *tilec_kernel_launch_checked(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
+                                          uint32_t grid_z, void *const *args, size_t num_args,
+                                          const tilec_launch_options *opts) {
+  tilec_status *st = check_descriptor(kernel);
+  if (st) return st;
+  /* Before anything reads args[i]: a short array must not be read past its end. */
+  if (num_args != kernel->num_args) {
+    char names[512];
+    arg_names(kernel, names, sizeof names);
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "kernel '%s' takes %u argument%s (%s), got %zu", kernel->name,
+                               (unsigned)kernel->num_args, kernel->num_args == 1 ? "" : "s", names,
+                               num_args);
+  }
+  st = check_kernel(kernel, args, opts);
+  if (st) return st;
+  if (kernel->params) {
+    uint32_t a = 0;
+    for (uint32_t j = 0; j < kernel->num_params && a < kernel->num_args; j++) {
+      const tilec_param_desc *p = &kernel->params[j];
+      if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
+      if (p->kind == TILEC_PARAM_POINTER && *(void *const *)args[a] == NULL)
+        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                   "kernel '%s': pointer argument %u ('%s') is NULL", kernel->name,
+                                   (unsigned)a, p->name ? p->name : "?");
+      a++;
+    }
+  }
+  return tilec_kernel_launch(kernel, grid_x, grid_y, grid_z, args, opts);
+}
+
 /* Fixed-size so a thread that exits leaves nothing to free; launch messages are short. */
 static _Thread_local char last_error[1024];
 
@@ -286,3 +332,11 @@ int tilec_kernel_launch_simple(const tilec_kernel_desc *kernel, uint32_t grid_x,
 }
 
 const char *tilec_last_error(void) { return last_error; }
+
+/* For generated dispatchers (conversion/package.c) that refuse a launch before any kernel
+ * is chosen: records msg for tilec_last_error() and returns code, like a failed launch. */
+int tilec_rt_launch_refused(int code, const char *msg);
+int tilec_rt_launch_refused(int code, const char *msg) {
+  snprintf(last_error, sizeof last_error, "%s", msg ? msg : "");
+  return code;
+}

@@ -3,6 +3,8 @@
  * In: calls from kernel code and the launcher. Out: stdout text and error messages. */
 #include "runtime/debug.h"
 
+#include "tilec/abi.h"
+
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 static _Thread_local jmp_buf *tls_jmp;
+static _Thread_local const tilec_kernel_desc *tls_kernel;
 static _Thread_local char *tls_out;
 static _Thread_local size_t tls_len, tls_cap;
 static _Thread_local char tls_error[1024];
@@ -103,4 +106,32 @@ void tilec_rt_assert_fail(const char *msg, const char *file, int32_t line, uint3
 void tilec_rt_take_error(char *buf, size_t n) {
   if (n) snprintf(buf, n, "%s", tls_error);
   tls_error[0] = 0;
+}
+
+void tilec_rt_set_kernel(const void *kernel_desc) { tls_kernel = kernel_desc; }
+
+/* Name of runtime argument `arg` (constexpr parameters are not arguments). */
+static const char *arg_name(int32_t arg) {
+  const tilec_kernel_desc *k = tls_kernel;
+  if (!k || !k->params) return "?";
+  int32_t a = 0;
+  for (uint32_t j = 0; j < k->num_params; j++) {
+    if (k->params[j].kind == TILEC_PARAM_CONSTEXPR) continue;
+    if (a++ == arg) return k->params[j].name ? k->params[j].name : "?";
+  }
+  return "?";
+}
+
+void tilec_rt_bounds_fail(int32_t kind, int32_t arg, const char *file, int32_t line, int32_t col, uint32_t px,
+                          uint32_t py, uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3,
+                          int64_t elem, int64_t extent) {
+  static const char *const what[] = {"load from", "store to", "atomic on"};
+  char idx[96];
+  index_text(idx, sizeof idx, rank, i0, i1, i2, i3);
+  snprintf(tls_error, sizeof tls_error,
+           "%s:%d:%d: error: %s '%s' at element %" PRId64 " is out of bounds (buffer has %" PRId64
+           " elements) in program (%u, %u, %u)%s%s%s",
+           file ? file : "?", line, col, what[kind >= 0 && kind <= 2 ? kind : 0], arg_name(arg), elem, extent, px, py,
+           pz, rank > 0 ? ", tile index [" : "", idx, rank > 0 ? "]" : "");
+  if (tls_jmp) longjmp(*tls_jmp, 1);
 }

@@ -26,6 +26,14 @@ TILEC_RT_EXPORT void tilec_rt_print_end(void);
 TILEC_RT_EXPORT void tilec_rt_assert_fail(const char *msg, const char *file, int32_t line, uint32_t px, uint32_t py,
                                           uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3);
 
+/* --check-bounds: the trampoline names its kernel (for parameter names in reports);
+ * a kernel reports the first out-of-bounds lane of an access (kind 0 load, 1 store,
+ * 2 atomic) and the program unwinds. */
+TILEC_RT_EXPORT void tilec_rt_set_kernel(const void *kernel_desc);
+TILEC_RT_EXPORT void tilec_rt_bounds_fail(int32_t kind, int32_t arg, const char *file, int32_t line, int32_t col,
+                                          uint32_t px, uint32_t py, uint32_t pz, int32_t rank, int64_t i0, int64_t i1,
+                                          int64_t i2, int64_t i3, int64_t elem, int64_t extent);
+
 /* For the launcher: writes this thread's buffered output (if any) in one piece. */
 void tilec_rt_flush_output(void);
 /* For the launcher: the calling thread's recorded failure message ("" if none); clears it. */

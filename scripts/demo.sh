@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/demo.sh — from a fresh Debian bookworm machine to a running kernel: installs the
 # packages, builds tilec, compiles examples/vector_add/add.py into a .so + header, builds
-# the C host program main.c against them, runs it and prints its check line.
+# the C host program main.c against them, runs it and prints its check line; then builds and
+# runs every example (scripts/examples.sh), AOT and JIT, one correctness line each.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -36,3 +37,13 @@ CC=${CC:-clang-22}
 
 section "run: $OUT/vector_add"
 "$OUT/vector_add"
+
+section "examples: vector_add, softmax, layer_norm, matmul — AOT (.so + header) and JIT"
+# Each example has a kernel .py, an AOT host program and a JIT host program; every run
+# prints one correctness line against a plain C reference. Run twice: the second JIT run
+# of each kernel loads it from the disk cache (TILEC_CACHE_DIR, else ~/.cache/tilec).
+bash scripts/examples.sh build build/examples
+section "examples again: JIT kernels now come from the cache"
+for name in vector_add softmax layer_norm matmul; do
+  build/examples/$name/jit "examples/$name/$(cd examples/$name && ls ./*.py | head -1 | cut -c3-)"
+done

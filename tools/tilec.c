@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #define MAX_DEFINES 256
+#define MAX_SIGNATURES 64
 
 /* Located errors raised after the front end (the lowering) carry no source line: the
  * tool has the file, so it adds the line for the caret. */
@@ -50,12 +51,14 @@ static int usage_error(const char *fmt, const char *arg) {
 static void print_help(void) {
   printf("tilec %s — compile and run Triton-style tile kernels on CPUs\n\n"
          "usage:\n"
-         "  tilec compile FILE.py -k KERNEL -s SIGNATURE [-D NAME=VALUE]... -o OUT.so [--header OUT.h]\n"
+         "  tilec compile FILE.py -k KERNEL -s SIGNATURE [-s SIGNATURE]... [-D NAME=VALUE]... -o OUT.so [--header OUT.h]\n"
          "                [--emit tile|vector|llvm-dialect|llvm|asm] [--target T] [-O N] [-g] [--fast-math]\n"
          "  tilec run FILE.py -k KERNEL --grid X[,Y[,Z]] NAME=VALUE... [--out NAME=FILE.npy]...\n"
          "                [--threads N] [--repeat N] [--target T]\n"
          "  tilec opt FILE.mlir --stage tile|vector|llvm-dialect|llvm|asm [--target T]\n\n"
          "SIGNATURE is Triton's AOT format, one entry per parameter: \"*fp32:16, *fp32, i32, 1024\".\n"
+         "Several -s build one library whose KERNEL_launch picks the most specialized variant the\n"
+         "arguments satisfy (pointer aligned to 16, integer multiple of 16, integer equal to 1).\n"
          "In `run`, a value ending in .npy binds a pointer parameter to that array; an integer binds\n"
          "i32 (i64 if it does not fit), a float fp32, True/False a bool, anything else a string.\n"
          "TILEC_NUM_THREADS sets the default thread count.\n",
@@ -89,6 +92,8 @@ typedef struct common_opts {
   const char *file, *kernel, *signature, *output, *header, *emit, *target, *stage;
   tilec_define defines[MAX_DEFINES];
   int ndefines;
+  const char *signatures[MAX_SIGNATURES]; /* every -s, in order (compile: one variant each) */
+  int nsignatures;
   int opt_level;
   int debug, fast_math;
 } common_opts;
@@ -120,7 +125,13 @@ static int parse_common(int argc, char **argv, int *i, common_opts *o) {
     if (*i + 1 >= argc) return usage_error("option '%s' needs a value", a); \
   } while (0)
   if (!strcmp(a, "-k") || !strcmp(a, "--kernel")) { NEXT(); o->kernel = argv[++*i]; return 0; }
-  if (!strcmp(a, "-s") || !strcmp(a, "--signature")) { NEXT(); o->signature = argv[++*i]; return 0; }
+  if (!strcmp(a, "-s") || !strcmp(a, "--signature")) {
+    NEXT();
+    if (o->nsignatures == MAX_SIGNATURES) return usage_error("too many -s options%s", "");
+    o->signatures[o->nsignatures++] = argv[++*i];
+    if (!o->signature) o->signature = argv[*i];
+    return 0;
+  }
   if (!strcmp(a, "-o")) { NEXT(); o->output = argv[++*i]; return 0; }
   if (!strcmp(a, "--header")) { NEXT(); o->header = argv[++*i]; return 0; }
   if (!strcmp(a, "--emit")) { NEXT(); o->emit = argv[++*i]; return 0; }
@@ -166,6 +177,7 @@ static int cmd_compile(int argc, char **argv) {
   if (!o.file) rc = usage_error("no input file%s", "");
   else if (!o.kernel) rc = usage_error("no kernel name (-k KERNEL)%s", "");
   else if (!o.emit && !o.output) rc = usage_error("no output (-o OUT.so or --emit STAGE)%s", "");
+  else if (o.nsignatures > 1 && o.emit) rc = usage_error("--emit takes one signature, got %s", "several -s");
   tilec_stage stage = TILEC_STAGE_TILE;
   if (!rc && o.emit && !tilec_stage_from_name(o.emit, &stage))
     rc = usage_error("unknown stage '%s' (expected tile, vector, llvm-dialect, llvm or asm)", o.emit);
@@ -182,7 +194,17 @@ static int cmd_compile(int argc, char **argv) {
       if (!st) fputs(text, stdout);
       free(text);
     }
-    if (!st && o.output) st = tilec_compiler_build_library(c, &spec, o.output, o.header);
+    if (!st && o.output && o.nsignatures > 1) {
+      /* Several -s: one library with every specialization and a dispatching launch. */
+      tilec_kernel_spec specs[MAX_SIGNATURES];
+      for (int k = 0; k < o.nsignatures; k++) {
+        specs[k] = spec;
+        specs[k].signature = o.signatures[k];
+      }
+      st = tilec_compiler_build_library_multi(c, specs, (size_t)o.nsignatures, o.output, o.header);
+    } else if (!st && o.output) {
+      st = tilec_compiler_build_library(c, &spec, o.output, o.header);
+    }
     tilec_compiler_destroy(c);
     if (st) rc = report(st);
   }

@@ -84,6 +84,14 @@ tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid
                                   uint32_t grid_z, void *const *args,
                                   const tilec_launch_options *opts);
 
+/* tilec_kernel_launch after checks a caller with untyped arguments wants: num_args must
+ * equal kernel->num_args, and no pointer parameter may be NULL (`*(void **)args[i]`).
+ * Errors are TILEC_ERROR_INVALID_ARGUMENT naming the kernel and the parameter. A kernel
+ * that takes an optional pointer should get it as a constexpr (None) instead of NULL. */
+tilec_status *tilec_kernel_launch_checked(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
+                                          uint32_t grid_z, void *const *args, size_t num_args,
+                                          const tilec_launch_options *opts);
+
 /* tilec_kernel_launch with default options, for the typed KERNEL_launch functions of
  * generated kernel libraries: returns 0 or the tilec_status_code, and keeps the message for
  * tilec_last_error() on this thread. */

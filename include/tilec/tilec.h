@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "tilec/abi.h"
+#include "tilec/runtime.h"
 #include "tilec/status.h"
 
 #ifdef __cplusplus
@@ -21,6 +22,12 @@ typedef struct tilec_compile_options {
   int opt_level;       /* 0..3, default 3 */
   bool fast_math;      /* SLEEF _u35 variants where they exist */
   bool debug_info;     /* DWARF line tables pointing at the kernel source */
+  /* Fields below were added after the first release; new fields are only ever appended.
+   * Fill the struct with tilec_compile_options_init before setting fields so that fields a
+   * program does not know about keep their defaults. */
+  bool check_bounds;     /* runtime bounds checks on loads/stores (part of the JIT cache key) */
+  const char *cache_dir; /* JIT disk cache: NULL = $TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec,
+                          * else ~/.cache/tilec; "" = no disk cache (memory only). Copied. */
 } tilec_compile_options;
 
 void tilec_compile_options_init(tilec_compile_options *opts);
@@ -39,7 +46,7 @@ typedef struct tilec_define {
 } tilec_define;
 
 typedef struct tilec_kernel_spec {
-  const char *source;       /* kernel file contents */
+  const char *source;       /* kernel file contents; NULL: read the file `filename` */
   size_t source_len;
   const char *filename;     /* for diagnostics and debug info */
   const char *kernel;       /* name of the @triton.jit function */
@@ -68,6 +75,62 @@ tilec_status *tilec_compiler_emit(tilec_compiler *c, const tilec_kernel_spec *sp
  *   int KERNEL_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, <runtime params>); */
 tilec_status *tilec_compiler_build_library(tilec_compiler *c, const tilec_kernel_spec *spec, const char *so_path,
                                            const char *header_path);
+
+/* Compiles several specializations of ONE kernel (same kernel name; signatures that differ
+ * only in :16 hints and in integers specialized to 1 with ":1" or "1") into one library.
+ * Each specialization gets its own descriptor ("KERNEL__" + one letter per parameter of the
+ * launch function: 'd' divisible by 16, 'c' equal to 1, 'a' anything), and the header
+ * declares one dispatcher
+ *   int KERNEL_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, <params>);
+ * that runs the specialization with the most hints the actual arguments satisfy (pointer
+ * address % 16 == 0, integer % 16 == 0, integer == 1), and
+ *   const char *KERNEL_launch_variant(<params>);
+ * that names the descriptor KERNEL_launch would run (NULL when none fits; the launch then
+ * fails with TILEC_ERROR_INVALID_ARGUMENT). <params> is the union of the runtime
+ * parameters of all specializations. */
+tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, const tilec_kernel_spec *specs, size_t count,
+                                                 const char *so_path, const char *header_path);
+
+/* ---- JIT: compile at run time into a loaded kernel, with a cache ---------------------- */
+
+/* A compiled kernel loaded into this process: its library and descriptor. Reference
+ * counted; thread-safe to launch and to release from any thread. */
+typedef struct tilec_jit_kernel tilec_jit_kernel;
+
+typedef enum tilec_jit_origin {
+  TILEC_JIT_COMPILED = 0,     /* compiled by this call */
+  TILEC_JIT_DISK_CACHE = 1,   /* loaded from the disk cache, no compilation */
+  TILEC_JIT_MEMORY_CACHE = 2  /* the compiler had already loaded it */
+} tilec_jit_origin;
+
+/* Compiles spec into a loaded kernel, or finds it in the compiler's memory cache or in the
+ * disk cache. The cache key hashes the source, file name, kernel, signature, defines, the
+ * compile options, the target (triple, CPU, features), the tilec version and ABI version.
+ * Disk entries are written to a temporary file and renamed into place (concurrent
+ * processes are safe); an entry whose checksum trailer does not match (truncated, corrupt)
+ * is never loaded but rebuilt. When the cache cannot be used (directory not creatable or
+ * not writable) the kernel is compiled in a temporary directory instead.
+ * warning: may be NULL; otherwise *warning is set to NULL, or on success to a status
+ * describing a non-fatal problem (cache unusable, corrupt entry rebuilt) that the caller
+ * destroys. On success *out is a new reference: release it with tilec_jit_kernel_release
+ * (it stays valid after the compiler is destroyed). */
+tilec_status *tilec_jit_compile(tilec_compiler *c, const tilec_kernel_spec *spec, tilec_jit_kernel **out,
+                                tilec_status **warning);
+
+/* The kernel's descriptor (owned by the kernel; valid until its last release). */
+const tilec_kernel_desc *tilec_jit_kernel_desc(const tilec_jit_kernel *k);
+tilec_jit_origin tilec_jit_kernel_origin(const tilec_jit_kernel *k);
+/* The disk cache entry it came from or was stored to, or NULL (owned by the kernel). */
+const char *tilec_jit_kernel_cache_path(const tilec_jit_kernel *k);
+/* tilec_kernel_launch_checked on the kernel's descriptor. */
+tilec_status *tilec_jit_kernel_launch(const tilec_jit_kernel *k, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
+                                      void *const *args, size_t num_args, const tilec_launch_options *opts);
+/* Drops one reference; the last one unloads the library. NULL is a no-op. */
+void tilec_jit_kernel_release(tilec_jit_kernel *k);
+
+/* The disk cache directory this compiler uses (resolved from the options and environment),
+ * or NULL when it has none. Owned by the compiler. */
+const char *tilec_compiler_cache_dir(const tilec_compiler *c);
 
 /* Parses tile-dialect IR text, verifies it and runs the pipeline up to `stage`. */
 tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec_stage stage, char **text_out);

@@ -90,6 +90,8 @@ CASES=(
   "npy_truncated|error: parameter 'x_ptr': truncated .npy data in 'truncated.npy': expected 64 bytes, found 56|\$RUN x_ptr=truncated.npy n_elements=16"
   "npy_rank_0d|tilec: error: parameter 'x_ptr': 'scalar0d.npy' holds a 0-d array; a pointer parameter needs at least one dimension|\$RUN x_ptr=scalar0d.npy n_elements=16"
   "run_missing_param|tilec: error: missing value for parameter 'n_elements' of kernel 'add_kernel'|\$RUN x_ptr=x.npy"
+  "multi_emit|tilec: error: --emit takes one signature, got several -s|compile add.py -k add_kernel -s \"\$SIG\" -s '*fp32, *fp32, *fp32, i32, 1024' --emit tile"
+  "multi_type_mismatch|error: parameter 'y_ptr' of kernel 'add_kernel' has different types in specialization 1 (\"*fp32:16, *fp32:16, *fp32:16, i32, 1024\") and 2 (\"*fp32, *fp16, *fp32, i32, 1024\")|compile add.py -k add_kernel -s \"\$SIG\" -s '*fp32, *fp16, *fp32, i32, 1024' -o out.so"
   "run_unknown_param|tilec: error: kernel 'add_kernel' has no parameter 'bogus' (parameters: x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE)|\$RUN x_ptr=x.npy n_elements=16 bogus=3"
 )
 # Required behaviour tilec does not have yet: reported as xfail while it fails; an unexpected

@@ -26,7 +26,19 @@ import numpy as np
 # Cases that fail because of compiler bugs that have been reported (see the report of the
 # lang test suite). They print KNOWN-BUG and do not count as failures; remove a name when
 # the bug is fixed (a case listed here that passes prints PASS and counts as passed).
-KNOWN_FAILURES = set()
+KNOWN_FAILURES = {
+    # reverse associative_scan calls combine_fn(next, carry) instead of flip-scan-flip
+    # (wrong results for non-commutative combine functions)
+    "assoc_scan_tuple_linear_recurrence_reverse",
+    # a block pointer advanced in one branch of a runtime `if` is rejected
+    "block_ptr_advance_in_runtime_if_0", "block_ptr_advance_in_runtime_if_2",
+    # device_print(hex=True) of an i32/i16 prints 64-bit sign-extended hex (0xffffffffffffffff)
+    "device_print_hex_width",
+    # device_print with arguments of different dtypes: invalid tile IR
+    "device_print_mixed_dtypes",
+    # tl.static_print is accepted but prints nothing
+    "static_print_output",
+}
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KDIR = os.path.join(HERE, "kernels")
@@ -148,12 +160,14 @@ def compare(name, got, exp, rtol, atol):
         name, ",".join(map(str, idx)), fmt_val(got[idx]), fmt_val(exp[idx]), len(bad), ok.size)
 
 
-def run_case(c):
+def run_kernel(file, kernel, grid, args, outs, timeout=60, extra=()):
+    """Run one kernel with `tilec run`; returns (exit status, stdout, stderr, {out: array})
+    (the dict is empty unless the exit status is 0). `extra` adds command-line options."""
     tmp = tempfile.mkdtemp(prefix="tilec-lang-")
     try:
-        cmd = [TILEC, "run", os.path.join(KDIR, c.file), "-k", c.kernel,
-               "--grid", ",".join(str(g) for g in c.grid)]
-        for k, v in c.args.items():
+        cmd = [TILEC, "run", os.path.join(KDIR, file), "-k", kernel,
+               "--grid", ",".join(str(g) for g in grid)] + list(extra)
+        for k, v in args.items():
             if isinstance(v, np.ndarray):
                 path = os.path.join(tmp, k + ".npy")
                 np.save(path, v)
@@ -164,25 +178,32 @@ def run_case(c):
                 cmd.append("%s=%r" % (k, v))
             else:
                 cmd.append("%s=%s" % (k, v))
-        for o in c.outs:
+        for o in outs:
             cmd += ["--out", "%s=%s" % (o, os.path.join(tmp, o + ".out.npy"))]
-        rc, out, err = run_tilec(cmd, tmp, c.timeout)
-        if rc != 0:
-            first = (err.strip().splitlines() or [""])[0]
-            return "tilec exited with %s: %s" % (rc, first)
-        res = {o: np.load(os.path.join(tmp, o + ".out.npy")) for o in c.outs}
-        if c.check is not None:
-            return c.check(c.args, res)
-        exp = c.ref(c.args)
-        for o in c.outs:
-            if o not in exp:
-                continue
-            msg = compare(o, res[o], exp[o], c.rtol, c.atol)
-            if msg:
-                return msg
-        return None
+        rc, out, err = run_tilec(cmd, tmp, timeout)
+        res = {}
+        if rc == 0:
+            res = {o: np.load(os.path.join(tmp, o + ".out.npy")) for o in outs}
+        return rc, out, err, res
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_case(c):
+    rc, out, err, res = run_kernel(c.file, c.kernel, c.grid, c.args, c.outs, c.timeout)
+    if rc != 0:
+        first = (err.strip().splitlines() or [""])[0]
+        return "tilec exited with %s: %s" % (rc, first)
+    if c.check is not None:
+        return c.check(c.args, res)
+    exp = c.ref(c.args)
+    for o in c.outs:
+        if o not in exp:
+            continue
+        msg = compare(o, res[o], exp[o], c.rtol, c.atol)
+        if msg:
+            return msg
+    return None
 
 
 DIAG_RE = re.compile(r"^(.*?):(\d+):(\d+): error: (.*)$")
@@ -918,18 +939,367 @@ def _tutorials():
 
 _tutorials()
 
-# ---- pending: constructs listed as not supported yet (XFAIL until they compile) --------------
-def _pending():
-    F = "pending"
-    K = "pending.py"
-    X = "listed as not supported yet: "
+# ---- tutorials: layer norm backward, extern asin, grouped GEMM, persistent matmul -------------
+def _ln_bwd_ref(x, dy, w, eps=1e-5):
+    x = x.astype(np.float64)
+    dy = dy.astype(np.float64)
+    mu = x.mean(1)
+    rs = 1 / np.sqrt(((x - mu[:, None]) ** 2).mean(1) + eps)
+    xhat = (x - mu[:, None]) * rs[:, None]
+    gw = dy * w
+    dx = rs[:, None] * (gw - xhat * (xhat * gw).mean(1, keepdims=True) - gw.mean(1, keepdims=True))
+    return mu, rs, xhat, dx
+
+
+def _ln_bwd(M, N, G, BLOCK, dt, threads, seed):
+    """Layer norm backward as two launches: dx + partial dw/db under per-group spin locks,
+    then the reduction of the partial rows."""
+    r = rng(seed)
+    x = (r.standard_normal((M, N)) * 1.5 + 0.3).astype(dt)
+    dy = r.standard_normal((M, N)).astype(dt)
+    w = r.standard_normal(N).astype(np.float32)
+    mu, rs, xhat, dx = _ln_bwd_ref(x, dy, w)
+    tol = 2e-3 if dt == np.float16 else 1e-4
+    args = dict(x_ptr=x, dy_ptr=dy, w_ptr=w, mean_ptr=mu.astype(np.float32), rstd_ptr=rs.astype(np.float32),
+                dx_ptr=np.zeros((M, N), dt), pdw_ptr=np.full((G, N), 123.0, np.float32),
+                pdb_ptr=np.full((G, N), -55.0, np.float32), lock_ptr=np.zeros(G, np.int32),
+                seen_ptr=np.zeros(G, np.int32), stride=N, N=N, GROUPS=G, BLOCK=BLOCK)
+    rc, out, err, res = run_kernel("tutorials.py", "ln_bwd_dx_kernel", (M,), args,
+                                   ["dx_ptr", "pdw_ptr", "pdb_ptr", "lock_ptr", "seen_ptr"],
+                                   timeout=60, extra=["--threads", str(threads)])
+    if rc != 0:
+        return "dx kernel: tilec exited with %s: %s" % (rc, (err.strip().splitlines() or [""])[0])
+    m = compare("dx_ptr", res["dx_ptr"], dx, tol, tol)
+    if m:
+        return m
+    dyf = dy.astype(np.float64)
+    pdw = np.zeros((G, N))
+    pdb = np.zeros((G, N))
+    for row in range(M):
+        pdw[row % G] += dyf[row] * xhat[row]
+        pdb[row % G] += dyf[row]
+    used = np.arange(G) < M
+    if (res["lock_ptr"] != 0).any():
+        return "locks not released: %s" % res["lock_ptr"]
+    m = compare("seen_ptr", res["seen_ptr"], used.astype(np.int32), 0, 0)
+    if m:
+        return m
+    # rows of groups without any program keep their initial contents
+    pdw[~used] = 123.0
+    pdb[~used] = -55.0
+    for name, exp in (("pdw_ptr", pdw), ("pdb_ptr", pdb)):
+        m = compare(name, res[name], exp, tol, tol)
+        if m:
+            return m + " (lost update under the lock?)"
+    BN = 32
+    args2 = dict(pdw_ptr=res["pdw_ptr"], pdb_ptr=res["pdb_ptr"], dw_ptr=np.zeros(N, np.float32),
+                 db_ptr=np.zeros(N, np.float32), GROUPS=G, N=N, BM=8, BN=BN)
+    rc, out, err, res2 = run_kernel("tutorials.py", "ln_bwd_dwdb_kernel", ((N + BN - 1) // BN,), args2,
+                                    ["dw_ptr", "db_ptr"])
+    if rc != 0:
+        return "dwdb kernel: tilec exited with %s: %s" % (rc, (err.strip().splitlines() or [""])[0])
+    # (unused groups add their initial contents, as the kernel does not know they are unused)
+    m = compare("dw_ptr", res2["dw_ptr"], pdw.sum(0), tol, tol)
+    return m or compare("db_ptr", res2["db_ptr"], pdb.sum(0), tol, tol)
+
+
+def _grouped_problems(dt, seed, byte_offsets):
+    """One buffer holding A, B, C of every problem (packed back to back at odd offsets),
+    the offset table (elements or bytes), the (M, N, K) and leading-dimension tables and
+    the expected buffer after the kernel."""
+    probs = [(33, 17, 40, 3), (8, 64, 16, 0), (70, 5, 23, 1), (1, 1, 1, 0), (16, 48, 9, 2)]
+    r = rng(seed)
+    chunks, offs, dims, lds = [], [], [], []
+    pos = 0
+    exp_chunks = []
+    for (m, n, k, pad) in probs:
+        a = (r.standard_normal((m, k + pad)) * 0.5).astype(dt)
+        b = (r.standard_normal((k, n + pad)) * 0.5).astype(dt)
+        c = np.full((m, n + pad), 7.0, dt)
+        ce = c.astype(np.float64)
+        ce[:, :n] = a[:, :k].astype(np.float64) @ b[:, :n].astype(np.float64)
+        for arr, e in ((a, a), (b, b), (c, ce)):
+            offs.append(pos)
+            chunks.append(arr.ravel())
+            exp_chunks.append(np.asarray(e, np.float64).ravel())
+            pos += arr.size
+        dims += [m, n, k]
+        lds += [k + pad, n + pad, n + pad]
+    buf = np.concatenate(chunks)
+    tiles = sum(((m + 15) // 16) * ((n + 15) // 16) for (m, n, k, p) in probs)
+    scale = np.dtype(dt).itemsize if byte_offsets else 1
+    return (buf, np.array(offs, np.int64) * scale, np.array(dims, np.int32), np.array(lds, np.int32),
+            np.concatenate(exp_chunks), len(probs), tiles)
+
+
+def _tutorials2():
+    F = "tutorials"
+    K = "tutorials.py"
+    for (M, N, G, B, dt, th) in [(37, 100, 4, 128, np.float32, 4), (200, 33, 8, 64, np.float32, 4),
+                                 (64, 77, 16, 128, np.float16, 3), (3, 100, 8, 128, np.float32, 2),
+                                 # long critical sections: without the lock this loses updates
+                                 (3000, 1000, 2, 1024, np.float32, 2)]:
+        func(F, "ln_bwd_%dx%d_g%d_%s" % (M, N, G, np.dtype(dt).name),
+             lambda M=M, N=N, G=G, B=B, dt=dt, th=th: _ln_bwd(M, N, G, B, dt, th, 150 + M))
+
+    # 07: libdevice.asin on a masked vector; the tail beyond n holds out-of-domain values
+    # that must neither be computed into y nor overwrite its sentinel
+    for dt, n in [(np.float32, 1000), (np.float64, 77)]:
+        x = rng(160).uniform(-1, 1, n + 5).astype(dt)
+        x[:4] = [-1.0, 1.0, 0.0, -0.0]
+        x[n:] = 2.0
+        y = np.full(n + 5, 9.0, dt)
+
+        def asin_ref(a, n=n):
+            e = a["y_ptr"].astype(np.float64).copy()
+            e[:n] = np.arcsin(a["x_ptr"][:n].astype(np.float64))
+            return {"y_ptr": e}
+        add(F, "extern_asin_%s" % np.dtype(dt).name, K, "asin_kernel", ((n + 255) // 256,),
+            dict(x_ptr=x, y_ptr=y, n=n, BLOCK=256), ["y_ptr"], asin_ref,
+            rtol=2e-7 if dt == np.float64 else 2e-6, atol=1e-7)
+
+    # 08: grouped GEMM from device-side tables, 5 persistent programs for 25 tiles
+    def grouped(kernel, dt, byte_offsets, extra, tol, seed):
+        buf, offs, dims, lds, exp, nprob, tiles = _grouped_problems(dt, seed, byte_offsets)
+        args = dict(buf_ptr=buf)
+        args["boffs_ptr" if byte_offsets else "offs_ptr"] = offs
+        args.update(dims_ptr=dims, lds_ptr=lds, n_problems=nprob, BM=16, BN=16, BK=8, **extra)
+        add(F, "grouped_gemm_%s_%s" % ("int2ptr" if byte_offsets else "offsets", np.dtype(dt).name), K, kernel,
+            (5,), args, ["buf_ptr"], lambda a, exp=exp: {"buf_ptr": exp}, rtol=tol, atol=tol)
+    grouped("grouped_gemm_offsets_kernel", np.float32, False, {}, 1e-4, 170)
+    grouped("grouped_gemm_int2ptr_kernel", np.float32, True, dict(DT="fp32"), 1e-4, 171)
+    grouped("grouped_gemm_int2ptr_kernel", np.float16, True, dict(DT="fp16"), 4e-3, 172)
+
+    # 09: persistent matmul, tl.range(pid, tiles, NUM_SMS, flatten=True), split epilogue
+    for (M, N, Kd, BM, BN, BK, dt, sms) in [(100, 77, 53, 32, 32, 16, np.float16, 3),
+                                            (33, 64, 16, 16, 64, 16, np.float32, 4),
+                                            (5, 9, 130, 16, 16, 32, np.float32, 7)]:
+        r = rng(180 + M)
+        a = r.standard_normal((M, Kd)).astype(dt)
+        b = r.standard_normal((Kd, N)).astype(dt)
+        c = np.full((M, N + 5), -1.0, np.float32)
+
+        def pref(args, N=N):
+            e = args["c_ptr"].astype(np.float64).copy()
+            e[:, :N] = args["a_ptr"].astype(np.float64) @ args["b_ptr"].astype(np.float64)
+            return {"c_ptr": e}
+        add(F, "persistent_matmul_%dx%dx%d_%s_sms%d" % (M, N, Kd, np.dtype(dt).name, sms), K, "persistent_mm_kernel",
+            (sms,), dict(a_ptr=a, b_ptr=b, c_ptr=c, M=M, N=N, K=Kd, lda=Kd, ldb=N, ldc=N + 5,
+                         BM=BM, BN=BN, BK=BK, GROUP=2, NUM_SMS=sms),
+            ["c_ptr"], pref, rtol=1e-4, atol=1e-4)
+
+
+_tutorials2()
+
+# ---- scans: cumsum / cumprod / associative_scan, gather, histogram, flip --------------------
+def _scans():
+    F = "scans"
+    K = "scans.py"
+    for dt in (np.int32, np.float32):
+        x = rng(200).integers(-9, 10, (4, 16)).astype(dt)
+        add(F, "cumsum_axes_reverse_%s" % np.dtype(dt).name, K, "cumsum2d_kernel", (1,),
+            dict(x_ptr=x, c0_ptr=np.zeros_like(x), c1_ptr=np.zeros_like(x), r0_ptr=np.zeros_like(x),
+                 r1_ptr=np.zeros_like(x), M=4, N=16),
+            ["c0_ptr", "c1_ptr", "r0_ptr", "r1_ptr"],
+            lambda a: {"c0_ptr": np.cumsum(a["x_ptr"], 0), "c1_ptr": np.cumsum(a["x_ptr"], 1),
+                       "r0_ptr": np.cumsum(a["x_ptr"][::-1], 0)[::-1],
+                       "r1_ptr": np.cumsum(a["x_ptr"][:, ::-1], 1)[:, ::-1]})
+    xi = rng(201).integers(-3, 4, (4, 8)).astype(np.int32)
+    xf = rng(202).uniform(0.5, 1.5, (4, 8)).astype(np.float32)
+    for nm, x, tol in (("int32", xi, 0), ("float32", xf, 1e-5)):
+        add(F, "cumprod_axes_reverse_%s" % nm, K, "cumprod_kernel", (1,),
+            dict(x_ptr=x, p_ptr=np.zeros_like(x), rp_ptr=np.zeros_like(x), M=4, N=8), ["p_ptr", "rp_ptr"],
+            lambda a: {"p_ptr": np.cumprod(a["x_ptr"], 1), "rp_ptr": np.cumprod(a["x_ptr"][::-1], 0)[::-1]},
+            rtol=tol)
+    for n in (100, 1):
+        xm = rng(203 + n).standard_normal(n + 3).astype(np.float32)
+        xm[n:] = 99.0        # beyond n: must not take part
+        add(F, "assoc_scan_max_masked_%d" % n, K, "running_max_kernel", (1,),
+            dict(x_ptr=xm, f_ptr=np.full(n + 3, 5.0, np.float32), r_ptr=np.full(n + 3, 5.0, np.float32), n=n,
+                 BLOCK=128), ["f_ptr", "r_ptr"],
+            lambda a, n=n: {"f_ptr": np.concatenate([np.maximum.accumulate(a["x_ptr"][:n]), [5.0] * 3]),
+                            "r_ptr": np.concatenate([np.maximum.accumulate(a["x_ptr"][:n][::-1])[::-1], [5.0] * 3])})
+    ra = rng(205).uniform(0.5, 1.0, (4, 32)).astype(np.float32)
+    rb = rng(206).standard_normal((4, 32)).astype(np.float32)
+
+    def recur(a, b):
+        h = np.zeros_like(a, np.float64)
+        prev = np.zeros(a.shape[0])
+        for t in range(a.shape[1]):
+            prev = a[:, t] * prev + b[:, t]
+            h[:, t] = prev
+        return h
+    for rev in (False, True):
+        out = "hr_ptr" if rev else "h_ptr"
+        add(F, "assoc_scan_tuple_linear_recurrence%s" % ("_reverse" if rev else ""), K, "linear_recurrence_kernel",
+            (1,), dict(a_ptr=ra, b_ptr=rb, h_ptr=np.zeros_like(ra), hr_ptr=np.zeros_like(ra), M=4, N=32), [out],
+            lambda a, rev=rev, out=out: {out: recur(a["a_ptr"][:, ::-1], a["b_ptr"][:, ::-1])[:, ::-1] if rev
+                                         else recur(a["a_ptr"], a["b_ptr"])}, rtol=1e-5, atol=1e-5)
+    xg = rng(207).integers(-1000, 1000, (4, 8)).astype(np.int32)
+    for KK in (8, 16):
+        i1 = rng(208).integers(0, 8, (4, KK)).astype(np.int32)
+        i0 = rng(209).integers(0, 4, (4, 8)).astype(np.int64)
+        add(F, "gather_axis1_axis0_k%d" % KK, K, "gather2d_kernel", (1,),
+            dict(x_ptr=xg, i1_ptr=i1, i0_ptr=i0, g1_ptr=np.zeros((4, KK), np.int32), g0_ptr=np.zeros((4, 8), np.int32),
+                 M=4, N=8, K=KK), ["g1_ptr", "g0_ptr"],
+            lambda a: {"g1_ptr": np.take_along_axis(a["x_ptr"], a["i1_ptr"], 1),
+                       "g0_ptr": np.take_along_axis(a["x_ptr"], a["i0_ptr"], 0)})
+    for KK in (4, 16):
+        ix = ((np.arange(KK) * 5 + 3) % 8).astype(np.int32)
+        add(F, "gather_1d_%d_of_8" % KK, K, "gather_resize_kernel", (1,),
+            dict(x_ptr=xg[0], i_ptr=ix, out_ptr=np.zeros(KK, np.int32), N=8, K=KK), ["out_ptr"],
+            lambda a: {"out_ptr": a["x_ptr"][a["i_ptr"]]})
+    xh = rng(210).integers(0, 16, 128).astype(np.int32)
+    n = 100
+
+    def hist_ref(a, n=n):
+        x = a["x_ptr"][:n]
+        full = np.concatenate([x, np.zeros(128 - n, np.int32)])   # masked-off lanes load 0
+        return {"h_ptr": np.bincount(full, minlength=16), "hm_ptr": np.bincount(x, minlength=16)}
+    add(F, "histogram_mask", K, "histogram_masked_kernel", (1,),
+        dict(x_ptr=xh, h_ptr=np.zeros(16, np.int32), hm_ptr=np.zeros(16, np.int32), n=n, BLOCK=128, BINS=16),
+        ["h_ptr", "hm_ptr"], hist_ref)
+    xf2 = rng(211).standard_normal((4, 8)).astype(np.float32)
+    add(F, "flip_dims", K, "flip2d_kernel", (1,),
+        dict(x_ptr=xf2, f0_ptr=np.zeros_like(xf2), f1_ptr=np.zeros_like(xf2), fd_ptr=np.zeros_like(xf2), M=4, N=8),
+        ["f0_ptr", "f1_ptr", "fd_ptr"],
+        lambda a: {"f0_ptr": a["x_ptr"][::-1], "f1_ptr": a["x_ptr"][:, ::-1], "fd_ptr": a["x_ptr"][:, ::-1]})
+    xi8 = np.array([100, 100, -3, 127, -128, 5, 0, 1, -128, -128, 7, 9, 100, 0, -1, 2], np.int8)
+    add(F, "cumsum_int8_dtype_bool", K, "cumsum_dtype_kernel", (1,),
+        dict(x_ptr=xi8, o_ptr=np.zeros(16, np.int32), o64_ptr=np.zeros(16, np.int64), ob_ptr=np.zeros(16, np.int32), N=16),
+        ["o_ptr", "o64_ptr", "ob_ptr"],
+        lambda a: {"o_ptr": np.cumsum(a["x_ptr"].astype(np.int64)), "o64_ptr": np.cumsum(a["x_ptr"].astype(np.int64)),
+                   "ob_ptr": np.cumsum(a["x_ptr"] > 0)})
+    x3 = np.arange(64, dtype=np.int32).reshape(2, 4, 8) * 7 - 100
+    add(F, "flip_3d_middle", K, "flip3d_kernel", (1,), dict(x_ptr=x3, o_ptr=np.zeros_like(x3)), ["o_ptr"],
+        lambda a: {"o_ptr": a["x_ptr"][:, ::-1]})
+    xh64 = rng(212).integers(0, 8, 32).astype(np.int64)
+    add(F, "histogram_int64", K, "histogram_i64_kernel", (1,), dict(x_ptr=xh64, o_ptr=np.zeros(8, np.int32), N=32),
+        ["o_ptr"], lambda a: {"o_ptr": np.bincount(a["x_ptr"], minlength=8)})
+    # the older single-kernel checks (were XFAIL placeholders in "pending")
+    xs = rng(141).integers(-50, 50, 64).astype(np.int32)
+    add(F, "cumsum_associative_scan_reverse", "pending.py", "cumsum_kernel", (1,),
+        dict(x_ptr=xs, c_ptr=np.zeros(64, np.int32), r_ptr=np.zeros(64, np.int32), N=64), ["c_ptr", "r_ptr"],
+        lambda a: {"c_ptr": np.cumsum(a["x_ptr"]), "r_ptr": np.cumsum(a["x_ptr"][::-1])[::-1]})
+    xh = rng(142).integers(0, 16, 64).astype(np.int32)
+    add(F, "histogram", "pending.py", "histogram_kernel", (1,), dict(x_ptr=xh, out_ptr=np.zeros(16, np.int32), N=64, BINS=16),
+        ["out_ptr"], lambda a: {"out_ptr": np.bincount(a["x_ptr"], minlength=16)})
+    idx = rng(143).integers(0, 64, 64).astype(np.int32)
+    add(F, "gather", "pending.py", "gather_kernel", (1,),
+        dict(x_ptr=xs, idx_ptr=idx, out_ptr=np.zeros(64, np.int32), N=64), ["out_ptr"],
+        lambda a: {"out_ptr": a["x_ptr"][a["idx_ptr"]]})
+    add(F, "flip", "pending.py", "flip_kernel", (1,), dict(x_ptr=xs, out_ptr=np.zeros(64, np.int32), N=64), ["out_ptr"],
+        lambda a: {"out_ptr": a["x_ptr"][::-1]})
+
+
+_scans()
+
+
+# ---- atomics --------------------------------------------------------------------------------
+def _atomics():
+    F = "atomics"
+    K = "atomics.py"
+    n, B = 100, 32          # 4 programs, the last one cut by the mask
+    r = rng(220)
+    ints = {
+        np.int32: (r.integers(-1 << 30, 1 << 30, n + 4), r.integers(-1 << 30, 1 << 30, n + 4)),
+        np.uint32: (r.integers(0, 1 << 32, n + 4, dtype=np.uint64), r.integers(0, 1 << 32, n + 4, dtype=np.uint64)),
+        np.int64: (r.integers(-1 << 40, 1 << 40, n + 4), r.integers(-1 << 40, 1 << 40, n + 4)),
+    }
+    fl = (r.standard_normal(n + 4) * 10, r.standard_normal(n + 4) * 10)
+    npops = {"add": lambda d, v: d + v, "max": np.maximum, "min": np.minimum, "and": np.bitwise_and,
+             "or": np.bitwise_or, "xor": np.bitwise_xor, "xchg": lambda d, v: v}
+    # all ops on int32; on uint32 the ones where signedness matters; a sample on int64
+    cases = ([(np.int32, op) for op in npops] + [(np.uint32, op) for op in ("add", "max", "min")]
+             + [(np.int64, op) for op in ("add", "max", "min", "xor", "xchg")]
+             + [(np.float32, op) for op in ("add", "max", "min", "xchg")])
+    for dt, op in cases:
+        d0, v0 = ints[dt] if dt in ints else fl
+        dst = np.asarray(d0).astype(dt)
+        val = np.asarray(v0).astype(dt)
+        if dt == np.float32:
+            dst[:3] = [-0.0, 0.0, -5.0]      # mixed signs, signed zeros
+            val[:3] = [0.0, -0.0, -7.0]
+
+        def ref(a, op=op, dt=dt, n=n):
+            d, v = a["dst_ptr"].copy(), a["val_ptr"]
+            with np.errstate(over="ignore"):
+                d[:n] = npops[op](d[:n], v[:n]).astype(dt)
+            o = a["old_ptr"].copy()
+            o[:n] = a["dst_ptr"][:n]
+            return {"dst_ptr": d, "old_ptr": o}
+        add(F, "atomic_%s_%s_masked_old" % (op, np.dtype(dt).name), K, "atomic_tile_kernel", ((n + B - 1) // B,),
+            dict(dst_ptr=dst, val_ptr=val, old_ptr=np.full(n + 4, 3, dt), n=n, OP=op, BLOCK=B),
+            ["dst_ptr", "old_ptr"], ref)
+
+    def ticket_check(a, res, n=1000):
+        if res["ctr_ptr"][0] != n:
+            return "counter %d, expected %d" % (res["ctr_ptr"][0], n)
+        t = res["tickets_ptr"]
+        if sorted(t[:n].tolist()) != list(range(n)):
+            return "tickets are not a permutation of 0..%d" % (n - 1)
+        if (t[n:] != -1).any():
+            return "masked lanes wrote tickets: %s" % t[n:]
+        return None
+    add(F, "atomic_add_tickets_contended", K, "ticket_kernel", (16,),
+        dict(ctr_ptr=np.zeros(1, np.int32), tickets_ptr=np.full(1024, -1, np.int32), n=1000, BLOCK=64),
+        ["ctr_ptr", "tickets_ptr"], check=ticket_check)
+    nf, bins = 3000, 8
+    xf = (rng(221).integers(-1000, 1000, nf) / 8).astype(np.float32)   # exact float sums
+
+    def cont_ref(a):
+        x = a["x_ptr"]
+        b = np.arange(nf) % bins
+        return {"mx_ptr": np.array([max(x[b == k].max(), -1e30) for k in range(bins)]),
+                "mn_ptr": np.array([min(x[b == k].min(), 1e30) for k in range(bins)]),
+                "sum_ptr": np.array([x[b == k].astype(np.float64).sum() for k in range(bins)]),
+                "total_ptr": [x.astype(np.float64).sum()]}
+    add(F, "atomic_float_contended", K, "contended_float_kernel", ((nf + 127) // 128,),
+        dict(x_ptr=xf, mx_ptr=np.full(bins, -1e30, np.float32), mn_ptr=np.full(bins, 1e30, np.float32),
+             sum_ptr=np.zeros(bins, np.float32), total_ptr=np.zeros(1, np.float32), n=nf, BINS=bins, BLOCK=128),
+        ["mx_ptr", "mn_ptr", "sum_ptr", "total_ptr"], cont_ref)
+    for dt in (np.int32, np.float32):
+        dst = np.arange(16).astype(dt)
+        cmp = np.where(np.arange(16) % 3 == 0, np.arange(16), 100).astype(dt)
+        val = (np.arange(16) * 10 + 1).astype(dt)
+        add(F, "atomic_cas_tile_%s" % np.dtype(dt).name, K, "cas_tile_kernel", (1,),
+            dict(dst_ptr=dst, cmp_ptr=cmp, val_ptr=val, old_ptr=np.zeros(16, dt), BLOCK=16), ["dst_ptr", "old_ptr"],
+            lambda a: {"dst_ptr": np.where(a["dst_ptr"] == a["cmp_ptr"], a["val_ptr"], a["dst_ptr"]),
+                       "old_ptr": a["dst_ptr"]})
+    P = 40
+
+    def scalar_check(a, res):
+        if res["acc_ptr"][0] != P * (P + 1) // 2:
+            return "acc %d, expected %d" % (res["acc_ptr"][0], P * (P + 1) // 2)
+        seen = res["seen_ptr"]
+        # each program saw the sum of the ids of the programs that ran before it
+        order = np.argsort(seen, kind="stable")
+        exp = np.concatenate([[0], np.cumsum(order + 1)[:-1]])
+        if not (seen[order] == exp).all():
+            return "old values %s are not consistent with any order" % seen
+        bits = res["bits_ptr"]
+        e = [np.int64(np.bitwise_or.reduce([1 << (p % 32) for p in range(P)])).astype(np.int32), max(p * 7 % 23 for p in range(P)),
+             min(100 - p for p in range(P)), np.bitwise_xor.reduce(list(range(P)))]
+        if list(bits) != [int(v) for v in e]:
+            return "bits %s, expected %s" % (bits, e)
+        return None
+    add(F, "scalar_atomics_old_values", K, "scalar_atomics_kernel", (P,),
+        dict(acc_ptr=np.zeros(1, np.int32), seen_ptr=np.zeros(P, np.int32), bits_ptr=np.array([0, -5, 1000, 0], np.int32)),
+        ["acc_ptr", "seen_ptr", "bits_ptr"], check=scalar_check)
+    add(F, "atomic_add_2d_masked_old", K, "atomic2d_kernel", (1,),
+        dict(dst_ptr=np.ones((3, 5), np.float32), old_ptr=np.full((3, 5), 9.0, np.float32), M=3, N=5, BM=4, BN=8),
+        ["dst_ptr", "old_ptr"],
+        lambda a: {"dst_ptr": 1 + np.arange(3)[:, None] * 100 + np.arange(5)[None, :], "old_ptr": np.ones((3, 5))})
+    xh = (np.arange(64) / 8).astype(np.float16)
+    add(F, "atomic_add_fp16", K, "atomic_f16_kernel", (1,), dict(dst_ptr=np.full(4, 0.5, np.float16), x_ptr=xh, N=64),
+        ["dst_ptr"], lambda a: {"dst_ptr": 0.5 + a["x_ptr"].astype(np.float64).reshape(16, 4).sum(0)}, rtol=1e-3)
+    # the older checks (were XFAIL placeholders in "pending")
     n = 1000
     xa = rng(140).integers(0, 100, n).astype(np.int32)
-    add(F, "atomic_add", K, "atomic_add_kernel", ((n + 127) // 128,),
+    add(F, "atomic_add", "pending.py", "atomic_add_kernel", ((n + 127) // 128,),
         dict(x_ptr=xa, total_ptr=np.zeros(1, np.int32), hist_ptr=np.zeros(8, np.int32), n=n, BLOCK=128),
         ["total_ptr", "hist_ptr"],
-        lambda a: {"total_ptr": [a["x_ptr"].sum()], "hist_ptr": np.bincount(a["x_ptr"] % 8, minlength=8)},
-        xfail=X + "atomics")
+        lambda a: {"total_ptr": [a["x_ptr"].sum()], "hist_ptr": np.bincount(a["x_ptr"] % 8, minlength=8)})
 
     def lock_check(a, r):
         if r["counter_ptr"][0] != 64:
@@ -937,37 +1307,273 @@ def _pending():
         if sorted(r["log_ptr"].tolist()) != list(range(64)):
             return "each program must see a distinct counter value: %s" % r["log_ptr"]
         return None
-    add(F, "atomic_cas_spin_lock", K, "atomic_cas_lock_kernel", (64,),
+    add(F, "atomic_cas_spin_lock", "pending.py", "atomic_cas_lock_kernel", (64,),
         dict(lock_ptr=np.zeros(1, np.int32), counter_ptr=np.zeros(1, np.int32), log_ptr=np.zeros(64, np.int32)),
-        ["counter_ptr", "log_ptr"], check=lock_check, xfail=X + "atomics", timeout=30)
+        ["counter_ptr", "log_ptr"], check=lock_check, timeout=30)
+
+
+_atomics()
+
+
+# ---- pointers: block pointers, tensor descriptors, hints, int64 <-> pointer casts ------------
+def _pointers():
+    F = "pointers"
+    K = "pointers.py"
+    for (M, N, Kd, BM, BN, BK) in [(37, 50, 29, 16, 16, 8), (16, 16, 16, 16, 16, 16), (5, 70, 100, 8, 32, 32)]:
+        r = rng(230 + M)
+        a = r.standard_normal((M, Kd + 3)).astype(np.float32)
+        b = r.standard_normal((Kd, N + 1)).astype(np.float32)
+        c = np.full((M, N + 2), 4.0, np.float32)
+
+        def ref(args, N=N, Kd=Kd):
+            e = args["c_ptr"].astype(np.float64).copy()
+            e[:, :N] = args["a_ptr"][:, :Kd].astype(np.float64) @ args["b_ptr"][:, :N]
+            return {"c_ptr": e}
+        add(F, "block_ptr_matmul_%dx%dx%d" % (M, N, Kd), K, "block_ptr_matmul_kernel",
+            ((M + BM - 1) // BM, (N + BN - 1) // BN),
+            dict(a_ptr=a, b_ptr=b, c_ptr=c, M=M, N=N, K=Kd, lda=Kd + 3, ldb=N + 1, ldc=N + 2, BM=BM, BN=BN, BK=BK),
+            ["c_ptr"], ref, rtol=1e-4, atol=1e-4)
+    M, N = 7, 13
+    x = rng(240).standard_normal((M, N)).astype(np.float32)
+    for (r0, c0) in [(0, 0), (4, 8), (-2, 5)]:
+        def nan_ref(a, r0=r0, c0=c0, M=M, N=N):
+            e = np.full((16, 8), np.nan)
+            for j in range(16):          # out[j, i] = x[r0 + i, c0 + j]
+                for i in range(8):
+                    if 0 <= r0 + i < M and 0 <= c0 + j < N:
+                        e[j, i] = a["x_ptr"][r0 + i, c0 + j]
+            return {"out_ptr": e}
+        add(F, "block_ptr_colmajor_nan_pad_%d_%d" % (r0, c0), K, "block_ptr_nan_kernel", (1,),
+            dict(x_ptr=x, out_ptr=np.zeros((16, 8), np.float32), M=M, N=N, r0=r0, c0=c0, BM=8, BN=16),
+            ["out_ptr"], nan_ref)
+    xr = rng(241).integers(-100, 100, (5, 37)).astype(np.int32)
+    add(F, "block_ptr_check_dim1_only", K, "block_ptr_rows_kernel", (5,),
+        dict(x_ptr=xr, out_ptr=np.zeros_like(xr), M=5, N=37, BN=16), ["out_ptr"],
+        lambda a: {"out_ptr": a["x_ptr"] * 3})
+    for (M, N, BM, BN) in [(37, 50, 16, 32), (8, 16, 8, 16)]:
+        xt = rng(242 + M).standard_normal((M, N)).astype(np.float32)
+        tm, tn = (M + BM - 1) // BM, (N + BN - 1) // BN
+
+        def td_ref(a, M=M, N=N, tm=tm, tn=tn, BM=BM, BN=BN):
+            raw = np.zeros((tm * BM, tn * BN))
+            raw[:M, :N] = a["x_ptr"]
+            return {"y_ptr": a["x_ptr"] * 2.0 - 1.0, "raw_ptr": raw}
+        add(F, "tensor_descriptor_tiles_%dx%d" % (M, N), K, "tensor_desc_tiles_kernel", (tm, tn),
+            dict(x_ptr=xt, y_ptr=np.zeros_like(xt), raw_ptr=np.full((tm * BM, tn * BN), 8.0, np.float32), M=M, N=N,
+                 BM=BM, BN=BN), ["y_ptr", "raw_ptr"], td_ref, rtol=1e-6)
+    xh = rng(243).standard_normal(203).astype(np.float32)
+
+    def hints_ref(a, n=203):
+        x = a["x_ptr"]
+        q = np.arange(len(a["z_ptr"])) // 4
+        z = a["z_ptr"].copy()
+        z[:n] = np.where(q[:n] < n, x[np.minimum(q[:n], n - 1)], 0)
+        y = a["y_ptr"].copy()
+        y[:n] = x[:n] + 1
+        return {"y_ptr": y, "z_ptr": z}
+    add(F, "hints_multiple_of_contiguous_constancy_assume", K, "hints_kernel", (4,),
+        dict(x_ptr=xh, y_ptr=np.full(206, 2.0, np.float32), z_ptr=np.full(206, 2.0, np.float32), n=203, BLOCK=64),
+        ["y_ptr", "z_ptr"], hints_ref)
+
+    def ptr_int_check(a, res):
+        if res["align_ptr"][0] != 0:
+            return "address %% 4 = %d" % res["align_ptr"][0]
+        m = compare("diff_ptr", res["diff_ptr"], np.arange(16) * 4, 0, 0)
+        m = m or compare("y_ptr", res["y_ptr"], a["x_ptr"][::-1], 0, 0)
+        return m or compare("z_ptr", res["z_ptr"], a["hsrc_ptr"].astype(np.float32), 0, 0)
+    add(F, "ptr_int64_casts", K, "ptr_int_kernel", (1,),
+        dict(x_ptr=rng(244).standard_normal(16).astype(np.float32), hsrc_ptr=rng(245).standard_normal(16).astype(np.float16),
+             slot_ptr=np.zeros(1, np.int64), diff_ptr=np.zeros(16, np.int64), y_ptr=np.zeros(16, np.float32),
+             z_ptr=np.zeros(16, np.float32), align_ptr=np.full(1, 9, np.int32), BLOCK=16),
+        ["diff_ptr", "y_ptr", "z_ptr", "align_ptr"], check=ptr_int_check)
+    xq = np.arange(50, dtype=np.float32)
+    for skip in (0, 1, 2):      # 1 is specialized by value like Triton's ":1", so it folds
+        s0 = 16 if skip > 0 else 0
+        pad = np.concatenate([xq, np.zeros(100, np.float32)])
+        add(F, "block_ptr_advance_in_runtime_if_%d" % skip, K, "block_ptr_if_kernel", (1,),
+            dict(x_ptr=xq, out_ptr=np.zeros(16, np.float32), N=50, skip=skip, BN=16), ["out_ptr"],
+            lambda a, e=pad[s0:s0 + 16] + pad[s0 + 16:s0 + 32] + pad[s0 + 32:s0 + 48]: {"out_ptr": e})
+    # the older checks (were XFAIL placeholders in "pending")
+    xb = rng(144).standard_normal((7, 33)).astype(np.float32)
+    add(F, "make_block_ptr_advance", "pending.py", "block_ptr_kernel", (1,),
+        dict(x_ptr=xb, out_ptr=np.zeros_like(xb), M=7, N=33, BM=8, BN=16), ["out_ptr"],
+        lambda a: {"out_ptr": a["x_ptr"] + 1})
+    xt = rng(145).standard_normal((8, 16)).astype(np.float32)
+    add(F, "tensor_descriptor", "pending.py", "tensor_desc_kernel", (1,),
+        dict(x_ptr=xt, out_ptr=np.zeros_like(xt), M=8, N=16, BM=8, BN=16), ["out_ptr"],
+        lambda a: {"out_ptr": a["x_ptr"] * 2})
+
+
+_pointers()
+
+
+# ---- debug: device_print / print, device_assert / assert, static_assert / static_print -------
+PRINT_RE = re.compile(r"^pid \((\d+), (\d+), (\d+)\)(?: idx \(([\d, ]+)\))? (\S*?):? +(.*)$")
+
+
+def _line_of(file, text):
+    for k, line in enumerate(open(os.path.join(KDIR, file)), 1):
+        if text in line:
+            return k
+    raise ValueError("%r not in %s" % (text, file))
+
+
+def _parse_prints(out):
+    """stdout of device_print -> {(pid, idx, prefix): [value strings]}, or an error string."""
+    got = {}
+    for line in out.splitlines():
+        m = PRINT_RE.match(line)
+        if not m:
+            return "unexpected stdout line %r" % line
+        pid = tuple(int(v) for v in m.group(1, 2, 3))
+        idx = tuple(int(v) for v in m.group(4).split(",")) if m.group(4) else ()
+        key = (pid, idx, m.group(5))
+        if key in got:
+            return "line printed twice: %r" % line
+        got[key] = m.group(6).split()
+    return got
+
+
+def _expect_prints(got, exp):
+    """exp: {(pid, idx, prefix): [numbers]}; values compare as floats (ints exactly)."""
+    if isinstance(got, str):
+        return got
+    if set(got) != set(exp):
+        miss = sorted(set(exp) - set(got))[:3]
+        extra = sorted(set(got) - set(exp))[:3]
+        return "printed lines differ: missing %s, unexpected %s" % (miss, extra)
+    for k, vals in exp.items():
+        g = got[k]
+        if len(g) != len(vals):
+            return "%s: printed %s, expected %s" % (k, g, vals)
+        for s, v in zip(g, vals):
+            try:
+                ok = (int(s, 0) == v) if isinstance(v, int) else np.isclose(float(s), v, rtol=1e-6)
+            except ValueError:
+                ok = False
+            if not ok:
+                return "%s: printed %s, expected %s" % (k, g, vals)
+    return None
+
+
+def _print_case(kernel, args, grid, exp, threads=2, file="debug.py"):
+    rc, out, err, _ = run_kernel(file, kernel, grid, args, [], extra=["--threads", str(threads)])
+    if rc != 0:
+        return "tilec exited with %s: %s" % (rc, (err.strip().splitlines() or [""])[0])
+    return _expect_prints(_parse_prints(out), exp)
+
+
+def _assert_case(kernel, args, grid, outs, fail, line_text, pids=None, msg=None, expect=None, file="debug.py"):
+    rc, out, err, res = run_kernel(file, kernel, grid, args, outs)
+    if not fail:
+        if rc != 0:
+            return "tilec exited with %s: %s" % (rc, (err.strip().splitlines() or [""])[0])
+        for o, e in (expect or {}).items():
+            m = compare(o, res[o], e, 0, 0)
+            if m:
+                return m
+        return None
+    if rc != 1:
+        return "exit status %s, expected 1 (stderr %r)" % (rc, err.strip()[:200])
+    where = "%s:%d" % (file, _line_of(file, line_text))
+    if where not in err:
+        return "stderr lacks %r: %r" % (where, err.strip()[:300])
+    m = re.search(r"program \((\d+), (\d+), (\d+)\)", err)
+    if not m or (pids is not None and tuple(int(v) for v in m.group(1, 2, 3)) not in pids):
+        return "stderr does not name a failing program %s: %r" % (pids, err.strip()[:300])
+    if msg and msg not in err:
+        return "stderr lacks the message %r: %r" % (msg, err.strip()[:300])
+    return None
+
+
+def _debug():
+    F = "debug"
+    K = "debug.py"
+    x = np.array([1.5, -2.0, 0.25, 1e10], np.float32)
+    k = np.array([0, -1, 255, 7], np.int32)
+    exp = {}
+    for px in range(3):
+        for py in range(2):
+            pid = (px, py, 0)
+            for i in range(4):
+                exp[(pid, (i,), "x")] = [float(x[i])]
+                exp[(pid, (i,), "two")] = [float(x[i]), float(k[i])]
+            exp[(pid, (), "scalar")] = [py * 10 + px]
+    func(F, "device_print_1d_scalar_grid3x2", lambda: _print_case(
+        "print_kernel", dict(x_ptr=x, k_ptr=k, N=4), (3, 2), exp))
+
+    # hex=True prints the bits of the value's own width (Triton: 0x%08x for 32-bit ints)
+    def hex_case():
+        rc, out, err, _ = run_kernel(K, "print_hex_kernel", (1,), dict(k_ptr=k, N=4), [])
+        if rc != 0:
+            return "tilec exited with %s: %s" % (rc, (err.strip().splitlines() or [""])[0])
+        got = _parse_prints(out)
+        if isinstance(got, str):
+            return got
+        for i in range(4):
+            for pre, bits in (("hexk", 32), ("hex16", 16)):
+                s = got.get(((0, 0, 0), (i,), pre), ["?"])[0]
+                want = int(k[i]) & ((1 << bits) - 1)
+                if not re.fullmatch(r"0x[0-9a-f]{1,%d}" % (bits // 4), s) or int(s, 16) != want:
+                    return "%s of %d printed %r, expected 0x%0*x" % (pre, k[i], s, bits // 4, want)
+        return None
+    func(F, "device_print_hex_width", hex_case)
+    k2 = np.arange(8, dtype=np.int32).reshape(2, 4) * 3 - 5
+    func(F, "device_print_2d_idx", lambda: _print_case(
+        "print2d_kernel", dict(k_ptr=k2, M=2, N=4), (1,),
+        {((0, 0, 0), (i, j), "grid"): [int(k2[i, j])] for i in range(2) for j in range(4)}))
+    func(F, "device_print_mixed_dtypes", lambda: _print_case(
+        "print_mixed_kernel", dict(x_ptr=x, k_ptr=k, N=4), (1,),
+        {((0, 0, 0), (i,), "xk"): [float(x[i]), int(k[i])] for i in range(4)}))
+    xp = np.arange(4, dtype=np.float32)
+    func(F, "device_print_assert", lambda: _print_case(
+        "device_print_kernel", dict(x_ptr=xp, out_ptr=np.zeros(4, np.float32), N=4), (1,),
+        {((0, 0, 0), (i,), "x"): [float(i)] for i in range(4)}, file="pending.py"))
+    a = np.array([1, 2, 3, 4, 5, -6, 7, 8, 9, 10], np.int32)
+    func(F, "device_assert_fails_pid_line", lambda: _assert_case(
+        "assert_kernel", dict(x_ptr=a, out_ptr=np.zeros(10, np.int32), n=10, BLOCK=4), (3,), [], True,
+        "tl.device_assert(x >= 0", pids={(1, 0, 0)}, msg="x must be non-negative"))
+    b = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, -10, -3, -5], np.int32)
+    func(F, "device_assert_masked_passes", lambda: _assert_case(
+        "assert_kernel", dict(x_ptr=b, out_ptr=np.zeros(12, np.int32), n=9, BLOCK=4), (3,), ["out_ptr"], False,
+        None, expect={"out_ptr": np.concatenate([b[:9] * 2, np.zeros(3, np.int32)])}))
+    func(F, "assert_statement_fails", lambda: _assert_case(
+        "assert_stmt_kernel", dict(x_ptr=a, out_ptr=np.zeros(10, np.int32), limit=8), (10,), [], True,
+        "assert v < limit", pids={(7, 0, 0), (8, 0, 0), (9, 0, 0)}, msg="value over the limit"))
+    func(F, "assert_statement_passes", lambda: _assert_case(
+        "assert_stmt_kernel", dict(x_ptr=a, out_ptr=np.zeros(10, np.int32), limit=11), (10,), ["out_ptr"], False,
+        None, expect={"out_ptr": a}))
+    xs = np.arange(8, dtype=np.int32) - 3
+    add(F, "static_assert_passes", K, "static_kernel", (1,),
+        dict(x_ptr=xs, out_ptr=np.zeros(8, np.int32), BLOCK=8, SCALE=3), ["out_ptr"],
+        lambda a: {"out_ptr": a["x_ptr"] * 3})
+    diag(F, "static_assert_fails", K, "static_kernel", "*i32, *i32, 8, 1", expect=("SCALE must exceed 1",),
+         line=_line_of(K, "tl.static_assert(SCALE > 1"))
+
+    def static_print():
+        rc, out, err, _ = run_kernel(K, "static_kernel", (1,), dict(x_ptr=xs, out_ptr=np.zeros(8, np.int32),
+                                                                     BLOCK=8, SCALE=3), [])
+        if rc != 0:
+            return "tilec exited with %s" % rc
+        if not re.search(r"static_kernel BLOCK =\s*8", out + err):
+            return "tl.static_print printed nothing (stdout %r, stderr %r)" % (out[:100], err[:100])
+        return None
+    func(F, "static_print_output", static_print)
+
+
+_debug()
+
+
+# ---- pending: constructs listed as not supported yet (XFAIL until they compile) --------------
+# (the atomics, scans, gather, histogram, flip, block-pointer, tensor-descriptor and
+# device_print cases that started here moved to their families once they compiled)
+def _pending():
+    F = "pending"
+    K = "pending.py"
+    X = "listed as not supported yet: "
     xs = rng(141).integers(-50, 50, 64).astype(np.int32)
-    add(F, "cumsum_associative_scan_reverse", K, "cumsum_kernel", (1,),
-        dict(x_ptr=xs, c_ptr=np.zeros(64, np.int32), r_ptr=np.zeros(64, np.int32), N=64), ["c_ptr", "r_ptr"],
-        lambda a: {"c_ptr": np.cumsum(a["x_ptr"]), "r_ptr": np.cumsum(a["x_ptr"][::-1])[::-1]},
-        xfail=X + "scans")
     add(F, "sort", K, "sort_kernel", (1,), dict(x_ptr=xs, out_ptr=np.zeros(64, np.int32), N=64), ["out_ptr"],
         lambda a: {"out_ptr": np.sort(a["x_ptr"])}, xfail=X + "sort")
-    xh = rng(142).integers(0, 16, 64).astype(np.int32)
-    add(F, "histogram", K, "histogram_kernel", (1,), dict(x_ptr=xh, out_ptr=np.zeros(16, np.int32), N=64, BINS=16),
-        ["out_ptr"], lambda a: {"out_ptr": np.bincount(a["x_ptr"], minlength=16)}, xfail=X + "histogram")
-    idx = rng(143).integers(0, 64, 64).astype(np.int32)
-    add(F, "gather", K, "gather_kernel", (1,),
-        dict(x_ptr=xs, idx_ptr=idx, out_ptr=np.zeros(64, np.int32), N=64), ["out_ptr"],
-        lambda a: {"out_ptr": a["x_ptr"][a["idx_ptr"]]}, xfail=X + "gather")
-    add(F, "flip", K, "flip_kernel", (1,), dict(x_ptr=xs, out_ptr=np.zeros(64, np.int32), N=64), ["out_ptr"],
-        lambda a: {"out_ptr": a["x_ptr"][::-1]}, xfail=X + "flip")
-    xb = rng(144).standard_normal((7, 33)).astype(np.float32)
-    add(F, "make_block_ptr_advance", K, "block_ptr_kernel", (1,),
-        dict(x_ptr=xb, out_ptr=np.zeros_like(xb), M=7, N=33, BM=8, BN=16), ["out_ptr"],
-        lambda a: {"out_ptr": a["x_ptr"] + 1}, xfail=X + "make_block_ptr")
-    xt = rng(145).standard_normal((8, 16)).astype(np.float32)
-    add(F, "tensor_descriptor", K, "tensor_desc_kernel", (1,),
-        dict(x_ptr=xt, out_ptr=np.zeros_like(xt), M=8, N=16, BM=8, BN=16), ["out_ptr"],
-        lambda a: {"out_ptr": a["x_ptr"] * 2}, xfail=X + "tensor descriptors")
-    xp = np.arange(4, dtype=np.float32)
-    add(F, "device_print_assert", K, "device_print_kernel", (1,),
-        dict(x_ptr=xp, out_ptr=np.zeros(4, np.float32), N=4), ["out_ptr"],
-        lambda a: {"out_ptr": a["x_ptr"]}, xfail=X + "device_print/device_assert")
 
 
 _pending()

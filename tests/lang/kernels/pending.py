@@ -1,5 +1,5 @@
-# Constructs listed as not supported yet (tests/lang, family "pending"): the driver expects
-# them to fail for now (XFAIL) and checks the results as soon as they compile.
+# Constructs once listed as not supported (tests/lang). Family "pending" runs sort_kernel and
+# expects it to fail for now (XFAIL); the other kernels are run by the families that cover them.
 import triton
 import triton.language as tl
 

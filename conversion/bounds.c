@@ -1,0 +1,184 @@
+/* conversion/bounds.c — --check-bounds: every active lane of a load, store or atomic is
+ * checked against the extent of the pointer argument its address derives from (the
+ * launch passes extents); the first bad lane calls the runtime, which reports the access
+ * and unwinds the program. In: accesses with their masks. Out: a cold scf.if per access. */
+#include "conversion/lower.h"
+
+#include "dialects/tile.h"
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The kernel argument (index) a pointer derives from through addptr/splat/shape ops and
+ * loop-carried pointers, or -1 (loaded pointers, int -> pointer casts). */
+static int root_arg(tc_lower *L, MlirValue v) {
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(L->old_func, 0));
+  for (int depth = 0; depth < 256; depth++) {
+    if (mlirValueIsABlockArgument(v)) {
+      MlirBlock owner = mlirBlockArgumentGetOwner(v);
+      intptr_t n = mlirBlockArgumentGetArgNumber(v);
+      if (mlirBlockEqual(owner, entry)) return (int)n;
+      MlirOperation parent = mlirBlockGetParentOperation(owner);
+      if (!mlirOperationIsNull(parent) && tc_op_is(parent, "scf.for") && n >= 1) {
+        v = mlirOperationGetOperand(parent, 3 + (n - 1));
+        continue;
+      }
+      if (!mlirOperationIsNull(parent) && tc_op_is(parent, "scf.while")) {
+        v = mlirOperationGetOperand(parent, n);
+        continue;
+      }
+      return -1;
+    }
+    MlirOperation d = mlirOpResultGetOwner(v);
+    const char *k = tile_op_kind(d);
+    if (!k) return -1;
+    if (!strcmp(k, "splat") || !strcmp(k, "broadcast") || !strcmp(k, "expand_dims") || !strcmp(k, "reshape") ||
+        !strcmp(k, "addptr") || !strcmp(k, "hint")) {
+      v = mlirOperationGetOperand(d, 0);
+      continue;
+    }
+    return -1;
+  }
+  return -1;
+}
+
+static MlirValue loc_line(tc_lower *L, tc_builder *b, MlirOperation op, int which) {
+  MlirLocation loc = mlirOperationGetLocation(op);
+  int v = 0;
+  if (mlirLocationIsAFileLineColRange(loc))
+    v = which ? mlirLocationFileLineColRangeGetStartColumn(loc) : mlirLocationFileLineColRangeGetStartLine(loc);
+  return tcb_const_int(b, tcb_int_type(L->ctx, 32), v);
+}
+
+static MlirValue file_ptr(tc_lower *L, tc_builder *b, MlirOperation op) {
+  char file[512] = "?";
+  MlirLocation loc = mlirOperationGetLocation(op);
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    MlirStringRef f = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
+    snprintf(file, sizeof file, "%.*s", (int)f.length, f.data);
+  }
+  return tc_string_constant(L, b, file);
+}
+
+static int access_kind(MlirOperation op) {
+  if (tc_op_is(op, "tile.store")) return 1;
+  if (tc_op_is(op, "tile.atomic_rmw") || tc_op_is(op, "tile.atomic_cas")) return 2;
+  return 0;
+}
+
+/* Calls the runtime for a bad lane: elem offset and tile index (pos + lane). */
+static void report(tc_lower *L, tc_builder *b, MlirOperation op, int arg, const tc_pos *pos, MlirValue lane, MlirValue elem,
+                   MlirValue extent) {
+  MlirType i32 = tcb_int_type(L->ctx, 32), i64 = tcb_int_type(L->ctx, 64);
+  MlirValue idx[4];
+  for (int d = 0; d < 4; d++) {
+    if (d < pos->rank) {
+      MlirValue x = pos->idx[d];
+      if (d == pos->rank - 1 && !mlirValueIsNull(lane)) x = tcb_binary(b, "arith.addi", x, lane);
+      idx[d] = tcb_cast(b, "arith.index_cast", x, i64);
+    } else {
+      idx[d] = tcb_const_int(b, i64, 0);
+    }
+  }
+  MlirValue args[16] = {tcb_const_int(b, i32, access_kind(op)), tcb_const_int(b, i32, arg), file_ptr(L, b, op),
+                        loc_line(L, b, op, 0), loc_line(L, b, op, 1), L->pid[0], L->pid[1], L->pid[2],
+                        tcb_const_int(b, i32, pos->rank), idx[0], idx[1], idx[2], idx[3], elem, extent};
+  tc_call_runtime(L, b, "tilec_rt_bounds_fail", 15, args);
+}
+
+static MlirValue if_block(tc_lower *L, tc_builder *b, MlirValue cond, tc_builder *inner) {
+  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
+  MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(regions[0], tb);
+  tcb_op_regions(b, "scf.if", 0, NULL, 1, &cond, 0, NULL, 2, regions);
+  tcb_init(inner, L->ctx);
+  inner->loc = b->loc;
+  tcb_set_end(inner, tb);
+  return cond;
+}
+
+static MlirValue extent_of(tc_lower *L, tc_builder *b, int arg) {
+  MlirType i64 = tcb_int_type(L->ctx, 64);
+  MlirValue p = tc_scalar_addptr(L, b, L->extents, tcb_const_int(b, tcb_int_type(L->ctx, 32), arg), i64);
+  return tcb_op1(b, "llvm.load", i64, 1, &p, 0, NULL);
+}
+
+void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos) {
+  tc_lower *L = c->L;
+  if (!L->check_bounds || L->status) return;
+  int arg = root_arg(L, old_ptr);
+  if (arg < 0) return;
+  tc_builder *b = &c->b;
+  MlirType i64 = tcb_int_type(L->ctx, 64), i32 = tcb_int_type(L->ctx, 32);
+  MlirType pointee = tile_ptr_pointee(tcb_element_type(mlirValueGetType(old_ptr)));
+  int64_t size = (tcb_bitwidth(tc_memory_type(L->ctx, pointee)) + 7) / 8;
+  MlirValue argp = tc_scalar(L, mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->old_func, 0)), arg));
+  MlirValue base = tcb_binary(b, "arith.subi", tcb_cast(b, "llvm.ptrtoint", p.base, i64), tcb_cast(b, "llvm.ptrtoint", argp, i64));
+  MlirValue extent = extent_of(L, b, arg);
+  if (!pos->chunked) {
+    MlirValue off = p.vec;
+    MlirValue diff = base;
+    if (!mlirValueIsNull(off)) {
+      if (tcb_bitwidth(mlirValueGetType(off)) < 64) off = tcb_cast(b, "arith.extsi", off, i64);
+      diff = tcb_binary(b, "arith.addi", diff, tcb_binary(b, "arith.muli", off, tcb_const_int(b, i64, size)));
+    }
+    MlirValue elem = tcb_binary(b, "arith.divsi", diff, tcb_const_int(b, i64, size));
+    MlirValue bad = tcb_binary(b, "arith.ori", tcb_cmpi(b, "slt", diff, tcb_const_int(b, i64, 0)), tcb_cmpi(b, "sge", elem, extent));
+    if (!mlirValueIsNull(mask)) bad = tcb_binary(b, "arith.andi", bad, mask);
+    tc_builder in;
+    if_block(L, b, bad, &in);
+    report(L, &in, op, arg, pos, (MlirValue){NULL}, elem, extent);
+    tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    return;
+  }
+  int64_t w = c->width;
+  MlirType v64 = tc_vec_type(L->ctx, w, i64);
+  MlirValue diff = tc_splat_vec(b, base, w);
+  if (!mlirValueIsNull(p.vec)) {
+    MlirValue off = p.vec;
+    if (tcb_bitwidth(tcb_element_type(mlirValueGetType(off))) < 64) off = tcb_cast(b, "arith.extsi", off, v64);
+    diff = tcb_binary(b, "arith.addi", diff, tcb_binary(b, "arith.muli", off, tcb_const_int(b, v64, size)));
+  }
+  MlirValue elem = tcb_binary(b, "arith.divsi", diff, tcb_const_int(b, v64, size));
+  MlirValue bad = tcb_binary(b, "arith.ori", tcb_cmpi(b, "slt", diff, tcb_const_int(b, v64, 0)),
+                             tcb_cmpi(b, "sge", elem, tc_splat_vec(b, extent, w)));
+  if (!mlirValueIsNull(mask)) bad = tcb_binary(b, "arith.andi", bad, mask);
+  /* first bad lane: min over select(bad, lane, w) */
+  int32_t lanes[64];
+  for (int64_t k = 0; k < w; k++) lanes[k] = (int32_t)k;
+  MlirType v32 = tc_vec_type(L->ctx, w, i32);
+  MlirNamedAttribute ca = tcb_named(L->ctx, "value", mlirDenseElementsAttrInt32Get(v32, w, lanes));
+  MlirValue iota = tcb_op1(b, "arith.constant", v32, 0, NULL, 1, &ca);
+  MlirValue cand = tcb_select(b, bad, iota, tcb_const_int(b, v32, w));
+  MlirNamedAttribute kind = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, "#vector.kind<minui>"));
+  MlirValue first = tcb_op1(b, "vector.reduction", i32, 1, &cand, 1, &kind);
+  MlirValue any = tcb_cmpi(b, "ult", first, tcb_const_int(b, i32, w));
+  tc_builder in;
+  if_block(L, b, any, &in);
+  /* cold path: read the bad lane's offset through a small stack slot */
+  MlirType mt = mlirMemRefTypeContiguousGet(i64, 1, &w, mlirAttributeGetNull());
+  int32_t seg[2] = {0, 0};
+  MlirNamedAttribute sa = tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg));
+  MlirValue slot = tcb_op1(&in, "memref.alloca", mt, 0, NULL, 1, &sa);
+  MlirValue zero = tcb_const_index(&in, 0);
+  MlirValue sops[3] = {elem, slot, zero};
+  tcb_op(&in, "vector.store", 0, NULL, 3, sops, 0, NULL);
+  MlirValue lane = tcb_cast(&in, "arith.index_cast", first, tcb_index(L->ctx));
+  MlirValue lops[2] = {slot, lane};
+  MlirValue e = tcb_op1(&in, "memref.load", i64, 2, lops, 0, NULL);
+  report(L, &in, op, arg, pos, lane, e, extent);
+  tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+}
+
+void tc_check_scalar_access(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old_ptr, MlirValue addr, MlirValue mask) {
+  if (!L->check_bounds || L->status) return;
+  tc_chunk c;
+  tc_chunk_init(&c, L, b->block, 1);
+  c.b = *b;
+  tc_cval p = {.base = addr, .is_ptr = true};
+  tc_pos pos = {.rank = 0, .chunked = false};
+  tc_check_access(&c, op, old_ptr, p, mask, &pos);
+  *b = c.b;
+  tc_chunk_free(&c);
+}

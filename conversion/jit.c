@@ -1,0 +1,451 @@
+/* conversion/jit.c — JIT compilation into loaded kernels, with a memory cache per compiler
+ * and a disk cache shared by processes (temp file + rename; checksum trailer per entry).
+ * In: a compiler and a kernel spec. Out: a tilec_jit_kernel handle, maybe a warning status. */
+#include "conversion/compiler.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tilec/runtime.h"
+
+/* ---- hashing: FNV-1a 64 ------------------------------------------------------------------ */
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static uint64_t fnv_bytes(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * FNV_PRIME;
+  return h;
+}
+
+/* Length-prefixed, so ("ab", "c") and ("a", "bc") hash differently; NULL differs from "". */
+static uint64_t fnv_field(uint64_t h, const char *s, size_t n) {
+  uint64_t len = s ? (uint64_t)n : UINT64_MAX;
+  h = fnv_bytes(h, &len, sizeof len);
+  return s ? fnv_bytes(h, s, n) : h;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s) { return fnv_field(h, s, s ? strlen(s) : 0); }
+
+static uint64_t fnv_int(uint64_t h, int64_t v) { return fnv_bytes(h, &v, sizeof v); }
+
+/* Everything that changes the compiled library: the spec, the options, the target this
+ * compiler resolved (CPU and features, not just "host"), and the compiler and ABI versions. */
+static uint64_t cache_key(const tilec_compiler *c, const tilec_kernel_spec *spec) {
+  uint64_t h = FNV_OFFSET;
+  h = fnv_str(h, "tilec-jit-key-1");
+  h = fnv_str(h, tilec_version());
+  h = fnv_int(h, TILEC_ABI_VERSION);
+  h = fnv_str(h, c->target.triple);
+  h = fnv_str(h, c->target.cpu);
+  h = fnv_str(h, c->target.features);
+  h = fnv_int(h, c->target.vector_bits);
+  h = fnv_str(h, c->opts.target);
+  h = fnv_int(h, c->opts.opt_level);
+  h = fnv_int(h, c->opts.fast_math);
+  h = fnv_int(h, c->opts.debug_info);
+  h = fnv_int(h, c->opts.check_bounds);
+  h = fnv_field(h, spec->source, spec->source_len);
+  h = fnv_str(h, spec->filename);
+  h = fnv_str(h, spec->kernel);
+  h = fnv_str(h, spec->signature);
+  h = fnv_int(h, (int64_t)spec->num_defines);
+  for (size_t i = 0; i < spec->num_defines; i++) {
+    h = fnv_str(h, spec->defines[i].name);
+    h = fnv_str(h, spec->defines[i].value);
+  }
+  return h;
+}
+
+/* ---- loaded kernels ---------------------------------------------------------------------- */
+
+/* One loaded library, shared by every handle to it and by the memory cache. */
+typedef struct jit_lib {
+  _Atomic unsigned refs;
+  tilec_library *lib;
+  const tilec_kernel_desc *desc;
+  char *cache_path;
+} jit_lib;
+
+struct tilec_jit_kernel {
+  jit_lib *shared;
+  tilec_jit_origin origin;
+};
+
+static void jit_lib_release(jit_lib *l) {
+  if (!l || atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) != 1) return;
+  tilec_library_unload(l->lib);
+  free(l->cache_path);
+  free(l);
+}
+
+typedef struct cache_entry {
+  uint64_t key;
+  jit_lib *lib;
+} cache_entry;
+
+struct tc_jit_cache {
+  char *dir; /* resolved disk cache directory; NULL: none */
+  char *dir_problem; /* why there is none when one was wanted, for the warning */
+  cache_entry *entries;
+  size_t count, cap;
+};
+
+void tc_jit_cache_destroy(tc_jit_cache *cache) {
+  if (!cache) return;
+  for (size_t i = 0; i < cache->count; i++) jit_lib_release(cache->entries[i].lib);
+  free(cache->entries);
+  free(cache->dir);
+  free(cache->dir_problem);
+  free(cache);
+}
+
+static char *format_path(const char *a, const char *b) {
+  size_t n = strlen(a) + strlen(b) + 2;
+  char *p = malloc(n);
+  if (p) snprintf(p, n, "%s/%s", a, b);
+  return p;
+}
+
+/* Options, then TILEC_CACHE_DIR, then $XDG_CACHE_HOME/tilec, then ~/.cache/tilec. */
+tilec_status *tc_jit_cache_create(const tilec_compiler *c, tc_jit_cache **out) {
+  tc_jit_cache *cache = calloc(1, sizeof *cache);
+  if (!cache) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  const char *opt = c->opts.cache_dir, *env = getenv("TILEC_CACHE_DIR");
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (opt) {
+    if (opt[0]) cache->dir = strdup(opt); /* "" asks for no disk cache: no warning either */
+  } else if (env && env[0]) {
+    cache->dir = strdup(env);
+  } else if (xdg && xdg[0]) {
+    cache->dir = format_path(xdg, "tilec");
+  } else if (home && home[0]) {
+    cache->dir = format_path(home, ".cache/tilec");
+  } else {
+    cache->dir_problem = strdup("no cache directory: TILEC_CACHE_DIR, XDG_CACHE_HOME and HOME are unset");
+  }
+  *out = cache;
+  return NULL;
+}
+
+const char *tilec_compiler_cache_dir(const tilec_compiler *c) { return c && c->jit ? c->jit->dir : NULL; }
+
+/* mkdir -p with mode 0700 for the parts it creates. */
+static int make_dirs(const char *path) {
+  char *p = strdup(path);
+  if (!p) return ENOMEM;
+  int err = 0;
+  for (char *s = p + 1;; s++) {
+    if (*s != '/' && *s) continue;
+    char saved = *s;
+    *s = 0;
+    if (mkdir(p, 0700) != 0 && errno != EEXIST) err = errno;
+    *s = saved;
+    if (err || !saved) break;
+  }
+  struct stat sb;
+  if (!err && (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))) err = ENOTDIR;
+  free(p);
+  return err;
+}
+
+/* ---- disk entries: the library followed by a trailer ------------------------------------ */
+
+/* Appended after the ELF image (the loader ignores bytes past what the program headers map):
+ * a torn or truncated write, or a file from another key, fails these checks. */
+#define TRAILER_MAGIC "TILECJT1"
+typedef struct trailer {
+  char magic[8];
+  uint64_t key;
+  uint64_t body_size;
+  uint64_t body_hash;
+} trailer;
+
+static tilec_status *read_whole(const char *path, unsigned char **out, size_t *len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return tilec_status_create(errno == ENOENT ? TILEC_ERROR_NOT_FOUND : TILEC_ERROR_IO,
+                                         "cannot open '%s': %s", path, strerror(errno));
+  struct stat sb;
+  unsigned char *buf = NULL;
+  tilec_status *st = NULL;
+  if (fstat(fd, &sb) != 0) st = tilec_status_create(TILEC_ERROR_IO, "cannot stat '%s': %s", path, strerror(errno));
+  else if (!(buf = malloc((size_t)sb.st_size + 1))) st = tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  size_t n = 0;
+  while (!st && n < (size_t)sb.st_size) {
+    ssize_t k = read(fd, buf + n, (size_t)sb.st_size - n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break; /* shrank under us: the checks below see a short file */
+    n += (size_t)k;
+  }
+  close(fd);
+  if (st) {
+    free(buf);
+    return st;
+  }
+  *out = buf;
+  *len = n;
+  return NULL;
+}
+
+/* NULL when path holds a complete entry for key; else why not (for the warning). */
+static char *check_entry(const char *path, uint64_t key) {
+  unsigned char *buf = NULL;
+  size_t len = 0;
+  tilec_status *st = read_whole(path, &buf, &len);
+  char why[160] = "";
+  if (st) {
+    snprintf(why, sizeof why, "%s", tilec_status_message(st));
+    tilec_status_destroy(st);
+  } else if (len < sizeof(trailer)) {
+    snprintf(why, sizeof why, "%zu bytes, shorter than its trailer", len);
+  } else {
+    trailer t;
+    memcpy(&t, buf + len - sizeof t, sizeof t);
+    if (memcmp(t.magic, TRAILER_MAGIC, 8) != 0)
+      snprintf(why, sizeof why, "no tilec trailer (truncated?)");
+    else if (t.key != key)
+      snprintf(why, sizeof why, "written for key %016llx", (unsigned long long)t.key);
+    else if (t.body_size != len - sizeof t)
+      snprintf(why, sizeof why, "size %zu, trailer says %llu", len - sizeof t, (unsigned long long)t.body_size);
+    else if (fnv_bytes(FNV_OFFSET, buf, len - sizeof t) != t.body_hash)
+      snprintf(why, sizeof why, "checksum mismatch");
+  }
+  free(buf);
+  return why[0] ? strdup(why) : NULL;
+}
+
+static tilec_status *append_trailer(const char *path, uint64_t key) {
+  unsigned char *buf = NULL;
+  size_t len = 0;
+  tilec_status *st = read_whole(path, &buf, &len);
+  if (st) return st;
+  trailer t;
+  memcpy(t.magic, TRAILER_MAGIC, 8);
+  t.key = key;
+  t.body_size = len;
+  t.body_hash = fnv_bytes(FNV_OFFSET, buf, len);
+  free(buf);
+  FILE *f = fopen(path, "ab");
+  if (!f) return tilec_status_create(TILEC_ERROR_IO, "cannot write '%s': %s", path, strerror(errno));
+  bool ok = fwrite(&t, sizeof t, 1, f) == 1;
+  /* The entry must be whole on disk before rename publishes it. */
+  ok = fflush(f) == 0 && ok && fsync(fileno(f)) == 0;
+  if (fclose(f) != 0) ok = false;
+  return ok ? NULL : tilec_status_create(TILEC_ERROR_IO, "cannot write '%s': %s", path, strerror(errno));
+}
+
+/* Loads a library and finds the kernel; *out gets one reference. */
+static tilec_status *load_kernel(const char *path, const char *kernel, const char *cache_path, jit_lib **out) {
+  jit_lib *l = calloc(1, sizeof *l);
+  if (!l) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  tilec_status *st = tilec_library_load(path, &l->lib);
+  if (!st) st = tilec_library_find_kernel(l->lib, kernel, &l->desc);
+  if (!st && cache_path && !(l->cache_path = strdup(cache_path)))
+    st = tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  if (st) {
+    tilec_library_unload(l->lib);
+    free(l->cache_path);
+    free(l);
+    return st;
+  }
+  atomic_init(&l->refs, 1);
+  *out = l;
+  return NULL;
+}
+
+/* Compiles into a fresh temporary directory, loads, then removes the file (the mapping
+ * stays valid). */
+static tilec_status *compile_in_temp(tilec_compiler *c, const tilec_kernel_spec *spec, jit_lib **out) {
+  const char *tmp = getenv("TMPDIR");
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/tilec-jit-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+  if (!mkdtemp(dir))
+    return tilec_status_create(TILEC_ERROR_IO, "cannot create a temporary directory '%s': %s", dir, strerror(errno));
+  char so[4200];
+  snprintf(so, sizeof so, "%s/%s.so", dir, spec->kernel);
+  tilec_status *st = tilec_compiler_build_library(c, spec, so, NULL);
+  if (!st) st = load_kernel(so, spec->kernel, NULL, out);
+  unlink(so);
+  rmdir(dir);
+  return st;
+}
+
+/* Builds the entry under a temporary name in the cache directory and renames it into
+ * place, so a concurrent reader sees either no entry or a whole one. A writer that loses
+ * the race just replaces an equal entry. *unusable reports a directory we cannot write. */
+static tilec_status *compile_into_cache(tilec_compiler *c, const tilec_kernel_spec *spec, const char *entry,
+                                        uint64_t key, bool *unusable, char *why, size_t why_len) {
+  *unusable = false;
+  int err = make_dirs(c->jit->dir);
+  char tmp[4200];
+  int fd = -1;
+  if (!err) {
+    snprintf(tmp, sizeof tmp, "%s/.tmp-%016llx-XXXXXX", c->jit->dir, (unsigned long long)key);
+    fd = mkstemp(tmp);
+    if (fd < 0) err = errno;
+  }
+  if (err) {
+    *unusable = true;
+    snprintf(why, why_len, "%s", strerror(err));
+    return NULL;
+  }
+  close(fd);
+  tilec_status *st = tilec_compiler_build_library(c, spec, tmp, NULL);
+  if (!st) st = append_trailer(tmp, key);
+  if (!st && rename(tmp, entry) != 0)
+    st = tilec_status_create(TILEC_ERROR_IO, "cannot rename '%s' to '%s': %s", tmp, entry, strerror(errno));
+  if (st) unlink(tmp);
+  return st;
+}
+
+/* ---- the API ----------------------------------------------------------------------------- */
+
+static tilec_status *remember(tc_jit_cache *cache, uint64_t key, jit_lib *l) {
+  if (cache->count == cache->cap) {
+    size_t cap = cache->cap ? cache->cap * 2 : 8;
+    cache_entry *e = realloc(cache->entries, cap * sizeof *e);
+    if (!e) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+    cache->entries = e;
+    cache->cap = cap;
+  }
+  atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
+  cache->entries[cache->count++] = (cache_entry){key, l};
+  return NULL;
+}
+
+static tilec_status *make_handle(jit_lib *l, tilec_jit_origin origin, tilec_jit_kernel **out) {
+  tilec_jit_kernel *k = malloc(sizeof *k);
+  if (!k) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  k->shared = l;
+  k->origin = origin;
+  *out = k;
+  return NULL;
+}
+
+static void set_warning(tilec_status **warning, tilec_status *w) {
+  if (warning && !*warning) *warning = w;
+  else tilec_status_destroy(w);
+}
+
+/* The steps after the key is known: memory, disk, compile. */
+static tilec_status *jit_lookup_or_build(tilec_compiler *c, const tilec_kernel_spec *spec, uint64_t key,
+                                         tilec_jit_kernel **out, tilec_status **warning) {
+  tc_jit_cache *cache = c->jit;
+  for (size_t i = 0; i < cache->count; i++)
+    if (cache->entries[i].key == key) {
+      tilec_status *st = make_handle(cache->entries[i].lib, TILEC_JIT_MEMORY_CACHE, out);
+      if (!st) atomic_fetch_add_explicit(&cache->entries[i].lib->refs, 1, memory_order_relaxed);
+      return st;
+    }
+
+  jit_lib *l = NULL;
+  tilec_jit_origin origin = TILEC_JIT_COMPILED;
+  tilec_status *st = NULL;
+  char *entry = NULL;
+  if (cache->dir) {
+    char name[40];
+    snprintf(name, sizeof name, "%016llx.so", (unsigned long long)key);
+    entry = format_path(cache->dir, name);
+    if (!entry) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+    char *bad = check_entry(entry, key);
+    if (!bad) {
+      tilec_status *ls = load_kernel(entry, spec->kernel, entry, &l);
+      if (!ls) origin = TILEC_JIT_DISK_CACHE;
+      else {
+        bad = strdup(tilec_status_message(ls));
+        tilec_status_destroy(ls);
+      }
+    } else if (access(entry, F_OK) != 0) {
+      free(bad); /* simply not there yet: a miss, not a problem */
+      bad = NULL;
+    }
+    if (bad) {
+      set_warning(warning, tilec_status_create(TILEC_ERROR_IO, "JIT cache entry '%s' was corrupt (%s) and has been rebuilt",
+                                               entry, bad));
+      free(bad);
+    }
+    if (!l) {
+      bool unusable = false;
+      char why[256] = "";
+      st = compile_into_cache(c, spec, entry, key, &unusable, why, sizeof why);
+      if (!st && !unusable) st = load_kernel(entry, spec->kernel, entry, &l);
+      if (!st && unusable) {
+        set_warning(warning, tilec_status_create(TILEC_ERROR_IO,
+                                                 "JIT cache directory '%s' is not usable (%s); kernel '%s' was "
+                                                 "compiled in a temporary directory",
+                                                 cache->dir, why, spec->kernel));
+        st = compile_in_temp(c, spec, &l);
+      }
+    }
+  } else {
+    if (cache->dir_problem)
+      set_warning(warning, tilec_status_create(TILEC_ERROR_IO, "%s; kernel '%s' was compiled in a temporary directory",
+                                               cache->dir_problem, spec->kernel));
+    st = compile_in_temp(c, spec, &l);
+  }
+  free(entry);
+  if (!st) st = remember(cache, key, l);
+  if (!st) st = make_handle(l, origin, out);
+  if (st) jit_lib_release(l); /* the cache's reference, if remember took one, stays */
+  return st;
+}
+
+tilec_status *tilec_jit_compile(tilec_compiler *c, const tilec_kernel_spec *spec, tilec_jit_kernel **out,
+                                tilec_status **warning) {
+  if (warning) *warning = NULL;
+  if (!out) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_jit_compile: out is NULL");
+  *out = NULL;
+  if (!c || !spec || !spec->kernel || (!spec->source && !spec->filename))
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "tilec_jit_compile: needs a compiler and a spec with a kernel name and source or file");
+  /* The key needs the text, so a file is read once here and compiled from memory. */
+  tilec_kernel_spec s = *spec;
+  char *text = NULL;
+  if (!s.source) {
+    tilec_status *st = tc_read_source_file(spec->filename, &text, &s.source_len);
+    if (st) return st;
+    s.source = text;
+  }
+  tilec_status *st = jit_lookup_or_build(c, &s, cache_key(c, &s), out, warning);
+  free(text);
+  if (st && warning && *warning) {
+    tilec_status_destroy(*warning);
+    *warning = NULL;
+  }
+  return st;
+}
+
+const tilec_kernel_desc *tilec_jit_kernel_desc(const tilec_jit_kernel *k) { return k ? k->shared->desc : NULL; }
+
+tilec_jit_origin tilec_jit_kernel_origin(const tilec_jit_kernel *k) { return k ? k->origin : TILEC_JIT_COMPILED; }
+
+const char *tilec_jit_kernel_cache_path(const tilec_jit_kernel *k) { return k ? k->shared->cache_path : NULL; }
+
+tilec_status *tilec_jit_kernel_launch(const tilec_jit_kernel *k, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
+                                      void *const *args, size_t num_args, const tilec_launch_options *opts) {
+  if (!k) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_jit_kernel_launch: kernel is NULL");
+  return tilec_kernel_launch_checked(k->shared->desc, grid_x, grid_y, grid_z, args, num_args, opts);
+}
+
+void tilec_jit_kernel_release(tilec_jit_kernel *k) {
+  if (!k) return;
+  jit_lib_release(k->shared);
+  free(k);
+}
+
+tilec_status *tc_read_source_file(const char *path, char **out, size_t *len) {
+  unsigned char *buf = NULL;
+  tilec_status *st = read_whole(path, &buf, len);
+  if (st) return tilec_status_annotate(st, "kernel source");
+  buf[*len] = 0;
+  *out = (char *)buf;
+  return NULL;
+}
