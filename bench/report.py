@@ -120,7 +120,7 @@ def ratio_min(tilec, peer):
 
 def fmt_rr(tilec, peer):
     r, m = ratio(tilec, peer), ratio_min(tilec, peer)
-    return fmt_r(r) if m is None else f"{fmt_r(r)}<br>min: {m:.2f}×"
+    return fmt_r(r) if m is None else f"{fmt_r(r)}<br>min: {fmt_r(m).strip('*')}"
 
 
 def fmt_r(r):
@@ -344,10 +344,15 @@ def write_report(res, machine, commands, path, chart_name):
     w("")
     w("## Commands")
     w("")
-    w("<details><summary>every benchmark command of this run, in order</summary>")
+    # Rounds and repeated cold compiles run the same commands: each is listed once.
+    counts = OrderedDict()
+    for c in commands:
+        counts[c] = counts.get(c, 0) + 1
+    w("<details><summary>every benchmark command of this run, in first-run order "
+      "(# ×N: run N times)</summary>")
     w("")
     w("```sh")
-    L.extend(commands)
+    L.extend(c if n == 1 else f"{c}  # ×{n}" for c, n in counts.items())
     w("```")
     w("")
     w("</details>")

@@ -125,6 +125,7 @@ void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p
     }
     MlirValue elem = tcb_binary(b, "arith.divsi", diff, tcb_const_int(b, i64, size));
     MlirValue bad = tcb_binary(b, "arith.ori", tcb_cmpi(b, "slt", diff, tcb_const_int(b, i64, 0)), tcb_cmpi(b, "sge", elem, extent));
+    bad = tcb_binary(b, "arith.andi", bad, tcb_cmpi(b, "sge", extent, tcb_const_int(b, i64, 0)));
     if (!mlirValueIsNull(mask)) bad = tcb_binary(b, "arith.andi", bad, mask);
     tc_builder in;
     if_block(L, b, bad, &in);
@@ -143,6 +144,8 @@ void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p
   MlirValue elem = tcb_binary(b, "arith.divsi", diff, tcb_const_int(b, v64, size));
   MlirValue bad = tcb_binary(b, "arith.ori", tcb_cmpi(b, "slt", diff, tcb_const_int(b, v64, 0)),
                              tcb_cmpi(b, "sge", elem, tc_splat_vec(b, extent, w)));
+  MlirValue known = tcb_cmpi(b, "sge", extent, tcb_const_int(b, i64, 0));
+  bad = tcb_binary(b, "arith.andi", bad, tc_splat_vec(b, known, w));
   if (!mlirValueIsNull(mask)) bad = tcb_binary(b, "arith.andi", bad, mask);
   /* first bad lane: min over select(bad, lane, w) */
   int32_t lanes[64];

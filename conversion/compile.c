@@ -19,6 +19,9 @@ void tilec_compile_options_init(tilec_compile_options *o) {
   memset(o, 0, sizeof *o);
   o->target = "host";
   o->opt_level = 3;
+  /* TILEC_CHECK_BOUNDS=1 turns bounds checks on for every compile (JIT users). */
+  const char *cb = getenv("TILEC_CHECK_BOUNDS");
+  if (cb && *cb && strcmp(cb, "0")) o->check_bounds = true;
 }
 
 bool tilec_stage_from_name(const char *name, tilec_stage *out) {
@@ -90,12 +93,18 @@ static tilec_status *advance(tilec_compiler *c, MlirModule m, tc_stage stage, ch
 static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, MlirModule *m, tc_kernel_info *info) {
   if (!spec || (!spec->source && !spec->filename) || !spec->kernel)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel spec needs source (or a file name) and kernel name");
-  if (spec->source) return tc_frontend_compile(c->ctx, spec, m, info);
+  info->check_bounds = c->opts.check_bounds;
+  if (spec->source) {
+    tilec_status *st0 = tc_frontend_compile(c->ctx, spec, m, info);
+    info->check_bounds = c->opts.check_bounds;
+    return st0;
+  }
   tilec_kernel_spec from_file = *spec;
   char *text = NULL;
   tilec_status *st = tc_read_source_file(spec->filename, &text, &from_file.source_len);
   from_file.source = text;
   if (!st) st = tc_frontend_compile(c->ctx, &from_file, m, info);
+  info->check_bounds = c->opts.check_bounds;
   free(text);
   return st;
 }

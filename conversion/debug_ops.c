@@ -184,10 +184,11 @@ static void assert_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_
     snprintf(file, sizeof file, "%.*s", (int)f.length, f.data);
     line = mlirLocationFileLineColRangeGetStartLine(loc);
   }
-  MlirValue args[11] = {str_attr_ptr(L, &ib, op, "message"), string_ptr(L, &ib, file, strlen(file)),
-                        tcb_const_int(&ib, i32, line), L->pid[0], L->pid[1], L->pid[2], tcb_const_int(&ib, i32, pos->rank),
-                        idx64[0], idx64[1], idx64[2], idx64[3]};
-  tc_call_runtime(L, &ib, "tilec_rt_assert_fail", 11, args);
+  int col = mlirLocationIsAFileLineColRange(loc) ? mlirLocationFileLineColRangeGetStartColumn(loc) : 0;
+  MlirValue args[12] = {str_attr_ptr(L, &ib, op, "message"), string_ptr(L, &ib, file, strlen(file)),
+                        tcb_const_int(&ib, i32, line), tcb_const_int(&ib, i32, col), L->pid[0], L->pid[1], L->pid[2],
+                        tcb_const_int(&ib, i32, pos->rank), idx64[0], idx64[1], idx64[2], idx64[3]};
+  tc_call_runtime(L, &ib, "tilec_rt_assert_fail", 12, args);
   tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
 

@@ -66,14 +66,27 @@ static tilec_status *write_stub(const char *path, const tc_kernel_info *info, co
     fprintf(f, "%s%s", nargs ? ", " : "", ct);
     nargs++;
   }
-  fprintf(f, "%suint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);\n", nargs ? ", " : "");
-  if (info->uses_assert)
-    fprintf(f, "#include <setjmp.h>\nextern void tilec_rt_set_jmp(jmp_buf *);\n");
+  fprintf(f, "%suint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t%s);\n", nargs ? ", " : "",
+          info->check_bounds ? ", const int64_t *" : "");
+  bool unwinds = info->uses_assert || info->check_bounds;
+  if (unwinds)
+    fprintf(f, "#include <setjmp.h>\nextern void tilec_rt_set_jmp(jmp_buf *);\nextern void tilec_rt_set_kernel(const void *);\n"
+               "static const tilec_kernel_desc tilec_desc_%s;\n", n);
+  if (info->check_bounds) {
+    /* -1: extent unknown, nothing checked for that argument */
+    fprintf(f, "static const int64_t tilec_no_extents_%s[%d] = {", n, nargs ? nargs : 1);
+    for (int i = 0; i < (nargs ? nargs : 1); i++) fprintf(f, "%s-1", i ? ", " : "");
+    fprintf(f, "};\n");
+  }
   fprintf(f, "static int tilec_program_%s(void *const *args, const uint32_t pid[3], const uint32_t grid[3], "
              "void *ctx) {\n  (void)ctx; (void)args;\n", n);
-  /* A failed device_assert unwinds the program back here (runtime/debug.c). */
-  if (info->uses_assert)
-    fprintf(f, "  jmp_buf jb;\n  tilec_rt_set_jmp(&jb);\n  if (setjmp(jb)) { tilec_rt_set_jmp(0); return 1; }\n");
+  if (info->check_bounds)
+    fprintf(f, "  const int64_t *ext = ctx && ((const tilec_program_ctx *)ctx)->extents ? "
+               "((const tilec_program_ctx *)ctx)->extents : tilec_no_extents_%s;\n", n);
+  /* A failed device_assert or bounds check unwinds the program back here (runtime/debug.c). */
+  if (unwinds)
+    fprintf(f, "  jmp_buf jb;\n  tilec_rt_set_kernel(&tilec_desc_%s);\n  tilec_rt_set_jmp(&jb);\n"
+               "  if (setjmp(jb)) { tilec_rt_set_jmp(0); return 1; }\n", n);
   fprintf(f, "  __tilec_kernel_%s(", n);
   int a = 0;
   for (int i = 0; i < info->nparams; i++) {
@@ -83,8 +96,8 @@ static tilec_status *write_stub(const char *path, const tc_kernel_info *info, co
     tc_param_c_type(p, ct, sizeof ct);
     fprintf(f, "*(%s const *)args[%d], ", ct, a++);
   }
-  fprintf(f, "pid[0], pid[1], pid[2], grid[0], grid[1], grid[2]);\n");
-  if (info->uses_assert) fprintf(f, "  tilec_rt_set_jmp(0);\n");
+  fprintf(f, "pid[0], pid[1], pid[2], grid[0], grid[1], grid[2]%s);\n", info->check_bounds ? ", ext" : "");
+  if (unwinds) fprintf(f, "  tilec_rt_set_jmp(0);\n");
   fprintf(f, "  return 0;\n}\n");
   fprintf(f, "static const tilec_param_desc tilec_params_%s[] = {\n", n);
   for (int i = 0; i < info->nparams; i++) {

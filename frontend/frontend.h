@@ -26,6 +26,7 @@ typedef struct tc_kernel_info {
   int nparams;
   tc_kernel_param params[TC_MAX_PARAMS];
   bool uses_assert;       /* the program can stop on a failed device_assert */
+  bool check_bounds;      /* compiled with bounds checks: the kernel takes extents */
 } tc_kernel_info;
 
 /* Parses spec->source, finds spec->kernel, specializes it and emits tile IR into a new

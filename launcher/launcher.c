@@ -28,7 +28,9 @@ typedef struct launch {
   /* What that program reported (a failed device_assert), guarded by the mutex. */
   pthread_mutex_t failure_lock;
   uint64_t message_of;
-  char message[1024];
+  tilec_rt_error message;
+  tilec_program_ctx pctx; /* shared, read-only during the launch */
+  void *ctx;
 } launch;
 
 /* Per-thread position in the grid, so consecutive programs cost an increment, not two
@@ -56,12 +58,12 @@ static inline void pid_step(const launch *l, uint32_t pid[3]) {
 }
 
 static void note_failure(launch *l, uint64_t p) {
-  char msg[1024];
-  tilec_rt_take_error(msg, sizeof msg);
+  tilec_rt_error err;
+  tilec_rt_take_error(&err);
   pthread_mutex_lock(&l->failure_lock);
   if (p < l->message_of) {
     l->message_of = p;
-    snprintf(l->message, sizeof l->message, "%s", msg);
+    l->message = err;
   }
   pthread_mutex_unlock(&l->failure_lock);
   uint64_t seen = atomic_load_explicit(&l->first_failure, memory_order_relaxed);
@@ -74,7 +76,7 @@ static inline void run_program(launch *l, cursor *c, uint64_t p) {
   /* An omp for loop cannot break: after a failure the remaining iterations just skip. */
   if (atomic_load_explicit(&l->first_failure, memory_order_relaxed) != NO_FAILURE) return;
   if (p != c->next) pid_of(l, p, c->pid);
-  if (l->program(l->args, c->pid, l->grid, NULL) != 0) note_failure(l, p);
+  if (l->program(l->args, c->pid, l->grid, l->ctx) != 0) note_failure(l, p);
   tilec_rt_flush_output();
   pid_step(l, c->pid);
   c->next = p + 1;
@@ -85,8 +87,12 @@ static tilec_status *launch_failed(const tilec_kernel_desc *k, launch *l) {
   if (p == NO_FAILURE) return NULL;
   uint32_t pid[3];
   pid_of(l, p, pid);
-  if (l->message_of == p && l->message[0])
-    return tilec_status_create(TILEC_ERROR_RUNTIME, "kernel '%s': %s", k->name, l->message);
+  /* A checked failure points at the kernel source like a compile error does. */
+  if (l->message_of == p && l->message.message[0] && l->message.file[0])
+    return tilec_status_create_at(TILEC_ERROR_RUNTIME, l->message.file, l->message.line, l->message.col, NULL, "%s",
+                                  l->message.message);
+  if (l->message_of == p && l->message.message[0])
+    return tilec_status_create(TILEC_ERROR_RUNTIME, "kernel '%s': %s", k->name, l->message.message);
   return tilec_status_create(TILEC_ERROR_RUNTIME, "kernel '%s' failed in program (%u, %u, %u)",
                              k->name, (unsigned)pid[0], (unsigned)pid[1], (unsigned)pid[2]);
 }
@@ -191,6 +197,7 @@ void tilec_launch_options_init(tilec_launch_options *opts) {
   opts->schedule = TILEC_SCHEDULE_STATIC;
   opts->first_program = 0;
   opts->program_count = UINT64_MAX;
+  opts->buffer_extents = NULL;
 }
 
 tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
@@ -229,12 +236,16 @@ tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid
               .first_failure = NO_FAILURE,
               .failure_lock = PTHREAD_MUTEX_INITIALIZER,
               .message_of = NO_FAILURE};
+  if (opts && opts->buffer_extents) {
+    l.pctx.extents = opts->buffer_extents;
+    l.ctx = &l.pctx;
+  }
   const uint64_t end = first + count;
 
   if (count == 1) {
     uint32_t pid[3];
     pid_of(&l, first, pid);
-    if (l.program(args, pid, l.grid, NULL) != 0) note_failure(&l, first);
+    if (l.program(args, pid, l.grid, l.ctx) != 0) note_failure(&l, first);
     tilec_rt_flush_output();
     return launch_failed(kernel, &l);
   }

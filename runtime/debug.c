@@ -16,7 +16,7 @@ static _Thread_local jmp_buf *tls_jmp;
 static _Thread_local const tilec_kernel_desc *tls_kernel;
 static _Thread_local char *tls_out;
 static _Thread_local size_t tls_len, tls_cap;
-static _Thread_local char tls_error[1024];
+static _Thread_local tilec_rt_error tls_error;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void tilec_rt_set_jmp(jmp_buf *jb) { tls_jmp = jb; }
@@ -93,19 +93,25 @@ void tilec_rt_flush_output(void) {
   tls_len = 0;
 }
 
-void tilec_rt_assert_fail(const char *msg, const char *file, int32_t line, uint32_t px, uint32_t py, uint32_t pz,
-                          int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+static void record(const char *file, int32_t line, int32_t col) {
+  snprintf(tls_error.file, sizeof tls_error.file, "%s", file ? file : "");
+  tls_error.line = line;
+  tls_error.col = col;
+}
+
+void tilec_rt_assert_fail(const char *msg, const char *file, int32_t line, int32_t col, uint32_t px, uint32_t py,
+                          uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
   char idx[96];
   index_text(idx, sizeof idx, rank, i0, i1, i2, i3);
-  snprintf(tls_error, sizeof tls_error, "%s:%d: device assertion failed in program (%u, %u, %u)%s%s%s: %s",
-           file ? file : "?", line, px, py, pz, rank > 0 ? ", tile index [" : "", idx, rank > 0 ? "]" : "",
-           msg && *msg ? msg : "(no message)");
+  record(file, line, col);
+  snprintf(tls_error.message, sizeof tls_error.message, "device assertion failed in program (%u, %u, %u)%s%s%s: %s", px,
+           py, pz, rank > 0 ? ", tile index [" : "", idx, rank > 0 ? "]" : "", msg && *msg ? msg : "(no message)");
   if (tls_jmp) longjmp(*tls_jmp, 1);
 }
 
-void tilec_rt_take_error(char *buf, size_t n) {
-  if (n) snprintf(buf, n, "%s", tls_error);
-  tls_error[0] = 0;
+void tilec_rt_take_error(tilec_rt_error *out) {
+  *out = tls_error;
+  memset(&tls_error, 0, sizeof tls_error);
 }
 
 void tilec_rt_set_kernel(const void *kernel_desc) { tls_kernel = kernel_desc; }
@@ -128,10 +134,10 @@ void tilec_rt_bounds_fail(int32_t kind, int32_t arg, const char *file, int32_t l
   static const char *const what[] = {"load from", "store to", "atomic on"};
   char idx[96];
   index_text(idx, sizeof idx, rank, i0, i1, i2, i3);
-  snprintf(tls_error, sizeof tls_error,
-           "%s:%d:%d: error: %s '%s' at element %" PRId64 " is out of bounds (buffer has %" PRId64
-           " elements) in program (%u, %u, %u)%s%s%s",
-           file ? file : "?", line, col, what[kind >= 0 && kind <= 2 ? kind : 0], arg_name(arg), elem, extent, px, py,
-           pz, rank > 0 ? ", tile index [" : "", idx, rank > 0 ? "]" : "");
+  record(file, line, col);
+  snprintf(tls_error.message, sizeof tls_error.message,
+           "%s '%s' at element %" PRId64 " is out of bounds (buffer has %" PRId64 " elements) in program (%u, %u, %u)%s%s%s",
+           what[kind >= 0 && kind <= 2 ? kind : 0], arg_name(arg), elem, extent, px, py, pz,
+           rank > 0 ? ", tile index [" : "", idx, rank > 0 ? "]" : "");
   if (tls_jmp) longjmp(*tls_jmp, 1);
 }

@@ -23,8 +23,9 @@ TILEC_RT_EXPORT void tilec_rt_print_end(void);
 
 /* device_assert failure: records the report and unwinds the program (never returns
  * when a trampoline registered a jmp_buf). */
-TILEC_RT_EXPORT void tilec_rt_assert_fail(const char *msg, const char *file, int32_t line, uint32_t px, uint32_t py,
-                                          uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3);
+TILEC_RT_EXPORT void tilec_rt_assert_fail(const char *msg, const char *file, int32_t line, int32_t col, uint32_t px,
+                                          uint32_t py, uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2,
+                                          int64_t i3);
 
 /* --check-bounds: the trampoline names its kernel (for parameter names in reports);
  * a kernel reports the first out-of-bounds lane of an access (kind 0 load, 1 store,
@@ -36,7 +37,14 @@ TILEC_RT_EXPORT void tilec_rt_bounds_fail(int32_t kind, int32_t arg, const char 
 
 /* For the launcher: writes this thread's buffered output (if any) in one piece. */
 void tilec_rt_flush_output(void);
-/* For the launcher: the calling thread's recorded failure message ("" if none); clears it. */
-void tilec_rt_take_error(char *buf, size_t n);
+/* A failure recorded by kernel code on this thread: where (kernel source) and what. */
+typedef struct tilec_rt_error {
+  char file[512]; /* "" when the failure has no source location */
+  int line, col;
+  char message[1024];
+} tilec_rt_error;
+
+/* For the launcher: takes (and clears) the calling thread's recorded failure. */
+void tilec_rt_take_error(tilec_rt_error *out);
 
 #endif

@@ -85,9 +85,16 @@ emit() { # bench size impl threads status note
 }
 # Runs a benchmark command with an environment, logs the exact command, appends its JSON
 # lines; a crash or timeout becomes an "error" row instead of stopping the suite.
+log_cmd() { # the command as one copy-pasteable line (arguments with spaces or * quoted)
+  local out="" a
+  for a in "$@"; do
+    if [[ "$a" =~ [[:space:]*] ]]; then out+="\"$a\" "; else out+="$a "; fi
+  done
+  printf '%s\n' "${out% }" >>"$CMDS"
+}
 run() { # bench size impl threads -- command...
   local bench=$1 size=$2 impl=$3 t=$4; shift 5
-  printf '%s\n' "$*" >>"$CMDS"
+  log_cmd "$@"
   local out err rc=0
   err=$(mktemp)
   out=$(timeout "$PROC_TIMEOUT" "$@" 2>"$err") || rc=$?
@@ -262,11 +269,12 @@ compile_kernel bench/kernels/matmul.py matmul_kernel \
   "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, $BM, $BN, $BK, $GM"
 for which in vector_add matmul all; do
   for _ in $(seq 3); do
-    cache=$(mktemp -d "$WORK/pocl-build.XXXXXX")
+    cache="$WORK/pocl-build-cache"
+    rm -rf "$cache" && mkdir -p "$cache"   # empty: the next build is cold
     run "compile (cold)" "$which" pocl 1 -- env POCL_CACHE_DIR="$cache" "$WORK/ocl_bench" bench/peers/opencl build cold "$which"
     run "compile (cached)" "$which" pocl 1 -- env POCL_CACHE_DIR="$cache" "$WORK/ocl_bench" bench/peers/opencl build cached "$which"
-    rm -rf "$cache"
   done
+  rm -rf "$cache"
 done
 
 section "report"

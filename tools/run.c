@@ -64,7 +64,9 @@ typedef struct run_out {
 typedef struct run_opts {
   const char *file, *kernel, *grid, *target;
   int opt_level; /* -1: the compiler's default */
-  bool fast_math, debug;
+  bool fast_math, debug, check_bounds, serial;
+  bool one_program;       /* --program X,Y,Z */
+  uint32_t program_xyz[3];
   uint32_t grid_xyz[3];
   uint32_t threads;
   long repeat; /* 0: a single untimed launch */
@@ -370,6 +372,15 @@ static int run_parse_args(int argc, char **argv, run_opts *o) {
       o->fast_math = true;
     } else if (!strcmp(a, "-g")) {
       o->debug = true;
+    } else if (!strcmp(a, "--check-bounds")) {
+      o->check_bounds = true;
+    } else if (!strcmp(a, "--serial")) {
+      o->serial = true;
+    } else if (!strcmp(a, "--program")) {
+      if (i + 1 >= argc) return run_usage("option '%s' needs a value", a);
+      if (!run_parse_grid(argv[++i], o->program_xyz))
+        return run_usage("--program expects X[,Y[,Z]] with each a non-negative 32-bit integer, got '%s'", argv[i]);
+      o->one_program = true;
     } else if (!strcmp(a, "--out")) {
       run_out *out = &o->outs[o->nouts];
       out->binding = -1;
@@ -533,6 +544,7 @@ static double run_now_ms(void) {
 typedef struct run_arg {
   void *ptr;
   _Alignas(8) unsigned char scalar[8];
+  int64_t extent; /* elements behind a pointer argument, -1 for scalars */
 } run_arg;
 
 /* Checks the compiled kernel's runtime parameters against the bindings and fills args. */
@@ -563,6 +575,7 @@ static int run_make_args(const run_opts *o, const tilec_kernel_desc *k, run_arg 
                         pd->pointer_depth == 1 ? "*" : "**", tilec_dtype_name((tilec_dtype)pd->dtype),
                         tilec_dtype_name(bd->arr.dtype));
       slots[a].ptr = bd->arr.data;
+      slots[a].extent = (int64_t)bd->arr.count;
       args[a] = &slots[a].ptr;
     } else if (pd->kind == TILEC_PARAM_SCALAR) {
       if (bd->value.kind == RUN_VALUE_NPY)
@@ -572,6 +585,7 @@ static int run_make_args(const run_opts *o, const tilec_kernel_desc *k, run_arg 
       if (!run_store_scalar(&bd->value, (tilec_dtype)pd->dtype, slots[a].scalar, why, sizeof why))
         return run_fail("parameter '%s' of kernel '%s' ('%s'): %s", name, o->kernel, bd->text, why);
       args[a] = slots[a].scalar;
+      slots[a].extent = -1;
     } else {
       return run_fail("kernel '%s': parameter '%s' has unknown kind %u", o->kernel, name, pd->kind);
     }
@@ -593,11 +607,20 @@ static int run_make_args(const run_opts *o, const tilec_kernel_desc *k, run_arg 
   return 0;
 }
 
-static int run_launch(const run_opts *o, const tilec_kernel_desc *k, void *const *args) {
+static int run_launch(const run_opts *o, const tilec_kernel_desc *k, void *const *args, const int64_t *extents) {
   tilec_launch_options lo;
   tilec_launch_options_init(&lo);
   lo.num_threads = o->threads;
+  lo.buffer_extents = extents; /* the .npy sizes: bounds-checked kernels report overruns */
   const uint32_t *g = o->grid_xyz;
+  if (o->serial) lo.num_threads = 1; /* one thread, programs in flattened order */
+  if (o->one_program) {
+    const uint32_t *p = o->program_xyz;
+    if (p[0] >= g[0] || p[1] >= g[1] || p[2] >= g[2])
+      return run_fail("--program %u,%u,%u is outside the grid %u,%u,%u", p[0], p[1], p[2], g[0], g[1], g[2]);
+    lo.first_program = p[0] + (uint64_t)g[0] * (p[1] + (uint64_t)g[1] * p[2]);
+    lo.program_count = 1;
+  }
   if (!o->repeat) {
     tilec_status *st = tilec_kernel_launch(k, g[0], g[1], g[2], args, &lo);
     return st ? run_report(st) : 0;
@@ -652,6 +675,7 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
   if (o->target) co.target = o->target;
   if (o->opt_level >= 0) co.opt_level = o->opt_level;
   co.fast_math = o->fast_math;
+  if (o->check_bounds) co.check_bounds = true;
   co.debug_info = o->debug;
   tilec_compiler *c = NULL;
   tilec_status *st = tilec_compiler_create(&co, &c);
@@ -675,7 +699,14 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
     if (!slots || !args) rc = run_fail("out of memory");
   }
   if (!rc) rc = run_make_args(o, k, slots, args);
-  if (!rc) rc = run_launch(o, k, args);
+  int64_t *extents = NULL;
+  if (!rc) {
+    extents = calloc(k->num_args ? k->num_args : 1, sizeof *extents);
+    if (!extents) rc = run_fail("out of memory");
+    for (uint32_t i = 0; !rc && i < k->num_args; i++) extents[i] = slots[i].extent;
+  }
+  if (!rc) rc = run_launch(o, k, args, extents);
+  free(extents);
   for (int i = 0; i < o->nouts && !rc; i++) {
     const run_out *out = &o->outs[i];
     st = tilec_npy_write(out->path, &o->bindings[out->binding].arr);

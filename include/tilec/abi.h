@@ -35,6 +35,13 @@ typedef struct tilec_param_desc {
   const char *value;         /* constexpr value as written, else NULL */
 } tilec_param_desc;
 
+/* What the launcher hands each program (the program function's ctx argument). Kernels
+ * compiled with bounds checks read `extents`: the element count of each runtime argument
+ * (meaningful for pointers; -1 = unknown, not checked). NULL ctx = nothing known. */
+typedef struct tilec_program_ctx {
+  const int64_t *extents;
+} tilec_program_ctx;
+
 /* Runs one program instance. args has one entry per runtime (non-constexpr) parameter,
  * in order; pid and grid are (x, y, z). ctx is the launch's debug context (may be NULL);
  * the return value is 0, or non-zero when the program stopped on a checked error that

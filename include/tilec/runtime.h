@@ -66,6 +66,10 @@ typedef struct tilec_launch_options {
   uint32_t schedule;      /* tilec_schedule */
   uint64_t first_program; /* sub-range [first_program, first_program + program_count) of the */
   uint64_t program_count; /* flattened grid; UINT64_MAX = up to the end of the grid */
+  /* Element count of the buffer behind each runtime argument (one entry per argument,
+   * -1 = unknown), for kernels compiled with bounds checks; NULL = nothing known. The
+   * array is read during the launch only. */
+  const int64_t *buffer_extents;
 } tilec_launch_options;
 
 /* Fills the defaults: 0 threads (environment/OpenMP), static schedule, the whole grid. */
