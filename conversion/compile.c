@@ -94,9 +94,11 @@ static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, Mli
   if (!spec || (!spec->source && !spec->filename) || !spec->kernel)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel spec needs source (or a file name) and kernel name");
   info->check_bounds = c->opts.check_bounds;
+  c->notes[0] = 0;
   if (spec->source) {
     tilec_status *st0 = tc_frontend_compile(c->ctx, spec, m, info);
     info->check_bounds = c->opts.check_bounds;
+    snprintf(c->notes, sizeof c->notes, "%s", info->notes);
     return st0;
   }
   tilec_kernel_spec from_file = *spec;
@@ -105,6 +107,7 @@ static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, Mli
   from_file.source = text;
   if (!st) st = tc_frontend_compile(c->ctx, &from_file, m, info);
   info->check_bounds = c->opts.check_bounds;
+  snprintf(c->notes, sizeof c->notes, "%s", info->notes);
   free(text);
   return st;
 }
@@ -209,3 +212,5 @@ tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec
   }
   return advance(c, m, (tc_stage)stage, text_out, NULL);
 }
+
+const char *tilec_compiler_notes(const tilec_compiler *c) { return c ? c->notes : ""; }

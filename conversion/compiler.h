@@ -17,6 +17,7 @@ struct tilec_compiler {
   tc_target target;
   MlirContext ctx;
   tc_jit_cache *jit;          /* created on first tilec_jit_compile */
+  char notes[4096];           /* tl.static_print output of the last front-end run */
 };
 
 /* Resolves the disk cache directory (options, then the environment, read now). */

@@ -146,8 +146,8 @@ static void print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_p
         int64_t sz = (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(t))) + 7) / 8;
         a = tcb_binary(b, "arith.addi", a, tcb_binary(b, "arith.muli", off, tcb_const_int(b, i64, sz)));
       }
-      MlirValue args[3] = {a, tcb_const_int(b, i32, 1), tcb_const_int(b, i32, 1)};
-      tc_call_runtime(L, b, "tilec_rt_print_i64", 3, args);
+      MlirValue args[4] = {a, tcb_const_int(b, i32, 1), tcb_const_int(b, i32, 1), tcb_const_int(b, i32, 64)};
+      tc_call_runtime(L, b, "tilec_rt_print_i64", 4, args);
     } else if (tcb_is_float(t)) {
       MlirValue f = tcb_bitwidth(t) < 64 ? tcb_cast(b, "arith.extf", v.vec, f64) : v.vec;
       MlirValue args[2] = {f, hx};
@@ -155,8 +155,8 @@ static void print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_p
     } else {
       unsigned w = tcb_bitwidth(t);
       MlirValue x = w < 64 ? tcb_cast(b, w == 1 ? "arith.extui" : "arith.extsi", v.vec, i64) : v.vec;
-      MlirValue args[3] = {x, tcb_const_int(b, i32, w == 1), hx};
-      tc_call_runtime(L, b, "tilec_rt_print_i64", 3, args);
+      MlirValue args[4] = {x, tcb_const_int(b, i32, w == 1), hx, tcb_const_int(b, i32, (int64_t)w)};
+      tc_call_runtime(L, b, "tilec_rt_print_i64", 4, args);
     }
   }
   tc_call_runtime(L, b, "tilec_rt_print_end", 0, NULL);

@@ -274,13 +274,15 @@ typedef struct scan_ctx {
   int64_t oshape[TC_RANK]; /* shape without the scanned axis (vertical case) */
 } scan_ctx;
 
-/* combine in scan order: earlier element first (later first when reversed) */
+/* combine in scan order: the running value (earlier in scan order) first */
 static bool scan_combine(tc_lower *L, tc_builder *b, const scan_ctx *s, const MlirValue *earlier, const MlirValue *later,
                          MlirValue *out) {
   MlirValue args[2 * MAXV];
+  /* Triton's reverse scan is flip-scan-flip: the accumulated value (from the right)
+   * still comes first, so the argument order is the same both ways. */
   for (int i = 0; i < s->nvals; i++) {
-    args[i] = s->reverse ? later[i] : earlier[i];
-    args[s->nvals + i] = s->reverse ? earlier[i] : later[i];
+    args[i] = earlier[i];
+    args[s->nvals + i] = later[i];
   }
   return tc_apply_combine(L, b, s->op, args, 2 * s->nvals, out);
 }

@@ -249,12 +249,19 @@ irdl.dialect @tile {
   }
 
   // --- debug --------------------------------------------------------------------------
-  irdl.operation @print {            // {prefix, hex}
-    %s = irdl.any
+  irdl.operation @print {            // {prefix, hex}; 1 to 8 values of any types
+    %v0 = irdl.any
+    %v1 = irdl.any
+    %v2 = irdl.any
+    %v3 = irdl.any
+    %v4 = irdl.any
+    %v5 = irdl.any
+    %v6 = irdl.any
+    %v7 = irdl.any
     %p = irdl.any
     %h = irdl.any
     irdl.attributes {"prefix" = %p, "hex" = %h}
-    irdl.operands(args: variadic %s)
+    irdl.operands(args0: %v0, args1: optional %v1, args2: optional %v2, args3: optional %v3, args4: optional %v4, args5: optional %v5, args6: optional %v6, args7: optional %v7)
     irdl.results()
   }
   irdl.operation @assert {           // {message}; cond tile or scalar

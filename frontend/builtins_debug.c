@@ -15,7 +15,7 @@ tc_val cg_device_print(tc_cg *cg, const char *prefix, size_t plen, const tc_val 
   tc_val ts[16];
   int n = 0, rank = 0;
   int64_t shape[TC_MAX_RANK];
-  if (nargs > 16) return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "device_print with more than 16 values");
+  if (nargs > 8) return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "device_print with more than 8 values");
   for (int i = 0; i < nargs; i++) {
     if (args[i].kind == TV_TENSOR || tv_is_number(&args[i])) {
       ts[n] = cg_to_tensor(cg, &args[i], loc);
@@ -37,10 +37,13 @@ tc_val cg_device_print(tc_cg *cg, const char *prefix, size_t plen, const tc_val 
   MlirValue vs[16];
   for (int i = 0; i < n; i++) vs[i] = cg_broadcast_to(cg, ts[i], rank, shape, loc).v;
   if (cg->err) return (tc_val){0};
-  MlirNamedAttribute attrs[2] = {tcb_named(cg->ctx, "prefix", str(cg, prefix, plen)),
-                                 tcb_named(cg->ctx, "hex", mlirBoolAttrGet(cg->ctx, hex))};
+  int32_t seg[8];
+  for (int i = 0; i < 8; i++) seg[i] = i < n;
+  MlirNamedAttribute attrs[3] = {tcb_named(cg->ctx, "prefix", str(cg, prefix, plen)),
+                                 tcb_named(cg->ctx, "hex", mlirBoolAttrGet(cg->ctx, hex)),
+                                 tcb_named(cg->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg))};
   cg_set_loc(cg, loc);
-  tcb_op(&cg->b, "tile.print", 0, NULL, n, vs, 2, attrs);
+  tcb_op(&cg->b, "tile.print", 0, NULL, n, vs, 3, attrs);
   return tv_none();
 }
 

@@ -84,6 +84,7 @@ typedef struct tc_cg {
   int depth;
   MlirOperation func;
   bool uses_assert;
+  tc_kernel_info *info; /* for static_print notes */
 } tc_cg;
 
 /* --- value constructors ------------------------------------------------------------ */

@@ -714,6 +714,7 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
   cg.ctx = ctx;
   cg.mod = mod;
   cg.prelude = prelude;
+  cg.info = info;
   cg.filename = filename;
   cg.arena = tc_arena_create();
   tcb_init(&cg.b, ctx);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #define MAXN 64
+#define MAXL 128
 
 typedef struct names {
   const char *v[MAXN];
@@ -109,6 +110,46 @@ static void describe(const tc_val *v, char *buf, size_t n) { tv_describe(v, buf,
 
 /* ---- if ------------------------------------------------------------------------------ */
 
+static bool is_struct(const tc_val *v);
+static int count_leaves(const tc_val *v);
+static void flatten(const tc_val *v, tc_val *out, int *n);
+static tc_val rebuild(tc_cg *cg, const tc_val *templ, const tc_val *leaves, int *pos);
+
+/* One value leaving a branch: a tensor (or number) leaf of a name's value. */
+typedef struct if_leaf {
+  tc_val t, e; /* per branch, made tensors of one type */
+  int result;  /* index among the scf.if results, -1 when both branches agree */
+} if_leaf;
+
+/* Makes the two branch values of one leaf agree in type (numbers become tensors in the
+ * branch that has the number). False with an error when they cannot. */
+static bool unify_leaf(tc_cg *cg, const tc_stmt *s, const char *name, tc_val *x, tc_val *y, tc_builder ends[2]) {
+  for (int k = 0; k < 2; k++) {
+    tc_val *v = k ? y : x, *o = k ? x : y;
+    if (v->kind == TV_TENSOR) continue;
+    if (!tv_is_number(v)) {
+      cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'%s' is a %s in one branch of a runtime 'if' and differs in the other",
+               name, tv_kind_name(v));
+      return false;
+    }
+    tc_builder save = cg->b;
+    cg->b = ends[k];
+    *v = o->kind == TV_TENSOR ? cg_cast(cg, *v, o->ty, false, s->loc) : cg_to_tensor(cg, v, s->loc);
+    if (o->kind == TV_TENSOR && o->rank) *v = cg_broadcast_to(cg, *v, o->rank, o->shape, s->loc);
+    ends[k] = cg->b;
+    cg->b = save;
+  }
+  if (cg->err) return false;
+  if (!same_type(x, y)) {
+    char a[64], b[64];
+    describe(x, a, sizeof a);
+    describe(y, b, sizeof b);
+    cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "'%s' is %s in the 'if' branch but %s in the 'else' branch", name, a, b);
+    return false;
+  }
+  return true;
+}
+
 void cg_runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c) {
   if (c.kind != TV_TENSOR || c.rank != 0) {
     char d[64];
@@ -135,13 +176,16 @@ void cg_runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c) {
     restore(cg, &before);
   }
   cg->b = outer;
-  /* Names visible after the if: changed in a branch and defined before, or defined in both. */
+  /* Names visible after the if: changed in a branch and defined before, or defined in
+   * both. Structured values (tuples, block pointers) leave leaf by leaf. */
   names cand = {0};
   for (int k = 0; k < 2; k++)
     for (int i = 0; i < after[k].n; i++) add_name(&cand, after[k].vars[i].name);
   const char *rnames[MAXN];
-  tc_val tv[MAXN], ev[MAXN];
-  int nres = 0;
+  tc_val templ[MAXN];
+  int first[MAXN], nl[MAXN];
+  if_leaf leaves[MAXL];
+  int nnames = 0, nleaves = 0, nres = 0;
   for (int i = 0; i < cand.n && !cg->err; i++) {
     const tc_val *b0 = snap_get(&before, cand.v[i]);
     const tc_val *t = snap_get(&after[0], cand.v[i]), *e = snap_get(&after[1], cand.v[i]);
@@ -150,34 +194,39 @@ void cg_runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c) {
       if (!b0 || !same_val(b0, t)) cg_bind(cg, cand.v[i], *t);
       continue;
     }
-    tc_val x = *t, y = *e;
-    for (int k = 0; k < 2; k++) {
-      tc_val *v = k ? &y : &x, *o = k ? &x : &y;
-      if (v->kind == TV_TENSOR) continue;
-      if (!tv_is_number(v)) {
-        cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED,
-                 "'%s' is a %s in one branch of a runtime 'if' and differs in the other", cand.v[i], tv_kind_name(v));
+    tc_val ft[MAXL], fe[MAXL];
+    int n = 0, m = 0;
+    if (is_struct(t) || is_struct(e)) {
+      if (t->kind != e->kind || count_leaves(t) != count_leaves(e)) {
+        cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "'%s' has a different structure in the two branches of a runtime 'if'",
+                 cand.v[i]);
         break;
       }
-      tc_builder save = cg->b;
-      cg->b = ends[k];
-      *v = o->kind == TV_TENSOR ? cg_cast(cg, *v, o->ty, false, s->loc) : cg_to_tensor(cg, v, s->loc);
-      if (o->kind == TV_TENSOR && o->rank) *v = cg_broadcast_to(cg, *v, o->rank, o->shape, s->loc);
-      ends[k] = cg->b;
-      cg->b = save;
+      if (nleaves + count_leaves(t) > MAXL) {
+        cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "too many values leave one 'if'");
+        break;
+      }
+      flatten(t, ft, &n);
+      flatten(e, fe, &m);
+    } else {
+      ft[0] = *t;
+      fe[0] = *e;
+      n = 1;
     }
-    if (cg->err) break;
-    if (x.kind == TV_TENSOR && y.kind == TV_TENSOR && !same_type(&x, &y)) {
-      char a[64], b[64];
-      describe(&x, a, sizeof a);
-      describe(&y, b, sizeof b);
-      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "'%s' is %s in the 'if' branch but %s in the 'else' branch", cand.v[i], a, b);
-      break;
+    rnames[nnames] = cand.v[i];
+    templ[nnames] = *t;
+    first[nnames] = nleaves;
+    nl[nnames] = n;
+    for (int j = 0; j < n && !cg->err; j++) {
+      if_leaf *l = &leaves[nleaves++];
+      l->t = ft[j];
+      l->e = fe[j];
+      l->result = -1;
+      if (same_val(&l->t, &l->e)) continue;
+      if (!unify_leaf(cg, s, cand.v[i], &l->t, &l->e, ends)) break;
+      l->result = nres++;
     }
-    rnames[nres] = cand.v[i];
-    tv[nres] = x;
-    ev[nres] = y;
-    nres++;
+    nnames++;
   }
   if (cand.overflow && !cg->err) cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "too many variables assigned in one 'if'");
   if (cg->err) {
@@ -188,22 +237,29 @@ void cg_runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c) {
     mlirBlockDestroy(blocks[1]);
     return;
   }
-  MlirType types[MAXN];
-  MlirValue ys[MAXN];
+  MlirType types[MAXL];
+  MlirValue ys[MAXL];
   for (int k = 0; k < 2; k++) {
-    for (int i = 0; i < nres; i++) ys[i] = (k ? ev : tv)[i].v;
+    for (int i = 0; i < nleaves; i++)
+      if (leaves[i].result >= 0) ys[leaves[i].result] = (k ? leaves[i].e : leaves[i].t).v;
     tcb_op(&ends[k], "scf.yield", 0, NULL, nres, ys, 0, NULL);
   }
-  for (int i = 0; i < nres; i++) types[i] = val_type(cg, &tv[i]);
+  for (int i = 0; i < nleaves; i++)
+    if (leaves[i].result >= 0) types[leaves[i].result] = val_type(cg, &leaves[i].t);
   MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
   mlirRegionAppendOwnedBlock(regions[0], blocks[0]);
   mlirRegionAppendOwnedBlock(regions[1], blocks[1]);
   cg_set_loc(cg, s->loc);
   MlirOperation op = tcb_op_regions(&cg->b, "scf.if", nres, types, 1, &c.v, 0, NULL, 2, regions);
-  for (int i = 0; i < nres; i++) {
-    tc_val r = tv[i];
-    r.v = mlirOperationGetResult(op, i);
-    cg_bind(cg, rnames[i], r);
+  for (int i = 0; i < nnames; i++) {
+    tc_val vals[MAXL];
+    for (int j = 0; j < nl[i]; j++) {
+      if_leaf *l = &leaves[first[i] + j];
+      vals[j] = l->t;
+      if (l->result >= 0) vals[j].v = mlirOperationGetResult(op, l->result);
+    }
+    int pos = 0;
+    cg_bind(cg, rnames[i], nl[i] == 1 && !is_struct(&templ[i]) ? vals[0] : rebuild(cg, &templ[i], vals, &pos));
   }
   free(before.vars);
   free(after[0].vars);
@@ -252,8 +308,6 @@ typedef struct leaf {
   tc_val init;    /* a tensor */
   bool from_number;
 } leaf;
-
-#define MAXL 128
 
 /* Names the body assigns that exist before the loop with tensor/number leaves. */
 static int collect_carried(tc_cg *cg, const tc_block *body, const tc_expr *skip_target, carried *out, leaf *leaves,

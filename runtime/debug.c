@@ -66,8 +66,9 @@ void tilec_rt_print_begin(uint32_t px, uint32_t py, uint32_t pz, int32_t rank, i
   }
 }
 
-void tilec_rt_print_i64(int64_t v, int32_t is_unsigned, int32_t hex) {
-  if (hex) out_printf(" 0x%" PRIx64, (uint64_t)v);
+void tilec_rt_print_i64(int64_t v, int32_t is_unsigned, int32_t hex, int32_t bits) {
+  /* hex shows the value's own width (an i32 -1 is 0xffffffff) */
+  if (hex) out_printf(" 0x%0*" PRIx64, (bits + 3) / 4, (uint64_t)(bits >= 64 ? (uint64_t)v : (uint64_t)v & (((uint64_t)1 << bits) - 1)));
   else if (is_unsigned) out_printf(" %" PRIu64, (uint64_t)v);
   else out_printf(" %" PRId64, v);
 }

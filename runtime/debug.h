@@ -17,7 +17,7 @@ TILEC_RT_EXPORT void tilec_rt_set_jmp(jmp_buf *jb);
 /* device_print: one line per element: begin, one value per argument, end. */
 TILEC_RT_EXPORT void tilec_rt_print_begin(uint32_t px, uint32_t py, uint32_t pz, int32_t rank, int64_t i0, int64_t i1,
                                           int64_t i2, int64_t i3, const char *prefix);
-TILEC_RT_EXPORT void tilec_rt_print_i64(int64_t v, int32_t is_unsigned, int32_t hex);
+TILEC_RT_EXPORT void tilec_rt_print_i64(int64_t v, int32_t is_unsigned, int32_t hex, int32_t bits);
 TILEC_RT_EXPORT void tilec_rt_print_f64(double v, int32_t hex);
 TILEC_RT_EXPORT void tilec_rt_print_end(void);
 

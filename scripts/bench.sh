@@ -304,5 +304,6 @@ MACHINE="$WORK/machine.env"
   echo "quick=$QUICK"
   echo "rounds=$ROUNDS"
 } >"$MACHINE"
-"$PY" bench/report.py --raw "$RAW" --machine "$MACHINE" --commands "$CMDS" --out bench
+# BENCH_REPORT_DIR: write the report elsewhere (trying the harness without replacing bench/).
+"$PY" bench/report.py --raw "$RAW" --machine "$MACHINE" --commands "$CMDS" --out "${BENCH_REPORT_DIR:-bench}"
 echo "total: $(( $(date +%s) - T_START )) s"

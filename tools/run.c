@@ -683,6 +683,7 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
     tilec_kernel_spec spec = {src, len, o->file, o->kernel, NULL, defs, (size_t)o->nbindings};
     st = tilec_compiler_build_library(c, &spec, so, NULL);
   }
+  if (c) fputs(tilec_compiler_notes(c), stdout); /* tl.static_print */
   tilec_compiler_destroy(c);
   tilec_library *lib = NULL;
   const tilec_kernel_desc *k = NULL;

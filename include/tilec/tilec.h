@@ -132,6 +132,10 @@ void tilec_jit_kernel_release(tilec_jit_kernel *k);
  * or NULL when it has none. Owned by the compiler. */
 const char *tilec_compiler_cache_dir(const tilec_compiler *c);
 
+/* tl.static_print output of the compiler's last front-end run ("" if none); owned by the
+ * compiler, valid until its next call. */
+const char *tilec_compiler_notes(const tilec_compiler *c);
+
 /* Parses tile-dialect IR text, verifies it and runs the pipeline up to `stage`. */
 tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec_stage stage, char **text_out);
 

@@ -26,19 +26,7 @@ import numpy as np
 # Cases that fail because of compiler bugs that have been reported (see the report of the
 # lang test suite). They print KNOWN-BUG and do not count as failures; remove a name when
 # the bug is fixed (a case listed here that passes prints PASS and counts as passed).
-KNOWN_FAILURES = {
-    # reverse associative_scan calls combine_fn(next, carry) instead of flip-scan-flip
-    # (wrong results for non-commutative combine functions)
-    "assoc_scan_tuple_linear_recurrence_reverse",
-    # a block pointer advanced in one branch of a runtime `if` is rejected
-    "block_ptr_advance_in_runtime_if_0", "block_ptr_advance_in_runtime_if_2",
-    # device_print(hex=True) of an i32/i16 prints 64-bit sign-extended hex (0xffffffffffffffff)
-    "device_print_hex_width",
-    # device_print with arguments of different dtypes: invalid tile IR
-    "device_print_mixed_dtypes",
-    # tl.static_print is accepted but prints nothing
-    "static_print_output",
-}
+KNOWN_FAILURES = set()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KDIR = os.path.join(HERE, "kernels")
