@@ -153,6 +153,40 @@ static bool reshape_is_unit(MlirOperation op) {
   return rr == 0 || r[rr - 1] == 1 || (sr > 0 && s[sr - 1] != 1);
 }
 
+/* Does the lazily evaluated cone of v contain `target`? */
+static bool cone_has(MlirValue v, MlirValue target, tc_valmap *seen, int depth) {
+  if (mlirValueEqual(v, target)) return true;
+  if (depth > 64 || !mlirValueIsAOpResult(v) || tc_valmap_get(seen, v.ptr)) return false;
+  int *m = tc_valmap_put(seen, v.ptr);
+  if (m) *m = 1;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (!tc_is_lazy_op(d)) return false;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
+    if (cone_has(mlirOperationGetOperand(d, i), target, seen, depth + 1)) return true;
+  return false;
+}
+
+/* Is load v read by a root that runs after one of the group's stores? Then its value
+ * must be captured before that store; otherwise re-reading it in each nest is exact. */
+static bool read_after_store(tc_lower *L, MlirValue v) {
+  bool stored = false;
+  for (int i = 0; i < L->ngroup; i++) {
+    MlirOperation op = L->group[i];
+    if (!is_root(op)) continue;
+    if (stored) {
+      tc_valmap seen;
+      tc_valmap_init(&seen, sizeof(int));
+      bool uses = false;
+      for (intptr_t k = 0; k < mlirOperationGetNumOperands(op) && !uses; k++)
+        uses = cone_has(mlirOperationGetOperand(op, k), v, &seen, 0);
+      tc_valmap_free(&seen);
+      if (uses) return true;
+    }
+    if (tc_op_is(op, "tile.store")) stored = true;
+  }
+  return false;
+}
+
 static bool is_costly(MlirOperation op) {
   /* transcendental math is worth a buffer when two nests need it; arithmetic is not */
   return tc_op_in_dialect(op, "math") && !tc_op_is(op, "math.absf") && !tc_op_is(op, "math.absi") &&
@@ -209,7 +243,7 @@ void tc_flush(tc_lower *L) {
     if (!tc_op_is(op, "tile.load")) continue;
     MlirValue v = mlirOperationGetResult(op, 0);
     if (tc_special_of(L, v)) continue;
-    if (nests > 1 || escapes(L, v, 0)) {
+    if ((nests > 1 && read_after_store(L, v)) || escapes(L, v, 0)) {
       L->b.loc = mlirOperationGetLocation(op);
       tc_materialize(L, v);
     }

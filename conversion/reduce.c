@@ -114,24 +114,85 @@ static bool horizontal(tc_lower *L, tc_builder *b, MlirOperation op, int n, Mlir
 static void accumulate_last(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const MlirValue *olds,
                             const tc_pos *outer, int64_t n, int64_t width, MlirValue *acc) {
   if (width >= n) return;
+  /* Up to 4 independent accumulator sets hide the combine's latency (the order of a
+   * reduction is unspecified); they are combined once after the loop. */
+  int64_t chunks = n / width;
+  int u = 1;
+  if (chunks >= 8) u = 4;
+  if (nvals * u > MAXV) u = 1;
+  MlirValue init[MAXV];
+  int nacc = 0;
+  for (int k = 0; k < u; k++)
+    for (int i = 0; i < nvals; i++) init[nacc++] = acc[i]; /* every set starts from chunk 0; fixed below */
+  /* sets 1..u-1 start from chunks 1..u-1 instead of duplicating chunk 0 */
+  tc_chunk pre;
+  tc_chunk_init(&pre, L, b->block, width);
+  pre.b = *b;
+  for (int k = 1; k < u; k++) {
+    tc_pos p = *outer;
+    p.chunked = true;
+    p.idx[p.rank - 1] = tcb_const_index(&pre.b, k * width);
+    for (int i = 0; i < nvals; i++) init[k * nvals + i] = tc_eval(&pre, olds[i], &p).vec;
+  }
+  *b = pre.b;
+  tc_chunk_free(&pre);
+  if (L->status) return;
+  int64_t start = u * width, full_end = start + ((n - start) / (u * width)) * (u * width);
   MlirOperation f;
-  MlirBlock blk = tc_build_for(L, b, tcb_const_index(b, width), tcb_const_index(b, n), tcb_const_index(b, width), nvals,
-                               acc, &f);
+  MlirBlock blk = tc_build_for(L, b, tcb_const_index(b, start), tcb_const_index(b, full_end), tcb_const_index(b, u * width),
+                               nacc, init, &f);
   tc_chunk c;
   tc_chunk_init(&c, L, blk, width);
   c.b.loc = b->loc;
-  tc_pos p = *outer;
-  p.chunked = true;
-  p.idx[p.rank - 1] = mlirBlockGetArgument(blk, 0);
-  MlirValue args[2 * MAXV], res[MAXV];
-  for (int i = 0; i < nvals; i++) {
-    args[i] = mlirBlockGetArgument(blk, 1 + i);
-    args[nvals + i] = tc_eval(&c, olds[i], &p).vec;
+  MlirValue res[MAXV];
+  for (int k = 0; k < u && !L->status; k++) {
+    tc_pos p = *outer;
+    p.chunked = true;
+    MlirValue j = mlirBlockGetArgument(blk, 0);
+    p.idx[p.rank - 1] = k ? tcb_binary(&c.b, "arith.addi", j, tcb_const_index(&c.b, k * width)) : j;
+    MlirValue args[2 * MAXV];
+    for (int i = 0; i < nvals; i++) {
+      args[i] = mlirBlockGetArgument(blk, 1 + k * nvals + i);
+      args[nvals + i] = tc_eval(&c, olds[i], &p).vec;
+    }
+    if (!L->status) tc_apply_combine(L, &c.b, op, args, 2 * nvals, res + k * nvals);
   }
-  if (!L->status && tc_apply_combine(L, &c.b, op, args, 2 * nvals, res))
-    tcb_op(&c.b, "scf.yield", 0, NULL, nvals, res, 0, NULL);
+  if (!L->status) tcb_op(&c.b, "scf.yield", 0, NULL, nacc, res, 0, NULL);
   tc_chunk_free(&c);
-  for (int i = 0; i < nvals; i++) acc[i] = mlirOperationGetResult(f, i);
+  if (L->status) return;
+  MlirValue sets[MAXV];
+  for (int i = 0; i < nacc; i++) sets[i] = mlirOperationGetResult(f, i);
+  /* fold the sets: ((s0 + s1) + s2) + s3 */
+  for (int i = 0; i < nvals; i++) acc[i] = sets[i];
+  for (int k = 1; k < u; k++) {
+    MlirValue args[2 * MAXV];
+    for (int i = 0; i < nvals; i++) {
+      args[i] = acc[i];
+      args[nvals + i] = sets[k * nvals + i];
+    }
+    tc_apply_combine(L, b, op, args, 2 * nvals, acc);
+  }
+  /* leftover chunks (n / width not a multiple of u) */
+  if (full_end < n) {
+    MlirOperation g;
+    MlirBlock rb = tc_build_for(L, b, tcb_const_index(b, full_end), tcb_const_index(b, n), tcb_const_index(b, width), nvals,
+                                acc, &g);
+    tc_chunk rc;
+    tc_chunk_init(&rc, L, rb, width);
+    rc.b.loc = b->loc;
+    tc_pos p = *outer;
+    p.chunked = true;
+    p.idx[p.rank - 1] = mlirBlockGetArgument(rb, 0);
+    MlirValue args[2 * MAXV], out[MAXV];
+    for (int i = 0; i < nvals; i++) {
+      args[i] = mlirBlockGetArgument(rb, 1 + i);
+      args[nvals + i] = tc_eval(&rc, olds[i], &p).vec;
+    }
+    if (!L->status && tc_apply_combine(L, &rc.b, op, args, 2 * nvals, out))
+      tcb_op(&rc.b, "scf.yield", 0, NULL, nvals, out, 0, NULL);
+    tc_chunk_free(&rc);
+    for (int i = 0; i < nvals; i++) acc[i] = mlirOperationGetResult(g, i);
+  }
 }
 
 /* Accumulates rows 1..len-1 of dim `axis` at the chunk position pos (vertical). */
