@@ -93,6 +93,11 @@ static bool escapes(tc_lower *L, MlirValue v, int depth) {
     if (tc_is_lazy_op(user) && !tc_op_is(user, "tile.trans")) {
       if (escapes(L, mlirOperationGetResult(user, 0), depth + 1)) return true;
     } else if (!in_group(L, user)) {
+      /* The block's yield is evaluated right after this flush: with no store in the
+       * group, re-reading the load there is exact, so it need not be captured. */
+      if (L->flush_before_yield && !L->group_has_store &&
+          (tc_op_is(user, "scf.yield") || tc_op_is(user, "scf.condition")))
+        continue;
       return true;
     }
   }

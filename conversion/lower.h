@@ -102,6 +102,7 @@ struct tc_lower {
   MlirOperation *group; /* ops of the current group, in program order */
   int ngroup, capgroup;
   bool group_has_store;
+  bool flush_before_yield; /* the flush happens right before the block's yield is lowered */
   bool check_bounds;   /* emit bounds checks (the kernel gets an extents argument) */
   MlirValue extents;   /* new !llvm.ptr to int64 extents, one per runtime argument */
   MlirOperation old_func;

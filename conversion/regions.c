@@ -179,7 +179,9 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
   tc_builder outer = L->b;
   tcb_set_end(&L->b, nb);
   tc_lower_block(L, body);
+  L->flush_before_yield = true;
   tc_flush(L);
+  L->flush_before_yield = false;
   if (L->status) return;
   L->b.loc = mlirOperationGetLocation(yield);
   MlirValue ny[MAXC];
