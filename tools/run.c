@@ -380,6 +380,10 @@ static int run_parse_args(int argc, char **argv, run_opts *o) {
       if (i + 1 >= argc) return run_usage("option '%s' needs a value", a);
       if (!run_parse_grid(argv[++i], o->program_xyz))
         return run_usage("--program expects X[,Y[,Z]] with each a non-negative 32-bit integer, got '%s'", argv[i]);
+      /* omitted coordinates of a program id are 0 (a grid's are 1) */
+      const char *c1 = strchr(argv[i], ',');
+      if (!c1) o->program_xyz[1] = o->program_xyz[2] = 0;
+      else if (!strchr(c1 + 1, ',')) o->program_xyz[2] = 0;
       o->one_program = true;
     } else if (!strcmp(a, "--out")) {
       run_out *out = &o->outs[o->nouts];

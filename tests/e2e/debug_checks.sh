@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# tests/e2e/debug_checks.sh — `tilec run --check-bounds`: an out-of-bounds lane is reported
+# at its source line with the program, the tile index, the element and the buffer size;
+# masked-off lanes never are; unchecked builds run as before. Also --program / --serial.
+# Usage: debug_checks.sh TILEC. Prints "N passed, M failed".
+set -euo pipefail
+TILEC="$1"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+pass=0
+fail=0
+check() { # name, expected exit, expected first stderr line ('' = don't care), command...
+  local name="$1" want_rc="$2" want="$3"
+  shift 3
+  set +e
+  "$@" > out.txt 2> err.txt
+  local rc=$?
+  set -e
+  local first
+  first="$(head -n 1 err.txt)"
+  if [ "$rc" -ne "$want_rc" ] || { [ -n "$want" ] && [ "$first" != "$want" ]; }; then
+    echo "FAIL $name: exit $rc (want $want_rc), stderr: $first"
+    fail=$((fail + 1))
+  else
+    echo "ok   $name"
+    pass=$((pass + 1))
+  fi
+}
+# .npy v1.0 writer for float32 vectors without Python (header padded to a multiple of 64)
+npy_f32() { # file count
+  local hdr="{'descr': '<f4', 'fortran_order': False, 'shape': ($2,), }"
+  local total=$(( ((10 + ${#hdr} + 1 + 63) / 64) * 64 ))
+  local hlen=$((total - 10))
+  local pad=$((hlen - ${#hdr} - 1))
+  { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((hlen & 255)))\\x$(printf %02x $((hlen >> 8)))";
+    printf '%s' "$hdr"; printf '%*s' "$pad" ''; printf '\n'; head -c $(($2 * 4)) /dev/zero; } > "$1"
+}
+cat > copy.py <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_unmasked(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, x, mask=offs < n)
+
+
+@triton.jit
+def copy_masked(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m), mask=m)
+
+
+@triton.jit
+def store_past(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK) + 1
+    tl.store(out_ptr + offs, offs.to(tl.float32), mask=offs <= n)
+
+
+@triton.jit
+def whoami(out_ptr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0) + 10 * tl.program_id(1)
+    tl.store(out_ptr + pid, pid.to(tl.float32))
+PY
+npy_f32 x.npy 1000
+npy_f32 o.npy 1000
+npy_f32 w.npy 12
+npy_f32 w40.npy 40
+RUN=("$TILEC" run copy.py)
+check unmasked_overrun 1 "copy.py:8:9: error: load from 'x_ptr' at element 1000 is out of bounds (buffer has 1000 elements) in program (62, 0, 0), tile index [8]" \
+  "${RUN[@]}" -k copy_unmasked --grid 63 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --check-bounds
+check masked_tail_is_fine 0 "" "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --check-bounds
+check in_bounds_unmasked 0 "" "${RUN[@]}" -k copy_unmasked --grid 62 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --check-bounds
+check store_overrun 1 "copy.py:22:5: error: store to 'out_ptr' at element 1000 is out of bounds (buffer has 1000 elements) in program (62, 0, 0), tile index [7]" \
+  "${RUN[@]}" -k store_past --grid 63 out_ptr=o.npy n=1000 BLOCK=16 --check-bounds
+check one_program 0 "" "${RUN[@]}" -k whoami --grid 3,4 out_ptr=w40.npy BLOCK=1 --program 2,1
+# program (2, 1) stores at element 2 + 10 * 1 = 12: past a 12-element buffer
+check one_program_bounds 1 "copy.py:28:5: error: store to 'out_ptr' at element 12 is out of bounds (buffer has 12 elements) in program (2, 1, 0)" \
+  "${RUN[@]}" -k whoami --grid 3,4 out_ptr=w.npy BLOCK=1 --program 2,1 --check-bounds
+check serial 0 "" "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --serial
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
