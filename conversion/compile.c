@@ -45,6 +45,9 @@ tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_com
   }
   c->opts.cache_dir = c->cache_dir_option;
   if (!st) st = tc_target_init(&c->target, c->target_name);
+  /* The reference build processes one element per chunk: no vectors, no SLEEF (scalar
+   * libm), a different path through the lowering than the optimized build. */
+  if (!st && c->opts.reference) c->target.vector_bits = 32;
   if (!st) st = tc_jit_cache_create(c, &c->jit);
   if (!st) st = tile_context_create(&c->ctx);
   if (st) {
@@ -67,6 +70,7 @@ void tilec_compiler_destroy(tilec_compiler *c) {
 
 static tc_codegen_options codegen_options(const tilec_compiler *c) {
   tc_codegen_options o = {c->opts.opt_level, c->opts.fast_math, c->opts.debug_info, c->opts.check_bounds};
+  if (c->opts.reference && o.opt_level > 1) o.opt_level = 1; /* no vectorizer on the reference */
   return o;
 }
 

@@ -64,7 +64,7 @@ typedef struct run_out {
 typedef struct run_opts {
   const char *file, *kernel, *grid, *target;
   int opt_level; /* -1: the compiler's default */
-  bool fast_math, debug, check_bounds, serial;
+  bool fast_math, debug, check_bounds, serial, reference;
   bool one_program;       /* --program X,Y,Z */
   uint32_t program_xyz[3];
   uint32_t grid_xyz[3];
@@ -376,6 +376,8 @@ static int run_parse_args(int argc, char **argv, run_opts *o) {
       o->check_bounds = true;
     } else if (!strcmp(a, "--serial")) {
       o->serial = true;
+    } else if (!strcmp(a, "--reference")) {
+      o->reference = true;
     } else if (!strcmp(a, "--program")) {
       if (i + 1 >= argc) return run_usage("option '%s' needs a value", a);
       if (!run_parse_grid(argv[++i], o->program_xyz))
@@ -651,6 +653,120 @@ static int run_launch(const run_opts *o, const tilec_kernel_desc *k, void *const
 }
 
 /* Compiles, loads, launches and writes the outputs; owns the temp dir and library. */
+/* Element i of an array as a double (and whether its dtype is floating-point). */
+static double run_elem(const tilec_npy *a, const void *data, size_t i, bool *is_float) {
+  const unsigned char *p = (const unsigned char *)data + i * tilec_dtype_size(a->dtype);
+  *is_float = false;
+  switch (a->dtype) {
+  case TILEC_DTYPE_F32: { float v; memcpy(&v, p, 4); *is_float = true; return v; }
+  case TILEC_DTYPE_F64: { double v; memcpy(&v, p, 8); *is_float = true; return v; }
+  case TILEC_DTYPE_F16: {
+    uint16_t h; memcpy(&h, p, 2);
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 1024, e - 25);
+    *is_float = true;
+    return (h & 0x8000) ? -v : v;
+  }
+  case TILEC_DTYPE_I8: return *(const int8_t *)p;
+  case TILEC_DTYPE_U8: case TILEC_DTYPE_I1: return *p;
+  case TILEC_DTYPE_I16: { int16_t v; memcpy(&v, p, 2); return v; }
+  case TILEC_DTYPE_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
+  case TILEC_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); return v; }
+  case TILEC_DTYPE_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
+  case TILEC_DTYPE_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+  case TILEC_DTYPE_U64: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
+  default: return 0;
+  }
+}
+
+/* Builds the reference library, runs it serially on the kept inputs and compares each
+ * array with what the optimized build left; reports the first differing element. */
+static int run_reference(const run_opts *o, const char *src, size_t len, tilec_define *defs, const char *dir,
+                         void **kept) {
+  char so[PATH_MAX];
+  snprintf(so, sizeof so, "%s/reference.so", dir);
+  tilec_compile_options co;
+  tilec_compile_options_init(&co);
+  if (o->target) co.target = o->target;
+  co.reference = true;
+  co.check_bounds = o->check_bounds;
+  tilec_compiler *c = NULL;
+  tilec_status *st = tilec_compiler_create(&co, &c);
+  if (!st) {
+    tilec_kernel_spec spec = {src, len, o->file, o->kernel, NULL, defs, (size_t)o->nbindings};
+    st = tilec_compiler_build_library(c, &spec, so, NULL);
+  }
+  tilec_compiler_destroy(c);
+  tilec_library *lib = NULL;
+  const tilec_kernel_desc *k = NULL;
+  if (!st) st = tilec_library_load(so, &lib);
+  if (!st) st = tilec_library_find_kernel(lib, o->kernel, &k);
+  if (st) return run_report(tilec_status_annotate(st, "reference build"));
+  /* swap: the bindings now hold the kept inputs; the optimized results wait in kept[] */
+  for (int b = 0; b < o->nbindings; b++) {
+    if (!kept[b]) continue;
+    void *t = o->bindings[b].arr.data;
+    o->bindings[b].arr.data = kept[b];
+    kept[b] = t;
+  }
+  int rc = 0;
+  size_t n = k->num_args ? k->num_args : 1;
+  run_arg *slots = calloc(n, sizeof *slots);
+  void **args = calloc(n, sizeof *args);
+  int64_t *extents = calloc(n, sizeof *extents);
+  if (!slots || !args || !extents) rc = run_fail("out of memory");
+  if (!rc) rc = run_make_args(o, k, slots, args);
+  for (uint32_t i = 0; !rc && i < k->num_args; i++) extents[i] = slots[i].extent;
+  if (!rc) {
+    run_opts serial = *o;
+    serial.serial = true; /* deterministic order */
+    serial.repeat = 0;
+    rc = run_launch(&serial, k, args, extents);
+  }
+  long compared = 0;
+  int arrays = 0;
+  for (int b = 0; !rc && b < o->nbindings; b++) {
+    if (!kept[b]) continue;
+    const tilec_npy *a = &o->bindings[b].arr;
+    arrays++;
+    for (size_t i = 0; i < a->count; i++, compared++) {
+      bool fl;
+      double ref = run_elem(a, a->data, i, &fl), opt = run_elem(a, kept[b], i, &fl);
+      bool same = fl ? ((isnan(ref) && isnan(opt)) || ref == opt || fabs(opt - ref) <= 1e-6 + 1e-5 * fabs(ref)) : ref == opt;
+      if (same) continue;
+      char idx[128] = "";
+      size_t rest = i;
+      if (a->ndim > 1) {
+        int64_t coord[TILEC_NPY_MAX_DIMS];
+        for (int d = a->ndim - 1; d >= 0; d--) {
+          coord[d] = (int64_t)(rest % (size_t)a->shape[d]);
+          rest /= (size_t)a->shape[d];
+        }
+        size_t w = 0;
+        for (int d = 0; d < a->ndim && w + 24 < sizeof idx; d++)
+          w += (size_t)snprintf(idx + w, sizeof idx - w, "%s%lld", d ? ", " : " (index ", (long long)coord[d]);
+        snprintf(idx + w, sizeof idx - w, ")");
+      }
+      rc = run_fail("reference check: '%s'[%zu]%s is %.9g in the optimized build but %.9g in the reference build",
+                    o->bindings[b].name, i, idx, opt, ref);
+      break;
+    }
+  }
+  if (!rc) printf("reference check: %d array%s, %ld elements agree\n", arrays, arrays == 1 ? "" : "s", compared);
+  /* swap back: --out writes what the optimized build produced */
+  for (int b = 0; b < o->nbindings; b++) {
+    if (!kept[b]) continue;
+    void *t = o->bindings[b].arr.data;
+    o->bindings[b].arr.data = kept[b];
+    kept[b] = t;
+  }
+  free(slots);
+  free(args);
+  free(extents);
+  tilec_library_unload(lib);
+  return rc;
+}
+
 static int run_compile_and_launch(const run_opts *o, const char *src, size_t len) {
   tilec_define *defs = calloc((size_t)o->nbindings + 1, sizeof *defs);
   if (!defs) return run_fail("out of memory");
@@ -710,7 +826,25 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
     if (!extents) rc = run_fail("out of memory");
     for (uint32_t i = 0; !rc && i < k->num_args; i++) extents[i] = slots[i].extent;
   }
+  /* --reference: keep the inputs, run the optimized build, then the plain reference
+   * build on the kept inputs, and compare every array. */
+  void **kept = NULL;
+  if (!rc && o->reference) {
+    kept = calloc((size_t)o->nbindings + 1, sizeof *kept);
+    if (!kept) rc = run_fail("out of memory");
+    for (int b = 0; !rc && b < o->nbindings; b++) {
+      run_binding *bd = &o->bindings[b];
+      if (bd->value.kind != RUN_VALUE_NPY) continue;
+      kept[b] = malloc(bd->arr.nbytes ? bd->arr.nbytes : 1);
+      if (!kept[b]) rc = run_fail("out of memory");
+      else memcpy(kept[b], bd->arr.data, bd->arr.nbytes);
+    }
+  }
   if (!rc) rc = run_launch(o, k, args, extents);
+  if (!rc && o->reference) rc = run_reference(o, src, len, defs, dir, kept);
+  if (kept)
+    for (int b = 0; b < o->nbindings; b++) free(kept[b]);
+  free(kept);
   free(extents);
   for (int i = 0; i < o->nouts && !rc; i++) {
     const run_out *out = &o->outs[i];
@@ -729,6 +863,8 @@ int tilec_cmd_run(int argc, char **argv) {
   run_opts o;
   memset(&o, 0, sizeof o);
   int rc = run_parse_args(argc, argv, &o);
+  if (!rc && o.reference && o.repeat)
+    rc = run_usage("--reference compares one launch: it cannot be combined with --repeat%s", "");
   char *src = NULL;
   size_t len = 0;
   tilec_source_param *params = NULL;

@@ -82,5 +82,10 @@ check one_program 0 "" "${RUN[@]}" -k whoami --grid 3,4 out_ptr=w40.npy BLOCK=1 
 check one_program_bounds 1 "copy.py:28:5: error: store to 'out_ptr' at element 12 is out of bounds (buffer has 12 elements) in program (2, 1, 0)" \
   "${RUN[@]}" -k whoami --grid 3,4 out_ptr=w.npy BLOCK=1 --program 2,1 --check-bounds
 check serial 0 "" "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --serial
+# --reference: the optimized build agrees with the plain one; a deliberate miscompile
+# (test hook) is caught at the first differing element.
+check reference_agrees 0 "" "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --reference
+check reference_catches 1 "tilec: error: reference check: 'out_ptr'[0] is 1 in the optimized build but 0 in the reference build" \
+  env TILEC_TEST_INJECT_MISCOMPILE=1 "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --reference
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
