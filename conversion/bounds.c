@@ -7,12 +7,13 @@
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 /* The kernel argument (index) a pointer derives from through addptr/splat/shape ops and
  * loop-carried pointers, or -1 (loaded pointers, int -> pointer casts). */
-static int root_arg(tc_lower *L, MlirValue v) {
+int tc_root_arg(tc_lower *L, MlirValue v) {
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(L->old_func, 0));
   for (int depth = 0; depth < 256; depth++) {
     if (mlirValueIsABlockArgument(v)) {
@@ -107,7 +108,7 @@ static MlirValue extent_of(tc_lower *L, tc_builder *b, int arg) {
 void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos) {
   tc_lower *L = c->L;
   if (!L->check_bounds || L->status) return;
-  int arg = root_arg(L, old_ptr);
+  int arg = tc_root_arg(L, old_ptr);
   if (arg < 0) return;
   tc_builder *b = &c->b;
   MlirType i64 = tcb_int_type(L->ctx, 64), i32 = tcb_int_type(L->ctx, 32);
@@ -184,4 +185,82 @@ void tc_check_scalar_access(tc_lower *L, tc_builder *b, MlirOperation op, MlirVa
   tc_check_access(&c, op, old_ptr, p, mask, &pos);
   *b = c.b;
   tc_chunk_free(&c);
+}
+
+/* ---- --check-nan ------------------------------------------------------------------- */
+
+static MlirValue nonfinite(tc_builder *b, MlirValue v) {
+  /* |v| == inf, unordered (NaN) included */
+  MlirType t = mlirValueGetType(v);
+  MlirValue a = tcb_cast(b, "math.absf", v, t);
+  return tcb_cmpf(b, "ueq", a, tcb_const_float(b, t, INFINITY));
+}
+
+void tc_nan_note_load(tc_chunk *c, MlirValue v, MlirValue mask) {
+  tc_lower *L = c->L;
+  if (!L->check_nan || L->status || !tcb_is_float(tcb_element_type(mlirValueGetType(v)))) return;
+  tc_builder *b = &c->b;
+  MlirValue bad = nonfinite(b, v);
+  if (!mlirValueIsNull(mask)) bad = tcb_binary(b, "arith.andi", bad, mask);
+  if (mlirTypeIsAVector(mlirValueGetType(bad))) {
+    MlirNamedAttribute kind = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, "#vector.kind<or>"));
+    bad = tcb_op1(b, "vector.reduction", tcb_int_type(L->ctx, 1), 1, &bad, 1, &kind);
+  }
+  tc_builder in;
+  if_block(L, b, bad, &in);
+  tc_call_runtime(L, &in, "tilec_rt_nonfinite_input", 0, NULL);
+  tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+}
+
+void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirValue v, MlirValue mask, const tc_pos *pos) {
+  tc_lower *L = c->L;
+  if (!L->check_nan || L->status || !tcb_is_float(tcb_element_type(mlirValueGetType(v)))) return;
+  tc_builder *b = &c->b;
+  MlirType i32 = tcb_int_type(L->ctx, 32), f64 = mlirF64TypeGet(L->ctx);
+  MlirValue bad = nonfinite(b, v);
+  if (!mlirValueIsNull(mask)) bad = tcb_binary(b, "arith.andi", bad, mask);
+  int arg = tc_root_arg(L, old_ptr);
+  MlirValue lane = {NULL}, val = v;
+  tc_builder in;
+  if (mlirTypeIsAVector(mlirValueGetType(bad))) {
+    int64_t w = c->width;
+    int32_t lanes[64];
+    for (int64_t k = 0; k < w; k++) lanes[k] = (int32_t)k;
+    MlirType v32 = tc_vec_type(L->ctx, w, i32);
+    MlirNamedAttribute ca = tcb_named(L->ctx, "value", mlirDenseElementsAttrInt32Get(v32, w, lanes));
+    MlirValue iota = tcb_op1(b, "arith.constant", v32, 0, NULL, 1, &ca);
+    MlirValue cand = tcb_select(b, bad, iota, tcb_const_int(b, v32, w));
+    MlirNamedAttribute kind = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, "#vector.kind<minui>"));
+    MlirValue first = tcb_op1(b, "vector.reduction", i32, 1, &cand, 1, &kind);
+    if_block(L, b, tcb_cmpi(b, "ult", first, tcb_const_int(b, i32, w)), &in);
+    MlirType et = tcb_element_type(mlirValueGetType(v));
+    MlirType mt = mlirMemRefTypeContiguousGet(et, 1, &w, mlirAttributeGetNull());
+    int32_t seg[2] = {0, 0};
+    MlirNamedAttribute sa = tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg));
+    MlirValue slot = tcb_op1(&in, "memref.alloca", mt, 0, NULL, 1, &sa);
+    MlirValue sops[3] = {v, slot, tcb_const_index(&in, 0)};
+    tcb_op(&in, "vector.store", 0, NULL, 3, sops, 0, NULL);
+    lane = tcb_cast(&in, "arith.index_cast", first, tcb_index(L->ctx));
+    MlirValue lops[2] = {slot, lane};
+    val = tcb_op1(&in, "memref.load", et, 2, lops, 0, NULL);
+  } else {
+    if_block(L, b, bad, &in);
+  }
+  if (tcb_bitwidth(mlirValueGetType(val)) < 64) val = tcb_cast(&in, "arith.extf", val, f64);
+  MlirType i64 = tcb_int_type(L->ctx, 64);
+  MlirValue idx[4];
+  for (int d = 0; d < 4; d++) {
+    if (d < pos->rank) {
+      MlirValue x = pos->idx[d];
+      if (d == pos->rank - 1 && !mlirValueIsNull(lane)) x = tcb_binary(&in, "arith.addi", x, lane);
+      idx[d] = tcb_cast(&in, "arith.index_cast", x, i64);
+    } else {
+      idx[d] = tcb_const_int(&in, i64, 0);
+    }
+  }
+  MlirValue args[14] = {tcb_const_int(&in, i32, arg), file_ptr(L, &in, op), loc_line(L, &in, op, 0), loc_line(L, &in, op, 1),
+                        L->pid[0], L->pid[1], L->pid[2], tcb_const_int(&in, i32, pos->rank), idx[0], idx[1], idx[2], idx[3],
+                        val};
+  tc_call_runtime(L, &in, "tilec_rt_nan_fail", 13, args);
+  tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }

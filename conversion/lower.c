@@ -526,13 +526,15 @@ static bool is_kernel(MlirOperation fn) {
   return mlirAttributeIsNull(v);
 }
 
-tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, bool check_bounds, MlirModule *out) {
+tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, bool check_bounds, bool check_nan,
+                                 MlirModule *out) {
   MlirContext ctx = mlirModuleGetContext(tile_module);
   tc_lower L;
   memset(&L, 0, sizeof L);
   L.ctx = ctx;
   L.target = target;
   L.check_bounds = check_bounds;
+  L.check_nan = check_nan;
   tc_axis_init(&L.axis);
   tc_valmap_init(&L.scalars, sizeof(MlirValue));
   tc_valmap_init(&L.special, sizeof(tc_special));

@@ -19,7 +19,8 @@
 #include "tilec/status.h"
 
 /* Lowers every func.func of `tile_module` into a fresh module (caller destroys it). */
-tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, bool check_bounds, MlirModule *out);
+tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, bool check_bounds, bool check_nan,
+                                 MlirModule *out);
 
 #define TC_RANK TC_AXIS_MAX_RANK
 
@@ -104,6 +105,7 @@ struct tc_lower {
   bool group_has_store;
   bool flush_before_yield; /* the flush happens right before the block's yield is lowered */
   bool check_bounds;   /* emit bounds checks (the kernel gets an extents argument) */
+  bool check_nan;      /* emit non-finite load notes and store checks */
   MlirValue extents;   /* new !llvm.ptr to int64 extents, one per runtime argument */
   MlirOperation old_func;
   MlirOperation *deallocs; /* heap buffers, freed before returns */
@@ -159,6 +161,11 @@ void tc_buffer_write(tc_chunk *c, MlirValue buf, MlirValue v, const tc_pos *pos,
  * the pointer tile derives from (no check when it derives from a loaded/int pointer). */
 void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos);
 void tc_check_scalar_access(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old_ptr, MlirValue addr, MlirValue mask);
+int tc_root_arg(tc_lower *L, MlirValue old_ptr); /* kernel argument index, or -1 */
+/* --check-nan: a float load notes non-finite active lanes; a float store of non-finite
+ * active lanes is reported unless the program loaded such values before. */
+void tc_nan_note_load(tc_chunk *c, MlirValue v, MlirValue mask);
+void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirValue v, MlirValue mask, const tc_pos *pos);
 
 /* --- mask.c: masks that are bounds on the last dimension ------------------------------ */
 /* If mask is "lane < bound" along the last dim at row position `row` (last index 0),

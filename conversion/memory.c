@@ -210,6 +210,7 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
   if (!pos->chunked) {
     r.vec = scalar_masked_load(L, b, lane_address(c, p, elem), mem, mask, pass);
     if (is_bool) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, mem, 0));
+    tc_nan_note_load(c, r.vec, mask);
     return r;
   }
   MlirType vt = tc_vec_type(L->ctx, c->width, mem);
@@ -236,6 +237,7 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
     r.vec = tcb_op1(b, "vector.gather", vt, 5, ops, 0, NULL);
   }
   if (is_bool) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, vt, 0));
+  tc_nan_note_load(c, r.vec, mask);
   return r;
 }
 
@@ -255,6 +257,7 @@ void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval 
   MlirValue val = v.vec;
   if (!mlirTypeEqual(mem, elem)) val = tcb_cast(b, "arith.extui", val, tc_vec_type(L->ctx, c->width, mem));
   tc_check_access(c, store, old_ptr, p, mask, pos);
+  tc_nan_check_store(c, store, old_ptr, v.vec, mask, pos);
   MlirValue m = view_of(L, p.base, mem);
   access_kind kind = classify(c, old_ptr, p);
   if (kind == ACCESS_CONTIGUOUS) {

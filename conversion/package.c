@@ -68,7 +68,7 @@ static tilec_status *write_stub(const char *path, const tc_kernel_info *info, co
   }
   fprintf(f, "%suint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t%s);\n", nargs ? ", " : "",
           info->check_bounds ? ", const int64_t *" : "");
-  bool unwinds = info->uses_assert || info->check_bounds;
+  bool unwinds = info->uses_assert || info->check_bounds || info->check_nan;
   if (unwinds)
     fprintf(f, "#include <setjmp.h>\nextern void tilec_rt_set_jmp(jmp_buf *);\nextern void tilec_rt_set_kernel(const void *);\n"
                "static const tilec_kernel_desc tilec_desc_%s;\n", n);

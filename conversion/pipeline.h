@@ -23,6 +23,7 @@ typedef struct tc_codegen_options {
   bool fast_math;    /* SLEEF _u35 and fast-math flags */
   bool debug_info;   /* DWARF line tables */
   bool check_bounds; /* every active lane of every access checked against its buffer */
+  bool check_nan;    /* non-finite stores reported unless the program loaded non-finite values */
 } tc_codegen_options;
 
 /* Parses a stage name ("tile", "vector", "llvm-dialect", "llvm", "asm"). */

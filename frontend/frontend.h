@@ -27,6 +27,7 @@ typedef struct tc_kernel_info {
   tc_kernel_param params[TC_MAX_PARAMS];
   bool uses_assert;       /* the program can stop on a failed device_assert */
   bool check_bounds;      /* compiled with bounds checks: the kernel takes extents */
+  bool check_nan;         /* compiled with NaN/Inf store checks (the program can unwind) */
   char notes[4096];       /* tl.static_print output, one line per call */
 } tc_kernel_info;
 

@@ -6,6 +6,7 @@
 #include "tilec/abi.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,7 +20,15 @@ static _Thread_local size_t tls_len, tls_cap;
 static _Thread_local tilec_rt_error tls_error;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void tilec_rt_set_jmp(jmp_buf *jb) { tls_jmp = jb; }
+static _Thread_local int tls_nonfinite_input;
+
+/* The trampoline registers its jmp_buf when a program starts: per-program state resets. */
+void tilec_rt_set_jmp(jmp_buf *jb) {
+  tls_jmp = jb;
+  if (jb) tls_nonfinite_input = 0;
+}
+
+void tilec_rt_nonfinite_input(void) { tls_nonfinite_input = 1; }
 
 static void out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void out_printf(const char *fmt, ...) {
@@ -139,6 +148,19 @@ void tilec_rt_bounds_fail(int32_t kind, int32_t arg, const char *file, int32_t l
   snprintf(tls_error.message, sizeof tls_error.message,
            "%s '%s' at element %" PRId64 " is out of bounds (buffer has %" PRId64 " elements) in program (%u, %u, %u)%s%s%s",
            what[kind >= 0 && kind <= 2 ? kind : 0], arg_name(arg), elem, extent, px, py, pz,
+           rank > 0 ? ", tile index [" : "", idx, rank > 0 ? "]" : "");
+  if (tls_jmp) longjmp(*tls_jmp, 1);
+}
+
+void tilec_rt_nan_fail(int32_t arg, const char *file, int32_t line, int32_t col, uint32_t px, uint32_t py, uint32_t pz,
+                       int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3, double v) {
+  if (tls_nonfinite_input) return; /* produced from non-finite inputs: not this store's fault */
+  char idx[96];
+  index_text(idx, sizeof idx, rank, i0, i1, i2, i3);
+  record(file, line, col);
+  snprintf(tls_error.message, sizeof tls_error.message,
+           "store to '%s' writes %s produced from finite inputs in program (%u, %u, %u)%s%s%s",
+           arg >= 0 ? arg_name(arg) : "?", isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", px, py, pz,
            rank > 0 ? ", tile index [" : "", idx, rank > 0 ? "]" : "");
   if (tls_jmp) longjmp(*tls_jmp, 1);
 }

@@ -37,6 +37,12 @@ TILEC_RT_EXPORT void tilec_rt_bounds_fail(int32_t kind, int32_t arg, const char 
 
 /* For the launcher: writes this thread's buffered output (if any) in one piece. */
 void tilec_rt_flush_output(void);
+/* --check-nan: a program noted a non-finite value among its loads (stores of NaN/Inf are
+ * then its inputs' doing, not reported); a non-finite store otherwise fails the program. */
+TILEC_RT_EXPORT void tilec_rt_nonfinite_input(void);
+TILEC_RT_EXPORT void tilec_rt_nan_fail(int32_t arg, const char *file, int32_t line, int32_t col, uint32_t px, uint32_t py,
+                                       uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3, double v);
+
 /* A failure recorded by kernel code on this thread: where (kernel source) and what. */
 typedef struct tilec_rt_error {
   char file[512]; /* "" when the failure has no source location */

@@ -64,7 +64,7 @@ typedef struct run_out {
 typedef struct run_opts {
   const char *file, *kernel, *grid, *target;
   int opt_level; /* -1: the compiler's default */
-  bool fast_math, debug, check_bounds, serial, reference;
+  bool fast_math, debug, check_bounds, check_nan, serial, reference;
   bool one_program;       /* --program X,Y,Z */
   uint32_t program_xyz[3];
   uint32_t grid_xyz[3];
@@ -374,6 +374,8 @@ static int run_parse_args(int argc, char **argv, run_opts *o) {
       o->debug = true;
     } else if (!strcmp(a, "--check-bounds")) {
       o->check_bounds = true;
+    } else if (!strcmp(a, "--check-nan")) {
+      o->check_nan = true;
     } else if (!strcmp(a, "--serial")) {
       o->serial = true;
     } else if (!strcmp(a, "--reference")) {
@@ -796,6 +798,7 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
   if (o->opt_level >= 0) co.opt_level = o->opt_level;
   co.fast_math = o->fast_math;
   if (o->check_bounds) co.check_bounds = true;
+  if (o->check_nan) co.check_nan = true;
   co.debug_info = o->debug;
   tilec_compiler *c = NULL;
   tilec_status *st = tilec_compiler_create(&co, &c);

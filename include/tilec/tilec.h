@@ -28,6 +28,7 @@ typedef struct tilec_compile_options {
   bool check_bounds;     /* runtime bounds checks on loads/stores (part of the JIT cache key) */
   const char *cache_dir; /* JIT disk cache: NULL = $TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec,
                           * else ~/.cache/tilec; "" = no disk cache (memory only). Copied. */
+  bool check_nan;        /* report the first NaN/Inf a program stores when it loaded none */
   bool reference;        /* the plain reference build (one element at a time, libm math, -O1)
                           * that `tilec run --reference` compares the optimized build with */
 } tilec_compile_options;

@@ -34,7 +34,9 @@ npy_f32() { # file count
   local hlen=$((total - 10))
   local pad=$((hlen - ${#hdr} - 1))
   { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((hlen & 255)))\\x$(printf %02x $((hlen >> 8)))";
-    printf '%s' "$hdr"; printf '%*s' "$pad" ''; printf '\n'; head -c $(($2 * 4)) /dev/zero; } > "$1"
+    printf '%s' "$hdr"; printf '%*s' "$pad" ''; printf '\n'
+    if [ -n "${3:-}" ]; then for ((i = 0; i < $2; i++)); do printf "$3"; done; else head -c $(($2 * 4)) /dev/zero; fi
+  } > "$1"
 }
 cat > copy.py <<'PY'
 import triton
@@ -62,6 +64,13 @@ def store_past(out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def log_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.log(tl.load(x_ptr + offs, mask=m)) + 1.0, mask=m)
+
+
+@triton.jit
 def whoami(out_ptr, BLOCK: tl.constexpr):
     pid = tl.program_id(0) + 10 * tl.program_id(1)
     tl.store(out_ptr + pid, pid.to(tl.float32))
@@ -70,6 +79,8 @@ npy_f32 x.npy 1000
 npy_f32 o.npy 1000
 npy_f32 w.npy 12
 npy_f32 w40.npy 40
+npy_f32 nan.npy 100 '\x00\x00\xc0\x7f'
+npy_f32 one.npy 100 '\x00\x00\x80\x3f'
 RUN=("$TILEC" run copy.py)
 check unmasked_overrun 1 "copy.py:8:9: error: load from 'x_ptr' at element 1000 is out of bounds (buffer has 1000 elements) in program (62, 0, 0), tile index [8]" \
   "${RUN[@]}" -k copy_unmasked --grid 63 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --check-bounds
@@ -79,9 +90,15 @@ check store_overrun 1 "copy.py:22:5: error: store to 'out_ptr' at element 1000 i
   "${RUN[@]}" -k store_past --grid 63 out_ptr=o.npy n=1000 BLOCK=16 --check-bounds
 check one_program 0 "" "${RUN[@]}" -k whoami --grid 3,4 out_ptr=w40.npy BLOCK=1 --program 2,1
 # program (2, 1) stores at element 2 + 10 * 1 = 12: past a 12-element buffer
-check one_program_bounds 1 "copy.py:28:5: error: store to 'out_ptr' at element 12 is out of bounds (buffer has 12 elements) in program (2, 1, 0)" \
+check one_program_bounds 1 "copy.py:35:5: error: store to 'out_ptr' at element 12 is out of bounds (buffer has 12 elements) in program (2, 1, 0)" \
   "${RUN[@]}" -k whoami --grid 3,4 out_ptr=w.npy BLOCK=1 --program 2,1 --check-bounds
 check serial 0 "" "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --serial
+# --check-nan: log(0) = -Inf from finite inputs is reported; NaN inputs passing through are
+# not; finite results are fine.
+check nan_from_finite 1 "copy.py:29:5: error: store to 'out_ptr' writes -Inf produced from finite inputs in program (0, 0, 0), tile index [0]" \
+  "${RUN[@]}" -k log_kernel --grid 7 x_ptr=x.npy out_ptr=o.npy n=100 BLOCK=16 --check-nan
+check nan_from_nan_input 0 "" "${RUN[@]}" -k log_kernel --grid 7 x_ptr=nan.npy out_ptr=o.npy n=100 BLOCK=16 --check-nan
+check finite_is_fine 0 "" "${RUN[@]}" -k log_kernel --grid 7 x_ptr=one.npy out_ptr=o.npy n=100 BLOCK=16 --check-nan
 # --reference: the optimized build agrees with the plain one; a deliberate miscompile
 # (test hook) is caught at the first differing element.
 check reference_agrees 0 "" "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --reference
