@@ -60,7 +60,11 @@ static MlirValue atomic_at(tc_lower *L, tc_builder *b, MlirOperation op, MlirVal
 /* if (mask) old = atomic(...) else old = 0 */
 static MlirValue masked_atomic(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue mask, MlirValue addr, MlirValue cmp,
                                MlirValue val) {
-  if (mlirValueIsNull(mask)) return atomic_at(L, b, op, addr, cmp, val);
+  if (mlirValueIsNull(mask)) {
+    MlirValue old = atomic_at(L, b, op, addr, cmp, val);
+    tc_race_atomic(L, b, op, old, cmp);
+    return old;
+  }
   MlirType t = mlirValueGetType(val);
   MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
   MlirBlock tb = mlirBlockCreate(0, NULL, NULL), eb = mlirBlockCreate(0, NULL, NULL);
@@ -72,6 +76,7 @@ static MlirValue masked_atomic(tc_lower *L, tc_builder *b, MlirOperation op, Mli
   ib.loc = b->loc;
   tcb_set_end(&ib, tb);
   MlirValue old = atomic_at(L, &ib, op, addr, cmp, val);
+  tc_race_atomic(L, &ib, op, old, cmp);
   tcb_op(&ib, "scf.yield", 0, NULL, 1, &old, 0, NULL);
   tcb_set_end(&ib, eb);
   MlirValue z = tcb_is_float(t) ? tcb_const_float(&ib, t, 0.0) : tcb_const_int(&ib, t, 0);

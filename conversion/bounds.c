@@ -264,3 +264,73 @@ void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirVa
   tc_call_runtime(L, &in, "tilec_rt_nan_fail", 13, args);
   tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
+
+/* ---- --check-races -------------------------------------------------------------------- */
+
+/* Raw pointer to a flat stack buffer (for passing lane data to the runtime). */
+static MlirValue buffer_ptr(tc_lower *L, tc_builder *b, MlirValue buf) {
+  MlirValue a = tcb_op1(b, "memref.extract_aligned_pointer_as_index", tcb_index(L->ctx), 1, &buf, 0, NULL);
+  MlirValue i = tcb_cast(b, "arith.index_cast", a, tcb_int_type(L->ctx, 64));
+  return tcb_cast(b, "llvm.inttoptr", i, tcb_type(L->ctx, "!llvm.ptr"));
+}
+
+void tc_race_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos) {
+  tc_lower *L = c->L;
+  if (!L->check_races || L->status) return;
+  int arg = tc_root_arg(L, old_ptr);
+  if (arg < 0) return;
+  tc_builder *b = &c->b;
+  MlirType i64 = tcb_int_type(L->ctx, 64), i32 = tcb_int_type(L->ctx, 32), i8 = tcb_int_type(L->ctx, 8);
+  MlirType pointee = tile_ptr_pointee(tcb_element_type(mlirValueGetType(old_ptr)));
+  int64_t size = (tcb_bitwidth(tc_memory_type(L->ctx, pointee)) + 7) / 8;
+  MlirValue argp = tc_scalar(L, mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->old_func, 0)), arg));
+  MlirValue base = tcb_binary(b, "arith.subi", tcb_cast(b, "llvm.ptrtoint", p.base, i64), tcb_cast(b, "llvm.ptrtoint", argp, i64));
+  int64_t w = pos->chunked ? c->width : 1;
+  MlirValue elems = tc_alloc_buffer(L, i64, w), act = tc_alloc_buffer(L, i8, w);
+  MlirValue zero = tcb_const_index(b, 0);
+  if (pos->chunked) {
+    MlirType v64 = tc_vec_type(L->ctx, w, i64);
+    MlirValue diff = tc_splat_vec(b, base, w);
+    if (!mlirValueIsNull(p.vec)) {
+      MlirValue off = p.vec;
+      if (tcb_bitwidth(tcb_element_type(mlirValueGetType(off))) < 64) off = tcb_cast(b, "arith.extsi", off, v64);
+      diff = tcb_binary(b, "arith.addi", diff, tcb_binary(b, "arith.muli", off, tcb_const_int(b, v64, size)));
+    }
+    MlirValue e = tcb_binary(b, "arith.divsi", diff, tcb_const_int(b, v64, size));
+    MlirValue m = mlirValueIsNull(mask) ? tcb_const_int(b, tc_vec_type(L->ctx, w, tcb_int_type(L->ctx, 1)), 1) : mask;
+    MlirValue m8 = tcb_cast(b, "arith.extui", m, tc_vec_type(L->ctx, w, i8));
+    MlirValue s1[3] = {e, elems, zero}, s2[3] = {m8, act, zero};
+    tcb_op(b, "vector.store", 0, NULL, 3, s1, 0, NULL);
+    tcb_op(b, "vector.store", 0, NULL, 3, s2, 0, NULL);
+  } else {
+    MlirValue diff = base;
+    if (!mlirValueIsNull(p.vec)) {
+      MlirValue off = p.vec;
+      if (tcb_bitwidth(mlirValueGetType(off)) < 64) off = tcb_cast(b, "arith.extsi", off, i64);
+      diff = tcb_binary(b, "arith.addi", diff, tcb_binary(b, "arith.muli", off, tcb_const_int(b, i64, size)));
+    }
+    MlirValue e = tcb_binary(b, "arith.divsi", diff, tcb_const_int(b, i64, size));
+    MlirValue m = mlirValueIsNull(mask) ? tcb_const_int(b, tcb_int_type(L->ctx, 1), 1) : mask;
+    MlirValue s1[3] = {e, elems, zero}, s2[3] = {tcb_cast(b, "arith.extui", m, i8), act, zero};
+    tcb_op(b, "memref.store", 0, NULL, 3, s1, 0, NULL);
+    tcb_op(b, "memref.store", 0, NULL, 3, s2, 0, NULL);
+  }
+  MlirValue args[15] = {tcb_const_int(b, i32, arg), extent_of(L, b, arg), buffer_ptr(L, b, elems), buffer_ptr(L, b, act),
+                        tcb_const_int(b, i32, w), file_ptr(L, b, op), loc_line(L, b, op, 0), loc_line(L, b, op, 1),
+                        L->pid[0], L->pid[1], L->pid[2], L->grid[0], L->grid[1]};
+  tc_call_runtime(L, b, "tilec_rt_race_store", 13, args);
+}
+
+void tc_race_atomic(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old, MlirValue cmp) {
+  if (!L->check_races || L->status) return;
+  if (tc_op_is(op, "tile.atomic_cas")) {
+    /* a CAS that found `cmp` took the lock */
+    MlirValue ok = tcb_is_float(mlirValueGetType(old)) ? tcb_cmpf(b, "oeq", old, cmp) : tcb_cmpi(b, "eq", old, cmp);
+    MlirValue a = tcb_cast(b, "arith.extui", ok, tcb_int_type(L->ctx, 32));
+    tc_call_runtime(L, b, "tilec_rt_race_cas", 1, &a);
+    return;
+  }
+  MlirAttribute ka = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("kind"));
+  MlirStringRef k = mlirStringAttrGetValue(ka);
+  if (k.length == 4 && !memcmp(k.data, "xchg", 4)) tc_call_runtime(L, b, "tilec_rt_race_release", 0, NULL);
+}

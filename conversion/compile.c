@@ -22,6 +22,8 @@ void tilec_compile_options_init(tilec_compile_options *o) {
   /* TILEC_CHECK_BOUNDS=1 turns bounds checks on for every compile (JIT users). */
   const char *cb = getenv("TILEC_CHECK_BOUNDS");
   if (cb && *cb && strcmp(cb, "0")) o->check_bounds = true;
+  const char *cr = getenv("TILEC_CHECK_RACES");
+  if (cr && *cr && strcmp(cr, "0")) o->check_races = true;
   const char *cn = getenv("TILEC_CHECK_NAN");
   if (cn && *cn && strcmp(cn, "0")) o->check_nan = true;
 }
@@ -71,8 +73,8 @@ void tilec_compiler_destroy(tilec_compiler *c) {
 }
 
 static tc_codegen_options codegen_options(const tilec_compiler *c) {
-  tc_codegen_options o = {c->opts.opt_level, c->opts.fast_math, c->opts.debug_info, c->opts.check_bounds,
-                          c->opts.check_nan};
+  tc_codegen_options o = {c->opts.opt_level, c->opts.fast_math, c->opts.debug_info,
+                          c->opts.check_bounds || c->opts.check_races, c->opts.check_nan, c->opts.check_races};
   if (c->opts.reference && o.opt_level > 1) o.opt_level = 1; /* no vectorizer on the reference */
   return o;
 }
@@ -100,12 +102,12 @@ static tilec_status *advance(tilec_compiler *c, MlirModule m, tc_stage stage, ch
 static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, MlirModule *m, tc_kernel_info *info) {
   if (!spec || (!spec->source && !spec->filename) || !spec->kernel)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel spec needs source (or a file name) and kernel name");
-  info->check_bounds = c->opts.check_bounds;
+  info->check_bounds = c->opts.check_bounds || c->opts.check_races;
   info->check_nan = c->opts.check_nan;
   c->notes[0] = 0;
   if (spec->source) {
     tilec_status *st0 = tc_frontend_compile(c->ctx, spec, m, info);
-    info->check_bounds = c->opts.check_bounds;
+    info->check_bounds = c->opts.check_bounds || c->opts.check_races;
     info->check_nan = c->opts.check_nan;
     snprintf(c->notes, sizeof c->notes, "%s", info->notes);
     return st0;
@@ -115,7 +117,7 @@ static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, Mli
   tilec_status *st = tc_read_source_file(spec->filename, &text, &from_file.source_len);
   from_file.source = text;
   if (!st) st = tc_frontend_compile(c->ctx, &from_file, m, info);
-  info->check_bounds = c->opts.check_bounds;
+  info->check_bounds = c->opts.check_bounds || c->opts.check_races;
   info->check_nan = c->opts.check_nan;
   snprintf(c->notes, sizeof c->notes, "%s", info->notes);
   free(text);

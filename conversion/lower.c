@@ -527,7 +527,7 @@ static bool is_kernel(MlirOperation fn) {
 }
 
 tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, bool check_bounds, bool check_nan,
-                                 MlirModule *out) {
+                                 bool check_races, MlirModule *out) {
   MlirContext ctx = mlirModuleGetContext(tile_module);
   tc_lower L;
   memset(&L, 0, sizeof L);
@@ -535,6 +535,8 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   L.target = target;
   L.check_bounds = check_bounds;
   L.check_nan = check_nan;
+  L.check_races = check_races;
+  L.check_bounds = check_bounds || check_races;
   tc_axis_init(&L.axis);
   tc_valmap_init(&L.scalars, sizeof(MlirValue));
   tc_valmap_init(&L.special, sizeof(tc_special));

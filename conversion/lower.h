@@ -20,7 +20,7 @@
 
 /* Lowers every func.func of `tile_module` into a fresh module (caller destroys it). */
 tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, bool check_bounds, bool check_nan,
-                                 MlirModule *out);
+                                 bool check_races, MlirModule *out);
 
 #define TC_RANK TC_AXIS_MAX_RANK
 
@@ -106,6 +106,7 @@ struct tc_lower {
   bool flush_before_yield; /* the flush happens right before the block's yield is lowered */
   bool check_bounds;   /* emit bounds checks (the kernel gets an extents argument) */
   bool check_nan;      /* emit non-finite load notes and store checks */
+  bool check_races;    /* record stores in the runtime's shadow memory */
   MlirValue extents;   /* new !llvm.ptr to int64 extents, one per runtime argument */
   MlirOperation old_func;
   MlirOperation *deallocs; /* heap buffers, freed before returns */
@@ -162,6 +163,10 @@ void tc_buffer_write(tc_chunk *c, MlirValue buf, MlirValue v, const tc_pos *pos,
 void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos);
 void tc_check_scalar_access(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old_ptr, MlirValue addr, MlirValue mask);
 int tc_root_arg(tc_lower *L, MlirValue old_ptr); /* kernel argument index, or -1 */
+/* --check-races: records the active lanes of a store (or a scalar store) in shadow
+ * memory; atomics mark lock acquire (successful CAS) and release (XCHG). */
+void tc_race_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos);
+void tc_race_atomic(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old, MlirValue cmp);
 /* --check-nan: a float load notes non-finite active lanes; a float store of non-finite
  * active lanes is reported unless the program loaded such values before. */
 void tc_nan_note_load(tc_chunk *c, MlirValue v, MlirValue mask);

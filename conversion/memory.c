@@ -258,6 +258,7 @@ void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval 
   if (!mlirTypeEqual(mem, elem)) val = tcb_cast(b, "arith.extui", val, tc_vec_type(L->ctx, c->width, mem));
   tc_check_access(c, store, old_ptr, p, mask, pos);
   tc_nan_check_store(c, store, old_ptr, v.vec, mask, pos);
+  tc_race_store(c, store, old_ptr, p, mask, pos);
   MlirValue m = view_of(L, p.base, mem);
   access_kind kind = classify(c, old_ptr, p);
   if (kind == ACCESS_CONTIGUOUS) {
@@ -304,6 +305,17 @@ void tc_lower_scalar_store(tc_lower *L, MlirOperation store) {
   MlirType mem = tc_memory_type(L->ctx, elem);
   tc_check_scalar_access(L, &L->b, store, mlirOperationGetOperand(store, 0), ptr,
                          mlirValueIsNull(old_mask) ? old_mask : tc_scalar(L, old_mask));
+  if (L->check_races) {
+    tc_chunk rc;
+    tc_chunk_init(&rc, L, L->b.block, 1);
+    rc.b = L->b;
+    tc_cval p = {.base = ptr, .is_ptr = true};
+    tc_pos pos0 = {.rank = 0, .chunked = false};
+    tc_race_store(&rc, store, mlirOperationGetOperand(store, 0), p,
+                  mlirValueIsNull(old_mask) ? old_mask : tc_scalar(L, old_mask), &pos0);
+    L->b = rc.b;
+    tc_chunk_free(&rc);
+  }
   tc_builder ib = L->b;
   if (!mlirValueIsNull(old_mask)) {
     MlirValue m = tc_scalar(L, old_mask);

@@ -24,6 +24,7 @@ typedef struct tc_codegen_options {
   bool debug_info;   /* DWARF line tables */
   bool check_bounds; /* every active lane of every access checked against its buffer */
   bool check_nan;    /* non-finite stores reported unless the program loaded non-finite values */
+  bool check_races;  /* stores recorded in shadow memory; CAS/XCHG mark critical sections */
 } tc_codegen_options;
 
 /* Parses a stage name ("tile", "vector", "llvm-dialect", "llvm", "asm"). */

@@ -200,9 +200,8 @@ void tilec_launch_options_init(tilec_launch_options *opts) {
   opts->buffer_extents = NULL;
 }
 
-tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
-                                  uint32_t grid_z, void *const *args,
-                                  const tilec_launch_options *opts) {
+static tilec_status *launch_grid(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
+                                 void *const *args, const tilec_launch_options *opts) {
   tilec_status *st = check_kernel(kernel, args, opts);
   if (st) return st;
 
@@ -285,6 +284,16 @@ tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid
     }
   }
   return launch_failed(kernel, &l);
+}
+
+tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
+                                  uint32_t grid_z, void *const *args,
+                                  const tilec_launch_options *opts) {
+  /* --check-races kernels record stores in shadow memory that lives for one launch */
+  tilec_rt_race_begin();
+  tilec_status *st = launch_grid(kernel, grid_x, grid_y, grid_z, args, opts);
+  tilec_rt_race_end();
+  return st;
 }
 
 /* "a, b, c": the runtime parameter names, for argument-count messages. */

@@ -43,6 +43,19 @@ TILEC_RT_EXPORT void tilec_rt_nonfinite_input(void);
 TILEC_RT_EXPORT void tilec_rt_nan_fail(int32_t arg, const char *file, int32_t line, int32_t col, uint32_t px, uint32_t py,
                                        uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3, double v);
 
+/* --check-races: a program reports the lanes of one store (element indices into argument
+ * `arg`, active flags); a store to an element another program stored to in the same launch
+ * fails the program, unless both stores were made while holding a lock (between a
+ * successful atomic_cas and the atomic_xchg that releases it). */
+TILEC_RT_EXPORT void tilec_rt_race_store(int32_t arg, int64_t extent, const int64_t *elems, const int8_t *active,
+                                         int32_t count, const char *file, int32_t line, int32_t col, uint32_t px,
+                                         uint32_t py, uint32_t pz, uint32_t gx, uint32_t gy);
+TILEC_RT_EXPORT void tilec_rt_race_cas(int32_t success);
+TILEC_RT_EXPORT void tilec_rt_race_release(void);
+/* For the launcher: shadow memory starts empty for each launch and is freed after it. */
+void tilec_rt_race_begin(void);
+void tilec_rt_race_end(void);
+
 /* A failure recorded by kernel code on this thread: where (kernel source) and what. */
 typedef struct tilec_rt_error {
   char file[512]; /* "" when the failure has no source location */

@@ -64,7 +64,7 @@ typedef struct run_out {
 typedef struct run_opts {
   const char *file, *kernel, *grid, *target;
   int opt_level; /* -1: the compiler's default */
-  bool fast_math, debug, check_bounds, check_nan, serial, reference;
+  bool fast_math, debug, check_bounds, check_nan, check_races, serial, reference;
   bool one_program;       /* --program X,Y,Z */
   uint32_t program_xyz[3];
   uint32_t grid_xyz[3];
@@ -376,6 +376,8 @@ static int run_parse_args(int argc, char **argv, run_opts *o) {
       o->check_bounds = true;
     } else if (!strcmp(a, "--check-nan")) {
       o->check_nan = true;
+    } else if (!strcmp(a, "--check-races")) {
+      o->check_races = true;
     } else if (!strcmp(a, "--serial")) {
       o->serial = true;
     } else if (!strcmp(a, "--reference")) {
@@ -799,6 +801,7 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
   co.fast_math = o->fast_math;
   if (o->check_bounds) co.check_bounds = true;
   if (o->check_nan) co.check_nan = true;
+  if (o->check_races) co.check_races = true;
   co.debug_info = o->debug;
   tilec_compiler *c = NULL;
   tilec_status *st = tilec_compiler_create(&co, &c);

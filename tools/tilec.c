@@ -52,9 +52,9 @@ static void print_help(void) {
   printf("tilec %s — compile and run Triton-style tile kernels on CPUs\n\n"
          "usage:\n"
          "  tilec compile FILE.py -k KERNEL -s SIGNATURE [-s SIGNATURE]... [-D NAME=VALUE]... -o OUT.so [--header OUT.h]\n"
-         "                [--emit tile|vector|llvm-dialect|llvm|asm] [--target T] [-O N] [-g] [--fast-math] [--check-bounds] [--check-nan]\n"
+         "                [--emit tile|vector|llvm-dialect|llvm|asm] [--target T] [-O N] [-g] [--fast-math] [--check-bounds] [--check-nan] [--check-races]\n"
          "  tilec run FILE.py -k KERNEL --grid X[,Y[,Z]] NAME=VALUE... [--out NAME=FILE.npy]...\n"
-         "                [--threads N] [--repeat N] [--target T] [--check-bounds] [--check-nan] [--program X,Y,Z] [--serial] [--reference]\n"
+         "                [--threads N] [--repeat N] [--target T] [--check-bounds] [--check-nan] [--check-races] [--program X,Y,Z] [--serial] [--reference]\n"
          "  tilec opt FILE.mlir --stage tile|vector|llvm-dialect|llvm|asm [--target T]\n\n"
          "SIGNATURE is Triton's AOT format, one entry per parameter: \"*fp32:16, *fp32, i32, 1024\".\n"
          "Several -s build one library whose KERNEL_launch picks the most specialized variant the\n"
@@ -95,7 +95,7 @@ typedef struct common_opts {
   const char *signatures[MAX_SIGNATURES]; /* every -s, in order (compile: one variant each) */
   int nsignatures;
   int opt_level;
-  int debug, fast_math, check_bounds, check_nan;
+  int debug, fast_math, check_bounds, check_nan, check_races;
 } common_opts;
 
 static int split_define(const char *arg, tilec_define *d) {
@@ -116,6 +116,7 @@ static tilec_status *make_compiler(const common_opts *o, tilec_compiler **c) {
   co.fast_math = o->fast_math;
   if (o->check_bounds) co.check_bounds = true;
   if (o->check_nan) co.check_nan = true;
+  if (o->check_races) co.check_races = true;
   return tilec_compiler_create(&co, c);
 }
 
@@ -143,6 +144,7 @@ static int parse_common(int argc, char **argv, int *i, common_opts *o) {
   if (!strcmp(a, "--fast-math")) { o->fast_math = 1; return 0; }
   if (!strcmp(a, "--check-bounds")) { o->check_bounds = 1; return 0; }
   if (!strcmp(a, "--check-nan")) { o->check_nan = 1; return 0; }
+  if (!strcmp(a, "--check-races")) { o->check_races = 1; return 0; }
   if (!strncmp(a, "-O", 2) && a[2] >= '0' && a[2] <= '3' && !a[3]) { o->opt_level = a[2] - '0'; return 0; }
   if (!strcmp(a, "-D")) {
     NEXT();

@@ -29,6 +29,8 @@ typedef struct tilec_compile_options {
   const char *cache_dir; /* JIT disk cache: NULL = $TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec,
                           * else ~/.cache/tilec; "" = no disk cache (memory only). Copied. */
   bool check_nan;        /* report the first NaN/Inf a program stores when it loaded none */
+  bool check_races;      /* report two programs storing to one element without atomics or a
+                          * lock (implies check_bounds: the shadow memory needs extents) */
   bool reference;        /* the plain reference build (one element at a time, libm math, -O1)
                           * that `tilec run --reference` compares the optimized build with */
 } tilec_compile_options;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/e2e/debug_checks.sh — `tilec run --check-bounds`: an out-of-bounds lane is reported
 # at its source line with the program, the tile index, the element and the buffer size;
-# masked-off lanes never are; unchecked builds run as before. Also --program / --serial.
+# masked-off lanes never are; unchecked builds run as before. Also --program / --serial,
+# --check-nan, --reference and --check-races.
 # Usage: debug_checks.sh TILEC. Prints "N passed, M failed".
 set -euo pipefail
 TILEC="$1"
@@ -104,5 +105,56 @@ check finite_is_fine 0 "" "${RUN[@]}" -k log_kernel --grid 7 x_ptr=one.npy out_p
 check reference_agrees 0 "" "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --reference
 check reference_catches 1 "tilec: error: reference check: 'out_ptr'[0] is 1 in the optimized build but 0 in the reference build" \
   env TILEC_TEST_INJECT_MISCOMPILE=1 "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --reference
+# --check-races: two programs storing the same element is reported (exactly, when --serial
+# fixes the order; any order in parallel); disjoint stores, atomics and stores made while
+# holding an atomic_cas lock are not.
+cat > race.py <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def same_rows(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + pid * BLOCK + offs), mask=pid * BLOCK + offs < n)
+
+
+@triton.jit
+def by_column(out_ptr):
+    tl.store(out_ptr + tl.program_id(0), tl.program_id(1).to(tl.float32))
+
+
+@triton.jit
+def histogram(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.atomic_add(out_ptr + (x.to(tl.int32) % 4), 1.0, mask=offs < n)
+
+
+@triton.jit
+def total(x_ptr, out_ptr, lock_ptr, n, LOCK: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    s = tl.sum(tl.load(x_ptr + offs, mask=offs < n), axis=0)
+    if LOCK:
+        while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+            pass
+    tl.store(out_ptr, tl.load(out_ptr) + s)
+    if LOCK:
+        tl.atomic_xchg(lock_ptr, 0)
+PY
+npy_f32 s.npy 1
+npy_f32 lock.npy 1
+RACE=("$TILEC" run race.py)
+check race_reported 1 "race.py:9:5: error: write-write race on 'out_ptr' element 0: program (1, 0, 0) stores it at race.py:9:5 after program (0, 0, 0) stored it at race.py:9:5, with no atomic or lock ordering the two" \
+  "${RACE[@]}" -k same_rows --grid 4 x_ptr=x.npy out_ptr=o.npy n=100 BLOCK=32 --check-races --serial
+check race_reported_parallel 1 "" "${RACE[@]}" -k same_rows --grid 4 x_ptr=x.npy out_ptr=o.npy n=100 BLOCK=32 --check-races --threads 2
+check race_2d_grid 1 "race.py:14:5: error: write-write race on 'out_ptr' element 0: program (0, 1, 0) stores it at race.py:14:5 after program (0, 0, 0) stored it at race.py:14:5, with no atomic or lock ordering the two" \
+  "${RACE[@]}" -k by_column --grid 2,2 out_ptr=w.npy --check-races --serial
+check race_free_disjoint 0 "" "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --check-races
+check race_free_atomics 0 "" "${RACE[@]}" -k histogram --grid 4 x_ptr=x.npy out_ptr=w.npy n=100 BLOCK=32 --check-races
+check race_free_locked 0 "" "${RACE[@]}" -k total --grid 4 x_ptr=x.npy out_ptr=s.npy lock_ptr=lock.npy n=100 LOCK=1 BLOCK=32 --check-races
+check race_unlocked 1 "race.py:31:5: error: write-write race on 'out_ptr' element 0: program (1, 0, 0) stores it at race.py:31:5 after program (0, 0, 0) stored it at race.py:31:5, with no atomic or lock ordering the two" \
+  "${RACE[@]}" -k total --grid 4 x_ptr=x.npy out_ptr=s.npy lock_ptr=lock.npy n=100 LOCK=0 BLOCK=32 --check-races --serial
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
