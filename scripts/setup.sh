@@ -8,6 +8,7 @@ PKGS=(
   libomp-22-dev libsleef-dev check cmake ninja-build pkg-config
   python3 python3-numpy
   libclang-rt-22-dev
+  gdb linux-perf
 )
 
 missing=()
