@@ -167,13 +167,33 @@ static void materialize_body(tc_chunk *c, const tc_pos *pos, void *user) {
   tc_buffer_write(c, m->buf, x, pos, m->shape);
 }
 
+/* The mask of a masked load `old` is computed from (searching a few levels of its
+ * operands, same shape only), or null. Any mask is a safe choice of bound: chunks it
+ * cannot prove all-true run generically. */
+static MlirValue load_mask_within(tc_lower *L, MlirValue old, MlirType shape, int depth) {
+  MlirValue none = {NULL};
+  if (depth > 4 || !mlirValueIsAOpResult(old) || !mlirTypeIsARankedTensor(mlirValueGetType(old))) return none;
+  int64_t a[TC_RANK], b[TC_RANK];
+  int ra = tc_shape_of(mlirValueGetType(old), a), rb = tc_shape_of(shape, b);
+  if (ra != rb || memcmp(a, b, sizeof(int64_t) * (size_t)ra)) return none;
+  MlirOperation op = mlirOpResultGetOwner(old);
+  if (tc_op_is(op, "tile.load")) return tc_special_of(L, old) ? none : tile_load_mask(op);
+  /* elementwise ops only: their operands are evaluated at the same positions */
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (!(name.length > 6 && (!memcmp(name.data, "arith.", 6) || !memcmp(name.data, "math.", 5)))) return none;
+  for (intptr_t k = 0; k < mlirOperationGetNumOperands(op); k++) {
+    MlirValue m = load_mask_within(L, mlirOperationGetOperand(op, k), shape, depth + 1);
+    if (!mlirValueIsNull(m)) return m;
+  }
+  return none;
+}
+
 void tc_materialize_into(tc_lower *L, MlirValue old, MlirValue buf) {
   materialize_ctx m = {old, buf, {0}};
   int rank = tc_shape_of(mlirValueGetType(old), m.shape);
-  /* A masked load materializes with unmasked full chunks too. */
-  MlirValue bound = {NULL};
-  if (mlirValueIsAOpResult(old) && tc_op_is(mlirOpResultGetOwner(old), "tile.load") && !tc_special_of(L, old))
-    bound = tile_load_mask(mlirOpResultGetOwner(old));
+  /* A masked load (also inside an elementwise expression, as in `acc += tl.load(p,
+   * mask=offs < n)`) materializes with unmasked full chunks and one masked tail. */
+  MlirValue bound = load_mask_within(L, old, mlirValueGetType(old), 0);
   tc_emit_nest_ex(L, rank, m.shape, bound, true, materialize_body, &m);
 }
 
