@@ -9,6 +9,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,11 +189,15 @@ static uint64_t *race_shadow[RACE_MAX_ARGS];
 static int64_t race_extent[RACE_MAX_ARGS];
 static race_site *race_sites;
 static uint32_t race_nsites, race_capsites;
+/* Set once a --check-races kernel stored anything: unchecked launches skip the lock. */
+static _Atomic int race_used;
 
 void tilec_rt_race_begin(void) { tilec_rt_race_end(); }
 
 void tilec_rt_race_end(void) {
+  if (!atomic_load_explicit(&race_used, memory_order_relaxed)) return;
   pthread_mutex_lock(&race_lock);
+  atomic_store_explicit(&race_used, 0, memory_order_relaxed);
   for (int i = 0; i < RACE_MAX_ARGS; i++) {
     free(race_shadow[i]);
     race_shadow[i] = NULL;
@@ -246,6 +251,7 @@ void tilec_rt_race_store(int32_t arg, int64_t extent, const int64_t *elems, cons
   uint64_t other = 0, other_entry = 0;
   int64_t where = -1;
   pthread_mutex_lock(&race_lock);
+  atomic_store_explicit(&race_used, 1, memory_order_relaxed);
   if (race_extent[arg] != extent) {
     free(race_shadow[arg]);
     race_shadow[arg] = calloc((size_t)extent, sizeof(uint64_t));
