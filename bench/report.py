@@ -289,7 +289,7 @@ def write_report(res, machine, commands, path, chart_name):
       "used MLIR yet; *CLI*: `tilec compile` run as a child process, wall time. PoCL: "
       "`clBuildProgram` in a fresh process with an empty (cold) or filled (cached) kernel cache; "
       "PoCL still generates code per work-group size at the first launch, which this does not "
-      "include. *cached* for tilec needs a JIT cache, which tilec does not have yet.")
+      "include. tilec *cached*: a fresh process runs `tilec_compiler_create` + `tilec_jit_compile`, which finds the kernel in the JIT disk cache.")
     w("")
     w("| kernel | tilec cold (API) | tilec cold (CLI) | tilec cached | PoCL cold | PoCL cached |")
     w("|---|---|---|---|---|---|")
