@@ -105,6 +105,25 @@ static MlirValue extent_of(tc_lower *L, tc_builder *b, int arg) {
   return tcb_op1(b, "llvm.load", i64, 1, &p, 0, NULL);
 }
 
+/* Byte offset of each lane's address from the start of runtime argument `arg` (i64, a
+ * vector of `w` lanes when chunked), and the element size in *size. */
+static MlirValue offset_from_arg(tc_lower *L, tc_builder *b, int arg, MlirValue old_ptr, tc_cval p, bool chunked,
+                                 int64_t w, int64_t *size) {
+  MlirType i64 = tcb_int_type(L->ctx, 64);
+  MlirType pointee = tile_ptr_pointee(tcb_element_type(mlirValueGetType(old_ptr)));
+  *size = (tcb_bitwidth(tc_memory_type(L->ctx, pointee)) + 7) / 8;
+  MlirValue argp = tc_scalar(L, mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->old_func, 0)), arg));
+  MlirValue base = tcb_binary(b, "arith.subi", tcb_cast(b, "llvm.ptrtoint", p.base, i64), tcb_cast(b, "llvm.ptrtoint", argp, i64));
+  MlirType t = chunked ? tc_vec_type(L->ctx, w, i64) : i64;
+  MlirValue diff = chunked ? tc_splat_vec(b, base, w) : base;
+  if (!mlirValueIsNull(p.vec)) {
+    MlirValue off = p.vec;
+    if (tcb_bitwidth(tcb_element_type(mlirValueGetType(off))) < 64) off = tcb_cast(b, "arith.extsi", off, t);
+    diff = tcb_binary(b, "arith.addi", diff, tcb_binary(b, "arith.muli", off, tcb_const_int(b, t, *size)));
+  }
+  return diff;
+}
+
 void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos) {
   tc_lower *L = c->L;
   if (!L->check_bounds || L->status) return;
@@ -112,18 +131,10 @@ void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p
   if (arg < 0) return;
   tc_builder *b = &c->b;
   MlirType i64 = tcb_int_type(L->ctx, 64), i32 = tcb_int_type(L->ctx, 32);
-  MlirType pointee = tile_ptr_pointee(tcb_element_type(mlirValueGetType(old_ptr)));
-  int64_t size = (tcb_bitwidth(tc_memory_type(L->ctx, pointee)) + 7) / 8;
-  MlirValue argp = tc_scalar(L, mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->old_func, 0)), arg));
-  MlirValue base = tcb_binary(b, "arith.subi", tcb_cast(b, "llvm.ptrtoint", p.base, i64), tcb_cast(b, "llvm.ptrtoint", argp, i64));
+  int64_t size, w = c->width;
+  MlirValue diff = offset_from_arg(L, b, arg, old_ptr, p, pos->chunked, w, &size);
   MlirValue extent = extent_of(L, b, arg);
   if (!pos->chunked) {
-    MlirValue off = p.vec;
-    MlirValue diff = base;
-    if (!mlirValueIsNull(off)) {
-      if (tcb_bitwidth(mlirValueGetType(off)) < 64) off = tcb_cast(b, "arith.extsi", off, i64);
-      diff = tcb_binary(b, "arith.addi", diff, tcb_binary(b, "arith.muli", off, tcb_const_int(b, i64, size)));
-    }
     MlirValue elem = tcb_binary(b, "arith.divsi", diff, tcb_const_int(b, i64, size));
     MlirValue bad = tcb_binary(b, "arith.ori", tcb_cmpi(b, "slt", diff, tcb_const_int(b, i64, 0)), tcb_cmpi(b, "sge", elem, extent));
     bad = tcb_binary(b, "arith.andi", bad, tcb_cmpi(b, "sge", extent, tcb_const_int(b, i64, 0)));
@@ -134,14 +145,7 @@ void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p
     tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
     return;
   }
-  int64_t w = c->width;
   MlirType v64 = tc_vec_type(L->ctx, w, i64);
-  MlirValue diff = tc_splat_vec(b, base, w);
-  if (!mlirValueIsNull(p.vec)) {
-    MlirValue off = p.vec;
-    if (tcb_bitwidth(tcb_element_type(mlirValueGetType(off))) < 64) off = tcb_cast(b, "arith.extsi", off, v64);
-    diff = tcb_binary(b, "arith.addi", diff, tcb_binary(b, "arith.muli", off, tcb_const_int(b, v64, size)));
-  }
   MlirValue elem = tcb_binary(b, "arith.divsi", diff, tcb_const_int(b, v64, size));
   MlirValue bad = tcb_binary(b, "arith.ori", tcb_cmpi(b, "slt", diff, tcb_const_int(b, v64, 0)),
                              tcb_cmpi(b, "sge", elem, tc_splat_vec(b, extent, w)));
@@ -280,41 +284,20 @@ void tc_race_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, 
   int arg = tc_root_arg(L, old_ptr);
   if (arg < 0) return;
   tc_builder *b = &c->b;
-  MlirType i64 = tcb_int_type(L->ctx, 64), i32 = tcb_int_type(L->ctx, 32), i8 = tcb_int_type(L->ctx, 8);
-  MlirType pointee = tile_ptr_pointee(tcb_element_type(mlirValueGetType(old_ptr)));
-  int64_t size = (tcb_bitwidth(tc_memory_type(L->ctx, pointee)) + 7) / 8;
-  MlirValue argp = tc_scalar(L, mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->old_func, 0)), arg));
-  MlirValue base = tcb_binary(b, "arith.subi", tcb_cast(b, "llvm.ptrtoint", p.base, i64), tcb_cast(b, "llvm.ptrtoint", argp, i64));
-  int64_t w = pos->chunked ? c->width : 1;
+  MlirType i32 = tcb_int_type(L->ctx, 32), i8 = tcb_int_type(L->ctx, 8), i64 = tcb_int_type(L->ctx, 64);
+  int64_t size, w = pos->chunked ? c->width : 1;
+  MlirValue diff = offset_from_arg(L, b, arg, old_ptr, p, pos->chunked, w, &size);
   MlirValue elems = tc_alloc_buffer(L, i64, w), act = tc_alloc_buffer(L, i8, w);
   MlirValue zero = tcb_const_index(b, 0);
-  if (pos->chunked) {
-    MlirType v64 = tc_vec_type(L->ctx, w, i64);
-    MlirValue diff = tc_splat_vec(b, base, w);
-    if (!mlirValueIsNull(p.vec)) {
-      MlirValue off = p.vec;
-      if (tcb_bitwidth(tcb_element_type(mlirValueGetType(off))) < 64) off = tcb_cast(b, "arith.extsi", off, v64);
-      diff = tcb_binary(b, "arith.addi", diff, tcb_binary(b, "arith.muli", off, tcb_const_int(b, v64, size)));
-    }
-    MlirValue e = tcb_binary(b, "arith.divsi", diff, tcb_const_int(b, v64, size));
-    MlirValue m = mlirValueIsNull(mask) ? tcb_const_int(b, tc_vec_type(L->ctx, w, tcb_int_type(L->ctx, 1)), 1) : mask;
-    MlirValue m8 = tcb_cast(b, "arith.extui", m, tc_vec_type(L->ctx, w, i8));
-    MlirValue s1[3] = {e, elems, zero}, s2[3] = {m8, act, zero};
-    tcb_op(b, "vector.store", 0, NULL, 3, s1, 0, NULL);
-    tcb_op(b, "vector.store", 0, NULL, 3, s2, 0, NULL);
-  } else {
-    MlirValue diff = base;
-    if (!mlirValueIsNull(p.vec)) {
-      MlirValue off = p.vec;
-      if (tcb_bitwidth(mlirValueGetType(off)) < 64) off = tcb_cast(b, "arith.extsi", off, i64);
-      diff = tcb_binary(b, "arith.addi", diff, tcb_binary(b, "arith.muli", off, tcb_const_int(b, i64, size)));
-    }
-    MlirValue e = tcb_binary(b, "arith.divsi", diff, tcb_const_int(b, i64, size));
-    MlirValue m = mlirValueIsNull(mask) ? tcb_const_int(b, tcb_int_type(L->ctx, 1), 1) : mask;
-    MlirValue s1[3] = {e, elems, zero}, s2[3] = {tcb_cast(b, "arith.extui", m, i8), act, zero};
-    tcb_op(b, "memref.store", 0, NULL, 3, s1, 0, NULL);
-    tcb_op(b, "memref.store", 0, NULL, 3, s2, 0, NULL);
-  }
+  MlirType et = pos->chunked ? tc_vec_type(L->ctx, w, i64) : i64;
+  MlirType mt = pos->chunked ? tc_vec_type(L->ctx, w, tcb_int_type(L->ctx, 1)) : tcb_int_type(L->ctx, 1);
+  MlirValue e = tcb_binary(b, "arith.divsi", diff, tcb_const_int(b, et, size));
+  MlirValue m = mlirValueIsNull(mask) ? tcb_const_int(b, mt, 1) : mask;
+  MlirValue m8 = tcb_cast(b, "arith.extui", m, pos->chunked ? tc_vec_type(L->ctx, w, i8) : i8);
+  MlirValue s1[3] = {e, elems, zero}, s2[3] = {m8, act, zero};
+  const char *store = pos->chunked ? "vector.store" : "memref.store";
+  tcb_op(b, store, 0, NULL, 3, s1, 0, NULL);
+  tcb_op(b, store, 0, NULL, 3, s2, 0, NULL);
   MlirValue args[15] = {tcb_const_int(b, i32, arg), extent_of(L, b, arg), buffer_ptr(L, b, elems), buffer_ptr(L, b, act),
                         tcb_const_int(b, i32, w), file_ptr(L, b, op), loc_line(L, b, op, 0), loc_line(L, b, op, 1),
                         L->pid[0], L->pid[1], L->pid[2], L->grid[0], L->grid[1]};
