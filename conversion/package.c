@@ -36,6 +36,31 @@ static void c_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* The runtime arguments of a trampoline's kernel call, each read from the packed args[]. */
+static void emit_arg_unpack(FILE *f, const tc_kernel_info *info) {
+  for (int i = 0, a = 0; i < info->nparams; i++) {
+    const tc_kernel_param *p = &info->params[i];
+    if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
+    char ct[64];
+    tc_param_c_type(p, ct, sizeof ct);
+    fprintf(f, "*(%s const *)args[%d], ", ct, a++);
+  }
+}
+
+/* The rows of a tilec_param_desc table (one placeholder row when there are none). */
+static void emit_param_rows(FILE *f, const tc_kernel_info *info) {
+  for (int i = 0; i < info->nparams; i++) {
+    const tc_kernel_param *p = &info->params[i];
+    fprintf(f, "  {");
+    c_string(f, p->name);
+    fprintf(f, ", %d, %s, %d, %d, ", (int)p->kind, dtype_enum(p->dtype), p->pointer_depth, p->divisibility);
+    if (p->kind == TILEC_PARAM_CONSTEXPR) c_string(f, p->value);
+    else fprintf(f, "0");
+    fprintf(f, "},\n");
+  }
+  if (!info->nparams) fprintf(f, "  {0, 0, 0, 0, 0, 0}\n");
+}
+
 static void write_params_proto(FILE *f, const tc_kernel_info *info) {
   for (int i = 0; i < info->nparams; i++) {
     const tc_kernel_param *p = &info->params[i];
@@ -88,28 +113,12 @@ static tilec_status *write_stub(const char *path, const tc_kernel_info *info, co
     fprintf(f, "  jmp_buf jb;\n  tilec_rt_set_kernel(&tilec_desc_%s);\n  tilec_rt_set_jmp(&jb);\n"
                "  if (setjmp(jb)) { tilec_rt_set_jmp(0); return 1; }\n", n);
   fprintf(f, "  __tilec_kernel_%s(", n);
-  int a = 0;
-  for (int i = 0; i < info->nparams; i++) {
-    const tc_kernel_param *p = &info->params[i];
-    if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
-    char ct[64];
-    tc_param_c_type(p, ct, sizeof ct);
-    fprintf(f, "*(%s const *)args[%d], ", ct, a++);
-  }
+  emit_arg_unpack(f, info);
   fprintf(f, "pid[0], pid[1], pid[2], grid[0], grid[1], grid[2]%s);\n", info->check_bounds ? ", ext" : "");
   if (unwinds) fprintf(f, "  tilec_rt_set_jmp(0);\n");
   fprintf(f, "  return 0;\n}\n");
   fprintf(f, "static const tilec_param_desc tilec_params_%s[] = {\n", n);
-  for (int i = 0; i < info->nparams; i++) {
-    const tc_kernel_param *p = &info->params[i];
-    fprintf(f, "  {");
-    c_string(f, p->name);
-    fprintf(f, ", %d, %s, %d, %d, ", (int)p->kind, dtype_enum(p->dtype), p->pointer_depth, p->divisibility);
-    if (p->kind == TILEC_PARAM_CONSTEXPR) c_string(f, p->value);
-    else fprintf(f, "0");
-    fprintf(f, "},\n");
-  }
-  if (!info->nparams) fprintf(f, "  {0, 0, 0, 0, 0, 0}\n");
+  emit_param_rows(f, info);
   fprintf(f, "};\n");
   char tdesc[256];
   tc_target_describe(target, tdesc, sizeof tdesc);
@@ -130,7 +139,7 @@ static tilec_status *write_stub(const char *path, const tc_kernel_info *info, co
   fprintf(f, "__attribute__((visibility(\"default\"))) int %s_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z", n);
   write_params_proto(f, info);
   fprintf(f, ") {\n  void *args[] = {");
-  a = 0;
+  int a = 0;
   for (int i = 0; i < info->nparams; i++) {
     const tc_kernel_param *p = &info->params[i];
     if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
@@ -403,27 +412,12 @@ static void write_variant(FILE *f, const tc_variant *v, const char *desc_name, s
   if (info->uses_assert)
     fprintf(f, "  jmp_buf jb;\n  tilec_rt_set_jmp(&jb);\n  if (setjmp(jb)) { tilec_rt_set_jmp(0); return 1; }\n");
   fprintf(f, "  __tilec_kernel_%s(", v->symbol);
-  for (int i = 0, a = 0; i < info->nparams; i++) {
-    const tc_kernel_param *p = &info->params[i];
-    if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
-    char ct[64];
-    tc_param_c_type(p, ct, sizeof ct);
-    fprintf(f, "*(%s const *)args[%d], ", ct, a++);
-  }
+  emit_arg_unpack(f, info);
   fprintf(f, "pid[0], pid[1], pid[2], grid[0], grid[1], grid[2]);\n");
   if (info->uses_assert) fprintf(f, "  tilec_rt_set_jmp(0);\n");
   fprintf(f, "  return 0;\n}\n");
   fprintf(f, "static const tilec_param_desc tilec_params_v%zu[] = {\n", tag);
-  for (int i = 0; i < info->nparams; i++) {
-    const tc_kernel_param *p = &info->params[i];
-    fprintf(f, "  {");
-    c_string(f, p->name);
-    fprintf(f, ", %d, %s, %d, %d, ", (int)p->kind, dtype_enum(p->dtype), p->pointer_depth, p->divisibility);
-    if (p->kind == TILEC_PARAM_CONSTEXPR) c_string(f, p->value);
-    else fprintf(f, "0");
-    fprintf(f, "},\n");
-  }
-  if (!info->nparams) fprintf(f, "  {0, 0, 0, 0, 0, 0}\n");
+  emit_param_rows(f, info);
   fprintf(f, "};\nstatic const tilec_kernel_desc tilec_desc_v%zu = {\n  TILEC_ABI_VERSION, sizeof(tilec_kernel_desc), ",
           tag);
   c_string(f, desc_name);

@@ -539,29 +539,6 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     if (a->nargs < 1) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.condition(cond) needs a condition");
     return a->args[0];
   }
-  if (!strcmp(name, "static_print")) {
-    /* Compile-time output: kept as notes that the tool prints (the library never does). */
-    char line[512] = "";
-    size_t k = 0;
-    for (int i = 0; i < a->nargs && k + 2 < sizeof line; i++) {
-      char item[256];
-      const tc_val *v = &a->args[i];
-      if (v->kind == TV_STR) snprintf(item, sizeof item, "%.*s", (int)v->slen, v->s);
-      else if (v->kind == TV_INT) snprintf(item, sizeof item, "%lld", (long long)v->i);
-      else if (v->kind == TV_BOOL) snprintf(item, sizeof item, "%s", v->i ? "True" : "False");
-      else if (v->kind == TV_FLOAT) snprintf(item, sizeof item, "%g", v->f);
-      else if (v->kind == TV_NONE) snprintf(item, sizeof item, "None");
-      else if (v->kind == TV_DTYPE) tc_ty_name(v->ty, item, sizeof item);
-      else tv_describe(v, item, sizeof item);
-      k += (size_t)snprintf(line + k, sizeof line - k, "%s%s", i ? " " : "", item);
-    }
-    if (cg->info) {
-      size_t n = strlen(cg->info->notes);
-      snprintf(cg->info->notes + n, sizeof cg->info->notes - n, "%s\n", line);
-    }
-    return tv_none();
-  }
-  if (!strcmp(name, "assume") || !strcmp(name, "debug_barrier")) return tv_none();
   if (!strcmp(name, "static_assert")) {
     if (a->nargs < 1 || a->nargs > 2) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.static_assert(cond, msg='')");
     bool t;

@@ -15,6 +15,28 @@ static tc_val tensor_arg(tc_cg *cg, const tc_val *v, const char *fn, tc_loc loc)
   return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s expects a tensor, got %s", fn, v ? tv_kind_name(v) : "nothing");
 }
 
+/* The input tile(s) and combine_fn of tl.reduce / tl.associative_scan: fills xs (up to 8
+ * tiles) and returns their count, or 0 after setting *out to the error. */
+static int combine_inputs(tc_cg *cg, const tc_val *in, const tc_val *cf, const char *what, tc_val xs[8], const char *fn,
+                          tc_loc loc, tc_val *out) {
+  if (!cf || cf->kind != TV_JITFN) {
+    *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.%s's combine_fn must be a @triton.jit function", what);
+    return 0;
+  }
+  int n = 1;
+  if (in->kind == TV_TUPLE) {
+    if (in->nitems < 1 || in->nitems > 8) {
+      *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.%s over %d tiles", what, in->nitems);
+      return 0;
+    }
+    n = in->nitems;
+    for (int i = 0; i < n; i++) xs[i] = tensor_arg(cg, &in->items[i], fn, loc);
+  } else {
+    xs[0] = tensor_arg(cg, in, fn, loc);
+  }
+  return cg->err ? 0 : n;
+}
+
 static int norm_axis(tc_cg *cg, int64_t axis, int rank, const char *fn, tc_loc loc) {
   int64_t a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank) {
@@ -436,25 +458,9 @@ bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc
     static const char *const p[] = {"input", "axis", "combine_fn", "keep_dims", NULL};
     cg_sig s = {fn, p};
     if (!cg_check_args(cg, a, &s, 3, loc)) return true;
-    tc_val *in = cg_arg(a, &s, "input");
-    tc_val *cf = cg_arg(a, &s, "combine_fn");
-    if (!cf || cf->kind != TV_JITFN) {
-      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.reduce's combine_fn must be a @triton.jit function");
-      return true;
-    }
-    tc_val xs[8];
-    int n = 1;
-    if (in->kind == TV_TUPLE) {
-      if (in->nitems < 1 || in->nitems > 8) {
-        *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.reduce over %d tiles", in->nitems);
-        return true;
-      }
-      n = in->nitems;
-      for (int i = 0; i < n; i++) xs[i] = tensor_arg(cg, &in->items[i], fn, loc);
-    } else {
-      xs[0] = tensor_arg(cg, in, fn, loc);
-    }
-    if (cg->err) return true;
+    tc_val xs[8], *cf = cg_arg(a, &s, "combine_fn");
+    int n = combine_inputs(cg, cg_arg(a, &s, "input"), cf, "reduce", xs, fn, loc, out);
+    if (n == 0) return true;
     *out = reduce(cg, xs, n, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "keep_dims")), C_JIT, false, cf->fn, fn, loc);
     return true;
   }
@@ -483,25 +489,9 @@ bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc
     static const char *const p[] = {"input", "axis", "combine_fn", "reverse", NULL};
     cg_sig s = {fn, p};
     if (!cg_check_args(cg, a, &s, 3, loc)) return true;
-    tc_val *in = cg_arg(a, &s, "input");
-    tc_val *cf = cg_arg(a, &s, "combine_fn");
-    if (!cf || cf->kind != TV_JITFN) {
-      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.associative_scan's combine_fn must be a @triton.jit function");
-      return true;
-    }
-    tc_val xs[8];
-    int n = 1;
-    if (in->kind == TV_TUPLE) {
-      if (in->nitems < 1 || in->nitems > 8) {
-        *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.associative_scan over %d tiles", in->nitems);
-        return true;
-      }
-      n = in->nitems;
-      for (int i = 0; i < n; i++) xs[i] = tensor_arg(cg, &in->items[i], fn, loc);
-    } else {
-      xs[0] = tensor_arg(cg, in, fn, loc);
-    }
-    if (cg->err) return true;
+    tc_val xs[8], *cf = cg_arg(a, &s, "combine_fn");
+    int n = combine_inputs(cg, cg_arg(a, &s, "input"), cf, "associative_scan", xs, fn, loc, out);
+    if (n == 0) return true;
     *out = scan(cg, xs, n, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "reverse")), C_JIT, cf->fn, fn, loc);
     return true;
   }
