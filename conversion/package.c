@@ -227,6 +227,47 @@ static const char *c_compiler(void) {
   return "cc";
 }
 
+/* cc -shared stub.c objs... with SLEEF and the runtime. A cross target (another
+ * architecture than the one tilec runs on) links with lld against the target's multiarch
+ * libraries and leaves the runtime's symbols to be bound when the library is loaded by a
+ * program linked against that target's libtilec-runtime: the host's runtime cannot be
+ * linked into it. */
+static tilec_status *link_objects(const char *stub, char **objs, size_t n, const tc_target *target,
+                                  const char *so_path, bool debug_info) {
+  char rt[4096], rtflag[4200], rpath[4200], target_flag[200];
+  runtime_dir(rt, sizeof rt);
+  snprintf(rtflag, sizeof rtflag, "-L%s", rt[0] ? rt : ".");
+  snprintf(rpath, sizeof rpath, "-Wl,-rpath,%s", rt[0] ? rt : ".");
+  snprintf(target_flag, sizeof target_flag, "--target=%s", target->triple);
+  char **argv = calloc(n + 24, sizeof *argv);
+  if (!argv) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  int k = 0;
+  argv[k++] = (char *)c_compiler();
+  argv[k++] = "-shared";
+  argv[k++] = "-fPIC";
+  argv[k++] = "-O1";
+  argv[k++] = debug_info ? "-g" : "-g0";
+  if (target->is_cross) {
+    argv[k++] = target_flag;
+    argv[k++] = "-fuse-ld=lld";
+  }
+  argv[k++] = "-o";
+  argv[k++] = (char *)so_path;
+  argv[k++] = (char *)stub;
+  for (size_t i = 0; i < n; i++) argv[k++] = objs[i];
+  if (!target->is_cross) {
+    argv[k++] = rtflag;
+    argv[k++] = rpath;
+    argv[k++] = "-ltilec-runtime";
+  }
+  argv[k++] = "-lsleef";
+  argv[k++] = "-lm";
+  argv[k] = NULL;
+  tilec_status *st = run_cc(argv);
+  free(argv);
+  return st;
+}
+
 tilec_status *tc_package_library(const tc_kernel_info *info, const tc_target *target, const char *source_file,
                                  const char *object, size_t object_len, const char *so_path, bool debug_info) {
   char dir[] = "/tmp/tilec-build-XXXXXX";
@@ -240,31 +281,8 @@ tilec_status *tc_package_library(const tc_kernel_info *info, const tc_target *ta
   if (f) fclose(f);
   if (!st) st = write_stub(stub, info, target, source_file);
   if (!st) {
-    char rt[4096], rtflag[4200], rpath[4200];
-    runtime_dir(rt, sizeof rt);
-    snprintf(rtflag, sizeof rtflag, "-L%s", rt[0] ? rt : ".");
-    snprintf(rpath, sizeof rpath, "-Wl,-rpath,%s", rt[0] ? rt : ".");
-    char target_flag[200];
-    snprintf(target_flag, sizeof target_flag, "--target=%s", target->triple);
-    char *argv[24];
-    int k = 0;
-    argv[k++] = (char *)c_compiler();
-    argv[k++] = "-shared";
-    argv[k++] = "-fPIC";
-    argv[k++] = "-O1";
-    argv[k++] = debug_info ? "-g" : "-g0";
-    if (target->is_aarch64) argv[k++] = target_flag;
-    argv[k++] = "-o";
-    argv[k++] = (char *)so_path;
-    argv[k++] = stub;
-    argv[k++] = obj;
-    argv[k++] = rtflag;
-    argv[k++] = rpath;
-    argv[k++] = "-ltilec-runtime";
-    argv[k++] = "-lsleef";
-    argv[k++] = "-lm";
-    argv[k] = NULL;
-    st = run_cc(argv);
+    char *objs[] = {obj};
+    st = link_objects(stub, objs, 1, target, so_path, debug_info);
   }
   unlink(obj);
   unlink(stub);
@@ -537,38 +555,6 @@ static tilec_status *write_dispatch_header(const char *path, const tc_variant *v
   bool bad = ferror(f) != 0;
   if (fclose(f) != 0 || bad) return tilec_status_create(TILEC_ERROR_IO, "cannot write %s", path);
   return NULL;
-}
-
-/* cc -shared stub.c objs... with the runtime and SLEEF, as tc_package_library links. */
-static tilec_status *link_objects(const char *stub, char **objs, size_t n, const tc_target *target,
-                                  const char *so_path, bool debug_info) {
-  char rt[4096], rtflag[4200], rpath[4200], target_flag[200];
-  runtime_dir(rt, sizeof rt);
-  snprintf(rtflag, sizeof rtflag, "-L%s", rt[0] ? rt : ".");
-  snprintf(rpath, sizeof rpath, "-Wl,-rpath,%s", rt[0] ? rt : ".");
-  snprintf(target_flag, sizeof target_flag, "--target=%s", target->triple);
-  char **argv = calloc(n + 24, sizeof *argv);
-  if (!argv) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
-  int k = 0;
-  argv[k++] = (char *)c_compiler();
-  argv[k++] = "-shared";
-  argv[k++] = "-fPIC";
-  argv[k++] = "-O1";
-  argv[k++] = debug_info ? "-g" : "-g0";
-  if (target->is_aarch64) argv[k++] = target_flag;
-  argv[k++] = "-o";
-  argv[k++] = (char *)so_path;
-  argv[k++] = (char *)stub;
-  for (size_t i = 0; i < n; i++) argv[k++] = objs[i];
-  argv[k++] = rtflag;
-  argv[k++] = rpath;
-  argv[k++] = "-ltilec-runtime";
-  argv[k++] = "-lsleef";
-  argv[k++] = "-lm";
-  argv[k] = NULL;
-  tilec_status *st = run_cc(argv);
-  free(argv);
-  return st;
 }
 
 tilec_status *tc_package_library_multi(const tc_variant *v, size_t n, const tc_target *target,

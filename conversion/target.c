@@ -22,7 +22,26 @@ static void copy(char *dst, size_t n, const char *src) {
   snprintf(dst, n, "%s", src ? src : "");
 }
 
+static tilec_status *tc_target_init_named(tc_target *t, const char *name);
+
+/* The architecture tilec itself was built for: code for any other one is cross-compiled. */
+static void mark_cross(tc_target *t) {
+#if defined(__x86_64__)
+  t->is_cross = !t->is_x86;
+#elif defined(__aarch64__)
+  t->is_cross = !t->is_aarch64;
+#else
+  t->is_cross = true;
+#endif
+}
+
 tilec_status *tc_target_init(tc_target *t, const char *name) {
+  tilec_status *st = tc_target_init_named(t, name);
+  if (!st) mark_cross(t);
+  return st;
+}
+
+static tilec_status *tc_target_init_named(tc_target *t, const char *name) {
   memset(t, 0, sizeof *t);
   if (!name || !*name) name = "host";
   copy(t->name, sizeof t->name, name);

@@ -15,6 +15,7 @@ typedef struct tc_target {
   char features[4096];
   int vector_bits;    /* 512 AVX-512, 256 AVX2, 128 SSE/NEON */
   bool is_x86, is_aarch64;
+  bool is_cross;      /* another architecture than the one tilec runs on */
   bool has_avx512f, has_avx2, has_fma;
 } tc_target;
 

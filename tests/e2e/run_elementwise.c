@@ -1,8 +1,13 @@
 /* tests/e2e/run_elementwise.c — end-to-end tests of 1-D elementwise kernels: compiles each
  * kernel in tests/e2e/kernels once per BLOCK_SIZE with the compiler API, launches it through
- * the runtime for many sizes and grids, and compares every output with a plain C loop. */
+ * the runtime for many sizes and grids, and compares every output with a plain C loop.
+ * The two halves also run apart, for cross targets: `--build DIR --target T` only compiles
+ * the libraries into DIR; `--run DIR` (the only mode of a build with TILEC_E2E_RUN_ONLY,
+ * which needs nothing but the runtime) only loads and checks them, e.g. under qemu. */
 #include "tilec/runtime.h"
+#ifndef TILEC_E2E_RUN_ONLY
 #include "tilec/tilec.h"
+#endif
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -502,105 +507,174 @@ static char *read_text(const char *path, size_t *len) {
   return buf;
 }
 
-static int run_family(const family *f, const char *kernel_dir, const char *tmpdir, tilec_compiler *cc) {
+typedef struct e2e_mode {
+  const char *dir;    /* where the libraries go / come from */
+  bool build, run;    /* compile them; load and check them */
+  bool keep;          /* leave the libraries in dir */
+  const char *target; /* compiler target name (NULL: host) */
+#ifndef TILEC_E2E_RUN_ONLY
+  tilec_compiler *cc;
+#endif
+} e2e_mode;
+
+#ifndef TILEC_E2E_RUN_ONLY
+static tilec_status *build_one(const family *f, const e2e_mode *m, const char *kernel_dir, const char *src, size_t len,
+                               const char *sig, const char *so) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", kernel_dir, f->file);
-  size_t len = 0;
-  char *src = read_text(path, &len);
-  if (!src) {
-    printf("FAIL %s: cannot read %s: %s\n", f->name, path, strerror(errno));
+  tilec_kernel_spec spec = {src, len, path, f->kernel, sig, NULL, 0};
+  return tilec_compiler_build_library(m->cc, &spec, so, NULL);
+}
+#endif
+
+/* Launches one compiled library for every size (and surplus grids) and its typed entry. */
+static int check_library(const family *f, const char *so, int block) {
+  tilec_library *lib = NULL;
+  const tilec_kernel_desc *d = NULL;
+  tilec_status *st = tilec_library_load(so, &lib);
+  if (!st) st = tilec_library_find_kernel(lib, f->kernel, &d);
+  if (st) {
+    printf("FAIL %s BLOCK_SIZE=%d: load %s: %s\n", f->name, block, so, tilec_status_format(st));
+    tilec_status_destroy(st);
+    tilec_library_unload(lib);
     return 1;
+  }
+  int failures = 0;
+  if (!check_desc(f, d)) {
+    failures++;
+  } else {
+    size_t nsizes = sizeof sizes / sizeof sizes[0];
+    for (size_t si = 0; si < nsizes + (f->huge ? 1 : 0); si++) {
+      size_t n = si < nsizes ? sizes[si] : HUGE_N;
+      case_data c;
+      if (!alloc_case(f, &c, n)) {
+        printf("FAIL %s: out of memory for N=%zu\n", f->name, n);
+        free_case(f, &c);
+        failures++;
+        continue;
+      }
+      c.block = block;
+      f->init(&c);
+      uint32_t grid = f->grid(n, block);
+      if (!launch_and_check(f, d, &c, grid)) failures++;
+      /* Surplus programs must find their masks all off (N = 0: every program does). */
+      else if (n != HUGE_N && !launch_and_check(f, d, &c, grid + 3)) failures++;
+      free_case(f, &c);
+    }
+    if (f->typed_launch && !check_typed_launch(f, so, block)) failures++;
+  }
+  tilec_library_unload(lib);
+  return failures;
+}
+
+static int run_family(const family *f, const char *kernel_dir, const e2e_mode *m) {
+  char *src = NULL;
+  size_t len = 0;
+  if (m->build) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", kernel_dir, f->file);
+    src = read_text(path, &len);
+    if (!src) {
+      printf("FAIL %s: cannot read %s: %s\n", f->name, path, strerror(errno));
+      return 1;
+    }
   }
   int failures = 0;
   for (size_t bi = 0; bi < sizeof blocks / sizeof blocks[0]; bi++) {
     int block = blocks[bi];
     char sig[256], so[4200];
     snprintf(sig, sizeof sig, f->signature, block);
-    snprintf(so, sizeof so, "%s/%s_%d.so", tmpdir, f->name, block);
-    tilec_kernel_spec spec = {src, len, path, f->kernel, sig, NULL, 0};
-    tilec_status *st = tilec_compiler_build_library(cc, &spec, so, NULL);
-    tilec_library *lib = NULL;
-    const tilec_kernel_desc *d = NULL;
-    if (!st) st = tilec_library_load(so, &lib);
-    if (!st) st = tilec_library_find_kernel(lib, f->kernel, &d);
-    if (st) {
-      printf("FAIL %s BLOCK_SIZE=%d: compile/load with signature \"%s\": %s\n", f->name, block, sig,
-             tilec_status_format(st));
-      tilec_status_destroy(st);
-      tilec_library_unload(lib);
-      unlink(so);
-      failures++;
-      continue;
-    }
-    if (!check_desc(f, d)) {
-      failures++;
-    } else {
-      size_t nsizes = sizeof sizes / sizeof sizes[0];
-      for (size_t si = 0; si < nsizes + (f->huge ? 1 : 0); si++) {
-        size_t n = si < nsizes ? sizes[si] : HUGE_N;
-        case_data c;
-        if (!alloc_case(f, &c, n)) {
-          printf("FAIL %s: out of memory for N=%zu\n", f->name, n);
-          free_case(f, &c);
-          failures++;
-          continue;
-        }
-        c.block = block;
-        f->init(&c);
-        uint32_t grid = f->grid(n, block);
-        if (!launch_and_check(f, d, &c, grid)) failures++;
-        /* Surplus programs must find their masks all off (N = 0: every program does). */
-        else if (n != HUGE_N && !launch_and_check(f, d, &c, grid + 3)) failures++;
-        free_case(f, &c);
+    snprintf(so, sizeof so, "%s/%s_%d.so", m->dir, f->name, block);
+#ifndef TILEC_E2E_RUN_ONLY
+    if (m->build) {
+      tilec_status *st = build_one(f, m, kernel_dir, src, len, sig, so);
+      if (st) {
+        printf("FAIL %s BLOCK_SIZE=%d: compile with signature \"%s\": %s\n", f->name, block, sig,
+               tilec_status_format(st));
+        tilec_status_destroy(st);
+        unlink(so);
+        failures++;
+        continue;
       }
-      if (f->typed_launch && !check_typed_launch(f, so, block)) failures++;
+      if (!m->run) printf("built %s\n", so);
     }
-    tilec_library_unload(lib);
-    unlink(so);
+#endif
+    if (m->run) failures += check_library(f, so, block);
+    if (!m->keep) unlink(so);
   }
   free(src);
   return failures;
 }
 
+static int usage(const char *argv0) {
+  const size_t nfam = sizeof families / sizeof families[0];
+  fprintf(stderr, "usage: %s [--build DIR [--target T] | --run DIR] KERNEL_DIR FAMILY... | all\nfamilies:", argv0);
+  for (size_t i = 0; i < nfam; i++) fprintf(stderr, " %s", families[i].name);
+  fprintf(stderr, "\n");
+  return 2;
+}
+
 int main(int argc, char **argv) {
   const size_t nfam = sizeof families / sizeof families[0];
-  if (argc < 3) {
-    fprintf(stderr, "usage: %s KERNEL_DIR FAMILY... | all\nfamilies:", argv[0]);
-    for (size_t i = 0; i < nfam; i++) fprintf(stderr, " %s", families[i].name);
-    fprintf(stderr, "\n");
+  e2e_mode m = {.build = true, .run = true};
+  int a = 1;
+  for (; a < argc && !strncmp(argv[a], "--", 2); a += 2) {
+    if (a + 1 >= argc) return usage(argv[0]);
+    if (!strcmp(argv[a], "--build")) m.dir = argv[a + 1], m.run = false, m.keep = true;
+    else if (!strcmp(argv[a], "--run")) m.dir = argv[a + 1], m.build = false, m.keep = true;
+    else if (!strcmp(argv[a], "--target")) m.target = argv[a + 1];
+    else return usage(argv[0]);
+  }
+#ifdef TILEC_E2E_RUN_ONLY
+  if (m.build) {
+    fprintf(stderr, "%s was built without the compiler: only --run DIR works\n", argv[0]);
     return 2;
   }
+#endif
+  if (argc - a < 2 || (m.target && m.run)) return usage(argv[0]);
   setvbuf(stdout, NULL, _IOLBF, 0);
-  const char *tmp = getenv("TMPDIR");
-  char tmpdir[4096];
-  snprintf(tmpdir, sizeof tmpdir, "%s/tilec-e2e-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(tmpdir)) {
-    fprintf(stderr, "cannot create %s: %s\n", tmpdir, strerror(errno));
-    return 1;
+  char tmpdir[4096] = "";
+  if (!m.dir) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/tilec-e2e-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+      fprintf(stderr, "cannot create %s: %s\n", tmpdir, strerror(errno));
+      return 1;
+    }
+    m.dir = tmpdir;
   }
-  tilec_compiler *cc = NULL;
-  tilec_status *st = tilec_compiler_create(NULL, &cc);
-  if (st) {
-    printf("FAIL: creating the compiler: %s\n", tilec_status_format(st));
-    tilec_status_destroy(st);
-    rmdir(tmpdir);
-    return 1;
+#ifndef TILEC_E2E_RUN_ONLY
+  if (m.build) {
+    tilec_compile_options co;
+    tilec_compile_options_init(&co);
+    co.target = m.target;
+    tilec_status *st = tilec_compiler_create(&co, &m.cc);
+    if (st) {
+      printf("FAIL: creating the compiler: %s\n", tilec_status_format(st));
+      tilec_status_destroy(st);
+      if (tmpdir[0]) rmdir(tmpdir);
+      return 1;
+    }
   }
+#endif
   int failures = 0;
-  for (int a = 2; a < argc; a++) {
+  const char *kernel_dir = argv[a];
+  for (a++; a < argc; a++) {
     bool all = strcmp(argv[a], "all") == 0, found = false;
     for (size_t i = 0; i < nfam; i++) {
       if (!all && strcmp(argv[a], families[i].name) != 0) continue;
       found = true;
-      failures += run_family(&families[i], argv[1], tmpdir, cc);
+      failures += run_family(&families[i], kernel_dir, &m);
     }
     if (!found) {
       printf("FAIL: unknown family '%s'\n", argv[a]);
       failures++;
     }
   }
-  tilec_compiler_destroy(cc);
-  rmdir(tmpdir);
+#ifndef TILEC_E2E_RUN_ONLY
+  tilec_compiler_destroy(m.cc);
+#endif
+  if (tmpdir[0]) rmdir(tmpdir);
   printf("%s: %d failure%s\n", failures ? "FAILED" : "PASSED", failures, failures == 1 ? "" : "s");
   return failures ? 1 : 0;
 }
