@@ -192,6 +192,73 @@ static bool read_after_store(tc_lower *L, MlirValue v) {
   return false;
 }
 
+/* ---- loads re-read where they are consumed ------------------------------------------ */
+
+static bool writes_memory(MlirOperation op) {
+  return tc_op_is(op, "tile.store") || tc_op_is(op, "tile.atomic_rmw") || tc_op_is(op, "tile.atomic_cas") ||
+         tc_op_is(op, "func.call");
+}
+
+static MlirWalkResult find_write(MlirOperation op, void *user) {
+  if (!writes_memory(op)) return MlirWalkResultAdvance;
+  *(bool *)user = true;
+  return MlirWalkResultInterrupt;
+}
+
+static bool contains_write(MlirOperation op) {
+  bool found = false;
+  mlirOperationWalk(op, find_write, &found, MlirWalkPreOrder);
+  return found;
+}
+
+#define REREAD_MAX 64
+
+/* Collects, for every consumer of v through lazily evaluated ops, the op of `blk` that is
+ * or contains it. False when there are too many or one is not inside blk's ops. */
+static bool consumers_in_block(MlirValue v, MlirBlock blk, MlirOperation *out, int *n, int depth) {
+  if (depth > 32) return false;
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    if (tc_is_lazy_op(user)) {
+      if (!consumers_in_block(mlirOperationGetResult(user, 0), blk, out, n, depth + 1)) return false;
+      continue;
+    }
+    MlirOperation a = user;
+    while (!mlirOperationIsNull(a) && !mlirBlockEqual(mlirOperationGetBlock(a), blk)) a = mlirOperationGetParentOperation(a);
+    if (mlirOperationIsNull(a) || *n == REREAD_MAX) return false;
+    out[(*n)++] = a;
+  }
+  return true;
+}
+
+/* A load whose value outlives its group is normally captured in a stack buffer. Reading
+ * memory again where each consumer is evaluated gives the same values when nothing can
+ * write memory between the load and its last consumer: softmax's row is read by the max
+ * and again by exp(x - max) without copying it. Consumers must sit in the load's block
+ * (not a yield: the value leaves the block), and a consumer that is a loop or branch must
+ * not itself write (a later iteration would read the new contents). */
+static bool rereadable(MlirOperation load) {
+  MlirBlock blk = mlirOperationGetBlock(load);
+  MlirOperation cons[REREAD_MAX];
+  int n = 0;
+  if (mlirBlockIsNull(blk) || !consumers_in_block(mlirOperationGetResult(load, 0), blk, cons, &n, 0)) return false;
+  int seen = 0;
+  bool written = false;
+  for (MlirOperation o = mlirOperationGetNextInBlock(load); !mlirOperationIsNull(o) && seen < n;
+       o = mlirOperationGetNextInBlock(o)) {
+    bool consumer = false;
+    for (int i = 0; i < n; i++)
+      if (mlirOperationEqual(cons[i], o)) consumer = true, seen++;
+    bool writes = contains_write(o);
+    if (consumer) {
+      if (written || tc_op_is(o, "scf.yield") || tc_op_is(o, "scf.condition")) return false;
+      if (writes && mlirOperationGetNumRegions(o) > 0) return false;
+    }
+    written = written || writes;
+  }
+  return seen == n;
+}
+
 static bool is_costly(MlirOperation op) {
   /* transcendental math is worth a buffer when two nests need it; arithmetic is not */
   return tc_op_in_dialect(op, "math") && !tc_op_is(op, "math.absf") && !tc_op_is(op, "math.absi") &&
@@ -248,7 +315,7 @@ void tc_flush(tc_lower *L) {
     if (!tc_op_is(op, "tile.load")) continue;
     MlirValue v = mlirOperationGetResult(op, 0);
     if (tc_special_of(L, v)) continue;
-    if ((nests > 1 && read_after_store(L, v)) || escapes(L, v, 0)) {
+    if ((nests > 1 && read_after_store(L, v)) || (escapes(L, v, 0) && !rereadable(op))) {
       L->b.loc = mlirOperationGetLocation(op);
       tc_materialize(L, v);
     }

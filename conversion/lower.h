@@ -176,6 +176,16 @@ void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirVa
 /* If mask is "lane < bound" along the last dim at row position `row` (last index 0),
  * returns the bound as an index clamped to [0, n]; null otherwise. */
 MlirValue tc_mask_bound(tc_chunk *pre, MlirValue mask, const tc_pos *row, int64_t n);
+/* Do a and b compute the same tile: equal values, or the same lazily evaluated op with
+ * equal attributes over the same operands (`cols < N` written twice)? */
+bool tc_same_value(MlirValue a, MlirValue b, int depth);
+/* The mask of a masked load `old` is computed from (searching a few levels of its
+ * elementwise operands, same shape only), or null. Any mask is a safe choice of bound:
+ * chunks it cannot prove all-true run generically. */
+MlirValue tc_load_mask_within(tc_lower *L, MlirValue old, MlirType shape, int depth);
+/* In a FULL or TAIL chunk at the nest's own position, a mask equal to the nest's bound is
+ * known: *out = null (all lanes on) or the tail mask. False otherwise. */
+bool tc_chunk_bound_mask(tc_chunk *c, MlirValue old_mask, const tc_pos *pos, MlirValue *out);
 /* The chunk's mask for an old mask value at pos: null when provably all-true there. */
 MlirValue tc_chunk_mask(tc_chunk *c, MlirValue old_mask, const tc_pos *pos);
 

@@ -63,10 +63,36 @@ MlirValue tc_mask_bound(tc_chunk *pre, MlirValue mask, const tc_pos *row, int64_
   return tcb_cast(b, "arith.index_cast", k, tcb_index(L->ctx));
 }
 
+bool tc_same_value(MlirValue a, MlirValue b, int depth) {
+  if (mlirValueEqual(a, b)) return true;
+  if (depth > 8 || !mlirValueIsAOpResult(a) || !mlirValueIsAOpResult(b)) return false;
+  if (!mlirTypeEqual(mlirValueGetType(a), mlirValueGetType(b))) return false;
+  MlirOperation x = mlirOpResultGetOwner(a), y = mlirOpResultGetOwner(b);
+  if (!tc_is_lazy_op(x) || !tc_is_lazy_op(y) || !mlirIdentifierEqual(mlirOperationGetName(x), mlirOperationGetName(y)))
+    return false;
+  intptr_t n = mlirOperationGetNumOperands(x), na = mlirOperationGetNumAttributes(x);
+  if (n != mlirOperationGetNumOperands(y) || na != mlirOperationGetNumAttributes(y)) return false;
+  for (intptr_t i = 0; i < na; i++) {
+    MlirNamedAttribute ax = mlirOperationGetAttribute(x, i);
+    MlirAttribute ay = mlirOperationGetAttributeByName(y, mlirIdentifierStr(ax.name));
+    if (mlirAttributeIsNull(ay) || !mlirAttributeEqual(ax.attribute, ay)) return false;
+  }
+  for (intptr_t i = 0; i < n; i++)
+    if (!tc_same_value(mlirOperationGetOperand(x, i), mlirOperationGetOperand(y, i), depth + 1)) return false;
+  return true;
+}
+
+bool tc_chunk_bound_mask(tc_chunk *c, MlirValue old_mask, const tc_pos *pos, MlirValue *out) {
+  if (c->mode == TC_CHUNK_GENERIC || mlirValueIsNull(c->bound_mask) || !tc_pos_equal(pos, &c->root) ||
+      !tc_same_value(old_mask, c->bound_mask, 0))
+    return false;
+  *out = c->mode == TC_CHUNK_FULL ? (MlirValue){NULL} : c->tail_mask;
+  return true;
+}
+
 MlirValue tc_chunk_mask(tc_chunk *c, MlirValue old_mask, const tc_pos *pos) {
   if (mlirValueIsNull(old_mask)) return old_mask;
-  if (c->mode != TC_CHUNK_GENERIC && !mlirValueIsNull(c->bound_mask) && mlirValueEqual(old_mask, c->bound_mask) &&
-      tc_pos_equal(pos, &c->root))
-    return c->mode == TC_CHUNK_FULL ? (MlirValue){NULL} : c->tail_mask;
+  MlirValue m;
+  if (tc_chunk_bound_mask(c, old_mask, pos, &m)) return m;
   return tc_eval(c, old_mask, pos).vec;
 }

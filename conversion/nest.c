@@ -167,10 +167,7 @@ static void materialize_body(tc_chunk *c, const tc_pos *pos, void *user) {
   tc_buffer_write(c, m->buf, x, pos, m->shape);
 }
 
-/* The mask of a masked load `old` is computed from (searching a few levels of its
- * operands, same shape only), or null. Any mask is a safe choice of bound: chunks it
- * cannot prove all-true run generically. */
-static MlirValue load_mask_within(tc_lower *L, MlirValue old, MlirType shape, int depth) {
+MlirValue tc_load_mask_within(tc_lower *L, MlirValue old, MlirType shape, int depth) {
   MlirValue none = {NULL};
   if (depth > 4 || !mlirValueIsAOpResult(old) || !mlirTypeIsARankedTensor(mlirValueGetType(old))) return none;
   int64_t a[TC_RANK], b[TC_RANK];
@@ -182,7 +179,7 @@ static MlirValue load_mask_within(tc_lower *L, MlirValue old, MlirType shape, in
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   if (!(name.length > 6 && (!memcmp(name.data, "arith.", 6) || !memcmp(name.data, "math.", 5)))) return none;
   for (intptr_t k = 0; k < mlirOperationGetNumOperands(op); k++) {
-    MlirValue m = load_mask_within(L, mlirOperationGetOperand(op, k), shape, depth + 1);
+    MlirValue m = tc_load_mask_within(L, mlirOperationGetOperand(op, k), shape, depth + 1);
     if (!mlirValueIsNull(m)) return m;
   }
   return none;
@@ -193,7 +190,7 @@ void tc_materialize_into(tc_lower *L, MlirValue old, MlirValue buf) {
   int rank = tc_shape_of(mlirValueGetType(old), m.shape);
   /* A masked load (also inside an elementwise expression, as in `acc += tl.load(p,
    * mask=offs < n)`) materializes with unmasked full chunks and one masked tail. */
-  MlirValue bound = load_mask_within(L, old, mlirValueGetType(old), 0);
+  MlirValue bound = tc_load_mask_within(L, old, mlirValueGetType(old), 0);
   tc_emit_nest_ex(L, rank, m.shape, bound, true, materialize_body, &m);
 }
 

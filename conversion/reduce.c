@@ -109,47 +109,28 @@ static bool horizontal(tc_lower *L, tc_builder *b, MlirOperation op, int n, Mlir
   return true;
 }
 
-/* Accumulates chunks [width, n) of the last dim at `outer` into acc (scf.for with
- * iter_args); returns the loop results in acc. */
-static void accumulate_last(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const MlirValue *olds,
-                            const tc_pos *outer, int64_t n, int64_t width, MlirValue *acc) {
-  if (width >= n) return;
-  /* Up to 4 independent accumulator sets hide the combine's latency (the order of a
-   * reduction is unspecified); they are combined once after the loop. */
-  int64_t chunks = n / width;
-  int u = 1;
-  if (chunks >= 8) u = 4;
-  if (nvals * u > MAXV) u = 1;
-  MlirValue init[MAXV];
-  int nacc = 0;
-  for (int k = 0; k < u; k++)
-    for (int i = 0; i < nvals; i++) init[nacc++] = acc[i]; /* every set starts from chunk 0; fixed below */
-  /* sets 1..u-1 start from chunks 1..u-1 instead of duplicating chunk 0 */
-  tc_chunk pre;
-  tc_chunk_init(&pre, L, b->block, width);
-  pre.b = *b;
-  for (int k = 1; k < u; k++) {
-    tc_pos p = *outer;
-    p.chunked = true;
-    p.idx[p.rank - 1] = tcb_const_index(&pre.b, k * width);
-    for (int i = 0; i < nvals; i++) init[k * nvals + i] = tc_eval(&pre, olds[i], &p).vec;
-  }
-  *b = pre.b;
-  tc_chunk_free(&pre);
-  if (L->status) return;
-  int64_t start = u * width, full_end = start + ((n - start) / (u * width)) * (u * width);
+/* One loop over chunks [lb, ub) step `u * width` folding u chunks per iteration into u
+ * accumulator sets (acc: u * nvals values, replaced by the loop results). With a bound
+ * mask the chunks are known full (their masks equal to the bound are dropped). */
+static void chunk_loop(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const MlirValue *olds, const tc_pos *outer,
+                       MlirValue lb, MlirValue ub, int64_t width, int u, MlirValue bound_mask, MlirValue *acc) {
+  int nacc = u * nvals;
   MlirOperation f;
-  MlirBlock blk = tc_build_for(L, b, tcb_const_index(b, start), tcb_const_index(b, full_end), tcb_const_index(b, u * width),
-                               nacc, init, &f);
+  MlirBlock blk = tc_build_for(L, b, lb, ub, tcb_const_index(b, u * width), nacc, acc, &f);
   tc_chunk c;
   tc_chunk_init(&c, L, blk, width);
   c.b.loc = b->loc;
+  if (!mlirValueIsNull(bound_mask)) {
+    c.mode = TC_CHUNK_FULL;
+    c.bound_mask = bound_mask;
+  }
   MlirValue res[MAXV];
   for (int k = 0; k < u && !L->status; k++) {
     tc_pos p = *outer;
     p.chunked = true;
     MlirValue j = mlirBlockGetArgument(blk, 0);
     p.idx[p.rank - 1] = k ? tcb_binary(&c.b, "arith.addi", j, tcb_const_index(&c.b, k * width)) : j;
+    c.root = p;
     MlirValue args[2 * MAXV];
     for (int i = 0; i < nvals; i++) {
       args[i] = mlirBlockGetArgument(blk, 1 + k * nvals + i);
@@ -159,9 +140,56 @@ static void accumulate_last(tc_lower *L, tc_builder *b, MlirOperation op, int nv
   }
   if (!L->status) tcb_op(&c.b, "scf.yield", 0, NULL, nacc, res, 0, NULL);
   tc_chunk_free(&c);
-  if (L->status) return;
+  for (int i = 0; i < nacc && !L->status; i++) acc[i] = mlirOperationGetResult(f, i);
+}
+
+/* Accumulates chunks [width, n) of the last dim at `outer` into acc (scf.for with
+ * iter_args); returns the loop results in acc. With a bound mask (the mask of a masked
+ * load the operand reads), chunks below the bound run unmasked and only the rest masked. */
+static void accumulate_last(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const MlirValue *olds,
+                            const tc_pos *outer, int64_t n, int64_t width, MlirValue bound_mask, MlirValue *acc) {
+  if (width >= n) return;
+  /* Up to 4 independent accumulator sets hide the combine's latency (the order of a
+   * reduction is unspecified); they are combined once after the loop. */
+  int64_t chunks = n / width;
+  int u = 1;
+  if (chunks >= 8) u = 4;
+  if (nvals * u > MAXV) u = 1;
   MlirValue sets[MAXV];
-  for (int i = 0; i < nacc; i++) sets[i] = mlirOperationGetResult(f, i);
+  int nacc = 0;
+  for (int k = 0; k < u; k++)
+    for (int i = 0; i < nvals; i++) sets[nacc++] = acc[i]; /* every set starts from chunk 0; fixed below */
+  /* sets 1..u-1 start from chunks 1..u-1 instead of duplicating chunk 0 */
+  tc_chunk pre;
+  tc_chunk_init(&pre, L, b->block, width);
+  pre.b = *b;
+  for (int k = 1; k < u; k++) {
+    tc_pos p = *outer;
+    p.chunked = true;
+    p.idx[p.rank - 1] = tcb_const_index(&pre.b, k * width);
+    for (int i = 0; i < nvals; i++) sets[k * nvals + i] = tc_eval(&pre, olds[i], &p).vec;
+  }
+  MlirValue bound = {NULL};
+  if (!mlirValueIsNull(bound_mask)) {
+    tc_pos row = *outer;
+    row.chunked = false;
+    bound = tc_mask_bound(&pre, bound_mask, &row, n);
+  }
+  *b = pre.b;
+  tc_chunk_free(&pre);
+  if (L->status) return;
+  int64_t start = u * width, full_end = start + ((n - start) / (u * width)) * (u * width);
+  MlirValue rest = tcb_const_index(b, full_end);
+  if (!mlirValueIsNull(bound)) {
+    /* [start, bound rounded down to u chunks): full; [that, n): masked, one chunk a step */
+    MlirValue lim = tcb_binary(b, "arith.andi", bound, tcb_const_index(b, -u * width));
+    lim = tcb_binary(b, "arith.maxsi", lim, tcb_const_index(b, start));
+    chunk_loop(L, b, op, nvals, olds, outer, tcb_const_index(b, start), lim, width, u, bound_mask, sets);
+    rest = lim;
+  } else {
+    chunk_loop(L, b, op, nvals, olds, outer, tcb_const_index(b, start), rest, width, u, (MlirValue){NULL}, sets);
+  }
+  if (L->status) return;
   /* fold the sets: ((s0 + s1) + s2) + s3 */
   for (int i = 0; i < nvals; i++) acc[i] = sets[i];
   for (int k = 1; k < u; k++) {
@@ -172,27 +200,9 @@ static void accumulate_last(tc_lower *L, tc_builder *b, MlirOperation op, int nv
     }
     tc_apply_combine(L, b, op, args, 2 * nvals, acc);
   }
-  /* leftover chunks (n / width not a multiple of u) */
-  if (full_end < n) {
-    MlirOperation g;
-    MlirBlock rb = tc_build_for(L, b, tcb_const_index(b, full_end), tcb_const_index(b, n), tcb_const_index(b, width), nvals,
-                                acc, &g);
-    tc_chunk rc;
-    tc_chunk_init(&rc, L, rb, width);
-    rc.b.loc = b->loc;
-    tc_pos p = *outer;
-    p.chunked = true;
-    p.idx[p.rank - 1] = mlirBlockGetArgument(rb, 0);
-    MlirValue args[2 * MAXV], out[MAXV];
-    for (int i = 0; i < nvals; i++) {
-      args[i] = mlirBlockGetArgument(rb, 1 + i);
-      args[nvals + i] = tc_eval(&rc, olds[i], &p).vec;
-    }
-    if (!L->status && tc_apply_combine(L, &rc.b, op, args, 2 * nvals, out))
-      tcb_op(&rc.b, "scf.yield", 0, NULL, nvals, out, 0, NULL);
-    tc_chunk_free(&rc);
-    for (int i = 0; i < nvals; i++) acc[i] = mlirOperationGetResult(g, i);
-  }
+  /* leftover chunks (n / width not a multiple of u, or past the bound) */
+  if (!mlirValueIsNull(bound) || full_end < n)
+    chunk_loop(L, b, op, nvals, olds, outer, rest, tcb_const_index(b, n), width, 1, (MlirValue){NULL}, acc);
 }
 
 /* Accumulates rows 1..len-1 of dim `axis` at the chunk position pos (vertical). */
@@ -290,7 +300,9 @@ void tc_emit_reduce(tc_lower *L, MlirOperation op) {
     outer.idx[r.rank - 1] = tcb_const_index(&c.b, 0);
     MlirValue acc[MAXV], out[MAXV];
     for (int i = 0; i < r.nvals; i++) acc[i] = tc_eval(&c, r.olds[i], &outer).vec;
-    if (!L->status) accumulate_last(L, &c.b, op, r.nvals, r.olds, &outer, n, w, acc);
+    /* Bounded by a masked load's mask: rows with runtime length (softmax's cols < n). */
+    MlirValue bound_mask = tc_load_mask_within(L, r.olds[0], mlirValueGetType(r.olds[0]), 0);
+    if (!L->status) accumulate_last(L, &c.b, op, r.nvals, r.olds, &outer, n, w, bound_mask, acc);
     if (!L->status && horizontal(L, &c.b, op, r.nvals, acc, w, out)) {
       if (rr == 0) {
         for (int i = 0; i < r.nvals; i++) tc_map_scalar(L, mlirOperationGetResult(op, i), out[i]);

@@ -727,6 +727,25 @@ def _math():
         # Triton's umulhi is the unsigned high half (MulhiUIOp) whatever the signedness
         lambda a: {"out_ptr": ((a["a_ptr"].view(np.uint32).astype(np.uint64) * a["b_ptr"].view(np.uint32).astype(np.uint64))
                                >> 32).astype(np.uint32).view(np.int32)})
+    # x / uniform divisor is computed as a refined reciprocal product: it must round
+    # exactly like IEEE division across every binade, for specials and for divisors whose
+    # reciprocal leaves the safe range (those chunks divide).
+    rd = rng(86)
+    nd = 4096
+    bits = (rd.integers(0, 1 << 23, nd) | (rd.integers(0, 255, nd) << 23) | (rd.integers(0, 2, nd) << 31))
+    xd = bits.astype(np.uint32).view(np.float32).copy()
+    xd[:12] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-40, 3.4e38, 1.0, 3.0, 1e-38, 2.0 ** 60]
+    xd[1000:2000] = rd.uniform(-100, 100, 1000).astype(np.float32)    # whole chunks in range
+
+    def div_ref(a):
+        with np.errstate(all="ignore"):   # inf/NaN/zero divisors are part of the test
+            return {"out_ptr": a["x_ptr"] / np.float32(a["s"]),
+                    "sum_out_ptr": a["x_ptr"] / a["w_ptr"].sum(dtype=np.float32)}
+    for sv in (3.0, -0.7, 1.1754944e-38, 1e-20, 7e25, np.inf, 0.0):
+        wv = np.array([sv / 4] * 4, np.float32)
+        add(F, "div_uniform_%g" % sv, K, "div_uniform_kernel", (nd // 512,),
+            dict(x_ptr=xd, w_ptr=wv, out_ptr=np.zeros(nd, np.float32), sum_out_ptr=np.zeros(nd, np.float32),
+                 s=float(np.float32(sv)), n=nd, BLOCK=512), ["out_ptr", "sum_out_ptr"], div_ref, rtol=0, atol=0)
     xs = rng(85).standard_normal((4, 16)).astype(np.float32) * 3
 
     def softmax_ref(a):

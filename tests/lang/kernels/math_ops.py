@@ -136,3 +136,14 @@ def fp16_math_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     i = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + i).to(tl.float32)
     tl.store(out_ptr + i, (tl.exp(x) - tl.log(tl.abs(x) + 1.0)).to(tl.float16))
+
+
+@triton.jit
+def div_uniform_kernel(x_ptr, w_ptr, out_ptr, sum_out_ptr, s, n, BLOCK: tl.constexpr):
+    # x / d with d the same for every element: a scalar argument and a row sum
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1.0)
+    tl.store(out_ptr + offs, x / s, mask=m)
+    w = tl.load(w_ptr + tl.arange(0, 4))
+    tl.store(sum_out_ptr + offs, x / tl.sum(w, axis=0), mask=m)

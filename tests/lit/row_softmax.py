@@ -1,0 +1,36 @@
+# A softmax row (whole row one tile, runtime length n): the row is read from memory by
+# the max and again by exp(x - max) without a stack copy (nothing writes in between);
+# the max reduction over the masked load runs unmasked full chunks with a masked rest;
+# num / sum divides by a uniform divisor through a refined reciprocal (exact, FMA-only)
+# with plain division kept for chunks outside the safe range.
+# RUN: %tilec compile %s -k softmax -s "*fp32:16, *fp32:16, i32, 4096" --target x86-64-v4 --emit vector | FileCheck %s
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(in_ptr + row * n + cols, mask=cols < n, other=-float('inf'))
+    num = tl.exp(x - tl.max(x, axis=0))
+    tl.store(out_ptr + row * n + cols, num / tl.sum(num, axis=0), mask=cols < n)
+
+# Only the exp values are buffered: one stack buffer.
+# CHECK: memref.alloca() {{.*}} : memref<4096xf32>
+# CHECK-NOT: memref.alloca
+# The max: a 4-way unrolled loop of plain loads, then the masked rest.
+# CHECK: scf.for {{.*}} iter_args
+# CHECK-NOT: vector.maskedload
+# CHECK: arith.maxnumf
+# CHECK: scf.yield
+# CHECK: vector.maskedload
+# CHECK: Sleef_expf16_u10
+# Division by the row sum: reciprocal, product, two FMAs, and the guarded fallback.
+# CHECK: arith.divf {{.*}} : f32
+# CHECK: arith.mulf
+# CHECK: math.fma
+# CHECK: math.fma
+# CHECK: vector.reduction <and>
+# CHECK: scf.if
+# CHECK: arith.divf {{.*}} : vector<16xf32>
