@@ -81,6 +81,7 @@ typedef struct tc_special {
   MlirValue buffer; /* BUFFER: flat memref<numel x memtype> */
   MlirValue init;   /* AFFINE: the old tile the value started from ... */
   MlirValue delta;  /* ... plus this new scalar (element offset for pointers) */
+  MlirValue step;   /* AFFINE in a loop: the old scalar added per iteration (or null) */
 } tc_special;
 
 typedef struct tc_view {

@@ -170,6 +170,7 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
         s->kind = TC_SPECIAL_AFFINE;
         s->init = mlirOperationGetOperand(op, 3 + i);
         s->delta = mlirBlockGetArgument(nb, 1 + cs[i].new_index);
+        s->step = affine_step(L, args[i], yields[i]);
       } else {
         s->kind = TC_SPECIAL_BUFFER;
         s->buffer = cs[i].buffer;

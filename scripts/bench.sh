@@ -27,7 +27,7 @@ THREADS=(1 2)
 CC=${CC:-clang-22}
 PY=/usr/bin/python3               # Debian's python with numpy; pyenv's python3 may lack it
 # Matmul block sizes BLOCK_M BLOCK_N BLOCK_K GROUP_SIZE_M (why: see bench/kernels/matmul.py).
-read -r BM BN BK GM <<<"${TILEC_BENCH_MATMUL_BLOCKS:-64 64 32 8}"
+read -r BM BN BK GM <<<"${TILEC_BENCH_MATMUL_BLOCKS:-64 128 32 8}"
 MATMUL_SIZES=(1024 2048 4096)
 POCL_MATMUL_MAX=1024              # the naive PoCL matmul runs ~1 GFLOP/s: 4096 would take minutes
 PROC_TIMEOUT=240                  # seconds per benchmark process: a hung kernel cannot stall the run
