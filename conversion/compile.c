@@ -141,8 +141,15 @@ tilec_status *tilec_compiler_build_library(tilec_compiler *c, const tilec_kernel
   tilec_status *st = front(c, spec, &m, info);
   char *obj = NULL;
   size_t len = 0;
-  if (!st) st = advance(c, m, TC_STAGE_OBJECT, &obj, &len);
-  if (!st) st = tc_package_library(info, &c->target, spec->filename, obj, len, so_path, c->opts.debug_info);
+  tc_package *pkg = NULL;
+  /* The stub compiles in the background while MLIR and LLVM produce the kernel object. */
+  if (!st) {
+    st = tc_package_begin(info, &c->target, spec->filename, c->opts.debug_info, &pkg);
+    if (st) mlirModuleDestroy(m);
+    else st = advance(c, m, TC_STAGE_OBJECT, &obj, &len);
+  }
+  if (!st) st = tc_package_finish(pkg, obj, len, so_path);
+  tc_package_free(pkg);
   if (!st && header_path) st = tc_package_header(info, header_path);
   free(obj);
   free(info);

@@ -183,41 +183,64 @@ static void runtime_dir(char *buf, size_t n) {
   }
 }
 
-static tilec_status *run_cc(char *const argv[]) {
-  char errpath[] = "/tmp/tilec-cc-XXXXXX";
-  int efd = mkstemp(errpath);
-  pid_t pid = fork();
-  if (pid < 0) {
-    if (efd >= 0) close(efd), unlink(errpath);
+/* A C compiler or linker run in the background; its output goes to a temporary file that
+ * becomes the error message when it fails. */
+typedef struct cc_job {
+  pid_t pid;
+  int efd;
+  char errpath[32];
+  const char *what;
+} cc_job;
+
+static tilec_status *cc_spawn(char *const argv[], cc_job *j) {
+  snprintf(j->errpath, sizeof j->errpath, "/tmp/tilec-cc-XXXXXX");
+  j->efd = mkstemp(j->errpath);
+  j->what = argv[0];
+  j->pid = fork();
+  if (j->pid < 0) {
+    if (j->efd >= 0) close(j->efd), unlink(j->errpath);
     return tilec_status_create(TILEC_ERROR_IO, "cannot start the C compiler: %s", strerror(errno));
   }
-  if (pid == 0) {
-    if (efd >= 0) {
-      dup2(efd, 1);
-      dup2(efd, 2);
+  if (j->pid == 0) {
+    if (j->efd >= 0) {
+      dup2(j->efd, 1);
+      dup2(j->efd, 2);
     }
     execvp(argv[0], argv);
+    static const char msg[] = "cannot execute the program (not installed? set TILEC_CC to a C compiler)\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
     _exit(127);
   }
+  return NULL;
+}
+
+static tilec_status *cc_wait(cc_job *j, const char *doing) {
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) {
   }
   tilec_status *st = NULL;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     char msg[2048] = "";
-    if (efd >= 0) {
-      lseek(efd, 0, SEEK_SET);
-      ssize_t k = read(efd, msg, sizeof msg - 1);
+    if (j->efd >= 0) {
+      lseek(j->efd, 0, SEEK_SET);
+      ssize_t k = read(j->efd, msg, sizeof msg - 1);
       msg[k > 0 ? k : 0] = 0;
     }
-    st = tilec_status_create(TILEC_ERROR_IO, "linking the kernel library with '%s' failed (exit %d): %s", argv[0],
+    st = tilec_status_create(TILEC_ERROR_IO, "%s with '%s' failed (exit %d): %s", doing, j->what,
                              WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg);
   }
-  if (efd >= 0) {
-    close(efd);
-    unlink(errpath);
+  if (j->efd >= 0) {
+    close(j->efd);
+    unlink(j->errpath);
   }
   return st;
+}
+
+static tilec_status *run_cc(char *const argv[]) {
+  cc_job j;
+  tilec_status *st = cc_spawn(argv, &j);
+  return st ? st : cc_wait(&j, "linking the kernel library");
 }
 
 static const char *c_compiler(void) {
@@ -268,25 +291,78 @@ static tilec_status *link_objects(const char *stub, char **objs, size_t n, const
   return st;
 }
 
-tilec_status *tc_package_library(const tc_kernel_info *info, const tc_target *target, const char *source_file,
-                                 const char *object, size_t object_len, const char *so_path, bool debug_info) {
-  char dir[] = "/tmp/tilec-build-XXXXXX";
-  if (!mkdtemp(dir)) return tilec_status_create(TILEC_ERROR_IO, "cannot create a temporary directory: %s", strerror(errno));
-  char obj[4096], stub[4096];
-  snprintf(obj, sizeof obj, "%s/kernel.o", dir);
-  snprintf(stub, sizeof stub, "%s/stub.c", dir);
-  tilec_status *st = NULL;
-  FILE *f = fopen(obj, "wb");
-  if (!f || fwrite(object, 1, object_len, f) != object_len) st = tilec_status_create(TILEC_ERROR_IO, "cannot write %s", obj);
-  if (f) fclose(f);
-  if (!st) st = write_stub(stub, info, target, source_file);
-  if (!st) {
-    char *objs[] = {obj};
-    st = link_objects(stub, objs, 1, target, so_path, debug_info);
+/* One library being packaged: the stub is compiled to an object in the background (while
+ * the caller's MLIR and LLVM passes produce the kernel object), then both are linked. */
+struct tc_package {
+  char dir[32], obj[64], stub[64], stub_obj[64];
+  const tc_target *target;
+  bool debug_info;
+  bool compiling; /* the stub compile is running */
+  cc_job job;
+};
+
+tilec_status *tc_package_begin(const tc_kernel_info *info, const tc_target *target, const char *source_file,
+                               bool debug_info, tc_package **out) {
+  *out = NULL;
+  tc_package *p = calloc(1, sizeof *p);
+  if (!p) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  snprintf(p->dir, sizeof p->dir, "/tmp/tilec-build-XXXXXX");
+  if (!mkdtemp(p->dir)) {
+    free(p);
+    return tilec_status_create(TILEC_ERROR_IO, "cannot create a temporary directory: %s", strerror(errno));
   }
-  unlink(obj);
-  unlink(stub);
-  rmdir(dir);
+  snprintf(p->obj, sizeof p->obj, "%s/kernel.o", p->dir);
+  snprintf(p->stub, sizeof p->stub, "%s/stub.c", p->dir);
+  snprintf(p->stub_obj, sizeof p->stub_obj, "%s/stub.o", p->dir);
+  p->target = target;
+  p->debug_info = debug_info;
+  *out = p;
+  tilec_status *st = write_stub(p->stub, info, target, source_file);
+  if (st) return st;
+  char target_flag[200];
+  snprintf(target_flag, sizeof target_flag, "--target=%s", target->triple);
+  char *argv[16];
+  int k = 0;
+  argv[k++] = (char *)c_compiler();
+  argv[k++] = "-c";
+  argv[k++] = "-fPIC";
+  argv[k++] = "-O1";
+  argv[k++] = debug_info ? "-g" : "-g0";
+  if (target->is_cross) argv[k++] = target_flag;
+  argv[k++] = "-o";
+  argv[k++] = p->stub_obj;
+  argv[k++] = p->stub;
+  argv[k] = NULL;
+  st = cc_spawn(argv, &p->job);
+  p->compiling = st == NULL;
+  return st;
+}
+
+void tc_package_free(tc_package *p) {
+  if (!p) return;
+  if (p->compiling) tilec_status_destroy(cc_wait(&p->job, "compiling the kernel stub"));
+  unlink(p->obj);
+  unlink(p->stub);
+  unlink(p->stub_obj);
+  rmdir(p->dir);
+  free(p);
+}
+
+tilec_status *tc_package_finish(tc_package *p, const char *object, size_t object_len, const char *so_path) {
+  tilec_status *st = NULL;
+  FILE *f = fopen(p->obj, "wb");
+  if (!f || fwrite(object, 1, object_len, f) != object_len) st = tilec_status_create(TILEC_ERROR_IO, "cannot write %s", p->obj);
+  if (f) fclose(f);
+  if (p->compiling) {
+    p->compiling = false;
+    tilec_status *cs = cc_wait(&p->job, "compiling the kernel stub");
+    if (!st) st = cs;
+    else tilec_status_destroy(cs);
+  }
+  if (!st) {
+    char *objs[] = {p->obj};
+    st = link_objects(p->stub_obj, objs, 1, p->target, so_path, p->debug_info);
+  }
   return st;
 }
 

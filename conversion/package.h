@@ -8,8 +8,15 @@
 #include "frontend/frontend.h"
 #include "tilec/status.h"
 
-tilec_status *tc_package_library(const tc_kernel_info *info, const tc_target *target, const char *source_file,
-                                 const char *object, size_t object_len, const char *so_path, bool debug_info);
+/* Packaging one kernel: begin (as soon as the front end has described the kernel) writes
+ * the stub and compiles it in the background; finish links it with the kernel's object
+ * into so_path; free waits for anything still running and removes the temporary files.
+ * free is called in every case, after begin (even when begin fails). */
+typedef struct tc_package tc_package;
+tilec_status *tc_package_begin(const tc_kernel_info *info, const tc_target *target, const char *source_file,
+                               bool debug_info, tc_package **out);
+tilec_status *tc_package_finish(tc_package *p, const char *object, size_t object_len, const char *so_path);
+void tc_package_free(tc_package *p);
 tilec_status *tc_package_header(const tc_kernel_info *info, const char *header_path);
 
 /* Specializations of one kernel in one library (tilec_compiler_build_library_multi). */
