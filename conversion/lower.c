@@ -271,6 +271,20 @@ static int count_uses(MlirValue v) {
   return n;
 }
 
+static bool shared_costly(tc_lower *L, MlirValue v) {
+  if (!mlirValueIsAOpResult(v) || !mlirTypeIsARankedTensor(mlirValueGetType(v)) || tc_special_of(L, v)) return false;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  return tc_is_lazy_op(d) && is_costly(d) && count_uses(v) >= 2;
+}
+
+bool tc_reduce_captures(tc_lower *L, MlirOperation op) {
+  if (!tc_op_is(op, "tile.reduce") || mlirOperationGetNumOperands(op) != 1) return false;
+  MlirValue v = mlirOperationGetOperand(op, 0);
+  int64_t shape[TC_RANK];
+  int rank = tc_shape_of(mlirValueGetType(v), shape);
+  return rank > 0 && tile_int_attr(op, "axis", 0) == rank - 1 && shared_costly(L, v);
+}
+
 /* Before a root's nest: lazily evaluated values it needs that are costly and shared
  * with other consumers are computed once into a buffer (softmax's exp(x - max) feeds both
  * the sum and the store). */
@@ -326,8 +340,18 @@ void tc_flush(tc_lower *L) {
     L->b.loc = mlirOperationGetLocation(op);
     tc_valmap seen;
     tc_valmap_init(&seen, sizeof(int));
-    for (intptr_t k2 = 0; k2 < mlirOperationGetNumOperands(op); k2++)
-      materialize_shared(L, mlirOperationGetOperand(op, k2), &seen, 0);
+    if (tc_reduce_captures(L, op)) {
+      /* the reduction writes its operand's buffer itself; only what that needs goes first */
+      MlirValue v = mlirOperationGetOperand(op, 0);
+      int *mark = tc_valmap_put(&seen, v.ptr);
+      if (mark) *mark = 1;
+      MlirOperation d = mlirOpResultGetOwner(v);
+      for (intptr_t k2 = 0; k2 < mlirOperationGetNumOperands(d); k2++)
+        materialize_shared(L, mlirOperationGetOperand(d, k2), &seen, 1);
+    } else {
+      for (intptr_t k2 = 0; k2 < mlirOperationGetNumOperands(op); k2++)
+        materialize_shared(L, mlirOperationGetOperand(op, k2), &seen, 0);
+    }
     tc_valmap_free(&seen);
     L->b.loc = mlirOperationGetLocation(op);
     const char *k = tile_op_kind(op);

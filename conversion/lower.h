@@ -127,6 +127,9 @@ bool tc_op_in_dialect(MlirOperation op, const char *dialect);
 MlirType tc_vec_type(MlirContext ctx, int64_t width, MlirType elem);
 void tc_lower_block(tc_lower *L, MlirBlock old_block);
 void tc_flush(tc_lower *L);
+/* Does this reduction (one operand, along the last dim) compute its operand into a buffer
+ * as it goes, because the operand is costly and other roots read it too? */
+bool tc_reduce_captures(tc_lower *L, MlirOperation op);
 tc_special *tc_special_of(tc_lower *L, MlirValue old);
 tc_special *tc_special_put(tc_lower *L, MlirValue old);
 

@@ -109,11 +109,26 @@ static bool horizontal(tc_lower *L, tc_builder *b, MlirOperation op, int n, Mlir
   return true;
 }
 
+/* Where the chunks a reduction evaluates also go: the operand's buffer when the operand is
+ * a costly value other roots read too (softmax's exp(x - max) feeds the sum and the
+ * store), so computing it and summing it is one pass. */
+typedef struct capture {
+  MlirValue buf; /* null: none */
+  const int64_t *shape;
+} capture;
+
+static MlirValue eval_operand(tc_chunk *c, const MlirValue *olds, int i, const tc_pos *p, const capture *cap) {
+  MlirValue v = tc_eval(c, olds[i], p).vec;
+  if (i == 0 && !mlirValueIsNull(cap->buf) && !c->L->status) tc_buffer_write(c, cap->buf, v, p, cap->shape);
+  return v;
+}
+
 /* One loop over chunks [lb, ub) step `u * width` folding u chunks per iteration into u
  * accumulator sets (acc: u * nvals values, replaced by the loop results). With a bound
  * mask the chunks are known full (their masks equal to the bound are dropped). */
 static void chunk_loop(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const MlirValue *olds, const tc_pos *outer,
-                       MlirValue lb, MlirValue ub, int64_t width, int u, MlirValue bound_mask, MlirValue *acc) {
+                       MlirValue lb, MlirValue ub, int64_t width, int u, MlirValue bound_mask, const capture *cap,
+                       MlirValue *acc) {
   int nacc = u * nvals;
   MlirOperation f;
   MlirBlock blk = tc_build_for(L, b, lb, ub, tcb_const_index(b, u * width), nacc, acc, &f);
@@ -134,7 +149,7 @@ static void chunk_loop(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, 
     MlirValue args[2 * MAXV];
     for (int i = 0; i < nvals; i++) {
       args[i] = mlirBlockGetArgument(blk, 1 + k * nvals + i);
-      args[nvals + i] = tc_eval(&c, olds[i], &p).vec;
+      args[nvals + i] = eval_operand(&c, olds, i, &p, cap);
     }
     if (!L->status) tc_apply_combine(L, &c.b, op, args, 2 * nvals, res + k * nvals);
   }
@@ -147,7 +162,8 @@ static void chunk_loop(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, 
  * iter_args); returns the loop results in acc. With a bound mask (the mask of a masked
  * load the operand reads), chunks below the bound run unmasked and only the rest masked. */
 static void accumulate_last(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const MlirValue *olds,
-                            const tc_pos *outer, int64_t n, int64_t width, MlirValue bound_mask, MlirValue *acc) {
+                            const tc_pos *outer, int64_t n, int64_t width, MlirValue bound_mask, const capture *cap,
+                            MlirValue *acc) {
   if (width >= n) return;
   /* Up to 4 independent accumulator sets hide the combine's latency (the order of a
    * reduction is unspecified); they are combined once after the loop. */
@@ -167,7 +183,7 @@ static void accumulate_last(tc_lower *L, tc_builder *b, MlirOperation op, int nv
     tc_pos p = *outer;
     p.chunked = true;
     p.idx[p.rank - 1] = tcb_const_index(&pre.b, k * width);
-    for (int i = 0; i < nvals; i++) sets[k * nvals + i] = tc_eval(&pre, olds[i], &p).vec;
+    for (int i = 0; i < nvals; i++) sets[k * nvals + i] = eval_operand(&pre, olds, i, &p, cap);
   }
   MlirValue bound = {NULL};
   if (!mlirValueIsNull(bound_mask)) {
@@ -184,10 +200,10 @@ static void accumulate_last(tc_lower *L, tc_builder *b, MlirOperation op, int nv
     /* [start, bound rounded down to u chunks): full; [that, n): masked, one chunk a step */
     MlirValue lim = tcb_binary(b, "arith.andi", bound, tcb_const_index(b, -u * width));
     lim = tcb_binary(b, "arith.maxsi", lim, tcb_const_index(b, start));
-    chunk_loop(L, b, op, nvals, olds, outer, tcb_const_index(b, start), lim, width, u, bound_mask, sets);
+    chunk_loop(L, b, op, nvals, olds, outer, tcb_const_index(b, start), lim, width, u, bound_mask, cap, sets);
     rest = lim;
   } else {
-    chunk_loop(L, b, op, nvals, olds, outer, tcb_const_index(b, start), rest, width, u, (MlirValue){NULL}, sets);
+    chunk_loop(L, b, op, nvals, olds, outer, tcb_const_index(b, start), rest, width, u, (MlirValue){NULL}, cap, sets);
   }
   if (L->status) return;
   /* fold the sets: ((s0 + s1) + s2) + s3 */
@@ -202,7 +218,7 @@ static void accumulate_last(tc_lower *L, tc_builder *b, MlirOperation op, int nv
   }
   /* leftover chunks (n / width not a multiple of u, or past the bound) */
   if (!mlirValueIsNull(bound) || full_end < n)
-    chunk_loop(L, b, op, nvals, olds, outer, rest, tcb_const_index(b, n), width, 1, (MlirValue){NULL}, acc);
+    chunk_loop(L, b, op, nvals, olds, outer, rest, tcb_const_index(b, n), width, 1, (MlirValue){NULL}, cap, acc);
 }
 
 /* Accumulates rows 1..len-1 of dim `axis` at the chunk position pos (vertical). */
@@ -299,10 +315,19 @@ void tc_emit_reduce(tc_lower *L, MlirOperation op) {
     c.b = ob;
     outer.idx[r.rank - 1] = tcb_const_index(&c.b, 0);
     MlirValue acc[MAXV], out[MAXV];
-    for (int i = 0; i < r.nvals; i++) acc[i] = tc_eval(&c, r.olds[i], &outer).vec;
+    capture cap = {{NULL}, r.shape};
+    if (tc_reduce_captures(L, op))
+      cap.buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(r.olds[0])), tc_numel(r.rank, r.shape));
+    for (int i = 0; i < r.nvals; i++) acc[i] = eval_operand(&c, r.olds, i, &outer, &cap);
     /* Bounded by a masked load's mask: rows with runtime length (softmax's cols < n). */
     MlirValue bound_mask = tc_load_mask_within(L, r.olds[0], mlirValueGetType(r.olds[0]), 0);
-    if (!L->status) accumulate_last(L, &c.b, op, r.nvals, r.olds, &outer, n, w, bound_mask, acc);
+    if (!L->status) accumulate_last(L, &c.b, op, r.nvals, r.olds, &outer, n, w, bound_mask, &cap, acc);
+    if (!mlirValueIsNull(cap.buf) && !L->status) {
+      tc_special *s = tc_special_put(L, r.olds[0]);
+      memset(s, 0, sizeof *s);
+      s->kind = TC_SPECIAL_BUFFER;
+      s->buffer = cap.buf;
+    }
     if (!L->status && horizontal(L, &c.b, op, r.nvals, acc, w, out)) {
       if (rr == 0) {
         for (int i = 0; i < r.nvals; i++) tc_map_scalar(L, mlirOperationGetResult(op, i), out[i]);
