@@ -192,61 +192,6 @@ static MlirValue add_delta(tc_chunk *c, MlirValue v, MlirValue delta, bool chunk
 
 static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos);
 
-/* Is the tile the same in every lane of a chunk along the last dim (a splat of a scalar,
- * like softmax's row sum)? */
-static bool uniform_in_chunk(tc_chunk *c, MlirValue old) {
-  tc_axis ax = tc_axis_of(&c->L->axis, old);
-  return ax.rank > 0 && ax.constancy[ax.rank - 1] >= c->width && ax.constancy[ax.rank - 1] % c->width == 0;
-}
-
-/* x / d for a chunk whose divisor d is the same in every lane (softmax's num / den): one
- * division y = 1/d, then q = x*y refined to q' = fma(fma(-q, d, x), y, q), which is the
- * correctly rounded quotient (Markstein's theorem: y correctly rounded, q within 1 ulp,
- * the residual exact) as long as nothing underflows or overflows. A chunk with a lane
- * outside [2^-60, 2^60] (2^±500 for f64) in magnitude — zeros, subnormals, huge values,
- * inf, NaN — or such a d takes the plain division instead. Same bits, 3 FMA-unit ops
- * instead of a division per vector. */
-static MlirValue uniform_divf(tc_chunk *c, MlirValue x, MlirValue dv) {
-  tc_lower *L = c->L;
-  tc_builder *b = &c->b;
-  MlirType vt = mlirValueGetType(x), et = tcb_element_type(vt);
-  bool f64 = tcb_bitwidth(et) == 64;
-  double lo = f64 ? 0x1p-500 : 0x1p-60, hi = f64 ? 0x1p500 : 0x1p60;
-  int64_t zero = 0;
-  MlirNamedAttribute at0 = tcb_named(L->ctx, "static_position", mlirDenseI64ArrayGet(L->ctx, 1, &zero));
-  MlirValue d = tcb_op1(b, "vector.extract", et, 1, &dv, 1, &at0);
-  MlirValue y = tcb_binary(b, "arith.divf", tcb_const_float(b, et, 1.0), d);
-  MlirValue yv = tc_splat_vec(b, y, c->width);
-  MlirValue q = tcb_binary(b, "arith.mulf", x, yv);
-  MlirValue nq = tcb_op1(b, "arith.negf", vt, 1, &q, 0, NULL);
-  MlirValue f1[3] = {nq, dv, x};
-  MlirValue r = tcb_op1(b, "math.fma", vt, 3, f1, 0, NULL);
-  MlirValue f2[3] = {r, yv, q};
-  MlirValue q1 = tcb_op1(b, "math.fma", vt, 3, f2, 0, NULL);
-  MlirValue ax = tcb_op1(b, "math.absf", vt, 1, &x, 0, NULL);
-  MlirValue ok = tcb_binary(b, "arith.andi", tcb_cmpf(b, "oge", ax, tcb_const_float(b, vt, lo)),
-                            tcb_cmpf(b, "ole", ax, tcb_const_float(b, vt, hi)));
-  MlirNamedAttribute kind = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, "#vector.kind<and>"));
-  MlirValue all = tcb_op1(b, "vector.reduction", tcb_int_type(L->ctx, 1), 1, &ok, 1, &kind);
-  MlirValue ad = tcb_op1(b, "math.absf", et, 1, &d, 0, NULL);
-  all = tcb_binary(b, "arith.andi", all, tcb_cmpf(b, "oge", ad, tcb_const_float(b, et, lo)));
-  all = tcb_binary(b, "arith.andi", all, tcb_cmpf(b, "ole", ad, tcb_const_float(b, et, hi)));
-  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
-  MlirBlock tb = mlirBlockCreate(0, NULL, NULL), eb = mlirBlockCreate(0, NULL, NULL);
-  mlirRegionAppendOwnedBlock(regions[0], tb);
-  mlirRegionAppendOwnedBlock(regions[1], eb);
-  MlirOperation iff = tcb_op_regions(b, "scf.if", 1, &vt, 1, &all, 0, NULL, 2, regions);
-  tc_builder ib;
-  tcb_init(&ib, L->ctx);
-  ib.loc = b->loc;
-  tcb_set_end(&ib, tb);
-  tcb_op(&ib, "scf.yield", 0, NULL, 1, &q1, 0, NULL);
-  tcb_set_end(&ib, eb);
-  MlirValue exact = tcb_binary(&ib, "arith.divf", x, dv);
-  tcb_op(&ib, "scf.yield", 0, NULL, 1, &exact, 0, NULL);
-  return mlirOperationGetResult(iff, 0);
-}
-
 tc_cval tc_eval(tc_chunk *c, MlirValue old, const tc_pos *pos) {
   tc_cval r = {0};
   tc_lower *L = c->L;
@@ -550,11 +495,7 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
       ops[i] = v.vec;
     }
     MlirType rt = pos->chunked ? tc_vec_type(L->ctx, c->width, elem) : elem;
-    if (tc_op_is(op, "arith.divf") && pos->chunked && c->width > 1 &&
-        (tcb_bitwidth(elem) == 32 || tcb_bitwidth(elem) == 64) && uniform_in_chunk(c, mlirOperationGetOperand(op, 1)))
-      r.vec = uniform_divf(c, ops[0], ops[1]);
-    else
-      r.vec = mlirOperationGetResult(tc_clone_elementwise(b, op, ops, rt), 0);
+    r.vec = mlirOperationGetResult(tc_clone_elementwise(b, op, ops, rt), 0);
   } else {
     MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
     tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'%.*s' on tiles is not supported by the lowering yet", (int)nm.length,

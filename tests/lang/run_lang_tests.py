@@ -727,9 +727,8 @@ def _math():
         # Triton's umulhi is the unsigned high half (MulhiUIOp) whatever the signedness
         lambda a: {"out_ptr": ((a["a_ptr"].view(np.uint32).astype(np.uint64) * a["b_ptr"].view(np.uint32).astype(np.uint64))
                                >> 32).astype(np.uint32).view(np.int32)})
-    # x / uniform divisor is computed as a refined reciprocal product: it must round
-    # exactly like IEEE division across every binade, for specials and for divisors whose
-    # reciprocal leaves the safe range (those chunks divide).
+    # x / d with d the same for every element (a scalar, a row sum) rounds exactly like
+    # IEEE division across every binade and for specials: no reciprocal-multiply shortcut.
     rd = rng(86)
     nd = 4096
     bits = (rd.integers(0, 1 << 23, nd) | (rd.integers(0, 255, nd) << 23) | (rd.integers(0, 2, nd) << 31))
