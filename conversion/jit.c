@@ -3,8 +3,12 @@
  * In: a compiler and a kernel spec. Out: a tilec_jit_kernel handle, maybe a warning status. */
 #include "conversion/compiler.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,12 +41,65 @@ static uint64_t fnv_str(uint64_t h, const char *s) { return fnv_field(h, s, s ? 
 
 static uint64_t fnv_int(uint64_t h, int64_t v) { return fnv_bytes(h, &v, sizeof v); }
 
+/* The identity of this build of the compiler: the GNU build-id note of the object that
+ * contains this code (libtilec), so a rebuilt compiler with the same version string never
+ * picks up libraries its predecessor cached. Empty when the note cannot be found. */
+typedef struct build_id {
+  const void *addr; /* an address inside this object */
+  unsigned char id[64];
+  size_t len;
+} build_id;
+
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *user) {
+  (void)size;
+  build_id *b = user;
+  uintptr_t a = (uintptr_t)b->addr;
+  bool mine = false;
+  for (int i = 0; i < info->dlpi_phnum && !mine; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+    mine = ph->p_type == PT_LOAD && a >= lo && a < lo + ph->p_memsz;
+  }
+  if (!mine) return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_NOTE) continue;
+    const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+      const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)p;
+      const unsigned char *name = p + sizeof *nh, *desc = name + ((nh->n_namesz + 3) & ~3u);
+      if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4) && desc + nh->n_descsz <= end) {
+        b->len = nh->n_descsz < sizeof b->id ? nh->n_descsz : sizeof b->id;
+        memcpy(b->id, desc, b->len);
+        return 1;
+      }
+      p = desc + ((nh->n_descsz + 3) & ~3u);
+    }
+  }
+  return 1;
+}
+
+static build_id this_build;
+
+static void build_id_init(void) {
+  this_build.addr = (const void *)(uintptr_t)&find_build_id;
+  dl_iterate_phdr(find_build_id, &this_build);
+}
+
+static uint64_t fnv_build_id(uint64_t h) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, build_id_init);
+  return fnv_field(h, (const char *)this_build.id, this_build.len);
+}
+
 /* Everything that changes the compiled library: the spec, the options, the target this
- * compiler resolved (CPU and features, not just "host"), and the compiler and ABI versions. */
+ * compiler resolved (CPU and features, not just "host"), the compiler's version and build,
+ * and the ABI version. */
 static uint64_t cache_key(const tilec_compiler *c, const tilec_kernel_spec *spec) {
   uint64_t h = FNV_OFFSET;
   h = fnv_str(h, "tilec-jit-key-1");
   h = fnv_str(h, tilec_version());
+  h = fnv_build_id(h);
   h = fnv_int(h, TILEC_ABI_VERSION);
   h = fnv_str(h, c->target.triple);
   h = fnv_str(h, c->target.cpu);
