@@ -32,6 +32,99 @@ static MlirValue widen(tc_builder *b, MlirValue v, MlirType acc_elem) {
   return tcb_cast(b, "arith.fptosi", v, to);
 }
 
+/* ---- i8 x i8 -> i32 with AVX-512 VNNI ------------------------------------------------- */
+/* VPDPWSSD adds, in each i32 lane, the products of two signed 16-bit pairs: with B packed
+ * as pairs of rows (rows 2t and 2t+1 of a column side by side, sign-extended to i16; a
+ * zero row pads an odd K) and two elements of an A row broadcast as one pair, one
+ * instruction does two steps of K for 16 columns, where the generic path needs a 32-bit
+ * multiply and an add per step. The sums wrap in i32 like the generic path's adds. */
+static bool use_vnni(tc_lower *L, MlirType ae, MlirType be, MlirType ce, int64_t w) {
+  return L->target->has_avx512vnni && w == 16 && tcb_is_int(ae) && tcb_is_int(be) && tcb_bitwidth(ae) == 8 &&
+         tcb_bitwidth(be) == 8 && tcb_is_int(ce) && tcb_bitwidth(ce) == 32;
+}
+
+static MlirValue vnni_dot(tc_lower *L, tc_builder *b, MlirValue acc, MlirValue a, MlirValue bv) {
+  /* the intrinsic takes the pairs as <32 x i16> */
+  MlirType v32 = tc_vec_type(L->ctx, 32, tcb_int_type(L->ctx, 16));
+  MlirValue ops[3] = {acc, tcb_cast(b, "vector.bitcast", a, v32), tcb_cast(b, "vector.bitcast", bv, v32)};
+  int32_t seg[2] = {3, 0};
+  MlirNamedAttribute attrs[3] = {
+      tcb_named(L->ctx, "intrin", mlirStringAttrGet(L->ctx, mlirStringRefCreateFromCString("llvm.x86.avx512.vpdpwssd.512"))),
+      tcb_named(L->ctx, "op_bundle_sizes", mlirDenseI32ArrayGet(L->ctx, 0, NULL)),
+      tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
+  };
+  return tcb_op1(b, "llvm.call_intrinsic", mlirValueGetType(acc), 3, ops, 3, attrs);
+}
+
+/* Rows k of B (i8) at [base + k*N + j : +16] sign-extended to i16, or zeros past K. */
+static MlirValue b_row16(tc_lower *L, tc_builder *b, MlirValue bbuf, MlirValue base, MlirValue k, int64_t N, MlirValue j,
+                         bool zero) {
+  MlirType v16 = tc_vec_type(L->ctx, 16, tcb_int_type(L->ctx, 16));
+  if (zero) return tcb_const_int(b, v16, 0);
+  MlirValue idx = tcb_binary(b, "arith.addi", tcb_binary(b, "arith.addi", base, tcb_binary(b, "arith.muli", k,
+                                                                                             tcb_const_index(b, N))),
+                             j);
+  MlirValue ops[2] = {bbuf, idx};
+  MlirValue v = tcb_op1(b, "vector.load", tc_vec_type(L->ctx, 16, tcb_int_type(L->ctx, 8)), 2, ops, 0, NULL);
+  return tcb_cast(b, "arith.extsi", v, v16);
+}
+
+/* pbuf[(bi*KP + t)*N + j] = pair(B[bi, 2t, j], B[bi, 2t+1, j]) for every t and j. */
+static void vnni_pack_b(tc_lower *L, tc_builder *ob, MlirValue bbuf, MlirValue pbuf, MlirValue bi, int64_t K, int64_t N) {
+  int64_t kp = (K + 1) / 2;
+  MlirValue bbase = tcb_binary(ob, "arith.muli", bi, tcb_const_index(ob, K * N));
+  MlirValue pbase = tcb_binary(ob, "arith.muli", bi, tcb_const_index(ob, kp * N));
+  for (int odd = 0; odd < 2; odd++) {
+    /* full pairs, then the padded last pair of an odd K */
+    int64_t lo = odd ? K / 2 : 0, hi = odd ? kp : K / 2;
+    if (lo >= hi) continue;
+    MlirBlock tb = tc_build_for(L, ob, tcb_const_index(ob, lo), tcb_const_index(ob, hi), tcb_const_index(ob, 1), 0, NULL, NULL);
+    tc_builder tbb;
+    tcb_init(&tbb, L->ctx);
+    tbb.loc = ob->loc;
+    tcb_set_end(&tbb, tb);
+    MlirValue t = mlirBlockGetArgument(tb, 0);
+    MlirBlock jb = tc_build_for(L, &tbb, tcb_const_index(&tbb, 0), tcb_const_index(&tbb, N), tcb_const_index(&tbb, 16), 0, NULL,
+                                NULL);
+    tc_builder jbb;
+    tcb_init(&jbb, L->ctx);
+    jbb.loc = ob->loc;
+    tcb_set_end(&jbb, jb);
+    MlirValue j = mlirBlockGetArgument(jb, 0);
+    MlirValue k0 = tcb_binary(&jbb, "arith.muli", t, tcb_const_index(&jbb, 2));
+    MlirValue r0 = b_row16(L, &jbb, bbuf, bbase, k0, N, j, false);
+    MlirValue r1 = b_row16(L, &jbb, bbuf, bbase, tcb_binary(&jbb, "arith.addi", k0, tcb_const_index(&jbb, 1)), N, j, odd);
+    int64_t mask[32];
+    for (int i = 0; i < 16; i++) mask[2 * i] = i, mask[2 * i + 1] = 16 + i;
+    MlirValue sops[2] = {r0, r1};
+    MlirNamedAttribute ma = tcb_named(L->ctx, "mask", mlirDenseI64ArrayGet(L->ctx, 32, mask));
+    MlirValue inter = tcb_op1(&jbb, "vector.shuffle", tc_vec_type(L->ctx, 32, tcb_int_type(L->ctx, 16)), 2, sops, 1, &ma);
+    MlirValue pairs = tcb_cast(&jbb, "vector.bitcast", inter, tc_vec_type(L->ctx, 16, tcb_int_type(L->ctx, 32)));
+    MlirValue idx = tcb_binary(&jbb, "arith.addi", tcb_binary(&jbb, "arith.addi", pbase,
+                                                              tcb_binary(&jbb, "arith.muli", t, tcb_const_index(&jbb, N))),
+                               j);
+    MlirValue st[3] = {pairs, pbuf, idx};
+    tcb_op(&jbb, "vector.store", 0, NULL, 3, st, 0, NULL);
+    tcb_op(&jbb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    tcb_op(&tbb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  }
+}
+
+/* The A pair (A[row, 2t], A[row, 2t+1]) as one i32 broadcast to 16 lanes; past an odd K the
+ * second element is A[row, K-1] again, which meets B's zero padding. */
+static MlirValue a_pair(tc_lower *L, tc_builder *b, MlirValue abuf, MlirValue row, MlirValue t, int64_t K) {
+  MlirType i8 = tcb_int_type(L->ctx, 8), i16 = tcb_int_type(L->ctx, 16), i32 = tcb_int_type(L->ctx, 32);
+  MlirValue base = tcb_binary(b, "arith.muli", row, tcb_const_index(b, K));
+  MlirValue k0 = tcb_binary(b, "arith.muli", t, tcb_const_index(b, 2));
+  MlirValue k1 = tcb_binary(b, "arith.minsi", tcb_binary(b, "arith.addi", k0, tcb_const_index(b, 1)), tcb_const_index(b, K - 1));
+  MlirValue o0[2] = {abuf, tcb_binary(b, "arith.addi", base, k0)}, o1[2] = {abuf, tcb_binary(b, "arith.addi", base, k1)};
+  MlirValue e0 = tcb_cast(b, "arith.extsi", tcb_op1(b, "memref.load", i8, 2, o0, 0, NULL), i16);
+  MlirValue e1 = tcb_cast(b, "arith.extsi", tcb_op1(b, "memref.load", i8, 2, o1, 0, NULL), i16);
+  MlirValue lo = tcb_cast(b, "arith.extui", e0, i32), hi = tcb_cast(b, "arith.extui", e1, i32);
+  MlirValue pair = tcb_binary(b, "arith.ori", lo, tcb_binary(b, "arith.shli", hi, tcb_const_int(b, i32, 16)));
+  return tc_splat_vec(b, pair, 16);
+}
+
 void tc_emit_dot(tc_lower *L, MlirOperation op) {
   MlirValue a = mlirOperationGetOperand(op, 0), bm = mlirOperationGetOperand(op, 1), acc = mlirOperationGetOperand(op, 2);
   MlirValue res = mlirOperationGetResult(op, 0);
@@ -82,6 +175,14 @@ void tc_emit_dot(tc_lower *L, MlirOperation op) {
     bi = mlirBlockGetArgument(blocks[nb], 0);
     tcb_set_end(&ob, blocks[nb++]);
   }
+  MlirType amem = tcb_element_type(mlirValueGetType(abuf)), bmem = tcb_element_type(mlirValueGetType(bbuf));
+  bool vnni = use_vnni(L, amem, bmem, ce, w);
+  int64_t kp = (K + 1) / 2;
+  MlirValue pbuf = {NULL};
+  if (vnni) {
+    pbuf = tc_alloc_buffer(L, tcb_int_type(L->ctx, 32), B * kp * N);
+    vnni_pack_b(L, &ob, bbuf, pbuf, bi, K, N);
+  }
   blocks[nb] = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, M), tcb_const_index(&ob, mr), 0, NULL, NULL);
   MlirValue i0 = mlirBlockGetArgument(blocks[nb], 0);
   tcb_set_end(&ob, blocks[nb++]);
@@ -104,17 +205,38 @@ void tc_emit_dot(tc_lower *L, MlirOperation op) {
     }
   }
   MlirOperation kf;
-  MlirBlock kb = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, K), tcb_const_index(&ob, 1), nacc, accs, &kf);
+  MlirBlock kb = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, vnni ? kp : K), tcb_const_index(&ob, 1),
+                              nacc, accs, &kf);
   tc_builder kbld;
   tcb_init(&kbld, L->ctx);
   kbld.loc = b->loc;
   tcb_set_end(&kbld, kb);
   MlirValue k = mlirBlockGetArgument(kb, 0);
-  MlirType amem = tcb_element_type(mlirValueGetType(abuf)), bmem = tcb_element_type(mlirValueGetType(bbuf));
+  MlirValue next[16];
+  if (vnni) {
+    /* pbuf[(bi*KP + t)*N + j0 + q*16], A pairs of rows i0..i0+mr-1 */
+    MlirValue prow = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", bi, tcb_const_index(&kbld, kp)), k);
+    MlirValue pbase = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", prow, tcb_const_index(&kbld, N)), j0);
+    MlirValue pv[4], ap[4];
+    for (int q = 0; q < nr; q++) {
+      MlirValue pops[2] = {pbuf, tcb_binary(&kbld, "arith.addi", pbase, tcb_const_index(&kbld, q * w))};
+      pv[q] = tcb_op1(&kbld, "vector.load", vt, 2, pops, 0, NULL);
+    }
+    for (int r = 0; r < mr; r++) {
+      MlirValue row = tcb_binary(&kbld, "arith.addi", rowbase, tcb_binary(&kbld, "arith.addi", i0, tcb_const_index(&kbld, r)));
+      ap[r] = a_pair(L, &kbld, abuf, row, k, K);
+    }
+    for (int r = 0; r < mr; r++)
+      for (int q = 0; q < nr; q++) {
+        int x = r * (int)nr + q;
+        next[x] = vnni_dot(L, &kbld, mlirBlockGetArgument(kb, 1 + x), ap[r], pv[q]);
+      }
+    goto yield;
+  }
   /* b[bi, k, j0 + q*w : +w] */
   MlirValue brow = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", bi, tcb_const_index(&kbld, K)), k);
   MlirValue bbase = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", brow, tcb_const_index(&kbld, N)), j0);
-  MlirValue bv[4], av[4], next[16];
+  MlirValue bv[4], av[4];
   for (int q = 0; q < nr; q++) {
     MlirValue bops[2] = {bbuf, tcb_binary(&kbld, "arith.addi", bbase, tcb_const_index(&kbld, q * w))};
     bv[q] = widen(&kbld, tcb_op1(&kbld, "vector.load", tc_vec_type(L->ctx, w, bmem), 2, bops, 0, NULL), ce);
@@ -135,6 +257,7 @@ void tc_emit_dot(tc_lower *L, MlirOperation op) {
         next[x] = tcb_binary(&kbld, "arith.addi", cv, tcb_binary(&kbld, "arith.muli", av[r], bv[q]));
       }
     }
+yield:
   tcb_op(&kbld, "scf.yield", 0, NULL, nacc, next, 0, NULL);
   for (int x = 0; x < nacc; x++) {
     MlirValue sops[3] = {mlirOperationGetResult(kf, x), cbuf, coff[x]};

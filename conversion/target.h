@@ -17,6 +17,7 @@ typedef struct tc_target {
   bool is_x86, is_aarch64;
   bool is_cross;      /* another architecture than the one tilec runs on */
   bool has_avx512f, has_avx2, has_fma;
+  bool has_avx512vnni; /* VPDPWSSD for i8 dot */
 } tc_target;
 
 tilec_status *tc_target_init(tc_target *t, const char *name);

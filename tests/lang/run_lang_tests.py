@@ -490,6 +490,16 @@ def _dot():
     add(F, "dot_i8_i32", K, "dot_i8_kernel", (1,),
         dict(a_ptr=a8, b_ptr=b8, c_ptr=np.zeros((16, 16), np.int32), M=16, N=16, K=64), ["c_ptr"],
         lambda a: {"c_ptr": 2 * (a["a_ptr"].astype(np.int64) @ a["b_ptr"].astype(np.int64))})
+    # Full int8 range (-128 * -128 and 127 * -128 products), shapes that fill the VNNI
+    # microkernel (4 rows x 4 vectors) and more than one block of it.
+    for (m, n, k) in ((32, 64, 64), (64, 128, 32), (16, 32, 128)):
+        ai = rng(46 + m).integers(-128, 128, (m, k)).astype(np.int8)
+        bi = rng(47 + n).integers(-128, 128, (k, n)).astype(np.int8)
+        ai[0, :] = -128
+        bi[:, 0] = -128
+        add(F, "dot_i8_i32_%dx%dx%d" % (m, n, k), K, "dot_i8_kernel", (1,),
+            dict(a_ptr=ai, b_ptr=bi, c_ptr=np.zeros((m, n), np.int32), M=m, N=n, K=k), ["c_ptr"],
+            lambda a: {"c_ptr": 2 * (a["a_ptr"].astype(np.int64) @ a["b_ptr"].astype(np.int64))})
     a3 = rng(48).standard_normal((2, 16, 8)).astype(np.float32)
     b3 = rng(49).standard_normal((2, 8, 16)).astype(np.float32)
     add(F, "dot_batched_3d", K, "dot_batched_kernel", (1,),
