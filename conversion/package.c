@@ -250,11 +250,67 @@ static const char *c_compiler(void) {
   return "cc";
 }
 
+/* The linker command the C compiler's driver would run, recorded at configure time
+ * (cmake/link_template.cmake): running it directly saves the driver's start-up. */
+extern const char *const tilec_link_template[];
+
+static char *subst(const char *arg, const char *key, const char *value) {
+  const char *at = strstr(arg, key);
+  if (!at) return NULL;
+  size_t n = strlen(arg) - strlen(key) + strlen(value) + 1;
+  char *s = malloc(n);
+  if (s) snprintf(s, n, "%.*s%s%s", (int)(at - arg), arg, value, at + strlen(key));
+  return s;
+}
+
+/* ld ... with @OUT@, @OBJS@ and @RTDIR@ filled in; false when there is no template, the
+ * user chose another compiler (TILEC_CC), or the link fails (then the driver retries). */
+static bool link_direct(char *const *objs, size_t n, const char *rt, const char *so_path) {
+  const char *cc = getenv("TILEC_CC");
+  if (!tilec_link_template[0] || (cc && *cc)) return false;
+  size_t nt = 0;
+  while (tilec_link_template[nt]) nt++;
+  char **argv = calloc(nt + n + 1, sizeof *argv);
+  char **owned = calloc(nt + 1, sizeof *owned);
+  bool ok = argv && owned;
+  size_t k = 0, no = 0;
+  for (size_t i = 0; ok && i < nt; i++) {
+    const char *a = tilec_link_template[i];
+    if (!strcmp(a, "@OBJS@")) {
+      for (size_t j = 0; j < n; j++) argv[k++] = objs[j];
+    } else if (!strcmp(a, "@OUT@")) {
+      argv[k++] = (char *)so_path;
+    } else if (strstr(a, "@RTDIR@")) {
+      char *s = subst(a, "@RTDIR@", rt[0] ? rt : ".");
+      ok = s != NULL;
+      argv[k++] = owned[no++] = s;
+    } else {
+      argv[k++] = (char *)a;
+    }
+  }
+  tilec_status *st = NULL;
+  if (ok) {
+    argv[k] = NULL;
+    st = run_cc(argv);
+  }
+  ok = ok && !st;
+  tilec_status_destroy(st);
+  for (size_t i = 0; i < no; i++) free(owned[i]);
+  free(owned);
+  free(argv);
+  return ok;
+}
+
 /* cc -shared stub.c objs... with SLEEF and the runtime. A cross target (another
  * architecture than the one tilec runs on) links with lld against the target's multiarch
  * libraries and leaves the runtime's symbols to be bound when the library is loaded by a
  * program linked against that target's libtilec-runtime: the host's runtime cannot be
  * linked into it. */
+static bool is_object(const char *path) {
+  size_t n = strlen(path);
+  return n > 2 && !strcmp(path + n - 2, ".o");
+}
+
 static tilec_status *link_objects(const char *stub, char **objs, size_t n, const tc_target *target,
                                   const char *so_path, bool debug_info) {
   char rt[4096], rtflag[4200], rpath[4200], target_flag[200];
@@ -262,6 +318,13 @@ static tilec_status *link_objects(const char *stub, char **objs, size_t n, const
   snprintf(rtflag, sizeof rtflag, "-L%s", rt[0] ? rt : ".");
   snprintf(rpath, sizeof rpath, "-Wl,-rpath,%s", rt[0] ? rt : ".");
   snprintf(target_flag, sizeof target_flag, "--target=%s", target->triple);
+  if (!target->is_cross && is_object(stub)) {
+    char *all[TC_MAX_VARIANTS + 2];
+    size_t na = 0;
+    all[na++] = (char *)stub;
+    for (size_t i = 0; i < n && na < TC_MAX_VARIANTS + 2; i++) all[na++] = objs[i];
+    if (link_direct(all, na, rt, so_path)) return NULL;
+  }
   char **argv = calloc(n + 24, sizeof *argv);
   if (!argv) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
   int k = 0;
