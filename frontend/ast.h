@@ -4,6 +4,7 @@
 #ifndef TILEC_FRONTEND_AST_H
 #define TILEC_FRONTEND_AST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,7 @@ typedef struct tc_keyword {
 struct tc_expr {
   tc_expr_kind kind;
   tc_loc loc;
+  bool int_u64; /* INT: int_value holds the bits of a literal in [2^63, 2^64) */
   union {
     const char *name;                     /* NAME */
     int64_t int_value;                    /* INT, BOOL */

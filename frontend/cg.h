@@ -39,6 +39,7 @@ typedef struct tc_val tc_val;
 struct tc_val {
   tc_val_kind kind;
   int64_t i;
+  bool u64; /* TV_INT: i holds the bits of a value in [2^63, 2^64) */
   double f;
   const char *s;
   size_t slen;

@@ -345,7 +345,11 @@ tc_val cg_expr(tc_cg *cg, const tc_expr *e) {
   if (cg->err) return (tc_val){.kind = TV_INVALID};
   switch (e->kind) {
   case TC_EXPR_NAME: return eval_name(cg, e);
-  case TC_EXPR_INT: return tv_int(e->u.int_value);
+  case TC_EXPR_INT: {
+    tc_val r = tv_int(e->u.int_value);
+    r.u64 = e->int_u64;
+    return r;
+  }
   case TC_EXPR_FLOAT: return tv_float(e->u.float_value);
   case TC_EXPR_STRING: return tv_str(e->u.str.data, e->u.str.len);
   case TC_EXPR_BOOL: return tv_bool(e->u.int_value != 0);

@@ -27,13 +27,21 @@ tc_val cg_constant(tc_cg *cg, tc_ty ty, double fv, int64_t iv, int rank, const i
 static tc_ty literal_type(const tc_val *v) {
   if (v->kind == TV_BOOL) return tc_ty_make(TILEC_DTYPE_I1);
   if (v->kind == TV_FLOAT) return tc_ty_make(TILEC_DTYPE_F32);
-  /* Triton: int32, then uint32 for [2^31, 2^32), then int64. */
+  /* Triton: int32, then uint32 for [2^31, 2^32), then int64, then uint64. */
+  if (v->kind == TV_INT && v->u64) return tc_ty_make(TILEC_DTYPE_U64);
   if (v->i >= INT32_MIN && v->i <= INT32_MAX) return tc_ty_make(TILEC_DTYPE_I32);
   if (v->i > INT32_MAX && v->i <= (int64_t)UINT32_MAX) return tc_ty_make(TILEC_DTYPE_U32);
   return tc_ty_make(TILEC_DTYPE_I64);
 }
 
-static double literal_float(const tc_val *v) { return v->kind == TV_FLOAT ? v->f : (double)v->i; }
+static double literal_float(const tc_val *v) {
+  if (v->kind == TV_INT && v->u64) return (double)(uint64_t)v->i;
+  return v->kind == TV_FLOAT ? v->f : (double)v->i;
+}
+
+/* Compile-time arithmetic on an integer in [2^63, 2^64) would need Python's unbounded
+ * ints; such constants work as operands of tensor operations (typed uint64). */
+static bool big_int(const tc_val *v) { return v->kind == TV_INT && v->u64; }
 
 static int64_t literal_int(const tc_val *v) { return v->kind == TV_FLOAT ? (int64_t)v->f : v->i; }
 
@@ -323,6 +331,9 @@ tc_val cg_to_bool(tc_cg *cg, tc_val v, tc_loc loc) {
 }
 
 tc_val cg_unary(tc_cg *cg, tc_unop op, tc_val a, tc_loc loc) {
+  if (big_int(&a) && op != TC_UOP_POS && op != TC_UOP_NOT)
+    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
+                    "compile-time unary operators on an integer constant >= 2**63 are not supported");
   if (tv_is_constexpr(&a)) {
     switch (op) {
     case TC_UOP_POS: return a;
@@ -445,6 +456,11 @@ tc_val cg_constexpr_binary(tc_cg *cg, tc_binop op, const tc_val *a, const tc_val
   if (!tv_is_number(a) || !tv_is_number(b))
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "unsupported operand types for '%s': '%s' and '%s'",
                     binop_symbol(op), tv_kind_name(a), tv_kind_name(b));
+  if (big_int(a) || big_int(b))
+    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
+                    "compile-time '%s' on an integer constant >= 2**63 is not supported; use it with a tensor "
+                    "operand (it is typed uint64 there) or tl.full(..., dtype=tl.uint64)",
+                    binop_symbol(op));
   bool flt = a->kind == TV_FLOAT || b->kind == TV_FLOAT;
   double x = literal_float(a), y = literal_float(b);
   int64_t i = a->i, j = b->i;
@@ -491,7 +507,10 @@ tc_val cg_constexpr_compare(tc_cg *cg, tc_cmpop op, const tc_val *a, const tc_va
   int c;
   if (tv_is_number(a) && tv_is_number(b)) {
     double x = literal_float(a), y = literal_float(b);
-    if (a->kind != TV_FLOAT && b->kind != TV_FLOAT) c = a->i < b->i ? -1 : a->i > b->i;
+    if (big_int(a) || big_int(b)) /* one side >= 2^63: above every int64 */
+      c = big_int(a) && big_int(b) ? ((uint64_t)a->i < (uint64_t)b->i ? -1 : (uint64_t)a->i > (uint64_t)b->i)
+                                   : (big_int(a) ? 1 : -1);
+    else if (a->kind != TV_FLOAT && b->kind != TV_FLOAT) c = a->i < b->i ? -1 : a->i > b->i;
     else c = x < y ? -1 : x > y;
   } else if (a->kind == TV_STR && b->kind == TV_STR) {
     size_t n = a->slen < b->slen ? a->slen : b->slen;

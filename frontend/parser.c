@@ -214,12 +214,13 @@ static tc_expr *tc_parse_number(tc_parser *p, const tc_token *t) {
     int c = (unsigned char)s[i];
     if (c == '_') continue;
     unsigned d = c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
-    if (v > ((uint64_t)INT64_MAX - d) / (unsigned)base)
-      tc_fail(p, tc_tok_loc(t), "integer literal too large");
+    if (v > (UINT64_MAX - d) / (unsigned)base)
+      tc_fail(p, tc_tok_loc(t), "integer literal too large (Triton's integers stop at 2**64 - 1)");
     v = v * (unsigned)base + d;
   }
   tc_expr *e = tc_expr_new(p, TC_EXPR_INT, tc_tok_loc(t));
   e->u.int_value = (int64_t)v;
+  e->int_u64 = v > (uint64_t)INT64_MAX; /* typed uint64, as Triton types such literals */
   return e;
 }
 

@@ -755,6 +755,14 @@ def _math():
         add(F, "div_uniform_%g" % sv, K, "div_uniform_kernel", (nd // 512,),
             dict(x_ptr=xd, w_ptr=wv, out_ptr=np.zeros(nd, np.float32), sum_out_ptr=np.zeros(nd, np.float32),
                  s=float(np.float32(sv)), n=nd, BLOCK=512), ["out_ptr", "sum_out_ptr"], div_ref, rtol=0, atol=0)
+    hx = (np.arange(1000, dtype=np.uint64) * np.uint64(0x9E3779B1)) ^ np.uint64(0xFFFFFFFF00000000)
+
+    def hash_ref(a):
+        with np.errstate(over="ignore"):
+            h = (a["x_ptr"] ^ np.uint64(0x9E3779B97F4A7C15)) * np.uint64(0xBF58476D1CE4E5B9)
+            return {"out_ptr": h ^ (h >> np.uint64(31))}
+    add(F, "hash_u64_literals", K, "hash_u64_kernel", (8,),
+        dict(x_ptr=hx, out_ptr=np.zeros(1000, np.uint64), n=1000, BLOCK=128), ["out_ptr"], hash_ref)
     xs = rng(85).standard_normal((4, 16)).astype(np.float32) * 3
 
     def softmax_ref(a):
@@ -1610,6 +1618,7 @@ def _diagnostics():
     diag(F, "diag_arange_not_pow2", K, "arange_not_pow2_kernel", "*i32", expect=("12",), line=61)
     diag(F, "diag_undefined_name", K, "undefined_name_kernel", "*i32", expect=("not_defined_anywhere",), line=68)
     diag(F, "diag_tensor_index", K, "tensor_index_kernel", "*i32", expect=("index",), line=74)
+    diag(F, "diag_big_int_compile_time_arith", K, "big_int_fold_kernel", "*i64", expect=("2**63",), line=134)
     diag(F, "diag_if_branch_shape_mismatch", K, "if_type_mismatch_kernel", "*fp32, i32", expect=("'v'",))
     diag(F, "diag_static_assert", K, "static_assert_kernel", "*i32, 8", expect=("multiple of 16",), line=88)
     diag(F, "diag_reshape_numel", K, "reshape_numel_kernel", "*i32", expect=("reshape",), line=96)

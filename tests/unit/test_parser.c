@@ -697,7 +697,7 @@ START_TEST(test_errors) {
       {"    l = sum(i for i in x)\n",
        "generator expression is not supported in @triton.jit functions", 3, 13},
       {"    s = f\"{x}\"\n", "f-string is not supported in @triton.jit functions", 3, 9},
-      {"    n = 9223372036854775808\n", "integer literal too large", 3, 9},
+      {"    n = 18446744073709551616\n", "integer literal too large (Triton's integers stop at 2**64 - 1)", 3, 9},
       {"    z = 1j\n", "imaginary literals are not supported", 3, 9},
       {"    z = 012\n",
        "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal "

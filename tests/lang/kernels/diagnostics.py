@@ -127,3 +127,9 @@ def nested_def_kernel(x_ptr):
         return v + 1
     r = tl.arange(0, 16)
     tl.store(x_ptr + r, inner(r))
+
+
+@triton.jit
+def big_int_fold_kernel(x_ptr):
+    K: tl.constexpr = 0x8000000000000000 + 1
+    tl.store(x_ptr, K)

@@ -147,3 +147,14 @@ def div_uniform_kernel(x_ptr, w_ptr, out_ptr, sum_out_ptr, s, n, BLOCK: tl.const
     tl.store(out_ptr + offs, x / s, mask=m)
     w = tl.load(w_ptr + tl.arange(0, 4))
     tl.store(sum_out_ptr + offs, x / tl.sum(w, axis=0), mask=m)
+
+
+@triton.jit
+def hash_u64_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # 64-bit mixing constants at or above 2**63 are uint64 literals (Triton's typing)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    h = (x ^ 0x9E3779B97F4A7C15) * 0xBF58476D1CE4E5B9
+    h = h ^ (h >> 31)
+    tl.store(out_ptr + offs, h, mask=m)
