@@ -608,7 +608,19 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     tc_val x = a->args[0], y = a->args[1];
     tc_val p = cg_binary(cg, TC_OP_MUL, x, y, loc); /* for the promoted type and shapes */
     if (cg->err) return p;
-    if (!tc_ty_is_int(p.ty) || tc_ty_bits(p.ty) > 32) return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.umulhi supports 32-bit integers");
+    if (!tc_ty_is_int(p.ty)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.umulhi expects integer operands");
+    if (tc_ty_bits(p.ty) > 32) {
+      /* 64-bit: the high half of the 128-bit product from 32-bit halves (prelude) */
+      const tc_func *f = cg->prelude ? tc_module_find(cg->prelude, "_umulhi64") : NULL;
+      if (!f) return cg_error(cg, loc, TILEC_ERROR_INTERNAL, "the prelude lacks _umulhi64");
+      tc_ty u64 = tc_ty_make(TILEC_DTYPE_U64);
+      tc_val args[2] = {cg_cast(cg, cg_broadcast_to(cg, x, p.rank, p.shape, loc), u64, false, loc),
+                        cg_cast(cg, cg_broadcast_to(cg, y, p.rank, p.shape, loc), u64, false, loc)};
+      if (cg->err) return p;
+      tc_val hi = cg_call_jit(cg, f, args, 2, NULL, NULL, 0, loc);
+      if (cg->err) return hi;
+      return cg_cast(cg, hi, p.ty, false, loc);
+    }
     tc_ty u64 = tc_ty_make(TILEC_DTYPE_U64), u32 = tc_ty_make(TILEC_DTYPE_U32);
     tc_val xa = cg_cast(cg, cg_cast(cg, cg_broadcast_to(cg, x, p.rank, p.shape, loc), u32, false, loc), u64, false, loc);
     tc_val ya = cg_cast(cg, cg_cast(cg, cg_broadcast_to(cg, y, p.rank, p.shape, loc), u32, false, loc), u64, false, loc);

@@ -32,8 +32,8 @@ import triton.language as tl
 
 @triton.jit
 def _umulhi64(a, b):
-    # High 64 bits of the 128-bit product of two uint64 values (tl.umulhi only handles
-    # 32-bit operands), by schoolbook multiplication of 32-bit halves: no partial sum
+    # High 64 bits of the 128-bit product of two uint64 values (tl.umulhi of 64-bit
+    # operands calls this), by schoolbook multiplication of 32-bit halves: no partial sum
     # below can overflow 64 bits.
     a_lo = a & 0xFFFFFFFF
     a_hi = a >> 32

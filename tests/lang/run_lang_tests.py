@@ -730,6 +730,14 @@ def _math():
     add(F, "umulhi_u32", K, "umulhi_kernel", (1,),
         dict(a_ptr=ua, b_ptr=ub, out_ptr=np.zeros(64, np.uint32), BLOCK=64), ["out_ptr"],
         lambda a: {"out_ptr": ((a["a_ptr"].astype(np.uint64) * a["b_ptr"].astype(np.uint64)) >> 32).astype(np.uint32)})
+    ua64 = rng(181).integers(0, 1 << 63, 64, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    ub64 = rng(182).integers(0, 1 << 63, 64, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    ua64[0] = ub64[0] = np.uint64(0xFFFFFFFFFFFFFFFF)
+    ua64[1], ub64[1] = np.uint64(0), np.uint64(0xFFFFFFFFFFFFFFFF)
+    add(F, "umulhi_u64", K, "umulhi_kernel", (1,),
+        dict(a_ptr=ua64, b_ptr=ub64, out_ptr=np.zeros(64, np.uint64), BLOCK=64), ["out_ptr"],
+        lambda a: {"out_ptr": np.array([(int(x) * int(y)) >> 64 for x, y in zip(a["a_ptr"], a["b_ptr"])],
+                                       dtype=np.uint64)})
     sa = rng(83).integers(-(1 << 31), (1 << 31) - 1, 64, dtype=np.int64).astype(np.int32)
     sb = rng(84).integers(-(1 << 31), (1 << 31) - 1, 64, dtype=np.int64).astype(np.int32)
     add(F, "umulhi_i32", K, "umulhi_kernel", (1,),
