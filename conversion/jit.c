@@ -3,6 +3,7 @@
  * In: a compiler and a kernel spec. Out: a tilec_jit_kernel handle, maybe a warning status. */
 #include "conversion/compiler.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tilec/runtime.h"
@@ -154,6 +156,7 @@ typedef struct cache_entry {
 
 struct tc_jit_cache {
   char *dir; /* resolved disk cache directory; NULL: none */
+  bool swept; /* stale temporary files removed (once per compiler) */
   char *dir_problem; /* why there is none when one was wanted, for the warning */
   cache_entry *entries;
   size_t count, cap;
@@ -338,6 +341,24 @@ static tilec_status *compile_in_temp(tilec_compiler *c, const tilec_kernel_spec 
   return st;
 }
 
+/* A writer that died between mkstemp and rename leaves `.tmp-*` behind; they are never
+ * read, and ones older than an hour (no compile takes that long) are removed here. */
+#define STALE_TEMP_SECONDS 3600
+
+static void sweep_stale_temps(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  time_t now = time(NULL);
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    if (strncmp(e->d_name, ".tmp-", 5) != 0) continue;
+    struct stat st;
+    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+        now - st.st_mtime > STALE_TEMP_SECONDS)
+      unlinkat(dirfd(d), e->d_name, 0);
+  }
+  closedir(d);
+}
+
 /* Builds the entry under a temporary name in the cache directory and renames it into
  * place, so a concurrent reader sees either no entry or a whole one. A writer that loses
  * the race just replaces an equal entry. *unusable reports a directory we cannot write. */
@@ -345,6 +366,10 @@ static tilec_status *compile_into_cache(tilec_compiler *c, const tilec_kernel_sp
                                         uint64_t key, bool *unusable, char *why, size_t why_len) {
   *unusable = false;
   int err = make_dirs(c->jit->dir);
+  if (!err && !c->jit->swept) {
+    sweep_stale_temps(c->jit->dir);
+    c->jit->swept = true;
+  }
   char tmp[4200];
   int fd = -1;
   if (!err) {

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tilec/runtime.h"
@@ -435,6 +437,35 @@ static void check_error(tilec_status *st, tilec_status_code code, const char *ms
   tilec_status_destroy(st);
 }
 
+/* A crashed writer's `.tmp-*` file older than an hour is removed by the next compile that
+ * writes the cache; a recent one (another process may be writing it) stays. */
+START_TEST(test_stale_temp_files) {
+  make_root();
+  char cache[PATH_MAX + 64], stale[PATH_MAX + 128], fresh[PATH_MAX + 128];
+  snprintf(cache, sizeof cache, "%s", cache_in_root("cache"));
+  ck_assert_int_eq(mkdir(cache, 0700), 0);
+  snprintf(stale, sizeof stale, "%s/.tmp-0123456789abcdef-AAAAAA", cache);
+  snprintf(fresh, sizeof fresh, "%s/.tmp-0123456789abcdef-BBBBBB", cache);
+  FILE *f = fopen(stale, "w");
+  ck_assert_ptr_nonnull(f);
+  fclose(f);
+  f = fopen(fresh, "w");
+  ck_assert_ptr_nonnull(f);
+  fclose(f);
+  struct timespec old[2] = {{time(NULL) - 2 * 3600, 0}, {time(NULL) - 2 * 3600, 0}};
+  ck_assert_int_eq(utimensat(AT_FDCWD, stale, old, 0), 0);
+  tilec_compiler *c = compiler_with_cache(cache);
+  tilec_kernel_spec spec = add_spec(ADD_SIG);
+  tilec_jit_kernel *k = jit_ok(c, &spec);
+  check_add(k, 100);
+  ck_assert_msg(access(stale, F_OK) != 0, "stale temporary file was not removed");
+  ck_assert_msg(access(fresh, F_OK) == 0, "a recent temporary file was removed");
+  tilec_jit_kernel_release(k);
+  tilec_compiler_destroy(c);
+  remove_root();
+}
+END_TEST
+
 START_TEST(test_checked_launch) {
   tilec_compiler *c = compiler_with_cache("");
   tilec_kernel_spec spec = add_spec(ADD_SIG);
@@ -485,6 +516,7 @@ static Suite *jit_suite(void) {
   tcase_add_test(tc, test_source_from_file);
   tcase_add_test(tc, test_compile_errors);
   tcase_add_test(tc, test_checked_launch);
+  tcase_add_test(tc, test_stale_temp_files);
   suite_add_tcase(s, tc);
   return s;
 }
