@@ -137,6 +137,22 @@ void tc_buffer_write(tc_chunk *c, MlirValue buf, MlirValue v, const tc_pos *pos,
  * unchunked evaluation at the same position. */
 static MlirValue first_lane_offset(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos) {
   tc_pos lane = tc_pos_with(pos, false);
+  /* A pointer tile contiguous along its whole last dim (the axis analysis, like Triton's,
+   * treats offsets as not wrapping): the chunk starts at the row's first offset plus the
+   * chunk's index, added in 64 bits. LLVM then strength-reduces the address instead of
+   * recomputing a 32-bit offset and sign-extending it for every chunk. */
+  int64_t shape[TC_RANK];
+  int rank = tc_shape_of(mlirValueGetType(old_ptr), shape);
+  tc_axis ax = tc_axis_of(&c->L->axis, old_ptr);
+  if (rank > 0 && rank == pos->rank && ax.rank == rank && ax.contiguity[rank - 1] >= shape[rank - 1]) {
+    tc_pos row = lane;
+    row.idx[rank - 1] = tcb_const_index(&c->b, 0);
+    tc_cval p0 = tc_eval(c, old_ptr, &row);
+    if (c->L->status) return tcb_const_index(&c->b, 0);
+    if (mlirValueIsNull(p0.vec)) return pos->idx[rank - 1];
+    MlirValue base = tcb_cast(&c->b, "arith.index_cast", p0.vec, tcb_index(c->L->ctx));
+    return tcb_binary(&c->b, "arith.addi", base, pos->idx[rank - 1]);
+  }
   tc_cval p = tc_eval(c, old_ptr, &lane);
   if (mlirValueIsNull(p.vec)) return tcb_const_index(&c->b, 0);
   return tcb_cast(&c->b, "arith.index_cast", p.vec, tcb_index(c->L->ctx));
