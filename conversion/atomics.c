@@ -66,22 +66,37 @@ static MlirValue masked_atomic(tc_lower *L, tc_builder *b, MlirOperation op, Mli
     return old;
   }
   MlirType t = mlirValueGetType(val);
-  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
-  MlirBlock tb = mlirBlockCreate(0, NULL, NULL), eb = mlirBlockCreate(0, NULL, NULL);
-  mlirRegionAppendOwnedBlock(regions[0], tb);
-  mlirRegionAppendOwnedBlock(regions[1], eb);
-  MlirOperation iff = tcb_op_regions(b, "scf.if", 1, &t, 1, &mask, 0, NULL, 2, regions);
-  tc_builder ib;
-  tcb_init(&ib, L->ctx);
-  ib.loc = b->loc;
-  tcb_set_end(&ib, tb);
+  tc_builder ib, eb;
+  MlirOperation iff = tcb_if(b, mask, 1, &t, &ib, &eb);
   MlirValue old = atomic_at(L, &ib, op, addr, cmp, val);
   tc_race_atomic(L, &ib, op, old, cmp);
   tcb_op(&ib, "scf.yield", 0, NULL, 1, &old, 0, NULL);
-  tcb_set_end(&ib, eb);
-  MlirValue z = tcb_is_float(t) ? tcb_const_float(&ib, t, 0.0) : tcb_const_int(&ib, t, 0);
-  tcb_op(&ib, "scf.yield", 0, NULL, 1, &z, 0, NULL);
+  MlirValue z = tcb_is_float(t) ? tcb_const_float(&eb, t, 0.0) : tcb_const_int(&eb, t, 0);
+  tcb_op(&eb, "scf.yield", 0, NULL, 1, &z, 0, NULL);
   return mlirOperationGetResult(iff, 0);
+}
+
+typedef struct atomic_lanes {
+  MlirOperation op;
+  bool cas;
+  MlirValue old_ptr, old_cmp, old_val, old_mask;
+  MlirType pointee;
+  MlirValue buf; /* the old values, one per lane */
+  int64_t shape[TC_RANK];
+} atomic_lanes;
+
+static void atomic_lane(tc_chunk *c, const tc_pos *pos, void *user) {
+  atomic_lanes *x = user;
+  tc_lower *L = c->L;
+  tc_cval p = tc_eval(c, x->old_ptr, pos);
+  MlirValue v = tc_eval(c, x->old_val, pos).vec;
+  MlirValue cm = x->cas ? tc_eval(c, x->old_cmp, pos).vec : (MlirValue){NULL};
+  MlirValue m = mlirValueIsNull(x->old_mask) ? x->old_mask : tc_eval(c, x->old_mask, pos).vec;
+  if (!L->status) tc_check_access(c, x->op, x->old_ptr, p, m, pos);
+  if (L->status) return;
+  MlirValue addr = mlirValueIsNull(p.vec) ? p.base : tc_scalar_addptr(L, &c->b, p.base, p.vec, x->pointee);
+  MlirValue old = masked_atomic(L, &c->b, x->op, m, addr, cm, v);
+  tc_buffer_write(c, x->buf, old, pos, x->shape);
 }
 
 void tc_lower_atomic(tc_lower *L, MlirOperation op) {
@@ -102,43 +117,12 @@ void tc_lower_atomic(tc_lower *L, MlirOperation op) {
     tc_map_scalar(L, oldres, masked_atomic(L, &L->b, op, m, p, c, v));
     return;
   }
-  int64_t shape[TC_RANK];
-  int rank = tc_shape_of(rt, shape);
-  MlirValue buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(rt), tc_numel(rank, shape));
   /* A scalar loop nest: every lane is its own atomic. */
-  tc_builder b = L->b;
-  tc_pos pos = {.rank = rank, .chunked = false};
-  MlirBlock opened[TC_RANK];
-  int nopened = 0;
-  for (int d = 0; d < rank; d++) {
-    MlirBlock blk = tc_build_for(L, &b, tcb_const_index(&b, 0), tcb_const_index(&b, shape[d]), tcb_const_index(&b, 1), 0,
-                                 NULL, NULL);
-    pos.idx[d] = mlirBlockGetArgument(blk, 0);
-    tcb_set_end(&b, blk);
-    opened[nopened++] = blk;
-  }
-  tc_chunk c;
-  tc_chunk_init(&c, L, b.block, 1);
-  c.b = b;
-  tc_cval p = tc_eval(&c, old_ptr, &pos);
-  MlirValue v = tc_eval(&c, old_val, &pos).vec;
-  MlirValue cm = cas ? tc_eval(&c, old_cmp, &pos).vec : (MlirValue){NULL};
-  MlirValue m = mlirValueIsNull(old_mask) ? old_mask : tc_eval(&c, old_mask, &pos).vec;
-  if (!L->status) tc_check_access(&c, op, old_ptr, p, m, &pos);
-  if (!L->status) {
-    MlirValue addr = mlirValueIsNull(p.vec) ? p.base : tc_scalar_addptr(L, &c.b, p.base, p.vec, pointee);
-    MlirValue old = masked_atomic(L, &c.b, op, m, addr, cm, v);
-    tc_buffer_write(&c, buf, old, &pos, shape);
-  }
-  tc_chunk_free(&c);
-  for (int i = nopened - 1; i >= 0; i--) {
-    tc_builder yb;
-    tcb_init(&yb, L->ctx);
-    yb.loc = L->b.loc;
-    tcb_set_end(&yb, opened[i]);
-    tcb_op(&yb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  }
+  atomic_lanes x = {op, cas, old_ptr, old_cmp, old_val, old_mask, pointee, {NULL}, {0}};
+  int rank = tc_shape_of(rt, x.shape);
+  x.buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(rt), tc_numel(rank, x.shape));
+  tc_emit_scalar_nest(L, rank, x.shape, atomic_lane, &x);
   tc_special *s = tc_special_put(L, oldres);
   s->kind = TC_SPECIAL_BUFFER;
-  s->buffer = buf;
+  s->buffer = x.buf;
 }

@@ -88,15 +88,31 @@ static void report(tc_lower *L, tc_builder *b, MlirOperation op, int arg, const 
   tc_call_runtime(L, b, "tilec_rt_bounds_fail", 15, args);
 }
 
-static MlirValue if_block(tc_lower *L, tc_builder *b, MlirValue cond, tc_builder *inner) {
-  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
-  MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
-  mlirRegionAppendOwnedBlock(regions[0], tb);
-  tcb_op_regions(b, "scf.if", 0, NULL, 1, &cond, 0, NULL, 2, regions);
-  tcb_init(inner, L->ctx);
-  inner->loc = b->loc;
-  tcb_set_end(inner, tb);
-  return cond;
+/* The first lane where the i1 vector `bad` is set (min over select(bad, lane, w)); w when
+ * none is. */
+static MlirValue first_true_lane(tc_lower *L, tc_builder *b, MlirValue bad, int64_t w) {
+  MlirType i32 = tcb_int_type(L->ctx, 32);
+  int32_t lanes[64];
+  for (int64_t k = 0; k < w; k++) lanes[k] = (int32_t)k;
+  MlirType v32 = tc_vec_type(L->ctx, w, i32);
+  MlirNamedAttribute ca = tcb_named(L->ctx, "value", mlirDenseElementsAttrInt32Get(v32, w, lanes));
+  MlirValue iota = tcb_op1(b, "arith.constant", v32, 0, NULL, 1, &ca);
+  MlirValue cand = tcb_select(b, bad, iota, tcb_const_int(b, v32, w));
+  MlirNamedAttribute kind = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, "#vector.kind<minui>"));
+  return tcb_op1(b, "vector.reduction", i32, 1, &cand, 1, &kind);
+}
+
+/* Lane `lane` (index) of vector v, read through a small stack slot (cold paths only). */
+static MlirValue lane_of(tc_lower *L, tc_builder *b, MlirValue v, MlirValue lane, int64_t w) {
+  MlirType et = tcb_element_type(mlirValueGetType(v));
+  MlirType mt = mlirMemRefTypeContiguousGet(et, 1, &w, mlirAttributeGetNull());
+  int32_t seg[2] = {0, 0};
+  MlirNamedAttribute sa = tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg));
+  MlirValue slot = tcb_op1(b, "memref.alloca", mt, 0, NULL, 1, &sa);
+  MlirValue sops[3] = {v, slot, tcb_const_index(b, 0)};
+  tcb_op(b, "vector.store", 0, NULL, 3, sops, 0, NULL);
+  MlirValue lops[2] = {slot, lane};
+  return tcb_op1(b, "memref.load", et, 2, lops, 0, NULL);
 }
 
 static MlirValue extent_of(tc_lower *L, tc_builder *b, int arg) {
@@ -140,7 +156,7 @@ void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p
     bad = tcb_binary(b, "arith.andi", bad, tcb_cmpi(b, "sge", extent, tcb_const_int(b, i64, 0)));
     if (!mlirValueIsNull(mask)) bad = tcb_binary(b, "arith.andi", bad, mask);
     tc_builder in;
-    if_block(L, b, bad, &in);
+    tcb_if(b, bad, 0, NULL, &in, NULL);
     report(L, &in, op, arg, pos, (MlirValue){NULL}, elem, extent);
     tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
     return;
@@ -152,29 +168,12 @@ void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p
   MlirValue known = tcb_cmpi(b, "sge", extent, tcb_const_int(b, i64, 0));
   bad = tcb_binary(b, "arith.andi", bad, tc_splat_vec(b, known, w));
   if (!mlirValueIsNull(mask)) bad = tcb_binary(b, "arith.andi", bad, mask);
-  /* first bad lane: min over select(bad, lane, w) */
-  int32_t lanes[64];
-  for (int64_t k = 0; k < w; k++) lanes[k] = (int32_t)k;
-  MlirType v32 = tc_vec_type(L->ctx, w, i32);
-  MlirNamedAttribute ca = tcb_named(L->ctx, "value", mlirDenseElementsAttrInt32Get(v32, w, lanes));
-  MlirValue iota = tcb_op1(b, "arith.constant", v32, 0, NULL, 1, &ca);
-  MlirValue cand = tcb_select(b, bad, iota, tcb_const_int(b, v32, w));
-  MlirNamedAttribute kind = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, "#vector.kind<minui>"));
-  MlirValue first = tcb_op1(b, "vector.reduction", i32, 1, &cand, 1, &kind);
-  MlirValue any = tcb_cmpi(b, "ult", first, tcb_const_int(b, i32, w));
+  MlirValue first = first_true_lane(L, b, bad, w);
   tc_builder in;
-  if_block(L, b, any, &in);
-  /* cold path: read the bad lane's offset through a small stack slot */
-  MlirType mt = mlirMemRefTypeContiguousGet(i64, 1, &w, mlirAttributeGetNull());
-  int32_t seg[2] = {0, 0};
-  MlirNamedAttribute sa = tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg));
-  MlirValue slot = tcb_op1(&in, "memref.alloca", mt, 0, NULL, 1, &sa);
-  MlirValue zero = tcb_const_index(&in, 0);
-  MlirValue sops[3] = {elem, slot, zero};
-  tcb_op(&in, "vector.store", 0, NULL, 3, sops, 0, NULL);
+  tcb_if(b, tcb_cmpi(b, "ult", first, tcb_const_int(b, i32, w)), 0, NULL, &in, NULL);
+  /* cold path: the bad lane's offset */
   MlirValue lane = tcb_cast(&in, "arith.index_cast", first, tcb_index(L->ctx));
-  MlirValue lops[2] = {slot, lane};
-  MlirValue e = tcb_op1(&in, "memref.load", i64, 2, lops, 0, NULL);
+  MlirValue e = lane_of(L, &in, elem, lane, w);
   report(L, &in, op, arg, pos, lane, e, extent);
   tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
@@ -211,7 +210,7 @@ void tc_nan_note_load(tc_chunk *c, MlirValue v, MlirValue mask) {
     bad = tcb_op1(b, "vector.reduction", tcb_int_type(L->ctx, 1), 1, &bad, 1, &kind);
   }
   tc_builder in;
-  if_block(L, b, bad, &in);
+  tcb_if(b, bad, 0, NULL, &in, NULL);
   tc_call_runtime(L, &in, "tilec_rt_nonfinite_input", 0, NULL);
   tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
@@ -228,27 +227,12 @@ void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirVa
   tc_builder in;
   if (mlirTypeIsAVector(mlirValueGetType(bad))) {
     int64_t w = c->width;
-    int32_t lanes[64];
-    for (int64_t k = 0; k < w; k++) lanes[k] = (int32_t)k;
-    MlirType v32 = tc_vec_type(L->ctx, w, i32);
-    MlirNamedAttribute ca = tcb_named(L->ctx, "value", mlirDenseElementsAttrInt32Get(v32, w, lanes));
-    MlirValue iota = tcb_op1(b, "arith.constant", v32, 0, NULL, 1, &ca);
-    MlirValue cand = tcb_select(b, bad, iota, tcb_const_int(b, v32, w));
-    MlirNamedAttribute kind = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, "#vector.kind<minui>"));
-    MlirValue first = tcb_op1(b, "vector.reduction", i32, 1, &cand, 1, &kind);
-    if_block(L, b, tcb_cmpi(b, "ult", first, tcb_const_int(b, i32, w)), &in);
-    MlirType et = tcb_element_type(mlirValueGetType(v));
-    MlirType mt = mlirMemRefTypeContiguousGet(et, 1, &w, mlirAttributeGetNull());
-    int32_t seg[2] = {0, 0};
-    MlirNamedAttribute sa = tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg));
-    MlirValue slot = tcb_op1(&in, "memref.alloca", mt, 0, NULL, 1, &sa);
-    MlirValue sops[3] = {v, slot, tcb_const_index(&in, 0)};
-    tcb_op(&in, "vector.store", 0, NULL, 3, sops, 0, NULL);
+    MlirValue first = first_true_lane(L, b, bad, w);
+    tcb_if(b, tcb_cmpi(b, "ult", first, tcb_const_int(b, i32, w)), 0, NULL, &in, NULL);
     lane = tcb_cast(&in, "arith.index_cast", first, tcb_index(L->ctx));
-    MlirValue lops[2] = {slot, lane};
-    val = tcb_op1(&in, "memref.load", et, 2, lops, 0, NULL);
+    val = lane_of(L, &in, v, lane, w);
   } else {
-    if_block(L, b, bad, &in);
+    tcb_if(b, bad, 0, NULL, &in, NULL);
   }
   if (tcb_bitwidth(mlirValueGetType(val)) < 64) val = tcb_cast(&in, "arith.extf", val, f64);
   MlirType i64 = tcb_int_type(L->ctx, 64);

@@ -76,35 +76,19 @@ static MlirValue str_attr_ptr(tc_lower *L, tc_builder *b, MlirOperation op, cons
 
 typedef void (*element_fn)(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos, MlirValue idx64[4]);
 
-/* Runs fn for every element of shape (scalar nest; rank 0 runs once). */
-static void for_each_element(tc_lower *L, MlirOperation op, int rank, const int64_t *shape, element_fn fn) {
-  tc_builder b = L->b;
-  tc_pos pos = {.rank = rank, .chunked = false};
-  MlirBlock opened[TC_RANK];
-  int nopened = 0;
-  for (int d = 0; d < rank; d++) {
-    MlirBlock blk = tc_build_for(L, &b, tcb_const_index(&b, 0), tcb_const_index(&b, shape[d]), tcb_const_index(&b, 1), 0,
-                                 NULL, NULL);
-    pos.idx[d] = mlirBlockGetArgument(blk, 0);
-    tcb_set_end(&b, blk);
-    opened[nopened++] = blk;
-  }
-  tc_chunk c;
-  tc_chunk_init(&c, L, b.block, 1);
-  c.b = b;
+typedef struct element_ctx {
+  MlirOperation op;
+  element_fn fn;
+} element_ctx;
+
+/* One element of a print/assert: its index as four i64s for the runtime (0 past rank). */
+static void debug_element(tc_chunk *c, const tc_pos *pos, void *user) {
+  element_ctx *e = user;
   MlirValue idx64[4];
-  MlirType i64 = tcb_int_type(L->ctx, 64);
+  MlirType i64 = tcb_int_type(c->L->ctx, 64);
   for (int d = 0; d < 4; d++)
-    idx64[d] = d < rank ? tcb_cast(&c.b, "arith.index_cast", pos.idx[d], i64) : tcb_const_int(&c.b, i64, 0);
-  fn(L, &c, op, &pos, idx64);
-  tc_chunk_free(&c);
-  for (int i = nopened - 1; i >= 0; i--) {
-    tc_builder yb;
-    tcb_init(&yb, L->ctx);
-    yb.loc = L->b.loc;
-    tcb_set_end(&yb, opened[i]);
-    tcb_op(&yb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  }
+    idx64[d] = d < pos->rank ? tcb_cast(&c->b, "arith.index_cast", pos->idx[d], i64) : tcb_const_int(&c->b, i64, 0);
+  e->fn(c->L, c, e->op, pos, idx64);
 }
 
 static int op_rank(MlirOperation op, int64_t *shape) {
@@ -167,14 +151,8 @@ static void assert_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_
   MlirValue cond = tc_eval(c, mlirOperationGetOperand(op, 0), pos).vec;
   if (L->status) return;
   MlirValue failed = tcb_binary(b, "arith.xori", cond, tcb_const_int(b, mlirValueGetType(cond), 1));
-  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
-  MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
-  mlirRegionAppendOwnedBlock(regions[0], tb);
-  tcb_op_regions(b, "scf.if", 0, NULL, 1, &failed, 0, NULL, 2, regions);
   tc_builder ib;
-  tcb_init(&ib, L->ctx);
-  ib.loc = b->loc;
-  tcb_set_end(&ib, tb);
+  tcb_if(b, failed, 0, NULL, &ib, NULL);
   MlirType i32 = tcb_int_type(L->ctx, 32);
   char file[512] = "?";
   int line = 0;
@@ -196,7 +174,8 @@ void tc_lower_debug_op(tc_lower *L, MlirOperation op) {
   int64_t shape[TC_RANK] = {0};
   int rank = op_rank(op, shape);
   L->b.loc = mlirOperationGetLocation(op);
-  for_each_element(L, op, rank, shape, tc_op_is(op, "tile.print") ? print_element : assert_element);
+  element_ctx e = {op, tc_op_is(op, "tile.print") ? print_element : assert_element};
+  tc_emit_scalar_nest(L, rank, shape, debug_element, &e);
 }
 
 MlirValue tc_string_constant(tc_lower *L, tc_builder *b, const char *s) { return string_ptr(L, b, s, strlen(s)); }

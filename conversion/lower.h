@@ -195,6 +195,12 @@ MlirValue tc_chunk_mask(tc_chunk *c, MlirValue old_mask, const tc_pos *pos);
 
 /* --- nest.c: loop nests ------------------------------------------------------------------ */
 typedef void (*tc_nest_body)(tc_chunk *c, const tc_pos *pos, void *user);
+/* scf.for loops over dims [0, ndims) of shape at b (a dim of extent 1 gets index 0, no
+ * loop), their indices in pos; returns how many were opened, for tc_close_loops. */
+int tc_open_loops(tc_lower *L, tc_builder *b, int ndims, const int64_t *shape, tc_pos *pos, MlirBlock *opened);
+void tc_close_loops(tc_lower *L, const MlirBlock *opened, int nopened);
+/* body once per element of shape (scalar positions, a width-1 chunk); rank 0: once. */
+void tc_emit_scalar_nest(tc_lower *L, int rank, const int64_t *shape, tc_nest_body body, void *user);
 /* A loop nest over shape at L->b: loops over leading dims, chunks of the last. With a
  * bound mask the last dim runs unmasked full chunks and one masked tail. */
 void tc_emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, tc_nest_body body, void *user);

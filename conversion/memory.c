@@ -185,23 +185,14 @@ static MlirValue lane_address(tc_chunk *c, tc_cval p, MlirType pointee) {
   return tc_scalar_addptr(c->L, &c->b, p.base, p.vec, pointee);
 }
 
-static MlirValue scalar_masked_load(tc_lower *L, tc_builder *b, MlirValue addr, MlirType mem, MlirValue mask,
-                                    MlirValue other) {
+static MlirValue scalar_masked_load(tc_builder *b, MlirValue addr, MlirType mem, MlirValue mask, MlirValue other) {
   if (mlirValueIsNull(mask)) return tcb_op1(b, "llvm.load", mem, 1, &addr, 0, NULL);
-  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
-  MlirBlock tb = mlirBlockCreate(0, NULL, NULL), eb = mlirBlockCreate(0, NULL, NULL);
-  mlirRegionAppendOwnedBlock(regions[0], tb);
-  mlirRegionAppendOwnedBlock(regions[1], eb);
-  MlirOperation iff = tcb_op_regions(b, "scf.if", 1, &mem, 1, &mask, 0, NULL, 2, regions);
-  tc_builder ib;
-  tcb_init(&ib, L->ctx);
-  ib.loc = b->loc;
-  tcb_set_end(&ib, tb);
+  tc_builder ib, eb;
+  MlirOperation iff = tcb_if(b, mask, 1, &mem, &ib, &eb);
   MlirValue v = tcb_op1(&ib, "llvm.load", mem, 1, &addr, 0, NULL);
   tcb_op(&ib, "scf.yield", 0, NULL, 1, &v, 0, NULL);
-  tcb_set_end(&ib, eb);
-  MlirValue o = mlirValueIsNull(other) ? zero_of(&ib, mem) : other;
-  tcb_op(&ib, "scf.yield", 0, NULL, 1, &o, 0, NULL);
+  MlirValue o = mlirValueIsNull(other) ? zero_of(&eb, mem) : other;
+  tcb_op(&eb, "scf.yield", 0, NULL, 1, &o, 0, NULL);
   return mlirOperationGetResult(iff, 0);
 }
 
@@ -247,7 +238,7 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
   }
   tc_check_access(c, load, old_ptr, p, mask, pos);
   if (!pos->chunked) {
-    r.vec = scalar_masked_load(L, b, lane_address(c, p, elem), mem, mask, pass);
+    r.vec = scalar_masked_load(b, lane_address(c, p, elem), mem, mask, pass);
     if (is_bool) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, mem, 0));
     tc_nan_note_load(c, r.vec, mask);
     return r;
@@ -331,7 +322,7 @@ void tc_lower_scalar_load(tc_lower *L, MlirOperation load) {
   if (L->status) return;
   if (!mlirValueIsNull(other) && !mlirTypeEqual(mem, elem)) other = tcb_cast(&L->b, "arith.extui", other, mem);
   tc_check_scalar_access(L, &L->b, load, mlirOperationGetOperand(load, 0), ptr, mask);
-  MlirValue r = scalar_masked_load(L, &L->b, ptr, mem, mask, other);
+  MlirValue r = scalar_masked_load(&L->b, ptr, mem, mask, other);
   if (!mlirTypeEqual(mem, elem)) r = tcb_cmpi(&L->b, "ne", r, tcb_const_int(&L->b, mem, 0));
   tc_map_scalar(L, old, r);
 }
@@ -357,14 +348,7 @@ void tc_lower_scalar_store(tc_lower *L, MlirOperation store) {
     tc_chunk_free(&rc);
   }
   tc_builder ib = L->b;
-  if (!mlirValueIsNull(old_mask)) {
-    MlirValue m = tc_scalar(L, old_mask);
-    MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
-    MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
-    mlirRegionAppendOwnedBlock(regions[0], tb);
-    tcb_op_regions(&L->b, "scf.if", 0, NULL, 1, &m, 0, NULL, 2, regions);
-    tcb_set_end(&ib, tb);
-  }
+  if (!mlirValueIsNull(old_mask)) tcb_if(&L->b, tc_scalar(L, old_mask), 0, NULL, &ib, NULL);
   if (!mlirTypeEqual(mem, elem)) val = tcb_cast(&ib, "arith.extui", val, mem);
   MlirValue ops[2] = {val, ptr};
   tcb_op(&ib, "llvm.store", 0, NULL, 2, ops, 0, NULL);

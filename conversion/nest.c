@@ -57,24 +57,47 @@ static void yield_at_end(tc_lower *L, MlirBlock block) {
   tcb_op(&yb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
 
+int tc_open_loops(tc_lower *L, tc_builder *b, int ndims, const int64_t *shape, tc_pos *pos, MlirBlock *opened) {
+  int nopened = 0;
+  for (int d = 0; d < ndims; d++) {
+    if (shape[d] == 1) {
+      pos->idx[d] = tcb_const_index(b, 0);
+      continue;
+    }
+    MlirBlock blk = tc_build_for(L, b, tcb_const_index(b, 0), tcb_const_index(b, shape[d]), tcb_const_index(b, 1), 0, NULL,
+                                 NULL);
+    pos->idx[d] = mlirBlockGetArgument(blk, 0);
+    tcb_set_end(b, blk);
+    opened[nopened++] = blk;
+  }
+  return nopened;
+}
+
+void tc_close_loops(tc_lower *L, const MlirBlock *opened, int nopened) {
+  for (int i = nopened - 1; i >= 0; i--) yield_at_end(L, opened[i]);
+}
+
+void tc_emit_scalar_nest(tc_lower *L, int rank, const int64_t *shape, tc_nest_body body, void *user) {
+  if (L->status) return;
+  tc_builder b = L->b;
+  tc_pos pos = {.rank = rank, .chunked = false};
+  MlirBlock opened[TC_RANK];
+  int nopened = tc_open_loops(L, &b, rank, shape, &pos, opened);
+  tc_chunk c;
+  tc_chunk_init(&c, L, b.block, 1);
+  c.b = b;
+  body(&c, &pos, user);
+  tc_chunk_free(&c);
+  tc_close_loops(L, opened, nopened);
+}
+
 void tc_emit_nest_ex(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete, tc_nest_body body,
                      void *user) {
   if (L->status) return;
   tc_builder b = L->b;
   tc_pos pos = {.rank = rank, .chunked = true};
   MlirBlock opened[TC_RANK];
-  int nopened = 0;
-  for (int d = 0; d + 1 < rank; d++) {
-    if (shape[d] == 1) {
-      pos.idx[d] = tcb_const_index(&b, 0);
-      continue;
-    }
-    MlirBlock blk = tc_build_for(L, &b, tcb_const_index(&b, 0), tcb_const_index(&b, shape[d]), tcb_const_index(&b, 1), 0,
-                                 NULL, NULL);
-    pos.idx[d] = mlirBlockGetArgument(blk, 0);
-    tcb_set_end(&b, blk);
-    opened[nopened++] = blk;
-  }
+  int nopened = tc_open_loops(L, &b, rank - 1, shape, &pos, opened);
   int64_t n = rank ? shape[rank - 1] : 1;
   int64_t w = tc_nest_width(L, n);
   MlirValue bound = {NULL};
@@ -97,14 +120,9 @@ void tc_emit_nest_ex(tc_lower *L, int rank, const int64_t *shape, MlirValue boun
     run_body(L, blk, NULL, &p, w, TC_CHUNK_FULL, bound_mask, (MlirValue){NULL}, body, user);
     yield_at_end(L, blk);
     MlirValue has_tail = tcb_cmpi(&b, "ult", full, bound);
-    MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
-    MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
-    mlirRegionAppendOwnedBlock(regions[0], tb);
-    tcb_op_regions(&b, "scf.if", 0, NULL, 1, &has_tail, 0, NULL, 2, regions);
     tc_builder ib;
-    tcb_init(&ib, L->ctx);
-    ib.loc = b.loc;
-    tcb_set_end(&ib, tb);
+    tcb_if(&b, has_tail, 0, NULL, &ib, NULL);
+    MlirBlock tb = ib.block;
     MlirValue rem = tcb_binary(&ib, "arith.subi", bound, full);
     MlirValue tail = tcb_op1(&ib, "vector.create_mask", tc_vec_type(L->ctx, w, tcb_int_type(L->ctx, 1)), 1, &rem, 0, NULL);
     p.idx[rank - 1] = full;
@@ -132,7 +150,7 @@ void tc_emit_nest_ex(tc_lower *L, int rank, const int64_t *shape, MlirValue boun
     run_body(L, blk, NULL, &p, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, (MlirValue){NULL}, body, user);
     yield_at_end(L, blk);
   }
-  for (int i = nopened - 1; i >= 0; i--) yield_at_end(L, opened[i]);
+  tc_close_loops(L, opened, nopened);
 }
 
 void tc_emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, tc_nest_body body, void *user) {

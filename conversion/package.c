@@ -306,6 +306,19 @@ static bool link_direct(char *const *objs, size_t n, const char *rt, const char 
  * libraries and leaves the runtime's symbols to be bound when the library is loaded by a
  * program linked against that target's libtilec-runtime: the host's runtime cannot be
  * linked into it. */
+/* The C compiler with the flags the stub compile (-c) and the driver link (-shared) share;
+ * returns how many argv entries it wrote. */
+static int cc_command(char **argv, const char *mode, bool debug_info, const tc_target *target, char *target_flag) {
+  int k = 0;
+  argv[k++] = (char *)c_compiler();
+  argv[k++] = (char *)mode;
+  argv[k++] = "-fPIC";
+  argv[k++] = "-O1";
+  argv[k++] = debug_info ? "-g" : "-g0";
+  if (target->is_cross) argv[k++] = target_flag;
+  return k;
+}
+
 static bool is_object(const char *path) {
   size_t n = strlen(path);
   return n > 2 && !strcmp(path + n - 2, ".o");
@@ -327,16 +340,8 @@ static tilec_status *link_objects(const char *stub, char **objs, size_t n, const
   }
   char **argv = calloc(n + 24, sizeof *argv);
   if (!argv) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
-  int k = 0;
-  argv[k++] = (char *)c_compiler();
-  argv[k++] = "-shared";
-  argv[k++] = "-fPIC";
-  argv[k++] = "-O1";
-  argv[k++] = debug_info ? "-g" : "-g0";
-  if (target->is_cross) {
-    argv[k++] = target_flag;
-    argv[k++] = "-fuse-ld=lld";
-  }
+  int k = cc_command(argv, "-shared", debug_info, target, target_flag);
+  if (target->is_cross) argv[k++] = "-fuse-ld=lld";
   argv[k++] = "-o";
   argv[k++] = (char *)so_path;
   argv[k++] = (char *)stub;
@@ -385,13 +390,7 @@ tilec_status *tc_package_begin(const tc_kernel_info *info, const tc_target *targ
   char target_flag[200];
   snprintf(target_flag, sizeof target_flag, "--target=%s", target->triple);
   char *argv[16];
-  int k = 0;
-  argv[k++] = (char *)c_compiler();
-  argv[k++] = "-c";
-  argv[k++] = "-fPIC";
-  argv[k++] = "-O1";
-  argv[k++] = debug_info ? "-g" : "-g0";
-  if (target->is_cross) argv[k++] = target_flag;
+  int k = cc_command(argv, "-c", debug_info, target, target_flag);
   argv[k++] = "-o";
   argv[k++] = p->stub_obj;
   argv[k++] = p->stub;

@@ -266,22 +266,30 @@ static void vertical_body(tc_chunk *c, const tc_pos *rpos, void *user) {
   for (int i = 0; i < r->nvals; i++) tc_buffer_write(c, r->bufs[i], acc[i], rpos, r->rshape);
 }
 
+/* The operand tiles, their shape and the axis of a reduce or scan (`what`, `plural` name
+ * it in errors); false (with L failed) when there are too many operands or the axis is bad. */
+static bool read_operands(tc_lower *L, MlirOperation op, const char *what, const char *plural, int *nvals,
+                          MlirValue *olds, int *rank, int64_t *shape, int *axis) {
+  *nvals = (int)mlirOperationGetNumOperands(op);
+  if (*nvals < 1 || *nvals > MAXV) {
+    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "%s of %d tiles are not supported", plural, *nvals);
+    return false;
+  }
+  for (int i = 0; i < *nvals; i++) olds[i] = mlirOperationGetOperand(op, i);
+  *rank = tc_shape_of(mlirValueGetType(olds[0]), shape);
+  *axis = (int)tile_int_attr(op, "axis", 0);
+  if (*axis < 0 || *axis >= *rank) {
+    tc_fail(L, op, TILEC_ERROR_INTERNAL, "%s axis out of range", what);
+    return false;
+  }
+  return true;
+}
+
 void tc_emit_reduce(tc_lower *L, MlirOperation op) {
   reduce_ctx r;
   memset(&r, 0, sizeof r);
   r.op = op;
-  r.nvals = (int)mlirOperationGetNumOperands(op);
-  if (r.nvals < 1 || r.nvals > MAXV) {
-    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "reductions of %d tiles are not supported", r.nvals);
-    return;
-  }
-  for (int i = 0; i < r.nvals; i++) r.olds[i] = mlirOperationGetOperand(op, i);
-  r.rank = tc_shape_of(mlirValueGetType(r.olds[0]), r.shape);
-  r.axis = (int)tile_int_attr(op, "axis", 0);
-  if (r.axis < 0 || r.axis >= r.rank) {
-    tc_fail(L, op, TILEC_ERROR_INTERNAL, "reduce axis out of range");
-    return;
-  }
+  if (!read_operands(L, op, "reduce", "reductions", &r.nvals, r.olds, &r.rank, r.shape, &r.axis)) return;
   int rr = 0;
   for (int d = 0; d < r.rank; d++)
     if (d != r.axis) r.rshape[rr++] = r.shape[d];
@@ -298,18 +306,7 @@ void tc_emit_reduce(tc_lower *L, MlirOperation op) {
     tc_builder ob = *b;
     tc_pos outer = {.rank = r.rank, .chunked = true};
     MlirBlock opened[TC_RANK];
-    int nopened = 0;
-    for (int d = 0; d + 1 < r.rank; d++) {
-      if (r.shape[d] == 1) {
-        outer.idx[d] = tcb_const_index(&ob, 0);
-        continue;
-      }
-      MlirBlock blk = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, r.shape[d]),
-                                   tcb_const_index(&ob, 1), 0, NULL, NULL);
-      outer.idx[d] = mlirBlockGetArgument(blk, 0);
-      tcb_set_end(&ob, blk);
-      opened[nopened++] = blk;
-    }
+    int nopened = tc_open_loops(L, &ob, r.rank - 1, r.shape, &outer, opened);
     tc_chunk c;
     tc_chunk_init(&c, L, ob.block, w);
     c.b = ob;
@@ -337,15 +334,8 @@ void tc_emit_reduce(tc_lower *L, MlirOperation op) {
         for (int i = 0; i < r.nvals; i++) tc_buffer_write(&c, r.bufs[i], out[i], &rp, r.rshape);
       }
     }
-    ob = c.b;
     tc_chunk_free(&c);
-    for (int i = nopened - 1; i >= 0; i--) {
-      tc_builder yb;
-      tcb_init(&yb, L->ctx);
-      yb.loc = b->loc;
-      tcb_set_end(&yb, opened[i]);
-      tcb_op(&yb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-    }
+    tc_close_loops(L, opened, nopened);
   } else {
     for (int i = 0; i < r.nvals; i++)
       r.bufs[i] = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetResult(op, i))),
@@ -468,20 +458,9 @@ void tc_emit_scan(tc_lower *L, MlirOperation op) {
   scan_ctx s;
   memset(&s, 0, sizeof s);
   s.op = op;
-  s.nvals = (int)mlirOperationGetNumOperands(op);
-  if (s.nvals < 1 || s.nvals > MAXV) {
-    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "scans of %d tiles are not supported", s.nvals);
-    return;
-  }
-  for (int i = 0; i < s.nvals; i++) s.olds[i] = mlirOperationGetOperand(op, i);
-  s.rank = tc_shape_of(mlirValueGetType(s.olds[0]), s.shape);
-  s.axis = (int)tile_int_attr(op, "axis", 0);
+  if (!read_operands(L, op, "scan", "scans", &s.nvals, s.olds, &s.rank, s.shape, &s.axis)) return;
   MlirAttribute rv = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("reverse"));
   s.reverse = !mlirAttributeIsNull(rv) && mlirAttributeIsABool(rv) && mlirBoolAttrGetValue(rv);
-  if (s.axis < 0 || s.axis >= s.rank) {
-    tc_fail(L, op, TILEC_ERROR_INTERNAL, "scan axis out of range");
-    return;
-  }
   int64_t numel = tc_numel(s.rank, s.shape);
   for (int i = 0; i < s.nvals; i++)
     s.bufs[i] = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(s.olds[i])), numel);
@@ -493,14 +472,7 @@ void tc_emit_scan(tc_lower *L, MlirOperation op) {
     tc_builder ob = *b;
     tc_pos pos = {.rank = s.rank, .chunked = true};
     MlirBlock opened[TC_RANK];
-    int nopened = 0;
-    for (int d = 0; d + 1 < s.rank; d++) {
-      MlirBlock blk = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, s.shape[d]),
-                                   tcb_const_index(&ob, 1), 0, NULL, NULL);
-      pos.idx[d] = mlirBlockGetArgument(blk, 0);
-      tcb_set_end(&ob, blk);
-      opened[nopened++] = blk;
-    }
+    int nopened = tc_open_loops(L, &ob, s.rank - 1, s.shape, &pos, opened);
     /* first chunk (last one when reversed) has no carry */
     tc_chunk c;
     tc_chunk_init(&c, L, ob.block, w);
@@ -538,13 +510,7 @@ void tc_emit_scan(tc_lower *L, MlirOperation op) {
       }
     }
     tc_chunk_free(&c);
-    for (int i = nopened - 1; i >= 0; i--) {
-      tc_builder yb;
-      tcb_init(&yb, L->ctx);
-      yb.loc = b->loc;
-      tcb_set_end(&yb, opened[i]);
-      tcb_op(&yb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-    }
+    tc_close_loops(L, opened, nopened);
   } else {
     int k = 0;
     for (int d = 0; d < s.rank; d++)

@@ -260,18 +260,12 @@ void tc_lower_if(tc_lower *L, MlirOperation op) {
   if (L->status) return;
   MlirBlock then_old = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   MlirBlock else_old = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 1));
-  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
-  MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
-  mlirRegionAppendOwnedBlock(regions[0], tb);
-  MlirBlock eb = {NULL};
-  if (!mlirBlockIsNull(else_old)) {
-    eb = mlirBlockCreate(0, NULL, NULL);
-    mlirRegionAppendOwnedBlock(regions[1], eb);
-  }
-  MlirOperation nif = tcb_op_regions(&L->b, "scf.if", nscalar, types, 1, &cond, 0, NULL, 2, regions);
+  bool has_else = !mlirBlockIsNull(else_old);
+  tc_builder tb, eb;
+  MlirOperation nif = tcb_if(&L->b, cond, nscalar, types, &tb, has_else ? &eb : NULL);
   tc_builder outer = L->b;
-  lower_branch(L, then_old, tb, nres, olds, bufs, nscalar);
-  if (!mlirBlockIsNull(else_old) && !L->status) lower_branch(L, else_old, eb, nres, olds, bufs, nscalar);
+  lower_branch(L, then_old, tb.block, nres, olds, bufs, nscalar);
+  if (has_else && !L->status) lower_branch(L, else_old, eb.block, nres, olds, bufs, nscalar);
   L->b = outer;
   int k = 0;
   for (int i = 0; i < nres; i++) {

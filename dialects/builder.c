@@ -61,6 +61,28 @@ MlirOperation tcb_op_regions(tc_builder *b, const char *name, intptr_t nresults,
   return op;
 }
 
+MlirOperation tcb_if(tc_builder *b, MlirValue cond, intptr_t nresults, const MlirType *results, tc_builder *then_b,
+                     tc_builder *else_b) {
+  MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
+  MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(regions[0], tb);
+  MlirBlock eb = {NULL};
+  if (else_b) {
+    eb = mlirBlockCreate(0, NULL, NULL);
+    mlirRegionAppendOwnedBlock(regions[1], eb);
+  }
+  MlirOperation iff = tcb_op_regions(b, "scf.if", nresults, results, 1, &cond, 0, NULL, 2, regions);
+  tcb_init(then_b, b->ctx);
+  then_b->loc = b->loc;
+  tcb_set_end(then_b, tb);
+  if (else_b) {
+    tcb_init(else_b, b->ctx);
+    else_b->loc = b->loc;
+    tcb_set_end(else_b, eb);
+  }
+  return iff;
+}
+
 MlirOperation tcb_op(tc_builder *b, const char *name, intptr_t nresults, const MlirType *results,
                      intptr_t noperands, const MlirValue *operands, intptr_t nattrs,
                      const MlirNamedAttribute *attrs) {

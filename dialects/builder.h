@@ -36,6 +36,11 @@ MlirOperation tcb_op_regions(tc_builder *b, const char *name, intptr_t nresults,
                              const MlirValue *operands, intptr_t nattrs,
                              const MlirNamedAttribute *attrs, intptr_t nregions,
                              MlirRegion *regions);
+/* scf.if cond at b with the given results: *then_b (and *else_b, when not NULL, which adds
+ * an else block) are builders at the end of the new branch blocks; each branch must be
+ * ended with an scf.yield by the caller. */
+MlirOperation tcb_if(tc_builder *b, MlirValue cond, intptr_t nresults, const MlirType *results, tc_builder *then_b,
+                     tc_builder *else_b);
 /* One-result shorthand. */
 MlirValue tcb_op1(tc_builder *b, const char *name, MlirType result, intptr_t noperands,
                   const MlirValue *operands, intptr_t nattrs, const MlirNamedAttribute *attrs);
