@@ -72,6 +72,8 @@ void tc_chunk_init(tc_chunk *c, tc_lower *L, MlirBlock block, int64_t width) {
 
 void tc_chunk_free(tc_chunk *c) { free(c->memo.slots); }
 
+void tc_chunk_bind(tc_chunk *c, MlirValue old, const tc_pos *pos, tc_cval v) { memo_put(&c->memo, old.ptr, pos, v); }
+
 /* ---- helpers ------------------------------------------------------------------------ */
 
 int tc_shape_of(MlirType t, int64_t *shape) {

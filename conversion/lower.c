@@ -421,7 +421,7 @@ static void lower_scalar_generic(tc_lower *L, MlirOperation op) {
   tc_map_scalar(L, old, mlirOperationGetResult(nop, 0));
 }
 
-static void lower_op(tc_lower *L, MlirOperation op) {
+void tc_lower_op(tc_lower *L, MlirOperation op) {
   L->b.loc = mlirOperationGetLocation(op);
   const char *k = tile_op_kind(op);
   intptr_t nres = mlirOperationGetNumResults(op);
@@ -539,7 +539,7 @@ void tc_lower_block(tc_lower *L, MlirBlock block) {
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op) && !L->status;
        op = mlirOperationGetNextInBlock(op)) {
     if (tc_op_is(op, "scf.yield") || tc_op_is(op, "scf.condition")) break; /* handled by the region owner */
-    lower_op(L, op);
+    tc_lower_op(L, op);
   }
 }
 

@@ -126,6 +126,7 @@ bool tc_op_is(MlirOperation op, const char *name);
 bool tc_op_in_dialect(MlirOperation op, const char *dialect);
 MlirType tc_vec_type(MlirContext ctx, int64_t width, MlirType elem);
 void tc_lower_block(tc_lower *L, MlirBlock old_block);
+void tc_lower_op(tc_lower *L, MlirOperation op); /* one op of a block being lowered */
 void tc_flush(tc_lower *L);
 /* Does this reduction (one operand, along the last dim) compute its operand into a buffer
  * as it goes, because the operand is costly and other roots read it too? */
@@ -146,6 +147,8 @@ tc_pos tc_pos_with(const tc_pos *p, bool chunked);
 bool tc_pos_equal(const tc_pos *a, const tc_pos *b);
 void tc_chunk_init(tc_chunk *c, tc_lower *L, MlirBlock block, int64_t width);
 void tc_chunk_free(tc_chunk *c);
+/* Makes tc_eval(c, old, pos) return v (a loop-carried value known at that position). */
+void tc_chunk_bind(tc_chunk *c, MlirValue old, const tc_pos *pos, tc_cval v);
 MlirValue tc_splat_vec(tc_builder *b, MlirValue s, int64_t width);
 
 /* --- memory.c: loads, stores, buffers ------------------------------------------------------ */
@@ -212,6 +215,9 @@ void tc_emit_nest_ex(tc_lower *L, int rank, const int64_t *shape, MlirValue boun
 MlirValue tc_materialize(tc_lower *L, MlirValue old);
 /* Evaluates old into an existing buffer of its shape. */
 void tc_materialize_into(tc_lower *L, MlirValue old, MlirValue buf);
+#define TC_MAX_ITER_ARGS 64
+/* scf.for lb..ub step `step` carrying niter (<= TC_MAX_ITER_ARGS) values at b; returns its
+ * body block (arguments: induction variable, then the carried values). */
 MlirBlock tc_build_for(tc_lower *L, tc_builder *b, MlirValue lb, MlirValue ub, MlirValue step, intptr_t niter,
                        const MlirValue *inits, MlirOperation *for_op);
 int64_t tc_nest_width(tc_lower *L, int64_t last_dim);
@@ -230,6 +236,19 @@ MlirValue tc_string_constant(tc_lower *L, tc_builder *b, const char *s);
 void tc_lower_if(tc_lower *L, MlirOperation op);
 void tc_lower_for(tc_lower *L, MlirOperation op);
 void tc_lower_while(tc_lower *L, MlirOperation op);
+/* If y == arg + splat(s) (addptr or addi), returns the old scalar s (a loop-carried tile
+ * advanced by a uniform step). */
+MlirValue tc_affine_step(tc_lower *L, MlirValue arg, MlirValue y);
+/* Does the lazy cone of v reach `target`? With moved_only, only through ops that read
+ * their operand at another position (broadcast, expand_dims, reshape). */
+bool tc_cone_reaches(MlirValue v, MlirValue target, bool moved_only, bool moved, int depth);
+/* --- strips.c ----------------------------------------------------------------------------- */
+/* Lowers an scf.for whose carried tiles evolve lane by lane (each lane of the yield reads
+ * only the same lane of the carried tiles; no stores, reductions or nested regions in the
+ * body) strip by strip: for each strip of a few chunks, the whole loop runs with the
+ * strip in registers. Returns false (having emitted nothing) when the loop does not
+ * qualify. */
+bool tc_lower_for_by_strips(tc_lower *L, MlirOperation op);
 /* Applies a combine function (func.func by symbol) to vectors or scalars: clones its
  * body with the operand types. n inputs (2 * nvalues) -> nvalues results. */
 bool tc_apply_combine(tc_lower *L, tc_builder *b, MlirOperation reduce_op, const MlirValue *args, int nargs,

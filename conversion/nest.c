@@ -17,21 +17,24 @@ int64_t tc_nest_width(tc_lower *L, int64_t last_dim) {
 
 MlirBlock tc_build_for(tc_lower *L, tc_builder *b, MlirValue lb, MlirValue ub, MlirValue step, intptr_t niter,
                        const MlirValue *inits, MlirOperation *for_op) {
-  MlirType types[17];
-  MlirLocation locs[17];
+  MlirType types[1 + TC_MAX_ITER_ARGS];
+  MlirLocation locs[1 + TC_MAX_ITER_ARGS];
+  MlirValue ops[3 + TC_MAX_ITER_ARGS] = {lb, ub, step};
+  if (niter > TC_MAX_ITER_ARGS) {
+    tc_fail(L, (MlirOperation){NULL}, TILEC_ERROR_INTERNAL, "a loop with more than %d carried values", TC_MAX_ITER_ARGS);
+    niter = 0;
+  }
   types[0] = mlirValueGetType(lb);
   locs[0] = b->loc;
-  for (intptr_t i = 0; i < niter && i < 16; i++) {
+  for (intptr_t i = 0; i < niter; i++) {
     types[i + 1] = mlirValueGetType(inits[i]);
     locs[i + 1] = b->loc;
+    ops[3 + i] = inits[i];
   }
   MlirBlock body = mlirBlockCreate(1 + niter, types, locs);
   MlirRegion r = mlirRegionCreate();
   mlirRegionAppendOwnedBlock(r, body);
-  MlirValue ops[19] = {lb, ub, step};
-  for (intptr_t i = 0; i < niter && i < 16; i++) ops[3 + i] = inits[i];
   MlirOperation f = tcb_op_regions(b, "scf.for", niter, types + 1, 3 + niter, ops, 0, NULL, 1, &r);
-  (void)L;
   if (for_op) *for_op = f;
   return body;
 }

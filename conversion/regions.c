@@ -31,8 +31,7 @@ static MlirValue uniform_scalar(tc_lower *L, MlirValue v) {
   return (MlirValue){NULL};
 }
 
-/* If y == arg + splat(s) (addptr or addi), returns the old scalar s. */
-static MlirValue affine_step(tc_lower *L, MlirValue arg, MlirValue y) {
+MlirValue tc_affine_step(tc_lower *L, MlirValue arg, MlirValue y) {
   if (!mlirValueIsAOpResult(y)) return (MlirValue){NULL};
   MlirOperation d = mlirOpResultGetOwner(y);
   if (tc_op_is(d, "tile.addptr") && mlirValueEqual(mlirOperationGetOperand(d, 0), arg))
@@ -44,16 +43,14 @@ static MlirValue affine_step(tc_lower *L, MlirValue arg, MlirValue y) {
   return (MlirValue){NULL};
 }
 
-/* Does the lazy cone of v reach `target`? With `moved`, only through ops that read
- * their operand at another position (broadcast, expand_dims, reshape). */
-static bool reaches(MlirValue v, MlirValue target, bool moved_only, bool moved, int depth) {
+bool tc_cone_reaches(MlirValue v, MlirValue target, bool moved_only, bool moved, int depth) {
   if (mlirValueEqual(v, target)) return !moved_only || moved;
   if (depth > 256 || !mlirValueIsAOpResult(v)) return false;
   MlirOperation d = mlirOpResultGetOwner(v);
   if (!tc_is_lazy_op(d) && !tc_op_is(d, "tile.load")) return false;
   bool m = moved || tc_op_is(d, "tile.broadcast") || tc_op_is(d, "tile.expand_dims") || tc_op_is(d, "tile.reshape");
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
-    if (reaches(mlirOperationGetOperand(d, i), target, moved_only, m, depth + 1)) return true;
+    if (tc_cone_reaches(mlirOperationGetOperand(d, i), target, moved_only, m, depth + 1)) return true;
   return false;
 }
 
@@ -78,10 +75,10 @@ static void write_buffer_yields(tc_lower *L, int n, const MlirValue *args, const
   MlirValue temps[MAXC] = {{NULL}};
   for (int i = 0; i < n; i++) {
     if (cs[i].kind != CARRY_BUFFER || mlirValueEqual(yields[i], args[i])) continue;
-    bool hazard = reaches(yields[i], args[i], true, false, 0);
+    bool hazard = tc_cone_reaches(yields[i], args[i], true, false, 0);
     for (int j = 0; j < n && !hazard; j++)
       if (j != i && cs[j].kind == CARRY_BUFFER && !mlirValueEqual(yields[j], args[j]))
-        hazard = reaches(yields[i], args[j], false, false, 0);
+        hazard = tc_cone_reaches(yields[i], args[j], false, false, 0);
     if (!hazard) continue;
     int64_t shape[TC_RANK];
     int rank = tc_shape_of(mlirValueGetType(yields[i]), shape);
@@ -112,6 +109,7 @@ static void write_buffer_yields(tc_lower *L, int n, const MlirValue *args, const
 }
 
 void tc_lower_for(tc_lower *L, MlirOperation op) {
+  if (tc_lower_for_by_strips(L, op)) return;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   MlirOperation yield = terminator(body);
   int n = (int)mlirOperationGetNumOperands(op) - 3;
@@ -136,7 +134,7 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
       continue;
     }
     MlirType elem = mlirShapedTypeGetElementType(t);
-    MlirValue step = affine_step(L, args[i], yields[i]);
+    MlirValue step = tc_affine_step(L, args[i], yields[i]);
     if (!mlirValueIsNull(step) && (tile_type_is_ptr(elem) || tcb_is_int(elem))) {
       cs[i].kind = CARRY_AFFINE;
       cs[i].delta_type = tile_type_is_ptr(elem) ? i64 : elem;
@@ -170,7 +168,7 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
         s->kind = TC_SPECIAL_AFFINE;
         s->init = mlirOperationGetOperand(op, 3 + i);
         s->delta = mlirBlockGetArgument(nb, 1 + cs[i].new_index);
-        s->step = affine_step(L, args[i], yields[i]);
+        s->step = tc_affine_step(L, args[i], yields[i]);
       } else {
         s->kind = TC_SPECIAL_BUFFER;
         s->buffer = cs[i].buffer;
@@ -190,7 +188,7 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
     if (cs[i].kind == CARRY_SCALAR) {
       ny[cs[i].new_index] = tc_scalar(L, yields[i]);
     } else if (cs[i].kind == CARRY_AFFINE) {
-      MlirValue s = tc_scalar(L, affine_step(L, args[i], yields[i]));
+      MlirValue s = tc_scalar(L, tc_affine_step(L, args[i], yields[i]));
       if (L->status) return;
       MlirValue d = mlirBlockGetArgument(nb, 1 + cs[i].new_index);
       ny[cs[i].new_index] = tcb_binary(&L->b, "arith.addi", d, widen_to(&L->b, s, cs[i].delta_type));

@@ -145,7 +145,7 @@ tilec_kernel softmax_1024 bench/kernels/softmax.py softmax_kernel \
 tilec_kernel softmax_8192 bench/kernels/softmax.py softmax_kernel \
   "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 8192" -DBENCH_SOFTMAX
 tilec_kernel layernorm bench/kernels/layernorm.py layernorm_fwd_kernel \
-  "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 1024" -DBENCH_LAYERNORM
+  "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 256" -DBENCH_LAYERNORM
 # Unit strides are specialized with ":1" (Triton's JIT does the same for arguments equal
 # to 1), which is what lets the compiler see contiguous rows in the A, B and C tiles.
 tilec_kernel matmul bench/kernels/matmul.py matmul_kernel \
@@ -264,7 +264,7 @@ compile_kernel() { # file kernel signature
 compile_kernel bench/kernels/vector_add.py vadd_kernel "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"
 compile_kernel bench/kernels/softmax.py softmax_kernel "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 1024"
 compile_kernel bench/kernels/layernorm.py layernorm_fwd_kernel \
-  "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 1024"
+  "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 256"
 compile_kernel bench/kernels/matmul.py matmul_kernel \
   "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, $BM, $BN, $BK, $GM"
 for which in vector_add matmul all; do

@@ -1,6 +1,12 @@
 # bench/kernels/layernorm.py — benchmark kernel: layer norm forward, one row per program.
 # Three passes over the row in BLOCK_SIZE column chunks (mean, variance, normalize), so a
 # row of any length works with a fixed tile size; also writes the row's mean and 1/std.
+#
+# Benchmarked with BLOCK_SIZE = 256: 16 chunks of 16 fp32 lanes, so on AVX-512 each pass's
+# accumulator tile is one strip the compiler keeps in 16 zmm registers for the whole loop
+# (conversion/strips.c). At 1024 the tile is four strips, and each pass reads the row four
+# times over in 1 KiB pieces, or (as written) loads and stores the stack tile every chunk;
+# measured 1 thread, 1024x8192: BLOCK_SIZE 128/256/512/1024 ran 2.9/3.0/3.1/3.3 ms (C 2.8).
 import triton
 import triton.language as tl
 

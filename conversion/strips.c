@@ -1,0 +1,417 @@
+/* conversion/strips.c — loops whose carried tiles evolve lane by lane, run strip by strip.
+ *
+ * The tutorials accumulate into a BLOCK-wide tile across a loop (`acc += tl.load(...)`,
+ * layer norm's mean and variance passes). Lowered as written, `acc` lives in a stack
+ * buffer and every chunk of every iteration loads and stores it. When each lane of the
+ * loop's yields reads only the same lane of the carried tiles, the loop can run one strip
+ * of S chunks at a time instead: for each strip, the whole loop runs with the strip's
+ * chunks as vector iter_args (registers), and the strip is written out once at the end.
+ * Every lane sees the same operations in the same order, so results are bit-identical.
+ *
+ * Conditions (else the generic lowering in regions.c runs): no stores, atomics, debug
+ * ops, reductions, dots, scans or nested regions in the body (they would be repeated per
+ * strip or need whole tiles); carried tiles that are not affine pointer/int tiles are
+ * rank 1, of one length, not pointers, and are read only at their own lane (no broadcast
+ * or reshape of them); no debug checks (they report the first bad access in program
+ * order). In each iteration a strip runs unmasked when it lies inside the bound of the
+ * loads' mask (`cols < N`), masked otherwise.
+ * In: an old scf.for. Out: scf.for over strips { scf.for over the loop range }. */
+#include "conversion/lower.h"
+
+#include "dialects/tile.h"
+#include <mlir-c/BuiltinTypes.h>
+#include <string.h>
+
+#define MAXC 16        /* carried values */
+#define MAX_STRIP 16 /* chunks per strip */
+
+typedef enum { K_SCALAR, K_AFFINE, K_TILE } kind;
+
+typedef struct strip_loop {
+  tc_lower *L;
+  MlirOperation op;
+  MlirBlock body;
+  int n;
+  kind kinds[MAXC];
+  MlirValue args[MAXC], yields[MAXC];
+  MlirType delta_type[MAXC]; /* K_AFFINE */
+  int ntile;
+  int64_t len, width, strip; /* tile length, lanes per chunk, chunks per strip */
+  MlirValue bound_mask;      /* old mask whose bound decides full strips (or null) */
+  tc_pos pos[MAX_STRIP];     /* the strip's chunks */
+} strip_loop;
+
+static bool is_tile(MlirType t) { return mlirTypeIsARankedTensor(t); }
+
+static bool kind_is(MlirOperation op, const char *k) {
+  const char *x = tile_op_kind(op);
+  return x && !strcmp(x, k);
+}
+
+/* Ops that read an operand at other positions than their own result's. */
+static bool moves_lanes(MlirOperation op) {
+  return kind_is(op, "broadcast") || kind_is(op, "expand_dims") || kind_is(op, "reshape") || kind_is(op, "trans");
+}
+
+/* The body computes only lazily evaluated tiles, tile loads and scalars, and no value
+ * derived from a carried tile is read at a moved position. */
+static bool lanewise_body(strip_loop *s) {
+  tc_valmap dep;
+  tc_valmap_init(&dep, sizeof(int));
+  for (int i = 0; i < s->n; i++)
+    if (s->kinds[i] == K_TILE) *(int *)tc_valmap_put(&dep, s->args[i].ptr) = 1;
+  bool ok = true;
+  for (MlirOperation op = mlirBlockGetFirstOperation(s->body); ok && !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (tc_op_is(op, "scf.yield")) break;
+    intptr_t nres = mlirOperationGetNumResults(op), nops = mlirOperationGetNumOperands(op);
+    if (mlirOperationGetNumRegions(op) > 0 || nres != 1) {
+      ok = false;
+      break;
+    }
+    MlirValue res = mlirOperationGetResult(op, 0);
+    bool deps = false;
+    for (intptr_t k = 0; k < nops; k++)
+      if (tc_valmap_get(&dep, mlirOperationGetOperand(op, k).ptr)) deps = true;
+    if (is_tile(mlirValueGetType(res))) {
+      if (kind_is(op, "trans") || kind_is(op, "reshape") || (!tc_is_lazy_op(op) && !kind_is(op, "load")) ||
+          (deps && moves_lanes(op))) {
+        ok = false;
+        break;
+      }
+      if (deps) *(int *)tc_valmap_put(&dep, res.ptr) = 1;
+      continue;
+    }
+    const char *k = tile_op_kind(op);
+    if (k) {
+      ok = !strcmp(k, "load") || !strcmp(k, "hint") || !strcmp(k, "addptr") || !strcmp(k, "program_id") ||
+           !strcmp(k, "num_programs") || !strcmp(k, "ptr_to_int") || !strcmp(k, "int_to_ptr") || !strcmp(k, "bitcast");
+    } else {
+      ok = tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math");
+    }
+  }
+  tc_valmap_free(&dep);
+  return ok;
+}
+
+static int vector_registers(const tc_target *t) { return t->vector_bits >= 512 || t->is_aarch64 ? 32 : 16; }
+
+static bool classify(strip_loop *s) {
+  tc_lower *L = s->L;
+  MlirOperation op = s->op;
+  MlirOperation yield = mlirBlockGetTerminator(s->body);
+  s->n = (int)mlirOperationGetNumOperands(op) - 3;
+  if (s->n > MAXC) return false;
+  int regs_per_chunk = 0;
+  for (int i = 0; i < s->n; i++) {
+    MlirValue init = mlirOperationGetOperand(op, 3 + i);
+    s->args[i] = mlirBlockGetArgument(s->body, 1 + i);
+    s->yields[i] = mlirOperationGetOperand(yield, i);
+    MlirType t = mlirValueGetType(init);
+    if (!is_tile(t)) {
+      s->kinds[i] = K_SCALAR;
+      continue;
+    }
+    MlirType elem = mlirShapedTypeGetElementType(t);
+    if (!mlirValueIsNull(tc_affine_step(L, s->args[i], s->yields[i])) && (tile_type_is_ptr(elem) || tcb_is_int(elem))) {
+      s->kinds[i] = K_AFFINE;
+      s->delta_type[i] = tile_type_is_ptr(elem) ? tcb_int_type(L->ctx, 64) : elem;
+      continue;
+    }
+    int64_t shape[TC_RANK];
+    if (tc_shape_of(t, shape) != 1 || tile_type_is_ptr(elem) || (s->len && shape[0] != s->len)) return false;
+    s->kinds[i] = K_TILE;
+    s->len = shape[0];
+    s->ntile++;
+    unsigned bits = tcb_bitwidth(elem) ? tcb_bitwidth(elem) : 64;
+    s->width = tc_nest_width(L, s->len);
+    int64_t r = (s->width * bits + L->target->vector_bits - 1) / L->target->vector_bits;
+    regs_per_chunk += (int)(r < 1 ? 1 : r);
+  }
+  if (!s->ntile || !lanewise_body(s)) return false;
+  /* Half the vector registers hold the strip; the rest are for the body's temporaries. */
+  int64_t chunks = s->len / s->width;
+  s->strip = 1;
+  while (s->strip * 2 <= MAX_STRIP && chunks % (s->strip * 2) == 0 &&
+         s->strip * 2 * regs_per_chunk <= vector_registers(L->target) / 2)
+    s->strip *= 2;
+  int niter = 0;
+  for (int i = 0; i < s->n; i++) niter += s->kinds[i] == K_TILE ? (int)s->strip : 1;
+  if (niter > TC_MAX_ITER_ARGS) return false;
+  MlirType tt = {NULL};
+  for (int i = 0; i < s->n && mlirValueIsNull(s->bound_mask); i++)
+    if (s->kinds[i] == K_TILE) {
+      tt = mlirValueGetType(s->yields[i]);
+      s->bound_mask = tc_load_mask_within(L, s->yields[i], tt, 0);
+    }
+  return true;
+}
+
+/* One iteration of the old body for the strip at s->pos, at b: the body's scalars (the
+ * induction variable k, scalar and affine carries from `carried`), then the yields —
+ * strip vectors in `mode` (FULL: the bound mask is all-true) from `in`, and the scalar
+ * and affine carries. Returns the number of values in out. */
+static int emit_iteration(strip_loop *s, tc_builder *b, tc_chunk_mode mode, MlirValue k, const MlirValue *in,
+                          const MlirValue *carried, MlirValue *out) {
+  tc_lower *L = s->L;
+  tc_builder saved = L->b;
+  L->b = *b;
+  tc_map_scalar(L, mlirBlockGetArgument(s->body, 0), k);
+  for (int i = 0, q = 0; i < s->n; i++) {
+    if (s->kinds[i] == K_TILE) continue;
+    MlirValue a = carried[q++];
+    if (s->kinds[i] == K_SCALAR) {
+      tc_map_scalar(L, s->args[i], a);
+    } else {
+      tc_special *sp = tc_special_put(L, s->args[i]);
+      memset(sp, 0, sizeof *sp);
+      sp->kind = TC_SPECIAL_AFFINE;
+      sp->init = mlirOperationGetOperand(s->op, 3 + i);
+      sp->delta = a;
+      sp->step = tc_affine_step(L, s->args[i], s->yields[i]);
+    }
+  }
+  for (MlirOperation o = mlirBlockGetFirstOperation(s->body); !mlirOperationIsNull(o) && !L->status;
+       o = mlirOperationGetNextInBlock(o)) {
+    if (tc_op_is(o, "scf.yield")) break;
+    if (!is_tile(mlirValueGetType(mlirOperationGetResult(o, 0)))) tc_lower_op(L, o);
+  }
+  int no = 0;
+  if (!L->status) {
+    tc_chunk c;
+    tc_chunk_init(&c, L, L->b.block, s->width);
+    c.b = L->b;
+    c.mode = mode;
+    c.bound_mask = mode == TC_CHUNK_FULL ? s->bound_mask : (MlirValue){NULL};
+    int q = 0;
+    for (int i = 0; i < s->n; i++)
+      if (s->kinds[i] == K_TILE)
+        for (int j = 0; j < s->strip; j++) tc_chunk_bind(&c, s->args[i], &s->pos[j], (tc_cval){.vec = in[q++]});
+    for (int i = 0; i < s->n && !L->status; i++) {
+      if (s->kinds[i] != K_TILE) continue;
+      for (int j = 0; j < s->strip && !L->status; j++) {
+        c.root = s->pos[j];
+        out[no++] = tc_eval(&c, s->yields[i], &s->pos[j]).vec;
+      }
+    }
+    L->b = c.b;
+    tc_chunk_free(&c);
+  }
+  for (int i = 0, q = 0; i < s->n && !L->status; i++) {
+    if (s->kinds[i] == K_TILE) continue;
+    MlirValue d = carried[q++];
+    if (s->kinds[i] == K_SCALAR) {
+      out[no++] = tc_scalar(L, s->yields[i]);
+      continue;
+    }
+    MlirValue w = tc_scalar(L, tc_affine_step(L, s->args[i], s->yields[i]));
+    if (L->status) break;
+    if (tcb_bitwidth(mlirValueGetType(w)) < tcb_bitwidth(s->delta_type[i]))
+      w = tcb_cast(&L->b, "arith.extsi", w, s->delta_type[i]);
+    else if (tcb_bitwidth(mlirValueGetType(w)) > tcb_bitwidth(s->delta_type[i]))
+      w = tcb_cast(&L->b, "arith.trunci", w, s->delta_type[i]);
+    out[no++] = tcb_binary(&L->b, "arith.addi", d, w);
+  }
+  *b = L->b;
+  L->b = saved;
+  return no;
+}
+
+/* Is the strip inside the bound of s->bound_mask in iteration k (false when the bound
+ * cannot be computed: then every iteration runs with masks)?
+ * Lowers the body's scalars at b first (the bound depends on them). */
+static MlirValue strip_is_full(strip_loop *s, tc_builder *b, MlirValue k, const MlirValue *carried) {
+  tc_lower *L = s->L;
+  tc_builder saved = L->b;
+  L->b = *b;
+  tc_map_scalar(L, mlirBlockGetArgument(s->body, 0), k);
+  for (int i = 0, q = 0; i < s->n; i++)
+    if (s->kinds[i] == K_SCALAR) tc_map_scalar(L, s->args[i], carried[q++]);
+    else if (s->kinds[i] == K_AFFINE) q++;
+  for (MlirOperation o = mlirBlockGetFirstOperation(s->body); !mlirOperationIsNull(o) && !L->status;
+       o = mlirOperationGetNextInBlock(o)) {
+    if (tc_op_is(o, "scf.yield")) break;
+    if (!is_tile(mlirValueGetType(mlirOperationGetResult(o, 0)))) tc_lower_op(L, o);
+  }
+  MlirValue full = {NULL};
+  if (!L->status) {
+    tc_chunk pre;
+    tc_chunk_init(&pre, L, L->b.block, s->width);
+    pre.b = L->b;
+    tc_pos row = {.rank = 1, .chunked = false};
+    row.idx[0] = tcb_const_index(&pre.b, 0);
+    MlirValue bound = tc_mask_bound(&pre, s->bound_mask, &row, s->len);
+    if (!mlirValueIsNull(bound)) {
+      MlirValue end = tcb_binary(&pre.b, "arith.addi", s->pos[0].idx[0], tcb_const_index(&pre.b, s->strip * s->width));
+      full = tcb_cmpi(&pre.b, "ule", end, bound);
+    } else {
+      full = tcb_const_int(&pre.b, tcb_int_type(L->ctx, 1), 0);
+    }
+    L->b = pre.b;
+    tc_chunk_free(&pre);
+  }
+  *b = L->b;
+  L->b = saved;
+  return full;
+}
+
+static MlirBlock new_block(tc_lower *L, int n, const MlirValue *like) {
+  MlirType types[TC_MAX_ITER_ARGS + 1];
+  MlirLocation locs[TC_MAX_ITER_ARGS + 1];
+  for (int i = 0; i < n; i++) {
+    types[i] = mlirValueGetType(like[i]);
+    locs[i] = L->b.loc;
+  }
+  return mlirBlockCreate(n, types, locs);
+}
+
+/* The old loop's range for one strip, at sb, from the values in `vals` (strip vectors,
+ * then scalar/affine carries): while the strip is inside the loads' bound, iterations
+ * run unmasked (scf.while); the rest run with masks (scf.for). Returns the final values
+ * in vals. */
+static void emit_range(strip_loop *s, tc_builder *sb, MlirValue lb, MlirValue ub, MlirValue st, int nv, MlirValue *vals) {
+  tc_lower *L = s->L;
+  int ntv = s->ntile * (int)s->strip;
+  MlirValue out[TC_MAX_ITER_ARGS];
+  if (!mlirValueIsNull(s->bound_mask)) {
+    /* scf.while (k = lb, vals) { k < ub && full(k) } do { FULL body; k += st } */
+    MlirValue w[TC_MAX_ITER_ARGS + 1];
+    w[0] = lb;
+    memcpy(w + 1, vals, sizeof(MlirValue) * (size_t)nv);
+    MlirBlock before = new_block(L, nv + 1, w), after = new_block(L, nv + 1, w);
+    MlirRegion regions[2] = {mlirRegionCreate(), mlirRegionCreate()};
+    mlirRegionAppendOwnedBlock(regions[0], before);
+    mlirRegionAppendOwnedBlock(regions[1], after);
+    MlirType types[TC_MAX_ITER_ARGS + 1];
+    for (int i = 0; i <= nv; i++) types[i] = mlirValueGetType(w[i]);
+    MlirOperation wop = tcb_op_regions(sb, "scf.while", nv + 1, types, nv + 1, w, 0, NULL, 2, regions);
+    tc_builder bb;
+    tcb_init(&bb, L->ctx);
+    bb.loc = L->b.loc;
+    tcb_set_end(&bb, before);
+    MlirValue args[TC_MAX_ITER_ARGS + 1];
+    for (int i = 0; i <= nv; i++) args[i] = mlirBlockGetArgument(before, i);
+    MlirValue full = strip_is_full(s, &bb, args[0], args + 1 + ntv);
+    if (L->status) return;
+    MlirValue cond = tcb_binary(&bb, "arith.andi", tcb_cmpi(&bb, "slt", args[0], ub), full);
+    MlirValue cops[TC_MAX_ITER_ARGS + 2];
+    cops[0] = cond;
+    memcpy(cops + 1, args, sizeof(MlirValue) * (size_t)(nv + 1));
+    tcb_op(&bb, "scf.condition", 0, NULL, nv + 2, cops, 0, NULL);
+    tc_builder ab = bb;
+    tcb_set_end(&ab, after);
+    for (int i = 0; i <= nv; i++) args[i] = mlirBlockGetArgument(after, i);
+    int no = emit_iteration(s, &ab, TC_CHUNK_FULL, args[0], args + 1, args + 1 + ntv, out + 1);
+    if (L->status) return;
+    out[0] = tcb_binary(&ab, "arith.addi", args[0], st);
+    tcb_op(&ab, "scf.yield", 0, NULL, no + 1, out, 0, NULL);
+    lb = mlirOperationGetResult(wop, 0);
+    for (int i = 0; i < nv; i++) vals[i] = mlirOperationGetResult(wop, 1 + i);
+  }
+  MlirOperation kf;
+  MlirBlock kb = tc_build_for(L, sb, lb, ub, st, nv, vals, &kf);
+  if (L->status) return;
+  tc_builder kbld = *sb;
+  tcb_set_end(&kbld, kb);
+  MlirValue in[TC_MAX_ITER_ARGS];
+  for (int i = 0; i < nv; i++) in[i] = mlirBlockGetArgument(kb, 1 + i);
+  int no = emit_iteration(s, &kbld, TC_CHUNK_GENERIC, mlirBlockGetArgument(kb, 0), in, in + ntv, out);
+  if (L->status) return;
+  tcb_op(&kbld, "scf.yield", 0, NULL, no, out, 0, NULL);
+  for (int i = 0; i < nv; i++) vals[i] = mlirOperationGetResult(kf, i);
+}
+
+bool tc_lower_for_by_strips(tc_lower *L, MlirOperation op) {
+  if (L->check_bounds || L->check_nan || L->check_races) return false;
+  strip_loop s = {.L = L, .op = op, .body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))};
+  if (!classify(&s)) return false;
+
+  MlirValue lb = tc_scalar(L, mlirOperationGetOperand(op, 0)), ub = tc_scalar(L, mlirOperationGetOperand(op, 1)),
+            st = tc_scalar(L, mlirOperationGetOperand(op, 2));
+  MlirValue bufs[MAXC] = {{NULL}}, carried[MAXC]; /* carried: scalars and affine deltas across strips */
+  int nc = 0;
+  for (int i = 0; i < s.n; i++) {
+    MlirValue init = mlirOperationGetOperand(op, 3 + i);
+    if (s.kinds[i] == K_TILE) {
+      bufs[i] = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(init)), s.len);
+    } else {
+      carried[nc++] = s.kinds[i] == K_SCALAR ? tc_scalar(L, init) : tcb_const_int(&L->b, s.delta_type[i], 0);
+    }
+  }
+  if (L->status) return true;
+
+  /* for c0 in [0, len) step strip*width (no loop for a single strip); the scalar and
+   * affine carries restart from their initial values in every strip */
+  tc_builder outer = L->b, sb = L->b;
+  MlirOperation strip_for = {NULL};
+  MlirValue c0;
+  if (s.len / s.width > s.strip) {
+    MlirBlock sblk = tc_build_for(L, &sb, tcb_const_index(&sb, 0), tcb_const_index(&sb, s.len),
+                                  tcb_const_index(&sb, s.strip * s.width), nc, carried, &strip_for);
+    tcb_set_end(&sb, sblk);
+    c0 = mlirBlockGetArgument(sblk, 0);
+  } else {
+    c0 = tcb_const_index(&sb, 0);
+  }
+  for (int j = 0; j < s.strip; j++) {
+    s.pos[j] = (tc_pos){.rank = 1, .chunked = true};
+    s.pos[j].idx[0] = j ? tcb_binary(&sb, "arith.addi", c0, tcb_const_index(&sb, j * s.width)) : c0;
+  }
+  MlirValue vals[TC_MAX_ITER_ARGS];
+  int nv = 0;
+  {
+    tc_chunk ic;
+    tc_chunk_init(&ic, L, sb.block, s.width);
+    ic.b = sb;
+    for (int i = 0; i < s.n; i++)
+      if (s.kinds[i] == K_TILE)
+        for (int j = 0; j < s.strip; j++) vals[nv++] = tc_eval(&ic, mlirOperationGetOperand(op, 3 + i), &s.pos[j]).vec;
+    sb = ic.b;
+    tc_chunk_free(&ic);
+  }
+  int ntv = nv;
+  for (int k = 0; k < nc; k++) vals[nv++] = carried[k];
+  if (L->status) return true;
+  L->b.loc = mlirOperationGetLocation(mlirBlockGetTerminator(s.body));
+  emit_range(&s, &sb, lb, ub, st, nv, vals);
+  if (L->status) return true;
+
+  /* after the range: the strip goes to the carried tiles' buffers */
+  {
+    tc_chunk wc;
+    tc_chunk_init(&wc, L, sb.block, s.width);
+    wc.b = sb;
+    int64_t shape[1] = {s.len};
+    for (int i = 0, k = 0; i < s.n; i++) {
+      if (s.kinds[i] != K_TILE) continue;
+      for (int j = 0; j < s.strip; j++) tc_buffer_write(&wc, bufs[i], vals[k++], &s.pos[j], shape);
+    }
+    sb = wc.b;
+    tc_chunk_free(&wc);
+  }
+  MlirValue *final = vals + ntv;
+  if (!mlirOperationIsNull(strip_for)) {
+    tcb_op(&sb, "scf.yield", 0, NULL, nc, final, 0, NULL);
+    for (int k = 0; k < nc; k++) final[k] = mlirOperationGetResult(strip_for, k);
+  }
+  L->b = outer;
+  L->b.loc = mlirOperationGetLocation(op);
+  for (int i = 0, k = 0; i < s.n; i++) {
+    MlirValue res = mlirOperationGetResult(op, i);
+    if (s.kinds[i] == K_SCALAR) {
+      tc_map_scalar(L, res, final[k++]);
+      continue;
+    }
+    tc_special *sp = tc_special_put(L, res);
+    memset(sp, 0, sizeof *sp);
+    if (s.kinds[i] == K_TILE) {
+      sp->kind = TC_SPECIAL_BUFFER;
+      sp->buffer = bufs[i];
+    } else {
+      sp->kind = TC_SPECIAL_AFFINE;
+      sp->init = mlirOperationGetOperand(op, 3 + i);
+      sp->delta = final[k++];
+    }
+  }
+  return true;
+}

@@ -1,0 +1,99 @@
+# tests/lang/kernels/loops.py — loops that carry tiles across iterations: accumulators over
+# a row in BLOCK chunks (lowered strip by strip with the tile in registers when every lane
+# evolves on its own), and loops that read other lanes of the carried tile (the generic
+# lowering with a buffer).
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_sum_kernel(x_ptr, out_ptr, N, stride, BLOCK: tl.constexpr):
+    # out[r] = sum of row r, accumulated BLOCK lanes wide across the row
+    row = tl.program_id(0)
+    cols0 = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, N, BLOCK):
+        cols = start + cols0
+        acc += tl.load(x_ptr + row * stride + cols, mask=cols < N, other=0.0)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def lane_sums_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    # out[row, j] = sum of x[row, k*BLOCK + j] over k: the carried tile itself is stored
+    row = tl.program_id(0)
+    cols0 = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, N, BLOCK):
+        cols = start + cols0
+        acc = acc + tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
+    tl.store(out_ptr + row * BLOCK + cols0, acc)
+
+
+@triton.jit
+def moments_kernel(x_ptr, sum_ptr, sq_ptr, cnt_ptr, any_ptr, N, BLOCK: tl.constexpr):
+    # two float tiles, an int tile, a boolean tile and a scalar carried together; `other`
+    # is 1, so the masked-off lanes of the last chunk count
+    row = tl.program_id(0)
+    cols0 = tl.arange(0, BLOCK)
+    s = tl.zeros([BLOCK], dtype=tl.float32)
+    q = tl.zeros([BLOCK], dtype=tl.float32)
+    c = tl.zeros([BLOCK], dtype=tl.int32)
+    seen = cols0 < 0
+    iters = 0
+    for start in range(0, N, BLOCK):
+        cols = start + cols0
+        v = tl.load(x_ptr + row * N + cols, mask=cols < N, other=1.0)
+        s += v
+        q += tl.where(cols < N, v * v, 0.0)
+        c += (v > 0).to(tl.int32)
+        seen = seen | (v > 2.5)
+        iters += 1
+    tl.store(sum_ptr + row, tl.sum(s, axis=0))
+    tl.store(sq_ptr + row, tl.sum(q, axis=0))
+    tl.store(cnt_ptr + row, tl.sum(c, axis=0) * 1000 + iters)
+    tl.store(any_ptr + row * BLOCK + cols0, seen.to(tl.int32))
+
+
+@triton.jit
+def ptr_carry_kernel(x_ptr, w_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    # a pointer tile advanced by BLOCK each iteration, a scalar weight loaded per
+    # iteration, a float64 accumulator
+    row = tl.program_id(0)
+    cols0 = tl.arange(0, BLOCK)
+    p = x_ptr + row * N + cols0
+    acc = tl.zeros([BLOCK], dtype=tl.float64)
+    k = 0
+    for start in range(0, N, BLOCK):
+        wk = tl.load(w_ptr + k)
+        v = tl.load(p, mask=start + cols0 < N, other=0.0)
+        acc += v.to(tl.float64) * wk
+        p += BLOCK
+        k += 1
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def window_kernel(x_ptr, out_ptr, N, LO, BLOCK: tl.constexpr):
+    # a mask that is not an upper bound (lo <= cols < N), and an integer accumulator
+    row = tl.program_id(0)
+    cols0 = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.int32)
+    for start in range(0, N, BLOCK):
+        cols = start + cols0
+        m = (cols >= LO) & (cols < N)
+        acc += tl.load(x_ptr + row * N + cols, mask=m, other=0)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def cross_lane_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    # each iteration reads the whole carried tile (its max): not lane by lane
+    row = tl.program_id(0)
+    cols0 = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, N, BLOCK):
+        cols = start + cols0
+        v = tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
+        acc = acc * 0.5 + v + tl.max(acc, axis=0)
+    tl.store(out_ptr + row * BLOCK + cols0, acc)
