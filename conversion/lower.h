@@ -154,6 +154,12 @@ MlirValue tc_splat_vec(tc_builder *b, MlirValue s, int64_t width);
 /* --- memory.c: loads, stores, buffers ------------------------------------------------------ */
 tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos);
 void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval ptr, tc_cval val, MlirValue mask);
+/* Prefetches for writing the cache line a later nest's store (through a contiguous
+ * pointer tile) writes at pos; nothing otherwise. Only for stores whose pointer
+ * tc_store_prefetchable accepted (computed without loads; it lowers the scalars the
+ * pointer needs at L->b, so call it before the nest is built). */
+bool tc_store_prefetchable(tc_lower *L, MlirOperation store);
+void tc_prefetch_store(tc_chunk *c, MlirOperation store, const tc_pos *pos);
 void tc_lower_scalar_load(tc_lower *L, MlirOperation load);
 void tc_lower_scalar_store(tc_lower *L, MlirOperation store);
 MlirValue tc_scalar_addptr(tc_lower *L, tc_builder *b, MlirValue base, MlirValue offset, MlirType pointee);

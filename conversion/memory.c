@@ -219,6 +219,45 @@ static void prefetch_next_iteration(tc_chunk *c, MlirValue old_ptr, MlirValue vi
   tcb_op(b, "memref.prefetch", 0, NULL, 2, ops, 3, attrs);
 }
 
+/* Can v be evaluated anywhere from here on: tiles computed without loads (cheap and
+ * side-effect free), from scalars that are lowered — pure scalar arithmetic not lowered
+ * yet (written later in the kernel, like `out_ptr + row * stride`) is lowered now, at
+ * L->b; lowering it again in program order later is harmless. */
+static bool prelower(tc_lower *L, MlirValue v, int depth) {
+  if (depth > 16) return false;
+  bool tile = mlirTypeIsARankedTensor(mlirValueGetType(v));
+  if (!tile && tc_valmap_get(&L->scalars, v.ptr)) return true;
+  if (!mlirValueIsAOpResult(v)) return false;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  const char *k = tile_op_kind(d);
+  if (tile ? !tc_is_lazy_op(d)
+           : !(k ? !strcmp(k, "addptr") || !strcmp(k, "program_id") || !strcmp(k, "num_programs")
+                 : (tc_op_in_dialect(d, "arith") || tc_op_in_dialect(d, "math")) && mlirOperationGetNumResults(d) == 1))
+    return false;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
+    if (!prelower(L, mlirOperationGetOperand(d, i), depth + 1)) return false;
+  if (!tile) tc_lower_op(L, d);
+  return !L->status;
+}
+
+bool tc_store_prefetchable(tc_lower *L, MlirOperation store) { return prelower(L, mlirOperationGetOperand(store, 0), 0); }
+
+void tc_prefetch_store(tc_chunk *c, MlirOperation store, const tc_pos *pos) {
+  tc_lower *L = c->L;
+  MlirValue old_ptr = mlirOperationGetOperand(store, 0);
+  if (!pos->chunked) return;
+  tc_cval p = tc_eval(c, old_ptr, pos);
+  if (L->status || !p.is_ptr || classify(c, old_ptr, p) != ACCESS_CONTIGUOUS) return;
+  MlirType pointee = tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(old_ptr)));
+  MlirValue ops[2] = {view_of(L, p.base, tc_memory_type(L->ctx, pointee)), first_lane_offset(c, old_ptr, pos)};
+  MlirNamedAttribute attrs[3] = {
+      tcb_named(L->ctx, "isWrite", mlirBoolAttrGet(L->ctx, 1)),
+      tcb_named(L->ctx, "localityHint", mlirIntegerAttrGet(tcb_int_type(L->ctx, 32), 3)),
+      tcb_named(L->ctx, "isDataCache", mlirBoolAttrGet(L->ctx, 1)),
+  };
+  tcb_op(&c->b, "memref.prefetch", 0, NULL, 2, ops, 3, attrs);
+}
+
 tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
   tc_lower *L = c->L;
   tc_builder *b = &c->b;

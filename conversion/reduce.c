@@ -115,11 +115,33 @@ static bool horizontal(tc_lower *L, tc_builder *b, MlirOperation op, int n, Mlir
 typedef struct capture {
   MlirValue buf; /* null: none */
   const int64_t *shape;
+  MlirOperation store; /* a store the buffer feeds (or null): its lines are prefetched */
 } capture;
 
+/* A tile.store whose value is computed (through lazily evaluated ops) from v. */
+static MlirOperation store_fed_by(MlirValue v, int depth) {
+  if (depth > 16) return (MlirOperation){NULL};
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    if (tc_op_is(user, "tile.store") && mlirOpOperandGetOperandNumber(u) == 1) return user;
+    if (tc_is_lazy_op(user)) {
+      MlirOperation s = store_fed_by(mlirOperationGetResult(user, 0), depth + 1);
+      if (!mlirOperationIsNull(s)) return s;
+    }
+  }
+  return (MlirOperation){NULL};
+}
+
+/* Evaluates operand i at p. Capturing, it also goes to the buffer, and the line the later
+ * store writes is prefetched for writing: softmax's division pass then stores into cache
+ * while the store misses overlap with this pass's exp (measured, 1 thread, 1024x8192:
+ * 4.0 -> 3.5 ms). */
 static MlirValue eval_operand(tc_chunk *c, const MlirValue *olds, int i, const tc_pos *p, const capture *cap) {
   MlirValue v = tc_eval(c, olds[i], p).vec;
-  if (i == 0 && !mlirValueIsNull(cap->buf) && !c->L->status) tc_buffer_write(c, cap->buf, v, p, cap->shape);
+  if (i == 0 && !mlirValueIsNull(cap->buf) && !c->L->status) {
+    tc_buffer_write(c, cap->buf, v, p, cap->shape);
+    if (!mlirOperationIsNull(cap->store)) tc_prefetch_store(c, cap->store, p);
+  }
   return v;
 }
 
@@ -303,6 +325,13 @@ void tc_emit_reduce(tc_lower *L, MlirOperation op) {
       for (int i = 0; i < r.nvals; i++)
         r.bufs[i] = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetResult(op, i))),
                                     tc_numel(rr, r.rshape));
+    /* before the nest: the store's pointer may need scalars lowered here */
+    capture cap = {{NULL}, r.shape, {NULL}};
+    if (tc_reduce_captures(L, op)) {
+      cap.buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(r.olds[0])), tc_numel(r.rank, r.shape));
+      cap.store = store_fed_by(r.olds[0], 0);
+      if (!mlirOperationIsNull(cap.store) && !tc_store_prefetchable(L, cap.store)) cap.store = (MlirOperation){NULL};
+    }
     tc_builder ob = *b;
     tc_pos outer = {.rank = r.rank, .chunked = true};
     MlirBlock opened[TC_RANK];
@@ -312,9 +341,6 @@ void tc_emit_reduce(tc_lower *L, MlirOperation op) {
     c.b = ob;
     outer.idx[r.rank - 1] = tcb_const_index(&c.b, 0);
     MlirValue acc[MAXV], out[MAXV];
-    capture cap = {{NULL}, r.shape};
-    if (tc_reduce_captures(L, op))
-      cap.buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(r.olds[0])), tc_numel(r.rank, r.shape));
     for (int i = 0; i < r.nvals; i++) acc[i] = eval_operand(&c, r.olds, i, &outer, &cap);
     /* Bounded by a masked load's mask: rows with runtime length (softmax's cols < n). */
     MlirValue bound_mask = tc_load_mask_within(L, r.olds[0], mlirValueGetType(r.olds[0]), 0);

@@ -1,7 +1,8 @@
 # A softmax row (whole row one tile, runtime length n): the row is read from memory by
 # the max and again by exp(x - max) without a stack copy (nothing writes in between);
 # the max reduction over the masked load runs unmasked full chunks with a masked rest;
-# exp(x - max), which the sum and the store both read, is buffered by the sum's own loop.
+# exp(x - max), which the sum and the store both read, is buffered by the sum's own loop,
+# which also prefetches (for writing) the output line the division pass stores later.
 # RUN: %tilec compile %s -k softmax -s "*fp32:16, *fp32:16, i32, 4096" --target x86-64-v4 --emit vector | FileCheck %s
 import triton
 import triton.language as tl
@@ -28,4 +29,5 @@ def softmax(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
 # CHECK: scf.for {{.*}} iter_args
 # CHECK: call @Sleef_expf16_u10
 # CHECK-NEXT: vector.store
+# CHECK-NEXT: memref.prefetch {{.*}}, write, locality<3>, data
 # CHECK-NEXT: arith.addf
