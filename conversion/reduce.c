@@ -7,6 +7,7 @@
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,11 +113,13 @@ static bool horizontal(tc_lower *L, tc_builder *b, MlirOperation op, int n, Mlir
 /* Where the chunks a reduction evaluates also go: the operand's buffer when the operand is
  * a costly value other roots read too (softmax's exp(x - max) feeds the sum and the
  * store), so computing it and summing it is one pass. */
-typedef struct capture {
-  MlirValue buf; /* null: none */
+/* How a pass over the chunks of a row evaluates and combines them. */
+typedef struct chunk_pass {
+  MlirValue buf; /* capture: the operand also goes to this buffer (null: none) */
   const int64_t *shape;
-  MlirOperation store; /* a store the buffer feeds (or null): its lines are prefetched */
-} capture;
+  MlirOperation store;     /* a store the buffer feeds (or null): its lines are prefetched */
+  const char *select_pred; /* NaN-ignoring min/max as select(x pred acc, x, acc), or null */
+} chunk_pass;
 
 /* A tile.store whose value is computed (through lazily evaluated ops) from v. */
 static MlirOperation store_fed_by(MlirValue v, int depth) {
@@ -136,7 +139,7 @@ static MlirOperation store_fed_by(MlirValue v, int depth) {
  * store writes is prefetched for writing: softmax's division pass then stores into cache
  * while the store misses overlap with this pass's exp (measured, 1 thread, 1024x8192:
  * 4.0 -> 3.5 ms). */
-static MlirValue eval_operand(tc_chunk *c, const MlirValue *olds, int i, const tc_pos *p, const capture *cap) {
+static MlirValue eval_operand(tc_chunk *c, const MlirValue *olds, int i, const tc_pos *p, const chunk_pass *cap) {
   MlirValue v = tc_eval(c, olds[i], p).vec;
   if (i == 0 && !mlirValueIsNull(cap->buf) && !c->L->status) {
     tc_buffer_write(c, cap->buf, v, p, cap->shape);
@@ -145,11 +148,47 @@ static MlirValue eval_operand(tc_chunk *c, const MlirValue *olds, int i, const t
   return v;
 }
 
+/* Float min/max reductions (tl.max, tl.min) on x86: maxnum needs vmaxps, a NaN test and a
+ * blend per chunk, while select(x > acc, x, acc) is one vmaxps that ignores a NaN x. The
+ * accumulators start NaN-free (NaN lanes of the first chunks become the identity), so
+ * only a row of NaNs (all lanes) comes out wrong, as the identity: the caller then
+ * recomputes the row exactly. Returns the cmpf predicate, or null. */
+static const char *minmax_select_pred(tc_lower *L, MlirOperation op, int nvals, const MlirValue *olds) {
+  if (!L->target->is_x86 || nvals != 1 || !tcb_is_float(mlirShapedTypeGetElementType(mlirValueGetType(olds[0]))))
+    return NULL;
+  MlirOperation fn = combine_func(L, op);
+  if (mlirOperationIsNull(fn)) return NULL;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0));
+  MlirOperation m = mlirBlockGetFirstOperation(body);
+  if (mlirOperationIsNull(m) || mlirBlockGetNumArguments(body) != 2) return NULL;
+  MlirOperation ret = mlirOperationGetNextInBlock(m);
+  if (mlirOperationIsNull(ret) || !tc_op_is(ret, "func.return") || mlirOperationGetNumOperands(ret) != 1 ||
+      !mlirValueEqual(mlirOperationGetOperand(ret, 0), mlirOperationGetResult(m, 0)))
+    return NULL;
+  MlirValue a = mlirBlockGetArgument(body, 0), b = mlirBlockGetArgument(body, 1);
+  MlirValue x = mlirOperationGetOperand(m, 0), y = mlirOperationGetOperand(m, 1);
+  if (!((mlirValueEqual(x, a) && mlirValueEqual(y, b)) || (mlirValueEqual(x, b) && mlirValueEqual(y, a)))) return NULL;
+  if (tc_op_is(m, "arith.maxnumf")) return "ogt";
+  if (tc_op_is(m, "arith.minnumf")) return "olt";
+  return NULL;
+}
+
+/* The identity of a select-based min/max (-inf for max, +inf for min) in v's type. */
+static MlirValue minmax_identity(tc_builder *b, const chunk_pass *cap, MlirType t) {
+  return tcb_const_float(b, t, strcmp(cap->select_pred, "ogt") ? INFINITY : -INFINITY);
+}
+
+/* A first chunk as an accumulator: NaN lanes become the identity for select-based min/max. */
+static MlirValue seed(tc_builder *b, const chunk_pass *cap, MlirValue v) {
+  if (!cap->select_pred || mlirValueIsNull(v)) return v;
+  return tcb_select(b, tcb_cmpf(b, "ord", v, v), v, minmax_identity(b, cap, mlirValueGetType(v)));
+}
+
 /* One loop over chunks [lb, ub) step `u * width` folding u chunks per iteration into u
  * accumulator sets (acc: u * nvals values, replaced by the loop results). With a bound
  * mask the chunks are known full (their masks equal to the bound are dropped). */
 static void chunk_loop(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const MlirValue *olds, const tc_pos *outer,
-                       MlirValue lb, MlirValue ub, int64_t width, int u, MlirValue bound_mask, const capture *cap,
+                       MlirValue lb, MlirValue ub, int64_t width, int u, MlirValue bound_mask, const chunk_pass *cap,
                        MlirValue *acc) {
   int nacc = u * nvals;
   MlirOperation f;
@@ -173,7 +212,11 @@ static void chunk_loop(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, 
       args[i] = mlirBlockGetArgument(blk, 1 + k * nvals + i);
       args[nvals + i] = eval_operand(&c, olds, i, &p, cap);
     }
-    if (!L->status) tc_apply_combine(L, &c.b, op, args, 2 * nvals, res + k * nvals);
+    if (L->status) break;
+    if (cap->select_pred)
+      res[k] = tcb_select(&c.b, tcb_cmpf(&c.b, cap->select_pred, args[1], args[0]), args[1], args[0]);
+    else
+      tc_apply_combine(L, &c.b, op, args, 2 * nvals, res + k * nvals);
   }
   if (!L->status) tcb_op(&c.b, "scf.yield", 0, NULL, nacc, res, 0, NULL);
   tc_chunk_free(&c);
@@ -184,7 +227,7 @@ static void chunk_loop(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, 
  * iter_args); returns the loop results in acc. With a bound mask (the mask of a masked
  * load the operand reads), chunks below the bound run unmasked and only the rest masked. */
 static void accumulate_last(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const MlirValue *olds,
-                            const tc_pos *outer, int64_t n, int64_t width, MlirValue bound_mask, const capture *cap,
+                            const tc_pos *outer, int64_t n, int64_t width, MlirValue bound_mask, const chunk_pass *cap,
                             MlirValue *acc) {
   if (width >= n) return;
   /* Up to 4 independent accumulator sets hide the combine's latency (the order of a
@@ -205,7 +248,7 @@ static void accumulate_last(tc_lower *L, tc_builder *b, MlirOperation op, int nv
     tc_pos p = *outer;
     p.chunked = true;
     p.idx[p.rank - 1] = tcb_const_index(&pre.b, k * width);
-    for (int i = 0; i < nvals; i++) sets[k * nvals + i] = eval_operand(&pre, olds, i, &p, cap);
+    for (int i = 0; i < nvals; i++) sets[k * nvals + i] = seed(&pre.b, cap, eval_operand(&pre, olds, i, &p, cap));
   }
   MlirValue bound = {NULL};
   if (!mlirValueIsNull(bound_mask)) {
@@ -275,6 +318,27 @@ typedef struct reduce_ctx {
   int64_t rshape[TC_RANK]; /* result shape */
 } reduce_ctx;
 
+/* A select-based min/max (chunk_pass.select_pred) that came out as its identity may be a
+ * row of NaNs (maxnum gives NaN there): that row is recomputed with the exact combine. */
+static MlirValue recheck_identity(tc_lower *L, tc_chunk *c, MlirOperation op, const MlirValue *olds, const tc_pos *outer,
+                                  int64_t n, MlirValue bound_mask, const chunk_pass *cap, MlirValue r) {
+  MlirType t = mlirValueGetType(r);
+  MlirValue is_identity = tcb_cmpf(&c->b, "oeq", r, minmax_identity(&c->b, cap, t));
+  tc_builder tb, eb;
+  MlirOperation iff = tcb_if(&c->b, is_identity, 1, &t, &tb, &eb);
+  tc_chunk e;
+  tc_chunk_init(&e, L, tb.block, c->width);
+  e.b = tb;
+  chunk_pass exact = {{NULL}, cap->shape, {NULL}, NULL};
+  MlirValue acc = eval_operand(&e, olds, 0, outer, &exact), out = r;
+  if (!L->status) accumulate_last(L, &e.b, op, 1, olds, outer, n, c->width, bound_mask, &exact, &acc);
+  if (!L->status) horizontal(L, &e.b, op, 1, &acc, c->width, &out);
+  tcb_op(&e.b, "scf.yield", 0, NULL, 1, &out, 0, NULL);
+  tc_chunk_free(&e);
+  tcb_op(&eb, "scf.yield", 0, NULL, 1, &r, 0, NULL);
+  return mlirOperationGetResult(iff, 0);
+}
+
 /* Body over the result positions when the reduced axis is not the last. */
 static void vertical_body(tc_chunk *c, const tc_pos *rpos, void *user) {
   reduce_ctx *r = user;
@@ -326,7 +390,7 @@ void tc_emit_reduce(tc_lower *L, MlirOperation op) {
         r.bufs[i] = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetResult(op, i))),
                                     tc_numel(rr, r.rshape));
     /* before the nest: the store's pointer may need scalars lowered here */
-    capture cap = {{NULL}, r.shape, {NULL}};
+    chunk_pass cap = {{NULL}, r.shape, {NULL}, NULL};
     if (tc_reduce_captures(L, op)) {
       cap.buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(r.olds[0])), tc_numel(r.rank, r.shape));
       cap.store = store_fed_by(r.olds[0], 0);
@@ -341,7 +405,8 @@ void tc_emit_reduce(tc_lower *L, MlirOperation op) {
     c.b = ob;
     outer.idx[r.rank - 1] = tcb_const_index(&c.b, 0);
     MlirValue acc[MAXV], out[MAXV];
-    for (int i = 0; i < r.nvals; i++) acc[i] = eval_operand(&c, r.olds, i, &outer, &cap);
+    cap.select_pred = minmax_select_pred(L, op, r.nvals, r.olds);
+    for (int i = 0; i < r.nvals; i++) acc[i] = seed(&c.b, &cap, eval_operand(&c, r.olds, i, &outer, &cap));
     /* Bounded by a masked load's mask: rows with runtime length (softmax's cols < n). */
     MlirValue bound_mask = tc_load_mask_within(L, r.olds[0], mlirValueGetType(r.olds[0]), 0);
     if (!L->status) accumulate_last(L, &c.b, op, r.nvals, r.olds, &outer, n, w, bound_mask, &cap, acc);
@@ -352,6 +417,7 @@ void tc_emit_reduce(tc_lower *L, MlirOperation op) {
       s->buffer = cap.buf;
     }
     if (!L->status && horizontal(L, &c.b, op, r.nvals, acc, w, out)) {
+      if (cap.select_pred) out[0] = recheck_identity(L, &c, op, r.olds, &outer, n, bound_mask, &cap, out[0]);
       if (rr == 0) {
         for (int i = 0; i < r.nvals; i++) tc_map_scalar(L, mlirOperationGetResult(op, i), out[i]);
       } else {

@@ -382,6 +382,26 @@ def _reductions():
         add(F, "argmax_masked_%d" % n, K, "argmax_1d_kernel", (1,),
             dict(x_ptr=xv, out_ptr=np.zeros(2, np.int32), n=n, BLOCK=128), ["out_ptr"],
             lambda a: {"out_ptr": [a["x_ptr"].argmax(), a["x_ptr"].argmin()]})
+    # NaN-ignoring max/min (x86 accumulates with a select, rechecks rows that come out as
+    # the identity): NaNs in the first chunks, everywhere, next to infinities
+    for N, BLOCK in [(200, 256), (2000, 2048), (16, 16)]:
+        xr = rng(27 + N).standard_normal((10, N)).astype(np.float32)
+        xr[1, ::7] = np.nan
+        xr[2, :] = np.nan
+        xr[3, :] = -np.inf
+        xr[3, 1::2] = np.nan
+        xr[4, :] = -np.inf
+        xr[5, :] = np.inf
+        xr[5, ::3] = np.nan
+        xr[6, :min(N, 64)] = np.nan
+        xr[7, N - 1] = np.inf
+        xr[7, 0] = -np.inf
+        xr[8, :] = -0.0
+        xr[9, :N - 1] = np.nan
+        add(F, "row_maxmin_nan_n%d" % N, K, "row_maxmin_nan_kernel", (10,),
+            dict(x_ptr=xr, mx_ptr=np.zeros(10, np.float32), mn_ptr=np.zeros(10, np.float32), N=N, BLOCK=BLOCK),
+            ["mx_ptr", "mn_ptr"],
+            lambda a: {"mx_ptr": np.fmax.reduce(a["x_ptr"], 1), "mn_ptr": np.fmin.reduce(a["x_ptr"], 1)})
     xx = rng(23).integers(-(1 << 31), (1 << 31) - 1, (8, 32), dtype=np.int64).astype(np.int32)
     add(F, "xor_sum", K, "xor_sum_kernel", (1,),
         dict(x_ptr=xx, out0_ptr=np.zeros(32, np.int32), out1_ptr=np.zeros(8, np.int32), M=8, N=32),

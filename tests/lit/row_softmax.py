@@ -19,10 +19,14 @@ def softmax(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
 # Only the exp values are buffered: one stack buffer.
 # CHECK: memref.alloca() {{.*}} : memref<4096xf32>
 # CHECK-NOT: memref.alloca
-# The max: a 4-way unrolled loop of plain loads, then the masked rest.
+# The max: a 4-way unrolled loop of plain loads, each folded in with a NaN-ignoring select
+# (one vmaxps), then the masked rest; a row that comes out as -inf is recomputed with maxnum.
 # CHECK: scf.for {{.*}} iter_args
 # CHECK-NOT: vector.maskedload
-# CHECK: arith.maxnumf
+# CHECK: %[[X:.*]] = vector.load
+# CHECK-NEXT: %[[GT:.*]] = arith.cmpf ogt, %[[X]], %[[ACC:.*]] : vector<16xf32>
+# CHECK-NEXT: arith.select %[[GT]], %[[X]], %[[ACC]]
+# CHECK-NOT: arith.maxnumf
 # CHECK: scf.yield
 # CHECK: vector.maskedload
 # CHECK: Sleef_expf16_u10

@@ -146,3 +146,13 @@ def int_max_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
     c = tl.arange(0, N)
     x = tl.load(x_ptr + r[:, None] * N + c[None, :])
     tl.store(out_ptr + r, tl.max(x, axis=1).to(tl.int32) - tl.min(x, axis=1).to(tl.int32))
+
+
+@triton.jit
+def row_maxmin_nan_kernel(x_ptr, mx_ptr, mn_ptr, N, BLOCK: tl.constexpr):
+    # masked-off lanes are NaN: tl.max / tl.min ignore NaNs (maxnum), a row of NaNs gives NaN
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * N + cols, mask=cols < N, other=float('nan'))
+    tl.store(mx_ptr + row, tl.max(x, axis=0))
+    tl.store(mn_ptr + row, tl.min(x, axis=0))
