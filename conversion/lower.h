@@ -248,13 +248,12 @@ MlirValue tc_affine_step(tc_lower *L, MlirValue arg, MlirValue y);
 /* Does the lazy cone of v reach `target`? With moved_only, only through ops that read
  * their operand at another position (broadcast, expand_dims, reshape). */
 bool tc_cone_reaches(MlirValue v, MlirValue target, bool moved_only, bool moved, int depth);
-/* --- strips.c ----------------------------------------------------------------------------- */
+/* --- register_tiles.c ---------------------------------------------------------------------- */
 /* Lowers an scf.for whose carried tiles evolve lane by lane (each lane of the yield reads
  * only the same lane of the carried tiles; no stores, reductions or nested regions in the
- * body) strip by strip: for each strip of a few chunks, the whole loop runs with the
- * strip in registers. Returns false (having emitted nothing) when the loop does not
- * qualify. */
-bool tc_lower_for_by_strips(tc_lower *L, MlirOperation op);
+ * body) and fit in half the vector registers, with the tiles' chunks as vector iter_args.
+ * Returns false (having emitted nothing) when the loop does not qualify. */
+bool tc_lower_for_in_registers(tc_lower *L, MlirOperation op);
 /* Applies a combine function (func.func by symbol) to vectors or scalars: clones its
  * body with the operand types. n inputs (2 * nvalues) -> nvalues results. */
 bool tc_apply_combine(tc_lower *L, tc_builder *b, MlirOperation reduce_op, const MlirValue *args, int nargs,

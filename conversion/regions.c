@@ -109,7 +109,7 @@ static void write_buffer_yields(tc_lower *L, int n, const MlirValue *args, const
 }
 
 void tc_lower_for(tc_lower *L, MlirOperation op) {
-  if (tc_lower_for_by_strips(L, op)) return;
+  if (tc_lower_for_in_registers(L, op)) return;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   MlirOperation yield = terminator(body);
   int n = (int)mlirOperationGetNumOperands(op) - 3;

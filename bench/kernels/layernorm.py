@@ -3,10 +3,10 @@
 # row of any length works with a fixed tile size; also writes the row's mean and 1/std.
 #
 # Benchmarked with BLOCK_SIZE = 256: 16 chunks of 16 fp32 lanes, so on AVX-512 each pass's
-# accumulator tile is one strip the compiler keeps in 16 zmm registers for the whole loop
-# (conversion/strips.c). At 1024 the tile is four strips, and each pass reads the row four
-# times over in 1 KiB pieces, or (as written) loads and stores the stack tile every chunk;
-# measured 1 thread, 1024x8192: BLOCK_SIZE 128/256/512/1024 ran 2.9/3.0/3.1/3.3 ms (C 2.8).
+# accumulator tile is carried in 16 zmm registers for the whole loop
+# (conversion/register_tiles.c); larger tiles live in a stack buffer that every chunk loads
+# and stores. Measured 1 thread, 1024x8192 (C 2.8 ms): BLOCK_SIZE 128/256 2.9-3.0 ms,
+# 1024 3.2 ms, 8192 (the tutorial's next_power_of_2(N)) 4.5 ms.
 import triton
 import triton.language as tl
 

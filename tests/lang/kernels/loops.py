@@ -1,7 +1,7 @@
 # tests/lang/kernels/loops.py — loops that carry tiles across iterations: accumulators over
-# a row in BLOCK chunks (lowered strip by strip with the tile in registers when every lane
-# evolves on its own), and loops that read other lanes of the carried tile (the generic
-# lowering with a buffer).
+# a row in BLOCK chunks (carried in vector registers when every lane evolves on its own and
+# the tile is small, in a stack buffer otherwise), and loops that read other lanes of the
+# carried tile (always the buffer).
 import triton
 import triton.language as tl
 
