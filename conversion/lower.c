@@ -535,6 +535,25 @@ void tc_lower_op(tc_lower *L, MlirOperation op) {
   tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'%.*s' is not supported by the lowering yet", (int)nm.length, nm.data);
 }
 
+static bool pure_cone(tc_lower *L, MlirValue v, int depth) {
+  if (depth > 16) return false;
+  bool tile = mlirTypeIsARankedTensor(mlirValueGetType(v));
+  if (tile ? tc_special_of(L, v) != NULL : tc_valmap_get(&L->scalars, v.ptr) != NULL) return true;
+  if (!mlirValueIsAOpResult(v)) return false;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  const char *k = tile_op_kind(d);
+  if (tile ? !tc_is_lazy_op(d) || tc_op_is(d, "tile.trans") || tc_op_is(d, "tile.reshape")
+           : !(k ? !strcmp(k, "addptr") || !strcmp(k, "program_id") || !strcmp(k, "num_programs") || !strcmp(k, "hint")
+                 : (tc_op_in_dialect(d, "arith") || tc_op_in_dialect(d, "math")) && mlirOperationGetNumResults(d) == 1))
+    return false;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
+    if (!pure_cone(L, mlirOperationGetOperand(d, i), depth + 1)) return false;
+  if (!tile) tc_lower_op(L, d);
+  return !L->status;
+}
+
+bool tc_lower_pure_cone(tc_lower *L, MlirValue v) { return pure_cone(L, v, 0); }
+
 void tc_lower_block(tc_lower *L, MlirBlock block) {
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op) && !L->status;
        op = mlirOperationGetNextInBlock(op)) {

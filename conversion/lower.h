@@ -127,6 +127,11 @@ bool tc_op_in_dialect(MlirOperation op, const char *dialect);
 MlirType tc_vec_type(MlirContext ctx, int64_t width, MlirType elem);
 void tc_lower_block(tc_lower *L, MlirBlock old_block);
 void tc_lower_op(tc_lower *L, MlirOperation op); /* one op of a block being lowered */
+/* Makes v evaluable at L->b without memory reads: tiles from lazily evaluated ops (no
+ * loads, no trans/reshape) over buffered or affine tiles, scalars already lowered or
+ * computed by pure scalar ops — those are lowered now, at L->b (lowering them again later
+ * in program order is harmless). False when v needs anything else. */
+bool tc_lower_pure_cone(tc_lower *L, MlirValue v);
 void tc_flush(tc_lower *L);
 /* Does this reduction (one operand, along the last dim) compute its operand into a buffer
  * as it goes, because the operand is costly and other roots read it too? */
@@ -156,8 +161,8 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos);
 void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval ptr, tc_cval val, MlirValue mask);
 /* Prefetches for writing the cache line a later nest's store (through a contiguous
  * pointer tile) writes at pos; nothing otherwise. Only for stores whose pointer
- * tc_store_prefetchable accepted (computed without loads; it lowers the scalars the
- * pointer needs at L->b, so call it before the nest is built). */
+ * tc_store_prefetchable accepted (tc_lower_pure_cone of its pointer, so call it before
+ * the nest is built). */
 bool tc_store_prefetchable(tc_lower *L, MlirOperation store);
 void tc_prefetch_store(tc_chunk *c, MlirOperation store, const tc_pos *pos);
 void tc_lower_scalar_load(tc_lower *L, MlirOperation load);

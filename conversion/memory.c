@@ -219,28 +219,7 @@ static void prefetch_next_iteration(tc_chunk *c, MlirValue old_ptr, MlirValue vi
   tcb_op(b, "memref.prefetch", 0, NULL, 2, ops, 3, attrs);
 }
 
-/* Can v be evaluated anywhere from here on: tiles computed without loads (cheap and
- * side-effect free), from scalars that are lowered — pure scalar arithmetic not lowered
- * yet (written later in the kernel, like `out_ptr + row * stride`) is lowered now, at
- * L->b; lowering it again in program order later is harmless. */
-static bool prelower(tc_lower *L, MlirValue v, int depth) {
-  if (depth > 16) return false;
-  bool tile = mlirTypeIsARankedTensor(mlirValueGetType(v));
-  if (!tile && tc_valmap_get(&L->scalars, v.ptr)) return true;
-  if (!mlirValueIsAOpResult(v)) return false;
-  MlirOperation d = mlirOpResultGetOwner(v);
-  const char *k = tile_op_kind(d);
-  if (tile ? !tc_is_lazy_op(d)
-           : !(k ? !strcmp(k, "addptr") || !strcmp(k, "program_id") || !strcmp(k, "num_programs")
-                 : (tc_op_in_dialect(d, "arith") || tc_op_in_dialect(d, "math")) && mlirOperationGetNumResults(d) == 1))
-    return false;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
-    if (!prelower(L, mlirOperationGetOperand(d, i), depth + 1)) return false;
-  if (!tile) tc_lower_op(L, d);
-  return !L->status;
-}
-
-bool tc_store_prefetchable(tc_lower *L, MlirOperation store) { return prelower(L, mlirOperationGetOperand(store, 0), 0); }
+bool tc_store_prefetchable(tc_lower *L, MlirOperation store) { return tc_lower_pure_cone(L, mlirOperationGetOperand(store, 0)); }
 
 void tc_prefetch_store(tc_chunk *c, MlirOperation store, const tc_pos *pos) {
   tc_lower *L = c->L;

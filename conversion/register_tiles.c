@@ -157,11 +157,9 @@ static bool classify(reg_loop *s) {
  * induction variable k, scalar and affine carries from `carried`), then the yields —
  * tile vectors in `mode` (FULL: the bound mask is all-true) from `in`, and the scalar
  * and affine carries. Returns the number of values in out. */
-static int emit_iteration(reg_loop *s, tc_builder *b, tc_chunk_mode mode, MlirValue k, const MlirValue *in,
-                          const MlirValue *carried, MlirValue *out) {
+/* The induction variable is k; scalar carries and affine deltas are `carried`. */
+static void bind_carries(reg_loop *s, MlirValue k, const MlirValue *carried) {
   tc_lower *L = s->L;
-  tc_builder saved = L->b;
-  L->b = *b;
   tc_map_scalar(L, mlirBlockGetArgument(s->body, 0), k);
   for (int i = 0, q = 0; i < s->n; i++) {
     if (s->kinds[i] == K_TILE) continue;
@@ -177,6 +175,14 @@ static int emit_iteration(reg_loop *s, tc_builder *b, tc_chunk_mode mode, MlirVa
       sp->step = tc_affine_step(L, s->args[i], s->yields[i]);
     }
   }
+}
+
+static int emit_iteration(reg_loop *s, tc_builder *b, tc_chunk_mode mode, MlirValue k, const MlirValue *in,
+                          const MlirValue *carried, MlirValue *out) {
+  tc_lower *L = s->L;
+  tc_builder saved = L->b;
+  L->b = *b;
+  bind_carries(s, k, carried);
   for (MlirOperation o = mlirBlockGetFirstOperation(s->body); !mlirOperationIsNull(o) && !L->status;
        o = mlirOperationGetNextInBlock(o)) {
     if (tc_op_is(o, "scf.yield")) break;
@@ -223,39 +229,28 @@ static int emit_iteration(reg_loop *s, tc_builder *b, tc_chunk_mode mode, MlirVa
   return no;
 }
 
-/* Is the tile inside the bound of s->bound_mask in iteration k (false when the bound
- * cannot be computed: then every iteration runs with masks)?
- * Lowers the body's scalars at b first (the bound depends on them). */
+/* Is the tile inside the bound of s->bound_mask in iteration k? Computed before the
+ * iteration's `k < ub` test is known, so only from what can be evaluated without reading
+ * memory (the scalars it needs are lowered here); false otherwise, and then every
+ * iteration runs with masks. */
 static MlirValue tile_is_full(reg_loop *s, tc_builder *b, MlirValue k, const MlirValue *carried) {
   tc_lower *L = s->L;
   tc_builder saved = L->b;
   L->b = *b;
-  tc_map_scalar(L, mlirBlockGetArgument(s->body, 0), k);
-  for (int i = 0, q = 0; i < s->n; i++)
-    if (s->kinds[i] == K_SCALAR) tc_map_scalar(L, s->args[i], carried[q++]);
-    else if (s->kinds[i] == K_AFFINE) q++;
-  for (MlirOperation o = mlirBlockGetFirstOperation(s->body); !mlirOperationIsNull(o) && !L->status;
-       o = mlirOperationGetNextInBlock(o)) {
-    if (tc_op_is(o, "scf.yield")) break;
-    if (!is_tile(mlirValueGetType(mlirOperationGetResult(o, 0)))) tc_lower_op(L, o);
-  }
+  bind_carries(s, k, carried);
   MlirValue full = {NULL};
-  if (!L->status) {
+  if (tc_lower_pure_cone(L, s->bound_mask)) {
     tc_chunk pre;
     tc_chunk_init(&pre, L, L->b.block, s->width);
     pre.b = L->b;
     tc_pos row = {.rank = 1, .chunked = false};
     row.idx[0] = tcb_const_index(&pre.b, 0);
     MlirValue bound = tc_mask_bound(&pre, s->bound_mask, &row, s->len);
-    if (!mlirValueIsNull(bound)) {
-      MlirValue end = tcb_binary(&pre.b, "arith.addi", s->pos[0].idx[0], tcb_const_index(&pre.b, s->chunks * s->width));
-      full = tcb_cmpi(&pre.b, "ule", end, bound);
-    } else {
-      full = tcb_const_int(&pre.b, tcb_int_type(L->ctx, 1), 0);
-    }
+    if (!mlirValueIsNull(bound)) full = tcb_cmpi(&pre.b, "ule", tcb_const_index(&pre.b, s->chunks * s->width), bound);
     L->b = pre.b;
     tc_chunk_free(&pre);
   }
+  if (mlirValueIsNull(full) && !L->status) full = tcb_const_int(&L->b, tcb_int_type(L->ctx, 1), 0);
   *b = L->b;
   L->b = saved;
   return full;

@@ -701,6 +701,18 @@ def _loops():
             dict(x_ptr=x, out_ptr=np.zeros(R, np.int32), N=N, LO=LO, BLOCK=BLOCK), ["out_ptr"],
             lambda a, N=N, LO=LO: {"out_ptr": a["x_ptr"][:, LO:N].sum(1).astype(np.int32)})
 
+    for N, BLOCK, NIDX in [(100, 128, 5), (64, 64, 9), (300, 512, 3)]:
+        x = ints(N + NIDX, (12, N), -9, 10)
+        idx = rng(N).integers(0, 12, NIDX).astype(np.int32)
+        add(F, "gather_rows_n%d_block%d" % (N, BLOCK), K, "gather_rows_kernel", (1,),
+            dict(x_ptr=x, idx_ptr=idx, out_ptr=np.zeros(N, np.float32), NIDX=NIDX, N=N, BLOCK=BLOCK), ["out_ptr"],
+            lambda a: {"out_ptr": a["x_ptr"][a["idx_ptr"]].sum(0)})
+    for N, BLOCK in [(1000, 256), (512, 64), (5, 16)]:
+        x = ints(N + 1, (R, N), -9, 10)
+        add(F, "offs_carry_n%d_block%d" % (N, BLOCK), K, "offs_carry_kernel", (R,),
+            dict(x_ptr=x, out_ptr=np.zeros(R, np.float32), N=N, BLOCK=BLOCK), ["out_ptr"],
+            lambda a: {"out_ptr": a["x_ptr"].sum(1)})
+
     def cross_lane_ref(a, N, BLOCK):
         x = a["x_ptr"]
         acc = np.zeros((R, BLOCK), np.float32)

@@ -97,3 +97,26 @@ def cross_lane_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
         v = tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
         acc = acc * 0.5 + v + tl.max(acc, axis=0)
     tl.store(out_ptr + row * BLOCK + cols0, acc)
+
+
+@triton.jit
+def gather_rows_kernel(x_ptr, idx_ptr, out_ptr, NIDX, N, BLOCK: tl.constexpr):
+    # the sum of rows idx[0..NIDX) of x: a scalar load per iteration feeds the addresses
+    cols = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for i in range(0, NIDX):
+        r = tl.load(idx_ptr + i)
+        acc += tl.load(x_ptr + r * N + cols, mask=cols < N, other=0.0)
+    tl.store(out_ptr + cols, acc, mask=cols < N)
+
+
+@triton.jit
+def offs_carry_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    # the offsets are carried and advanced (`offs += BLOCK`), and bound the loads
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for _ in range(0, tl.cdiv(N, BLOCK)):
+        acc += tl.load(x_ptr + row * N + offs, mask=offs < N, other=0.0)
+        offs += BLOCK
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
