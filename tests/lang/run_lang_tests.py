@@ -655,14 +655,18 @@ def _loops():
             dict(x_ptr=x, out_ptr=np.zeros(R, np.float32), N=N, stride=N + 3, BLOCK=BLOCK), ["out_ptr"],
             lambda a, N=N: {"out_ptr": a["x_ptr"][:, :N].sum(1)})
 
-    def lane_sums_ref(a, N, BLOCK):
-        x = a["x_ptr"]
-        acc = np.zeros((R, BLOCK), np.float32)
+    def blocks(x, N, BLOCK):
+        """The BLOCK-wide tiles a loop over the rows of x loads (zero past N), in order."""
         for start in range(0, N, BLOCK):
-            chunk = np.zeros((R, BLOCK), np.float32)
+            v = np.zeros((x.shape[0], BLOCK), np.float32)
             w = min(BLOCK, N - start)
-            chunk[:, :w] = x[:, start:start + w]
-            acc = (acc + chunk).astype(np.float32)  # lane by lane, in iteration order
+            v[:, :w] = x[:, start:start + w]
+            yield v
+
+    def lane_sums_ref(a, N, BLOCK):
+        acc = np.zeros((R, BLOCK), np.float32)
+        for v in blocks(a["x_ptr"], N, BLOCK):
+            acc = (acc + v).astype(np.float32)  # lane by lane, in iteration order
         return {"out_ptr": acc}
     for N, BLOCK in [(1000, 64), (4096, 64), (1000, 1024), (5000, 1024), (7, 16)]:
         x = rng(N + BLOCK).standard_normal((R, N)).astype(np.float32) * np.float32(1000)
@@ -714,12 +718,8 @@ def _loops():
             lambda a: {"out_ptr": a["x_ptr"].sum(1)})
 
     def cross_lane_ref(a, N, BLOCK):
-        x = a["x_ptr"]
         acc = np.zeros((R, BLOCK), np.float32)
-        for start in range(0, N, BLOCK):
-            v = np.zeros((R, BLOCK), np.float32)
-            w = min(BLOCK, N - start)
-            v[:, :w] = x[:, start:start + w]
+        for v in blocks(a["x_ptr"], N, BLOCK):
             acc = ((acc * np.float32(0.5) + v).astype(np.float32) + acc.max(1, keepdims=True)).astype(np.float32)
         return {"out_ptr": acc}
     for N, BLOCK in [(100, 16), (1000, 256)]:
