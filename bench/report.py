@@ -336,7 +336,10 @@ def write_report(res, machine, commands, path, chart_name):
       "matmul (~1 GFLOP/s) runs only at N = 1024.")
     w(f"- The C softmax uses SLEEF's vector exp of the width `-march=native` enables (reported "
       f"in its row). tilec's matmul uses BLOCK_M×BLOCK_N×BLOCK_K = {bm[0]}×{bm[1]}×{bm[2]}, "
-      f"GROUP_SIZE_M = {bm[3]} (why: `bench/kernels/matmul.py`; `TILEC_BENCH_MATMUL_BLOCKS` overrides).")
+      f"GROUP_SIZE_M = {bm[3]} (why: `bench/kernels/matmul.py`; `TILEC_BENCH_MATMUL_BLOCKS` overrides). "
+      f"The layer norm kernel loops over the row with BLOCK_SIZE = 256, so its accumulators "
+      f"stay in registers (why and other sizes: `bench/kernels/layernorm.py`); softmax takes "
+      f"the whole row as one tile.")
     w("- The machine may be shared with other work: a load average above ~0.5 at the start "
       "means something else was running, and 2-thread numbers (which need both cores) suffer "
       "most. Memory-bound 2-thread times also swing between levels from run to run; compare "
