@@ -1,14 +1,21 @@
 /* tools/run.c — `tilec run`: bind NAME=VALUE arguments (.npy arrays, numbers, bools, strings)
  * to a kernel's parameters by name, compile it into a throw-away .so, launch it and time it.
+ * With `--exec CMD` the library is run by another program instead: CMD (split at spaces)
+ * gets `LIB.so -k KERNEL --grid ... NAME=VALUE... --out NAME=FILE...`, which is what
+ * `tilec-exec` (tools/exec/main.c: this file built with TILEC_RUN_EXEC_ONLY, no compiler)
+ * takes; run under qemu-aarch64 it runs --target aarch64 kernels on an x86-64 machine.
  * In: argv. Out: --out .npy files, an optional timing line on stdout, diagnostics on stderr. */
 #include "tilec/runtime.h"
+#ifndef TILEC_RUN_EXEC_ONLY
 #include "tilec/tilec.h"
+#endif
 #include "tools/npy.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdbool.h>
@@ -16,10 +23,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+extern char **environ;
+
 int tilec_cmd_run(int argc, char **argv);
+int tilec_cmd_exec(int argc, char **argv);
 
 /* Far above any real kernel; only bounds the inspect buffer's growth. */
 #define RUN_MAX_PARAMS 4096
@@ -63,6 +74,7 @@ typedef struct run_out {
 
 typedef struct run_opts {
   const char *file, *kernel, *grid, *target;
+  const char *exec; /* --exec CMD: run the library with this program */
   int opt_level; /* -1: the compiler's default */
   bool fast_math, debug, check_bounds, check_nan, check_races, serial, reference;
   bool one_program;       /* --program X,Y,Z */
@@ -283,6 +295,7 @@ static int run_report(tilec_status *st) {
   return 1;
 }
 
+#ifndef TILEC_RUN_EXEC_ONLY
 static int run_read_source(const char *path, char **out, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return run_fail("cannot open '%s': %s", path, strerror(errno));
@@ -314,6 +327,8 @@ static int run_read_source(const char *path, char **out, size_t *len) {
   return 0;
 }
 
+#endif
+
 /* Splits NAME=VALUE; NAME must be an identifier so typos like a missing '=' are caught. */
 static bool run_split(const char *arg, char **name, const char **value) {
   const char *eq = strchr(arg, '=');
@@ -333,18 +348,19 @@ static void run_opts_free(run_opts *o) {
   free(o->outs);
 }
 
-static int run_parse_args(int argc, char **argv, run_opts *o) {
+/* argv[first..]: options, FILE and NAME=VALUE bindings (FILE is the library for tilec-exec). */
+static int run_parse_args(int argc, char **argv, int first, run_opts *o) {
   o->opt_level = -1;
   /* Every argument after "run" may become a binding or an --out. */
   o->bindings = calloc((size_t)argc, sizeof *o->bindings);
   o->outs = calloc((size_t)argc, sizeof *o->outs);
   if (!o->bindings || !o->outs) return run_fail("out of memory");
-  for (int i = 2; i < argc; i++) {
+  for (int i = first; i < argc; i++) {
     const char *a = argv[i];
     const char *next = i + 1 < argc ? argv[i + 1] : NULL;
     bool takes_value = !strcmp(a, "-k") || !strcmp(a, "--kernel") || !strcmp(a, "--grid") ||
                        !strcmp(a, "--out") || !strcmp(a, "--threads") || !strcmp(a, "--repeat") ||
-                       !strcmp(a, "--target") || !strcmp(a, "-O");
+                       !strcmp(a, "--target") || !strcmp(a, "-O") || !strcmp(a, "--exec");
     if (takes_value && !next) return run_usage("option '%s' needs a value", a);
     if (!strcmp(a, "-k") || !strcmp(a, "--kernel")) {
       o->kernel = argv[++i];
@@ -364,6 +380,9 @@ static int run_parse_args(int argc, char **argv, run_opts *o) {
       o->repeat = (long)v;
     } else if (!strcmp(a, "--target")) {
       o->target = argv[++i];
+    } else if (!strcmp(a, "--exec")) {
+      o->exec = argv[++i];
+      if (!*o->exec) return run_usage("--exec expects a command, got '%s'", o->exec);
     } else if (!strcmp(a, "-O") || (!strncmp(a, "-O", 2) && a[2])) {
       const char *lvl = a[2] ? a + 2 : argv[++i];
       if (lvl[0] < '0' || lvl[0] > '3' || lvl[1]) return run_usage("-O expects 0, 1, 2 or 3, got '%s'", lvl);
@@ -420,6 +439,32 @@ static int run_parse_args(int argc, char **argv, run_opts *o) {
   return 0;
 }
 
+/* Each --out names a binding to an array. */
+static int run_resolve_outs(run_opts *o) {
+  for (int i = 0; i < o->nouts; i++) {
+    run_out *out = &o->outs[i];
+    for (int b = 0; b < o->nbindings && out->binding < 0; b++)
+      if (!strcmp(o->bindings[b].name, out->name)) out->binding = b;
+    if (out->binding < 0)
+      return run_fail("--out %s: no array is bound to parameter '%s' (bind it with %s=FILE.npy)", out->name,
+                      out->name, out->name);
+    if (o->bindings[out->binding].value.kind != RUN_VALUE_NPY)
+      return run_fail("--out %s: parameter '%s' is bound to '%s', not to a .npy array", out->name, out->name,
+                      o->bindings[out->binding].text);
+  }
+  return 0;
+}
+
+static int run_load_array(run_binding *bd) {
+  tilec_status *st = tilec_npy_read(bd->text, &bd->arr);
+  if (st) return run_report(tilec_status_annotate(st, "parameter '%s'", bd->name));
+  if (bd->arr.ndim == 0)
+    return run_fail("parameter '%s': '%s' holds a 0-d array; a pointer parameter needs at least one dimension",
+                    bd->name, bd->text);
+  return 0;
+}
+
+#ifndef TILEC_RUN_EXEC_ONLY
 /* Lists the kernel's source parameters; *params is malloc'ed. */
 static int run_inspect(const run_opts *o, const char *src, size_t len, tilec_source_param **params, int *count) {
   int cap = 64;
@@ -490,26 +535,14 @@ static int run_bind(run_opts *o, const tilec_source_param *params, int nparams) 
                       "or a .npy file",
                       bd->name, o->kernel, bd->text);
   }
-  for (int i = 0; i < o->nouts; i++) {
-    run_out *out = &o->outs[i];
-    for (int b = 0; b < o->nbindings && out->binding < 0; b++)
-      if (!strcmp(o->bindings[b].name, out->name)) out->binding = b;
-    if (out->binding < 0)
-      return run_fail("--out %s: no array is bound to parameter '%s' (bind it with %s=FILE.npy)", out->name,
-                      out->name, out->name);
-    if (o->bindings[out->binding].value.kind != RUN_VALUE_NPY)
-      return run_fail("--out %s: parameter '%s' is bound to '%s', not to a .npy array", out->name, out->name,
-                      o->bindings[out->binding].text);
-  }
+  int rc = run_resolve_outs(o);
+  if (rc) return rc;
   for (int b = 0; b < o->nbindings; b++) {
     run_binding *bd = &o->bindings[b];
     if (bd->is_constexpr) continue; /* the entry is the text itself */
     if (bd->value.kind == RUN_VALUE_NPY) {
-      tilec_status *st = tilec_npy_read(bd->text, &bd->arr);
-      if (st) return run_report(tilec_status_annotate(st, "parameter '%s'", bd->name));
-      if (bd->arr.ndim == 0)
-        return run_fail("parameter '%s': '%s' holds a 0-d array; a pointer parameter needs at least one dimension",
-                        bd->name, bd->text);
+      rc = run_load_array(bd);
+      if (rc) return rc;
       /* npy buffers are 64-byte aligned, so the :16 alignment hint is always true. */
       snprintf(bd->entry, sizeof bd->entry, "*%s:16", tilec_dtype_name(bd->arr.dtype));
     } else {
@@ -543,6 +576,7 @@ static void run_remove_dir(const char *dir) {
   }
   rmdir(dir);
 }
+#endif /* !TILEC_RUN_EXEC_ONLY */
 
 static double run_now_ms(void) {
   struct timespec ts;
@@ -657,6 +691,30 @@ static int run_launch(const run_opts *o, const tilec_kernel_desc *k, void *const
 }
 
 /* Compiles, loads, launches and writes the outputs; owns the temp dir and library. */
+/* The launch arguments (and each one's extent, for bounds checks) from the bindings;
+ * the arrays are freed by the caller. */
+static int run_prepare_args(const run_opts *o, const tilec_kernel_desc *k, run_arg **slots, void ***args,
+                            int64_t **extents) {
+  size_t n = k->num_args ? k->num_args : 1;
+  *slots = calloc(n, sizeof **slots);
+  *args = calloc(n, sizeof **args);
+  *extents = calloc(n, sizeof **extents);
+  if (!*slots || !*args || !*extents) return run_fail("out of memory");
+  int rc = run_make_args(o, k, *slots, *args);
+  for (uint32_t i = 0; !rc && i < k->num_args; i++) (*extents)[i] = (*slots)[i].extent;
+  return rc;
+}
+
+static int run_write_outs(const run_opts *o) {
+  for (int i = 0; i < o->nouts; i++) {
+    const run_out *out = &o->outs[i];
+    tilec_status *st = tilec_npy_write(out->path, &o->bindings[out->binding].arr);
+    if (st) return run_report(tilec_status_annotate(st, "--out %s", out->name));
+  }
+  return 0;
+}
+
+#ifndef TILEC_RUN_EXEC_ONLY
 /* Element i of an array as a double (and whether its dtype is floating-point). */
 static double run_elem(const tilec_npy *a, const void *data, size_t i, bool *is_float) {
   const unsigned char *p = (const unsigned char *)data + i * tilec_dtype_size(a->dtype);
@@ -713,14 +771,10 @@ static int run_reference(const run_opts *o, const char *src, size_t len, tilec_d
     o->bindings[b].arr.data = kept[b];
     kept[b] = t;
   }
-  int rc = 0;
-  size_t n = k->num_args ? k->num_args : 1;
-  run_arg *slots = calloc(n, sizeof *slots);
-  void **args = calloc(n, sizeof *args);
-  int64_t *extents = calloc(n, sizeof *extents);
-  if (!slots || !args || !extents) rc = run_fail("out of memory");
-  if (!rc) rc = run_make_args(o, k, slots, args);
-  for (uint32_t i = 0; !rc && i < k->num_args; i++) extents[i] = slots[i].extent;
+  run_arg *slots = NULL;
+  void **args = NULL;
+  int64_t *extents = NULL;
+  int rc = run_prepare_args(o, k, &slots, &args, &extents);
   if (!rc) {
     run_opts serial = *o;
     serial.serial = true; /* deterministic order */
@@ -771,6 +825,78 @@ static int run_reference(const run_opts *o, const char *src, size_t len, tilec_d
   return rc;
 }
 
+/* --exec: CMD (split at spaces) runs the library: `CMD LIB -k KERNEL --grid X,Y,Z
+ * [--threads N] [--repeat N] [--serial] [--program X,Y,Z] NAME=VALUE... --out NAME=FILE...`
+ * with the runtime bindings only (constexprs are compiled in). */
+static int run_spawn(const run_opts *o, const char *so) {
+  char *cmd = strdup(o->exec);
+  size_t cap = (size_t)(2 * o->nbindings + 2 * o->nouts) + strlen(o->exec) + 24;
+  char **argv = calloc(cap, sizeof *argv);
+  char **owned = calloc(cap, sizeof *owned);
+  if (!cmd || !argv || !owned) {
+    free(cmd);
+    free(argv);
+    free(owned);
+    return run_fail("out of memory");
+  }
+  size_t n = 0, nowned = 0;
+  for (char *save = NULL, *t = strtok_r(cmd, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) argv[n++] = t;
+  char threads[16], repeat[24], program[48];
+  argv[n++] = (char *)so;
+  argv[n++] = "-k";
+  argv[n++] = (char *)o->kernel;
+  argv[n++] = "--grid";
+  argv[n++] = (char *)o->grid;
+  if (o->threads) {
+    snprintf(threads, sizeof threads, "%u", o->threads);
+    argv[n++] = "--threads";
+    argv[n++] = threads;
+  }
+  if (o->repeat) {
+    snprintf(repeat, sizeof repeat, "%ld", o->repeat);
+    argv[n++] = "--repeat";
+    argv[n++] = repeat;
+  }
+  if (o->serial) argv[n++] = "--serial";
+  if (o->one_program) {
+    snprintf(program, sizeof program, "%u,%u,%u", o->program_xyz[0], o->program_xyz[1], o->program_xyz[2]);
+    argv[n++] = "--program";
+    argv[n++] = program;
+  }
+  for (int b = 0; b < o->nbindings; b++) {
+    const run_binding *bd = &o->bindings[b];
+    if (bd->is_constexpr) continue;
+    if (asprintf(&owned[nowned], "%s=%s", bd->name, bd->text) < 0) owned[nowned] = NULL;
+    if (owned[nowned]) argv[n++] = owned[nowned++];
+  }
+  for (int i = 0; i < o->nouts; i++) {
+    if (asprintf(&owned[nowned], "%s=%s", o->outs[i].name, o->outs[i].path) < 0) owned[nowned] = NULL;
+    if (!owned[nowned]) continue;
+    argv[n++] = "--out";
+    argv[n++] = owned[nowned++];
+  }
+  argv[n] = NULL;
+  fflush(stdout);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+  if (rc) {
+    rc = run_fail("--exec: cannot run '%s': %s", argv[0], strerror(rc));
+  } else {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFSIGNALED(status)) rc = run_fail("--exec: '%s' was killed by signal %d", argv[0], WTERMSIG(status));
+    else rc = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1; /* it printed its own error */
+  }
+  for (size_t i = 0; i < nowned; i++) free(owned[i]);
+  free(owned);
+  free(argv);
+  free(cmd);
+  return rc;
+}
+
+/* Compiles, then launches here (or with --exec elsewhere) and writes the outputs; owns the
+ * temp dir and library. */
 static int run_compile_and_launch(const run_opts *o, const char *src, size_t len) {
   tilec_define *defs = calloc((size_t)o->nbindings + 1, sizeof *defs);
   if (!defs) return run_fail("out of memory");
@@ -811,6 +937,12 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
   }
   if (c) fputs(tilec_compiler_notes(c), stdout); /* tl.static_print */
   tilec_compiler_destroy(c);
+  if (!st && o->exec) {
+    rc = run_spawn(o, so);
+    run_remove_dir(dir);
+    free(defs);
+    return rc;
+  }
   tilec_library *lib = NULL;
   const tilec_kernel_desc *k = NULL;
   if (!st) st = tilec_library_load(so, &lib);
@@ -819,19 +951,8 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
 
   run_arg *slots = NULL;
   void **args = NULL;
-  if (!rc) {
-    size_t n = k->num_args ? k->num_args : 1;
-    slots = calloc(n, sizeof *slots);
-    args = calloc(n, sizeof *args);
-    if (!slots || !args) rc = run_fail("out of memory");
-  }
-  if (!rc) rc = run_make_args(o, k, slots, args);
   int64_t *extents = NULL;
-  if (!rc) {
-    extents = calloc(k->num_args ? k->num_args : 1, sizeof *extents);
-    if (!extents) rc = run_fail("out of memory");
-    for (uint32_t i = 0; !rc && i < k->num_args; i++) extents[i] = slots[i].extent;
-  }
+  if (!rc) rc = run_prepare_args(o, k, &slots, &args, &extents);
   /* --reference: keep the inputs, run the optimized build, then the plain reference
    * build on the kept inputs, and compare every array. */
   void **kept = NULL;
@@ -852,11 +973,7 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
     for (int b = 0; b < o->nbindings; b++) free(kept[b]);
   free(kept);
   free(extents);
-  for (int i = 0; i < o->nouts && !rc; i++) {
-    const run_out *out = &o->outs[i];
-    st = tilec_npy_write(out->path, &o->bindings[out->binding].arr);
-    if (st) rc = run_report(tilec_status_annotate(st, "--out %s", out->name));
-  }
+  if (!rc) rc = run_write_outs(o);
   free(slots);
   free(args);
   tilec_library_unload(lib);
@@ -868,9 +985,12 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
 int tilec_cmd_run(int argc, char **argv) {
   run_opts o;
   memset(&o, 0, sizeof o);
-  int rc = run_parse_args(argc, argv, &o);
+  int rc = run_parse_args(argc, argv, 2, &o);
   if (!rc && o.reference && o.repeat)
     rc = run_usage("--reference compares one launch: it cannot be combined with --repeat%s", "");
+  if (!rc && o.reference && o.exec)
+    rc = run_usage("--reference builds and runs a second library in this process: it cannot be combined with --exec%s",
+                   "");
   char *src = NULL;
   size_t len = 0;
   tilec_source_param *params = NULL;
@@ -881,6 +1001,48 @@ int tilec_cmd_run(int argc, char **argv) {
   if (!rc) rc = run_compile_and_launch(&o, src, len);
   free(params);
   free(src);
+  run_opts_free(&o);
+  return rc;
+}
+#endif /* !TILEC_RUN_EXEC_ONLY */
+
+/* `tilec-exec LIB.so -k KERNEL --grid X[,Y[,Z]] NAME=VALUE... [--out NAME=FILE.npy]...`:
+ * the launch half of `tilec run` for a library built elsewhere (`tilec run --exec`); the
+ * bindings are matched against the library's own parameter list. */
+int tilec_cmd_exec(int argc, char **argv) {
+  run_opts o;
+  memset(&o, 0, sizeof o);
+  int rc = run_parse_args(argc, argv, 1, &o);
+  if (!rc && (o.target || o.exec || o.reference || o.opt_level >= 0 || o.fast_math || o.debug || o.check_bounds ||
+              o.check_nan || o.check_races))
+    rc = run_usage("%s: compile options belong to `tilec run`; give the library as it was built", argv[0]);
+  for (int b = 0; !rc && b < o.nbindings; b++) {
+    run_binding *bd = &o.bindings[b];
+    if (!run_classify(bd->text, &bd->value))
+      rc = run_fail("value '%s' of parameter '%s' does not fit in 64 bits", bd->text, bd->name);
+    else if (bd->value.kind == RUN_VALUE_STRING)
+      rc = run_fail("parameter '%s': '%s' must be a number, True/False or a .npy file", bd->name, bd->text);
+    else if (bd->value.kind == RUN_VALUE_NPY)
+      rc = run_load_array(bd);
+  }
+  if (!rc) rc = run_resolve_outs(&o);
+  tilec_library *lib = NULL;
+  const tilec_kernel_desc *k = NULL;
+  if (!rc) {
+    tilec_status *st = tilec_library_load(o.file, &lib);
+    if (!st) st = tilec_library_find_kernel(lib, o.kernel, &k);
+    if (st) rc = run_report(st);
+  }
+  run_arg *slots = NULL;
+  void **args = NULL;
+  int64_t *extents = NULL;
+  if (!rc) rc = run_prepare_args(&o, k, &slots, &args, &extents);
+  if (!rc) rc = run_launch(&o, k, args, extents);
+  if (!rc) rc = run_write_outs(&o);
+  free(slots);
+  free(args);
+  free(extents);
+  tilec_library_unload(lib);
   run_opts_free(&o);
   return rc;
 }

@@ -55,12 +55,16 @@ static void print_help(void) {
          "                [--emit tile|vector|llvm-dialect|llvm|asm] [--target T] [-O N] [-g] [--fast-math] [--check-bounds] [--check-nan] [--check-races]\n"
          "  tilec run FILE.py -k KERNEL --grid X[,Y[,Z]] NAME=VALUE... [--out NAME=FILE.npy]...\n"
          "                [--threads N] [--repeat N] [--target T] [--check-bounds] [--check-nan] [--check-races] [--program X,Y,Z] [--serial] [--reference]\n"
+         "                [--exec CMD]   (run the library with CMD, e.g. \"qemu-aarch64 rt64/tilec-exec\")\n"
          "  tilec opt FILE.mlir --stage tile|vector|llvm-dialect|llvm|asm [--target T]\n\n"
          "SIGNATURE is Triton's AOT format, one entry per parameter: \"*fp32:16, *fp32, i32, 1024\".\n"
          "Several -s build one library whose KERNEL_launch picks the most specialized variant the\n"
          "arguments satisfy (pointer aligned to 16, integer multiple of 16, integer equal to 1).\n"
          "In `run`, a value ending in .npy binds a pointer parameter to that array; an integer binds\n"
          "i32 (i64 if it does not fit), a float fp32, True/False a bool, anything else a string.\n"
+         "With --exec, `run` compiles here and CMD (split at spaces) gets LIB.so -k KERNEL --grid ...\n"
+         "NAME=VALUE... --out NAME=FILE...: what tilec-exec, the launch half without the compiler,\n"
+         "takes (for --target aarch64 under qemu-aarch64).\n"
          "TILEC_NUM_THREADS sets the default thread count.\n",
          tilec_version());
 }

@@ -7,7 +7,10 @@
 #   1. the e2e elementwise families (tests/e2e/run_elementwise.c, every BLOCK_SIZE and size),
 #   2. the four AOT examples (vector add, softmax, layer norm, matmul) against their C
 #      references,
-#   3. the objects: NEON code and only SLEEF's 4-lane (…f4…) entry points.
+#   3. the objects: NEON code and only SLEEF's 4-lane (…f4…) entry points,
+#   4. the kernel-language suite (tests/lang, ~300 kernels against numpy): each kernel is
+#      compiled here by `tilec run --target aarch64 --exec ...` and run by an arm64
+#      tilec-exec (tools/exec/main.c) under qemu-aarch64.
 # Exits 77 (ctest: skipped) with the reason when the cross tools or libraries are missing;
 # scripts/setup.sh installs them.
 set -euo pipefail
@@ -90,6 +93,18 @@ sleef=$("$NM" -D --undefined-only "$WORK/softmax/softmax_kernel.so" | awk '{prin
 if [ -z "$sleef" ]; then echo "FAIL: softmax calls no SLEEF entry"; fail=1
 elif grep -vq 'f4_u10' <<<"$sleef"; then echo "FAIL: softmax calls non-4-lane SLEEF entries: $sleef"; fail=1
 else echo "ok   softmax calls $(echo $sleef)"; fi
+
+echo "== kernel-language suite: compiled for aarch64 here, run by an arm64 tilec-exec"
+"$CC" "${XCFLAGS[@]}" -I"$SRC" -DTILEC_RUN_EXEC_ONLY "$SRC/tools/exec/main.c" "$SRC/tools/run.c" "$SRC/tools/npy.c" \
+  "${XLIBS[@]}" -o "$WORK/tilec-exec"
+if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  echo "note: the kernel-language suite needs numpy for /usr/bin/python3 (python3-numpy); not run"
+elif /usr/bin/python3 "$SRC/tests/lang/run_lang_tests.py" "$BUILD/tilec" -j 2 --target aarch64 \
+     --exec "qemu-aarch64 -E LD_LIBRARY_PATH=$OMP_DIR -E TILEC_NUM_THREADS=2 $WORK/tilec-exec" >"$WORK/lang.log" 2>&1; then
+  echo "ok   $(tail -n 1 "$WORK/lang.log") (tests/lang under qemu-aarch64)"
+else
+  grep -v '^PASS' "$WORK/lang.log"; fail=1
+fi
 
 [ $fail = 0 ] && echo "PASSED" || echo "FAILED"
 exit $fail

@@ -7,6 +7,7 @@ tight tolerances for floats). Diagnostics cases run `tilec compile` on bad kerne
 the exit status and the `file:line:col: error:` first line.
 
 usage: run_lang_tests.py TILEC [--only FAMILY[,FAMILY]] [--case SUBSTR] [-j N] [-v]
+                         [--target T --exec CMD]   (cross: compile here, run with CMD)
 
 Prints one line per case (PASS / FAIL / XFAIL / KNOWN-BUG) and finally `N passed, M failed`;
 exits non-zero when M > 0. Needs only the standard library and numpy.
@@ -32,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KDIR = os.path.join(HERE, "kernels")
 TILEC = None
 VERBOSE = False
+RUN_EXTRA = []  # --target/--exec: added to every `tilec run`
 
 
 # ---------------------------------------------------------------------------------------------
@@ -154,7 +156,7 @@ def run_kernel(file, kernel, grid, args, outs, timeout=60, extra=()):
     tmp = tempfile.mkdtemp(prefix="tilec-lang-")
     try:
         cmd = [TILEC, "run", os.path.join(KDIR, file), "-k", kernel,
-               "--grid", ",".join(str(g) for g in grid)] + list(extra)
+               "--grid", ",".join(str(g) for g in grid)] + list(extra) + RUN_EXTRA
         for k, v in args.items():
             if isinstance(v, np.ndarray):
                 path = os.path.join(tmp, k + ".npy")
@@ -1849,7 +1851,14 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=min(4, os.cpu_count() or 1))
     ap.add_argument("--list", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--target", help="compile the kernels for this target (tilec run --target)")
+    ap.add_argument("--exec", help="run them with this command (tilec run --exec), e.g. an arm64 "
+                    "tilec-exec under qemu-aarch64")
     opts = ap.parse_args()
+    if opts.target:
+        RUN_EXTRA.extend(["--target", opts.target])
+    if opts.exec:
+        RUN_EXTRA.extend(["--exec", opts.exec])
     TILEC = os.path.abspath(opts.tilec)
     VERBOSE = opts.verbose
     cases = CASES

@@ -202,7 +202,7 @@ static int parse(const char *line, run_opts *o, char *storage, size_t cap) {
   for (char *tok = strtok(storage, " "); tok && argc < 63; tok = strtok(NULL, " ")) argv[argc++] = tok;
   argv[argc] = NULL;
   memset(o, 0, sizeof *o);
-  return run_parse_args(argc, argv, o);
+  return run_parse_args(argc, argv, 2, o);
 }
 
 START_TEST(test_parse_ok) {
@@ -374,6 +374,38 @@ START_TEST(test_bind_bad_npy_never_crashes) {
 }
 END_TEST
 
+/* `tilec-exec ARGS...` (space separated): its exit code. */
+static int exec_line(const char *line) {
+  char storage[1024];
+  char *argv[64];
+  int argc = 0;
+  argv[argc++] = "tilec-exec";
+  snprintf(storage, sizeof storage, "%s", line);
+  for (char *tok = strtok(storage, " "); tok && argc < 63; tok = strtok(NULL, " ")) argv[argc++] = tok;
+  argv[argc] = NULL;
+  return tilec_cmd_exec(argc, argv);
+}
+
+START_TEST(test_exec_option_and_errors) {
+  char buf[512];
+  run_opts o;
+  ck_assert_int_eq(parse("k.py -k add --grid 4 --target aarch64 --exec qemu-aarch64 x=x.npy", &o, buf, sizeof buf), 0);
+  ck_assert_str_eq(o.exec, "qemu-aarch64");
+  run_opts_free(&o);
+  ck_assert_int_eq(parse("k.py -k add --grid 4 --exec", &o, buf, sizeof buf), 2);
+  run_opts_free(&o);
+  /* tilec-exec: compile options are usage errors, a missing library or array a failure */
+  ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --target aarch64"), 2);
+  ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --check-bounds"), 2);
+  ck_assert_int_eq(exec_line("lib.so -k add"), 2);
+  ck_assert_int_eq(exec_line("lib.so -k add --grid 4 n=name"), 1);
+  ck_assert_int_eq(exec_line("/nonexistent/lib.so -k add --grid 4 n=3"), 1);
+  char line[PATH_MAX + 64];
+  snprintf(line, sizeof line, "/nonexistent/lib.so -k add --grid 4 x=%s/missing.npy", tmp_dir);
+  ck_assert_int_eq(exec_line(line), 1);
+}
+END_TEST
+
 static Suite *run_suite(void) {
   Suite *s = suite_create("run_args");
   TCase *tc = tcase_create("core");
@@ -388,6 +420,7 @@ static Suite *run_suite(void) {
   tcase_add_test(tc, test_bind_entries);
   tcase_add_test(tc, test_bind_errors);
   tcase_add_test(tc, test_bind_bad_npy_never_crashes);
+  tcase_add_test(tc, test_exec_option_and_errors);
   suite_add_tcase(s, tc);
   return s;
 }
