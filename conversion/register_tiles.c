@@ -153,10 +153,6 @@ static bool classify(reg_loop *s) {
   return true;
 }
 
-/* One iteration of the old body for the chunks at s->pos, at b: the body's scalars (the
- * induction variable k, scalar and affine carries from `carried`), then the yields —
- * tile vectors in `mode` (FULL: the bound mask is all-true) from `in`, and the scalar
- * and affine carries. Returns the number of values in out. */
 /* The induction variable is k; scalar carries and affine deltas are `carried`. */
 static void bind_carries(reg_loop *s, MlirValue k, const MlirValue *carried) {
   tc_lower *L = s->L;
@@ -177,6 +173,10 @@ static void bind_carries(reg_loop *s, MlirValue k, const MlirValue *carried) {
   }
 }
 
+/* One iteration of the old body for the chunks at s->pos, at b: the body's scalars (the
+ * induction variable k, scalar and affine carries from `carried`), then the yields —
+ * tile vectors in `mode` (FULL: the bound mask is all-true) from `in`, and the scalar
+ * and affine carries. Returns the number of values in out. */
 static int emit_iteration(reg_loop *s, tc_builder *b, tc_chunk_mode mode, MlirValue k, const MlirValue *in,
                           const MlirValue *carried, MlirValue *out) {
   tc_lower *L = s->L;
