@@ -316,7 +316,10 @@ def write_report(res, machine, commands, path, chart_name):
     w("## How it was measured")
     w("")
     w(f"- The kernel and launch suite ran {machine.get('rounds', '?')} round(s), each measurement in its own "
-      "process; a row shows the median of the rounds' medians (min: the smallest sample).")
+      "process; a row shows the median of the runs' medians (min: the smallest sample). In the "
+      f"memory-bound rows tilec and the C loop alternate, {machine.get('alternate', '1')} short runs each "
+      "per round: this machine's memory bandwidth moves between levels for tens of seconds, and "
+      "alternating makes both sample the same levels.")
     w("- Every measurement: untimed warm-up call(s), then ≥ 10 timed samples (up to 200, filling "
       "a time budget of 1–2 s); calls under 2 ms are timed in batches of ≥ 2 ms. A call so slow "
       "that 10 samples would exceed 25 s gets 3 samples (the count is in `results.json`). "

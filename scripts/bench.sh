@@ -33,8 +33,9 @@ POCL_MATMUL_MAX=1024              # the naive PoCL matmul runs ~1 GFLOP/s: 4096 
 PROC_TIMEOUT=240                  # seconds per benchmark process: a hung kernel cannot stall the run
 COMPILE_SAMPLES=5                 # fresh processes per cold-compile measurement
 ROUNDS=3                          # repetitions of the whole kernel suite (see kernel_round)
+ALTERNATE=3                       # memory-bound rows: tilec/C runs alternating per round (see pair)
 
-if [ "$QUICK" = 1 ]; then export BENCH_TIME_SCALE=0.2; COMPILE_SAMPLES=2; ROUNDS=1; fi
+if [ "$QUICK" = 1 ]; then export BENCH_TIME_SCALE=0.2; COMPILE_SAMPLES=2; ROUNDS=1; ALTERNATE=1; fi
 # Two cores leave no room for other work: a busy machine halves the 2-thread numbers.
 load1() { cut -d' ' -f1 /proc/loadavg; }
 if [ "$WAIT_IDLE" = 1 ]; then
@@ -157,7 +158,7 @@ tilec_kernel empty bench/kernels/empty.py empty_kernel "*fp32" -DBENCH_EMPTY
 tilec_run() { # variant bench size threads args...
   local v=$1 bench=$2 size=$3 t=$4; shift 4
   if [ -n "${TILEC_OK[$v]:-}" ]; then
-    run "$bench" "$size" tilec "$t" -- env TILEC_NUM_THREADS="$t" "$WORK/run_$v" "$@"
+    run "$bench" "$size" tilec "$t" -- env "${SCALE_ENV[@]}" TILEC_NUM_THREADS="$t" "$WORK/run_$v" "$@"
   else
     emit "$bench" "$size" tilec "$t" unsupported "${TILEC_ERR[$v]}"
     echo "tilec $bench $size (T=$t): ${TILEC_ERR[$v]}" | cut -c1-160
@@ -175,14 +176,28 @@ last_median() { # impl n t
 }
 declare -A MM_SKIP   # threads -> reason: tilec matmul sizes from then on are too slow to run
 
+# tilec and the C loop of a memory-bound row run ALTERNATE times each, alternating, with a
+# budget shortened to match: this machine's memory bandwidth moves between levels for tens of
+# seconds at a time (2-thread times by +-30%), and alternating makes both sample the same
+# levels instead of one catching a slow stretch the other missed.
+SCALE_ENV=()  # extra environment of tilec_run (pair shortens the time budget)
+pair() { # variant bench size threads c-args... (the tilec driver gets them without the first)
+  local v=$1 bench=$2 size=$3 t=$4; shift 4
+  local SCALE_ENV
+  SCALE_ENV=(BENCH_TIME_SCALE="$(awk -v s="${BENCH_TIME_SCALE:-1}" -v n="$ALTERNATE" 'BEGIN { print s / n }')")
+  for _ in $(seq "$ALTERNATE"); do
+    tilec_run "$v" "$bench" "$size" "$t" "${@:2}"
+    run "$bench" "$size" c "$t" -- env "${SCALE_ENV[@]}" OMP_NUM_THREADS="$t" "$WORK/c_bench" "$@"
+  done
+}
+
 # Peers of one row run right after tilec's, so slow drifts of a shared machine hit all alike.
-# The whole kernel suite runs ROUNDS times and the report takes the median over rounds:
-# other work on a shared machine then skews one round, not the result.
+# The whole kernel suite runs ROUNDS times and the report takes the median over all runs:
+# other work on a shared machine then skews one run, not the result.
 kernel_round() {
   section "vector add 2^24"
   for t in "${THREADS[@]}"; do
-    tilec_run vector_add vector_add 16777216 "$t" 16777216
-    run vector_add 16777216 c "$t" -- env OMP_NUM_THREADS="$t" "$WORK/c_bench" vector_add 16777216
+    pair vector_add vector_add 16777216 "$t" vector_add 16777216
     run vector_add 16777216 pocl "$t" -- "${OCL[@]}" POCL_MAX_PTHREAD_COUNT="$t" "$WORK/ocl_bench" bench/peers/opencl vector_add 16777216
   done
   run vector_add 16777216 numpy 1 -- "${BLAS_ENV[@]}" OPENBLAS_NUM_THREADS=1 "$PY" bench/peers/numpy_bench.py vector_add 16777216
@@ -191,8 +206,7 @@ kernel_round() {
     read -r R C <<<"$shape"
     section "softmax ${R}x${C}"
     for t in "${THREADS[@]}"; do
-      tilec_run "softmax_$C" softmax "${R}x${C}" "$t" "$R" "$C"
-      run softmax "${R}x${C}" c "$t" -- env OMP_NUM_THREADS="$t" "$WORK/c_bench" softmax "$R" "$C"
+      pair "softmax_$C" softmax "${R}x${C}" "$t" softmax "$R" "$C"
       run softmax "${R}x${C}" pocl "$t" -- "${OCL[@]}" POCL_MAX_PTHREAD_COUNT="$t" "$WORK/ocl_bench" bench/peers/opencl softmax "$R" "$C"
     done
     run softmax "${R}x${C}" numpy 1 -- "${BLAS_ENV[@]}" OPENBLAS_NUM_THREADS=1 "$PY" bench/peers/numpy_bench.py softmax "$R" "$C"
@@ -200,8 +214,7 @@ kernel_round() {
 
   section "layer norm 1024x8192"
   for t in "${THREADS[@]}"; do
-    tilec_run layernorm layernorm 1024x8192 "$t" 1024 8192
-    run layernorm 1024x8192 c "$t" -- env OMP_NUM_THREADS="$t" "$WORK/c_bench" layernorm 1024 8192
+    pair layernorm layernorm 1024x8192 "$t" layernorm 1024 8192
     run layernorm 1024x8192 pocl "$t" -- "${OCL[@]}" POCL_MAX_PTHREAD_COUNT="$t" "$WORK/ocl_bench" bench/peers/opencl layernorm 1024 8192
   done
   run layernorm 1024x8192 numpy 1 -- "${BLAS_ENV[@]}" OPENBLAS_NUM_THREADS=1 "$PY" bench/peers/numpy_bench.py layernorm 1024 8192
@@ -303,6 +316,7 @@ MACHINE="$WORK/machine.env"
   echo "matmul_blocks=$BM $BN $BK $GM"
   echo "quick=$QUICK"
   echo "rounds=$ROUNDS"
+  echo "alternate=$ALTERNATE"
 } >"$MACHINE"
 # BENCH_REPORT_DIR: write the report elsewhere (trying the harness without replacing bench/).
 "$PY" bench/report.py --raw "$RAW" --machine "$MACHINE" --commands "$CMDS" --out "${BENCH_REPORT_DIR:-bench}"
