@@ -535,16 +535,23 @@ void tc_lower_op(tc_lower *L, MlirOperation op) {
   tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'%.*s' is not supported by the lowering yet", (int)nm.length, nm.data);
 }
 
+bool tc_is_pure_scalar_op(MlirOperation op) {
+  if (mlirOperationGetNumResults(op) != 1 || mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0))))
+    return false;
+  const char *k = tile_op_kind(op);
+  if (k)
+    return !strcmp(k, "addptr") || !strcmp(k, "program_id") || !strcmp(k, "num_programs") || !strcmp(k, "hint") ||
+           !strcmp(k, "ptr_to_int") || !strcmp(k, "int_to_ptr") || !strcmp(k, "bitcast");
+  return tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math");
+}
+
 static bool pure_cone(tc_lower *L, MlirValue v, int depth) {
   if (depth > 16) return false;
   bool tile = mlirTypeIsARankedTensor(mlirValueGetType(v));
   if (tile ? tc_special_of(L, v) != NULL : tc_valmap_get(&L->scalars, v.ptr) != NULL) return true;
   if (!mlirValueIsAOpResult(v)) return false;
   MlirOperation d = mlirOpResultGetOwner(v);
-  const char *k = tile_op_kind(d);
-  if (tile ? !tc_is_lazy_op(d) || tc_op_is(d, "tile.trans") || tc_op_is(d, "tile.reshape")
-           : !(k ? !strcmp(k, "addptr") || !strcmp(k, "program_id") || !strcmp(k, "num_programs") || !strcmp(k, "hint")
-                 : (tc_op_in_dialect(d, "arith") || tc_op_in_dialect(d, "math")) && mlirOperationGetNumResults(d) == 1))
+  if (tile ? !tc_is_lazy_op(d) || tc_op_is(d, "tile.trans") || tc_op_is(d, "tile.reshape") : !tc_is_pure_scalar_op(d))
     return false;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
     if (!pure_cone(L, mlirOperationGetOperand(d, i), depth + 1)) return false;

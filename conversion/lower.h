@@ -127,6 +127,9 @@ bool tc_op_in_dialect(MlirOperation op, const char *dialect);
 MlirType tc_vec_type(MlirContext ctx, int64_t width, MlirType elem);
 void tc_lower_block(tc_lower *L, MlirBlock old_block);
 void tc_lower_op(tc_lower *L, MlirOperation op); /* one op of a block being lowered */
+/* A scalar op without side effects or memory reads: arith/math, and the tile dialect's
+ * scalar addptr, program_id, num_programs, hint, ptr_to_int, int_to_ptr, bitcast. */
+bool tc_is_pure_scalar_op(MlirOperation op);
 /* Makes v evaluable at L->b without memory reads: tiles from lazily evaluated ops (no
  * loads, no trans/reshape) over buffered or affine tiles, scalars already lowered or
  * computed by pure scalar ops — those are lowered now, at L->b (lowering them again later
@@ -250,6 +253,13 @@ void tc_lower_while(tc_lower *L, MlirOperation op);
 /* If y == arg + splat(s) (addptr or addi), returns the old scalar s (a loop-carried tile
  * advanced by a uniform step). */
 MlirValue tc_affine_step(tc_lower *L, MlirValue arg, MlirValue y);
+/* A loop-carried pointer/int tile advanced by a uniform step is its initial tile plus a
+ * carried scalar delta: the delta's type (i64 for pointers), or a null type otherwise. */
+MlirType tc_affine_carry_type(tc_lower *L, MlirValue arg, MlirValue yield);
+/* The next iteration's delta (at L->b): delta plus the step, in delta's type. */
+MlirValue tc_affine_next(tc_lower *L, MlirValue delta, MlirValue arg, MlirValue yield);
+/* Marks old as `init` advanced by the scalar `delta` (step: per iteration, or null). */
+void tc_set_affine(tc_lower *L, MlirValue old, MlirValue init, MlirValue delta, MlirValue step);
 /* Does the lazy cone of v reach `target`? With moved_only, only through ops that read
  * their operand at another position (broadcast, expand_dims, reshape). */
 bool tc_cone_reaches(MlirValue v, MlirValue target, bool moved_only, bool moved, int depth);

@@ -60,12 +60,33 @@ static MlirValue widen_to(tc_builder *b, MlirValue v, MlirType t) {
   return v;
 }
 
+MlirType tc_affine_carry_type(tc_lower *L, MlirValue arg, MlirValue yield) {
+  MlirType elem = mlirShapedTypeGetElementType(mlirValueGetType(arg));
+  if (mlirValueIsNull(tc_affine_step(L, arg, yield)) || !(tile_type_is_ptr(elem) || tcb_is_int(elem)))
+    return (MlirType){NULL};
+  return tile_type_is_ptr(elem) ? tcb_int_type(L->ctx, 64) : elem;
+}
+
+MlirValue tc_affine_next(tc_lower *L, MlirValue delta, MlirValue arg, MlirValue yield) {
+  MlirValue s = tc_scalar(L, tc_affine_step(L, arg, yield));
+  if (L->status) return s;
+  return tcb_binary(&L->b, "arith.addi", delta, widen_to(&L->b, s, mlirValueGetType(delta)));
+}
+
+void tc_set_affine(tc_lower *L, MlirValue old, MlirValue init, MlirValue delta, MlirValue step) {
+  tc_special *s = tc_special_put(L, old);
+  memset(s, 0, sizeof *s);
+  s->kind = TC_SPECIAL_AFFINE;
+  s->init = init;
+  s->delta = delta;
+  s->step = step;
+}
+
 typedef enum carry_kind { CARRY_SCALAR, CARRY_AFFINE, CARRY_BUFFER } carry_kind;
 
 typedef struct carry {
   carry_kind kind;
   MlirValue buffer;
-  MlirType delta_type;
   int new_index; /* position among the new loop's iter args */
 } carry;
 
@@ -120,7 +141,6 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
   carry cs[MAXC];
   MlirValue inits[MAXC], args[MAXC], yields[MAXC];
   int nnew = 0;
-  MlirType i64 = tcb_int_type(L->ctx, 64);
   for (int i = 0; i < n; i++) {
     MlirValue init = mlirOperationGetOperand(op, 3 + i);
     args[i] = mlirBlockGetArgument(body, 1 + i);
@@ -134,11 +154,10 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
       continue;
     }
     MlirType elem = mlirShapedTypeGetElementType(t);
-    MlirValue step = tc_affine_step(L, args[i], yields[i]);
-    if (!mlirValueIsNull(step) && (tile_type_is_ptr(elem) || tcb_is_int(elem))) {
+    MlirType delta_type = tc_affine_carry_type(L, args[i], yields[i]);
+    if (!mlirTypeIsNull(delta_type)) {
       cs[i].kind = CARRY_AFFINE;
-      cs[i].delta_type = tile_type_is_ptr(elem) ? i64 : elem;
-      inits[nnew] = tcb_const_int(&L->b, cs[i].delta_type, 0);
+      inits[nnew] = tcb_const_int(&L->b, delta_type, 0);
       cs[i].new_index = nnew++;
       continue;
     }
@@ -161,18 +180,14 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
   for (int i = 0; i < n; i++) {
     if (cs[i].kind == CARRY_SCALAR) {
       tc_map_scalar(L, args[i], mlirBlockGetArgument(nb, 1 + cs[i].new_index));
+    } else if (cs[i].kind == CARRY_AFFINE) {
+      tc_set_affine(L, args[i], mlirOperationGetOperand(op, 3 + i), mlirBlockGetArgument(nb, 1 + cs[i].new_index),
+                    tc_affine_step(L, args[i], yields[i]));
     } else {
       tc_special *s = tc_special_put(L, args[i]);
       memset(s, 0, sizeof *s);
-      if (cs[i].kind == CARRY_AFFINE) {
-        s->kind = TC_SPECIAL_AFFINE;
-        s->init = mlirOperationGetOperand(op, 3 + i);
-        s->delta = mlirBlockGetArgument(nb, 1 + cs[i].new_index);
-        s->step = tc_affine_step(L, args[i], yields[i]);
-      } else {
-        s->kind = TC_SPECIAL_BUFFER;
-        s->buffer = cs[i].buffer;
-      }
+      s->kind = TC_SPECIAL_BUFFER;
+      s->buffer = cs[i].buffer;
     }
   }
   tc_builder outer = L->b;
@@ -188,10 +203,8 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
     if (cs[i].kind == CARRY_SCALAR) {
       ny[cs[i].new_index] = tc_scalar(L, yields[i]);
     } else if (cs[i].kind == CARRY_AFFINE) {
-      MlirValue s = tc_scalar(L, tc_affine_step(L, args[i], yields[i]));
+      ny[cs[i].new_index] = tc_affine_next(L, mlirBlockGetArgument(nb, 1 + cs[i].new_index), args[i], yields[i]);
       if (L->status) return;
-      MlirValue d = mlirBlockGetArgument(nb, 1 + cs[i].new_index);
-      ny[cs[i].new_index] = tcb_binary(&L->b, "arith.addi", d, widen_to(&L->b, s, cs[i].delta_type));
     }
   }
   write_buffer_yields(L, n, args, yields, cs);
@@ -201,17 +214,14 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
     MlirValue res = mlirOperationGetResult(op, i);
     if (cs[i].kind == CARRY_SCALAR) {
       tc_map_scalar(L, res, mlirOperationGetResult(nf, cs[i].new_index));
+    } else if (cs[i].kind == CARRY_AFFINE) {
+      tc_set_affine(L, res, mlirOperationGetOperand(op, 3 + i), mlirOperationGetResult(nf, cs[i].new_index),
+                    (MlirValue){NULL});
     } else {
       tc_special *s = tc_special_put(L, res);
       memset(s, 0, sizeof *s);
-      if (cs[i].kind == CARRY_AFFINE) {
-        s->kind = TC_SPECIAL_AFFINE;
-        s->init = mlirOperationGetOperand(op, 3 + i);
-        s->delta = mlirOperationGetResult(nf, cs[i].new_index);
-      } else {
-        s->kind = TC_SPECIAL_BUFFER;
-        s->buffer = cs[i].buffer;
-      }
+      s->kind = TC_SPECIAL_BUFFER;
+      s->buffer = cs[i].buffer;
     }
   }
 }

@@ -51,14 +51,10 @@ typedef struct reg_loop {
 
 static bool is_tile(MlirType t) { return mlirTypeIsARankedTensor(t); }
 
-static bool kind_is(MlirOperation op, const char *k) {
-  const char *x = tile_op_kind(op);
-  return x && !strcmp(x, k);
-}
-
 /* Ops that read an operand at other positions than their own result's. */
 static bool moves_lanes(MlirOperation op) {
-  return kind_is(op, "broadcast") || kind_is(op, "expand_dims") || kind_is(op, "reshape") || kind_is(op, "trans");
+  return tc_op_is(op, "tile.broadcast") || tc_op_is(op, "tile.expand_dims") || tc_op_is(op, "tile.reshape") ||
+         tc_op_is(op, "tile.trans");
 }
 
 /* The body computes only lazily evaluated tiles, tile loads and scalars, and no value
@@ -82,7 +78,7 @@ static bool lanewise_body(reg_loop *s) {
     for (intptr_t k = 0; k < nops; k++)
       if (tc_valmap_get(&dep, mlirOperationGetOperand(op, k).ptr)) deps = true;
     if (is_tile(mlirValueGetType(res))) {
-      if (kind_is(op, "trans") || kind_is(op, "reshape") || (!tc_is_lazy_op(op) && !kind_is(op, "load")) ||
+      if (tc_op_is(op, "tile.trans") || tc_op_is(op, "tile.reshape") || (!tc_is_lazy_op(op) && !tc_op_is(op, "tile.load")) ||
           (deps && moves_lanes(op))) {
         ok = false;
         break;
@@ -90,13 +86,7 @@ static bool lanewise_body(reg_loop *s) {
       if (deps) *(int *)tc_valmap_put(&dep, res.ptr) = 1;
       continue;
     }
-    const char *k = tile_op_kind(op);
-    if (k) {
-      ok = !strcmp(k, "load") || !strcmp(k, "hint") || !strcmp(k, "addptr") || !strcmp(k, "program_id") ||
-           !strcmp(k, "num_programs") || !strcmp(k, "ptr_to_int") || !strcmp(k, "int_to_ptr") || !strcmp(k, "bitcast");
-    } else {
-      ok = tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math");
-    }
+    ok = tc_is_pure_scalar_op(op) || tc_op_is(op, "tile.load"); /* a scalar load runs once an iteration */
   }
   tc_valmap_free(&dep);
   return ok;
@@ -121,9 +111,9 @@ static bool classify(reg_loop *s) {
       continue;
     }
     MlirType elem = mlirShapedTypeGetElementType(t);
-    if (!mlirValueIsNull(tc_affine_step(L, s->args[i], s->yields[i])) && (tile_type_is_ptr(elem) || tcb_is_int(elem))) {
+    s->delta_type[i] = tc_affine_carry_type(L, s->args[i], s->yields[i]);
+    if (!mlirTypeIsNull(s->delta_type[i])) {
       s->kinds[i] = K_AFFINE;
-      s->delta_type[i] = tile_type_is_ptr(elem) ? tcb_int_type(L->ctx, 64) : elem;
       continue;
     }
     int64_t shape[TC_RANK];
@@ -144,12 +134,8 @@ static bool classify(reg_loop *s) {
   int niter = 0;
   for (int i = 0; i < s->n; i++) niter += s->kinds[i] == K_TILE ? (int)s->chunks : 1;
   if (niter > TC_MAX_ITER_ARGS) return false;
-  MlirType tt = {NULL};
   for (int i = 0; i < s->n && mlirValueIsNull(s->bound_mask); i++)
-    if (s->kinds[i] == K_TILE) {
-      tt = mlirValueGetType(s->yields[i]);
-      s->bound_mask = tc_load_mask_within(L, s->yields[i], tt, 0);
-    }
+    if (s->kinds[i] == K_TILE) s->bound_mask = tc_load_mask_within(L, s->yields[i], mlirValueGetType(s->yields[i]), 0);
   return true;
 }
 
@@ -163,12 +149,7 @@ static void bind_carries(reg_loop *s, MlirValue k, const MlirValue *carried) {
     if (s->kinds[i] == K_SCALAR) {
       tc_map_scalar(L, s->args[i], a);
     } else {
-      tc_special *sp = tc_special_put(L, s->args[i]);
-      memset(sp, 0, sizeof *sp);
-      sp->kind = TC_SPECIAL_AFFINE;
-      sp->init = mlirOperationGetOperand(s->op, 3 + i);
-      sp->delta = a;
-      sp->step = tc_affine_step(L, s->args[i], s->yields[i]);
+      tc_set_affine(L, s->args[i], mlirOperationGetOperand(s->op, 3 + i), a, tc_affine_step(L, s->args[i], s->yields[i]));
     }
   }
 }
@@ -216,13 +197,7 @@ static int emit_iteration(reg_loop *s, tc_builder *b, tc_chunk_mode mode, MlirVa
       out[no++] = tc_scalar(L, s->yields[i]);
       continue;
     }
-    MlirValue w = tc_scalar(L, tc_affine_step(L, s->args[i], s->yields[i]));
-    if (L->status) break;
-    if (tcb_bitwidth(mlirValueGetType(w)) < tcb_bitwidth(s->delta_type[i]))
-      w = tcb_cast(&L->b, "arith.extsi", w, s->delta_type[i]);
-    else if (tcb_bitwidth(mlirValueGetType(w)) > tcb_bitwidth(s->delta_type[i]))
-      w = tcb_cast(&L->b, "arith.trunci", w, s->delta_type[i]);
-    out[no++] = tcb_binary(&L->b, "arith.addi", d, w);
+    out[no++] = tc_affine_next(L, d, s->args[i], s->yields[i]);
   }
   *b = L->b;
   L->b = saved;
@@ -341,7 +316,7 @@ bool tc_lower_for_in_registers(tc_lower *L, MlirOperation op) {
   }
   if (L->status) return true;
 
-  tc_builder outer = L->b, sb = L->b;
+  tc_builder sb = L->b; /* the code around the loop (L->b takes the yield's location inside) */
   for (int j = 0; j < s.chunks; j++) {
     s.pos[j] = (tc_pos){.rank = 1, .chunked = true};
     s.pos[j].idx[0] = tcb_const_index(&sb, j * s.width);
@@ -380,23 +355,20 @@ bool tc_lower_for_in_registers(tc_lower *L, MlirOperation op) {
   }
   MlirValue *final = vals + ntv;
   L->b = sb;
-  L->b.loc = outer.loc;
   for (int i = 0, k = 0; i < s.n; i++) {
     MlirValue res = mlirOperationGetResult(op, i);
     if (s.kinds[i] == K_SCALAR) {
       tc_map_scalar(L, res, final[k++]);
       continue;
     }
+    if (s.kinds[i] == K_AFFINE) {
+      tc_set_affine(L, res, mlirOperationGetOperand(op, 3 + i), final[k++], (MlirValue){NULL});
+      continue;
+    }
     tc_special *sp = tc_special_put(L, res);
     memset(sp, 0, sizeof *sp);
-    if (s.kinds[i] == K_TILE) {
-      sp->kind = TC_SPECIAL_BUFFER;
-      sp->buffer = bufs[i];
-    } else {
-      sp->kind = TC_SPECIAL_AFFINE;
-      sp->init = mlirOperationGetOperand(op, 3 + i);
-      sp->delta = final[k++];
-    }
+    sp->kind = TC_SPECIAL_BUFFER;
+    sp->buffer = bufs[i];
   }
   return true;
 }
