@@ -58,7 +58,7 @@ static int cached_hit_main(char **argv) {
   size_t len = 0;
   char *src = read_file(argv[3], &len);
   if (!src) return 1;
-  tilec_kernel_spec spec = {src, len, argv[3], argv[4], argv[5], NULL, 0};
+  tilec_kernel_spec spec = {.source = src, .source_len = len, .filename = argv[3], .kernel = argv[4], .signature = argv[5], .defines = NULL, .num_defines = 0};
   double t0 = bench_now();
   int origin = jit_once(argv[2], &spec);
   printf("%.9f %d\n", bench_now() - t0, origin);
@@ -134,7 +134,7 @@ int main(int argc, char **argv) {
   }
   tilec_compile_options opts;
   tilec_compile_options_init(&opts);
-  tilec_kernel_spec spec = {src, len, file, kernel, sig, NULL, 0};
+  tilec_kernel_spec spec = {.source = src, .source_len = len, .filename = file, .kernel = kernel, .signature = sig, .defines = NULL, .num_defines = 0};
   tilec_compiler *c = NULL;
   t0 = bench_now();
   tilec_status *st = tilec_compiler_create(&opts, &c);

@@ -21,7 +21,7 @@ static tilec_jit_kernel *example_jit(const char *file, const char *name, const c
                                      size_t how_len) {
   tilec_compiler *c = NULL;
   if (example_check(tilec_compiler_create(NULL, &c), name)) return NULL;
-  tilec_kernel_spec spec = {NULL, 0, file, name, signature, NULL, 0}; /* NULL source: read file */
+  tilec_kernel_spec spec = {.filename = file, .kernel = name, .signature = signature}; /* no source: read file */
   tilec_jit_kernel *k = NULL;
   tilec_status *warning = NULL;
   struct timespec t0, t1;

@@ -755,7 +755,7 @@ static int run_reference(const run_opts *o, const char *src, size_t len, tilec_d
   tilec_compiler *c = NULL;
   tilec_status *st = tilec_compiler_create(&co, &c);
   if (!st) {
-    tilec_kernel_spec spec = {src, len, o->file, o->kernel, NULL, defs, (size_t)o->nbindings};
+    tilec_kernel_spec spec = {.source = src, .source_len = len, .filename = o->file, .kernel = o->kernel, .signature = NULL, .defines = defs, .num_defines = (size_t)o->nbindings};
     st = tilec_compiler_build_library(c, &spec, so, NULL);
   }
   tilec_compiler_destroy(c);
@@ -932,7 +932,7 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
   tilec_compiler *c = NULL;
   tilec_status *st = tilec_compiler_create(&co, &c);
   if (!st) {
-    tilec_kernel_spec spec = {src, len, o->file, o->kernel, NULL, defs, (size_t)o->nbindings};
+    tilec_kernel_spec spec = {.source = src, .source_len = len, .filename = o->file, .kernel = o->kernel, .signature = NULL, .defines = defs, .num_defines = (size_t)o->nbindings};
     st = tilec_compiler_build_library(c, &spec, so, NULL);
   }
   if (c) fputs(tilec_compiler_notes(c), stdout); /* tl.static_print */

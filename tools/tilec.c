@@ -197,7 +197,7 @@ static int cmd_compile(int argc, char **argv) {
   if (!rc) {
     tilec_compiler *c = NULL;
     tilec_status *st = make_compiler(&o, &c);
-    tilec_kernel_spec spec = {src, len, o.file, o.kernel, o.signature, o.defines, (size_t)o.ndefines};
+    tilec_kernel_spec spec = {.source = src, .source_len = len, .filename = o.file, .kernel = o.kernel, .signature = o.signature, .defines = o.defines, .num_defines = (size_t)o.ndefines};
     if (!st && o.emit) {
       char *text = NULL;
       st = tilec_compiler_emit(c, &spec, stage, &text);

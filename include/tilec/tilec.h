@@ -44,11 +44,60 @@ tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_com
 void tilec_compiler_destroy(tilec_compiler *c);
 
 /* A named compile-time value or parameter type: NAME=VALUE, VALUE in signature syntax
- * ("*fp32:16", "i32", "1024", "0.5", "True", "leaky_relu"). */
+ * ("*fp32:16", "i32", "1024", "0.5", "True", "None", "leaky_relu", a dtype "tl.float16",
+ * a tuple "(2, 3)"). */
 typedef struct tilec_define {
   const char *name;
   const char *value;
 } tilec_define;
+
+/* ---- module context: the names a kernel resolves outside its own body ------------------
+ * Triton resolves a kernel's free names through its Python module's globals. A caller that
+ * has those globals (the Python package) passes them as tilec_global entries; without them
+ * (`tilec compile FILE`), the front end derives them from the file's own module-level
+ * statements (imports, `X = tl.constexpr(...)`, `DT = tl.float16`, try/except ImportError).
+ * Lookup order for a free name: the function's locals, then the globals given here, then
+ * the names the file's module-level statements bind, then Python builtins and the default
+ * `tl` / `triton` / `libdevice` names. */
+typedef enum tilec_global_kind {
+  TILEC_GLOBAL_CONSTEXPR = 0, /* value: a compile-time value in signature/define syntax: "3",
+                               * "1e-06", "True", "None", "tl.float16", "(2, 3)", a bare string */
+  TILEC_GLOBAL_MODULE = 1,    /* value: the dotted module it names: "triton", "triton.language",
+                               * "triton.language.math", "triton.language.extra.libdevice" */
+  TILEC_GLOBAL_OBJECT = 2,    /* value: the dotted path of an object imported by name:
+                               * "triton.language.extra.libdevice.rsqrt", "triton.language.float16" */
+  TILEC_GLOBAL_FUNCTION = 3,  /* a @jit function: value is its name in modules[module] */
+  TILEC_GLOBAL_PLAIN = 4      /* a non-constexpr Python global: value in CONSTEXPR syntax, or
+                               * NULL when it has none; Triton's rules apply (usable in parameter
+                               * defaults, elsewhere a located "Cannot access global variable"
+                               * error unless TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1) */
+} tilec_global_kind;
+
+typedef struct tilec_global {
+  const char *name;       /* the name as the module binds it */
+  tilec_global_kind kind;
+  const char *value;
+  size_t module;          /* TILEC_GLOBAL_FUNCTION: index into the spec's modules */
+} tilec_global;
+
+typedef enum tilec_source_kind {
+  TILEC_SOURCE_FILE = 0,      /* a whole Python file: @jit-decorated top-level defs are the
+                               * kernel functions, other code is host code and is skipped */
+  TILEC_SOURCE_FUNCTIONS = 1  /* only function definitions (dedented, decorators removed), as
+                               * a caller that holds the function objects passes them: every
+                               * top-level def is a kernel function */
+} tilec_source_kind;
+
+/* Another unit of source that @jit helpers come from, with its own globals. */
+typedef struct tilec_source_module {
+  const char *filename;       /* diagnostics and debug info; read when source is NULL */
+  const char *source;
+  size_t source_len;
+  tilec_source_kind source_kind;
+  int first_line;             /* line of filename that source's first line is (0 means 1) */
+  const tilec_global *globals; /* FUNCTION entries index the spec's modules as well */
+  size_t num_globals;
+} tilec_source_module;
 
 typedef struct tilec_kernel_spec {
   const char *source;       /* kernel file contents; NULL: read the file `filename` */
@@ -58,6 +107,13 @@ typedef struct tilec_kernel_spec {
   const char *signature;    /* Triton AOT signature, positional; may be NULL */
   const tilec_define *defines; /* by name; override/complete the signature */
   size_t num_defines;
+  /* Module context (appended; zero-initialized = none: a plain file as before). */
+  tilec_source_kind source_kind;
+  int first_line;              /* line of filename that source's first line is (0 means 1) */
+  const tilec_global *globals; /* the kernel module's names */
+  size_t num_globals;
+  const tilec_source_module *modules; /* where TILEC_GLOBAL_FUNCTION entries point */
+  size_t num_modules;
 } tilec_kernel_spec;
 
 typedef enum tilec_stage {

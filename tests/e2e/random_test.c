@@ -203,7 +203,7 @@ static const tilec_kernel_desc *get_kernel(const char *kernel, const char *sig, 
   }
   char so[4200];
   snprintf(so, sizeof so, "%s/%s_%d.so", g_tmpdir, kernel, g_ncache);
-  tilec_kernel_spec spec = {g_src, g_src_len, g_src_path, kernel, sig, NULL, 0};
+  tilec_kernel_spec spec = {.source = g_src, .source_len = g_src_len, .filename = g_src_path, .kernel = kernel, .signature = sig, .defines = NULL, .num_defines = 0};
   tilec_library *lib = NULL;
   const tilec_kernel_desc *d = NULL;
   tilec_status *st = tilec_compiler_build_library(g_cc, &spec, so, NULL);

@@ -523,7 +523,7 @@ static tilec_status *build_one(const family *f, const e2e_mode *m, const char *k
                                const char *sig, const char *so) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", kernel_dir, f->file);
-  tilec_kernel_spec spec = {src, len, path, f->kernel, sig, NULL, 0};
+  tilec_kernel_spec spec = {.source = src, .source_len = len, .filename = path, .kernel = f->kernel, .signature = sig, .defines = NULL, .num_defines = 0};
   return tilec_compiler_build_library(m->cc, &spec, so, NULL);
 }
 #endif

@@ -37,7 +37,7 @@ typedef const char *(*variant_fn)(float *, float *, int32_t, int32_t);
 static char dir[PATH_MAX];
 
 static tilec_kernel_spec spec_of(const char *kernel, const char *sig) {
-  tilec_kernel_spec s = {source, sizeof source - 1, "scale.py", kernel, sig, NULL, 0};
+  tilec_kernel_spec s = {.source = source, .source_len = sizeof source - 1, .filename = "scale.py", .kernel = kernel, .signature = sig, .defines = NULL, .num_defines = 0};
   return s;
 }
 

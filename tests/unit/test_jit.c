@@ -45,7 +45,7 @@ static void remove_root(void) {
 }
 
 static tilec_kernel_spec add_spec(const char *signature) {
-  tilec_kernel_spec s = {add_source, sizeof add_source - 1, "add.py", "add_kernel", signature, NULL, 0};
+  tilec_kernel_spec s = {.source = add_source, .source_len = sizeof add_source - 1, .filename = "add.py", .kernel = "add_kernel", .signature = signature, .defines = NULL, .num_defines = 0};
   return s;
 }
 
@@ -379,7 +379,7 @@ START_TEST(test_source_from_file) {
   fputs(add_source, f);
   fclose(f);
   tilec_compiler *c = compiler_with_cache("");
-  tilec_kernel_spec spec = {NULL, 0, file, "add_kernel", ADD_SIG, NULL, 0};
+  tilec_kernel_spec spec = {.source = NULL, .source_len = 0, .filename = file, .kernel = "add_kernel", .signature = ADD_SIG, .defines = NULL, .num_defines = 0};
   tilec_jit_kernel *k = jit_ok(c, &spec);
   ck_assert_str_eq(tilec_jit_kernel_desc(k)->source_file, file);
   check_add(k, 129);
