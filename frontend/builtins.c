@@ -20,7 +20,7 @@ static const char *const not_yet[] = {
     "broadcast_to", "expand_dims", "reshape", "view", "trans", "permute", "cat", "join", "split", "ravel",
     "squeeze", "unsqueeze", "flip", "interleave", "make_block_ptr", "advance", "make_tensor_descriptor",
     "rand", "randn", "randint", "randint4x", "rand4x", "randn4x", "philox", "device_print", "device_assert",
-    "softmax", "inline_asm_elementwise", "swizzle2d", "range", "static_range", "static_assert",
+    "softmax", "range", "static_range", "static_assert",
 };
 
 /* Elementwise float math: tl.<name> -> math.<op>. */
@@ -56,7 +56,8 @@ static const char *math_op(const char *name) {
 
 static bool known_tl(const char *name) {
   return in_list(implemented, sizeof implemented / sizeof implemented[0], name) ||
-         in_list(not_yet, sizeof not_yet / sizeof not_yet[0], name) || math_op(name) || !strcmp(name, "static_assert");
+         in_list(not_yet, sizeof not_yet / sizeof not_yet[0], name) || math_op(name) || !strcmp(name, "static_assert") ||
+         cg_api_known(name);
 }
 
 static tc_val builtin(tc_cg *cg, const char *prefix, const char *name) {
@@ -70,6 +71,8 @@ static tc_val module(const char *name) { return (tc_val){.kind = TV_MODULE, .nam
 
 tc_val cg_module_attr(tc_cg *cg, const tc_val *m, const char *attr, tc_loc loc) {
   const char *mn = m->name;
+  tc_val api;
+  if (cg_api_module_attr(cg, mn, attr, loc, &api)) return api;
   if (!strcmp(mn, "triton")) {
     if (!strcmp(attr, "language")) return module("tl");
     if (!strcmp(attr, "cdiv")) return builtin(cg, "tl", "cdiv");
@@ -315,6 +318,8 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
   const char *dot = strchr(full, '.');
   const char *name = dot ? dot + 1 : full;
   if (!strncmp(full, "tdesc.", 6)) return cg_tdesc_method(cg, name, a, loc);
+  tc_val api;
+  if (cg_api_builtin(cg, full, name, a, loc, &api)) return api;
   bool py = !strncmp(full, "py.", 3);
   if (py) {
     if (!strcmp(name, "min") || !strcmp(name, "max")) return py_minmax(cg, a, !strcmp(name, "max"), loc);

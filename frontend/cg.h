@@ -181,6 +181,13 @@ tc_val cg_device_assert(tc_cg *cg, tc_val cond, const char *msg, size_t mlen, co
 /* tl.atomic_* (builtins_atomic.c): true when `name` was handled. */
 bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc_val *out);
 
+/* The rest of Triton's tl.* surface (builtins_api.c): module constants and classes,
+ * isinstance, tl.add/sub/mul, to_tensor, atomic_load/store, map_elementwise, ...; each
+ * returns true when it handled the name (the result or an error is in *out). */
+bool cg_api_module_attr(tc_cg *cg, const char *module, const char *attr, tc_loc loc, tc_val *out);
+bool cg_api_builtin(tc_cg *cg, const char *full, const char *name, tc_callargs *a, tc_loc loc, tc_val *out);
+bool cg_api_known(const char *name);
+
 /* Resolves module.attr (e.g. tl.load, tl.float32, tl.math); reports unknown names. */
 tc_val cg_module_attr(tc_cg *cg, const tc_val *module, const char *attr, tc_loc loc);
 /* Resolves a bare name that is not a local: Python builtins, tl/triton modules. */

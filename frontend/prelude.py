@@ -189,3 +189,302 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
         return tl.div_rn(num, den)
     else:
         return tl.fdiv(num, den)
+
+
+# ---------------------------------------------------------------------------------------
+# standard.py functions written in the kernel language
+# ---------------------------------------------------------------------------------------
+
+
+@triton.jit
+def swizzle2d(i, j, size_i, size_j, size_g):
+    # Renumbers (i, j) of a row-major size_i x size_j grid so that consecutive linear
+    # indices walk down columns inside bands of size_g rows (the last band may be
+    # shorter), as tl.swizzle2d does for grouped program ordering.
+    linear = i * size_j + j
+    band_elems = size_g * size_j
+    band = linear // band_elems
+    first_row = band * size_g
+    rows = tl.minimum(size_i - first_row, size_g)
+    new_i = first_row + linear % rows
+    new_j = (linear % band_elems) // rows
+    return new_i, new_j
+
+
+# ---------------------------------------------------------------------------------------
+# libdevice functions without a single math-dialect op, as CUDA's libdevice defines them
+# (fp32 and fp64; integer results where libdevice returns int32/int64).
+# ---------------------------------------------------------------------------------------
+
+
+@triton.jit
+def _int_view(x):
+    # The bits of a float as a signed integer of its width.
+    if x.dtype == tl.float64:
+        return x.to(tl.int64, bitcast=True)
+    else:
+        tl.static_assert(x.dtype == tl.float32, "libdevice: expects fp32 or fp64")
+        return x.to(tl.int32, bitcast=True)
+
+
+@triton.jit
+def fast_expf(x):
+    return tl.exp(x)
+
+
+@triton.jit
+def fast_logf(x):
+    return tl.log(x)
+
+
+@triton.jit
+def fast_log2f(x):
+    return tl.log2(x)
+
+
+@triton.jit
+def fast_log10f(x):
+    return tl.log10(x)
+
+
+@triton.jit
+def fast_sinf(x):
+    return tl.sin(x)
+
+
+@triton.jit
+def fast_cosf(x):
+    return tl.cos(x)
+
+
+@triton.jit
+def fast_tanf(x):
+    return tl.tan(x)
+
+
+@triton.jit
+def fast_powf(x, y):
+    return tl.pow(x, y)
+
+
+@triton.jit
+def fast_dividef(x, y):
+    return tl.fdiv(x, y)
+
+
+@triton.jit
+def exp10(x):
+    return tl.pow(tl.full(x.shape, 10.0, x.dtype), x)
+
+
+@triton.jit
+def fast_exp10f(x):
+    return exp10(x)
+
+
+@triton.jit
+def add_rn(x, y):
+    return x + y
+
+
+@triton.jit
+def sub_rn(x, y):
+    return x - y
+
+
+@triton.jit
+def mul_rn(x, y):
+    return x * y
+
+
+@triton.jit
+def fma_rn(x, y, z):
+    return tl.fma(x, y, z)
+
+
+@triton.jit
+def signbit(x):
+    return (_int_view(x) < 0).to(tl.int32)
+
+
+@triton.jit
+def copysign(x, y):
+    return tl.where(signbit(y) != 0, -tl.abs(x), tl.abs(x))
+
+
+@triton.jit
+def isfinited(x):
+    return (tl.abs(x) < float("inf")).to(tl.int32)
+
+
+@triton.jit
+def finitef(x):
+    return isfinited(x)
+
+
+@triton.jit
+def fmax(x, y):
+    return tl.maximum(x, y)
+
+
+@triton.jit
+def fmin(x, y):
+    return tl.minimum(x, y)
+
+
+@triton.jit
+def fdim(x, y):
+    # x - y when x > y, +0 otherwise, NaN when either is NaN
+    d = x - y
+    return tl.where(d > 0, d, tl.where(d != d, d, 0.0))
+
+
+@triton.jit
+def saturatef(x):
+    # clamps to [0, 1]; NaN becomes 0 as in CUDA's __saturatef
+    return tl.where(x > 0.0, tl.where(x < 1.0, x, 1.0), 0.0)
+
+
+@triton.jit
+def hypot(x, y):
+    # scaled so that x * x cannot overflow or underflow for finite inputs
+    ax = tl.abs(x)
+    ay = tl.abs(y)
+    big = tl.maximum(ax, ay)
+    small = tl.minimum(ax, ay)
+    r = small / tl.where(big == 0.0, 1.0, big)
+    h = big * tl.sqrt(1.0 + r * r)
+    h = tl.where((ax != ax) | (ay != ay), ax + ay, h)
+    return tl.where((ax == float("inf")) | (ay == float("inf")), float("inf"), h)
+
+
+@triton.jit
+def llrint(x):
+    return tl.math.rint(x).to(tl.int64)
+
+
+@triton.jit
+def lrint(x):
+    return llrint(x)
+
+
+@triton.jit
+def llround(x):
+    return tl.math.round(x).to(tl.int64)
+
+
+@triton.jit
+def lround(x):
+    return llround(x)
+
+
+@triton.jit
+def float2int_rn(x):
+    return tl.math.rint(x).to(tl.int32)
+
+
+@triton.jit
+def float2int_rz(x):
+    return x.to(tl.int32)
+
+
+@triton.jit
+def float2int_rd(x):
+    return tl.floor(x).to(tl.int32)
+
+
+@triton.jit
+def float2int_ru(x):
+    return tl.ceil(x).to(tl.int32)
+
+
+@triton.jit
+def double2int_rn(x):
+    return float2int_rn(x)
+
+
+@triton.jit
+def double2int_rz(x):
+    return float2int_rz(x)
+
+
+@triton.jit
+def normcdf(x):
+    return 0.5 * tl.math.erfc(-x * 0.7071067811865476)
+
+
+@triton.jit
+def sinpi(x):
+    return tl.sin(x * 3.141592653589793)
+
+
+@triton.jit
+def cospi(x):
+    return tl.cos(x * 3.141592653589793)
+
+
+@triton.jit
+def ilogb(x):
+    # the unbiased exponent (subnormals included) as int32; ilogb(0) = INT_MIN,
+    # ilogb(inf) = INT_MAX, ilogb(NaN) = INT_MIN as CUDA defines them
+    ax = tl.abs(x)
+    e = tl.floor(tl.log2(tl.where((ax > 0) & (ax < float("inf")), ax, 1.0))).to(tl.int32)
+    # log2 may round up just below a power of two: correct by one step
+    p = tl.exp2(e.to(x.dtype))
+    e = tl.where(p > ax, e - 1, e)
+    e = tl.where(ax == 0.0, -2147483648, e)
+    e = tl.where(ax == float("inf"), 2147483647, e)
+    return tl.where(ax != ax, -2147483648, e)
+
+
+@triton.jit
+def logb(x):
+    ax = tl.abs(x)
+    e = ilogb(x).to(x.dtype)
+    e = tl.where(ax == 0.0, -float("inf"), e)
+    e = tl.where(ax == float("inf"), float("inf"), e)
+    return tl.where(ax != ax, x, e)
+
+
+@triton.jit
+def ldexp(x, e):
+    # x * 2**e in two steps so that 2**e alone cannot overflow or underflow
+    half = (e // 2).to(x.dtype)
+    rest = e.to(x.dtype) - half
+    return x * tl.exp2(half) * tl.exp2(rest)
+
+
+@triton.jit
+def erfinv(x):
+    # Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011): the
+    # single-precision polynomials in w = -log(1 - x^2), then one Newton step on
+    # erf(y) - x for full fp32 accuracy.
+    xf = x.to(tl.float32)
+    w = -tl.log((1.0 - xf) * (1.0 + xf))
+    wc = w - 2.5
+    p = 2.81022636e-08
+    p = 3.43273939e-07 + p * wc
+    p = -3.5233877e-06 + p * wc
+    p = -4.39150654e-06 + p * wc
+    p = 0.00021858087 + p * wc
+    p = -0.00125372503 + p * wc
+    p = -0.00417768164 + p * wc
+    p = 0.246640727 + p * wc
+    p = 1.50140941 + p * wc
+    wt = tl.sqrt(tl.where(w < 5.0, 5.0, w)) - 3.0
+    q = -0.000200214257
+    q = 0.000100950558 + q * wt
+    q = 0.00134934322 + q * wt
+    q = -0.00367342844 + q * wt
+    q = 0.00573950773 + q * wt
+    q = -0.0076224613 + q * wt
+    q = 0.00943887047 + q * wt
+    q = 1.00167406 + q * wt
+    q = 2.83297682 + q * wt
+    y = tl.where(w < 5.0, p, q) * xf
+    # Newton: y -= (erf(y) - x) / (2/sqrt(pi) * exp(-y^2))
+    err = tl.math.erf(y) - xf
+    y = y - err / (1.1283791670955126 * tl.exp(-y * y))
+    y = tl.where(xf == 1.0, float("inf"), tl.where(xf == -1.0, -float("inf"), y))
+    y = tl.where(tl.abs(xf) > 1.0, float("nan"), y)
+    return y.to(x.dtype)

@@ -47,8 +47,9 @@ const char *tc_sleef_name(const tc_target *target, const char *op, int lanes, un
   const sleef_fn *f = lookup(op);
   if (!f || (bits != 32 && bits != 64)) return NULL;
   if (lanes * (int)bits > target->vector_bits || lanes * (int)bits < 128) return NULL;
-  snprintf(buf, n, "Sleef_%s%c%d_%s", f->sleef, bits == 32 ? 'f' : 'd', lanes,
-           fast_math && f->has_u35 ? "u35" : "u10");
+  /* SLEEF's erfc exists only with a 1.5-ulp bound (Sleef_erfcf16_u15) */
+  const char *ulp = !strcmp(f->sleef, "erfc") ? "u15" : fast_math && f->has_u35 ? "u35" : "u10";
+  snprintf(buf, n, "Sleef_%s%c%d_%s", f->sleef, bits == 32 ? 'f' : 'd', lanes, ulp);
   return buf;
 }
 

@@ -1,0 +1,284 @@
+/* frontend/builtins_api.c — the rest of Triton's tl.* surface (triton/language/__init__.py's
+ * __all__) beyond the core builtins: module constants and classes (TRITON_MAX_TENSOR_NUMEL,
+ * PropagateNan, pi32_t, tl.tensor/dtype/tuple/tensor_descriptor for isinstance), isinstance
+ * itself, tl.add/sub/mul, to_tensor, expect_zero, atomic_load/atomic_store,
+ * map_elementwise, load/store_tensor_descriptor, and the located refusals (inline asm).
+ * In: names and evaluated call arguments. Out: values, tile IR, or an error. */
+#include "frontend/cg.h"
+
+#include <math.h>
+#include <string.h>
+
+static tc_val cls(const char *name) { return (tc_val){.kind = TV_BUILTIN, .name = name}; }
+
+/* Classes a kernel may name (isinstance, annotations); calling one is an error. */
+static const char *const classes[] = {"tl.tensor", "tl.dtype", "tl.tuple", "tl.tensor_descriptor",
+                                      "tl.tensor_descriptor_base", "tl.block_type", "tl.pointer_type_class",
+                                      "tl.const", "tl.constexpr_type", "tl.slice"};
+
+static bool is_class(const char *name) {
+  for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+    if (!strcmp(classes[i], name)) return true;
+  return false;
+}
+
+bool cg_api_module_attr(tc_cg *cg, const char *module, const char *attr, tc_loc loc, tc_val *out) {
+  (void)cg;
+  if (!strcmp(module, "tl.PropagateNan")) {
+    /* Triton's enum values: NONE = 0, ALL = 0xFFFF */
+    if (!strcmp(attr, "NONE")) *out = tv_int(0);
+    else if (!strcmp(attr, "ALL")) *out = tv_int(0xFFFF);
+    else *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.PropagateNan has no member '%s'", attr);
+    return true;
+  }
+  if (strcmp(module, "tl")) return false;
+  if (!strcmp(attr, "TRITON_MAX_TENSOR_NUMEL")) {
+    *out = tv_int(TC_MAX_NUMEL);
+    return true;
+  }
+  if (!strcmp(attr, "PropagateNan")) {
+    *out = (tc_val){.kind = TV_MODULE, .name = "tl.PropagateNan"};
+    return true;
+  }
+  if (!strcmp(attr, "pi32_t")) {
+    tc_ty t = tc_ty_make(TILEC_DTYPE_I32);
+    t.ptr_depth = 1;
+    *out = tv_dtype(t);
+    return true;
+  }
+  if (!strcmp(attr, "void")) {
+    *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.void is not a value type in tilec (only inline assembly returns it)");
+    return true;
+  }
+  if (!strcmp(attr, "target_info")) {
+    *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.target_info queries GPU targets; it is not supported on CPU");
+    return true;
+  }
+  static const struct { const char *attr, *cls; } named[] = {
+      {"tensor", "tl.tensor"},
+      {"dtype", "tl.dtype"},
+      {"tuple", "tl.tuple"},
+      {"tensor_descriptor", "tl.tensor_descriptor"},
+      {"tensor_descriptor_base", "tl.tensor_descriptor_base"},
+      {"block_type", "tl.block_type"},
+      {"const", "tl.const"},
+      {"constexpr_type", "tl.constexpr_type"},
+      {"slice", "tl.slice"},
+  };
+  for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+    if (!strcmp(attr, named[i].attr)) {
+      *out = cls(named[i].cls);
+      return true;
+    }
+  return false;
+}
+
+/* ---- isinstance ------------------------------------------------------------------------- */
+
+static bool instance_of(const tc_val *x, const tc_val *c, bool *known) {
+  *known = true;
+  if (c->kind == TV_CONSTEXPR_TYPE) return tv_is_constexpr(x);
+  if (c->kind == TV_BUILTIN) {
+    const char *n = c->name;
+    if (!strcmp(n, "tl.tensor")) return x->kind == TV_TENSOR;
+    if (!strcmp(n, "tl.dtype")) return x->kind == TV_DTYPE;
+    if (!strcmp(n, "tl.tuple")) return x->kind == TV_TUPLE;
+    if (!strcmp(n, "tl.tensor_descriptor") || !strcmp(n, "tl.tensor_descriptor_base")) return x->kind == TV_TDESC;
+    if (!strcmp(n, "py.int")) return x->kind == TV_INT || x->kind == TV_BOOL; /* bool subclasses int */
+    if (!strcmp(n, "py.bool")) return x->kind == TV_BOOL;
+    if (!strcmp(n, "py.float")) return x->kind == TV_FLOAT;
+    if (!strcmp(n, "py.str")) return x->kind == TV_STR;
+    if (!strcmp(n, "py.tuple")) return x->kind == TV_TUPLE;
+    if (is_class(n)) return false;
+  }
+  *known = false;
+  return false;
+}
+
+static tc_val py_isinstance(tc_cg *cg, tc_callargs *a, tc_loc loc) {
+  if (a->nargs != 2 || a->nkw) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "isinstance() takes 2 positional arguments");
+  const tc_val *x = &a->args[0], *c = &a->args[1];
+  const tc_val *cs = c->kind == TV_TUPLE ? c->items : c;
+  int n = c->kind == TV_TUPLE ? c->nitems : 1;
+  bool r = false;
+  for (int i = 0; i < n; i++) {
+    bool known;
+    r |= instance_of(x, &cs[i], &known);
+    if (!known) {
+      char d[64];
+      tv_describe(&cs[i], d, sizeof d);
+      return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "isinstance() against %s is not supported in kernels", d);
+    }
+  }
+  return tv_bool(r);
+}
+
+/* ---- functions --------------------------------------------------------------------------- */
+
+/* tl.to_tensor: Triton's typing of a Python scalar (bool -> int1; int -> int32, uint32,
+ * int64 or uint64, the first that holds it; float -> fp32, fp64 outside fp32's range). */
+static tc_val to_tensor(tc_cg *cg, const tc_val *x, tc_loc loc) {
+  if (x->kind == TV_TENSOR) return *x;
+  if (x->kind == TV_FLOAT && isfinite(x->f) && fabs(x->f) > 3.4028234663852886e38)
+    return cg_constant(cg, tc_ty_make(TILEC_DTYPE_F64), x->f, 0, 0, NULL);
+  if (!tv_is_number(x)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.to_tensor expects a number, got %s", tv_kind_name(x));
+  return cg_to_tensor(cg, x, loc);
+}
+
+static tc_val atomic_call(tc_cg *cg, const char *op, tc_val ptr, tc_val val, const tc_val *mask, const tc_val *sem,
+                          tc_loc loc) {
+  tc_val args[2] = {ptr, val};
+  const char *kwn[2];
+  tc_val kwv[2];
+  int nk = 0;
+  if (mask && !cg_is_none(mask)) kwn[nk] = "mask", kwv[nk++] = *mask;
+  if (sem && !cg_is_none(sem)) kwn[nk] = "sem", kwv[nk++] = *sem;
+  tc_callargs ca = {.args = args, .nargs = 2, .kwnames = kwn, .kwargs = kwv, .nkw = nk};
+  tc_val out;
+  if (!cg_atomic_builtin(cg, op, &ca, loc, &out)) return cg_error(cg, loc, TILEC_ERROR_INTERNAL, "no builtin %s", op);
+  return out;
+}
+
+/* The pointer as a pointer to the unsigned integer of the pointee's width (floats are
+ * loaded atomically through their bits). */
+static tc_val int_pointer(tc_cg *cg, tc_val ptr, tc_ty *elem, tc_ty *ity, tc_loc loc) {
+  *elem = ptr.ty;
+  elem->ptr_depth--;
+  *ity = *elem;
+  if (!tc_ty_is_float(*elem)) return ptr;
+  unsigned bits = tc_ty_bits(*elem);
+  *ity = tc_ty_make(bits == 16 ? TILEC_DTYPE_U16 : bits == 32 ? TILEC_DTYPE_U32 : TILEC_DTYPE_U64);
+  tc_ty ip = *ity;
+  ip.ptr_depth = ptr.ty.ptr_depth;
+  return cg_cast(cg, ptr, ip, true, loc);
+}
+
+static tc_val atomic_load(tc_cg *cg, tc_callargs *a, tc_loc loc) {
+  static const char *const p[] = {"pointer", "mask", "sem", "scope", NULL};
+  cg_sig s = {"tl.atomic_load", p};
+  if (!cg_check_args(cg, a, &s, 1, loc)) return (tc_val){0};
+  tc_val ptr = *cg_arg(a, &s, "pointer");
+  if (ptr.kind != TV_TENSOR || !tc_ty_is_ptr(ptr.ty))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.atomic_load expects a pointer or a tile of pointers");
+  tc_ty elem, ity;
+  tc_val ip = int_pointer(cg, ptr, &elem, &ity, loc);
+  if (cg->err) return ip;
+  /* or-ing zero reads the value atomically and leaves memory as it was */
+  tc_val old = atomic_call(cg, "atomic_or", ip, cg_cast(cg, tv_int(0), ity, false, loc), cg_arg(a, &s, "mask"),
+                           cg_arg(a, &s, "sem"), loc);
+  if (cg->err) return old;
+  return tc_ty_eq(elem, ity) ? old : cg_cast(cg, old, elem, true, loc);
+}
+
+static tc_val atomic_store(tc_cg *cg, tc_callargs *a, tc_loc loc) {
+  static const char *const p[] = {"pointer", "val", "mask", "sem", "scope", NULL};
+  cg_sig s = {"tl.atomic_store", p};
+  if (!cg_check_args(cg, a, &s, 2, loc)) return (tc_val){0};
+  tc_val ptr = *cg_arg(a, &s, "pointer");
+  if (ptr.kind != TV_TENSOR || !tc_ty_is_ptr(ptr.ty))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.atomic_store expects a pointer or a tile of pointers");
+  atomic_call(cg, "atomic_xchg", ptr, *cg_arg(a, &s, "val"), cg_arg(a, &s, "mask"), cg_arg(a, &s, "sem"), loc);
+  return cg->err ? (tc_val){0} : tv_none();
+}
+
+/* tl.add / tl.sub / tl.mul (sanitize_overflow only matters under Triton's debug mode). */
+static tc_val arith(tc_cg *cg, const char *name, tc_binop op, tc_callargs *a, tc_loc loc) {
+  static const char *const p[] = {"x", "y", "sanitize_overflow", NULL};
+  cg_sig s = {name, p};
+  if (!cg_check_args(cg, a, &s, 2, loc)) return (tc_val){0};
+  tc_val x = *cg_arg(a, &s, "x"), y = *cg_arg(a, &s, "y");
+  if (tv_is_constexpr(&x) && tv_is_constexpr(&y)) return cg_constexpr_binary(cg, op, &x, &y, loc);
+  return cg_binary(cg, op, x, y, loc);
+}
+
+static tc_val map_elementwise(tc_cg *cg, tc_callargs *a, tc_loc loc) {
+  if (a->nargs < 2 || a->args[0].kind != TV_JITFN)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.map_elementwise(scalar_fn, *args) needs a @triton.jit function and tensors");
+  for (int k = 0; k < a->nkw; k++)
+    if (strcmp(a->kwnames[k], "pack"))
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.map_elementwise() got an unexpected keyword argument '%s'", a->kwnames[k]);
+  /* broadcast the operands to one shape, then run the function on whole tiles: tiles are
+   * elementwise already, so this is the same map as long as the function has no runtime
+   * control flow on its scalars (that needs a per-element loop tilec does not build). */
+  int n = a->nargs - 1;
+  tc_val *xs = cg_alloc(cg, sizeof(tc_val) * (size_t)n);
+  int rank = 0;
+  int64_t shape[TC_MAX_RANK] = {0};
+  tc_val acc = {0};
+  for (int i = 0; i < n; i++) {
+    xs[i] = a->args[i + 1].kind == TV_TENSOR ? a->args[i + 1] : cg_to_tensor(cg, &a->args[i + 1], loc);
+    if (cg->err) return xs[i];
+    if (i == 0) {
+      acc = xs[0];
+      rank = acc.rank;
+      memcpy(shape, acc.shape, sizeof shape);
+    } else if (!cg_broadcast_shapes(cg, &acc, &xs[i], &rank, shape, loc)) {
+      return (tc_val){0};
+    } else {
+      acc = tv_tensor((MlirValue){NULL}, acc.ty, rank, shape);
+    }
+  }
+  for (int i = 0; i < n; i++) xs[i] = cg_broadcast_to(cg, xs[i], rank, shape, loc);
+  if (cg->err) return (tc_val){0};
+  return cg_call_jit(cg, a->args[0].fn, xs, n, NULL, NULL, 0, loc);
+}
+
+static tc_val descriptor_fn(tc_cg *cg, bool store, tc_callargs *a, tc_loc loc) {
+  static const char *const pl[] = {"desc", "offsets", "cache_modifier", "eviction_policy", NULL};
+  static const char *const ps[] = {"desc", "offsets", "value", NULL};
+  cg_sig s = {store ? "tl.store_tensor_descriptor" : "tl.load_tensor_descriptor", store ? ps : pl};
+  if (!cg_check_args(cg, a, &s, store ? 3 : 2, loc)) return (tc_val){0};
+  tc_val d = *cg_arg(a, &s, "desc");
+  if (d.kind != TV_TDESC) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s expects a tensor descriptor, got %s", s.fn, tv_kind_name(&d));
+  tc_val args[3] = {d, *cg_arg(a, &s, "offsets"), store ? *cg_arg(a, &s, "value") : tv_none()};
+  tc_callargs ca = {.args = args, .nargs = store ? 3 : 2};
+  return cg_tdesc_method(cg, store ? "store" : "load", &ca, loc);
+}
+
+bool cg_api_builtin(tc_cg *cg, const char *full, const char *name, tc_callargs *a, tc_loc loc, tc_val *out) {
+  if (!strcmp(full, "py.isinstance")) {
+    *out = py_isinstance(cg, a, loc);
+    return true;
+  }
+  if (!strncmp(full, "py.", 3)) return false;
+  if (is_class(full)) {
+    *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s is a type; it cannot be called inside a kernel", full);
+    return true;
+  }
+  if (!strcmp(name, "add")) *out = arith(cg, "tl.add", TC_OP_ADD, a, loc);
+  else if (!strcmp(name, "sub")) *out = arith(cg, "tl.sub", TC_OP_SUB, a, loc);
+  else if (!strcmp(name, "mul")) *out = arith(cg, "tl.mul", TC_OP_MUL, a, loc);
+  else if (!strcmp(name, "to_tensor")) {
+    if (a->nargs != 1 || a->nkw) *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.to_tensor() takes 1 argument");
+    else *out = to_tensor(cg, &a->args[0], loc);
+  } else if (!strcmp(name, "expect_zero")) {
+    static const char *const p[] = {"x", "mask", NULL};
+    cg_sig s = {"tl.expect_zero", p};
+    *out = cg_check_args(cg, a, &s, 2, loc) ? *cg_arg(a, &s, "x") : (tc_val){0};
+  } else if (!strcmp(name, "atomic_load")) *out = atomic_load(cg, a, loc);
+  else if (!strcmp(name, "atomic_store")) *out = atomic_store(cg, a, loc);
+  else if (!strcmp(name, "atomic_poll"))
+    *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.atomic_poll (spin-wait with a timeout) is not supported");
+  else if (!strcmp(name, "map_elementwise")) *out = map_elementwise(cg, a, loc);
+  else if (!strcmp(name, "load_tensor_descriptor")) *out = descriptor_fn(cg, false, a, loc);
+  else if (!strcmp(name, "store_tensor_descriptor")) *out = descriptor_fn(cg, true, a, loc);
+  else if (!strcmp(name, "inline_asm_elementwise"))
+    *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
+                    "tl.inline_asm_elementwise runs GPU assembly (PTX/AMDGCN); it is not supported on CPU");
+  else if (!strcmp(name, "dot_scaled"))
+    *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.dot_scaled (microscaling formats) is not supported");
+  else if (!strcmp(name, "bitonic_merge"))
+    *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.bitonic_merge is not supported (use tl.sort)");
+  else return false;
+  return true;
+}
+
+/* Names this file answers for: tensor methods and `tl.NAME` lookups use this list. */
+bool cg_api_known(const char *name) {
+  static const char *const names[] = {"add", "sub", "mul", "to_tensor", "expect_zero", "atomic_load", "atomic_store",
+                                      "atomic_poll", "map_elementwise", "load_tensor_descriptor",
+                                      "store_tensor_descriptor", "inline_asm_elementwise", "bitonic_merge"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(names[i], name)) return true;
+  return false;
+}
