@@ -1,0 +1,3 @@
+"""triton.language.extra.cuda for the drop-in: its libdevice is tilec's libdevice."""
+
+from . import libdevice  # noqa: F401

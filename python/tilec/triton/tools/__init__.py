@@ -1,0 +1,1 @@
+"""triton.tools for the drop-in (tensor_descriptor)."""
