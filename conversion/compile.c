@@ -7,6 +7,7 @@
 #include "conversion/package.h"
 #include "conversion/pipeline.h"
 #include "dialects/tile.h"
+#include "runtime/files.h"
 #include "frontend/frontend.h"
 #include <mlir-c/BuiltinAttributes.h>
 #include <stdio.h>
@@ -133,9 +134,34 @@ tilec_status *tilec_compiler_emit(tilec_compiler *c, const tilec_kernel_spec *sp
   return st;
 }
 
+/* `tilec compile add.py -o add.py` must not replace the kernel source with a library: an
+ * output may be neither an input nor the other output (same file: same device and inode,
+ * or the same path when neither exists yet). */
+static tilec_status *check_outputs(const tilec_kernel_spec *specs, size_t n, const char *so_path,
+                                   const char *header_path) {
+  for (size_t i = 0; i < n; i++) {
+    const char *in = specs[i].filename;
+    if (!in) continue;
+    const char *outs[2] = {so_path, header_path};
+    for (int k = 0; k < 2; k++)
+      if (outs[k] && tilec_same_file(outs[k], in))
+        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                   "output '%s' is the kernel source '%s'; refusing to overwrite an input",
+                                   outs[k], in);
+  }
+  if (header_path && (tilec_same_file(so_path, header_path) || !strcmp(so_path, header_path)))
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "the library '%s' and the header '%s' are the same file", so_path, header_path);
+  return NULL;
+}
+
 tilec_status *tilec_compiler_build_library(tilec_compiler *c, const tilec_kernel_spec *spec, const char *so_path,
                                            const char *header_path) {
   if (!so_path) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "no output path for the kernel library");
+  if (spec) {
+    tilec_status *bad = check_outputs(spec, 1, so_path, header_path);
+    if (bad) return bad;
+  }
   MlirModule m;
   tc_kernel_info *info = calloc(1, sizeof *info);
   tilec_status *st = front(c, spec, &m, info);
@@ -179,10 +205,14 @@ tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, const tilec_
   if (!specs || count == 0)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "no kernel specializations to build");
   /* The dispatcher's trampolines (package.c, write_variant) do not pass the extents a
-   * bounds-checked kernel takes; refuse rather than build a library that cannot run. */
-  if (c->opts.check_bounds)
+   * bounds-checked kernel takes (race checks are bounds checks plus shadow stores); refuse
+   * rather than build a library that cannot run. */
+  if (c->opts.check_bounds || c->opts.check_races)
     return tilec_status_create(TILEC_ERROR_UNSUPPORTED,
-                               "bounds checks are not supported yet in libraries with several specializations");
+                               "%s checks are not supported yet in libraries with several specializations",
+                               c->opts.check_bounds ? "bounds" : "race");
+  tilec_status *bad = check_outputs(specs, count, so_path, header_path);
+  if (bad) return bad;
   if (count > TC_MAX_VARIANTS)
     return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "more than %d specializations in one library",
                                TC_MAX_VARIANTS);

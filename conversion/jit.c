@@ -2,6 +2,7 @@
  * and a disk cache shared by processes (temp file + rename; checksum trailer per entry).
  * In: a compiler and a kernel spec. Out: a tilec_jit_kernel handle, maybe a warning status. */
 #include "conversion/compiler.h"
+#include "runtime/files.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -327,17 +328,15 @@ static tilec_status *load_kernel(const char *path, const char *kernel, const cha
 /* Compiles into a fresh temporary directory, loads, then removes the file (the mapping
  * stays valid). */
 static tilec_status *compile_in_temp(tilec_compiler *c, const tilec_kernel_spec *spec, jit_lib **out) {
-  const char *tmp = getenv("TMPDIR");
   char dir[4096];
-  snprintf(dir, sizeof dir, "%s/tilec-jit-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-  if (!mkdtemp(dir))
-    return tilec_status_create(TILEC_ERROR_IO, "cannot create a temporary directory '%s': %s", dir, strerror(errno));
+  int err = tilec_temp_dir("tilec-jit", dir, sizeof dir);
+  if (err)
+    return tilec_status_create(TILEC_ERROR_IO, "cannot create a temporary directory '%s': %s", dir, strerror(err));
   char so[4200];
   snprintf(so, sizeof so, "%s/%s.so", dir, spec->kernel);
   tilec_status *st = tilec_compiler_build_library(c, spec, so, NULL);
   if (!st) st = load_kernel(so, spec->kernel, NULL, out);
-  unlink(so);
-  rmdir(dir);
+  tilec_temp_dir_remove(dir);
   return st;
 }
 

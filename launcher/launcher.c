@@ -205,6 +205,12 @@ static tilec_status *launch_grid(const tilec_kernel_desc *kernel, uint32_t grid_
   tilec_status *st = check_kernel(kernel, args, opts);
   if (st) return st;
 
+  if (grid_x > TILEC_MAX_GRID_X || grid_y > TILEC_MAX_GRID_YZ || grid_z > TILEC_MAX_GRID_YZ)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "kernel '%s': grid (%u, %u, %u) exceeds Triton's limits of %u programs on "
+                               "axis 0 and %u on axes 1 and 2 (program ids are 32-bit)",
+                               kernel->name, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z,
+                               TILEC_MAX_GRID_X, TILEC_MAX_GRID_YZ);
   uint64_t plane = (uint64_t)grid_x * grid_y, total;
   if (__builtin_mul_overflow(plane, (uint64_t)grid_z, &total))
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,

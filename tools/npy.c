@@ -2,6 +2,7 @@
  * In: a path (read) or a tilec_npy (write). Out: a tilec_npy with a 64-byte aligned buffer,
  * or a status that names the file; malformed input is reported, never trusted. */
 #include "tools/npy.h"
+#include "runtime/files.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -476,22 +477,28 @@ tilec_status *tilec_npy_write(const char *path, const tilec_npy *arr) {
   memset(header + len, ' ', hlen - (size_t)len - 1);
   header[hlen - 1] = '\n';
 
-  FILE *f = fopen(path, "wb");
-  if (!f)
-    return tilec_status_create(errno == ENOENT ? TILEC_ERROR_NOT_FOUND : TILEC_ERROR_IO,
-                               "cannot create .npy file '%s': %s", path, strerror(errno));
-  int ok = fwrite(pre, 1, sizeof pre, f) == sizeof pre && fwrite(header, 1, hlen, f) == hlen &&
+  /* Through a temporary file renamed into place: `--out x=F.npy` usually replaces the input
+   * F.npy, which a failed or interrupted write must leave whole. */
+  tilec_outfile o;
+  int err = tilec_outfile_begin(&o, path);
+  if (err)
+    return tilec_status_create(err == ENOENT ? TILEC_ERROR_NOT_FOUND : TILEC_ERROR_IO,
+                               "cannot create .npy file '%s': %s", path, strerror(err));
+  FILE *f = fopen(o.tmp, "wb");
+  if (!f) err = errno;
+  errno = 0;
+  int ok = f && fwrite(pre, 1, sizeof pre, f) == sizeof pre && fwrite(header, 1, hlen, f) == hlen &&
            (arr->nbytes == 0 || fwrite(arr->data, 1, arr->nbytes, f) == arr->nbytes);
-  int err = ok ? 0 : errno;
-  if (fclose(f) != 0 && ok) {
+  if (f && !ok && !err) err = errno ? errno : EIO;
+  if (f && fclose(f) != 0 && ok) {
     ok = 0;
-    err = errno;
+    err = errno ? errno : EIO;
   }
-  if (!ok) {
-    remove(path);
+  if (ok && (err = tilec_outfile_commit(&o)) != 0) ok = 0;
+  tilec_outfile_end(&o);
+  if (!ok)
     return tilec_status_create(TILEC_ERROR_IO, "cannot write .npy file '%s': %s", path,
                                strerror(err ? err : EIO));
-  }
   return NULL;
 }
 

@@ -9,6 +9,7 @@
 #ifndef TILEC_RUN_EXEC_ONLY
 #include "tilec/tilec.h"
 #endif
+#include "runtime/files.h"
 #include "tools/npy.h"
 
 #include <dirent.h>
@@ -368,6 +369,10 @@ static int run_parse_args(int argc, char **argv, int first, run_opts *o) {
       o->grid = argv[++i];
       if (!run_parse_grid(o->grid, o->grid_xyz))
         return run_usage("--grid expects X[,Y[,Z]] with each a non-negative 32-bit integer, got '%s'", o->grid);
+      if (o->grid_xyz[0] > TILEC_MAX_GRID_X || o->grid_xyz[1] > TILEC_MAX_GRID_YZ || o->grid_xyz[2] > TILEC_MAX_GRID_YZ)
+        return run_fail("--grid %s exceeds Triton's limits: at most %u programs on axis 0 and %u on axes 1 "
+                        "and 2 (program ids are 32-bit)",
+                        o->grid, TILEC_MAX_GRID_X, TILEC_MAX_GRID_YZ);
     } else if (!strcmp(a, "--threads")) {
       uint64_t v;
       if (!run_parse_count(argv[++i], TILEC_MAX_THREADS, &v))
@@ -562,20 +567,6 @@ static int run_bind(run_opts *o, const tilec_source_param *params, int nparams) 
   return 0;
 }
 
-/* Removes our mkdtemp directory and whatever the compiler left in it (flat). */
-static void run_remove_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (d) {
-    struct dirent *e;
-    while ((e = readdir(d))) {
-      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-      char path[PATH_MAX];
-      if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path) unlink(path);
-    }
-    closedir(d);
-  }
-  rmdir(dir);
-}
 #endif /* !TILEC_RUN_EXEC_ONLY */
 
 static double run_now_ms(void) {
@@ -905,15 +896,10 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
     defs[b].name = bd->name;
     defs[b].value = bd->is_constexpr ? bd->text : bd->entry;
   }
-  const char *tmp = getenv("TMPDIR");
-  char dir[PATH_MAX], so[PATH_MAX];
-  if (!tmp || !*tmp) tmp = "/tmp";
-  if (snprintf(dir, sizeof dir, "%s/tilec-run-XXXXXX", tmp) >= (int)sizeof dir) {
-    free(defs);
-    return run_fail("TMPDIR is too long");
-  }
-  if (!mkdtemp(dir)) {
-    int rc = run_fail("cannot create a temporary directory '%s': %s", dir, strerror(errno));
+  char dir[PATH_MAX], so[PATH_MAX + 16];
+  int err = tilec_temp_dir("tilec-run", dir, sizeof dir);
+  if (err) {
+    int rc = run_fail("cannot create a temporary directory in $TMPDIR (else /tmp): %s", strerror(err));
     free(defs);
     return rc;
   }
@@ -939,7 +925,7 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
   tilec_compiler_destroy(c);
   if (!st && o->exec) {
     rc = run_spawn(o, so);
-    run_remove_dir(dir);
+    tilec_temp_dir_remove(dir);
     free(defs);
     return rc;
   }
@@ -977,7 +963,7 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
   free(slots);
   free(args);
   tilec_library_unload(lib);
-  run_remove_dir(dir);
+  tilec_temp_dir_remove(dir);
   free(defs);
   return rc;
 }

@@ -57,6 +57,12 @@ typedef enum tilec_schedule {
   TILEC_SCHEDULE_DYNAMIC = 1 /* threads take small chunks as they finish: uneven programs */
 } tilec_schedule;
 
+/* Triton's grid limits (CUDA's: x up to 2^31 - 1 programs, y and z up to 65535). tl.program_id
+ * and tl.num_programs are 32-bit signed integers in Triton's language, so a larger x would give
+ * negative program ids; launches beyond these limits are refused, as Triton refuses them. */
+#define TILEC_MAX_GRID_X 2147483647u
+#define TILEC_MAX_GRID_YZ 65535u
+
 /* Upper bound on the team size a launch may ask for (options or TILEC_NUM_THREADS): libomp
  * aborts the process when it cannot create the threads, so absurd requests are refused. */
 #define TILEC_MAX_THREADS 4096u

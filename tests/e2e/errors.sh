@@ -92,6 +92,13 @@ CASES=(
   "run_missing_param|tilec: error: missing value for parameter 'n_elements' of kernel 'add_kernel'|\$RUN x_ptr=x.npy"
   "multi_emit|tilec: error: --emit takes one signature, got several -s|compile add.py -k add_kernel -s \"\$SIG\" -s '*fp32, *fp32, *fp32, i32, 1024' --emit tile"
   "multi_type_mismatch|error: parameter 'y_ptr' of kernel 'add_kernel' has different types in specialization 1 (\"*fp32:16, *fp32:16, *fp32:16, i32, 1024\") and 2 (\"*fp32, *fp16, *fp32, i32, 1024\")|compile add.py -k add_kernel -s \"\$SIG\" -s '*fp32, *fp16, *fp32, i32, 1024' -o out.so"
+  "output_is_source|error: output 'add.py' is the kernel source 'add.py'; refusing to overwrite an input|compile add.py -k add_kernel -s \"\$SIG\" -o add.py"
+  "header_is_source|error: output './add.py' is the kernel source 'add.py'; refusing to overwrite an input|compile add.py -k add_kernel -s \"\$SIG\" -o out.so --header ./add.py"
+  "header_is_library|error: the library 'out.so' and the header 'out.so' are the same file|compile add.py -k add_kernel -s \"\$SIG\" -o out.so --header out.so"
+  "multi_constexpr_differs|error: specializations 1 (\"*fp32:16, *fp32:16, *fp32:16, i32, 1024\") and 2 (\"*fp32, *fp32, *fp32, i32, 512\") of kernel 'add_kernel' fix constexpr 'BLOCK_SIZE' to different values (1024 and 512); specializations may differ only in :16 hints and integers fixed to 1 (build one library per value)|compile add.py -k add_kernel -s \"\$SIG\" -s '*fp32, *fp32, *fp32, i32, 512' -o out.so"
+  "multi_check_races|error: race checks are not supported yet in libraries with several specializations|compile add.py -k add_kernel -s \"\$SIG\" -s '*fp32, *fp32, *fp32, i32, 1024' --check-races -o out.so"
+  "run_grid_x_limit|tilec: error: --grid 3000000000 exceeds Triton's limits: at most 2147483647 programs on axis 0 and 65535 on axes 1 and 2 (program ids are 32-bit)|run add.py -k add_kernel --grid 3000000000 x_ptr=x.npy y_ptr=y.npy output_ptr=out.npy n_elements=16 BLOCK_SIZE=16"
+  "run_grid_y_limit|tilec: error: --grid 1,65536 exceeds Triton's limits: at most 2147483647 programs on axis 0 and 65535 on axes 1 and 2 (program ids are 32-bit)|run add.py -k add_kernel --grid 1,65536 x_ptr=x.npy y_ptr=y.npy output_ptr=out.npy n_elements=16 BLOCK_SIZE=16"
   "run_unknown_param|tilec: error: kernel 'add_kernel' has no parameter 'bogus' (parameters: x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE)|\$RUN x_ptr=x.npy n_elements=16 bogus=3"
 )
 # Required behaviour tilec does not have yet: reported as xfail while it fails; an unexpected
@@ -142,5 +149,10 @@ for entry in "${CASES[@]}"; do
   fi
 done
 
+# No case may have damaged an input: -o add.py / --header add.py were refused, not written.
+if ! cmp -s add.py "$KERNELS/vector_add.py"; then
+  fail=$((fail + 1))
+  echo "FAIL  the kernel source add.py was modified by one of the cases"
+fi
 echo "$(( ${#CASES[@]} - fail )) of ${#CASES[@]} error cases behaved as expected"
 [ "$fail" -eq 0 ]

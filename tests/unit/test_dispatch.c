@@ -166,6 +166,9 @@ START_TEST(test_no_variant_fits) {
   ck_assert_int_eq(launch(1, 1, 1, x, out, 16, 1), 0);
   ck_assert_str_eq(tilec_last_error(), "");
   ck_assert(out[5] == 10.0f);
+  /* The typed launch function refuses a grid beyond Triton's limits (i32 program ids). */
+  ck_assert_int_eq(launch(3000000000u, 1, 1, x, out, 16, 1), TILEC_ERROR_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(strstr(tilec_last_error(), "exceeds Triton's limits of 2147483647 programs on axis 0"));
   free(x);
   dlclose(handle);
   cleanup();
@@ -194,9 +197,16 @@ START_TEST(test_incompatible_variants) {
                "specialization 2 of kernel 'scale_kernel' (\"*fp32, *fp32, i32, 2, 64\") fixes parameter 'stride' "
                "to 2, but specialization 1 (\"*fp32, *fp32, i32, i32, 64\") takes it at run time; specializations "
                "may differ only in :16 hints and integers fixed to 1");
-  const char *same[] = {SIG_ANY, "*fp32, *fp32, i32, i32, 128"};
+  /* A constexpr is not an argument: a library of BLOCK=64 and BLOCK=128 would run one of them
+   * whatever grid the caller computed for the other (half the output never written). */
+  const char *blocks[] = {SIG_ANY, "*fp32:16, *fp32, i32, i32, 128"};
+  expect_error(blocks, 2,
+               "specializations 1 (\"*fp32, *fp32, i32, i32, 64\") and 2 (\"*fp32:16, *fp32, i32, i32, 128\") of "
+               "kernel 'scale_kernel' fix constexpr 'BLOCK' to different values (64 and 128); specializations may "
+               "differ only in :16 hints and integers fixed to 1 (build one library per value)");
+  const char *same[] = {SIG_ANY, "*fp32, *fp32, i32, i32, 64"};
   expect_error(same, 2,
-               "specializations 1 (\"*fp32, *fp32, i32, i32, 64\") and 2 (\"*fp32, *fp32, i32, i32, 128\") of "
+               "specializations 1 (\"*fp32, *fp32, i32, i32, 64\") and 2 (\"*fp32, *fp32, i32, i32, 64\") of "
                "kernel 'scale_kernel' have the same hints; the dispatcher could never pick the second");
 }
 END_TEST

@@ -485,7 +485,8 @@ START_TEST(test_checked_launch) {
   check_error(tilec_jit_kernel_launch(k, 1, 1, 1, missing, 4, NULL), TILEC_ERROR_INVALID_ARGUMENT,
               "kernel 'add_kernel': argument 2 ('out_ptr') is NULL");
   check_error(tilec_jit_kernel_launch(k, UINT32_MAX, UINT32_MAX, 2, args, 4, NULL), TILEC_ERROR_INVALID_ARGUMENT,
-              "kernel 'add_kernel': grid (4294967295, 4294967295, 2) has more than 2^64 - 1 programs");
+              "kernel 'add_kernel': grid (4294967295, 4294967295, 2) exceeds Triton's limits of 2147483647 programs "
+              "on axis 0 and 65535 on axes 1 and 2 (program ids are 32-bit)");
   check_error(tilec_jit_kernel_launch(NULL, 1, 1, 1, args, 4, NULL), TILEC_ERROR_INVALID_ARGUMENT,
               "tilec_jit_kernel_launch: kernel is NULL");
   check_error(tilec_kernel_launch_checked(NULL, 1, 1, 1, args, 4, NULL), TILEC_ERROR_INVALID_ARGUMENT,

@@ -161,7 +161,7 @@ END_TEST
 
 START_TEST(test_empty_grids) {
   static const uint32_t empty[][3] = {
-      {0, 1, 1}, {4, 0, 3}, {1, 1, 0}, {0, 0, 0}, {UINT32_MAX, UINT32_MAX, 0}};
+      {0, 1, 1}, {4, 0, 3}, {1, 1, 0}, {0, 0, 0}, {TILEC_MAX_GRID_X, TILEC_MAX_GRID_YZ, 0}};
   for (size_t g = 0; g < sizeof empty / sizeof empty[0]; g++) {
     recorder r;
     rec_init_window(&r, empty[g][0], empty[g][1], empty[g][2], 0, 1);
@@ -209,14 +209,14 @@ START_TEST(test_subranges) {
 }
 END_TEST
 
-/* Sub-ranges of a grid far too large to run, checking the 64-bit decomposition. */
+/* Sub-ranges of the largest grid (far too large to run), checking the 64-bit decomposition. */
 START_TEST(test_huge_grid_subranges) {
-  const uint64_t gx = UINT32_MAX, total = (uint64_t)UINT32_MAX * UINT32_MAX;
+  const uint64_t gx = TILEC_MAX_GRID_X, total = gx * TILEC_MAX_GRID_YZ * TILEC_MAX_GRID_YZ;
   const uint64_t firsts[] = {gx * 5 + 7, gx - 3, total - 5, total - 1};
   for (size_t i = 0; i < sizeof firsts / sizeof firsts[0]; i++) {
     recorder r;
     uint64_t count = total - firsts[i] < 6 ? total - firsts[i] : 6;
-    rec_init_window(&r, UINT32_MAX, UINT32_MAX, 1, firsts[i], count);
+    rec_init_window(&r, TILEC_MAX_GRID_X, TILEC_MAX_GRID_YZ, TILEC_MAX_GRID_YZ, firsts[i], count);
     tilec_launch_options o;
     tilec_launch_options_init(&o);
     o.first_program = firsts[i];
@@ -251,14 +251,23 @@ START_TEST(test_range_errors) {
 }
 END_TEST
 
-START_TEST(test_grid_overflow) {
-  recorder r;
-  rec_init_window(&r, UINT32_MAX, UINT32_MAX, 2, 0, 1);
-  expect_error(launch(&r, NULL), TILEC_ERROR_INVALID_ARGUMENT,
-               "kernel 'record': grid (4294967295, 4294967295, 2) has more than 2^64 - 1 "
-               "programs");
-  ck_assert_uint_eq(atomic_load(&r.total), 0);
-  rec_free(&r);
+/* Program ids are i32 in Triton: program 3,000,000,000 would see a negative id. Triton's
+ * (CUDA's) limits are refused before anything runs, empty grids included. */
+START_TEST(test_grid_limits) {
+  static const uint32_t bad[][3] = {{TILEC_MAX_GRID_X + 1u, 1, 1}, {3000000000u, 1, 1}, {UINT32_MAX, UINT32_MAX, 2},
+                                    {1, TILEC_MAX_GRID_YZ + 1, 1}, {1, 1, TILEC_MAX_GRID_YZ + 1}, {UINT32_MAX, 1, 0}};
+  for (size_t g = 0; g < sizeof bad / sizeof bad[0]; g++) {
+    recorder r;
+    rec_init_window(&r, bad[g][0], bad[g][1], bad[g][2], 0, 1);
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "kernel 'record': grid (%u, %u, %u) exceeds Triton's limits of 2147483647 programs on axis 0 "
+             "and 65535 on axes 1 and 2 (program ids are 32-bit)",
+             bad[g][0], bad[g][1], bad[g][2]);
+    expect_error(launch(&r, NULL), TILEC_ERROR_INVALID_ARGUMENT, msg);
+    ck_assert_uint_eq(atomic_load(&r.total), 0);
+    rec_free(&r);
+  }
 }
 END_TEST
 
@@ -573,7 +582,7 @@ static Suite *launcher_suite(void) {
   tcase_add_test(tc, test_subranges);
   tcase_add_test(tc, test_huge_grid_subranges);
   tcase_add_test(tc, test_range_errors);
-  tcase_add_test(tc, test_grid_overflow);
+  tcase_add_test(tc, test_grid_limits);
   tcase_add_test(tc, test_bad_arguments);
   tcase_add_test(tc, test_no_arguments);
   tcase_add_test(tc, test_env_one_thread);

@@ -7,6 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tilec/runtime.h"
@@ -625,6 +630,64 @@ START_TEST(test_numpy_interop) {
 }
 END_TEST
 
+
+/* Files in tmp_dir whose name starts with prefix (leftover temporaries). */
+static int count_entries(const char *prefix) {
+  DIR *d = opendir(tmp_dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;)
+    if (!strncmp(e->d_name, prefix, strlen(prefix))) n++;
+  closedir(d);
+  return n;
+}
+
+/* `tilec run ... x=F.npy --out x=F.npy` replaces its own input: a write that fails part
+ * way (here EFBIG from a file-size limit; ENOSPC and EIO take the same path) must leave F
+ * exactly as it was, and leave no temporary file behind. */
+START_TEST(test_failed_write_keeps_the_old_file) {
+  static const int64_t small_shape[] = {64}, big_shape[] = {1 << 14};
+  tilec_npy small, big;
+  fill_array(&small, TILEC_DTYPE_F32, 1, small_shape);
+  fill_array(&big, TILEC_DTYPE_F32, 1, big_shape);
+  char path[PATH_MAX + 64];
+  tmp_path(path, sizeof path, "inout.npy");
+  ck_assert_ptr_null(tilec_npy_write(path, &small));
+  ck_assert_int_eq(chmod(path, 0640), 0);
+  size_t len0;
+  unsigned char *before = read_bytes(path, &len0);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {4096, 4096}; /* the big array needs 64 KiB */
+    setrlimit(RLIMIT_FSIZE, &rl);
+    tilec_status *st = tilec_npy_write(path, &big);
+    int ok = st && strstr(tilec_status_message(st), "File too large") != NULL;
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the write did not fail with EFBIG");
+  size_t len1;
+  unsigned char *after = read_bytes(path, &len1);
+  ck_assert_uint_eq(len0, len1);
+  ck_assert_int_eq(memcmp(before, after, len0), 0);
+  ck_assert_int_eq(count_entries(".inout.npy"), 0);
+  /* A successful replacement keeps the permissions of the file it replaces. */
+  ck_assert_ptr_null(tilec_npy_write(path, &big));
+  struct stat sb;
+  ck_assert_int_eq(stat(path, &sb), 0);
+  ck_assert_int_eq(sb.st_mode & 0777, 0640);
+  ck_assert_int_eq(sb.st_size, (off_t)(128 + big.nbytes));
+  ck_assert_int_eq(count_entries(".inout.npy"), 0);
+  free(before);
+  free(after);
+  tilec_npy_free(&small);
+  tilec_npy_free(&big);
+}
+END_TEST
+
 static Suite *npy_suite(void) {
   Suite *s = suite_create("npy");
   TCase *tc = tcase_create("core");
@@ -643,6 +706,7 @@ static Suite *npy_suite(void) {
   tcase_add_test(tc, test_malformed_headers);
   tcase_add_test(tc, test_missing_file);
   tcase_add_test(tc, test_write_errors);
+  tcase_add_test(tc, test_failed_write_keeps_the_old_file);
   tcase_add_test(tc, test_corruption_never_crashes);
   tcase_add_test(tc, test_numpy_interop);
   suite_add_tcase(s, tc);

@@ -1,0 +1,46 @@
+/* runtime/files.h — the files tilec writes. Outputs are written without ever damaging what is at their path:
+ * the bytes go to a new temporary file in the same directory, renamed over the path only
+ * once complete (a failed or interrupted write leaves the old file untouched), and a file
+ * is removed only if this code created it. Used by every tilec output: .npy results, kernel
+ * libraries, headers (JIT cache entries do the same in conversion/jit.c).
+ * Temporary build directories live in $TMPDIR (else /tmp), carry the creating process id,
+ * and ones a killed process left behind are removed by the next one that makes its own.
+ * In: an output path. Out: a temporary path to write, then an atomic rename. */
+#ifndef TILEC_RUNTIME_FILES_H
+#define TILEC_RUNTIME_FILES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#define TILEC_OUTFILE_EXPORT __attribute__((visibility("default")))
+
+typedef struct tilec_outfile {
+  char *target; /* where commit puts the file (a symlink's target when path is one) */
+  char *tmp;    /* the temporary file, created empty by begin (mode 0666 minus umask) */
+  int mode;     /* the replaced file's permissions, or -1 when there was none */
+} tilec_outfile;
+
+/* Creates the temporary file beside path. Returns 0 or an errno value. */
+TILEC_OUTFILE_EXPORT int tilec_outfile_begin(tilec_outfile *o, const char *path);
+/* Renames the temporary file over the target (keeping a replaced file's permissions).
+ * Returns 0 or an errno value; on failure the temporary file is removed. */
+TILEC_OUTFILE_EXPORT int tilec_outfile_commit(tilec_outfile *o);
+/* Removes the temporary file (if still there) and frees o's strings. Safe after commit. */
+TILEC_OUTFILE_EXPORT void tilec_outfile_end(tilec_outfile *o);
+
+/* Writes len bytes to path through begin/commit. Returns 0 or an errno value. */
+TILEC_OUTFILE_EXPORT int tilec_outfile_write(const char *path, const void *data, size_t len);
+
+/* True when a and b name the same existing file (same device and inode). */
+TILEC_OUTFILE_EXPORT bool tilec_same_file(const char *a, const char *b);
+
+/* Creates $TMPDIR/PREFIX-PID-XXXXXX (mode 0700) into buf. Before the first one in a process,
+ * removes this user's PREFIX-PID-* directories whose process is gone and that have not
+ * changed for STALE minutes (leftovers of a killed compile). Returns 0 or an errno value. */
+TILEC_OUTFILE_EXPORT int tilec_temp_dir(const char *prefix, char *buf, size_t cap);
+#define TILEC_TEMP_STALE_SECONDS 600
+
+/* Removes a directory made by tilec_temp_dir and the files in it (not recursive). */
+TILEC_OUTFILE_EXPORT void tilec_temp_dir_remove(const char *dir);
+
+#endif
