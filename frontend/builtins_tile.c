@@ -539,7 +539,7 @@ bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc
   if (!strcmp(name, "sort") || !strcmp(name, "topk")) {
     bool topk = !strcmp(name, "topk");
     static const char *const ps[] = {"x", "dim", "descending", NULL};
-    static const char *const pk[] = {"x", "k", "dim", NULL};
+    static const char *const pk[] = {"x", "k", "dim", "descending", NULL};
     cg_sig s = {fn, topk ? pk : ps};
     if (!cg_check_args(cg, a, &s, topk ? 2 : 1, loc)) return true;
     tc_val x = tensor_arg(cg, cg_arg(a, &s, "x"), fn, loc);
@@ -555,7 +555,9 @@ bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc
       if (!cg->err) *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "%s only sorts along the last dimension", fn);
       return true;
     }
-    bool desc = topk || flag(cg_arg(a, &s, "descending"));
+    /* tl.topk(x, k, dim=None, descending=True) in Triton 3.9: the k largest, or smallest */
+    tc_val *dsc = cg_arg(a, &s, "descending");
+    bool desc = topk && cg_is_none(dsc) ? true : flag(dsc);
     MlirNamedAttribute at[2] = {tcb_named(cg->ctx, "descending", mlirBoolAttrGet(cg->ctx, desc)),
                                 tcb_named(cg->ctx, "unsigned", mlirBoolAttrGet(cg->ctx, tc_ty_is_int(x.ty) && !tc_ty_is_signed(x.ty)))};
     cg_set_loc(cg, loc);

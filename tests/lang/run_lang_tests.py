@@ -1849,6 +1849,11 @@ def _api():
         dict(x_ptr=small, y_ptr=other, out_ptr=np.zeros(64, np.float32), FN="erfinv", N=64), ["out_ptr"],
         check=erf_check)
 
+    xt = rng(308).integers(-50, 50, (4, 16)).astype(np.int32)
+    for (K_, desc, kw) in [(4, True, 0), (4, False, 1), (8, True, 1), (2, False, 2), (16, True, 2)]:
+        add(F, "topk_k%d_%s_form%d" % (K_, "desc" if desc else "asc", kw), K, "topk_kernel", (1,),
+            dict(x_ptr=xt, out_ptr=np.zeros((4, K_), np.int32), R=4, C=16, K=K_, DESC=desc, KW=kw), ["out_ptr"],
+            lambda a, K_=K_, desc=desc: {"out_ptr": (-np.sort(-a["x_ptr"], 1) if desc else np.sort(a["x_ptr"], 1))[:, :K_]})
     diag(F, "diag_inline_asm", K, "inline_asm_kernel", "*i32", expect=("inline_asm_elementwise", "not supported"),
          line=_line_of(K, "tl.inline_asm_elementwise("))
     diag(F, "diag_call_class", K, "call_class_kernel", "*i32", expect=("tl.tensor is a type",),

@@ -193,3 +193,17 @@ def atomic_poll_kernel(x_ptr):
 @triton.jit
 def isinstance_unknown_kernel(x_ptr):
     tl.store(x_ptr, isinstance(x_ptr, tl.float32))
+
+
+@triton.jit
+def topk_kernel(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr, K: tl.constexpr, DESC: tl.constexpr,
+                KW: tl.constexpr):
+    rows = tl.arange(0, R)[:, None]
+    x = tl.load(x_ptr + rows * C + tl.arange(0, C)[None, :])
+    if KW == 0:
+        t = tl.topk(x, K)  # descending by default
+    elif KW == 1:
+        t = tl.topk(x, k=K, dim=1, descending=DESC)
+    else:
+        t = x.topk(K, descending=DESC)
+    tl.store(out_ptr + rows * K + tl.arange(0, K)[None, :], t)
