@@ -114,6 +114,12 @@ void cg_bind(tc_cg *cg, const char *name, tc_val v);
 void cg_block(tc_cg *cg, const tc_block *blk);
 void cg_assign_target(tc_cg *cg, const tc_expr *target, tc_val v);
 
+/* --- tuples.c: compile-time tuples (==, <, +, *, slices); true when handled ------- */
+bool cg_tuple_compare(tc_cg *cg, tc_cmpop op, const tc_val *a, const tc_val *b, tc_loc loc, tc_val *out);
+bool cg_tuple_binary(tc_cg *cg, tc_binop op, const tc_val *a, const tc_val *b, tc_loc loc, tc_val *out);
+tc_val cg_tuple_slice(tc_cg *cg, const tc_val *t, const tc_expr *slice);
+void cg_for_tuple(tc_cg *cg, const tc_stmt *s, const tc_val *t); /* `for v in tuple:` unrolled */
+
 /* --- control.c: runtime control flow (scf.if / scf.for / scf.while) ------------- */
 void cg_runtime_if(tc_cg *cg, const tc_stmt *s, tc_val cond);
 void cg_runtime_for(tc_cg *cg, const tc_stmt *s, const tc_val *bounds, int nbounds);

@@ -226,6 +226,7 @@ static tc_val eval_subscript(tc_cg *cg, const tc_expr *e) {
   int n = e->u.subscript.nitems;
   if (base.kind == TV_TUPLE) {
     if (n != 1) return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "tuple index must be a single integer");
+    if (e->u.subscript.items[0]->kind == TC_EXPR_SLICE) return cg_tuple_slice(cg, &base, e->u.subscript.items[0]);
     tc_val idx = cg_expr(cg, e->u.subscript.items[0]);
     if (cg->err) return idx;
     if (idx.kind != TV_INT) return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "tuple indices must be constexpr integers");
@@ -291,6 +292,8 @@ static tc_val eval_compare(tc_cg *cg, const tc_expr *e) {
     }
     return tv_bool(op == TC_CMP_IN ? found : !found);
   }
+  tc_val tr;
+  if (cg_tuple_compare(cg, op, &a, &b, e->loc, &tr)) return tr;
   if (tv_is_constexpr(&a) && tv_is_constexpr(&b)) return cg_constexpr_compare(cg, op, &a, &b, e->loc);
   cg_set_loc(cg, e->loc);
   return cg_compare(cg, op, a, b, e->loc);
@@ -363,6 +366,8 @@ tc_val cg_expr(tc_cg *cg, const tc_expr *e) {
     if (cg->err) return a;
     tc_val b = cg_expr(cg, e->u.binop.rhs);
     if (cg->err) return b;
+    tc_val tr;
+    if (cg_tuple_binary(cg, e->u.binop.op, &a, &b, e->loc, &tr)) return tr;
     if (tv_is_constexpr(&a) && tv_is_constexpr(&b)) return cg_constexpr_binary(cg, e->u.binop.op, &a, &b, e->loc);
     cg_set_loc(cg, e->loc);
     return cg_binary(cg, e->u.binop.op, a, b, e->loc);
@@ -430,7 +435,14 @@ static bool is_static_range(const tc_val *v) { return v->kind == TV_BUILTIN && !
 static void stmt_for(tc_cg *cg, const tc_stmt *s) {
   const tc_expr *it = s->u.for_.iter;
   if (it->kind != TC_EXPR_CALL) {
-    cg_error(cg, it->loc, TILEC_ERROR_UNSUPPORTED, "'for' loops must iterate over range, tl.range or tl.static_range");
+    /* a compile-time tuple (x.shape, a tuple constexpr, (a, b)) unrolls, as in Triton */
+    tc_val t = cg_expr(cg, it);
+    if (cg->err) return;
+    if (t.kind == TV_TUPLE) {
+      cg_for_tuple(cg, s, &t);
+      return;
+    }
+    cg_error(cg, it->loc, TILEC_ERROR_UNSUPPORTED, "'for' loops must iterate over range, tl.range, tl.static_range or a tuple");
     return;
   }
   tc_val fn = cg_expr(cg, it->u.call.func);
@@ -451,8 +463,22 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
   for (int i = 0; i < n; i++) {
     vals[i] = cg_expr(cg, it->u.call.args[i]);
     if (cg->err) return;
-    if (vals[i].kind != TV_INT && vals[i].kind != TV_BOOL) all_const = false;
   }
+  /* tl.range(..., step=S) / tl.static_range(..., step=S); the other keywords of tl.range
+   * (num_stages, loop_unroll_factor, flatten, warp_specialize, ...) are scheduling hints */
+  for (int i = 0; i < it->u.call.nkwargs; i++) {
+    if (!it->u.call.kwargs[i].name || strcmp(it->u.call.kwargs[i].name, "step") || !strcmp(fn.name, "py.range")) continue;
+    tc_val st = cg_expr(cg, it->u.call.kwargs[i].value);
+    if (cg->err) return;
+    if (n == 1) {
+      vals[1] = vals[0];
+      vals[0] = tv_int(0);
+    }
+    vals[2] = st;
+    n = 3;
+  }
+  for (int i = 0; i < n; i++)
+    if (vals[i].kind != TV_INT && vals[i].kind != TV_BOOL) all_const = false;
   if (!all_const) {
     if (is_static_range(&fn)) {
       cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "tl.static_range bounds must be constexpr");
@@ -542,8 +568,10 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
     if (cg->err) return;
     tc_val b = cg_expr(cg, s->u.augassign.value);
     if (cg->err) return;
-    tc_val r = tv_is_constexpr(&a) && tv_is_constexpr(&b) ? cg_constexpr_binary(cg, s->u.augassign.op, &a, &b, s->loc)
-                                                           : cg_binary(cg, s->u.augassign.op, a, b, s->loc);
+    tc_val r;
+    if (!cg_tuple_binary(cg, s->u.augassign.op, &a, &b, s->loc, &r))
+      r = tv_is_constexpr(&a) && tv_is_constexpr(&b) ? cg_constexpr_binary(cg, s->u.augassign.op, &a, &b, s->loc)
+                                                     : cg_binary(cg, s->u.augassign.op, a, b, s->loc);
     if (!cg->err) cg_bind(cg, t->u.name, r);
     return;
   }

@@ -1,0 +1,111 @@
+# Kernels for the lang family 'tuples': shapes and tuples at compile time (comparisons with
+# each other, with lists and constexpr tuples, len, indexing and slicing, + and *, unpacking,
+# iteration) and the located errors for forms Python/Triton reject.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n = n * d
+    return n
+
+
+@triton.jit
+def shape_kernel(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, R * C)).reshape(R, C)
+    y = tl.zeros((R, C), tl.int32)
+    tl.static_assert(x.shape == [R, C])
+    tl.static_assert(x.shape == (R, C), "shape as a tuple")
+    tl.static_assert(x.shape == y.shape)
+    tl.static_assert(x.shape != [C, R * 2])
+    tl.static_assert(not (x.shape == R))
+    tl.static_assert(len(x.shape) == 2)
+    tl.static_assert(x.shape[-1] == C)
+    tl.static_assert(x.shape[1:] == (C,))
+    tl.static_assert(x.shape[::-1] == [C, R])
+    tl.static_assert(x.shape[:0] == ())
+    tl.static_assert(x.shape + (1,) == (R, C, 1))
+    tl.static_assert((1,) * 3 == (1, 1, 1))
+    tl.static_assert((1, 2) < (1, 3))
+    tl.static_assert((1, 2) <= (1, 2, 0))
+    tl.static_assert([2] > (1, 9))
+    SHAPE: tl.constexpr = (R, C)
+    tl.static_assert(x.shape == SHAPE)
+    M, N = x.shape
+    a, (b, c) = (1, (M, N))
+    dims = x.shape
+    dims += (7,)
+    total = 0
+    for d in x.shape:
+        total += d
+    tl.store(out_ptr + 0, M * 100 + N)
+    tl.store(out_ptr + 1, a + b + c)
+    tl.store(out_ptr + 2, _numel(x.shape))
+    tl.store(out_ptr + 3, total)
+    tl.store(out_ptr + 4, len(dims) * 10 + dims[2])
+    tl.store(out_ptr + 5, tl.sum((x + y).reshape(R * C), 0))
+    tl.store(out_ptr + 6, (2 in x.shape) + (R in x.shape) * 2)
+
+
+@triton.jit
+def step_kwarg_kernel(out_ptr, n):
+    acc = 0
+    for i in tl.range(0, n, step=3, num_stages=2, loop_unroll_factor=2, flatten=False, warp_specialize=False):
+        acc += i
+    s = 0
+    for j in tl.static_range(1, 10, step=4):
+        s += j
+    tl.store(out_ptr + 0, acc)
+    tl.store(out_ptr + 1, s)
+
+
+@triton.jit
+def row_sums_after_store_kernel(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr):
+    # LLVM 22's x86 backend miscompiles the shuffle tree of these two row sums
+    # (vpbroadcastq where vpshufd [2,3,2,3] is needed): see KNOWN_FAILURES
+    x = tl.load(x_ptr + tl.arange(0, R * C)).reshape(R, C)
+    tl.store(out_ptr + 0, 5)
+    tl.store(out_ptr + 1, tl.sum(tl.sum(x, 1), 0))
+
+
+# ---- bad forms ----------------------------------------------------------------------------
+
+@triton.jit
+def shape_assert_fails_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 32)).reshape(4, 8)
+    tl.static_assert(x.shape == [8, 4], "x must be 8 x 4")
+
+
+@triton.jit
+def tensor_tuple_compare_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.static_assert((x, x) == (x, x))
+
+
+@triton.jit
+def tuple_order_scalar_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.static_assert(x.shape < 3)
+
+
+@triton.jit
+def tuple_plus_int_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    s = x.shape + 1
+    tl.store(x_ptr, s[0])
+
+
+@triton.jit
+def tuple_slice_step_zero_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    s = x.shape[::0]
+    tl.store(x_ptr, len(s))
+
+
+@triton.jit
+def tuple_index_range_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr, x.shape[1])
