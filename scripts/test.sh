@@ -13,8 +13,14 @@ section() { printf '\n==== %s ====\n' "$*"; }
 section "setup: Debian packages"
 bash scripts/setup.sh
 
+section "python: venv ${TILEC_VENV:-$HOME/.cache/tilec/venv}, pip install . (tilec + torch + pytest)"
+# The Python package's tests (tests/python, run by ctest as python.*) use a venv this
+# script creates once and reuses (fresh clones on one machine share it); torch comes from
+# PyPI (its CUDA build also works on CPU, and brings the real `triton` the drop-in shadows).
+VENV=$(bash scripts/python_venv.sh)
+
 section "configure: build/"
-cmake -G Ninja -DCMAKE_C_COMPILER=clang-22 -B build
+cmake -G Ninja -DCMAKE_C_COMPILER=clang-22 -DTILEC_PYTHON_VENV="$VENV" -B build
 
 section "build: build/"
 cmake --build build -j "$JOBS"

@@ -1,0 +1,78 @@
+/* python/src/module.c — the extension module tilec._C: module setup, and tilec_status ->
+ * Python exception (tilec.errors builds CompilationError / KernelError from the status's
+ * code, message and location). In: statuses from the C API. Out: raised exceptions. */
+#include "tilec_py.h"
+
+#include <string.h>
+
+/* The source line a located status carries (between its first and last newline of the
+ * formatted text), or NULL. */
+static PyObject *status_line_text(tilec_status *st) {
+  if (tilec_status_needs_line_text(st) || !tilec_status_file(st)) return NULL;
+  const char *f = tilec_status_format(st);
+  const char *a = strchr(f, '\n');
+  const char *b = strrchr(f, '\n');
+  if (!a || b <= a) return NULL;
+  return PyUnicode_DecodeUTF8(a + 1, b - a - 1, "replace");
+}
+
+PyObject *tpy_raise_status(tilec_status *st, const char *kernel) {
+  if (!st) {
+    PyErr_SetString(PyExc_SystemError, "tilec: error without a status");
+    return NULL;
+  }
+  tilec_status_code code = tilec_status_code_of(st);
+  const char *file = tilec_status_file(st);
+  PyObject *line_text = status_line_text(st);
+  if (!line_text) {
+    PyErr_Clear();
+    line_text = Py_NewRef(Py_None);
+  }
+  PyObject *errors = PyImport_ImportModule("tilec.errors");
+  PyObject *exc = NULL;
+  if (errors) {
+    exc = PyObject_CallMethod(errors, "_from_status", "ssziiOz", tilec_status_code_name(code),
+                              tilec_status_message(st), file, tilec_status_line(st), tilec_status_column(st),
+                              line_text, kernel);
+    Py_DECREF(errors);
+  }
+  Py_DECREF(line_text);
+  if (exc) {
+    PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+    Py_DECREF(exc);
+  } else if (!PyErr_Occurred()) {
+    PyErr_SetString(PyExc_RuntimeError, tilec_status_format(st));
+  }
+  tilec_status_destroy(st);
+  return NULL;
+}
+
+static PyObject *py_version(PyObject *self, PyObject *noargs) {
+  (void)self;
+  (void)noargs;
+  return PyUnicode_FromString(tilec_version());
+}
+
+static PyMethodDef module_methods[] = {
+    {"version", py_version, METH_NOARGS, "The tilec library version."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef tilec_module = {
+    PyModuleDef_HEAD_INIT, "tilec._C",
+    "tilec's C extension: compile kernels through the tilec C API, classify launch arguments, "
+    "and launch compiled kernels with the GIL released.",
+    -1, module_methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__C(void) {
+  PyObject *m = PyModule_Create(&tilec_module);
+  if (!m) return NULL;
+  if (tpy_args_init(m) < 0 || tpy_compiler_init(m) < 0 || tpy_dispatch_init(m) < 0) {
+    Py_DECREF(m);
+    return NULL;
+  }
+  if (PyModule_AddIntConstant(m, "ABI_VERSION", TILEC_ABI_VERSION) < 0) {
+    Py_DECREF(m);
+    return NULL;
+  }
+  return m;
+}

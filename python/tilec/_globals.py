@@ -1,0 +1,213 @@
+"""The module around a kernel: what the compiler needs to resolve a kernel's free names.
+
+Triton resolves the names a kernel uses through its Python function's ``__globals__``.
+tilec's compiler never runs Python, so this module reads them here and hands the compiler
+(include/tilec/tilec.h, ``tilec_global``) one entry per global name the function uses
+(``fn.__code__.co_names``): constexpr globals and dtypes as CONSTEXPR / OBJECT, modules
+(``tl``, ``libdevice``, ``triton.language.math``) as MODULE, kernel-language objects
+imported by name as OBJECT, ``@jit`` helpers as FUNCTION entries pointing at a source
+module of their own (their source and their own globals, recursively: helpers imported
+from other files keep their file and line numbers), everything else as PLAIN.
+
+In: a JITFunction. Out: the keyword arguments of ``_C.Compiler.compile`` that describe
+the source (``filename``, ``source``, ``source_kind``, ``first_line``, ``globals``,
+``modules``).
+"""
+
+import ast
+import builtins
+import inspect
+import textwrap
+import types
+
+__all__ = ["function_source", "module_context", "value_text"]
+
+GLOBAL_CONSTEXPR, GLOBAL_MODULE, GLOBAL_OBJECT, GLOBAL_FUNCTION, GLOBAL_PLAIN = range(5)
+SOURCE_FILE, SOURCE_FUNCTIONS = 0, 1
+
+_LIBDEVICE_ALIASES = (
+    "triton.language.extra.cuda.libdevice",
+    "triton.language.extra.cpu.libdevice",
+    "triton.language.extra.hip.libdevice",
+    "triton.language.extra.intel.libdevice",
+)
+
+
+def canonical_path(path):
+    """Triton's dotted path with the backend-specific libdevice modules folded into one."""
+    for alias in _LIBDEVICE_ALIASES:
+        if path == alias or path.startswith(alias + "."):
+            return "triton.language.extra.libdevice" + path[len(alias):]
+    if path.startswith("triton.language.core."):
+        return "triton.language." + path[len("triton.language.core."):]
+    if path.startswith("triton.language.standard."):
+        return "triton.language." + path[len("triton.language.standard."):]
+    return path
+
+
+def _dtype_attr(obj):
+    """tl attribute name ("float16") of a dtype object (tilec's, real Triton's, torch's,
+    numpy's), or None."""
+    from . import language as tl
+    from . import _C
+
+    if isinstance(obj, tl.dtype) and not isinstance(obj, tl.pointer_type):
+        return obj._attr
+    sig = _C.dtype_name(obj) if type(obj).__name__ in ("dtype", "DType") else None
+    if sig:
+        d = tl._dtype_from_sig(sig)
+        return d._attr if d is not None else None
+    return None
+
+
+def value_text(value):
+    """A compile-time value in the compiler's define syntax ("3", "1e-06", "True", "None",
+    "tl.float16", "(2, 3)", "'str'"), or None when it has none."""
+    from . import language as tl
+
+    while isinstance(value, tl.constexpr) or type(value).__name__ == "constexpr" and hasattr(value, "value"):
+        value = value.value
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return "'" + value + "'"
+    if isinstance(value, tuple):
+        items = [value_text(v) for v in value]
+        if any(i is None for i in items):
+            return None
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    attr = _dtype_attr(value)
+    if attr is not None:
+        return "tl." + attr
+    return None
+
+
+def function_source(fn):
+    """(filename, source, first_line): the function's definition dedented, decorators
+    removed, and the line of its file where that text starts."""
+    fn = inspect.unwrap(fn)
+    filename = fn.__code__.co_filename
+    lines, start = inspect.getsourcelines(fn)
+    text = textwrap.dedent("".join(lines))
+    tree = ast.parse(text)
+    node = tree.body[0]
+    # decorators (possibly several lines each) come before the def line
+    def_line = node.lineno - 1
+    kept = text.splitlines(keepends=True)[def_line:]
+    return filename, "".join(kept), start + def_line
+
+
+def _path_of(value):
+    """The canonical Triton path of a kernel-language object or module, or None."""
+    p = getattr(value, "__tilec_path__", None)
+    if isinstance(p, str):
+        return canonical_path(p)
+    if isinstance(value, types.ModuleType):
+        name = value.__name__
+        if name == "triton" or name.startswith("triton."):
+            return canonical_path(name)
+        return None
+    mod = getattr(value, "__module__", None)
+    name = getattr(value, "__name__", None)
+    if isinstance(mod, str) and (mod == "triton" or mod.startswith("triton.")) and isinstance(name, str):
+        return canonical_path(f"{mod}.{name}")
+    return None
+
+
+def _is_jit(value):
+    from .jit import JITFunction
+
+    return isinstance(value, JITFunction)
+
+
+class _Builder:
+    """Collects the source modules of a kernel's @jit helpers (deduplicated)."""
+
+    def __init__(self):
+        self.modules = []  # (filename, source, kind, first_line, globals)
+        self.index = {}    # id(JITFunction.fn) -> module index
+
+    def helper_module(self, jitfn):
+        key = id(jitfn.fn)
+        if key in self.index:
+            return self.index[key]
+        idx = len(self.modules)
+        self.index[key] = idx
+        self.modules.append(None)  # reserve: helpers may recurse
+        filename, source, first_line = function_source(jitfn.fn)
+        entries = self.globals_of(jitfn.fn)
+        self.modules[idx] = (filename, source, SOURCE_FUNCTIONS, first_line, entries)
+        return idx
+
+    def globals_of(self, fn):
+        fn = inspect.unwrap(fn)
+        g = fn.__globals__
+        closure = {}
+        if fn.__closure__:
+            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                try:
+                    closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+        names = list(fn.__code__.co_names) + list(fn.__code__.co_freevars)
+        entries = []
+        seen = set()
+        for name in names:
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in closure:
+                value = closure[name]
+            elif name in g:
+                value = g[name]
+            else:
+                continue  # an attribute name, a builtin, or undefined: the compiler decides
+            entry = self.entry(name, value)
+            if entry is not None:
+                entries.append(entry)
+        return entries
+
+    def entry(self, name, value):
+        from . import language as tl
+
+        if _is_jit(value):
+            return (name, GLOBAL_FUNCTION, value.fn.__name__, self.helper_module(value))
+        if isinstance(value, tl.constexpr) or (type(value).__name__ == "constexpr" and hasattr(value, "value")):
+            text = value_text(value)
+            return (name, GLOBAL_CONSTEXPR, text, 0) if text is not None else (name, GLOBAL_PLAIN, None, 0)
+        path = _path_of(value)
+        if path is not None:
+            kind = GLOBAL_MODULE if isinstance(value, types.ModuleType) or path in _MODULE_PATHS else GLOBAL_OBJECT
+            return (name, kind, path, 0)
+        if _dtype_attr(value) is not None:
+            return (name, GLOBAL_OBJECT, "triton.language." + _dtype_attr(value), 0)
+        if isinstance(value, types.ModuleType):
+            return (name, GLOBAL_PLAIN, None, 0)
+        if value is getattr(builtins, name, object()):
+            return None
+        return (name, GLOBAL_PLAIN, value_text(value), 0)
+
+
+_MODULE_PATHS = {
+    "triton", "triton.language", "triton.language.math", "triton.language.extra",
+    "triton.language.extra.libdevice",
+}
+
+
+def module_context(jitfn):
+    """Keyword arguments for ``_C.Compiler.compile`` describing where ``jitfn`` comes from."""
+    filename, source, first_line = function_source(jitfn.fn)
+    b = _Builder()
+    entries = b.globals_of(jitfn.fn)
+    return {
+        "filename": filename,
+        "source": source,
+        "source_kind": SOURCE_FUNCTIONS,
+        "first_line": first_line,
+        "globals": entries,
+        "modules": b.modules,
+    }

@@ -1,0 +1,356 @@
+"""``@tilec.jit``: Triton kernels compiled by tilec and launched on CPU arrays.
+
+``kernel[grid](*args, **kwargs)`` runs in C (tilec._C.Dispatcher): it binds the arguments,
+specializes them with Triton's rules into a cache key, looks the key up in the function's
+dict of compiled kernels and launches with the GIL released. Only a cache miss comes back
+here (``JITFunction._compile``): the key becomes a signature for the C compiler, the
+function's module context is gathered (tilec._globals) and the kernel is compiled or
+loaded from tilec's disk cache.
+"""
+
+import inspect
+import os
+import types
+import warnings
+
+from . import _C
+from . import _globals
+from . import language as tl
+
+__all__ = ["jit", "JITFunction", "KernelParam", "CompiledKernel", "LAUNCH_OPTIONS"]
+
+#: Keyword arguments of a launch that are not kernel parameters: GPU launch options that
+#: tilec accepts and ignores (``num_cpu_threads`` sets the thread count; ``debug``
+#: overrides the function's debug flag).
+LAUNCH_OPTIONS = frozenset({
+    "num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "num_cpu_threads", "vec_lib",
+    "debug", "sanitize_overflow", "launch_cooperative_grid", "launch_pdl", "cluster_dims", "ctas_per_cga",
+    "enable_warp_specialization", "matrix_instr_nonkdim", "waves_per_eu", "kpack", "extern_libs",
+    "instrumentation_mode", "max_num_imprecise_acc_default", "default_dot_input_precision",
+    "allowed_dot_input_precisions", "supported_fp8_dtypes", "enable_fast_math", "enable_reflect_ftz",
+    "arch", "ptx_version", "ir_override", "num_buffers_warp_spec", "num_consumer_groups",
+    "reg_dec_producer", "reg_inc_consumer", "fpsan_homomorphic_casts", "grf_mode", "generate_native_code",
+    "advanced_path", "one_matrix_per_load_for_bt", "enable_tile_load_linear_layout", "threads_per_warp",
+})
+
+_OPT_DEBUG, _OPT_BOUNDS, _OPT_RACES, _OPT_NAN = 1, 2, 4, 8
+
+# Triton's canonical scalar type names for annotations (``n: tl.int64``, ``x: float``).
+_CANON = {
+    "bool": "u1", "int1": "u1", "uint1": "u1", "i1": "u1", "half": "fp16", "float16": "fp16",
+    "bfloat16": "bf16", "float": "fp32", "float32": "fp32", "double": "fp64", "float64": "fp64",
+    "int8": "i8", "int16": "i16", "int": "i32", "int32": "i32", "int64": "i64", "uint8": "u8",
+    "uint16": "u16", "uint32": "u32", "uint64": "u64",
+}
+for _v in list(_CANON.values()):
+    _CANON[_v] = _v
+
+
+def _annotation_text(ann):
+    """Triton's normalized annotation string ("constexpr", "i64", "*fp32", "" for none)."""
+    if ann is inspect.Parameter.empty or ann is None:
+        return ""
+    if isinstance(ann, str):
+        text = ann.strip()
+        if text.startswith(("tl.", "triton.language.")):
+            text = text.rsplit(".", 1)[-1]
+        return _CANON.get(text, text)
+    if isinstance(ann, type):
+        if ann.__name__ == "constexpr":
+            return "constexpr"
+        return _CANON.get(ann.__name__, ann.__name__)
+    if type(ann).__name__ == "dtype" and hasattr(ann, "name"):
+        return _CANON.get(ann.name, ann.name)
+    if isinstance(ann, tl.pointer_type):
+        return "*" + _CANON.get(ann.element_ty.name, ann.element_ty.name)
+    return str(ann)
+
+
+class KernelParam:
+    """One parameter of a @jit function (Triton's ``KernelParam``)."""
+
+    def __init__(self, num, param, do_not_specialize, do_not_specialize_on_alignment):
+        self.num = num
+        self._param = param
+        self.name = param.name
+        self.annotation = _annotation_text(param.annotation)
+        self.is_constexpr = "constexpr" in self.annotation
+        self.do_not_specialize = do_not_specialize
+        self.do_not_specialize_on_alignment = do_not_specialize_on_alignment
+
+    @property
+    def default(self):
+        return self._param.default
+
+    @property
+    def has_default(self):
+        return self._param.default is not inspect.Parameter.empty
+
+    @property
+    def annotation_type(self):
+        """The scalar type a non-constexpr annotation forces ("i64", "fp32", "u1"), or ""."""
+        a = self.annotation
+        if self.is_constexpr or a.startswith("*"):
+            return ""
+        return a if a in _CANON.values() else ""
+
+    def __repr__(self):
+        return f"KernelParam({self.num}, {self.name!r})"
+
+
+class _Asm(dict):
+    """``CompiledKernel.asm``: the kernel's IR per pipeline stage, computed on first use.
+    Keys are tilec's stages ("tile", "vector", "llvm-dialect", "llvm", "asm") and Triton's
+    names for the nearest stage ("ttir", "llir")."""
+
+    _ALIASES = {"ttir": "tile", "ttcir": "vector", "llir": "llvm"}
+    _STAGES = ("tile", "vector", "llvm-dialect", "llvm", "asm")
+
+    def __init__(self, emit):
+        super().__init__()
+        self._emit = emit
+
+    def __missing__(self, key):
+        stage = self._ALIASES.get(key, key)
+        if stage not in self._STAGES:
+            raise KeyError(key)
+        text = self._emit(stage)
+        self[key] = text
+        return text
+
+    def keys(self):
+        return list(self._STAGES) + list(self._ALIASES)
+
+    def __contains__(self, key):
+        return key in self._STAGES or key in self._ALIASES
+
+
+class CompiledKernel(_C.Kernel):
+    """One compiled specialization of a kernel (what a launch or ``warmup`` returns).
+
+    ``kernel[grid](*args)`` launches it with all the kernel's arguments in order
+    (constexpr values included and ignored); ``metadata``, ``n_regs``, ``n_spills`` and
+    ``asm`` mirror Triton's CompiledKernel (a CPU has no registers or shared memory to
+    report: 0)."""
+
+    n_regs = 0
+    n_spills = 0
+
+    def _init(self, jitfn, spec, compiler, options):
+        self.function = jitfn
+        self._spec = spec
+        self._compiler = compiler
+        self.metadata = types.SimpleNamespace(
+            name=self.name,
+            num_warps=options.get("num_warps", 4),
+            num_stages=options.get("num_stages", 3),
+            num_ctas=options.get("num_ctas", 1),
+            shared=0,
+            target=self.target,
+            debug=bool(spec.get("_debug")),
+            signature=self.signature,
+        )
+        self.asm = _Asm(self._emit)
+        self.packed_metadata = None
+
+    def _emit(self, stage):
+        spec = {k: v for k, v in self._spec.items() if not k.startswith("_")}
+        return self._compiler.emit(stage=stage, **spec)
+
+    def _init_handles(self):
+        """Triton loads the GPU module here; a tilec kernel is loaded already."""
+
+    def __getitem__(self, grid):
+        def launcher(*args, **options):
+            g = grid(dict(zip(self.function.arg_names, args))) if callable(grid) else grid
+            return self.launch(g, args, num_threads=int(options.get("num_cpu_threads") or 0))
+
+        return launcher
+
+    def __repr__(self):
+        return f"<tilec CompiledKernel {self.name} [{self.signature}]>"
+
+
+_compilers = {}
+
+
+def _compiler(debug_info, check_bounds, check_races, check_nan):
+    """One tilec compiler per combination of options, shared by all kernels."""
+    key = (debug_info, check_bounds, check_races, check_nan)
+    c = _compilers.get(key)
+    if c is None:
+        c = _C.Compiler(debug_info=debug_info, check_bounds=check_bounds, check_races=check_races,
+                        check_nan=check_nan)
+        _compilers[key] = c
+    return c
+
+
+class _MockTensor:
+    """What ``warmup`` passes for an argument given as a dtype: a pointer of that dtype."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    @staticmethod
+    def data_ptr():
+        return 0
+
+
+def _is_dtype(value):
+    return isinstance(value, tl.dtype) or (type(value).__name__ == "dtype" and type(value).__module__ in (
+        "torch", "triton.language.core", "tilec.language"))
+
+
+class JITFunction:
+    """A kernel (or helper) decorated with ``@tilec.jit``.
+
+    ``kernel[grid](*args, **kwargs)`` launches it; ``grid`` is a tuple of 1-3 ints or a
+    callable taking the dict of bound arguments (``lambda meta: (cdiv(n,
+    meta["BLOCK"]),)``). Arguments are numpy arrays, torch CPU tensors, objects with
+    ``__array_interface__`` or ``__dlpack__``, ints, floats, bools and None; constexpr
+    parameters take any compile-time value. Launch options such as ``num_warps`` are
+    accepted and ignored.
+    """
+
+    def __init__(self, fn, debug=None, do_not_specialize=None, do_not_specialize_on_alignment=None, noinline=None,
+                 **ignored):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self.__globals__ = fn.__globals__
+        self.__wrapped__ = fn
+        self.module = fn.__module__
+        self.debug = debug
+        self.noinline = noinline
+        self.do_not_specialize = list(do_not_specialize or [])
+        self.do_not_specialize_on_alignment = list(do_not_specialize_on_alignment or [])
+        self.signature = inspect.signature(fn)
+        self.params = []
+        for i, p in enumerate(self.signature.parameters.values()):
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise TypeError(f"@jit function {fn.__name__}: *args/**kwargs parameters are not supported")
+            dns = i in self.do_not_specialize or p.name in self.do_not_specialize
+            dnsoa = i in self.do_not_specialize_on_alignment or p.name in self.do_not_specialize_on_alignment
+            self.params.append(KernelParam(i, p, dns, dnsoa))
+        self.arg_names = [p.name for p in self.params]
+        self.constexprs = [p.num for p in self.params if p.is_constexpr]
+        self._dispatcher = _C.Dispatcher(
+            name=fn.__name__,
+            names=tuple(self.arg_names),
+            constexpr=tuple(p.is_constexpr for p in self.params),
+            defaults=tuple(p.default for p in self.params),
+            empty=inspect.Parameter.empty,
+            dns=tuple(p.do_not_specialize for p in self.params),
+            dnsoa=tuple(p.do_not_specialize_on_alignment for p in self.params),
+            annotations=tuple(_scalar_annotation(p) for p in self.params),
+            options=LAUNCH_OPTIONS,
+            compile_cb=self._compile,
+            debug=debug,
+        )
+        self._context = None
+
+    # ---- launching -------------------------------------------------------------------
+
+    def run(self, *args, grid=None, warmup=False, **kwargs):
+        """Binds, specializes, compiles if needed and (unless ``warmup``) launches;
+        returns the CompiledKernel."""
+        return self._dispatcher.run(args, kwargs, grid, warmup)
+
+    def __getitem__(self, grid):
+        return self._dispatcher.bind(grid)
+
+    def warmup(self, *args, grid=None, **kwargs):
+        """Compiles the specialization these arguments select without launching it;
+        arguments may be dtypes in place of tensors (``kernel.warmup(torch.float32, ...)``)."""
+        args = tuple(_MockTensor(a) if _is_dtype(a) else a for a in args)
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
+
+    @property
+    def cache(self):
+        """dict: specialization key -> CompiledKernel (this process's compiled kernels)."""
+        return self._dispatcher.cache
+
+    def __repr__(self):
+        return f"JITFunction({self.module}:{self.__qualname__})"
+
+    # ---- compiling (cache misses only) ----------------------------------------------
+
+    def _tilec_source(self):
+        """The source description the compiler gets: file, text, first line, module
+        context (see tilec._globals)."""
+        if _USE_MODULE_CONTEXT:
+            return _globals.module_context(self)
+        return {"filename": inspect.unwrap(self.fn).__code__.co_filename}
+
+    def _signature_defines(self, key):
+        """[(name, value)] for every parameter from a specialization key."""
+        defines = []
+        for p, item in zip(self.params, key[1:]):
+            if p.is_constexpr or not isinstance(item, str):
+                text = _globals.value_text(item)
+                if text is None:
+                    raise TypeError(f"{self.__name__}(): argument '{p.name}' = {item!r} cannot be a compile-time "
+                                    "value (expected int, float, bool, str, None, a dtype or a tuple of those)")
+            else:
+                text = item
+            defines.append((p.name, text))
+        return defines
+
+    def _compile(self, key, bound):
+        bits = key[0]
+        options = {k: v for k, v in bound.items() if k in LAUNCH_OPTIONS and k not in self.arg_names}
+        debug = bool(bits & _OPT_DEBUG)
+        debug_info = debug or _env_on("TILEC_DEBUG_INFO")
+        compiler = _compiler(debug_info, bool(bits & _OPT_BOUNDS), bool(bits & _OPT_RACES), bool(bits & _OPT_NAN))
+        spec = dict(self._tilec_source())
+        spec["kernel"] = self.fn.__name__
+        spec["defines"] = self._signature_defines(key)
+        kernel, warning = compiler.compile(cls=CompiledKernel, **spec)
+        if warning:
+            warnings.warn(f"tilec: {warning}", RuntimeWarning, stacklevel=3)
+        spec["_debug"] = debug
+        kernel._init(self, spec, compiler, options)
+        return kernel
+
+
+def _scalar_annotation(p):
+    """The tilec signature type a scalar annotation forces, or None."""
+    t = p.annotation_type
+    if not t:
+        return None
+    return "i1" if t == "u1" else t
+
+
+def _env_on(name):
+    v = os.environ.get(name, "")
+    return bool(v) and v != "0"
+
+
+# The C front end takes a kernel's module context (functions only, with their globals)
+# once the front end implements tilec.h's module-context fields; until then it reads
+# the kernel's whole file.
+_USE_MODULE_CONTEXT = False
+
+
+def jit(fn=None, *, version=None, debug=None, do_not_specialize=None, do_not_specialize_on_alignment=None,
+        noinline=None, repr=None, launch_metadata=None, **ignored):
+    """Decorator: ``@tilec.jit`` or ``@tilec.jit(debug=True, do_not_specialize=["n"])``.
+
+    Returns a :class:`JITFunction`. ``debug=True`` compiles with debug info (and, as in
+    Triton, is the mode for ``tl.device_assert``); ``do_not_specialize`` and
+    ``do_not_specialize_on_alignment`` name parameters (or give their indices) that are
+    not specialized on value (``== 1``, divisibility by 16) or on pointer alignment.
+    """
+
+    def decorator(f):
+        return JITFunction(f, debug=debug, do_not_specialize=do_not_specialize,
+                           do_not_specialize_on_alignment=do_not_specialize_on_alignment, noinline=noinline)
+
+    if fn is not None:
+        return decorator(fn)
+    return decorator

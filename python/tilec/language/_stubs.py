@@ -1,0 +1,29 @@
+"""Host-side stand-ins for kernel-language functions.
+
+Inside a ``@jit`` kernel, ``tl.load`` and friends are compiled by tilec's C front end; the
+Python objects only have to exist (host code imports them, the module-context builder
+reads their ``__tilec_path__`` to tell the compiler what a kernel's global names mean).
+Calling one outside a kernel raises RuntimeError, as in Triton.
+"""
+
+__all__ = ["make_stub", "export_stubs"]
+
+
+def make_stub(path):
+    """A function object named after the last component of the dotted ``path``."""
+    name = path.rsplit(".", 1)[-1]
+
+    def stub(*args, **kwargs):
+        raise RuntimeError(f"{path}() can only be called inside a @tilec.jit / @triton.jit kernel")
+
+    stub.__name__ = stub.__qualname__ = name
+    stub.__doc__ = f"``{path}``: compiled by tilec inside kernels; not callable from host code."
+    stub.__tilec_path__ = path
+    return stub
+
+
+def export_stubs(namespace, module_path, names):
+    """Defines one stub per name in ``namespace`` (a module's globals)."""
+    for name in names:
+        if name not in namespace:
+            namespace[name] = make_stub(f"{module_path}.{name}")
