@@ -21,11 +21,12 @@ from . import _C
 from .errors import CompilationError, KernelError, TilecError
 from .jit import CompiledKernel, JITFunction, KernelParam, jit
 from . import language
+from ._hook import install_triton
 
 __version__ = _C.version()
 
 __all__ = ["jit", "JITFunction", "KernelParam", "CompiledKernel", "CompilationError", "KernelError",
-           "TilecError", "language", "cdiv", "next_power_of_2", "__version__"]
+           "TilecError", "language", "install_triton", "cdiv", "next_power_of_2", "__version__"]
 
 
 def cdiv(x, y):
