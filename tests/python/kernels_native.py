@@ -97,3 +97,45 @@ def race_kernel(out_ptr):
 def bad_kernel(x_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(x_ptr + offs, undefined_name + 1)  # noqa: F821 - the compile error under test
+
+
+@tilec.jit
+def store_scalar_kernel(out_ptr, a):
+    """out[0] = a (the value arrives with the type the specialization chose)."""
+    tl.store(out_ptr, a)
+
+
+@tilec.jit(do_not_specialize=["a"], do_not_specialize_on_alignment=["out_ptr"])
+def nospec_kernel(out_ptr, a):
+    tl.store(out_ptr, a)
+
+
+@tilec.jit(do_not_specialize=[1])
+def nospec_index_kernel(out_ptr, a):
+    tl.store(out_ptr, a)
+
+
+@tilec.jit
+def annotated_kernel(out_ptr, a: tl.int64, f: float):
+    tl.store(out_ptr, a + f.to(tl.int64))
+
+
+@tilec.jit
+def dtype_kernel(x_ptr, out_ptr, n, DT: tl.constexpr, BLOCK: tl.constexpr):
+    """out = x converted to DT (a dtype-valued constexpr)."""
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask).to(DT), mask=mask)
+
+
+@tilec.jit
+def mode_kernel(x_ptr, n, MODE: tl.constexpr, BLOCK: tl.constexpr):
+    """A string constexpr selects the operation."""
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    if MODE == "double":
+        x = x * 2
+    else:
+        x = x + 100
+    tl.store(x_ptr + offs, x, mask=mask)

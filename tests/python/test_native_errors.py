@@ -1,0 +1,103 @@
+"""Errors as exceptions: compile errors are CompilationError with file:line:col, the
+source line and a caret; kernels that fail while running (device_assert under
+debug=True, TILEC_CHECK_BOUNDS=1, TILEC_CHECK_RACES=1) raise KernelError naming the
+kernel, the source line and the program id. The interpreter survives all of them."""
+
+import inspect
+import re
+
+import numpy as np
+import pytest
+
+import tilec
+import kernels_native
+from kernels_native import assert_kernel, bad_kernel, oob_kernel, race_kernel
+
+
+def _line_of(text):
+    src, _ = inspect.getsourcelines(kernels_native)
+    for i, line in enumerate(src):
+        if text in line:
+            return i + 1, line.rstrip("\n")
+    raise AssertionError(text)
+
+
+def test_compilation_error_is_located():
+    x = np.zeros(4, np.float32)
+    with pytest.raises(tilec.CompilationError) as info:
+        bad_kernel[(1,)](x, BLOCK=4)
+    e = info.value
+    lineno, line = _line_of("undefined_name + 1")
+    assert e.filename == kernels_native.__file__
+    assert e.lineno == lineno
+    assert e.col == line.index("undefined_name") + 1
+    assert e.source_line == line
+    assert e.message == "name 'undefined_name' is not defined"
+    assert str(e) == (f"{e.filename}:{lineno}:{e.col}: error: name 'undefined_name' is not defined\n"
+                      f"{line}\n{' ' * (e.col - 1)}^")
+    assert isinstance(e, tilec.TilecError)
+
+
+def test_compilation_error_is_not_cached():
+    x = np.zeros(4, np.float32)
+    for _ in range(2):
+        with pytest.raises(tilec.CompilationError):
+            bad_kernel[(1,)](x, BLOCK=4)
+    assert len(bad_kernel.cache) == 0
+
+
+def test_device_assert_under_debug():
+    x = np.array([1, 2, -3, 4], np.float32)
+    with pytest.raises(tilec.KernelError) as info:
+        assert_kernel[(1,)](x, 4, BLOCK=4)
+    e = info.value
+    lineno, line = _line_of("tl.device_assert(x >= 0")
+    assert e.kernel == "assert_kernel"
+    assert (e.filename, e.lineno, e.source_line) == (kernels_native.__file__, lineno, line)
+    assert "kernel 'assert_kernel': device assertion failed in program (0, 0, 0), tile index [2]: " \
+           "x must be non-negative" in str(e)
+    assert isinstance(e, RuntimeError)
+    x[2] = 3
+    assert_kernel[(1,)](x, 4, BLOCK=4)  # passes now; the interpreter is fine
+
+
+def test_device_assert_names_the_failing_program():
+    x = np.zeros(64, np.float32)
+    x[50] = -1
+    with pytest.raises(tilec.KernelError, match=r"in program \(3, 0, 0\), tile index \[2\]"):
+        assert_kernel[(4,)](x, 64, BLOCK=16)
+
+
+def test_bounds_check(monkeypatch):
+    x = np.arange(4, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    oob_kernel[(1,)](np.zeros(8, np.float32), out, BLOCK=8)  # unchecked build, in bounds
+    monkeypatch.setenv("TILEC_CHECK_BOUNDS", "1")
+    with pytest.raises(tilec.KernelError) as info:
+        oob_kernel[(1,)](x, out, BLOCK=8)
+    lineno, line = _line_of("tl.load(x_ptr + offs))")
+    assert info.value.lineno == lineno and info.value.kernel == "oob_kernel"
+    assert "kernel 'oob_kernel': load from 'x_ptr' at element 4 is out of bounds (buffer has 4 elements) " \
+           "in program (0, 0, 0)" in str(info.value)
+    oob_kernel[(1,)](np.zeros(8, np.float32), out, BLOCK=8)  # in bounds: fine
+
+
+def test_bounds_check_uses_the_view_extent(monkeypatch):
+    monkeypatch.setenv("TILEC_CHECK_BOUNDS", "1")
+    base = np.zeros(16, np.float32)
+    out = np.zeros(8, np.float32)
+    oob_kernel[(1,)](base[8:], out, BLOCK=8)
+    with pytest.raises(tilec.KernelError, match=r"at element 7 is out of bounds \(buffer has 7 elements\)"):
+        oob_kernel[(1,)](base[9:], out, BLOCK=8)
+
+
+def test_race_check(monkeypatch):
+    monkeypatch.setenv("TILEC_CHECK_RACES", "1")
+    out = np.zeros(1, np.float32)
+    with pytest.raises(tilec.KernelError) as info:
+        race_kernel[(4,)](out)
+    assert "kernel 'race_kernel': write-write race on 'out_ptr' element 0" in str(info.value)
+    # which two programs meet first depends on the threads' timing
+    assert re.search(r"program \([0-3], 0, 0\) stores it at .* after program \([0-3], 0, 0\) stored it",
+                     str(info.value))
+    race_kernel[(1,)](out)  # one program: no race
