@@ -124,6 +124,7 @@ MlirOperation tc_clone_elementwise(tc_builder *b, MlirOperation op, const MlirVa
   size_t n = name.length < sizeof buf - 1 ? name.length : sizeof buf - 1;
   memcpy(buf, name.data, n);
   buf[n] = 0;
+  if (tc_is_guarded_int_op(buf)) return tc_build_guarded_int_op(b, buf, operands[0], operands[1], result);
   intptr_t nattr = mlirOperationGetNumAttributes(op);
   MlirNamedAttribute attrs[16];
   if (nattr > 16) nattr = 16;

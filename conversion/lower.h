@@ -144,8 +144,13 @@ tc_special *tc_special_put(tc_lower *L, MlirValue old);
 
 /* --- eval.c: values at positions ------------------------------------------------------ */
 tc_cval tc_eval(tc_chunk *c, MlirValue old, const tc_pos *pos);
-/* Clones an elementwise arith/math op with new operands and result type. */
+/* Clones an elementwise arith/math op with new operands and result type (integer division,
+ * remainder and shifts through tc_build_guarded_int_op). */
 MlirOperation tc_clone_elementwise(tc_builder *b, MlirOperation op, const MlirValue *operands, MlirType result);
+/* int_semantics.c: arith.divsi/divui/remsi/remui/shli/shrsi/shrui with Triton's results for
+ * every operand value (no trap, no poison); returns the op defining the value. */
+bool tc_is_guarded_int_op(const char *name);
+MlirOperation tc_build_guarded_int_op(tc_builder *b, const char *name, MlirValue x, MlirValue y, MlirType t);
 bool tc_is_lazy_op(MlirOperation op); /* pure tile op evaluated at positions */
 int tc_shape_of(MlirType t, int64_t *shape); /* rank of a ranked tensor (0 for scalars) */
 int64_t tc_numel(int rank, const int64_t *shape);

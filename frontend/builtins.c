@@ -135,6 +135,18 @@ bool cg_global_name(tc_cg *cg, const char *name, tc_val *out) {
 
 /* ---- memory ------------------------------------------------------------------------ */
 
+tc_val cg_mask(tc_cg *cg, const tc_val *mask, const char *fn, tc_loc loc) {
+  tc_val m = cg_to_tensor(cg, mask, loc);
+  if (cg->err) return m;
+  if (!tc_ty_is_bool(m.ty)) {
+    char n[16];
+    tc_ty_name(m.ty, n, sizeof n);
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                    "Mask must have boolean scalar type: the mask of %s is %s (compare it, e.g. `m != 0`)", fn, n);
+  }
+  return m;
+}
+
 static tc_val do_load(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   static const char *const p[] = {"pointer", "mask", "other", "boundary_check", "padding_option", "cache_modifier",
                                   "eviction_policy", "volatile", NULL};
@@ -162,7 +174,7 @@ static tc_val do_load(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   memcpy(shape, ptr.shape, sizeof shape);
   tc_val m = {0}, o = {0};
   if (!cg_is_none(mask)) {
-    m = cg_to_bool(cg, *mask, loc);
+    m = cg_mask(cg, mask, "tl.load", loc);
     if (cg->err) return m;
     tc_val cur = tv_tensor((MlirValue){NULL}, elem, rank, shape);
     if (!cg_broadcast_shapes(cg, &cur, &m, &rank, shape, loc)) return (tc_val){0};
@@ -212,7 +224,7 @@ static tc_val do_store(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   if (!cg_broadcast_shapes(cg, &ptr, &val, &rank, shape, loc)) return (tc_val){0};
   tc_val m = {0};
   if (!cg_is_none(mask)) {
-    m = cg_to_bool(cg, *mask, loc);
+    m = cg_mask(cg, mask, "tl.store", loc);
     if (cg->err) return m;
     tc_val cur = tv_tensor((MlirValue){NULL}, elem, rank, shape);
     if (!cg_broadcast_shapes(cg, &cur, &m, &rank, shape, loc)) return (tc_val){0};

@@ -49,11 +49,18 @@ bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, 
   }
   tc_ty elem = ptr.ty;
   elem.ptr_depth--;
+  /* Triton's element rules: cas on 16/32/64-bit values; the read-modify-writes on 32/64-bit
+   * values, and fp16/bf16 only for atomic_add. */
+  char en[16];
+  tc_ty_name(elem, en, sizeof en);
   if (tc_ty_is_ptr(elem) || tc_ty_is_bool(elem) || tc_ty_bits(elem) < 16 ||
       (tc_ty_bits(elem) == 16 && !tc_ty_is_float(elem) && !cas)) {
-    char n[16];
-    tc_ty_name(elem, n, sizeof n);
-    *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "%s on %s is not supported", fn, n);
+    *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, cas ? "atomic_cas only supports elements with width {16, 32, 64}, not %s"
+                                                       : "%s does not support %s", name, en);
+    return true;
+  }
+  if (!cas && tc_ty_bits(elem) == 16 && strcmp(op, "add")) {
+    *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s does not support %s (only atomic_add does)", name, en);
     return true;
   }
   const char *kind = cas ? "cas" : rmw_kind(op, elem);
@@ -65,7 +72,7 @@ bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, 
   tc_val cmp = cas ? cg_cast(cg, *cg_arg(a, &s, "cmp"), elem, false, loc) : (tc_val){0};
   tc_val *maskp = cas ? NULL : cg_arg(a, &s, "mask");
   tc_val mask = {0};
-  if (!cg_is_none(maskp)) mask = cg_to_bool(cg, *maskp, loc);
+  if (!cg_is_none(maskp)) mask = cg_mask(cg, maskp, fn, loc);
   if (cg->err) return true;
   int rank;
   int64_t shape[TC_MAX_RANK];

@@ -393,16 +393,22 @@ bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc
       if (!cg_get_dtype(cg, dt, "dtype", loc, &t)) return true;
       x = cg_cast(cg, x, t, false, loc);
     } else if (!strcmp(name, "sum") && tc_ty_is_int(x.ty) && tc_ty_bits(x.ty) < 32) {
-      /* Triton sums narrow integers in 32 bits of the same signedness. */
-      x = cg_cast(cg, x, tc_ty_make(tc_ty_is_signed(x.ty) || tc_ty_is_bool(x.ty) ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32),
-                  false, loc);
+      /* Triton sums narrow integers in 32 bits of the same signedness (int1 is unsigned). */
+      x = cg_cast(cg, x, tc_ty_make(tc_ty_is_signed(x.ty) ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32), false, loc);
     }
     if (strcmp(name, "sum") && !tc_ty_is_int(x.ty)) {
       *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s is only defined on integers", fn);
       return true;
     }
+    /* A sum of 16-bit (or fp8) floats keeps its dtype but accumulates in fp32 and rounds
+     * once: Triton leaves the order of a reduction open, and rounding every partial sum to
+     * 8 (bf16) or 11 (fp16) significant bits loses most of a long row. */
+    tc_ty narrow = x.ty;
+    bool widen = !strcmp(name, "sum") && tc_ty_is_float(x.ty) && tc_ty_bits(x.ty) < 32;
+    if (widen) x = cg_cast(cg, x, tc_ty_make(TILEC_DTYPE_F32), false, loc);
     combine_kind k = !strcmp(name, "sum") ? C_SUM : !strcmp(name, "xor_sum") ? C_XOR : C_OR;
     *out = reduce(cg, &x, 1, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "keep_dims")), k, false, NULL, fn, loc);
+    if (widen && !cg->err) *out = cg_cast(cg, *out, narrow, false, loc);
     return true;
   }
   if (!strcmp(name, "max") || !strcmp(name, "min")) {

@@ -172,6 +172,9 @@ bool cg_is_none(const tc_val *v);
 bool cg_const_int(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, int64_t *out);
 bool cg_get_dtype(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, tc_ty *out);
 bool cg_get_shape(tc_cg *cg, const tc_val *v, tc_loc loc, int *rank, int64_t *shape);
+/* A load/store/atomic mask: a bool (int1) tensor or Python bool; anything else is Triton's
+ * "Mask must have boolean scalar type" error. */
+tc_val cg_mask(tc_cg *cg, const tc_val *mask, const char *fn, tc_loc loc);
 /* Reductions, dot and shape builtins (builtins_tile.c): true when `name` was handled. */
 bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc_val *out);
 /* Block pointers and tensor descriptors (builtins_block.c). */

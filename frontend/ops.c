@@ -26,7 +26,11 @@ tc_val cg_constant(tc_cg *cg, tc_ty ty, double fv, int64_t iv, int rank, const i
 
 static tc_ty literal_type(const tc_val *v) {
   if (v->kind == TV_BOOL) return tc_ty_make(TILEC_DTYPE_I1);
-  if (v->kind == TV_FLOAT) return tc_ty_make(TILEC_DTYPE_F32);
+  if (v->kind == TV_FLOAT) { /* fp32 unless the value is only representable in fp64 */
+    double a = fabs(v->f);
+    bool f32 = a == 0.0 || isinf(a) || isnan(a) || (a >= 0x1p-126 && a <= 0x1.fffffep127);
+    return tc_ty_make(f32 ? TILEC_DTYPE_F32 : TILEC_DTYPE_F64);
+  }
   /* Triton: int32, then uint32 for [2^31, 2^32), then int64, then uint64. */
   if (v->kind == TV_INT && v->u64) return tc_ty_make(TILEC_DTYPE_U64);
   if (v->i >= INT32_MIN && v->i <= INT32_MAX) return tc_ty_make(TILEC_DTYPE_I32);
@@ -193,21 +197,44 @@ static const char *binop_symbol(tc_binop op) {
   return s[op];
 }
 
+/* The int range of an integer type as doubles (exact for the bounds that matter here). */
+static void int_range(tc_ty t, double *lo, double *hi) {
+  unsigned w = tc_ty_bits(t);
+  if (tc_ty_is_signed(t)) {
+    *lo = -ldexp(1.0, (int)w - 1);
+    *hi = ldexp(1.0, (int)w - 1) - 1;
+  } else {
+    *lo = 0;
+    *hi = ldexp(1.0, (int)w) - 1;
+  }
+}
+
 static bool promote(tc_cg *cg, const tc_val *a, const tc_val *b, bool div_or_mod, tc_ty *ct, tc_loc loc,
                     const char *what) {
-  char err[256];
+  char err[320];
   tc_ty ta = operand_type(a), tb = operand_type(b);
   if (!tc_ty_computation(ta, a->kind != TV_TENSOR, tb, b->kind != TV_TENSOR, div_or_mod, ct, err, sizeof err)) {
     cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "invalid operands for '%s': %s", what, err);
     return false;
   }
-  /* A negative literal cannot meet an unsigned tensor. */
+  /* A Python number converted to an integer computation type must fit it (semantic.py's
+   * _cast_to_computation_type). */
   for (int k = 0; k < 2; k++) {
     const tc_val *x = k ? b : a;
-    if (x->kind != TV_TENSOR && tc_ty_is_int(*ct) && !tc_ty_is_signed(*ct) && !tc_ty_is_bool(*ct) &&
-        literal_float(x) < 0) {
-      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "cannot combine an unsigned tensor with the negative number %g in '%s'",
-               literal_float(x), what);
+    if (x->kind == TV_TENSOR || !tc_ty_is_int(*ct)) continue;
+    double v = literal_float(x), lo, hi;
+    if (v < 0 && !tc_ty_is_signed(*ct)) {
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+               "Cannot perform a binary operation between an unsigned tensor and a negative scalar (%g in '%s'). "
+               "Perform a explicit cast on one of them.", v, what);
+      return false;
+    }
+    int_range(*ct, &lo, &hi);
+    if (x->kind == TV_INT && !big_int(x) && (v < lo || v > hi)) {
+      char n[16];
+      tc_ty_name(*ct, n, sizeof n);
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Scalar %lld is out of range for type %s in '%s'", (long long)x->i, n,
+               what);
       return false;
     }
   }
@@ -270,12 +297,21 @@ tc_val cg_binary(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc loc) {
   if (op == TC_OP_TRUEDIV && tc_ty_is_int(ct)) ct = tc_ty_make(TILEC_DTYPE_F32);
   bool isf = tc_ty_is_float(ct);
   bool bitwise = op == TC_OP_BITAND || op == TC_OP_BITOR || op == TC_OP_BITXOR || op == TC_OP_LSHIFT || op == TC_OP_RSHIFT;
-  if ((bitwise || op == TC_OP_FLOORDIV) && isf) {
+  if (bitwise && isf) { /* Triton's IncompatibleTypeErrorImpl */
     char n[16];
     tc_ty_name(ct, n, sizeof n);
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' is only defined on integers, got %s", binop_symbol(op), n);
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "invalid operands of type %s and %s for '%s'", n, n,
+                    binop_symbol(op));
   }
-  if (!unify(cg, &a, &b, ct, loc)) return (tc_val){0};
+  if (op == TC_OP_FLOORDIV && isf) {
+    char n[16];
+    tc_ty_name(ct, n, sizeof n);
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'//' is only defined on integers, got %s", n);
+  }
+  /* `>>` is arithmetic when the tensor it is a method of is signed: the left operand, or the
+   * right one when the left is a Python number (tensor.__rrshift__). */
+  const tc_val *owner = a.kind == TV_TENSOR ? &a : &b;
+  bool ashr = tc_ty_is_signed(owner->ty);
   bool sgn = tc_ty_is_signed(ct);
   const char *name = NULL;
   switch (op) {
@@ -289,9 +325,12 @@ tc_val cg_binary(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc loc) {
   case TC_OP_BITOR: name = "arith.ori"; break;
   case TC_OP_BITXOR: name = "arith.xori"; break;
   case TC_OP_LSHIFT: name = "arith.shli"; break;
-  case TC_OP_RSHIFT: name = sgn ? "arith.shrsi" : "arith.shrui"; break;
+  case TC_OP_RSHIFT: name = ashr ? "arith.shrsi" : "arith.shrui"; break;
   default: break;
   }
+  /* Integer //, % and shifts are defined for every operand value: the lowering gives them
+   * Triton's results (conversion/int_semantics.c). */
+  if (!unify(cg, &a, &b, ct, loc)) return (tc_val){0};
   return same_shape(tcb_binary(&cg->b, name, a.v, b.v), ct, &a);
 }
 

@@ -119,12 +119,12 @@ MlirType tc_ty_mlir(MlirContext ctx, tc_ty t) {
   }
 }
 
-/* Kinds ordered as Triton orders them for literal promotion: bool < uint < int < float. */
+/* Kinds ordered as Triton orders them for scalar promotion: bool < integer < float
+ * (dtype.kind(): signed and unsigned integers are one kind). */
 static int kind_rank(tc_ty t) {
   if (tc_ty_is_bool(t)) return 0;
-  if (tc_ty_is_int(t) && !tc_ty_is_signed(t)) return 1;
-  if (tc_ty_is_int(t)) return 2;
-  return 3;
+  if (tc_ty_is_int(t)) return 1;
+  return 2;
 }
 
 tc_ty tc_ty_integer_promote(tc_ty a, tc_ty b) {
@@ -135,47 +135,35 @@ tc_ty tc_ty_integer_promote(tc_ty a, tc_ty b) {
   return rb >= ra ? b : a;
 }
 
+static bool is_fp8(tc_ty t) { return t.dt == TILEC_DTYPE_FP8E5 || t.dt == TILEC_DTYPE_FP8E4NV; }
+
 bool tc_ty_computation(tc_ty a, bool a_lit, tc_ty b, bool b_lit, bool div_or_mod, tc_ty *out, char *err,
                        size_t errn) {
+  /* A scalar of a lower or equal kind than the tensor takes no part in the promotion. */
   if (a_lit != b_lit) {
     tc_ty lit = a_lit ? a : b, other = a_lit ? b : a;
-    if (kind_rank(lit) <= kind_rank(other)) {
-      if (div_or_mod && (other.dt == TILEC_DTYPE_F16 || other.dt == TILEC_DTYPE_BF16)) {
-        *out = tc_ty_make(TILEC_DTYPE_F32);
-        return true;
-      }
-      *out = other;
-      return true;
-    }
+    if (kind_rank(lit) <= kind_rank(other)) a = b = other;
   }
+  bool fa = tc_ty_is_float(a), fb = tc_ty_is_float(b);
   if (a.dt == TILEC_DTYPE_F64 || b.dt == TILEC_DTYPE_F64) { *out = tc_ty_make(TILEC_DTYPE_F64); return true; }
+  /* no division or remainder below 32 bits: they run in fp32 */
+  if (div_or_mod && (fa || fb)) { *out = tc_ty_make(TILEC_DTYPE_F32); return true; }
   if (a.dt == TILEC_DTYPE_F32 || b.dt == TILEC_DTYPE_F32) { *out = tc_ty_make(TILEC_DTYPE_F32); return true; }
-  if (a.dt == TILEC_DTYPE_F16 || b.dt == TILEC_DTYPE_F16) {
-    *out = tc_ty_make(div_or_mod ? TILEC_DTYPE_F32 : TILEC_DTYPE_F16);
-    return true;
-  }
-  if (a.dt == TILEC_DTYPE_BF16 || b.dt == TILEC_DTYPE_BF16) {
-    bool both = a.dt == TILEC_DTYPE_BF16 && b.dt == TILEC_DTYPE_BF16;
-    *out = tc_ty_make(!div_or_mod && both ? TILEC_DTYPE_BF16 : TILEC_DTYPE_F32);
-    return true;
-  }
-  if (tc_ty_is_float(a) && tc_ty_is_float(b)) {
-    *out = a.dt == b.dt ? a : tc_ty_make(TILEC_DTYPE_F16);
-    return true;
-  }
+  if (a.dt == TILEC_DTYPE_F16 || b.dt == TILEC_DTYPE_F16) { *out = tc_ty_make(TILEC_DTYPE_F16); return true; }
+  if (a.dt == TILEC_DTYPE_BF16 && b.dt == TILEC_DTYPE_BF16) { *out = a; return true; }
+  if (a.dt == TILEC_DTYPE_BF16 || b.dt == TILEC_DTYPE_BF16) { *out = tc_ty_make(TILEC_DTYPE_F32); return true; }
+  if (is_fp8(a) && is_fp8(b)) { *out = a.dt == b.dt ? a : tc_ty_make(TILEC_DTYPE_F16); return true; }
+  char na[16], nb[16];
+  tc_ty_name(a, na, sizeof na);
+  tc_ty_name(b, nb, sizeof nb);
   if (!tc_ty_is_int(a) || !tc_ty_is_int(b)) {
-    char na[16], nb[16];
-    tc_ty_name(a, na, sizeof na);
-    tc_ty_name(b, nb, sizeof nb);
-    snprintf(err, errn, "unexpected operand types %s and %s", na, nb);
+    snprintf(err, errn, "unexpected type %s and %s", na, nb);
     return false;
   }
-  if (div_or_mod && tc_ty_is_signed(a) != tc_ty_is_signed(b) && !tc_ty_is_bool(a) && !tc_ty_is_bool(b)) {
-    char na[16], nb[16];
-    tc_ty_name(a, na, sizeof na);
-    tc_ty_name(b, nb, sizeof nb);
-    snprintf(err, errn, "cannot use /, // or %% with %s and %s because they have different signedness; cast "
-                        "them to the same signedness first", na, nb);
+  /* int1 counts as unsigned here, as in Triton */
+  if (div_or_mod && tc_ty_is_signed(a) != tc_ty_is_signed(b)) {
+    snprintf(err, errn, "Cannot use /, //, or %% with %s and %s because they have different signedness; "
+                        "this is unlikely to result in a useful answer. Cast them to the same signedness.", na, nb);
     return false;
   }
   *out = tc_ty_integer_promote(a, b);

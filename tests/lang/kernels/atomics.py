@@ -90,3 +90,53 @@ def atomic2d_kernel(dst_ptr, old_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
 def atomic_f16_kernel(dst_ptr, x_ptr, N: tl.constexpr):
     i = tl.arange(0, N)
     tl.atomic_add(dst_ptr + i % 4, tl.load(x_ptr + i))
+
+
+# A row or column sum of a 16-bit float tile added atomically (the shape of Triton's
+# test_tensor_atomic_rmw): the pointers hold fp16 or bf16 bits (BF16 chooses), old values
+# come back. The sum keeps the dtype and accumulates in fp32.
+@triton.jit
+def atomic_sum16_kernel(z_ptr, x_ptr, old_ptr, AXIS: tl.constexpr, S0: tl.constexpr, S1: tl.constexpr,
+                        BF16: tl.constexpr):
+    if BF16:
+        z_ptr = z_ptr.to(tl.pointer_type(tl.bfloat16))
+        x_ptr = x_ptr.to(tl.pointer_type(tl.bfloat16))
+        old_ptr = old_ptr.to(tl.pointer_type(tl.bfloat16))
+    r0 = tl.arange(0, S0)
+    r1 = tl.arange(0, S1)
+    x = tl.load(x_ptr + r0[:, None] * S1 + r1[None, :])
+    z = tl.sum(x, axis=AXIS)
+    tl.static_assert(z.dtype == x.dtype)
+    if AXIS == 1:
+        old = tl.atomic_add(z_ptr + r0, z)
+        tl.store(old_ptr + r0, old)
+    else:
+        old = tl.atomic_add(z_ptr + r1, z)
+        tl.store(old_ptr + r1, old)
+
+
+# Two lanes per address (offset // 2), 16-bit floats; then cas and an old-value exchange
+# through a 16-bit cas loop of its own
+@triton.jit
+def atomic_pairs16_kernel(x_ptr, val_ptr, c_ptr, NUM: tl.constexpr, BF16: tl.constexpr):
+    if BF16:
+        x_ptr = x_ptr.to(tl.pointer_type(tl.bfloat16))
+        val_ptr = val_ptr.to(tl.pointer_type(tl.bfloat16))
+        c_ptr = c_ptr.to(tl.pointer_type(tl.bfloat16))
+    off = tl.arange(0, NUM)
+    offset = off[:, None] * NUM + off[None, :]
+    tl.atomic_add(x_ptr + offset // 2, tl.load(val_ptr + offset))
+    # cas: lane i swaps in 2.0 where c holds 1.0
+    i = tl.arange(0, NUM)
+    tl.atomic_cas(c_ptr + i, tl.full([NUM], 1.0, c_ptr.dtype.element_ty), tl.full([NUM], 2.0, c_ptr.dtype.element_ty))
+
+
+@triton.jit
+def atomic_max_bf16_kernel(x_ptr):
+    p = x_ptr.to(tl.pointer_type(tl.bfloat16))
+    tl.atomic_max(p + tl.arange(0, 16), tl.full([16], 1.0, tl.bfloat16))
+
+
+@triton.jit
+def atomic_add_i16_kernel(x_ptr):
+    tl.atomic_add(x_ptr + tl.arange(0, 16), 1)

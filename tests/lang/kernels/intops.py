@@ -1,0 +1,145 @@
+# Integer operators with Triton's semantics (tests/lang, family "intops"): result type after
+# promotion (checked by storing into int64/uint64 buffers, which sign- or zero-extend),
+# `>>` arithmetic when the left operand is signed, C-style `//` and `%`, and the values
+# Triton's interpreter gives where LLVM leaves them undefined (x // 0 == 0, x % 0 == 0,
+# shift amounts read as unsigned, from the width up: 0 or the sign).
+import triton
+import triton.language as tl
+
+
+# z_OP[i] = x[i] OP y[i] for the operators defined on every pair of integer types
+@triton.jit
+def arith_kernel(x_ptr, y_ptr, add_ptr, sub_ptr, mul_ptr, and_ptr, or_ptr, xor_ptr, shl_ptr, shr_ptr,
+                 lt_ptr, le_ptr, gt_ptr, ge_ptr, eq_ptr, ne_ptr, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = i < n
+    x = tl.load(x_ptr + i, mask=m)
+    y = tl.load(y_ptr + i, mask=m)
+    tl.store(add_ptr + i, x + y, mask=m)
+    tl.store(sub_ptr + i, x - y, mask=m)
+    tl.store(mul_ptr + i, x * y, mask=m)
+    tl.store(and_ptr + i, x & y, mask=m)
+    tl.store(or_ptr + i, x | y, mask=m)
+    tl.store(xor_ptr + i, x ^ y, mask=m)
+    tl.store(shl_ptr + i, x << y, mask=m)
+    tl.store(shr_ptr + i, x >> y, mask=m)
+    tl.store(lt_ptr + i, x < y, mask=m)
+    tl.store(le_ptr + i, x <= y, mask=m)
+    tl.store(gt_ptr + i, x > y, mask=m)
+    tl.store(ge_ptr + i, x >= y, mask=m)
+    tl.store(eq_ptr + i, x == y, mask=m)
+    tl.store(ne_ptr + i, x != y, mask=m)
+
+
+# // and % (same signedness only); also the unary operators on x
+@triton.jit
+def divmod_kernel(x_ptr, y_ptr, div_ptr, mod_ptr, neg_ptr, inv_ptr, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = i < n
+    x = tl.load(x_ptr + i, mask=m)
+    y = tl.load(y_ptr + i, mask=m)
+    tl.store(div_ptr + i, x // y, mask=m)
+    tl.store(mod_ptr + i, x % y, mask=m)
+    tl.store(neg_ptr + i, -x, mask=m)
+    tl.store(inv_ptr + i, ~x, mask=m)
+
+
+# A tile against Python numbers and constexprs: the number adopts the tile's type (also
+# unsigned: u32_tile // C is an unsigned division).
+@triton.jit
+def scalar_kernel(x_ptr, o1_ptr, o2_ptr, o3_ptr, o4_ptr, o5_ptr, o8_ptr, n,
+                  C: tl.constexpr, C2: tl.constexpr, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = i < n
+    x = tl.load(x_ptr + i, mask=m)
+    tl.store(o1_ptr + i, x // C, mask=m)
+    tl.store(o2_ptr + i, x % C, mask=m)
+    tl.store(o3_ptr + i, x >> 3, mask=m)
+    tl.store(o4_ptr + i, C2 >> (x & 7), mask=m)
+    tl.store(o5_ptr + i, x * 3 + 1, mask=m)
+    tl.store(o8_ptr + i, x << C, mask=m)
+
+
+# A runtime scalar parameter (i32) takes part in promotion like a tensor
+@triton.jit
+def runtime_scalar_kernel(x_ptr, o6_ptr, o7_ptr, s, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = i < n
+    x = tl.load(x_ptr + i, mask=m)
+    tl.store(o6_ptr + i, x // s, mask=m)
+    tl.store(o7_ptr + i, x % s, mask=m)
+
+
+# int1 (bool) tiles in arithmetic: + wraps in one bit, with an int tile it widens
+@triton.jit
+def bool_kernel(x_ptr, y_ptr, o1_ptr, o2_ptr, o3_ptr, o4_ptr, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = i < n
+    x = tl.load(x_ptr + i, mask=m)
+    y = tl.load(y_ptr + i, mask=m)
+    a = x > 0
+    b = y > 0
+    tl.store(o1_ptr + i, a + b, mask=m)
+    tl.store(o2_ptr + i, a + y, mask=m)
+    tl.store(o3_ptr + i, (a ^ b) | (a & b), mask=m)
+    tl.store(o4_ptr + i, a * 5 - b, mask=m)
+
+
+# ---- errors ----------------------------------------------------------------------------------
+@triton.jit
+def mixed_sign_mod_kernel(x_ptr, y_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    y = tl.load(y_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), x % y)
+
+
+@triton.jit
+def mixed_sign_div_kernel(x_ptr, y_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    y = tl.load(y_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), x // y)
+
+
+@triton.jit
+def float_and_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), x & 1)
+
+
+@triton.jit
+def scalar_out_of_range_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), x + 300)
+
+
+@triton.jit
+def unsigned_negative_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), x + -1)
+
+
+@triton.jit
+def float_shift_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), x << 2)
+
+
+# Masks are booleans (Triton: "Mask must have boolean scalar type")
+@triton.jit
+def int_mask_store_kernel(x_ptr, n):
+    i = tl.arange(0, 16)
+    tl.store(x_ptr + i, i, mask=i < n)
+    tl.store(x_ptr + i, i, mask=(i < n).to(tl.int32))
+
+
+@triton.jit
+def int_mask_load_kernel(x_ptr, n):
+    i = tl.arange(0, 16)
+    x = tl.load(x_ptr + i, mask=i & 1, other=0)
+    tl.store(x_ptr + i, x)
+
+
+@triton.jit
+def int_mask_atomic_kernel(x_ptr, n):
+    i = tl.arange(0, 16)
+    tl.atomic_add(x_ptr + i, 1, mask=n)
