@@ -109,7 +109,8 @@ def test_autotune_picks_fastest_and_caches_per_key():
 
 
 def test_autotune_really_benchmarks_on_cpu():
-    k = _tuned([triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 1024})], key=["n"], warmup=1, rep=3)
+    k = _tuned([triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 1024})], key=["n"])
+    k.num_warmups, k.num_reps = 1, 3  # short runs of triton.testing.do_bench
     x = torch.rand(5000)
     y = torch.empty_like(x)
     k[_grid](x, y, 5000, 0.5)
@@ -232,7 +233,7 @@ def test_autotune_skips_configs_that_do_not_compile():
 
 def test_autotune_all_configs_failing_raises_the_compile_error():
     k = triton.autotune([triton.Config({"BLOCK": 128}), triton.Config({"BLOCK": 256})], key=["n"],
-                        warmup=1, rep=1)(static_block_kernel)
+                        do_bench=lambda call, quantiles: (call(), [1.0] * 3)[1])(static_block_kernel)
     with pytest.raises(triton.CompilationError, match="BLOCK too large"):
         k[_grid](torch.zeros(10), 10)
 
@@ -449,10 +450,17 @@ def test_compile_is_not_provided():
 
 # ---- compiled kernel handle -----------------------------------------------------------
 
+@triton.jit
+def scale_kernel_fresh(x_ptr, y_ptr, n, factor, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) * factor, mask=mask)
+
+
 def test_warmup_handle_and_relaunch():
     x = torch.rand(100)
     y = torch.zeros_like(x)
-    kernel = scale_kernel.warmup(x, y, 100, 3.0, BLOCK=128, grid=(1, ), num_warps=4, num_stages=2)
+    kernel = scale_kernel_fresh.warmup(x, y, 100, 3.0, BLOCK=128, grid=(1, ), num_warps=4, num_stages=2)
     kernel._init_handles()
     assert kernel.n_regs >= 0 and kernel.n_spills >= 0
     assert kernel.metadata.num_warps == 4 and kernel.metadata.num_stages == 2
@@ -460,7 +468,7 @@ def test_warmup_handle_and_relaunch():
     assert torch.count_nonzero(y) == 0  # warmup compiles, does not run
     kernel[(1, 1, 1)](x, y, 100, 3.0, 128)  # all arguments positionally, constexprs included
     assert torch.allclose(y, x * 3)
-    h = scale_kernel[(1, )](x, y, 100, 5.0, BLOCK=128)
+    h = scale_kernel_fresh[(1, )](x, y, 100, 5.0, BLOCK=128)
     assert torch.allclose(y, x * 5) and h.metadata.name == kernel.metadata.name
 
 
@@ -509,7 +517,7 @@ def test_tensor_descriptor_host_object():
     with pytest.raises(ValueError, match="not a power of 2"):
         TensorDescriptor.from_tensor(x, [16, 6])
     with pytest.raises(ValueError, match="last dimension must be contiguous"):
-        TensorDescriptor(x, [32, 64], [1, 32], [8, 8])
+        TensorDescriptor(x, [16, 32], [64, 2], [8, 8])
     with pytest.raises(ValueError, match="rank mismatch"):
         TensorDescriptor(x, [64, 32], [32], [8, 8])
     with pytest.raises(ValueError, match="rank must be 1 to 5"):
