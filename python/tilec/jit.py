@@ -14,6 +14,7 @@ import types
 import warnings
 
 from . import _C
+from . import _cpu
 from . import _globals
 from . import language as tl
 
@@ -130,11 +131,17 @@ class CompiledKernel(_C.Kernel):
 
     ``kernel[grid](*args)`` launches it with all the kernel's arguments in order
     (constexpr values included and ignored); ``metadata``, ``n_regs``, ``n_spills`` and
-    ``asm`` mirror Triton's CompiledKernel (a CPU has no registers or shared memory to
-    report: 0)."""
+    ``asm`` mirror Triton's CompiledKernel. A CPU program is one thread that runs alone on
+    a core: ``n_regs`` is the vector registers of the target, ``metadata.shared`` the cache
+    the core has to itself (L2), so GPU host code that sizes a persistent grid from them
+    (NUM_REGS // (n_regs * warpSize * num_warps), max_shared_mem // shared, as Triton's
+    fused-softmax tutorial does) gets one program per core; ``n_spills`` is 0."""
 
-    n_regs = 0
     n_spills = 0
+
+    @property
+    def n_regs(self):
+        return _cpu.vector_registers(self.target)
 
     def _init(self, jitfn, spec, compiler, options):
         self.function = jitfn
@@ -145,7 +152,7 @@ class CompiledKernel(_C.Kernel):
             num_warps=options.get("num_warps", 4),
             num_stages=options.get("num_stages", 3),
             num_ctas=options.get("num_ctas", 1),
-            shared=0,
+            shared=_cpu.l2_bytes(),
             target=self.target,
             debug=bool(spec.get("_debug")),
             signature=self.signature,

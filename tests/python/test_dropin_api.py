@@ -462,9 +462,13 @@ def test_warmup_handle_and_relaunch():
     y = torch.zeros_like(x)
     kernel = scale_kernel_fresh.warmup(x, y, 100, 3.0, BLOCK=128, grid=(1, ), num_warps=4, num_stages=2)
     kernel._init_handles()
-    assert kernel.n_regs >= 0 and kernel.n_spills >= 0
+    props = triton.runtime.driver.active.utils.get_device_properties(0)
+    assert kernel.n_regs in (16, 32) and kernel.n_spills == 0
     assert kernel.metadata.num_warps == 4 and kernel.metadata.num_stages == 2
-    assert kernel.metadata.shared >= 0
+    assert kernel.metadata.shared == props["max_shared_mem"] > 0
+    # the fused-softmax tutorial's occupancy arithmetic gives one program per core
+    occupancy = props["max_num_regs"] // (kernel.n_regs * props["warpSize"] * 8)
+    assert min(occupancy, props["max_shared_mem"] // kernel.metadata.shared) == 1
     assert torch.count_nonzero(y) == 0  # warmup compiles, does not run
     kernel[(1, 1, 1)](x, y, 100, 3.0, 128)  # all arguments positionally, constexprs included
     assert torch.allclose(y, x * 3)
@@ -505,6 +509,27 @@ def test_language_names():
     assert cpu_ld.asin is asin
     with pytest.raises(AttributeError, match="has no attribute 'no_such_fn'"):
         tl.no_such_fn
+
+
+from triton.language.extra.cuda import libdevice as cuda_ld  # noqa: E402
+from triton.language.extra.libdevice import tanh as ld_tanh  # noqa: E402
+
+
+@triton.jit
+def libdevice_aliases_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, cuda_ld.asin(x) + ld_tanh(x))
+
+
+@pytest.mark.xfail(reason="needs the kernel's module context (issue 11 item 4): tilec.jit passes it to the "
+                   "compiler once the front end takes it (_USE_MODULE_CONTEXT); until then names come "
+                   "from the file's own statements, which do not resolve these aliases", strict=True)
+def test_libdevice_imported_under_other_names():
+    x = torch.rand(64) - 0.5
+    y = torch.empty_like(x)
+    libdevice_aliases_kernel[(1, )](x, y, BLOCK=64)
+    assert torch.allclose(y, torch.asin(x) + torch.tanh(x), atol=1e-6)
 
 
 # ---- tensor descriptors ---------------------------------------------------------------

@@ -8,89 +8,15 @@ timers (kernel launches on the CPU are synchronous), and the benchmarking hooks
 triton.testing.do_bench uses.
 """
 
-import functools
-import os
 import platform
 import time
 
+from tilec import _cpu
+
 from ..backends.compiler import GPUTarget
 
-
-def _read_int(path):
-    try:
-        with open(path) as f:
-            return int(f.read().strip())
-    except (OSError, ValueError):
-        return None
-
-
-@functools.lru_cache(maxsize=None)
-def _cache_sizes():
-    """{level: bytes} of cpu0's data/unified caches from sysfs (empty if unknown)."""
-    sizes = {}
-    base = "/sys/devices/system/cpu/cpu0/cache"
-    try:
-        entries = sorted(os.listdir(base))
-    except OSError:
-        return sizes
-    for entry in entries:
-        if not entry.startswith("index"):
-            continue
-        d = os.path.join(base, entry)
-        try:
-            with open(os.path.join(d, "type")) as f:
-                kind = f.read().strip()
-            with open(os.path.join(d, "size")) as f:
-                text = f.read().strip()
-        except OSError:
-            continue
-        if kind == "Instruction":
-            continue
-        level = _read_int(os.path.join(d, "level"))
-        scale = {"K": 1024, "M": 1024 * 1024, "G": 1024 ** 3}.get(text[-1:].upper(), 1)
-        try:
-            value = int(text.rstrip("KMGkmg")) * scale
-        except ValueError:
-            continue
-        if level is not None:
-            sizes[level] = value
-    return sizes
-
-
-def _num_cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-def _clock_khz():
-    khz = _read_int("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
-    if khz:
-        return khz
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.lower().startswith("cpu mhz"):
-                    return int(float(line.split(":")[1]) * 1000)
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
-
-
-def _vector_registers():
-    """Vector registers a core has (32 with AVX-512, 16 with AVX/SSE, 32 on AArch64)."""
-    machine = platform.machine().lower()
-    if machine in ("x86_64", "amd64"):
-        try:
-            with open("/proc/cpuinfo") as f:
-                for line in f:
-                    if line.startswith("flags"):
-                        return 32 if " avx512f" in line else 16
-        except OSError:
-            pass
-        return 16
-    return 32
+# The most warps a Triton program may ask for (1024 threads of 32).
+_MAX_WARPS = 32
 
 
 class CPUUtils:
@@ -98,24 +24,26 @@ class CPUUtils:
 
     def get_device_properties(self, device=None):
         """The CPU's numbers under the keys GPU host code reads. A "multiprocessor" is a
-        core (the CPU runs one program per core at a time), `max_shared_mem` is the L2
-        cache of one core, `max_num_regs` the vector registers of a core, `warpSize` 1
-        (one program is one thread)."""
+        core; a program is one thread (`warpSize` 1) that runs alone on its core, so
+        `max_shared_mem` is the cache the core has to itself (L2), the same number a
+        compiled kernel reports as `metadata.shared`, and `max_num_regs` is the core's
+        vector registers times the most warps a program may request, the product a
+        kernel's `n_regs * warpSize * num_warps` never exceeds: GPU occupancy formulas
+        then give one resident program per core."""
         if device not in (None, 0, "cpu") and getattr(device, "type", None) != "cpu":
             raise ValueError(f"get_device_properties: tilec's Triton drop-in has one device, the CPU "
                              f"(0 or 'cpu'), got {device!r}")
-        caches = _cache_sizes()
-        l2 = caches.get(2) or caches.get(1) or 0
+        caches = _cpu.cache_sizes()
         return {
-            "multiprocessor_count": _num_cores(),
-            "max_shared_mem": l2,
-            "max_num_regs": _vector_registers(),
+            "multiprocessor_count": _cpu.num_cores(),
+            "max_shared_mem": _cpu.l2_bytes(),
+            "max_num_regs": _cpu.vector_registers() * _MAX_WARPS,
             "warpSize": 1,
-            "sm_clock_rate": _clock_khz(),
+            "sm_clock_rate": _cpu.clock_khz(),
             "mem_clock_rate": 0,
             "mem_bus_width": 0,
             "l1_cache_size": caches.get(1, 0),
-            "l2_cache_size": l2,
+            "l2_cache_size": caches.get(2, 0),
             "l3_cache_size": caches.get(3, 0),
         }
 
@@ -202,7 +130,7 @@ class CPUDriver:
     def get_empty_cache_for_benchmark(self):
         """A buffer as large as the last-level cache; writing it evicts the kernel's data."""
         import numpy as np
-        caches = _cache_sizes()
+        caches = _cpu.cache_sizes()
         size = caches[max(caches)] if caches else 32 * 1024 * 1024
         return np.empty(min(size, 256 * 1024 * 1024) // 4, dtype=np.int32)
 
