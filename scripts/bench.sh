@@ -290,6 +290,19 @@ for which in vector_add matmul all; do
   rm -rf "$cache"
 done
 
+section "python: launch overhead; tilec vs Triton's interpreter, torch and numpy"
+# bench/python/run.py, in the venv scripts/test.sh uses (tilec from `pip install .`, torch
+# and the real triton from PyPI); its own report: bench/python/REPORT.md.
+PYOPTS=()
+if [ "$QUICK" = 1 ]; then PYOPTS+=(--quick); fi
+mkdir -p "${BENCH_REPORT_DIR:-bench}/python"
+if VENV=$(bash scripts/python_venv.sh); then
+  "$VENV/bin/python" bench/python/run.py "${PYOPTS[@]}" --out "${BENCH_REPORT_DIR:-bench}/python/REPORT.md" ||
+    echo "warning: the Python benchmarks failed" >&2
+else
+  echo "warning: no Python venv (scripts/python_venv.sh failed): Python benchmarks skipped" >&2
+fi
+
 section "report"
 # Machine facts for the report; the load average shows whether other work shared the cores.
 MACHINE="$WORK/machine.env"

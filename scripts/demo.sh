@@ -47,3 +47,10 @@ section "examples again: JIT kernels now come from the cache"
 for name in vector_add softmax layer_norm matmul; do
   build/examples/$name/jit "examples/$name/$(cd examples/$name && ls ./*.py | head -1 | cut -c3-)"
 done
+
+section "Python: pip install . into ${TILEC_VENV:-$HOME/.cache/tilec/venv}, run examples/python/softmax.py"
+# The tilec package (compiler, runtime and the tilec._C extension inside it) launching a
+# Triton softmax on numpy arrays, and on torch CPU tensors when the venv has torch
+# (scripts/test.sh installs it there).
+VENV=$(bash scripts/python_venv.sh --no-torch)
+(cd /tmp && "$VENV/bin/python" "$ROOT/examples/python/softmax.py")

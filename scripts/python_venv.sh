@@ -3,7 +3,14 @@
 # benchmarks use, installs tilec into it with `pip install .`, and prints its path.
 # The venv is ${TILEC_VENV:-$HOME/.cache/tilec/venv}: fresh clones on one machine reuse it
 # (torch alone is ~4 GB). Needs python3-venv and python3-dev (scripts/setup.sh).
+# --no-torch: only what tilec itself needs (numpy, the build backend) — scripts/demo.sh.
 set -euo pipefail
+WANT="numpy pytest scikit_build_core torch"
+PIP_PKGS=(numpy pytest "scikit-build-core>=0.10" torch)
+if [ "${1:-}" = --no-torch ]; then
+  WANT="numpy scikit_build_core"
+  PIP_PKGS=(numpy "scikit-build-core>=0.10")
+fi
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VENV=${TILEC_VENV:-$HOME/.cache/tilec/venv}
@@ -15,9 +22,9 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV" >&2
 fi
 # What the build and the tests need; pip skips what is installed already.
-if ! "$VENV/bin/python" -c 'import numpy, pytest, scikit_build_core, torch' 2>/dev/null; then
+if ! "$VENV/bin/python" -c "import ${WANT// /, }" 2>/dev/null; then
   "$VENV/bin/pip" install -q --upgrade pip >&2
-  "$VENV/bin/pip" install -q numpy pytest "scikit-build-core>=0.10" torch >&2
+  "$VENV/bin/pip" install -q "${PIP_PKGS[@]}" >&2
 fi
 # The package itself, built from this tree (build dir build/python-<tag>: incremental).
 "$VENV/bin/pip" install -q --no-build-isolation "$ROOT" >&2
