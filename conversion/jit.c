@@ -95,12 +95,113 @@ static uint64_t fnv_build_id(uint64_t h) {
   return fnv_field(h, (const char *)this_build.id, this_build.len);
 }
 
+/* ---- the module context in the key ------------------------------------------------------- */
+
+static uint64_t fnv_globals(uint64_t h, const tilec_global *g, size_t n) {
+  h = fnv_int(h, g ? (int64_t)n : -1);
+  for (size_t i = 0; g && i < n; i++) {
+    h = fnv_str(h, g[i].name);
+    h = fnv_int(h, g[i].kind);
+    h = fnv_str(h, g[i].value);
+    h = fnv_int(h, (int64_t)g[i].module);
+  }
+  return h;
+}
+
+/* A whole file's contents (a missing file hashes as absent). */
+static uint64_t fnv_file(uint64_t h, const char *path) {
+  char *text = NULL;
+  size_t len = 0;
+  tilec_status *st = tc_read_source_file(path, &text, &len);
+  if (st) {
+    tilec_status_destroy(st);
+    return fnv_field(h, NULL, 0);
+  }
+  h = fnv_field(h, text, len);
+  free(text);
+  return h;
+}
+
+/* `tilec compile FILE` resolves `import helpers` / `from .helpers import f` to files next to
+ * the kernel: their contents are part of the key. Found from the text (lines starting with
+ * import/from, at any indentation so try/except imports count), transitively, at most 32. */
+typedef struct sibling_walk {
+  char seen[32][512];
+  int n;
+} sibling_walk;
+
+static uint64_t fnv_siblings(uint64_t h, const char *filename, const char *src, size_t len, sibling_walk *w) {
+  if (!filename || filename[0] == '<' || !src) return h;
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s", filename);
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = 0;
+  else snprintf(dir, sizeof dir, ".");
+  for (size_t i = 0; i < len;) {
+    size_t e = i;
+    while (e < len && src[e] != '\n') e++;
+    size_t k = i;
+    while (k < e && (src[k] == ' ' || src[k] == '\t')) k++;
+    size_t kw = !strncmp(src + k, "from ", 5) ? 5 : !strncmp(src + k, "import ", 7) ? 7 : 0;
+    for (k += kw; kw && k < e && (src[k] == ' ' || src[k] == '.'); k++) {}
+    size_t b = k;
+    while (kw && k < e && (src[k] == '_' || (src[k] >= 'a' && src[k] <= 'z') || (src[k] >= 'A' && src[k] <= 'Z') ||
+                           (src[k] >= '0' && src[k] <= '9')))
+      k++;
+    if (kw && k > b && k - b < 200 && w->n < 32) {
+      char path[512 + 208];
+      snprintf(path, sizeof path, "%s/%.*s.py", dir, (int)(k - b), src + b);
+      struct stat stt;
+      bool dup = false;
+      for (int j = 0; j < w->n && !dup; j++) dup = !strcmp(w->seen[j], path);
+      if (!dup && !stat(path, &stt) && S_ISREG(stt.st_mode)) {
+        snprintf(w->seen[w->n++], sizeof w->seen[0], "%s", path);
+        char *text = NULL;
+        size_t tl = 0;
+        tilec_status *st = tc_read_source_file(path, &text, &tl);
+        if (!st) {
+          h = fnv_str(h, path);
+          h = fnv_field(h, text, tl);
+          h = fnv_siblings(h, path, text, tl, w);
+          free(text);
+        }
+        tilec_status_destroy(st);
+      }
+    }
+    i = e + 1;
+  }
+  return h;
+}
+
+static uint64_t fnv_module_context(uint64_t h, const tilec_kernel_spec *spec) {
+  h = fnv_int(h, spec->source_kind);
+  h = fnv_int(h, spec->first_line);
+  h = fnv_globals(h, spec->globals, spec->num_globals);
+  h = fnv_int(h, spec->modules ? (int64_t)spec->num_modules : -1);
+  sibling_walk *w = calloc(1, sizeof *w);
+  if (w && spec->source_kind == TILEC_SOURCE_FILE)
+    h = fnv_siblings(h, spec->filename, spec->source, spec->source_len, w);
+  for (size_t i = 0; spec->modules && i < spec->num_modules; i++) {
+    const tilec_source_module *m = &spec->modules[i];
+    h = fnv_str(h, m->filename);
+    if (m->source) h = fnv_field(h, m->source, m->source_len ? m->source_len : strlen(m->source));
+    else h = fnv_file(h, m->filename);
+    h = fnv_int(h, m->source_kind);
+    h = fnv_int(h, m->first_line);
+    h = fnv_globals(h, m->globals, m->num_globals);
+  }
+  free(w);
+  /* read by the front end (Triton's rule for non-constexpr globals) */
+  h = fnv_str(h, getenv("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS"));
+  return h;
+}
+
 /* Everything that changes the compiled library: the spec, the options, the target this
  * compiler resolved (CPU and features, not just "host"), the compiler's version and build,
  * and the ABI version. */
 static uint64_t cache_key(const tilec_compiler *c, const tilec_kernel_spec *spec) {
   uint64_t h = FNV_OFFSET;
-  h = fnv_str(h, "tilec-jit-key-1");
+  h = fnv_str(h, "tilec-jit-key-2");
   h = fnv_str(h, tilec_version());
   h = fnv_build_id(h);
   h = fnv_int(h, TILEC_ABI_VERSION);
@@ -125,7 +226,7 @@ static uint64_t cache_key(const tilec_compiler *c, const tilec_kernel_spec *spec
     h = fnv_str(h, spec->defines[i].name);
     h = fnv_str(h, spec->defines[i].value);
   }
-  return h;
+  return fnv_module_context(h, spec);
 }
 
 /* ---- loaded kernels ---------------------------------------------------------------------- */

@@ -112,9 +112,12 @@ tilec_status *tc_pipeline_run(MlirModule *module, tc_stage stage, const tc_targe
   if ((st = run_passes(vec, to_llvm_pipeline, "lowering to the LLVM dialect"))) return st;
   /* -g: a DISubprogram per function turns the kernel-source locations into DWARF line
    * tables (gdb can break at kernel.py:LINE). */
-  if (opts->debug_info)
-    return run_passes(vec, "builtin.module(ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly})",
-                      "debug info");
+  if (opts->debug_info) {
+    st = run_passes(vec, "builtin.module(ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly})",
+                    "debug info");
+    if (!st) tc_debug_scope_files(vec); /* helpers inlined from other files keep their file */
+    return st;
+  }
   return NULL;
 }
 

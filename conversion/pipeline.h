@@ -27,6 +27,10 @@ typedef struct tc_codegen_options {
   bool check_races;  /* stores recorded in shadow memory; CAS/XCHG mark critical sections */
 } tc_codegen_options;
 
+/* debug_files.c: after the debug-info pass, ops located in another file than their
+ * function (inlined @jit helpers of other modules) get a DILexicalBlockFile scope naming it. */
+void tc_debug_scope_files(MlirModule module);
+
 /* Parses a stage name ("tile", "vector", "llvm-dialect", "llvm", "asm"). */
 bool tc_stage_from_name(const char *name, tc_stage *out);
 const char *tc_stage_name(tc_stage s);

@@ -100,8 +100,20 @@ typedef enum tc_stmt_kind {
   TC_STMT_CONTINUE,
   TC_STMT_ASSERT,    /* assert test[, msg] */
   TC_STMT_DEF,       /* nested def: parsed, rejected by the code generator */
-  TC_STMT_OTHER      /* import/global/nonlocal/del/raise/with/try/class/...: `what` names it */
+  TC_STMT_OTHER,     /* import/global/nonlocal/del/raise/with/try/class/...: `what` names it */
+  TC_STMT_IMPORT,    /* module level only: import a.b [as c], ... / from [.]a.b import c [as d], ... */
+  TC_STMT_TRY        /* module level only: try: body except [type]: handler ... [else:] [finally:] */
 } tc_stmt_kind;
+
+/* One name of an import statement: `a.b.c as d` (asname NULL when absent; name "*" for
+ * `from m import *`). */
+typedef struct tc_import_name {
+  const char *name;
+  const char *asname;
+  tc_loc loc;
+} tc_import_name;
+
+typedef struct tc_handler tc_handler;
 
 typedef struct tc_stmt tc_stmt;
 typedef struct tc_func tc_func;
@@ -125,8 +137,25 @@ struct tc_stmt {
     struct { tc_expr *test; tc_block body; tc_block orelse; } while_;
     struct { tc_expr *test; tc_expr *msg; } assert_;
     struct { tc_func *func; } def;
-    struct { const char *what; } other; /* e.g. "import statement", "with statement" */
+    struct {
+      const char *what;   /* e.g. "import statement", "with statement" */
+      const char **binds; /* module level: names the skipped code binds (def/class/assignments) */
+      int nbinds;
+    } other;
+    struct {
+      const char *from;   /* `from X import ...`: X (NULL for a plain `import`) */
+      int level;          /* leading dots of a relative `from . import x` */
+      tc_import_name *names;
+      int nnames;
+    } import;
+    struct { tc_block body; tc_handler *handlers; int nhandlers; tc_block orelse, final; } try_;
   } u;
+};
+
+struct tc_handler {
+  tc_expr *type; /* NULL for a bare `except:` */
+  tc_loc loc;
+  tc_block body;
 };
 
 typedef struct tc_param {
@@ -149,14 +178,19 @@ struct tc_func {
   tc_block body;
 };
 
-/* A parsed file: the @triton.jit functions, in source order. Host code, imports and
- * other top-level statements are skipped token by token (they need only lex). */
+/* A parsed file: the @triton.jit functions, in source order, and the module-level
+ * statements the module context is derived from (imports, assignments, try/if around them;
+ * a @jit def appears there as TC_STMT_DEF). Host code that does not parse is kept as
+ * TC_STMT_OTHER with the names it binds, found from its tokens. */
 typedef struct tc_module {
   const char *filename;
   const char *source;     /* the whole text, NUL-terminated (owned by the module) */
   size_t source_len;
+  int line_offset;        /* added to every line shown or emitted: source line 1 is file line 1 + offset */
+  int functions_only;     /* TILEC_SOURCE_FUNCTIONS: every top-level def is a kernel function */
   tc_func **funcs;
   int nfuncs;
+  tc_block toplevel;      /* module-level statements in order (see above) */
   struct tc_arena *arena; /* owns every node and string */
 } tc_module;
 

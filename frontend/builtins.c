@@ -3,6 +3,7 @@
  * a precise error (unknown function, not supported yet, bad argument). */
 #include "frontend/cg.h"
 
+#include "frontend/module_context.h"
 #include "frontend/parser.h"
 
 #include <math.h>
@@ -71,6 +72,7 @@ static tc_val module(const char *name) { return (tc_val){.kind = TV_MODULE, .nam
 
 tc_val cg_module_attr(tc_cg *cg, const tc_val *m, const char *attr, tc_loc loc) {
   const char *mn = m->name;
+  if (cg_is_context_module(m)) return cg_context_module_attr(cg, m, attr, loc);
   tc_val api;
   if (cg_api_module_attr(cg, mn, attr, loc, &api)) return api;
   if (!strcmp(mn, "triton")) {
@@ -79,9 +81,13 @@ tc_val cg_module_attr(tc_cg *cg, const tc_val *m, const char *attr, tc_loc loc) 
     if (!strcmp(attr, "jit")) return builtin(cg, "triton", "jit");
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'triton.%s' cannot be used inside a kernel", attr);
   }
-  if (!strcmp(mn, "tl.extra")) {
+  if (!strcmp(mn, "tl.extra") || !strcmp(mn, "tl.extra.backend")) {
+    /* tl.extra.libdevice and the backends' copies: tl.extra.{cuda,cpu,hip}.libdevice */
     if (!strcmp(attr, "libdevice")) return module("libdevice");
-    return module("tl.extra"); /* tl.extra.cuda.libdevice and friends */
+    if (!strcmp(mn, "tl.extra") && (!strcmp(attr, "cuda") || !strcmp(attr, "cpu") || !strcmp(attr, "hip")))
+      return module("tl.extra.backend");
+    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'%s.%s' is not supported (tilec has the extra.libdevice functions)",
+                    !strcmp(mn, "tl.extra") ? "tl.extra" : "tl.extra.<backend>", attr);
   }
   if (!strcmp(mn, "libdevice")) {
     if (cg->prelude) {
@@ -330,6 +336,8 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
   const char *dot = strchr(full, '.');
   const char *name = dot ? dot + 1 : full;
   if (!strncmp(full, "tdesc.", 6)) return cg_tdesc_method(cg, name, a, loc);
+  if (!strncmp(full, "pymath.", 7)) return cg_context_call(cg, name, a, loc);
+  if (!strncmp(full, "dtype.", 6)) return cg_dtype_method(cg, name, a, loc);
   tc_val api;
   if (cg_api_builtin(cg, full, name, a, loc, &api)) return api;
   bool py = !strncmp(full, "py.", 3);
@@ -697,16 +705,4 @@ tc_val cg_tensor_attr(tc_cg *cg, const tc_val *t, const char *attr, tc_loc loc) 
     return m;
   }
   return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tensor has no attribute '%s'", attr);
-}
-
-tc_val cg_dtype_attr(tc_cg *cg, const tc_val *d, const char *attr, tc_loc loc) {
-  if (!strcmp(attr, "element_ty")) {
-    if (!tc_ty_is_ptr(d->ty)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'element_ty' is only defined on pointer dtypes");
-    tc_ty e = d->ty;
-    e.ptr_depth--;
-    return tv_dtype(e);
-  }
-  if (!strcmp(attr, "primitive_bitwidth")) return tv_int(tc_ty_bits(d->ty));
-  if (!strcmp(attr, "scalar")) return *d;
-  return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "dtype attribute '%s' is not supported", attr);
 }

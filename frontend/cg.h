@@ -67,7 +67,8 @@ typedef struct tc_scope {
 typedef struct tc_frame {
   tc_scope scope;
   const tc_func *fn;
-  const tc_module *mod; /* module the function comes from (the kernel file or the prelude) */
+  const tc_module *mod; /* module the function comes from (a source unit or the prelude) */
+  int unit;             /* its unit in the module context (module_context.h); -1: the prelude */
   bool returned;
   tc_val ret;
   bool has_ret;
@@ -86,6 +87,8 @@ typedef struct tc_cg {
   MlirOperation func;
   bool uses_assert;
   tc_kernel_info *info; /* for static_print notes */
+  struct tc_mctx *mctx;  /* module context: globals, module-level statements, other sources */
+  bool in_default;       /* evaluating a parameter default (plain globals are allowed there) */
 } tc_cg;
 
 /* --- value constructors ------------------------------------------------------------ */
@@ -203,6 +206,8 @@ tc_val cg_module_attr(tc_cg *cg, const tc_val *module, const char *attr, tc_loc 
 bool cg_global_name(tc_cg *cg, const char *name, tc_val *out);
 tc_val cg_call_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc);
 tc_val cg_tensor_attr(tc_cg *cg, const tc_val *t, const char *attr, tc_loc loc);
+/* dtype_attrs.c: dtype attributes (name, primitive_bitwidth, ...) and methods (is_fp16(), ...). */
 tc_val cg_dtype_attr(tc_cg *cg, const tc_val *d, const char *attr, tc_loc loc);
+tc_val cg_dtype_method(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc);
 
 #endif

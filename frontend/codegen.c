@@ -3,6 +3,7 @@
  * In: a parsed module + specialization. Out: a func.func in the tile dialect. */
 #include "frontend/cg.h"
 
+#include "frontend/module_context.h"
 #include "frontend/parser.h"
 #include "frontend/signature.h"
 #include <mlir-c/BuiltinAttributes.h>
@@ -88,8 +89,11 @@ tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, 
 }
 
 void cg_set_loc(tc_cg *cg, tc_loc loc) {
-  cg->b.loc = mlirLocationFileLineColGet(cg->ctx, mlirStringRefCreateFromCString(cg->filename), (unsigned)loc.line,
-                                         (unsigned)loc.col);
+  const tc_module *m = cg_current_module(cg);
+  /* prelude code keeps its caller's location: it is part of the tl.* call there */
+  if (m == cg->prelude && cg->depth) return;
+  cg->b.loc = mlirLocationFileLineColGet(cg->ctx, mlirStringRefCreateFromCString(m ? m->filename : cg->filename),
+                                         (unsigned)(loc.line + (m ? m->line_offset : 0)), (unsigned)loc.col);
 }
 
 void *cg_alloc(tc_cg *cg, size_t n) { return tc_arena_alloc(cg->arena, n); }
@@ -143,6 +147,11 @@ bool cg_truthy_constexpr(tc_cg *cg, const tc_val *v, tc_loc loc, bool *out) {
 static tc_val eval_name(tc_cg *cg, const tc_expr *e) {
   tc_val *v = cg_lookup(cg, e->u.name);
   if (v) return *v;
+  tc_val c;
+  if (cg_frame(cg)->unit >= 0) {
+    if (cg_context_name(cg, e->u.name, e->loc, &c)) return cg->err ? (tc_val){.kind = TV_INVALID} : c;
+    return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "name '%s' is not defined", e->u.name);
+  }
   const tc_func *fn = tc_module_find(cg_current_module(cg), e->u.name);
   if (fn) return (tc_val){.kind = TV_JITFN, .fn = fn};
   tc_val g;
@@ -215,6 +224,10 @@ static tc_val eval_call(tc_cg *cg, const tc_expr *e) {
   case TV_JITFN: return cg_call_jit(cg, callee.fn, a.args, a.nargs, a.kwnames, a.kwargs, a.nkw, e->loc);
   case TV_DTYPE:
     return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "dtypes are not callable: use x.to(dtype) to convert");
+  case TV_CONSTEXPR_TYPE: /* tl.constexpr(v): v as a compile-time value */
+    if (a.nargs != 1 || a.nkw || !(tv_is_constexpr(&a.args[0]) || a.args[0].kind == TV_TUPLE))
+      return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "tl.constexpr() takes one compile-time value");
+    return a.args[0];
   default: break;
   }
   return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "'%s' is not callable", tv_kind_name(&callee));
@@ -601,6 +614,10 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
   case TC_STMT_OTHER:
     cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "%s is not supported in @triton.jit functions", s->u.other.what);
     return;
+  case TC_STMT_IMPORT: case TC_STMT_TRY: /* module level only */
+    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "%s is not supported in @triton.jit functions",
+             s->kind == TC_STMT_IMPORT ? "import statement" : "try statement");
+    return;
   }
 }
 
@@ -626,10 +643,8 @@ static bool push_frame(tc_cg *cg, const tc_func *fn, tc_loc loc) {
   }
   tc_frame *f = calloc(1, sizeof *f);
   f->fn = fn;
-  f->mod = cg->mod;
-  if (cg->prelude)
-    for (int i = 0; i < cg->prelude->nfuncs; i++)
-      if (cg->prelude->funcs[i] == fn) f->mod = cg->prelude;
+  f->unit = tc_mctx_unit_of(cg->mctx, fn);
+  f->mod = f->unit >= 0 ? tc_mctx_unit_module(cg->mctx, f->unit) : cg->prelude;
   cg->frames[cg->depth++] = f;
   return true;
 }
@@ -675,8 +690,12 @@ tc_val cg_call_jit(tc_cg *cg, const tc_func *fn, const tc_val *args, int nargs, 
         cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' missing required argument '%s'", fn->name, fn->params[i].name);
         break;
       }
-      /* Defaults are evaluated in the callee's (empty) scope: they are constants. */
+      /* Defaults are evaluated in the callee's (empty) scope: they are constants, and may
+       * read plain module globals (Python evaluated them when the def ran). */
+      bool was = cg->in_default;
+      cg->in_default = true;
       bound[i] = cg_expr(cg, fn->params[i].default_value);
+      cg->in_default = was;
     }
     cg_bind(cg, fn->params[i].name, bound[i]);
   }
@@ -707,12 +726,35 @@ static MlirAttribute arg_attrs(tc_cg *cg, const tc_kernel_info *info) {
   return mlirArrayAttrGet(cg->ctx, n, dicts);
 }
 
+/* A parameter default that is not a literal, in fn's module context (tc_specialize). */
+static tilec_status *eval_default(void *ctx, const tc_func *fn, const tc_expr *e, tc_val *out) {
+  tc_cg *cg = ctx;
+  /* nothing should be emitted, but whatever is goes into a block that is thrown away */
+  MlirBlock scratch = mlirBlockCreate(0, NULL, NULL);
+  tcb_set_end(&cg->b, scratch);
+  if (push_frame(cg, fn, e->loc)) {
+    cg->in_default = true;
+    *out = cg_expr(cg, e);
+    cg->in_default = false;
+    if (!cg->err && !tv_is_constexpr(out) && out->kind != TV_TUPLE && out->kind != TV_JITFN)
+      cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "a parameter default must be a compile-time value, got %s",
+               tv_kind_name(out));
+    pop_frame(cg);
+  }
+  mlirBlockDestroy(scratch);
+  tilec_status *st = cg->err;
+  cg->err = NULL;
+  return st;
+}
+
 tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec, MlirModule *out,
                                   tc_kernel_info *info) {
   tc_module *mod = NULL;
   const char *filename = spec->filename ? spec->filename : "<string>";
   size_t len = spec->source_len ? spec->source_len : strlen(spec->source);
-  tilec_status *st = tc_parse_module(filename, spec->source, len, &mod);
+  bool functions_only = spec->source_kind == TILEC_SOURCE_FUNCTIONS;
+  tc_parse_options po = {.functions_only = functions_only, .first_line = spec->first_line};
+  tilec_status *st = tc_parse_module_opts(filename, spec->source, len, &po, &mod);
   if (st) return st;
   const tc_func *fn = tc_module_find(mod, spec->kernel);
   if (!fn) {
@@ -720,16 +762,11 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
     size_t k = 0;
     for (int i = 0; i < mod->nfuncs && k + 2 < sizeof names; i++)
       k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", i ? ", " : "", mod->funcs[i]->name);
-    st = tilec_status_create(TILEC_ERROR_NOT_FOUND, "%s: no @triton.jit function named '%s'%s%s%s", filename,
-                             spec->kernel, mod->nfuncs ? " (found: " : " (the file has no @triton.jit functions)",
-                             names, mod->nfuncs ? ")" : "");
-    tc_module_destroy(mod);
-    return st;
-  }
-  tc_val *param_vals = calloc(TC_MAX_PARAMS, sizeof *param_vals);
-  st = tc_specialize(mod, fn, spec, info, param_vals);
-  if (st) {
-    free(param_vals);
+    const char *what = functions_only ? "function" : "@triton.jit function";
+    st = tilec_status_create(TILEC_ERROR_NOT_FOUND, "%s: no %s named '%s'%s%s%s%s", filename, what, spec->kernel,
+                             mod->nfuncs ? " (found: " : functions_only ? " (the source has no " : " (the file has no ",
+                             mod->nfuncs ? "" : what,
+                             mod->nfuncs ? names : "s", ")");
     tc_module_destroy(mod);
     return st;
   }
@@ -737,7 +774,6 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
   tc_module *prelude = NULL;
   st = tc_parse_module("<tilec prelude>", tilec_embedded_prelude, strlen(tilec_embedded_prelude), &prelude);
   if (st) {
-    free(param_vals);
     tc_module_destroy(mod);
     return tilec_status_annotate(st, "internal error in the tilec prelude");
   }
@@ -749,7 +785,19 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
   cg.info = info;
   cg.filename = filename;
   cg.arena = tc_arena_create();
+  cg.mctx = tc_mctx_create(cg.arena, spec, mod);
   tcb_init(&cg.b, ctx);
+  cg_set_loc(&cg, fn->loc);
+  tc_val *param_vals = calloc(TC_MAX_PARAMS, sizeof *param_vals);
+  st = tc_specialize(mod, fn, spec, info, param_vals, cg.arena, eval_default, &cg);
+  if (st) {
+    free(param_vals);
+    tc_mctx_destroy(cg.mctx);
+    tc_arena_destroy(cg.arena);
+    tc_module_destroy(prelude);
+    tc_module_destroy(mod);
+    return st;
+  }
   cg_set_loc(&cg, fn->loc);
 
   /* The kernel function: runtime parameters only, in order. */
@@ -799,6 +847,7 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
     st = tile_verify(mlirModuleGetOperation(m));
     if (st) st = tilec_status_annotate(st, "the front end produced invalid tile IR for '%s'", fn->name);
   }
+  tc_mctx_destroy(cg.mctx);
   tc_arena_destroy(cg.arena);
   free(param_vals);
   tc_module_destroy(prelude);

@@ -44,7 +44,7 @@ tilec_status *tc_error_at(const tc_module *m, tc_loc loc, tilec_status_code code
     return tilec_status_create(code == TILEC_OK ? TILEC_ERROR_INTERNAL : code, "out of memory");
   size_t len;
   const char *text = tc_module_line(m, loc.line, &len);
-  tilec_status *s = tilec_status_create_at(code, m->filename, loc.line, loc.col, text, "%s", msg);
+  tilec_status *s = tilec_status_create_at(code, m->filename, loc.line + m->line_offset, loc.col, text, "%s", msg);
   free(msg);
   return s;
 }

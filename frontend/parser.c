@@ -1282,32 +1282,341 @@ static tc_func *tc_parse_top_func(tc_parser *p) {
   return tc_parse_def(p, &decos);
 }
 
+/* ---- module level: the statements the module context comes from ------------------ */
+
+/* Names bound by host code in tokens [start, end) that the parser skips: `NAME(, NAME)* =`
+ * at the start of a logical line, def/class names, import targets and for-loop targets.
+ * Bodies of def and class are not scanned (their names are local to them). */
+static void tc_scan_binds(tc_parser *p, size_t start, size_t end, tc_vec *out) {
+  int line_start = 1, skip_depth = -1, depth = 0;
+  for (size_t i = start; i < end; i++) {
+    const tc_token *t = &p->toks[i];
+    if (t->kind == TC_TOK_NEWLINE) {
+      line_start = 1;
+      continue;
+    }
+    if (t->kind == TC_TOK_INDENT) {
+      depth++;
+      continue;
+    }
+    if (t->kind == TC_TOK_DEDENT) {
+      if (--depth <= skip_depth) skip_depth = -1;
+      continue;
+    }
+    if (!line_start) continue;
+    line_start = 0;
+    if (skip_depth >= 0) continue;
+    if (tc_is_op(t, "@")) {
+      line_start = 1; /* a decorator line: the def follows */
+      while (i + 1 < end && p->toks[i + 1].kind != TC_TOK_NEWLINE) i++;
+      continue;
+    }
+    if (tc_is_kw(t, "async") && i + 1 < end) t = &p->toks[++i];
+    if ((tc_is_kw(t, "def") || tc_is_kw(t, "class")) && i + 1 < end && tc_is_identifier(&p->toks[i + 1])) {
+      tc_vec_push_ptr(p, out, (void *)tc_tok_str(p, &p->toks[i + 1]));
+      skip_depth = depth;
+      continue;
+    }
+    if (tc_is_kw(t, "import") || tc_is_kw(t, "from")) {
+      size_t j = i;
+      if (tc_is_kw(t, "from"))
+        while (j < end && !tc_is_kw(&p->toks[j], "import") && p->toks[j].kind != TC_TOK_NEWLINE) j++;
+      /* import a.b, c as d: the bound name is the asname, else the first component (plain
+       * import) or the name (from-import) */
+      int plain = tc_is_kw(t, "import");
+      for (j++; j < end && p->toks[j].kind != TC_TOK_NEWLINE && !tc_is_op(&p->toks[j], ";"); j++) {
+        if (!tc_is_identifier(&p->toks[j])) continue;
+        const tc_token *name = &p->toks[j];
+        while (j + 2 < end && tc_is_op(&p->toks[j + 1], ".")) j += 2;
+        if (j + 2 < end && tc_is_kw(&p->toks[j + 1], "as") && tc_is_identifier(&p->toks[j + 2])) {
+          name = &p->toks[j + 2];
+          j += 2;
+        } else if (!plain) {
+          name = &p->toks[j];
+        }
+        tc_vec_push_ptr(p, out, (void *)tc_tok_str(p, name));
+      }
+      i = j - 1;
+      continue;
+    }
+    size_t j = i;
+    if (tc_is_kw(t, "for")) j++;
+    size_t first = j;
+    while (j < end && tc_is_identifier(&p->toks[j]) && j + 1 < end && tc_is_op(&p->toks[j + 1], ",")) j += 2;
+    if (j < end && tc_is_identifier(&p->toks[j]) && j + 1 < end &&
+        (tc_is_op(&p->toks[j + 1], "=") || tc_is_op(&p->toks[j + 1], ":") || tc_is_kw(&p->toks[j + 1], "in"))) {
+      for (size_t k = first; k <= j; k += 2) tc_vec_push_ptr(p, out, (void *)tc_tok_str(p, &p->toks[k]));
+    }
+  }
+}
+
+static tc_stmt *tc_opaque(tc_parser *p, tc_loc loc, const char *what, size_t start, size_t end) {
+  tc_vec binds;
+  tc_vec_init(&binds, sizeof(char *));
+  tc_scan_binds(p, start, end, &binds);
+  tc_stmt *s = tc_other(p, loc, what);
+  s->u.other.binds = (const char **)(void *)binds.data;
+  s->u.other.nbinds = binds.n;
+  return s;
+}
+
+static const char *tc_parse_dotted(tc_parser *p) {
+  const tc_token *t = tc_cur(p);
+  if (!tc_is_identifier(t)) tc_fail(p, tc_tok_loc(t), "expected a module name");
+  size_t len = t->len;
+  const char *start = t->start;
+  tc_advance(p);
+  while (tc_is_op(tc_cur(p), ".") && tc_is_identifier(tc_peek(p, 1))) {
+    tc_advance(p);
+    const tc_token *n = tc_advance(p);
+    len = (size_t)(n->start + n->len - start);
+  }
+  /* the lexer allows spaces around '.', so rebuild the name from its parts */
+  char *s = tc_new(p, len + 1);
+  size_t k = 0;
+  for (size_t i = 0; i < len; i++)
+    if (start[i] != ' ' && start[i] != '\t' && start[i] != '\\' && start[i] != '\n' && start[i] != '\r') s[k++] = start[i];
+  s[k] = 0;
+  return s;
+}
+
+static void tc_parse_import_name(tc_parser *p, tc_vec *names, int dotted) {
+  tc_import_name *n = tc_vec_push(p, names);
+  n->loc = tc_tok_loc(tc_cur(p));
+  if (dotted) n->name = tc_parse_dotted(p);
+  else {
+    if (!tc_is_identifier(tc_cur(p))) tc_fail(p, n->loc, "expected a name to import");
+    n->name = tc_tok_str(p, tc_advance(p));
+  }
+  if (tc_is_kw(tc_cur(p), "as")) {
+    tc_advance(p);
+    if (!tc_is_identifier(tc_cur(p))) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected a name after 'as'");
+    n->asname = tc_tok_str(p, tc_advance(p));
+  }
+}
+
+/* import a.b [as c], ... | from [.]*a.b import (c [as d], ...) | from x import * */
+static tc_stmt *tc_parse_import(tc_parser *p) {
+  const tc_token *t = tc_advance(p);
+  tc_stmt *s = tc_stmt_new(p, TC_STMT_IMPORT, tc_tok_loc(t));
+  tc_vec names;
+  tc_vec_init(&names, sizeof(tc_import_name));
+  if (tc_is_kw(t, "import")) {
+    do tc_parse_import_name(p, &names, 1);
+    while (tc_accept_op(p, ","));
+  } else {
+    while (tc_is_op(tc_cur(p), ".") || tc_is_op(tc_cur(p), "...")) s->u.import.level += (int)tc_advance(p)->len;
+    s->u.import.from = tc_is_kw(tc_cur(p), "import") ? "" : tc_parse_dotted(p);
+    if (!tc_is_kw(tc_cur(p), "import")) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected 'import'");
+    tc_advance(p);
+    if (tc_is_op(tc_cur(p), "*")) {
+      tc_import_name *n = tc_vec_push(p, &names);
+      n->loc = tc_tok_loc(tc_advance(p));
+      n->name = "*";
+    } else {
+      int paren = tc_accept_op(p, "(");
+      do {
+        if (paren && tc_is_op(tc_cur(p), ")")) break;
+        tc_parse_import_name(p, &names, 0);
+      } while (tc_accept_op(p, ","));
+      if (paren) tc_expect_op(p, ")", "expected ')'");
+    }
+  }
+  s->u.import.names = (tc_import_name *)(void *)names.data;
+  s->u.import.nnames = names.n;
+  return s;
+}
+
+static void tc_parse_module_simple(tc_parser *p, tc_vec *out) {
+  for (;;) {
+    const tc_token *t = tc_cur(p);
+    tc_vec_push_ptr(p, out, tc_is_kw(t, "import") || tc_is_kw(t, "from") ? tc_parse_import(p) : tc_parse_small_stmt(p));
+    if (tc_accept_op(p, ";") && tc_cur(p)->kind != TC_TOK_NEWLINE) continue;
+    if (tc_cur(p)->kind == TC_TOK_NEWLINE) {
+      tc_advance(p);
+      return;
+    }
+    if (tc_cur(p)->kind == TC_TOK_ENDMARKER) return;
+    tc_fail_unexpected(p, tc_cur(p));
+  }
+}
+
+static void tc_parse_module_stmt(tc_parser *p, tc_vec *out, int top);
+
+static void tc_parse_module_suite(tc_parser *p, tc_block *b) {
+  tc_vec stmts;
+  tc_vec_init(&stmts, sizeof(tc_stmt *));
+  if (tc_cur(p)->kind != TC_TOK_NEWLINE) {
+    tc_parse_module_simple(p, &stmts);
+  } else {
+    tc_advance(p);
+    if (tc_cur(p)->kind != TC_TOK_INDENT) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected an indented block");
+    tc_advance(p);
+    while (tc_cur(p)->kind != TC_TOK_DEDENT && tc_cur(p)->kind != TC_TOK_ENDMARKER) tc_parse_module_stmt(p, &stmts, 0);
+    tc_advance(p);
+  }
+  tc_finish_block(b, &stmts);
+}
+
+static tc_stmt *tc_parse_module_try(tc_parser *p) {
+  tc_stmt *s = tc_stmt_new(p, TC_STMT_TRY, tc_tok_loc(tc_advance(p)));
+  tc_expect_op(p, ":", "expected ':' after 'try'");
+  tc_parse_module_suite(p, &s->u.try_.body);
+  tc_vec hs;
+  tc_vec_init(&hs, sizeof(tc_handler));
+  while (tc_is_kw(tc_cur(p), "except")) {
+    tc_handler *h = tc_vec_push(p, &hs);
+    h->loc = tc_tok_loc(tc_advance(p));
+    if (!tc_is_op(tc_cur(p), ":")) {
+      h->type = tc_parse_test(p);
+      if (tc_is_kw(tc_cur(p), "as")) {
+        tc_advance(p);
+        tc_advance(p);
+      }
+    }
+    tc_expect_op(p, ":", "expected ':' after 'except'");
+    tc_parse_module_suite(p, &h->body);
+  }
+  s->u.try_.handlers = (tc_handler *)(void *)hs.data;
+  s->u.try_.nhandlers = hs.n;
+  if (tc_is_kw(tc_cur(p), "else")) {
+    tc_advance(p);
+    tc_expect_op(p, ":", "expected ':'");
+    tc_parse_module_suite(p, &s->u.try_.orelse);
+  }
+  if (tc_is_kw(tc_cur(p), "finally")) {
+    tc_advance(p);
+    tc_expect_op(p, ":", "expected ':'");
+    tc_parse_module_suite(p, &s->u.try_.final);
+  }
+  return s;
+}
+
+static tc_stmt *tc_parse_module_if(tc_parser *p) {
+  const tc_token *t = tc_advance(p);
+  tc_stmt *s = tc_stmt_new(p, TC_STMT_IF, tc_tok_loc(t));
+  s->u.if_.test = tc_parse_test(p);
+  tc_expect_op(p, ":", "expected ':' after 'if' condition");
+  tc_parse_module_suite(p, &s->u.if_.body);
+  if (tc_is_kw(tc_cur(p), "elif")) {
+    tc_stmt **one = tc_new(p, sizeof *one);
+    one[0] = tc_parse_module_if(p);
+    s->u.if_.orelse.stmts = one;
+    s->u.if_.orelse.nstmts = 1;
+  } else if (tc_is_kw(tc_cur(p), "else")) {
+    tc_advance(p);
+    tc_expect_op(p, ":", "expected ':' after 'else'");
+    tc_parse_module_suite(p, &s->u.if_.orelse);
+  }
+  return s;
+}
+
+typedef struct tc_guarded {
+  tc_parser *p;
+  tc_vec *out;
+  int top, what;
+} tc_guarded;
+
+/* Runs one module-level parse under its own error handler; false (state restored) if the
+ * code is host Python this parser does not handle. No local lives across the setjmp. */
+static int tc_guarded_parse(tc_guarded *g, jmp_buf *jb) {
+  if (setjmp(*jb)) return 0;
+  g->p->jb = jb;
+  switch (g->what) {
+  case 0: tc_parse_module_simple(g->p, g->out); break;
+  case 1: tc_vec_push_ptr(g->p, g->out, tc_parse_module_try(g->p)); break;
+  default: tc_vec_push_ptr(g->p, g->out, tc_parse_module_if(g->p)); break;
+  }
+  return 1;
+}
+
+static void tc_module_guarded(tc_parser *p, tc_vec *out, int what, const char *opaque_what) {
+  size_t start = p->pos;
+  int depth = p->depth, n = out->n;
+  jmp_buf *outer = p->jb;
+  jmp_buf jb;
+  tc_guarded g = {p, out, 0, what};
+  int ok = tc_guarded_parse(&g, &jb);
+  p->jb = outer;
+  if (ok) return;
+  if (tilec_status_code_of(p->err) != TILEC_ERROR_SYNTAX) tc_throw(p);
+  tilec_status_destroy(p->err);
+  p->err = NULL;
+  p->depth = depth;
+  p->pos = start;
+  out->n = n;
+  tc_loc loc = tc_tok_loc(tc_cur(p));
+  if (what == 0) tc_skip_logical(p);
+  else tc_skip_compound(p, loc, opaque_what);
+  tc_vec_push_ptr(p, out, tc_opaque(p, loc, opaque_what, start, p->pos));
+}
+
+/* One module-level statement (top: at column 0, where a def may be a kernel function). */
+static void tc_parse_module_stmt(tc_parser *p, tc_vec *out, int top) {
+  const tc_token *t = tc_cur(p);
+  tc_loc loc = tc_tok_loc(t);
+  if (t->kind == TC_TOK_NEWLINE || t->kind == TC_TOK_DEDENT) {
+    tc_advance(p);
+    return;
+  }
+  if (t->kind == TC_TOK_INDENT) {
+    /* Host code need not even be valid Python past tokenization; skip the block. */
+    tc_skip_block(p);
+    return;
+  }
+  int def = tc_is_kw(t, "def");
+  if (tc_is_op(t, "@") || def) {
+    size_t start = p->pos;
+    int jit = def && top && p->m->functions_only;
+    while (tc_accept_op(p, "@")) {
+      if (tc_tokens_are_jit(p, p->pos)) jit = 1;
+      tc_skip_to_newline(p);
+    }
+    if (jit && tc_is_kw(tc_cur(p), "def") && top) {
+      p->pos = start;
+      tc_func *f = tc_is_op(t, "@") ? tc_parse_top_func(p) : tc_parse_def(p, NULL);
+      if (!f->is_jit) f->is_jit = 1;
+      tc_stmt *s = tc_stmt_new(p, TC_STMT_DEF, f->loc);
+      s->u.def.func = f;
+      tc_vec_push_ptr(p, out, s);
+      return;
+    }
+    p->pos = start;
+    while (tc_accept_op(p, "@")) tc_skip_to_newline(p);
+    size_t body = p->pos;
+    tc_skip_logical(p);
+    tc_vec_push_ptr(p, out, tc_opaque(p, loc, "host code", body, p->pos));
+    return;
+  }
+  if (tc_is_kw(t, "try")) {
+    tc_module_guarded(p, out, 1, "try statement");
+    return;
+  }
+  if (tc_is_kw(t, "if")) {
+    tc_module_guarded(p, out, 2, "if statement");
+    return;
+  }
+  static const char *const compound[] = {"class", "for", "while", "with", "async", "match"};
+  for (size_t k = 0; k < sizeof compound / sizeof compound[0]; k++)
+    if (tc_is_kw(t, compound[k]) && (k != 5 || tc_is_identifier(tc_peek(p, 1)))) {
+      size_t start = p->pos;
+      tc_skip_compound(p, loc, "host code");
+      tc_vec_push_ptr(p, out, tc_opaque(p, loc, "host code", start, p->pos));
+      return;
+    }
+  tc_module_guarded(p, out, 0, "host code");
+}
+
 static void tc_parse_toplevel(tc_parser *p) {
+  tc_vec stmts;
+  tc_vec_init(&stmts, sizeof(tc_stmt *));
+  while (tc_cur(p)->kind != TC_TOK_ENDMARKER) tc_parse_module_stmt(p, &stmts, 1);
+  tc_finish_block(&p->m->toplevel, &stmts);
   tc_vec funcs;
   tc_vec_init(&funcs, sizeof(tc_func *));
-  while (tc_cur(p)->kind != TC_TOK_ENDMARKER) {
-    const tc_token *t = tc_cur(p);
-    if (tc_is_op(t, "@")) {
-      size_t start = p->pos;
-      int jit = 0;
-      while (tc_accept_op(p, "@")) {
-        if (tc_tokens_are_jit(p, p->pos)) jit = 1;
-        tc_skip_to_newline(p);
-      }
-      if (jit && tc_is_kw(tc_cur(p), "def")) {
-        p->pos = start;
-        tc_vec_push_ptr(p, &funcs, tc_parse_top_func(p));
-      } else {
-        tc_skip_logical(p);
-      }
-    } else if (t->kind == TC_TOK_NEWLINE || t->kind == TC_TOK_DEDENT) {
-      tc_advance(p);
-    } else if (t->kind == TC_TOK_INDENT) {
-      /* Host code need not even be valid Python past tokenization; skip the block. */
-      tc_skip_block(p);
-    } else {
-      tc_skip_logical(p);
-    }
+  for (int i = 0; i < stmts.n; i++) {
+    tc_stmt *s = ((tc_stmt **)(void *)stmts.data)[i];
+    if (s->kind == TC_STMT_DEF) tc_vec_push_ptr(p, &funcs, s->u.def.func);
   }
   p->m->funcs = (tc_func **)(void *)funcs.data;
   p->m->nfuncs = funcs.n;
@@ -1322,6 +1631,11 @@ static void tc_run_parser(tc_parser *p) {
 
 tilec_status *tc_parse_module(const char *filename, const char *source, size_t len,
                               tc_module **out) {
+  return tc_parse_module_opts(filename, source, len, NULL, out);
+}
+
+tilec_status *tc_parse_module_opts(const char *filename, const char *source, size_t len,
+                                   const tc_parse_options *opts, tc_module **out) {
   if (!out)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tc_parse_module: out is NULL");
   *out = NULL;
@@ -1343,6 +1657,10 @@ tilec_status *tc_parse_module(const char *filename, const char *source, size_t l
   m->source = src;
   m->source_len = len;
   m->arena = a;
+  if (opts) {
+    m->functions_only = opts->functions_only;
+    m->line_offset = opts->first_line > 1 ? opts->first_line - 1 : 0;
+  }
 
   tc_token *toks;
   size_t ntoks;

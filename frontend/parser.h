@@ -24,6 +24,16 @@ tilec_status *tc_parse_module(const char *filename, const char *source, size_t l
                               tc_module **out);
 void tc_module_destroy(tc_module *m);
 
+/* How to read a source: a whole file (default), or function definitions only (every
+ * top-level def is a kernel function, as a caller holding the function objects passes
+ * them); first_line: the file line the source's first line is (0 or 1: no offset). */
+typedef struct tc_parse_options {
+  int functions_only;
+  int first_line;
+} tc_parse_options;
+tilec_status *tc_parse_module_opts(const char *filename, const char *source, size_t len,
+                                   const tc_parse_options *opts, tc_module **out);
+
 /* The @triton.jit function named `name` (the last one if redefined), or NULL. */
 const tc_func *tc_module_find(const tc_module *m, const char *name);
 

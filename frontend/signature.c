@@ -63,19 +63,28 @@ static tilec_status *bad_entry(const char *what, int index, const char *param, c
 }
 
 static void value_text(const tc_val *v, char *buf, size_t n) {
-  switch (v->kind) {
-  case TV_INT: snprintf(buf, n, "%lld", (long long)v->i); break;
-  case TV_FLOAT: snprintf(buf, n, "%.17g", v->f); break;
-  case TV_BOOL: snprintf(buf, n, "%s", v->i ? "True" : "False"); break;
-  case TV_NONE: snprintf(buf, n, "None"); break;
-  case TV_STR: snprintf(buf, n, "%.*s", (int)v->slen, v->s); break;
-  case TV_DTYPE: tc_ty_name(v->ty, buf, n); break;
-  default: snprintf(buf, n, "?"); break;
+  if (!tc_value_to_text(v, buf, n)) snprintf(buf, n, "?");
+}
+
+/* The end of the signature entry starting at p: the next comma outside brackets and quotes. */
+static const char *entry_end(const char *p) {
+  int depth = 0;
+  char quote = 0;
+  for (; *p; p++) {
+    if (quote) {
+      if (*p == '\\' && p[1]) p++;
+      else if (*p == quote) quote = 0;
+    } else if (*p == '\'' || *p == '"') quote = *p;
+    else if (*p == '(' || *p == '[') depth++;
+    else if ((*p == ')' || *p == ']') && depth) depth--;
+    else if (*p == ',' && !depth) return p;
   }
+  return NULL;
 }
 
 tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec_kernel_spec *spec,
-                            tc_kernel_info *info, tc_val *vals) {
+                            tc_kernel_info *info, tc_val *vals, tc_arena *arena, tc_default_eval eval,
+                            void *eval_ctx) {
   memset(info, 0, sizeof *info);
   snprintf(info->name, sizeof info->name, "%s", fn->name);
   if (fn->nparams > TC_MAX_PARAMS)
@@ -91,14 +100,13 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
     for (const char *q = s; *q; q++)
       if (!isspace((unsigned char)*q)) blank = false;
     while (!blank) {
-      const char *comma = strchr(p, ',');
+      const char *comma = entry_end(p);
       size_t n = comma ? (size_t)(comma - p) : strlen(p);
       const char *t = p;
       trim(&t, &n);
       if (nentries >= fn->nparams) {
         int total = nentries + 1;
-        for (const char *q = comma; q && *q; q++)
-          if (*q == ',') total++;
+        for (const char *q = comma; q; q = entry_end(q + 1)) total++;
         return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                    "signature has %d entries but kernel '%s' has %d parameters", total, fn->name,
                                    fn->nparams);
@@ -168,15 +176,18 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
         if (d->u.unary.op == TC_UOP_NEG && d->u.unary.operand->kind == TC_EXPR_FLOAT) { v = tv_float(-d->u.unary.operand->u.float_value); break; }
         /* fall through */
       default:
-        return tc_error_at(mod, d->loc, TILEC_ERROR_UNSUPPORTED, "default value of parameter '%s' must be a literal",
-                           fp->name);
+        if (!eval)
+          return tc_error_at(mod, d->loc, TILEC_ERROR_UNSUPPORTED, "default value of parameter '%s' must be a literal",
+                             fp->name);
+        tilec_status *st = eval(eval_ctx, fn, d, &v);
+        if (st) return st;
       }
       p->kind = TILEC_PARAM_CONSTEXPR;
       vals[i] = v;
       value_text(&v, p->value, sizeof p->value);
     } else if (is_ce) {
       p->kind = TILEC_PARAM_CONSTEXPR;
-      vals[i] = tc_parse_constexpr_text(e->text, e->len);
+      vals[i] = tc_value_from_text(arena, e->text, e->len);
       value_text(&vals[i], p->value, sizeof p->value);
     } else {
       /* Runtime parameter: a type with optional :hint, or a value (specialized away). */
@@ -208,7 +219,7 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
         if (p->kind != TILEC_PARAM_CONSTEXPR && (ty.dt == TILEC_DTYPE_FP8E5 || ty.dt == TILEC_DTYPE_FP8E4NV) && !ty.ptr_depth)
           return bad_entry("fp8 scalars are not supported", i, fp->name, e->text, e->len);
       } else {
-        tc_val v = tc_parse_constexpr_text(t, n);
+        tc_val v = tc_value_from_text(arena, t, n);
         if (v.kind == TV_STR) {
           char what[160];
           snprintf(what, sizeof what, "unknown type '%.*s'", (int)tn, t);

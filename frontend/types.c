@@ -169,3 +169,17 @@ bool tc_ty_computation(tc_ty a, bool a_lit, tc_ty b, bool b_lit, bool div_or_mod
   *out = tc_ty_integer_promote(a, b);
   return true;
 }
+
+void tc_ty_tl_name(tc_ty t, char *buf, size_t n) {
+  const char *base = NULL;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (names[i].dt == t.dt) base = names[i].tl;
+  if (!base) {
+    tc_ty_name(t, buf, n);
+    return;
+  }
+  int k = 0;
+  for (int i = 0; i < t.ptr_depth && k >= 0 && (size_t)k < n; i++) k += snprintf(buf + k, n - (size_t)k, "tl.pointer_type(");
+  if (k >= 0 && (size_t)k < n) k += snprintf(buf + k, n - (size_t)k, "tl.%s", base);
+  for (int i = 0; i < t.ptr_depth && k >= 0 && (size_t)k < n; i++) k += snprintf(buf + k, n - (size_t)k, ")");
+}

@@ -25,6 +25,8 @@ unsigned tc_ty_bits(tc_ty t);   /* 64 for pointers */
 int tc_ty_mantissa_bits(tc_ty t);
 /* Triton's name: "fp32", "i32", "*fp16" ... (static storage per call site: copy it). */
 void tc_ty_name(tc_ty t, char *buf, size_t n);
+/* The dtype as kernel code names it: "tl.float16", "tl.pointer_type(tl.int32)". */
+void tc_ty_tl_name(tc_ty t, char *buf, size_t n);
 /* Parses a Triton dtype spelling: signature names (fp32, i32, bf16...) and tl names
  * (float32, int32, bfloat16...). Returns false when unknown. */
 bool tc_ty_parse(const char *s, size_t len, tc_ty *out);

@@ -67,10 +67,13 @@ typedef enum tilec_global_kind {
   TILEC_GLOBAL_OBJECT = 2,    /* value: the dotted path of an object imported by name:
                                * "triton.language.extra.libdevice.rsqrt", "triton.language.float16" */
   TILEC_GLOBAL_FUNCTION = 3,  /* a @jit function: value is its name in modules[module] */
-  TILEC_GLOBAL_PLAIN = 4      /* a non-constexpr Python global: value in CONSTEXPR syntax, or
+  TILEC_GLOBAL_PLAIN = 4,     /* a non-constexpr Python global: value in CONSTEXPR syntax, or
                                * NULL when it has none; Triton's rules apply (usable in parameter
                                * defaults, elsewhere a located "Cannot access global variable"
                                * error unless TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1) */
+  TILEC_GLOBAL_SOURCE_MODULE = 5 /* a Python module whose source is modules[module]: attributes
+                                  * (`h.my_jit_fn` after `import helpers as h`) resolve in that
+                                  * module's globals and functions; value unused */
 } tilec_global_kind;
 
 typedef struct tilec_global {
@@ -166,6 +169,8 @@ typedef enum tilec_jit_origin {
 
 /* Compiles spec into a loaded kernel, or finds it in the compiler's memory cache or in the
  * disk cache. The cache key hashes the source, file name, kernel, signature, defines, the
+ * module context (globals, source modules and their sources, source kinds and first lines,
+ * sibling .py files a FILE source imports, TRITON_ALLOW_NON_CONSTEXPR_GLOBALS), the
  * compile options, the target (triple, CPU, features), the tilec version and ABI version.
  * Disk entries are written to a temporary file and renamed into place (concurrent
  * processes are safe); an entry whose checksum trailer does not match (truncated, corrupt)
