@@ -617,21 +617,25 @@ static int unit_for_file(tc_cg *cg, const char *path) {
 static int sibling_unit(deriv *d, const char *first, size_t n, int level) {
   const char *file = d->cg->mctx->units[d->unit].filename;
   if (file[0] == '<') return -1; /* source without a file: no directory to look in */
+  /* dir: the file's directory with its slash ("" for a file in the current directory) */
   char dir[1024];
   snprintf(dir, sizeof dir, "%s", file);
   char *slash = strrchr(dir, '/');
-  if (slash) *slash = 0;
-  else snprintf(dir, sizeof dir, ".");
+  if (slash) slash[1] = 0;
+  else dir[0] = 0;
   for (int i = 1; i < level; i++) {
+    size_t len = strlen(dir);
+    if (len) dir[len - 1] = 0; /* drop the trailing slash, then the last directory */
     slash = strrchr(dir, '/');
-    if (!slash) return -1;
-    *slash = 0;
+    if (slash) slash[1] = 0;
+    else if (len) snprintf(dir, sizeof dir, "%s", "../");
+    else return -1;
   }
   char path[1200];
-  snprintf(path, sizeof path, "%s/%.*s.py", dir, (int)n, first);
+  snprintf(path, sizeof path, "%s%.*s.py", dir, (int)n, first);
   int u = unit_for_file(d->cg, path);
   if (u < 0) {
-    snprintf(path, sizeof path, "%s/%.*s/__init__.py", dir, (int)n, first);
+    snprintf(path, sizeof path, "%s%.*s/__init__.py", dir, (int)n, first);
     u = unit_for_file(d->cg, path);
   }
   return u;
@@ -813,12 +817,14 @@ static bool apply_stmt(deriv *d, dset *s, const tc_stmt *st) {
     dset_put(s, (dbind){.name = fn->name, .kind = D_VALUE, .val = {.kind = TV_JITFN, .fn = fn}, .loc = st->loc});
     return true;
   }
-  case TC_STMT_OTHER:
-    for (int i = 0; i < st->u.other.nbinds; i++)
-      bind_opaque(s, st->u.other.binds[i],
-                  why_at(d, "it is bound by host code", file_line(d, st->loc), " that tilec does not evaluate"),
-                  st->loc);
+  case TC_STMT_OTHER: {
+    bool def = !strcmp(st->u.other.what, "function definition");
+    const char *why = def ? why_at(d, "it is a Python function defined", file_line(d, st->loc),
+                                   ", not a @triton.jit function (kernels can only call @jit functions)")
+                          : why_at(d, "it is bound by host code", file_line(d, st->loc), " that tilec does not evaluate");
+    for (int i = 0; i < st->u.other.nbinds; i++) bind_opaque(s, st->u.other.binds[i], why, st->loc);
     return st->u.other.nbinds == 0;
+  }
   case TC_STMT_TRY: {
     /* try: <imports> except ImportError: <other imports>: the first block tilec understands */
     dset body = {.parent = s};
@@ -941,8 +947,8 @@ tc_val cg_context_module_attr(tc_cg *cg, const tc_val *m, const char *attr, tc_l
     return (tc_val){.kind = TV_BUILTIN, .name = s};
   }
   return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
-                  "module '%s' cannot be used in a kernel: tilec compiles kernels without Python, so only triton's "
-                  "modules, the math module's constants and functions, and Python files next to the kernel are known",
+                  "module '%s' cannot be used in a kernel (tilec knows triton's modules, Python's math and the .py "
+                  "files next to the kernel)",
                   py);
 }
 

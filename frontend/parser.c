@@ -1584,8 +1584,11 @@ static void tc_parse_module_stmt(tc_parser *p, tc_vec *out, int top) {
     p->pos = start;
     while (tc_accept_op(p, "@")) tc_skip_to_newline(p);
     size_t body = p->pos;
+    const char *what = tc_is_kw(tc_cur(p), "def") || tc_is_kw(tc_cur(p), "async") ? "function definition"
+                       : tc_is_kw(tc_cur(p), "class")                              ? "class definition"
+                                                                                  : "host code";
     tc_skip_logical(p);
-    tc_vec_push_ptr(p, out, tc_opaque(p, loc, "host code", body, p->pos));
+    tc_vec_push_ptr(p, out, tc_opaque(p, loc, what, body, p->pos));
     return;
   }
   if (tc_is_kw(t, "try")) {

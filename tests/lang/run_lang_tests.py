@@ -13,6 +13,7 @@ Prints one line per case (PASS / FAIL / XFAIL / KNOWN-BUG) and finally `N passed
 exits non-zero when M > 0. Needs only the standard library and numpy.
 """
 import argparse
+import math
 import concurrent.futures
 import os
 import random
@@ -2181,6 +2182,103 @@ def _atomics16():
 
 
 _atomics16()
+
+
+# ---- modules: names resolved through the kernel's module (imports, globals, sibling files) ----
+def _bf16(a):
+    """fp32 -> bf16 (round to nearest even) -> fp32, as numpy has no bfloat16."""
+    b = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
+    return b.astype(np.uint32).view(np.float32)
+
+
+def _modules():
+    F = "modules"
+    K = "modules.py"
+    n = 100
+    x = rng(90).standard_normal(n).astype(np.float32)
+    log2e = np.float32(np.log2(np.e))
+    add(F, "constexpr_dtype_globals_default_block", K, "constexpr_globals_kernel", (2,),
+        dict(x_ptr=x, out_ptr=np.zeros(n, np.float32), n=n), ["out_ptr"],
+        lambda a: {"out_ptr": (a["x_ptr"] * np.float32(2.5) + np.float32(1e-6)) ** 2 + log2e},
+        rtol=1e-6, atol=1e-6)
+    xp = rng(91).uniform(0.5, 3.0, n).astype(np.float32)
+    erf = np.vectorize(math.erf)
+
+    def ld_ref(a):
+        v = a["x_ptr"].astype(np.float64)
+        r = 1 / np.sqrt(v) + 2 * np.exp(-v) + 2 * np.sqrt(v) + np.tanh(v) + erf(v) + np.log1p(v) + np.log(v)
+        return {"out_ptr": r}
+    add(F, "libdevice_by_name_module_cuda_path_fallbacks", K, "libdevice_forms_kernel", (4,),
+        dict(x_ptr=xp, out_ptr=np.zeros(n, np.float32), n=n, BLOCK=32), ["out_ptr"], ld_ref,
+        rtol=1e-5, atol=1e-5)
+    add(F, "dtype_globals_zeros_and_to", K, "dtype_globals_kernel", (4,),
+        dict(x_ptr=x, out_ptr=np.zeros(n, np.float16), n=n, BLOCK=32), ["out_ptr"],
+        lambda a: {"out_ptr": a["x_ptr"].astype(np.float16)})
+    add(F, "sibling_module_helpers_own_globals", K, "sibling_helpers_kernel", (4,),
+        dict(x_ptr=x, out_ptr=np.zeros(n, np.float32), n=n), ["out_ptr"],
+        lambda a: {"out_ptr": a["x_ptr"] * 3 + 1 + 2 * a["x_ptr"] + 0.25}, rtol=1e-6, atol=1e-6)
+    xd = (rng(92).standard_normal(n) * 10).astype(np.float32)
+    dtype_cases = [
+        ("fp16", "tl.float16", lambda v: (v.astype(np.float16) + np.float16(1)).astype(np.float32), [16, 5, 16]),
+        ("bf16", "triton.language.bfloat16", lambda v: _bf16(_bf16(v) + np.float32(2)), [16, 6, 16]),
+        ("fp32", "tl.float32", lambda v: v + np.float32(3), [32, 4, 32]),
+        ("int32", "tl.int32", lambda v: (np.trunc(v).astype(np.int32) + 3).astype(np.float32), [32, 8, 32]),
+    ]
+    for tag, dt, fn, info in dtype_cases:
+        add(F, "dtype_constexpr_param_" + tag, K, "dtype_param_kernel", (4,),
+            dict(x_ptr=xd, out_ptr=np.zeros(n, np.float32), info_ptr=np.zeros(3, np.int32), n=n, BLOCK=32,
+                 DT=dt), ["out_ptr", "info_ptr"],
+            lambda a, fn=fn, info=info: {"out_ptr": fn(a["x_ptr"]), "info_ptr": np.array(info, np.int32)})
+    add(F, "tuple_constexpr_param", K, "tuple_param_kernel", (1,),
+        dict(out_ptr=np.zeros(4, np.int32), SHAPE="(2, 3)"), ["out_ptr"],
+        lambda a: {"out_ptr": np.array([2, 3, 2, 5], np.int32)})
+    add(F, "tuple_constexpr_param_list", K, "tuple_param_kernel", (1,),
+        dict(out_ptr=np.zeros(4, np.int32), SHAPE="[4, 5, 6]"), ["out_ptr"],
+        lambda a: {"out_ptr": np.array([4, 5, 3, 15], np.int32)})
+    add(F, "plain_global_in_parameter_default", K, "plain_default_kernel", (1,),
+        dict(out_ptr=np.zeros(1, np.int32)), ["out_ptr"], lambda a: {"out_ptr": np.array([6], np.int32)})
+    plain = "Cannot access global variable %s from within @jit'ed function"
+    diag(F, "plain_global_refused", K, "plain_global_kernel", "*i32", expect=(plain % "PLAIN_N",), line=138)
+    diag(F, "annotated_global_refused", K, "annotated_global_kernel", "*i32",
+         expect=(plain % "ANNOTATED", "annotating a variable as constexpr"), line=143)
+    diag(F, "host_value_global", K, "host_value_kernel", "*i32", expect=("'DEVICE'", "line 49"), line=148)
+    diag(F, "host_module_attribute", K, "host_module_kernel", "*fp32", expect=("module 'torch'",), line=153)
+    diag(F, "host_function_call", K, "host_function_kernel", "*i32",
+         expect=("'host_helper'", "not a @triton.jit function"), line=158)
+    diag(F, "unknown_libdevice_import", K, "unknown_libdevice_kernel", "*fp32",
+         expect=("not_a_libdevice_function", "line 18", "is not supported"), line=163)
+    func(F, "error_in_sibling_helper_located_there", lambda: _diag_in_file(
+        K, "helper_error_kernel", "*fp32", "modules_helpers.py", 21, "NOT_DEFINED_IN_HELPERS"))
+    func(F, "allow_non_constexpr_globals_env", _allow_plain_globals)
+
+
+def _diag_in_file(file, kernel, sig, want_file, want_line, want_text):
+    rc, out, err = run_tilec([TILEC, "compile", os.path.join(KDIR, file), "-k", kernel, "-s", sig,
+                              "--emit", "tile"], KDIR, 60)
+    first = (err.splitlines() or [""])[0]
+    m = DIAG_RE.match(first)
+    if rc != 1 or not m:
+        return "exit status %s, first line %r" % (rc, first)
+    if not m.group(1).endswith(want_file) or int(m.group(2)) != want_line or want_text not in first:
+        return "expected %s:%d with %r, got %r" % (want_file, want_line, want_text, first)
+    return None
+
+
+def _allow_plain_globals():
+    env = dict(os.environ, TRITON_ALLOW_NON_CONSTEXPR_GLOBALS="1")
+    p = subprocess.run([TILEC, "compile", os.path.join(KDIR, "modules.py"), "-k", "plain_global_kernel",
+                        "-s", "*i32", "--emit", "tile"], cwd=KDIR, env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=60)
+    text = p.stdout.decode()
+    if p.returncode != 0:
+        return "exit status %d: %s" % (p.returncode, p.stderr.decode()[:300])
+    if "arith.constant 3 : i32" not in text:
+        return "PLAIN_N (3) not in the IR"
+    return None
+
+
+_modules()
 
 
 # ---- robustness: truncated and byte-mangled kernels never crash the compiler ------------------

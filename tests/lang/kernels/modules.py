@@ -1,0 +1,168 @@
+"""Kernels that resolve names through their module, as Triton resolves them through the
+function's globals: imports of triton's modules and libdevice (by name, as a module, the
+cuda/cpu paths, try/except ImportError fallbacks), constexpr and dtype globals, plain globals
+in parameter defaults, @jit helpers of a sibling file with that file's own globals, and the
+forms Triton refuses (each with a located error). Host code around them is skipped."""
+import math
+import os
+
+import numpy as np
+import torch
+import triton
+import triton.language as tl
+from triton import language as tl2
+from triton.language.extra import libdevice
+from triton.language.extra.libdevice import rsqrt
+from triton.language.extra.libdevice import exp as ld_exp
+import triton.language.extra.cuda.libdevice as cuda_ld
+from triton.language.extra.libdevice import not_a_libdevice_function
+
+import modules_helpers as mh
+from modules_helpers import scale_add, helper_with_error
+
+try:
+    from triton.language.extra.libdevice import tanh
+except ImportError:
+    from triton.language.math import tanh
+
+try:
+    # a backend tilec does not know: the fallback is taken
+    from triton.language.extra.rocm_only import erf as erf_fast
+except (ImportError, ModuleNotFoundError):
+    from triton.language.extra.cpu.libdevice import erf as erf_fast
+
+if os.environ.get("SOME_HOST_SETTING") == "1":
+    from triton.language.extra.libdevice import log1p as log1p_fn
+else:
+    from triton.language.math import log1p as log1p_fn
+
+EPS = tl.constexpr(1e-6)
+SCALE = tl.constexpr(2.5)
+MODE = tl.constexpr("square")
+LOG2E = tl.constexpr(math.log2(math.e))
+ACC = tl.float32
+OUT_DT = triton.language.float16
+DEFAULT_BLOCK = 64
+HALF_BLOCK = DEFAULT_BLOCK // 2
+PLAIN_N = 3
+ANNOTATED: tl.constexpr = 42
+DEVICE = torch.device("cpu")
+NOTHING = None
+
+
+def host_helper(x):
+    return x * 2
+
+
+@triton.jit
+def constexpr_globals_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr = DEFAULT_BLOCK):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m).to(ACC)
+    y = x * SCALE + EPS
+    if MODE == "square":
+        y = y * y
+    if NOTHING is None:
+        y = y + LOG2E
+    tl.store(out_ptr + offs, y, mask=m)
+
+
+@triton.jit
+def libdevice_forms_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1.0)
+    y = rsqrt(x) + libdevice.exp(-x) + ld_exp(-x) + cuda_ld.sqrt(x)
+    y += tanh(x) + erf_fast(x) + log1p_fn(x) + tl.math.log(x) + tl2.sqrt(x)
+    tl.store(out_ptr + offs, y, mask=m)
+
+
+@triton.jit
+def dtype_globals_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    acc = tl.zeros([BLOCK], dtype=ACC)
+    acc += tl.load(x_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, acc.to(OUT_DT), mask=m)
+
+
+@triton.jit
+def sibling_helpers_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr = HALF_BLOCK):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    # scale_add uses modules_helpers.FACTOR (3.0), not this file's SCALE
+    y = scale_add(x, 1.0) + mh.twice(x) + mh.OFFSET
+    tl.store(out_ptr + offs, y, mask=m)
+
+
+@triton.jit
+def dtype_param_kernel(x_ptr, out_ptr, info_ptr, n, BLOCK: tl.constexpr, DT: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    y = x.to(DT)
+    if DT == tl.float16:
+        y = y + tl.full([BLOCK], 1, DT)
+    elif DT == tl.bfloat16:
+        y = y + tl.full([BLOCK], 2, DT)
+    else:
+        y = y + tl.cast(3, DT)
+    tl.store(out_ptr + offs, y.to(tl.float32), mask=m)
+    z = tl.zeros([BLOCK], dtype=DT)
+    tl.store(info_ptr + 0, DT.primitive_bitwidth)
+    tl.store(info_ptr + 1, DT.is_fp16() * 1 + DT.is_bf16() * 2 + DT.is_floating() * 4 + DT.is_int() * 8)
+    tl.store(info_ptr + 2, z.dtype.primitive_bitwidth)
+
+
+@triton.jit
+def tuple_param_kernel(out_ptr, SHAPE: tl.constexpr):
+    tl.store(out_ptr + 0, SHAPE[0])
+    tl.store(out_ptr + 1, SHAPE[1])
+    tl.store(out_ptr + 2, len(SHAPE))
+    total = 0
+    for i in tl.static_range(len(SHAPE)):
+        total += SHAPE[i]
+    tl.store(out_ptr + 3, total)
+
+
+@triton.jit
+def plain_default_kernel(out_ptr, N: tl.constexpr = PLAIN_N * 2):
+    tl.store(out_ptr, N)
+
+
+# ---- forms Triton refuses: each compiles to a located error ----
+
+@triton.jit
+def plain_global_kernel(out_ptr):
+    tl.store(out_ptr, PLAIN_N)
+
+
+@triton.jit
+def annotated_global_kernel(out_ptr):
+    tl.store(out_ptr, ANNOTATED)
+
+
+@triton.jit
+def host_value_kernel(out_ptr):
+    tl.store(out_ptr, DEVICE)
+
+
+@triton.jit
+def host_module_kernel(out_ptr):
+    tl.store(out_ptr + tl.arange(0, 4), tl.zeros([4], torch.float32))
+
+
+@triton.jit
+def host_function_kernel(out_ptr):
+    tl.store(out_ptr, host_helper(1))
+
+
+@triton.jit
+def unknown_libdevice_kernel(x_ptr):
+    tl.store(x_ptr, not_a_libdevice_function(tl.load(x_ptr)))
+
+
+@triton.jit
+def helper_error_kernel(x_ptr):
+    tl.store(x_ptr, helper_with_error(tl.load(x_ptr)))
