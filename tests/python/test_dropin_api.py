@@ -557,12 +557,35 @@ def test_tensor_descriptor_host_object():
         TensorDescriptor([1, 2], [2], [1], [2])
 
 
+@triton.jit
+def desc_copy_kernel(in_desc, out_ptr, N: tl.constexpr, BLOCK_M: tl.constexpr):
+    tile = in_desc.load([tl.program_id(0) * BLOCK_M, 0])
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, N)
+    tl.store(out_ptr + offs_m[:, None] * N + offs_n[None, :], tile * 2)
+
+
+@pytest.mark.xfail(reason="a host TensorDescriptor as a kernel argument needs the kernel-side ABI for descriptor "
+                   "parameters, which is not on main yet", strict=True)
+def test_tensor_descriptor_kernel_argument():
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    x = torch.rand(64, 16)
+    out = torch.empty_like(x)
+    desc_copy_kernel[(4, )](TensorDescriptor.from_tensor(x, [16, 16]), out, N=16, BLOCK_M=16)
+    assert torch.equal(out, x * 2)
+
+
 # ---- _internal_testing ----------------------------------------------------------------
 
 def test_internal_testing_helpers():
     from triton import _internal_testing as it
     assert it.is_cpu() and not it.is_cuda() and not it.is_hip() and not it.is_hip_cdna()
     assert not it.is_interpreter() and not it.supports_tma()
+    from triton._internal_testing import is_hip_mi300, is_hip_gfx12, is_hopper  # names test files import
+    assert not is_hip_mi300() and not is_hip_gfx12() and not is_hopper() and not it.is_hip_gfx2000()
+    assert it.get_arch() == os.uname().machine
+    with pytest.raises(AttributeError, match="has no attribute 'not_a_helper'"):
+        it.not_a_helper
     assert it.dtypes_with_bfloat16[-1] == "bfloat16" and "uint64" in it.integral_dtypes
     a = it.numpy_random(16, "int8")
     assert a.dtype == np.int8 and np.all(a != 0)
