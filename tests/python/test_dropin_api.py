@@ -120,6 +120,31 @@ def test_autotune_really_benchmarks_on_cpu():
     assert all(len(t) == 3 and 0 < t[0] < float("inf") for t in timings)
 
 
+def test_autotune_cache_results_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    bench, seen = fake_bench({16: 2.0, 64: 1.0, 256: 3.0})
+    configs = [triton.Config({"BLOCK": b}) for b in (16, 64)]
+    x = torch.rand(500)
+    y = torch.empty_like(x)
+    first = _tuned(configs, key=["n"], do_bench=bench, cache_results=True)
+    first[_grid](x, y, 500, 2.0)
+    assert sorted(seen) == [16, 64] and len(list((tmp_path / "autotune").iterdir())) == 1
+    # a new autotuner of the same kernel, key and configs (another process) reuses the timings
+    again = _tuned(configs, key=["n"], do_bench=bench, cache_results=True)
+    y.zero_()
+    again[_grid](x, y, 500, 3.0)
+    assert len(seen) == 2 and again.best_config.kwargs == {"BLOCK": 64} and torch.allclose(y, x * 3)
+    # other configs or another key: tuned again
+    _tuned(configs + [triton.Config({"BLOCK": 256})], key=["n"], do_bench=bench, cache_results=True)[_grid](
+        x, y, 500, 1.0)
+    assert len(seen) == 5
+    _tuned(configs, key=["n"], do_bench=bench, cache_results=True)[_grid](x[:400], y[:400], 400, 1.0)
+    assert len(seen) == 7
+    # without cache_results nothing is read
+    _tuned(configs, key=["n"], do_bench=bench)[_grid](x, y, 500, 1.0)
+    assert len(seen) == 9
+
+
 def test_autotune_single_config_does_not_benchmark():
     k = _tuned([triton.Config({"BLOCK": 128})], key=["n"], do_bench=lambda *a, **kw: pytest.fail("benchmarked"))
     x = torch.rand(300)

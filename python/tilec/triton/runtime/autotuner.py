@@ -6,11 +6,16 @@ Out: a KernelInterface whose launch picks, per distinct key (the values of the `
      fastest on this CPU (timed with triton.testing.do_bench, or the user's `do_bench`),
      caches it in `.cache` and `.best_config`, and launches the kernel with it. Configs
      that do not compile (tilec.CompilationError, OutOfResources) time as infinite; if
-     every config fails the first error is raised.
+     every config fails the first error is raised. With cache_results=True (or
+     TRITON_CACHE_AUTOTUNING=1) the timings are also kept in tilec's disk cache, keyed by
+     the kernel's source, the tuning key, the configs and the CPU.
 """
 
 import builtins
+import hashlib
 import inspect
+import json
+import os
 import time
 import warnings
 
@@ -91,6 +96,37 @@ def _base_function(fn):
             break
         fn = inner
     return fn
+
+
+def _cache_dir():
+    """tilec's disk cache ($TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec, else ~/.cache/tilec);
+    None when TILEC_CACHE_DIR is set empty (no disk cache)."""
+    d = os.environ.get("TILEC_CACHE_DIR")
+    if d is not None:
+        return d or None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "tilec")
+
+
+def _tuning_file(fn, tuning_key, configs):
+    """Where the timings of `configs` for `tuning_key` are kept: named by a hash of the
+    kernel's source, the key, the configs, tilec's version and the CPU."""
+    import platform
+
+    import tilec
+    from tilec import _cpu
+    directory = _cache_dir()
+    base = _base_function(fn)
+    if directory is None or not inspect.isfunction(base):
+        return None
+    try:
+        source = inspect.getsource(base)
+    except (OSError, TypeError):
+        return None
+    parts = [tilec.__version__, platform.machine(), str(_cpu.vector_registers()), str(_cpu.num_cores()),
+             base.__module__, base.__qualname__, source, repr(tuning_key)] + [str(c) for c in configs]
+    digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()
+    return os.path.join(directory, "autotune", f"{base.__name__[:100]}-{digest[:32]}.json")
 
 
 class Autotuner(KernelInterface):
@@ -246,6 +282,32 @@ class Autotuner(KernelInterface):
         full_nargs = {**self.nargs, **kwargs, **best.all_kwargs()}
         self.pre_hook(full_nargs, reset_only=True)
 
+    def _benchmark_with_disk_cache(self, key, args, kwargs, configs):
+        """cache_results=True (or TRITON_CACHE_AUTOTUNING=1): reuse the timings an earlier
+        process stored for the same kernel source, key and configs; True on a hit."""
+        path = _tuning_file(self.fn, key, configs)
+        if path is not None and os.path.exists(path):
+            try:
+                with open(path) as f:
+                    stored = json.load(f)["configs_timings"]
+                by_text = {str(c): c for c in configs}
+                timings = {by_text[text]: t for text, t in stored}
+            except (OSError, ValueError, KeyError, TypeError):
+                timings = None  # unreadable or from other configs: tune again
+            if timings and len(timings) == len(configs):
+                self.configs_timings = timings
+                self.cache[key] = builtins.min(timings, key=timings.get)
+                return True
+        self._benchmark(key, args, kwargs, configs)
+        if path is not None:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "w") as f:
+                json.dump({"key": repr(key), "configs_timings": [(str(c), t) for c, t in
+                                                                 self.configs_timings.items()]}, f)
+            os.replace(tmp, path)
+        return False
+
     def run(self, *args, **kwargs):
         self.nargs = dict(zip(self.arg_names, args))
         used_cached_result = True
@@ -258,6 +320,8 @@ class Autotuner(KernelInterface):
                 if len(pruned) == 1:
                     self.cache[key] = pruned[0]
                     used_cached_result = True
+                elif self.cache_results and not any(c.pre_hook for c in pruned):
+                    used_cached_result = self._benchmark_with_disk_cache(key, args, kwargs, pruned)
                 else:
                     self._benchmark(key, args, kwargs, pruned)
                 if _knobs.autotuning.listener is not None:
