@@ -496,6 +496,12 @@ static int run_inspect(const run_opts *o, const char *src, size_t len, tilec_sou
   }
 }
 
+/* A dtype ("tl.float16", "triton.language.int8") or a tuple ("(2, 3)", "[4, 8]"): values
+ * Triton specializes as compile-time values even for a parameter not annotated constexpr. */
+static bool run_is_compile_time_text(const char *text) {
+  return !strncmp(text, "tl.", 3) || !strncmp(text, "triton.language.", 16) || text[0] == '(' || text[0] == '[';
+}
+
 static int run_unknown_param(const run_opts *o, const char *name, const tilec_source_param *params, int n) {
   size_t cap = 16;
   for (int i = 0; i < n; i++) cap += strlen(params[i].name) + 2;
@@ -519,7 +525,7 @@ static int run_bind(run_opts *o, const tilec_source_param *params, int nparams) 
     for (int p = 0; p < nparams && bd->param < 0; p++)
       if (!strcmp(params[p].name, bd->name)) bd->param = p;
     if (bd->param < 0) return run_unknown_param(o, bd->name, params, nparams);
-    bd->is_constexpr = params[bd->param].is_constexpr;
+    bd->is_constexpr = params[bd->param].is_constexpr || run_is_compile_time_text(bd->text);
     /* A constexpr's text goes to the front end verbatim, so only runtime ints must fit. */
     if (!run_classify(bd->text, &bd->value) && !bd->is_constexpr)
       return run_fail("value '%s' of parameter '%s' does not fit in 64 bits", bd->text, bd->name);

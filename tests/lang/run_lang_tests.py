@@ -2238,6 +2238,10 @@ def _modules():
         lambda a: {"out_ptr": np.array([4, 5, 3, 15], np.int32)})
     add(F, "plain_global_in_parameter_default", K, "plain_default_kernel", (1,),
         dict(out_ptr=np.zeros(1, np.int32)), ["out_ptr"], lambda a: {"out_ptr": np.array([6], np.int32)})
+    xi8 = np.clip(rng(93).standard_normal(16) * 40, -120, 120).astype(np.float32)
+    add(F, "unannotated_dtype_and_tuple_params", K, "unannotated_dtype_tuple_kernel", (1,),
+        dict(x_ptr=xi8, out_ptr=np.zeros(16, np.float32), DT="tl.int8", S="(1, 10)"), ["out_ptr"],
+        lambda a: {"out_ptr": np.trunc(a["x_ptr"]).astype(np.int64).astype(np.int8).astype(np.float32) + 10})
     plain = "Cannot access global variable %s from within @jit'ed function"
     diag(F, "plain_global_refused", K, "plain_global_kernel", "*i32", expect=(plain % "PLAIN_N",), line=138)
     diag(F, "annotated_global_refused", K, "annotated_global_kernel", "*i32",

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tilec/runtime.h"
 #include "tilec/tilec.h"
@@ -298,6 +299,96 @@ START_TEST(test_bad_globals) {
 }
 END_TEST
 
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* `tilec compile FILE`'s context: module-level statements, a sibling file's helper with its
+ * own constexpr, and the sibling's contents in the JIT key. */
+START_TEST(test_file_context_and_sibling_in_key) {
+  char dir[] = "/tmp/tilec_test_mctx_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char kpath[256], hpath[256];
+  snprintf(kpath, sizeof kpath, "%s/kern.py", dir);
+  snprintf(hpath, sizeof hpath, "%s/helpers2.py", dir);
+  write_file(kpath, "import triton\n"
+                    "import triton.language as tl\n"
+                    "from helpers2 import bump\n"
+                    "try:\n"
+                    "    from triton.language.extra.libdevice import sqrt as root\n"
+                    "except ImportError:\n"
+                    "    from triton.language.math import sqrt as root\n"
+                    "BASE = tl.constexpr(100.0)\n"
+                    "\n"
+                    "@triton.jit\n"
+                    "def kern(out_ptr):\n"
+                    "    tl.store(out_ptr, bump(root(tl.full([1], 16.0, tl.float32))).sum() + BASE)\n");
+  write_file(hpath, "import triton\nimport triton.language as tl\nSTEP = tl.constexpr(1.0)\n"
+                    "@triton.jit\ndef bump(x):\n    return x + STEP\n");
+  tilec_compiler *c = compiler(false);
+  tilec_kernel_spec spec = {.filename = kpath, .kernel = "kern", .signature = "*fp32"};
+  float out[NOUT];
+  tilec_jit_kernel *k1 = jit(c, &spec);
+  run(k1, out);
+  ck_assert_float_eq(out[0], 105.0f);
+  tilec_jit_kernel *k2 = jit(c, &spec);
+  ck_assert_int_eq(tilec_jit_kernel_origin(k2), TILEC_JIT_MEMORY_CACHE);
+  write_file(hpath, "import triton\nimport triton.language as tl\nSTEP = tl.constexpr(2.0)\n"
+                    "@triton.jit\ndef bump(x):\n    return x + STEP\n");
+  tilec_jit_kernel *k3 = jit(c, &spec);
+  ck_assert_int_eq(tilec_jit_kernel_origin(k3), TILEC_JIT_COMPILED);
+  run(k3, out);
+  ck_assert_float_eq(out[0], 106.0f);
+  tilec_jit_kernel_release(k1);
+  tilec_jit_kernel_release(k2);
+  tilec_jit_kernel_release(k3);
+  tilec_compiler_destroy(c);
+  remove(kpath);
+  remove(hpath);
+  rmdir(dir);
+}
+END_TEST
+
+/* Signature entries and defines carry dtype and tuple values (commas inside brackets). */
+START_TEST(test_dtype_and_tuple_entries) {
+  static const char src[] = "import triton\nimport triton.language as tl\n@triton.jit\n"
+                            "def kern(out_ptr, S: tl.constexpr, DT: tl.constexpr, n):\n"
+                            "    tl.store(out_ptr, (S[0] * 10 + S[1] + DT.primitive_bitwidth * 100 + n).to(DT))\n";
+  tilec_compiler *c = compiler(false);
+  tilec_kernel_spec spec = {.source = src, .filename = "t.py", .kernel = "kern", .signature = "*i32, (2, 3), tl.int32, i32"};
+  float dummy[NOUT];
+  (void)dummy;
+  tilec_jit_kernel *k = jit(c, &spec);
+  const tilec_kernel_desc *d = tilec_jit_kernel_desc(k);
+  ck_assert_int_eq(d->num_params, 4);
+  ck_assert_str_eq(d->params[1].value, "(2, 3)");
+  ck_assert_str_eq(d->params[2].value, "tl.int32");
+  int32_t out = 0, n = 1;
+  int32_t *po = &out;
+  void *args[] = {&po, &n};
+  tilec_status *st = tilec_jit_kernel_launch(k, 1, 1, 1, args, 2, NULL);
+  ck_assert_msg(st == NULL, "%s", st ? tilec_status_message(st) : "");
+  ck_assert_int_eq(out, 3224);
+  tilec_jit_kernel_release(k);
+  tilec_define defs[] = {{"S", "[4, 5]"}, {"DT", "triton.language.int16"}};
+  tilec_kernel_spec by_define = {.source = src, .filename = "t.py", .kernel = "kern", .signature = "*i16, 0, 0, i32",
+                                 .defines = defs, .num_defines = 2};
+  k = jit(c, &by_define);
+  ck_assert_str_eq(tilec_jit_kernel_desc(k)->params[1].value, "(4, 5)");
+  int16_t o16 = 0;
+  int16_t *p16 = &o16;
+  void *args16[] = {&p16, &n};
+  st = tilec_jit_kernel_launch(k, 1, 1, 1, args16, 2, NULL);
+  ck_assert_msg(st == NULL, "%s", st ? tilec_status_message(st) : "");
+  ck_assert_int_eq(o16, 1646);
+  tilec_jit_kernel_release(k);
+  tilec_compiler_destroy(c);
+}
+END_TEST
+
 static Suite *module_context_suite(void) {
   Suite *s = suite_create("module_context");
   TCase *tc = tcase_create("core");
@@ -308,6 +399,8 @@ static Suite *module_context_suite(void) {
   tcase_add_test(tc, test_plain_globals);
   tcase_add_test(tc, test_cache_key_follows_context);
   tcase_add_test(tc, test_bad_globals);
+  tcase_add_test(tc, test_file_context_and_sibling_in_key);
+  tcase_add_test(tc, test_dtype_and_tuple_entries);
   suite_add_tcase(s, tc);
   return s;
 }

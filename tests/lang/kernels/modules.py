@@ -166,3 +166,10 @@ def unknown_libdevice_kernel(x_ptr):
 @triton.jit
 def helper_error_kernel(x_ptr):
     tl.store(x_ptr, helper_with_error(tl.load(x_ptr)))
+
+
+@triton.jit
+def unannotated_dtype_tuple_kernel(x_ptr, out_ptr, DT, S):
+    # a dtype or a tuple given to a parameter without tl.constexpr is still compile-time
+    offs = tl.arange(0, 16)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs).to(DT).to(tl.float32) + S[1])
