@@ -72,6 +72,12 @@ typedef struct tc_frame {
   bool returned;
   tc_val ret;
   bool has_ret;
+  /* Early returns under runtime conditions (control.c): inside a runtime 'if' a return
+   * binds the names "@returned" (i1) and "@retval" instead of ending the function, and
+   * the statements after such an 'if' run under `if not @returned`. */
+  int rt_if_depth;  /* runtime 'if' branches of this function being generated */
+  int loop_depth;   /* runtime loops of this function being generated */
+  int unroll_depth; /* tl.static_range / tuple loops of this function being unrolled */
 } tc_frame;
 
 typedef struct tc_cg {
@@ -115,6 +121,8 @@ tc_frame *cg_frame(tc_cg *cg);
 tc_val *cg_lookup(tc_cg *cg, const char *name);
 void cg_bind(tc_cg *cg, const char *name, tc_val v);
 void cg_block(tc_cg *cg, const tc_block *blk);
+/* One iteration of an unrolled loop body (last: no iteration follows). */
+void cg_unrolled_body(tc_cg *cg, const tc_block *body, bool last, tc_loc loc);
 void cg_assign_target(tc_cg *cg, const tc_expr *target, tc_val v);
 
 /* --- tuples.c: compile-time tuples (==, <, +, *, slices); true when handled ------- */
@@ -125,6 +133,14 @@ void cg_for_tuple(tc_cg *cg, const tc_stmt *s, const tc_val *t); /* `for v in tu
 
 /* --- control.c: runtime control flow (scf.if / scf.for / scf.while) ------------- */
 void cg_runtime_if(tc_cg *cg, const tc_stmt *s, tc_val cond);
+/* Early returns: the value "@returned" had before a statement, and after it whether the
+ * statement may have returned at run time (then the rest of the block is wrapped). */
+tc_val cg_returned_state(tc_cg *cg);
+bool cg_maybe_returned_since(tc_cg *cg, const tc_val *before);
+/* Runs blk->stmts[from..] under `if not @returned`. */
+void cg_rest_unless_returned(tc_cg *cg, const tc_block *blk, int from);
+/* The function's result at its end: "@retval" when a return ran under a runtime condition. */
+bool cg_runtime_result(tc_cg *cg, tc_val *out);
 void cg_runtime_for(tc_cg *cg, const tc_stmt *s, const tc_val *bounds, int nbounds);
 void cg_while(tc_cg *cg, const tc_stmt *s);
 

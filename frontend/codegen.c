@@ -526,7 +526,7 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
   }
   for (int64_t i = b[0]; b[2] > 0 ? i < b[1] : i > b[1]; i += b[2]) {
     cg_assign_target(cg, s->u.for_.target, tv_int(i));
-    cg_block(cg, &s->u.for_.body);
+    cg_unrolled_body(cg, &s->u.for_.body, b[2] > 0 ? i + b[2] >= b[1] : i + b[2] <= b[1], s->loc);
     if (cg->err || cg_frame(cg)->returned) return;
   }
 }
@@ -596,9 +596,21 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
   }
   case TC_STMT_RETURN: {
     tc_frame *f = cg_frame(cg);
-    f->ret = s->u.ret.value ? cg_expr(cg, s->u.ret.value) : tv_none();
+    if (f->loop_depth) {
+      cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED,
+               "Cannot have `return` statements inside `while` or `for` statements in triton");
+      return;
+    }
+    tc_val v = s->u.ret.value ? cg_expr(cg, s->u.ret.value) : tv_none();
+    if (cg->err) return;
+    f->returned = true; /* the rest of this block (up to a runtime 'if') is dead */
+    if (f->rt_if_depth) { /* under a runtime condition: see control.c */
+      cg_bind(cg, "@returned", tv_bool(true));
+      cg_bind(cg, "@retval", v);
+      return;
+    }
+    f->ret = v;
     f->has_ret = true;
-    f->returned = true;
     return;
   }
   case TC_STMT_IF: stmt_if(cg, s); return;
@@ -624,8 +636,33 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
 void cg_block(tc_cg *cg, const tc_block *blk) {
   for (int i = 0; i < blk->nstmts; i++) {
     if (cg->err || cg_frame(cg)->returned) return;
+    tc_val before = cg_returned_state(cg);
     cg_stmt(cg, blk->stmts[i]);
+    if (cg->err || cg_frame(cg)->returned) return;
+    tc_val now = cg_returned_state(cg);
+    if (now.kind == TV_BOOL && now.i && !(before.kind == TV_BOOL && before.i)) {
+      cg_frame(cg)->returned = true; /* every path of the statement returned */
+      return;
+    }
+    if (i + 1 < blk->nstmts && cg_maybe_returned_since(cg, &before)) {
+      /* a runtime 'if' may have returned: the rest runs only where it did not */
+      cg_rest_unless_returned(cg, blk, i + 1);
+      return;
+    }
   }
+}
+
+/* A static loop (tl.static_range, a tuple) unrolls: a return under a runtime condition in
+ * one iteration would have to guard the later ones, which is not done. */
+void cg_unrolled_body(tc_cg *cg, const tc_block *body, bool last, tc_loc loc) {
+  tc_val before = cg_returned_state(cg);
+  cg_frame(cg)->unroll_depth++;
+  cg_block(cg, body);
+  cg_frame(cg)->unroll_depth--;
+  if (!cg->err && !last && !cg_frame(cg)->returned && cg_maybe_returned_since(cg, &before))
+    cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
+             "a 'return' under a runtime condition inside an unrolled loop (tl.static_range or a tuple) is not "
+             "supported; use a runtime loop with a mask, or move the return out of the loop");
 }
 
 /* ---- calls ------------------------------------------------------------------------------ */
@@ -646,6 +683,9 @@ static bool push_frame(tc_cg *cg, const tc_func *fn, tc_loc loc) {
   f->unit = tc_mctx_unit_of(cg->mctx, fn);
   f->mod = f->unit >= 0 ? tc_mctx_unit_module(cg->mctx, f->unit) : cg->prelude;
   cg->frames[cg->depth++] = f;
+  /* nothing has returned yet (see the early returns in control.c) */
+  cg_bind(cg, "@returned", tv_bool(false));
+  cg_bind(cg, "@retval", tv_none());
   return true;
 }
 
@@ -703,6 +743,7 @@ tc_val cg_call_jit(tc_cg *cg, const tc_func *fn, const tc_val *args, int nargs, 
   if (!cg->err) cg_block(cg, &fn->body);
   tc_frame *f = cg_frame(cg);
   tc_val r = f->has_ret ? f->ret : tv_none();
+  if (!cg->err) cg_runtime_result(cg, &r);
   pop_frame(cg);
   return r;
 }
@@ -836,7 +877,9 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
     }
   }
   cg_block(&cg, &fn->body);
-  if (!cg.err && cg_frame(&cg)->has_ret && cg_frame(&cg)->ret.kind != TV_NONE)
+  tc_val kret = cg_frame(&cg)->has_ret ? cg_frame(&cg)->ret : tv_none();
+  if (!cg.err) cg_runtime_result(&cg, &kret);
+  if (!cg.err && kret.kind != TV_NONE)
     cg_error(&cg, fn->loc, TILEC_ERROR_SEMANTIC, "a kernel cannot return a value");
   pop_frame(&cg);
   cg_set_loc(&cg, fn->loc);

@@ -10,6 +10,8 @@
 
 #define MAXN 64
 #define MAXL 128
+#define RETURNED "@returned"
+#define RETVAL "@retval"
 
 typedef struct names {
   const char *v[MAXN];
@@ -134,8 +136,11 @@ static bool unify_leaf(tc_cg *cg, const tc_stmt *s, const char *name, tc_val *x,
     }
     tc_builder save = cg->b;
     cg->b = ends[k];
-    *v = o->kind == TV_TENSOR ? cg_cast(cg, *v, o->ty, false, s->loc) : cg_to_tensor(cg, v, s->loc);
-    if (o->kind == TV_TENSOR && o->rank) *v = cg_broadcast_to(cg, *v, o->rank, o->shape, s->loc);
+    /* A returned number must have the other path's type as it is (Triton's return types:
+     * `return 1` is int32); other numbers adopt the tensor's type. */
+    bool ret = !strcmp(name, RETVAL);
+    *v = o->kind == TV_TENSOR && !ret ? cg_cast(cg, *v, o->ty, false, s->loc) : cg_to_tensor(cg, v, s->loc);
+    if (o->kind == TV_TENSOR && o->rank && !ret) *v = cg_broadcast_to(cg, *v, o->rank, o->shape, s->loc);
     ends[k] = cg->b;
     cg->b = save;
   }
@@ -144,17 +149,49 @@ static bool unify_leaf(tc_cg *cg, const tc_stmt *s, const char *name, tc_val *x,
     char a[64], b[64];
     describe(x, a, sizeof a);
     describe(y, b, sizeof b);
-    cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "'%s' is %s in the 'if' branch but %s in the 'else' branch", name, a, b);
+    if (!strcmp(name, RETVAL))
+      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "Return type mismatch: %s and %s (the paths of this 'if' return different types)", a, b);
+    else
+      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "'%s' is %s in the 'if' branch but %s in the 'else' branch", name, a, b);
     return false;
   }
   return true;
 }
 
-void cg_runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c) {
+/* A value of v's structure and types for a path where it is never read (the function has
+ * returned there): zeros for tensors (null pointers), the same constants otherwise. */
+static tc_val placeholder_like(tc_cg *cg, const tc_val *v, tc_loc loc) {
+  if (v->kind == TV_TENSOR) {
+    if (!tc_ty_is_ptr(v->ty)) return cg_constant(cg, v->ty, 0, 0, v->rank, v->shape);
+    tc_val z = cg_constant(cg, tc_ty_make(TILEC_DTYPE_I64), 0, 0, v->rank, v->shape);
+    return cg_cast(cg, z, v->ty, false, loc);
+  }
+  if (!is_struct(v)) return *v;
+  tc_val r = *v;
+  r.items = cg_alloc(cg, sizeof(tc_val) * (size_t)(v->nitems + 1));
+  for (int i = 0; i < v->nitems; i++) r.items[i] = placeholder_like(cg, &v->items[i], loc);
+  return r;
+}
+
+/* Builds a placeholder like v at the end of branch k. */
+static tc_val placeholder_in(tc_cg *cg, tc_builder *end, const tc_val *v, tc_loc loc) {
+  tc_builder save = cg->b;
+  cg->b = *end;
+  tc_val r = placeholder_like(cg, v, loc);
+  *end = cg->b;
+  cg->b = save;
+  return r;
+}
+
+/* wrapper: the 'if' runs the rest of a block after an early return (empty else): inside
+ * it nothing has returned yet, and names it defines stay visible after it (the other
+ * path has returned and never reads them). */
+static void runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper) {
   if (c.kind != TV_TENSOR || c.rank != 0) {
     char d[64];
     describe(&c, d, sizeof d);
-    cg_error(cg, s->u.if_.test->loc, TILEC_ERROR_SEMANTIC, "an 'if' condition must be a scalar, got %s", d);
+    cg_error(cg, s->u.if_.test ? s->u.if_.test->loc : s->loc, TILEC_ERROR_SEMANTIC,
+             "an 'if' condition must be a scalar, got %s", d);
     return;
   }
   c = cg_to_bool(cg, c, s->loc);
@@ -165,12 +202,15 @@ void cg_runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c) {
   tc_builder ends[2];
   MlirBlock blocks[2];
   const tc_block *bodies[2] = {&s->u.if_.body, &s->u.if_.orelse};
+  tc_frame *fr = cg_frame(cg);
   for (int k = 0; k < 2; k++) {
     blocks[k] = mlirBlockCreate(0, NULL, NULL);
     tcb_set_end(&cg->b, blocks[k]);
+    if (wrapper && k == 0) cg_bind(cg, RETURNED, tv_bool(false));
+    fr->rt_if_depth++;
     cg_block(cg, bodies[k]);
-    if (!cg->err && cg_frame(cg)->returned)
-      cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'return' inside an 'if' on a runtime condition is not supported");
+    fr->rt_if_depth--;
+    fr->returned = false; /* a return in the branch is in "@returned" */
     ends[k] = cg->b;
     after[k] = snap(cg);
     restore(cg, &before);
@@ -189,6 +229,21 @@ void cg_runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c) {
   for (int i = 0; i < cand.n && !cg->err; i++) {
     const tc_val *b0 = snap_get(&before, cand.v[i]);
     const tc_val *t = snap_get(&after[0], cand.v[i]), *e = snap_get(&after[1], cand.v[i]);
+    tc_val tph, eph;
+    if (wrapper && t && !e) { /* the returned path never reads it */
+      eph = placeholder_in(cg, &ends[1], t, s->loc);
+      e = &eph;
+    }
+    if (t && e && !strcmp(cand.v[i], RETVAL) && (t->kind == TV_NONE) != (e->kind == TV_NONE)) {
+      /* a path that has not returned carries a placeholder of the returned value's type */
+      if (t->kind == TV_NONE) {
+        tph = placeholder_in(cg, &ends[0], e, s->loc);
+        t = &tph;
+      } else {
+        eph = placeholder_in(cg, &ends[1], t, s->loc);
+        e = &eph;
+      }
+    }
     if (!t || !e) continue; /* defined in one branch only: not visible after */
     if (same_val(t, e)) {
       if (!b0 || !same_val(b0, t)) cg_bind(cg, cand.v[i], *t);
@@ -264,6 +319,40 @@ void cg_runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c) {
   free(before.vars);
   free(after[0].vars);
   free(after[1].vars);
+}
+
+void cg_runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c) { runtime_if(cg, s, c, false); }
+
+/* ---- early returns --------------------------------------------------------------------- */
+
+tc_val cg_returned_state(tc_cg *cg) {
+  tc_val *r = cg_lookup(cg, RETURNED);
+  return r ? *r : tv_none();
+}
+
+bool cg_maybe_returned_since(tc_cg *cg, const tc_val *before) {
+  tc_val now = cg_returned_state(cg);
+  return now.kind == TV_TENSOR && !same_val(&now, before);
+}
+
+void cg_rest_unless_returned(tc_cg *cg, const tc_block *blk, int from) {
+  tc_val r = cg_returned_state(cg);
+  tc_val go = cg_unary(cg, TC_UOP_NOT, r, blk->stmts[from]->loc);
+  if (cg->err) return;
+  tc_stmt syn = {0};
+  syn.kind = TC_STMT_IF;
+  syn.loc = blk->stmts[from]->loc;
+  syn.u.if_.body.stmts = blk->stmts + from;
+  syn.u.if_.body.nstmts = blk->nstmts - from;
+  runtime_if(cg, &syn, go, true);
+}
+
+bool cg_runtime_result(tc_cg *cg, tc_val *out) {
+  tc_val r = cg_returned_state(cg);
+  if (r.kind != TV_TENSOR && !(r.kind == TV_BOOL && r.i)) return false;
+  tc_val *v = cg_lookup(cg, RETVAL);
+  *out = v ? *v : tv_none();
+  return true;
 }
 
 /* ---- loops ----------------------------------------------------------------------------- */
@@ -483,9 +572,9 @@ void cg_runtime_for(tc_cg *cg, const tc_stmt *s, const tc_val *bounds, int nb) {
     if (reverse) iv = cg_binary(cg, TC_OP_ADD, orig_lb, cg_binary(cg, TC_OP_MUL, iv, orig_st, loc), loc);
     cg_assign_target(cg, s->u.for_.target, iv);
     bind_leaves(cg, cs, n, leaves, block_arg, &body);
+    cg_frame(cg)->loop_depth++;
     cg_block(cg, &s->u.for_.body);
-    if (!cg->err && cg_frame(cg)->returned)
-      cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'return' inside a runtime loop is not supported");
+    cg_frame(cg)->loop_depth--;
     MlirValue ys[MAXL];
     int r = cg->err ? -1 : body_yields(cg, cs, n, leaves, ys, loc);
     restore(cg, &before);
@@ -559,9 +648,9 @@ void cg_while(tc_cg *cg, const tc_stmt *s) {
     /* after: the body */
     tcb_set_end(&cg->b, ab);
     if (!cg->err) bind_leaves(cg, cs, n, leaves, block_arg0, &ab);
+    cg_frame(cg)->loop_depth++;
     if (!cg->err) cg_block(cg, &s->u.while_.body);
-    if (!cg->err && cg_frame(cg)->returned)
-      cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'return' inside a 'while' loop is not supported");
+    cg_frame(cg)->loop_depth--;
     MlirValue ys[MAXL];
     int r = cg->err ? -1 : body_yields(cg, cs, n, leaves, ys, loc);
     restore(cg, &before);
