@@ -2283,6 +2283,8 @@ def _allow_plain_globals():
 
 
 _modules()
+
+
 # ---- earlyreturn: `return` under runtime conditions -------------------------------------------
 def _earlyreturn():
     F = "earlyreturn"
