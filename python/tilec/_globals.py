@@ -22,7 +22,8 @@ import types
 
 __all__ = ["function_source", "module_context", "value_text"]
 
-GLOBAL_CONSTEXPR, GLOBAL_MODULE, GLOBAL_OBJECT, GLOBAL_FUNCTION, GLOBAL_PLAIN = range(5)
+(GLOBAL_CONSTEXPR, GLOBAL_MODULE, GLOBAL_OBJECT, GLOBAL_FUNCTION, GLOBAL_PLAIN,
+ GLOBAL_SOURCE_MODULE) = range(6)
 SOURCE_FILE, SOURCE_FUNCTIONS = 0, 1
 
 _LIBDEVICE_ALIASES = (
@@ -86,19 +87,40 @@ def value_text(value):
     return None
 
 
+# filename -> [(first_line, last_line, indent)]: the columns the compiler reports for a
+# dedented function (a kernel defined inside a function or class) are shifted back by
+# `indent` when errors are raised (tilec.errors).
+_DEDENTED = {}
+
+
 def function_source(fn):
     """(filename, source, first_line): the function's definition dedented, decorators
     removed, and the line of its file where that text starts."""
     fn = inspect.unwrap(fn)
     filename = fn.__code__.co_filename
     lines, start = inspect.getsourcelines(fn)
-    text = textwrap.dedent("".join(lines))
+    raw = "".join(lines)
+    text = textwrap.dedent(raw)
+    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
     tree = ast.parse(text)
     node = tree.body[0]
     # decorators (possibly several lines each) come before the def line
     def_line = node.lineno - 1
     kept = text.splitlines(keepends=True)[def_line:]
+    if indent:
+        span = (start + def_line, start + len(lines) - 1, indent)
+        ranges = _DEDENTED.setdefault(filename, [])
+        if span not in ranges:
+            ranges.append(span)
     return filename, "".join(kept), start + def_line
+
+
+def source_column(filename, lineno, col):
+    """The column in the file of a column the compiler reported for a dedented function."""
+    for first, last, indent in _DEDENTED.get(filename, ()):
+        if first <= lineno <= last and col > 0:
+            return col + indent
+    return col
 
 
 def _path_of(value):
@@ -125,11 +147,34 @@ def _is_jit(value):
 
 
 class _Builder:
-    """Collects the source modules of a kernel's @jit helpers (deduplicated)."""
+    """Collects the source modules of a kernel's @jit helpers and of the user modules it
+    reaches through an alias (deduplicated)."""
 
     def __init__(self):
         self.modules = []  # (filename, source, kind, first_line, globals)
-        self.index = {}    # id(JITFunction.fn) -> module index
+        self.index = {}    # id(JITFunction.fn) or id(module) -> module index
+
+    def python_module(self, mod):
+        """A user module (``import helpers as h`` ... ``h.fn(x)``): its file is a source
+        module, with the names its @jit functions may use as globals."""
+        key = id(mod)
+        if key in self.index:
+            return self.index[key]
+        idx = len(self.modules)
+        self.index[key] = idx
+        self.modules.append(None)
+        entries = []
+        for name, value in list(vars(mod).items()):
+            if name.startswith("__"):
+                continue
+            if _is_jit(value) and getattr(value.fn, "__module__", None) == mod.__name__ \
+                    and inspect.unwrap(value.fn).__code__.co_filename == mod.__file__:
+                continue  # defined in the file itself: the compiler reads it there
+            entry = self.entry(name, value)
+            if entry is not None and entry[1] != GLOBAL_PLAIN:
+                entries.append(entry)
+        self.modules[idx] = (mod.__file__, None, SOURCE_FILE, 0, entries)
+        return idx
 
     def helper_module(self, jitfn):
         key = id(jitfn.fn)
@@ -186,10 +231,22 @@ class _Builder:
         if _dtype_attr(value) is not None:
             return (name, GLOBAL_OBJECT, "triton.language." + _dtype_attr(value), 0)
         if isinstance(value, types.ModuleType):
+            if _has_kernel_names(value):
+                return (name, GLOBAL_SOURCE_MODULE, None, self.python_module(value))
             return (name, GLOBAL_PLAIN, None, 0)
         if value is getattr(builtins, name, object()):
             return None
         return (name, GLOBAL_PLAIN, value_text(value), 0)
+
+
+def _has_kernel_names(mod):
+    """A Python source module defining @jit functions or constexpr globals."""
+    from . import language as tl
+
+    f = getattr(mod, "__file__", None)
+    if not isinstance(f, str) or not f.endswith(".py"):
+        return False
+    return any(_is_jit(v) or isinstance(v, tl.constexpr) for v in vars(mod).values())
 
 
 _MODULE_PATHS = {

@@ -80,6 +80,12 @@ def _line(filename, lineno):
 
 def _from_status(code, message, filename, lineno, col, source_line, kernel):
     """Called by tilec._C: the exception for one tilec_status."""
+    if filename:
+        from ._globals import source_column
+        shifted = source_column(filename, lineno, col)
+        if shifted != col:
+            # a kernel defined inside a function: the compiler saw it dedented
+            col, source_line = shifted, None
     if filename and source_line is None:
         source_line = _line(filename, lineno)
     if code == "TILEC_ERROR_RUNTIME":

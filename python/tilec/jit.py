@@ -290,9 +290,7 @@ class JITFunction:
     def _tilec_source(self):
         """The source description the compiler gets: file, text, first line, module
         context (see tilec._globals)."""
-        if _USE_MODULE_CONTEXT:
-            return _globals.module_context(self)
-        return {"filename": inspect.unwrap(self.fn).__code__.co_filename}
+        return _globals.module_context(self)
 
     def _signature_defines(self, key):
         """[(name, value)] for every parameter from a specialization key."""
@@ -336,12 +334,6 @@ def _scalar_annotation(p):
 def _env_on(name):
     v = os.environ.get(name, "")
     return bool(v) and v != "0"
-
-
-# The C front end takes a kernel's module context (functions only, with their globals)
-# once the front end implements tilec.h's module-context fields; until then it reads
-# the kernel's whole file.
-_USE_MODULE_CONTEXT = False
 
 
 def jit(fn=None, *, version=None, debug=None, do_not_specialize=None, do_not_specialize_on_alignment=None,

@@ -547,9 +547,6 @@ def libdevice_aliases_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
     tl.store(y_ptr + offs, cuda_ld.asin(x) + ld_tanh(x))
 
 
-@pytest.mark.xfail(reason="needs the kernel's module context (issue 11 item 4): tilec.jit passes it to the "
-                   "compiler once the front end takes it (_USE_MODULE_CONTEXT); until then names come "
-                   "from the file's own statements, which do not resolve these aliases", strict=True)
 def test_libdevice_imported_under_other_names():
     x = torch.rand(64) - 0.5
     y = torch.empty_like(x)
