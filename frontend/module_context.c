@@ -200,7 +200,10 @@ static const char *take_error(tc_cg *cg) {
 
 static tc_val module_val(const char *name, int unit) { return (tc_val){.kind = TV_MODULE, .name = name, .i = unit}; }
 
-static bool is_foreign(const tc_val *v) { return v->kind == TV_MODULE && !strncmp(v->name, "py:", 3); }
+/* A Python module tilec knows nothing of (Python's math is known: its constants and functions). */
+static bool is_foreign(const tc_val *v) {
+  return v->kind == TV_MODULE && !strncmp(v->name, "py:", 3) && strcmp(v->name, "py:math");
+}
 
 bool cg_is_context_module(const tc_val *m) {
   return m->kind == TV_MODULE && (!strncmp(m->name, "py:", 3) || !strncmp(m->name, "unit:", 5));
@@ -724,8 +727,25 @@ static bool apply_import(deriv *d, dset *s, const tc_stmt *st) {
     tc_val v;
     bool known;
     const char *why = NULL;
-    if (import_value(d, path, from ? st->u.import.level : 0, in->loc, &v, &known, &why))
-      dset_put(s, (dbind){.name = bound, .kind = D_VALUE, .val = v, .loc = in->loc});
+    bool ok;
+    if (from && *from) {
+      /* from M import x: x is an attribute of module M (a submodule or an object in it) */
+      ok = import_value(d, from, st->u.import.level, in->loc, &v, &known, &why);
+      if (ok && v.kind != TV_MODULE) {
+        why = "it is imported from a value that is not a module";
+        ok = known = false;
+      } else if (ok) {
+        v = cg_module_attr(cg, &v, in->name, in->loc);
+        if (cg->err) {
+          why = take_error(cg);
+          ok = known = false;
+        }
+      }
+    } else {
+      ok = import_value(d, path, from ? st->u.import.level : 0, in->loc, &v, &known, &why);
+    }
+    if (ok) /* `from math import pi` is a plain float to Triton */
+      dset_put(s, (dbind){.name = bound, .kind = classify(&v, false), .val = v, .loc = in->loc});
     else {
       char buf[600];
       snprintf(buf, sizeof buf, "the import at line %d: %s", file_line(d, in->loc), why ? why : "unknown");

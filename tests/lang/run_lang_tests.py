@@ -2252,6 +2252,12 @@ def _modules():
          expect=("'host_helper'", "not a @triton.jit function"), line=158)
     diag(F, "unknown_libdevice_import", K, "unknown_libdevice_kernel", "*fp32",
          expect=("not_a_libdevice_function", "line 18", "is not supported"), line=163)
+    add(F, "python_math_module", K, "python_math_kernel", (1,), dict(out_ptr=np.zeros(1, np.float32)), ["out_ptr"],
+        lambda a: {"out_ptr": np.array([2 * math.pi + 3 + math.pi * 2], np.float32)}, rtol=1e-6)
+    diag(F, "plain_float_from_math_import", K, "plain_math_import_kernel", "*fp32",
+         expect=(plain % "PI_VALUE",), line=192)
+    diag(F, "name_from_host_package", K, "host_package_import_kernel", "*fp32",
+         expect=("'host_util'", "line 180", "some_host_package.utils"), line=197)
     func(F, "error_in_sibling_helper_located_there", lambda: _diag_in_file(
         K, "helper_error_kernel", "*fp32", "modules_helpers.py", 21, "NOT_DEFINED_IN_HELPERS"))
     func(F, "allow_non_constexpr_globals_env", _allow_plain_globals)

@@ -173,3 +173,25 @@ def unannotated_dtype_tuple_kernel(x_ptr, out_ptr, DT, S):
     # a dtype or a tuple given to a parameter without tl.constexpr is still compile-time
     offs = tl.arange(0, 16)
     tl.store(out_ptr + offs, tl.load(x_ptr + offs).to(DT).to(tl.float32) + S[1])
+
+
+# ---- Python's math module, and names imported from host packages ----
+from math import pi as PI_VALUE
+from some_host_package.utils import host_util
+
+TWO_PI = tl.constexpr(2 * PI_VALUE)
+
+
+@triton.jit
+def python_math_kernel(out_ptr):
+    tl.store(out_ptr, TWO_PI + math.log2(8.0) + math.pi * math.floor(2.5))
+
+
+@triton.jit
+def plain_math_import_kernel(out_ptr):
+    tl.store(out_ptr, PI_VALUE)
+
+
+@triton.jit
+def host_package_import_kernel(out_ptr):
+    tl.store(out_ptr, host_util(1))
