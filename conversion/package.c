@@ -21,7 +21,8 @@ static const char *dtype_enum(tilec_dtype t) {
   static const char *names[] = {"TILEC_DTYPE_INVALID", "TILEC_DTYPE_I1",   "TILEC_DTYPE_I8",    "TILEC_DTYPE_I16",
                                 "TILEC_DTYPE_I32",     "TILEC_DTYPE_I64",  "TILEC_DTYPE_U8",    "TILEC_DTYPE_U16",
                                 "TILEC_DTYPE_U32",     "TILEC_DTYPE_U64",  "TILEC_DTYPE_F16",   "TILEC_DTYPE_BF16",
-                                "TILEC_DTYPE_F32",     "TILEC_DTYPE_F64",  "TILEC_DTYPE_FP8E5", "TILEC_DTYPE_FP8E4NV"};
+                                "TILEC_DTYPE_F32",     "TILEC_DTYPE_F64",  "TILEC_DTYPE_FP8E5", "TILEC_DTYPE_FP8E4NV",
+                                "TILEC_DTYPE_FP8E4B15", "TILEC_DTYPE_FP8E4B8", "TILEC_DTYPE_FP8E5B16"};
   return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : names[0];
 }
 

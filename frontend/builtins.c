@@ -106,8 +106,6 @@ tc_val cg_module_attr(tc_cg *cg, const tc_val *m, const char *attr, tc_loc loc) 
   if (!strcmp(attr, "math") || !strcmp(attr, "core") || !strcmp(attr, "standard") || !strcmp(attr, "random"))
     return module("tl");
   if (!strcmp(attr, "extra")) return module("tl.extra");
-  if (!strcmp(attr, "float8e4b15") || !strcmp(attr, "float8e5b16") || !strcmp(attr, "float8e4b8"))
-    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "dtype tl.%s is not supported", attr);
   if (cg->prelude) {
     const tc_func *pf = tc_module_find(cg->prelude, attr);
     if (pf) return (tc_val){.kind = TV_JITFN, .fn = pf};
@@ -465,9 +463,7 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     tc_val *bcast = cg_arg(a, &s, "bitcast");
     bool bc = bcast && bcast->kind == TV_BOOL && bcast->i;
     tc_val *rnd = cg_arg(a, &s, "fp_downcast_rounding");
-    if (rnd && rnd->kind == TV_STR && !(rnd->slen == 3 && !memcmp(rnd->s, "rtn", 3)))
-      return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "fp_downcast_rounding='%.*s' is not supported (only 'rtne')",
-                      (int)rnd->slen, rnd->s);
+    if (!cg_is_none(rnd)) return cg_cast_rounded(cg, *cg_arg(a, &s, "input"), to, rnd, loc);
     return cg_cast(cg, *cg_arg(a, &s, "input"), to, bc, loc);
   }
   if (!strcmp(name, "zeros") || !strcmp(name, "full")) {

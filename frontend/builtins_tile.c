@@ -332,6 +332,12 @@ static tc_val dot(tc_cg *cg, tc_callargs *args, tc_loc loc) {
     tv_describe(&b, sb, sizeof sb);
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.dot shapes do not match: %s x %s", sa, sb);
   }
+  if (tc_ty_is_fp8(a.ty) && tc_ty_is_fp8(b.ty)) {
+    /* every fp8 value is exact in fp16: the product accumulates in fp32 like fp16's */
+    a = cg_cast(cg, a, tc_ty_make(TILEC_DTYPE_F16), false, loc);
+    b = cg_cast(cg, b, tc_ty_make(TILEC_DTYPE_F16), false, loc);
+    if (cg->err) return a;
+  }
   if (!tc_ty_eq(a.ty, b.ty)) {
     char na[16], nb[16];
     tc_ty_name(a.ty, na, sizeof na);

@@ -125,6 +125,17 @@ void cg_block(tc_cg *cg, const tc_block *blk);
 void cg_unrolled_body(tc_cg *cg, const tc_block *body, bool last, tc_loc loc);
 void cg_assign_target(tc_cg *cg, const tc_expr *target, tc_val v);
 
+/* --- fp8.c: fp8 storage types (casts through fp32, arithmetic in fp32); the bool
+ * functions return true when an fp8 operand made them handle the operation ---------- */
+tc_val cg_fp8_constant(tc_cg *cg, tc_ty ty, double v, int rank, const int64_t *shape);
+tc_val cg_fp8_cast(tc_cg *cg, tc_val v, tc_ty to, tc_loc loc);
+bool cg_fp8_binary(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc loc, tc_val *out);
+bool cg_fp8_compare(tc_cg *cg, tc_cmpop op, tc_val a, tc_val b, tc_loc loc, tc_val *out);
+bool cg_fp8_minmax(tc_cg *cg, bool is_max, tc_val a, tc_val b, bool propagate_nan, tc_loc loc, tc_val *out);
+bool cg_fp8_negate(tc_cg *cg, tc_val a, tc_loc loc, tc_val *out);
+/* x.to(dtype, fp_downcast_rounding="rtne" | "rtz"): only on narrowing float conversions */
+tc_val cg_cast_rounded(tc_cg *cg, tc_val v, tc_ty to, const tc_val *rounding, tc_loc loc);
+
 /* --- tuples.c: compile-time tuples (==, <, +, *, slices); true when handled ------- */
 bool cg_tuple_compare(tc_cg *cg, tc_cmpop op, const tc_val *a, const tc_val *b, tc_loc loc, tc_val *out);
 bool cg_tuple_binary(tc_cg *cg, tc_binop op, const tc_val *a, const tc_val *b, tc_loc loc, tc_val *out);

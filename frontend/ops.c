@@ -18,6 +18,7 @@ MlirType cg_tensor_type(tc_cg *cg, tc_ty ty, int rank, const int64_t *shape) {
 static tc_val same_shape(MlirValue v, tc_ty ty, const tc_val *like) { return tv_tensor(v, ty, like->rank, like->shape); }
 
 tc_val cg_constant(tc_cg *cg, tc_ty ty, double fv, int64_t iv, int rank, const int64_t *shape) {
+  if (tc_ty_is_fp8(ty)) return cg_fp8_constant(cg, ty, fv, rank, shape);
   MlirType st = tc_ty_mlir(cg->ctx, ty);
   MlirValue s = tc_ty_is_float(ty) ? tcb_const_float(&cg->b, st, fv) : tcb_const_int(&cg->b, st, iv);
   if (rank) s = tile_build_splat(&cg->b, s, cg_tensor_type(cg, ty, rank, shape));
@@ -81,10 +82,7 @@ tc_val cg_cast(tc_cg *cg, tc_val v, tc_ty to, bool bitcast, tc_loc loc) {
     if (tc_ty_is_ptr(v.ty) || tc_ty_is_ptr(to)) return same_shape(tile_build_bitcast(b, v.v, rt), to, &v);
     return same_shape(tcb_cast(b, "arith.bitcast", v.v, rt), to, &v);
   }
-  bool fp8 = v.ty.dt == TILEC_DTYPE_FP8E5 || v.ty.dt == TILEC_DTYPE_FP8E4NV || to.dt == TILEC_DTYPE_FP8E5 ||
-             to.dt == TILEC_DTYPE_FP8E4NV;
-  if (fp8 && !tc_ty_is_ptr(v.ty) && !tc_ty_is_ptr(to))
-    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "casts from %s to %s (fp8) are not supported yet", from_name, to_name);
+  if (tc_ty_is_fp8(v.ty) || tc_ty_is_fp8(to)) return cg_fp8_cast(cg, v, to, loc);
   if (tc_ty_is_ptr(v.ty) && tc_ty_is_ptr(to)) return same_shape(tile_build_bitcast(b, v.v, rt), to, &v);
   if (tc_ty_is_ptr(v.ty)) {
     if (!tc_ty_is_int(to) || tc_ty_bits(to) != 64)
@@ -277,6 +275,8 @@ static tc_val pointer_arith(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc l
 
 tc_val cg_binary(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc loc) {
   if (!operand_ok(cg, &a, loc) || !operand_ok(cg, &b, loc)) return (tc_val){0};
+  tc_val r8;
+  if (cg_fp8_binary(cg, op, a, b, loc, &r8)) return r8;
   if ((a.kind == TV_TENSOR && tc_ty_is_ptr(a.ty)) || (b.kind == TV_TENSOR && tc_ty_is_ptr(b.ty)))
     return pointer_arith(cg, op, a, b, loc);
   if (op == TC_OP_POW)
@@ -337,6 +337,8 @@ tc_val cg_binary(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc loc) {
 tc_val cg_compare(tc_cg *cg, tc_cmpop op, tc_val a, tc_val b, tc_loc loc) {
   if (!operand_ok(cg, &a, loc) || !operand_ok(cg, &b, loc)) return (tc_val){0};
   static const char *syms[] = {"<", "<=", ">", ">=", "==", "!="};
+  tc_val r8;
+  if (cg_fp8_compare(cg, op, a, b, loc, &r8)) return r8;
   tc_ty ct;
   bool ptrs = (a.kind == TV_TENSOR && tc_ty_is_ptr(a.ty)) || (b.kind == TV_TENSOR && tc_ty_is_ptr(b.ty));
   if (ptrs) {
@@ -395,7 +397,10 @@ tc_val cg_unary(tc_cg *cg, tc_unop op, tc_val a, tc_loc loc) {
   if (tc_ty_is_ptr(a.ty)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "unary operators are not defined on pointers");
   switch (op) {
   case TC_UOP_POS: return a;
-  case TC_UOP_NEG:
+  case TC_UOP_NEG: {
+    tc_val r8;
+    if (cg_fp8_negate(cg, a, loc, &r8)) return r8;
+  }
     if (tc_ty_is_float(a.ty)) return same_shape(tcb_cast(&cg->b, "arith.negf", a.v, mlirValueGetType(a.v)), a.ty, &a);
     return same_shape(tcb_binary(&cg->b, "arith.subi", cg_constant(cg, a.ty, 0, 0, a.rank, a.shape).v, a.v), a.ty, &a);
   case TC_UOP_NOT: {
@@ -445,6 +450,8 @@ tc_val cg_where(tc_cg *cg, tc_val c, tc_val x, tc_val y, tc_loc loc) {
 
 tc_val cg_minmax(tc_cg *cg, bool is_max, tc_val a, tc_val b, bool propagate_nan, tc_loc loc) {
   if (!operand_ok(cg, &a, loc) || !operand_ok(cg, &b, loc)) return (tc_val){0};
+  tc_val r8;
+  if (cg_fp8_minmax(cg, is_max, a, b, propagate_nan, loc, &r8)) return r8;
   tc_ty ct;
   if (!promote(cg, &a, &b, false, &ct, loc, is_max ? "tl.maximum" : "tl.minimum")) return (tc_val){0};
   if (!unify(cg, &a, &b, ct, loc)) return (tc_val){0};

@@ -488,3 +488,82 @@ def erfinv(x):
     y = tl.where(xf == 1.0, float("inf"), tl.where(xf == -1.0, -float("inf"), y))
     y = tl.where(tl.abs(xf) > 1.0, float("nan"), y)
     return y.to(x.dtype)
+
+
+# ---------------------------------------------------------------------------------------
+# fp8 <-> fp32, called by the front end for every cast that involves an fp8 type (fp8
+# values are stored as their 8-bit codes; arithmetic runs in fp32). Formats (sign bit 7):
+#   FMT 0  IEEE-like (fp8e5): the top exponent holds inf (mantissa 0) and NaN
+#   FMT 1  "fn" (fp8e4nv, fp8e4b15): no inf; S.1111.111 is NaN
+#   FMT 2  "fnuz" (fp8e4b8, fp8e5b16): no inf, no -0; 0x80 is the only NaN
+# Narrowing rounds to nearest even (subnormals included) and saturates: finite values
+# beyond the largest code and +-inf become +-max (as Triton's satfinite conversions do);
+# NaN stays NaN.
+# ---------------------------------------------------------------------------------------
+
+
+@triton.jit
+def _fp8_decode(bits, MANT: tl.constexpr, BIAS: tl.constexpr, FMT: tl.constexpr):
+    # bits: uint8 codes -> fp32 values (exact)
+    b = bits.to(tl.uint32)
+    mag = b & 0x7F
+    e = mag >> MANT
+    m = mag & ((1 << MANT) - 1)
+    sig = tl.where(e == 0, m, m | (1 << MANT)).to(tl.float32)
+    ex = tl.maximum(e, 1).to(tl.int32) - (BIAS + MANT)
+    scale = ((ex + 127) << 23).to(tl.float32, bitcast=True)
+    v = sig * scale
+    v = tl.where(b >= 0x80, -v, v)
+    if FMT == 0:
+        top: tl.constexpr = (1 << (7 - MANT)) - 1
+        v = tl.where(e == top, tl.where(m == 0, v * float("inf"), float("nan")), v)
+    elif FMT == 1:
+        v = tl.where(mag == 0x7F, float("nan"), v)
+    else:
+        v = tl.where(b == 0x80, float("nan"), v)
+    return v
+
+
+@triton.jit
+def _fp8_encode(x, MANT: tl.constexpr, BIAS: tl.constexpr, FMT: tl.constexpr):
+    # x: fp32 values -> uint8 codes
+    SHIFT: tl.constexpr = 23 - MANT
+    bits = x.to(tl.uint32, bitcast=True)
+    a = bits & 0x7FFFFFFF
+    # normal codes: round the fp32 bits at the mantissa cut (ties to even), then rebias
+    r = (a + ((1 << (SHIFT - 1)) - 1) + ((a >> SHIFT) & 1)) >> SHIFT
+    norm = r - ((127 - BIAS) << MANT)
+    # subnormal codes: the value in units of the smallest subnormal, rounded to even
+    # (exact scaling by a power of two; a result of 2**MANT is the smallest normal code)
+    SUB_SCALE: tl.constexpr = 2.0 ** (BIAS - 1 + MANT)
+    sub = tl.math.rint(tl.abs(x) * SUB_SCALE).to(tl.uint32)
+    MIN_NORMAL: tl.constexpr = (128 - BIAS) << 23
+    code = tl.where(a < MIN_NORMAL, sub, norm)
+    if FMT == 0:
+        MAXC: tl.constexpr = (((1 << (7 - MANT)) - 2) << MANT) | ((1 << MANT) - 1)
+    elif FMT == 1:
+        MAXC: tl.constexpr = 0x7E
+    else:
+        MAXC: tl.constexpr = 0x7F
+    code = tl.minimum(code, MAXC)
+    sign = (bits >> 24) & 0x80
+    if FMT == 2:
+        code = tl.where(code == 0, code, code | sign)
+        code = tl.where(a > 0x7F800000, 0x80, code)
+    else:
+        code = code | sign
+        code = tl.where(a > 0x7F800000, 0x7F | sign, code)
+    return code.to(tl.uint8)
+
+
+@triton.jit
+def _rtz_fixup(x, y, INT: tl.constexpr, FNUZ: tl.constexpr):
+    # y = x rounded to nearest even in a narrower float type; returns x rounded toward
+    # zero: where |y| > |x|, the code one step closer to zero (codes are sign-magnitude,
+    # so that is code - 1; an fnuz code 0x80 would be NaN, so it becomes +0)
+    code = y.to(INT, bitcast=True)
+    away = tl.abs(y.to(x.dtype)) > tl.abs(x)
+    down = code - tl.cast(1, INT)
+    if FNUZ:
+        down = tl.where(down == 0x80, tl.cast(0, INT), down)
+    return tl.where(away, down, code).to(y.dtype, bitcast=True)

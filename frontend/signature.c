@@ -216,7 +216,7 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
             p->divisibility = (int)h;
           }
         }
-        if (p->kind != TILEC_PARAM_CONSTEXPR && (ty.dt == TILEC_DTYPE_FP8E5 || ty.dt == TILEC_DTYPE_FP8E4NV) && !ty.ptr_depth)
+        if (p->kind != TILEC_PARAM_CONSTEXPR && tc_ty_is_fp8(ty))
           return bad_entry("fp8 scalars are not supported", i, fp->name, e->text, e->len);
       } else {
         tc_val v = tc_value_from_text(arena, t, n);
@@ -254,7 +254,8 @@ void tc_param_c_type(const tc_kernel_param *p, char *buf, size_t n) {
   case TILEC_DTYPE_I16: base = "int16_t"; break;
   case TILEC_DTYPE_I32: base = "int32_t"; break;
   case TILEC_DTYPE_I64: base = "int64_t"; break;
-  case TILEC_DTYPE_U8: case TILEC_DTYPE_FP8E5: case TILEC_DTYPE_FP8E4NV: base = "uint8_t"; break;
+  case TILEC_DTYPE_U8: case TILEC_DTYPE_FP8E5: case TILEC_DTYPE_FP8E4NV: case TILEC_DTYPE_FP8E4B15:
+  case TILEC_DTYPE_FP8E4B8: case TILEC_DTYPE_FP8E5B16: base = "uint8_t"; break;
   case TILEC_DTYPE_U16: case TILEC_DTYPE_F16: case TILEC_DTYPE_BF16: base = "uint16_t"; break;
   case TILEC_DTYPE_U32: base = "uint32_t"; break;
   case TILEC_DTYPE_U64: base = "uint64_t"; break;

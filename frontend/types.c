@@ -21,7 +21,12 @@ bool tc_ty_is_int(tc_ty t) {
 }
 
 bool tc_ty_is_float(tc_ty t) {
-  return !t.ptr_depth && t.dt >= TILEC_DTYPE_F16 && t.dt <= TILEC_DTYPE_FP8E4NV;
+  return !t.ptr_depth && t.dt >= TILEC_DTYPE_F16 && t.dt <= TILEC_DTYPE_FP8E5B16;
+}
+
+bool tc_ty_is_fp8(tc_ty t) {
+  return !t.ptr_depth && (t.dt == TILEC_DTYPE_FP8E5 || t.dt == TILEC_DTYPE_FP8E4NV || t.dt == TILEC_DTYPE_FP8E4B15 ||
+                          t.dt == TILEC_DTYPE_FP8E4B8 || t.dt == TILEC_DTYPE_FP8E5B16);
 }
 
 bool tc_ty_is_signed(tc_ty t) {
@@ -34,7 +39,8 @@ unsigned tc_ty_bits(tc_ty t) {
   if (t.ptr_depth) return 64;
   switch (t.dt) {
   case TILEC_DTYPE_I1: return 1;
-  case TILEC_DTYPE_I8: case TILEC_DTYPE_U8: case TILEC_DTYPE_FP8E5: case TILEC_DTYPE_FP8E4NV: return 8;
+  case TILEC_DTYPE_I8: case TILEC_DTYPE_U8: case TILEC_DTYPE_FP8E5: case TILEC_DTYPE_FP8E4NV:
+  case TILEC_DTYPE_FP8E4B15: case TILEC_DTYPE_FP8E4B8: case TILEC_DTYPE_FP8E5B16: return 8;
   case TILEC_DTYPE_I16: case TILEC_DTYPE_U16: case TILEC_DTYPE_F16: case TILEC_DTYPE_BF16: return 16;
   case TILEC_DTYPE_I32: case TILEC_DTYPE_U32: case TILEC_DTYPE_F32: return 32;
   case TILEC_DTYPE_I64: case TILEC_DTYPE_U64: case TILEC_DTYPE_F64: return 64;
@@ -48,8 +54,8 @@ int tc_ty_mantissa_bits(tc_ty t) {
   case TILEC_DTYPE_BF16: return 7;
   case TILEC_DTYPE_F32: return 23;
   case TILEC_DTYPE_F64: return 52;
-  case TILEC_DTYPE_FP8E5: return 2;
-  case TILEC_DTYPE_FP8E4NV: return 3;
+  case TILEC_DTYPE_FP8E5: case TILEC_DTYPE_FP8E5B16: return 2;
+  case TILEC_DTYPE_FP8E4NV: case TILEC_DTYPE_FP8E4B15: case TILEC_DTYPE_FP8E4B8: return 3;
   default: return 0;
   }
 }
@@ -63,6 +69,8 @@ static const struct {
     {"u16", "uint16", TILEC_DTYPE_U16},   {"u32", "uint32", TILEC_DTYPE_U32},      {"u64", "uint64", TILEC_DTYPE_U64},
     {"fp16", "float16", TILEC_DTYPE_F16}, {"bf16", "bfloat16", TILEC_DTYPE_BF16},  {"fp32", "float32", TILEC_DTYPE_F32},
     {"fp64", "float64", TILEC_DTYPE_F64}, {"fp8e5", "float8e5", TILEC_DTYPE_FP8E5}, {"fp8e4nv", "float8e4nv", TILEC_DTYPE_FP8E4NV},
+    {"fp8e4b15", "float8e4b15", TILEC_DTYPE_FP8E4B15}, {"fp8e4b8", "float8e4b8", TILEC_DTYPE_FP8E4B8},
+    {"fp8e5b16", "float8e5b16", TILEC_DTYPE_FP8E5B16},
 };
 
 void tc_ty_name(tc_ty t, char *buf, size_t n) {
@@ -91,7 +99,7 @@ bool tc_ty_parse(const char *s, size_t len, tc_ty *out) {
   }
   static const struct { const char *name; tilec_dtype dt; } aliases[] = {
       {"float", TILEC_DTYPE_F32}, {"half", TILEC_DTYPE_F16}, {"double", TILEC_DTYPE_F64}, {"bool", TILEC_DTYPE_I1},
-      {"f16", TILEC_DTYPE_F16},   {"f32", TILEC_DTYPE_F32},  {"f64", TILEC_DTYPE_F64},    {"float8e4b15", TILEC_DTYPE_FP8E4NV},
+      {"f16", TILEC_DTYPE_F16},   {"f32", TILEC_DTYPE_F32},  {"f64", TILEC_DTYPE_F64},    {"u1", TILEC_DTYPE_I1}, {"B", TILEC_DTYPE_I1},
   };
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
     if (strlen(aliases[i].name) == len && !memcmp(s, aliases[i].name, len)) {
@@ -115,6 +123,10 @@ MlirType tc_ty_mlir(MlirContext ctx, tc_ty t) {
   case TILEC_DTYPE_F64: return mlirF64TypeGet(ctx);
   case TILEC_DTYPE_FP8E5: return mlirFloat8E5M2TypeGet(ctx);
   case TILEC_DTYPE_FP8E4NV: return mlirFloat8E4M3FNTypeGet(ctx);
+  /* as Triton maps them; tilec only stores codes in them (frontend/fp8.c converts) */
+  case TILEC_DTYPE_FP8E4B15: return mlirFloat8E4M3B11FNUZTypeGet(ctx);
+  case TILEC_DTYPE_FP8E4B8: return mlirFloat8E4M3FNUZTypeGet(ctx);
+  case TILEC_DTYPE_FP8E5B16: return mlirFloat8E5M2FNUZTypeGet(ctx);
   default: return mlirIntegerTypeGet(ctx, tc_ty_bits(t));
   }
 }

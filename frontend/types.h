@@ -19,6 +19,7 @@ bool tc_ty_eq(tc_ty a, tc_ty b);
 bool tc_ty_is_ptr(tc_ty t);
 bool tc_ty_is_int(tc_ty t);     /* i1 included */
 bool tc_ty_is_float(tc_ty t);   /* fp8/16/32/64, bf16 */
+bool tc_ty_is_fp8(tc_ty t);     /* the five fp8 storage types */
 bool tc_ty_is_signed(tc_ty t);  /* signed integers (i1 counts as unsigned) */
 bool tc_ty_is_bool(tc_ty t);
 unsigned tc_ty_bits(tc_ty t);   /* 64 for pointers */

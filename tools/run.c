@@ -52,7 +52,8 @@ typedef enum run_value_kind {
 
 typedef struct run_value {
   run_value_kind kind;
-  tilec_dtype dtype; /* ints: I32, I64 or U64; floats: F32; bools: I1; else INVALID */
+  tilec_dtype dtype; /* ints: I32, I64 or U64; floats: F32; bools: I1; .npy: the dtype of a
+                      * FILE.npy:DTYPE reinterpretation (INVALID: the file's own); else INVALID */
   int64_t i;         /* ints (U64 values are stored as their bit pattern) and bools */
   double f;
 } run_value;
@@ -63,7 +64,8 @@ typedef struct run_binding {
   run_value value;
   int param;           /* index into the source parameters, -1 until resolved */
   bool is_constexpr;
-  tilec_npy arr;       /* loaded for pointer bindings */
+  tilec_npy arr;       /* loaded for pointer bindings (dtype: as the kernel sees it) */
+  tilec_dtype file_dtype; /* the .npy file's own dtype (written back with it) */
   char entry[RUN_ENTRY_CAP];
 } run_binding;
 
@@ -140,6 +142,14 @@ static bool run_classify(const char *text, run_value *v) {
   memset(v, 0, sizeof *v);
   if (run_ends_with(text, ".npy")) {
     v->kind = RUN_VALUE_NPY;
+    return true;
+  }
+  /* FILE.npy:DTYPE: the file's elements reinterpreted as a dtype NumPy lacks (fp8 codes in
+   * uint8 arrays, bf16 bits in uint16 arrays); the element sizes must agree */
+  const char *colon = strrchr(text, ':');
+  if (colon && colon - text > 4 && !memcmp(colon - 4, ".npy", 4) && tilec_dtype_from_name(colon + 1) != TILEC_DTYPE_INVALID) {
+    v->kind = RUN_VALUE_NPY;
+    v->dtype = tilec_dtype_from_name(colon + 1);
     return true;
   }
   if (!strcmp(text, "True") || !strcmp(text, "False")) {
@@ -461,8 +471,20 @@ static int run_resolve_outs(run_opts *o) {
 }
 
 static int run_load_array(run_binding *bd) {
-  tilec_status *st = tilec_npy_read(bd->text, &bd->arr);
+  tilec_dtype as = bd->value.dtype;
+  char *path = strdup(bd->text);
+  if (!path) return run_fail("out of memory");
+  if (as != TILEC_DTYPE_INVALID) *strrchr(path, ':') = 0;
+  tilec_status *st = tilec_npy_read(path, &bd->arr);
+  free(path);
   if (st) return run_report(tilec_status_annotate(st, "parameter '%s'", bd->name));
+  bd->file_dtype = bd->arr.dtype;
+  if (as != TILEC_DTYPE_INVALID) {
+    if (tilec_dtype_size(as) != tilec_dtype_size(bd->arr.dtype))
+      return run_fail("parameter '%s': '%s' holds %s elements, which cannot be read as %s (sizes differ)", bd->name,
+                      bd->text, tilec_dtype_name(bd->arr.dtype), tilec_dtype_name(as));
+    bd->arr.dtype = as;
+  }
   if (bd->arr.ndim == 0)
     return run_fail("parameter '%s': '%s' holds a 0-d array; a pointer parameter needs at least one dimension",
                     bd->name, bd->text);
@@ -705,7 +727,9 @@ static int run_prepare_args(const run_opts *o, const tilec_kernel_desc *k, run_a
 static int run_write_outs(const run_opts *o) {
   for (int i = 0; i < o->nouts; i++) {
     const run_out *out = &o->outs[i];
-    tilec_status *st = tilec_npy_write(out->path, &o->bindings[out->binding].arr);
+    tilec_npy arr = o->bindings[out->binding].arr;
+    arr.dtype = o->bindings[out->binding].file_dtype; /* as read: FILE.npy:DTYPE writes the file's dtype */
+    tilec_status *st = tilec_npy_write(out->path, &arr);
     if (st) return run_report(tilec_status_annotate(st, "--out %s", out->name));
   }
   return 0;
@@ -728,6 +752,9 @@ static double run_elem(const tilec_npy *a, const void *data, size_t i, bool *is_
   }
   case TILEC_DTYPE_I8: return *(const int8_t *)p;
   case TILEC_DTYPE_U8: case TILEC_DTYPE_I1: return *p;
+  case TILEC_DTYPE_FP8E5: case TILEC_DTYPE_FP8E4NV: case TILEC_DTYPE_FP8E4B15: case TILEC_DTYPE_FP8E4B8:
+  case TILEC_DTYPE_FP8E5B16: return *p; /* compared code for code */
+  case TILEC_DTYPE_BF16: { uint16_t v; memcpy(&v, p, 2); return v; }
   case TILEC_DTYPE_I16: { int16_t v; memcpy(&v, p, 2); return v; }
   case TILEC_DTYPE_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
   case TILEC_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); return v; }

@@ -404,7 +404,8 @@ START_TEST(test_dtype_names) {
       {TILEC_DTYPE_U64, "u64", 8},         {TILEC_DTYPE_F16, "fp16", 2},
       {TILEC_DTYPE_BF16, "bf16", 2},       {TILEC_DTYPE_F32, "fp32", 4},
       {TILEC_DTYPE_F64, "fp64", 8},        {TILEC_DTYPE_FP8E5, "fp8e5", 1},
-      {TILEC_DTYPE_FP8E4NV, "fp8e4nv", 1},
+      {TILEC_DTYPE_FP8E4NV, "fp8e4nv", 1}, {TILEC_DTYPE_FP8E4B15, "fp8e4b15", 1},
+      {TILEC_DTYPE_FP8E4B8, "fp8e4b8", 1}, {TILEC_DTYPE_FP8E5B16, "fp8e5b16", 1},
   };
   ck_assert_uint_eq(sizeof table / sizeof table[0], TILEC_DTYPE_COUNT - 1);
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
