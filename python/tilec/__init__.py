@@ -21,6 +21,7 @@ from . import _C
 from .errors import CompilationError, KernelError, TilecError
 from .jit import CompiledKernel, JITFunction, KernelParam, jit
 from . import language
+from . import _hook  # the .pth may have loaded it before the package: bind the attribute
 from ._hook import install_triton
 
 __version__ = _C.version()

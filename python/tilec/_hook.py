@@ -6,12 +6,13 @@ In:  install_triton() (called by the `tilec_triton.pth` file when TILEC_TRITON=1
 Out: a meta-path finder at the front of sys.meta_path; `sys.modules["triton.X"]` is the
      very module object `tilec.triton.X`, so both names share classes and state.
 
-This module imports nothing heavy at load time: the .pth file imports it at interpreter
-start, and `tilec.triton` is imported only when the program imports `triton`.
+This module imports nothing heavy at load time (not even importlib.abc): the .pth file
+loads it at interpreter start without importing the tilec package, and `tilec.triton`
+(hence tilec, its C extension and numpy) is imported only when the program imports
+`triton`. The finder and loader follow the import protocols without the ABCs.
 """
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 
@@ -23,7 +24,7 @@ def _is_alias(fullname):
     return fullname == _ALIAS or fullname.startswith(_ALIAS + ".")
 
 
-class _AliasLoader(importlib.abc.Loader):
+class _AliasLoader:
     """Hands out the already imported `tilec.triton.X` module as `triton.X`."""
 
     def __init__(self, module):
@@ -39,7 +40,7 @@ class _AliasLoader(importlib.abc.Loader):
         module.__spec__ = self._spec
 
 
-class TritonAliasFinder(importlib.abc.MetaPathFinder):
+class TritonAliasFinder:
     """Maps `triton` and `triton.*` to `tilec.triton` and `tilec.triton.*`."""
 
     tilec_triton_alias = True  # marker: recognised even across copies of this module

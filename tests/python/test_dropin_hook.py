@@ -69,6 +69,18 @@ def test_env_variable_off_leaves_triton_alone(value):
     assert "hook loaded: False" in out
 
 
+def test_env_hook_loads_no_more_than_the_hook():
+    # TILEC_TRITON=1 costs every Python process a little: the package (C extension, numpy)
+    # is imported by `import triton`, not at start-up.
+    out = _ok(_python("""
+        import sys
+        print(sorted(m for m in sys.modules if m.startswith(("tilec", "numpy", "torch"))))
+        import triton, tilec
+        print(tilec._hook is sys.modules["tilec._hook"], tilec.install_triton is tilec._hook.install_triton)
+    """, {"TILEC_TRITON": "1"}))
+    assert out.splitlines() == ["['tilec._hook']", "True True"]
+
+
 def test_install_triton_in_process():
     out = _ok(_python("import tilec; tilec.install_triton(); tilec.install_triton()\n" + CHECK_DROPIN))
     assert "DROPIN" in out
