@@ -184,11 +184,13 @@ class _Builder:
         self.index[key] = idx
         self.modules.append(None)  # reserve: helpers may recurse
         filename, source, first_line = function_source(jitfn.fn)
-        entries = self.globals_of(jitfn.fn)
+        patched = _patched_source(jitfn)
+        entries = self.globals_of(jitfn.fn, _loaded_names(patched) if patched is not None else ())
+        source = patched if patched is not None else source
         self.modules[idx] = (filename, source, SOURCE_FUNCTIONS, first_line, entries)
         return idx
 
-    def globals_of(self, fn):
+    def globals_of(self, fn, extra_names=()):
         fn = inspect.unwrap(fn)
         g = fn.__globals__
         closure = {}
@@ -198,7 +200,7 @@ class _Builder:
                     closure[name] = cell.cell_contents
                 except ValueError:
                     pass
-        names = list(fn.__code__.co_names) + list(fn.__code__.co_freevars)
+        names = list(fn.__code__.co_names) + list(fn.__code__.co_freevars) + list(extra_names)
         entries = []
         seen = set()
         for name in names:
@@ -255,11 +257,28 @@ _MODULE_PATHS = {
 }
 
 
+def _patched_source(jitfn):
+    """The text assigned to ``jitfn.src`` (None when it was not patched)."""
+    return jitfn._src if getattr(jitfn, "_src_patched", False) else None
+
+
+def _loaded_names(source):
+    """Names a (patched) function text reads: a replacement may use globals the original
+    function's code object never named."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []  # the compiler reports it, located
+    return [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+
+
 def module_context(jitfn):
     """Keyword arguments for ``_C.Compiler.compile`` describing where ``jitfn`` comes from."""
     filename, source, first_line = function_source(jitfn.fn)
+    patched = _patched_source(jitfn)
     b = _Builder()
-    entries = b.globals_of(jitfn.fn)
+    entries = b.globals_of(jitfn.fn, _loaded_names(patched) if patched is not None else ())
+    source = patched if patched is not None else source
     return {
         "filename": filename,
         "source": source,

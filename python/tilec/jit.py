@@ -257,6 +257,8 @@ class JITFunction:
             debug=debug,
         )
         self._context = None
+        self._src = None
+        self._src_patched = False
 
     # ---- launching -------------------------------------------------------------------
 
@@ -276,6 +278,24 @@ class JITFunction:
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
+
+    @property
+    def src(self):
+        """The kernel's source text from its ``def`` line on (dedented). Assigning it
+        replaces the text the kernel compiles from, as with Triton's ``JITFunction.src``
+        (Triton's test files patch kernels with ``kernel.src = kernel.src.replace(...)``);
+        the kernels compiled from the old text are dropped."""
+        if self._src is None:
+            self._src = _globals.function_source(self.fn)[1]
+        return self._src
+
+    @src.setter
+    def src(self, text):
+        if not isinstance(text, str):
+            raise TypeError(f"{self.__name__}.src must be a str, got {type(text).__name__}")
+        self._src = text
+        self._src_patched = True
+        self._dispatcher.cache.clear()
 
     @property
     def cache(self):

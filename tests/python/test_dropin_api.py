@@ -521,6 +521,44 @@ def test_jit_function_called_directly_is_an_error():
         scale_kernel(1, 2, 3, 4)
 
 
+# ---- patched kernels (Triton's test files: patch_kernel) ---------------------------------
+
+from triton.language.extra import libdevice  # noqa: E402  (used only by patched kernel text)
+
+
+def _patch_kernel(template, to_replace):
+    kernel = triton.JITFunction(template.fn)
+    for key, value in to_replace.items():
+        kernel.src = kernel.src.replace(key, value)
+    return kernel
+
+
+def test_patched_kernel_source():
+    @triton.jit
+    def kernel(Z, X, SIZE: tl.constexpr):
+        off = tl.arange(0, SIZE)
+        x = tl.load(X + off)
+        z = GENERATE_TEST_HERE  # noqa: F821
+        tl.store(Z + off, z)
+
+    assert kernel.src.startswith("def kernel(Z, X, SIZE: tl.constexpr):") and "GENERATE_TEST_HERE" in kernel.src
+    x = torch.rand(16)
+    for expr, ref in (("x * 2 + 1", x * 2 + 1), ("tl.exp(x)", torch.exp(x)), ("libdevice.tanh(x)", torch.tanh(x))):
+        patched = _patch_kernel(kernel, {"GENERATE_TEST_HERE": expr})
+        z = torch.empty_like(x)
+        patched[(1, )](Z=z, X=x, SIZE=16, num_warps=4)
+        assert torch.allclose(z, ref, atol=1e-6), expr
+    # assigning src again drops what was compiled from the old text
+    patched.src = patched.src.replace("libdevice.tanh(x)", "x - 1")
+    patched[(1, )](z, x, SIZE=16)
+    assert torch.allclose(z, x - 1)
+    with pytest.raises(TypeError, match="src must be a str"):
+        patched.src = None
+    bad = _patch_kernel(kernel, {"GENERATE_TEST_HERE": "x +* 2"})
+    with pytest.raises(triton.CompilationError):
+        bad[(1, )](z, x, SIZE=16)
+
+
 # ---- language -------------------------------------------------------------------------
 
 def test_language_names():
