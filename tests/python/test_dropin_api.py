@@ -462,6 +462,24 @@ def test_static_assert_raises_compile_time_assertion_failure():
         static_block_kernel[(1, )](torch.zeros(128), 128, BLOCK=128)
 
 
+@triton.jit(debug=True)
+def assert_positive_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=1.0)
+    tl.device_assert(x > 0, "x must be positive")
+
+
+def test_kernel_failure_is_a_runtime_triton_error():
+    x = torch.ones(64)
+    assert_positive_kernel[(2, )](x, 64, BLOCK=32)
+    x[40] = -1.0
+    with pytest.raises(RuntimeError) as info:
+        assert_positive_kernel[(2, )](x, 64, BLOCK=32)
+    assert isinstance(info.value, triton.TritonError) and isinstance(info.value, tilec.KernelError)
+    text = str(info.value)
+    assert "assert_positive_kernel" in text and "x must be positive" in text and f"{__file__}:" in text
+
+
 def test_out_of_resources_message():
     e = triton.OutOfResources(300000, 1048576, "shared memory")
     assert "out of resource: shared memory, Required: 300000" in str(e)
