@@ -2,6 +2,7 @@
  * and a disk cache shared by processes (temp file + rename; checksum trailer per entry).
  * In: a compiler and a kernel spec. Out: a tilec_jit_kernel handle, maybe a warning status. */
 #include "conversion/compiler.h"
+#include "frontend/frontend.h"
 #include "runtime/files.h"
 
 #include <dirent.h>
@@ -122,55 +123,12 @@ static uint64_t fnv_file(uint64_t h, const char *path) {
   return h;
 }
 
-/* `tilec compile FILE` resolves `import helpers` / `from .helpers import f` to files next to
- * the kernel: their contents are part of the key. Found from the text (lines starting with
- * import/from, at any indentation so try/except imports count), transitively, at most 32. */
-typedef struct sibling_walk {
-  char seen[32][512];
-  int n;
-} sibling_walk;
-
-static uint64_t fnv_siblings(uint64_t h, const char *filename, const char *src, size_t len, sibling_walk *w) {
-  if (!filename || filename[0] == '<' || !src) return h;
-  char dir[512];
-  snprintf(dir, sizeof dir, "%s", filename);
-  char *slash = strrchr(dir, '/');
-  if (slash) *slash = 0;
-  else snprintf(dir, sizeof dir, ".");
-  for (size_t i = 0; i < len;) {
-    size_t e = i;
-    while (e < len && src[e] != '\n') e++;
-    size_t k = i;
-    while (k < e && (src[k] == ' ' || src[k] == '\t')) k++;
-    size_t kw = !strncmp(src + k, "from ", 5) ? 5 : !strncmp(src + k, "import ", 7) ? 7 : 0;
-    for (k += kw; kw && k < e && (src[k] == ' ' || src[k] == '.'); k++) {}
-    size_t b = k;
-    while (kw && k < e && (src[k] == '_' || (src[k] >= 'a' && src[k] <= 'z') || (src[k] >= 'A' && src[k] <= 'Z') ||
-                           (src[k] >= '0' && src[k] <= '9')))
-      k++;
-    if (kw && k > b && k - b < 200 && w->n < 32) {
-      char path[512 + 208];
-      snprintf(path, sizeof path, "%s/%.*s.py", dir, (int)(k - b), src + b);
-      struct stat stt;
-      bool dup = false;
-      for (int j = 0; j < w->n && !dup; j++) dup = !strcmp(w->seen[j], path);
-      if (!dup && !stat(path, &stt) && S_ISREG(stt.st_mode)) {
-        snprintf(w->seen[w->n++], sizeof w->seen[0], "%s", path);
-        char *text = NULL;
-        size_t tl = 0;
-        tilec_status *st = tc_read_source_file(path, &text, &tl);
-        if (!st) {
-          h = fnv_str(h, path);
-          h = fnv_field(h, text, tl);
-          h = fnv_siblings(h, path, text, tl, w);
-          free(text);
-        }
-        tilec_status_destroy(st);
-      }
-    }
-    i = e + 1;
-  }
-  return h;
+/* `tilec compile FILE` reads the Python files a kernel file imports (`from helpers import
+ * f`, `from mypkg.utils import g`): their contents are part of the key. */
+static void hash_import(void *user, const char *path, const char *text, size_t n) {
+  uint64_t *h = user;
+  *h = fnv_str(*h, path);
+  *h = fnv_field(*h, text, n);
 }
 
 static uint64_t fnv_module_context(uint64_t h, const tilec_kernel_spec *spec) {
@@ -178,9 +136,8 @@ static uint64_t fnv_module_context(uint64_t h, const tilec_kernel_spec *spec) {
   h = fnv_int(h, spec->first_line);
   h = fnv_globals(h, spec->globals, spec->num_globals);
   h = fnv_int(h, spec->modules ? (int64_t)spec->num_modules : -1);
-  sibling_walk *w = calloc(1, sizeof *w);
-  if (w && spec->source_kind == TILEC_SOURCE_FILE)
-    h = fnv_siblings(h, spec->filename, spec->source, spec->source_len, w);
+  if (spec->source_kind == TILEC_SOURCE_FILE && spec->source)
+    tc_source_imports(spec->filename, spec->source, spec->source_len, hash_import, &h);
   for (size_t i = 0; spec->modules && i < spec->num_modules; i++) {
     const tilec_source_module *m = &spec->modules[i];
     h = fnv_str(h, m->filename);
@@ -189,8 +146,17 @@ static uint64_t fnv_module_context(uint64_t h, const tilec_kernel_spec *spec) {
     h = fnv_int(h, m->source_kind);
     h = fnv_int(h, m->first_line);
     h = fnv_globals(h, m->globals, m->num_globals);
+    if (m->source_kind == TILEC_SOURCE_FILE && m->filename) {
+      /* a FILE module's own imports, as for the kernel's file */
+      char *text = NULL;
+      size_t len = 0;
+      tilec_status *st = m->source ? NULL : tc_read_source_file(m->filename, &text, &len);
+      if (m->source) tc_source_imports(m->filename, m->source, m->source_len ? m->source_len : strlen(m->source), hash_import, &h);
+      else if (!st) tc_source_imports(m->filename, text, len, hash_import, &h);
+      tilec_status_destroy(st);
+      free(text);
+    }
   }
-  free(w);
   /* read by the front end (Triton's rule for non-constexpr globals) */
   h = fnv_str(h, getenv("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS"));
   return h;

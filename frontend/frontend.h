@@ -36,6 +36,12 @@ typedef struct tc_kernel_info {
 tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec, MlirModule *out,
                                   tc_kernel_info *info);
 
+/* The Python files the front end would read for a FILE source's imports (sibling and
+ * package modules, transitively, at most 64): cb(user, path, contents, length) once each,
+ * for the JIT cache key (frontend/module_context.c). */
+void tc_source_imports(const char *filename, const char *source, size_t len,
+                       void (*cb)(void *user, const char *path, const char *text, size_t n), void *user);
+
 /* C type spelling of a parameter for generated headers ("float *", "int32_t", ...). */
 void tc_param_c_type(const tc_kernel_param *p, char *buf, size_t n);
 

@@ -247,7 +247,7 @@ static bool resolve_path(tc_cg *cg, const char *path, tc_loc loc, tc_val *out) {
 
 /* ---- values of API globals ----------------------------------------------------------- */
 
-static bool unit_lookup(tc_cg *cg, int ui, const char *name, tc_loc loc, bool attr, tc_val *out);
+static bool unit_lookup(tc_cg *cg, int ui, const char *name, tc_loc loc, bool attr, tc_val *out, dkind *kind);
 
 static bool plain_value(tc_cg *cg, const char *name, const tc_val *v, bool attr, tc_loc loc, tc_val *out) {
   if (!attr && !cg->in_default && !cg->mctx->allow_plain) {
@@ -615,33 +615,164 @@ static int unit_for_file(tc_cg *cg, const char *path) {
   return add_unit(m, u);
 }
 
-/* `import a.b` / `from a import b` of a file next to this one (a.py in the same directory,
- * `level` dots up for relative imports): that unit's module value, or -1. */
-static int sibling_unit(deriv *d, const char *first, size_t n, int level) {
-  const char *file = d->cg->mctx->units[d->unit].filename;
-  if (file[0] == '<') return -1; /* source without a file: no directory to look in */
-  /* dir: the file's directory with its slash ("" for a file in the current directory) */
+/* dir/name.py or the package dir/name/__init__.py (name: n bytes; dir "" or ending in '/')
+ * into path; false when neither is a regular file. */
+static bool module_file_in_dir(const char *dir, const char *name, size_t n, char *path, size_t cap) {
+  struct stat st;
+  snprintf(path, cap, "%s%.*s.py", dir, (int)n, name);
+  if (!stat(path, &st) && S_ISREG(st.st_mode)) return true;
+  snprintf(path, cap, "%s%.*s/__init__.py", dir, (int)n, name);
+  return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* Drops the last directory of dir ("a/b/" -> "a/", "b/" -> "", "" -> "../"); false past
+ * the root. */
+static bool dir_up(char *dir, size_t cap) {
+  size_t len = strlen(dir);
+  if (!strcmp(dir, "/")) return false;
+  if (!len || !strcmp(dir, "../") || (len >= 4 && !strcmp(dir + len - 4, "/../"))) {
+    if (len + 3 >= cap) return false;
+    strcat(dir, "../");
+    return true;
+  }
+  dir[len - 1] = 0;
+  char *slash = strrchr(dir, '/');
+  if (slash) slash[1] = 0;
+  else dir[0] = 0;
+  return true;
+}
+
+/* The file of a non-triton module that `file` imports, among the Python files around it:
+ * relative imports (`from . import x`, `from ..utils import y`: `level` dots) from the file's
+ * directory up; absolute ones (`from helpers import f`, `from mypkg.utils import f`) from the
+ * file's directory, then from each directory above it (the package root a repository's
+ * kernels import from). Only the first component (n bytes of first) is looked up. */
+static bool import_file(const char *file, const char *first, size_t n, int level, char *path, size_t cap) {
+  if (!file || file[0] == '<') return false; /* source without a file: no directory to look in */
   char dir[1024];
   snprintf(dir, sizeof dir, "%s", file);
   char *slash = strrchr(dir, '/');
   if (slash) slash[1] = 0;
   else dir[0] = 0;
-  for (int i = 1; i < level; i++) {
-    size_t len = strlen(dir);
-    if (len) dir[len - 1] = 0; /* drop the trailing slash, then the last directory */
-    slash = strrchr(dir, '/');
-    if (slash) slash[1] = 0;
-    else if (len) snprintf(dir, sizeof dir, "%s", "../");
-    else return -1;
-  }
+  for (int i = 1; i < level; i++)
+    if (!dir_up(dir, sizeof dir)) return false;
+  if (module_file_in_dir(dir, first, n, path, cap)) return true;
+  for (int up = 0; level == 0 && up < 8 && dir_up(dir, sizeof dir); up++)
+    if (module_file_in_dir(dir, first, n, path, cap)) return true;
+  return false;
+}
+
+static int source_module_unit(deriv *d, const char *first, size_t n, int level) {
   char path[1200];
-  snprintf(path, sizeof path, "%s%.*s.py", dir, (int)n, first);
-  int u = unit_for_file(d->cg, path);
-  if (u < 0) {
-    snprintf(path, sizeof path, "%s%.*s/__init__.py", dir, (int)n, first);
-    u = unit_for_file(d->cg, path);
+  const char *file = d->cg->mctx->units[d->unit].filename;
+  if (n == 0 && level > 0 && file[0] != '<') {
+    /* `from . import x`: the package this file is in (level - 1 directories up) */
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", file);
+    char *slash = strrchr(dir, '/');
+    if (slash) slash[1] = 0;
+    else dir[0] = 0;
+    for (int i = 1; i < level; i++)
+      if (!dir_up(dir, sizeof dir)) return -1;
+    snprintf(path, sizeof path, "%s__init__.py", dir);
+    return unit_for_file(d->cg, path);
   }
-  return u;
+  if (!import_file(file, first, n, level, path, sizeof path)) return -1;
+  return unit_for_file(d->cg, path);
+}
+
+/* A package's attribute that its __init__.py does not bind may be its submodule file. */
+static int package_submodule(tc_cg *cg, int pkg, const char *name) {
+  const char *f = cg->mctx->units[pkg].filename;
+  size_t len = strlen(f);
+  if (len < 11 || strcmp(f + len - 11, "__init__.py") || len > 1000) return -1;
+  char dir[1024], path[1200];
+  snprintf(dir, sizeof dir, "%.*s", (int)(len - 11), f);
+  return module_file_in_dir(dir, name, strlen(name), path, sizeof path) ? unit_for_file(cg, path) : -1;
+}
+
+/* ---- the files a source imports (for the JIT key) ---------------------------------------- */
+
+typedef struct deps_walk {
+  char seen[64][1200];
+  int n;
+  void (*cb)(void *, const char *, const char *, size_t);
+  void *user;
+} deps_walk;
+
+static void deps_of(deps_walk *w, const char *file, const char *src, size_t len, int depth);
+
+static void deps_block(deps_walk *w, const char *file, const tc_block *b, int depth) {
+  for (int i = 0; i < b->nstmts; i++) {
+    const tc_stmt *st = b->stmts[i];
+    if (st->kind == TC_STMT_TRY) {
+      deps_block(w, file, &st->u.try_.body, depth);
+      for (int h = 0; h < st->u.try_.nhandlers; h++) deps_block(w, file, &st->u.try_.handlers[h].body, depth);
+      deps_block(w, file, &st->u.try_.orelse, depth);
+      deps_block(w, file, &st->u.try_.final, depth);
+    } else if (st->kind == TC_STMT_IF) {
+      deps_block(w, file, &st->u.if_.body, depth);
+      deps_block(w, file, &st->u.if_.orelse, depth);
+    } else if (st->kind == TC_STMT_IMPORT) {
+      for (int k = 0; k < st->u.import.nnames; k++) {
+        /* the module itself, and for `from . import x` / `from pkg import sub` a submodule */
+        const char *names[2] = {st->u.import.from ? st->u.import.from : st->u.import.names[k].name, NULL};
+        char both[600];
+        if (st->u.import.from) {
+          snprintf(both, sizeof both, "%s%s%s", st->u.import.from, *st->u.import.from ? "." : "",
+                   st->u.import.names[k].name);
+          names[1] = both;
+        }
+        for (int j = 0; j < 2 && names[j]; j++) {
+          const char *m = names[j];
+          if (!*m || !strcmp(m, "triton") || !strncmp(m, "triton.", 7)) continue;
+          /* each prefix a.b.c: a, a/b, a/b/c, as the import reads them */
+          char rel[600];
+          size_t ml = strlen(m);
+          for (size_t e = 0; e <= ml && e < sizeof rel; e++) {
+            if (e < ml && m[e] != '.') continue;
+            snprintf(rel, sizeof rel, "%.*s", (int)e, m);
+            for (char *c = rel; *c; c++)
+              if (*c == '.') *c = '/';
+            char path[1200];
+            if (!import_file(file, rel, strlen(rel), st->u.import.level, path, sizeof path)) break;
+            bool dup = false;
+            for (int q = 0; q < w->n && !dup; q++) dup = !strcmp(w->seen[q], path);
+            if (dup || w->n == 64) continue;
+            snprintf(w->seen[w->n++], sizeof w->seen[0], "%s", path);
+            size_t tl = 0;
+            char *text = read_text(path, &tl);
+            if (!text) continue;
+            w->cb(w->user, path, text, tl);
+            deps_of(w, path, text, tl, depth + 1);
+            free(text);
+          }
+        }
+      }
+    }
+  }
+}
+
+static void deps_of(deps_walk *w, const char *file, const char *src, size_t len, int depth) {
+  if (depth > 8) return;
+  tc_module *m = NULL;
+  tilec_status *st = tc_parse_module(file, src, len, &m);
+  if (st) {
+    tilec_status_destroy(st);
+    return;
+  }
+  deps_block(w, file, &m->toplevel, depth);
+  tc_module_destroy(m);
+}
+
+void tc_source_imports(const char *filename, const char *source, size_t len,
+                       void (*cb)(void *user, const char *path, const char *text, size_t n), void *user) {
+  deps_walk *w = calloc(1, sizeof *w);
+  if (!w) return;
+  w->cb = cb;
+  w->user = user;
+  deps_of(w, filename, source, len, 0);
+  free(w);
 }
 
 static tc_val unit_module_val(tc_cg *cg, int u) {
@@ -660,8 +791,13 @@ static bool import_value(deriv *d, const char *path, int level, tc_loc loc, tc_v
   const char *dot = strchr(path, '.');
   size_t n = dot ? (size_t)(dot - path) : strlen(path);
   bool triton = level == 0 && n == 6 && !memcmp(path, "triton", 6);
+  if (level > 0 && source_module_unit(d, path, n, level) < 0) {
+    *known = false;
+    *why = "no such module next to the file";
+    return false;
+  }
   if (!triton) {
-    int u = sibling_unit(d, path, n, level ? level : 1);
+    int u = source_module_unit(d, path, n, level);
     if (u >= 0) {
       tc_val cur = unit_module_val(cg, u);
       while (dot) {
@@ -728,12 +864,31 @@ static bool apply_import(deriv *d, dset *s, const tc_stmt *st) {
     bool known;
     const char *why = NULL;
     bool ok;
-    if (from && *from) {
+    if (from && (*from || st->u.import.level)) {
       /* from M import x: x is an attribute of module M (a submodule or an object in it) */
       ok = import_value(d, from, st->u.import.level, in->loc, &v, &known, &why);
       if (ok && v.kind != TV_MODULE) {
         why = "it is imported from a value that is not a module";
         ok = known = false;
+      } else if (ok && !strncmp(v.name, "unit:", 5)) {
+        /* from a source module: the binding keeps what it is there (a constexpr stays one) */
+        int ui = (int)v.i;
+        dkind k;
+        if (unit_lookup(cg, ui, in->name, in->loc, true, &v, &k)) {
+          if (!cg->err) {
+            dset_put(s, (dbind){.name = bound, .kind = k, .val = v, .loc = in->loc});
+            continue;
+          }
+          why = take_error(cg);
+          ok = known = false;
+        } else {
+          int sub = package_submodule(cg, ui, in->name);
+          if (sub >= 0) v = unit_module_val(cg, sub);
+          else {
+            why = "the module has no such name";
+            ok = known = false;
+          }
+        }
       } else if (ok) {
         v = cg_module_attr(cg, &v, in->name, in->loc);
         if (cg->err) {
@@ -907,12 +1062,19 @@ static void derive(tc_cg *cg, int ui) {
 
 /* ---- lookups ------------------------------------------------------------------------ */
 
-static bool unit_lookup(tc_cg *cg, int ui, const char *name, tc_loc loc, bool attr, tc_val *out) {
+/* kind (may be NULL): D_VALUE or D_PLAIN, what the binding is to Triton (for `from m import x`). */
+static bool unit_lookup(tc_cg *cg, int ui, const char *name, tc_loc loc, bool attr, tc_val *out, dkind *kind) {
+  dkind k_;
+  if (!kind) kind = &k_;
+  *kind = D_VALUE;
   tc_mctx *m = cg->mctx;
   if (!load_unit(cg, ui, loc)) return true;
   tc_unit *u = &m->units[ui];
   for (size_t i = u->nglobals; i-- > 0;)
-    if (u->globals[i].name && !strcmp(u->globals[i].name, name)) return api_value(cg, ui, &u->globals[i], loc, attr, out);
+    if (u->globals[i].name && !strcmp(u->globals[i].name, name)) {
+      if (u->globals[i].kind == TILEC_GLOBAL_PLAIN) *kind = D_PLAIN;
+      return api_value(cg, ui, &u->globals[i], loc, attr, out);
+    }
   if (u->derive_state == 1) {
     /* an import cycle: the module is still being evaluated, as in Python */
     cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "cannot import name '%s' from partially initialized module %s", name, u->filename);
@@ -925,7 +1087,7 @@ static bool unit_lookup(tc_cg *cg, int ui, const char *name, tc_loc loc, bool at
   if (b) {
     switch (b->kind) {
     case D_VALUE: *out = b->val; return true;
-    case D_PLAIN: return plain_value(cg, name, &b->val, attr, loc, out);
+    case D_PLAIN: *kind = D_PLAIN; return plain_value(cg, name, &b->val, attr, loc, out);
     case D_OPAQUE:
       if (!attr && cg_global_name(cg, name, out)) return true; /* host code never shadows tl, range, ... */
       cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'%s' cannot be used in a kernel: %s", name, b->why);
@@ -943,14 +1105,16 @@ static bool unit_lookup(tc_cg *cg, int ui, const char *name, tc_loc loc, bool at
 bool cg_context_name(tc_cg *cg, const char *name, tc_loc loc, tc_val *out) {
   int ui = cg->depth ? cg_frame(cg)->unit : 0;
   if (ui < 0 || !cg->mctx) return false;
-  if (unit_lookup(cg, ui, name, loc, false, out)) return true;
+  if (unit_lookup(cg, ui, name, loc, false, out, NULL)) return true;
   return cg_global_name(cg, name, out);
 }
 
 tc_val cg_context_module_attr(tc_cg *cg, const tc_val *m, const char *attr, tc_loc loc) {
   if (!strncmp(m->name, "unit:", 5)) {
     tc_val out;
-    if (unit_lookup(cg, (int)m->i, attr, loc, true, &out)) return cg->err ? (tc_val){.kind = TV_INVALID} : out;
+    if (unit_lookup(cg, (int)m->i, attr, loc, true, &out, NULL)) return cg->err ? (tc_val){.kind = TV_INVALID} : out;
+    int sub = package_submodule(cg, (int)m->i, attr);
+    if (sub >= 0) return unit_module_val(cg, sub);
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "module '%s' has no attribute '%s'", m->name + 5, attr);
   }
   const char *py = m->name + 3;

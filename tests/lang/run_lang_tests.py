@@ -2466,6 +2466,10 @@ def _modules():
          expect=(plain % "PI_VALUE",), line=192)
     diag(F, "name_from_host_package", K, "host_package_import_kernel", "*fp32",
          expect=("'host_util'", "line 180", "some_host_package.utils"), line=197)
+    xs = rng(94).standard_normal(16).astype(np.float32)
+    add(F, "package_absolute_and_relative_imports", "modpkg/sub/pkg_kernel.py", "package_imports_kernel", (1,),
+        dict(x_ptr=xs, out_ptr=np.zeros(16, np.float32), BLOCK=16), ["out_ptr"],
+        lambda a: {"out_ptr": 4 * (a["x_ptr"] * 3 + 0.5)}, rtol=1e-6, atol=1e-6)
     func(F, "error_in_sibling_helper_located_there", lambda: _diag_in_file(
         K, "helper_error_kernel", "*fp32", "modules_helpers.py", 21, "NOT_DEFINED_IN_HELPERS"))
     func(F, "allow_non_constexpr_globals_env", _allow_plain_globals)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tilec/runtime.h"
@@ -352,6 +353,51 @@ START_TEST(test_file_context_and_sibling_in_key) {
 }
 END_TEST
 
+/* A kernel inside a package importing another package of the repository by its absolute
+ * name (found from a directory above the kernel's); that file is part of the JIT key. */
+START_TEST(test_package_import_in_key) {
+  char dir[] = "/tmp/tilec_test_mpkg_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char p[6][300];
+  snprintf(p[0], sizeof p[0], "%s/pkg", dir);
+  snprintf(p[1], sizeof p[1], "%s/pkg/__init__.py", dir);
+  snprintf(p[2], sizeof p[2], "%s/pkg/util.py", dir);
+  snprintf(p[3], sizeof p[3], "%s/kernels", dir);
+  snprintf(p[4], sizeof p[4], "%s/kernels/sub", dir);
+  snprintf(p[5], sizeof p[5], "%s/kernels/sub/k.py", dir);
+  ck_assert_int_eq(mkdir(p[0], 0700), 0);
+  ck_assert_int_eq(mkdir(p[3], 0700), 0);
+  ck_assert_int_eq(mkdir(p[4], 0700), 0);
+  write_file(p[1], "");
+  write_file(p[2], "import triton\nimport triton.language as tl\nK = tl.constexpr(5.0)\n"
+                   "@triton.jit\ndef f(x):\n    return x * K\n");
+  write_file(p[5], "import triton\nimport triton.language as tl\nfrom pkg.util import f\n"
+                   "@triton.jit\ndef kern(out_ptr):\n    tl.store(out_ptr, f(tl.full([1], 2.0, tl.float32)).sum())\n");
+  tilec_compiler *c = compiler(false);
+  tilec_kernel_spec spec = {.filename = p[5], .kernel = "kern", .signature = "*fp32"};
+  float out[NOUT];
+  tilec_jit_kernel *k1 = jit(c, &spec);
+  run(k1, out);
+  ck_assert_float_eq(out[0], 10.0f);
+  write_file(p[2], "import triton\nimport triton.language as tl\nK = tl.constexpr(6.0)\n"
+                   "@triton.jit\ndef f(x):\n    return x * K\n");
+  tilec_jit_kernel *k2 = jit(c, &spec);
+  ck_assert_int_eq(tilec_jit_kernel_origin(k2), TILEC_JIT_COMPILED);
+  run(k2, out);
+  ck_assert_float_eq(out[0], 12.0f);
+  tilec_jit_kernel_release(k1);
+  tilec_jit_kernel_release(k2);
+  tilec_compiler_destroy(c);
+  remove(p[5]);
+  remove(p[2]);
+  remove(p[1]);
+  rmdir(p[4]);
+  rmdir(p[3]);
+  rmdir(p[0]);
+  rmdir(dir);
+}
+END_TEST
+
 /* Signature entries and defines carry dtype and tuple values (commas inside brackets). */
 START_TEST(test_dtype_and_tuple_entries) {
   static const char src[] = "import triton\nimport triton.language as tl\n@triton.jit\n"
@@ -401,6 +447,7 @@ static Suite *module_context_suite(void) {
   tcase_add_test(tc, test_bad_globals);
   tcase_add_test(tc, test_file_context_and_sibling_in_key);
   tcase_add_test(tc, test_dtype_and_tuple_entries);
+  tcase_add_test(tc, test_package_import_in_key);
   suite_add_tcase(s, tc);
   return s;
 }
