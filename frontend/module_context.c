@@ -132,25 +132,6 @@ const tc_module *tc_mctx_unit_module(const tc_mctx *m, int unit) {
   return m && unit >= 0 && unit < m->nunits ? m->units[unit].mod : NULL;
 }
 
-static char *read_text(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (size_t r; buf && (r = fread(buf + n, 1, cap - n, f)) > 0;) {
-    n += r;
-    if (n == cap) {
-      char *nb = realloc(buf, cap *= 2);
-      if (!nb) free(buf);
-      buf = nb;
-    }
-  }
-  fclose(f);
-  if (buf) buf[n < cap ? n : cap - 1] = 0;
-  *len = n;
-  return buf;
-}
-
 /* Parses a unit when first used; false (with the reason recorded at loc) when it cannot. */
 static bool load_unit(tc_cg *cg, int idx, tc_loc loc) {
   tc_unit *u = &cg->mctx->units[idx];
@@ -159,7 +140,7 @@ static bool load_unit(tc_cg *cg, int idx, tc_loc loc) {
     const char *src = u->source;
     size_t len = u->len;
     if (!src) {
-      u->text = read_text(u->filename, &len);
+      u->text = tc_read_text_file(u->filename, &len);
       src = u->text;
       if (!src) {
         u->load_err = tilec_status_create(TILEC_ERROR_NOT_FOUND, "cannot read module source '%s'", u->filename);
@@ -262,7 +243,7 @@ static bool plain_value(tc_cg *cg, const char *name, const tc_val *v, bool attr,
   return true;
 }
 
-static bool api_value(tc_cg *cg, int ui, const tilec_global *g, tc_loc loc, bool attr, tc_val *out) {
+static bool api_value(tc_cg *cg, const tilec_global *g, tc_loc loc, bool attr, tc_val *out) {
   tc_mctx *m = cg->mctx;
   const char *name = g->name;
   switch (g->kind) {
@@ -314,7 +295,6 @@ static bool api_value(tc_cg *cg, int ui, const tilec_global *g, tc_loc loc, bool
     return plain_value(cg, name, &v, attr, loc, out);
   }
   }
-  (void)ui;
   cg_error(cg, loc, TILEC_ERROR_INVALID_ARGUMENT, "global '%s' has an unknown kind %d", name, (int)g->kind);
   return true;
 }
@@ -486,7 +466,7 @@ static bool eval_mod(deriv *d, const dset *s, const tc_expr *e, tc_val *out, boo
     tc_unit *u = &cg->mctx->units[d->unit];
     for (size_t i = u->nglobals; i-- > 0;)
       if (u->globals[i].name && !strcmp(u->globals[i].name, e->u.name)) {
-        api_value(cg, d->unit, &u->globals[i], e->loc, true, out);
+        api_value(cg, &u->globals[i], e->loc, true, out);
         if (cg->err) {
           *why = take_error(cg);
           return false;
@@ -615,53 +595,6 @@ static int unit_for_file(tc_cg *cg, const char *path) {
   return add_unit(m, u);
 }
 
-/* dir/name.py or the package dir/name/__init__.py (name: n bytes; dir "" or ending in '/')
- * into path; false when neither is a regular file. */
-static bool module_file_in_dir(const char *dir, const char *name, size_t n, char *path, size_t cap) {
-  struct stat st;
-  snprintf(path, cap, "%s%.*s.py", dir, (int)n, name);
-  if (!stat(path, &st) && S_ISREG(st.st_mode)) return true;
-  snprintf(path, cap, "%s%.*s/__init__.py", dir, (int)n, name);
-  return !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
-/* Drops the last directory of dir ("a/b/" -> "a/", "b/" -> "", "" -> "../"); false past
- * the root. */
-static bool dir_up(char *dir, size_t cap) {
-  size_t len = strlen(dir);
-  if (!strcmp(dir, "/")) return false;
-  if (!len || !strcmp(dir, "../") || (len >= 4 && !strcmp(dir + len - 4, "/../"))) {
-    if (len + 3 >= cap) return false;
-    strcat(dir, "../");
-    return true;
-  }
-  dir[len - 1] = 0;
-  char *slash = strrchr(dir, '/');
-  if (slash) slash[1] = 0;
-  else dir[0] = 0;
-  return true;
-}
-
-/* The file of a non-triton module that `file` imports, among the Python files around it:
- * relative imports (`from . import x`, `from ..utils import y`: `level` dots) from the file's
- * directory up; absolute ones (`from helpers import f`, `from mypkg.utils import f`) from the
- * file's directory, then from each directory above it (the package root a repository's
- * kernels import from). Only the first component (n bytes of first) is looked up. */
-static bool import_file(const char *file, const char *first, size_t n, int level, char *path, size_t cap) {
-  if (!file || file[0] == '<') return false; /* source without a file: no directory to look in */
-  char dir[1024];
-  snprintf(dir, sizeof dir, "%s", file);
-  char *slash = strrchr(dir, '/');
-  if (slash) slash[1] = 0;
-  else dir[0] = 0;
-  for (int i = 1; i < level; i++)
-    if (!dir_up(dir, sizeof dir)) return false;
-  if (module_file_in_dir(dir, first, n, path, cap)) return true;
-  for (int up = 0; level == 0 && up < 8 && dir_up(dir, sizeof dir); up++)
-    if (module_file_in_dir(dir, first, n, path, cap)) return true;
-  return false;
-}
-
 static int source_module_unit(deriv *d, const char *first, size_t n, int level) {
   char path[1200];
   const char *file = d->cg->mctx->units[d->unit].filename;
@@ -673,11 +606,11 @@ static int source_module_unit(deriv *d, const char *first, size_t n, int level) 
     if (slash) slash[1] = 0;
     else dir[0] = 0;
     for (int i = 1; i < level; i++)
-      if (!dir_up(dir, sizeof dir)) return -1;
+      if (!tc_dir_up(dir, sizeof dir)) return -1;
     snprintf(path, sizeof path, "%s__init__.py", dir);
     return unit_for_file(d->cg, path);
   }
-  if (!import_file(file, first, n, level, path, sizeof path)) return -1;
+  if (!tc_import_file(file, first, n, level, path, sizeof path)) return -1;
   return unit_for_file(d->cg, path);
 }
 
@@ -688,91 +621,7 @@ static int package_submodule(tc_cg *cg, int pkg, const char *name) {
   if (len < 11 || strcmp(f + len - 11, "__init__.py") || len > 1000) return -1;
   char dir[1024], path[1200];
   snprintf(dir, sizeof dir, "%.*s", (int)(len - 11), f);
-  return module_file_in_dir(dir, name, strlen(name), path, sizeof path) ? unit_for_file(cg, path) : -1;
-}
-
-/* ---- the files a source imports (for the JIT key) ---------------------------------------- */
-
-typedef struct deps_walk {
-  char seen[64][1200];
-  int n;
-  void (*cb)(void *, const char *, const char *, size_t);
-  void *user;
-} deps_walk;
-
-static void deps_of(deps_walk *w, const char *file, const char *src, size_t len, int depth);
-
-static void deps_block(deps_walk *w, const char *file, const tc_block *b, int depth) {
-  for (int i = 0; i < b->nstmts; i++) {
-    const tc_stmt *st = b->stmts[i];
-    if (st->kind == TC_STMT_TRY) {
-      deps_block(w, file, &st->u.try_.body, depth);
-      for (int h = 0; h < st->u.try_.nhandlers; h++) deps_block(w, file, &st->u.try_.handlers[h].body, depth);
-      deps_block(w, file, &st->u.try_.orelse, depth);
-      deps_block(w, file, &st->u.try_.final, depth);
-    } else if (st->kind == TC_STMT_IF) {
-      deps_block(w, file, &st->u.if_.body, depth);
-      deps_block(w, file, &st->u.if_.orelse, depth);
-    } else if (st->kind == TC_STMT_IMPORT) {
-      for (int k = 0; k < st->u.import.nnames; k++) {
-        /* the module itself, and for `from . import x` / `from pkg import sub` a submodule */
-        const char *names[2] = {st->u.import.from ? st->u.import.from : st->u.import.names[k].name, NULL};
-        char both[600];
-        if (st->u.import.from) {
-          snprintf(both, sizeof both, "%s%s%s", st->u.import.from, *st->u.import.from ? "." : "",
-                   st->u.import.names[k].name);
-          names[1] = both;
-        }
-        for (int j = 0; j < 2 && names[j]; j++) {
-          const char *m = names[j];
-          if (!*m || !strcmp(m, "triton") || !strncmp(m, "triton.", 7)) continue;
-          /* each prefix a.b.c: a, a/b, a/b/c, as the import reads them */
-          char rel[600];
-          size_t ml = strlen(m);
-          for (size_t e = 0; e <= ml && e < sizeof rel; e++) {
-            if (e < ml && m[e] != '.') continue;
-            snprintf(rel, sizeof rel, "%.*s", (int)e, m);
-            for (char *c = rel; *c; c++)
-              if (*c == '.') *c = '/';
-            char path[1200];
-            if (!import_file(file, rel, strlen(rel), st->u.import.level, path, sizeof path)) break;
-            bool dup = false;
-            for (int q = 0; q < w->n && !dup; q++) dup = !strcmp(w->seen[q], path);
-            if (dup || w->n == 64) continue;
-            snprintf(w->seen[w->n++], sizeof w->seen[0], "%s", path);
-            size_t tl = 0;
-            char *text = read_text(path, &tl);
-            if (!text) continue;
-            w->cb(w->user, path, text, tl);
-            deps_of(w, path, text, tl, depth + 1);
-            free(text);
-          }
-        }
-      }
-    }
-  }
-}
-
-static void deps_of(deps_walk *w, const char *file, const char *src, size_t len, int depth) {
-  if (depth > 8) return;
-  tc_module *m = NULL;
-  tilec_status *st = tc_parse_module(file, src, len, &m);
-  if (st) {
-    tilec_status_destroy(st);
-    return;
-  }
-  deps_block(w, file, &m->toplevel, depth);
-  tc_module_destroy(m);
-}
-
-void tc_source_imports(const char *filename, const char *source, size_t len,
-                       void (*cb)(void *user, const char *path, const char *text, size_t n), void *user) {
-  deps_walk *w = calloc(1, sizeof *w);
-  if (!w) return;
-  w->cb = cb;
-  w->user = user;
-  deps_of(w, filename, source, len, 0);
-  free(w);
+  return tc_module_file_in_dir(dir, name, strlen(name), path, sizeof path) ? unit_for_file(cg, path) : -1;
 }
 
 static tc_val unit_module_val(tc_cg *cg, int u) {
@@ -1073,7 +922,7 @@ static bool unit_lookup(tc_cg *cg, int ui, const char *name, tc_loc loc, bool at
   for (size_t i = u->nglobals; i-- > 0;)
     if (u->globals[i].name && !strcmp(u->globals[i].name, name)) {
       if (u->globals[i].kind == TILEC_GLOBAL_PLAIN) *kind = D_PLAIN;
-      return api_value(cg, ui, &u->globals[i], loc, attr, out);
+      return api_value(cg, &u->globals[i], loc, attr, out);
     }
   if (u->derive_state == 1) {
     /* an import cycle: the module is still being evaluated, as in Python */

@@ -30,4 +30,14 @@ tc_val cg_context_module_attr(tc_cg *cg, const tc_val *m, const char *attr, tc_l
 /* Calls of the Python math functions that cg_context_module_attr hands out ("pymath.*"). */
 tc_val cg_context_call(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc);
 
+/* module_files.c: Python files around a source. */
+char *tc_read_text_file(const char *path, size_t *len); /* malloc'ed, NUL-terminated; NULL if unreadable */
+/* dir/name.py or the package dir/name/__init__.py (name: n bytes, may contain '/'; dir "" or
+ * ending in '/') into path; false when neither is a regular file. */
+bool tc_module_file_in_dir(const char *dir, const char *name, size_t n, char *path, size_t cap);
+/* Drops the last directory of dir ("a/b/" -> "a/", "" -> "../"); false past the root. */
+bool tc_dir_up(char *dir, size_t cap);
+/* The file of module `first` (n bytes) that `file` imports with `level` leading dots. */
+bool tc_import_file(const char *file, const char *first, size_t n, int level, char *path, size_t cap);
+
 #endif
