@@ -40,6 +40,8 @@ struct tc_val {
   tc_val_kind kind;
   int64_t i;
   bool u64; /* TV_INT: i holds the bits of a value in [2^63, 2^64) */
+  bool weak; /* INT/FLOAT/BOOL bound by a plain assignment (`acc = 0`): Triton makes it a
+                rank-0 tensor of the literal's type, so methods and arithmetic treat it as one */
   double f;
   const char *s;
   size_t slen;
@@ -78,6 +80,7 @@ typedef struct tc_frame {
   int rt_if_depth;  /* runtime 'if' branches of this function being generated */
   int loop_depth;   /* runtime loops of this function being generated */
   int unroll_depth; /* tl.static_range / tuple loops of this function being unrolled */
+  tc_loc call_loc;  /* where the caller called this function */
 } tc_frame;
 
 typedef struct tc_cg {
@@ -124,6 +127,8 @@ void cg_block(tc_cg *cg, const tc_block *blk);
 /* One iteration of an unrolled loop body (last: no iteration follows). */
 void cg_unrolled_body(tc_cg *cg, const tc_block *body, bool last, tc_loc loc);
 void cg_assign_target(tc_cg *cg, const tc_expr *target, tc_val v);
+/* Triton's assignment of a Python number: marks number leaves weak (see tc_val.weak). */
+tc_val cg_assigned_value(tc_cg *cg, tc_val v);
 
 /* --- fp8.c: fp8 storage types (casts through fp32, arithmetic in fp32); the bool
  * functions return true when an fp8 operand made them handle the operation ---------- */
@@ -176,6 +181,9 @@ tc_val cg_logical(tc_cg *cg, bool is_and, tc_val a, tc_val b, tc_loc loc);
 tc_val cg_where(tc_cg *cg, tc_val c, tc_val x, tc_val y, tc_loc loc);
 tc_val cg_minmax(tc_cg *cg, bool is_max, tc_val a, tc_val b, bool propagate_nan, tc_loc loc);
 tc_val cg_to_bool(tc_cg *cg, tc_val v, tc_loc loc); /* != 0 as i1 */
+/* A binary operator between any two values (codegen.c): Python's arithmetic between
+ * constexprs, Triton's otherwise (numbers assigned to names count as tensors). */
+tc_val cg_binop(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc loc);
 /* Python arithmetic between two constexprs. */
 tc_val cg_constexpr_binary(tc_cg *cg, tc_binop op, const tc_val *a, const tc_val *b, tc_loc loc);
 tc_val cg_constexpr_compare(tc_cg *cg, tc_cmpop op, const tc_val *a, const tc_val *b, tc_loc loc);

@@ -83,7 +83,19 @@ tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    cg->err = tc_error_at(cg_current_module(cg), loc, code, "%s", msg);
+    const tc_module *m = cg_current_module(cg);
+    /* An error inside a tl.* function written in the kernel language (the prelude) is
+     * the caller's: locate it at the outermost prelude call. */
+    int i = cg->depth - 1;
+    if (cg->prelude && m == cg->prelude) {
+      while (i > 0 && cg->frames[i - 1]->mod == cg->prelude) i--;
+      if (i > 0) {
+        const tc_module *um = cg->frames[i - 1]->mod ? cg->frames[i - 1]->mod : cg->mod;
+        cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tl.%s: %s", cg->frames[i]->fn->name, msg);
+        return (tc_val){.kind = TV_INVALID};
+      }
+    }
+    cg->err = tc_error_at(m, loc, code, "%s", msg);
   }
   return (tc_val){.kind = TV_INVALID};
 }
@@ -159,8 +171,39 @@ static tc_val eval_name(tc_cg *cg, const tc_expr *e) {
   return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "name '%s' is not defined", e->u.name);
 }
 
+tc_val cg_assigned_value(tc_cg *cg, tc_val v) {
+  if (tv_is_number(&v)) {
+    v.weak = true;
+    return v;
+  }
+  if (v.kind != TV_TUPLE) return v;
+  tc_val r = v;
+  r.items = cg_alloc(cg, sizeof(tc_val) * (size_t)(v.nitems + 1));
+  for (int i = 0; i < v.nitems; i++) r.items[i] = cg_assigned_value(cg, v.items[i]);
+  return r;
+}
+
+/* A binary operator: Python's arithmetic between constexprs, Triton's between tensors. A
+ * number Triton holds as a tensor (weak: assigned to a name) computes as one, so
+ * `a = 7` then `a // -2` is C's -3 and int32 arithmetic wraps. */
+tc_val cg_binop(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc loc) {
+  cg_set_loc(cg, loc);
+  if (tv_is_constexpr(&a) && tv_is_constexpr(&b)) {
+    bool weak = (tv_is_number(&a) && a.weak) || (tv_is_number(&b) && b.weak);
+    if (!weak || !tv_is_number(&a) || !tv_is_number(&b) || op == TC_OP_POW)
+      return cg_constexpr_binary(cg, op, &a, &b, loc);
+    if (a.weak) a = cg_to_tensor(cg, &a, loc);
+    if (b.weak) b = cg_to_tensor(cg, &b, loc);
+    if (cg->err) return a;
+  }
+  return cg_binary(cg, op, a, b, loc);
+}
+
 static tc_val eval_attribute(tc_cg *cg, const tc_expr *e) {
   tc_val base = cg_expr(cg, e->u.attr.value);
+  if (cg->err) return base;
+  /* methods and attributes of a number held as a tensor (`acc = 0` ... `acc.to(tl.int64)`) */
+  if (tv_is_number(&base) && base.weak) base = cg_to_tensor(cg, &base, e->loc);
   if (cg->err) return base;
   const char *a = e->u.attr.name;
   switch (base.kind) {
@@ -381,9 +424,7 @@ tc_val cg_expr(tc_cg *cg, const tc_expr *e) {
     if (cg->err) return b;
     tc_val tr;
     if (cg_tuple_binary(cg, e->u.binop.op, &a, &b, e->loc, &tr)) return tr;
-    if (tv_is_constexpr(&a) && tv_is_constexpr(&b)) return cg_constexpr_binary(cg, e->u.binop.op, &a, &b, e->loc);
-    cg_set_loc(cg, e->loc);
-    return cg_binary(cg, e->u.binop.op, a, b, e->loc);
+    return cg_binop(cg, e->u.binop.op, a, b, e->loc);
   }
   case TC_EXPR_UNARY: {
     tc_val a = cg_expr(cg, e->u.unary.operand);
@@ -567,7 +608,7 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
     cg_expr(cg, s->u.expr.value);
     return;
   case TC_STMT_ASSIGN: {
-    tc_val v = cg_expr(cg, s->u.assign.value);
+    tc_val v = cg_assigned_value(cg, cg_expr(cg, s->u.assign.value));
     for (int i = 0; i < s->u.assign.ntargets && !cg->err; i++) cg_assign_target(cg, s->u.assign.targets[i], v);
     return;
   }
@@ -583,9 +624,8 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
     if (cg->err) return;
     tc_val r;
     if (!cg_tuple_binary(cg, s->u.augassign.op, &a, &b, s->loc, &r))
-      r = tv_is_constexpr(&a) && tv_is_constexpr(&b) ? cg_constexpr_binary(cg, s->u.augassign.op, &a, &b, s->loc)
-                                                     : cg_binary(cg, s->u.augassign.op, a, b, s->loc);
-    if (!cg->err) cg_bind(cg, t->u.name, r);
+      r = cg_binop(cg, s->u.augassign.op, a, b, s->loc);
+    if (!cg->err) cg_bind(cg, t->u.name, cg_assigned_value(cg, r));
     return;
   }
   case TC_STMT_ANNASSIGN: {
@@ -680,6 +720,7 @@ static bool push_frame(tc_cg *cg, const tc_func *fn, tc_loc loc) {
   }
   tc_frame *f = calloc(1, sizeof *f);
   f->fn = fn;
+  f->call_loc = loc;
   f->unit = tc_mctx_unit_of(cg->mctx, fn);
   f->mod = f->unit >= 0 ? tc_mctx_unit_module(cg->mctx, f->unit) : cg->prelude;
   cg->frames[cg->depth++] = f;

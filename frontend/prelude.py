@@ -91,6 +91,9 @@ def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds: tl.constexpr = 10):
 def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = 10):
     # Keyed by `seed` (any integer scalar or literal). 32-bit counters use the 64-bit seed
     # split into two key words; 64-bit counters use the whole seed as k0 and k1 = 0.
+    seed = tl.to_tensor(seed)
+    tl.static_assert(seed.dtype.is_int(), "the seed of tl.rand/randn/randint/philox must be an integer (Triton: "
+                     "seed.dtype.is_int()), not a float")
     seed = tl.cast(seed, tl.uint64)
     if c0.dtype.primitive_bitwidth == 32:
         k_hi = ((seed >> 32) & 0xFFFFFFFF).to(tl.uint32)
