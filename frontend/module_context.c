@@ -674,7 +674,10 @@ static bool import_value(deriv *d, const char *path, int level, tc_loc loc, tc_v
   }
   if (!resolve_path(cg, path, loc, out)) {
     *why = take_error(cg);
-    *known = false;
+    /* Host-side Triton (triton.tools, triton.runtime, ...) exists wherever Triton does: the
+     * import succeeds, only kernels cannot use it. Under triton.language, what tilec does not
+     * know is taken as missing, so a try/except picks the fallback it knows. */
+    *known = triton && strncmp(path, "triton.language", 15) != 0;
     return false;
   }
   if (is_foreign(out)) *known = false;

@@ -195,3 +195,16 @@ def plain_math_import_kernel(out_ptr):
 @triton.jit
 def host_package_import_kernel(out_ptr):
     tl.store(out_ptr, host_util(1))
+
+
+# ---- host-side Triton imports exist (the try body is taken), only kernels cannot use them ----
+try:
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    HAS_TENSOR_DESC = True
+except ModuleNotFoundError:
+    HAS_TENSOR_DESC = False
+
+
+@triton.jit
+def host_triton_import_kernel(out_ptr, HAS: tl.constexpr = HAS_TENSOR_DESC):
+    tl.store(out_ptr, HAS)
