@@ -18,7 +18,7 @@ PROGRAM_DIR = os.path.join(HERE, "dropin")
 MISSING = {
     # Reduced: two loops in a kernel, each `acc += tl.sum(tl.dot(q, k), 1)` with q, k loaded
     # before them; when the first (runtime trip count) runs zero times the second gives NaN.
-    "fused_attention": "compiler bug: the causal forward runs the off-band loop (zero trips for program 0) and "
+    "fused_attention_causal": "compiler bug: the causal forward runs the off-band loop (zero trips for program 0) and "
                        "then the on-band loop, and a tl.dot after a zero-trip loop that also has a tl.dot of "
                        "the same operands yields NaN/garbage",
 }
