@@ -395,8 +395,21 @@ def test_perf_report_table_and_files(tmp_path, capsys):
     assert list(dfs[0]["A (ms)"]) == [23.0, 43.0]
     assert list(dfs[0]["B (ms)"]) == [23.5, 43.5]
     csv = (tmp_path / "pr-test.csv").read_text().splitlines()
-    assert csv[0] == "N,M,A (ms),B (ms)" and csv[1] == "1,10,23.000000,23.500000"
+    assert csv[0] == "N,M,A (ms),B (ms)"
+    assert [float(v) for v in csv[1].split(",")] == [1, 10, 23.0, 23.5] and csv[1].endswith(",23.000000,23.500000")
     assert (tmp_path / "pr-single.csv").exists() and (tmp_path / "results.html").exists()
+
+
+def test_perf_report_plot_and_dataframe(tmp_path):
+    pytest.importorskip("matplotlib")  # optional: plots only when it is installed
+    bench = triton.testing.perf_report(
+        triton.testing.Benchmark(x_names=["N"], x_vals=[1, 2, 4], line_arg="p", line_vals=["a", "b"],
+                                 line_names=["A", "B"], styles=[("blue", "-"), ("green", "--")], ylabel="GB/s",
+                                 plot_name="plot-test", args={}, x_log=True))(
+        lambda N, p: (float(N), float(N) - 0.5, float(N) + 0.5) if p == "a" else float(2 * N))
+    df = bench.run(save_path=str(tmp_path), return_df=True)
+    assert (tmp_path / "plot-test.png").stat().st_size > 0
+    assert list(df["B (GB/s)"]) == [2.0, 4.0, 8.0]
 
 
 def test_benchmark_bad_input():
