@@ -98,7 +98,12 @@ def function_source(fn):
     removed, and the line of its file where that text starts."""
     fn = inspect.unwrap(fn)
     filename = fn.__code__.co_filename
-    lines, start = inspect.getsourcelines(fn)
+    try:
+        lines, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        from .errors import TilecError
+        raise TilecError(f"cannot read the source of @jit function {fn.__qualname__} ({filename}): {e}; tilec "
+                         "compiles kernels from their source, so define them in a file") from None
     raw = "".join(lines)
     text = textwrap.dedent(raw)
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0

@@ -139,3 +139,16 @@ def mode_kernel(x_ptr, n, MODE: tl.constexpr, BLOCK: tl.constexpr):
     else:
         x = x + 100
     tl.store(x_ptr + offs, x, mask=mask)
+
+
+@tilec.jit
+def wait_flag_kernel(started_ptr, flag_ptr, out_ptr, max_iters):
+    """Announces that it runs, then waits (bounded) for the host to set *flag_ptr; stores
+    what it saw. Atomic reads: every iteration really reads memory."""
+    tl.atomic_xchg(started_ptr, 1)
+    seen = tl.atomic_add(flag_ptr, 0)
+    i = 0
+    while (seen == 0) & (i < max_iters):
+        seen = tl.atomic_add(flag_ptr, 0)
+        i += 1
+    tl.store(out_ptr, seen)

@@ -148,3 +148,11 @@ def test_debug_info_names_each_file():
     k = kc.helper_assert_kernel.warmup(x, 1.0, grid=(1,))
     llvm = k.asm["llvm"]
     assert "kernels_context.py" in llvm and "ctx_helpers.py" in llvm
+
+
+def test_function_without_source():
+    ns = {"tl": tl}
+    exec(compile("def nosrc(x_ptr):\n    tl.store(x_ptr, 1)\n", "<generated>", "exec"), ns)
+    k = tilec.jit(ns["nosrc"])
+    with pytest.raises(tilec.TilecError, match=r"cannot read the source of @jit function nosrc \(<generated>\)"):
+        k[(1,)](np.zeros(1, np.int32))

@@ -328,3 +328,22 @@ def test_installed_package_is_used():
     names = os.listdir(pkg)
     assert "libtilec.so" in names and "libtilec-runtime.so" in names
     assert any(n.startswith("_C.") and n.endswith(".so") for n in names)
+
+
+def test_gil_is_released_while_a_kernel_runs():
+    """The kernel waits for a flag only this (Python) thread can set while it runs: with
+    the GIL held during the launch the flag would come too late and the kernel would give
+    up (after max_iters reads) and store 0."""
+    from kernels_native import wait_flag_kernel
+    started = np.zeros(1, np.int32)
+    flag = np.zeros(1, np.int32)
+    out = np.full(1, -1, np.int32)
+    wait_flag_kernel[(1,)](started, np.ones(1, np.int32), out, 0)  # compile first
+    started[0] = 0
+    t = threading.Thread(target=lambda: wait_flag_kernel[(1,)](started, flag, out, 200_000_000))
+    t.start()
+    while started[0] == 0 and t.is_alive():
+        pass
+    flag[0] = 1
+    t.join()
+    assert out[0] == 1
