@@ -4,6 +4,7 @@
 #include "tilec/tilec.h"
 
 #include "conversion/compiler.h"
+#include "conversion/lower.h"
 #include "conversion/package.h"
 #include "conversion/pipeline.h"
 #include "dialects/tile.h"
@@ -100,6 +101,46 @@ static tilec_status *advance(tilec_compiler *c, MlirModule m, tc_stage stage, ch
   return st;
 }
 
+/* strip_asserts: removes the tile.assert ops the front end emitted (they have no results;
+ * what only fed them is left to the clean-ups). */
+typedef struct assert_list {
+  MlirOperation ops[256];
+  int n;
+  bool more;
+} assert_list;
+
+static MlirWalkResult collect_assert(MlirOperation op, void *user) {
+  assert_list *l = user;
+  if (!tc_op_is(op, "tile.assert")) return MlirWalkResultAdvance;
+  if (l->n == (int)(sizeof l->ops / sizeof l->ops[0])) {
+    l->more = true;
+    return MlirWalkResultInterrupt;
+  }
+  l->ops[l->n++] = op;
+  return MlirWalkResultAdvance;
+}
+
+static void strip_asserts(MlirModule m, tc_kernel_info *info) {
+  assert_list l;
+  do {
+    l.n = 0;
+    l.more = false;
+    mlirOperationWalk(mlirModuleGetOperation(m), collect_assert, &l, MlirWalkPostOrder);
+    for (int i = 0; i < l.n; i++) {
+      mlirOperationRemoveFromParent(l.ops[i]);
+      mlirOperationDestroy(l.ops[i]);
+    }
+  } while (l.more);
+  info->uses_assert = false;
+}
+
+static tilec_status *front_compile(tilec_compiler *c, const tilec_kernel_spec *spec, MlirModule *m,
+                                   tc_kernel_info *info) {
+  tilec_status *st = tc_frontend_compile(c->ctx, spec, m, info);
+  if (!st && c->opts.strip_asserts) strip_asserts(*m, info);
+  return st;
+}
+
 static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, MlirModule *m, tc_kernel_info *info) {
   if (!spec || (!spec->source && !spec->filename) || !spec->kernel)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel spec needs source (or a file name) and kernel name");
@@ -107,7 +148,7 @@ static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, Mli
   info->check_nan = c->opts.check_nan;
   c->notes[0] = 0;
   if (spec->source) {
-    tilec_status *st0 = tc_frontend_compile(c->ctx, spec, m, info);
+    tilec_status *st0 = front_compile(c, spec, m, info);
     info->check_bounds = c->opts.check_bounds || c->opts.check_races;
     info->check_nan = c->opts.check_nan;
     snprintf(c->notes, sizeof c->notes, "%s", info->notes);
@@ -117,7 +158,7 @@ static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, Mli
   char *text = NULL;
   tilec_status *st = tc_read_source_file(spec->filename, &text, &from_file.source_len);
   from_file.source = text;
-  if (!st) st = tc_frontend_compile(c->ctx, &from_file, m, info);
+  if (!st) st = front_compile(c, &from_file, m, info);
   info->check_bounds = c->opts.check_bounds || c->opts.check_races;
   info->check_nan = c->opts.check_nan;
   snprintf(c->notes, sizeof c->notes, "%s", info->notes);

@@ -183,6 +183,7 @@ static uint64_t cache_key(const tilec_compiler *c, const tilec_kernel_spec *spec
   h = fnv_int(h, c->opts.reference);
   h = fnv_int(h, c->opts.check_nan);
   h = fnv_int(h, c->opts.check_races);
+  h = fnv_int(h, c->opts.strip_asserts);
   h = fnv_field(h, spec->source, spec->source_len);
   h = fnv_str(h, spec->filename);
   h = fnv_str(h, spec->kernel);

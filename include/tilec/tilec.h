@@ -33,6 +33,8 @@ typedef struct tilec_compile_options {
                           * lock (implies check_bounds: the shadow memory needs extents) */
   bool reference;        /* the plain reference build (one element at a time, libm math, -O1)
                           * that `tilec run --reference` compares the optimized build with */
+  bool strip_asserts;    /* tl.device_assert and `assert` in kernels compile to nothing, as in
+                          * Triton without debug=True (the Python package sets it) */
 } tilec_compile_options;
 
 void tilec_compile_options_init(tilec_compile_options *opts);

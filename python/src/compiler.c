@@ -308,14 +308,15 @@ static void compiler_dealloc(tpy_compiler *self) {
 }
 
 /* Compiler(debug_info=False, check_bounds=False, check_races=False, check_nan=False,
- *          opt_level=3, fast_math=False, cache_dir=None, target="host") */
+ *          opt_level=3, fast_math=False, cache_dir=None, target="host", strip_asserts=False) */
 static int compiler_init(tpy_compiler *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"debug_info", "check_bounds", "check_races", "check_nan", "opt_level",
-                           "fast_math", "cache_dir", "target", NULL};
+                           "fast_math", "cache_dir", "target", "strip_asserts", NULL};
   int debug_info = 0, check_bounds = 0, check_races = 0, check_nan = 0, opt_level = 3, fast_math = 0;
+  int strip_asserts = 0;
   const char *cache_dir = NULL, *target = "host";
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|ppppipzs", kwlist, &debug_info, &check_bounds, &check_races,
-                                   &check_nan, &opt_level, &fast_math, &cache_dir, &target))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|ppppipzsp", kwlist, &debug_info, &check_bounds, &check_races,
+                                   &check_nan, &opt_level, &fast_math, &cache_dir, &target, &strip_asserts))
     return -1;
   if (self->c) {
     PyErr_SetString(PyExc_RuntimeError, "Compiler already initialized");
@@ -330,6 +331,7 @@ static int compiler_init(tpy_compiler *self, PyObject *args, PyObject *kw) {
   o.debug_info = debug_info;
   o.opt_level = opt_level;
   o.fast_math = fast_math;
+  o.strip_asserts = strip_asserts;
   self->cache_dir = cache_dir ? strdup(cache_dir) : NULL;
   self->target = strdup(target);
   o.cache_dir = self->cache_dir;
@@ -607,7 +609,7 @@ PyTypeObject tpy_compiler_type = {
     .tp_dealloc = (destructor)compiler_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Compiler(debug_info=False, check_bounds=False, check_races=False, check_nan=False, opt_level=3, "
-              "fast_math=False, cache_dir=None, target='host'): a tilec compiler with a JIT cache.",
+              "fast_math=False, cache_dir=None, target='host', strip_asserts=False): a tilec compiler with a JIT cache.",
     .tp_methods = compiler_methods,
     .tp_getset = compiler_getset,
     .tp_init = (initproc)compiler_init,

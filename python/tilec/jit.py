@@ -181,13 +181,14 @@ class CompiledKernel(_C.Kernel):
 _compilers = {}
 
 
-def _compiler(debug_info, check_bounds, check_races, check_nan):
-    """One tilec compiler per combination of options, shared by all kernels."""
-    key = (debug_info, check_bounds, check_races, check_nan)
+def _compiler(debug, debug_info, check_bounds, check_races, check_nan):
+    """One tilec compiler per combination of options, shared by all kernels. Without
+    debug, tl.device_assert compiles to nothing (Triton)."""
+    key = (debug, debug_info, check_bounds, check_races, check_nan)
     c = _compilers.get(key)
     if c is None:
         c = _C.Compiler(debug_info=debug_info, check_bounds=check_bounds, check_races=check_races,
-                        check_nan=check_nan)
+                        check_nan=check_nan, strip_asserts=not debug)
         _compilers[key] = c
     return c
 
@@ -331,7 +332,8 @@ class JITFunction:
         options = {k: v for k, v in bound.items() if k in LAUNCH_OPTIONS and k not in self.arg_names}
         debug = bool(bits & _OPT_DEBUG)
         debug_info = debug or _env_on("TILEC_DEBUG_INFO")
-        compiler = _compiler(debug_info, bool(bits & _OPT_BOUNDS), bool(bits & _OPT_RACES), bool(bits & _OPT_NAN))
+        compiler = _compiler(debug, debug_info, bool(bits & _OPT_BOUNDS), bool(bits & _OPT_RACES),
+                             bool(bits & _OPT_NAN))
         spec = dict(self._tilec_source())
         spec["kernel"] = self.fn.__name__
         spec["defines"] = self._signature_defines(key)
@@ -360,8 +362,9 @@ def jit(fn=None, *, version=None, debug=None, do_not_specialize=None, do_not_spe
         noinline=None, repr=None, launch_metadata=None, **ignored):
     """Decorator: ``@tilec.jit`` or ``@tilec.jit(debug=True, do_not_specialize=["n"])``.
 
-    Returns a :class:`JITFunction`. ``debug=True`` compiles with debug info (and, as in
-    Triton, is the mode for ``tl.device_assert``); ``do_not_specialize`` and
+    Returns a :class:`JITFunction`. ``debug=True`` (or ``TRITON_DEBUG=1``, or ``debug=`` at a
+    launch) turns ``tl.device_assert`` on, as in Triton (otherwise asserts compile to
+    nothing), and compiles with debug info; ``do_not_specialize`` and
     ``do_not_specialize_on_alignment`` name parameters (or give their indices) that are
     not specialized on value (``== 1``, divisibility by 16) or on pointer alignment.
     """

@@ -152,3 +152,12 @@ def wait_flag_kernel(started_ptr, flag_ptr, out_ptr, max_iters):
         seen = tl.atomic_add(flag_ptr, 0)
         i += 1
     tl.store(out_ptr, seen)
+
+
+@tilec.jit
+def assert_nodebug_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    """The same assertion without debug=True: Triton compiles it to nothing."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.device_assert(x >= 0, "x must be non-negative")
+    assert x.shape[0] == BLOCK  # a Python assert in a kernel is a device_assert too

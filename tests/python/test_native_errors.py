@@ -101,3 +101,14 @@ def test_race_check(monkeypatch):
     assert re.search(r"program \([0-3], 0, 0\) stores it at .* after program \([0-3], 0, 0\) stored it",
                      str(info.value))
     race_kernel[(1,)](out)  # one program: no race
+
+
+def test_device_assert_needs_debug(monkeypatch):
+    from kernels_native import assert_nodebug_kernel
+    x = np.array([1, 2, -3, 4], np.float32)
+    assert_nodebug_kernel[(1,)](x, 4, BLOCK=4)  # no debug: nothing checked, as in Triton
+    with pytest.raises(tilec.KernelError, match="x must be non-negative"):
+        assert_nodebug_kernel[(1,)](x, 4, BLOCK=4, debug=True)
+    monkeypatch.setenv("TRITON_DEBUG", "1")
+    with pytest.raises(tilec.KernelError, match="x must be non-negative"):
+        assert_nodebug_kernel[(1,)](x, 4, BLOCK=4)
