@@ -161,3 +161,11 @@ def assert_nodebug_kernel(x_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=offs < n, other=0)
     tl.device_assert(x >= 0, "x must be non-negative")
     assert x.shape[0] == BLOCK  # a Python assert in a kernel is a device_assert too
+
+
+@tilec.jit
+def tuple_kernel(out_ptr, SHAPE: tl.constexpr):
+    """out (SHAPE[0] x SHAPE[1], row-major) = row * 10 + col; SHAPE is a tuple constexpr."""
+    rows = tl.arange(0, SHAPE[0])[:, None]
+    cols = tl.arange(0, SHAPE[1])[None, :]
+    tl.store(out_ptr + rows * SHAPE[1] + cols, rows * 10 + cols)

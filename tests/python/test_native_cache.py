@@ -57,3 +57,13 @@ def test_memory_cache_per_process():
     assert k.cache_path is None or os.path.exists(k.cache_path)
     assert scale_kernel[(1,)](x, x, 32, 3.0, BLOCK=32) is k
     assert len([key for key in scale_kernel.cache if scale_kernel.cache[key] is k]) == 1
+
+
+def test_kernel_library_links_the_packaged_runtime():
+    """Kernel libraries the JIT builds find libtilec-runtime in the installed package."""
+    x = np.zeros(16, np.float32)
+    k = scale_kernel[(1,)](x, x, 16, 1.0, BLOCK=16)
+    assert k.cache_path and os.path.exists(k.cache_path)
+    data = open(k.cache_path, "rb").read()
+    assert b"libtilec-runtime.so" in data
+    assert os.path.dirname(os.path.realpath(tilec.__file__)).encode() in data  # its RUNPATH

@@ -163,3 +163,21 @@ def test_asm_stages():
     assert "ret" in k.asm["asm"]
     with pytest.raises(KeyError):
         k.asm["ptx"]
+
+
+def test_tuple_constexpr():
+    from kernels_native import tuple_kernel
+    out = np.zeros((2, 4), np.int32)
+    k = tuple_kernel[(1,)](out, (2, 4))
+    np.testing.assert_array_equal(out, np.arange(2)[:, None] * 10 + np.arange(4)[None, :])
+    assert tuple_kernel[(1,)](out, (2, 4)) is k
+
+
+@needs_torch
+def test_torch_dtype_constexpr():
+    import torch
+    from kernels_native import dtype_kernel
+    x = torch.arange(8, dtype=torch.float32) / 3
+    out = torch.zeros(8, dtype=torch.bfloat16)
+    dtype_kernel[(1,)](x, out, 8, torch.bfloat16, BLOCK=8)
+    assert torch.equal(out, x.to(torch.bfloat16))
