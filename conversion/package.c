@@ -38,15 +38,39 @@ static void c_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* The C type of a parameter of the compiled kernel function: a tensor descriptor is passed
+ * as the pointer to the caller's tilec_tensor_descriptor; everything else as declared. */
+static void kernel_arg_c_type(const tc_kernel_param *p, char *buf, size_t n) {
+  if (p->kind == TILEC_PARAM_TENSORDESC) snprintf(buf, n, "const void *");
+  else tc_param_c_type(p, buf, n);
+}
+
 /* The runtime arguments of a trampoline's kernel call, each read from the packed args[]. */
 static void emit_arg_unpack(FILE *f, const tc_kernel_info *info) {
   for (int i = 0, a = 0; i < info->nparams; i++) {
     const tc_kernel_param *p = &info->params[i];
     if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
+    if (p->kind == TILEC_PARAM_TENSORDESC) {
+      fprintf(f, "(const void *)args[%d], ", a++);
+      continue;
+    }
     char ct[64];
     tc_param_c_type(p, ct, sizeof ct);
     fprintf(f, "*(%s const *)args[%d], ", ct, a++);
   }
+}
+
+/* Generated headers are self-contained: the descriptor struct of tilec/abi.h, guarded. */
+static void write_tensordesc_type(FILE *f, const tc_kernel_info *info) {
+  bool any = false;
+  for (int i = 0; i < info->nparams; i++) any |= info->params[i].kind == TILEC_PARAM_TENSORDESC;
+  if (!any) return;
+  fprintf(f, "/* A tensor descriptor argument (tilec/abi.h): base address, shape and strides (in elements;\n"
+             " * the last stride must be 1) per dimension of the block, padding 0 (zeros) or 1 (NaN). */\n"
+             "#ifndef TILEC_TENSOR_DESCRIPTOR_DEFINED\n#define TILEC_TENSOR_DESCRIPTOR_DEFINED\n"
+             "typedef struct tilec_tensor_descriptor {\n  void *base;\n  int64_t shape[%d];\n  int64_t strides[%d];\n"
+             "  int64_t padding;\n} tilec_tensor_descriptor;\n#endif\n\n",
+          TILEC_TENSOR_DESC_MAX_RANK, TILEC_TENSOR_DESC_MAX_RANK);
 }
 
 /* The rows of a tilec_param_desc table (one placeholder row when there are none). */
@@ -56,7 +80,7 @@ static void emit_param_rows(FILE *f, const tc_kernel_info *info) {
     fprintf(f, "  {");
     c_string(f, p->name);
     fprintf(f, ", %d, %s, %d, %d, ", (int)p->kind, dtype_enum(p->dtype), p->pointer_depth, p->divisibility);
-    if (p->kind == TILEC_PARAM_CONSTEXPR) c_string(f, p->value);
+    if (p->kind == TILEC_PARAM_CONSTEXPR || p->kind == TILEC_PARAM_TENSORDESC) c_string(f, p->value);
     else fprintf(f, "0");
     fprintf(f, "},\n");
   }
@@ -89,7 +113,7 @@ static tilec_status *write_stub(const char *path, const tc_kernel_info *info, co
     const tc_kernel_param *p = &info->params[i];
     if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
     char ct[64];
-    tc_param_c_type(p, ct, sizeof ct);
+    kernel_arg_c_type(p, ct, sizeof ct);
     fprintf(f, "%s%s", nargs ? ", " : "", ct);
     nargs++;
   }
@@ -185,6 +209,7 @@ tilec_status *tc_package_header(const tc_kernel_info *info, const char *header_p
   fprintf(f, "#ifndef TILEC_KERNEL_%s_H\n#define TILEC_KERNEL_%s_H\n\n#include <stdbool.h>\n#include <stdint.h>\n\n",
           info->name, info->name);
   fprintf(f, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+  write_tensordesc_type(f, info);
   fprintf(f, "/* Runs the grid (grid_x, grid_y, grid_z) of programs on all cores. Returns 0 on success,\n"
              " * else a tilec_status_code; tilec_last_error() (tilec/runtime.h) has the message. */\n");
   fprintf(f, "int %s_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z", info->name);
@@ -607,7 +632,7 @@ static void write_variant(FILE *f, const tc_variant *v, const char *desc_name, s
     const tc_kernel_param *p = &info->params[i];
     if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
     char ct[64];
-    tc_param_c_type(p, ct, sizeof ct);
+    kernel_arg_c_type(p, ct, sizeof ct);
     fprintf(f, "%s, ", ct);
     nargs++;
   }
@@ -733,6 +758,7 @@ static tilec_status *write_dispatch_header(const char *path, const tc_variant *v
   fprintf(f, " */\n#ifndef TILEC_KERNEL_%s_H\n#define TILEC_KERNEL_%s_H\n\n#include <stdbool.h>\n#include <stdint.h>\n\n",
           k, k);
   fprintf(f, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+  write_tensordesc_type(f, v[0].info);
   fprintf(f, "/* Runs the grid (grid_x, grid_y, grid_z) of programs on all cores with the most specialized\n"
              " * variant whose hints the arguments satisfy. Returns 0 on success, else a tilec_status_code;\n"
              " * tilec_last_error() (tilec/runtime.h) has the message. */\n");

@@ -1,7 +1,7 @@
-/* frontend/builtins_block.c — block pointers (tl.make_block_ptr, tl.advance) and tensor
- * descriptors (tl.make_tensor_descriptor, desc.load/store): both are materialized as a
- * pointer tile plus a boundary mask, so the lowering sees ordinary masked loads/stores.
- * In: call arguments. Out: structured values, or tile loads/stores. */
+/* frontend/builtins_block.c — block pointers (tl.make_block_ptr, tl.advance), materialized
+ * as a pointer tile plus a boundary mask, so the lowering sees ordinary masked loads and
+ * stores; the helpers that build those tiles are shared with tensor descriptors
+ * (descriptors.c). In: call arguments. Out: structured values, or tile loads/stores. */
 #include "frontend/cg.h"
 
 #include <math.h>
@@ -10,7 +10,7 @@
 static tc_val *items_of(tc_cg *cg, int n) { return cg_alloc(cg, sizeof(tc_val) * (size_t)(n + 1)); }
 
 /* A tuple of ints / scalar tensors as scalar tensors of type t. */
-static bool scalars(tc_cg *cg, const tc_val *v, int rank, tc_ty t, tc_val *out, const char *what, tc_loc loc) {
+bool cg_block_scalars(tc_cg *cg, const tc_val *v, int rank, tc_ty t, tc_val *out, const char *what, tc_loc loc) {
   if (!v || v->kind != TV_TUPLE || v->nitems != rank) {
     cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s must be a tuple of %d values", what, rank);
     return false;
@@ -41,9 +41,9 @@ tc_val cg_make_block_ptr(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   r.items = items_of(cg, r.nitems);
   r.items[0] = base;
   tc_ty i64 = tc_ty_make(TILEC_DTYPE_I64), i32 = tc_ty_make(TILEC_DTYPE_I32);
-  if (!scalars(cg, cg_arg(a, &s, "shape"), rank, i64, r.items + 1, "shape", loc) ||
-      !scalars(cg, cg_arg(a, &s, "strides"), rank, i64, r.items + 1 + rank, "strides", loc) ||
-      !scalars(cg, cg_arg(a, &s, "offsets"), rank, i32, r.items + 1 + 2 * rank, "offsets", loc))
+  if (!cg_block_scalars(cg, cg_arg(a, &s, "shape"), rank, i64, r.items + 1, "shape", loc) ||
+      !cg_block_scalars(cg, cg_arg(a, &s, "strides"), rank, i64, r.items + 1 + rank, "strides", loc) ||
+      !cg_block_scalars(cg, cg_arg(a, &s, "offsets"), rank, i32, r.items + 1 + 2 * rank, "offsets", loc))
     return (tc_val){0};
   return r;
 }
@@ -53,7 +53,7 @@ tc_val cg_advance(tc_cg *cg, tc_callargs *a, tc_loc loc) {
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.advance(block_ptr, offsets) needs a block pointer");
   tc_val bp = a->args[0];
   tc_val d[TC_MAX_RANK];
-  if (!scalars(cg, &a->args[1], bp.rank, tc_ty_make(TILEC_DTYPE_I32), d, "offsets", loc)) return (tc_val){0};
+  if (!cg_block_scalars(cg, &a->args[1], bp.rank, tc_ty_make(TILEC_DTYPE_I32), d, "offsets", loc)) return (tc_val){0};
   tc_val r = bp;
   r.items = items_of(cg, bp.nitems);
   memcpy(r.items, bp.items, sizeof(tc_val) * (size_t)bp.nitems);
@@ -63,7 +63,7 @@ tc_val cg_advance(tc_cg *cg, tc_callargs *a, tc_loc loc) {
 
 /* Pointer tile and boundary mask of a block at `offs` (rank scalars). check: bitmask of
  * dims to bound-check. */
-static bool block_tile(tc_cg *cg, tc_val base, int rank, const int64_t *bshape, const tc_val *shape, const tc_val *strides,
+bool cg_block_tile(tc_cg *cg, tc_val base, int rank, const int64_t *bshape, const tc_val *shape, const tc_val *strides,
                        const tc_val *offs, unsigned check, tc_val *ptrs, tc_val *mask, tc_loc loc) {
   tc_val p = cg_broadcast_to(cg, base, rank, bshape, loc);
   tc_val m = {0};
@@ -115,7 +115,7 @@ static tc_val padding_value(tc_cg *cg, const tc_val *pad, tc_ty elem, tc_loc loc
   return tv_int(0);
 }
 
-static tc_val load_tile(tc_cg *cg, tc_val ptrs, tc_val mask, tc_val other, tc_loc loc) {
+tc_val cg_block_load_tile(tc_cg *cg, tc_val ptrs, tc_val mask, tc_val other, tc_loc loc) {
   tc_ty elem = ptrs.ty;
   elem.ptr_depth--;
   MlirValue mv = {NULL}, ov = {NULL};
@@ -128,7 +128,7 @@ static tc_val load_tile(tc_cg *cg, tc_val ptrs, tc_val mask, tc_val other, tc_lo
   return tv_tensor(r, elem, ptrs.rank, ptrs.shape);
 }
 
-static void store_tile(tc_cg *cg, tc_val ptrs, tc_val mask, tc_val value, tc_loc loc) {
+void cg_block_store_tile(tc_cg *cg, tc_val ptrs, tc_val mask, tc_val value, tc_loc loc) {
   tc_ty elem = ptrs.ty;
   elem.ptr_depth--;
   value = cg_cast(cg, value, elem, false, loc);
@@ -142,14 +142,14 @@ tc_val cg_block_load(tc_cg *cg, const tc_val *bp, const tc_val *boundary_check, 
   if (!check_dims(cg, boundary_check, bp->rank, &check, loc)) return (tc_val){0};
   tc_val ptrs, mask;
   int r = bp->rank;
-  if (!block_tile(cg, bp->items[0], r, bp->shape, bp->items + 1, bp->items + 1 + r, bp->items + 1 + 2 * r, check, &ptrs,
+  if (!cg_block_tile(cg, bp->items[0], r, bp->shape, bp->items + 1, bp->items + 1 + r, bp->items + 1 + 2 * r, check, &ptrs,
                   &mask, loc))
     return (tc_val){0};
   tc_ty elem = bp->ty;
   elem.ptr_depth--;
   tc_val other = padding_value(cg, padding, elem, loc);
   if (cg->err) return other;
-  return load_tile(cg, ptrs, mask, other, loc);
+  return cg_block_load_tile(cg, ptrs, mask, other, loc);
 }
 
 void cg_block_store(tc_cg *cg, const tc_val *bp, tc_val value, const tc_val *boundary_check, tc_loc loc) {
@@ -157,7 +157,7 @@ void cg_block_store(tc_cg *cg, const tc_val *bp, tc_val value, const tc_val *bou
   if (!check_dims(cg, boundary_check, bp->rank, &check, loc)) return;
   tc_val ptrs, mask;
   int r = bp->rank;
-  if (!block_tile(cg, bp->items[0], r, bp->shape, bp->items + 1, bp->items + 1 + r, bp->items + 1 + 2 * r, check, &ptrs,
+  if (!cg_block_tile(cg, bp->items[0], r, bp->shape, bp->items + 1, bp->items + 1 + r, bp->items + 1 + 2 * r, check, &ptrs,
                   &mask, loc))
     return;
   if (value.kind == TV_TENSOR && value.rank && (value.rank != r || memcmp(value.shape, bp->shape, sizeof(int64_t) * (size_t)r))) {
@@ -166,46 +166,5 @@ void cg_block_store(tc_cg *cg, const tc_val *bp, tc_val value, const tc_val *bou
     cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "storing %s through a block pointer of a different block shape", d);
     return;
   }
-  store_tile(cg, ptrs, mask, value, loc);
-}
-
-tc_val cg_make_tensor_descriptor(tc_cg *cg, tc_callargs *a, tc_loc loc) {
-  static const char *const p[] = {"base", "shape", "strides", "block_shape", "padding_option", NULL};
-  cg_sig s = {"tl.make_tensor_descriptor", p};
-  if (!cg_check_args(cg, a, &s, 4, loc)) return (tc_val){0};
-  tc_val base = *cg_arg(a, &s, "base");
-  if (base.kind != TV_TENSOR || base.rank != 0 || !tc_ty_is_ptr(base.ty))
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.make_tensor_descriptor: base must be a scalar pointer");
-  int rank;
-  int64_t bs[TC_MAX_RANK];
-  if (!cg_get_shape(cg, cg_arg(a, &s, "block_shape"), loc, &rank, bs)) return (tc_val){0};
-  tc_val r = {.kind = TV_TDESC, .ty = base.ty, .rank = rank, .nitems = 1 + 2 * rank};
-  memcpy(r.shape, bs, sizeof bs);
-  r.items = items_of(cg, r.nitems);
-  r.items[0] = base;
-  tc_ty i64 = tc_ty_make(TILEC_DTYPE_I64);
-  if (!scalars(cg, cg_arg(a, &s, "shape"), rank, i64, r.items + 1, "shape", loc) ||
-      !scalars(cg, cg_arg(a, &s, "strides"), rank, i64, r.items + 1 + rank, "strides", loc))
-    return (tc_val){0};
-  return r;
-}
-
-/* desc.load(offsets) / desc.store(offsets, value): always bounds-checked, zero padding. */
-tc_val cg_tdesc_method(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc) {
-  tc_val d = a->args[0];
-  bool store = !strcmp(name, "store");
-  if (a->nargs != (store ? 3 : 2))
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "desc.%s(%s) takes %s", name, store ? "offsets, value" : "offsets",
-                    store ? "2 arguments" : "1 argument");
-  tc_val offs[TC_MAX_RANK];
-  if (!scalars(cg, &a->args[1], d.rank, tc_ty_make(TILEC_DTYPE_I32), offs, "offsets", loc)) return (tc_val){0};
-  tc_val ptrs, mask;
-  unsigned all = (1u << d.rank) - 1;
-  if (!block_tile(cg, d.items[0], d.rank, d.shape, d.items + 1, d.items + 1 + d.rank, offs, all, &ptrs, &mask, loc))
-    return (tc_val){0};
-  if (store) {
-    store_tile(cg, ptrs, mask, a->args[2], loc);
-    return tv_none();
-  }
-  return load_tile(cg, ptrs, mask, tv_int(0), loc);
+  cg_block_store_tile(cg, ptrs, mask, value, loc);
 }

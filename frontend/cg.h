@@ -31,8 +31,8 @@ typedef enum tc_val_kind {
   TV_SLICE,          /* `:` in a subscript */
   TV_BLOCKPTR,       /* tl.make_block_ptr: items = base, shape[rank], strides[rank], offsets[rank];
                         shape[] = block shape */
-  TV_TDESC           /* tl.make_tensor_descriptor: items = base, shape[rank], strides[rank];
-                        shape[] = block shape */
+  TV_TDESC           /* tensor descriptor (descriptors.c): items = base, shape[rank],
+                        strides[rank], padding; shape[] = block shape */
 } tc_val_kind;
 
 typedef struct tc_val tc_val;
@@ -220,8 +220,19 @@ tc_val cg_make_block_ptr(tc_cg *cg, tc_callargs *a, tc_loc loc);
 tc_val cg_advance(tc_cg *cg, tc_callargs *a, tc_loc loc);
 tc_val cg_block_load(tc_cg *cg, const tc_val *bp, const tc_val *boundary_check, const tc_val *padding, tc_loc loc);
 void cg_block_store(tc_cg *cg, const tc_val *bp, tc_val value, const tc_val *boundary_check, tc_loc loc);
+/* Tiles of a block: scalars of a shape/strides/offsets tuple, the pointer tile and mask of
+ * a block at offsets (bounds-checked dims in `check`), masked load/store of such a tile. */
+bool cg_block_scalars(tc_cg *cg, const tc_val *v, int rank, tc_ty t, tc_val *out, const char *what, tc_loc loc);
+bool cg_block_tile(tc_cg *cg, tc_val base, int rank, const int64_t *bshape, const tc_val *shape, const tc_val *strides,
+                   const tc_val *offs, unsigned check, tc_val *ptrs, tc_val *mask, tc_loc loc);
+tc_val cg_block_load_tile(tc_cg *cg, tc_val ptrs, tc_val mask, tc_val other, tc_loc loc);
+void cg_block_store_tile(tc_cg *cg, tc_val ptrs, tc_val mask, tc_val value, tc_loc loc);
+/* Tensor descriptors (descriptors.c). */
 tc_val cg_make_tensor_descriptor(tc_cg *cg, tc_callargs *a, tc_loc loc);
 tc_val cg_tdesc_method(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc);
+tc_val cg_tdesc_attr(tc_cg *cg, const tc_val *d, const char *attr, tc_loc loc);
+/* A tensordesc<elem[block]> kernel parameter from the pointer to its i64 slots. */
+tc_val cg_tdesc_from_arg(tc_cg *cg, tc_val slots, tc_ty elem, int rank, const int64_t *block, tc_loc loc);
 /* device_print / device_assert (builtins_debug.c). */
 tc_val cg_device_print(tc_cg *cg, const char *prefix, size_t plen, const tc_val *args, int nargs, bool hex, tc_loc loc);
 tc_val cg_device_assert(tc_cg *cg, tc_val cond, const char *msg, size_t mlen, const tc_val *mask, tc_loc loc);

@@ -210,14 +210,7 @@ static tc_val eval_attribute(tc_cg *cg, const tc_expr *e) {
   case TV_MODULE: return cg_module_attr(cg, &base, a, e->loc);
   case TV_TENSOR: return cg_tensor_attr(cg, &base, a, e->loc);
   case TV_DTYPE: return cg_dtype_attr(cg, &base, a, e->loc);
-  case TV_TDESC:
-    if (!strcmp(a, "load") || !strcmp(a, "store")) {
-      tc_val m = {.kind = TV_METHOD, .name = !strcmp(a, "load") ? "tdesc.load" : "tdesc.store"};
-      m.self = cg_alloc(cg, sizeof(tc_val));
-      *m.self = base;
-      return m;
-    }
-    break;
+  case TV_TDESC: return cg_tdesc_attr(cg, &base, a, e->loc);
   case TV_TUPLE:
     if (!strcmp(a, "index") || !strcmp(a, "count")) break;
     break;
@@ -890,6 +883,8 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
     const tc_kernel_param *p = &info->params[i];
     if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
     tc_ty t = {p->dtype, p->pointer_depth};
+    /* a tensor descriptor arrives as a pointer to its tilec_tensor_descriptor (i64 slots) */
+    if (p->kind == TILEC_PARAM_TENSORDESC) t = (tc_ty){TILEC_DTYPE_I64, 1};
     types[nargs] = tc_ty_mlir(ctx, t);
     locs[nargs] = cg.b.loc;
     nargs++;
@@ -912,6 +907,9 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
     const tc_kernel_param *p = &info->params[i];
     if (p->kind == TILEC_PARAM_CONSTEXPR) {
       cg_bind(&cg, fn->params[i].name, param_vals[i]);
+    } else if (p->kind == TILEC_PARAM_TENSORDESC) {
+      tc_val slots = tv_tensor(mlirBlockGetArgument(body, a++), (tc_ty){TILEC_DTYPE_I64, 1}, 0, NULL);
+      cg_bind(&cg, fn->params[i].name, cg_tdesc_from_arg(&cg, slots, tc_ty_make(p->dtype), p->desc_rank, p->desc_block, fn->loc));
     } else {
       tc_ty t = {p->dtype, p->pointer_depth};
       cg_bind(&cg, fn->params[i].name, tv_tensor(mlirBlockGetArgument(body, a++), t, 0, NULL));

@@ -17,7 +17,10 @@ typedef struct tc_kernel_param {
   tilec_dtype dtype;      /* pointee for pointers */
   int pointer_depth;
   int divisibility;       /* 1 when no hint */
-  char value[256];        /* constexpr value as text (Python literal form) */
+  char value[256];        /* constexpr value as text (Python literal form); for a
+                           * tensor descriptor its signature spelling */
+  int desc_rank;          /* tensor descriptors: block rank and shape */
+  int64_t desc_block[4];
 } tc_kernel_param;
 
 typedef struct tc_kernel_info {

@@ -82,6 +82,49 @@ static const char *entry_end(const char *p) {
   return NULL;
 }
 
+/* "tensordesc<fp16[64, 64]>" (Triton's spelling; spaces optional): element type and block
+ * shape into p. Returns an error text, or NULL. */
+static const char *parse_tensordesc(const char *t, size_t n, tc_kernel_param *p) {
+  const char *lt = memchr(t, '<', n), *lb = memchr(t, '[', n), *rb = memchr(t, ']', n);
+  if (!lt || !lb || !rb || lb < lt || rb < lb || t[n - 1] != '>')
+    return "a tensor descriptor is spelled tensordesc<DTYPE[B0, B1, ...]>";
+  const char *d = lt + 1;
+  size_t dn = (size_t)(lb - d);
+  while (dn && isspace((unsigned char)*d)) d++, dn--;
+  while (dn && isspace((unsigned char)d[dn - 1])) dn--;
+  tc_ty ty;
+  if (!tc_ty_parse(d, dn, &ty) || ty.ptr_depth) return "unknown element type in the tensor descriptor";
+  for (const char *q = rb + 1; q < t + n - 1; q++)
+    if (!isspace((unsigned char)*q)) return "tensor descriptor layouts (Gluon) are not supported";
+  p->kind = TILEC_PARAM_TENSORDESC;
+  p->dtype = ty.dt;
+  p->pointer_depth = 0;
+  p->desc_rank = 0;
+  const char *q = lb + 1;
+  while (q < rb && isspace((unsigned char)*q)) q++;
+  while (q < rb) {
+    char *end;
+    long long b = strtoll(q, &end, 10);
+    if (end == q) return "the block shape must list integers";
+    if (p->desc_rank == 4) return "tensor descriptors of rank > 4 are not supported";
+    if (b < 1 || (b & (b - 1))) return "block dimensions must be powers of two";
+    p->desc_block[p->desc_rank++] = b;
+    q = end;
+    while (q < rb && (isspace((unsigned char)*q) || *q == ',')) q++;
+  }
+  if (!p->desc_rank) return "the block shape is empty";
+  int64_t numel = 1;
+  for (int i = 0; i < p->desc_rank; i++) numel *= p->desc_block[i];
+  if (numel > (1 << 20)) return "the block has more than 1048576 elements";
+  char tn[16];
+  tc_ty_name(ty, tn, sizeof tn);
+  size_t k = (size_t)snprintf(p->value, sizeof p->value, "tensordesc<%s[", tn);
+  for (int i = 0; i < p->desc_rank; i++)
+    k += (size_t)snprintf(p->value + k, sizeof p->value - k, "%s%lld", i ? ", " : "", (long long)p->desc_block[i]);
+  snprintf(p->value + k, sizeof p->value - k, "]>");
+  return NULL;
+}
+
 tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec_kernel_spec *spec,
                             tc_kernel_info *info, tc_val *vals, tc_arena *arena, tc_default_eval eval,
                             void *eval_ctx) {
@@ -197,7 +240,10 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
       const char *colon = memchr(t, ':', n);
       size_t tn = colon ? (size_t)(colon - t) : n;
       tc_ty ty;
-      if (tc_ty_parse(t, tn, &ty)) {
+      if (n > 10 && !memcmp(t, "tensordesc", 10)) {
+        const char *why = parse_tensordesc(t, n, p);
+        if (why) return bad_entry(why, i, fp->name, e->text, e->len);
+      } else if (tc_ty_parse(t, tn, &ty)) {
         p->kind = ty.ptr_depth ? TILEC_PARAM_POINTER : TILEC_PARAM_SCALAR;
         p->dtype = ty.dt;
         p->pointer_depth = ty.ptr_depth;
@@ -231,7 +277,7 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
       }
     }
     char ent[300];
-    if (p->kind == TILEC_PARAM_CONSTEXPR) snprintf(ent, sizeof ent, "%s", p->value);
+    if (p->kind == TILEC_PARAM_CONSTEXPR || p->kind == TILEC_PARAM_TENSORDESC) snprintf(ent, sizeof ent, "%s", p->value);
     else {
       tc_ty ty = {p->dtype, p->pointer_depth};
       char tn[16];
@@ -247,6 +293,10 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
 }
 
 void tc_param_c_type(const tc_kernel_param *p, char *buf, size_t n) {
+  if (p->kind == TILEC_PARAM_TENSORDESC) {
+    snprintf(buf, n, "tilec_tensor_descriptor");
+    return;
+  }
   const char *base;
   switch (p->dtype) {
   case TILEC_DTYPE_I1: base = p->pointer_depth ? "int8_t" : "bool"; break;

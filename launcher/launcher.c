@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NO_FAILURE UINT64_MAX
 
@@ -310,6 +311,36 @@ static void arg_names(const tilec_kernel_desc *k, char *buf, size_t cap) {
     n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", arg_name(k, i));
 }
 
+/* A tensor descriptor argument: present, with a base, positive sizes and a contiguous last
+ * dimension (the rank is the block's, from the parameter's "tensordesc<T[B0, ...]>"). */
+static tilec_status *check_tensordesc_arg(const tilec_kernel_desc *kernel, const tilec_param_desc *p, uint32_t a,
+                                          const void *arg) {
+  const char *name = p->name ? p->name : "?";
+  const tilec_tensor_descriptor *d = arg;
+  if (!d || !d->base)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s': tensor descriptor argument %u ('%s') %s",
+                               kernel->name, (unsigned)a, name, d ? "has a NULL base" : "is NULL");
+  int rank = 1;
+  const char *lb = p->value ? strchr(p->value, '[') : NULL;
+  for (const char *q = lb; q && *q && *q != ']'; q++) rank += *q == ',';
+  if (rank > TILEC_TENSOR_DESC_MAX_RANK) rank = TILEC_TENSOR_DESC_MAX_RANK;
+  for (int i = 0; i < rank; i++)
+    if (d->shape[i] <= 0)
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                 "kernel '%s': tensor descriptor '%s' has shape[%d] = %lld (must be positive)",
+                                 kernel->name, name, i, (long long)d->shape[i]);
+  if (d->strides[rank - 1] != 1)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "kernel '%s': tensor descriptor '%s' has strides[%d] = %lld; the last dimension must "
+                               "be contiguous (stride 1)",
+                               kernel->name, name, rank - 1, (long long)d->strides[rank - 1]);
+  if (d->padding != 0 && d->padding != 1)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "kernel '%s': tensor descriptor '%s' has padding %lld (0: zero, 1: nan)", kernel->name,
+                               name, (long long)d->padding);
+  return NULL;
+}
+
 tilec_status *tilec_kernel_launch_checked(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
                                           uint32_t grid_z, void *const *args, size_t num_args,
                                           const tilec_launch_options *opts) {
@@ -335,6 +366,10 @@ tilec_status *tilec_kernel_launch_checked(const tilec_kernel_desc *kernel, uint3
         return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                    "kernel '%s': pointer argument %u ('%s') is NULL", kernel->name,
                                    (unsigned)a, p->name ? p->name : "?");
+      if (p->kind == TILEC_PARAM_TENSORDESC) {
+        st = check_tensordesc_arg(kernel, p, a, args[a]);
+        if (st) return st;
+      }
       a++;
     }
   }

@@ -38,7 +38,7 @@ int tilec_cmd_exec(int argc, char **argv);
 /* A timing array of this many doubles is still small; more runs is a typo. */
 #define RUN_MAX_REPEAT 10000000L
 /* Room for the longest signature entry we build from a number or dtype ("*fp8e4nv:16"). */
-#define RUN_ENTRY_CAP 32
+#define RUN_ENTRY_CAP 96
 
 /* What a NAME=VALUE text means, decided from the text alone (Triton's rules for Python
  * values: bool before int, int before float, anything else is a string constexpr). */
@@ -56,6 +56,9 @@ typedef struct run_value {
                       * FILE.npy:DTYPE reinterpretation (INVALID: the file's own); else INVALID */
   int64_t i;         /* ints (U64 values are stored as their bit pattern) and bools */
   double f;
+  int desc_rank;     /* FILE.npy:[B0,B1,...]: bound as a tensor descriptor with this block */
+  int64_t desc_block[TILEC_TENSOR_DESC_MAX_RANK];
+  bool desc_nan;     /* ...:nan: out-of-bounds descriptor loads read NaN */
 } run_value;
 
 typedef struct run_binding {
@@ -136,6 +139,55 @@ static bool run_parse_u64(const char *s, uint64_t *out) {
   return true;
 }
 
+/* Where FILE.npy ends in a binding text "FILE.npy[:DTYPE][:[B0,B1,...][:nan]]", or NULL. */
+static const char *run_npy_end(const char *text) {
+  for (const char *q = strstr(text, ".npy:"); q; q = strstr(q + 1, ".npy:"))
+    if (!strstr(q + 1, ".npy:")) return q + 4;
+  return NULL;
+}
+
+/* The suffixes after FILE.npy: DTYPE reinterprets the file's elements as a dtype NumPy lacks
+ * (fp8 codes in uint8 arrays, bf16 bits in uint16 arrays; the sizes must agree); [B0,...]
+ * binds the array as a tensor descriptor with that block shape (its shape and C-order
+ * strides are the descriptor's), :nan makes out-of-bounds descriptor loads read NaN. */
+static bool run_npy_suffix(const char *text, run_value *v) {
+  const char *p = run_npy_end(text);
+  if (!p) return false;
+  run_value r = {.kind = RUN_VALUE_NPY};
+  while (*p == ':') {
+    p++;
+    const char *end = strchr(p, ':');
+    if (*p == '[') end = strchr(p, ']') ? strchr(p, ']') + 1 : NULL;
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    char part[64];
+    if (!n || n >= sizeof part) return false;
+    memcpy(part, p, n);
+    part[n] = 0;
+    if (part[0] == '[') {
+      const char *q = part + 1;
+      while (*q && *q != ']') {
+        char *e;
+        long long b = strtoll(q, &e, 10);
+        if (e == q || b < 1 || r.desc_rank == TILEC_TENSOR_DESC_MAX_RANK) return false;
+        r.desc_block[r.desc_rank++] = b;
+        q = e;
+        while (*q == ',' || *q == ' ') q++;
+      }
+      if (!r.desc_rank) return false;
+    } else if (!strcmp(part, "nan") && r.desc_rank) {
+      r.desc_nan = true;
+    } else if (tilec_dtype_from_name(part) != TILEC_DTYPE_INVALID && !r.desc_rank && r.dtype == TILEC_DTYPE_INVALID) {
+      r.dtype = tilec_dtype_from_name(part);
+    } else {
+      return false;
+    }
+    p += n;
+  }
+  if (*p) return false;
+  *v = r;
+  return true;
+}
+
 /* Classifies a value text. Returns false only for an integer too large for 64 bits (then
  * kind is STRING), which is an error for a runtime parameter. */
 static bool run_classify(const char *text, run_value *v) {
@@ -144,14 +196,7 @@ static bool run_classify(const char *text, run_value *v) {
     v->kind = RUN_VALUE_NPY;
     return true;
   }
-  /* FILE.npy:DTYPE: the file's elements reinterpreted as a dtype NumPy lacks (fp8 codes in
-   * uint8 arrays, bf16 bits in uint16 arrays); the element sizes must agree */
-  const char *colon = strrchr(text, ':');
-  if (colon && colon - text > 4 && !memcmp(colon - 4, ".npy", 4) && tilec_dtype_from_name(colon + 1) != TILEC_DTYPE_INVALID) {
-    v->kind = RUN_VALUE_NPY;
-    v->dtype = tilec_dtype_from_name(colon + 1);
-    return true;
-  }
+  if (run_npy_suffix(text, v)) return true;
   if (!strcmp(text, "True") || !strcmp(text, "False")) {
     v->kind = RUN_VALUE_BOOL;
     v->dtype = TILEC_DTYPE_I1;
@@ -474,7 +519,8 @@ static int run_load_array(run_binding *bd) {
   tilec_dtype as = bd->value.dtype;
   char *path = strdup(bd->text);
   if (!path) return run_fail("out of memory");
-  if (as != TILEC_DTYPE_INVALID) *strrchr(path, ':') = 0;
+  const char *end = run_npy_end(bd->text);
+  if (end) path[end - bd->text] = 0;
   tilec_status *st = tilec_npy_read(path, &bd->arr);
   free(path);
   if (st) return run_report(tilec_status_annotate(st, "parameter '%s'", bd->name));
@@ -485,6 +531,9 @@ static int run_load_array(run_binding *bd) {
                       bd->text, tilec_dtype_name(bd->arr.dtype), tilec_dtype_name(as));
     bd->arr.dtype = as;
   }
+  if (bd->value.desc_rank && bd->arr.ndim != bd->value.desc_rank)
+    return run_fail("parameter '%s': '%s' has %d dimensions but the descriptor block has %d", bd->name, bd->text,
+                    bd->arr.ndim, bd->value.desc_rank);
   if (bd->arr.ndim == 0)
     return run_fail("parameter '%s': '%s' holds a 0-d array; a pointer parameter needs at least one dimension",
                     bd->name, bd->text);
@@ -577,7 +626,15 @@ static int run_bind(run_opts *o, const tilec_source_param *params, int nparams) 
       rc = run_load_array(bd);
       if (rc) return rc;
       /* npy buffers are 64-byte aligned, so the :16 alignment hint is always true. */
-      snprintf(bd->entry, sizeof bd->entry, "*%s:16", tilec_dtype_name(bd->arr.dtype));
+      if (bd->value.desc_rank) {
+        int k = snprintf(bd->entry, sizeof bd->entry, "tensordesc<%s[", tilec_dtype_name(bd->arr.dtype));
+        for (int i = 0; i < bd->value.desc_rank && k > 0 && (size_t)k < sizeof bd->entry; i++)
+          k += snprintf(bd->entry + k, sizeof bd->entry - (size_t)k, "%s%lld", i ? ", " : "",
+                        (long long)bd->value.desc_block[i]);
+        if (k > 0 && (size_t)k < sizeof bd->entry) snprintf(bd->entry + k, sizeof bd->entry - (size_t)k, "]>");
+      } else {
+        snprintf(bd->entry, sizeof bd->entry, "*%s:16", tilec_dtype_name(bd->arr.dtype));
+      }
     } else {
       /* Like Triton's JIT: integers equal to 1 are specialized away, multiples of 16 get
        * the divisibility hint (TILEC_RUN_NO_SPECIALIZE=1 turns both off). */
@@ -608,6 +665,7 @@ typedef struct run_arg {
   void *ptr;
   _Alignas(8) unsigned char scalar[8];
   int64_t extent; /* elements behind a pointer argument, -1 for scalars */
+  tilec_tensor_descriptor desc; /* a tensor descriptor argument */
 } run_arg;
 
 /* Checks the compiled kernel's runtime parameters against the bindings and fills args. */
@@ -640,6 +698,26 @@ static int run_make_args(const run_opts *o, const tilec_kernel_desc *k, run_arg 
       slots[a].ptr = bd->arr.data;
       slots[a].extent = (int64_t)bd->arr.count;
       args[a] = &slots[a].ptr;
+    } else if (pd->kind == TILEC_PARAM_TENSORDESC) {
+      if (bd->value.kind != RUN_VALUE_NPY || !bd->value.desc_rank)
+        return run_fail("parameter '%s' of kernel '%s' is a tensor descriptor (%s); bind it to FILE.npy:[BLOCK,...], "
+                        "not '%s'",
+                        name, o->kernel, pd->value ? pd->value : "?", bd->text);
+      if (pd->dtype != (uint32_t)bd->arr.dtype)
+        return run_fail("parameter '%s' of kernel '%s': compiled for %s elements but bound to an array of %s", name,
+                        o->kernel, tilec_dtype_name((tilec_dtype)pd->dtype), tilec_dtype_name(bd->arr.dtype));
+      tilec_tensor_descriptor *d = &slots[a].desc;
+      memset(d, 0, sizeof *d);
+      d->base = bd->arr.data;
+      int64_t stride = 1;
+      for (int i = bd->arr.ndim - 1; i >= 0; i--) {
+        d->shape[i] = bd->arr.shape[i];
+        d->strides[i] = stride;
+        stride *= bd->arr.shape[i];
+      }
+      d->padding = bd->value.desc_nan;
+      args[a] = d;
+      slots[a].extent = -1; /* descriptor accesses are masked by the descriptor's shape */
     } else if (pd->kind == TILEC_PARAM_SCALAR) {
       if (bd->value.kind == RUN_VALUE_NPY)
         return run_fail("parameter '%s' of kernel '%s' is a scalar, but is bound to an array ('%s')", name,

@@ -24,8 +24,36 @@ typedef enum tilec_dtype {
 typedef enum tilec_param_kind {
   TILEC_PARAM_POINTER = 1,   /* runtime pointer: args[i] points at a `T *` */
   TILEC_PARAM_SCALAR = 2,    /* runtime scalar: args[i] points at the value (its C type) */
-  TILEC_PARAM_CONSTEXPR = 3  /* compile-time value: not passed at launch */
+  TILEC_PARAM_CONSTEXPR = 3, /* compile-time value: not passed at launch */
+  TILEC_PARAM_TENSORDESC = 4 /* tensor descriptor (signature "tensordesc<fp16[64, 64]>"): args[i]
+                              * points at a tilec_tensor_descriptor; the param's dtype is the
+                              * element type and its `value` the signature spelling, which
+                              * gives the block shape (and so the rank) */
 } tilec_param_kind;
+
+/* A tensor descriptor argument (Triton's host TensorDescriptor(base, shape, strides,
+ * block_shape, padding)): what a kernel parameter of type tensordesc<T[B0, ..., Bk]> reads
+ * at run time. The block shape is compiled in (the signature); everything here is a runtime
+ * value. Rank r = number of block dimensions (1..TILEC_TENSOR_DESC_MAX_RANK); entries past
+ * r are ignored.
+ *   base      address of element (0, ..., 0) (16-byte aligned in Triton; not required here)
+ *   shape     elements per dimension (> 0); loads outside [0, shape) read the padding value,
+ *             stores and atomics there are dropped
+ *   strides   distance between neighbours per dimension, in elements; strides[r-1] must be
+ *             1 (Triton: "last dimension must be contiguous"), the launch checks it
+ *   padding   0: out-of-bounds loads read 0 ("zero"), 1: NaN ("nan", float types only)
+ * The generated kernel header declares the same struct (guarded by the macro below), and a
+ * KERNEL_launch function takes it by value; the void ** launch API takes a pointer to it. */
+#define TILEC_TENSOR_DESC_MAX_RANK 4
+#ifndef TILEC_TENSOR_DESCRIPTOR_DEFINED
+#define TILEC_TENSOR_DESCRIPTOR_DEFINED
+typedef struct tilec_tensor_descriptor {
+  void *base;
+  int64_t shape[TILEC_TENSOR_DESC_MAX_RANK];
+  int64_t strides[TILEC_TENSOR_DESC_MAX_RANK];
+  int64_t padding;
+} tilec_tensor_descriptor;
+#endif
 
 typedef struct tilec_param_desc {
   const char *name;          /* parameter name in the kernel source */
