@@ -570,3 +570,278 @@ def _rtz_fixup(x, y, INT: tl.constexpr, FNUZ: tl.constexpr):
     if FNUZ:
         down = tl.where(down == 0x80, tl.cast(0, INT), down)
     return tl.where(away, down, code).to(y.dtype, bitcast=True)
+
+
+# ---- more libdevice: reinterpretations, conversions, integer bit functions ---------------
+
+
+@triton.jit
+def float_as_int(x):
+    return x.to(tl.int32, bitcast=True)
+
+
+@triton.jit
+def float_as_uint(x):
+    return x.to(tl.uint32, bitcast=True)
+
+
+@triton.jit
+def int_as_float(x):
+    return x.to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def uint_as_float(x):
+    return x.to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def double_as_longlong(x):
+    return x.to(tl.int64, bitcast=True)
+
+
+@triton.jit
+def longlong_as_double(x):
+    return x.to(tl.float64, bitcast=True)
+
+
+@triton.jit
+def int2float_rn(x):
+    return x.to(tl.int32).to(tl.float32)
+
+
+@triton.jit
+def uint2float_rn(x):
+    return x.to(tl.uint32).to(tl.float32)
+
+
+@triton.jit
+def ll2float_rn(x):
+    return x.to(tl.int64).to(tl.float32)
+
+
+@triton.jit
+def ull2float_rn(x):
+    return x.to(tl.uint64).to(tl.float32)
+
+
+@triton.jit
+def int2double_rn(x):
+    return x.to(tl.int32).to(tl.float64)
+
+
+@triton.jit
+def uint2double_rn(x):
+    return x.to(tl.uint32).to(tl.float64)
+
+
+@triton.jit
+def ll2double_rn(x):
+    return x.to(tl.int64).to(tl.float64)
+
+
+@triton.jit
+def ull2double_rn(x):
+    return x.to(tl.uint64).to(tl.float64)
+
+
+@triton.jit
+def double2float_rn(x):
+    return x.to(tl.float32)
+
+
+@triton.jit
+def float2uint_rn(x):
+    return tl.math.rint(x).to(tl.uint32)
+
+
+@triton.jit
+def float2ll_rn(x):
+    return tl.math.rint(x).to(tl.int64)
+
+
+@triton.jit
+def float2ull_rn(x):
+    return tl.math.rint(x).to(tl.uint64)
+
+
+@triton.jit
+def float2uint_rz(x):
+    return x.to(tl.uint32)
+
+
+@triton.jit
+def float2ll_rz(x):
+    return x.to(tl.int64)
+
+
+@triton.jit
+def float2ull_rz(x):
+    return x.to(tl.uint64)
+
+
+@triton.jit
+def double2uint_rn(x):
+    return float2uint_rn(x)
+
+
+@triton.jit
+def double2ll_rn(x):
+    return float2ll_rn(x)
+
+
+@triton.jit
+def double2ull_rn(x):
+    return float2ull_rn(x)
+
+
+@triton.jit
+def double2uint_rz(x):
+    return x.to(tl.uint32)
+
+
+@triton.jit
+def double2ll_rz(x):
+    return x.to(tl.int64)
+
+
+@triton.jit
+def double2ull_rz(x):
+    return x.to(tl.uint64)
+
+
+@triton.jit
+def rsqrt_rn(x):
+    return 1.0 / tl.sqrt(x)
+
+
+@triton.jit
+def rcp_rn(x):
+    return 1.0 / x
+
+
+@triton.jit
+def rcbrt(x):
+    return 1.0 / tl.math.cbrt(x)
+
+
+@triton.jit
+def scalbn(x, n):
+    return ldexp(x, n)
+
+
+@triton.jit
+def norm3d(a, b, c):
+    return tl.sqrt(a * a + b * b + c * c)
+
+
+@triton.jit
+def norm4d(a, b, c, d):
+    return tl.sqrt(a * a + b * b + c * c + d * d)
+
+
+@triton.jit
+def rnorm3d(a, b, c):
+    return 1.0 / norm3d(a, b, c)
+
+
+@triton.jit
+def rnorm4d(a, b, c, d):
+    return 1.0 / norm4d(a, b, c, d)
+
+
+@triton.jit
+def rhypot(x, y):
+    return 1.0 / hypot(x, y)
+
+
+@triton.jit
+def normcdfinv(x):
+    return 1.4142135623730951 * erfinv(2.0 * x - 1.0)
+
+
+@triton.jit
+def erfcinv(x):
+    return erfinv(1.0 - x)
+
+
+@triton.jit
+def _unsigned(x):
+    if x.dtype.primitive_bitwidth == 64:
+        return x.to(tl.uint64, bitcast=True)
+    else:
+        return x.to(tl.uint32, bitcast=True)
+
+
+@triton.jit
+def popc(x):
+    # set bits of a 32- or 64-bit integer (SWAR), as int32
+    u = _unsigned(x)
+    if u.dtype == tl.uint64:
+        u = u - ((u >> 1) & _u64_const(0x55555555, 0x55555555))
+        u = (u & _u64_const(0x33333333, 0x33333333)) + ((u >> 2) & _u64_const(0x33333333, 0x33333333))
+        u = (u + (u >> 4)) & _u64_const(0x0F0F0F0F, 0x0F0F0F0F)
+        return ((u * _u64_const(0x01010101, 0x01010101)) >> 56).to(tl.int32)
+    else:
+        u = u - ((u >> 1) & tl.cast(0x55555555, tl.uint32))
+        u = (u & tl.cast(0x33333333, tl.uint32)) + ((u >> 2) & tl.cast(0x33333333, tl.uint32))
+        u = (u + (u >> 4)) & tl.cast(0x0F0F0F0F, tl.uint32)
+        return ((u * tl.cast(0x01010101, tl.uint32)) >> 24).to(tl.int32)
+
+
+@triton.jit
+def clz(x):
+    # leading zero bits (32 for 0 as a 32-bit value), as int32
+    u = _unsigned(x)
+    BITS: tl.constexpr = u.dtype.primitive_bitwidth
+    # smear the highest set bit downwards, then count the ones
+    for s in tl.static_range(0, 6):
+        if (1 << s) < BITS:
+            u = u | (u >> (1 << s))
+    return BITS - popc(u)
+
+
+@triton.jit
+def ffs(x):
+    # 1-based position of the lowest set bit, 0 for 0
+    u = _unsigned(x)
+    low = u & (tl.cast(0, u.dtype) - u)
+    return tl.where(u == 0, 0, popc(low - tl.cast(1, u.dtype)) + 1)
+
+
+@triton.jit
+def brev(x):
+    # the bits of a 32- or 64-bit integer in reverse order
+    u = _unsigned(x)
+    BITS: tl.constexpr = u.dtype.primitive_bitwidth
+    r = u ^ u
+    for i in tl.static_range(BITS):
+        r = r | (((u >> i) & tl.cast(1, u.dtype)) << (BITS - 1 - i))
+    return r.to(x.dtype, bitcast=True)
+
+
+@triton.jit
+def hadd(x, y):
+    # (x + y) >> 1 without overflow, rounding down
+    return (x & y) + ((x ^ y) >> 1)
+
+
+@triton.jit
+def rhadd(x, y):
+    # (x + y + 1) >> 1 without overflow
+    return (x | y) - ((x ^ y) >> 1)
+
+
+@triton.jit
+def mulhi(x, y):
+    # the high 32 bits of the 64-bit product (signed for int32, unsigned for uint32)
+    if x.dtype == tl.uint32:
+        return ((x.to(tl.uint64) * y.to(tl.uint64)) >> 32).to(tl.uint32)
+    else:
+        return ((x.to(tl.int64) * y.to(tl.int64)) >> 32).to(tl.int32)
+
+
+@triton.jit
+def sad(x, y, z):
+    # |x - y| + z
+    return tl.where(x > y, x - y, y - x) + z

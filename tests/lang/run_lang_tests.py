@@ -1868,6 +1868,37 @@ def _api():
         add(F, "topk_k%d_%s_form%d" % (K_, "desc" if desc else "asc", kw), K, "topk_kernel", (1,),
             dict(x_ptr=xt, out_ptr=np.zeros((4, K_), np.int32), R=4, C=16, K=K_, DESC=desc, KW=kw), ["out_ptr"],
             lambda a, K_=K_, desc=desc: {"out_ptr": (-np.sort(-a["x_ptr"], 1) if desc else np.sort(a["x_ptr"], 1))[:, :K_]})
+    ri = rng(309)
+    edge32 = np.array([0, 1, -1, 2 ** 31 - 1, -2 ** 31, 0x10, 0x80000000 - 2, 12345678], np.int64)
+    xi = np.concatenate([edge32, ri.integers(-2 ** 31, 2 ** 31, 56)]).astype(np.int32)
+    yi = np.concatenate([edge32[::-1], ri.integers(-2 ** 31, 2 ** 31, 56)]).astype(np.int32)
+    u = lambda v: int(v) & 0xFFFFFFFF
+    iref = {
+        "popc": lambda x, y: [bin(u(v)).count("1") for v in x],
+        "clz": lambda x, y: [32 - u(v).bit_length() for v in x],
+        "ffs": lambda x, y: [(u(v) & -u(v)).bit_length() for v in x],
+        "brev": lambda x, y: [int("{:032b}".format(u(v))[::-1], 2) for v in x],
+        "hadd": lambda x, y: [(int(a) + int(b)) >> 1 for a, b in zip(x, y)],
+        "rhadd": lambda x, y: [(int(a) + int(b) + 1) >> 1 for a, b in zip(x, y)],
+        "mulhi": lambda x, y: [(int(a) * int(b)) >> 32 for a, b in zip(x, y)],
+        "float_as_int": lambda x, y: list(x),
+    }
+    for fn, ref in iref.items():
+        add(F, "libdevice_int_" + fn, K, "libdevice_int_kernel", (1,),
+            dict(x_ptr=xi, y_ptr=yi, out_ptr=np.zeros(64, np.int64), FN=fn, N=64), ["out_ptr"],
+            lambda a, ref=ref: {"out_ptr": np.array([((v + 2 ** 31) % 2 ** 32) - 2 ** 31
+                                                     for v in ref(a["x_ptr"], a["y_ptr"])], np.int64)})
+    x64 = np.concatenate([np.array([0, 1, -1, 2 ** 63 - 1, -2 ** 63, 2 ** 40, 3 << 50, 12345678901], np.int64),
+                          ri.integers(-2 ** 63, 2 ** 63 - 1, 56, dtype=np.int64)])
+    u64 = lambda v: int(v) & 0xFFFFFFFFFFFFFFFF
+    s64 = lambda v: ((v + 2 ** 63) % 2 ** 64) - 2 ** 63
+    ref64 = {"popc": lambda v: bin(u64(v)).count("1"), "clz": lambda v: 64 - u64(v).bit_length(),
+             "ffs": lambda v: (u64(v) & -u64(v)).bit_length(),
+             "brev": lambda v: s64(int("{:064b}".format(u64(v))[::-1], 2))}
+    for fn, ref in ref64.items():
+        add(F, "libdevice_int64_" + fn, K, "libdevice_int_kernel", (1,),
+            dict(x_ptr=x64, y_ptr=x64, out_ptr=np.zeros(64, np.int64), FN=fn, N=64), ["out_ptr"],
+            lambda a, ref=ref: {"out_ptr": np.array([ref(v) for v in a["x_ptr"]], np.int64)})
     diag(F, "diag_inline_asm", K, "inline_asm_kernel", "*i32", expect=("inline_asm_elementwise", "not supported"),
          line=_line_of(K, "tl.inline_asm_elementwise("))
     diag(F, "diag_call_class", K, "call_class_kernel", "*i32", expect=("tl.tensor is a type",),

@@ -207,3 +207,27 @@ def topk_kernel(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr, K: tl.constexp
     else:
         t = x.topk(K, descending=DESC)
     tl.store(out_ptr + rows * K + tl.arange(0, K)[None, :], t)
+
+
+@triton.jit
+def libdevice_int_kernel(x_ptr, y_ptr, out_ptr, FN: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    if FN == "popc":
+        r = libdevice.popc(x)
+    elif FN == "clz":
+        r = libdevice.clz(x)
+    elif FN == "ffs":
+        r = libdevice.ffs(x)
+    elif FN == "brev":
+        r = libdevice.brev(x)
+    elif FN == "hadd":
+        r = libdevice.hadd(x, y)
+    elif FN == "rhadd":
+        r = libdevice.rhadd(x, y)
+    elif FN == "mulhi":
+        r = libdevice.mulhi(x, y)
+    else:
+        r = libdevice.float_as_int(libdevice.int_as_float(x))
+    tl.store(out_ptr + offs, r.to(out_ptr.dtype.element_ty, bitcast=r.dtype.primitive_bitwidth == 64))
