@@ -395,7 +395,7 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     if (!cg_check_args(cg, a, &s, 1, loc)) return (tc_val){0};
     int64_t axis;
     if (!cg_const_int(cg, cg_arg(a, &s, "axis"), "axis", loc, &axis)) return (tc_val){0};
-    if (axis < 0 || axis > 2) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "axis must be 0, 1 or 2, got %lld", (long long)axis);
+    if (axis < 0 || axis > 2) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "program_id axis must be 0, 1, or 2 but got %lld", (long long)axis);
     MlirValue v = !strcmp(name, "program_id") ? tile_build_program_id(&cg->b, (int)axis)
                                                : tile_build_num_programs(&cg->b, (int)axis);
     return tv_tensor(v, tc_ty_make(TILEC_DTYPE_I32), 0, NULL);

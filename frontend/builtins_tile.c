@@ -651,15 +651,38 @@ bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc
     int64_t axes[TC_MAX_RANK];
     for (int i = 0; i < nax && i < TC_MAX_RANK; i++)
       if (!cg_const_int(cg, ax->kind == TV_TUPLE ? &ax->items[i] : ax, "axis", loc, &axes[i])) return true;
+    /* Triton: every axis is normalized against the final rank, duplicates are an error,
+     * and the new axes are inserted in ascending order. */
     int final_rank = x.rank + nax;
-    for (int i = 0; i < nax && !cg->err; i++) {
-      int at = (int)(axes[i] < 0 ? axes[i] + final_rank : axes[i]);
-      if (at < 0 || at > x.rank) {
-        cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: axis %lld out of range", fn, (long long)axes[i]);
+    if (nax > TC_MAX_RANK || final_rank > TC_MAX_RANK) {
+      *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "%s: tiles of rank above %d are not supported", fn, TC_MAX_RANK);
+      return true;
+    }
+    int at[TC_MAX_RANK];
+    for (int i = 0; i < nax; i++) {
+      if (axes[i] < -final_rank || axes[i] >= final_rank) {
+        *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: invalid axis %lld. Expected %d <= axis < %d", fn,
+                        (long long)axes[i], -final_rank, final_rank);
         return true;
       }
-      x = expand(cg, x, at, loc);
+      at[i] = (int)(axes[i] < 0 ? axes[i] + final_rank : axes[i]);
     }
+    for (int i = 0; i < nax; i++)
+      for (int j = 0; j < i; j++)
+        if (at[i] == at[j]) {
+          char list[64] = "";
+          for (int k = 0; k < nax; k++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", k ? ", " : "", at[k]);
+          *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s received duplicate axes, normalized axes = [%s]", fn, list);
+          return true;
+        }
+    for (int i = 1; i < nax; i++) /* ascending */
+      for (int j = i; j > 0 && at[j - 1] > at[j]; j--) {
+        int t = at[j];
+        at[j] = at[j - 1];
+        at[j - 1] = t;
+      }
+    for (int i = 0; i < nax && !cg->err; i++) x = expand(cg, x, at[i], loc);
     *out = x;
     return true;
   }

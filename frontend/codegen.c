@@ -311,41 +311,61 @@ static tc_val eval_subscript(tc_cg *cg, const tc_expr *e) {
   return tv_tensor(v, base.ty, rank, shape);
 }
 
-static tc_val eval_compare(tc_cg *cg, const tc_expr *e) {
-  if (e->u.compare.nops != 1)
-    return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "chained comparisons (a < b < c) are not supported");
-  tc_val a = cg_expr(cg, e->u.compare.operands[0]);
-  if (cg->err) return a;
-  tc_val b = cg_expr(cg, e->u.compare.operands[1]);
-  if (cg->err) return b;
-  tc_cmpop op = e->u.compare.ops[0];
+/* One comparison `a op b`. */
+static tc_val compare_one(tc_cg *cg, tc_cmpop op, tc_val a, tc_val b, tc_loc loc) {
   if (op == TC_CMP_IS || op == TC_CMP_IS_NOT) {
     bool same;
     if (a.kind == TV_NONE || b.kind == TV_NONE) same = a.kind == b.kind;
     else if (a.kind == TV_DTYPE && b.kind == TV_DTYPE) same = tc_ty_eq(a.ty, b.ty);
     else if (tv_is_constexpr(&a) && tv_is_constexpr(&b)) {
-      tc_val r = cg_constexpr_compare(cg, TC_CMP_EQ, &a, &b, e->loc);
+      tc_val r = cg_constexpr_compare(cg, TC_CMP_EQ, &a, &b, loc);
       same = r.kind == TV_BOOL && r.i;
     } else
-      return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "'is' is only supported between compile-time values");
+      return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'is' is only supported between compile-time values");
     return tv_bool(op == TC_CMP_IS ? same : !same);
   }
   if (op == TC_CMP_IN || op == TC_CMP_NOT_IN) {
     if (b.kind != TV_TUPLE || !tv_is_constexpr(&a))
-      return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "'in' is only supported for constexpr values in tuples");
+      return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'in' is only supported for constexpr values in tuples");
     bool found = false;
     for (int i = 0; i < b.nitems && !found; i++) {
       if (!tv_is_constexpr(&b.items[i])) continue;
-      tc_val r = cg_constexpr_compare(cg, TC_CMP_EQ, &a, &b.items[i], e->loc);
+      tc_val r = cg_constexpr_compare(cg, TC_CMP_EQ, &a, &b.items[i], loc);
       found = r.kind == TV_BOOL && r.i;
     }
     return tv_bool(op == TC_CMP_IN ? found : !found);
   }
   tc_val tr;
-  if (cg_tuple_compare(cg, op, &a, &b, e->loc, &tr)) return tr;
-  if (tv_is_constexpr(&a) && tv_is_constexpr(&b)) return cg_constexpr_compare(cg, op, &a, &b, e->loc);
-  cg_set_loc(cg, e->loc);
-  return cg_compare(cg, op, a, b, e->loc);
+  if (cg_tuple_compare(cg, op, &a, &b, loc, &tr)) return tr;
+  if (tv_is_constexpr(&a) && tv_is_constexpr(&b)) return cg_constexpr_compare(cg, op, &a, &b, loc);
+  cg_set_loc(cg, loc);
+  return cg_compare(cg, op, a, b, loc);
+}
+
+/* `a < b < c` is `(a < b) and (b < c)` with b evaluated once, as Triton 3.9 has it: a
+ * compile-time false comparison ends the chain (later operands are not evaluated), true
+ * ones drop out, the runtime ones are combined with logical and. */
+static tc_val eval_compare(tc_cg *cg, const tc_expr *e) {
+  tc_val lhs = cg_expr(cg, e->u.compare.operands[0]);
+  if (cg->err) return lhs;
+  tc_val acc = {0}, last = {0};
+  bool have = false;
+  for (int i = 0; i < e->u.compare.nops; i++) {
+    tc_val rhs = cg_expr(cg, e->u.compare.operands[i + 1]);
+    if (cg->err) return rhs;
+    tc_val r = compare_one(cg, e->u.compare.ops[i], lhs, rhs, e->loc);
+    if (cg->err) return r;
+    last = r;
+    bool t;
+    if (r.kind != TV_TENSOR && cg_truthy_constexpr(cg, &r, e->loc, &t)) {
+      if (!t) return r;
+    } else {
+      acc = have ? cg_logical(cg, true, acc, r, e->loc) : r;
+      have = true;
+    }
+    lhs = rhs;
+  }
+  return have ? acc : last;
 }
 
 static tc_val eval_boolop(tc_cg *cg, const tc_expr *e) {

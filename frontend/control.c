@@ -191,7 +191,7 @@ static void runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper) {
     char d[64];
     describe(&c, d, sizeof d);
     cg_error(cg, s->u.if_.test ? s->u.if_.test->loc : s->loc, TILEC_ERROR_SEMANTIC,
-             "an 'if' condition must be a scalar, got %s", d);
+             "Boolean value of Tensor with more than one value is ambiguous: an 'if' condition must be a scalar, got %s", d);
     return;
   }
   c = cg_to_bool(cg, c, s->loc);

@@ -63,3 +63,43 @@ def float_seed_kernel(out_ptr, seed):
 def float_literal_seed_kernel(out_ptr):
     offs = tl.arange(0, 16)
     tl.store(out_ptr + offs, tl.randint(0.5, offs))
+
+
+# Triton's shape rules for expand_dims: axes against the final rank, inserted in ascending
+# order; chained comparisons on constexprs short-circuit
+@triton.jit
+def expand_dims_kernel(out_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    t = tl.expand_dims(r, (3, 1, 2))
+    tl.static_assert(t.shape == [N, 1, 1, 1])
+    t = tl.expand_dims(r, (-4, 2, -1))
+    tl.static_assert(t.shape == [1, N, 1, 1])
+    tl.static_assert(0 < N <= 64)
+    tl.static_assert(not (N < 0 < undefined_name))
+    s = tl.expand_dims(tl.sum(r), -1)
+    tl.static_assert(s.shape == [1])
+    tl.store(out_ptr + r, tl.reshape(t, [N]) + s)
+
+
+@triton.jit
+def expand_dims_bad_axis_kernel(out_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    t = tl.expand_dims(r, -3)
+
+
+@triton.jit
+def expand_dims_duplicate_kernel(out_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    t = tl.expand_dims(r, (0, -3))
+
+
+@triton.jit
+def program_id_axis_kernel(out_ptr):
+    pid = tl.program_id(20)
+
+
+@triton.jit
+def block_condition_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    if x > 0:
+        tl.store(x_ptr, 1)
