@@ -466,14 +466,18 @@ void cg_assign_target(tc_cg *cg, const tc_expr *target, tc_val v) {
     return;
   }
   if (target->kind == TC_EXPR_TUPLE || target->kind == TC_EXPR_LIST) {
-    if (v.kind != TV_TUPLE) {
-      cg_error(cg, target->loc, TILEC_ERROR_SEMANTIC, "cannot unpack a %s into %d names", tv_kind_name(&v),
-               target->u.seq.nitems);
+    if (v.kind != TV_TUPLE) { /* Triton's (and Python's) messages */
+      cg_error(cg, target->loc, TILEC_ERROR_SEMANTIC, "cannot unpack non-iterable value (a %s into %d names)",
+               tv_kind_name(&v), target->u.seq.nitems);
       return;
     }
-    if (v.nitems != target->u.seq.nitems) {
-      cg_error(cg, target->loc, TILEC_ERROR_SEMANTIC, "cannot unpack %d values into %d names", v.nitems,
-               target->u.seq.nitems);
+    if (v.nitems > target->u.seq.nitems) {
+      cg_error(cg, target->loc, TILEC_ERROR_SEMANTIC, "too many values to unpack (expected %d)", target->u.seq.nitems);
+      return;
+    }
+    if (v.nitems < target->u.seq.nitems) {
+      cg_error(cg, target->loc, TILEC_ERROR_SEMANTIC, "not enough values to unpack (expected %d, got %d)",
+               target->u.seq.nitems, v.nitems);
       return;
     }
     for (int i = 0; i < v.nitems; i++) cg_assign_target(cg, target->u.seq.items[i], v.items[i]);

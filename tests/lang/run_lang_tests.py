@@ -2761,6 +2761,11 @@ def _typing():
          expect=("program_id axis must be 0, 1, or 2 but got 20",), line=98)
     diag(F, "diag_if_block_condition", K, "block_condition_kernel", "*i32",
          expect=("Boolean value of Tensor with more than one value is ambiguous",), line=104)
+    add(F, "unpacking", K, "unpack_kernel", (1,), dict(out_ptr=np.array([5], np.int32)), ["out_ptr"],
+        lambda a: {"out_ptr": [37]})
+    diag(F, "diag_unpack_number", K, "unpack_number_kernel", "*i32", expect=("cannot unpack non-iterable",), line=128)
+    diag(F, "diag_unpack_count", K, "unpack_count_kernel", "*i32", expect=("not enough values to unpack (expected 3, got 2)",),
+         line=133)
 
 
 _typing()

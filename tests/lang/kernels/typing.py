@@ -103,3 +103,31 @@ def block_condition_kernel(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 4))
     if x > 0:
         tl.store(x_ptr, 1)
+
+
+@triton.jit
+def _two(x):
+    return x, x + 1
+
+
+# unpacking as Triton allows it: nested targets, one-element tuples, tuples returned by
+# helpers, chained assignment, shapes
+@triton.jit
+def unpack_kernel(out_ptr):
+    (a, b), c = (1, 2), 3
+    d, = (4,)
+    e, f = _two(tl.load(out_ptr))
+    g = h = 7
+    m, n = tl.arange(0, 4).shape, 2
+    tl.static_assert(m == (4,))
+    tl.store(out_ptr, a + b + c + d + e + f + g + h + n)
+
+
+@triton.jit
+def unpack_number_kernel(out_ptr):
+    a, b = 1
+
+
+@triton.jit
+def unpack_count_kernel(out_ptr):
+    a, b, c = _two(1)
