@@ -186,6 +186,9 @@ static tc_val placeholder_in(tc_cg *cg, tc_builder *end, const tc_val *v, tc_loc
 /* wrapper: the 'if' runs the rest of a block after an early return (empty else): inside
  * it nothing has returned yet, and names it defines stay visible after it (the other
  * path has returned and never reads them). */
+static void merge_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper, snapshot *before, snapshot after[2],
+                     tc_builder ends[2], MlirBlock blocks[2]);
+
 static void runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper) {
   if (c.kind != TV_TENSOR || c.rank != 0) {
     char d[64];
@@ -216,6 +219,16 @@ static void runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper) {
     restore(cg, &before);
   }
   cg->b = outer;
+  merge_if(cg, s, c, wrapper, &before, after, ends, blocks);
+}
+
+/* The values leaving both branches of a runtime if become the scf.if's results. Not
+ * inlined: its arrays of leaves are large, and runtime_if recurses (an elif chain is
+ * an if nested in the else branch), so they must not sit in every level's frame. */
+static __attribute__((noinline)) void merge_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper,
+                                               snapshot *before_p, snapshot after[2], tc_builder ends[2],
+                                               MlirBlock blocks[2]) {
+  snapshot before = *before_p;
   /* Names visible after the if: changed in a branch and defined before, or defined in
    * both. Structured values (tuples, block pointers) leave leaf by leaf. */
   names cand = {0};

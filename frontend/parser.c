@@ -16,6 +16,11 @@
 
 /* Python's own parser gives up near this depth; it also bounds our C stack use. */
 enum { TC_MAX_DEPTH = 200 };
+/* Longest path from an expression's root to a leaf: a flat chain `a + b + c + ...` is
+ * parsed by a loop but becomes a tree as deep as it is long, which the code generator and
+ * the constant folder walk recursively. CPython 3.11 refuses `1 + 1 + ...` somewhere
+ * between 1,000 and 5,000 terms ("maximum recursion depth exceeded during compilation"). */
+enum { TC_MAX_TREE = 1000 };
 
 typedef struct tc_parser {
   tc_module *m;
@@ -25,6 +30,7 @@ typedef struct tc_parser {
   jmp_buf *jb; /* errors unwind here: the arena owns every partial node, so nothing leaks */
   tilec_status *err;
   int depth;
+  int tree; /* depth of the expression tree on the current path (nesting + chain links) */
 } tc_parser;
 
 /* A growable array in the arena; abandoned copies are reclaimed with the arena. */
@@ -144,11 +150,20 @@ static const char *tc_tok_str(tc_parser *p, const tc_token *t) {
   return s;
 }
 
-static void tc_enter(tc_parser *p) {
-  if (++p->depth > TC_MAX_DEPTH) tc_fail(p, tc_tok_loc(tc_cur(p)), "expression nested too deeply");
+static void tc_grow(tc_parser *p, tc_loc loc) {
+  if (++p->tree > TC_MAX_TREE)
+    tc_fail(p, loc, "expression too complex (more than %d operations deep)", TC_MAX_TREE);
 }
 
-static void tc_leave(tc_parser *p) { p->depth--; }
+static void tc_enter(tc_parser *p) {
+  if (++p->depth > TC_MAX_DEPTH) tc_fail(p, tc_tok_loc(tc_cur(p)), "expression nested too deeply");
+  tc_grow(p, tc_tok_loc(tc_cur(p)));
+}
+
+static void tc_leave(tc_parser *p) {
+  p->depth--;
+  p->tree--;
+}
 
 static tc_expr *tc_expr_new(tc_parser *p, tc_expr_kind kind, tc_loc loc) {
   tc_expr *e = tc_new(p, sizeof *e);
@@ -496,8 +511,10 @@ static tc_expr *tc_parse_primary(tc_parser *p) {
   if (tc_is_kw(t, "await")) tc_fail(p, tc_tok_loc(t), "'await' %s", tc_unsupported_suffix);
   tc_loc start = tc_tok_loc(t); /* '(' of `(a).b`, as Python's ast has it */
   tc_expr *e = tc_parse_atom(p);
+  int links = 0; /* each call, subscript and attribute wraps e one level deeper */
   for (;;) {
     const tc_token *c = tc_cur(p);
+    if (tc_is_op(c, "(") || tc_is_op(c, "[") || tc_is_op(c, ".")) tc_grow(p, tc_tok_loc(c)), links++;
     if (tc_is_op(c, "(")) {
       e = tc_parse_call(p, e, start);
     } else if (tc_is_op(c, "[")) {
@@ -512,6 +529,7 @@ static tc_expr *tc_parse_primary(tc_parser *p) {
       a->u.attr.name = tc_tok_str(p, n);
       e = a;
     } else {
+      p->tree -= links;
       return e;
     }
   }
@@ -524,7 +542,9 @@ static tc_expr *tc_parse_power(tc_parser *p) {
   tc_expr *e = tc_expr_new(p, TC_EXPR_BINOP, start);
   e->u.binop.op = TC_OP_POW;
   e->u.binop.lhs = base;
-  e->u.binop.rhs = tc_parse_factor(p); /* right-assoc, and `2 ** -1` is legal */
+  tc_enter(p); /* right-assoc: `2 ** 2 ** ...` recurses here */
+  e->u.binop.rhs = tc_parse_factor(p); /* and `2 ** -1` is legal */
+  tc_leave(p);
   return e;
 }
 
@@ -563,11 +583,17 @@ static const struct {
 static tc_expr *tc_parse_binary(tc_parser *p, int level) {
   tc_loc start = tc_tok_loc(tc_cur(p));
   tc_expr *lhs = level == 5 ? tc_parse_factor(p) : tc_parse_binary(p, level + 1);
+  int links = 0;
   for (;;) {
     const tc_token *t = tc_cur(p);
     size_t k = 0, n = sizeof tc_binops / sizeof tc_binops[0];
     while (k < n && !(tc_binops[k].level == level && tc_is_op(t, tc_binops[k].tok))) k++;
-    if (k == n) return lhs;
+    if (k == n) {
+      p->tree -= links;
+      return lhs;
+    }
+    tc_grow(p, tc_tok_loc(t));
+    links++;
     tc_advance(p);
     tc_expr *e = tc_expr_new(p, TC_EXPR_BINOP, start);
     e->u.binop.op = tc_binops[k].op;
@@ -651,7 +677,10 @@ static tc_expr *tc_parse_boolop(tc_parser *p, tc_boolop op) {
   const char *kw = op == TC_BOOL_OR ? "or" : "and";
   tc_loc start = tc_tok_loc(tc_cur(p));
   tc_expr *lhs = op == TC_BOOL_OR ? tc_parse_boolop(p, TC_BOOL_AND) : tc_parse_not(p);
+  int links = 0;
   while (tc_is_kw(tc_cur(p), kw)) {
+    tc_grow(p, tc_tok_loc(tc_cur(p)));
+    links++;
     tc_advance(p);
     tc_expr *e = tc_expr_new(p, TC_EXPR_BOOLOP, start);
     e->u.boolop.op = op;
@@ -659,6 +688,7 @@ static tc_expr *tc_parse_boolop(tc_parser *p, tc_boolop op) {
     e->u.boolop.rhs = op == TC_BOOL_OR ? tc_parse_boolop(p, TC_BOOL_AND) : tc_parse_not(p);
     lhs = e;
   }
+  p->tree -= links;
   return lhs;
 }
 
@@ -957,6 +987,7 @@ static tc_stmt *tc_parse_if(tc_parser *p) {
   const tc_token *t = tc_advance(p);
   tc_stmt *head = tc_stmt_new(p, TC_STMT_IF, tc_tok_loc(t));
   tc_stmt *s = head;
+  int branches = 0;
   /* elif chains are built iteratively so a long chain cannot exhaust the stack */
   for (;;) {
     int is_elif = tc_is_kw(t, "elif");
@@ -966,6 +997,9 @@ static tc_stmt *tc_parse_if(tc_parser *p) {
                          : "expected ':' after 'if' condition");
     tc_parse_suite(p, &s->u.if_.body, is_elif ? "'elif' statement" : "'if' statement", t->line);
     if (!tc_is_kw(tc_cur(p), "elif")) break;
+    /* Each elif is an if in the previous one's else: the code generator nests them. */
+    if (++branches >= TC_MAX_TREE)
+      tc_fail(p, tc_tok_loc(tc_cur(p)), "'elif' chain too long (more than %d branches)", TC_MAX_TREE);
     t = tc_advance(p);
     tc_stmt *next = tc_stmt_new(p, TC_STMT_IF, tc_tok_loc(t));
     tc_stmt **one = tc_new(p, sizeof *one);
@@ -1245,7 +1279,7 @@ static tc_expr *tc_try_decorator(tc_parser *p, jmp_buf *jb) {
  * the full parse, and if it fails keep only its dotted callee. */
 static tc_expr *tc_parse_host_decorator(tc_parser *p) {
   size_t start = p->pos;
-  int depth = p->depth;
+  int depth = p->depth, tree = p->tree;
   jmp_buf *outer = p->jb;
   jmp_buf jb;
   tc_expr *e = tc_try_decorator(p, &jb);
@@ -1258,6 +1292,7 @@ static tc_expr *tc_parse_host_decorator(tc_parser *p) {
   tilec_status_destroy(p->err);
   p->err = NULL;
   p->depth = depth;
+  p->tree = tree;
   p->pos = start;
   e = tc_dotted_at(p, start);
   tc_skip_to_newline(p);

@@ -19,6 +19,19 @@ struct tilec_status {
 static struct tilec_status out_of_memory = {
     TILEC_ERROR_INTERNAL, "out of memory while reporting an error", NULL, 0, 0, NULL, NULL, 1};
 
+/* A message quoting a megabyte identifier or string must not become a megabyte message:
+ * longer ones keep their start and end around an elision mark. */
+#define MAX_MESSAGE 2048
+#define KEEP_HEAD 1536
+#define KEEP_TAIL 256
+#define LINE_WINDOW 200 /* source characters shown on each side of the column */
+
+/* Moves a cut at byte i of s back to the start of a UTF-8 character. */
+static size_t char_start(const char *s, size_t i) {
+  while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80) i--;
+  return i;
+}
+
 static char *vformat(const char *fmt, va_list ap) {
   va_list cp;
   va_copy(cp, ap);
@@ -26,7 +39,13 @@ static char *vformat(const char *fmt, va_list ap) {
   va_end(cp);
   if (n < 0) return NULL;
   char *s = malloc((size_t)n + 1);
-  if (s) vsnprintf(s, (size_t)n + 1, fmt, ap);
+  if (!s) return NULL;
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  if (n > MAX_MESSAGE) {
+    size_t head = char_start(s, KEEP_HEAD), tail = char_start(s, (size_t)n - KEEP_TAIL);
+    int k = snprintf(s + head, (size_t)n + 1 - head, " [... %zu bytes ...] ", tail - head);
+    memmove(s + head + (size_t)k, s + tail, (size_t)n - tail + 1);
+  }
   return s;
 }
 
@@ -108,20 +127,41 @@ const char *tilec_status_format(tilec_status *s) {
     return s->formatted;
   }
   const char *text = s->line_text ? s->line_text : "";
-  size_t n = strlen(s->file) + strlen(s->message) + 2 * strlen(text) + 64 + (size_t)(s->col > 0 ? s->col : 0);
+  /* A long source line is shown as a window around the column, the caret kept under it. */
+  int col = s->col;
+  size_t tlen = strlen(text);
+  char *window = NULL;
+  if (tlen > 2 * LINE_WINDOW) {
+    size_t c = col > 0 ? (size_t)col - 1 : 0;
+    size_t from = c > LINE_WINDOW ? char_start(text, c - LINE_WINDOW) : 0;
+    size_t to = from + 2 * LINE_WINDOW < tlen ? char_start(text, from + 2 * LINE_WINDOW) : tlen;
+    window = malloc(to - from + 8);
+    if (window) {
+      int k = snprintf(window, to - from + 8, "%s%.*s%s", from ? "..." : "", (int)(to - from), text + from,
+                       to < tlen ? "..." : "");
+      (void)k;
+      col = col - (int)from + (from ? 3 : 0);
+      text = window;
+    }
+  }
+  size_t n = strlen(s->file) + strlen(s->message) + 2 * strlen(text) + 64 + (size_t)(col > 0 ? col : 0);
   char *out = malloc(n);
-  if (!out) return s->message;
+  if (!out) {
+    free(window);
+    return s->message;
+  }
   int k = snprintf(out, n, "%s:%d:%d: error: %s", s->file, s->line, s->col, s->message);
   if (s->line_text && k > 0 && (size_t)k < n) {
     k += snprintf(out + k, n - (size_t)k, "\n%s\n", text);
     /* The caret keeps tabs so it lines up under the source text. */
-    for (int i = 1; i < s->col && (size_t)k + 2 < n; i++)
+    for (int i = 1; i < col && (size_t)k + 2 < n; i++)
       out[k++] = (i - 1 < (int)strlen(text) && text[i - 1] == '\t') ? '\t' : ' ';
     if ((size_t)k + 2 < n) {
       out[k++] = '^';
       out[k] = 0;
     }
   }
+  free(window);
   s->formatted = out;
   return out;
 }

@@ -783,6 +783,44 @@ START_TEST(test_errors) {
   strcpy(deep, "x = ");
   for (int i = 0; i < 201; i++) strcat(deep, "(");
   expect_error(deep, "too many nested parentheses", 1, 205);
+  /* Flat chains parse in a loop but make trees as deep as they are long, which the code
+   * generator walks recursively: more than 1000 levels is a located error, as CPython's
+   * "maximum recursion depth exceeded during compilation". */
+  static const char *const chains[][2] = {{" + x", "expression too complex (more than 1000 operations deep)"},
+                                          {" and x", "expression too complex (more than 1000 operations deep)"},
+                                          {" or x", "expression too complex (more than 1000 operations deep)"},
+                                          {".T", "expression too complex (more than 1000 operations deep)"},
+                                          {"[None]", "expression too complex (more than 1000 operations deep)"},
+                                          {"(1)", "expression too complex (more than 1000 operations deep)"},
+                                          {" * x", "expression too complex (more than 1000 operations deep)"}};
+  size_t cap = 400000;
+  char *flat = malloc(cap);
+  ck_assert_ptr_nonnull(flat);
+  for (size_t c = 0; c < sizeof chains / sizeof chains[0]; c++) {
+    const char *unit = chains[c][0];
+    size_t ul = strlen(unit);
+    for (int terms = 990; terms <= 20000; terms += 19010) {
+      int n = snprintf(flat, cap, "@triton.jit\ndef k(x):\n    y = x");
+      for (int i = 0; i < terms; i++, n += (int)ul) memcpy(flat + n, unit, ul);
+      memcpy(flat + n, "\n", 2);
+      if (terms < 1000) {
+        tc_module *ok = parse_ok(flat);
+        tc_module_destroy(ok);
+      } else {
+        /* the 1000th link, where the tree gets too deep (the statement is level 1); in a
+         * call or subscript, the argument inside the 999th link */
+        int col = unit[0] == '[' || unit[0] == '(' ? 10 + 998 * (int)ul + 1
+                                                   : 10 + 999 * (int)ul + (unit[0] == ' ' ? 1 : 0);
+        expect_error(flat, chains[c][1], 3, col);
+      }
+    }
+  }
+  /* `2 ** 2 ** ...` is right-associative: it recurses in the parser. */
+  int n = snprintf(flat, cap, "@triton.jit\ndef k(x):\n    y = ");
+  for (int i = 0; i < 20000; i++, n += 5) memcpy(flat + n, "2 ** ", 5);
+  memcpy(flat + n, "1\n", 3);
+  expect_error(flat, "expression nested too deeply", 3, 1009);
+  free(flat);
 
   /* the formatted error carries the source line and a caret */
   tc_module *m = NULL;
@@ -878,14 +916,46 @@ START_TEST(test_deep_inputs) {
   parse_any(s, n);
   strcpy(s, "@triton.jit\ndef k(x):\n    if x: pass\n");
   n = strlen(s);
-  for (int i = 0; i < 10000; i++) n += (size_t)sprintf(s + n, "    elif x: pass\n");
+  for (int i = 0; i < 998; i++) n += (size_t)sprintf(s + n, "    elif x: pass\n");
   tc_module *m = parse_ok(s);
   tc_module_destroy(m);
+  /* The code generator nests an elif chain (scf.if in scf.if): bounded like expressions. */
+  for (int i = 0; i < 10000; i++) n += (size_t)sprintf(s + n, "    elif x: pass\n");
+  expect_error(s, "'elif' chain too long (more than 1000 branches)", 1003, 5);
   free(s);
   parse_any(NULL, 0);
   parse_any("", 0);
   parse_any("\n\n\n", 3);
   parse_any("\xef\xbb\xbf@triton.jit\ndef k(): pass", 28);
+}
+END_TEST
+
+/* A megabyte identifier is not echoed whole: messages keep their start and end, and a long
+ * source line is shown as a window around the caret. */
+START_TEST(test_long_messages) {
+  size_t big = 1 << 20;
+  char *name = malloc(big + 1);
+  ck_assert_ptr_nonnull(name);
+  memset(name, 'q', big);
+  name[big] = 0;
+  tilec_status *st = tilec_status_create(TILEC_ERROR_SEMANTIC, "unknown function 'tl.%s' here", name);
+  const char *msg = tilec_status_message(st);
+  ck_assert_uint_lt(strlen(msg), 2100);
+  ck_assert(!strncmp(msg, "unknown function 'tl.qqqq", 25));
+  ck_assert_ptr_nonnull(strstr(msg, " bytes ...] qqq"));
+  ck_assert_ptr_nonnull(strstr(msg, "qqq' here"));
+  tilec_status_destroy(st);
+  /* the caret stays under column 500000 of a megabyte line */
+  name[500000 - 1] = '!';
+  st = tilec_status_create_at(TILEC_ERROR_SYNTAX, "k.py", 3, 500000, name, "unexpected token '!'");
+  const char *f = tilec_status_format(st);
+  ck_assert_uint_lt(strlen(f), 1000);
+  const char *l2 = strchr(f, '\n') + 1, *l3 = strchr(l2, '\n') + 1;
+  ck_assert(!strncmp(l2, "...qqq", 6));
+  ck_assert_int_eq(l2[strlen(l3) - 1], '!'); /* the caret is the last character of line 3 */
+  ck_assert_int_eq(l3[strlen(l3) - 1], '^');
+  tilec_status_destroy(st);
+  free(name);
 }
 END_TEST
 
@@ -947,6 +1017,7 @@ static Suite *parser_suite(void) {
   tcase_add_test(tc, test_truncations);
   tcase_add_test(tc, test_mangled);
   tcase_add_test(tc, test_deep_inputs);
+  tcase_add_test(tc, test_long_messages);
   tcase_add_test(tc, test_module_line);
   suite_add_tcase(s, tc);
   return s;
