@@ -345,6 +345,10 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     if (!strcmp(name, "int")) {
       tc_val x = arg0(cg, a, "int", 1, loc);
       if (cg->err) return x;
+      if (x.kind == TV_FLOAT && (isnan(x.f) || isinf(x.f)))
+        return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "cannot convert float %s to integer", isnan(x.f) ? "NaN" : "infinity");
+      if (x.kind == TV_FLOAT && (x.f >= 0x1p63 || x.f < -0x1p63))
+        return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "int(%g) does not fit in 64 bits", x.f);
       if (tv_is_number(&x)) return tv_int(x.kind == TV_FLOAT ? (int64_t)x.f : x.i);
       if (x.kind == TV_TENSOR) return cg_cast(cg, x, tc_ty_make(TILEC_DTYPE_I32), false, loc);
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "int() cannot convert %s", tv_kind_name(&x));

@@ -48,7 +48,17 @@ static double literal_float(const tc_val *v) {
  * ints; such constants work as operands of tensor operations (typed uint64). */
 static bool big_int(const tc_val *v) { return v->kind == TV_INT && v->u64; }
 
-static int64_t literal_int(const tc_val *v) { return v->kind == TV_FLOAT ? (int64_t)v->f : v->i; }
+/* A float converted the way fptosi would for in-range values; NaN, infinities and values
+ * beyond int64 (float('-inf') as `other=` of an integer load, or as a float constant whose
+ * integer form is never used) saturate instead of being undefined behaviour in C. */
+static int64_t cg_float_to_int64(double f) {
+  if (isnan(f)) return 0;
+  if (f >= 0x1p63) return INT64_MAX;
+  if (f < -0x1p63) return INT64_MIN;
+  return (int64_t)f;
+}
+
+static int64_t literal_int(const tc_val *v) { return v->kind == TV_FLOAT ? cg_float_to_int64(v->f) : v->i; }
 
 tc_val cg_to_tensor(tc_cg *cg, const tc_val *v, tc_loc loc) {
   if (v->kind == TV_TENSOR) return *v;
@@ -371,6 +381,29 @@ tc_val cg_to_bool(tc_cg *cg, tc_val v, tc_loc loc) {
   return cg_cast(cg, v, tc_ty_make(TILEC_DTYPE_I1), false, loc);
 }
 
+/* Python's integers are unbounded; compile-time integers here are 64-bit, and a result
+ * that does not fit is a located error rather than a wrapped (or undefined) value. */
+static tc_val int_overflow(tc_cg *cg, const char *op, tc_loc loc) {
+  return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
+                  "integer overflow in compile-time '%s': the result does not fit in 64 bits", op);
+}
+
+/* base ** exp for exp >= 0 by squaring: at most 64 steps whatever exp is. */
+static bool int_pow(int64_t base, int64_t exp, int64_t *out) {
+  if (base == 1 || exp == 0) return *out = 1, true;
+  if (base == 0) return *out = 0, true;
+  if (base == -1) return *out = exp & 1 ? -1 : 1, true;
+  int64_t r = 1, b = base;
+  for (;;) {
+    if (exp & 1 && __builtin_mul_overflow(r, b, &r)) return false;
+    exp >>= 1;
+    if (!exp) break;
+    if (__builtin_mul_overflow(b, b, &b)) return false; /* |base| >= 2 and exp still > 0 */
+  }
+  *out = r;
+  return true;
+}
+
 tc_val cg_unary(tc_cg *cg, tc_unop op, tc_val a, tc_loc loc) {
   if (big_int(&a) && op != TC_UOP_POS && op != TC_UOP_NOT)
     return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
@@ -380,7 +413,10 @@ tc_val cg_unary(tc_cg *cg, tc_unop op, tc_val a, tc_loc loc) {
     case TC_UOP_POS: return a;
     case TC_UOP_NEG:
       if (a.kind == TV_FLOAT) return tv_float(-a.f);
-      if (a.kind == TV_INT || a.kind == TV_BOOL) return tv_int(-a.i);
+      if (a.kind == TV_INT || a.kind == TV_BOOL) {
+        if (a.i == INT64_MIN) return int_overflow(cg, "-", loc);
+        return tv_int(-a.i);
+      }
       break;
     case TC_UOP_NOT: {
       bool t;
@@ -510,15 +546,23 @@ tc_val cg_constexpr_binary(tc_cg *cg, tc_binop op, const tc_val *a, const tc_val
   bool flt = a->kind == TV_FLOAT || b->kind == TV_FLOAT;
   double x = literal_float(a), y = literal_float(b);
   int64_t i = a->i, j = b->i;
+  int64_t r;
   switch (op) {
-  case TC_OP_ADD: return flt ? tv_float(x + y) : tv_int(i + j);
-  case TC_OP_SUB: return flt ? tv_float(x - y) : tv_int(i - j);
-  case TC_OP_MUL: return flt ? tv_float(x * y) : tv_int(i * j);
+  case TC_OP_ADD:
+    if (flt) return tv_float(x + y);
+    return __builtin_add_overflow(i, j, &r) ? int_overflow(cg, "+", loc) : tv_int(r);
+  case TC_OP_SUB:
+    if (flt) return tv_float(x - y);
+    return __builtin_sub_overflow(i, j, &r) ? int_overflow(cg, "-", loc) : tv_int(r);
+  case TC_OP_MUL:
+    if (flt) return tv_float(x * y);
+    return __builtin_mul_overflow(i, j, &r) ? int_overflow(cg, "*", loc) : tv_int(r);
   case TC_OP_TRUEDIV:
     if (y == 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "division by zero");
     return tv_float(x / y);
   case TC_OP_FLOORDIV:
     if (y == 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "division by zero");
+    if (!flt && i == INT64_MIN && j == -1) return int_overflow(cg, "//", loc);
     return flt ? tv_float(floor(x / y)) : tv_int(py_floordiv(i, j));
   case TC_OP_MOD:
     if (y == 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "modulo by zero");
@@ -527,20 +571,22 @@ tc_val cg_constexpr_binary(tc_cg *cg, tc_binop op, const tc_val *a, const tc_val
       if (r != 0 && ((r < 0) != (y < 0))) r += y;
       return tv_float(r);
     }
-    return tv_int(py_mod(i, j));
+    return tv_int(j == -1 ? 0 : py_mod(i, j)); /* INT64_MIN % -1 traps in C */
   case TC_OP_POW:
+    if (x == 0 && y < 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "0.0 cannot be raised to a negative power");
     if (flt || j < 0) return tv_float(pow(x, y));
-    {
-      int64_t r = 1;
-      for (int64_t k = 0; k < j; k++) r *= i;
-      return tv_int(r);
-    }
+    return int_pow(i, j, &r) ? tv_int(r) : int_overflow(cg, "**", loc);
   default: break;
   }
   if (flt) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' is not defined on floats", binop_symbol(op));
   switch (op) {
-  case TC_OP_LSHIFT: return tv_int(j >= 64 ? 0 : (int64_t)((uint64_t)i << j));
-  case TC_OP_RSHIFT: return tv_int(j >= 64 ? (i < 0 ? -1 : 0) : i >> j);
+  case TC_OP_LSHIFT:
+  case TC_OP_RSHIFT:
+    if (j < 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "negative shift count");
+    if (op == TC_OP_RSHIFT) return tv_int(j >= 64 ? (i < 0 ? -1 : 0) : i >> j);
+    if (i == 0) return tv_int(0);
+    if (j >= 64 || (i >> (63 - j)) != (i < 0 ? -1 : 0)) return int_overflow(cg, "<<", loc);
+    return tv_int((int64_t)((uint64_t)i << j));
   case TC_OP_BITAND: return a->kind == TV_BOOL && b->kind == TV_BOOL ? tv_bool(i & j) : tv_int(i & j);
   case TC_OP_BITOR: return a->kind == TV_BOOL && b->kind == TV_BOOL ? tv_bool(i | j) : tv_int(i | j);
   case TC_OP_BITXOR: return a->kind == TV_BOOL && b->kind == TV_BOOL ? tv_bool(i ^ j) : tv_int(i ^ j);
