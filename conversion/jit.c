@@ -301,30 +301,22 @@ typedef struct trailer {
   uint64_t body_hash;
 } trailer;
 
-static tilec_status *read_whole(const char *path, unsigned char **out, size_t *len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return tilec_status_create(errno == ENOENT ? TILEC_ERROR_NOT_FOUND : TILEC_ERROR_IO,
-                                         "cannot open '%s': %s", path, strerror(errno));
-  struct stat sb;
-  unsigned char *buf = NULL;
-  tilec_status *st = NULL;
-  if (fstat(fd, &sb) != 0) st = tilec_status_create(TILEC_ERROR_IO, "cannot stat '%s': %s", path, strerror(errno));
-  else if (!(buf = malloc((size_t)sb.st_size + 1))) st = tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
-  size_t n = 0;
-  while (!st && n < (size_t)sb.st_size) {
-    ssize_t k = read(fd, buf + n, (size_t)sb.st_size - n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) break; /* shrank under us: the checks below see a short file */
-    n += (size_t)k;
-  }
-  close(fd);
-  if (st) {
-    free(buf);
-    return st;
-  }
-  *out = buf;
-  *len = n;
+/* Cache entries: never follow a symlink, never block on a FIFO or read a device forever. */
+#define MAX_ENTRY_BYTES ((size_t)1 << 30)
+
+static tilec_status *read_file(const char *path, size_t max, bool no_follow, unsigned char **out, size_t *len) {
+  char why[4608];
+  char *buf;
+  int err = tilec_file_read(path, max, no_follow, &buf, len, why, sizeof why);
+  if (err)
+    return tilec_status_create(err == ENOENT ? TILEC_ERROR_NOT_FOUND : err == ENOMEM ? TILEC_ERROR_INTERNAL : TILEC_ERROR_IO,
+                               "%s", why);
+  *out = (unsigned char *)buf;
   return NULL;
+}
+
+static tilec_status *read_whole(const char *path, unsigned char **out, size_t *len) {
+  return read_file(path, MAX_ENTRY_BYTES, true, out, len);
 }
 
 /* NULL when path holds a complete entry for key; else why not (for the warning). */
@@ -428,7 +420,10 @@ static void sweep_stale_temps(const char *dir) {
 
 /* Builds the entry under a temporary name in the cache directory and renames it into
  * place, so a concurrent reader sees either no entry or a whole one. A writer that loses
- * the race just replaces an equal entry. *unusable reports a directory we cannot write. */
+ * the race just replaces an equal entry. *unusable (with why) reports a cache directory
+ * that cannot take the entry: not writable, full (ENOSPC while linking or writing the
+ * trailer), or the entry path taken by a directory; the caller then compiles in a
+ * temporary directory as documented. */
 static tilec_status *compile_into_cache(tilec_compiler *c, const tilec_kernel_spec *spec, const char *entry,
                                         uint64_t key, bool *unusable, char *why, size_t why_len) {
   *unusable = false;
@@ -454,7 +449,14 @@ static tilec_status *compile_into_cache(tilec_compiler *c, const tilec_kernel_sp
   if (!st) st = append_trailer(tmp, key);
   if (!st && rename(tmp, entry) != 0)
     st = tilec_status_create(TILEC_ERROR_IO, "cannot rename '%s' to '%s': %s", tmp, entry, strerror(errno));
-  if (st) unlink(tmp);
+  unlink(tmp); /* after a successful rename there is nothing left to remove */
+  if (st && tilec_status_code_of(st) == TILEC_ERROR_IO) {
+    /* Writing into the cache failed, not the kernel: the caller retries elsewhere. */
+    *unusable = true;
+    snprintf(why, why_len, "%s", tilec_status_message(st));
+    tilec_status_destroy(st);
+    return NULL;
+  }
   return st;
 }
 
@@ -526,10 +528,14 @@ static tilec_status *jit_lookup_or_build(tilec_compiler *c, const tilec_kernel_s
     }
     if (!l) {
       bool unusable = false;
-      char why[256] = "";
+      char why[1024] = "";
       st = compile_into_cache(c, spec, entry, key, &unusable, why, sizeof why);
       if (!st && !unusable) st = load_kernel(entry, spec->kernel, entry, &l);
       if (!st && unusable) {
+        if (warning && *warning) { /* "corrupt, rebuilt" would be wrong: it was not cached */
+          tilec_status_destroy(*warning);
+          *warning = NULL;
+        }
         set_warning(warning, tilec_status_create(TILEC_ERROR_IO,
                                                  "JIT cache directory '%s' is not usable (%s); kernel '%s' was "
                                                  "compiled in a temporary directory",
@@ -595,9 +601,8 @@ void tilec_jit_kernel_release(tilec_jit_kernel *k) {
 
 tilec_status *tc_read_source_file(const char *path, char **out, size_t *len) {
   unsigned char *buf = NULL;
-  tilec_status *st = read_whole(path, &buf, len);
+  tilec_status *st = read_file(path, TILEC_MAX_SOURCE_BYTES, false, &buf, len);
   if (st) return tilec_status_annotate(st, "kernel source");
-  buf[*len] = 0;
   *out = (char *)buf;
   return NULL;
 }

@@ -177,3 +177,57 @@ int tilec_temp_dir(const char *prefix, char *buf, size_t cap) {
   if (n < 0 || (size_t)n >= cap) return ENAMETOOLONG;
   return mkdtemp(buf) ? 0 : errno;
 }
+
+int tilec_file_read(const char *path, size_t max_size, bool no_follow, char **out, size_t *len, char *why,
+                    size_t why_len) {
+  *out = NULL;
+  *len = 0;
+  /* O_NONBLOCK: opening a FIFO for reading would wait for a writer forever. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (no_follow ? O_NOFOLLOW : 0));
+  if (fd < 0) {
+    int err = errno;
+    snprintf(why, why_len, "cannot open '%s': %s", path, err == ELOOP && no_follow ? "it is a symbolic link" : strerror(err));
+    return err;
+  }
+  struct stat sb;
+  int err = 0;
+  if (fstat(fd, &sb) != 0) {
+    err = errno;
+    snprintf(why, why_len, "cannot stat '%s': %s", path, strerror(err));
+  } else if (S_ISDIR(sb.st_mode)) {
+    err = EISDIR;
+    snprintf(why, why_len, "'%s' is a directory, not a file", path);
+  } else if (!S_ISREG(sb.st_mode)) {
+    err = EINVAL;
+    snprintf(why, why_len, "'%s' is not a regular file (a device, FIFO or socket)", path);
+  } else if ((uint64_t)sb.st_size > max_size) {
+    err = EFBIG;
+    snprintf(why, why_len, "'%s' is too large (%lld bytes; the limit is %zu MiB)", path, (long long)sb.st_size,
+             max_size >> 20);
+  }
+  char *buf = NULL;
+  size_t n = 0;
+  if (!err && !(buf = malloc((size_t)sb.st_size + 1))) {
+    err = ENOMEM;
+    snprintf(why, why_len, "out of memory reading '%s'", path);
+  }
+  while (!err && n < (size_t)sb.st_size) {
+    ssize_t k = read(fd, buf + n, (size_t)sb.st_size - n);
+    if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (k < 0) {
+      err = errno;
+      snprintf(why, why_len, "cannot read '%s': %s", path, strerror(err));
+    }
+    if (k <= 0) break; /* shrank under us: the caller sees the shorter contents */
+    n += (size_t)k;
+  }
+  close(fd);
+  if (err) {
+    free(buf);
+    return err;
+  }
+  buf[n] = 0;
+  *out = buf;
+  *len = n;
+  return 0;
+}

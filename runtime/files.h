@@ -34,6 +34,14 @@ TILEC_OUTFILE_EXPORT int tilec_outfile_write(const char *path, const void *data,
 /* True when a and b name the same existing file (same device and inode). */
 TILEC_OUTFILE_EXPORT bool tilec_same_file(const char *a, const char *b);
 
+/* Reads a whole regular file into a NUL-terminated buffer (free it). Never blocks on a FIFO
+ * or reads forever from a device (both are refused), refuses directories and files over
+ * max_size bytes, and with no_follow refuses a symlink. Returns 0, else an errno value
+ * (EISDIR, EINVAL: not a regular file, EFBIG: too large) with why set to the message. */
+TILEC_OUTFILE_EXPORT int tilec_file_read(const char *path, size_t max_size, bool no_follow, char **out, size_t *len,
+                                         char *why, size_t why_len);
+#define TILEC_MAX_SOURCE_BYTES ((size_t)64 << 20)
+
 /* Creates $TMPDIR/PREFIX-PID-XXXXXX (mode 0700) into buf. Before the first one in a process,
  * removes this user's PREFIX-PID-* directories whose process is gone and that have not
  * changed for STALE minutes (leftovers of a killed compile). Returns 0 or an errno value. */

@@ -5,6 +5,9 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,51 @@
 
 /* A table this long is not a kernel list but a missing NULL terminator. */
 #define MAX_KERNELS 65536u
+/* More parameters than any kernel has: a corrupt count. */
+#define MAX_PARAMS 4096u
+#define MAX_SEGMENTS 32
+
+/* The library's mapped segments: everything a descriptor points at (parameter table,
+ * strings, program) must lie in them, so a corrupt count or pointer is refused at load
+ * instead of read out of bounds at launch. */
+typedef struct segments {
+  uintptr_t lo[MAX_SEGMENTS], hi[MAX_SEGMENTS];
+  bool exec[MAX_SEGMENTS];
+  int n;
+  uintptr_t base;
+  const char *name;
+} segments;
+
+static int collect_segments(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  segments *sg = data;
+  if (info->dlpi_addr != sg->base || !info->dlpi_name || strcmp(info->dlpi_name, sg->name) != 0) return 0;
+  for (int i = 0; i < info->dlpi_phnum && sg->n < MAX_SEGMENTS; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R)) continue;
+    sg->lo[sg->n] = info->dlpi_addr + ph->p_vaddr;
+    sg->hi[sg->n] = sg->lo[sg->n] + ph->p_memsz;
+    sg->exec[sg->n] = (ph->p_flags & PF_X) != 0;
+    sg->n++;
+  }
+  return 1;
+}
+
+/* [p, p + size) inside one segment (executable ones only with exec). */
+static bool in_library(const segments *sg, const void *p, size_t size, bool exec) {
+  uintptr_t a = (uintptr_t)p;
+  for (int i = 0; i < sg->n; i++)
+    if (a >= sg->lo[i] && a <= sg->hi[i] && size <= sg->hi[i] - a && (!exec || sg->exec[i])) return true;
+  return false;
+}
+
+/* A NUL-terminated string that starts and ends inside the library. */
+static bool string_in_library(const segments *sg, const char *s) {
+  uintptr_t a = (uintptr_t)s;
+  for (int i = 0; i < sg->n; i++)
+    if (a >= sg->lo[i] && a < sg->hi[i]) return memchr(s, 0, sg->hi[i] - a) != NULL;
+  return false;
+}
 
 struct tilec_library {
   void *handle;
@@ -36,7 +84,10 @@ static char *loadable_path(const char *path) {
   return p;
 }
 
-static tilec_status *check_descriptor(const char *path, size_t i, const tilec_kernel_desc *d) {
+static tilec_status *check_descriptor(const char *path, size_t i, const tilec_kernel_desc *d, const segments *sg) {
+  if (sg->n && !in_library(sg, d, sizeof *d, false))
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel #%zu in '%s' points outside the library", i,
+                               path);
   /* Only the first two fields are trustworthy until version and size match. */
   if (d->abi_version != TILEC_ABI_VERSION)
     return tilec_status_create(TILEC_ERROR_ABI,
@@ -48,18 +99,54 @@ static tilec_status *check_descriptor(const char *path, size_t i, const tilec_ke
                                "expects %zu bytes for tilec ABI %u",
                                i, path, (unsigned)d->struct_size, sizeof(tilec_kernel_desc),
                                (unsigned)TILEC_ABI_VERSION);
+  if (d->name && sg->n && !string_in_library(sg, d->name))
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel #%zu in '%s' has a name outside the library",
+                               i, path);
   if (!d->name || !d->name[0])
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel #%zu in '%s' has no name", i,
                                path);
+  const char *strings[] = {d->signature, d->target, d->source_file, d->tilec_version};
+  for (size_t k = 0; k < sizeof strings / sizeof *strings; k++)
+    if (strings[k] && sg->n && !string_in_library(sg, strings[k]))
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                 "kernel '%s' in '%s' has a metadata string outside the library", d->name, path);
   if (!d->program)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                "kernel '%s' in '%s' has no program function", d->name, path);
-  if (d->num_args > d->num_params || (d->num_params > 0 && !d->params))
+  if (sg->n && !in_library(sg, (const void *)(uintptr_t)d->program, 1, true))
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "kernel '%s' in '%s' has a program function outside the library's code", d->name,
+                               path);
+  if (d->num_args > d->num_params || (d->num_params > 0 && !d->params) || d->num_params > MAX_PARAMS)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                "kernel '%s' in '%s' has an inconsistent parameter table "
                                "(%u parameters, %u runtime arguments, params %s)",
                                d->name, path, (unsigned)d->num_params, (unsigned)d->num_args,
                                d->params ? "present" : "NULL");
+  if (d->num_params && sg->n && !in_library(sg, d->params, sizeof *d->params * d->num_params, false))
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "kernel '%s' in '%s': its parameter table of %u entries lies outside the library",
+                               d->name, path, (unsigned)d->num_params);
+  uint32_t runtime = 0;
+  for (uint32_t j = 0; j < d->num_params; j++) {
+    const tilec_param_desc *p = &d->params[j];
+    const char *bad = NULL;
+    if (!p->name || (sg->n && !string_in_library(sg, p->name))) bad = "no name inside the library";
+    else if (p->kind < TILEC_PARAM_POINTER || p->kind > TILEC_PARAM_CONSTEXPR) bad = "an unknown kind";
+    else if (p->dtype == TILEC_DTYPE_INVALID || p->dtype >= TILEC_DTYPE_COUNT) bad = "an unknown dtype";
+    else if ((p->kind == TILEC_PARAM_POINTER) != (p->pointer_depth > 0) || p->pointer_depth > 8)
+      bad = "a pointer depth that does not match its kind";
+    else if (p->kind == TILEC_PARAM_CONSTEXPR && (!p->value || (sg->n && !string_in_library(sg, p->value))))
+      bad = "a constexpr without a value inside the library";
+    if (bad)
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s' in '%s': parameter %u has %s",
+                                 d->name, path, (unsigned)j, bad);
+    runtime += p->kind != TILEC_PARAM_CONSTEXPR;
+  }
+  if (runtime != d->num_args)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "kernel '%s' in '%s' declares %u runtime arguments but its parameter table has %u",
+                               d->name, path, (unsigned)d->num_args, (unsigned)runtime);
   return NULL;
 }
 
@@ -82,6 +169,15 @@ static tilec_status *read_kernel_table(tilec_library *lib) {
   if (!table)
     return tilec_status_create(TILEC_ERROR_NOT_FOUND,
                                "kernel library '%s' does not export 'tilec_kernels'", path);
+  segments sg = {.n = 0};
+  struct link_map *lm = NULL;
+  if (dlinfo(lib->handle, RTLD_DI_LINKMAP, &lm) == 0 && lm) {
+    sg.base = lm->l_addr;
+    sg.name = lm->l_name;
+    dl_iterate_phdr(collect_segments, &sg);
+  }
+  if (sg.n && !in_library(&sg, table, sizeof *table, false))
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel table of '%s' lies outside the library", path);
   size_t n = 0;
   while (table[n]) {
     if (n == MAX_KERNELS)
@@ -89,9 +185,12 @@ static tilec_status *read_kernel_table(tilec_library *lib) {
                                  "kernel table of '%s' has more than %u entries (missing NULL "
                                  "terminator?)",
                                  path, MAX_KERNELS);
-    tilec_status *st = check_descriptor(path, n, table[n]);
+    tilec_status *st = check_descriptor(path, n, table[n], &sg);
     if (st) return st;
     n++;
+    if (sg.n && !in_library(&sg, &table[n], sizeof *table, false))
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                 "kernel table of '%s' runs past the library (missing NULL terminator?)", path);
   }
   /* A duplicate would make find_kernel silently pick one of them. */
   for (size_t i = 0; i < n; i++)

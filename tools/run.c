@@ -353,33 +353,8 @@ static int run_report(tilec_status *st) {
 
 #ifndef TILEC_RUN_EXEC_ONLY
 static int run_read_source(const char *path, char **out, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return run_fail("cannot open '%s': %s", path, strerror(errno));
-  size_t cap = 1 << 16, n = 0, k;
-  char *buf = malloc(cap + 1);
-  while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0) {
-    n += k;
-    if (n == cap) {
-      char *grown = realloc(buf, cap * 2 + 1);
-      if (!grown) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = grown;
-      cap *= 2;
-    }
-  }
-  int err = ferror(f);
-  fclose(f);
-  if (!buf) return run_fail("out of memory reading '%s'", path);
-  if (err) {
-    free(buf);
-    return run_fail("cannot read '%s'", path);
-  }
-  buf[n] = 0;
-  *out = buf;
-  *len = n;
+  char why[512 + PATH_MAX];
+  if (tilec_file_read(path, TILEC_MAX_SOURCE_BYTES, false, out, len, why, sizeof why)) return run_fail("%s", why);
   return 0;
 }
 

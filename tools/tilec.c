@@ -3,6 +3,7 @@
  * In: argv. Out: files, IR on stdout, diagnostics as file:line:col: error: ... on stderr. */
 #include "tilec/runtime.h"
 #include "tilec/tilec.h"
+#include "runtime/files.h"
 #include "tools/npy.h"
 
 #include <errno.h>
@@ -70,25 +71,11 @@ static void print_help(void) {
 }
 
 static int read_file(const char *path, char **out, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "tilec: error: cannot open '%s': %s\n", path, strerror(errno));
+  char why[4608];
+  if (tilec_file_read(path, TILEC_MAX_SOURCE_BYTES, false, out, len, why, sizeof why)) {
+    fprintf(stderr, "tilec: error: %s\n", why);
     return 1;
   }
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap + 1);
-  size_t k;
-  while ((k = fread(buf + n, 1, cap - n, f)) > 0) {
-    n += k;
-    if (n == cap) {
-      cap *= 2;
-      buf = realloc(buf, cap + 1);
-    }
-  }
-  fclose(f);
-  buf[n] = 0;
-  *out = buf;
-  *len = n;
   return 0;
 }
 

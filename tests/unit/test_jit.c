@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -267,6 +269,136 @@ START_TEST(test_unwritable_cache_dir) {
 }
 END_TEST
 
+/* The path of the cache entry add_spec(ADD_SIG) gets in cache (compiled once to learn it). */
+static void entry_path(const char *cache, char *path, size_t cap) {
+  tilec_kernel_spec spec = add_spec(ADD_SIG);
+  tilec_compiler *c = compiler_with_cache(cache);
+  tilec_jit_kernel *k = jit_ok(c, &spec);
+  snprintf(path, cap, "%s", tilec_jit_kernel_cache_path(k));
+  tilec_jit_kernel_release(k);
+  tilec_compiler_destroy(c);
+}
+
+/* A FIFO at an entry's path: opening it for reading blocked forever. */
+START_TEST(test_fifo_entry) {
+  make_root();
+  char cache[PATH_MAX + 64], path[PATH_MAX + 64];
+  snprintf(cache, sizeof cache, "%s", cache_in_root("cache"));
+  entry_path(cache, path, sizeof path);
+  ck_assert_int_eq(unlink(path), 0);
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  tilec_kernel_spec spec = add_spec(ADD_SIG);
+  tilec_compiler *c = compiler_with_cache(cache);
+  tilec_jit_kernel *k = NULL;
+  tilec_status *warning = NULL;
+  tilec_status *st = tilec_jit_compile(c, &spec, &k, &warning);
+  ck_assert_msg(st == NULL, "%s", st ? tilec_status_message(st) : "");
+  char want[3 * PATH_MAX];
+  snprintf(want, sizeof want,
+           "JIT cache entry '%s' was corrupt ('%s' is not a regular file (a device, FIFO or socket)) and has been "
+           "rebuilt",
+           path, path);
+  check_warning(warning, want);
+  check_add(k, 100);
+  tilec_jit_kernel_release(k);
+  tilec_compiler_destroy(c);
+  struct stat sb;
+  ck_assert_int_eq(stat(path, &sb), 0);
+  ck_assert(S_ISREG(sb.st_mode)); /* replaced by a whole entry */
+  remove_root();
+}
+END_TEST
+
+/* A directory at an entry's path cannot be replaced: compile in a temporary directory. */
+START_TEST(test_directory_entry) {
+  make_root();
+  char cache[PATH_MAX + 64], path[PATH_MAX + 64];
+  snprintf(cache, sizeof cache, "%s", cache_in_root("cache"));
+  entry_path(cache, path, sizeof path);
+  ck_assert_int_eq(unlink(path), 0);
+  ck_assert_int_eq(mkdir(path, 0700), 0);
+  char inside[PATH_MAX + 80];
+  snprintf(inside, sizeof inside, "%s/keep", path);
+  FILE *f = fopen(inside, "w");
+  ck_assert_ptr_nonnull(f);
+  fclose(f);
+  tilec_kernel_spec spec = add_spec(ADD_SIG);
+  tilec_compiler *c = compiler_with_cache(cache);
+  tilec_jit_kernel *k = NULL;
+  tilec_status *warning = NULL;
+  tilec_status *st = tilec_jit_compile(c, &spec, &k, &warning);
+  ck_assert_msg(st == NULL, "%s", st ? tilec_status_message(st) : "");
+  ck_assert_ptr_nonnull(warning);
+  const char *w = tilec_status_message(warning);
+  char head[PATH_MAX + 80];
+  snprintf(head, sizeof head, "JIT cache directory '%s' is not usable (cannot rename '", cache);
+  ck_assert_msg(!strncmp(w, head, strlen(head)), "%s", w);
+  ck_assert_ptr_nonnull(strstr(w, "Is a directory); kernel 'add_kernel' was compiled in a temporary directory"));
+  tilec_status_destroy(warning);
+  check_add(k, 100);
+  tilec_jit_kernel_release(k);
+  tilec_compiler_destroy(c);
+  ck_assert_int_eq(access(inside, F_OK), 0); /* the directory is left alone */
+  remove_root();
+}
+END_TEST
+
+/* A full file system under the cache (a 4 KiB tmpfs in a private mount namespace): the
+ * entry cannot be written, so the kernel is compiled in a temporary directory. Skipped
+ * where unprivileged user namespaces are not available. */
+START_TEST(test_full_cache_dir) {
+  make_root();
+  char cache[PATH_MAX + 64];
+  snprintf(cache, sizeof cache, "%s", cache_in_root("full"));
+  ck_assert_int_eq(mkdir(cache, 0700), 0);
+  uid_t uid = getuid();
+  gid_t gid = getgid();
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) _exit(77);
+    char map[64];
+    int fd = open("/proc/self/setgroups", O_WRONLY);
+    if (fd >= 0) {
+      if (write(fd, "deny", 4) < 0) _exit(77);
+      close(fd);
+    }
+    snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
+    fd = open("/proc/self/uid_map", O_WRONLY);
+    if (fd < 0 || write(fd, map, strlen(map)) < 0) _exit(77);
+    close(fd);
+    snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
+    fd = open("/proc/self/gid_map", O_WRONLY);
+    if (fd < 0 || write(fd, map, strlen(map)) < 0) _exit(77);
+    close(fd);
+    if (mount("none", cache, "tmpfs", 0, "size=4k") != 0) _exit(77);
+    tilec_kernel_spec spec = add_spec(ADD_SIG);
+    tilec_compiler *c = compiler_with_cache(cache);
+    tilec_jit_kernel *k = NULL;
+    tilec_status *warning = NULL;
+    tilec_status *st = tilec_jit_compile(c, &spec, &k, &warning);
+    if (st) {
+      fprintf(stderr, "compile failed: %s\n", tilec_status_message(st));
+      _exit(1);
+    }
+    const char *w = warning ? tilec_status_message(warning) : "";
+    if (!strstr(w, "is not usable") || !strstr(w, "No space left on device") ||
+        !strstr(w, "was compiled in a temporary directory")) {
+      fprintf(stderr, "unexpected warning: '%s'\n", w);
+      _exit(1);
+    }
+    check_add(k, 100);
+    _exit(0);
+  }
+  int status = 0;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) fprintf(stderr, "test_full_cache_dir: skipped (no user namespaces)\n");
+  else ck_assert_int_eq(WEXITSTATUS(status), 0);
+  remove_root();
+}
+END_TEST
+
 START_TEST(test_memory_only) {
   tilec_compiler *c = compiler_with_cache("");
   ck_assert_ptr_null(tilec_compiler_cache_dir(c));
@@ -511,6 +643,9 @@ static Suite *jit_suite(void) {
   tcase_add_test(tc, test_tiny_entry);
   tcase_add_test(tc, test_corrupt_entry);
   tcase_add_test(tc, test_unwritable_cache_dir);
+  tcase_add_test(tc, test_fifo_entry);
+  tcase_add_test(tc, test_directory_entry);
+  tcase_add_test(tc, test_full_cache_dir);
   tcase_add_test(tc, test_memory_only);
   tcase_add_test(tc, test_cache_dir_resolution);
   tcase_add_test(tc, test_concurrent_processes);

@@ -17,6 +17,9 @@ static const char fake_library_source[] =
     "#ifndef LIB_ABI\n#define LIB_ABI TILEC_ABI_VERSION\n#endif\n"
     "#ifndef DESC_ABI\n#define DESC_ABI TILEC_ABI_VERSION\n#endif\n"
     "#ifndef DESC_SIZE\n#define DESC_SIZE sizeof(tilec_kernel_desc)\n#endif\n"
+    "#ifndef NPARAMS\n#define NPARAMS 3\n#endif\n"
+    "#ifndef NARGS\n#define NARGS 2\n#endif\n"
+    "#ifndef N_KIND\n#define N_KIND TILEC_PARAM_SCALAR\n#endif\n"
     "static int add_one(void *const *args, const uint32_t pid[3], const uint32_t grid[3],\n"
     "                   void *ctx) {\n"
     "  (void)ctx;\n"
@@ -40,14 +43,14 @@ static const char fake_library_source[] =
     "}\n"
     "static const tilec_param_desc add_params[] = {\n"
     "  {\"out\", TILEC_PARAM_POINTER, TILEC_DTYPE_F32, 1, 16, 0},\n"
-    "  {\"n\", TILEC_PARAM_SCALAR, TILEC_DTYPE_I32, 0, 1, 0},\n"
+    "  {\"n\", N_KIND, TILEC_DTYPE_I32, 0, 1, 0},\n"
     "  {\"BLOCK\", TILEC_PARAM_CONSTEXPR, TILEC_DTYPE_I32, 0, 1, \"4\"}};\n"
     "static const tilec_param_desc scale_params[] = {\n"
     "  {\"x\", TILEC_PARAM_POINTER, TILEC_DTYPE_F32, 1, 1, 0},\n"
     "  {\"s\", TILEC_PARAM_SCALAR, TILEC_DTYPE_F32, 0, 1, 0}};\n"
     "#ifdef NO_PROGRAM\n#define ADD_PROGRAM 0\n#else\n#define ADD_PROGRAM add_one\n#endif\n"
     "static const tilec_kernel_desc add_desc = {TILEC_ABI_VERSION, DESC_SIZE, \"add_one\",\n"
-    "  \"*fp32:16, i32, 4\", \"x86_64-unknown-linux-gnu\", \"k.py\", \"0.1.0\", 3, 2,\n"
+    "  \"*fp32:16, i32, 4\", \"x86_64-unknown-linux-gnu\", \"k.py\", \"0.1.0\", NPARAMS, NARGS,\n"
     "  add_params, ADD_PROGRAM};\n"
     "static const tilec_kernel_desc scale_desc = {DESC_ABI, sizeof(tilec_kernel_desc),\n"
     "  \"scale\", \"*fp32, fp32\", \"x86_64-unknown-linux-gnu\", \"k.py\", \"0.1.0\", 2, 2,\n"
@@ -79,6 +82,10 @@ static const struct {
     {"noprog", "-DNO_PROGRAM"},
     {"notable", "-DNO_TABLE"},
     {"emptytable", "-DEMPTY_TABLE"},
+    {"bigcount", "-DNPARAMS=100000"},
+    {"pastend", "-DNPARAMS=1000"},
+    {"nargs", "-DNARGS=1"},
+    {"badkind", "-DN_KIND=7"},
 };
 
 static char tmp_dir[PATH_MAX];
@@ -297,6 +304,15 @@ START_TEST(test_broken_descriptors) {
                     "kernel 'add_one' in '%s' has no program function");
   expect_load_error("notable", TILEC_ERROR_NOT_FOUND,
                     "kernel library '%s' does not export 'tilec_kernels'");
+  /* A parameter count beyond the table was read out of bounds at launch. */
+  expect_load_error("bigcount", TILEC_ERROR_INVALID_ARGUMENT,
+                    "kernel 'add_one' in '%s' has an inconsistent parameter table (100000 parameters, 2 runtime "
+                    "arguments, params present)");
+  expect_load_error("pastend", TILEC_ERROR_INVALID_ARGUMENT,
+                    "kernel 'add_one' in '%s': its parameter table of 1000 entries lies outside the library");
+  expect_load_error("nargs", TILEC_ERROR_INVALID_ARGUMENT,
+                    "kernel 'add_one' in '%s' declares 1 runtime arguments but its parameter table has 2");
+  expect_load_error("badkind", TILEC_ERROR_INVALID_ARGUMENT, "kernel 'add_one' in '%s': parameter 1 has an unknown kind");
 }
 END_TEST
 
