@@ -132,10 +132,11 @@ static tilec_status *check_descriptor(const char *path, size_t i, const tilec_ke
     const tilec_param_desc *p = &d->params[j];
     const char *bad = NULL;
     if (!p->name || (sg->n && !string_in_library(sg, p->name))) bad = "no name inside the library";
-    else if (p->kind < TILEC_PARAM_POINTER || p->kind > TILEC_PARAM_CONSTEXPR) bad = "an unknown kind";
+    else if (p->kind < TILEC_PARAM_POINTER || p->kind > TILEC_PARAM_TENSORDESC) bad = "an unknown kind";
     else if (p->dtype >= TILEC_DTYPE_COUNT || (p->kind != TILEC_PARAM_CONSTEXPR && p->dtype == TILEC_DTYPE_INVALID))
       bad = "an unknown dtype";
-    else if ((p->kind == TILEC_PARAM_POINTER) != (p->pointer_depth > 0) || p->pointer_depth > 8)
+    else if (p->kind == TILEC_PARAM_POINTER ? p->pointer_depth < 1 || p->pointer_depth > 8
+                                             : p->kind != TILEC_PARAM_TENSORDESC && p->pointer_depth != 0)
       bad = "a pointer depth that does not match its kind";
     else if (p->kind == TILEC_PARAM_CONSTEXPR && (!p->value || (sg->n && !string_in_library(sg, p->value))))
       bad = "a constexpr without a value inside the library";
