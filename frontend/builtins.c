@@ -613,8 +613,12 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     static const char *const p[] = {"x", "min", "max", "propagate_nan", NULL};
     cg_sig s = {"tl.clamp", p};
     if (!cg_check_args(cg, a, &s, 3, loc)) return (tc_val){0};
-    tc_val lo = cg_minmax(cg, true, *cg_arg(a, &s, "x"), *cg_arg(a, &s, "min"), false, loc);
-    return cg_minmax(cg, false, lo, *cg_arg(a, &s, "max"), false, loc);
+    /* propagate_nan=tl.PropagateNan.ALL: a NaN in x stays NaN (NaN bounds are undefined in
+     * Triton, as here); NONE clamps a NaN x to min */
+    tc_val *pn = cg_arg(a, &s, "propagate_nan");
+    bool all = pn && ((pn->kind == TV_INT && pn->i) || (pn->kind == TV_STR && pn->slen == 3));
+    tc_val lo = cg_minmax(cg, true, *cg_arg(a, &s, "x"), *cg_arg(a, &s, "min"), all, loc);
+    return cg_minmax(cg, false, lo, *cg_arg(a, &s, "max"), all, loc);
   }
   if (!strcmp(name, "isnan") || !strcmp(name, "isinf")) {
     tc_val x = arg0(cg, a, name, 1, loc);

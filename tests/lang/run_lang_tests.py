@@ -1774,9 +1774,11 @@ def _api():
     xs = f32([1.0, np.nan, 3.0, -np.inf, np.nan, 0.5, 2.0, -1.0])
     ys = f32([np.nan, 2.0, 1.0, 0.0, np.nan, np.inf, -2.0, -1.0])
     add(F, "propagate_nan_all_none", K, "propagate_nan_kernel", (1,),
-        dict(x_ptr=xs, y_ptr=ys, all_ptr=np.zeros(8, np.float32), none_ptr=np.zeros(8, np.float32), N=8),
+        dict(x_ptr=xs, y_ptr=ys, all_ptr=np.zeros(16, np.float32), none_ptr=np.zeros(16, np.float32), N=8),
         ["all_ptr", "none_ptr"],
-        lambda a: {"all_ptr": np.maximum(a["x_ptr"], a["y_ptr"]), "none_ptr": np.fmin(a["x_ptr"], a["y_ptr"])})
+        lambda a: {"all_ptr": np.concatenate([np.maximum(a["x_ptr"], a["y_ptr"]), np.clip(a["x_ptr"], -1, 2)]),
+                   "none_ptr": np.concatenate([np.fmin(a["x_ptr"], a["y_ptr"]),
+                                               np.where(np.isnan(a["x_ptr"]), -1, np.clip(a["x_ptr"], -1, 2))])})
     add(F, "isinstance_kinds", K, "isinstance_kernel", (1,), dict(out_ptr=np.zeros(8, np.int32), n=5, K=4), ["out_ptr"],
         lambda a: {"out_ptr": np.array([1, 2, 3, 4, 2, 1, 1, 1], np.int32)})
     fv = rng(303).standard_normal(32).astype(np.float32)

@@ -57,6 +57,8 @@ def propagate_nan_kernel(x_ptr, y_ptr, all_ptr, none_ptr, N: tl.constexpr):
     y = tl.load(y_ptr + offs)
     tl.store(all_ptr + offs, tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL))
     tl.store(none_ptr + offs, tl.minimum(x, y, propagate_nan=tl.PropagateNan.NONE))
+    tl.store(all_ptr + offs + N, tl.clamp(x, -1.0, 2.0, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(none_ptr + offs + N, tl.clamp(x, -1.0, 2.0))
 
 
 @triton.jit
