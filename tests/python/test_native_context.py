@@ -113,13 +113,13 @@ def test_assert_in_helper_points_at_the_helper_file():
 
 
 def test_kernel_defined_inside_a_function():
-    BLOCK_GLOBAL = tl.constexpr(16)  # noqa: F841 - a closure variable, like a global
+    FACTOR = tl.constexpr(2)  # a closure variable: resolved like a global
 
     @tilec.jit
     def local_kernel(x_ptr, n, BLOCK: tl.constexpr):
         offs = tl.arange(0, BLOCK)
         mask = offs < n
-        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2 + ctx_helpers.SCALE, mask=mask)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=mask) * FACTOR + ctx_helpers.SCALE, mask=mask)
 
     x = np.arange(10, dtype=np.float32)
     local_kernel[(1,)](x, 10, BLOCK=16)
