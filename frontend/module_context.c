@@ -798,8 +798,16 @@ static const dbind *own(const dset *s, const char *name) {
   return NULL;
 }
 
-/* After an `if` tilec cannot decide: a name keeps a value only when both branches (or a
- * branch and the value before the `if`) agree on it. */
+/* Functions and modules: what version checks choose between (`triton_tanh = libdevice.tanh`
+ * on new Triton, `tl.math.tanh` on old; a builtin or a @jit fallback). */
+static bool callable_value(const dbind *b) {
+  return b->kind == D_VALUE && (b->val.kind == TV_BUILTIN || b->val.kind == TV_JITFN || b->val.kind == TV_MODULE);
+}
+
+/* After an `if` tilec cannot decide: a name keeps a value when both branches (or a branch
+ * and the value before the `if`) agree on it, or when both bind it to a function or module
+ * (then the first branch's: such checks choose between equivalent APIs, newest first);
+ * differing constants are unusable (the kernel would depend on a host condition). */
 static void merge_branches(deriv *d, dset *s, const dset *a, const dset *b, tc_loc loc) {
   const dset *sides[2] = {a, b};
   for (int k = 0; k < 2; k++)
@@ -810,6 +818,8 @@ static void merge_branches(deriv *d, dset *s, const dset *a, const dset *b, tc_l
       if (!x) x = dset_find(s, name);
       if (!y) y = dset_find(s, name);
       if (x && y && x->kind != D_OPAQUE && x->kind == y->kind && tv_equal(&x->val, &y->val)) dset_put(s, *x);
+      else if (x && y && own(a, name) && callable_value(x) && callable_value(y))
+        dset_put(s, *own(a, name)); /* a version check between equivalent APIs: the first branch's */
       else
         bind_opaque(s, name,
                     why_at(d, "it is bound differently by the branches of the `if`", file_line(d, loc),

@@ -1602,12 +1602,14 @@ static void tc_parse_module_stmt(tc_parser *p, tc_vec *out, int top) {
   int def = tc_is_kw(t, "def");
   if (tc_is_op(t, "@") || def) {
     size_t start = p->pos;
+    /* a @jit def anywhere at module level (also in an if/try: version-dependent helpers);
+     * a bare def only at the top of a function-only source */
     int jit = def && top && p->m->functions_only;
     while (tc_accept_op(p, "@")) {
       if (tc_tokens_are_jit(p, p->pos)) jit = 1;
       tc_skip_to_newline(p);
     }
-    if (jit && tc_is_kw(tc_cur(p), "def") && top) {
+    if (jit && tc_is_kw(tc_cur(p), "def")) {
       p->pos = start;
       tc_func *f = tc_is_op(t, "@") ? tc_parse_top_func(p) : tc_parse_def(p, NULL);
       if (!f->is_jit) f->is_jit = 1;
@@ -1645,6 +1647,23 @@ static void tc_parse_module_stmt(tc_parser *p, tc_vec *out, int top) {
   tc_module_guarded(p, out, 0, "host code");
 }
 
+/* The @jit functions of module-level statements, in source order (if/try blocks included). */
+static void tc_collect_funcs(tc_parser *p, const tc_block *b, tc_vec *funcs) {
+  for (int i = 0; i < b->nstmts; i++) {
+    const tc_stmt *s = b->stmts[i];
+    if (s->kind == TC_STMT_DEF) tc_vec_push_ptr(p, funcs, s->u.def.func);
+    else if (s->kind == TC_STMT_IF) {
+      tc_collect_funcs(p, &s->u.if_.body, funcs);
+      tc_collect_funcs(p, &s->u.if_.orelse, funcs);
+    } else if (s->kind == TC_STMT_TRY) {
+      tc_collect_funcs(p, &s->u.try_.body, funcs);
+      for (int h = 0; h < s->u.try_.nhandlers; h++) tc_collect_funcs(p, &s->u.try_.handlers[h].body, funcs);
+      tc_collect_funcs(p, &s->u.try_.orelse, funcs);
+      tc_collect_funcs(p, &s->u.try_.final, funcs);
+    }
+  }
+}
+
 static void tc_parse_toplevel(tc_parser *p) {
   tc_vec stmts;
   tc_vec_init(&stmts, sizeof(tc_stmt *));
@@ -1652,10 +1671,7 @@ static void tc_parse_toplevel(tc_parser *p) {
   tc_finish_block(&p->m->toplevel, &stmts);
   tc_vec funcs;
   tc_vec_init(&funcs, sizeof(tc_func *));
-  for (int i = 0; i < stmts.n; i++) {
-    tc_stmt *s = ((tc_stmt **)(void *)stmts.data)[i];
-    if (s->kind == TC_STMT_DEF) tc_vec_push_ptr(p, &funcs, s->u.def.func);
-  }
+  tc_collect_funcs(p, &p->m->toplevel, &funcs);
   p->m->funcs = (tc_func **)(void *)funcs.data;
   p->m->nfuncs = funcs.n;
 }

@@ -2600,6 +2600,11 @@ def _modules():
         lambda a: {"out_ptr": 4 * (a["x_ptr"] * 3 + 0.5)}, rtol=1e-6, atol=1e-6)
     add(F, "host_triton_import_try_body_taken", K, "host_triton_import_kernel", (1,),
         dict(out_ptr=np.zeros(1, np.int32)), ["out_ptr"], lambda a: {"out_ptr": np.array([1], np.int32)})
+    add(F, "version_check_equivalent_apis", K, "version_check_kernel", (1,),
+        dict(x_ptr=xs, out_ptr=np.zeros(16, np.float16), BLOCK=16), ["out_ptr"],
+        lambda a: {"out_ptr": np.tanh(a["x_ptr"]).astype(np.float16)}, rtol=1e-3, atol=1e-3)
+    diag(F, "host_condition_differing_constants", K, "host_condition_constant_kernel", "*i32",
+         expect=("'BLOCK_BY_DEVICE'", "branches of the `if` at line 224"), line=237)
     func(F, "error_in_sibling_helper_located_there", lambda: _diag_in_file(
         K, "helper_error_kernel", "*fp32", "modules_helpers.py", 21, "NOT_DEFINED_IN_HELPERS"))
     func(F, "allow_non_constexpr_globals_env", _allow_plain_globals)

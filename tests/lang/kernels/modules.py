@@ -208,3 +208,31 @@ except ModuleNotFoundError:
 @triton.jit
 def host_triton_import_kernel(out_ptr, HAS: tl.constexpr = HAS_TENSOR_DESC):
     tl.store(out_ptr, HAS)
+
+
+# ---- version checks tilec cannot evaluate: equivalent APIs (first branch), differing constants ----
+if triton.__version__ >= "3.0.0":
+    act_tanh = libdevice.tanh
+    act_cast = tl.cast
+else:
+    act_tanh = tl.math.tanh
+
+    @triton.jit
+    def act_cast(x, dtype):
+        return x.to(dtype)
+
+if torch.cuda.is_available():
+    BLOCK_BY_DEVICE = 1024
+else:
+    BLOCK_BY_DEVICE = 128
+
+
+@triton.jit
+def version_check_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, act_cast(act_tanh(tl.load(x_ptr + offs)), tl.float16))
+
+
+@triton.jit
+def host_condition_constant_kernel(out_ptr, BLOCK: tl.constexpr = BLOCK_BY_DEVICE):
+    tl.store(out_ptr, BLOCK)
