@@ -22,9 +22,11 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV" >&2
 fi
 # What the build and the tests need; pip skips what is installed already.
+# Exit status 3: the dependencies could not be installed (no network, no PyPI): callers may
+# skip the Python tests; a failing build of tilec itself below is an ordinary failure.
 if ! "$VENV/bin/python" -c "import ${WANT// /, }" 2>/dev/null; then
-  "$VENV/bin/pip" install -q --upgrade pip >&2
-  "$VENV/bin/pip" install -q "${PIP_PKGS[@]}" >&2
+  "$VENV/bin/pip" install -q --upgrade pip >&2 || true
+  "$VENV/bin/pip" install -q "${PIP_PKGS[@]}" >&2 || exit 3
 fi
 # The package itself, built from this tree (build dir build/python-<tag>: incremental).
 "$VENV/bin/pip" install -q --no-build-isolation "$ROOT" >&2

@@ -17,7 +17,16 @@ section "python: venv ${TILEC_VENV:-$HOME/.cache/tilec/venv}, pip install . (til
 # The Python package's tests (tests/python, run by ctest as python.*) use a venv this
 # script creates once and reuses (fresh clones on one machine share it); torch comes from
 # PyPI (its CUDA build also works on CPU, and brings the real `triton` the drop-in shadows).
-VENV=$(bash scripts/python_venv.sh)
+# Without PyPI (status 3) the python.* tests are left out with a warning; a failing
+# `pip install .` fails the run.
+rc=0
+VENV=$(bash scripts/python_venv.sh) || rc=$?
+if [ "$rc" = 3 ]; then
+  echo "warning: numpy/pytest/torch could not be installed from PyPI: Python tests skipped" >&2
+  VENV=""
+elif [ "$rc" != 0 ]; then
+  exit "$rc"
+fi
 
 section "configure: build/"
 cmake -G Ninja -DCMAKE_C_COMPILER=clang-22 -DTILEC_PYTHON_VENV="$VENV" -B build
