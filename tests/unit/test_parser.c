@@ -1002,6 +1002,90 @@ START_TEST(test_module_line) {
 }
 END_TEST
 
+/* Module-level statements: imports, try/except, if, host code kept with the names it binds. */
+START_TEST(test_module_statements) {
+  const char *src =
+      "import triton.language as tl, math\n"
+      "from ..pkg.ops import (a as b, c,)\n"
+      "from . import helpers\n"
+      "try:\n"
+      "    from triton.language.extra.libdevice import rsqrt\n"
+      "except (ImportError, ModuleNotFoundError) as e:\n"
+      "    from triton.language.math import rsqrt\n"
+      "X = tl.constexpr(3)\n"
+      "y = [i for i in range(3)]\n"
+      "def host(a):\n"
+      "    inner = 1\n"
+      "class K:\n"
+      "    z = 2\n"
+      "for q, r in pairs:\n"
+      "    w = q\n"
+      "if cond:\n"
+      "    @triton.jit\n"
+      "    def nested(x):\n"
+      "        return x\n";
+  tc_module *m = parse_ok(src);
+  const tc_block *t = &m->toplevel;
+  ck_assert_int_eq(t->nstmts, 10);
+  const tc_stmt *s = t->stmts[0];
+  ck_assert_int_eq(s->kind, TC_STMT_IMPORT);
+  ck_assert_ptr_null(s->u.import.from);
+  ck_assert_int_eq(s->u.import.nnames, 2);
+  ck_assert_str_eq(s->u.import.names[0].name, "triton.language");
+  ck_assert_str_eq(s->u.import.names[0].asname, "tl");
+  ck_assert_ptr_null(s->u.import.names[1].asname);
+  s = t->stmts[1];
+  ck_assert_str_eq(s->u.import.from, "pkg.ops");
+  ck_assert_int_eq(s->u.import.level, 2);
+  ck_assert_int_eq(s->u.import.nnames, 2);
+  ck_assert_str_eq(s->u.import.names[0].asname, "b");
+  ck_assert_str_eq(t->stmts[2]->u.import.from, "");
+  ck_assert_int_eq(t->stmts[2]->u.import.level, 1);
+  s = t->stmts[3];
+  ck_assert_int_eq(s->kind, TC_STMT_TRY);
+  ck_assert_int_eq(s->u.try_.nhandlers, 1);
+  ck_assert_int_eq(s->u.try_.body.stmts[0]->kind, TC_STMT_IMPORT);
+  ck_assert_int_eq(s->u.try_.handlers[0].type->kind, TC_EXPR_TUPLE);
+  ck_assert_int_eq(t->stmts[4]->kind, TC_STMT_ASSIGN);
+  /* a comprehension does not parse: host code binding y */
+  s = t->stmts[5];
+  ck_assert_int_eq(s->kind, TC_STMT_OTHER);
+  ck_assert_int_eq(s->u.other.nbinds, 1);
+  ck_assert_str_eq(s->u.other.binds[0], "y");
+  s = t->stmts[6];
+  ck_assert_str_eq(s->u.other.what, "function definition");
+  ck_assert_int_eq(s->u.other.nbinds, 1); /* not `inner` */
+  ck_assert_str_eq(s->u.other.binds[0], "host");
+  ck_assert_int_eq(t->stmts[7]->u.other.nbinds, 1);
+  ck_assert_str_eq(t->stmts[7]->u.other.binds[0], "K");
+  s = t->stmts[8];
+  ck_assert_int_eq(s->u.other.nbinds, 3);
+  ck_assert_str_eq(s->u.other.binds[2], "w");
+  /* a @jit def inside a module-level if is a function too */
+  ck_assert_int_eq(t->stmts[9]->kind, TC_STMT_IF);
+  ck_assert_int_eq(m->nfuncs, 1);
+  ck_assert_str_eq(m->funcs[0]->name, "nested");
+  tc_module_destroy(m);
+}
+END_TEST
+
+/* TILEC_SOURCE_FUNCTIONS: every top-level def is a kernel function; first_line offsets errors. */
+START_TEST(test_functions_only_and_first_line) {
+  tc_parse_options po = {.functions_only = 1, .first_line = 30};
+  tc_module *m = NULL;
+  const char *src = "def a(x):\n    return x\n\ndef b(y):\n    return y\n";
+  ck_assert_ptr_null(tc_parse_module_opts("f.py", src, strlen(src), &po, &m));
+  ck_assert_int_eq(m->nfuncs, 2);
+  ck_assert_int_eq(m->line_offset, 29);
+  tc_module_destroy(m);
+  const char *bad = "def a(x):\n    return x +\n";
+  tilec_status *st = tc_parse_module_opts("f.py", bad, strlen(bad), &po, &m);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_int_eq(tilec_status_line(st), 31);
+  tilec_status_destroy(st);
+}
+END_TEST
+
 static Suite *parser_suite(void) {
   Suite *s = suite_create("parser");
   TCase *tc = tcase_create("core");
@@ -1019,6 +1103,8 @@ static Suite *parser_suite(void) {
   tcase_add_test(tc, test_deep_inputs);
   tcase_add_test(tc, test_long_messages);
   tcase_add_test(tc, test_module_line);
+  tcase_add_test(tc, test_module_statements);
+  tcase_add_test(tc, test_functions_only_and_first_line);
   suite_add_tcase(s, tc);
   return s;
 }
