@@ -8,7 +8,7 @@
 #include <string.h>
 
 PyObject *tpy_str_data_ptr, *tpy_str_dtype, *tpy_str_is_cpu, *tpy_str_device, *tpy_str_array_interface,
-    *tpy_str_dlpack;
+    *tpy_str_dlpack, *tpy_str_tensordesc;
 PyObject *tpy_constexpr_types;
 static PyObject *dtype_cache; /* dtype object -> int (tilec_dtype) */
 
@@ -438,6 +438,9 @@ static int classify_dlpack(PyObject *method, const char *param, const char *kern
 
 /* ---- the classifier ------------------------------------------------------------------- */
 
+static int classify_tensordesc(PyObject *method, const char *param, const char *kernel, bool want_extent,
+                               tpy_val *out);
+
 int tpy_classify(PyObject *obj, const char *param, const char *kernel, bool want_extent, tpy_val *out) {
   memset(out, 0, sizeof *out);
   out->extent = -1;
@@ -476,6 +479,12 @@ int tpy_classify(PyObject *obj, const char *param, const char *kernel, bool want
     return 0;
   }
   PyObject *m = NULL;
+  if (lookup_attr(obj, tpy_str_tensordesc, &m) < 0) return -1;
+  if (m) {
+    int r = classify_tensordesc(m, param, kernel, want_extent, out);
+    Py_DECREF(m);
+    return r;
+  }
   if (lookup_attr(obj, tpy_str_data_ptr, &m) < 0) return -1;
   if (m) {
     int r = classify_tensor(obj, m, param, kernel, want_extent, out);
@@ -513,6 +522,89 @@ void tpy_val_release(tpy_val *v) {
   if (v->has_view) PyBuffer_Release(&v->view);
   v->has_view = false;
   Py_CLEAR(v->hold);
+  Py_CLEAR(v->desc_sig);
+}
+
+/* Reads `rank` ints of a sequence into out[]; -1 with an error naming what. */
+static int int64_items(PyObject *seq, Py_ssize_t rank, int64_t *out, const char *what, const char *param,
+                       const char *kernel) {
+  PyObject *fast = PySequence_Fast(seq, "");
+  if (!fast) {
+    PyErr_Format(PyExc_TypeError, "%s(): tensor descriptor '%s': %s must be a sequence of ints", kernel, param, what);
+    return -1;
+  }
+  int rc = 0;
+  if (PySequence_Fast_GET_SIZE(fast) != rank) {
+    PyErr_Format(PyExc_ValueError, "%s(): tensor descriptor '%s': %s has %zd entries for rank %zd", kernel, param,
+                 what, PySequence_Fast_GET_SIZE(fast), rank);
+    rc = -1;
+  }
+  for (Py_ssize_t i = 0; rc == 0 && i < rank; i++) {
+    out[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+    if (out[i] == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "%s(): tensor descriptor '%s': %s[%zd] is not an int", kernel, param, what, i);
+      rc = -1;
+    }
+  }
+  Py_DECREF(fast);
+  return rc;
+}
+
+/* A host tensor descriptor: obj._tilec_tensordesc() returns (base, shape, strides,
+ * block_shape, nan_padding); base is classified like any tensor argument. */
+static int classify_tensordesc(PyObject *method, const char *param, const char *kernel, bool want_extent,
+                               tpy_val *out) {
+  PyObject *t = PyObject_CallNoArgs(method);
+  if (!t) return -1;
+  if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 5) {
+    Py_DECREF(t);
+    PyErr_Format(PyExc_TypeError, "%s(): tensor descriptor '%s': _tilec_tensordesc() must return "
+                 "(base, shape, strides, block_shape, nan_padding)", kernel, param);
+    return -1;
+  }
+  int rc = tpy_classify(PyTuple_GET_ITEM(t, 0), param, kernel, want_extent, out);
+  if (rc == 0 && out->kind != TPY_POINTER) {
+    tpy_val_release(out);
+    PyErr_Format(PyExc_TypeError, "%s(): tensor descriptor '%s': its base is not a tensor", kernel, param);
+    rc = -1;
+  }
+  Py_ssize_t rank = rc == 0 ? PySequence_Size(PyTuple_GET_ITEM(t, 3)) : -1;
+  if (rc == 0 && (rank < 1 || rank > TILEC_TENSOR_DESC_MAX_RANK)) {
+    if (rank < 0) PyErr_Clear();
+    tpy_val_release(out);
+    PyErr_Format(PyExc_ValueError, "%s(): tensor descriptor '%s': rank %zd (tilec takes rank 1 to %d)", kernel, param,
+                 rank, TILEC_TENSOR_DESC_MAX_RANK);
+    rc = -1;
+  }
+  int64_t block[TILEC_TENSOR_DESC_MAX_RANK] = {0};
+  if (rc == 0) {
+    memset(&out->desc, 0, sizeof out->desc);
+    out->desc.base = out->ptr;
+    if (int64_items(PyTuple_GET_ITEM(t, 1), rank, out->desc.shape, "shape", param, kernel) < 0 ||
+        int64_items(PyTuple_GET_ITEM(t, 2), rank, out->desc.strides, "strides", param, kernel) < 0 ||
+        int64_items(PyTuple_GET_ITEM(t, 3), rank, block, "block_shape", param, kernel) < 0) {
+      tpy_val_release(out);
+      rc = -1;
+    }
+  }
+  if (rc == 0) {
+    int nan = PyObject_IsTrue(PyTuple_GET_ITEM(t, 4));
+    out->desc.padding = nan > 0;
+    char sig[160];
+    int len = snprintf(sig, sizeof sig, "tensordesc<%s[", tilec_dtype_name(out->dtype));
+    for (Py_ssize_t i = 0; i < rank; i++)
+      len += snprintf(sig + len, sizeof sig - (size_t)len, "%s%lld", i ? ", " : "", (long long)block[i]);
+    snprintf(sig + len, sizeof sig - (size_t)len, "]>");
+    out->desc_sig = PyUnicode_FromString(sig);
+    out->kind = TPY_TENSORDESC;
+    if (nan < 0 || !out->desc_sig) {
+      tpy_val_release(out);
+      rc = -1;
+    }
+  }
+  Py_DECREF(t);
+  return rc;
 }
 
 static PyObject *set_constexpr_types(PyObject *self, PyObject *types) {
@@ -535,7 +627,7 @@ static PyObject *py_classify(PyObject *self, PyObject *obj) {
   (void)self;
   tpy_val v;
   if (tpy_classify(obj, "arg", "classify", true, &v) < 0) return NULL;
-  static const char *kinds[] = {"none", "bool", "int", "float", "pointer", "constexpr"};
+  static const char *kinds[] = {"none", "bool", "int", "float", "pointer", "constexpr", "tensordesc"};
   PyObject *r;
   if (v.kind == TPY_POINTER)
     r = Py_BuildValue("(ssKL)", kinds[v.kind], tilec_dtype_name(v.dtype), (unsigned long long)(uintptr_t)v.ptr,
@@ -561,8 +653,9 @@ int tpy_args_init(PyObject *module) {
   tpy_str_device = PyUnicode_InternFromString("device");
   tpy_str_array_interface = PyUnicode_InternFromString("__array_interface__");
   tpy_str_dlpack = PyUnicode_InternFromString("__dlpack__");
+  tpy_str_tensordesc = PyUnicode_InternFromString("_tilec_tensordesc");
   if (!dtype_cache || !tpy_str_data_ptr || !tpy_str_dtype || !tpy_str_is_cpu || !tpy_str_device ||
-      !tpy_str_array_interface || !tpy_str_dlpack)
+      !tpy_str_array_interface || !tpy_str_dlpack || !tpy_str_tensordesc)
     return -1;
   return PyModule_AddFunctions(module, args_methods);
 }

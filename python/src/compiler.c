@@ -109,6 +109,7 @@ typedef union {
   float f32;
   double f64;
   void *p;
+  tilec_tensor_descriptor desc;
 } tpy_slot;
 
 /* One runtime argument packed for parameter p from a classified value. */
@@ -120,6 +121,20 @@ static int pack_for_param(const tilec_param_desc *p, const tpy_val *v, const cha
       return -1;
     }
     slot->p = v->ptr;
+    return 0;
+  }
+  if (p->kind == TILEC_PARAM_TENSORDESC) {
+    if (v->kind != TPY_TENSORDESC) {
+      PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a TensorDescriptor (the kernel takes %s)", kernel,
+                   p->name, p->value ? p->value : "a tensor descriptor");
+      return -1;
+    }
+    if (v->dtype != (tilec_dtype)p->dtype) {
+      PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is a descriptor of %s, the kernel takes %s", kernel, p->name,
+                   tilec_dtype_name(v->dtype), p->value ? p->value : tilec_dtype_name((tilec_dtype)p->dtype));
+      return -1;
+    }
+    slot->desc = v->desc;
     return 0;
   }
   if (v->kind == TPY_FLOAT) {

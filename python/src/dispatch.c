@@ -53,6 +53,7 @@ typedef union {
   float f32;
   double f64;
   void *p;
+  tilec_tensor_descriptor desc; /* args[i] points at the struct (TILEC_PARAM_TENSORDESC) */
 } slot_t;
 
 static bool env_on(const char *name) {
@@ -105,6 +106,10 @@ static int specialize(const tpy_dispatcher *d, Py_ssize_t i, PyObject *obj, tpy_
   case TPY_CONSTEXPR:
     *item = obj;
     return 0;
+  case TPY_TENSORDESC:
+    *item = v->desc_sig;
+    slot->desc = v->desc;
+    return 1;
   case TPY_POINTER:
     *item = key_ptr[v->dtype][spec && align && ((uintptr_t)v->ptr % 16) == 0];
     slot->p = v->ptr;
@@ -245,6 +250,7 @@ static PyObject *dispatch(tpy_dispatcher *d, PyObject *const *pos, Py_ssize_t np
       tv[i].kind = TPY_NONE;
       tv[i].has_view = false;
       tv[i].hold = NULL;
+      tv[i].desc_sig = NULL;
       item = vals[i];
     } else {
       const char *pname = PyUnicode_AsUTF8(PyTuple_GET_ITEM(d->names, i));

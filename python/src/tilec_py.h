@@ -37,7 +37,9 @@ typedef enum {
   TPY_INT,      /* Python int (or an integer numpy scalar) */
   TPY_FLOAT,    /* Python float (or a floating numpy scalar) */
   TPY_POINTER,  /* array or tensor: data pointer + element dtype */
-  TPY_CONSTEXPR /* an object the kernel sees as a compile-time value (tl.constexpr, a dtype, ...) */
+  TPY_CONSTEXPR, /* an object the kernel sees as a compile-time value (tl.constexpr, a dtype, ...) */
+  TPY_TENSORDESC /* a host tensor descriptor (Triton's TensorDescriptor): base pointer + dtype as
+                  * TPY_POINTER, plus shape/strides/padding and the block shape */
 } tpy_val_kind;
 
 typedef struct tpy_val {
@@ -50,6 +52,8 @@ typedef struct tpy_val {
   tilec_dtype dtype;  /* TPY_POINTER: element type */
   int64_t extent;     /* TPY_POINTER: elements from ptr to the end of the buffer, -1 unknown */
   PyObject *hold;     /* released after the launch (a DLPack capsule) */
+  PyObject *desc_sig; /* TPY_TENSORDESC: its signature entry "tensordesc<fp16[64, 64]>" (owned) */
+  tilec_tensor_descriptor desc; /* TPY_TENSORDESC: what the kernel reads */
   Py_buffer view;
   bool has_view;
 } tpy_val;

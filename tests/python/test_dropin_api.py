@@ -656,14 +656,51 @@ def desc_copy_kernel(in_desc, out_ptr, N: tl.constexpr, BLOCK_M: tl.constexpr):
     tl.store(out_ptr + offs_m[:, None] * N + offs_n[None, :], tile * 2)
 
 
-@pytest.mark.xfail(reason="a host TensorDescriptor as a kernel argument needs the kernel-side ABI for descriptor "
-                   "parameters, which is not on main yet", strict=True)
 def test_tensor_descriptor_kernel_argument():
     from triton.tools.tensor_descriptor import TensorDescriptor
     x = torch.rand(64, 16)
     out = torch.empty_like(x)
-    desc_copy_kernel[(4, )](TensorDescriptor.from_tensor(x, [16, 16]), out, N=16, BLOCK_M=16)
+    d = TensorDescriptor.from_tensor(x, [16, 16])
+    h = desc_copy_kernel[(4, )](d, out, N=16, BLOCK_M=16)
     assert torch.equal(out, x * 2)
+    assert h.signature.startswith("tensordesc<fp32[16, 16]>, *fp32:16")
+    out.zero_()
+    h[(4, )](d, out, 16, 16)  # the compiled-kernel handle takes the descriptor too
+    assert torch.equal(out, x * 2)
+    with pytest.raises(TypeError, match="argument 'in_desc' must be a TensorDescriptor"):
+        h[(4, )](x, out, 16, 16)
+    with pytest.raises(TypeError, match="is a descriptor of fp64, the kernel takes tensordesc<fp32"):
+        h[(4, )](TensorDescriptor.from_tensor(x.double(), [16, 16]), out, 16, 16)
+
+
+@triton.jit
+def desc_rows_kernel(in_desc, out_ptr, BLOCK: tl.constexpr):
+    # reads a BLOCK x BLOCK tile at (pid * BLOCK, 0): rows and columns past the shape read the padding
+    tile = in_desc.load([tl.program_id(0) * BLOCK, 0])
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs[:, None] * BLOCK + tl.arange(0, BLOCK)[None, :], tile)
+
+
+@pytest.mark.parametrize("padding", ["zero", "nan"])
+def test_tensor_descriptor_view_and_padding(padding):
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    big = torch.rand(40, 32)
+    view = big[3:, 4:]  # a strided view: base is element (3, 4), row stride 32
+    d = TensorDescriptor(view, list(view.shape), list(view.stride()), [16, 16], padding=padding)
+    out = torch.empty(48, 16)
+    desc_rows_kernel[(3, )](d, out, BLOCK=16)
+    pad = float("nan") if padding == "nan" else 0.0
+    ref = torch.full((48, 16), pad)
+    ref[:37, :16] = view[:, :16]
+    assert torch.equal(out.nan_to_num(-7.0), ref.nan_to_num(-7.0))
+
+
+def test_tensor_descriptor_rank_limit():
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    x = torch.rand(2, 2, 2, 2, 16)
+    d = TensorDescriptor.from_tensor(x, [1, 1, 1, 1, 16])
+    with pytest.raises(ValueError, match="tensor descriptor 'in_desc': rank 5 \\(tilec takes rank 1 to 4\\)"):
+        desc_copy_kernel[(1, )](d, x, N=16, BLOCK_M=16)
 
 
 # ---- _internal_testing ----------------------------------------------------------------

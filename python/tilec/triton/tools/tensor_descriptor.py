@@ -1,7 +1,8 @@
 """triton.tools.tensor_descriptor.TensorDescriptor for the drop-in: a host-side
 description of a strided N-D tensor (base tensor, shape, strides, block shape, padding)
 passed to a kernel parameter that the kernel reads with `desc.load([offsets])` /
-`desc.store([offsets], value)`. Checked here as Triton checks it (rank 1-5, power-of-two
+`desc.store([offsets], value)`; the launch specializes the parameter as
+`tensordesc<T[block]>` and passes a tilec_tensor_descriptor (rank 1 to 4). Checked here as Triton checks it (rank 1-5, power-of-two
 block dims, last dimension contiguous, 16-byte aligned base and strides)."""
 
 from dataclasses import dataclass
@@ -82,6 +83,11 @@ class TensorDescriptor:
             raise ValueError("TensorDescriptor: padding 'nan' needs a floating-point tensor")
         if self.round_f32_to_tf32 and elem != 4:
             raise ValueError("TensorDescriptor: round_f32_to_tf32 is only supported for float32 tensors")
+
+    def _tilec_tensordesc(self):
+        """What tilec passes to a `tensordesc<T[block]>` kernel parameter (include/tilec/abi.h's
+        tilec_tensor_descriptor): (base tensor, shape, strides, block_shape, pad with NaN)."""
+        return (self.base, tuple(self.shape), tuple(self.strides), tuple(self.block_shape), self.padding == "nan")
 
     @staticmethod
     def from_tensor(tensor, block_shape, padding="zero", round_f32_to_tf32=False):
