@@ -31,6 +31,40 @@ static const char *rmw_kind(const char *op, tc_ty t) {
   return op; /* and, or, xor */
 }
 
+/* One tile.atomic_rmw of `kind` (ptr, val and mask already broadcast to one shape). */
+static tc_val rmw(tc_cg *cg, const char *kind, tc_val ptr, tc_val val, const tc_val *mask) {
+  MlirType rt = cg_tensor_type(cg, val.ty, val.rank, val.shape);
+  MlirValue ops[3] = {ptr.v, val.v, mask ? mask->v : (MlirValue){NULL}};
+  int32_t seg[3] = {1, 1, mask ? 1 : 0};
+  MlirNamedAttribute at[2] = {
+      tcb_named(cg->ctx, "kind", mlirStringAttrGet(cg->ctx, mlirStringRefCreateFromCString(kind))),
+      tcb_named(cg->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 3, seg))};
+  return tv_tensor(tcb_op1(&cg->b, "tile.atomic_rmw", rt, 2 + seg[2], ops, 2, at), val.ty, val.rank, val.shape);
+}
+
+/* Float atomic_max/min as Triton defines them (semantic.py): on the bits, a value with the
+ * sign bit clear takes a signed integer max (min), one with it set an unsigned integer min
+ * (max). This orders -0.0 below +0.0 and NaNs by their bits (a positive NaN wins a max),
+ * where LLVM's fmax would ignore NaNs. Each lane runs one of the two atomics. */
+static tc_val float_minmax(tc_cg *cg, bool is_max, tc_val ptr, tc_val val, const tc_val *mask, tc_loc loc) {
+  bool w64 = tc_ty_bits(val.ty) == 64;
+  tc_ty it = tc_ty_make(w64 ? TILEC_DTYPE_I64 : TILEC_DTYPE_I32), ut = tc_ty_make(w64 ? TILEC_DTYPE_U64 : TILEC_DTYPE_U32);
+  tc_ty ipt = it, upt = ut;
+  ipt.ptr_depth = upt.ptr_depth = 1;
+  tc_val iv = cg_cast(cg, val, it, true, loc), uv = cg_cast(cg, val, ut, true, loc);
+  tc_val ip = cg_cast(cg, ptr, ipt, true, loc), up = cg_cast(cg, ptr, upt, true, loc);
+  tc_val neg = cg_compare(cg, TC_CMP_LT, iv, tv_int(0), loc);
+  tc_val pos = cg_unary(cg, TC_UOP_NOT, neg, loc);
+  tc_val mpos = mask ? cg_logical(cg, true, *mask, pos, loc) : pos;
+  tc_val mneg = mask ? cg_logical(cg, true, *mask, neg, loc) : neg;
+  if (cg->err) return iv;
+  cg_set_loc(cg, loc);
+  tc_val pr = rmw(cg, is_max ? "max" : "min", ip, iv, &mpos);
+  tc_val nr = rmw(cg, is_max ? "umin" : "umax", up, uv, &mneg);
+  tc_val r = cg_where(cg, pos, pr, cg_cast(cg, nr, it, true, loc), loc);
+  return cg_cast(cg, r, val.ty, true, loc);
+}
+
 bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc_val *out) {
   if (strncmp(name, "atomic_", 7)) return false;
   const char *op = name + 7;
@@ -55,8 +89,8 @@ bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, 
   tc_ty_name(elem, en, sizeof en);
   if (tc_ty_is_ptr(elem) || tc_ty_is_bool(elem) || tc_ty_bits(elem) < 16 ||
       (tc_ty_bits(elem) == 16 && !tc_ty_is_float(elem) && !cas)) {
-    *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, cas ? "atomic_cas only supports elements with width {16, 32, 64}, not %s"
-                                                       : "%s does not support %s", name, en);
+    if (cas) *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "atomic_cas only supports elements with width {16, 32, 64}, not %s", en);
+    else *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s does not support %s", name, en);
     return true;
   }
   if (!cas && tc_ty_bits(elem) == 16 && strcmp(op, "add")) {
@@ -86,20 +120,18 @@ bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, 
   if (cas) cmp = cg_broadcast_to(cg, cmp, rank, shape, loc);
   if (!cg_is_none(maskp)) mask = cg_broadcast_to(cg, mask, rank, shape, loc);
   if (cg->err) return true;
-  MlirType rt = cg_tensor_type(cg, elem, rank, shape);
   cg_set_loc(cg, loc);
-  MlirValue r;
   if (cas) {
+    MlirType rt = cg_tensor_type(cg, elem, rank, shape);
     MlirValue ops[3] = {ptr.v, cmp.v, val.v};
-    r = tcb_op1(&cg->b, "tile.atomic_cas", rt, 3, ops, 0, NULL);
-  } else {
-    MlirValue ops[3] = {ptr.v, val.v, mask.v};
-    int32_t seg[3] = {1, 1, cg_is_none(maskp) ? 0 : 1};
-    MlirNamedAttribute at[2] = {
-        tcb_named(cg->ctx, "kind", mlirStringAttrGet(cg->ctx, mlirStringRefCreateFromCString(kind))),
-        tcb_named(cg->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 3, seg))};
-    r = tcb_op1(&cg->b, "tile.atomic_rmw", rt, 2 + seg[2], ops, 2, at);
+    *out = tv_tensor(tcb_op1(&cg->b, "tile.atomic_cas", rt, 3, ops, 0, NULL), elem, rank, shape);
+    return true;
   }
-  *out = tv_tensor(r, elem, rank, shape);
+  bool has_mask = !cg_is_none(maskp);
+  if (!strcmp(kind, "fmax") || !strcmp(kind, "fmin")) {
+    *out = float_minmax(cg, !strcmp(kind, "fmax"), ptr, val, has_mask ? &mask : NULL, loc);
+    return true;
+  }
+  *out = rmw(cg, kind, ptr, val, has_mask ? &mask : NULL);
   return true;
 }

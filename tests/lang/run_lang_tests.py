@@ -2513,6 +2513,28 @@ def _atomics16():
             add(F, "atomic_pairs_%s_%d" % ("bf16" if bf else "fp16", num), K, "atomic_pairs16_kernel", (1,),
                 dict(x_ptr=np.zeros((num // 2, num), vs.dtype), val_ptr=vs, c_ptr=cs, NUM=num, BF16=bf),
                 ["x_ptr", "c_ptr"], pref)
+    # float atomic_max/min on the bits as Triton defines them: NaNs by their bits, -0.0 < +0.0
+    for fdt, idt, udt in ((np.float32, np.int32, np.uint32), (np.float64, np.int64, np.uint64)):
+        nan, nnan = fdt(np.nan), -fdt(np.nan)
+        dst = np.array([1.0, nan, -0.0, 0.0, -3.0, 5.0, nnan, -2.0, 7.0, -0.0, np.inf, -np.inf], fdt)
+        val = np.array([nan, 2.0, 0.0, -0.0, -1.0, nnan, 1.0, nan, -np.inf, -0.0, nan, nnan], fdt)
+        for op in ("max", "min"):
+            def fcheck(a, res, op=op, idt=idt, udt=udt, n=dst.size):
+                d, v = a["dst_ptr"], a["val_ptr"]
+                di, vi, du, vu = d.view(idt), v.view(idt), d.view(udt), v.view(udt)
+                if op == "max":
+                    bits = np.where(vi >= 0, np.maximum(di, vi).view(udt), np.minimum(du, vu))
+                else:
+                    bits = np.where(vi >= 0, np.minimum(di, vi).view(udt), np.maximum(du, vu))
+                for name, exp in (("dst_ptr", bits), ("old_ptr", du)):
+                    got = res[name].view(udt)
+                    if (got != exp).any():
+                        k = int(np.argmax(got != exp))
+                        return "%s[%d]: bits %#x, expected %#x" % (name, k, int(got[k]), int(exp[k]))
+                return None
+            add(F, "atomic_%s_%s_nan_signed_zero_bits" % (op, np.dtype(fdt).name), K, "atomic_tile_kernel", (1,),
+                dict(dst_ptr=dst.copy(), val_ptr=val, old_ptr=np.zeros_like(dst), n=dst.size, OP=op, BLOCK=16),
+                ["dst_ptr", "old_ptr"], check=fcheck)
     diag(F, "diag_atomic_max_bf16", K, "atomic_max_bf16_kernel", "*u16", expect=("atomic_max", "bf16"), line=137)
     diag(F, "diag_atomic_add_i16", K, "atomic_add_i16_kernel", "*i16", expect=("atomic_add", "i16"), line=142)
 
