@@ -44,9 +44,8 @@ void tc_call_runtime(tc_lower *L, tc_builder *b, const char *name, intptr_t n, c
 
 /* A pointer to a NUL-terminated copy of s in a private global. */
 static MlirValue string_ptr(tc_lower *L, tc_builder *b, const char *s, size_t len) {
-  static int counter;
-  char name[64];
-  snprintf(name, sizeof name, "__tilec_str_%d", counter++);
+  char name[64]; /* unique in this module: numbered per lowering, not per process */
+  snprintf(name, sizeof name, "__tilec_str_%d", L->nstrings++);
   size_t cap = len * 3 + 256;
   char *text = malloc(cap);
   size_t k = (size_t)snprintf(text, cap, "llvm.mlir.global private constant @%s(\"", name);

@@ -112,6 +112,7 @@ struct tc_lower {
   MlirOperation old_func;
   MlirOperation *deallocs; /* heap buffers, freed before returns */
   int ndeallocs, capdeallocs;
+  int nstrings;            /* private string globals made so far (debug_ops.c names them) */
 };
 
 /* --- lower.c: driver -------------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #include "conversion/lower.h"
 #include "sleef-glue/sleef_glue.h"
 #include <llvm-c/Analysis.h>
+#include <pthread.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -61,12 +62,11 @@ char *tc_module_to_string(MlirOperation op) {
   return b.data;
 }
 
+/* MLIR's pass registry is process-wide: registered once, whichever thread compiles first. */
+static pthread_once_t passes_once = PTHREAD_ONCE_INIT;
+
 static tilec_status *run_passes(MlirModule m, const char *pipeline, const char *what) {
-  static int registered;
-  if (!registered) {
-    mlirRegisterAllPasses();
-    registered = 1;
-  }
+  pthread_once(&passes_once, mlirRegisterAllPasses);
   MlirContext ctx = mlirModuleGetContext(m);
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   strbuf err = {0};

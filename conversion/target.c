@@ -3,6 +3,7 @@
  * the real features (never AVX-512 names on an AVX2 machine). */
 #include "conversion/target.h"
 
+#include <pthread.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 #include <stdio.h>
@@ -104,15 +105,18 @@ void tc_target_describe(const tc_target *t, char *buf, size_t n) {
   snprintf(buf, n, "%s %s %d-bit", t->triple, t->cpu, t->vector_bits);
 }
 
+/* LLVM's target registry is process-wide: initialized once, whichever thread is first. */
+static pthread_once_t targets_once = PTHREAD_ONCE_INIT;
+
+static void init_targets(void) {
+  LLVMInitializeAllTargetInfos();
+  LLVMInitializeAllTargets();
+  LLVMInitializeAllTargetMCs();
+  LLVMInitializeAllAsmPrinters();
+}
+
 tilec_status *tc_target_machine(const tc_target *t, int opt_level, LLVMTargetMachineRef *out) {
-  static int initialized;
-  if (!initialized) {
-    LLVMInitializeAllTargetInfos();
-    LLVMInitializeAllTargets();
-    LLVMInitializeAllTargetMCs();
-    LLVMInitializeAllAsmPrinters();
-    initialized = 1;
-  }
+  pthread_once(&targets_once, init_targets);
   LLVMTargetRef target;
   char *err = NULL;
   if (LLVMGetTargetFromTriple(t->triple, &target, &err)) {

@@ -131,9 +131,8 @@ typedef enum combine_kind { C_SUM, C_PROD, C_MAX, C_MIN, C_XOR, C_OR, C_ARGMAX, 
 /* Emits func.func private @__tilec_combine_N(a..., b...) -> (...) before the kernel. */
 static MlirAttribute make_combine(tc_cg *cg, combine_kind kind, bool tie_left, const tc_func *fn, int n,
                                   const tc_ty *tys, tc_loc loc) {
-  static int counter;
-  char name[64];
-  snprintf(name, sizeof name, "__tilec_combine_%d", counter++);
+  char name[64]; /* unique in this module: numbered per compile, not per process */
+  snprintf(name, sizeof name, "__tilec_combine_%d", cg->ncombines++);
   MlirType types[16];
   MlirLocation locs[16];
   for (int i = 0; i < 2 * n; i++) {

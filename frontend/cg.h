@@ -98,6 +98,7 @@ typedef struct tc_cg {
   tc_kernel_info *info; /* for static_print notes */
   struct tc_mctx *mctx;  /* module context: globals, module-level statements, other sources */
   bool in_default;       /* evaluating a parameter default (plain globals are allowed there) */
+  int ncombines;             /* combine functions emitted so far (builtins_tile.c names them) */
 } tc_cg;
 
 /* --- value constructors ------------------------------------------------------------ */
