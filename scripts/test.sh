@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/test.sh — the one command that checks tilec on a fresh Debian bookworm machine:
 # installs the packages, builds, runs every ctest test, then builds the ASan/UBSan variant
-# and runs its unit tests. Exits non-zero on the first failure. Run as root (or with sudo).
+# and runs its unit tests, the kernel-language families and the tool's e2e scripts, and
+# runs the libFuzzer targets briefly. Exits non-zero on the first failure. Run as root (or with sudo).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -48,5 +49,24 @@ section "test: unit tests under the sanitizers"
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   ctest --test-dir build-asan --output-on-failure -j "$JOBS" -L unit
+
+# ---- sanitizer coverage of the kernel tests and fuzzing (issue 13) ----------------------
+# The kernel-language families and the tool's e2e scripts run with build-asan's tilec, so
+# the front end, lowering, packaging and runtime see every test kernel under ASan/UBSan
+# (the unit tests alone missed UB on other=-float('inf')). Adds ~3-4 minutes on 2 cores.
+section "test: kernel tests (lang families, tool e2e scripts) under the sanitizers"
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+  ctest --test-dir build-asan --output-on-failure -j "$JOBS" -L lang
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+  ctest --test-dir build-asan --output-on-failure -j "$JOBS" \
+    -R '^e2e\.(errors|debug_checks|tutorial_checks|vector_add|float_ops|int_ops|casts|programs|scalar_args)$'
+
+# libFuzzer over the front end and the .npy reader for a short, bounded time, so a
+# regression the seeds reach is caught here; scripts/fuzz.sh SECONDS runs them longer.
+section "fuzz: fuzz_frontend and fuzz_npy, ${TILEC_FUZZ_SECONDS:-20} s each (scripts/fuzz.sh)"
+bash scripts/fuzz.sh "${TILEC_FUZZ_SECONDS:-20}"
+# ---- end of the issue 13 section ---------------------------------------------------------
 
 section "all tests passed"
