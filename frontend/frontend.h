@@ -12,7 +12,7 @@
 #define TC_MAX_PARAMS 128
 
 typedef struct tc_kernel_param {
-  char name[96];
+  char name[256];
   tilec_param_kind kind;
   tilec_dtype dtype;      /* pointee for pointers */
   int pointer_depth;

@@ -129,6 +129,11 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
                             tc_kernel_info *info, tc_val *vals, tc_arena *arena, tc_default_eval eval,
                             void *eval_ctx) {
   memset(info, 0, sizeof *info);
+  /* Names are kept in fixed buffers (the library's descriptor, the header): a longer one
+   * would be cut and then match nothing, so it is refused where it is written. */
+  if (strlen(fn->name) >= sizeof info->name)
+    return tc_error_at(mod, fn->loc, TILEC_ERROR_UNSUPPORTED, "kernel name longer than %zu characters",
+                       sizeof info->name - 1);
   snprintf(info->name, sizeof info->name, "%s", fn->name);
   if (fn->nparams > TC_MAX_PARAMS)
     return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "kernel '%s' has more than %d parameters", fn->name, TC_MAX_PARAMS);
@@ -185,6 +190,9 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
   for (int i = 0; i < fn->nparams; i++) {
     const tc_param *fp = &fn->params[i];
     tc_kernel_param *p = &info->params[i];
+    if (strlen(fp->name) >= sizeof p->name)
+      return tc_error_at(mod, fp->loc, TILEC_ERROR_UNSUPPORTED, "parameter name longer than %zu characters",
+                         sizeof p->name - 1);
     snprintf(p->name, sizeof p->name, "%s", fp->name);
     p->divisibility = 1;
     if (fp->is_star)
@@ -333,6 +341,12 @@ tilec_status *tilec_inspect_kernel(const char *source, size_t len, const char *f
   }
   *count = fn->nparams;
   for (int i = 0; i < fn->nparams && i < max; i++) {
+    if (strlen(fn->params[i].name) >= sizeof params[i].name) {
+      st = tc_error_at(mod, fn->params[i].loc, TILEC_ERROR_UNSUPPORTED, "parameter name longer than %zu characters",
+                       sizeof params[i].name - 1);
+      tc_module_destroy(mod);
+      return st;
+    }
     memset(&params[i], 0, sizeof params[i]);
     snprintf(params[i].name, sizeof params[i].name, "%s", fn->params[i].name);
     params[i].is_constexpr = tc_param_is_constexpr_annotation(fn->params[i].annotation);

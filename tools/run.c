@@ -918,6 +918,12 @@ static int run_spawn(const run_opts *o, const char *so) {
   }
   size_t n = 0, nowned = 0;
   for (char *save = NULL, *t = strtok_r(cmd, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) argv[n++] = t;
+  if (n == 0) {
+    free(cmd);
+    free(argv);
+    free(owned);
+    return run_fail("--exec needs a command, got '%s'", o->exec);
+  }
   char threads[16], repeat[24], program[48];
   argv[n++] = (char *)so;
   argv[n++] = "-k";
@@ -963,7 +969,10 @@ static int run_spawn(const run_opts *o, const char *so) {
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (WIFSIGNALED(status)) rc = run_fail("--exec: '%s' was killed by signal %d", argv[0], WTERMSIG(status));
-    else rc = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1; /* it printed its own error */
+    else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+      /* tilec-exec prints its own error first; a command that prints nothing (`--exec false`)
+       * must not fail silently */
+      rc = run_fail("--exec: '%s' exited with status %d", argv[0], WEXITSTATUS(status));
   }
   for (size_t i = 0; i < nowned; i++) free(owned[i]);
   free(owned);

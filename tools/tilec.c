@@ -93,6 +93,7 @@ static int split_define(const char *arg, tilec_define *d) {
   const char *eq = strchr(arg, '=');
   if (!eq || eq == arg) return 1;
   char *name = strndup(arg, (size_t)(eq - arg));
+  if (!name) return 1;
   d->name = name;
   d->value = eq + 1;
   return 0;
@@ -136,7 +137,13 @@ static int parse_common(int argc, char **argv, int *i, common_opts *o) {
   if (!strcmp(a, "--check-bounds")) { o->check_bounds = 1; return 0; }
   if (!strcmp(a, "--check-nan")) { o->check_nan = 1; return 0; }
   if (!strcmp(a, "--check-races")) { o->check_races = 1; return 0; }
-  if (!strncmp(a, "-O", 2) && a[2] >= '0' && a[2] <= '3' && !a[3]) { o->opt_level = a[2] - '0'; return 0; }
+  if (!strncmp(a, "-O", 2)) { /* -O2 or -O 2 */
+    if (!a[2]) NEXT();
+    const char *lvl = a[2] ? a + 2 : argv[++*i];
+    if (lvl[0] < '0' || lvl[0] > '3' || lvl[1]) return usage_error("-O expects 0, 1, 2 or 3, got '%s'", lvl);
+    o->opt_level = lvl[0] - '0';
+    return 0;
+  }
   if (!strcmp(a, "-D")) {
     NEXT();
     if (o->ndefines == MAX_DEFINES) return usage_error("too many -D options%s", "");
@@ -164,10 +171,13 @@ static int cmd_compile(int argc, char **argv) {
   o.opt_level = -1;
   for (int i = 2; i < argc; i++) {
     int r = parse_common(argc, argv, &i, &o);
-    if (r > 0) return r;
     if (r == 0) continue;
-    if (argv[i][0] == '-' && argv[i][1]) return usage_error("unknown option '%s'", argv[i]);
-    if (o.file) return usage_error("more than one input file ('%s')", argv[i]);
+    if (r < 0 && argv[i][0] == '-' && argv[i][1]) r = usage_error("unknown option '%s'", argv[i]);
+    else if (r < 0 && o.file) r = usage_error("more than one input file ('%s')", argv[i]);
+    if (r > 0) { /* the -D names parsed so far are heap copies */
+      free_defines(&o);
+      return r;
+    }
     o.file = argv[i];
   }
   int rc = 0;
@@ -217,11 +227,15 @@ static int cmd_opt(int argc, char **argv) {
   o.opt_level = -1;
   for (int i = 2; i < argc; i++) {
     int r = parse_common(argc, argv, &i, &o);
-    if (r > 0) return r;
     if (r == 0) continue;
-    if (argv[i][0] == '-' && argv[i][1]) return usage_error("unknown option '%s'", argv[i]);
+    if (r < 0 && argv[i][0] == '-' && argv[i][1]) r = usage_error("unknown option '%s'", argv[i]);
+    if (r > 0) {
+      free_defines(&o);
+      return r;
+    }
     o.file = argv[i];
   }
+  free_defines(&o); /* opt takes no -D */
   if (!o.file) return usage_error("no input file%s", "");
   tilec_stage stage = TILEC_STAGE_VECTOR;
   if (o.stage && !tilec_stage_from_name(o.stage, &stage))
@@ -252,6 +266,14 @@ int main(int argc, char **argv) {
     printf("tilec %s\n", tilec_version());
     return 0;
   }
+  /* `tilec run --help` and the like: help, not "unknown option" (a value that happens to be
+   * "--help", e.g. `-k --help`, is still read as the value by the commands). */
+  for (int i = 2; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      if (!strcmp(argv[i - 1], "-k") || !strcmp(argv[i - 1], "-s") || !strcmp(argv[i - 1], "-o")) continue;
+      print_help();
+      return 0;
+    }
   if (!strcmp(argv[1], "compile")) return cmd_compile(argc, argv);
   if (!strcmp(argv[1], "run")) return tilec_cmd_run(argc, argv);
   if (!strcmp(argv[1], "opt")) return cmd_opt(argc, argv);

@@ -209,7 +209,7 @@ tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec
 
 /* The parameters of a kernel as written in the source (before specialization). */
 typedef struct tilec_source_param {
-  char name[96];
+  char name[256]; /* longer names are refused with a located error */
   bool is_constexpr; /* annotated `tl.constexpr` */
   bool has_default;
 } tilec_source_param;

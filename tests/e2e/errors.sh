@@ -51,6 +51,14 @@ def bad_kernel(x_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
 PY
 
 cp "$KERNELS/constexpr_fold.py" fold.py
+mkfifo fifo.py # opening it for reading must not wait for a writer
+# Parameter names of 120 (bindable) and 300 characters (refused where written).
+N120=$(printf 'n%.0s' $(seq 120)); N300=$(printf 'n%.0s' $(seq 300))
+for n in 120 300; do
+  name=$([ $n = 120 ] && echo "$N120" || echo "$N300")
+  printf 'import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x_ptr, %s, B: tl.constexpr):\n    o = tl.arange(0, B)\n    tl.store(x_ptr + o, tl.load(x_ptr + o) + %s, mask=o < %s)\n' \
+    "$name" "$name" "$name" > long$n.py
+done
 # fold_bad.py: one overflowing compile-time expression per kernel.
 {
   printf 'import triton\nimport triton.language as tl\n'
@@ -120,6 +128,13 @@ CASES=(
   "zero_negative_power|fold_bad.py:37:9: error: 0.0 cannot be raised to a negative power|compile fold_bad.py -k k6 -s '*i32' -o out.so"
   "neg_overflow|fold_bad.py:42:9: error: integer overflow in compile-time '-': the result does not fit in 64 bits|compile fold_bad.py -k k7 -s '*i32' -o out.so"
   "mul_overflow|fold_bad.py:47:9: error: integer overflow in compile-time '*': the result does not fit in 64 bits|compile fold_bad.py -k k8 -s '*i32' -o out.so"
+  "opt_level_9|tilec: error: -O expects 0, 1, 2 or 3, got '9'|compile add.py -k add_kernel -s \"\$SIG\" -O9 -o out.so"
+  "opt_level_word|tilec: error: -O expects 0, 1, 2 or 3, got 'fast'|compile add.py -k add_kernel -s \"\$SIG\" -O fast -o out.so"
+  "source_is_directory|tilec: error: '.' is a directory, not a file|compile . -k add_kernel -s \"\$SIG\" -o out.so"
+  "source_is_device|tilec: error: '/dev/zero' is not a regular file (a device, FIFO or socket)|compile /dev/zero -k add_kernel -s \"\$SIG\" -o out.so"
+  "run_source_is_fifo|tilec: error: 'fifo.py' is not a regular file (a device, FIFO or socket)|run fifo.py -k add_kernel --grid 1 n_elements=16"
+  "run_exec_false|tilec: error: --exec: 'false' exited with status 1|\$RUN x_ptr=x.npy n_elements=16 --exec false"
+  "param_name_too_long|long300.py:6:14: error: parameter name longer than 255 characters|compile long300.py -k k -s '*fp32, i32, 16' -o out.so"
   "run_unknown_param|tilec: error: kernel 'add_kernel' has no parameter 'bogus' (parameters: x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE)|\$RUN x_ptr=x.npy n_elements=16 bogus=3"
 )
 # Required behaviour tilec does not have yet: reported as xfail while it fails; an unexpected
@@ -177,6 +192,25 @@ if ! "$TILEC" compile fold.py -k fold_kernel -s '*i32, 16' --emit tile > /dev/nu
   echo "FAIL  constexpr_fold: $(head -n 1 stderr.txt)"
 else
   echo "ok    constexpr_fold"
+fi
+
+# `-O 3` (separate value) works; `tilec run --help` and `compile --help` print the usage.
+for cmd in "compile add.py -k add_kernel -s \"\$SIG\" -O 1 --emit tile" "run --help" "compile --help"; do
+  eval "args=($cmd)"
+  if ! "$TILEC" "${args[@]}" > stdout.txt 2> stderr.txt || [ ! -s stdout.txt ]; then
+    fail=$((fail + 1))
+    echo "FAIL  tilec $cmd: exit status or no output; stderr: $(head -n 1 stderr.txt)"
+  else
+    echo "ok    tilec $cmd"
+  fi
+done
+
+# A 120-character parameter name binds by name in `tilec run` (names were cut at 95).
+if "$TILEC" run long120.py -k k --grid 1 x_ptr=x.npy "$N120=3" B=16 > stdout.txt 2> stderr.txt; then
+  echo "ok    long_param_name_binds"
+else
+  fail=$((fail + 1))
+  echo "FAIL  long_param_name_binds: $(head -n 1 stderr.txt)"
 fi
 
 # No case may have damaged an input: -o add.py / --header add.py were refused, not written.
