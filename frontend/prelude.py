@@ -209,8 +209,9 @@ def swizzle2d(i, j, size_i, size_j, size_g):
     band = linear // band_elems
     first_row = band * size_g
     rows = tl.minimum(size_i - first_row, size_g)
-    new_i = first_row + linear % rows
-    new_j = (linear % band_elems) // rows
+    in_band = linear % band_elems
+    new_i = first_row + in_band % rows
+    new_j = in_band // rows
     return new_i, new_j
 
 

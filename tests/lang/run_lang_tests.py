@@ -1761,10 +1761,14 @@ def _api():
         add(F, "swizzle2d_%dx%d_g%d" % (SI, SJ, G), K, "swizzle_kernel", (1,),
             dict(out_i=np.zeros(SI * SJ, np.int32), out_j=np.zeros(SI * SJ, np.int32), SI=SI, SJ=SJ, G=G),
             ["out_i", "out_j"], lambda a, ni=ni, nj=nj: {"out_i": ni.ravel(), "out_j": nj.ravel()})
-    ni, nj = _swizzle_ref(6, 5, 4)
-    add(F, "swizzle2d_scalar_pids", K, "swizzle_scalar_kernel", (6, 5),
-        dict(out=np.zeros(60, np.int32), size_i=6, size_j=5, G=4), ["out"],
-        lambda a: {"out": np.stack([ni.ravel(), nj.ravel()], 1).ravel()})
+    # (5, 7, 3) and (11, 5, 4): the last, shorter band starts at a linear index that is not
+    # a multiple of its row count, so the row must come from the index inside the band
+    for (SI, SJ, G) in [(6, 5, 4), (5, 7, 3), (11, 5, 4)]:
+        ni, nj = _swizzle_ref(SI, SJ, G)
+        add(F, "swizzle2d_scalar_pids" + ("" if (SI, SJ, G) == (6, 5, 4) else "_%dx%d_g%d" % (SI, SJ, G)),
+            K, "swizzle_scalar_kernel", (SI, SJ),
+            dict(out=np.zeros(2 * SI * SJ, np.int32), size_i=SI, size_j=SJ, G=G), ["out"],
+            lambda a, ni=ni, nj=nj: {"out": np.stack([ni.ravel(), nj.ravel()], 1).ravel()})
     x = rng(301).integers(-100, 100, 16).astype(np.int32)
     y = rng(302).integers(-100, 100, 16).astype(np.int32)
     add(F, "add_sub_mul", K, "arith_kernel", (1,), dict(x_ptr=x, y_ptr=y, out_ptr=np.zeros(16, np.int32), N=16),
