@@ -487,13 +487,20 @@ bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc
       if (!cg_get_dtype(cg, dt, "dtype", loc, &t)) return true;
       x = cg_cast(cg, x, t, false, loc);
     } else if (tc_ty_is_int(x.ty) && tc_ty_bits(x.ty) < 32) {
-      x = cg_cast(cg, x, tc_ty_make(tc_ty_is_signed(x.ty) || tc_ty_is_bool(x.ty) ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32),
-                  false, loc);
+      /* Triton scans narrow integers in 32 bits of the same signedness (int1 is unsigned). */
+      x = cg_cast(cg, x, tc_ty_make(tc_ty_is_signed(x.ty) ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32), false, loc);
     }
+    /* As for tl.sum: a scan of 16-bit (or fp8) floats keeps its dtype but accumulates in fp32
+     * and rounds each prefix once; rounding every partial sum/product to 8 (bf16) or 11 (fp16)
+     * significant bits drifts further from the exact prefix the longer the axis. */
+    tc_ty narrow = x.ty;
+    bool widen = tc_ty_is_float(x.ty) && tc_ty_bits(x.ty) < 32;
+    if (widen) x = cg_cast(cg, x, tc_ty_make(TILEC_DTYPE_F32), false, loc);
     tc_val *ax = cg_arg(a, &s, "axis");
     tc_val zero = tv_int(0);
     *out = scan(cg, &x, 1, cg_is_none(ax) ? &zero : ax, flag(cg_arg(a, &s, "reverse")),
                 !strcmp(name, "cumsum") ? C_SUM : C_PROD, NULL, fn, loc);
+    if (widen && !cg->err) *out = cg_cast(cg, *out, narrow, false, loc);
     return true;
   }
   if (!strcmp(name, "associative_scan")) {

@@ -1331,6 +1331,16 @@ def _scans():
         ["o_ptr", "o64_ptr", "ob_ptr"],
         lambda a: {"o_ptr": np.cumsum(a["x_ptr"].astype(np.int64)), "o64_ptr": np.cumsum(a["x_ptr"].astype(np.int64)),
                    "ob_ptr": np.cumsum(a["x_ptr"] > 0)})
+    # fp16 scans: each prefix is the exact prefix rounded once to fp16 (rounding every partial
+    # sum to fp16 drifts by ~0.1 over 256 normals, far outside these tolerances)
+    x16 = rng(213).standard_normal(256).astype(np.float16)
+    add(F, "cumsum_cumprod_fp16_accumulate_fp32", K, "scan16_kernel", (1,),
+        dict(x_ptr=x16, s_ptr=np.zeros(256, np.float16), rs_ptr=np.zeros(256, np.float16),
+             p_ptr=np.zeros(256, np.float16), N=256), ["s_ptr", "rs_ptr", "p_ptr"],
+        lambda a: {"s_ptr": np.cumsum(a["x_ptr"].astype(np.float64)).astype(np.float16),
+                   "rs_ptr": np.cumsum(a["x_ptr"].astype(np.float64)[::-1])[::-1].astype(np.float16),
+                   "p_ptr": np.cumprod((a["x_ptr"] * np.float16(0.01) + np.float16(1.0)).astype(np.float64)).astype(np.float16)},
+        rtol=1e-3, atol=2e-3)
     x3 = np.arange(64, dtype=np.int32).reshape(2, 4, 8) * 7 - 100
     add(F, "flip_3d_middle", K, "flip3d_kernel", (1,), dict(x_ptr=x3, o_ptr=np.zeros_like(x3)), ["o_ptr"],
         lambda a: {"o_ptr": a["x_ptr"][:, ::-1]})

@@ -116,3 +116,13 @@ def flip3d_kernel(x_ptr, o_ptr):
 def histogram_i64_kernel(x_ptr, o_ptr, N: tl.constexpr):
     x = tl.load(x_ptr + tl.arange(0, N))
     tl.store(o_ptr + tl.arange(0, 8), tl.histogram(x, 8))
+
+
+@triton.jit
+def scan16_kernel(x_ptr, s_ptr, rs_ptr, p_ptr, N: tl.constexpr):
+    # fp16 scans keep fp16 but accumulate in fp32 (each prefix rounded once)
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(s_ptr + i, tl.cumsum(x, 0))
+    tl.store(rs_ptr + i, tl.cumsum(x, 0, reverse=True))
+    tl.store(p_ptr + i, tl.cumprod(x * 0.01 + 1.0, 0))
