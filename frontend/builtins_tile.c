@@ -801,7 +801,7 @@ bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc
     tc_val k = axis_iota(cg, rank + 1, js, rank, loc);
     tc_val first = cg_compare(cg, TC_CMP_EQ, k, tv_int(0), loc);
     tc_val j = cg_where(cg, first, xe, ye, loc);
-    if (!strcmp(name, "interleave")) {
+    if (!strcmp(name, "interleave") && rank > 0) { /* two scalars interleave to join's [2] */
       int64_t is[TC_MAX_RANK];
       memcpy(is, shape, sizeof is);
       is[rank - 1] *= 2;

@@ -333,6 +333,9 @@ def _ndtiles():
         dict(a_ptr=rng(15).standard_normal(16).astype(np.float32), b_ptr=rng(16).standard_normal(16).astype(np.float32),
              cat_ptr=np.zeros(32, np.float32), il_ptr=np.zeros(32, np.float32), N=16),
         ["cat_ptr", "il_ptr"], check=cat_check)
+    add(F, "interleave_scalars", K, "interleave_scalars_kernel", (1,),
+        dict(x=10, y=20, out_ptr=np.zeros(4, np.int32), p_ptr=np.array([-3, 7], np.int32)), ["out_ptr"],
+        lambda a: {"out_ptr": np.array([10, 20, -3, 7], np.int32)})
     add(F, "full_zeros_zeros_like", K, "fill_kernel", (1,),
         dict(out1_ptr=np.zeros((4, 8), np.int32), out2_ptr=np.zeros((4, 8), np.float32),
              out3_ptr=np.zeros((4, 8), np.float16), x_ptr=np.ones((4, 8), np.float32), M=4, N=8),

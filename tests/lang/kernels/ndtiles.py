@@ -202,3 +202,12 @@ def col_reshape_kernel(src_ptr, out_ptr, N: tl.constexpr):
     i = tl.arange(0, N)
     x = tl.load(src_ptr + i[:, None])
     tl.store(out_ptr + i, tl.reshape(x, (N,)) + 1)
+
+
+@triton.jit
+def interleave_scalars_kernel(x, y, out_ptr, p_ptr):
+    # two scalars interleave to join's [2]; loaded rank-0 values too
+    z = tl.interleave(x, y)
+    tl.static_assert(z.shape == [tl.constexpr(2)])
+    tl.store(out_ptr + tl.arange(0, 2), z)
+    tl.store(out_ptr + 2 + tl.arange(0, 2), tl.interleave(tl.load(p_ptr), tl.load(p_ptr + 1)))
