@@ -347,3 +347,19 @@ def test_gil_is_released_while_a_kernel_runs():
     flag[0] = 1
     t.join()
     assert out[0] == 1
+
+
+@tilec.jit
+def _const_src_kernel(src: tl.const, dst, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst + offs, tl.load(src + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+def test_const_pointer_annotation():
+    # Triton's `ptr: tl.const` (pointer to constant data) is a valid annotation
+    x = np.arange(37, dtype=np.float32)
+    y = np.zeros_like(x)
+    _const_src_kernel[_grid(37, 16)](x, y, 37, BLOCK=16)
+    np.testing.assert_array_equal(y, 2 * x)
+    with pytest.raises(RuntimeError, match="annotation"):
+        tl.const()

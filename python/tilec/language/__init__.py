@@ -194,6 +194,16 @@ class tensor_descriptor:
         raise RuntimeError("tl.tensor_descriptor values exist only inside compiled kernels")
 
 
+class const:
+    """``ptr: tl.const`` annotates a pointer parameter as pointing to constant data (Triton's
+    ``tl.const``); a name for annotations only, no value is an instance."""
+
+    __tilec_path__ = "triton.language.const"
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("tl.const is a type annotation for pointer parameters")
+
+
 class block_type(dtype):
     """Block (tile) types exist only in compiled code; the class is here for annotations."""
 
@@ -253,7 +263,7 @@ from . import core  # noqa: E402
 
 __all__ = (
     [a for a, _, _ in _DTYPES]
-    + ["dtype", "pointer_type", "pi32_t", "constexpr", "tensor", "tensor_descriptor", "block_type", "range",
+    + ["dtype", "pointer_type", "pi32_t", "constexpr", "tensor", "tensor_descriptor", "block_type", "const", "range",
        "static_range", "cdiv", "math", "extra", "core"]
     + _FUNCTIONS
 )
