@@ -169,6 +169,7 @@ static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, Mli
 tilec_status *tilec_compiler_emit(tilec_compiler *c, const tilec_kernel_spec *spec, tilec_stage stage, char **text_out) {
   MlirModule m;
   tc_kernel_info *info = calloc(1, sizeof *info);
+  if (!info) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
   tilec_status *st = front(c, spec, &m, info);
   if (!st) st = advance(c, m, (tc_stage)stage, text_out, NULL);
   free(info);
@@ -205,6 +206,7 @@ tilec_status *tilec_compiler_build_library(tilec_compiler *c, const tilec_kernel
   }
   MlirModule m;
   tc_kernel_info *info = calloc(1, sizeof *info);
+  if (!info) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
   tilec_status *st = front(c, spec, &m, info);
   char *obj = NULL;
   size_t len = 0;

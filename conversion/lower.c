@@ -396,8 +396,14 @@ void tc_flush(tc_lower *L) {
 static void add_to_group(tc_lower *L, MlirOperation op) {
   if (tc_op_is(op, "tile.load") && L->group_has_store) tc_flush(L);
   if (L->ngroup == L->capgroup) {
-    L->capgroup = L->capgroup ? 2 * L->capgroup : 64;
-    L->group = realloc(L->group, sizeof *L->group * (size_t)L->capgroup);
+    int cap = L->capgroup ? 2 * L->capgroup : 64;
+    MlirOperation *g = realloc(L->group, sizeof *L->group * (size_t)cap);
+    if (!g) {
+      tc_fail(L, op, TILEC_ERROR_INTERNAL, "out of memory");
+      return;
+    }
+    L->group = g;
+    L->capgroup = cap;
   }
   L->group[L->ngroup++] = op;
   int *mark = tc_valmap_put(&L->in_group, op.ptr);
@@ -584,6 +590,11 @@ static tilec_status *lower_func(tc_lower *L, MlirOperation fn, MlirBlock out_bod
   int extra = L->check_bounds ? 7 : 6; /* pid, grid [, extents] */
   MlirType *types = calloc((size_t)nargs + 7, sizeof *types);
   MlirLocation *locs = calloc((size_t)nargs + 7, sizeof *locs);
+  if (!types || !locs) {
+    free(types);
+    free(locs);
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  }
   MlirType i32 = tcb_int_type(L->ctx, 32), i16 = tcb_int_type(L->ctx, 16);
   for (intptr_t i = 0; i < nargs; i++) {
     MlirType t = mlirValueGetType(mlirBlockGetArgument(entry, i));

@@ -103,8 +103,14 @@ MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel) {
   if (bytes <= TC_STACK_BUFFER_LIMIT) return tcb_op1(&eb, "memref.alloca", mt, 0, NULL, 2, attrs);
   MlirValue v = tcb_op1(&eb, "memref.alloc", mt, 0, NULL, 2, attrs);
   if (L->ndeallocs == L->capdeallocs) {
-    L->capdeallocs = L->capdeallocs ? 2 * L->capdeallocs : 8;
-    L->deallocs = realloc(L->deallocs, sizeof *L->deallocs * (size_t)L->capdeallocs);
+    int cap = L->capdeallocs ? 2 * L->capdeallocs : 8;
+    MlirOperation *d = realloc(L->deallocs, sizeof *L->deallocs * (size_t)cap);
+    if (!d) {
+      tc_fail(L, mlirOpResultGetOwner(v), TILEC_ERROR_INTERNAL, "out of memory");
+      return v;
+    }
+    L->deallocs = d;
+    L->capdeallocs = cap;
   }
   L->deallocs[L->ndeallocs++] = mlirOpResultGetOwner(v);
   return v;

@@ -131,8 +131,14 @@ void cg_bind(tc_cg *cg, const char *name, tc_val v) {
   }
   tc_scope *s = &cg_frame(cg)->scope;
   if (s->nvars == s->cap) {
-    s->cap = s->cap ? 2 * s->cap : 32;
-    s->vars = realloc(s->vars, sizeof *s->vars * (size_t)s->cap);
+    int cap = s->cap ? 2 * s->cap : 32;
+    void *vars = realloc(s->vars, sizeof *s->vars * (size_t)cap);
+    if (!vars) {
+      cg_error(cg, (tc_loc){0, 0}, TILEC_ERROR_INTERNAL, "out of memory");
+      return;
+    }
+    s->vars = vars;
+    s->cap = cap;
   }
   s->vars[s->nvars].name = name;
   s->vars[s->nvars].val = v;
@@ -736,6 +742,10 @@ static bool push_frame(tc_cg *cg, const tc_func *fn, tc_loc loc) {
     return false;
   }
   tc_frame *f = calloc(1, sizeof *f);
+  if (!f) {
+    cg_error(cg, loc, TILEC_ERROR_INTERNAL, "out of memory");
+    return false;
+  }
   f->fn = fn;
   f->call_loc = loc;
   f->unit = tc_mctx_unit_of(cg->mctx, fn);
@@ -759,6 +769,7 @@ tc_val cg_call_jit(tc_cg *cg, const tc_func *fn, const tc_val *args, int nargs, 
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' takes %d arguments but %d were given", fn->name, fn->nparams,
                     nargs);
   tc_val *bound = calloc((size_t)fn->nparams + 1, sizeof *bound);
+  if (!bound) return cg_error(cg, loc, TILEC_ERROR_INTERNAL, "out of memory");
   for (int i = 0; i < nargs; i++) bound[i] = args[i];
   for (int k = 0; k < nkw; k++) {
     int j = -1;
@@ -888,7 +899,8 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
   tcb_init(&cg.b, ctx);
   cg_set_loc(&cg, fn->loc);
   tc_val *param_vals = calloc(TC_MAX_PARAMS, sizeof *param_vals);
-  st = tc_specialize(mod, fn, spec, info, param_vals, cg.arena, eval_default, &cg);
+  st = param_vals ? NULL : tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  if (!st) st = tc_specialize(mod, fn, spec, info, param_vals, cg.arena, eval_default, &cg);
   if (st) {
     free(param_vals);
     tc_mctx_destroy(cg.mctx);

@@ -73,8 +73,13 @@ static snapshot snap(tc_cg *cg) {
 static void restore(tc_cg *cg, const snapshot *sn) {
   tc_scope *s = &cg_frame(cg)->scope;
   if (s->cap < sn->n) {
+    void *vars = realloc(s->vars, sizeof(tc_binding) * (size_t)(sn->n + 16));
+    if (!vars) {
+      cg_error(cg, (tc_loc){0, 0}, TILEC_ERROR_INTERNAL, "out of memory");
+      return;
+    }
+    s->vars = vars;
     s->cap = sn->n + 16;
-    s->vars = realloc(s->vars, sizeof(tc_binding) * (size_t)s->cap);
   }
   memcpy(s->vars, sn->vars, sizeof(tc_binding) * (size_t)sn->n);
   s->nvars = sn->n;

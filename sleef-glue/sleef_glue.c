@@ -58,6 +58,7 @@ typedef struct glue_state {
   bool fast_math;
   MlirOperation *ops;
   int nops, cap;
+  bool oom;
 } glue_state;
 
 static MlirWalkResult collect(MlirOperation op, void *user) {
@@ -66,8 +67,14 @@ static MlirWalkResult collect(MlirOperation op, void *user) {
   if (name.length > 5 && !memcmp(name.data, "math.", 5) && mlirOperationGetNumResults(op) == 1 &&
       mlirTypeIsAVector(mlirValueGetType(mlirOperationGetResult(op, 0)))) {
     if (g->nops == g->cap) {
-      g->cap = g->cap ? g->cap * 2 : 32;
-      g->ops = realloc(g->ops, sizeof *g->ops * (size_t)g->cap);
+      int cap = g->cap ? g->cap * 2 : 32;
+      MlirOperation *ops = realloc(g->ops, sizeof *g->ops * (size_t)cap);
+      if (!ops) {
+        g->oom = true;
+        return MlirWalkResultInterrupt;
+      }
+      g->ops = ops;
+      g->cap = cap;
     }
     g->ops[g->nops++] = op;
   }
@@ -155,9 +162,10 @@ static void rewrite(glue_state *g, MlirModule m, MlirOperation op) {
 }
 
 tilec_status *tc_sleef_glue(MlirModule module, const tc_target *target, bool fast_math) {
-  glue_state g = {target, fast_math, NULL, 0, 0};
+  glue_state g = {target, fast_math, NULL, 0, 0, false};
   mlirOperationWalk(mlirModuleGetOperation(module), collect, &g, MlirWalkPostOrder);
-  for (int i = 0; i < g.nops; i++) rewrite(&g, module, g.ops[i]);
+  if (!g.oom)
+    for (int i = 0; i < g.nops; i++) rewrite(&g, module, g.ops[i]);
   free(g.ops);
-  return NULL;
+  return g.oom ? tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory mapping math ops to SLEEF") : NULL;
 }

@@ -135,6 +135,8 @@ CASES=(
   "run_source_is_fifo|tilec: error: 'fifo.py' is not a regular file (a device, FIFO or socket)|run fifo.py -k add_kernel --grid 1 n_elements=16"
   "run_exec_false|tilec: error: --exec: 'false' exited with status 1|\$RUN x_ptr=x.npy n_elements=16 --exec false"
   "param_name_too_long|long300.py:6:14: error: parameter name longer than 255 characters|compile long300.py -k k -s '*fp32, i32, 16' -o out.so"
+  # the defines before the bad one are freed (LeakSanitizer sees it in test.sh's sanitizer run)
+  "bad_define|tilec: error: -D expects NAME=VALUE, got 'bad'|compile add.py -k add_kernel -D BLOCK_SIZE=1024 -D n_elements=4 -D bad -o out.so"
   "run_unknown_param|tilec: error: kernel 'add_kernel' has no parameter 'bogus' (parameters: x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE)|\$RUN x_ptr=x.npy n_elements=16 bogus=3"
 )
 # Required behaviour tilec does not have yet: reported as xfail while it fails; an unexpected
