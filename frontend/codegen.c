@@ -397,12 +397,33 @@ static tc_val eval_ifexp(tc_cg *cg, const tc_expr *e) {
   if (c.kind != TV_TENSOR && cg_truthy_constexpr(cg, &c, e->loc, &t))
     return cg_expr(cg, t ? e->u.ifexp.body : e->u.ifexp.orelse);
   if (c.kind == TV_TENSOR && c.rank == 0) {
-    tc_val x = cg_expr(cg, e->u.ifexp.body);
-    if (cg->err) return x;
-    tc_val y = cg_expr(cg, e->u.ifexp.orelse);
-    if (cg->err) return y;
-    cg_set_loc(cg, e->loc);
-    return cg_where(cg, c, x, y, e->loc);
+    /* Only the taken branch runs, as in Triton (an scf.if): lowered as
+     * `if c: @ifexp = body` / `else: @ifexp = orelse`, so loads, atomics and stores of the
+     * other branch never happen and void branches (`tl.store(..) if c else tl.store(..)`)
+     * are statements. The name is unique per expression (nested conditionals). */
+    char *name = cg_alloc(cg, 40);
+    snprintf(name, 40, "@ifexp%p", (const void *)e);
+    tc_expr *target = cg_alloc(cg, sizeof *target);
+    *target = (tc_expr){.kind = TC_EXPR_NAME, .loc = e->loc, .u.name = name};
+    tc_expr **targets = cg_alloc(cg, sizeof *targets);
+    targets[0] = target;
+    tc_stmt *arms = cg_alloc(cg, 2 * sizeof *arms);
+    tc_stmt **ptrs = cg_alloc(cg, 2 * sizeof *ptrs);
+    for (int i = 0; i < 2; i++) {
+      arms[i] = (tc_stmt){.kind = TC_STMT_ASSIGN, .loc = e->loc};
+      arms[i].u.assign.targets = targets;
+      arms[i].u.assign.ntargets = 1;
+      arms[i].u.assign.value = i == 0 ? e->u.ifexp.body : e->u.ifexp.orelse;
+      ptrs[i] = &arms[i];
+    }
+    tc_stmt syn = {.kind = TC_STMT_IF, .loc = e->loc};
+    syn.u.if_.test = e->u.ifexp.test;
+    syn.u.if_.body = (tc_block){ptrs, 1};
+    syn.u.if_.orelse = (tc_block){ptrs + 1, 1};
+    cg_runtime_if(cg, &syn, c);
+    if (cg->err) return tv_none();
+    tc_val *v = cg_lookup(cg, name);
+    return v ? *v : tv_none();
   }
   return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "a conditional expression needs a scalar condition, got %s",
                   tv_kind_name(&c));

@@ -648,6 +648,11 @@ def _control():
             dict(x_ptr=xs, out_ptr=np.zeros(16, np.float32), flag=flag, BLOCK=16, SCALE=sc), ["out_ptr"],
             lambda a, flag=flag, sc=sc: {"out_ptr": (a["x_ptr"] if flag > 0 else -a["x_ptr"]) * (2.0 if sc > 1 else 0.5)
                                          + (3 if flag > 0 else 5)}, rtol=1e-6)
+    add(F, "ternary_runtime_taken_branch_only", K, "ternary_effects_kernel", (4,),
+        dict(a_ptr=np.zeros(4, np.float32), b_ptr=np.zeros(4, np.float32), x_ptr=np.array([7.5], np.float32),
+             out_ptr=np.zeros(16, np.float32)), ["a_ptr", "b_ptr", "out_ptr"],
+        lambda a: {"a_ptr": np.array([1, 0, 1, 0], np.float32), "b_ptr": np.array([0, 1, 0, 1], np.float32),
+                   "out_ptr": np.array([0, 0, 0, 0, 3.5, 7.5, 3.5, 7.5, 1, 2, 2, 2, 2, 1, 3, 3], np.float32)})
     xe = rng(65).standard_normal((5, 8)).astype(np.float32)
     add(F, "if_in_loop_ptr_carry", K, "early_zero_kernel", (1,),
         dict(x_ptr=xe, out_ptr=np.zeros(8, np.float32), n=5, BLOCK=8), ["out_ptr"],

@@ -151,3 +151,17 @@ def while_tile_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
         x = x * 0.5
         it += 1
     tl.store(out_ptr + i, x + it)
+
+
+@triton.jit
+def ternary_effects_kernel(a_ptr, b_ptr, x_ptr, out_ptr):
+    # a runtime conditional expression runs only its taken branch (Triton lowers it to an
+    # scf.if): one atomic per program, void branches, a constant merged with a loaded value
+    pid = tl.program_id(0)
+    old = tl.atomic_add(a_ptr + pid, 1) if pid % 2 == 0 else tl.atomic_add(b_ptr + pid, 1)
+    tl.store(out_ptr + pid, old)
+    v = 3.5 if pid % 2 == 0 else tl.load(x_ptr)
+    tl.store(out_ptr + 4 + pid, v)
+    tl.store(out_ptr + 8 + pid, 1.0) if pid == 0 else tl.store(out_ptr + 8 + pid, 2.0)
+    w = (1 if pid == 1 else 2) if pid < 2 else 3
+    tl.store(out_ptr + 12 + pid, w)
