@@ -27,6 +27,10 @@ def _render(filename, lineno, col, message, source_line):
     return text
 
 
+class CompilationErrorCause(Exception):
+    """The ``__cause__`` of a CompilationError: its message without the location."""
+
+
 class CompilationError(TilecError):
     """A kernel that does not compile: syntax, semantics or an unsupported construct.
 
@@ -43,6 +47,9 @@ class CompilationError(TilecError):
         self.source_line = source_line
         self.code = code
         super().__init__(_render(filename, lineno, col, message, source_line))
+        # Triton raises its CompilationError from the error the code generator hit, and its
+        # tests read the message there (str(exc.__cause__)); the cause carries the message.
+        self.__cause__ = CompilationErrorCause(message)
 
 
 class KernelError(TilecError, RuntimeError):

@@ -36,6 +36,8 @@ def test_compilation_error_is_located():
     assert str(e) == (f"{e.filename}:{lineno}:{e.col}: error: name 'undefined_name' is not defined\n"
                       f"{line}\n{' ' * (e.col - 1)}^")
     assert isinstance(e, tilec.TilecError)
+    # as in Triton, the error is raised from a cause that carries the bare message
+    assert str(e.__cause__) == "name 'undefined_name' is not defined"
 
 
 def test_compilation_error_is_not_cached():
