@@ -373,6 +373,10 @@ static tilec_status *read_npy(FILE *f, const char *path, tilec_npy *out) {
                                  "truncated .npy data in '%s': expected %zu bytes, found %llu",
                                  path, nbytes, (unsigned long long)left);
   }
+  /* A pipe has no size to check: a header claiming nearly 2^64 bytes must not wrap the
+   * rounded-up capacity (found by fuzz_npy). */
+  if (nbytes > SIZE_MAX - NPY_ALIGN)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "the shape in '%s' is too large to address", path);
   size_t cap = (nbytes + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
   if (cap == 0) cap = NPY_ALIGN;
   out->data = aligned_alloc(NPY_ALIGN, cap);
