@@ -195,6 +195,29 @@ static MlirValue add_delta(tc_chunk *c, MlirValue v, MlirValue delta, bool chunk
 
 static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos);
 
+/* A pointer (tile) from int64 addresses: the first lane's address becomes the base pointer
+ * and the lanes are element offsets from it. A null base with the whole address as the
+ * offset would be arithmetic on null, which LLVM may treat as undefined (the -O1
+ * reference build folded such a kernel to 'unreachable'). */
+static tc_cval address_to_pointer(tc_chunk *c, MlirValue addr, MlirType elem, bool chunked) {
+  tc_builder *b = &c->b;
+  tc_lower *L = c->L;
+  MlirType i64 = tcb_int_type(L->ctx, 64);
+  int64_t sz = (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(elem))) + 7) / 8;
+  MlirValue first = addr;
+  if (chunked) {
+    int64_t zero = 0;
+    MlirNamedAttribute a = tcb_named(L->ctx, "static_position", mlirDenseI64ArrayGet(L->ctx, 1, &zero));
+    first = tcb_op1(b, "vector.extract", i64, 1, &addr, 1, &a);
+  }
+  tc_cval r = {0};
+  r.is_ptr = true;
+  r.base = tcb_cast(b, "llvm.inttoptr", first, tcb_type(L->ctx, "!llvm.ptr"));
+  MlirValue rel = tcb_binary(b, "arith.subi", addr, chunked ? tc_splat_vec(b, first, c->width) : first);
+  r.vec = tcb_binary(b, "arith.divsi", rel, tcb_const_int(b, mlirValueGetType(rel), sz));
+  return r;
+}
+
 tc_cval tc_eval(tc_chunk *c, MlirValue old, const tc_pos *pos) {
   tc_cval r = {0};
   tc_lower *L = c->L;
@@ -456,18 +479,10 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
       if (!strcmp(k, "ptr_to_int")) {
         r.vec = addr;
       } else {
-        int64_t sz = (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(elem))) + 7) / 8;
-        MlirType wt = pos->chunked ? tc_vec_type(L->ctx, c->width, i64) : i64;
-        r.is_ptr = true;
-        r.base = tcb_op1(b, "llvm.mlir.zero", tcb_type(L->ctx, "!llvm.ptr"), 0, NULL, 0, NULL);
-        r.vec = tcb_binary(b, "arith.divsi", addr, tcb_const_int(b, wt, sz));
+        r = address_to_pointer(c, addr, elem, pos->chunked);
       }
     } else if (!strcmp(k, "int_to_ptr")) {
-      int64_t sz = (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(elem))) + 7) / 8;
-      MlirType wt = pos->chunked ? tc_vec_type(L->ctx, c->width, i64) : i64;
-      r.is_ptr = true;
-      r.base = tcb_op1(b, "llvm.mlir.zero", tcb_type(L->ctx, "!llvm.ptr"), 0, NULL, 0, NULL);
-      r.vec = tcb_binary(b, "arith.divsi", s.vec, tcb_const_int(b, wt, sz));
+      r = address_to_pointer(c, s.vec, elem, pos->chunked);
     } else {
       MlirType to = pos->chunked ? tc_vec_type(L->ctx, c->width, elem) : elem;
       r.vec = tcb_cast(b, "arith.bitcast", s.vec, to);

@@ -818,6 +818,19 @@ static double run_elem(const tilec_npy *a, const void *data, size_t i, bool *is_
   }
 }
 
+/* Exchanges the contents of each bound array with its kept copy (same size). */
+static void swap_contents(const run_opts *o, void **kept) {
+  for (int b = 0; b < o->nbindings; b++) {
+    if (!kept[b]) continue;
+    unsigned char *x = o->bindings[b].arr.data, *y = kept[b];
+    for (size_t i = 0; i < o->bindings[b].arr.nbytes; i++) {
+      unsigned char t = x[i];
+      x[i] = y[i];
+      y[i] = t;
+    }
+  }
+}
+
 /* Builds the reference library, runs it serially on the kept inputs and compares each
  * array with what the optimized build left; reports the first differing element. */
 static int run_reference(const run_opts *o, const char *src, size_t len, tilec_define *defs, const char *dir,
@@ -841,13 +854,10 @@ static int run_reference(const run_opts *o, const char *src, size_t len, tilec_d
   if (!st) st = tilec_library_load(so, &lib);
   if (!st) st = tilec_library_find_kernel(lib, o->kernel, &k);
   if (st) return run_report(tilec_status_annotate(st, "reference build"));
-  /* swap: the bindings now hold the kept inputs; the optimized results wait in kept[] */
-  for (int b = 0; b < o->nbindings; b++) {
-    if (!kept[b]) continue;
-    void *t = o->bindings[b].arr.data;
-    o->bindings[b].arr.data = kept[b];
-    kept[b] = t;
-  }
+  /* swap contents: the bindings' buffers hold the kept inputs again and the optimized
+   * results wait in kept[]. The reference runs in the same buffers, so a kernel that stores
+   * an address (ptr.to(tl.int64)) stores the same one in both builds. */
+  swap_contents(o, kept);
   run_arg *slots = NULL;
   void **args = NULL;
   int64_t *extents = NULL;
@@ -889,12 +899,7 @@ static int run_reference(const run_opts *o, const char *src, size_t len, tilec_d
   }
   if (!rc) printf("reference check: %d array%s, %ld elements agree\n", arrays, arrays == 1 ? "" : "s", compared);
   /* swap back: --out writes what the optimized build produced */
-  for (int b = 0; b < o->nbindings; b++) {
-    if (!kept[b]) continue;
-    void *t = o->bindings[b].arr.data;
-    o->bindings[b].arr.data = kept[b];
-    kept[b] = t;
-  }
+  swap_contents(o, kept);
   free(slots);
   free(args);
   free(extents);

@@ -39,6 +39,15 @@ npy_f32() { # file count
     if [ -n "${3:-}" ]; then for ((i = 0; i < $2; i++)); do printf "$3"; done; else head -c $(($2 * 4)) /dev/zero; fi
   } > "$1"
 }
+npy_i64() { # file count (zeros)
+  local hdr="{'descr': '<i8', 'fortran_order': False, 'shape': ($2,), }"
+  local total=$(( ((10 + ${#hdr} + 1 + 63) / 64) * 64 ))
+  local hlen=$((total - 10))
+  local pad=$((hlen - ${#hdr} - 1))
+  { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((hlen & 255)))\\x$(printf %02x $((hlen >> 8)))";
+    printf '%s' "$hdr"; printf '%*s' "$pad" ''; printf '\n'; head -c $(($2 * 8)) /dev/zero
+  } > "$1"
+}
 cat > copy.py <<'PY'
 import triton
 import triton.language as tl
@@ -75,6 +84,15 @@ def log_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 def whoami(out_ptr, BLOCK: tl.constexpr):
     pid = tl.program_id(0) + 10 * tl.program_id(1)
     tl.store(out_ptr + pid, pid.to(tl.float32))
+
+
+@triton.jit
+def addr_roundtrip(x_ptr, y_ptr, slot_ptr, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    addr = x_ptr.to(tl.int64)
+    back = (addr + (BLOCK - 1 - i).to(tl.int64) * 4).to(tl.pointer_type(tl.float32))
+    tl.store(y_ptr + i, tl.load(back))
+    tl.store(slot_ptr, addr)
 PY
 npy_f32 x.npy 1000
 npy_f32 o.npy 1000
@@ -105,6 +123,10 @@ check finite_is_fine 0 "" "${RUN[@]}" -k log_kernel --grid 7 x_ptr=one.npy out_p
 check reference_agrees 0 "" "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --reference
 check reference_catches 1 "tilec: error: reference check: 'out_ptr'[0] is 1 in the optimized build but 0 in the reference build" \
   env TILEC_TEST_INJECT_MISCOMPILE=1 "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --reference
+# int64 addresses cast back to a pointer tile (the reference build dereferenced a null base
+# and crashed); the address stored to memory is the same in both builds (same buffers).
+npy_i64 slot.npy 1
+check reference_int_to_ptr 0 "" "${RUN[@]}" -k addr_roundtrip --grid 1 x_ptr=x.npy y_ptr=o.npy slot_ptr=slot.npy BLOCK=16 --reference
 # --check-races: two programs storing the same element is reported (exactly, when --serial
 # fixes the order; any order in parallel); disjoint stores, atomics and stores made while
 # holding an atomic_cas lock are not.
