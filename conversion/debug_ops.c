@@ -48,6 +48,10 @@ static MlirValue string_ptr(tc_lower *L, tc_builder *b, const char *s, size_t le
   snprintf(name, sizeof name, "__tilec_str_%d", L->nstrings++);
   size_t cap = len * 3 + 256;
   char *text = malloc(cap);
+  if (!text) {
+    tc_fail(L, (MlirOperation){NULL}, TILEC_ERROR_INTERNAL, "out of memory");
+    return (MlirValue){NULL};
+  }
   size_t k = (size_t)snprintf(text, cap, "llvm.mlir.global private constant @%s(\"", name);
   for (size_t i = 0; i < len; i++) {
     unsigned char c = (unsigned char)s[i];

@@ -156,11 +156,11 @@ static MlirAttribute splat_constant(MlirOperation op) {
 }
 
 static MlirValue iota(tc_builder *b, int64_t width) {
-  int32_t *vals = malloc(sizeof(int32_t) * (size_t)width);
+  int32_t vals[64]; /* a chunk has at most 64 lanes (512 bits of i8) */
+  if (width > 64) width = 64;
   for (int64_t i = 0; i < width; i++) vals[i] = (int32_t)i;
   MlirType vt = tc_vec_type(b->ctx, width, tcb_int_type(b->ctx, 32));
   MlirAttribute a = mlirDenseElementsAttrInt32Get(vt, width, vals);
-  free(vals);
   MlirNamedAttribute na = tcb_named(b->ctx, "value", a);
   return tcb_op1(b, "arith.constant", vt, 0, NULL, 1, &na);
 }

@@ -264,6 +264,13 @@ tilec_status *tc_jit_cache_create(const tilec_compiler *c, tc_jit_cache **out) {
   } else {
     cache->dir_problem = strdup("no cache directory: TILEC_CACHE_DIR, XDG_CACHE_HOME and HOME are unset");
   }
+  bool wanted = (opt && opt[0]) || (!opt && ((env && env[0]) || (xdg && xdg[0]) || (home && home[0])));
+  if ((wanted && !cache->dir) || (!wanted && !(opt && !opt[0]) && !cache->dir_problem)) {
+    free(cache->dir);
+    free(cache->dir_problem);
+    free(cache);
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  }
   *out = cache;
   return NULL;
 }

@@ -166,7 +166,8 @@ tilec_status *tc_backend_emit(MlirModule module, tc_stage stage, const tc_target
     char *s = LLVMPrintModuleToString(lm);
     *len = strlen(s);
     *out = malloc(*len + 1);
-    memcpy(*out, s, *len + 1);
+    if (*out) memcpy(*out, s, *len + 1);
+    else st = tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
     LLVMDisposeMessage(s);
   } else if (!st) {
     LLVMMemoryBufferRef mb = NULL;
@@ -178,8 +179,12 @@ tilec_status *tc_backend_emit(MlirModule module, tc_stage stage, const tc_target
     } else {
       *len = LLVMGetBufferSize(mb);
       *out = malloc(*len + 1);
-      memcpy(*out, LLVMGetBufferStart(mb), *len);
-      (*out)[*len] = 0;
+      if (*out) {
+        memcpy(*out, LLVMGetBufferStart(mb), *len);
+        (*out)[*len] = 0;
+      } else {
+        st = tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+      }
       LLVMDisposeMemoryBuffer(mb);
     }
   }

@@ -470,8 +470,8 @@ static bool scan_combine(tc_lower *L, tc_builder *b, const scan_ctx *s, const Ml
 /* Inclusive scan inside one chunk (Hillis-Steele on lanes), then folds in the carry. */
 static bool chunk_scan(tc_lower *L, tc_builder *b, const scan_ctx *s, MlirValue *v, int64_t w, const MlirValue *carry) {
   for (int64_t sh = 1; sh < w; sh *= 2) {
-    int64_t mask[64];
-    bool *take = calloc((size_t)w, sizeof *take);
+    int64_t mask[64]; /* a chunk has at most 64 lanes (512 bits of i8) */
+    bool take[64];
     for (int64_t k = 0; k < w; k++) {
       if (!s->reverse) {
         mask[k] = k >= sh ? k - sh : k;
@@ -487,17 +487,12 @@ static bool chunk_scan(tc_lower *L, tc_builder *b, const scan_ctx *s, MlirValue 
       MlirNamedAttribute a = tcb_named(L->ctx, "mask", mlirDenseI64ArrayGet(L->ctx, w, mask));
       shifted[i] = tcb_op1(b, "vector.shuffle", mlirValueGetType(v[i]), 2, ops, 1, &a);
     }
-    if (!scan_combine(L, b, s, shifted, v, comb)) {
-      free(take);
-      return false;
-    }
+    if (!scan_combine(L, b, s, shifted, v, comb)) return false;
     MlirType mt = tc_vec_type(L->ctx, w, tcb_int_type(L->ctx, 1));
-    MlirAttribute *bits = malloc(sizeof(MlirAttribute) * (size_t)w);
+    MlirAttribute bits[64];
     for (int64_t k = 0; k < w; k++) bits[k] = mlirBoolAttrGet(L->ctx, take[k]);
     MlirNamedAttribute ca = tcb_named(L->ctx, "value", mlirDenseElementsAttrGet(mt, w, bits));
     MlirValue sel = tcb_op1(b, "arith.constant", mt, 0, NULL, 1, &ca);
-    free(bits);
-    free(take);
     for (int i = 0; i < s->nvals; i++) v[i] = tcb_select(b, sel, comb[i], v[i]);
   }
   if (carry) {

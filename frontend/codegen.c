@@ -920,7 +920,7 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
   tcb_init(&cg.b, ctx);
   cg_set_loc(&cg, fn->loc);
   tc_val *param_vals = calloc(TC_MAX_PARAMS, sizeof *param_vals);
-  st = param_vals ? NULL : tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  st = param_vals && cg.mctx ? NULL : tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
   if (!st) st = tc_specialize(mod, fn, spec, info, param_vals, cg.arena, eval_default, &cg);
   if (st) {
     free(param_vals);

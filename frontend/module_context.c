@@ -39,6 +39,7 @@ struct dset {
   int n, cap;
   const dset *parent; /* enclosing block while a try/if branch is evaluated */
   bool unknown;       /* something in the block was not understood (try/except picks another) */
+  bool oom;           /* a binding was lost for want of memory (reported by derive) */
 };
 
 typedef struct tc_unit {
@@ -74,10 +75,14 @@ static const char plain_error[] =
 
 static char *astrdup(tc_mctx *m, const char *s) { return tc_arena_strndup(m->arena, s, strlen(s)); }
 
+/* Returns the new unit's index, or -1 without memory. */
 static int add_unit(tc_mctx *m, tc_unit u) {
   if (m->nunits == m->cap) {
-    m->cap = m->cap ? 2 * m->cap : 8;
-    m->units = realloc(m->units, sizeof *m->units * (size_t)m->cap);
+    int cap = m->cap ? 2 * m->cap : 8;
+    tc_unit *nu = realloc(m->units, sizeof *m->units * (size_t)cap);
+    if (!nu) return -1;
+    m->units = nu;
+    m->cap = cap;
   }
   m->units[m->nunits] = u;
   return m->nunits++;
@@ -85,13 +90,14 @@ static int add_unit(tc_mctx *m, tc_unit u) {
 
 tc_mctx *tc_mctx_create(tc_arena *arena, const tilec_kernel_spec *spec, const tc_module *main) {
   tc_mctx *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
   m->arena = arena;
   const char *allow = getenv("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS");
   m->allow_plain = allow && *allow && strcmp(allow, "0") && strcmp(allow, "false") && strcmp(allow, "False");
   tc_unit u0 = {.filename = main->filename, .source = main->source, .len = main->source_len,
                 .functions_only = main->functions_only, .globals = spec->globals, .nglobals = spec->num_globals,
                 .mod = main, .loaded = true};
-  add_unit(m, u0);
+  bool ok = add_unit(m, u0) >= 0;
   m->nmods = spec->modules ? spec->num_modules : 0;
   for (size_t i = 0; i < m->nmods; i++) {
     const tilec_source_module *sm = &spec->modules[i];
@@ -101,7 +107,11 @@ tc_mctx *tc_mctx_create(tc_arena *arena, const tilec_kernel_spec *spec, const tc
                  .len = sm->source ? (sm->source_len ? sm->source_len : strlen(sm->source)) : 0,
                  .functions_only = sm->source_kind == TILEC_SOURCE_FUNCTIONS, .first_line = sm->first_line,
                  .globals = sm->globals, .nglobals = sm->globals ? sm->num_globals : 0};
-    add_unit(m, u);
+    ok = ok && add_unit(m, u) >= 0;
+  }
+  if (!ok) {
+    tc_mctx_destroy(m);
+    return NULL;
   }
   return m;
 }
@@ -315,13 +325,20 @@ static void dset_put(dset *s, dbind b) {
       return;
     }
   if (s->n == s->cap) {
-    s->cap = s->cap ? 2 * s->cap : 16;
-    s->b = realloc(s->b, sizeof *s->b * (size_t)s->cap);
+    int cap = s->cap ? 2 * s->cap : 16;
+    dbind *nb = realloc(s->b, sizeof *s->b * (size_t)cap);
+    if (!nb) {
+      s->oom = true;
+      return;
+    }
+    s->b = nb;
+    s->cap = cap;
   }
   s->b[s->n++] = b;
 }
 
 static void dset_merge(dset *into, const dset *from) {
+  into->oom |= from->oom;
   for (int i = 0; i < from->n; i++) dset_put(into, from->b[i]);
   if (from->unknown) into->unknown = true;
 }
@@ -895,6 +912,7 @@ static bool apply_stmt(deriv *d, dset *s, const tc_stmt *st) {
     bool ok = apply_block(d, &a, &st->u.if_.body);
     ok = apply_block(d, &b, &st->u.if_.orelse) && ok;
     merge_branches(d, s, &a, &b, st->loc);
+    s->oom |= a.oom || b.oom;
     free(a.b);
     free(b.b);
     return ok;
@@ -918,6 +936,7 @@ static void derive(tc_cg *cg, int ui) {
   dset s = {0};
   apply_block(&d, &s, &u->mod->toplevel);
   u = &cg->mctx->units[ui]; /* imports may have added units */
+  if (s.oom && !cg->err) cg->err = tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
   u->derived = s;
   u->derive_state = 2;
 }

@@ -349,6 +349,10 @@ static int compiler_init(tpy_compiler *self, PyObject *args, PyObject *kw) {
   o.strip_asserts = strip_asserts;
   self->cache_dir = cache_dir ? strdup(cache_dir) : NULL;
   self->target = strdup(target);
+  if (!self->target || (cache_dir && !self->cache_dir)) {
+    PyErr_NoMemory();
+    return -1;
+  }
   o.cache_dir = self->cache_dir;
   o.target = self->target;
   self->checked = check_bounds || check_races;
