@@ -180,6 +180,8 @@ static tc_val do_load(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   if (!cg_is_none(mask)) {
     m = cg_mask(cg, mask, "tl.load", loc);
     if (cg->err) return m;
+    if (rank == 0 && m.rank > 0)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Mask argument cannot be block type if pointer argument is not a block");
     tc_val cur = tv_tensor((MlirValue){NULL}, elem, rank, shape);
     if (!cg_broadcast_shapes(cg, &cur, &m, &rank, shape, loc)) return (tc_val){0};
   }
@@ -187,6 +189,8 @@ static tc_val do_load(tc_cg *cg, tc_callargs *a, tc_loc loc) {
     if (cg_is_none(mask)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.load: 'other' needs a 'mask'");
     o = cg_cast(cg, *other, elem, false, loc);
     if (cg->err) return o;
+    if (ptr.rank == 0 && o.rank > 0)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Other argument cannot be block type if pointer argument is not a block");
     tc_val cur = tv_tensor((MlirValue){NULL}, elem, rank, shape);
     if (!cg_broadcast_shapes(cg, &cur, &o, &rank, shape, loc)) return (tc_val){0};
   }
@@ -223,15 +227,21 @@ static tc_val do_store(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   elem.ptr_depth--;
   val = cg_cast(cg, val, elem, false, loc);
   if (cg->err) return val;
-  int rank;
+  /* As Triton's store: the value and the mask take the pointer's shape (a scalar pointer
+   * takes no tiles); a larger value never widens the pointer tile. */
+  int rank = ptr.rank;
   int64_t shape[TC_MAX_RANK];
-  if (!cg_broadcast_shapes(cg, &ptr, &val, &rank, shape, loc)) return (tc_val){0};
+  memcpy(shape, ptr.shape, sizeof shape);
+  if (rank == 0 && val.rank > 0)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Value argument cannot be block type if pointer argument is not a block");
+  if (!cg_broadcast_check(cg, &val, rank, shape, loc)) return (tc_val){0};
   tc_val m = {0};
   if (!cg_is_none(mask)) {
     m = cg_mask(cg, mask, "tl.store", loc);
     if (cg->err) return m;
-    tc_val cur = tv_tensor((MlirValue){NULL}, elem, rank, shape);
-    if (!cg_broadcast_shapes(cg, &cur, &m, &rank, shape, loc)) return (tc_val){0};
+    if (rank == 0 && m.rank > 0)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Mask argument cannot be block type if pointer argument is not a block");
+    if (!cg_broadcast_check(cg, &m, rank, shape, loc)) return (tc_val){0};
   }
   ptr = cg_broadcast_to(cg, ptr, rank, shape, loc);
   val = cg_broadcast_to(cg, val, rank, shape, loc);

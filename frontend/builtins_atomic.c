@@ -108,13 +108,18 @@ bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, 
   tc_val mask = {0};
   if (!cg_is_none(maskp)) mask = cg_mask(cg, maskp, fn, loc);
   if (cg->err) return true;
-  int rank;
+  /* As Triton's atomics: val, cmp and mask take the pointer's shape. */
+  int rank = ptr.rank;
   int64_t shape[TC_MAX_RANK];
-  if (!cg_broadcast_shapes(cg, &ptr, &val, &rank, shape, loc)) return true;
-  tc_val cur = tv_tensor((MlirValue){NULL}, elem, rank, shape);
-  if (cas && !cg_broadcast_shapes(cg, &cur, &cmp, &rank, shape, loc)) return true;
-  cur = tv_tensor((MlirValue){NULL}, elem, rank, shape);
-  if (!cg_is_none(maskp) && !cg_broadcast_shapes(cg, &cur, &mask, &rank, shape, loc)) return true;
+  memcpy(shape, ptr.shape, sizeof shape);
+  if (rank == 0 && (val.rank > 0 || (cas && cmp.rank > 0) || (!cg_is_none(maskp) && mask.rank > 0))) {
+    *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: %s cannot be a block if the pointer argument is not a block", fn,
+                    val.rank > 0 ? "the value" : cas ? "cmp" : "the mask");
+    return true;
+  }
+  if (!cg_broadcast_check(cg, &val, rank, shape, loc)) return true;
+  if (cas && !cg_broadcast_check(cg, &cmp, rank, shape, loc)) return true;
+  if (!cg_is_none(maskp) && !cg_broadcast_check(cg, &mask, rank, shape, loc)) return true;
   ptr = cg_broadcast_to(cg, ptr, rank, shape, loc);
   val = cg_broadcast_to(cg, val, rank, shape, loc);
   if (cas) cmp = cg_broadcast_to(cg, cmp, rank, shape, loc);

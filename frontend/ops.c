@@ -150,6 +150,32 @@ bool cg_broadcast_shapes(tc_cg *cg, const tc_val *a, const tc_val *b, int *rank,
   return true;
 }
 
+static void shape_text(char *buf, size_t n, int rank, const int64_t *shape) {
+  size_t w = (size_t)snprintf(buf, n, "[");
+  for (int i = 0; i < rank && w < n; i++) w += (size_t)snprintf(buf + w, n - w, "%s%lld", i ? ", " : "", (long long)shape[i]);
+  if (w < n) snprintf(buf + w, n - w, "]");
+}
+
+bool cg_broadcast_check(tc_cg *cg, const tc_val *v, int rank, const int64_t *shape, tc_loc loc) {
+  if (v->rank == 0) return true;
+  char src[160], dst[160];
+  shape_text(src, sizeof src, v->rank, v->shape);
+  shape_text(dst, sizeof dst, rank, shape);
+  if (v->rank != rank) {
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Cannot broadcast, rank mismatch: %s, %s", src, dst);
+    return false;
+  }
+  for (int i = 0; i < rank; i++)
+    if (v->shape[i] != shape[i] && v->shape[i] != 1) {
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+               "Cannot broadcast, the expanded size of the tensor (%lld) must match the existing size (%lld) at "
+               "non-singleton dimension %d: %s, %s",
+               (long long)shape[i], (long long)v->shape[i], i, src, dst);
+      return false;
+    }
+  return true;
+}
+
 tc_val cg_broadcast_to(tc_cg *cg, tc_val v, int rank, const int64_t *shape, tc_loc loc) {
   if (v.kind != TV_TENSOR) v = cg_to_tensor(cg, &v, loc);
   if (cg->err) return v;

@@ -2268,6 +2268,20 @@ def _diagnostics():
     F = "diagnostics"
     K = "diagnostics.py"
     diag(F, "diag_broadcast_shape_mismatch", K, "shape_mismatch_kernel", "*i32", expect=("16", "32"), line=10)
+    diag(F, "diag_store_rank_mismatch", K, "store_rank_mismatch_kernel", "*fp32, *fp32",
+         expect=("Cannot broadcast, rank mismatch: [1, 32], [4, 4, 32]",),
+         line=_line_of(K, "x[None, :])"))
+    diag(F, "diag_store_wider_value", K, "store_wider_value_kernel", "*i32",
+         expect=("expanded size of the tensor (1) must match the existing size (16) at non-singleton dimension 1",),
+         line=_line_of(K, "tl.store(z_ptr + r[:, None], r[:, None] + r[None, :])"))
+    diag(F, "diag_store_block_to_scalar_pointer", K, "store_block_to_scalar_kernel", "*i32",
+         expect=("Value argument cannot be block type if pointer argument is not a block",),
+         line=_line_of(K, "tl.store(z_ptr, tl.arange(0, 16))"))
+    diag(F, "diag_atomic_rank_mismatch", K, "atomic_rank_mismatch_kernel", "*i32",
+         expect=("Cannot broadcast, rank mismatch: [16], [1, 16]",), line=_line_of(K, "tl.atomic_add(z_ptr + r[None, :], r)"))
+    diag(F, "diag_load_scalar_pointer_block_mask", K, "load_scalar_block_mask_kernel", "*i32",
+         expect=("Mask argument cannot be block type if pointer argument is not a block",),
+         line=_line_of(K, "v = tl.load(z_ptr, mask=r < 4, other=0)"))
     diag(F, "diag_broadcast_shape_mismatch_2d", K, "shape_mismatch_2d_kernel", "*i32", expect=("16", "8"), line=18)
     diag(F, "diag_dot_dtype_mismatch", K, "dot_dtype_kernel", "*fp32, *fp16, *fp32", expect=("fp32", "fp16"), line=26)
     diag(F, "diag_dot_shape_mismatch", K, "dot_shape_kernel", "*fp32, *fp32", line=34)

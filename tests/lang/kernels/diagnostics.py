@@ -133,3 +133,36 @@ def nested_def_kernel(x_ptr):
 def big_int_fold_kernel(x_ptr):
     K: tl.constexpr = 0x8000000000000000 + 1
     tl.store(x_ptr, K)
+
+
+# Triton's store/atomic rule: the value and mask take the pointer's shape (same rank, dims 1
+# or equal); they never widen the pointer tile (which wrote past a buffer before).
+@triton.jit
+def store_rank_mismatch_kernel(z_ptr, x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 32))
+    r = tl.arange(0, 4)
+    tl.store(z_ptr + r[:, None, None] * 128 + r[None, :, None] * 32 + tl.arange(0, 32)[None, None, :], x[None, :])
+
+
+@triton.jit
+def store_wider_value_kernel(z_ptr):
+    r = tl.arange(0, 16)
+    tl.store(z_ptr + r[:, None], r[:, None] + r[None, :])
+
+
+@triton.jit
+def store_block_to_scalar_kernel(z_ptr):
+    tl.store(z_ptr, tl.arange(0, 16))
+
+
+@triton.jit
+def atomic_rank_mismatch_kernel(z_ptr):
+    r = tl.arange(0, 16)
+    tl.atomic_add(z_ptr + r[None, :], r)
+
+
+@triton.jit
+def load_scalar_block_mask_kernel(z_ptr):
+    r = tl.arange(0, 16)
+    v = tl.load(z_ptr, mask=r < 4, other=0)
+    tl.store(z_ptr + r, v)
