@@ -605,6 +605,31 @@ def test_language_names():
         tl.no_such_fn
 
 
+def test_dtype_facts_on_the_host():
+    """Host code reads Triton's dtype facts (test files build fp8 inputs from them)."""
+    expect = {  # name: (mantissa bits, exponent bias) from the IEEE / OCP / fnuz formats
+        "float8e4nv": (3, 7), "float8e4b8": (3, 8), "float8e4b15": (3, 15), "float8e5": (2, 15),
+        "float8e5b16": (2, 16), "float16": (10, 15), "bfloat16": (7, 127), "float32": (23, 127),
+        "float64": (52, 1023)}
+    for name, (mant, bias) in expect.items():
+        dt = getattr(tl, name)
+        assert (dt.fp_mantissa_width, dt.exponent_bias) == (mant, bias), name
+        assert dt.int_bitwidth is None and dt.is_floating()
+    for bits in (8, 16, 32, 64):
+        s, u = getattr(tl, f"int{bits}"), getattr(tl, f"uint{bits}")
+        assert (s.get_int_min_value(), s.get_int_max_value()) == (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        assert (u.get_int_min_value(), u.get_int_max_value()) == (0, (1 << bits) - 1)
+        assert s.int_bitwidth == u.int_bitwidth == bits and s.itemsize == bits // 8
+        assert s.int_signedness == "SIGNED" and u.int_signedness == "UNSIGNED"
+        assert getattr(s, f"is_int{bits}")() and not getattr(s, f"is_uint{bits}")()
+    assert tl.float8e4nv.is_fp8e4nv() and not tl.float8e5.is_fp8e4nv() and tl.int1.is_int1()
+    assert tl.float16.is_standard_floating() and not tl.float8e5.is_standard_floating()
+    with pytest.raises(RuntimeError, match="not an integer"):
+        tl.float32.get_int_max_value()
+    with pytest.raises(AttributeError, match="no attribute 'is_float7'"):
+        tl.float32.is_float7()
+
+
 from triton.language.extra.cuda import libdevice as cuda_ld  # noqa: E402
 from triton.language.extra.libdevice import tanh as ld_tanh  # noqa: E402
 

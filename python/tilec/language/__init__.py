@@ -18,6 +18,10 @@ _BITS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, 
          "fp16": 16, "bf16": 16, "fp32": 32, "fp64": 64, "fp8e5": 8, "fp8e5b16": 8, "fp8e4nv": 8,
          "fp8e4b8": 8, "fp8e4b15": 8, "void": 0}
 _SIGNED = {"i1": False, "i8": True, "i16": True, "i32": True, "i64": True}
+_MANTISSA = {"fp8e4nv": 3, "fp8e4b8": 3, "fp8e4b15": 3, "fp8e5": 2, "fp8e5b16": 2, "fp16": 10, "bf16": 7,
+             "fp32": 23, "fp64": 52}
+_EXP_BIAS = {"fp8e4nv": 7, "fp8e4b8": 8, "fp8e4b15": 15, "fp8e5": 15, "fp8e5b16": 16, "fp16": 15, "bf16": 127,
+             "fp32": 127, "fp64": 1023}
 
 
 class dtype:
@@ -72,6 +76,56 @@ class dtype:
 
     def is_ptr(self):
         return False
+
+    # Triton's per-type facts (host side; the same facts the front end gives kernels).
+    @property
+    def int_bitwidth(self):
+        return _BITS[self._sig] if self.is_int() else None
+
+    @property
+    def int_signedness(self):
+        return ("SIGNED" if self.is_int_signed() else "UNSIGNED") if self.is_int() else None
+
+    @property
+    def fp_mantissa_width(self):
+        return _MANTISSA.get(self._sig)
+
+    @property
+    def exponent_bias(self):
+        return _EXP_BIAS.get(self._sig)
+
+    @property
+    def itemsize(self):
+        return (_BITS[self._sig] + 7) // 8
+
+    def is_standard_floating(self):
+        return self._sig in ("fp16", "bf16", "fp32", "fp64")
+
+    def is_block(self):
+        return False
+
+    def is_const(self):
+        return False
+
+    def get_int_max_value(self):
+        if not self.is_int():
+            raise RuntimeError(f"{self.name} is not an integer type")
+        bits = _BITS[self._sig]
+        return 2**(bits - 1) - 1 if self.is_int_signed() else 2**bits - 1
+
+    def get_int_min_value(self):
+        if not self.is_int():
+            raise RuntimeError(f"{self.name} is not an integer type")
+        return -2**(_BITS[self._sig] - 1) if self.is_int_signed() else 0
+
+    def __getattr__(self, name):
+        # is_int8(), is_uint32(), is_fp8e4nv(), ... as Triton's dtype has them
+        if name.startswith("is_") and not name.startswith("is__"):
+            want = name[3:]
+            known = {n for _, n, _ in _DTYPES} | {a for a, _, _ in _DTYPES}
+            if want in known:
+                return lambda: self.name == want or self._attr == want
+        raise AttributeError(f"'dtype' object has no attribute '{name}'")
 
     def to_ir(self, builder):  # pragma: no cover - Triton API shape only
         raise RuntimeError("tilec compiles kernels in C; there is no Python IR builder")
