@@ -40,7 +40,8 @@ static int combine_inputs(tc_cg *cg, const tc_val *in, const tc_val *cf, const c
 static int norm_axis(tc_cg *cg, int64_t axis, int rank, const char *fn, tc_loc loc) {
   int64_t a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank) {
-    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: axis %lld is out of range for a tile of rank %d", fn, (long long)axis, rank);
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: invalid axis %lld. Expected %d <= axis < %d (a tile of rank %d)", fn,
+             (long long)axis, -rank, rank, rank);
     return -1;
   }
   return (int)a;
@@ -215,7 +216,15 @@ static tc_val reduce(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool ke
   for (int i = 1; i < n; i++)
     if (xs[i].rank != rank0 || memcmp(xs[i].shape, shape0, sizeof(int64_t) * (size_t)rank0))
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: all tiles must have the same shape", what);
-  if (rank0 == 0) return n == 1 ? xs[0] : (tc_val){.kind = TV_TUPLE, .items = xs, .nitems = n};
+  if (rank0 == 0) {
+    /* Triton reduces a 0-d tensor as a 1-element one when axis is None; any axis is out of
+     * range (an axis that is not a constexpr, e.g. tl.max(m, other_scalar) meant as
+     * tl.maximum, is an error too, not a no-op). */
+    int64_t a;
+    if (!cg_is_none(axis_v) && (!cg_const_int(cg, axis_v, "axis", loc, &a) || norm_axis(cg, a, 0, what, loc) < 0))
+      return (tc_val){0};
+    return n == 1 ? xs[0] : (tc_val){.kind = TV_TUPLE, .items = xs, .nitems = n};
+  }
   int axis;
   if (cg_is_none(axis_v)) {
     int64_t numel = 1;

@@ -2279,6 +2279,10 @@ def _diagnostics():
          line=_line_of(K, "tl.store(z_ptr, tl.arange(0, 16))"))
     diag(F, "diag_atomic_rank_mismatch", K, "atomic_rank_mismatch_kernel", "*i32",
          expect=("Cannot broadcast, rank mismatch: [16], [1, 16]",), line=_line_of(K, "tl.atomic_add(z_ptr + r[None, :], r)"))
+    diag(F, "diag_reduce_scalar_runtime_axis", K, "reduce_scalar_runtime_axis_kernel", "*fp32, *fp32, 16",
+         expect=("axis must be a constexpr",), line=_line_of(K, "tl.store(y_ptr, tl.max(m, blk))"))
+    diag(F, "diag_reduce_scalar_axis", K, "reduce_scalar_axis_kernel", "*fp32",
+         expect=("invalid axis 0. Expected 0 <= axis < 0",), line=_line_of(K, "tl.store(y_ptr, tl.sum(m, 0))"))
     diag(F, "diag_load_scalar_pointer_block_mask", K, "load_scalar_block_mask_kernel", "*i32",
          expect=("Mask argument cannot be block type if pointer argument is not a block",),
          line=_line_of(K, "v = tl.load(z_ptr, mask=r < 4, other=0)"))

@@ -166,3 +166,17 @@ def load_scalar_block_mask_kernel(z_ptr):
     r = tl.arange(0, 16)
     v = tl.load(z_ptr, mask=r < 4, other=0)
     tl.store(z_ptr + r, v)
+
+
+# A reduction of a 0-d tensor takes no axis (tl.max(m, other) meant as tl.maximum returned m).
+@triton.jit
+def reduce_scalar_runtime_axis_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    m = tl.full((), -float("inf"), tl.float32)
+    blk = tl.max(tl.load(x_ptr + tl.arange(0, BLOCK)), axis=0)
+    tl.store(y_ptr, tl.max(m, blk))
+
+
+@triton.jit
+def reduce_scalar_axis_kernel(y_ptr):
+    m = tl.full((), 2.0, tl.float32)
+    tl.store(y_ptr, tl.sum(m, 0))
