@@ -192,6 +192,80 @@ static bool read_after_store(tc_lower *L, MlirValue v) {
   return false;
 }
 
+/* ---- loads that a store of their own nest may overwrite ----------------------------- */
+
+/* The value a pointer (tile) is computed from: through splats, shape ops and addptr's
+ * pointer operand down to a scalar pointer that is not pointer arithmetic. */
+static MlirValue ptr_root(MlirValue v) {
+  for (int depth = 0; depth < 256 && mlirValueIsAOpResult(v); depth++) {
+    const char *k = tile_op_kind(mlirOpResultGetOwner(v));
+    if (!k || (strcmp(k, "addptr") && strcmp(k, "splat") && strcmp(k, "broadcast") && strcmp(k, "expand_dims") &&
+               strcmp(k, "reshape") && strcmp(k, "trans") && strcmp(k, "hint")))
+      break;
+    v = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
+  }
+  return v;
+}
+
+static bool is_kernel_param(MlirValue v) {
+  if (!mlirValueIsABlockArgument(v)) return false;
+  MlirOperation owner = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+  return !mlirOperationIsNull(owner) && tc_op_is(owner, "func.func");
+}
+
+/* Different kernel parameters are taken not to overlap (as everywhere in tilec's lowering);
+ * anything else computed from one parameter, or from loaded or loop-carried pointers, may. */
+static bool may_alias(MlirValue p, MlirValue q) {
+  MlirValue a = ptr_root(p), b = ptr_root(q);
+  return mlirValueEqual(a, b) || !is_kernel_param(a) || !is_kernel_param(b);
+}
+
+/* Do a and b compute the same value (same pure ops on the same operands)? */
+static bool same_expr(MlirValue a, MlirValue b, int depth) {
+  if (mlirValueEqual(a, b)) return true;
+  if (depth > 32 || !mlirValueIsAOpResult(a) || !mlirValueIsAOpResult(b)) return false;
+  if (!mlirTypeEqual(mlirValueGetType(a), mlirValueGetType(b))) return false;
+  MlirOperation x = mlirOpResultGetOwner(a), y = mlirOpResultGetOwner(b);
+  if (!mlirIdentifierEqual(mlirOperationGetName(x), mlirOperationGetName(y)) ||
+      mlirOpResultGetResultNumber(a) != mlirOpResultGetResultNumber(b) || mlirOperationGetNumRegions(x) ||
+      tc_op_is(x, "tile.load") || tc_op_is(x, "tile.atomic_rmw") || tc_op_is(x, "tile.atomic_cas") ||
+      tc_op_is(x, "func.call"))
+    return false;
+  intptr_t n = mlirOperationGetNumOperands(x), na = mlirOperationGetNumAttributes(x);
+  if (n != mlirOperationGetNumOperands(y) || na != mlirOperationGetNumAttributes(y)) return false;
+  for (intptr_t i = 0; i < na; i++) {
+    MlirNamedAttribute ax = mlirOperationGetAttribute(x, i), ay = mlirOperationGetAttribute(y, i);
+    if (!mlirIdentifierEqual(ax.name, ay.name) || !mlirAttributeEqual(ax.attribute, ay.attribute)) return false;
+  }
+  for (intptr_t i = 0; i < n; i++)
+    if (!same_expr(mlirOperationGetOperand(x, i), mlirOperationGetOperand(y, i), depth + 1)) return false;
+  return true;
+}
+
+/* A store nest evaluates its loads chunk by chunk, after the stores of earlier chunks. A
+ * load that reads each element where the store writes it sees what it would have seen
+ * before any store; one that reads elsewhere in memory the store may write (a row loaded
+ * once and broadcast over the columns that overwrite it) must be read before the nest, as
+ * Triton's block semantics have every load of a statement before the next statement's
+ * stores. */
+static bool overwritten_by_own_nest(tc_lower *L, MlirOperation load) {
+  MlirValue v = mlirOperationGetResult(load, 0), ptr = mlirOperationGetOperand(load, 0);
+  for (int i = 0; i < L->ngroup; i++) {
+    MlirOperation st = L->group[i];
+    if (!tc_op_is(st, "tile.store")) continue;
+    MlirValue sp = mlirOperationGetOperand(st, 0);
+    if (!may_alias(ptr, sp) || same_expr(ptr, sp, 0)) continue;
+    tc_valmap seen;
+    tc_valmap_init(&seen, sizeof(int));
+    bool uses = false;
+    for (intptr_t k = 0; k < mlirOperationGetNumOperands(st) && !uses; k++)
+      uses = cone_has(mlirOperationGetOperand(st, k), v, &seen, 0);
+    tc_valmap_free(&seen);
+    if (uses) return true;
+  }
+  return false;
+}
+
 /* ---- loads re-read where they are consumed ------------------------------------------ */
 
 static bool writes_memory(MlirOperation op) {
@@ -329,7 +403,8 @@ void tc_flush(tc_lower *L) {
     if (!tc_op_is(op, "tile.load")) continue;
     MlirValue v = mlirOperationGetResult(op, 0);
     if (tc_special_of(L, v)) continue;
-    if ((nests > 1 && read_after_store(L, v)) || (escapes(L, v, 0) && !rereadable(op))) {
+    if ((nests > 1 && read_after_store(L, v)) || (escapes(L, v, 0) && !rereadable(op)) ||
+        (L->group_has_store && overwritten_by_own_nest(L, op))) {
       L->b.loc = mlirOperationGetLocation(op);
       tc_materialize(L, v);
     }

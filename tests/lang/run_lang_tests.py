@@ -1565,6 +1565,15 @@ def _pointers():
              slot_ptr=np.zeros(1, np.int64), diff_ptr=np.zeros(16, np.int64), y_ptr=np.zeros(16, np.float32),
              z_ptr=np.zeros(16, np.float32), align_ptr=np.full(1, 9, np.int32), BLOCK=16),
         ["diff_ptr", "y_ptr", "z_ptr", "align_ptr"], check=ptr_int_check)
+    zc = rng(246).standard_normal((8, 64)).astype(np.float32)
+    xc = rng(247).standard_normal((8, 64)).astype(np.float32)
+    add(F, "load_before_store_broadcast_column", K, "add_first_column_inplace_kernel", (1,),
+        dict(z_ptr=zc, x_ptr=xc, stride=64, BM=8, BN=64), ["z_ptr"],
+        lambda a, z=zc.copy(), x=xc: {"z_ptr": x + z[:, :1]})
+    xs = rng(248).standard_normal(65).astype(np.float32)
+    add(F, "load_before_store_shifted_inplace", K, "shift_right_inplace_kernel", (1,),
+        dict(x_ptr=xs, BLOCK=64), ["x_ptr"],
+        lambda a, x=xs.copy(): {"x_ptr": np.concatenate([x[:1], x[:-1] * 2 + x[1:]])})
     xq = np.arange(50, dtype=np.float32)
     for skip in (0, 1, 2):      # 1 is specialized by value like Triton's ":1", so it folds
         s0 = 16 if skip > 0 else 0

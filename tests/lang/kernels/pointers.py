@@ -109,3 +109,22 @@ def block_ptr_if_kernel(x_ptr, out_ptr, N, skip, BN: tl.constexpr):
         acc += tl.load(p, boundary_check=(0,), padding_option="zero")
         p = tl.advance(p, (BN,))
     tl.store(out_ptr + tl.arange(0, BN), acc)
+
+
+# Every load of a statement sees memory as it was before the next statement's stores, also
+# when the store writes elements a load reads at other positions (a column of z loaded once
+# and broadcast over the row that overwrites it; a shifted in-place update).
+@triton.jit
+def add_first_column_inplace_kernel(z_ptr, x_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+    rows = tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    z = tl.load(x_ptr + rows[:, None] * BN + cols[None, :])
+    z += tl.load(z_ptr + rows * stride)[:, None]
+    tl.store(z_ptr + rows[:, None] * stride + cols[None, :], z)
+
+
+@triton.jit
+def shift_right_inplace_kernel(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK) + 1
+    prev = tl.load(x_ptr + offs - 1)
+    tl.store(x_ptr + offs, prev * 2 + tl.load(x_ptr + offs))
