@@ -196,8 +196,31 @@ static bool read_after_store(tc_lower *L, MlirValue v) {
 
 /* The value a pointer (tile) is computed from: through splats, shape ops and addptr's
  * pointer operand down to a scalar pointer that is not pointer arithmetic. */
-static MlirValue ptr_root(MlirValue v) {
-  for (int depth = 0; depth < 256 && mlirValueIsAOpResult(v); depth++) {
+static MlirValue ptr_root(MlirValue v, bool loops);
+
+/* An scf.for iter_arg that each iteration only advances (it yields a pointer computed from
+ * itself) starts from the same place as its initial value: that value, else the arg. */
+static MlirValue through_loop(MlirValue v) {
+  MlirBlock body = mlirBlockArgumentGetOwner(v);
+  MlirOperation loop = mlirBlockGetParentOperation(body);
+  intptr_t i = mlirBlockArgumentGetArgNumber(v);
+  if (mlirOperationIsNull(loop) || !tc_op_is(loop, "scf.for") || i < 1) return v;
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  if (mlirOperationIsNull(yield) || i - 1 >= mlirOperationGetNumOperands(yield) ||
+      3 + i - 1 >= mlirOperationGetNumOperands(loop))
+    return v;
+  if (!mlirValueEqual(ptr_root(mlirOperationGetOperand(yield, i - 1), false), v)) return v;
+  return mlirOperationGetOperand(loop, 3 + i - 1);
+}
+
+static MlirValue ptr_root(MlirValue v, bool loops) {
+  for (int depth = 0; depth < 256; depth++) {
+    if (mlirValueIsABlockArgument(v)) {
+      MlirValue init = loops ? through_loop(v) : v;
+      if (mlirValueEqual(init, v)) break;
+      v = init;
+      continue;
+    }
     const char *k = tile_op_kind(mlirOpResultGetOwner(v));
     if (!k || (strcmp(k, "addptr") && strcmp(k, "splat") && strcmp(k, "broadcast") && strcmp(k, "expand_dims") &&
                strcmp(k, "reshape") && strcmp(k, "trans") && strcmp(k, "hint")))
@@ -216,7 +239,7 @@ static bool is_kernel_param(MlirValue v) {
 /* Different kernel parameters are taken not to overlap (as everywhere in tilec's lowering);
  * anything else computed from one parameter, or from loaded or loop-carried pointers, may. */
 static bool may_alias(MlirValue p, MlirValue q) {
-  MlirValue a = ptr_root(p), b = ptr_root(q);
+  MlirValue a = ptr_root(p, true), b = ptr_root(q, true);
   return mlirValueEqual(a, b) || !is_kernel_param(a) || !is_kernel_param(b);
 }
 
