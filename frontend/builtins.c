@@ -173,6 +173,7 @@ static tc_val do_load(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   }
   tc_ty elem = ptr.ty;
   elem.ptr_depth--;
+  elem.is_const = false;
   int rank = ptr.rank;
   int64_t shape[TC_MAX_RANK];
   memcpy(shape, ptr.shape, sizeof shape);
@@ -223,8 +224,10 @@ static tc_val do_store(tc_cg *cg, tc_callargs *a, tc_loc loc) {
     tv_describe(&ptr, d, sizeof d);
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.store expects a pointer or a tile of pointers, got %s", d);
   }
+  if (ptr.ty.is_const) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Cannot store to a constant pointer");
   tc_ty elem = ptr.ty;
   elem.ptr_depth--;
+  elem.is_const = false;
   val = cg_cast(cg, val, elem, false, loc);
   if (cg->err) return val;
   /* As Triton's store: the value and the mask take the pointer's shape (a scalar pointer

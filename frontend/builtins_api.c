@@ -144,6 +144,7 @@ static tc_val atomic_call(tc_cg *cg, const char *op, tc_val ptr, tc_val val, con
 static tc_val int_pointer(tc_cg *cg, tc_val ptr, tc_ty *elem, tc_ty *ity, tc_loc loc) {
   *elem = ptr.ty;
   elem->ptr_depth--;
+  elem->is_const = false;
   *ity = *elem;
   if (!tc_ty_is_float(*elem)) return ptr;
   unsigned bits = tc_ty_bits(*elem);

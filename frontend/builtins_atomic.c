@@ -81,8 +81,13 @@ bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, 
     *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s expects a pointer or a tile of pointers", fn);
     return true;
   }
+  if (ptr.ty.is_const) {
+    *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Cannot store to a constant pointer");
+    return true;
+  }
   tc_ty elem = ptr.ty;
   elem.ptr_depth--;
+  elem.is_const = false;
   /* Triton's element rules: cas on 16/32/64-bit values; the read-modify-writes on 32/64-bit
    * values, and fp16/bf16 only for atomic_add. */
   char en[16];

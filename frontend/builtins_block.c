@@ -118,6 +118,7 @@ static tc_val padding_value(tc_cg *cg, const tc_val *pad, tc_ty elem, tc_loc loc
 tc_val cg_block_load_tile(tc_cg *cg, tc_val ptrs, tc_val mask, tc_val other, tc_loc loc) {
   tc_ty elem = ptrs.ty;
   elem.ptr_depth--;
+  elem.is_const = false;
   MlirValue mv = {NULL}, ov = {NULL};
   if (mask.kind == TV_TENSOR) {
     mv = mask.v;
@@ -131,6 +132,7 @@ tc_val cg_block_load_tile(tc_cg *cg, tc_val ptrs, tc_val mask, tc_val other, tc_
 void cg_block_store_tile(tc_cg *cg, tc_val ptrs, tc_val mask, tc_val value, tc_loc loc) {
   tc_ty elem = ptrs.ty;
   elem.ptr_depth--;
+  elem.is_const = false;
   value = cg_cast(cg, value, elem, false, loc);
   value = cg_broadcast_to(cg, value, ptrs.rank, ptrs.shape, loc);
   if (cg->err) return;
@@ -147,6 +149,7 @@ tc_val cg_block_load(tc_cg *cg, const tc_val *bp, const tc_val *boundary_check, 
     return (tc_val){0};
   tc_ty elem = bp->ty;
   elem.ptr_depth--;
+  elem.is_const = false;
   tc_val other = padding_value(cg, padding, elem, loc);
   if (cg->err) return other;
   return cg_block_load_tile(cg, ptrs, mask, other, loc);

@@ -939,9 +939,9 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
   for (int i = 0; i < info->nparams; i++) {
     const tc_kernel_param *p = &info->params[i];
     if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
-    tc_ty t = {p->dtype, p->pointer_depth};
+    tc_ty t = {p->dtype, p->pointer_depth, false};
     /* a tensor descriptor arrives as a pointer to its tilec_tensor_descriptor (i64 slots) */
-    if (p->kind == TILEC_PARAM_TENSORDESC) t = (tc_ty){TILEC_DTYPE_I64, 1};
+    if (p->kind == TILEC_PARAM_TENSORDESC) t = (tc_ty){TILEC_DTYPE_I64, 1, false};
     types[nargs] = tc_ty_mlir(ctx, t);
     locs[nargs] = cg.b.loc;
     nargs++;
@@ -965,10 +965,10 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
     if (p->kind == TILEC_PARAM_CONSTEXPR) {
       cg_bind(&cg, fn->params[i].name, param_vals[i]);
     } else if (p->kind == TILEC_PARAM_TENSORDESC) {
-      tc_val slots = tv_tensor(mlirBlockGetArgument(body, a++), (tc_ty){TILEC_DTYPE_I64, 1}, 0, NULL);
+      tc_val slots = tv_tensor(mlirBlockGetArgument(body, a++), (tc_ty){TILEC_DTYPE_I64, 1, false}, 0, NULL);
       cg_bind(&cg, fn->params[i].name, cg_tdesc_from_arg(&cg, slots, tc_ty_make(p->dtype), p->desc_rank, p->desc_block, fn->loc));
     } else {
-      tc_ty t = {p->dtype, p->pointer_depth};
+      tc_ty t = {p->dtype, p->pointer_depth, p->pointer_depth > 0 && tc_param_is_const_annotation(fn->params[i].annotation)};
       cg_bind(&cg, fn->params[i].name, tv_tensor(mlirBlockGetArgument(body, a++), t, 0, NULL));
     }
   }

@@ -155,7 +155,10 @@ static bool unify_leaf(tc_cg *cg, const tc_stmt *s, const char *name, tc_val *x,
     describe(x, a, sizeof a);
     describe(y, b, sizeof b);
     if (!strcmp(name, RETVAL))
-      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "Return type mismatch: %s and %s (the paths of this 'if' return different types)", a, b);
+      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "Inconsistent return types: %s and %s (the paths of this 'if' return different types)", a, b);
+    else if (!strncmp(name, "@ifexp", 6))
+      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC,
+               "Ternary expression with dynamic condition has inconsistent types %s and %s", a, b);
     else
       cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "'%s' is %s in the 'if' branch but %s in the 'else' branch", name, a, b);
     return false;

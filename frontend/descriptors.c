@@ -67,6 +67,7 @@ tc_val cg_make_tensor_descriptor(tc_cg *cg, tc_callargs *a, tc_loc loc) {
     padding = pad->slen == 3;
     tc_ty elem = base.ty;
     elem.ptr_depth--;
+    elem.is_const = false;
     if (padding && !tc_ty_is_float(elem))
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "padding_option='nan' is only supported for floating-point tensors");
   }
@@ -106,6 +107,7 @@ static tc_val padding_other(tc_cg *cg, const tc_val *d, tc_loc loc) {
   tc_val pad = d->items[1 + 2 * d->rank];
   tc_ty elem = d->ty;
   elem.ptr_depth--;
+  elem.is_const = false;
   if (pad.kind == TV_INT) return pad.i ? tv_float(NAN) : tv_int(0);
   if (!tc_ty_is_float(elem)) return tv_int(0);
   tc_val nan = cg_cast(cg, tv_float(NAN), elem, false, loc), zero = cg_cast(cg, tv_int(0), elem, false, loc);
@@ -255,6 +257,7 @@ tc_val cg_tdesc_attr(tc_cg *cg, const tc_val *d, const char *attr, tc_loc loc) {
   if (!strcmp(attr, "dtype")) {
     tc_ty e = d->ty;
     e.ptr_depth--;
+    e.is_const = false;
     return tv_dtype(e);
   }
   return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tensor descriptor has no attribute '%s'", attr);

@@ -20,6 +20,14 @@ bool tc_param_is_constexpr_annotation(const tc_expr *a) {
   return false;
 }
 
+bool tc_param_is_const_annotation(const tc_expr *a) {
+  if (!a) return false;
+  if (a->kind == TC_EXPR_NAME) return !strcmp(a->u.name, "const");
+  if (a->kind == TC_EXPR_ATTRIBUTE) return !strcmp(a->u.attr.name, "const");
+  if (a->kind == TC_EXPR_STRING) return a->u.str.len == 8 && !memcmp(a->u.str.data, "tl.const", 8);
+  return false;
+}
+
 static void trim(const char **s, size_t *n) {
   while (*n && isspace((unsigned char)**s)) (*s)++, (*n)--;
   while (*n && isspace((unsigned char)(*s)[*n - 1])) (*n)--;
@@ -287,7 +295,7 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
     char ent[300];
     if (p->kind == TILEC_PARAM_CONSTEXPR || p->kind == TILEC_PARAM_TENSORDESC) snprintf(ent, sizeof ent, "%s", p->value);
     else {
-      tc_ty ty = {p->dtype, p->pointer_depth};
+      tc_ty ty = {p->dtype, p->pointer_depth, false};
       char tn[16];
       tc_ty_name(ty, tn, sizeof tn);
       if (p->divisibility > 1) snprintf(ent, sizeof ent, "%s:%d", tn, p->divisibility);

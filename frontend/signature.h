@@ -19,6 +19,8 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
  * string). Strings point into `text` (not copied). */
 tc_val tc_parse_constexpr_text(const char *text, size_t len);
 bool tc_param_is_constexpr_annotation(const tc_expr *annotation);
+/* `tl.const` / `const`: a pointer parameter to constant data. */
+bool tc_param_is_const_annotation(const tc_expr *annotation);
 
 /* values.c: a compile-time value in signature/define syntax ("3", "1e-06", "True", "None",
  * "'s'" or a bare word, "tl.float16", "(2, 3)", "[2, 3]"); never fails (anything else is a

@@ -9,11 +9,13 @@
 #include <string.h>
 
 tc_ty tc_ty_make(tilec_dtype dt) {
-  tc_ty t = {dt, 0};
+  tc_ty t = {dt, 0, false};
   return t;
 }
 
-bool tc_ty_eq(tc_ty a, tc_ty b) { return a.dt == b.dt && a.ptr_depth == b.ptr_depth; }
+bool tc_ty_eq(tc_ty a, tc_ty b) {
+  return a.dt == b.dt && a.ptr_depth == b.ptr_depth && (a.ptr_depth == 0 || a.is_const == b.is_const);
+}
 bool tc_ty_is_ptr(tc_ty t) { return t.ptr_depth > 0; }
 
 bool tc_ty_is_int(tc_ty t) {
@@ -79,7 +81,7 @@ void tc_ty_name(tc_ty t, char *buf, size_t n) {
     if (names[i].dt == t.dt) base = names[i].sig;
   char stars[8] = "";
   for (int i = 0; i < t.ptr_depth && i < 7; i++) stars[i] = '*';
-  snprintf(buf, n, "%s%s", stars, base);
+  snprintf(buf, n, "%s%s%s", stars, t.ptr_depth && t.is_const ? "const " : "", base);
 }
 
 bool tc_ty_parse(const char *s, size_t len, tc_ty *out) {

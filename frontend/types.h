@@ -12,6 +12,7 @@
 typedef struct tc_ty {
   tilec_dtype dt;
   int ptr_depth;
+  bool is_const; /* a pointer to constant data (a `tl.const` parameter): stores are refused */
 } tc_ty;
 
 tc_ty tc_ty_make(tilec_dtype dt);

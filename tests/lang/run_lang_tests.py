@@ -2292,6 +2292,14 @@ def _diagnostics():
          expect=("axis must be a constexpr",), line=_line_of(K, "tl.store(y_ptr, tl.max(m, blk))"))
     diag(F, "diag_reduce_scalar_axis", K, "reduce_scalar_axis_kernel", "*fp32",
          expect=("invalid axis 0. Expected 0 <= axis < 0",), line=_line_of(K, "tl.store(y_ptr, tl.sum(m, 0))"))
+    diag(F, "diag_const_pointer_store", K, "const_store_kernel", "*fp32, *fp32, 16",
+         expect=("Cannot store to a constant pointer",), line=_line_of(K, "tl.store(p, tl.load(src + offs))"))
+    diag(F, "diag_const_pointer_atomic", K, "const_atomic_kernel", "*fp32",
+         expect=("Cannot store to a constant pointer",), line=_line_of(K, "tl.atomic_add(dst, 1.0)"))
+    diag(F, "diag_const_pointer_runtime_choice", K, "const_runtime_choice_kernel", "*fp32, *fp32, i32",
+         expect=("inconsistent types", "*const fp32", "*fp32"), line=_line_of(K, "p = b if pick > 0 else a"))
+    diag(F, "diag_const_pointer_helper_return", K, "const_helper_return_kernel", "*fp32, *fp32, i32",
+         expect=("Inconsistent return types", "*const fp32", "*fp32"))
     diag(F, "diag_load_scalar_pointer_block_mask", K, "load_scalar_block_mask_kernel", "*i32",
          expect=("Mask argument cannot be block type if pointer argument is not a block",),
          line=_line_of(K, "v = tl.load(z_ptr, mask=r < 4, other=0)"))
@@ -2782,7 +2790,7 @@ def _earlyreturn():
         dict(a_ptr=av, b_ptr=bv, out_ptr=np.zeros(6, np.int32)), ["out_ptr"], nref)
     diag(F, "diag_return_in_loop", K, "return_in_loop_kernel", "*fp32, i32", expect=("return", "for"), line=98)
     diag(F, "diag_return_type_mismatch", K, "return_type_mismatch_kernel", "*fp32, i32",
-         expect=("Return type mismatch", "fp32", "i32"), line=106)
+         expect=("Inconsistent return types", "fp32", "i32"), line=106)
     diag(F, "diag_return_in_static_range", K, "return_in_static_range_kernel", "*fp32",
          expect=("unrolled loop",), line=117)
 

@@ -180,3 +180,36 @@ def reduce_scalar_runtime_axis_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
 def reduce_scalar_axis_kernel(y_ptr):
     m = tl.full((), 2.0, tl.float32)
     tl.store(y_ptr, tl.sum(m, 0))
+
+
+# Pointers to constant data (`tl.const` parameters): loads work, stores and atomics are
+# Triton's "Cannot store to a constant pointer"; a runtime choice between a const and a
+# plain pointer is an inconsistent type, as in Triton.
+@triton.jit
+def const_store_kernel(src: tl.const, dst: tl.const, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    p = dst + offs
+    tl.store(p, tl.load(src + offs))
+
+
+@triton.jit
+def const_atomic_kernel(dst: tl.const):
+    tl.atomic_add(dst, 1.0)
+
+
+@triton.jit
+def const_runtime_choice_kernel(a, b: tl.const, pick):
+    p = b if pick > 0 else a
+    tl.store(a, tl.load(p))
+
+
+@triton.jit
+def _pick_ptr(a, b, pick):
+    if pick > 0:
+        return b
+    return a
+
+
+@triton.jit
+def const_helper_return_kernel(a, b: tl.const, pick):
+    tl.store(a, tl.load(_pick_ptr(a, b, pick)))
