@@ -387,6 +387,26 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
       if (x.kind == TV_INT) return tv_int(x.i < 0 ? -x.i : x.i);
       if (x.kind == TV_FLOAT) return tv_float(fabs(x.f));
       name = "abs";
+    } else if (!strcmp(name, "getattr") || !strcmp(name, "hasattr")) {
+      /* getattr(obj, "name"[, default]) with a compile-time name, as Triton evaluates it
+       * (getattr(tl, FUNC) for a constexpr string FUNC) */
+      bool has = !strcmp(name, "hasattr");
+      if (a->nkw || a->nargs < 2 || a->nargs > (has ? 2 : 3))
+        return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s() takes %s", name, has ? "2 arguments" : "2 or 3 arguments");
+      if (a->args[1].kind != TV_STR)
+        return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s(): attribute name must be a compile-time string, got %s", name,
+                        tv_kind_name(&a->args[1]));
+      char attr[128];
+      if (a->args[1].slen >= sizeof attr) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s(): attribute name too long", name);
+      memcpy(attr, a->args[1].s, a->args[1].slen);
+      attr[a->args[1].slen] = 0;
+      tc_val r = cg_value_attr(cg, a->args[0], attr, loc);
+      if (cg->err && (has || a->nargs == 3)) {
+        tilec_status_destroy(cg->err);
+        cg->err = NULL;
+        return has ? tv_bool(false) : a->args[2];
+      }
+      return has && !cg->err ? tv_bool(true) : r;
     } else if (!strcmp(name, "range")) {
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "range() can only be used as the iterable of a 'for' loop");
     } else if (!strcmp(name, "print")) {

@@ -174,6 +174,8 @@ tc_val cg_to_tensor(tc_cg *cg, const tc_val *v, tc_loc loc);
 tc_val cg_constant(tc_cg *cg, tc_ty ty, double fv, int64_t iv, int rank, const int64_t *shape);
 tc_val cg_cast(tc_cg *cg, tc_val v, tc_ty to, bool bitcast, tc_loc loc);
 tc_val cg_broadcast_to(tc_cg *cg, tc_val v, int rank, const int64_t *shape, tc_loc loc);
+/* base.attr, as the expression `base.attr` evaluates it. */
+tc_val cg_value_attr(tc_cg *cg, tc_val base, const char *attr, tc_loc loc);
 /* Triton's broadcast_impl_shape rule (store values and masks, atomics' operands): a scalar, or a
  * tile of the same rank whose dimensions are 1 or equal to `shape`'s; else Triton's error. */
 bool cg_broadcast_check(tc_cg *cg, const tc_val *v, int rank, const int64_t *shape, tc_loc loc);

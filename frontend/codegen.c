@@ -205,24 +205,24 @@ tc_val cg_binop(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc loc) {
   return cg_binary(cg, op, a, b, loc);
 }
 
+tc_val cg_value_attr(tc_cg *cg, tc_val base, const char *a, tc_loc loc) {
+  /* methods and attributes of a number held as a tensor (`acc = 0` ... `acc.to(tl.int64)`) */
+  if (tv_is_number(&base) && base.weak) base = cg_to_tensor(cg, &base, loc);
+  if (cg->err) return base;
+  switch (base.kind) {
+  case TV_MODULE: return cg_module_attr(cg, &base, a, loc);
+  case TV_TENSOR: return cg_tensor_attr(cg, &base, a, loc);
+  case TV_DTYPE: return cg_dtype_attr(cg, &base, a, loc);
+  case TV_TDESC: return cg_tdesc_attr(cg, &base, a, loc);
+  default: break;
+  }
+  return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' has no attribute '%s'", tv_kind_name(&base), a);
+}
+
 static tc_val eval_attribute(tc_cg *cg, const tc_expr *e) {
   tc_val base = cg_expr(cg, e->u.attr.value);
   if (cg->err) return base;
-  /* methods and attributes of a number held as a tensor (`acc = 0` ... `acc.to(tl.int64)`) */
-  if (tv_is_number(&base) && base.weak) base = cg_to_tensor(cg, &base, e->loc);
-  if (cg->err) return base;
-  const char *a = e->u.attr.name;
-  switch (base.kind) {
-  case TV_MODULE: return cg_module_attr(cg, &base, a, e->loc);
-  case TV_TENSOR: return cg_tensor_attr(cg, &base, a, e->loc);
-  case TV_DTYPE: return cg_dtype_attr(cg, &base, a, e->loc);
-  case TV_TDESC: return cg_tdesc_attr(cg, &base, a, e->loc);
-  case TV_TUPLE:
-    if (!strcmp(a, "index") || !strcmp(a, "count")) break;
-    break;
-  default: break;
-  }
-  return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "'%s' has no attribute '%s'", tv_kind_name(&base), a);
+  return cg_value_attr(cg, base, e->u.attr.name, e->loc);
 }
 
 static tc_val eval_call(tc_cg *cg, const tc_expr *e) {

@@ -1783,6 +1783,14 @@ def _swizzle_ref(SI, SJ, G):
 def _api():
     F = "api"
     K = "api.py"
+    ga = rng(330).standard_normal(16).astype(np.float32)
+    gb = rng(331).standard_normal(16).astype(np.float32)
+    ga[3] = np.nan
+    for func, prop, ref in [("maximum", "ALL", np.maximum), ("minimum", "ALL", np.minimum),
+                            ("maximum", "NONE", np.fmax)]:
+        add(F, "getattr_%s_%s" % (func, prop), K, "getattr_kernel", (1,),
+            dict(a_ptr=ga, b_ptr=gb, c_ptr=np.zeros(16, np.float32), FUNC=func, PROP=prop, BLOCK=16), ["c_ptr"],
+            lambda a, ref=ref: {"c_ptr": ref(ga, gb) + 101})
     for (SI, SJ, G) in [(4, 4, 2), (8, 4, 3), (16, 8, 4), (4, 8, 8)]:
         ni, nj = _swizzle_ref(SI, SJ, G)
         add(F, "swizzle2d_%dx%d_g%d" % (SI, SJ, G), K, "swizzle_kernel", (1,),

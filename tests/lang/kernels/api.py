@@ -233,3 +233,14 @@ def libdevice_int_kernel(x_ptr, y_ptr, out_ptr, FN: tl.constexpr, N: tl.constexp
     else:
         r = libdevice.float_as_int(libdevice.int_as_float(x))
     tl.store(out_ptr + offs, r.to(out_ptr.dtype.element_ty, bitcast=r.dtype.primitive_bitwidth == 64))
+
+
+# getattr/hasattr with compile-time names, as Triton's tests pick functions and enum values
+@triton.jit
+def getattr_kernel(a_ptr, b_ptr, c_ptr, FUNC: tl.constexpr, PROP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(a_ptr + offs)
+    y = tl.load(b_ptr + offs)
+    r = getattr(tl, FUNC)(x, y, propagate_nan=getattr(tl.PropagateNan, PROP))
+    extra = hasattr(tl, "sum") + hasattr(tl, "no_such_name") * 10 + getattr(tl, "no_such_name", 100)
+    tl.store(c_ptr + offs, getattr(r, "to")(tl.float32) + extra)
