@@ -160,6 +160,14 @@ class CompiledKernel(_C.Kernel):
         self.asm = _Asm(self._emit)
         self.packed_metadata = None
 
+    @property
+    def name(self):
+        return self.__dict__.get("_repr_name") or _C.Kernel.name.__get__(self)
+
+    def _set_name(self, name):
+        self._repr_name = str(name)
+        self.metadata.name = self._repr_name
+
     def _emit(self, stage):
         spec = {k: v for k, v in self._spec.items() if not k.startswith("_")}
         return self._compiler.emit(stage=stage, **spec)
@@ -221,8 +229,9 @@ class JITFunction:
     """
 
     def __init__(self, fn, debug=None, do_not_specialize=None, do_not_specialize_on_alignment=None, noinline=None,
-                 **ignored):
+                 repr=None, **ignored):
         self.fn = fn
+        self._repr = repr
         self.__name__ = fn.__name__
         self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
         self.__doc__ = fn.__doc__
@@ -330,6 +339,11 @@ class JITFunction:
     def _compile(self, key, bound):
         bits = key[0]
         options = {k: v for k, v in bound.items() if k in LAUNCH_OPTIONS and k not in self.arg_names}
+        nw = options.get("num_warps")
+        if nw is not None:
+            # Triton validates its launch options the same way (a GPU program is num_warps
+            # warps; tilec runs it as one CPU thread, but the host code's mistake is the same)
+            assert isinstance(nw, int) and nw > 0 and (nw & (nw - 1)) == 0, "num_warps must be a power of 2"
         debug = bool(bits & _OPT_DEBUG)
         debug_info = debug or _env_on("TILEC_DEBUG_INFO")
         compiler = _compiler(debug, debug_info, bool(bits & _OPT_BOUNDS), bool(bits & _OPT_RACES),
@@ -342,7 +356,21 @@ class JITFunction:
             warnings.warn(f"tilec: {warning}", RuntimeWarning, stacklevel=3)
         spec["_debug"] = debug
         kernel._init(self, spec, compiler, options)
+        if self._repr is not None:
+            kernel._set_name(self._repr(self._specialization(key)))
         return kernel
+
+    def _specialization(self, key):
+        """What Triton's ``@jit(repr=...)`` callback gets: the kernel's name, ``signature``
+        (parameter -> "i32", "*fp32", ..., "constexpr") and ``constants``."""
+        signature, constants = {}, {}
+        for p, item in zip(self.params, key[1:]):
+            if p.is_constexpr or not isinstance(item, str):
+                signature[p.name] = "constexpr"
+                constants[p.name] = item
+            else:
+                signature[p.name] = item.split(":")[0]
+        return types.SimpleNamespace(name=self.__name__, fn=self, signature=signature, constants=constants)
 
 
 def _scalar_annotation(p):
@@ -371,7 +399,7 @@ def jit(fn=None, *, version=None, debug=None, do_not_specialize=None, do_not_spe
 
     def decorator(f):
         return JITFunction(f, debug=debug, do_not_specialize=do_not_specialize,
-                           do_not_specialize_on_alignment=do_not_specialize_on_alignment, noinline=noinline)
+                           do_not_specialize_on_alignment=do_not_specialize_on_alignment, noinline=noinline, repr=repr)
 
     if fn is not None:
         return decorator(fn)

@@ -803,3 +803,35 @@ def test_knobs(monkeypatch):
     assert fresh.print is False and os.environ["TRITON_PRINT_AUTOTUNING"] == "0"
     del fresh.print
     assert "TRITON_PRINT_AUTOTUNING" in fresh.knob_descriptors["print"].key
+
+
+def test_jit_repr_names_the_compiled_kernel():
+    seen = []
+
+    def name_of(spec):
+        seen.append(spec)
+        return f"scale_{spec.signature['x_ptr']}_{spec.signature['n']}_{spec.constants['BLOCK']}"
+
+    @triton.jit(repr=name_of)
+    def named_kernel(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+    x = torch.arange(8, dtype=torch.float32)
+    h = named_kernel[(1, )](x, 8, BLOCK=8)
+    assert h.name == "scale_*fp32_i32_8" and h.metadata.name == h.name
+    assert seen[0].signature["BLOCK"] == "constexpr" and seen[0].name == "named_kernel"
+    assert torch.equal(x, torch.arange(8, dtype=torch.float32) * 2)
+    assert named_kernel[(1, )](x, 2**40, BLOCK=8).name == "scale_*fp32_i64_8"
+
+
+def test_num_warps_must_be_a_power_of_2():
+    @triton.jit
+    def nop_kernel(x_ptr):
+        pass
+
+    x = torch.zeros(4)
+    with pytest.raises(AssertionError, match="must be a power of 2"):
+        nop_kernel[(1, )](x, num_warps=3)
+    for nw in (1, 2, 4, 8):
+        nop_kernel[(1, )](x, num_warps=nw)
