@@ -559,6 +559,12 @@ void tc_lower_op(tc_lower *L, MlirOperation op) {
     tc_lower_debug_op(L, op);
     return;
   }
+  if (tc_op_is(op, "llvm.intr.assume")) {
+    MlirValue c = tc_scalar(L, mlirOperationGetOperand(op, 0));
+    MlirNamedAttribute bundles = tcb_named(L->ctx, "op_bundle_sizes", mlirDenseI32ArrayGet(L->ctx, 0, NULL));
+    if (!L->status) tcb_op(&L->b, "llvm.intr.assume", 0, NULL, 1, &c, 1, &bundles);
+    return;
+  }
   if (k && (!strcmp(k, "atomic_rmw") || !strcmp(k, "atomic_cas"))) {
     tc_flush(L);
     tc_lower_atomic(L, op);

@@ -573,7 +573,21 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     }
     return tv_none();
   }
-  if (!strcmp(name, "assume") || !strcmp(name, "debug_barrier")) return tv_none();
+  if (!strcmp(name, "assume")) {
+    /* A runtime scalar condition becomes llvm.intr.assume, as in Triton (LLVM may then drop
+     * code the condition rules out); constant and tile conditions give LLVM nothing. */
+    if (a->nargs != 1 || a->nkw) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.assume(cond) takes one argument");
+    tc_val c = a->args[0];
+    if (c.kind == TV_TENSOR && c.rank == 0) {
+      c = cg_to_bool(cg, c, loc);
+      if (cg->err) return c;
+      cg_set_loc(cg, loc);
+      MlirNamedAttribute bundles = tcb_named(cg->ctx, "op_bundle_sizes", mlirDenseI32ArrayGet(cg->ctx, 0, NULL));
+      tcb_op(&cg->b, "llvm.intr.assume", 0, NULL, 1, &c.v, 1, &bundles);
+    }
+    return tv_none();
+  }
+  if (!strcmp(name, "debug_barrier")) return tv_none();
   if (!strcmp(name, "device_print")) {
     if (a->nargs < 1 || a->args[0].kind != TV_STR)
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.device_print(prefix, *args): prefix must be a string");
