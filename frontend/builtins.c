@@ -475,6 +475,14 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     if (cg->err) return x;
     if (x.kind != TV_TENSOR) x = cg_to_tensor(cg, &x, loc);
     if (cg->err) return x;
+    if (tc_ty_is_fp8(x.ty)) {
+      /* as Triton: the code with its sign bit cleared (no round trip through fp32) */
+      tc_ty u8 = tc_ty_make(TILEC_DTYPE_U8);
+      tc_val bits = cg_cast(cg, x, u8, true, loc);
+      if (cg->err) return bits;
+      bits = cg_binary(cg, TC_OP_BITAND, bits, tv_int(0x7F), loc);
+      return cg->err ? bits : cg_cast(cg, bits, x.ty, true, loc);
+    }
     if (tc_ty_is_float(x.ty)) return tv_tensor(tcb_cast(&cg->b, "math.absf", x.v, mlirValueGetType(x.v)), x.ty, x.rank, x.shape);
     if (tc_ty_is_signed(x.ty)) return tv_tensor(tcb_cast(&cg->b, "math.absi", x.v, mlirValueGetType(x.v)), x.ty, x.rank, x.shape);
     if (tc_ty_is_int(x.ty)) return x;

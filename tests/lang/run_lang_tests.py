@@ -2086,6 +2086,9 @@ def _fp8():
         add(F, "decode_all_codes_%s" % fmt, K, "decode_kernel", (1,),
             dict(x_ptr=(codes, fmt), out_ptr=np.zeros(256, np.float32), N=256), ["out_ptr"],
             lambda a, fmt=fmt: {"out_ptr": fp8_decode_array(range(256), fmt)})
+        add(F, "abs_all_codes_%s" % fmt, K, "abs_kernel", (1,),
+            dict(x_ptr=(codes, fmt), out_ptr=(np.zeros(256, np.uint8), fmt), N=256), ["out_ptr"],
+            lambda a: {"out_ptr": codes & 0x7F})
         xs = _fp8_inputs(fmt, 330 + len(fmt))
         add(F, "encode_fp32_%s" % fmt, K, "encode_kernel", (len(xs) // 256,),
             dict(x_ptr=xs, out_ptr=(np.zeros(len(xs), np.uint8), fmt), N=256, ROUND="rtne"), ["out_ptr"],
