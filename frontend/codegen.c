@@ -20,7 +20,10 @@ tc_val tv_int(int64_t i) { return (tc_val){.kind = TV_INT, .i = i}; }
 tc_val tv_float(double f) { return (tc_val){.kind = TV_FLOAT, .f = f}; }
 tc_val tv_bool(bool b) { return (tc_val){.kind = TV_BOOL, .i = b ? 1 : 0}; }
 tc_val tv_str(const char *s, size_t n) { return (tc_val){.kind = TV_STR, .s = s, .slen = n}; }
-tc_val tv_dtype(tc_ty t) { return (tc_val){.kind = TV_DTYPE, .ty = t}; }
+tc_val tv_dtype(tc_ty t) {
+  t.is_const = false; /* a dtype names a type; constness belongs to a value (a tl.const parameter) */
+  return (tc_val){.kind = TV_DTYPE, .ty = t};
+}
 
 tc_val tv_tensor(MlirValue v, tc_ty ty, int rank, const int64_t *shape) {
   tc_val r = {.kind = TV_TENSOR, .v = v, .ty = ty, .rank = rank};

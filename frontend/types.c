@@ -86,6 +86,7 @@ void tc_ty_name(tc_ty t, char *buf, size_t n) {
 
 bool tc_ty_parse(const char *s, size_t len, tc_ty *out) {
   int depth = 0;
+  out->is_const = false;
   while (len && *s == '*') {
     depth++;
     s++;

@@ -25,6 +25,7 @@ static bool starts(const char *s, size_t n, const char *prefix, size_t *k) {
  * "tl.pointer_type(<dtype>)". */
 static bool parse_dtype(const char *s, size_t n, tc_ty *out) {
   size_t k;
+  out->is_const = false;
   if (!starts(s, n, "tl.", &k) && !starts(s, n, "triton.language.", &k)) return false;
   const char *name = s + k;
   size_t len = n - k;

@@ -30,6 +30,15 @@ static const sleef_fn table[] = {
     {"erfc", "erfc", 1, false, false},   {"powf", "pow", 2, false, false},  {"cbrt", "cbrt", 1, true, false},
 };
 
+/* Math ops LLVM has no intrinsic for: where SLEEF does not apply (scalars, vectors narrower
+ * than 128 bits) they call the C library's scalar function, lane by lane. */
+static bool needs_libm(const char *op) {
+  static const char *const names[] = {"erf", "erfc", "asinh", "acosh", "atanh", "cbrt"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(names[i], op)) return true;
+  return false;
+}
+
 static const sleef_fn *lookup(const char *op) {
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (!strcmp(table[i].mlir, op)) return &table[i];
@@ -61,11 +70,20 @@ typedef struct glue_state {
   bool oom;
 } glue_state;
 
+static bool is_libm_scalar(MlirStringRef name, MlirType t) {
+  char fn[32];
+  if (name.length - 5 >= sizeof fn || !mlirTypeIsAFloat(t)) return false;
+  snprintf(fn, sizeof fn, "%.*s", (int)(name.length - 5), name.data + 5);
+  unsigned bits = tcb_bitwidth(t);
+  return needs_libm(fn) && (bits == 32 || bits == 64);
+}
+
 static MlirWalkResult collect(MlirOperation op, void *user) {
   glue_state *g = user;
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   if (name.length > 5 && !memcmp(name.data, "math.", 5) && mlirOperationGetNumResults(op) == 1 &&
-      mlirTypeIsAVector(mlirValueGetType(mlirOperationGetResult(op, 0)))) {
+      (mlirTypeIsAVector(mlirValueGetType(mlirOperationGetResult(op, 0))) ||
+       is_libm_scalar(name, mlirValueGetType(mlirOperationGetResult(op, 0))))) {
     if (g->nops == g->cap) {
       int cap = g->cap ? g->cap * 2 : 32;
       MlirOperation *ops = realloc(g->ops, sizeof *g->ops * (size_t)cap);
@@ -111,6 +129,35 @@ static MlirValue call(tc_builder *b, MlirModule m, const char *name, MlirType vt
   return tcb_op1(b, "func.call", vt, nargs, args, 1, &callee);
 }
 
+/* One-argument op as calls of the C library's scalar function (erff / erf), per lane. */
+static void rewrite_libm(MlirModule m, MlirOperation op, const char *fn) {
+  MlirValue res = mlirOperationGetResult(op, 0), x = mlirOperationGetOperand(op, 0);
+  MlirType t = mlirValueGetType(res);
+  bool vec = mlirTypeIsAVector(t);
+  MlirType elem = vec ? mlirShapedTypeGetElementType(t) : t;
+  char sym[40];
+  snprintf(sym, sizeof sym, "%s%s", fn, tcb_bitwidth(elem) == 32 ? "f" : "");
+  tc_builder b;
+  tcb_init(&b, mlirModuleGetContext(m));
+  tcb_set_before(&b, op);
+  b.loc = mlirOperationGetLocation(op);
+  MlirValue out;
+  if (!vec) {
+    out = call(&b, m, sym, elem, 1, &x);
+  } else {
+    out = x;
+    for (int64_t k = 0; k < mlirShapedTypeGetDimSize(t, 0); k++) {
+      MlirNamedAttribute pos = tcb_named(b.ctx, "static_position", mlirDenseI64ArrayGet(b.ctx, 1, &k));
+      MlirValue lane = tcb_op1(&b, "vector.extract", elem, 1, &x, 1, &pos);
+      MlirValue r = call(&b, m, sym, elem, 1, &lane);
+      MlirValue ops[2] = {r, out};
+      out = tcb_op1(&b, "vector.insert", t, 2, ops, 1, &pos);
+    }
+  }
+  mlirValueReplaceAllUsesOfWith(res, out);
+  mlirOperationDestroy(op);
+}
+
 static void rewrite(glue_state *g, MlirModule m, MlirOperation op) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   char fn[32];
@@ -119,6 +166,11 @@ static void rewrite(glue_state *g, MlirModule m, MlirOperation op) {
   if (!f || mlirOperationGetNumOperands(op) != f->nargs) return;
   MlirValue res = mlirOperationGetResult(op, 0);
   MlirType vt = mlirValueGetType(res);
+  bool libm = needs_libm(fn) && f->nargs == 1;
+  if (!mlirTypeIsAVector(vt)) {
+    if (libm) rewrite_libm(m, op, fn);
+    return;
+  }
   if (mlirShapedTypeGetRank(vt) != 1) return;
   MlirType elem = mlirShapedTypeGetElementType(vt);
   unsigned bits = tcb_bitwidth(elem);
@@ -126,9 +178,11 @@ static void rewrite(glue_state *g, MlirModule m, MlirOperation op) {
   int lanes = (int)mlirShapedTypeGetDimSize(vt, 0);
   int piece = native_lanes(g->target, bits);
   if (lanes < piece) piece = lanes;
-  if (lanes % piece) return;
   char sym[64];
-  if (!tc_sleef_name(g->target, fn, piece, bits, g->fast_math, sym, sizeof sym)) return;
+  if (lanes % piece || !tc_sleef_name(g->target, fn, piece, bits, g->fast_math, sym, sizeof sym)) {
+    if (libm) rewrite_libm(m, op, fn);
+    return;
+  }
   tc_builder b;
   tcb_init(&b, mlirModuleGetContext(m));
   tcb_set_before(&b, op);

@@ -798,6 +798,16 @@ _functions()
 def _math():
     F = "math"
     K = "math_ops.py"
+    import math as pymath
+    for fn, xs in [("erf", [0.3, -1.2]), ("erfc", [0.3, 2.5]), ("asinh", [0.7, -3.0]), ("acosh", [1.5, 9.0]),
+                   ("atanh", [0.4, -0.9]), ("cbrt", [27.5, -8.0])]:
+        for dt, npdt in [("f32", np.float32), ("f64", np.float64)]:
+            for block in (1, 2):
+                x = np.array(xs[:block], npdt)
+                ref = np.array([getattr(pymath, fn)(float(v)) if fn != "cbrt" else np.cbrt(float(v)) for v in x], npdt)
+                add(F, "libm_%s_%s_block%d" % (fn, dt, block), K, "libm_narrow_kernel", (1,),
+                    dict(x_ptr=x, out_ptr=np.zeros(block, npdt), s_ptr=np.zeros(1, npdt), FN=fn, BLOCK=block),
+                    ["out_ptr", "s_ptr"], lambda a, ref=ref: {"out_ptr": ref, "s_ptr": ref[:1]}, rtol=1e-6, atol=1e-6)
     n = 100
     r = rng(80)
     wide = r.uniform(-10, 10, n).astype(np.float32)

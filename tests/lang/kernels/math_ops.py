@@ -158,3 +158,12 @@ def hash_u64_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     h = (x ^ 0x9E3779B97F4A7C15) * 0xBF58476D1CE4E5B9
     h = h ^ (h >> 31)
     tl.store(out_ptr + offs, h, mask=m)
+
+
+# Functions LLVM has no intrinsic for, on one-element tiles and scalars (where SLEEF's
+# vector entry points do not apply): the C library's scalar function per lane.
+@triton.jit
+def libm_narrow_kernel(x_ptr, out_ptr, s_ptr, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, getattr(libdevice, FN)(tl.load(x_ptr + offs)))
+    tl.store(s_ptr, getattr(libdevice, FN)(tl.load(x_ptr)))

@@ -30,5 +30,13 @@ expm1 hypot rhypot norm3d rnorm3d norm4d rnorm4d cbrt rcbrt j0 j1 y0 y1 yn jn cy
 cyl_bessel_i1 erf erfinv erfc erfcx erfcinv normcdfinv normcdf lgamma ldexp scalbn fmod
 remainder fma pow tgamma round llround fdim ilogb logb isfinited
 """.split()
-export_stubs(globals(), __tilec_path__, _NAMES)
+# CUDA libdevice's arities (every other function takes one argument)
+_ARITY = {name: 2 for name in """
+mulhi mul24 fast_dividef div_rn div_rz div_rd div_ru add_rn add_rz add_rd add_ru mul_rn mul_rz
+mul_rd mul_ru sub_rn sub_rz sub_rd sub_ru hiloint2double fast_powf hadd rhadd copysign nextafter
+atan2 hypot rhypot yn jn ldexp scalbn fmod remainder pow fdim
+""".split()}
+_ARITY.update({name: 3 for name in "sad byte_perm fma fma_rn fma_rz fma_rd fma_ru norm3d rnorm3d".split()})
+_ARITY.update({"norm4d": 4, "rnorm4d": 4})
+export_stubs(globals(), __tilec_path__, _NAMES, arity=lambda name: _ARITY.get(name, 1))
 __all__ = list(_NAMES)
