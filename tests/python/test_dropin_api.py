@@ -835,3 +835,18 @@ def test_num_warps_must_be_a_power_of_2():
         nop_kernel[(1, )](x, num_warps=3)
     for nw in (1, 2, 4, 8):
         nop_kernel[(1, )](x, num_warps=nw)
+
+
+def test_libdevice_arities_and_cpu_features():
+    """Host code counts libdevice arguments (inspect.signature) and reads the CPU's features
+    (triton-cpu's test_math imports triton._C.libtriton.cpu)."""
+    import inspect
+    from triton.language.extra import libdevice
+    from triton._C.libtriton import cpu
+    for fn, n in [("sqrt", 1), ("erf", 1), ("atan2", 2), ("pow", 2), ("fmod", 2), ("fma", 3), ("norm4d", 4)]:
+        assert len(inspect.signature(getattr(libdevice, fn)).parameters) == n, fn
+    feats = cpu.llvm.get_cpu_features()
+    assert isinstance(feats, set)
+    import platform
+    if platform.machine() == "x86_64":
+        assert "sse2" in feats
