@@ -25,7 +25,7 @@ static MlirAttribute i64_attr(tc_lower *L, int64_t v) { return mlirIntegerAttrGe
 /* One atomic at a scalar address; returns the old value. */
 static MlirValue atomic_at(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue addr, MlirValue cmp, MlirValue val) {
   MlirType t = mlirValueGetType(val);
-  if (tc_op_is(op, "tile.atomic_cas")) {
+  if ((tile_op_of(op) == TILE_ATOMIC_CAS)) {
     /* cmpxchg works on integers: floats go through their bits */
     MlirType it = t;
     bool fl = tcb_is_float(t);
@@ -100,7 +100,7 @@ static void atomic_lane(tc_chunk *c, const tc_pos *pos, void *user) {
 }
 
 void tc_lower_atomic(tc_lower *L, MlirOperation op) {
-  bool cas = tc_op_is(op, "tile.atomic_cas");
+  bool cas = (tile_op_of(op) == TILE_ATOMIC_CAS);
   MlirValue oldres = mlirOperationGetResult(op, 0);
   MlirType rt = mlirValueGetType(oldres);
   MlirValue old_ptr = mlirOperationGetOperand(op, 0);

@@ -54,7 +54,7 @@ static bool op_is(MlirOperation op, const char *name) {
 }
 
 static bool int_constant_value(MlirOperation op, int64_t *out) {
-  if (op_is(op, "tile.splat") || op_is(op, "tile.broadcast")) {
+  if ((tile_op_of(op) == TILE_SPLAT) || (tile_op_of(op) == TILE_BROADCAST)) {
     MlirValue src = mlirOperationGetOperand(op, 0);
     return mlirValueIsAOpResult(src) && int_constant_value(mlirOpResultGetOwner(src), out);
   }
@@ -93,8 +93,8 @@ static int64_t arg_divisibility(MlirValue v) {
 static MlirValue uniform_operand(MlirValue v) {
   while (mlirValueIsAOpResult(v)) {
     MlirOperation d = mlirOpResultGetOwner(v);
-    if (op_is(d, "tile.splat")) return mlirOperationGetOperand(d, 0);
-    if (!op_is(d, "tile.broadcast")) break;
+    if ((tile_op_of(d) == TILE_SPLAT)) return mlirOperationGetOperand(d, 0);
+    if (!(tile_op_of(d) == TILE_BROADCAST)) break;
     v = mlirOperationGetOperand(d, 0);
   }
   return (MlirValue){NULL};
@@ -114,7 +114,7 @@ static bool loop_carried(tc_axis_analysis *a, MlirValue v, tc_axis *out) {
   if (!mlirValueIsAOpResult(y)) return false;
   MlirOperation d = mlirOpResultGetOwner(y);
   MlirValue step = {NULL};
-  if ((op_is(d, "tile.addptr") || op_is(d, "arith.addi")) && mlirValueEqual(mlirOperationGetOperand(d, 0), v))
+  if (((tile_op_of(d) == TILE_ADDPTR) || op_is(d, "arith.addi")) && mlirValueEqual(mlirOperationGetOperand(d, 0), v))
     step = uniform_operand(mlirOperationGetOperand(d, 1));
   else if (op_is(d, "arith.addi") && mlirValueEqual(mlirOperationGetOperand(d, 1), v))
     step = uniform_operand(mlirOperationGetOperand(d, 0));
@@ -141,21 +141,21 @@ static tc_axis compute(tc_axis_analysis *a, MlirValue v) {
     return x;
   }
   MlirOperation op = mlirOpResultGetOwner(v);
-  const char *k = tile_op_kind(op);
+  tile_op_id k = tile_op_of(op);
   int64_t c;
   if (int_constant_value(op, &c)) return uniform(t, tc_axis_pow2_divisor(c));
-  if (k && !strcmp(k, "range")) {
+  if (k && k == TILE_RANGE) {
     tc_axis x = conservative(t);
     x.contiguity[0] = mlirShapedTypeGetDimSize(t, 0);
     x.divisibility[0] = tc_axis_pow2_divisor(tile_int_attr(op, "start", 0));
     return x;
   }
-  if (k && (!strcmp(k, "program_id") || !strcmp(k, "num_programs"))) return conservative(t);
-  if (k && !strcmp(k, "splat")) {
+  if (k && (k == TILE_PROGRAM_ID || k == TILE_NUM_PROGRAMS)) return conservative(t);
+  if (k && k == TILE_SPLAT) {
     tc_axis s = tc_axis_of(a, mlirOperationGetOperand(op, 0));
     return uniform(t, s.divisibility[0]);
   }
-  bool is_add = op_is(op, "arith.addi") || (k && !strcmp(k, "addptr"));
+  bool is_add = op_is(op, "arith.addi") || (k && k == TILE_ADDPTR);
   bool is_sub = op_is(op, "arith.subi");
   bool is_mul = op_is(op, "arith.muli");
   if (is_add || is_sub || is_mul) {
@@ -185,7 +185,7 @@ static tc_axis compute(tc_axis_analysis *a, MlirValue v) {
     }
     return x;
   }
-  if (k && !strcmp(k, "hint")) {
+  if (k && k == TILE_HINT) {
     /* The kernel author's promise (tl.multiple_of / max_contiguous / max_constancy). */
     tc_axis x = tc_axis_of(a, mlirOperationGetOperand(op, 0));
     MlirAttribute kind = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("kind"));
@@ -220,13 +220,13 @@ static tc_axis compute(tc_axis_analysis *a, MlirValue v) {
   if (op_is(op, "arith.extsi") || op_is(op, "arith.extui") || op_is(op, "arith.trunci") ||
       op_is(op, "arith.index_cast"))
     return tc_axis_of(a, mlirOperationGetOperand(op, 0));
-  if (k && (!strcmp(k, "broadcast") || !strcmp(k, "expand_dims") || !strcmp(k, "reshape"))) {
+  if (k && (k == TILE_BROADCAST || k == TILE_EXPAND_DIMS || k == TILE_RESHAPE)) {
     MlirValue src = mlirOperationGetOperand(op, 0);
     tc_axis s = tc_axis_of(a, src);
     MlirType st = mlirValueGetType(src);
     tc_axis x = conservative(t);
     int sr = (int)mlirShapedTypeGetRank(st);
-    if (!strcmp(k, "broadcast")) {
+    if (k == TILE_BROADCAST) {
       for (int d = 0; d < x.rank && d < sr; d++) {
         x.contiguity[d] = s.contiguity[d];
         x.divisibility[d] = s.divisibility[d];

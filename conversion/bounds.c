@@ -32,10 +32,10 @@ int tc_root_arg(tc_lower *L, MlirValue v) {
       return -1;
     }
     MlirOperation d = mlirOpResultGetOwner(v);
-    const char *k = tile_op_kind(d);
+    tile_op_id k = tile_op_of(d);
     if (!k) return -1;
-    if (!strcmp(k, "splat") || !strcmp(k, "broadcast") || !strcmp(k, "expand_dims") || !strcmp(k, "reshape") ||
-        !strcmp(k, "addptr") || !strcmp(k, "hint")) {
+    if (k == TILE_SPLAT || k == TILE_BROADCAST || k == TILE_EXPAND_DIMS || k == TILE_RESHAPE ||
+        k == TILE_ADDPTR || k == TILE_HINT) {
       v = mlirOperationGetOperand(d, 0);
       continue;
     }
@@ -63,8 +63,8 @@ static MlirValue file_ptr(tc_lower *L, tc_builder *b, MlirOperation op) {
 }
 
 static int access_kind(MlirOperation op) {
-  if (tc_op_is(op, "tile.store")) return 1;
-  if (tc_op_is(op, "tile.atomic_rmw") || tc_op_is(op, "tile.atomic_cas")) return 2;
+  if ((tile_op_of(op) == TILE_STORE)) return 1;
+  if ((tile_op_of(op) == TILE_ATOMIC_RMW) || (tile_op_of(op) == TILE_ATOMIC_CAS)) return 2;
   return 0;
 }
 
@@ -290,7 +290,7 @@ void tc_race_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, 
 
 void tc_race_atomic(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old, MlirValue cmp) {
   if (!L->check_races || L->status) return;
-  if (tc_op_is(op, "tile.atomic_cas")) {
+  if ((tile_op_of(op) == TILE_ATOMIC_CAS)) {
     /* a CAS that found `cmp` took the lock */
     MlirValue ok = tcb_is_float(mlirValueGetType(old)) ? tcb_cmpf(b, "oeq", old, cmp) : tcb_cmpi(b, "eq", old, cmp);
     MlirValue a = tcb_cast(b, "arith.extui", ok, tcb_int_type(L->ctx, 32));

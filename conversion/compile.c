@@ -111,7 +111,7 @@ typedef struct assert_list {
 
 static MlirWalkResult collect_assert(MlirOperation op, void *user) {
   assert_list *l = user;
-  if (!tc_op_is(op, "tile.assert")) return MlirWalkResultAdvance;
+  if (!(tile_op_of(op) == TILE_ASSERT)) return MlirWalkResultAdvance;
   if (l->n == (int)(sizeof l->ops / sizeof l->ops[0])) {
     l->more = true;
     return MlirWalkResultInterrupt;

@@ -177,7 +177,7 @@ void tc_lower_debug_op(tc_lower *L, MlirOperation op) {
   int64_t shape[TC_RANK] = {0};
   int rank = op_rank(op, shape);
   L->b.loc = mlirOperationGetLocation(op);
-  element_ctx e = {op, tc_op_is(op, "tile.print") ? print_element : assert_element};
+  element_ctx e = {op, (tile_op_of(op) == TILE_PRINT) ? print_element : assert_element};
   tc_emit_scalar_nest(L, rank, shape, debug_element, &e);
 }
 

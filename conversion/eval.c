@@ -140,11 +140,7 @@ static bool is_elementwise(MlirOperation op) {
 bool tc_is_lazy_op(MlirOperation op) {
   if (mlirOperationGetNumResults(op) != 1) return false;
   if (!mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0)))) return false;
-  const char *k = tile_op_kind(op);
-  if (k)
-    return !strcmp(k, "range") || !strcmp(k, "splat") || !strcmp(k, "broadcast") || !strcmp(k, "expand_dims") ||
-           !strcmp(k, "reshape") || !strcmp(k, "addptr") || !strcmp(k, "bitcast") || !strcmp(k, "ptr_to_int") ||
-           !strcmp(k, "int_to_ptr") || !strcmp(k, "trans") || !strcmp(k, "hint");
+  if (tile_op_of(op)) return tile_op_has(op, TILE_TRAIT_LAZY);
   return tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math");
 }
 
@@ -298,22 +294,22 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
   MlirType elem = mlirShapedTypeGetElementType(t);
   int64_t shape[TC_RANK];
   int rank = tc_shape_of(t, shape);
-  const char *k = tile_op_kind(op);
+  tile_op_id k = tile_op_of(op);
   MlirType i32 = tcb_int_type(L->ctx, 32);
-  if (k && !strcmp(k, "range")) {
+  if (k && k == TILE_RANGE) {
     MlirValue s = tcb_const_int(b, i32, tile_int_attr(op, "start", 0));
     MlirValue first = tcb_binary(b, "arith.addi", tcb_cast(b, "arith.index_cast", pos->idx[0], i32), s);
     r.vec = pos->chunked ? tcb_binary(b, "arith.addi", tc_splat_vec(b, first, c->width), iota(b, c->width)) : first;
-  } else if (k && (!strcmp(k, "splat") || !strcmp(k, "hint"))) {
+  } else if (k && (k == TILE_SPLAT || k == TILE_HINT)) {
     r = tc_eval(c, mlirOperationGetOperand(op, 0), pos);
-  } else if (k && (!strcmp(k, "broadcast") || !strcmp(k, "expand_dims") || !strcmp(k, "reshape"))) {
+  } else if (k && (k == TILE_BROADCAST || k == TILE_EXPAND_DIMS || k == TILE_RESHAPE)) {
     MlirValue src = mlirOperationGetOperand(op, 0);
     int64_t sshape[TC_RANK];
     int srank = tc_shape_of(mlirValueGetType(src), sshape);
     tc_pos sp = {.rank = srank};
     bool last_kept = false; /* does the result's last dim come from the source's last dim? */
     bool ok = true;
-    if (!strcmp(k, "broadcast")) {
+    if (k == TILE_BROADCAST) {
       for (int d = 0; d < srank; d++) sp.idx[d] = sshape[d] == 1 && shape[d] != 1 ? tcb_const_index(b, 0) : pos->idx[d];
       last_kept = !(sshape[srank - 1] == 1 && shape[rank - 1] != 1);
     } else {
@@ -327,7 +323,7 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
       for (int d = 0; ok && d < nr; d++) ok = ns[d] == rs[d];
       /* Same rule as the driver (lower.c): a chunk of the result's last dim must be a chunk
        * of the source's last dim, else the reshape reads the materialized source. */
-      if (ok && !strcmp(k, "reshape") && !(shape[rank - 1] == 1 || sshape[srank - 1] != 1)) ok = false;
+      if (ok && k == TILE_RESHAPE && !(shape[rank - 1] == 1 || sshape[srank - 1] != 1)) ok = false;
       if (ok) {
         MlirValue nz[TC_RANK];
         int n = 0;
@@ -360,7 +356,7 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
       sp.chunked = pos->chunked;
       r = tc_eval(c, src, &sp);
     }
-  } else if (k && !strcmp(k, "addptr")) {
+  } else if (k && k == TILE_ADDPTR) {
     tc_cval p = tc_eval(c, mlirOperationGetOperand(op, 0), pos);
     tc_cval o = tc_eval(c, mlirOperationGetOperand(op, 1), pos);
     r = p;
@@ -371,9 +367,9 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
       widen_pair(b, &x, &y);
       r.vec = tcb_binary(b, "arith.addi", x, y);
     }
-  } else if (k && !strcmp(k, "load")) {
+  } else if (k && k == TILE_LOAD) {
     r = tc_eval_load(c, op, pos);
-  } else if (k && !strcmp(k, "trans")) {
+  } else if (k && k == TILE_TRANS) {
     /* out[i..] = src[perm^-1 ...]: read the materialized source at the permuted index. */
     MlirValue src = mlirOperationGetOperand(op, 0);
     tc_special *s = tc_special_of(L, src);
@@ -410,7 +406,7 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
       r.vec = tcb_op1(b, "vector.gather", tc_vec_type(L->ctx, c->width, mem), 5, ops, 0, NULL);
       if (!mlirTypeEqual(mem, elem)) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, mlirValueGetType(r.vec), 0));
     }
-  } else if (k && !strcmp(k, "gather")) {
+  } else if (k && k == TILE_GATHER) {
     /* out[pos] = src[pos with dim axis replaced by index[pos]] from the materialized src */
     MlirValue src = mlirOperationGetOperand(op, 0);
     tc_special *s = tc_special_of(L, src);
@@ -460,11 +456,11 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
     MlirAttribute v = pos->chunked ? mlirDenseElementsAttrSplatGet(st, a) : a;
     MlirNamedAttribute na = tcb_named(L->ctx, "value", v);
     r.vec = tcb_op1(b, "arith.constant", st, 0, NULL, 1, &na);
-  } else if (k && (!strcmp(k, "ptr_to_int") || !strcmp(k, "int_to_ptr") || !strcmp(k, "bitcast"))) {
+  } else if (k && (k == TILE_PTR_TO_INT || k == TILE_INT_TO_PTR || k == TILE_BITCAST)) {
     tc_cval s = tc_eval(c, mlirOperationGetOperand(op, 0), pos);
     MlirType sel = mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetOperand(op, 0)));
     MlirType i64 = tcb_int_type(L->ctx, 64);
-    if (!strcmp(k, "ptr_to_int") || (!strcmp(k, "bitcast") && tile_type_is_ptr(elem))) {
+    if (k == TILE_PTR_TO_INT || (k == TILE_BITCAST && tile_type_is_ptr(elem))) {
       /* address = base + offset * sizeof(pointee) */
       MlirValue base = tcb_cast(b, "llvm.ptrtoint", s.base, i64);
       MlirValue addr = pos->chunked ? tc_splat_vec(b, base, c->width) : base;
@@ -476,12 +472,12 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
         off = tcb_binary(b, "arith.muli", off, tcb_const_int(b, wt, sz));
         addr = tcb_binary(b, "arith.addi", addr, off);
       }
-      if (!strcmp(k, "ptr_to_int")) {
+      if (k == TILE_PTR_TO_INT) {
         r.vec = addr;
       } else {
         r = address_to_pointer(c, addr, elem, pos->chunked);
       }
-    } else if (!strcmp(k, "int_to_ptr")) {
+    } else if (k == TILE_INT_TO_PTR) {
       r = address_to_pointer(c, s.vec, elem, pos->chunked);
     } else {
       MlirType to = pos->chunked ? tc_vec_type(L->ctx, c->width, elem) : elem;

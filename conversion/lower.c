@@ -90,7 +90,7 @@ static bool escapes(tc_lower *L, MlirValue v, int depth) {
   if (depth > 64) return true;
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
     MlirOperation user = mlirOpOperandGetOwner(u);
-    if (tc_is_lazy_op(user) && !tc_op_is(user, "tile.trans")) {
+    if (tc_is_lazy_op(user) && !(tile_op_of(user) == TILE_TRANS)) {
       if (escapes(L, mlirOperationGetResult(user, 0), depth + 1)) return true;
     } else if (!in_group(L, user)) {
       /* The block's yield is evaluated right after this flush: with no store in the
@@ -113,12 +113,7 @@ static bool same_shape(MlirType a, MlirType b) {
   return true;
 }
 
-static bool is_root(MlirOperation op) {
-  const char *k = tile_op_kind(op);
-  return k && (!strcmp(k, "store") || !strcmp(k, "reduce") || !strcmp(k, "dot") || !strcmp(k, "trans") || !strcmp(k, "gather") ||
-               !strcmp(k, "sort") ||
-               !strcmp(k, "reshape") || !strcmp(k, "scan"));
-}
+static bool is_root(MlirOperation op) { return tile_op_has(op, TILE_TRAIT_ROOT); }
 
 typedef struct store_nest {
   MlirOperation *stores;
@@ -187,7 +182,7 @@ static bool read_after_store(tc_lower *L, MlirValue v) {
       tc_valmap_free(&seen);
       if (uses) return true;
     }
-    if (tc_op_is(op, "tile.store")) stored = true;
+    if ((tile_op_of(op) == TILE_STORE)) stored = true;
   }
   return false;
 }
@@ -221,9 +216,9 @@ static MlirValue ptr_root(MlirValue v, bool loops) {
       v = init;
       continue;
     }
-    const char *k = tile_op_kind(mlirOpResultGetOwner(v));
-    if (!k || (strcmp(k, "addptr") && strcmp(k, "splat") && strcmp(k, "broadcast") && strcmp(k, "expand_dims") &&
-               strcmp(k, "reshape") && strcmp(k, "trans") && strcmp(k, "hint")))
+    tile_op_id k = tile_op_of(mlirOpResultGetOwner(v));
+    if (!k || (k != TILE_ADDPTR && k != TILE_SPLAT && k != TILE_BROADCAST && k != TILE_EXPAND_DIMS &&
+               k != TILE_RESHAPE && k != TILE_TRANS && k != TILE_HINT))
       break;
     v = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
   }
@@ -251,7 +246,7 @@ static bool same_expr(MlirValue a, MlirValue b, int depth) {
   MlirOperation x = mlirOpResultGetOwner(a), y = mlirOpResultGetOwner(b);
   if (!mlirIdentifierEqual(mlirOperationGetName(x), mlirOperationGetName(y)) ||
       mlirOpResultGetResultNumber(a) != mlirOpResultGetResultNumber(b) || mlirOperationGetNumRegions(x) ||
-      tc_op_is(x, "tile.load") || tc_op_is(x, "tile.atomic_rmw") || tc_op_is(x, "tile.atomic_cas") ||
+      (tile_op_of(x) == TILE_LOAD) || (tile_op_of(x) == TILE_ATOMIC_RMW) || (tile_op_of(x) == TILE_ATOMIC_CAS) ||
       tc_op_is(x, "func.call"))
     return false;
   intptr_t n = mlirOperationGetNumOperands(x), na = mlirOperationGetNumAttributes(x);
@@ -275,7 +270,7 @@ static bool overwritten_by_own_nest(tc_lower *L, MlirOperation load) {
   MlirValue v = mlirOperationGetResult(load, 0), ptr = mlirOperationGetOperand(load, 0);
   for (int i = 0; i < L->ngroup; i++) {
     MlirOperation st = L->group[i];
-    if (!tc_op_is(st, "tile.store")) continue;
+    if (!(tile_op_of(st) == TILE_STORE)) continue;
     MlirValue sp = mlirOperationGetOperand(st, 0);
     if (!may_alias(ptr, sp) || same_expr(ptr, sp, 0)) continue;
     tc_valmap seen;
@@ -292,8 +287,7 @@ static bool overwritten_by_own_nest(tc_lower *L, MlirOperation load) {
 /* ---- loads re-read where they are consumed ------------------------------------------ */
 
 static bool writes_memory(MlirOperation op) {
-  return tc_op_is(op, "tile.store") || tc_op_is(op, "tile.atomic_rmw") || tc_op_is(op, "tile.atomic_cas") ||
-         tc_op_is(op, "func.call");
+  return tile_op_has(op, TILE_TRAIT_WRITES) || tc_op_is(op, "func.call");
 }
 
 static MlirWalkResult find_write(MlirOperation op, void *user) {
@@ -375,7 +369,7 @@ static bool shared_costly(tc_lower *L, MlirValue v) {
 }
 
 bool tc_reduce_captures(tc_lower *L, MlirOperation op) {
-  if (!tc_op_is(op, "tile.reduce") || mlirOperationGetNumOperands(op) != 1) return false;
+  if (!(tile_op_of(op) == TILE_REDUCE) || mlirOperationGetNumOperands(op) != 1) return false;
   MlirValue v = mlirOperationGetOperand(op, 0);
   int64_t shape[TC_RANK];
   int rank = tc_shape_of(mlirValueGetType(v), shape);
@@ -410,7 +404,7 @@ void tc_flush(tc_lower *L) {
   for (int i = 0; i < L->ngroup; i++) {
     MlirOperation op = L->group[i];
     if (!is_root(op)) continue;
-    if (tc_op_is(op, "tile.store")) {
+    if ((tile_op_of(op) == TILE_STORE)) {
       MlirType t = mlirValueGetType(mlirOperationGetOperand(op, 0));
       if (!mlirTypeIsNull(last_store) && same_shape(t, last_store)) continue;
       last_store = t;
@@ -423,7 +417,7 @@ void tc_flush(tc_lower *L) {
    * the group, they are kept in buffers. */
   for (int i = 0; i < L->ngroup && !L->status; i++) {
     MlirOperation op = L->group[i];
-    if (!tc_op_is(op, "tile.load")) continue;
+    if (!(tile_op_of(op) == TILE_LOAD)) continue;
     MlirValue v = mlirOperationGetResult(op, 0);
     if (tc_special_of(L, v)) continue;
     if ((nests > 1 && read_after_store(L, v)) || (escapes(L, v, 0) && !rereadable(op)) ||
@@ -452,8 +446,8 @@ void tc_flush(tc_lower *L) {
     }
     tc_valmap_free(&seen);
     L->b.loc = mlirOperationGetLocation(op);
-    const char *k = tile_op_kind(op);
-    if (!strcmp(k, "store")) {
+    tile_op_id k = tile_op_of(op);
+    if (k == TILE_STORE) {
       store_nest s = {NULL, 0};
       MlirOperation buf[64];
       s.stores = buf;
@@ -462,7 +456,7 @@ void tc_flush(tc_lower *L) {
       for (; j < L->ngroup && s.n < 64; j++) {
         MlirOperation o = L->group[j];
         if (!is_root(o)) continue;
-        if (!tc_op_is(o, "tile.store") || !same_shape(mlirValueGetType(mlirOperationGetOperand(o, 0)), t)) break;
+        if (!(tile_op_of(o) == TILE_STORE) || !same_shape(mlirValueGetType(mlirOperationGetOperand(o, 0)), t)) break;
         buf[s.n++] = o;
       }
       i = j - 1;
@@ -473,15 +467,15 @@ void tc_flush(tc_lower *L) {
       int64_t shape[TC_RANK];
       int rank = tc_shape_of(t, shape);
       tc_emit_nest(L, rank, shape, common, store_body, &s);
-    } else if (!strcmp(k, "reduce")) {
+    } else if (k == TILE_REDUCE) {
       tc_emit_reduce(L, op);
-    } else if (!strcmp(k, "scan")) {
+    } else if (k == TILE_SCAN) {
       tc_emit_scan(L, op);
-    } else if (!strcmp(k, "dot")) {
+    } else if (k == TILE_DOT) {
       tc_emit_dot(L, op);
-    } else if (!strcmp(k, "sort")) {
+    } else if (k == TILE_SORT) {
       tc_emit_sort(L, op);
-    } else if (!strcmp(k, "trans") || !strcmp(k, "reshape") || !strcmp(k, "gather")) {
+    } else if (k == TILE_TRANS || k == TILE_RESHAPE || k == TILE_GATHER) {
       tc_materialize(L, mlirOperationGetOperand(op, 0));
     }
   }
@@ -492,7 +486,7 @@ void tc_flush(tc_lower *L) {
 }
 
 static void add_to_group(tc_lower *L, MlirOperation op) {
-  if (tc_op_is(op, "tile.load") && L->group_has_store) tc_flush(L);
+  if ((tile_op_of(op) == TILE_LOAD) && L->group_has_store) tc_flush(L);
   if (L->ngroup == L->capgroup) {
     int cap = L->capgroup ? 2 * L->capgroup : 64;
     MlirOperation *g = realloc(L->group, sizeof *L->group * (size_t)cap);
@@ -506,7 +500,7 @@ static void add_to_group(tc_lower *L, MlirOperation op) {
   L->group[L->ngroup++] = op;
   int *mark = tc_valmap_put(&L->in_group, op.ptr);
   if (mark) *mark = 1;
-  if (tc_op_is(op, "tile.store")) L->group_has_store = true;
+  if ((tile_op_of(op) == TILE_STORE)) L->group_has_store = true;
 }
 
 /* ---- ops ---------------------------------------------------------------------------- */
@@ -527,7 +521,7 @@ static void lower_scalar_generic(tc_lower *L, MlirOperation op) {
 
 void tc_lower_op(tc_lower *L, MlirOperation op) {
   L->b.loc = mlirOperationGetLocation(op);
-  const char *k = tile_op_kind(op);
+  tile_op_id k = tile_op_of(op);
   intptr_t nres = mlirOperationGetNumResults(op);
   MlirType r0 = nres ? mlirValueGetType(mlirOperationGetResult(op, 0)) : (MlirType){NULL};
   if (tc_op_is(op, "func.return")) {
@@ -554,7 +548,7 @@ void tc_lower_op(tc_lower *L, MlirOperation op) {
     tc_lower_while(L, op);
     return;
   }
-  if (k && (!strcmp(k, "print") || !strcmp(k, "assert"))) {
+  if (k && (k == TILE_PRINT || k == TILE_ASSERT)) {
     tc_flush(L);
     tc_lower_debug_op(L, op);
     return;
@@ -565,18 +559,18 @@ void tc_lower_op(tc_lower *L, MlirOperation op) {
     if (!L->status) tcb_op(&L->b, "llvm.intr.assume", 0, NULL, 1, &c, 1, &bundles);
     return;
   }
-  if (k && (!strcmp(k, "atomic_rmw") || !strcmp(k, "atomic_cas"))) {
+  if (k && (k == TILE_ATOMIC_RMW || k == TILE_ATOMIC_CAS)) {
     tc_flush(L);
     tc_lower_atomic(L, op);
     return;
   }
-  if (k && (!strcmp(k, "program_id") || !strcmp(k, "num_programs"))) {
+  if (k && (k == TILE_PROGRAM_ID || k == TILE_NUM_PROGRAMS)) {
     int axis = (int)tile_int_attr(op, "axis", 0);
     if (axis < 0 || axis > 2) axis = 0;
-    tc_map_scalar(L, mlirOperationGetResult(op, 0), !strcmp(k, "program_id") ? L->pid[axis] : L->grid[axis]);
+    tc_map_scalar(L, mlirOperationGetResult(op, 0), k == TILE_PROGRAM_ID ? L->pid[axis] : L->grid[axis]);
     return;
   }
-  if (k && !strcmp(k, "store")) {
+  if (k && k == TILE_STORE) {
     if (is_tile(mlirValueGetType(mlirOperationGetOperand(op, 0)))) {
       add_to_group(L, op);
     } else {
@@ -585,7 +579,7 @@ void tc_lower_op(tc_lower *L, MlirOperation op) {
     }
     return;
   }
-  if (k && !strcmp(k, "load")) {
+  if (k && k == TILE_LOAD) {
     if (is_tile(r0)) {
       add_to_group(L, op);
     } else {
@@ -594,36 +588,36 @@ void tc_lower_op(tc_lower *L, MlirOperation op) {
     }
     return;
   }
-  if (k && !strcmp(k, "reduce")) {
+  if (k && k == TILE_REDUCE) {
     add_to_group(L, op);
     if (!is_tile(r0)) tc_flush(L); /* scalar results are needed right away */
     return;
   }
-  if (k && (!strcmp(k, "dot") || !strcmp(k, "trans") || !strcmp(k, "scan") || !strcmp(k, "gather") || !strcmp(k, "sort"))) {
+  if (k && (k == TILE_DOT || k == TILE_TRANS || k == TILE_SCAN || k == TILE_GATHER || k == TILE_SORT)) {
     add_to_group(L, op);
     return;
   }
-  if (k && !strcmp(k, "reshape") && !reshape_is_unit(op)) {
+  if (k && k == TILE_RESHAPE && !reshape_is_unit(op)) {
     add_to_group(L, op);
     return;
   }
   if (nres == 1 && is_tile(r0) && tc_is_lazy_op(op)) return; /* evaluated where consumed */
-  if (k && !strcmp(k, "hint")) { /* scalars: the value itself */
+  if (k && k == TILE_HINT) { /* scalars: the value itself */
     tc_map_scalar(L, mlirOperationGetResult(op, 0), tc_scalar(L, mlirOperationGetOperand(op, 0)));
     return;
   }
-  if (k && !strcmp(k, "addptr")) {
+  if (k && k == TILE_ADDPTR) {
     MlirValue base = tc_scalar(L, mlirOperationGetOperand(op, 0));
     MlirValue off = tc_scalar(L, mlirOperationGetOperand(op, 1));
     if (L->status) return;
     tc_map_scalar(L, mlirOperationGetResult(op, 0), tc_scalar_addptr(L, &L->b, base, off, tile_ptr_pointee(r0)));
     return;
   }
-  if (k && (!strcmp(k, "ptr_to_int") || !strcmp(k, "int_to_ptr") || !strcmp(k, "bitcast"))) {
+  if (k && (k == TILE_PTR_TO_INT || k == TILE_INT_TO_PTR || k == TILE_BITCAST)) {
     MlirValue v = tc_scalar(L, mlirOperationGetOperand(op, 0));
     if (L->status) return;
     MlirType to = tc_lower_scalar_type(L, r0);
-    const char *name = !strcmp(k, "ptr_to_int") ? "llvm.ptrtoint" : !strcmp(k, "int_to_ptr") ? "llvm.inttoptr" : NULL;
+    const char *name = k == TILE_PTR_TO_INT ? "llvm.ptrtoint" : k == TILE_INT_TO_PTR ? "llvm.inttoptr" : NULL;
     MlirValue r = v;
     if (name) r = tcb_cast(&L->b, name, v, to);
     else if (!mlirTypeEqual(mlirValueGetType(v), to)) r = tcb_cast(&L->b, "arith.bitcast", v, to);
@@ -648,10 +642,10 @@ void tc_lower_op(tc_lower *L, MlirOperation op) {
 bool tc_is_pure_scalar_op(MlirOperation op) {
   if (mlirOperationGetNumResults(op) != 1 || mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0))))
     return false;
-  const char *k = tile_op_kind(op);
+  tile_op_id k = tile_op_of(op);
   if (k)
-    return !strcmp(k, "addptr") || !strcmp(k, "program_id") || !strcmp(k, "num_programs") || !strcmp(k, "hint") ||
-           !strcmp(k, "ptr_to_int") || !strcmp(k, "int_to_ptr") || !strcmp(k, "bitcast");
+    return k == TILE_ADDPTR || k == TILE_PROGRAM_ID || k == TILE_NUM_PROGRAMS || k == TILE_HINT ||
+           k == TILE_PTR_TO_INT || k == TILE_INT_TO_PTR || k == TILE_BITCAST;
   return tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math");
 }
 
@@ -661,7 +655,7 @@ static bool pure_cone(tc_lower *L, MlirValue v, int depth) {
   if (tile ? tc_special_of(L, v) != NULL : tc_valmap_get(&L->scalars, v.ptr) != NULL) return true;
   if (!mlirValueIsAOpResult(v)) return false;
   MlirOperation d = mlirOpResultGetOwner(v);
-  if (tile ? !tc_is_lazy_op(d) || tc_op_is(d, "tile.trans") || tc_op_is(d, "tile.reshape") : !tc_is_pure_scalar_op(d))
+  if (tile ? !tc_is_lazy_op(d) || (tile_op_of(d) == TILE_TRANS) || (tile_op_of(d) == TILE_RESHAPE) : !tc_is_pure_scalar_op(d))
     return false;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
     if (!pure_cone(L, mlirOperationGetOperand(d, i), depth + 1)) return false;

@@ -195,7 +195,7 @@ MlirValue tc_load_mask_within(tc_lower *L, MlirValue old, MlirType shape, int de
   int ra = tc_shape_of(mlirValueGetType(old), a), rb = tc_shape_of(shape, b);
   if (ra != rb || memcmp(a, b, sizeof(int64_t) * (size_t)ra)) return none;
   MlirOperation op = mlirOpResultGetOwner(old);
-  if (tc_op_is(op, "tile.load")) return tc_special_of(L, old) ? none : tile_load_mask(op);
+  if ((tile_op_of(op) == TILE_LOAD)) return tc_special_of(L, old) ? none : tile_load_mask(op);
   /* elementwise ops only: their operands are evaluated at the same positions */
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   if (!(name.length > 6 && (!memcmp(name.data, "arith.", 6) || !memcmp(name.data, "math.", 5)))) return none;

@@ -126,7 +126,7 @@ static MlirOperation store_fed_by(MlirValue v, int depth) {
   if (depth > 16) return (MlirOperation){NULL};
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
     MlirOperation user = mlirOpOperandGetOwner(u);
-    if (tc_op_is(user, "tile.store") && mlirOpOperandGetOperandNumber(u) == 1) return user;
+    if ((tile_op_of(user) == TILE_STORE) && mlirOpOperandGetOperandNumber(u) == 1) return user;
     if (tc_is_lazy_op(user)) {
       MlirOperation s = store_fed_by(mlirOperationGetResult(user, 0), depth + 1);
       if (!mlirOperationIsNull(s)) return s;

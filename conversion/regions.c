@@ -26,15 +26,15 @@ static MlirOperation terminator(MlirBlock b) {
 static MlirValue uniform_scalar(tc_lower *L, MlirValue v) {
   if (!mlirValueIsAOpResult(v)) return (MlirValue){NULL};
   MlirOperation d = mlirOpResultGetOwner(v);
-  if (tc_op_is(d, "tile.splat")) return mlirOperationGetOperand(d, 0);
-  if (tc_op_is(d, "tile.broadcast")) return uniform_scalar(L, mlirOperationGetOperand(d, 0));
+  if ((tile_op_of(d) == TILE_SPLAT)) return mlirOperationGetOperand(d, 0);
+  if ((tile_op_of(d) == TILE_BROADCAST)) return uniform_scalar(L, mlirOperationGetOperand(d, 0));
   return (MlirValue){NULL};
 }
 
 MlirValue tc_affine_step(tc_lower *L, MlirValue arg, MlirValue y) {
   if (!mlirValueIsAOpResult(y)) return (MlirValue){NULL};
   MlirOperation d = mlirOpResultGetOwner(y);
-  if (tc_op_is(d, "tile.addptr") && mlirValueEqual(mlirOperationGetOperand(d, 0), arg))
+  if ((tile_op_of(d) == TILE_ADDPTR) && mlirValueEqual(mlirOperationGetOperand(d, 0), arg))
     return uniform_scalar(L, mlirOperationGetOperand(d, 1));
   if (tc_op_is(d, "arith.addi")) {
     if (mlirValueEqual(mlirOperationGetOperand(d, 0), arg)) return uniform_scalar(L, mlirOperationGetOperand(d, 1));
@@ -47,8 +47,8 @@ bool tc_cone_reaches(MlirValue v, MlirValue target, bool moved_only, bool moved,
   if (mlirValueEqual(v, target)) return !moved_only || moved;
   if (depth > 256 || !mlirValueIsAOpResult(v)) return false;
   MlirOperation d = mlirOpResultGetOwner(v);
-  if (!tc_is_lazy_op(d) && !tc_op_is(d, "tile.load")) return false;
-  bool m = moved || tc_op_is(d, "tile.broadcast") || tc_op_is(d, "tile.expand_dims") || tc_op_is(d, "tile.reshape");
+  if (!tc_is_lazy_op(d) && !(tile_op_of(d) == TILE_LOAD)) return false;
+  bool m = moved || tile_op_has(d, TILE_TRAIT_MOVES_LANES);
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
     if (tc_cone_reaches(mlirOperationGetOperand(d, i), target, moved_only, m, depth + 1)) return true;
   return false;

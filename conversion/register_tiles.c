@@ -52,10 +52,7 @@ typedef struct reg_loop {
 static bool is_tile(MlirType t) { return mlirTypeIsARankedTensor(t); }
 
 /* Ops that read an operand at other positions than their own result's. */
-static bool moves_lanes(MlirOperation op) {
-  return tc_op_is(op, "tile.broadcast") || tc_op_is(op, "tile.expand_dims") || tc_op_is(op, "tile.reshape") ||
-         tc_op_is(op, "tile.trans");
-}
+static bool moves_lanes(MlirOperation op) { return tile_op_has(op, TILE_TRAIT_MOVES_LANES); }
 
 /* The body computes only lazily evaluated tiles, tile loads and scalars, and no value
  * derived from a carried tile is read at a moved position. */
@@ -78,7 +75,7 @@ static bool lanewise_body(reg_loop *s) {
     for (intptr_t k = 0; k < nops; k++)
       if (tc_valmap_get(&dep, mlirOperationGetOperand(op, k).ptr)) deps = true;
     if (is_tile(mlirValueGetType(res))) {
-      if (tc_op_is(op, "tile.trans") || tc_op_is(op, "tile.reshape") || (!tc_is_lazy_op(op) && !tc_op_is(op, "tile.load")) ||
+      if ((tile_op_of(op) == TILE_TRANS) || (tile_op_of(op) == TILE_RESHAPE) || (!tc_is_lazy_op(op) && !(tile_op_of(op) == TILE_LOAD)) ||
           (deps && moves_lanes(op))) {
         ok = false;
         break;
@@ -86,7 +83,7 @@ static bool lanewise_body(reg_loop *s) {
       if (deps) *(int *)tc_valmap_put(&dep, res.ptr) = 1;
       continue;
     }
-    ok = tc_is_pure_scalar_op(op) || tc_op_is(op, "tile.load"); /* a scalar load runs once an iteration */
+    ok = tc_is_pure_scalar_op(op) || (tile_op_of(op) == TILE_LOAD); /* a scalar load runs once an iteration */
   }
   tc_valmap_free(&dep);
   return ok;

@@ -142,18 +142,37 @@ void tile_build_store(tc_builder *b, MlirValue ptr, MlirValue value, MlirValue m
   tcb_op(b, "tile.store", 0, NULL, 2 + seg[2], ops, 1, &a);
 }
 
-const char *tile_op_kind(MlirOperation op) {
-  /* Interned names: callers keep the pointer across other calls. */
-  static const char *const kinds[] = {
-      "program_id", "num_programs", "range", "splat", "broadcast", "expand_dims", "reshape", "trans",
-      "join", "split", "cat", "addptr", "ptr_to_int", "int_to_ptr", "bitcast", "load", "store",
-      "atomic_rmw", "atomic_cas", "dot", "reduce", "scan", "gather", "histogram", "extern_elementwise",
-      "print", "assert", "hint", "sort"};
+static const struct {
+  const char *name, *full;
+  unsigned traits;
+} op_table[TILE_OP_COUNT] = {
+    [TILE_NOT_TILE] = {"", "", 0},
+#define TILE_OP(ID, nm, tr) [TILE_##ID] = {#nm, "tile." #nm, tr},
+#include "dialects/tile_ops.def"
+};
+
+tile_op_id tile_op_of(MlirOperation op) {
   MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
-  if (s.length < 6 || strncmp(s.data, "tile.", 5) != 0) return NULL;
-  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-    if (strlen(kinds[i]) == s.length - 5 && !memcmp(kinds[i], s.data + 5, s.length - 5)) return kinds[i];
-  return "unknown";
+  if (s.length < 6 || strncmp(s.data, "tile.", 5) != 0) return TILE_NOT_TILE;
+  for (int i = 1; i < TILE_OP_COUNT; i++)
+    if (strlen(op_table[i].name) == s.length - 5 && !memcmp(op_table[i].name, s.data + 5, s.length - 5))
+      return (tile_op_id)i;
+  return TILE_NOT_TILE; /* not in the table: the IRDL file and tile_ops.def disagree */
+}
+
+const char *tile_op_name(tile_op_id id) { return id > 0 && id < TILE_OP_COUNT ? op_table[id].name : "?"; }
+
+bool tile_op_has(MlirOperation op, unsigned mask) { return (op_table[tile_op_of(op)].traits & mask) != 0; }
+
+MlirOperation tile_build_op(tc_builder *b, tile_op_id id, intptr_t nresults, const MlirType *results,
+                            intptr_t noperands, const MlirValue *operands, intptr_t nattrs,
+                            const MlirNamedAttribute *attrs) {
+  return tcb_op(b, op_table[id].full, nresults, results, noperands, operands, nattrs, attrs);
+}
+
+MlirValue tile_build_op1(tc_builder *b, tile_op_id id, MlirType result, intptr_t noperands, const MlirValue *operands,
+                         intptr_t nattrs, const MlirNamedAttribute *attrs) {
+  return tcb_op1(b, op_table[id].full, result, noperands, operands, nattrs, attrs);
 }
 
 static int32_t segment(MlirOperation op, int i) {

@@ -34,8 +34,35 @@ MlirValue tile_build_load(tc_builder *b, MlirValue ptr, MlirValue mask, MlirValu
                           MlirType result);
 void tile_build_store(tc_builder *b, MlirValue ptr, MlirValue value, MlirValue mask);
 
-/* Name of an op without the dialect prefix if it is a tile op, else NULL. */
-const char *tile_op_kind(MlirOperation op);
+/* ---- the op table (dialects/tile_ops.def) -------------------------------------------- */
+enum {
+  TILE_TRAIT_LAZY = 1,        /* pure, evaluated lane by lane where consumed */
+  TILE_TRAIT_MOVES_LANES = 2, /* result lanes read other operand lanes */
+  TILE_TRAIT_ROOT = 4,        /* runs its own loop nest over memory */
+  TILE_TRAIT_WRITES = 8,      /* writes memory */
+};
+
+typedef enum tile_op_id {
+  TILE_NOT_TILE = 0, /* an op of another dialect */
+#define TILE_OP(ID, name, traits) TILE_##ID,
+#include "dialects/tile_ops.def"
+  TILE_OP_COUNT
+} tile_op_id;
+
+/* Which tile op `op` is (TILE_NOT_TILE for arith, scf, func, ... ops). */
+tile_op_id tile_op_of(MlirOperation op);
+/* The op's name without the "tile." prefix ("load"), for messages. */
+const char *tile_op_name(tile_op_id id);
+/* Does `op` have one of the traits in `mask` (TILE_TRAIT_*)? False for non-tile ops. */
+bool tile_op_has(MlirOperation op, unsigned mask);
+/* A tile op with the given operands, attributes and result types, for the ops whose
+ * operands need no more than that (the others have typed builders below). */
+MlirOperation tile_build_op(tc_builder *b, tile_op_id id, intptr_t nresults, const MlirType *results,
+                            intptr_t noperands, const MlirValue *operands, intptr_t nattrs,
+                            const MlirNamedAttribute *attrs);
+/* The same with one result, returned as a value. */
+MlirValue tile_build_op1(tc_builder *b, tile_op_id id, MlirType result, intptr_t noperands, const MlirValue *operands,
+                         intptr_t nattrs, const MlirNamedAttribute *attrs);
 /* Optional operand access for load/store (by segment). Null value when absent. */
 MlirValue tile_load_mask(MlirOperation load);
 MlirValue tile_load_other(MlirOperation load);

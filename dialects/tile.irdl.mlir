@@ -67,24 +67,6 @@ irdl.dialect @tile {
     irdl.operands(value: %s)
     irdl.results(result: %t)
   }
-  irdl.operation @join {             // two tiles -> new minor dim of 2
-    %s = irdl.any
-    %t = irdl.any
-    irdl.operands(lhs: %s, rhs: %s)
-    irdl.results(result: %t)
-  }
-  irdl.operation @split {            // minor dim of 2 -> two tiles
-    %s = irdl.any
-    %t = irdl.any
-    irdl.operands(value: %s)
-    irdl.results(lhs: %t, rhs: %t)
-  }
-  irdl.operation @cat {              // concatenation along dim 0
-    %s = irdl.any
-    %t = irdl.any
-    irdl.operands(lhs: %s, rhs: %s)
-    irdl.results(result: %t)
-  }
 
   // --- pointers and casts -----------------------------------------------------------
   irdl.operation @addptr {           // ptr (+tile) + element offset (tile) -> ptr (tile)
@@ -211,22 +193,6 @@ irdl.dialect @tile {
     irdl.attributes {"axis" = %a}
     irdl.operands(src: %s, index: %i)
     irdl.results(result: %r)
-  }
-  irdl.operation @histogram {        // {num_bins}
-    %s = irdl.any
-    %t = irdl.any
-    %n = irdl.any
-    irdl.attributes {"num_bins" = %n}
-    irdl.operands(value: %s)
-    irdl.results(result: %t)
-  }
-  irdl.operation @extern_elementwise { // {symbol = "name", pure}
-    %s = irdl.any
-    %t = irdl.any
-    %n = irdl.any
-    irdl.attributes {"symbol" = %n}
-    irdl.operands(args: variadic %s)
-    irdl.results(result: %t)
   }
 
   irdl.operation @sort {             // {descending : bool, unsigned : bool} along the last dim

@@ -30,28 +30,28 @@ static tilec_status *fail(MlirOperation op, const char *what) {
 }
 
 static tilec_status *check_op(MlirOperation op) {
-  const char *k = tile_op_kind(op);
+  tile_op_id k = tile_op_of(op);
   if (!k) return NULL;
   intptr_t nops = mlirOperationGetNumOperands(op);
   MlirType r0 = mlirOperationGetNumResults(op) ? mlirValueGetType(mlirOperationGetResult(op, 0))
                                                 : (MlirType){NULL};
-  if (!strcmp(k, "splat")) {
+  if (k == TILE_SPLAT) {
     if (!mlirTypeIsARankedTensor(r0)) return fail(op, "result must be a ranked tensor");
     if (!mlirTypeEqual(mlirShapedTypeGetElementType(r0), mlirValueGetType(mlirOperationGetOperand(op, 0))))
       return fail(op, "result element type differs from the scalar operand");
-  } else if (!strcmp(k, "range")) {
+  } else if (k == TILE_RANGE) {
     int64_t s = tile_int_attr(op, "start", 0), e = tile_int_attr(op, "end", 0);
     if (!mlirTypeIsARankedTensor(r0) || mlirShapedTypeGetRank(r0) != 1 ||
         mlirShapedTypeGetDimSize(r0, 0) != e - s)
       return fail(op, "result must be tensor<(end - start) x i32>");
-  } else if (!strcmp(k, "addptr")) {
+  } else if (k == TILE_ADDPTR) {
     MlirType p = mlirValueGetType(mlirOperationGetOperand(op, 0));
     MlirType o = mlirValueGetType(mlirOperationGetOperand(op, 1));
     if (!same_shape(p, o)) return fail(op, "pointer and offset shapes differ");
     if (!tcb_is_int(tcb_element_type(o))) return fail(op, "offset must be an integer");
     if (!tile_type_is_ptr(tcb_element_type(p))) return fail(op, "operand 0 must be a pointer");
-  } else if (!strcmp(k, "load") || !strcmp(k, "store")) {
-    bool is_load = !strcmp(k, "load");
+  } else if (k == TILE_LOAD || k == TILE_STORE) {
+    bool is_load = k == TILE_LOAD;
     MlirType p = mlirValueGetType(mlirOperationGetOperand(op, 0));
     MlirType v = is_load ? r0 : mlirValueGetType(mlirOperationGetOperand(op, 1));
     if (!tile_type_is_ptr(tcb_element_type(p))) return fail(op, "operand 0 must be a pointer");
@@ -70,7 +70,7 @@ static tilec_status *check_op(MlirOperation op) {
     if (is_load && !mlirValueIsNull(tile_load_other(op)) &&
         !mlirTypeEqual(mlirValueGetType(tile_load_other(op)), v))
       return fail(op, "'other' type differs from the result type");
-  } else if (!strcmp(k, "broadcast")) {
+  } else if (k == TILE_BROADCAST) {
     MlirType s = mlirValueGetType(mlirOperationGetOperand(op, 0));
     if (!mlirTypeIsARankedTensor(s) || !mlirTypeIsARankedTensor(r0) ||
         mlirShapedTypeGetRank(s) != mlirShapedTypeGetRank(r0))
@@ -79,7 +79,7 @@ static tilec_status *check_op(MlirOperation op) {
       int64_t a = mlirShapedTypeGetDimSize(s, i), b = mlirShapedTypeGetDimSize(r0, i);
       if (a != b && a != 1) return fail(op, "broadcast dimension is neither equal nor 1");
     }
-  } else if (!strcmp(k, "expand_dims")) {
+  } else if (k == TILE_EXPAND_DIMS) {
     MlirType s = mlirValueGetType(mlirOperationGetOperand(op, 0));
     if (!mlirTypeIsARankedTensor(s) || !mlirTypeIsARankedTensor(r0) ||
         mlirShapedTypeGetRank(s) + 1 != mlirShapedTypeGetRank(r0))

@@ -555,7 +555,7 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     MlirNamedAttribute at[2] = {
         tcb_named(cg->ctx, "kind", mlirStringAttrGet(cg->ctx, mlirStringRefCreateFromCString(name))),
         tcb_named(cg->ctx, "values", mlirDenseI64ArrayGet(cg->ctx, r, vals))};
-    MlirValue h = tcb_op1(&cg->b, "tile.hint", mlirValueGetType(x.v), 1, &x.v, 2, at);
+    MlirValue h = tile_build_op1(&cg->b, TILE_HINT, mlirValueGetType(x.v), 1, &x.v, 2, at);
     x.v = h;
     return x;
   }

@@ -39,7 +39,7 @@ static tc_val rmw(tc_cg *cg, const char *kind, tc_val ptr, tc_val val, const tc_
   MlirNamedAttribute at[2] = {
       tcb_named(cg->ctx, "kind", mlirStringAttrGet(cg->ctx, mlirStringRefCreateFromCString(kind))),
       tcb_named(cg->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 3, seg))};
-  return tv_tensor(tcb_op1(&cg->b, "tile.atomic_rmw", rt, 2 + seg[2], ops, 2, at), val.ty, val.rank, val.shape);
+  return tv_tensor(tile_build_op1(&cg->b, TILE_ATOMIC_RMW, rt, 2 + seg[2], ops, 2, at), val.ty, val.rank, val.shape);
 }
 
 /* Float atomic_max/min as Triton defines them (semantic.py): on the bits, a value with the
@@ -134,7 +134,7 @@ bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, 
   if (cas) {
     MlirType rt = cg_tensor_type(cg, elem, rank, shape);
     MlirValue ops[3] = {ptr.v, cmp.v, val.v};
-    *out = tv_tensor(tcb_op1(&cg->b, "tile.atomic_cas", rt, 3, ops, 0, NULL), elem, rank, shape);
+    *out = tv_tensor(tile_build_op1(&cg->b, TILE_ATOMIC_CAS, rt, 3, ops, 0, NULL), elem, rank, shape);
     return true;
   }
   bool has_mask = !cg_is_none(maskp);

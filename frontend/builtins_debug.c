@@ -43,7 +43,7 @@ tc_val cg_device_print(tc_cg *cg, const char *prefix, size_t plen, const tc_val 
                                  tcb_named(cg->ctx, "hex", mlirBoolAttrGet(cg->ctx, hex)),
                                  tcb_named(cg->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg))};
   cg_set_loc(cg, loc);
-  tcb_op(&cg->b, "tile.print", 0, NULL, n, vs, 3, attrs);
+  tile_build_op(&cg->b, TILE_PRINT, 0, NULL, n, vs, 3, attrs);
   return tv_none();
 }
 
@@ -61,7 +61,7 @@ tc_val cg_device_assert(tc_cg *cg, tc_val cond, const char *msg, size_t mlen, co
   if (cg->err) return c;
   MlirNamedAttribute a = tcb_named(cg->ctx, "message", str(cg, msg, mlen));
   cg_set_loc(cg, loc);
-  tcb_op(&cg->b, "tile.assert", 0, NULL, 1, &c.v, 1, &a);
+  tile_build_op(&cg->b, TILE_ASSERT, 0, NULL, 1, &c.v, 1, &a);
   cg->uses_assert = true;
   return tv_none();
 }

@@ -100,7 +100,7 @@ static tc_val trans(tc_cg *cg, tc_val x, const int *order, tc_loc loc) {
   int32_t o[TC_MAX_RANK];
   for (int i = 0; i < x.rank; i++) o[i] = order[i];
   MlirNamedAttribute na = tcb_named(cg->ctx, "order", mlirDenseI32ArrayGet(cg->ctx, x.rank, o));
-  MlirValue r = tcb_op1(&cg->b, "tile.trans", cg_tensor_type(cg, x.ty, x.rank, s), 1, &x.v, 1, &na);
+  MlirValue r = tile_build_op1(&cg->b, TILE_TRANS, cg_tensor_type(cg, x.ty, x.rank, s), 1, &x.v, 1, &na);
   return tv_tensor(r, x.ty, x.rank, s);
 }
 
@@ -121,7 +121,7 @@ static tc_val gather_op(tc_cg *cg, tc_val src, tc_val idx, int axis, tc_loc loc)
   MlirValue ops[2] = {src.v, idx.v};
   MlirNamedAttribute na = tcb_named(cg->ctx, "axis", mlirIntegerAttrGet(mlirIntegerTypeGet(cg->ctx, 32), axis));
   cg_set_loc(cg, loc);
-  MlirValue r = tcb_op1(&cg->b, "tile.gather", cg_tensor_type(cg, src.ty, idx.rank, idx.shape), 2, ops, 1, &na);
+  MlirValue r = tile_build_op1(&cg->b, TILE_GATHER, cg_tensor_type(cg, src.ty, idx.rank, idx.shape), 2, ops, 1, &na);
   return tv_tensor(r, src.ty, idx.rank, idx.shape);
 }
 
@@ -261,7 +261,7 @@ static tc_val reduce(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool ke
       tcb_named(cg->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg)),
       tcb_named(cg->ctx, "resultSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg))};
   cg_set_loc(cg, loc);
-  MlirOperation op = tcb_op(&cg->b, "tile.reduce", n, rtypes, n, ops, 4, attrs);
+  MlirOperation op = tile_build_op(&cg->b, TILE_REDUCE, n, rtypes, n, ops, 4, attrs);
   tc_val out[8];
   for (int i = 0; i < n; i++) {
     out[i] = tv_tensor(mlirOperationGetResult(op, i), tys[i], rr, rs);
@@ -313,7 +313,7 @@ static tc_val scan(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool reve
       tcb_named(cg->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg)),
       tcb_named(cg->ctx, "resultSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg))};
   cg_set_loc(cg, loc);
-  MlirOperation op = tcb_op(&cg->b, "tile.scan", n, rtypes, n, ops, 5, attrs);
+  MlirOperation op = tile_build_op(&cg->b, TILE_SCAN, n, rtypes, n, ops, 5, attrs);
   if (n == 1) return tv_tensor(mlirOperationGetResult(op, 0), tys[0], xs[0].rank, xs[0].shape);
   tc_val t = {.kind = TV_TUPLE, .nitems = n};
   t.items = cg_alloc(cg, sizeof(tc_val) * (size_t)n);
@@ -382,7 +382,7 @@ static tc_val dot(tc_cg *cg, tc_callargs *args, tc_loc loc) {
   }
   MlirValue ops[3] = {a.v, b.v, acc.v};
   cg_set_loc(cg, loc);
-  MlirValue res = tcb_op1(&cg->b, "tile.dot", cg_tensor_type(cg, out, r, cs), 3, ops, 0, NULL);
+  MlirValue res = tile_build_op1(&cg->b, TILE_DOT, cg_tensor_type(cg, out, r, cs), 3, ops, 0, NULL);
   return tv_tensor(res, out, r, cs);
 }
 
@@ -588,7 +588,7 @@ bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc
     MlirNamedAttribute at[2] = {tcb_named(cg->ctx, "descending", mlirBoolAttrGet(cg->ctx, desc)),
                                 tcb_named(cg->ctx, "unsigned", mlirBoolAttrGet(cg->ctx, tc_ty_is_int(x.ty) && !tc_ty_is_signed(x.ty)))};
     cg_set_loc(cg, loc);
-    MlirValue r = tcb_op1(&cg->b, "tile.sort", mlirValueGetType(x.v), 1, &x.v, 2, at);
+    MlirValue r = tile_build_op1(&cg->b, TILE_SORT, mlirValueGetType(x.v), 1, &x.v, 2, at);
     tc_val sorted = tv_tensor(r, x.ty, x.rank, x.shape);
     if (!topk) {
       *out = sorted;
