@@ -238,28 +238,6 @@ static bool may_alias(MlirValue p, MlirValue q) {
   return mlirValueEqual(a, b) || !is_kernel_param(a) || !is_kernel_param(b);
 }
 
-/* Do a and b compute the same value (same pure ops on the same operands)? */
-static bool same_expr(MlirValue a, MlirValue b, int depth) {
-  if (mlirValueEqual(a, b)) return true;
-  if (depth > 32 || !mlirValueIsAOpResult(a) || !mlirValueIsAOpResult(b)) return false;
-  if (!mlirTypeEqual(mlirValueGetType(a), mlirValueGetType(b))) return false;
-  MlirOperation x = mlirOpResultGetOwner(a), y = mlirOpResultGetOwner(b);
-  if (!mlirIdentifierEqual(mlirOperationGetName(x), mlirOperationGetName(y)) ||
-      mlirOpResultGetResultNumber(a) != mlirOpResultGetResultNumber(b) || mlirOperationGetNumRegions(x) ||
-      (tile_op_of(x) == TILE_LOAD) || (tile_op_of(x) == TILE_ATOMIC_RMW) || (tile_op_of(x) == TILE_ATOMIC_CAS) ||
-      tc_op_is(x, "func.call"))
-    return false;
-  intptr_t n = mlirOperationGetNumOperands(x), na = mlirOperationGetNumAttributes(x);
-  if (n != mlirOperationGetNumOperands(y) || na != mlirOperationGetNumAttributes(y)) return false;
-  for (intptr_t i = 0; i < na; i++) {
-    MlirNamedAttribute ax = mlirOperationGetAttribute(x, i), ay = mlirOperationGetAttribute(y, i);
-    if (!mlirIdentifierEqual(ax.name, ay.name) || !mlirAttributeEqual(ax.attribute, ay.attribute)) return false;
-  }
-  for (intptr_t i = 0; i < n; i++)
-    if (!same_expr(mlirOperationGetOperand(x, i), mlirOperationGetOperand(y, i), depth + 1)) return false;
-  return true;
-}
-
 /* A store nest evaluates its loads chunk by chunk, after the stores of earlier chunks. A
  * load that reads each element where the store writes it sees what it would have seen
  * before any store; one that reads elsewhere in memory the store may write (a row loaded
@@ -272,7 +250,7 @@ static bool overwritten_by_own_nest(tc_lower *L, MlirOperation load) {
     MlirOperation st = L->group[i];
     if (!(tile_op_of(st) == TILE_STORE)) continue;
     MlirValue sp = mlirOperationGetOperand(st, 0);
-    if (!may_alias(ptr, sp) || same_expr(ptr, sp, 0)) continue;
+    if (!may_alias(ptr, sp) || tc_same_value(ptr, sp, 0)) continue;
     tc_valmap seen;
     tc_valmap_init(&seen, sizeof(int));
     bool uses = false;

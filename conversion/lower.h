@@ -202,6 +202,17 @@ void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirVa
 /* --- mask.c: masks that are bounds on the last dimension ------------------------------ */
 /* If mask is "lane < bound" along the last dim at row position `row` (last index 0),
  * returns the bound as an index clamped to [0, n]; null otherwise. */
+/* What the bound analysis finds in a mask over rows of n lanes (conversion/mask.c):
+ * ROW  — constant along the last dim (the row is in or out; a = the mask);
+ * LESS — a < c (a <= c when inclusive), a contiguous and c constant along the last dim;
+ * AND  — a & c, both bounds. */
+enum { TC_BOUND_NONE = 0, TC_BOUND_ROW, TC_BOUND_LESS, TC_BOUND_AND };
+typedef struct tc_bound {
+  int kind;
+  MlirValue a, c;
+  bool inclusive, is_unsigned;
+} tc_bound;
+bool tc_bound_plan(tc_axis_analysis *ax, MlirValue mask, int64_t n, tc_bound *out);
 MlirValue tc_mask_bound(tc_chunk *pre, MlirValue mask, const tc_pos *row, int64_t n);
 /* Do a and b compute the same tile: equal values, or the same lazily evaluated op with
  * equal attributes over the same operands (`cols < N` written twice)? */

@@ -17,29 +17,31 @@ enum { P_EQ, P_NE, P_SLT, P_SLE, P_SGT, P_SGE, P_ULT, P_ULE, P_UGT, P_UGE };
 
 static int last_dim(const tc_axis *a) { return a->rank > 0 ? a->rank - 1 : 0; }
 
-MlirValue tc_mask_bound(tc_chunk *pre, MlirValue mask, const tc_pos *row, int64_t n) {
-  MlirValue none = {NULL};
-  tc_lower *L = pre->L;
-  tc_builder *b = &pre->b;
-  if (mlirValueIsNull(mask) || !mlirTypeIsARankedTensor(mlirValueGetType(mask))) return none;
-  tc_axis mx = tc_axis_of(&L->axis, mask);
-  MlirType i64 = tcb_int_type(L->ctx, 64);
+/* ---- the analysis: which masks are a bound, and of what form ------------------------ */
+
+bool tc_bound_plan(tc_axis_analysis *ax, MlirValue mask, int64_t n, tc_bound *out) {
+  memset(out, 0, sizeof *out);
+  if (mlirValueIsNull(mask) || !mlirTypeIsARankedTensor(mlirValueGetType(mask))) return false;
+  tc_axis mx = tc_axis_of(ax, mask);
   if (mx.rank && mx.constancy[last_dim(&mx)] >= n) {
     /* Constant along the last dim: the whole row is in or out. */
-    MlirValue rp = tc_eval(pre, mask, row).vec;
-    if (L->status) return none;
-    return tcb_select(b, rp, tcb_const_index(b, n), tcb_const_index(b, 0));
+    out->kind = TC_BOUND_ROW;
+    out->a = mask;
+    return true;
   }
-  if (!mlirValueIsAOpResult(mask)) return none;
+  if (!mlirValueIsAOpResult(mask)) return false;
   MlirOperation op = mlirOpResultGetOwner(mask);
   if (tc_op_is(op, "arith.andi")) {
-    MlirValue l = tc_mask_bound(pre, mlirOperationGetOperand(op, 0), row, n);
-    if (mlirValueIsNull(l)) return none;
-    MlirValue r = tc_mask_bound(pre, mlirOperationGetOperand(op, 1), row, n);
-    if (mlirValueIsNull(r)) return none;
-    return tcb_binary(b, "arith.minsi", l, r);
+    tc_bound l, r;
+    if (!tc_bound_plan(ax, mlirOperationGetOperand(op, 0), n, &l) ||
+        !tc_bound_plan(ax, mlirOperationGetOperand(op, 1), n, &r))
+      return false;
+    out->kind = TC_BOUND_AND;
+    out->a = mlirOperationGetOperand(op, 0);
+    out->c = mlirOperationGetOperand(op, 1);
+    return true;
   }
-  if (!tc_op_is(op, "arith.cmpi")) return none;
+  if (!tc_op_is(op, "arith.cmpi")) return false;
   int64_t p = cmpi_predicate(op);
   MlirValue a = mlirOperationGetOperand(op, 0), c = mlirOperationGetOperand(op, 1);
   if (p == P_SGT || p == P_SGE || p == P_UGT || p == P_UGE) {
@@ -48,16 +50,48 @@ MlirValue tc_mask_bound(tc_chunk *pre, MlirValue mask, const tc_pos *row, int64_
     c = t;
     p = p == P_SGT ? P_SLT : p == P_SGE ? P_SLE : p == P_UGT ? P_ULT : P_ULE;
   }
-  if (p != P_SLT && p != P_SLE && p != P_ULT && p != P_ULE) return none;
-  tc_axis ax = tc_axis_of(&L->axis, a), cx = tc_axis_of(&L->axis, c);
-  if (!ax.rank || ax.contiguity[last_dim(&ax)] < n || cx.constancy[last_dim(&cx)] < n) return none;
-  MlirValue a0 = tc_eval(pre, a, row).vec, c0 = tc_eval(pre, c, row).vec;
+  if (p != P_SLT && p != P_SLE && p != P_ULT && p != P_ULE) return false;
+  tc_axis axa = tc_axis_of(ax, a), axc = tc_axis_of(ax, c);
+  if (!axa.rank || axa.contiguity[last_dim(&axa)] < n || axc.constancy[last_dim(&axc)] < n) return false;
+  out->kind = TC_BOUND_LESS;
+  out->a = a;
+  out->c = c;
+  out->inclusive = p == P_SLE || p == P_ULE;
+  out->is_unsigned = p == P_ULT || p == P_ULE;
+  return true;
+}
+
+/* ---- the emission: a lane count per row -------------------------------------------- */
+
+MlirValue tc_mask_bound(tc_chunk *pre, MlirValue mask, const tc_pos *row, int64_t n) {
+  MlirValue none = {NULL};
+  tc_lower *L = pre->L;
+  tc_builder *b = &pre->b;
+  tc_bound plan;
+  if (!tc_bound_plan(&L->axis, mask, n, &plan)) return none;
+  MlirType i64 = tcb_int_type(L->ctx, 64);
+  switch (plan.kind) {
+  case TC_BOUND_ROW: {
+    MlirValue rp = tc_eval(pre, mask, row).vec;
+    if (L->status) return none;
+    return tcb_select(b, rp, tcb_const_index(b, n), tcb_const_index(b, 0));
+  }
+  case TC_BOUND_AND: {
+    MlirValue l = tc_mask_bound(pre, plan.a, row, n);
+    if (mlirValueIsNull(l)) return none;
+    MlirValue r = tc_mask_bound(pre, plan.c, row, n);
+    if (mlirValueIsNull(r)) return none;
+    return tcb_binary(b, "arith.minsi", l, r);
+  }
+  default: break;
+  }
+  MlirValue a0 = tc_eval(pre, plan.a, row).vec, c0 = tc_eval(pre, plan.c, row).vec;
   if (L->status || mlirValueIsNull(a0) || mlirValueIsNull(c0)) return none;
-  const char *ext = (p == P_SLT || p == P_SLE) ? "arith.extsi" : "arith.extui";
+  const char *ext = plan.is_unsigned ? "arith.extui" : "arith.extsi";
   if (tcb_bitwidth(mlirValueGetType(a0)) < 64) a0 = tcb_cast(b, ext, a0, i64);
   if (tcb_bitwidth(mlirValueGetType(c0)) < 64) c0 = tcb_cast(b, ext, c0, i64);
   MlirValue k = tcb_binary(b, "arith.subi", c0, a0);
-  if (p == P_SLE || p == P_ULE) k = tcb_binary(b, "arith.addi", k, tcb_const_int(b, i64, 1));
+  if (plan.inclusive) k = tcb_binary(b, "arith.addi", k, tcb_const_int(b, i64, 1));
   k = tcb_binary(b, "arith.maxsi", k, tcb_const_int(b, i64, 0));
   k = tcb_binary(b, "arith.minsi", k, tcb_const_int(b, i64, n));
   return tcb_cast(b, "arith.index_cast", k, tcb_index(L->ctx));
@@ -65,10 +99,11 @@ MlirValue tc_mask_bound(tc_chunk *pre, MlirValue mask, const tc_pos *row, int64_
 
 bool tc_same_value(MlirValue a, MlirValue b, int depth) {
   if (mlirValueEqual(a, b)) return true;
-  if (depth > 8 || !mlirValueIsAOpResult(a) || !mlirValueIsAOpResult(b)) return false;
+  if (depth > 32 || !mlirValueIsAOpResult(a) || !mlirValueIsAOpResult(b)) return false;
   if (!mlirTypeEqual(mlirValueGetType(a), mlirValueGetType(b))) return false;
   MlirOperation x = mlirOpResultGetOwner(a), y = mlirOpResultGetOwner(b);
-  if (!tc_is_lazy_op(x) || !tc_is_lazy_op(y) || !mlirIdentifierEqual(mlirOperationGetName(x), mlirOperationGetName(y)))
+  bool pure_x = tc_is_lazy_op(x) || tc_is_pure_scalar_op(x), pure_y = tc_is_lazy_op(y) || tc_is_pure_scalar_op(y);
+  if (!pure_x || !pure_y || !mlirIdentifierEqual(mlirOperationGetName(x), mlirOperationGetName(y)))
     return false;
   intptr_t n = mlirOperationGetNumOperands(x), na = mlirOperationGetNumAttributes(x);
   if (n != mlirOperationGetNumOperands(y) || na != mlirOperationGetNumAttributes(y)) return false;
