@@ -32,6 +32,10 @@ void tilec_compile_options_init(tilec_compile_options *o) {
 
 bool tilec_stage_from_name(const char *name, tilec_stage *out) {
   tc_stage s;
+  if (name && !strcmp(name, "analysis")) {
+    *out = TILEC_STAGE_ANALYSIS;
+    return true;
+  }
   if (!name || !tc_stage_from_name(name, &s)) return false;
   *out = (tilec_stage)s;
   return true;
@@ -171,7 +175,12 @@ tilec_status *tilec_compiler_emit(tilec_compiler *c, const tilec_kernel_spec *sp
   tc_kernel_info *info = calloc(1, sizeof *info);
   if (!info) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
   tilec_status *st = front(c, spec, &m, info);
-  if (!st) st = advance(c, m, (tc_stage)stage, text_out, NULL);
+  if (!st && stage == TILEC_STAGE_ANALYSIS) {
+    st = tc_analysis_print(m, text_out);
+    mlirModuleDestroy(m);
+  } else if (!st) {
+    st = advance(c, m, (tc_stage)stage, text_out, NULL);
+  }
   free(info);
   return st;
 }

@@ -213,6 +213,9 @@ typedef struct tc_bound {
   bool inclusive, is_unsigned;
 } tc_bound;
 bool tc_bound_plan(tc_axis_analysis *ax, MlirValue mask, int64_t n, tc_bound *out);
+/* `--emit analysis`: axis info of every integer/pointer value and the bound of every
+ * load/store mask of a tile module, as text (conversion/analysis.c). *out is malloc'ed. */
+tilec_status *tc_analysis_print(MlirModule module, char **out);
 MlirValue tc_mask_bound(tc_chunk *pre, MlirValue mask, const tc_pos *row, int64_t n);
 /* Do a and b compute the same tile: equal values, or the same lazily evaluated op with
  * equal attributes over the same operands (`cols < N` written twice)? */

@@ -178,9 +178,6 @@ static access_kind classify(tc_chunk *c, MlirValue old_ptr, tc_cval p) {
   if (mlirValueIsNull(p.vec)) return ACCESS_UNIFORM;
   tc_axis ax = tc_axis_of(&c->L->axis, old_ptr);
   int last = ax.rank > 0 ? ax.rank - 1 : 0;
-  if (getenv("TILEC_DEBUG_AXIS"))
-    fprintf(stderr, "axis rank %d contig %lld,%lld const %lld,%lld width %lld\n", ax.rank, (long long)ax.contiguity[0],
-            (long long)ax.contiguity[1], (long long)ax.constancy[0], (long long)ax.constancy[1], (long long)c->width);
   if (ax.contiguity[last] >= c->width && ax.contiguity[last] % c->width == 0) return ACCESS_CONTIGUOUS;
   return ACCESS_GATHER;
 }

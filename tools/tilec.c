@@ -53,7 +53,7 @@ static void print_help(void) {
   printf("tilec %s — compile and run Triton-style tile kernels on CPUs\n\n"
          "usage:\n"
          "  tilec compile FILE.py -k KERNEL -s SIGNATURE [-s SIGNATURE]... [-D NAME=VALUE]... -o OUT.so [--header OUT.h]\n"
-         "                [--emit tile|vector|llvm-dialect|llvm|asm] [--target T] [-O N] [-g] [--fast-math] [--check-bounds] [--check-nan] [--check-races]\n"
+         "                [--emit tile|analysis|vector|llvm-dialect|llvm|asm] [--target T] [-O N] [-g] [--fast-math] [--check-bounds] [--check-nan] [--check-races]\n"
          "  tilec run FILE.py -k KERNEL --grid X[,Y[,Z]] NAME=VALUE... [--out NAME=FILE.npy]...\n"
          "                [--threads N] [--repeat N] [--target T] [--check-bounds] [--check-nan] [--check-races] [--program X,Y,Z] [--serial] [--reference]\n"
          "                [--exec CMD]   (run the library with CMD, e.g. \"qemu-aarch64 rt64/tilec-exec\")\n"
@@ -187,7 +187,7 @@ static int cmd_compile(int argc, char **argv) {
   else if (o.nsignatures > 1 && o.emit) rc = usage_error("--emit takes one signature, got %s", "several -s");
   tilec_stage stage = TILEC_STAGE_TILE;
   if (!rc && o.emit && !tilec_stage_from_name(o.emit, &stage))
-    rc = usage_error("unknown stage '%s' (expected tile, vector, llvm-dialect, llvm or asm)", o.emit);
+    rc = usage_error("unknown stage '%s' (expected tile, analysis, vector, llvm-dialect, llvm or asm)", o.emit);
   char *src = NULL;
   size_t len = 0;
   if (!rc) rc = read_file(o.file, &src, &len);

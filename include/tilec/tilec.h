@@ -126,10 +126,12 @@ typedef enum tilec_stage {
   TILEC_STAGE_VECTOR,       /* vector/scf/arith/memref after tile lowering and SLEEF glue */
   TILEC_STAGE_LLVM_DIALECT, /* MLIR LLVM dialect */
   TILEC_STAGE_LLVM,         /* optimized LLVM IR */
-  TILEC_STAGE_ASM           /* target assembly */
+  TILEC_STAGE_ASM,          /* target assembly */
+  TILEC_STAGE_ANALYSIS = 16 /* not IR: the analyses the lowering decides from, per value of the
+                             * tile IR (contiguity, divisibility, constancy; mask bounds) */
 } tilec_stage;
 
-/* Parses "tile", "vector", "llvm-dialect", "llvm", "asm". */
+/* Parses "tile", "vector", "llvm-dialect", "llvm", "asm", "analysis". */
 bool tilec_stage_from_name(const char *name, tilec_stage *out);
 
 /* Compiles the kernel up to `stage` and returns its text (malloc'ed; free() it). */
