@@ -178,6 +178,9 @@ tilec_status *tilec_compiler_emit(tilec_compiler *c, const tilec_kernel_spec *sp
   if (!st && stage == TILEC_STAGE_ANALYSIS) {
     st = tc_analysis_print(m, text_out);
     mlirModuleDestroy(m);
+  } else if (!st && ((int)stage < 0 || stage > TILEC_STAGE_ASM)) {
+    mlirModuleDestroy(m);
+    st = tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "unknown stage %d", (int)stage);
   } else if (!st) {
     st = advance(c, m, (tc_stage)stage, text_out, NULL);
   }
@@ -310,6 +313,15 @@ tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec
     if (cap.len) st = tilec_status_annotate(st, "%s", cap.text);
     mlirModuleDestroy(m);
     return st;
+  }
+  if (stage == TILEC_STAGE_ANALYSIS) {
+    st = tc_analysis_print(m, text_out);
+    mlirModuleDestroy(m);
+    return st;
+  }
+  if ((int)stage < 0 || stage > TILEC_STAGE_ASM) {
+    mlirModuleDestroy(m);
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "unknown stage %d", (int)stage);
   }
   return advance(c, m, (tc_stage)stage, text_out, NULL);
 }
