@@ -13,7 +13,7 @@
 #define TILEC_CONVERSION_LOWER_H
 
 #include "conversion/axis_info.h"
-#include "conversion/target.h"
+#include "target/target.h"
 #include "conversion/valuemap.h"
 #include "dialects/builder.h"
 #include "tilec/status.h"

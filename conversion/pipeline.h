@@ -4,7 +4,7 @@
 #ifndef TILEC_CONVERSION_PIPELINE_H
 #define TILEC_CONVERSION_PIPELINE_H
 
-#include "conversion/target.h"
+#include "target/target.h"
 #include "dialects/builder.h"
 #include "tilec/status.h"
 #include <mlir-c/IR.h>

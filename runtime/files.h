@@ -2,7 +2,7 @@
  * the bytes go to a new temporary file in the same directory, renamed over the path only
  * once complete (a failed or interrupted write leaves the old file untouched), and a file
  * is removed only if this code created it. Used by every tilec output: .npy results, kernel
- * libraries, headers (JIT cache entries do the same in conversion/jit.c).
+ * libraries, headers (JIT cache entries do the same in driver/jit.c).
  * Temporary build directories live in $TMPDIR (else /tmp), carry the creating process id,
  * and ones a killed process left behind are removed by the next one that makes its own.
  * In: an output path. Out: a temporary path to write, then an atomic rename. */

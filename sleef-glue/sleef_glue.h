@@ -4,7 +4,7 @@
 #ifndef TILEC_SLEEF_GLUE_H
 #define TILEC_SLEEF_GLUE_H
 
-#include "conversion/target.h"
+#include "target/target.h"
 #include "tilec/status.h"
 #include <mlir-c/IR.h>
 

@@ -1,7 +1,7 @@
-/* conversion/package.c — writes the generated C stub and header for a kernel and links
+/* driver/package.c — writes the generated C stub and header for a kernel and links
  * the stub with the kernel object into a shared library (cc -shared, -lsleef, runtime).
  * In: metadata + object bytes. Out: files; temporary files are always removed. */
-#include "conversion/package.h"
+#include "driver/package.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,10 +1,10 @@
-/* conversion/compiler.h — the tilec_compiler object, shared by the compiler API
+/* driver/compiler.h — the tilec_compiler object, shared by the compiler API
  * (compile.c) and the JIT (jit.c). In: options given to tilec_compiler_create.
  * Out: the resolved target, the MLIR context and the JIT's per-compiler memory cache. */
-#ifndef TILEC_CONVERSION_COMPILER_H
-#define TILEC_CONVERSION_COMPILER_H
+#ifndef TILEC_DRIVER_COMPILER_H
+#define TILEC_DRIVER_COMPILER_H
 
-#include "conversion/target.h"
+#include "target/target.h"
 #include "tilec/tilec.h"
 #include <mlir-c/IR.h>
 

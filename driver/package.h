@@ -1,10 +1,10 @@
-/* conversion/package.h — turns a kernel's object code into a loadable library: the C
+/* driver/package.h — turns a kernel's object code into a loadable library: the C
  * stub (descriptor, trampoline, typed launch function), the header, and the link step.
  * In: object bytes + kernel metadata. Out: KERNEL.so and KERNEL.h on disk. */
-#ifndef TILEC_CONVERSION_PACKAGE_H
-#define TILEC_CONVERSION_PACKAGE_H
+#ifndef TILEC_DRIVER_PACKAGE_H
+#define TILEC_DRIVER_PACKAGE_H
 
-#include "conversion/target.h"
+#include "target/target.h"
 #include "frontend/frontend.h"
 #include "tilec/status.h"
 

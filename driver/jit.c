@@ -1,7 +1,7 @@
-/* conversion/jit.c — JIT compilation into loaded kernels, with a memory cache per compiler
+/* driver/jit.c — JIT compilation into loaded kernels, with a memory cache per compiler
  * and a disk cache shared by processes (temp file + rename; checksum trailer per entry).
  * In: a compiler and a kernel spec. Out: a tilec_jit_kernel handle, maybe a warning status. */
-#include "conversion/compiler.h"
+#include "driver/compiler.h"
 #include "frontend/frontend.h"
 #include "runtime/files.h"
 

@@ -1,7 +1,7 @@
-/* conversion/target.c — host feature detection and named x86-64 levels / AArch64.
+/* target/target.c — host feature detection and named x86-64 levels / AArch64.
  * In: a target name. Out: triple/cpu/features and the native vector width, taken from
  * the real features (never AVX-512 names on an AVX2 machine). */
-#include "conversion/target.h"
+#include "target/target.h"
 
 #include <pthread.h>
 #include <llvm-c/Core.h>

@@ -1,8 +1,8 @@
-/* conversion/target.h — what the code is compiled for: triple, CPU, features, and the
+/* target/target.h — what the code is compiled for: triple, CPU, features, and the
  * native vector width the lowering chunks tiles by. In: a target name ("host",
  * "x86-64-v2/v3/v4", "aarch64"). Out: a tc_target and an LLVM target machine. */
-#ifndef TILEC_CONVERSION_TARGET_H
-#define TILEC_CONVERSION_TARGET_H
+#ifndef TILEC_TARGET_TARGET_H
+#define TILEC_TARGET_TARGET_H
 
 #include "tilec/status.h"
 #include <llvm-c/TargetMachine.h>

@@ -1,11 +1,11 @@
-/* conversion/compile.c — the compiler API (include/tilec/tilec.h): runs the front end,
+/* driver/compile.c — the compiler API (include/tilec/tilec.h): runs the front end,
  * the lowering pipeline and the back end, and packages kernel libraries.
  * In: kernel source + spec, or tile IR text. Out: IR text of a stage or a .so + header. */
 #include "tilec/tilec.h"
 
-#include "conversion/compiler.h"
+#include "driver/compiler.h"
 #include "conversion/lower.h"
-#include "conversion/package.h"
+#include "driver/package.h"
 #include "conversion/pipeline.h"
 #include "dialects/tile.h"
 #include "runtime/files.h"
