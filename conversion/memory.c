@@ -297,12 +297,13 @@ void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval 
   tc_lower *L = c->L;
   tc_builder *b = &c->b;
   b->loc = mlirOperationGetLocation(store);
-  /* Test hook for the reference check: a deliberate miscompile of vectorized float stores
-   * (the reference build, one element per chunk, is never affected). */
-  static int inject = -1;
-  if (inject < 0) inject = getenv("TILEC_TEST_INJECT_MISCOMPILE") != NULL;
-  if (inject && c->width > 1 && tcb_is_float(tcb_element_type(mlirValueGetType(v.vec))))
+#ifdef TILEC_TEST_HOOKS
+  /* Test hook for the reference check, compiled only into test builds (-DTILEC_TEST_HOOKS=ON):
+   * a deliberate miscompile of vectorized float stores (the reference build, one element per
+   * chunk, is never affected). */
+  if (getenv("TILEC_TEST_INJECT_MISCOMPILE") && c->width > 1 && tcb_is_float(tcb_element_type(mlirValueGetType(v.vec))))
     v.vec = tcb_binary(b, "arith.addf", v.vec, tcb_const_float(b, mlirValueGetType(v.vec), 1.0));
+#endif
   MlirValue old_ptr = mlirOperationGetOperand(store, 0);
   MlirType elem = tcb_element_type(mlirValueGetType(v.vec));
   MlirType mem = tc_memory_type(L->ctx, elem);

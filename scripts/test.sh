@@ -30,7 +30,7 @@ elif [ "$rc" != 0 ]; then
 fi
 
 section "configure: build/"
-cmake -G Ninja -DCMAKE_C_COMPILER=clang-22 -DTILEC_WERROR=ON -DTILEC_PYTHON_VENV="$VENV" -B build
+cmake -G Ninja -DCMAKE_C_COMPILER=clang-22 -DTILEC_WERROR=ON -DTILEC_TEST_HOOKS=ON -DTILEC_PYTHON_VENV="$VENV" -B build
 
 section "build: build/"
 cmake --build build -j "$JOBS"
@@ -39,7 +39,7 @@ section "test: all ctest tests (unit, lit, e2e)"
 ctest --test-dir build --output-on-failure -j "$JOBS"
 
 section "configure: build-asan/ (AddressSanitizer + UndefinedBehaviorSanitizer)"
-cmake -G Ninja -DCMAKE_C_COMPILER=clang-22 -DTILEC_WERROR=ON -DTILEC_SANITIZE=ON -B build-asan
+cmake -G Ninja -DCMAKE_C_COMPILER=clang-22 -DTILEC_WERROR=ON -DTILEC_TEST_HOOKS=ON -DTILEC_SANITIZE=ON -B build-asan
 
 section "build: build-asan/"
 cmake --build build-asan -j "$JOBS"
