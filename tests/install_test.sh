@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/install_test.sh BUILD_DIR SOURCE_DIR LIBDIR — installs the build into a temporary
 # prefix, then builds and runs the vector_add JIT example with only `pkg-config --cflags
-# --libs tilec`, and checks that libraries and kernel libraries resolve inside the prefix.
+# --libs tilec`, and again from a CMake project with find_package(tilec), and checks that
+# libraries and kernel libraries resolve inside the prefix.
 set -euo pipefail
 
 BUILD=$1 SRC=$2 LIBDIR=$3
@@ -49,4 +50,24 @@ case "$KDYN" in *"path: [$PREFIX/$LIBDIR]"*) ;; *) fail "JIT kernel library rpat
   -o "$PREFIX/work/add.so"
 KDEPS=$(ldd "$PREFIX/work/add.so")
 case "$KDEPS" in *"libtilec-runtime.so.0 => $PREFIX/$LIBDIR/"*) ;; *) fail "AOT kernel library: $KDEPS" ;; esac
+
+# The same example from a CMake project: find_package(tilec) and the imported target.
+[ -e "$PREFIX/$LIBDIR/cmake/tilec/tilecConfig.cmake" ] || fail "not installed: $LIBDIR/cmake/tilec/tilecConfig.cmake"
+mkdir -p "$PREFIX/work/cmake_user"
+cat > "$PREFIX/work/cmake_user/CMakeLists.txt" <<'CML'
+cmake_minimum_required(VERSION 3.20)
+project(uses_tilec C)
+find_package(tilec 0.1 REQUIRED)
+add_executable(jit ../vector_add/jit.c)
+target_include_directories(jit PRIVATE ${CMAKE_SOURCE_DIR}/..)
+target_link_libraries(jit PRIVATE tilec::tilec)
+CML
+cmake -S "$PREFIX/work/cmake_user" -B "$PREFIX/work/cmake_user/b" -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null ||
+  fail "find_package(tilec) failed"
+cmake --build "$PREFIX/work/cmake_user/b" >/dev/null || fail "building against tilec::tilec failed"
+CDEPS=$(ldd "$PREFIX/work/cmake_user/b/jit")
+case "$CDEPS" in *"libtilec.so.0 => $PREFIX/$LIBDIR/"*) ;; *) fail "find_package example: $CDEPS" ;; esac
+OUT=$("$PREFIX/work/cmake_user/b/jit" "$PREFIX/work/vector_add/add.py")
+echo "$OUT (find_package)"
+case "$OUT" in "vector_add (jit): N=98432 max_abs_err=0 OK"*) ;; *) fail "find_package example output" ;; esac
 echo "install: OK"
