@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tilec/runtime.h"
+#include "tests/unit/expect.h"
 
 /* What the fake program saw. Calls are counted in a window [base, base + cap) of flattened
  * ids so huge grids can be tested through small sub-ranges. */
@@ -107,12 +108,6 @@ static void check_ran(const recorder *r, uint64_t first, uint64_t count) {
   ck_assert_uint_eq(atomic_load(&r->total), count);
 }
 
-static void expect_error(tilec_status *st, tilec_status_code code, const char *msg) {
-  ck_assert_ptr_nonnull(st);
-  ck_assert_str_eq(tilec_status_message(st), msg);
-  ck_assert_int_eq(tilec_status_code_of(st), code);
-  tilec_status_destroy(st);
-}
 
 static const uint32_t grids[][3] = {{1, 1, 1}, {7, 1, 1},  {5, 3, 2},  {1000, 1, 1},
                                     {1, 9, 1}, {1, 1, 11}, {3, 1, 17}, {33, 31, 3}};
@@ -235,15 +230,15 @@ START_TEST(test_range_errors) {
   tilec_launch_options o;
   tilec_launch_options_init(&o);
   o.first_program = 31;
-  expect_error(launch(&r, &o), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(launch(&r, &o), TILEC_ERROR_INVALID_ARGUMENT,
                "kernel 'record': first program 31 is outside the grid (5, 3, 2) of 30 programs");
   o.first_program = 20;
   o.program_count = 11;
-  expect_error(launch(&r, &o), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(launch(&r, &o), TILEC_ERROR_INVALID_ARGUMENT,
                "kernel 'record': programs [20, 20 + 11) exceed the grid (5, 3, 2) of 30 programs");
   o.first_program = 1;
   o.program_count = UINT64_MAX - 1; /* first + count would wrap */
-  expect_error(launch(&r, &o), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(launch(&r, &o), TILEC_ERROR_INVALID_ARGUMENT,
                "kernel 'record': programs [1, 1 + 18446744073709551614) exceed the grid "
                "(5, 3, 2) of 30 programs");
   ck_assert_uint_eq(atomic_load(&r.total), 0);
@@ -264,7 +259,7 @@ START_TEST(test_grid_limits) {
              "kernel 'record': grid (%u, %u, %u) exceeds Triton's limits of 2147483647 programs on axis 0 "
              "and 65535 on axes 1 and 2 (program ids are 32-bit)",
              bad[g][0], bad[g][1], bad[g][2]);
-    expect_error(launch(&r, NULL), TILEC_ERROR_INVALID_ARGUMENT, msg);
+    expect_status(launch(&r, NULL), TILEC_ERROR_INVALID_ARGUMENT, msg);
     ck_assert_uint_eq(atomic_load(&r.total), 0);
     rec_free(&r);
   }
@@ -276,21 +271,21 @@ START_TEST(test_bad_arguments) {
   rec_init(&r, 4, 1, 1);
   recorder *rp = &r; /* args[0] points at the pointer parameter */
   void *args[1] = {&rp};
-  expect_error(tilec_kernel_launch(NULL, 1, 1, 1, args, NULL), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_kernel_launch(NULL, 1, 1, 1, args, NULL), TILEC_ERROR_INVALID_ARGUMENT,
                "tilec_kernel_launch: kernel is NULL");
-  expect_error(tilec_kernel_launch(&record_kernel, 4, 1, 1, NULL, NULL),
+  expect_status(tilec_kernel_launch(&record_kernel, 4, 1, 1, NULL, NULL),
                TILEC_ERROR_INVALID_ARGUMENT, "kernel 'record' takes 1 argument but args is NULL");
   void *null_args[1] = {NULL};
-  expect_error(tilec_kernel_launch(&record_kernel, 4, 1, 1, null_args, NULL),
+  expect_status(tilec_kernel_launch(&record_kernel, 4, 1, 1, null_args, NULL),
                TILEC_ERROR_INVALID_ARGUMENT, "kernel 'record': argument 0 ('rec') is NULL");
   tilec_launch_options o;
   tilec_launch_options_init(&o);
   o.schedule = 7;
-  expect_error(tilec_kernel_launch(&record_kernel, 4, 1, 1, args, &o), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_kernel_launch(&record_kernel, 4, 1, 1, args, &o), TILEC_ERROR_INVALID_ARGUMENT,
                "kernel 'record': unknown schedule 7 (expected 0 = static or 1 = dynamic)");
   tilec_launch_options_init(&o);
   o.num_threads = 5000;
-  expect_error(tilec_kernel_launch(&record_kernel, 4, 1, 1, args, &o), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_kernel_launch(&record_kernel, 4, 1, 1, args, &o), TILEC_ERROR_INVALID_ARGUMENT,
                "kernel 'record': num_threads 5000 exceeds the limit of 4096");
   tilec_kernel_desc old = record_kernel;
   old.abi_version = 2;
@@ -298,20 +293,20 @@ START_TEST(test_bad_arguments) {
   snprintf(want, sizeof want,
            "kernel descriptor was built for tilec ABI 2 (%zu bytes), this runtime is 1 (%zu bytes)",
            sizeof old, sizeof old);
-  expect_error(tilec_kernel_launch(&old, 4, 1, 1, args, NULL), TILEC_ERROR_ABI, want);
+  expect_status(tilec_kernel_launch(&old, 4, 1, 1, args, NULL), TILEC_ERROR_ABI, want);
   old.abi_version = TILEC_ABI_VERSION;
   old.struct_size = 64;
   snprintf(want, sizeof want,
            "kernel descriptor was built for tilec ABI 1 (64 bytes), this runtime is 1 (%zu bytes)",
            sizeof old);
-  expect_error(tilec_kernel_launch(&old, 4, 1, 1, args, NULL), TILEC_ERROR_ABI, want);
+  expect_status(tilec_kernel_launch(&old, 4, 1, 1, args, NULL), TILEC_ERROR_ABI, want);
   tilec_kernel_desc noname = record_kernel;
   noname.name = NULL;
-  expect_error(tilec_kernel_launch(&noname, 4, 1, 1, args, NULL), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_kernel_launch(&noname, 4, 1, 1, args, NULL), TILEC_ERROR_INVALID_ARGUMENT,
                "tilec_kernel_launch: kernel has no name");
   tilec_kernel_desc noprog = record_kernel;
   noprog.program = NULL;
-  expect_error(tilec_kernel_launch(&noprog, 4, 1, 1, args, NULL), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_kernel_launch(&noprog, 4, 1, 1, args, NULL), TILEC_ERROR_INVALID_ARGUMENT,
                "kernel 'record' has no program function");
   ck_assert_uint_eq(atomic_load(&r.total), 0);
   rec_free(&r);
@@ -383,7 +378,7 @@ START_TEST(test_env_invalid) {
     snprintf(want, sizeof want,
              "kernel 'record': TILEC_NUM_THREADS='%s' is not an integer between 1 and 4096",
              bad[i]);
-    expect_error(launch(&r, NULL), TILEC_ERROR_INVALID_ARGUMENT, want);
+    expect_status(launch(&r, NULL), TILEC_ERROR_INVALID_ARGUMENT, want);
     ck_assert_uint_eq(atomic_load(&r.total), 0);
     rec_free(&r);
   }
@@ -457,7 +452,7 @@ START_TEST(test_failing_program) {
       tilec_launch_options_init(&o);
       o.schedule = sched;
       o.num_threads = threads;
-      expect_error(launch(&r, &o), TILEC_ERROR_RUNTIME,
+      expect_status(launch(&r, &o), TILEC_ERROR_RUNTIME,
                    "kernel 'record' failed in program (2, 0, 1)");
       ck_assert_uint_eq(atomic_load(&r.calls[17]), 1);
       ck_assert_uint_eq(atomic_load(&r.bad), 0);
@@ -467,7 +462,7 @@ START_TEST(test_failing_program) {
   recorder r;
   rec_init(&r, 1, 1, 1);
   r.fail_at = 0;
-  expect_error(launch(&r, NULL), TILEC_ERROR_RUNTIME,
+  expect_status(launch(&r, NULL), TILEC_ERROR_RUNTIME,
                "kernel 'record' failed in program (0, 0, 0)");
   rec_free(&r);
 }
@@ -481,7 +476,7 @@ START_TEST(test_failure_stops_launch) {
   tilec_launch_options o;
   tilec_launch_options_init(&o);
   o.num_threads = 1;
-  expect_error(launch(&r, &o), TILEC_ERROR_RUNTIME, "kernel 'record' failed in program (3, 0, 0)");
+  expect_status(launch(&r, &o), TILEC_ERROR_RUNTIME, "kernel 'record' failed in program (3, 0, 0)");
   ck_assert_uint_eq(atomic_load(&r.total), 4);
   rec_free(&r);
   /* Two threads, static: thread 0 fails on its first program and skips the rest of its
@@ -489,7 +484,7 @@ START_TEST(test_failure_stops_launch) {
   rec_init(&r, 1000, 1, 1);
   r.fail_at = 0;
   o.num_threads = 2;
-  expect_error(launch(&r, &o), TILEC_ERROR_RUNTIME, "kernel 'record' failed in program (0, 0, 0)");
+  expect_status(launch(&r, &o), TILEC_ERROR_RUNTIME, "kernel 'record' failed in program (0, 0, 0)");
   for (int i = 1; i < 500; i++) ck_assert_uint_eq(atomic_load(&r.calls[i]), 0);
   rec_free(&r);
 }

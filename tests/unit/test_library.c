@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tilec/runtime.h"
+#include "tests/unit/expect.h"
 
 /* Three kernels; -D switches break one thing at a time. */
 static const char fake_library_source[] =
@@ -176,12 +177,6 @@ static void remove_libraries(void) {
   rmdir(tmp_dir);
 }
 
-static void expect_error(tilec_status *st, tilec_status_code code, const char *msg) {
-  ck_assert_ptr_nonnull(st);
-  ck_assert_str_eq(tilec_status_message(st), msg);
-  ck_assert_int_eq(tilec_status_code_of(st), code);
-  tilec_status_destroy(st);
-}
 
 /* Loading `name` fails with exactly `fmt` (one %s: the library's path). */
 static void expect_load_error(const char *name, tilec_status_code code, const char *fmt) {
@@ -189,7 +184,7 @@ static void expect_load_error(const char *name, tilec_status_code code, const ch
   lib_path(path, sizeof path, name);
   snprintf(msg, sizeof msg, fmt, path);
   tilec_library *lib = (tilec_library *)&lib; /* must be reset to NULL */
-  expect_error(tilec_library_load(path, &lib), code, msg);
+  expect_status(tilec_library_load(path, &lib), code, msg);
   ck_assert_ptr_null(lib);
 }
 
@@ -229,13 +224,13 @@ START_TEST(test_find_kernel) {
   char msg[PATH_MAX + 128];
   snprintf(msg, sizeof msg, "no kernel 'add' in '%s'; it has: add_one, scale, fail_odd",
            tilec_library_path(lib));
-  expect_error(tilec_library_find_kernel(lib, "add", &k), TILEC_ERROR_NOT_FOUND, msg);
+  expect_status(tilec_library_find_kernel(lib, "add", &k), TILEC_ERROR_NOT_FOUND, msg);
   ck_assert_ptr_null(k);
-  expect_error(tilec_library_find_kernel(lib, NULL, &k), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_library_find_kernel(lib, NULL, &k), TILEC_ERROR_INVALID_ARGUMENT,
                "tilec_library_find_kernel: name is NULL");
-  expect_error(tilec_library_find_kernel(NULL, "scale", &k), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_library_find_kernel(NULL, "scale", &k), TILEC_ERROR_INVALID_ARGUMENT,
                "tilec_library_find_kernel: library is NULL");
-  expect_error(tilec_library_find_kernel(lib, "scale", NULL), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_library_find_kernel(lib, "scale", NULL), TILEC_ERROR_INVALID_ARGUMENT,
                "tilec_library_find_kernel: out is NULL");
   tilec_library_unload(lib);
 }
@@ -264,7 +259,7 @@ START_TEST(test_launch_loaded_kernels) {
   tilec_launch_options o;
   tilec_launch_options_init(&o);
   o.num_threads = 1; /* program 1 is then the first to fail */
-  expect_error(tilec_kernel_launch(fail, 8, 1, 1, NULL, &o), TILEC_ERROR_RUNTIME,
+  expect_status(tilec_kernel_launch(fail, 8, 1, 1, NULL, &o), TILEC_ERROR_RUNTIME,
                "kernel 'fail_odd' failed in program (1, 0, 0)");
   tilec_library_unload(lib);
 }
@@ -324,7 +319,7 @@ START_TEST(test_empty_table) {
   char msg[PATH_MAX + 128];
   snprintf(msg, sizeof msg, "no kernel 'add_one' in '%s'; it has: (no kernels)",
            tilec_library_path(lib));
-  expect_error(tilec_library_find_kernel(lib, "add_one", &k), TILEC_ERROR_NOT_FOUND, msg);
+  expect_status(tilec_library_find_kernel(lib, "add_one", &k), TILEC_ERROR_NOT_FOUND, msg);
   tilec_library_unload(lib);
 }
 END_TEST
@@ -395,11 +390,11 @@ END_TEST
 
 START_TEST(test_bad_arguments) {
   tilec_library *lib = NULL;
-  expect_error(tilec_library_load(NULL, &lib), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_library_load(NULL, &lib), TILEC_ERROR_INVALID_ARGUMENT,
                "tilec_library_load: the library path is NULL");
-  expect_error(tilec_library_load("", &lib), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_library_load("", &lib), TILEC_ERROR_INVALID_ARGUMENT,
                "tilec_library_load: the library path is empty");
-  expect_error(tilec_library_load("x.so", NULL), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_library_load("x.so", NULL), TILEC_ERROR_INVALID_ARGUMENT,
                "tilec_library_load: out is NULL");
   tilec_library_unload(NULL);
   ck_assert_uint_eq(tilec_library_kernel_count(NULL), 0);

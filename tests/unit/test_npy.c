@@ -16,6 +16,7 @@
 
 #include "tilec/runtime.h"
 #include "tools/npy.h"
+#include "tests/unit/expect.h"
 
 static char tmp_dir[PATH_MAX];
 
@@ -59,12 +60,6 @@ static void make_npy(const char *path, int major, const char *header, size_t cla
   free(buf);
 }
 
-static void expect_error(tilec_status *st, tilec_status_code code, const char *msg) {
-  ck_assert_ptr_nonnull(st);
-  ck_assert_str_eq(tilec_status_message(st), msg);
-  ck_assert_int_eq(tilec_status_code_of(st), code);
-  tilec_status_destroy(st);
-}
 
 /* Reading `path` fails with exactly `fmt` (one %s: the path); out stays zeroed. */
 static void expect_read_error(const char *path, tilec_status_code code, const char *fmt) {
@@ -72,7 +67,7 @@ static void expect_read_error(const char *path, tilec_status_code code, const ch
   snprintf(msg, sizeof msg, fmt, path);
   tilec_npy a;
   memset(&a, 0x5a, sizeof a);
-  expect_error(tilec_npy_read(path, &a), code, msg);
+  expect_status(tilec_npy_read(path, &a), code, msg);
   ck_assert_ptr_null(a.data);
   ck_assert_int_eq(a.ndim, 0);
   ck_assert_uint_eq(a.count, 0);
@@ -456,10 +451,10 @@ START_TEST(test_missing_file) {
   tilec_npy a;
   char msg[PATH_MAX + 128];
   snprintf(msg, sizeof msg, "cannot open .npy file '%s': No such file or directory", path);
-  expect_error(tilec_npy_read(path, &a), TILEC_ERROR_NOT_FOUND, msg);
-  expect_error(tilec_npy_read(NULL, &a), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_npy_read(path, &a), TILEC_ERROR_NOT_FOUND, msg);
+  expect_status(tilec_npy_read(NULL, &a), TILEC_ERROR_INVALID_ARGUMENT,
                "tilec_npy_read: path is NULL");
-  expect_error(tilec_npy_read(path, NULL), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_npy_read(path, NULL), TILEC_ERROR_INVALID_ARGUMENT,
                "tilec_npy_read: out is NULL");
   tilec_npy_free(NULL);
 }
@@ -472,37 +467,37 @@ START_TEST(test_write_errors) {
   tilec_npy a;
   fill_array(&a, TILEC_DTYPE_BF16, 1, shape);
   snprintf(msg, sizeof msg, "cannot write '%s': dtype bf16 has no .npy equivalent", path);
-  expect_error(tilec_npy_write(path, &a), TILEC_ERROR_UNSUPPORTED, msg);
+  expect_status(tilec_npy_write(path, &a), TILEC_ERROR_UNSUPPORTED, msg);
   a.dtype = TILEC_DTYPE_FP8E5;
   snprintf(msg, sizeof msg, "cannot write '%s': dtype fp8e5 has no .npy equivalent", path);
-  expect_error(tilec_npy_write(path, &a), TILEC_ERROR_UNSUPPORTED, msg);
+  expect_status(tilec_npy_write(path, &a), TILEC_ERROR_UNSUPPORTED, msg);
   a.dtype = TILEC_DTYPE_I16;
   a.count = 5;
   snprintf(msg, sizeof msg,
            "cannot write '%s': the shape gives 4 elements (8 bytes) but count is 5 and nbytes 8",
            path);
-  expect_error(tilec_npy_write(path, &a), TILEC_ERROR_INVALID_ARGUMENT, msg);
+  expect_status(tilec_npy_write(path, &a), TILEC_ERROR_INVALID_ARGUMENT, msg);
   a.count = 4;
   a.ndim = 9;
   snprintf(msg, sizeof msg, "cannot write '%s': ndim 9 is outside 0..8", path);
-  expect_error(tilec_npy_write(path, &a), TILEC_ERROR_INVALID_ARGUMENT, msg);
+  expect_status(tilec_npy_write(path, &a), TILEC_ERROR_INVALID_ARGUMENT, msg);
   a.ndim = 1;
   a.shape[0] = -4;
   snprintf(msg, sizeof msg, "cannot write '%s': dimension 0 is negative (-4)", path);
-  expect_error(tilec_npy_write(path, &a), TILEC_ERROR_INVALID_ARGUMENT, msg);
+  expect_status(tilec_npy_write(path, &a), TILEC_ERROR_INVALID_ARGUMENT, msg);
   a.shape[0] = 4;
   void *data = a.data;
   a.data = NULL;
   snprintf(msg, sizeof msg, "cannot write '%s': data is NULL", path);
-  expect_error(tilec_npy_write(path, &a), TILEC_ERROR_INVALID_ARGUMENT, msg);
+  expect_status(tilec_npy_write(path, &a), TILEC_ERROR_INVALID_ARGUMENT, msg);
   a.data = data;
   snprintf(msg, sizeof msg,
            "cannot create .npy file '%s/no/such/dir/x.npy': No such file or directory", tmp_dir);
   snprintf(path, sizeof path, "%s/no/such/dir/x.npy", tmp_dir);
-  expect_error(tilec_npy_write(path, &a), TILEC_ERROR_NOT_FOUND, msg);
-  expect_error(tilec_npy_write(NULL, &a), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_npy_write(path, &a), TILEC_ERROR_NOT_FOUND, msg);
+  expect_status(tilec_npy_write(NULL, &a), TILEC_ERROR_INVALID_ARGUMENT,
                "tilec_npy_write: path is NULL");
-  expect_error(tilec_npy_write(path, NULL), TILEC_ERROR_INVALID_ARGUMENT,
+  expect_status(tilec_npy_write(path, NULL), TILEC_ERROR_INVALID_ARGUMENT,
                "tilec_npy_write: arr is NULL");
   free(a.data);
 }
