@@ -166,6 +166,17 @@ static bool cone_has(MlirValue v, MlirValue target, tc_valmap *seen, int depth) 
   return false;
 }
 
+/* Does an operand of op reach v through lazily evaluated ops? */
+static bool op_reads(MlirOperation op, MlirValue v) {
+  tc_valmap seen;
+  tc_valmap_init(&seen, sizeof(int));
+  bool uses = false;
+  for (intptr_t k = 0; k < mlirOperationGetNumOperands(op) && !uses; k++)
+    uses = cone_has(mlirOperationGetOperand(op, k), v, &seen, 0);
+  tc_valmap_free(&seen);
+  return uses;
+}
+
 /* Is load v read by a root that runs after one of the group's stores? Then its value
  * must be captured before that store; otherwise re-reading it in each nest is exact. */
 static bool read_after_store(tc_lower *L, MlirValue v) {
@@ -173,15 +184,7 @@ static bool read_after_store(tc_lower *L, MlirValue v) {
   for (int i = 0; i < L->ngroup; i++) {
     MlirOperation op = L->group[i];
     if (!is_root(op)) continue;
-    if (stored) {
-      tc_valmap seen;
-      tc_valmap_init(&seen, sizeof(int));
-      bool uses = false;
-      for (intptr_t k = 0; k < mlirOperationGetNumOperands(op) && !uses; k++)
-        uses = cone_has(mlirOperationGetOperand(op, k), v, &seen, 0);
-      tc_valmap_free(&seen);
-      if (uses) return true;
-    }
+    if (stored && op_reads(op, v)) return true;
     if ((tile_op_of(op) == TILE_STORE)) stored = true;
   }
   return false;
@@ -250,14 +253,7 @@ static bool overwritten_by_own_nest(tc_lower *L, MlirOperation load) {
     MlirOperation st = L->group[i];
     if (!(tile_op_of(st) == TILE_STORE)) continue;
     MlirValue sp = mlirOperationGetOperand(st, 0);
-    if (!may_alias(ptr, sp) || tc_same_value(ptr, sp, 0)) continue;
-    tc_valmap seen;
-    tc_valmap_init(&seen, sizeof(int));
-    bool uses = false;
-    for (intptr_t k = 0; k < mlirOperationGetNumOperands(st) && !uses; k++)
-      uses = cone_has(mlirOperationGetOperand(st, k), v, &seen, 0);
-    tc_valmap_free(&seen);
-    if (uses) return true;
+    if (may_alias(ptr, sp) && !tc_same_value(ptr, sp, 0) && op_reads(st, v)) return true;
   }
   return false;
 }

@@ -12,21 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool tc_param_is_constexpr_annotation(const tc_expr *a) {
+/* `NAME`, `tl.NAME` / `triton.language.NAME`, or the string "tl.NAME". */
+static bool annotation_is(const tc_expr *a, const char *name) {
   if (!a) return false;
-  if (a->kind == TC_EXPR_NAME) return !strcmp(a->u.name, "constexpr");
-  if (a->kind == TC_EXPR_ATTRIBUTE) return !strcmp(a->u.attr.name, "constexpr");
-  if (a->kind == TC_EXPR_STRING) return a->u.str.len == 12 && !memcmp(a->u.str.data, "tl.constexpr", 12);
+  if (a->kind == TC_EXPR_NAME) return !strcmp(a->u.name, name);
+  if (a->kind == TC_EXPR_ATTRIBUTE) return !strcmp(a->u.attr.name, name);
+  size_t n = strlen(name);
+  if (a->kind == TC_EXPR_STRING)
+    return a->u.str.len == n + 3 && !memcmp(a->u.str.data, "tl.", 3) && !memcmp(a->u.str.data + 3, name, n);
   return false;
 }
 
-bool tc_param_is_const_annotation(const tc_expr *a) {
-  if (!a) return false;
-  if (a->kind == TC_EXPR_NAME) return !strcmp(a->u.name, "const");
-  if (a->kind == TC_EXPR_ATTRIBUTE) return !strcmp(a->u.attr.name, "const");
-  if (a->kind == TC_EXPR_STRING) return a->u.str.len == 8 && !memcmp(a->u.str.data, "tl.const", 8);
-  return false;
-}
+bool tc_param_is_constexpr_annotation(const tc_expr *a) { return annotation_is(a, "constexpr"); }
+
+bool tc_param_is_const_annotation(const tc_expr *a) { return annotation_is(a, "const"); }
 
 static void trim(const char **s, size_t *n) {
   while (*n && isspace((unsigned char)**s)) (*s)++, (*n)--;
