@@ -279,7 +279,7 @@ static tilec_status *read_exact(FILE *f, void *buf, size_t n, size_t *got) {
   return NULL;
 }
 
-static tilec_status *read_npy(FILE *f, const char *path, tilec_npy *out) {
+tilec_status *tilec_npy_read_stream(FILE *f, const char *path, tilec_npy *out) {
   unsigned char pre[12];
   size_t got;
   tilec_status *st = read_exact(f, pre, 10, &got);
@@ -403,7 +403,7 @@ tilec_status *tilec_npy_read(const char *path, tilec_npy *out) {
   if (!f)
     return tilec_status_create(errno == ENOENT ? TILEC_ERROR_NOT_FOUND : TILEC_ERROR_IO,
                                "cannot open .npy file '%s': %s", path, strerror(errno));
-  tilec_status *st = read_npy(f, path, out);
+  tilec_status *st = tilec_npy_read_stream(f, path, out);
   fclose(f);
   if (st) tilec_npy_free(out);
   return st;

@@ -5,6 +5,7 @@
 #define TILEC_NPY_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "tilec/abi.h"
@@ -29,6 +30,9 @@ typedef struct tilec_npy {
  * (i1 i8 i16 i32 i64 u8 u16 u32 u64 fp16 fp32 fp64). On success *out owns its data; free
  * it with tilec_npy_free. On error *out is zeroed. */
 tilec_status *tilec_npy_read(const char *path, tilec_npy *out);
+/* The same from an open stream (the caller closes it; `path` names it in messages): the
+ * data size is checked against fstat of the stream's descriptor, as for a file. */
+tilec_status *tilec_npy_read_stream(FILE *f, const char *path, tilec_npy *out);
 
 /* Writes arr as a .npy file, format 1.0 (a header for at most 8 dimensions always fits),
  * byte for byte as numpy.save does, so the data starts at a multiple of 64 bytes. arr is

@@ -5,12 +5,9 @@
  * `tilec-exec` (tools/exec/main.c: this file built with TILEC_RUN_EXEC_ONLY, no compiler)
  * takes; run under qemu-aarch64 it runs --target aarch64 kernels on an x86-64 machine.
  * In: argv. Out: --out .npy files, an optional timing line on stdout, diagnostics on stderr. */
-#include "tilec/runtime.h"
-#ifndef TILEC_RUN_EXEC_ONLY
-#include "tilec/tilec.h"
-#endif
+#include "tools/run.h"
+
 #include "runtime/files.h"
-#include "tools/npy.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -29,70 +26,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-int tilec_cmd_run(int argc, char **argv);
-int tilec_cmd_exec(int argc, char **argv);
-
-/* Far above any real kernel; only bounds the inspect buffer's growth. */
-#define RUN_MAX_PARAMS 4096
-/* A timing array of this many doubles is still small; more runs is a typo. */
-#define RUN_MAX_REPEAT 10000000L
-/* Room for the longest signature entry we build from a number or dtype ("*fp8e4nv:16"). */
-#define RUN_ENTRY_CAP 96
-
-/* What a NAME=VALUE text means, decided from the text alone (Triton's rules for Python
- * values: bool before int, int before float, anything else is a string constexpr). */
-typedef enum run_value_kind {
-  RUN_VALUE_NPY,
-  RUN_VALUE_INT,
-  RUN_VALUE_FLOAT,
-  RUN_VALUE_BOOL,
-  RUN_VALUE_STRING
-} run_value_kind;
-
-typedef struct run_value {
-  run_value_kind kind;
-  tilec_dtype dtype; /* ints: I32, I64 or U64; floats: F32; bools: I1; .npy: the dtype of a
-                      * FILE.npy:DTYPE reinterpretation (INVALID: the file's own); else INVALID */
-  int64_t i;         /* ints (U64 values are stored as their bit pattern) and bools */
-  double f;
-  int desc_rank;     /* FILE.npy:[B0,B1,...]: bound as a tensor descriptor with this block */
-  int64_t desc_block[TILEC_TENSOR_DESC_MAX_RANK];
-  bool desc_nan;     /* ...:nan: out-of-bounds descriptor loads read NaN */
-} run_value;
-
-typedef struct run_binding {
-  char *name;          /* owned copy of the text before '=' */
-  const char *text;    /* the value, pointing into argv */
-  run_value value;
-  int param;           /* index into the source parameters, -1 until resolved */
-  bool is_constexpr;
-  tilec_npy arr;       /* loaded for pointer bindings (dtype: as the kernel sees it) */
-  tilec_dtype file_dtype; /* the .npy file's own dtype (written back with it) */
-  char entry[RUN_ENTRY_CAP];
-} run_binding;
-
-typedef struct run_out {
-  char *name;
-  const char *path;
-  int binding;
-} run_out;
-
-typedef struct run_opts {
-  const char *file, *kernel, *grid, *target;
-  const char *exec; /* --exec CMD: run the library with this program */
-  int opt_level; /* -1: the compiler's default */
-  bool fast_math, debug, check_bounds, check_nan, check_races, serial, reference;
-  bool one_program;       /* --program X,Y,Z */
-  uint32_t program_xyz[3];
-  uint32_t grid_xyz[3];
-  uint32_t threads;
-  long repeat; /* 0: a single untimed launch */
-  run_binding *bindings;
-  int nbindings;
-  run_out *outs;
-  int nouts;
-} run_opts;
 
 /* ---- pure helpers (exercised directly by tests/unit/test_run_args.c) ------------------- */
 
@@ -190,7 +123,7 @@ static bool run_npy_suffix(const char *text, run_value *v) {
 
 /* Classifies a value text. Returns false only for an integer too large for 64 bits (then
  * kind is STRING), which is an error for a runtime parameter. */
-static bool run_classify(const char *text, run_value *v) {
+bool run_classify(const char *text, run_value *v) {
   memset(v, 0, sizeof *v);
   if (run_ends_with(text, ".npy")) {
     v->kind = RUN_VALUE_NPY;
@@ -241,7 +174,7 @@ static bool run_classify(const char *text, run_value *v) {
 }
 
 /* "X[,Y[,Z]]", each a uint32; missing dimensions are 1. */
-static bool run_parse_grid(const char *s, uint32_t xyz[3]) {
+bool run_parse_grid(const char *s, uint32_t xyz[3]) {
   xyz[0] = xyz[1] = xyz[2] = 1;
   int n = 0;
   const char *p = s;
@@ -275,7 +208,7 @@ static int run_cmp_double(const void *a, const void *b) {
 }
 
 /* Sorts ms in place. */
-static void run_summarize(double *ms, long n, double *median, double *min) {
+void run_summarize(double *ms, long n, double *median, double *min) {
   qsort(ms, (size_t)n, sizeof *ms, run_cmp_double);
   *min = ms[0];
   *median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
@@ -284,7 +217,7 @@ static void run_summarize(double *ms, long n, double *median, double *min) {
 /* The bytes a runtime scalar of type `want` holds for value v, in `slot`. Converts when the
  * compiled kernel wants another type than the text suggested (e.g. i32 widened to i64, or
  * an int passed to an fp32 parameter); refuses conversions that lose the value. */
-static bool run_store_scalar(const run_value *v, tilec_dtype want, void *slot, char *why, size_t cap) {
+bool run_store_scalar(const run_value *v, tilec_dtype want, void *slot, char *why, size_t cap) {
   bool is_int = v->kind == RUN_VALUE_INT || v->kind == RUN_VALUE_BOOL;
   bool is_u64 = v->kind == RUN_VALUE_INT && v->dtype == TILEC_DTYPE_U64;
   int64_t i = v->i;
@@ -369,7 +302,7 @@ static bool run_split(const char *arg, char **name, const char **value) {
   return *name != NULL;
 }
 
-static void run_opts_free(run_opts *o) {
+void run_opts_free(run_opts *o) {
   for (int i = 0; i < o->nbindings; i++) {
     free(o->bindings[i].name);
     tilec_npy_free(&o->bindings[i].arr);
@@ -380,7 +313,7 @@ static void run_opts_free(run_opts *o) {
 }
 
 /* argv[first..]: options, FILE and NAME=VALUE bindings (FILE is the library for tilec-exec). */
-static int run_parse_args(int argc, char **argv, int first, run_opts *o) {
+int run_parse_args(int argc, char **argv, int first, run_opts *o) {
   o->opt_level = -1;
   /* Every argument after "run" may become a binding or an --out. */
   o->bindings = calloc((size_t)argc, sizeof *o->bindings);
@@ -565,7 +498,7 @@ static int run_unknown_param(const run_opts *o, const char *name, const tilec_so
 
 /* Matches bindings and --out names to parameters and decides each signature entry, loading
  * the .npy arrays (their dtype is part of the entry). */
-static int run_bind(run_opts *o, const tilec_source_param *params, int nparams) {
+int run_bind(run_opts *o, const tilec_source_param *params, int nparams) {
   for (int b = 0; b < o->nbindings; b++) {
     run_binding *bd = &o->bindings[b];
     for (int p = 0; p < nparams && bd->param < 0; p++)

@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "tools/npy.c"
+#include "tools/npy.h"
 
 static char roundtrip_path[64];
 
@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!f) abort();
   tilec_npy a;
   memset(&a, 0, sizeof a);
-  tilec_status *st = read_npy(f, "fuzz.npy", &a);
+  tilec_status *st = tilec_npy_read_stream(f, "fuzz.npy", &a);
   fclose(f);
   if (st) {
     tilec_status_destroy(st);

@@ -7,13 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The helpers are static, and tests/CMakeLists.txt gives only test_npy the tool sources, so
- * the sources are compiled into this test directly. */
-#include "tools/npy.c"
-/* tools/tilec.c is not linked into this test: the run code only needs this hook. */
+#include "tools/run.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+/* tools/tilec.c is not linked into this test (tests/CMakeLists.txt links tools/run.c and
+ * tools/npy.c): the run code only needs this hook of it. */
 void tilec_cli_add_line_text(tilec_status *st);
 void tilec_cli_add_line_text(tilec_status *st) { (void)st; }
-#include "tools/run.c"
 
 static char tmp_dir[PATH_MAX];
 

@@ -1,0 +1,100 @@
+/* tools/run.h — what `tilec run` (tools/run.c) decides from its arguments before any
+ * compile: the classification of NAME=VALUE texts, the parsed options, the binding of values
+ * to a kernel's parameters, scalar conversion. In: argv texts and a kernel's source
+ * parameters. Out: run_opts; usage errors as messages on stderr and a non-zero status.
+ * tests/unit/test_run_args.c exercises these functions directly. */
+#ifndef TILEC_TOOLS_RUN_H
+#define TILEC_TOOLS_RUN_H
+
+#include "tilec/runtime.h"
+#ifndef TILEC_RUN_EXEC_ONLY
+#include "tilec/tilec.h"
+#endif
+#include "tools/npy.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The `tilec run` and `tilec-exec` commands (argv[0] is the subcommand). */
+int tilec_cmd_run(int argc, char **argv);
+int tilec_cmd_exec(int argc, char **argv);
+
+/* Far above any real kernel; only bounds the inspect buffer's growth. */
+#define RUN_MAX_PARAMS 4096
+/* A timing array of this many doubles is still small; more runs is a typo. */
+#define RUN_MAX_REPEAT 10000000L
+/* Room for the longest signature entry we build from a number or dtype ("*fp8e4nv:16"). */
+#define RUN_ENTRY_CAP 96
+
+/* What a NAME=VALUE text means, decided from the text alone (Triton's rules for Python
+ * values: bool before int, int before float, anything else is a string constexpr). */
+typedef enum run_value_kind {
+  RUN_VALUE_NPY,
+  RUN_VALUE_INT,
+  RUN_VALUE_FLOAT,
+  RUN_VALUE_BOOL,
+  RUN_VALUE_STRING
+} run_value_kind;
+
+typedef struct run_value {
+  run_value_kind kind;
+  tilec_dtype dtype; /* ints: I32, I64 or U64; floats: F32; bools: I1; .npy: the dtype of a
+                      * FILE.npy:DTYPE reinterpretation (INVALID: the file's own); else INVALID */
+  int64_t i;         /* ints (U64 values are stored as their bit pattern) and bools */
+  double f;
+  int desc_rank;     /* FILE.npy:[B0,B1,...]: bound as a tensor descriptor with this block */
+  int64_t desc_block[TILEC_TENSOR_DESC_MAX_RANK];
+  bool desc_nan;     /* ...:nan: out-of-bounds descriptor loads read NaN */
+} run_value;
+
+typedef struct run_binding {
+  char *name;          /* owned copy of the text before '=' */
+  const char *text;    /* the value, pointing into argv */
+  run_value value;
+  int param;           /* index into the source parameters, -1 until resolved */
+  bool is_constexpr;
+  tilec_npy arr;       /* loaded for pointer bindings (dtype: as the kernel sees it) */
+  tilec_dtype file_dtype; /* the .npy file's own dtype (written back with it) */
+  char entry[RUN_ENTRY_CAP];
+} run_binding;
+
+typedef struct run_out {
+  char *name;
+  const char *path;
+  int binding;
+} run_out;
+
+typedef struct run_opts {
+  const char *file, *kernel, *grid, *target;
+  const char *exec; /* --exec CMD: run the library with this program */
+  int opt_level; /* -1: the compiler's default */
+  bool fast_math, debug, check_bounds, check_nan, check_races, serial, reference;
+  bool one_program;       /* --program X,Y,Z */
+  uint32_t program_xyz[3];
+  uint32_t grid_xyz[3];
+  uint32_t threads;
+  long repeat; /* 0: a single untimed launch */
+  run_binding *bindings;
+  int nbindings;
+  run_out *outs;
+  int nouts;
+} run_opts;
+
+/* What a NAME=VALUE text is (true), from the text alone. */
+bool run_classify(const char *text, run_value *v);
+/* "X[,Y[,Z]]" with each in 0 .. Triton's per-axis limit. */
+bool run_parse_grid(const char *s, uint32_t xyz[3]);
+/* Median and minimum of n timings (sorts ms). */
+void run_summarize(double *ms, long n, double *median, double *min);
+/* Converts a scalar value to the parameter's dtype into slot; false with why. */
+bool run_store_scalar(const run_value *v, tilec_dtype want, void *slot, char *why, size_t cap);
+/* Parses argv[first..] into o (0, or a usage error's status); run_opts_free releases it. */
+int run_parse_args(int argc, char **argv, int first, run_opts *o);
+void run_opts_free(run_opts *o);
+#ifndef TILEC_RUN_EXEC_ONLY
+/* Binds o's values to the kernel's source parameters by name. */
+int run_bind(run_opts *o, const tilec_source_param *params, int nparams);
+#endif
+
+#endif
