@@ -191,6 +191,23 @@ static MlirValue add_delta(tc_chunk *c, MlirValue v, MlirValue delta, bool chunk
 
 static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos);
 
+/* The int64 addresses of a pointer (tile) value of pointer type ptr_ty: base + offset *
+ * sizeof(pointee). */
+static MlirValue pointer_address(tc_chunk *c, tc_cval p, MlirType ptr_ty, bool chunked) {
+  tc_builder *b = &c->b;
+  tc_lower *L = c->L;
+  MlirType i64 = tcb_int_type(L->ctx, 64);
+  MlirValue base = tcb_cast(b, "llvm.ptrtoint", p.base, i64);
+  MlirValue addr = chunked ? tc_splat_vec(b, base, c->width) : base;
+  if (mlirValueIsNull(p.vec)) return addr;
+  int64_t sz = (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(ptr_ty))) + 7) / 8;
+  MlirType wt = chunked ? tc_vec_type(L->ctx, c->width, i64) : i64;
+  MlirValue off = p.vec;
+  if (tcb_bitwidth(tcb_element_type(mlirValueGetType(off))) < 64) off = tcb_cast(b, "arith.extsi", off, wt);
+  off = tcb_binary(b, "arith.muli", off, tcb_const_int(b, wt, sz));
+  return tcb_binary(b, "arith.addi", addr, off);
+}
+
 /* A pointer (tile) from int64 addresses: the first lane's address becomes the base pointer
  * and the lanes are element offsets from it. A null base with the whole address as the
  * offset would be arithmetic on null, which LLVM may treat as undefined (the -O1
@@ -458,20 +475,13 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
     r.vec = tcb_op1(b, "arith.constant", st, 0, NULL, 1, &na);
   } else if (k && (k == TILE_PTR_TO_INT || k == TILE_INT_TO_PTR || k == TILE_BITCAST)) {
     tc_cval s = tc_eval(c, mlirOperationGetOperand(op, 0), pos);
+    if (L->status) {
+      b->loc = saved;
+      return r;
+    }
     MlirType sel = mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetOperand(op, 0)));
-    MlirType i64 = tcb_int_type(L->ctx, 64);
     if (k == TILE_PTR_TO_INT || (k == TILE_BITCAST && tile_type_is_ptr(elem))) {
-      /* address = base + offset * sizeof(pointee) */
-      MlirValue base = tcb_cast(b, "llvm.ptrtoint", s.base, i64);
-      MlirValue addr = pos->chunked ? tc_splat_vec(b, base, c->width) : base;
-      if (!mlirValueIsNull(s.vec)) {
-        int64_t sz = (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(sel))) + 7) / 8;
-        MlirValue off = s.vec;
-        MlirType wt = pos->chunked ? tc_vec_type(L->ctx, c->width, i64) : i64;
-        if (tcb_bitwidth(tcb_element_type(mlirValueGetType(off))) < 64) off = tcb_cast(b, "arith.extsi", off, wt);
-        off = tcb_binary(b, "arith.muli", off, tcb_const_int(b, wt, sz));
-        addr = tcb_binary(b, "arith.addi", addr, off);
-      }
+      MlirValue addr = pointer_address(c, s, sel, pos->chunked);
       if (k == TILE_PTR_TO_INT) {
         r.vec = addr;
       } else {
@@ -483,6 +493,18 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
       MlirType to = pos->chunked ? tc_vec_type(L->ctx, c->width, elem) : elem;
       r.vec = tcb_cast(b, "arith.bitcast", s.vec, to);
     }
+  } else if (tc_op_is(op, "arith.select") && tile_type_is_ptr(elem)) {
+    /* tl.where on pointer tiles: select the addresses, then point at the chosen ones */
+    tc_cval cv = tc_eval(c, mlirOperationGetOperand(op, 0), pos);
+    tc_cval tv = tc_eval(c, mlirOperationGetOperand(op, 1), pos);
+    tc_cval fv = tc_eval(c, mlirOperationGetOperand(op, 2), pos);
+    if (L->status) {
+      b->loc = saved;
+      return r;
+    }
+    MlirValue addr = tcb_select(b, cv.vec, pointer_address(c, tv, elem, pos->chunked),
+                                pointer_address(c, fv, elem, pos->chunked));
+    r = address_to_pointer(c, addr, elem, pos->chunked);
   } else if (is_elementwise(op)) {
     intptr_t n = mlirOperationGetNumOperands(op);
     MlirValue ops[4];
@@ -498,11 +520,7 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
         return r;
       }
       if (v.is_ptr) {
-        if (tc_op_is(op, "arith.select") && i > 0) {
-          tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "tl.where on pointer tiles is not supported yet");
-        } else {
-          tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "arithmetic on pointer tiles is not supported");
-        }
+        tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "arithmetic on pointer tiles is not supported");
         b->loc = saved;
         return r;
       }

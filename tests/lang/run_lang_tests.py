@@ -1587,6 +1587,15 @@ def _pointers():
     add(F, "load_before_store_shifted_inplace", K, "shift_right_inplace_kernel", (1,),
         dict(x_ptr=xs, BLOCK=64), ["x_ptr"],
         lambda a, x=xs.copy(): {"x_ptr": np.concatenate([x[:1], x[:-1] * 2 + x[1:]])})
+    wa = rng(249).standard_normal(32).astype(np.float32)
+    wb = rng(250).standard_normal(32).astype(np.float32)
+    aa = rng(251).integers(0, 2**40, 32).astype(np.int64) * 4
+    ab = rng(252).integers(0, 2**40, 32).astype(np.int64) * 4
+    wc = rng(253).integers(0, 2, 32).astype(np.int32)
+    add(F, "where_on_pointer_tiles", K, "where_pointers_kernel", (1,),
+        dict(a_ptr=wa, b_ptr=wb, out_ptr=np.zeros(32, np.float32), addr_a_ptr=aa, addr_b_ptr=ab, cond_ptr=wc,
+             addr_out_ptr=np.zeros(32, np.int64), BLOCK=32), ["out_ptr", "addr_out_ptr"],
+        lambda a: {"out_ptr": np.where(np.arange(32) % 3 == 0, wa, wb), "addr_out_ptr": np.where(wc != 0, aa, ab)})
     xq = np.arange(50, dtype=np.float32)
     for skip in (0, 1, 2):      # 1 is specialized by value like Triton's ":1", so it folds
         s0 = 16 if skip > 0 else 0

@@ -128,3 +128,16 @@ def shift_right_inplace_kernel(x_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK) + 1
     prev = tl.load(x_ptr + offs - 1)
     tl.store(x_ptr + offs, prev * 2 + tl.load(x_ptr + offs))
+
+
+# tl.where on pointer tiles: pick a pointer per lane, then load through it; and on pointers
+# made from int64 addresses, stored back as int64 (Triton's test_where with pointers)
+@triton.jit
+def where_pointers_kernel(a_ptr, b_ptr, out_ptr, addr_a_ptr, addr_b_ptr, cond_ptr, addr_out_ptr,
+                          BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    p = tl.where(offs % 3 == 0, a_ptr + offs, b_ptr + offs)
+    tl.store(out_ptr + offs, tl.load(p))
+    x = tl.load(addr_a_ptr + offs).to(tl.pi32_t)
+    y = tl.load(addr_b_ptr + offs).to(tl.pi32_t)
+    tl.store(addr_out_ptr + offs, tl.where(tl.load(cond_ptr + offs) != 0, x, y))
