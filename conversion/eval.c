@@ -208,6 +208,33 @@ static MlirValue pointer_address(tc_chunk *c, tc_cval p, MlirType ptr_ty, bool c
   return tcb_binary(b, "arith.addi", addr, off);
 }
 
+/* The int64 addresses of pointer tile `old` computed without going through its pointer form
+ * when it comes from integers (int_to_ptr, where of such, addptr on such): the pointer form
+ * keeps offsets in elements, so an address that is not a multiple of the element size
+ * (arbitrary integers cast to pointers and back, as Triton's test_where does) would lose its
+ * remainder. Null when `old` is not made that way. */
+static MlirValue exact_address(tc_chunk *c, MlirValue old, const tc_pos *pos, int depth) {
+  if (depth > 16 || !mlirValueIsAOpResult(old)) return (MlirValue){NULL};
+  MlirOperation d = mlirOpResultGetOwner(old);
+  tc_builder *b = &c->b;
+  if (tile_op_of(d) == TILE_INT_TO_PTR) {
+    MlirValue v = tc_eval(c, mlirOperationGetOperand(d, 0), pos).vec;
+    if (c->L->status || mlirValueIsNull(v)) return (MlirValue){NULL};
+    MlirType i64 = tcb_int_type(c->L->ctx, 64);
+    MlirType wt = pos->chunked ? tc_vec_type(c->L->ctx, c->width, i64) : i64;
+    if (tcb_bitwidth(tcb_element_type(mlirValueGetType(v))) < 64) v = tcb_cast(b, "arith.extsi", v, wt);
+    return v;
+  }
+  if (tc_op_is(d, "arith.select")) {
+    MlirValue t = exact_address(c, mlirOperationGetOperand(d, 1), pos, depth + 1);
+    MlirValue f = mlirValueIsNull(t) ? t : exact_address(c, mlirOperationGetOperand(d, 2), pos, depth + 1);
+    if (mlirValueIsNull(f)) return f;
+    tc_cval cv = tc_eval(c, mlirOperationGetOperand(d, 0), pos);
+    return c->L->status ? (MlirValue){NULL} : tcb_select(b, cv.vec, t, f);
+  }
+  return (MlirValue){NULL};
+}
+
 /* A pointer (tile) from int64 addresses: the first lane's address becomes the base pointer
  * and the lanes are element offsets from it. A null base with the whole address as the
  * offset would be arithmetic on null, which LLVM may treat as undefined (the -O1
@@ -481,7 +508,8 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
     }
     MlirType sel = mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetOperand(op, 0)));
     if (k == TILE_PTR_TO_INT || (k == TILE_BITCAST && tile_type_is_ptr(elem))) {
-      MlirValue addr = pointer_address(c, s, sel, pos->chunked);
+      MlirValue addr = exact_address(c, mlirOperationGetOperand(op, 0), pos, 0);
+      if (mlirValueIsNull(addr)) addr = pointer_address(c, s, sel, pos->chunked);
       if (k == TILE_PTR_TO_INT) {
         r.vec = addr;
       } else {
@@ -502,8 +530,10 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
       b->loc = saved;
       return r;
     }
-    MlirValue addr = tcb_select(b, cv.vec, pointer_address(c, tv, elem, pos->chunked),
-                                pointer_address(c, fv, elem, pos->chunked));
+    MlirValue ta = exact_address(c, mlirOperationGetOperand(op, 1), pos, 0);
+    MlirValue fa = exact_address(c, mlirOperationGetOperand(op, 2), pos, 0);
+    MlirValue addr = tcb_select(b, cv.vec, mlirValueIsNull(ta) ? pointer_address(c, tv, elem, pos->chunked) : ta,
+                                mlirValueIsNull(fa) ? pointer_address(c, fv, elem, pos->chunked) : fa);
     r = address_to_pointer(c, addr, elem, pos->chunked);
   } else if (is_elementwise(op)) {
     intptr_t n = mlirOperationGetNumOperands(op);
