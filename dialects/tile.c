@@ -200,3 +200,36 @@ int64_t tile_int_attr(MlirOperation op, const char *name, int64_t dflt) {
   if (mlirAttributeIsNull(a) || !mlirAttributeIsAInteger(a)) return dflt;
   return mlirIntegerAttrGetValueInt(a);
 }
+
+MlirValue tile_build_trans(tc_builder *b, MlirValue x, const int32_t *order, int rank, MlirType result) {
+  MlirNamedAttribute na = tcb_named(b->ctx, "order", mlirDenseI32ArrayGet(b->ctx, rank, order));
+  return tcb_op1(b, "tile.trans", result, 1, &x, 1, &na);
+}
+
+MlirValue tile_build_gather(tc_builder *b, MlirValue src, MlirValue index, int axis, MlirType result) {
+  MlirValue ops[2] = {src, index};
+  MlirNamedAttribute na = tcb_named(b->ctx, "axis", mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 32), axis));
+  return tcb_op1(b, "tile.gather", result, 2, ops, 1, &na);
+}
+
+MlirValue tile_build_dot(tc_builder *b, MlirValue a, MlirValue bm, MlirValue acc, MlirType result) {
+  MlirValue ops[3] = {a, bm, acc};
+  return tcb_op1(b, "tile.dot", result, 3, ops, 0, NULL);
+}
+
+MlirValue tile_build_sort(tc_builder *b, MlirValue x, bool descending, bool is_unsigned) {
+  MlirNamedAttribute at[2] = {tcb_named(b->ctx, "descending", mlirBoolAttrGet(b->ctx, descending)),
+                              tcb_named(b->ctx, "unsigned", mlirBoolAttrGet(b->ctx, is_unsigned))};
+  return tcb_op1(b, "tile.sort", mlirValueGetType(x), 1, &x, 2, at);
+}
+
+MlirValue tile_build_hint(tc_builder *b, MlirValue x, const char *kind, const int64_t *values, int n) {
+  MlirNamedAttribute at[2] = {tcb_named(b->ctx, "kind", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(kind))),
+                              tcb_named(b->ctx, "values", mlirDenseI64ArrayGet(b->ctx, n, values))};
+  return tcb_op1(b, "tile.hint", mlirValueGetType(x), 1, &x, 2, at);
+}
+
+MlirValue tile_build_atomic_cas(tc_builder *b, MlirValue ptr, MlirValue cmp, MlirValue val, MlirType result) {
+  MlirValue ops[3] = {ptr, cmp, val};
+  return tcb_op1(b, "tile.atomic_cas", result, 3, ops, 0, NULL);
+}

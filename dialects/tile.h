@@ -33,6 +33,18 @@ MlirValue tile_build_int_to_ptr(tc_builder *b, MlirValue v, MlirType to);
 MlirValue tile_build_load(tc_builder *b, MlirValue ptr, MlirValue mask, MlirValue other,
                           MlirType result);
 void tile_build_store(tc_builder *b, MlirValue ptr, MlirValue value, MlirValue mask);
+/* result[..] = x permuted: result dim i is x's dim order[i]. */
+MlirValue tile_build_trans(tc_builder *b, MlirValue x, const int32_t *order, int rank, MlirType result);
+/* out[..i..] = src[..index[..i..]..] along axis; result has the index's shape. */
+MlirValue tile_build_gather(tc_builder *b, MlirValue src, MlirValue index, int axis, MlirType result);
+/* a[M,K] x b[K,N] + acc[M,N] (a leading batch dim allowed). */
+MlirValue tile_build_dot(tc_builder *b, MlirValue a, MlirValue bm, MlirValue acc, MlirType result);
+/* x sorted along its last dim. */
+MlirValue tile_build_sort(tc_builder *b, MlirValue x, bool descending, bool is_unsigned);
+/* x with a hint (kind "multiple_of" | "max_contiguous" | "max_constancy", one value per dim). */
+MlirValue tile_build_hint(tc_builder *b, MlirValue x, const char *kind, const int64_t *values, int n);
+/* Compare-and-swap at each pointer; returns the old values. */
+MlirValue tile_build_atomic_cas(tc_builder *b, MlirValue ptr, MlirValue cmp, MlirValue val, MlirType result);
 
 /* ---- the op table (dialects/tile_ops.def) -------------------------------------------- */
 enum {

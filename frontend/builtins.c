@@ -552,10 +552,7 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     }
     int r = x.rank ? x.rank : 1;
     for (int i = n; i < r; i++) vals[i] = vals[0];
-    MlirNamedAttribute at[2] = {
-        tcb_named(cg->ctx, "kind", mlirStringAttrGet(cg->ctx, mlirStringRefCreateFromCString(name))),
-        tcb_named(cg->ctx, "values", mlirDenseI64ArrayGet(cg->ctx, r, vals))};
-    MlirValue h = tile_build_op1(&cg->b, TILE_HINT, mlirValueGetType(x.v), 1, &x.v, 2, at);
+    MlirValue h = tile_build_hint(&cg->b, x.v, name, vals, r);
     x.v = h;
     return x;
   }

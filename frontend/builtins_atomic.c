@@ -133,8 +133,7 @@ bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, 
   cg_set_loc(cg, loc);
   if (cas) {
     MlirType rt = cg_tensor_type(cg, elem, rank, shape);
-    MlirValue ops[3] = {ptr.v, cmp.v, val.v};
-    *out = tv_tensor(tile_build_op1(&cg->b, TILE_ATOMIC_CAS, rt, 3, ops, 0, NULL), elem, rank, shape);
+    *out = tv_tensor(tile_build_atomic_cas(&cg->b, ptr.v, cmp.v, val.v, rt), elem, rank, shape);
     return true;
   }
   bool has_mask = !cg_is_none(maskp);

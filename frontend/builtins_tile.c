@@ -99,8 +99,7 @@ static tc_val trans(tc_cg *cg, tc_val x, const int *order, tc_loc loc) {
   if (identity) return x;
   int32_t o[TC_MAX_RANK];
   for (int i = 0; i < x.rank; i++) o[i] = order[i];
-  MlirNamedAttribute na = tcb_named(cg->ctx, "order", mlirDenseI32ArrayGet(cg->ctx, x.rank, o));
-  MlirValue r = tile_build_op1(&cg->b, TILE_TRANS, cg_tensor_type(cg, x.ty, x.rank, s), 1, &x.v, 1, &na);
+  MlirValue r = tile_build_trans(&cg->b, x.v, o, x.rank, cg_tensor_type(cg, x.ty, x.rank, s));
   return tv_tensor(r, x.ty, x.rank, s);
 }
 
@@ -118,10 +117,8 @@ static tc_val axis_iota(tc_cg *cg, int rank, const int64_t *shape, int axis, tc_
 /* out[..i..] = src[..index[..i..]..] along axis (lowered by reading the materialized src) */
 static tc_val gather_op(tc_cg *cg, tc_val src, tc_val idx, int axis, tc_loc loc) {
   if (tc_ty_bits(idx.ty) != 32) idx = cg_cast(cg, idx, tc_ty_make(TILEC_DTYPE_I32), false, loc);
-  MlirValue ops[2] = {src.v, idx.v};
-  MlirNamedAttribute na = tcb_named(cg->ctx, "axis", mlirIntegerAttrGet(mlirIntegerTypeGet(cg->ctx, 32), axis));
   cg_set_loc(cg, loc);
-  MlirValue r = tile_build_op1(&cg->b, TILE_GATHER, cg_tensor_type(cg, src.ty, idx.rank, idx.shape), 2, ops, 1, &na);
+  MlirValue r = tile_build_gather(&cg->b, src.v, idx.v, axis, cg_tensor_type(cg, src.ty, idx.rank, idx.shape));
   return tv_tensor(r, src.ty, idx.rank, idx.shape);
 }
 
@@ -380,9 +377,8 @@ static tc_val dot(tc_cg *cg, tc_callargs *args, tc_loc loc) {
     }
     out = acc.ty;
   }
-  MlirValue ops[3] = {a.v, b.v, acc.v};
   cg_set_loc(cg, loc);
-  MlirValue res = tile_build_op1(&cg->b, TILE_DOT, cg_tensor_type(cg, out, r, cs), 3, ops, 0, NULL);
+  MlirValue res = tile_build_dot(&cg->b, a.v, b.v, acc.v, cg_tensor_type(cg, out, r, cs));
   return tv_tensor(res, out, r, cs);
 }
 
@@ -585,10 +581,8 @@ bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc
     /* tl.topk(x, k, dim=None, descending=True) in Triton 3.9: the k largest, or smallest */
     tc_val *dsc = cg_arg(a, &s, "descending");
     bool desc = topk && cg_is_none(dsc) ? true : flag(dsc);
-    MlirNamedAttribute at[2] = {tcb_named(cg->ctx, "descending", mlirBoolAttrGet(cg->ctx, desc)),
-                                tcb_named(cg->ctx, "unsigned", mlirBoolAttrGet(cg->ctx, tc_ty_is_int(x.ty) && !tc_ty_is_signed(x.ty)))};
     cg_set_loc(cg, loc);
-    MlirValue r = tile_build_op1(&cg->b, TILE_SORT, mlirValueGetType(x.v), 1, &x.v, 2, at);
+    MlirValue r = tile_build_sort(&cg->b, x.v, desc, tc_ty_is_int(x.ty) && !tc_ty_is_signed(x.ty));
     tc_val sorted = tv_tensor(r, x.ty, x.rank, x.shape);
     if (!topk) {
       *out = sorted;
