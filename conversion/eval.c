@@ -501,15 +501,17 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
     MlirNamedAttribute na = tcb_named(L->ctx, "value", v);
     r.vec = tcb_op1(b, "arith.constant", st, 0, NULL, 1, &na);
   } else if (k && (k == TILE_PTR_TO_INT || k == TILE_INT_TO_PTR || k == TILE_BITCAST)) {
-    tc_cval s = tc_eval(c, mlirOperationGetOperand(op, 0), pos);
+    bool from_ptr = k == TILE_PTR_TO_INT || (k == TILE_BITCAST && tile_type_is_ptr(elem));
+    MlirValue exact = from_ptr ? exact_address(c, mlirOperationGetOperand(op, 0), pos, 0) : (MlirValue){NULL};
+    tc_cval s = {0};
+    if (mlirValueIsNull(exact)) s = tc_eval(c, mlirOperationGetOperand(op, 0), pos);
     if (L->status) {
       b->loc = saved;
       return r;
     }
     MlirType sel = mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetOperand(op, 0)));
-    if (k == TILE_PTR_TO_INT || (k == TILE_BITCAST && tile_type_is_ptr(elem))) {
-      MlirValue addr = exact_address(c, mlirOperationGetOperand(op, 0), pos, 0);
-      if (mlirValueIsNull(addr)) addr = pointer_address(c, s, sel, pos->chunked);
+    if (from_ptr) {
+      MlirValue addr = mlirValueIsNull(exact) ? pointer_address(c, s, sel, pos->chunked) : exact;
       if (k == TILE_PTR_TO_INT) {
         r.vec = addr;
       } else {

@@ -160,8 +160,6 @@ tile_op_id tile_op_of(MlirOperation op) {
   return TILE_NOT_TILE; /* not in the table: the IRDL file and tile_ops.def disagree */
 }
 
-const char *tile_op_name(tile_op_id id) { return id > 0 && id < TILE_OP_COUNT ? op_table[id].name : "?"; }
-
 bool tile_op_has(MlirOperation op, unsigned mask) { return (op_table[tile_op_of(op)].traits & mask) != 0; }
 
 MlirOperation tile_build_op(tc_builder *b, tile_op_id id, intptr_t nresults, const MlirType *results,

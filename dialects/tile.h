@@ -63,8 +63,6 @@ typedef enum tile_op_id {
 
 /* Which tile op `op` is (TILE_NOT_TILE for arith, scf, func, ... ops). */
 tile_op_id tile_op_of(MlirOperation op);
-/* The op's name without the "tile." prefix ("load"), for messages. */
-const char *tile_op_name(tile_op_id id);
 /* Does `op` have one of the traits in `mask` (TILE_TRAIT_*)? False for non-tile ops. */
 bool tile_op_has(MlirOperation op, unsigned mask);
 /* A tile op with the given operands, attributes and result types, for the ops whose

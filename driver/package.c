@@ -98,6 +98,23 @@ static void write_params_proto(FILE *f, const tc_kernel_info *info) {
   }
 }
 
+/* `extern void __tilec_kernel_SYMBOL(<runtime params>, pid x3, grid x3[, extents]);`: the
+ * compiled kernel's prototype. Returns the number of runtime parameters. */
+static int declare_kernel(FILE *f, const char *symbol, const tc_kernel_info *info, bool extents) {
+  fprintf(f, "extern void __tilec_kernel_%s(", symbol);
+  int nargs = 0;
+  for (int i = 0; i < info->nparams; i++) {
+    const tc_kernel_param *p = &info->params[i];
+    if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
+    char ct[64];
+    kernel_arg_c_type(p, ct, sizeof ct);
+    fprintf(f, "%s, ", ct);
+    nargs++;
+  }
+  fprintf(f, "uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t%s);\n", extents ? ", const int64_t *" : "");
+  return nargs;
+}
+
 static tilec_status *write_stub(const char *path, const tc_kernel_info *info, const tc_target *target,
                                 const char *source_file) {
   FILE *f = fopen(path, "w");
@@ -107,18 +124,7 @@ static tilec_status *write_stub(const char *path, const tc_kernel_info *info, co
           tilec_embedded_abi_h);
   fprintf(f, "extern int tilec_kernel_launch_simple(const tilec_kernel_desc *, uint32_t, uint32_t, uint32_t, "
              "void *const *);\n");
-  fprintf(f, "extern void __tilec_kernel_%s(", n);
-  int nargs = 0;
-  for (int i = 0; i < info->nparams; i++) {
-    const tc_kernel_param *p = &info->params[i];
-    if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
-    char ct[64];
-    kernel_arg_c_type(p, ct, sizeof ct);
-    fprintf(f, "%s%s", nargs ? ", " : "", ct);
-    nargs++;
-  }
-  fprintf(f, "%suint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t%s);\n", nargs ? ", " : "",
-          info->check_bounds ? ", const int64_t *" : "");
+  int nargs = declare_kernel(f, n, info, info->check_bounds);
   bool unwinds = info->uses_assert || info->check_bounds || info->check_nan;
   if (unwinds)
     fprintf(f, "#include <setjmp.h>\nextern void tilec_rt_set_jmp(jmp_buf *);\nextern void tilec_rt_set_kernel(const void *);\n"
@@ -626,17 +632,7 @@ static void write_dispatch_proto(FILE *f, const dispatch_plan *plan, bool leadin
 static void write_variant(FILE *f, const tc_variant *v, const char *desc_name, size_t tag, const char *tdesc,
                           const char *source_file) {
   const tc_kernel_info *info = v->info;
-  fprintf(f, "extern void __tilec_kernel_%s(", v->symbol);
-  int nargs = 0;
-  for (int i = 0; i < info->nparams; i++) {
-    const tc_kernel_param *p = &info->params[i];
-    if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
-    char ct[64];
-    kernel_arg_c_type(p, ct, sizeof ct);
-    fprintf(f, "%s, ", ct);
-    nargs++;
-  }
-  fprintf(f, "uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);\n");
+  int nargs = declare_kernel(f, v->symbol, info, false);
   fprintf(f, "static int tilec_program_v%zu(void *const *args, const uint32_t pid[3], const uint32_t grid[3], "
              "void *ctx) {\n  (void)ctx; (void)args;\n", tag);
   /* A failed device_assert unwinds the program back here (runtime/debug.c). */

@@ -70,20 +70,12 @@ typedef struct glue_state {
   bool oom;
 } glue_state;
 
-static bool is_libm_scalar(MlirStringRef name, MlirType t) {
-  char fn[32];
-  if (name.length - 5 >= sizeof fn || !mlirTypeIsAFloat(t)) return false;
-  snprintf(fn, sizeof fn, "%.*s", (int)(name.length - 5), name.data + 5);
-  unsigned bits = tcb_bitwidth(t);
-  return needs_libm(fn) && (bits == 32 || bits == 64);
-}
-
 static MlirWalkResult collect(MlirOperation op, void *user) {
   glue_state *g = user;
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   if (name.length > 5 && !memcmp(name.data, "math.", 5) && mlirOperationGetNumResults(op) == 1 &&
       (mlirTypeIsAVector(mlirValueGetType(mlirOperationGetResult(op, 0))) ||
-       is_libm_scalar(name, mlirValueGetType(mlirOperationGetResult(op, 0))))) {
+       mlirTypeIsAFloat(mlirValueGetType(mlirOperationGetResult(op, 0))))) {
     if (g->nops == g->cap) {
       int cap = g->cap ? g->cap * 2 : 32;
       MlirOperation *ops = realloc(g->ops, sizeof *g->ops * (size_t)cap);
@@ -166,15 +158,16 @@ static void rewrite(glue_state *g, MlirModule m, MlirOperation op) {
   if (!f || mlirOperationGetNumOperands(op) != f->nargs) return;
   MlirValue res = mlirOperationGetResult(op, 0);
   MlirType vt = mlirValueGetType(res);
+  bool vec = mlirTypeIsAVector(vt);
+  if (vec && mlirShapedTypeGetRank(vt) != 1) return;
+  MlirType elem = vec ? mlirShapedTypeGetElementType(vt) : vt;
+  unsigned bits = tcb_bitwidth(elem);
+  if (!mlirTypeIsAFloat(elem) || (bits != 32 && bits != 64)) return;
   bool libm = needs_libm(fn) && f->nargs == 1;
-  if (!mlirTypeIsAVector(vt)) {
+  if (!vec) {
     if (libm) rewrite_libm(m, op, fn);
     return;
   }
-  if (mlirShapedTypeGetRank(vt) != 1) return;
-  MlirType elem = mlirShapedTypeGetElementType(vt);
-  unsigned bits = tcb_bitwidth(elem);
-  if (!mlirTypeIsAFloat(elem) || (bits != 32 && bits != 64)) return;
   int lanes = (int)mlirShapedTypeGetDimSize(vt, 0);
   int piece = native_lanes(g->target, bits);
   if (lanes < piece) piece = lanes;
