@@ -104,54 +104,7 @@ static bool escapes(tc_lower *L, MlirValue v, int depth) {
   return false;
 }
 
-static bool same_shape(MlirType a, MlirType b) {
-  int64_t sa[TC_RANK], sb[TC_RANK];
-  int ra = tc_shape_of(a, sa), rb = tc_shape_of(b, sb);
-  if (ra != rb) return false;
-  for (int i = 0; i < ra; i++)
-    if (sa[i] != sb[i]) return false;
-  return true;
-}
-
 static bool is_root(MlirOperation op) { return tile_op_has(op, TILE_TRAIT_ROOT); }
-
-typedef struct store_nest {
-  MlirOperation *stores;
-  int n;
-} store_nest;
-
-static void store_body(tc_chunk *c, const tc_pos *pos, void *user) {
-  store_nest *s = user;
-  tc_cval ptrs[64], vals[64];
-  MlirValue masks[64];
-  /* All operands first: a group's loads precede its stores in program order. */
-  for (int i = 0; i < s->n && !c->L->status; i++) {
-    MlirOperation st = s->stores[i];
-    c->b.loc = mlirOperationGetLocation(st);
-    ptrs[i] = tc_eval(c, mlirOperationGetOperand(st, 0), pos);
-    vals[i] = tc_eval(c, mlirOperationGetOperand(st, 1), pos);
-    masks[i] = tc_chunk_mask(c, tile_store_mask(st), pos);
-  }
-  for (int i = 0; i < s->n && !c->L->status; i++) tc_emit_store(c, s->stores[i], pos, ptrs[i], vals[i], masks[i]);
-}
-
-static bool reshape_is_unit(MlirOperation op) {
-  int64_t s[TC_RANK], r[TC_RANK];
-  int sr = tc_shape_of(mlirValueGetType(mlirOperationGetOperand(op, 0)), s);
-  int rr = tc_shape_of(mlirValueGetType(mlirOperationGetResult(op, 0)), r);
-  int64_t a[TC_RANK], b[TC_RANK];
-  int na = 0, nb = 0;
-  for (int i = 0; i < sr; i++)
-    if (s[i] != 1) a[na++] = s[i];
-  for (int i = 0; i < rr; i++)
-    if (r[i] != 1) b[nb++] = r[i];
-  if (na != nb) return false;
-  for (int i = 0; i < na; i++)
-    if (a[i] != b[i]) return false;
-  /* Lazily evaluable only if a chunk of the result's last dim is a chunk of the source's
-   * last dim (or a single element): [N,1] -> [N] reads a column, so it goes via memory. */
-  return rr == 0 || r[rr - 1] == 1 || (sr > 0 && s[sr - 1] != 1);
-}
 
 /* Does the lazily evaluated cone of v contain `target`? */
 static bool cone_has(MlirValue v, MlirValue target, tc_valmap *seen, int depth) {
@@ -380,7 +333,7 @@ void tc_flush(tc_lower *L) {
     if (!is_root(op)) continue;
     if ((tile_op_of(op) == TILE_STORE)) {
       MlirType t = mlirValueGetType(mlirOperationGetOperand(op, 0));
-      if (!mlirTypeIsNull(last_store) && same_shape(t, last_store)) continue;
+      if (!mlirTypeIsNull(last_store) && tc_same_shape(t, last_store)) continue;
       last_store = t;
     } else {
       last_store = (MlirType){NULL};
@@ -420,38 +373,12 @@ void tc_flush(tc_lower *L) {
     }
     tc_valmap_free(&seen);
     L->b.loc = mlirOperationGetLocation(op);
-    tile_op_id k = tile_op_of(op);
-    if (k == TILE_STORE) {
-      store_nest s = {NULL, 0};
-      MlirOperation buf[64];
-      s.stores = buf;
-      MlirType t = mlirValueGetType(mlirOperationGetOperand(op, 0));
-      int j = i;
-      for (; j < L->ngroup && s.n < 64; j++) {
-        MlirOperation o = L->group[j];
-        if (!is_root(o)) continue;
-        if (!(tile_op_of(o) == TILE_STORE) || !same_shape(mlirValueGetType(mlirOperationGetOperand(o, 0)), t)) break;
-        buf[s.n++] = o;
-      }
-      i = j - 1;
-      /* Bounded iteration when every store shares one mask. */
-      MlirValue common = tile_store_mask(buf[0]);
-      for (int q = 1; q < s.n; q++)
-        if (mlirValueIsNull(common) || !mlirValueEqual(common, tile_store_mask(buf[q]))) common = (MlirValue){NULL};
-      int64_t shape[TC_RANK];
-      int rank = tc_shape_of(t, shape);
-      tc_emit_nest(L, rank, shape, common, store_body, &s);
-    } else if (k == TILE_REDUCE) {
-      tc_emit_reduce(L, op);
-    } else if (k == TILE_SCAN) {
-      tc_emit_scan(L, op);
-    } else if (k == TILE_DOT) {
-      tc_emit_dot(L, op);
-    } else if (k == TILE_SORT) {
-      tc_emit_sort(L, op);
-    } else if (k == TILE_TRANS || k == TILE_RESHAPE || k == TILE_GATHER) {
-      tc_materialize(L, mlirOperationGetOperand(op, 0));
+    const tc_op_lowering *row = tc_op_lowering_of(op);
+    if (!row || !row->emit) {
+      tc_fail(L, op, TILEC_ERROR_INTERNAL, "a root op has no loop nest");
+      break;
     }
+    i += row->emit(L, &L->group[i], L->ngroup - i) - 1;
   }
   L->b.loc = saved;
   L->ngroup = 0;
@@ -459,7 +386,7 @@ void tc_flush(tc_lower *L) {
   tc_valmap_clear(&L->in_group);
 }
 
-static void add_to_group(tc_lower *L, MlirOperation op) {
+void tc_lower_grouped(tc_lower *L, MlirOperation op) {
   if ((tile_op_of(op) == TILE_LOAD) && L->group_has_store) tc_flush(L);
   if (L->ngroup == L->capgroup) {
     int cap = L->capgroup ? 2 * L->capgroup : 64;
@@ -493,121 +420,82 @@ static void lower_scalar_generic(tc_lower *L, MlirOperation op) {
   tc_map_scalar(L, old, mlirOperationGetResult(nop, 0));
 }
 
+int tc_emit_materialize_source(tc_lower *L, MlirOperation *roots, int n) {
+  (void)n;
+  tc_materialize(L, mlirOperationGetOperand(roots[0], 0));
+  return 1;
+}
+
+/* program_id, num_programs: the kernel's extra arguments (lower_func). */
+void tc_lower_grid_id(tc_lower *L, MlirOperation op) {
+  int axis = (int)tile_int_attr(op, "axis", 0);
+  if (axis < 0 || axis > 2) axis = 0;
+  bool pid = tile_op_of(op) == TILE_PROGRAM_ID;
+  tc_map_scalar(L, mlirOperationGetResult(op, 0), pid ? L->pid[axis] : L->grid[axis]);
+}
+
+static void lower_return(tc_lower *L, MlirOperation op) {
+  (void)op;
+  for (int i = 0; i < L->ndeallocs; i++) {
+    MlirValue m = mlirOperationGetResult(L->deallocs[i], 0);
+    tcb_op(&L->b, "memref.dealloc", 0, NULL, 1, &m, 0, NULL);
+  }
+  tcb_op(&L->b, "func.return", 0, NULL, 0, NULL, 0, NULL);
+}
+
+static void lower_assume(tc_lower *L, MlirOperation op) {
+  MlirValue c = tc_scalar(L, mlirOperationGetOperand(op, 0));
+  MlirNamedAttribute bundles = tcb_named(L->ctx, "op_bundle_sizes", mlirDenseI32ArrayGet(L->ctx, 0, NULL));
+  if (!L->status) tcb_op(&L->b, "llvm.intr.assume", 0, NULL, 1, &c, 1, &bundles);
+}
+
+static void lower_scalar_arith(tc_lower *L, MlirOperation op) {
+  if (tc_op_is(op, "arith.constant")) {
+    MlirValue old = mlirOperationGetResult(op, 0);
+    MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("value"));
+    MlirNamedAttribute na = tcb_named(L->ctx, "value", a);
+    tc_map_scalar(L, old, tcb_op1(&L->b, "arith.constant", mlirValueGetType(old), 0, NULL, 1, &na));
+    return;
+  }
+  lower_scalar_generic(L, op);
+}
+
+/* Ops of other dialects the kernels contain, by name (tile ops: op_table.c). */
+static const struct {
+  const char *name;
+  bool flush_before;
+  void (*lower)(tc_lower *L, MlirOperation op);
+} other_ops[] = {
+    {"func.return", true, lower_return},   {"scf.if", true, tc_lower_if},
+    {"scf.for", true, tc_lower_for},       {"scf.while", true, tc_lower_while},
+    {"llvm.intr.assume", false, lower_assume},
+};
+
 void tc_lower_op(tc_lower *L, MlirOperation op) {
   L->b.loc = mlirOperationGetLocation(op);
-  tile_op_id k = tile_op_of(op);
   intptr_t nres = mlirOperationGetNumResults(op);
   MlirType r0 = nres ? mlirValueGetType(mlirOperationGetResult(op, 0)) : (MlirType){NULL};
-  if (tc_op_is(op, "func.return")) {
-    tc_flush(L);
-    for (int i = 0; i < L->ndeallocs; i++) {
-      MlirValue m = mlirOperationGetResult(L->deallocs[i], 0);
-      tcb_op(&L->b, "memref.dealloc", 0, NULL, 1, &m, 0, NULL);
-    }
-    tcb_op(&L->b, "func.return", 0, NULL, 0, NULL, 0, NULL);
-    return;
-  }
-  if (tc_op_is(op, "scf.if")) {
-    tc_flush(L);
-    tc_lower_if(L, op);
-    return;
-  }
-  if (tc_op_is(op, "scf.for")) {
-    tc_flush(L);
-    tc_lower_for(L, op);
-    return;
-  }
-  if (tc_op_is(op, "scf.while")) {
-    tc_flush(L);
-    tc_lower_while(L, op);
-    return;
-  }
-  if (k && (k == TILE_PRINT || k == TILE_ASSERT)) {
-    tc_flush(L);
-    tc_lower_debug_op(L, op);
-    return;
-  }
-  if (tc_op_is(op, "llvm.intr.assume")) {
-    MlirValue c = tc_scalar(L, mlirOperationGetOperand(op, 0));
-    MlirNamedAttribute bundles = tcb_named(L->ctx, "op_bundle_sizes", mlirDenseI32ArrayGet(L->ctx, 0, NULL));
-    if (!L->status) tcb_op(&L->b, "llvm.intr.assume", 0, NULL, 1, &c, 1, &bundles);
-    return;
-  }
-  if (k && (k == TILE_ATOMIC_RMW || k == TILE_ATOMIC_CAS)) {
-    tc_flush(L);
-    tc_lower_atomic(L, op);
-    return;
-  }
-  if (k && (k == TILE_PROGRAM_ID || k == TILE_NUM_PROGRAMS)) {
-    int axis = (int)tile_int_attr(op, "axis", 0);
-    if (axis < 0 || axis > 2) axis = 0;
-    tc_map_scalar(L, mlirOperationGetResult(op, 0), k == TILE_PROGRAM_ID ? L->pid[axis] : L->grid[axis]);
-    return;
-  }
-  if (k && k == TILE_STORE) {
-    if (is_tile(mlirValueGetType(mlirOperationGetOperand(op, 0)))) {
-      add_to_group(L, op);
-    } else {
-      tc_flush(L);
-      tc_lower_scalar_store(L, op);
-    }
-    return;
-  }
-  if (k && k == TILE_LOAD) {
-    if (is_tile(r0)) {
-      add_to_group(L, op);
-    } else {
-      tc_flush(L);
-      tc_lower_scalar_load(L, op);
-    }
-    return;
-  }
-  if (k && k == TILE_REDUCE) {
-    add_to_group(L, op);
-    if (!is_tile(r0)) tc_flush(L); /* scalar results are needed right away */
-    return;
-  }
-  if (k && (k == TILE_DOT || k == TILE_TRANS || k == TILE_SCAN || k == TILE_GATHER || k == TILE_SORT)) {
-    add_to_group(L, op);
-    return;
-  }
-  if (k && k == TILE_RESHAPE && !reshape_is_unit(op)) {
-    add_to_group(L, op);
-    return;
-  }
-  if (nres == 1 && is_tile(r0) && tc_is_lazy_op(op)) return; /* evaluated where consumed */
-  if (k && k == TILE_HINT) { /* scalars: the value itself */
-    tc_map_scalar(L, mlirOperationGetResult(op, 0), tc_scalar(L, mlirOperationGetOperand(op, 0)));
-    return;
-  }
-  if (k && k == TILE_ADDPTR) {
-    MlirValue base = tc_scalar(L, mlirOperationGetOperand(op, 0));
-    MlirValue off = tc_scalar(L, mlirOperationGetOperand(op, 1));
-    if (L->status) return;
-    tc_map_scalar(L, mlirOperationGetResult(op, 0), tc_scalar_addptr(L, &L->b, base, off, tile_ptr_pointee(r0)));
-    return;
-  }
-  if (k && (k == TILE_PTR_TO_INT || k == TILE_INT_TO_PTR || k == TILE_BITCAST)) {
-    MlirValue v = tc_scalar(L, mlirOperationGetOperand(op, 0));
-    if (L->status) return;
-    MlirType to = tc_lower_scalar_type(L, r0);
-    const char *name = k == TILE_PTR_TO_INT ? "llvm.ptrtoint" : k == TILE_INT_TO_PTR ? "llvm.inttoptr" : NULL;
-    MlirValue r = v;
-    if (name) r = tcb_cast(&L->b, name, v, to);
-    else if (!mlirTypeEqual(mlirValueGetType(v), to)) r = tcb_cast(&L->b, "arith.bitcast", v, to);
-    tc_map_scalar(L, mlirOperationGetResult(op, 0), r);
-    return;
-  }
-  if (!k && (tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math")) && nres == 1 && !is_tile(r0)) {
-    if (tc_op_is(op, "arith.constant")) {
-      MlirValue old = mlirOperationGetResult(op, 0);
-      MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("value"));
-      MlirNamedAttribute na = tcb_named(L->ctx, "value", a);
-      tc_map_scalar(L, old, tcb_op1(&L->b, "arith.constant", mlirValueGetType(old), 0, NULL, 1, &na));
+  const tc_op_lowering *row = tc_op_lowering_of(op);
+  if (row) {
+    if (row->flush_before) tc_flush(L);
+    /* a lazy tile is evaluated where it is consumed; lazy roots (trans, reshape) decide */
+    if (nres == 1 && is_tile(r0) && tc_is_lazy_op(op) && !is_root(op)) return;
+    if (row->lower) {
+      row->lower(L, op);
       return;
     }
-    lower_scalar_generic(L, op);
-    return;
+  } else {
+    for (size_t i = 0; i < sizeof other_ops / sizeof other_ops[0]; i++) {
+      if (!tc_op_is(op, other_ops[i].name)) continue;
+      if (other_ops[i].flush_before) tc_flush(L);
+      other_ops[i].lower(L, op);
+      return;
+    }
+    if (nres == 1 && is_tile(r0) && tc_is_lazy_op(op)) return; /* arith/math tiles: where consumed */
+    if ((tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math")) && nres == 1) {
+      lower_scalar_arith(L, op);
+      return;
+    }
   }
   MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
   tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'%.*s' is not supported by the lowering yet", (int)nm.length, nm.data);

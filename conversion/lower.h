@@ -115,6 +115,35 @@ struct tc_lower {
   int nstrings;            /* private string globals made so far (debug_ops.c names them) */
 };
 
+/* --- op_table.c: how each tile op is lowered ------------------------------------------- */
+/* One row per op of dialects/tile_ops.def; the functions live in the op's family file
+ * (memory.c, pointers.c, shape_ops.c, reduce.c, dot.c, sort.c, atomics.c, debug_ops.c,
+ * eval.c, lower.c). The driver (lower.c) and the evaluator (eval.c) dispatch through it;
+ * ops of other dialects (arith, math, scf, func) are handled by name in those two files. */
+typedef struct tc_op_lowering {
+  /* Program order: the pending group's nests are emitted before the op (it reads or
+   * writes memory the group's stores may touch, or prints). */
+  bool flush_before;
+  /* Program order, where the op stands. Lazy ops (TILE_TRAIT_LAZY) with a tile result
+   * are not lowered there but evaluated where consumed: `lower` then sees only their
+   * scalar form. NULL: nothing to do in program order. */
+  void (*lower)(tc_lower *L, MlirOperation op);
+  /* The op's result at a position inside a loop nest (lazy ops, loads, and the
+   * lane-moving roots once their operand is materialized). */
+  tc_cval (*eval)(tc_chunk *c, MlirOperation op, const tc_pos *pos);
+  /* A root's loop nest, when its group is flushed: roots[0] is the op, followed by the
+   * group's later ops (n in all); returns how many it handled (at least 1): a run of
+   * same-shaped stores shares one nest. */
+  int (*emit)(tc_lower *L, MlirOperation *roots, int n);
+} tc_op_lowering;
+
+/* The row of a tile op, or NULL for ops of other dialects. */
+const tc_op_lowering *tc_op_lowering_of(MlirOperation op);
+
+/* Row functions shared by several families (lower.c). */
+void tc_lower_grouped(tc_lower *L, MlirOperation op);  /* joins the group being formed */
+int tc_emit_materialize_source(tc_lower *L, MlirOperation *roots, int n); /* operand 0 into a buffer */
+
 /* --- lower.c: driver -------------------------------------------------------------- */
 tilec_status *tc_lower_error(tc_lower *L, MlirOperation op, tilec_status_code code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -154,6 +183,8 @@ bool tc_is_guarded_int_op(const char *name);
 MlirOperation tc_build_guarded_int_op(tc_builder *b, const char *name, MlirValue x, MlirValue y, MlirType t);
 bool tc_is_lazy_op(MlirOperation op); /* pure tile op evaluated at positions */
 int tc_shape_of(MlirType t, int64_t *shape); /* rank of a ranked tensor (0 for scalars) */
+bool tc_same_shape(MlirType a, MlirType b);
+MlirValue tc_iota(tc_builder *b, int64_t width); /* vector<width x i32> 0, 1, ... */
 int64_t tc_numel(int rank, const int64_t *shape);
 /* Row-major linear index of pos (chunk start when chunked). */
 MlirValue tc_linear_index(tc_builder *b, const tc_pos *pos, const int64_t *shape);
@@ -166,7 +197,7 @@ void tc_chunk_bind(tc_chunk *c, MlirValue old, const tc_pos *pos, tc_cval v);
 MlirValue tc_splat_vec(tc_builder *b, MlirValue s, int64_t width);
 
 /* --- memory.c: loads, stores, buffers ------------------------------------------------------ */
-tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos);
+tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos); /* the op table's load row */
 void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval ptr, tc_cval val, MlirValue mask);
 /* Prefetches for writing the cache line a later nest's store (through a contiguous
  * pointer tile) writes at pos; nothing otherwise. Only for stores whose pointer
@@ -256,13 +287,33 @@ MlirBlock tc_build_for(tc_lower *L, tc_builder *b, MlirValue lb, MlirValue ub, M
                        const MlirValue *inits, MlirOperation *for_op);
 int64_t tc_nest_width(tc_lower *L, int64_t last_dim);
 
-/* --- reduce.c / dot.c / regions.c ----------------------------------------------------------- */
-void tc_emit_reduce(tc_lower *L, MlirOperation op);
-void tc_emit_scan(tc_lower *L, MlirOperation op);
-void tc_emit_dot(tc_lower *L, MlirOperation op);
-void tc_emit_sort(tc_lower *L, MlirOperation op);
-void tc_lower_atomic(tc_lower *L, MlirOperation op);
-void tc_lower_debug_op(tc_lower *L, MlirOperation op); /* tile.print, tile.assert */
+/* --- op table rows, by family file (see tc_op_lowering) ------------------------------------ */
+void tc_lower_grid_id(tc_lower *L, MlirOperation op);                        /* lower.c */
+tc_cval tc_eval_range(tc_chunk *c, MlirOperation op, const tc_pos *pos);     /* eval.c */
+tc_cval tc_eval_operand(tc_chunk *c, MlirOperation op, const tc_pos *pos);   /* eval.c: splat, hint */
+void tc_lower_forward(tc_lower *L, MlirOperation op);                        /* eval.c: scalar hint */
+tc_cval tc_eval_addptr(tc_chunk *c, MlirOperation op, const tc_pos *pos);    /* pointers.c */
+tc_cval tc_eval_pointer_cast(tc_chunk *c, MlirOperation op, const tc_pos *pos);
+tc_cval tc_eval_pointer_select(tc_chunk *c, MlirOperation op, const tc_pos *pos); /* arith.select */
+void tc_lower_scalar_addptr_op(tc_lower *L, MlirOperation op);
+void tc_lower_scalar_pointer_cast(tc_lower *L, MlirOperation op);
+bool tc_reshape_is_unit(MlirOperation op);                                   /* shape_ops.c */
+void tc_lower_reshape(tc_lower *L, MlirOperation op);
+tc_cval tc_eval_moved(tc_chunk *c, MlirOperation op, const tc_pos *pos);     /* broadcast, expand_dims, reshape */
+tc_cval tc_eval_trans(tc_chunk *c, MlirOperation op, const tc_pos *pos);
+tc_cval tc_eval_gather(tc_chunk *c, MlirOperation op, const tc_pos *pos);
+void tc_lower_load(tc_lower *L, MlirOperation op);                           /* memory.c */
+void tc_lower_store(tc_lower *L, MlirOperation op);
+int tc_emit_stores(tc_lower *L, MlirOperation *roots, int n);
+void tc_lower_reduce(tc_lower *L, MlirOperation op);                         /* reduce.c */
+int tc_emit_reduce(tc_lower *L, MlirOperation *roots, int n);
+int tc_emit_scan(tc_lower *L, MlirOperation *roots, int n);
+int tc_emit_dot(tc_lower *L, MlirOperation *roots, int n);                   /* dot.c */
+int tc_emit_sort(tc_lower *L, MlirOperation *roots, int n);                  /* sort.c */
+void tc_lower_atomic(tc_lower *L, MlirOperation op);                         /* atomics.c */
+void tc_lower_debug_op(tc_lower *L, MlirOperation op);                       /* debug_ops.c: print, assert */
+
+/* --- regions.c, debug_ops.c ------------------------------------------------------------------ */
 /* A func.call to a tilec_rt_* runtime function (declared on first use). */
 void tc_call_runtime(tc_lower *L, tc_builder *b, const char *name, intptr_t n, const MlirValue *args);
 /* An !llvm.ptr to a NUL-terminated private copy of s. */

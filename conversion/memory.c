@@ -376,3 +376,67 @@ void tc_lower_scalar_store(tc_lower *L, MlirOperation store) {
   tcb_op(&ib, "llvm.store", 0, NULL, 2, ops, 0, NULL);
   if (!mlirValueIsNull(old_mask)) tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
+
+/* ---- rows of the op table (op_table.c) ---------------------------------------------- */
+
+/* A tile load joins the group (it is read where its consumers' nests evaluate it); a
+ * scalar load reads memory now, after the group's stores. */
+void tc_lower_load(tc_lower *L, MlirOperation op) {
+  if (mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0)))) {
+    tc_lower_grouped(L, op);
+    return;
+  }
+  tc_flush(L);
+  tc_lower_scalar_load(L, op);
+}
+
+void tc_lower_store(tc_lower *L, MlirOperation op) {
+  if (mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetOperand(op, 0)))) {
+    tc_lower_grouped(L, op);
+    return;
+  }
+  tc_flush(L);
+  tc_lower_scalar_store(L, op);
+}
+
+typedef struct store_nest {
+  MlirOperation *stores;
+  int n;
+} store_nest;
+
+static void store_body(tc_chunk *c, const tc_pos *pos, void *user) {
+  store_nest *s = user;
+  tc_cval ptrs[64], vals[64];
+  MlirValue masks[64];
+  /* All operands first: a group's loads precede its stores in program order. */
+  for (int i = 0; i < s->n && !c->L->status; i++) {
+    MlirOperation st = s->stores[i];
+    c->b.loc = mlirOperationGetLocation(st);
+    ptrs[i] = tc_eval(c, mlirOperationGetOperand(st, 0), pos);
+    vals[i] = tc_eval(c, mlirOperationGetOperand(st, 1), pos);
+    masks[i] = tc_chunk_mask(c, tile_store_mask(st), pos);
+  }
+  for (int i = 0; i < s->n && !c->L->status; i++) tc_emit_store(c, s->stores[i], pos, ptrs[i], vals[i], masks[i]);
+}
+
+/* The run of same-shaped stores starting at roots[0] (other roots end it; non-roots in
+ * between are skipped) shares one nest, bounded when they all have the same mask. */
+int tc_emit_stores(tc_lower *L, MlirOperation *roots, int n) {
+  MlirOperation buf[64];
+  store_nest s = {buf, 0};
+  MlirType t = mlirValueGetType(mlirOperationGetOperand(roots[0], 0));
+  int j = 0;
+  for (; j < n && s.n < 64; j++) {
+    MlirOperation o = roots[j];
+    if (!tile_op_has(o, TILE_TRAIT_ROOT)) continue;
+    if (tile_op_of(o) != TILE_STORE || !tc_same_shape(mlirValueGetType(mlirOperationGetOperand(o, 0)), t)) break;
+    buf[s.n++] = o;
+  }
+  MlirValue common = tile_store_mask(buf[0]);
+  for (int q = 1; q < s.n; q++)
+    if (mlirValueIsNull(common) || !mlirValueEqual(common, tile_store_mask(buf[q]))) common = (MlirValue){NULL};
+  int64_t shape[TC_RANK];
+  int rank = tc_shape_of(t, shape);
+  tc_emit_nest(L, rank, shape, common, store_body, &s);
+  return j;
+}

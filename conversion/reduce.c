@@ -371,7 +371,7 @@ static bool read_operands(tc_lower *L, MlirOperation op, const char *what, const
   return true;
 }
 
-void tc_emit_reduce(tc_lower *L, MlirOperation op) {
+static void emit_reduce(tc_lower *L, MlirOperation op) {
   reduce_ctx r;
   memset(&r, 0, sizeof r);
   r.op = op;
@@ -541,7 +541,7 @@ static void scan_vertical_body(tc_chunk *c, const tc_pos *opos, void *user) {
   tc_chunk_free(&in);
 }
 
-void tc_emit_scan(tc_lower *L, MlirOperation op) {
+static void emit_scan(tc_lower *L, MlirOperation op) {
   scan_ctx s;
   memset(&s, 0, sizeof s);
   s.op = op;
@@ -610,4 +610,22 @@ void tc_emit_scan(tc_lower *L, MlirOperation op) {
     sp->kind = TC_SPECIAL_BUFFER;
     sp->buffer = s.bufs[i];
   }
+}
+
+int tc_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
+  (void)n;
+  emit_reduce(L, roots[0]);
+  return 1;
+}
+
+int tc_emit_scan(tc_lower *L, MlirOperation *roots, int n) {
+  (void)n;
+  emit_scan(L, roots[0]);
+  return 1;
+}
+
+/* A reduction joins the group; one with a scalar result is needed right away. */
+void tc_lower_reduce(tc_lower *L, MlirOperation op) {
+  tc_lower_grouped(L, op);
+  if (!mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0)))) tc_flush(L);
 }

@@ -1,0 +1,194 @@
+/* conversion/shape_ops.c — the shape family: broadcast, expand_dims, reshape, trans and
+ * gather. At a position each reads its source at the position it maps to: broadcast,
+ * expand_dims and reshapes that keep the last dim's chunks read the source lazily; trans,
+ * gather and other reshapes are roots whose source is first materialized (a flat buffer
+ * in row-major order) and then read at the permuted / gathered / flattened index.
+ * In: the old op and a position. Out: the new value (tc_cval). */
+#include "conversion/lower.h"
+
+#include "dialects/tile.h"
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+
+bool tc_reshape_is_unit(MlirOperation op) {
+  int64_t s[TC_RANK], r[TC_RANK];
+  int sr = tc_shape_of(mlirValueGetType(mlirOperationGetOperand(op, 0)), s);
+  int rr = tc_shape_of(mlirValueGetType(mlirOperationGetResult(op, 0)), r);
+  int64_t a[TC_RANK], b[TC_RANK];
+  int na = 0, nb = 0;
+  for (int i = 0; i < sr; i++)
+    if (s[i] != 1) a[na++] = s[i];
+  for (int i = 0; i < rr; i++)
+    if (r[i] != 1) b[nb++] = r[i];
+  if (na != nb) return false;
+  for (int i = 0; i < na; i++)
+    if (a[i] != b[i]) return false;
+  /* Lazily evaluable only if a chunk of the result's last dim is a chunk of the source's
+   * last dim (or a single element): [N,1] -> [N] reads a column, so it goes via memory. */
+  return rr == 0 || r[rr - 1] == 1 || (sr > 0 && s[sr - 1] != 1);
+}
+
+void tc_lower_reshape(tc_lower *L, MlirOperation op) {
+  if (!tc_reshape_is_unit(op)) tc_lower_grouped(L, op); /* else evaluated where consumed */
+}
+
+/* broadcast, expand_dims, reshape: the source at the mapped position. */
+tc_cval tc_eval_moved(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
+  tc_lower *L = c->L;
+  tc_builder *b = &c->b;
+  tc_cval r = {0};
+  MlirValue old = mlirOperationGetResult(op, 0);
+  MlirType t = mlirValueGetType(old);
+  MlirType elem = mlirShapedTypeGetElementType(t);
+  int64_t shape[TC_RANK];
+  int rank = tc_shape_of(t, shape);
+  tile_op_id k = tile_op_of(op);
+  MlirValue src = mlirOperationGetOperand(op, 0);
+  int64_t sshape[TC_RANK];
+  int srank = tc_shape_of(mlirValueGetType(src), sshape);
+  tc_pos sp = {.rank = srank};
+  bool last_kept = false; /* does the result's last dim come from the source's last dim? */
+  bool ok = true;
+  if (k == TILE_BROADCAST) {
+    for (int d = 0; d < srank; d++) sp.idx[d] = sshape[d] == 1 && shape[d] != 1 ? tcb_const_index(b, 0) : pos->idx[d];
+    last_kept = !(sshape[srank - 1] == 1 && shape[rank - 1] != 1);
+  } else {
+    /* expand_dims and reshape that only add or drop unit dims map indices directly. */
+    int64_t ns[TC_RANK], nr = 0, rs[TC_RANK], nrr = 0;
+    for (int d = 0; d < srank; d++)
+      if (sshape[d] != 1) ns[nr++] = sshape[d];
+    for (int d = 0; d < rank; d++)
+      if (shape[d] != 1) rs[nrr++] = shape[d];
+    ok = nr == nrr;
+    for (int d = 0; ok && d < nr; d++) ok = ns[d] == rs[d];
+    /* Same rule as the driver (lower.c): a chunk of the result's last dim must be a chunk
+     * of the source's last dim, else the reshape reads the materialized source. */
+    if (ok && k == TILE_RESHAPE && !(shape[rank - 1] == 1 || sshape[srank - 1] != 1)) ok = false;
+    if (ok) {
+      MlirValue nz[TC_RANK];
+      int n = 0;
+      for (int d = 0; d < rank; d++)
+        if (shape[d] != 1) nz[n++] = pos->idx[d];
+      n = 0;
+      for (int d = 0; d < srank; d++) sp.idx[d] = sshape[d] != 1 ? nz[n++] : tcb_const_index(b, 0);
+      /* The chunk stays contiguous if the last non-unit dim is last in both shapes. */
+      last_kept = shape[rank - 1] != 1 && sshape[srank - 1] != 1;
+      if (shape[rank - 1] == 1 && sshape[srank - 1] == 1) last_kept = true;
+    }
+  }
+  if (!ok) {
+    /* A general reshape: row-major order is kept, so read the flat buffer. */
+    tc_special *s = tc_special_of(L, src);
+    MlirValue buf = s && s->kind == TC_SPECIAL_BUFFER ? s->buffer : (MlirValue){NULL};
+    if (mlirValueIsNull(buf)) {
+      tc_fail(L, op, TILEC_ERROR_INTERNAL, "reshape source was not materialized");
+      return r;
+    }
+    r.vec = tc_buffer_read(c, buf, elem, pos, shape);
+  } else if (pos->chunked && !last_kept) {
+    sp.chunked = false;
+    tc_cval s = tc_eval(c, src, &sp);
+    r = s;
+    if (!s.is_ptr) r.vec = tc_splat_vec(b, s.vec, c->width);
+    else if (!mlirValueIsNull(s.vec)) r.vec = tc_splat_vec(b, s.vec, c->width);
+  } else {
+    sp.chunked = pos->chunked;
+    r = tc_eval(c, src, &sp);
+  }
+  return r;
+}
+
+/* trans: out[i..] = src[perm^-1 ...] from the materialized source. */
+tc_cval tc_eval_trans(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
+  tc_lower *L = c->L;
+  tc_builder *b = &c->b;
+  tc_cval r = {0};
+  MlirValue old = mlirOperationGetResult(op, 0);
+  MlirType t = mlirValueGetType(old);
+  MlirType elem = mlirShapedTypeGetElementType(t);
+  int64_t shape[TC_RANK];
+  int rank = tc_shape_of(t, shape);
+  MlirType i32 = tcb_int_type(L->ctx, 32);
+  MlirValue src = mlirOperationGetOperand(op, 0);
+  tc_special *s = tc_special_of(L, src);
+  int64_t sshape[TC_RANK];
+  int srank = tc_shape_of(mlirValueGetType(src), sshape);
+  MlirAttribute order = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("order"));
+  if (!s || s->kind != TC_SPECIAL_BUFFER || mlirAttributeIsNull(order)) {
+    tc_fail(L, op, TILEC_ERROR_INTERNAL, "trans source was not materialized");
+    return r;
+  }
+  /* result dim d is source dim order[d] */
+  tc_pos spos = {.rank = srank};
+  int last_src = -1;
+  for (int d = 0; d < rank; d++) {
+    int sd = (int)mlirDenseI32ArrayGetElement(order, d);
+    spos.idx[sd] = pos->idx[d];
+    if (d == rank - 1) last_src = sd;
+  }
+  MlirType mem = tc_memory_type(L->ctx, elem);
+  if (!pos->chunked || last_src == srank - 1) {
+    spos.chunked = pos->chunked;
+    r.vec = tc_buffer_read(c, s->buffer, elem, &spos, sshape);
+  } else {
+    spos.chunked = false;
+    MlirValue lin = tc_linear_index(b, &spos, sshape);
+    int64_t stride = 1;
+    for (int d = srank - 1; d > last_src; d--) stride *= sshape[d];
+    MlirValue idx = tcb_binary(b, "arith.muli", tc_iota(b, c->width),
+                               tcb_const_int(b, tc_vec_type(L->ctx, c->width, i32), stride));
+    MlirValue ops[5] = {s->buffer, lin, idx, tcb_const_int(b, tc_vec_type(L->ctx, c->width, tcb_int_type(L->ctx, 1)), 1),
+                        tcb_is_float(mem) ? tcb_const_float(b, tc_vec_type(L->ctx, c->width, mem), 0)
+                                          : tcb_const_int(b, tc_vec_type(L->ctx, c->width, mem), 0)};
+    r.vec = tcb_op1(b, "vector.gather", tc_vec_type(L->ctx, c->width, mem), 5, ops, 0, NULL);
+    if (!mlirTypeEqual(mem, elem)) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, mlirValueGetType(r.vec), 0));
+  }
+  return r;
+}
+
+/* gather: out[pos] = src[pos with dim axis replaced by index[pos]]. */
+tc_cval tc_eval_gather(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
+  tc_lower *L = c->L;
+  tc_builder *b = &c->b;
+  tc_cval r = {0};
+  MlirValue old = mlirOperationGetResult(op, 0);
+  MlirType t = mlirValueGetType(old);
+  MlirType elem = mlirShapedTypeGetElementType(t);
+  int64_t shape[TC_RANK];
+  int rank = tc_shape_of(t, shape);
+  MlirType i32 = tcb_int_type(L->ctx, 32);
+  MlirValue src = mlirOperationGetOperand(op, 0);
+  tc_special *s = tc_special_of(L, src);
+  int64_t sshape[TC_RANK];
+  tc_shape_of(mlirValueGetType(src), sshape);
+  int axis = (int)tile_int_attr(op, "axis", 0);
+  if (!s || s->kind != TC_SPECIAL_BUFFER) {
+    tc_fail(L, op, TILEC_ERROR_INTERNAL, "gather source was not materialized");
+    return r;
+  }
+  MlirValue idx = tc_eval(c, mlirOperationGetOperand(op, 1), pos).vec;
+  if (L->status) return r;
+  tc_pos base = *pos;
+  base.chunked = false;
+  base.idx[axis] = tcb_const_index(b, 0);
+  MlirValue lin = tc_linear_index(b, &base, sshape); /* element (.., 0, ..) of the chunk's first lane */
+  int64_t stride = 1;
+  for (int d = rank - 1; d > axis; d--) stride *= sshape[d];
+  MlirType mem = tc_memory_type(L->ctx, elem);
+  if (pos->chunked) {
+    MlirType vi = tc_vec_type(L->ctx, c->width, i32);
+    MlirValue off = tcb_binary(b, "arith.muli", idx, tcb_const_int(b, vi, stride));
+    if (axis != rank - 1) off = tcb_binary(b, "arith.addi", off, tc_iota(b, c->width));
+    MlirValue ops[5] = {s->buffer, lin, off, tcb_const_int(b, tc_vec_type(L->ctx, c->width, tcb_int_type(L->ctx, 1)), 1),
+                        tcb_is_float(mem) ? tcb_const_float(b, tc_vec_type(L->ctx, c->width, mem), 0)
+                                          : tcb_const_int(b, tc_vec_type(L->ctx, c->width, mem), 0)};
+    r.vec = tcb_op1(b, "vector.gather", tc_vec_type(L->ctx, c->width, mem), 5, ops, 0, NULL);
+  } else {
+    MlirValue off = tcb_cast(b, "arith.index_cast", tcb_binary(b, "arith.muli", idx, tcb_const_int(b, i32, stride)),
+                             tcb_index(L->ctx));
+    MlirValue ops[2] = {s->buffer, tcb_binary(b, "arith.addi", lin, off)};
+    r.vec = tcb_op1(b, "memref.load", mem, 2, ops, 0, NULL);
+  }
+  if (!mlirTypeEqual(mem, elem)) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, mlirValueGetType(r.vec), 0));
+  return r;
+}
