@@ -32,28 +32,15 @@ static MlirValue widen(tc_builder *b, MlirValue v, MlirType acc_elem) {
   return tcb_cast(b, "arith.fptosi", v, to);
 }
 
-/* ---- i8 x i8 -> i32 with AVX-512 VNNI ------------------------------------------------- */
+/* ---- i8 x i8 -> i32 in pairs (the backend's pair_dot: AVX-512 VNNI on the CPU) ---------- */
 /* VPDPWSSD adds, in each i32 lane, the products of two signed 16-bit pairs: with B packed
  * as pairs of rows (rows 2t and 2t+1 of a column side by side, sign-extended to i16; a
  * zero row pads an odd K) and two elements of an A row broadcast as one pair, one
  * instruction does two steps of K for 16 columns, where the generic path needs a 32-bit
  * multiply and an add per step. The sums wrap in i32 like the generic path's adds. */
 static bool use_vnni(tc_lower *L, MlirType ae, MlirType be, MlirType ce, int64_t w) {
-  return L->target->has_avx512vnni && w == 16 && tcb_is_int(ae) && tcb_is_int(be) && tcb_bitwidth(ae) == 8 &&
-         tcb_bitwidth(be) == 8 && tcb_is_int(ce) && tcb_bitwidth(ce) == 32;
-}
-
-static MlirValue vnni_dot(tc_lower *L, tc_builder *b, MlirValue acc, MlirValue a, MlirValue bv) {
-  /* the intrinsic takes the pairs as <32 x i16> */
-  MlirType v32 = tc_vec_type(L->ctx, 32, tcb_int_type(L->ctx, 16));
-  MlirValue ops[3] = {acc, tcb_cast(b, "vector.bitcast", a, v32), tcb_cast(b, "vector.bitcast", bv, v32)};
-  int32_t seg[2] = {3, 0};
-  MlirNamedAttribute attrs[3] = {
-      tcb_named(L->ctx, "intrin", mlirStringAttrGet(L->ctx, mlirStringRefCreateFromCString("llvm.x86.avx512.vpdpwssd.512"))),
-      tcb_named(L->ctx, "op_bundle_sizes", mlirDenseI32ArrayGet(L->ctx, 0, NULL)),
-      tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
-  };
-  return tcb_op1(b, "llvm.call_intrinsic", mlirValueGetType(acc), 3, ops, 3, attrs);
+  return L->backend->pair_dot_lanes && L->backend->pair_dot_lanes(L->target) == w && tcb_is_int(ae) &&
+         tcb_is_int(be) && tcb_bitwidth(ae) == 8 && tcb_bitwidth(be) == 8 && tcb_is_int(ce) && tcb_bitwidth(ce) == 32;
 }
 
 /* Rows k of B (i8) at [base + k*N + j : +16] sign-extended to i16, or zeros past K. */
@@ -229,7 +216,7 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
     for (int r = 0; r < mr; r++)
       for (int q = 0; q < nr; q++) {
         int x = r * (int)nr + q;
-        next[x] = vnni_dot(L, &kbld, mlirBlockGetArgument(kb, 1 + x), ap[r], pv[q]);
+        next[x] = L->backend->pair_dot(&kbld, mlirBlockGetArgument(kb, 1 + x), ap[r], pv[q]);
       }
     goto yield;
   }

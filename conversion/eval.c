@@ -288,7 +288,7 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
   MlirLocation saved = b->loc;
   b->loc = mlirOperationGetLocation(op);
   MlirType elem = mlirShapedTypeGetElementType(mlirValueGetType(old));
-  const tc_op_lowering *row = tc_op_lowering_of(op);
+  const tc_op_lowering *row = tc_op_lowering_of(L, op);
   if (row && row->eval) {
     r = row->eval(c, op, pos);
   } else if (row) {

@@ -373,7 +373,7 @@ void tc_flush(tc_lower *L) {
     }
     tc_valmap_free(&seen);
     L->b.loc = mlirOperationGetLocation(op);
-    const tc_op_lowering *row = tc_op_lowering_of(op);
+    const tc_op_lowering *row = tc_op_lowering_of(L, op);
     if (!row || !row->emit) {
       tc_fail(L, op, TILEC_ERROR_INTERNAL, "a root op has no loop nest");
       break;
@@ -475,7 +475,7 @@ void tc_lower_op(tc_lower *L, MlirOperation op) {
   L->b.loc = mlirOperationGetLocation(op);
   intptr_t nres = mlirOperationGetNumResults(op);
   MlirType r0 = nres ? mlirValueGetType(mlirOperationGetResult(op, 0)) : (MlirType){NULL};
-  const tc_op_lowering *row = tc_op_lowering_of(op);
+  const tc_op_lowering *row = tc_op_lowering_of(L, op);
   if (row) {
     if (row->flush_before) tc_flush(L);
     /* a lazy tile is evaluated where it is consumed; lazy roots (trans, reshape) decide */
@@ -621,6 +621,7 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   memset(&L, 0, sizeof L);
   L.ctx = ctx;
   L.target = target;
+  L.backend = tc_backend_for(target);
   L.check_bounds = check_bounds;
   L.check_nan = check_nan;
   L.check_races = check_races;

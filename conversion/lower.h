@@ -12,6 +12,7 @@
 #ifndef TILEC_CONVERSION_LOWER_H
 #define TILEC_CONVERSION_LOWER_H
 
+#include "backend/backend.h"
 #include "conversion/axis_info.h"
 #include "target/target.h"
 #include "conversion/valuemap.h"
@@ -24,15 +25,13 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
 
 #define TC_RANK TC_AXIS_MAX_RANK
 
-typedef struct tc_lower tc_lower;
-
 /* A position in a tile: one index per dimension; when `chunked`, the last index starts a
  * chunk of the nest's width lanes. */
-typedef struct tc_pos {
+struct tc_pos {
   int rank;
   bool chunked;
   MlirValue idx[TC_RANK];
-} tc_pos;
+};
 
 /* A tile value at a position: a vector (chunked) or a scalar; pointer tiles are a scalar
  * base pointer plus element offsets (NULL offsets = zero). */
@@ -62,7 +61,7 @@ typedef struct tc_memo {
 } tc_memo;
 
 /* One loop-nest body being filled. */
-typedef struct tc_chunk {
+struct tc_chunk {
   tc_lower *L;
   tc_builder b;
   int64_t width;
@@ -71,7 +70,7 @@ typedef struct tc_chunk {
   MlirValue tail_mask;  /* vector<width x i1>, TAIL only */
   tc_pos root;          /* the nest's own position (bound shortcuts apply only here) */
   tc_memo memo;
-} tc_chunk;
+};
 
 typedef enum tc_special_kind { TC_SPECIAL_BUFFER = 1, TC_SPECIAL_AFFINE = 2 } tc_special_kind;
 
@@ -92,6 +91,7 @@ typedef struct tc_view {
 struct tc_lower {
   MlirContext ctx;
   const tc_target *target;
+  const tc_backend *backend; /* what the nests become on the target (backend/backend.h) */
   tc_axis_analysis axis;
   tc_valmap scalars;   /* old scalar value -> new value */
   tc_valmap special;   /* old tile value -> tc_special */
@@ -120,7 +120,7 @@ struct tc_lower {
  * (memory.c, pointers.c, shape_ops.c, reduce.c, dot.c, sort.c, atomics.c, debug_ops.c,
  * eval.c, lower.c). The driver (lower.c) and the evaluator (eval.c) dispatch through it;
  * ops of other dialects (arith, math, scf, func) are handled by name in those two files. */
-typedef struct tc_op_lowering {
+struct tc_op_lowering {
   /* Program order: the pending group's nests are emitted before the op (it reads or
    * writes memory the group's stores may touch, or prints). */
   bool flush_before;
@@ -135,10 +135,12 @@ typedef struct tc_op_lowering {
    * group's later ops (n in all); returns how many it handled (at least 1): a run of
    * same-shaped stores shares one nest. */
   int (*emit)(tc_lower *L, MlirOperation *roots, int n);
-} tc_op_lowering;
+};
 
-/* The row of a tile op, or NULL for ops of other dialects. */
-const tc_op_lowering *tc_op_lowering_of(MlirOperation op);
+/* The row of a tile op in the backend's table, or NULL for ops of other dialects. */
+const tc_op_lowering *tc_op_lowering_of(const tc_lower *L, MlirOperation op);
+/* The rows of op_table.c, indexed by tile_op_id (the CPU backend's op_rows). */
+const tc_op_lowering *tc_op_rows(void);
 
 /* Row functions shared by several families (lower.c). */
 void tc_lower_grouped(tc_lower *L, MlirOperation op);  /* joins the group being formed */
@@ -262,7 +264,6 @@ bool tc_chunk_bound_mask(tc_chunk *c, MlirValue old_mask, const tc_pos *pos, Mli
 MlirValue tc_chunk_mask(tc_chunk *c, MlirValue old_mask, const tc_pos *pos);
 
 /* --- nest.c: loop nests ------------------------------------------------------------------ */
-typedef void (*tc_nest_body)(tc_chunk *c, const tc_pos *pos, void *user);
 /* scf.for loops over dims [0, ndims) of shape at b (a dim of extent 1 gets index 0, no
  * loop), their indices in pos; returns how many were opened, for tc_close_loops. */
 int tc_open_loops(tc_lower *L, tc_builder *b, int ndims, const int64_t *shape, tc_pos *pos, MlirBlock *opened);
@@ -273,7 +274,7 @@ void tc_emit_scalar_nest(tc_lower *L, int rank, const int64_t *shape, tc_nest_bo
  * bound mask the last dim runs unmasked full chunks and one masked tail. */
 void tc_emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, tc_nest_body body, void *user);
 /* complete: also run the chunks past the bound (generic masks), for nests that must
- * produce every element (materializations). */
+ * produce every element (materializations). Both go through the backend's emit_nest. */
 void tc_emit_nest_ex(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete, tc_nest_body body,
                      void *user);
 /* Evaluates old (a tile) into a new flat buffer and marks it BUFFER. */
@@ -286,6 +287,9 @@ void tc_materialize_into(tc_lower *L, MlirValue old, MlirValue buf);
 MlirBlock tc_build_for(tc_lower *L, tc_builder *b, MlirValue lb, MlirValue ub, MlirValue step, intptr_t niter,
                        const MlirValue *inits, MlirOperation *for_op);
 int64_t tc_nest_width(tc_lower *L, int64_t last_dim);
+/* The CPU backend's emit_nest: scf.for over the leading dims and over chunks of the last. */
+void tc_emit_chunked_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete,
+                          tc_nest_body body, void *user);
 
 /* --- op table rows, by family file (see tc_op_lowering) ------------------------------------ */
 void tc_lower_grid_id(tc_lower *L, MlirOperation op);                        /* lower.c */

@@ -199,15 +199,9 @@ static MlirValue scalar_masked_load(tc_builder *b, MlirValue addr, MlirType mem,
   return mlirOperationGetResult(iff, 0);
 }
 
-/* memref.prefetch of view[index] into all cache levels, for reading or for writing. */
-static void emit_prefetch(tc_builder *b, MlirValue view, MlirValue index, bool write) {
-  MlirValue ops[2] = {view, index};
-  MlirNamedAttribute attrs[3] = {
-      tcb_named(b->ctx, "isWrite", mlirBoolAttrGet(b->ctx, write)),
-      tcb_named(b->ctx, "localityHint", mlirIntegerAttrGet(tcb_int_type(b->ctx, 32), 3)),
-      tcb_named(b->ctx, "isDataCache", mlirBoolAttrGet(b->ctx, 1)),
-  };
-  tcb_op(b, "memref.prefetch", 0, NULL, 2, ops, 3, attrs);
+/* The backend's prefetch of view[index], if it has one. */
+static void emit_prefetch(tc_lower *L, tc_builder *b, MlirValue view, MlirValue index, bool write) {
+  if (L->backend->prefetch) L->backend->prefetch(b, view, index, write);
 }
 
 /* A contiguous chunk loaded through a pointer tile that the enclosing loop advances by a
@@ -224,7 +218,7 @@ static void prefetch_next_iteration(tc_chunk *c, MlirValue old_ptr, MlirValue vi
   if (!step || !tcb_is_int(mlirValueGetType(*step))) return;
   tc_builder *b = &c->b;
   MlirValue s = tcb_cast(b, "arith.index_cast", *step, tcb_index(L->ctx));
-  emit_prefetch(b, view, tcb_binary(b, "arith.addi", start, s), false);
+  emit_prefetch(L, b, view, tcb_binary(b, "arith.addi", start, s), false);
 }
 
 bool tc_store_prefetchable(tc_lower *L, MlirOperation store) { return tc_lower_pure_cone(L, mlirOperationGetOperand(store, 0)); }
@@ -237,7 +231,7 @@ void tc_prefetch_store(tc_chunk *c, MlirOperation store, const tc_pos *pos) {
   if (L->status || !p.is_ptr || classify(c, old_ptr, p) != ACCESS_CONTIGUOUS) return;
   MlirType pointee = tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(old_ptr)));
   MlirValue view = view_of(L, p.base, tc_memory_type(L->ctx, pointee));
-  emit_prefetch(&c->b, view, first_lane_offset(c, old_ptr, pos), true);
+  emit_prefetch(L, &c->b, view, first_lane_offset(c, old_ptr, pos), true);
 }
 
 tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 int64_t tc_nest_width(tc_lower *L, int64_t last_dim) {
-  int64_t w = tc_target_lanes(L->target, 32);
+  int64_t w = L->backend->chunk_bits(L->target) / 32;
   while (w > 1 && (w > last_dim || last_dim % w)) w /= 2;
   return w < 1 ? 1 : w;
 }
@@ -94,8 +94,8 @@ void tc_emit_scalar_nest(tc_lower *L, int rank, const int64_t *shape, tc_nest_bo
   tc_close_loops(L, opened, nopened);
 }
 
-void tc_emit_nest_ex(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete, tc_nest_body body,
-                     void *user) {
+void tc_emit_chunked_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete,
+                          tc_nest_body body, void *user) {
   if (L->status) return;
   tc_builder b = L->b;
   tc_pos pos = {.rank = rank, .chunked = true};
@@ -154,6 +154,11 @@ void tc_emit_nest_ex(tc_lower *L, int rank, const int64_t *shape, MlirValue boun
     yield_at_end(L, blk);
   }
   tc_close_loops(L, opened, nopened);
+}
+
+void tc_emit_nest_ex(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete, tc_nest_body body,
+                     void *user) {
+  L->backend->emit_nest(L, rank, shape, bound_mask, complete, body, user);
 }
 
 void tc_emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, tc_nest_body body, void *user) {

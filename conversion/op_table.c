@@ -43,7 +43,9 @@ static const tc_op_lowering rows[TILE_OP_COUNT] = {
     [TILE_ASSERT] = {.flush_before = true, .lower = tc_lower_debug_op},
 };
 
-const tc_op_lowering *tc_op_lowering_of(MlirOperation op) {
+const tc_op_lowering *tc_op_rows(void) { return rows; }
+
+const tc_op_lowering *tc_op_lowering_of(const tc_lower *L, MlirOperation op) {
   tile_op_id k = tile_op_of(op);
-  return k > 0 && k < TILE_OP_COUNT ? &rows[k] : NULL;
+  return k > 0 && k < TILE_OP_COUNT ? &L->backend->op_rows()[k] : NULL;
 }

@@ -1,19 +1,15 @@
-/* conversion/pipeline.c — runs the stages: our tile → vector lowering, SLEEF glue, the
- * upstream conversions to the LLVM dialect, then LLVM-C for optimization and code
- * generation. In: a tile module and a target. Out: IR text or an object file in memory. */
+/* conversion/pipeline.c — runs the stages: our tile → vector lowering, the backend's math
+ * library (SLEEF on CPUs), the upstream conversions to the LLVM dialect, then the
+ * backend's code generation (backend/). In: a tile module and a target. Out: IR text or
+ * an object file in memory. */
 #include "conversion/pipeline.h"
 
+#include "backend/backend.h"
 #include "conversion/lower.h"
-#include "sleef-glue/sleef_glue.h"
-#include <llvm-c/Analysis.h>
-#include <pthread.h>
-#include <llvm-c/Core.h>
-#include <llvm-c/TargetMachine.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 #include <mlir-c/Diagnostics.h>
 #include <mlir-c/Pass.h>
 #include <mlir-c/RegisterEverything.h>
-#include <mlir-c/Target/LLVMIR.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +103,7 @@ tilec_status *tc_pipeline_run(MlirModule *module, tc_stage stage, const tc_targe
   tc_diag_capture_end(&cap);
   if (!ok) return tilec_status_create(TILEC_ERROR_INTERNAL, "the vector-stage IR does not verify: %s", cap.text);
   if ((st = run_passes(vec, "builtin.module(canonicalize, cse)", "vector-stage clean-up"))) return st;
-  if ((st = tc_sleef_glue(vec, target, opts->fast_math))) return st;
+  if ((st = tc_backend_for(target)->lower_math(vec, target, opts->fast_math))) return st;
   if (stage == TC_STAGE_VECTOR) return NULL;
   if ((st = run_passes(vec, to_llvm_pipeline, "lowering to the LLVM dialect"))) return st;
   /* -g: a DISubprogram per function turns the kernel-source locations into DWARF line
@@ -121,75 +117,7 @@ tilec_status *tc_pipeline_run(MlirModule *module, tc_stage stage, const tc_targe
   return NULL;
 }
 
-tilec_status *tc_backend_emit(MlirModule module, tc_stage stage, const tc_target *target,
-                              const tc_codegen_options *opts, char **out, size_t *len) {
-  LLVMContextRef lctx = LLVMContextCreate();
-  tc_diag_capture cap;
-  tc_diag_capture_begin(&cap, mlirModuleGetContext(module));
-  LLVMModuleRef lm = mlirTranslateModuleToLLVMIR(mlirModuleGetOperation(module), lctx);
-  tc_diag_capture_end(&cap);
-  if (!lm) {
-    LLVMContextDispose(lctx);
-    return tilec_status_create(TILEC_ERROR_INTERNAL, "translation to LLVM IR failed: %s", cap.text);
-  }
-  LLVMTargetMachineRef tm;
-  tilec_status *st = tc_target_machine(target, opts->opt_level, &tm);
-  if (st) {
-    LLVMDisposeModule(lm);
-    LLVMContextDispose(lctx);
-    return st;
-  }
-  LLVMSetTarget(lm, target->triple);
-  LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-  char *layout = LLVMCopyStringRepOfTargetData(td);
-  LLVMSetDataLayout(lm, layout);
-  LLVMDisposeMessage(layout);
-  LLVMDisposeTargetData(td);
-  /* Every function gets the target's CPU and features so the optimizer vectorizes for
-   * what the machine really has. */
-  for (LLVMValueRef f = LLVMGetFirstFunction(lm); f; f = LLVMGetNextFunction(f)) {
-    if (LLVMIsDeclaration(f)) continue;
-    LLVMAddTargetDependentFunctionAttr(f, "target-cpu", target->cpu);
-    LLVMAddTargetDependentFunctionAttr(f, "target-features", target->features);
-  }
-  char passes[32];
-  snprintf(passes, sizeof passes, "default<O%d>", opts->opt_level < 0 ? 0 : opts->opt_level > 3 ? 3 : opts->opt_level);
-  LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef err = LLVMRunPasses(lm, passes, tm, pbo);
-  LLVMDisposePassBuilderOptions(pbo);
-  if (err) {
-    char *msg = LLVMGetErrorMessage(err);
-    st = tilec_status_create(TILEC_ERROR_INTERNAL, "LLVM optimization failed: %s", msg);
-    LLVMDisposeErrorMessage(msg);
-  }
-  if (!st && stage == TC_STAGE_LLVM) {
-    char *s = LLVMPrintModuleToString(lm);
-    *len = strlen(s);
-    *out = malloc(*len + 1);
-    if (*out) memcpy(*out, s, *len + 1);
-    else st = tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
-    LLVMDisposeMessage(s);
-  } else if (!st) {
-    LLVMMemoryBufferRef mb = NULL;
-    char *msg = NULL;
-    if (LLVMTargetMachineEmitToMemoryBuffer(tm, lm, stage == TC_STAGE_ASM ? LLVMAssemblyFile : LLVMObjectFile,
-                                            &msg, &mb)) {
-      st = tilec_status_create(TILEC_ERROR_INTERNAL, "code generation failed: %s", msg ? msg : "");
-      LLVMDisposeMessage(msg);
-    } else {
-      *len = LLVMGetBufferSize(mb);
-      *out = malloc(*len + 1);
-      if (*out) {
-        memcpy(*out, LLVMGetBufferStart(mb), *len);
-        (*out)[*len] = 0;
-      } else {
-        st = tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
-      }
-      LLVMDisposeMemoryBuffer(mb);
-    }
-  }
-  LLVMDisposeTargetMachine(tm);
-  LLVMDisposeModule(lm);
-  LLVMContextDispose(lctx);
-  return st;
+tilec_status *tc_pipeline_emit(MlirModule module, tc_stage stage, const tc_target *target,
+                               const tc_codegen_options *opts, char **out, size_t *len) {
+  return tc_backend_for(target)->emit(module, stage, target, opts, out, len);
 }

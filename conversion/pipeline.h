@@ -41,9 +41,9 @@ const char *tc_stage_name(tc_stage s);
 tilec_status *tc_pipeline_run(MlirModule *module, tc_stage stage, const tc_target *target,
                               const tc_codegen_options *opts);
 /* From an LLVM-dialect module: LLVM IR text, assembly text, or object bytes
- * (TC_STAGE_LLVM/ASM/OBJECT). *out is malloc'ed, *len set. */
-tilec_status *tc_backend_emit(MlirModule module, tc_stage stage, const tc_target *target,
-                              const tc_codegen_options *opts, char **out, size_t *len);
+ * (TC_STAGE_LLVM/ASM/OBJECT), by the target's backend. *out is malloc'ed, *len set. */
+tilec_status *tc_pipeline_emit(MlirModule module, tc_stage stage, const tc_target *target,
+                               const tc_codegen_options *opts, char **out, size_t *len);
 /* Prints a module (or op) to a malloc'ed string. */
 char *tc_module_to_string(MlirOperation op);
 

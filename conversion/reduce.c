@@ -148,13 +148,14 @@ static MlirValue eval_operand(tc_chunk *c, const MlirValue *olds, int i, const t
   return v;
 }
 
-/* Float min/max reductions (tl.max, tl.min) on x86: maxnum needs vmaxps, a NaN test and a
- * blend per chunk, while select(x > acc, x, acc) is one vmaxps that ignores a NaN x. The
+/* Float min/max reductions (tl.max, tl.min) where the backend prefers compare + select
+ * (x86: maxnum needs vmaxps, a NaN test and a blend per chunk, while select(x > acc, x,
+ * acc) is one vmaxps that ignores a NaN x). The
  * accumulators start NaN-free (NaN lanes of the first chunks become the identity), so
  * only a row of NaNs (all lanes) comes out wrong, as the identity: the caller then
  * recomputes the row exactly. Returns the cmpf predicate, or null. */
 static const char *minmax_select_pred(tc_lower *L, MlirOperation op, int nvals, const MlirValue *olds) {
-  if (!L->target->is_x86 || nvals != 1 || !tcb_is_float(mlirShapedTypeGetElementType(mlirValueGetType(olds[0]))))
+  if (!L->backend->select_minmax(L->target) || nvals != 1 || !tcb_is_float(mlirShapedTypeGetElementType(mlirValueGetType(olds[0]))))
     return NULL;
   MlirOperation fn = combine_func(L, op);
   if (mlirOperationIsNull(fn)) return NULL;

@@ -89,8 +89,6 @@ static bool lanewise_body(reg_loop *s) {
   return ok;
 }
 
-static int vector_registers(const tc_target *t) { return t->vector_bits >= 512 || t->is_aarch64 ? 32 : 16; }
-
 static bool classify(reg_loop *s) {
   tc_lower *L = s->L;
   MlirOperation op = s->op;
@@ -120,13 +118,14 @@ static bool classify(reg_loop *s) {
     s->ntile++;
     unsigned bits = tcb_bitwidth(elem) ? tcb_bitwidth(elem) : 64;
     s->width = tc_nest_width(L, s->len);
-    int64_t r = (s->width * bits + L->target->vector_bits - 1) / L->target->vector_bits;
+    int64_t vbits = L->backend->chunk_bits(L->target);
+    int64_t r = (s->width * bits + vbits - 1) / vbits;
     regs_per_chunk += (int)(r < 1 ? 1 : r);
   }
   if (!s->ntile || !lanewise_body(s)) return false;
   /* Half the vector registers hold the tiles; the rest are for the body's temporaries. */
   s->chunks = s->len / s->width;
-  if (s->chunks * s->width != s->len || s->chunks > MAX_CHUNKS || s->chunks * regs_per_chunk > vector_registers(L->target) / 2)
+  if (s->chunks * s->width != s->len || s->chunks > MAX_CHUNKS || s->chunks * regs_per_chunk > L->backend->vector_registers(L->target) / 2)
     return false;
   int niter = 0;
   for (int i = 0; i < s->n; i++) niter += s->kinds[i] == K_TILE ? (int)s->chunks : 1;

@@ -97,7 +97,7 @@ static tilec_status *advance(tilec_compiler *c, MlirModule m, tc_stage stage, ch
       if (len) *len = strlen(*out);
     } else {
       size_t n = 0;
-      st = tc_backend_emit(m, stage, &c->target, &o, out, &n);
+      st = tc_pipeline_emit(m, stage, &c->target, &o, out, &n);
       if (len) *len = n;
     }
   }

@@ -1,0 +1,78 @@
+/* backend/backend.h — the seam between the target-independent lowering and a code
+ * generator. The lowering (conversion/) decides how a kernel's tiles become loop nests:
+ * which ops are evaluated lazily where consumed, which share a nest, what is buffered,
+ * which masks are bounds (the analyses). What those nests become on a machine is asked
+ * of a backend: how wide a chunk is, how the positions of a nest are enumerated, which
+ * special instructions exist, and the stages after the lowering (vector math library,
+ * LLVM code generation). `tc_backend_cpu` (backend/cpu.c) is the x86-64/AArch64 one.
+ *
+ * A second backend (NVPTX: one program = one CTA) implements the same struct: its
+ * emit_nest gives each thread its share of a nest's positions, its op rows replace the
+ * emitters of the roots that combine across threads (reductions, scans, dot, atomics),
+ * its lower_math links libdevice, its emit prints PTX.
+ * In: a target. Out: the backend that compiles for it. */
+#ifndef TILEC_BACKEND_BACKEND_H
+#define TILEC_BACKEND_BACKEND_H
+
+#include "conversion/pipeline.h"
+#include "dialects/builder.h"
+#include "target/target.h"
+#include "tilec/status.h"
+#include <mlir-c/IR.h>
+
+typedef struct tc_lower tc_lower;
+typedef struct tc_op_lowering tc_op_lowering;
+typedef struct tc_chunk tc_chunk;
+typedef struct tc_pos tc_pos;
+typedef void (*tc_nest_body)(tc_chunk *c, const tc_pos *pos, void *user);
+
+typedef struct tc_backend {
+  const char *name;
+
+  /* ---- the machine, as the loop-nest lowering sees it ---- */
+  /* Bits of one chunk of a nest (a vector register): chunks have bits / 32 lanes. */
+  int (*chunk_bits)(const tc_target *t);
+  /* Vector registers a loop may keep tiles in (conversion/register_tiles.c uses half). */
+  int (*vector_registers)(const tc_target *t);
+  /* Float min/max reductions as compare + select (one instruction on x86) instead of
+   * maxnum/minnum. */
+  bool (*select_minmax)(const tc_target *t);
+
+  /* ---- how a nest is enumerated ---- */
+  /* Runs body over the positions of shape (rank >= 1): chunks of the last dim, loops over
+   * the others; with a bound mask, bounded chunks (complete: also those past the bound). */
+  void (*emit_nest)(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete, tc_nest_body body,
+                    void *user);
+  /* How each tile op is lowered (conversion/op_table.c has the rows the CPU uses). */
+  const tc_op_lowering *(*op_rows)(void);
+
+  /* ---- code the lowering asks for; NULL where the backend has none ---- */
+  /* A prefetch of view[index] (a memref element) for reading or writing. */
+  void (*prefetch)(tc_builder *b, MlirValue view, MlirValue index, bool write);
+  /* i8 dot in pairs (conversion/dot.c): acc += a.lo * b.lo + a.hi * b.hi in each lane,
+   * all three vector<lanes x i32> whose a and b lanes hold two signed 16-bit values;
+   * pair_dot_lanes(t) is the lane count it takes (0: none). */
+  int64_t (*pair_dot_lanes)(const tc_target *t);
+  MlirValue (*pair_dot)(tc_builder *b, MlirValue acc, MlirValue a, MlirValue bv);
+
+  /* ---- the stages after the lowering ---- */
+  /* math.* ops of the vector stage to the backend's math library (SLEEF, libdevice). */
+  tilec_status *(*lower_math)(MlirModule module, const tc_target *t, bool fast_math);
+  /* From the LLVM dialect: LLVM IR text, assembly text, or object bytes (*out malloc'ed). */
+  tilec_status *(*emit)(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
+                        char **out, size_t *len);
+} tc_backend;
+
+extern const tc_backend tc_backend_cpu;
+
+/* The backend that compiles for t. */
+const tc_backend *tc_backend_for(const tc_target *t);
+
+/* backend/llvm_emit.c, for backends that generate code with LLVM: translates an
+ * LLVM-dialect module, sets t's triple and data layout, calls prepare (may be NULL) on
+ * the LLVM module, runs default<O{opt_level}>, and prints IR or emits assembly/object. */
+typedef void (*tc_llvm_prepare)(LLVMModuleRef m, const tc_target *t);
+tilec_status *tc_llvm_emit(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
+                           tc_llvm_prepare prepare, char **out, size_t *len);
+
+#endif

@@ -1,0 +1,81 @@
+/* backend/cpu.c — the CPU backend (x86-64 with SSE/AVX2/AVX-512, AArch64 with NEON):
+ * chunks are native vector registers, nests are scf.for loops over chunks
+ * (conversion/nest.c), vector math goes to SLEEF (sleef-glue/), prefetches are
+ * memref.prefetch, i8 dot uses AVX512-VNNI where the CPU has it, and LLVM generates the
+ * code for the target's CPU and features. In: a target. Out: tc_backend_cpu. */
+#include "backend/backend.h"
+
+#include "conversion/lower.h"
+#include "sleef-glue/sleef_glue.h"
+#include <llvm-c/Core.h>
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+
+static int chunk_bits(const tc_target *t) { return t->vector_bits; }
+
+static int vector_registers(const tc_target *t) { return t->vector_bits >= 512 || t->is_aarch64 ? 32 : 16; }
+
+/* x86: select(x > acc, x, acc) is one vmaxps, where maxnum needs vmaxps, a NaN test and a
+ * blend per chunk (conversion/reduce.c recomputes the rare all-NaN row exactly). */
+static bool select_minmax(const tc_target *t) { return t->is_x86; }
+
+static void prefetch(tc_builder *b, MlirValue view, MlirValue index, bool write) {
+  MlirValue ops[2] = {view, index};
+  MlirNamedAttribute attrs[3] = {
+      tcb_named(b->ctx, "isWrite", mlirBoolAttrGet(b->ctx, write)),
+      tcb_named(b->ctx, "localityHint", mlirIntegerAttrGet(tcb_int_type(b->ctx, 32), 3)),
+      tcb_named(b->ctx, "isDataCache", mlirBoolAttrGet(b->ctx, 1)),
+  };
+  tcb_op(b, "memref.prefetch", 0, NULL, 2, ops, 3, attrs);
+}
+
+/* VPDPWSSD (AVX512-VNNI): in each of 16 i32 lanes, the sum of two signed 16-bit products. */
+static int64_t pair_dot_lanes(const tc_target *t) { return t->has_avx512vnni ? 16 : 0; }
+
+static MlirValue pair_dot(tc_builder *b, MlirValue acc, MlirValue a, MlirValue bv) {
+  MlirContext ctx = b->ctx;
+  int64_t n = 32;
+  MlirType v32 = mlirVectorTypeGet(1, &n, tcb_int_type(ctx, 16)); /* the intrinsic takes <32 x i16> */
+  MlirValue ops[3] = {acc, tcb_cast(b, "vector.bitcast", a, v32), tcb_cast(b, "vector.bitcast", bv, v32)};
+  int32_t seg[2] = {3, 0};
+  MlirNamedAttribute attrs[3] = {
+      tcb_named(ctx, "intrin", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString("llvm.x86.avx512.vpdpwssd.512"))),
+      tcb_named(ctx, "op_bundle_sizes", mlirDenseI32ArrayGet(ctx, 0, NULL)),
+      tcb_named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, seg)),
+  };
+  return tcb_op1(b, "llvm.call_intrinsic", mlirValueGetType(acc), 3, ops, 3, attrs);
+}
+
+/* Every function gets the target's CPU and features so the optimizer vectorizes for what
+ * the machine really has. */
+static void prepare(LLVMModuleRef m, const tc_target *t) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f)) continue;
+    LLVMAddTargetDependentFunctionAttr(f, "target-cpu", t->cpu);
+    LLVMAddTargetDependentFunctionAttr(f, "target-features", t->features);
+  }
+}
+
+static tilec_status *emit(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
+                          char **out, size_t *len) {
+  return tc_llvm_emit(module, stage, t, opts, prepare, out, len);
+}
+
+const tc_backend tc_backend_cpu = {
+    .name = "cpu",
+    .chunk_bits = chunk_bits,
+    .vector_registers = vector_registers,
+    .select_minmax = select_minmax,
+    .emit_nest = tc_emit_chunked_nest,
+    .op_rows = tc_op_rows,
+    .prefetch = prefetch,
+    .pair_dot_lanes = pair_dot_lanes,
+    .pair_dot = pair_dot,
+    .lower_math = tc_sleef_glue,
+    .emit = emit,
+};
+
+const tc_backend *tc_backend_for(const tc_target *t) {
+  (void)t; /* every target tilec has today is a CPU */
+  return &tc_backend_cpu;
+}
