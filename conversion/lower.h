@@ -146,6 +146,12 @@ const tc_op_lowering *tc_op_rows(void);
 void tc_lower_grouped(tc_lower *L, MlirOperation op);  /* joins the group being formed */
 int tc_emit_materialize_source(tc_lower *L, MlirOperation *roots, int n); /* operand 0 into a buffer */
 
+/* --- version_loops.c: before the lowering ------------------------------------------------- */
+/* Puts each kernel's code from its first accumulation loop with a buffered tile on under
+ * `scf.if (every such loop runs once)`, with those loops inlined in the then-branch (see
+ * the file's comment). Rewrites the tile module in place. */
+void tc_version_single_trip_loops(tc_lower *L, MlirModule module);
+
 /* --- lower.c: driver -------------------------------------------------------------- */
 tilec_status *tc_lower_error(tc_lower *L, MlirOperation op, tilec_status_code code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
