@@ -45,6 +45,9 @@ typedef struct tc_backend {
                     void *user);
   /* How each tile op is lowered (conversion/op_table.c has the rows the CPU uses). */
   const tc_op_lowering *(*op_rows)(void);
+  /* Why a tile cannot be kept in the program's memory between nests (NULL: it can, in a
+   * stack buffer). A GPU backend needs shared memory and barriers for it. */
+  const char *no_tile_buffers;
 
   /* ---- code the lowering asks for; NULL where the backend has none ---- */
   /* A prefetch of view[index] (a memref element) for reading or writing. */
@@ -64,6 +67,7 @@ typedef struct tc_backend {
 } tc_backend;
 
 extern const tc_backend tc_backend_cpu;
+extern const tc_backend tc_backend_nvptx; /* backend/nvptx.c */
 
 /* The backend that compiles for t. */
 const tc_backend *tc_backend_for(const tc_target *t);
@@ -71,7 +75,7 @@ const tc_backend *tc_backend_for(const tc_target *t);
 /* backend/llvm_emit.c, for backends that generate code with LLVM: translates an
  * LLVM-dialect module, sets t's triple and data layout, calls prepare (may be NULL) on
  * the LLVM module, runs default<O{opt_level}>, and prints IR or emits assembly/object. */
-typedef void (*tc_llvm_prepare)(LLVMModuleRef m, const tc_target *t);
+typedef tilec_status *(*tc_llvm_prepare)(LLVMModuleRef m, const tc_target *t);
 tilec_status *tc_llvm_emit(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
                            tc_llvm_prepare prepare, char **out, size_t *len);
 

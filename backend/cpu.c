@@ -48,12 +48,13 @@ static MlirValue pair_dot(tc_builder *b, MlirValue acc, MlirValue a, MlirValue b
 
 /* Every function gets the target's CPU and features so the optimizer vectorizes for what
  * the machine really has. */
-static void prepare(LLVMModuleRef m, const tc_target *t) {
+static tilec_status *prepare(LLVMModuleRef m, const tc_target *t) {
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     if (LLVMIsDeclaration(f)) continue;
     LLVMAddTargetDependentFunctionAttr(f, "target-cpu", t->cpu);
     LLVMAddTargetDependentFunctionAttr(f, "target-features", t->features);
   }
+  return NULL;
 }
 
 static tilec_status *emit(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
@@ -75,7 +76,4 @@ const tc_backend tc_backend_cpu = {
     .emit = emit,
 };
 
-const tc_backend *tc_backend_for(const tc_target *t) {
-  (void)t; /* every target tilec has today is a CPU */
-  return &tc_backend_cpu;
-}
+const tc_backend *tc_backend_for(const tc_target *t) { return t->is_nvptx ? &tc_backend_nvptx : &tc_backend_cpu; }

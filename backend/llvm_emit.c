@@ -36,11 +36,11 @@ tilec_status *tc_llvm_emit(MlirModule module, tc_stage stage, const tc_target *t
   LLVMSetDataLayout(lm, layout);
   LLVMDisposeMessage(layout);
   LLVMDisposeTargetData(td);
-  if (prepare) prepare(lm, target);
+  if (prepare) st = prepare(lm, target);
   char passes[32];
   snprintf(passes, sizeof passes, "default<O%d>", opts->opt_level < 0 ? 0 : opts->opt_level > 3 ? 3 : opts->opt_level);
   LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef err = LLVMRunPasses(lm, passes, tm, pbo);
+  LLVMErrorRef err = st ? NULL : LLVMRunPasses(lm, passes, tm, pbo);
   LLVMDisposePassBuilderOptions(pbo);
   if (err) {
     char *msg = LLVMGetErrorMessage(err);

@@ -29,6 +29,17 @@ MlirType tc_vec_type(MlirContext ctx, int64_t width, MlirType elem) {
   return mlirVectorTypeGet(1, &width, elem);
 }
 
+static tilec_status *error_at(MlirLocation loc, tilec_status_code code, const char *msg) {
+  if (!mlirLocationIsNull(loc) && mlirLocationIsAFileLineColRange(loc)) {
+    MlirStringRef f = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
+    char file[256];
+    snprintf(file, sizeof file, "%.*s", (int)f.length, f.data);
+    return tilec_status_create_at(code, file, mlirLocationFileLineColRangeGetStartLine(loc),
+                                  mlirLocationFileLineColRangeGetStartColumn(loc), NULL, "%s", msg);
+  }
+  return tilec_status_create(code, "%s", msg);
+}
+
 tilec_status *tc_lower_error(tc_lower *L, MlirOperation op, tilec_status_code code, const char *fmt, ...) {
   (void)L;
   char msg[512];
@@ -36,17 +47,17 @@ tilec_status *tc_lower_error(tc_lower *L, MlirOperation op, tilec_status_code co
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (!mlirOperationIsNull(op)) {
-    MlirLocation loc = mlirOperationGetLocation(op);
-    if (mlirLocationIsAFileLineColRange(loc)) {
-      MlirStringRef f = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
-      char file[256];
-      snprintf(file, sizeof file, "%.*s", (int)f.length, f.data);
-      return tilec_status_create_at(code, file, mlirLocationFileLineColRangeGetStartLine(loc),
-                                    mlirLocationFileLineColRangeGetStartColumn(loc), NULL, "%s", msg);
-    }
-  }
-  return tilec_status_create(code, "%s", msg);
+  return error_at(mlirOperationIsNull(op) ? (MlirLocation){NULL} : mlirOperationGetLocation(op), code, msg);
+}
+
+void tc_fail_here(tc_lower *L, tilec_status_code code, const char *fmt, ...) {
+  if (L->status) return;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  L->status = error_at(L->b.loc, code, msg);
 }
 
 void tc_fail(tc_lower *L, MlirOperation op, tilec_status_code code, const char *fmt, ...) {

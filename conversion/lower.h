@@ -157,6 +157,8 @@ tilec_status *tc_lower_error(tc_lower *L, MlirOperation op, tilec_status_code co
     __attribute__((format(printf, 4, 5)));
 void tc_fail(tc_lower *L, MlirOperation op, tilec_status_code code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* tc_fail at the location of the op being lowered (L->b.loc). */
+void tc_fail_here(tc_lower *L, tilec_status_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 MlirValue tc_scalar(tc_lower *L, MlirValue old);
 void tc_map_scalar(tc_lower *L, MlirValue old, MlirValue v);
 MlirType tc_lower_scalar_type(tc_lower *L, MlirType t); /* !tile.ptr -> !llvm.ptr */

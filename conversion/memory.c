@@ -85,6 +85,7 @@ MlirValue tc_scalar_addptr(tc_lower *L, tc_builder *b, MlirValue base, MlirValue
 }
 
 MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel) {
+  if (L->backend->no_tile_buffers) tc_fail_here(L, TILEC_ERROR_UNSUPPORTED, "%s", L->backend->no_tile_buffers);
   MlirType mem = tile_type_is_ptr(elem) ? tcb_int_type(L->ctx, 64) : tc_memory_type(L->ctx, elem);
   MlirType mt = mlirMemRefTypeContiguousGet(mem, 1, &numel, mlirAttributeGetNull());
   int64_t bytes = numel * (int64_t)((tcb_bitwidth(mem) + 7) / 8);

@@ -91,9 +91,49 @@ static tilec_status *tc_target_init_named(tc_target *t, const char *name) {
     t->vector_bits = 128;
     return NULL;
   }
+  if (!strcmp(name, "nvptx")) {
+    copy(t->triple, sizeof t->triple, "nvptx64-nvidia-cuda");
+    t->is_nvptx = true;
+    t->vector_bits = 128; /* a thread's widest global access: ld.global.v4.f32 */
+    return tc_target_set_gpu(t, NULL, 0);
+  }
   return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                             "unknown target '%s' (expected host, x86-64-v2, x86-64-v3, x86-64-v4 or aarch64)",
+                             "unknown target '%s' (expected host, x86-64-v2, x86-64-v3, x86-64-v4, aarch64 or nvptx)",
                              name);
+}
+
+/* Chips LLVM 22's NVPTX backend knows, each with the PTX ISA LLVM picks for it when the
+ * features are left empty (a chip/PTX pair LLVM cannot do aborts the process). */
+static const char *const gpu_archs[] = {"sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89",
+                                        "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_101", "sm_101a",
+                                        "sm_120", "sm_120a"};
+
+tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps) {
+  if (!t->is_nvptx) {
+    if ((arch && *arch) || num_warps)
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                 "--arch and --num-warps apply to the nvptx target only (target is '%s')", t->name);
+    return NULL;
+  }
+  if (!arch || !*arch) arch = "sm_80";
+  bool known = false;
+  for (size_t i = 0; i < sizeof gpu_archs / sizeof gpu_archs[0]; i++) known = known || !strcmp(arch, gpu_archs[i]);
+  if (!known) {
+    char list[256] = "";
+    for (size_t i = 0; i < sizeof gpu_archs / sizeof gpu_archs[0]; i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", gpu_archs[i]);
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "unknown NVIDIA GPU architecture '%s' (expected one of %s)",
+                               arch, list);
+  }
+  if (num_warps == 0) num_warps = 4;
+  if (num_warps < 1 || num_warps > 32 || (num_warps & (num_warps - 1)))
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "num_warps must be a power of 2 from 1 to 32 (a CTA has at most 1024 threads), got %d",
+                               num_warps);
+  copy(t->cpu, sizeof t->cpu, arch);
+  copy(t->features, sizeof t->features, "");
+  t->num_warps = num_warps;
+  return NULL;
 }
 
 int tc_target_lanes(const tc_target *t, unsigned bits) {
@@ -102,7 +142,8 @@ int tc_target_lanes(const tc_target *t, unsigned bits) {
 }
 
 void tc_target_describe(const tc_target *t, char *buf, size_t n) {
-  snprintf(buf, n, "%s %s %d-bit", t->triple, t->cpu, t->vector_bits);
+  if (t->is_nvptx) snprintf(buf, n, "%s %s %d warps", t->triple, t->cpu, t->num_warps);
+  else snprintf(buf, n, "%s %s %d-bit", t->triple, t->cpu, t->vector_bits);
 }
 
 /* LLVM's target registry is process-wide: initialized once, whichever thread is first. */

@@ -18,9 +18,15 @@ typedef struct tc_target {
   bool is_cross;      /* another architecture than the one tilec runs on */
   bool has_avx512f, has_avx2, has_fma;
   bool has_avx512vnni; /* VPDPWSSD for i8 dot */
+  bool is_nvptx;       /* an NVIDIA GPU: cpu is the chip (sm_80 ...), one program = one CTA */
+  int num_warps;       /* nvptx: 32 * num_warps threads per CTA */
 } tc_target;
 
 tilec_status *tc_target_init(tc_target *t, const char *name);
+/* nvptx: the chip (NULL: sm_80) and the warps per CTA (0: 4), checked against what LLVM's
+ * NVPTX backend accepts (it aborts the process on an impossible chip, so nothing else
+ * reaches it). Other targets: both must be unset. */
+tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps);
 /* Lanes of a native vector for elements of `bits` bits (at least 1). */
 int tc_target_lanes(const tc_target *t, unsigned bits);
 /* "triple cpu features" summary for metadata. */

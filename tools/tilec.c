@@ -80,7 +80,8 @@ static int read_file(const char *path, char **out, size_t *len) {
 }
 
 typedef struct common_opts {
-  const char *file, *kernel, *signature, *output, *header, *emit, *target, *stage;
+  const char *file, *kernel, *signature, *output, *header, *emit, *target, *stage, *arch;
+  int num_warps;
   tilec_define defines[MAX_DEFINES];
   int ndefines;
   const char *signatures[MAX_SIGNATURES]; /* every -s, in order (compile: one variant each) */
@@ -103,6 +104,8 @@ static tilec_status *make_compiler(const common_opts *o, tilec_compiler **c) {
   tilec_compile_options co;
   tilec_compile_options_init(&co);
   if (o->target) co.target = o->target;
+  co.arch = o->arch;
+  co.num_warps = (uint32_t)o->num_warps;
   if (o->opt_level >= 0) co.opt_level = o->opt_level;
   co.debug_info = o->debug;
   co.fast_math = o->fast_math;
@@ -132,6 +135,15 @@ static int parse_common(int argc, char **argv, int *i, common_opts *o) {
   if (!strcmp(a, "--emit")) { NEXT(); o->emit = argv[++*i]; return 0; }
   if (!strcmp(a, "--stage")) { NEXT(); o->stage = argv[++*i]; return 0; }
   if (!strcmp(a, "--target")) { NEXT(); o->target = argv[++*i]; return 0; }
+  if (!strcmp(a, "--arch")) { NEXT(); o->arch = argv[++*i]; return 0; }
+  if (!strcmp(a, "--num-warps")) {
+    NEXT();
+    char *end = NULL;
+    long n = strtol(argv[++*i], &end, 10);
+    if (!*argv[*i] || *end || n < 1 || n > 1024) return usage_error("--num-warps expects a number of warps, got '%s'", argv[*i]);
+    o->num_warps = (int)n;
+    return 0;
+  }
   if (!strcmp(a, "-g")) { o->debug = 1; return 0; }
   if (!strcmp(a, "--fast-math")) { o->fast_math = 1; return 0; }
   if (!strcmp(a, "--check-bounds")) { o->check_bounds = 1; return 0; }
@@ -186,8 +198,13 @@ static int cmd_compile(int argc, char **argv) {
   else if (!o.emit && !o.output) rc = usage_error("no output (-o OUT.so or --emit STAGE)%s", "");
   else if (o.nsignatures > 1 && o.emit) rc = usage_error("--emit takes one signature, got %s", "several -s");
   tilec_stage stage = TILEC_STAGE_TILE;
-  if (!rc && o.emit && !tilec_stage_from_name(o.emit, &stage))
-    rc = usage_error("unknown stage '%s' (expected tile, analysis, vector, llvm-dialect, llvm or asm)", o.emit);
+  bool nvptx = o.target && !strcmp(o.target, "nvptx");
+  if (!rc && o.emit && !strcmp(o.emit, "ptx")) { /* the nvptx target's assembly */
+    if (!nvptx) rc = usage_error("--emit ptx needs --target nvptx%s", "");
+    stage = TILEC_STAGE_ASM;
+  } else if (!rc && o.emit && !tilec_stage_from_name(o.emit, &stage)) {
+    rc = usage_error("unknown stage '%s' (expected tile, analysis, vector, llvm-dialect, llvm, asm or ptx)", o.emit);
+  }
   char *src = NULL;
   size_t len = 0;
   if (!rc) rc = read_file(o.file, &src, &len);

@@ -18,7 +18,8 @@ extern "C" {
 const char *tilec_version(void);
 
 typedef struct tilec_compile_options {
-  const char *target;  /* "host" (default), "x86-64-v2", "x86-64-v3", "x86-64-v4", "aarch64" */
+  const char *target;  /* "host" (default), "x86-64-v2", "x86-64-v3", "x86-64-v4", "aarch64",
+                        * "nvptx" (PTX for NVIDIA GPUs: --emit ptx; see arch, num_warps) */
   int opt_level;       /* 0..3, default 3 */
   bool fast_math;      /* SLEEF _u35 variants where they exist */
   bool debug_info;     /* DWARF line tables pointing at the kernel source */
@@ -35,6 +36,8 @@ typedef struct tilec_compile_options {
                           * that `tilec run --reference` compares the optimized build with */
   bool strip_asserts;    /* tl.device_assert and `assert` in kernels compile to nothing, as in
                           * Triton without debug=True (the Python package sets it) */
+  const char *arch;      /* target "nvptx": the GPU ("sm_80" default, "sm_90", ...) */
+  uint32_t num_warps;    /* target "nvptx": warps per program (CTA), a power of 2 <= 32; 0 = 4 */
 } tilec_compile_options;
 
 void tilec_compile_options_init(tilec_compile_options *opts);

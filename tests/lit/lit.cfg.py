@@ -22,3 +22,21 @@ except OSError:
     _flags = []
 if "avx512_vnni" in _flags and "avx512f" in _flags:
     config.available_features.add("avx512vnni")
+
+# NVIDIA's tools for the nvptx target's tests: ptxas (the CUDA toolkit or PyPI's
+# nvidia-cuda-nvcc-cu12) assembles the PTX tilec prints; libdevice provides the math
+# functions. Tests that need them say `REQUIRES: ptxas` / `REQUIRES: libdevice`.
+import shutil
+
+_ptxas = shutil.which("ptxas") or next((p for p in ["/usr/local/cuda/bin/ptxas"] if os.access(p, os.X_OK)), None)
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))
+_libdevice = [os.environ.get("TILEC_LIBDEVICE", ""), "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc",
+              "/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc", "/usr/lib/cuda/nvvm/libdevice/libdevice.10.bc"]
+if os.environ.get("CUDA_HOME"):
+    _libdevice.append(os.path.join(os.environ["CUDA_HOME"], "nvvm", "libdevice", "libdevice.10.bc"))
+if any(p and os.access(p, os.R_OK) for p in _libdevice):
+    config.available_features.add("libdevice")
+if os.environ.get("TILEC_LIBDEVICE"):
+    config.environment["TILEC_LIBDEVICE"] = os.environ["TILEC_LIBDEVICE"]

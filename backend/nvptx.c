@@ -1,0 +1,402 @@
+/* backend/nvptx.c — the NVPTX backend (first step): PTX for NVIDIA GPUs from the same
+ * lowering as the CPU. One program is one CTA of 32 * num_warps threads (Triton's model).
+ * A loop nest's chunks (128 bits of lanes, a thread's widest global access) are dealt to
+ * the CTA's threads round-robin (chunk c runs on thread c mod nthreads), so a nest's
+ * stores are spread over the CTA; scalar code runs in every thread. Math goes to
+ * libdevice (__nv_* functions, linked from libdevice.10.bc found on the system), and each
+ * kernel gets a PTX entry taking the kernel's parameters and reading its program id from
+ * %ctaid. What needs threads to exchange values — tiles kept in memory between nests,
+ * reductions, scans, dot, sort, atomics, device print/assert — is rejected with a located
+ * "not supported on nvptx yet" error: those need shared memory, barriers and shuffles.
+ * In: a target with is_nvptx. Out: tc_backend_nvptx. */
+#include "backend/backend.h"
+
+#include "conversion/lower.h"
+#include "dialects/tile.h"
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Linker.h>
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define KERNEL_PREFIX "__tilec_kernel_"
+
+static int chunk_bits(const tc_target *t) { return t->vector_bits; }
+
+static int vector_registers(const tc_target *t) {
+  (void)t;
+  return 16; /* what a thread may keep of a loop-carried tile before it spills */
+}
+
+static bool select_minmax(const tc_target *t) {
+  (void)t;
+  return false;
+}
+
+/* ---- nests: chunks dealt to the CTA's threads ------------------------------------------ */
+
+static MlirValue thread_id(tc_builder *b) {
+  MlirType i32 = tcb_int_type(b->ctx, 32);
+  MlirValue tid = tcb_op1(b, "nvvm.read.ptx.sreg.tid.x", i32, 0, NULL, 0, NULL);
+  return tcb_cast(b, "arith.index_cast", tid, tcb_index(b->ctx));
+}
+
+static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete,
+                      tc_nest_body body, void *user) {
+  (void)bound_mask; /* every chunk computes its masks lane by lane (TC_CHUNK_GENERIC) */
+  (void)complete;   /* ... and every chunk runs */
+  if (L->status) return;
+  int64_t n = rank ? shape[rank - 1] : 1;
+  int64_t w = tc_nest_width(L, n);
+  int64_t per_row = n / w, total = per_row;
+  for (int d = 0; d + 1 < rank; d++) total *= shape[d];
+  tc_builder b = L->b;
+  int64_t nthreads = 32 * (int64_t)L->target->num_warps;
+  MlirBlock blk = tc_build_for(L, &b, thread_id(&b), tcb_const_index(&b, total), tcb_const_index(&b, nthreads), 0, NULL,
+                               NULL);
+  tc_builder ib;
+  tcb_init(&ib, L->ctx);
+  ib.loc = b.loc;
+  tcb_set_end(&ib, blk);
+  MlirValue c = mlirBlockGetArgument(blk, 0);
+  tc_pos pos = {.rank = rank, .chunked = true};
+  MlirValue rest = tcb_binary(&ib, "arith.divui", c, tcb_const_index(&ib, per_row));
+  if (rank) pos.idx[rank - 1] = tcb_binary(&ib, "arith.muli", tcb_binary(&ib, "arith.remui", c, tcb_const_index(&ib, per_row)),
+                                           tcb_const_index(&ib, w));
+  for (int d = rank - 2; d >= 0; d--) {
+    pos.idx[d] = tcb_binary(&ib, "arith.remui", rest, tcb_const_index(&ib, shape[d]));
+    rest = tcb_binary(&ib, "arith.divui", rest, tcb_const_index(&ib, shape[d]));
+  }
+  tc_chunk ch;
+  tc_chunk_init(&ch, L, blk, w);
+  ch.b = ib;
+  ch.mode = TC_CHUNK_GENERIC;
+  ch.root = pos;
+  body(&ch, &pos, user);
+  tcb_op(&ch.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  tc_chunk_free(&ch);
+}
+
+/* ---- op rows: the CPU's, without the ops that need threads to cooperate ---------------- */
+
+static void unsupported(tc_lower *L, MlirOperation op) {
+  static const char *const what[TILE_OP_COUNT] = {
+      [TILE_REDUCE] = "reductions (tl.sum, tl.max, tl.reduce, ...)",
+      [TILE_SCAN] = "scans (tl.cumsum, tl.associative_scan, ...)",
+      [TILE_DOT] = "tl.dot",
+      [TILE_SORT] = "tl.sort",
+      [TILE_TRANS] = "tl.trans / tl.permute",
+      [TILE_GATHER] = "tl.gather",
+      [TILE_ATOMIC_RMW] = "atomics",
+      [TILE_ATOMIC_CAS] = "tl.atomic_cas",
+      [TILE_PRINT] = "tl.device_print",
+      [TILE_ASSERT] = "tl.device_assert",
+  };
+  tile_op_id k = tile_op_of(op);
+  tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "%s %s not supported on nvptx yet (it needs threads of the CTA to exchange values)",
+          what[k] ? what[k] : "this operation", k == TILE_ATOMIC_RMW || k == TILE_REDUCE || k == TILE_SCAN ? "are" : "is");
+}
+
+static void reshape(tc_lower *L, MlirOperation op) {
+  if (tc_reshape_is_unit(op)) return; /* evaluated where consumed */
+  tc_fail(L, op, TILEC_ERROR_UNSUPPORTED,
+          "a reshape that moves elements across the last dimension is not supported on nvptx yet");
+}
+
+static tc_op_lowering rows[TILE_OP_COUNT];
+static pthread_once_t rows_once = PTHREAD_ONCE_INIT;
+
+static void init_rows(void) {
+  const tc_op_lowering *cpu = tc_op_rows();
+  for (int k = 0; k < TILE_OP_COUNT; k++) rows[k] = cpu[k];
+  static const tile_op_id refused[] = {TILE_REDUCE, TILE_SCAN,       TILE_DOT,        TILE_SORT,  TILE_TRANS,
+                                       TILE_GATHER, TILE_ATOMIC_RMW, TILE_ATOMIC_CAS, TILE_PRINT, TILE_ASSERT};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) rows[refused[i]] = (tc_op_lowering){.lower = unsupported};
+  rows[TILE_RESHAPE].lower = reshape;
+}
+
+static const tc_op_lowering *op_rows(void) {
+  pthread_once(&rows_once, init_rows);
+  return rows;
+}
+
+/* ---- math: libdevice ------------------------------------------------------------------- */
+
+/* math ops NVPTX has no instruction for, and their libdevice names (f32 adds 'f'). */
+static const struct {
+  const char *op, *fn;
+} libdevice_fns[] = {
+    {"math.exp", "exp"},     {"math.exp2", "exp2"},   {"math.expm1", "expm1"}, {"math.log", "log"},
+    {"math.log2", "log2"},   {"math.log10", "log10"}, {"math.log1p", "log1p"}, {"math.sin", "sin"},
+    {"math.cos", "cos"},     {"math.tan", "tan"},     {"math.tanh", "tanh"},   {"math.sinh", "sinh"},
+    {"math.cosh", "cosh"},   {"math.asin", "asin"},   {"math.acos", "acos"},   {"math.atan", "atan"},
+    {"math.atan2", "atan2"}, {"math.asinh", "asinh"}, {"math.acosh", "acosh"}, {"math.atanh", "atanh"},
+    {"math.erf", "erf"},     {"math.erfc", "erfc"},   {"math.powf", "pow"},    {"math.cbrt", "cbrt"},
+    {"math.rsqrt", "rsqrt"}, {"math.round", "round"},
+};
+
+static const char *libdevice_fn(MlirOperation op) {
+  for (size_t i = 0; i < sizeof libdevice_fns / sizeof libdevice_fns[0]; i++)
+    if (tc_op_is(op, libdevice_fns[i].op)) return libdevice_fns[i].fn;
+  return NULL;
+}
+
+typedef struct math_list {
+  MlirOperation *ops;
+  int n, cap;
+  bool oom;
+} math_list;
+
+static MlirWalkResult collect_math(MlirOperation op, void *user) {
+  math_list *l = user;
+  if (!libdevice_fn(op)) return MlirWalkResultAdvance;
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 64;
+    MlirOperation *p = realloc(l->ops, sizeof *p * (size_t)cap);
+    if (!p) {
+      l->oom = true;
+      return MlirWalkResultInterrupt;
+    }
+    l->ops = p;
+    l->cap = cap;
+  }
+  l->ops[l->n++] = op;
+  return MlirWalkResultAdvance;
+}
+
+static MlirOperation find_func(MlirModule m, const char *name) {
+  for (MlirOperation o = mlirBlockGetFirstOperation(mlirModuleGetBody(m)); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o)) {
+    MlirAttribute a = mlirOperationGetAttributeByName(o, mlirStringRefCreateFromCString("sym_name"));
+    if (!mlirAttributeIsNull(a) && mlirStringRefEqual(mlirStringAttrGetValue(a), mlirStringRefCreateFromCString(name)))
+      return o;
+  }
+  return (MlirOperation){NULL};
+}
+
+static void declare_fn(MlirModule m, const char *name, int nargs, MlirType t) {
+  if (!mlirOperationIsNull(find_func(m, name))) return;
+  MlirContext ctx = mlirModuleGetContext(m);
+  MlirType ins[2] = {t, t};
+  MlirType ftype = mlirFunctionTypeGet(ctx, nargs, ins, 1, &t);
+  MlirNamedAttribute attrs[3] = {
+      tcb_named(ctx, "sym_name", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(name))),
+      tcb_named(ctx, "function_type", mlirTypeAttrGet(ftype)),
+      tcb_named(ctx, "sym_visibility", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString("private")))};
+  tc_builder b;
+  tcb_init(&b, ctx);
+  b.loc = mlirLocationUnknownGet(ctx);
+  tcb_set_end(&b, mlirModuleGetBody(m));
+  MlirRegion r = mlirRegionCreate();
+  tcb_op_regions(&b, "func.func", 0, NULL, 0, NULL, 3, attrs, 1, &r);
+}
+
+/* One math op as libdevice calls, lane by lane for vectors. */
+static tilec_status *call_libdevice(MlirModule m, MlirOperation op) {
+  MlirContext ctx = mlirModuleGetContext(m);
+  MlirValue res = mlirOperationGetResult(op, 0);
+  MlirType t = mlirValueGetType(res), elem = tcb_element_type(t);
+  unsigned bits = tcb_bitwidth(elem);
+  MlirStringRef opname = mlirIdentifierStr(mlirOperationGetName(op));
+  if (!tcb_is_float(elem) || (bits != 32 && bits != 64))
+    return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "'%.*s' on %u-bit floats is not supported on nvptx yet",
+                               (int)opname.length, opname.data, bits);
+  char name[64];
+  snprintf(name, sizeof name, "__nv_%s%s", libdevice_fn(op), bits == 32 ? "f" : "");
+  int nargs = (int)mlirOperationGetNumOperands(op);
+  if (nargs < 1 || nargs > 2)
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "'%.*s' with %d operands", (int)opname.length, opname.data, nargs);
+  declare_fn(m, name, nargs, elem);
+  tc_builder b;
+  tcb_init(&b, ctx);
+  b.loc = mlirOperationGetLocation(op);
+  tcb_set_before(&b, op);
+  MlirNamedAttribute callee = tcb_named(ctx, "callee", mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(name)));
+  int64_t lanes = mlirTypeIsAVector(t) ? mlirShapedTypeGetDimSize(t, 0) : 0;
+  if (mlirTypeIsAVector(t) && mlirShapedTypeGetRank(t) != 1)
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "libdevice call on a %d-d vector", (int)mlirShapedTypeGetRank(t));
+  MlirValue out;
+  if (!lanes) {
+    MlirValue args[2];
+    for (int i = 0; i < nargs; i++) args[i] = mlirOperationGetOperand(op, i);
+    out = tcb_op1(&b, "func.call", elem, nargs, args, 1, &callee);
+  } else {
+    MlirValue *vals = malloc(sizeof *vals * (size_t)lanes);
+    if (!vals) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+    for (int64_t l = 0; l < lanes; l++) {
+      MlirValue args[2];
+      MlirNamedAttribute at = tcb_named(ctx, "static_position", mlirDenseI64ArrayGet(ctx, 1, &l));
+      for (int i = 0; i < nargs; i++) {
+        MlirValue v = mlirOperationGetOperand(op, i);
+        args[i] = tcb_op1(&b, "vector.extract", elem, 1, &v, 1, &at);
+      }
+      vals[l] = tcb_op1(&b, "func.call", elem, nargs, args, 1, &callee);
+    }
+    out = tcb_op1(&b, "vector.from_elements", t, lanes, vals, 0, NULL);
+    free(vals);
+  }
+  mlirValueReplaceAllUsesOfWith(res, out);
+  mlirOperationDestroy(op);
+  return NULL;
+}
+
+static tilec_status *lower_math(MlirModule module, const tc_target *t, bool fast_math) {
+  (void)t;
+  (void)fast_math; /* libdevice has one accuracy; the FTZ choice is __nvvm_reflect's default */
+  math_list l = {0};
+  mlirOperationWalk(mlirModuleGetOperation(module), collect_math, &l, MlirWalkPostOrder);
+  tilec_status *st = l.oom ? tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory") : NULL;
+  for (int i = 0; i < l.n && !st; i++) st = call_libdevice(module, l.ops[i]);
+  free(l.ops);
+  return st;
+}
+
+/* ---- LLVM: kernel entries, libdevice --------------------------------------------------- */
+
+static const char *find_libdevice(void) {
+  static char found[4096];
+  const char *env = getenv("TILEC_LIBDEVICE");
+  if (env && *env) return env;
+  static const char *const dirs[] = {"/usr/local/cuda/nvvm/libdevice/libdevice.10.bc",
+                                     "/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc",
+                                     "/usr/lib/cuda/nvvm/libdevice/libdevice.10.bc"};
+  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+    if (access(dirs[i], R_OK) == 0) return dirs[i];
+  const char *cuda = getenv("CUDA_HOME");
+  if (cuda && *cuda) {
+    snprintf(found, sizeof found, "%s/nvvm/libdevice/libdevice.10.bc", cuda);
+    if (access(found, R_OK) == 0) return found;
+  }
+  return NULL;
+}
+
+static tilec_status *link_libdevice(LLVMModuleRef m, const char *need) {
+  const char *path = find_libdevice();
+  if (!path)
+    return tilec_status_create(TILEC_ERROR_UNSUPPORTED,
+                               "the kernel calls %s, which comes from NVIDIA's libdevice, and no libdevice.10.bc was found "
+                               "(set TILEC_LIBDEVICE to its path; it ships with the CUDA toolkit in nvvm/libdevice/ and "
+                               "with the PyPI package nvidia-cuda-nvcc-cu12)",
+                               need);
+  LLVMMemoryBufferRef buf = NULL;
+  char *msg = NULL;
+  if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
+    tilec_status *st = tilec_status_create(TILEC_ERROR_IO, "cannot read libdevice %s: %s", path, msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    return st;
+  }
+  LLVMModuleRef lib = NULL;
+  bool bad = LLVMParseBitcodeInContext2(LLVMGetModuleContext(m), buf, &lib);
+  LLVMDisposeMemoryBuffer(buf);
+  if (bad) return tilec_status_create(TILEC_ERROR_IO, "%s is not an LLVM bitcode module", path);
+  LLVMSetTarget(lib, LLVMGetTarget(m));
+  LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(m));
+  if (LLVMLinkModules2(m, lib)) return tilec_status_create(TILEC_ERROR_INTERNAL, "linking libdevice %s failed", path);
+  return NULL;
+}
+
+static LLVMValueRef sreg(LLVMModuleRef m, LLVMBuilderRef b, const char *name) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(m, id, NULL, 0);
+  LLVMTypeRef ty = LLVMIntrinsicGetType(LLVMGetModuleContext(m), id, NULL, 0);
+  return LLVMBuildCall2(b, ty, fn, NULL, 0, "");
+}
+
+/* The PTX entry of kernel `inner` (parameters, then pid x/y/z and grid x/y/z): the
+ * kernel's own name, its parameters, the program id from %ctaid and the grid from
+ * %nctaid; the body is inlined into it. */
+static tilec_status *make_entry(LLVMModuleRef m, LLVMValueRef inner, const tc_target *t) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  size_t len = 0;
+  const char *iname = LLVMGetValueName2(inner, &len);
+  LLVMTypeRef ity = LLVMGlobalGetValueType(inner);
+  unsigned n = LLVMCountParamTypes(ity);
+  if (n < 6) return tilec_status_create(TILEC_ERROR_INTERNAL, "kernel %s has no program-id parameters", iname);
+  LLVMTypeRef *types = malloc(sizeof *types * n);
+  LLVMValueRef *args = malloc(sizeof *args * n);
+  if (!types || !args) {
+    free(types);
+    free(args);
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  }
+  LLVMGetParamTypes(ity, types);
+  unsigned np = n - 6;
+  char name[256];
+  snprintf(name, sizeof name, "%s", iname + strlen(KERNEL_PREFIX));
+  LLVMValueRef entry = LLVMAddFunction(m, name, LLVMFunctionType(LLVMVoidTypeInContext(ctx), types, np, 0));
+  LLVMSetFunctionCallConv(entry, LLVMPTXKernelCallConv);
+  char ntid[16];
+  snprintf(ntid, sizeof ntid, "%d", 32 * t->num_warps);
+  LLVMAddTargetDependentFunctionAttr(entry, "nvvm.maxntid", ntid);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, entry, "entry"));
+  for (unsigned i = 0; i < np; i++) args[i] = LLVMGetParam(entry, i);
+  static const char *const regs[6] = {"llvm.nvvm.read.ptx.sreg.ctaid.x",  "llvm.nvvm.read.ptx.sreg.ctaid.y",
+                                      "llvm.nvvm.read.ptx.sreg.ctaid.z",  "llvm.nvvm.read.ptx.sreg.nctaid.x",
+                                      "llvm.nvvm.read.ptx.sreg.nctaid.y", "llvm.nvvm.read.ptx.sreg.nctaid.z"};
+  for (int i = 0; i < 6; i++) args[np + i] = sreg(m, b, regs[i]);
+  LLVMBuildCall2(b, ity, inner, args, n, "");
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  free(types);
+  free(args);
+  LLVMSetLinkage(inner, LLVMInternalLinkage);
+  unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", strlen("alwaysinline"));
+  LLVMAddAttributeAtIndex(inner, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, always, 0));
+  return NULL;
+}
+
+static tilec_status *prepare(LLVMModuleRef m, const tc_target *t) {
+  LLVMValueRef kernels[64];
+  int nk = 0;
+  const char *need = NULL;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    size_t len = 0;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (!LLVMIsDeclaration(f) && !strncmp(name, KERNEL_PREFIX, strlen(KERNEL_PREFIX)) && nk < 64) kernels[nk++] = f;
+    if (LLVMIsDeclaration(f) && !strncmp(name, "__nv_", 5) && !need) need = name;
+  }
+  tilec_status *st = NULL;
+  for (int i = 0; i < nk && !st; i++) st = make_entry(m, kernels[i], t);
+  if (!st && need) {
+    char fn[128];
+    snprintf(fn, sizeof fn, "%s", need);
+    st = link_libdevice(m, fn);
+  }
+  if (st) return st;
+  /* Only the entries stay visible: libdevice's unused functions and the inlined kernel
+   * bodies are dropped by the optimizer. */
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f) && LLVMGetFunctionCallConv(f) != LLVMPTXKernelCallConv)
+      LLVMSetLinkage(f, LLVMInternalLinkage);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
+    if (!LLVMIsDeclaration(g)) LLVMSetLinkage(g, LLVMInternalLinkage);
+  return NULL;
+}
+
+static tilec_status *emit(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
+                          char **out, size_t *len) {
+  if (stage == TC_STAGE_OBJECT)
+    return tilec_status_create(TILEC_ERROR_UNSUPPORTED,
+                               "nvptx: building a library is not supported yet (use --emit ptx for the PTX text)");
+  return tc_llvm_emit(module, stage, t, opts, prepare, out, len);
+}
+
+const tc_backend tc_backend_nvptx = {
+    .name = "nvptx",
+    .chunk_bits = chunk_bits,
+    .vector_registers = vector_registers,
+    .select_minmax = select_minmax,
+    .emit_nest = emit_nest,
+    .op_rows = op_rows,
+    .no_tile_buffers = "this kernel keeps a tile in memory between loop nests (a loop-carried or branch-merged tile, "
+                       "a load read after a store, a costly value used twice), which is not supported on nvptx yet "
+                       "(it needs shared memory and barriers)",
+    .lower_math = lower_math,
+    .emit = emit,
+};
