@@ -159,6 +159,10 @@ static uint64_t fnv_module_context(uint64_t h, const tilec_kernel_spec *spec) {
   }
   /* read by the front end (Triton's rule for non-constexpr globals) */
   h = fnv_str(h, getenv("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS"));
+#ifdef TILEC_TEST_HOOKS
+  /* changes the code the lowering emits in test builds (conversion/memory.c) */
+  h = fnv_str(h, getenv("TILEC_TEST_INJECT_MISCOMPILE"));
+#endif
   return h;
 }
 

@@ -394,9 +394,6 @@ int tilec_kernel_launch_simple(const tilec_kernel_desc *kernel, uint32_t grid_x,
 
 const char *tilec_last_error(void) { return last_error; }
 
-/* For generated dispatchers (driver/package.c) that refuse a launch before any kernel
- * is chosen: records msg for tilec_last_error() and returns code, like a failed launch. */
-int tilec_rt_launch_refused(int code, const char *msg);
 int tilec_rt_launch_refused(int code, const char *msg) {
   snprintf(last_error, sizeof last_error, "%s", msg ? msg : "");
   return code;

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* libtilec-runtime is built with hidden visibility: what kernel libraries call is exported
+ * by name (it is their ABI with the runtime, beside include/tilec/abi.h). */
 #define TILEC_RT_EXPORT __attribute__((visibility("default")))
 
 /* Called by the generated trampoline around each program that can fail. */
@@ -34,6 +36,11 @@ TILEC_RT_EXPORT void tilec_rt_set_kernel(const void *kernel_desc);
 TILEC_RT_EXPORT void tilec_rt_bounds_fail(int32_t kind, int32_t arg, const char *file, int32_t line, int32_t col,
                                           uint32_t px, uint32_t py, uint32_t pz, int32_t rank, int64_t i0, int64_t i1,
                                           int64_t i2, int64_t i3, int64_t elem, int64_t extent);
+
+/* For generated dispatchers (driver/package.c) that refuse a launch before any kernel
+ * is chosen: records msg for tilec_last_error() and returns code, like a failed launch
+ * (defined in launcher/launcher.c). */
+TILEC_RT_EXPORT int tilec_rt_launch_refused(int code, const char *msg);
 
 /* For the launcher: writes this thread's buffered output (if any) in one piece. */
 void tilec_rt_flush_output(void);

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* Exported from libtilec-runtime (built with hidden visibility) for libtilec and the tools,
+ * though not part of the public API in include/tilec/. */
 #define TILEC_OUTFILE_EXPORT __attribute__((visibility("default")))
 
 typedef struct tilec_outfile {

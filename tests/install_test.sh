@@ -11,7 +11,7 @@ trap 'rm -rf "$PREFIX"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 cmake --install "$BUILD" --prefix "$PREFIX" >/dev/null
-for f in include/tilec/tilec.h include/tilec/runtime.h include/tilec/abi.h include/tilec/status.h \
+for f in include/tilec/tilec.h include/tilec/runtime.h include/tilec/abi.h include/tilec/status.h include/tilec/export.h \
          "$LIBDIR/libtilec.so" "$LIBDIR/libtilec-runtime.so" bin/tilec "$LIBDIR/pkgconfig/tilec.pc"; do
   [ -e "$PREFIX/$f" ] || fail "not installed: $f"
 done

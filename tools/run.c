@@ -1,5 +1,7 @@
 /* tools/run.c — `tilec run`: bind NAME=VALUE arguments (.npy arrays, numbers, bools, strings)
- * to a kernel's parameters by name, compile it into a throw-away .so, launch it and time it.
+ * to a kernel's parameters by name, compile it through the JIT cache the API uses
+ * (driver/jit.c: a second run of the same specialization loads the cached library), launch
+ * it and time it.
  * With `--exec CMD` the library is run by another program instead: CMD (split at spaces)
  * gets `LIB.so -k KERNEL --grid ... NAME=VALUE... --out NAME=FILE...`, which is what
  * `tilec-exec` (tools/exec/main.c: this file built with TILEC_RUN_EXEC_ONLY, no compiler)
@@ -369,6 +371,10 @@ int run_parse_args(int argc, char **argv, int first, run_opts *o) {
       o->serial = true;
     } else if (!strcmp(a, "--reference")) {
       o->reference = true;
+    } else if (!strcmp(a, "--no-cache")) {
+      o->no_cache = true;
+    } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+      o->verbose = true;
     } else if (!strcmp(a, "--program")) {
       if (i + 1 >= argc) return run_usage("option '%s' needs a value", a);
       if (!run_parse_grid(argv[++i], o->program_xyz))
@@ -764,29 +770,67 @@ static void swap_contents(const run_opts *o, void **kept) {
   }
 }
 
-/* Builds the reference library, runs it serially on the kept inputs and compares each
- * array with what the optimized build left; reports the first differing element. */
-static int run_reference(const run_opts *o, const char *src, size_t len, tilec_define *defs, const char *dir,
-                         void **kept) {
-  char so[PATH_MAX];
-  snprintf(so, sizeof so, "%s/reference.so", dir);
-  tilec_compile_options co;
-  tilec_compile_options_init(&co);
-  if (o->target) co.target = o->target;
-  co.reference = true;
-  co.check_bounds = o->check_bounds;
+/* The options of this run's build, or of its --reference build (which takes only the
+ * target and --check-bounds from the command line). --no-cache: cache_dir "" (the JIT
+ * compiles in a temporary directory and keeps the kernel in memory only). */
+static void run_compile_options(const run_opts *o, bool reference, tilec_compile_options *co) {
+  tilec_compile_options_init(co);
+  if (o->target) co->target = o->target;
+  if (o->no_cache) co->cache_dir = "";
+  if (reference) {
+    co->reference = true;
+    co->check_bounds = o->check_bounds;
+    return;
+  }
+  if (o->opt_level >= 0) co->opt_level = o->opt_level;
+  co->fast_math = o->fast_math;
+  if (o->check_bounds) co->check_bounds = true;
+  if (o->check_nan) co->check_nan = true;
+  if (o->check_races) co->check_races = true;
+  co->debug_info = o->debug;
+}
+
+/* Compiles spec with tilec_jit_compile, as the API does: the disk cache (TILEC_CACHE_DIR,
+ * else $XDG_CACHE_HOME/tilec, else ~/.cache/tilec) is keyed by the source, kernel, bindings,
+ * options, target and the compiler's own build, so an equal run loads the library the last
+ * one stored. tl.static_print output appears when the kernel is compiled, not when it
+ * comes from the cache (as in Triton). `what` names the build in -v lines and errors. */
+static int run_jit(const run_opts *o, const tilec_compile_options *co, const tilec_kernel_spec *spec,
+                   const char *what, tilec_jit_kernel **out) {
   tilec_compiler *c = NULL;
-  tilec_status *st = tilec_compiler_create(&co, &c);
-  if (!st) {
-    tilec_kernel_spec spec = {.source = src, .source_len = len, .filename = o->file, .kernel = o->kernel, .signature = NULL, .defines = defs, .num_defines = (size_t)o->nbindings};
-    st = tilec_compiler_build_library(c, &spec, so, NULL);
+  tilec_status *warning = NULL;
+  tilec_status *st = tilec_compiler_create(co, &c);
+  if (!st) st = tilec_jit_compile(c, spec, out, &warning);
+  if (c) fputs(tilec_compiler_notes(c), stdout); /* tl.static_print */
+  if (warning) {
+    fprintf(stderr, "tilec: warning: %s\n", tilec_status_message(warning));
+    tilec_status_destroy(warning);
+  }
+  if (!st && o->verbose) {
+    const char *path = tilec_jit_kernel_cache_path(*out);
+    if (tilec_jit_kernel_origin(*out) != TILEC_JIT_COMPILED)
+      fprintf(stderr, "tilec: %s '%s' loaded from the cache: %s\n", what, o->kernel, path ? path : "(memory)");
+    else if (path)
+      fprintf(stderr, "tilec: %s '%s' compiled and cached: %s\n", what, o->kernel, path);
+    else
+      fprintf(stderr, "tilec: %s '%s' compiled (not cached)\n", what, o->kernel);
   }
   tilec_compiler_destroy(c);
-  tilec_library *lib = NULL;
-  const tilec_kernel_desc *k = NULL;
-  if (!st) st = tilec_library_load(so, &lib);
-  if (!st) st = tilec_library_find_kernel(lib, o->kernel, &k);
-  if (st) return run_report(tilec_status_annotate(st, "reference build"));
+  if (!st) return 0;
+  *out = NULL;
+  return run_report(strcmp(what, "kernel") ? tilec_status_annotate(st, "%s", what) : st);
+}
+
+/* Builds the reference library (through the cache as well), runs it serially on the kept
+ * inputs and compares each array with what the optimized build left; reports the first
+ * differing element. */
+static int run_reference(const run_opts *o, const tilec_kernel_spec *spec, void **kept) {
+  tilec_compile_options co;
+  run_compile_options(o, true, &co);
+  tilec_jit_kernel *jk = NULL;
+  int rc = run_jit(o, &co, spec, "reference build", &jk);
+  if (rc) return rc;
+  const tilec_kernel_desc *k = tilec_jit_kernel_desc(jk);
   /* swap contents: the bindings' buffers hold the kept inputs again and the optimized
    * results wait in kept[]. The reference runs in the same buffers, so a kernel that stores
    * an address (ptr.to(tl.int64)) stores the same one in both builds. */
@@ -794,7 +838,7 @@ static int run_reference(const run_opts *o, const char *src, size_t len, tilec_d
   run_arg *slots = NULL;
   void **args = NULL;
   int64_t *extents = NULL;
-  int rc = run_prepare_args(o, k, &slots, &args, &extents);
+  rc = run_prepare_args(o, k, &slots, &args, &extents);
   if (!rc) {
     run_opts serial = *o;
     serial.serial = true; /* deterministic order */
@@ -836,7 +880,7 @@ static int run_reference(const run_opts *o, const char *src, size_t len, tilec_d
   free(slots);
   free(args);
   free(extents);
-  tilec_library_unload(lib);
+  tilec_jit_kernel_release(jk);
   return rc;
 }
 
@@ -919,8 +963,29 @@ static int run_spawn(const run_opts *o, const char *so) {
   return rc;
 }
 
-/* Compiles, then launches here (or with --exec elsewhere) and writes the outputs; owns the
- * temp dir and library. */
+/* --exec: the library goes to another program (often for another architecture, which this
+ * process could not load), so it is built into a temporary directory, not through the JIT
+ * cache, and removed after CMD ran. */
+static int run_build_and_spawn(const run_opts *o, const tilec_kernel_spec *spec) {
+  char dir[PATH_MAX], so[PATH_MAX + 16];
+  int err = tilec_temp_dir("tilec-run", dir, sizeof dir);
+  if (err) return run_fail("cannot create a temporary directory in $TMPDIR (else /tmp): %s", strerror(err));
+  snprintf(so, sizeof so, "%s/kernel.so", dir);
+  tilec_compile_options co;
+  run_compile_options(o, false, &co);
+  tilec_compiler *c = NULL;
+  tilec_status *st = tilec_compiler_create(&co, &c);
+  if (!st) st = tilec_compiler_build_library(c, spec, so, NULL);
+  if (c) fputs(tilec_compiler_notes(c), stdout); /* tl.static_print */
+  tilec_compiler_destroy(c);
+  if (!st && o->verbose) fprintf(stderr, "tilec: kernel '%s' compiled into %s for --exec\n", o->kernel, so);
+  int rc = st ? run_report(st) : run_spawn(o, so);
+  tilec_temp_dir_remove(dir);
+  return rc;
+}
+
+/* Compiles (or finds in the cache), then launches here (or with --exec elsewhere) and
+ * writes the outputs. */
 static int run_compile_and_launch(const run_opts *o, const char *src, size_t len) {
   tilec_define *defs = calloc((size_t)o->nbindings + 1, sizeof *defs);
   if (!defs) return run_fail("out of memory");
@@ -929,44 +994,19 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
     defs[b].name = bd->name;
     defs[b].value = bd->is_constexpr ? bd->text : bd->entry;
   }
-  char dir[PATH_MAX], so[PATH_MAX + 16];
-  int err = tilec_temp_dir("tilec-run", dir, sizeof dir);
-  if (err) {
-    int rc = run_fail("cannot create a temporary directory in $TMPDIR (else /tmp): %s", strerror(err));
+  tilec_kernel_spec spec = {.source = src, .source_len = len, .filename = o->file, .kernel = o->kernel,
+                            .signature = NULL, .defines = defs, .num_defines = (size_t)o->nbindings};
+  if (o->exec) {
+    int rc = run_build_and_spawn(o, &spec);
     free(defs);
     return rc;
   }
-  snprintf(so, sizeof so, "%s/kernel.so", dir);
 
-  int rc = 0;
   tilec_compile_options co;
-  tilec_compile_options_init(&co);
-  if (o->target) co.target = o->target;
-  if (o->opt_level >= 0) co.opt_level = o->opt_level;
-  co.fast_math = o->fast_math;
-  if (o->check_bounds) co.check_bounds = true;
-  if (o->check_nan) co.check_nan = true;
-  if (o->check_races) co.check_races = true;
-  co.debug_info = o->debug;
-  tilec_compiler *c = NULL;
-  tilec_status *st = tilec_compiler_create(&co, &c);
-  if (!st) {
-    tilec_kernel_spec spec = {.source = src, .source_len = len, .filename = o->file, .kernel = o->kernel, .signature = NULL, .defines = defs, .num_defines = (size_t)o->nbindings};
-    st = tilec_compiler_build_library(c, &spec, so, NULL);
-  }
-  if (c) fputs(tilec_compiler_notes(c), stdout); /* tl.static_print */
-  tilec_compiler_destroy(c);
-  if (!st && o->exec) {
-    rc = run_spawn(o, so);
-    tilec_temp_dir_remove(dir);
-    free(defs);
-    return rc;
-  }
-  tilec_library *lib = NULL;
-  const tilec_kernel_desc *k = NULL;
-  if (!st) st = tilec_library_load(so, &lib);
-  if (!st) st = tilec_library_find_kernel(lib, o->kernel, &k);
-  if (st) rc = run_report(st);
+  run_compile_options(o, false, &co);
+  tilec_jit_kernel *jk = NULL;
+  int rc = run_jit(o, &co, &spec, "kernel", &jk);
+  const tilec_kernel_desc *k = rc ? NULL : tilec_jit_kernel_desc(jk);
 
   run_arg *slots = NULL;
   void **args = NULL;
@@ -987,7 +1027,7 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
     }
   }
   if (!rc) rc = run_launch(o, k, args, extents);
-  if (!rc && o->reference) rc = run_reference(o, src, len, defs, dir, kept);
+  if (!rc && o->reference) rc = run_reference(o, &spec, kept);
   if (kept)
     for (int b = 0; b < o->nbindings; b++) free(kept[b]);
   free(kept);
@@ -995,8 +1035,7 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
   if (!rc) rc = run_write_outs(o);
   free(slots);
   free(args);
-  tilec_library_unload(lib);
-  tilec_temp_dir_remove(dir);
+  tilec_jit_kernel_release(jk);
   free(defs);
   return rc;
 }
@@ -1033,7 +1072,7 @@ int tilec_cmd_exec(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   int rc = run_parse_args(argc, argv, 1, &o);
   if (!rc && (o.target || o.exec || o.reference || o.opt_level >= 0 || o.fast_math || o.debug || o.check_bounds ||
-              o.check_nan || o.check_races))
+              o.check_nan || o.check_races || o.no_cache || o.verbose))
     rc = run_usage("%s: compile options belong to `tilec run`; give the library as it was built", argv[0]);
   for (int b = 0; !rc && b < o.nbindings; b++) {
     run_binding *bd = &o.bindings[b];

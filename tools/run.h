@@ -70,6 +70,8 @@ typedef struct run_opts {
   const char *exec; /* --exec CMD: run the library with this program */
   int opt_level; /* -1: the compiler's default */
   bool fast_math, debug, check_bounds, check_nan, check_races, serial, reference;
+  bool no_cache;          /* --no-cache: compile, do not use or fill the JIT disk cache */
+  bool verbose;           /* -v: say on stderr whether the kernel was compiled or cached */
   bool one_program;       /* --program X,Y,Z */
   uint32_t program_xyz[3];
   uint32_t grid_xyz[3];

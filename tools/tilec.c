@@ -56,7 +56,7 @@ static void print_help(void) {
          "                [--emit tile|analysis|vector|llvm-dialect|llvm|asm] [--target T] [-O N] [-g] [--fast-math] [--check-bounds] [--check-nan] [--check-races]\n"
          "  tilec run FILE.py -k KERNEL --grid X[,Y[,Z]] NAME=VALUE... [--out NAME=FILE.npy]...\n"
          "                [--threads N] [--repeat N] [--target T] [--check-bounds] [--check-nan] [--check-races] [--program X,Y,Z] [--serial] [--reference]\n"
-         "                [--exec CMD]   (run the library with CMD, e.g. \"qemu-aarch64 rt64/tilec-exec\")\n"
+         "                [--no-cache] [-v] [--exec CMD]   (run the library with CMD, e.g. \"qemu-aarch64 rt64/tilec-exec\")\n"
          "  tilec opt FILE.mlir --stage tile|vector|llvm-dialect|llvm|asm [--target T]\n\n"
          "SIGNATURE is Triton's AOT format, one entry per parameter: \"*fp32:16, *fp32, i32, 1024\".\n"
          "Several -s build one library whose KERNEL_launch picks the most specialized variant the\n"
@@ -66,6 +66,9 @@ static void print_help(void) {
          "With --exec, `run` compiles here and CMD (split at spaces) gets LIB.so -k KERNEL --grid ...\n"
          "NAME=VALUE... --out NAME=FILE...: what tilec-exec, the launch half without the compiler,\n"
          "takes (for --target aarch64 under qemu-aarch64).\n"
+         "`run` compiles through the JIT cache (TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec, else\n"
+         "~/.cache/tilec): an equal run loads the cached library; --no-cache compiles without it,\n"
+         "-v says on stderr whether the kernel was compiled or loaded from the cache.\n"
          "TILEC_NUM_THREADS sets the default thread count.\n",
          tilec_version());
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "tilec/abi.h"
+#include "tilec/export.h"
 #include "tilec/status.h"
 
 #ifdef __cplusplus
@@ -30,25 +31,25 @@ typedef struct tilec_library tilec_library;
  * TILEC_ERROR_INVALID_ARGUMENT (malformed descriptor or bad arguments).
  * On success *out owns the library; release it with tilec_library_unload. On error *out is
  * NULL and nothing stays loaded. */
-tilec_status *tilec_library_load(const char *path, tilec_library **out);
+TILEC_API tilec_status *tilec_library_load(const char *path, tilec_library **out);
 
 /* Unloads the library (dlclose) and frees it. Every descriptor obtained from it becomes
  * invalid. NULL is a no-op. */
-void tilec_library_unload(tilec_library *lib);
+TILEC_API void tilec_library_unload(tilec_library *lib);
 
 /* The path the library was loaded from (owned by the library). */
-const char *tilec_library_path(const tilec_library *lib);
+TILEC_API const char *tilec_library_path(const tilec_library *lib);
 
 /* Number of kernels in the library. */
-size_t tilec_library_kernel_count(const tilec_library *lib);
+TILEC_API size_t tilec_library_kernel_count(const tilec_library *lib);
 
 /* The i-th kernel in table order, or NULL when i is out of range. Owned by the library. */
-const tilec_kernel_desc *tilec_library_kernel_at(const tilec_library *lib, size_t i);
+TILEC_API const tilec_kernel_desc *tilec_library_kernel_at(const tilec_library *lib, size_t i);
 
 /* Finds a kernel by exact name. On success *out points into the library (not owned by the
  * caller). TILEC_ERROR_NOT_FOUND lists the names the library does have. */
-tilec_status *tilec_library_find_kernel(const tilec_library *lib, const char *name,
-                                        const tilec_kernel_desc **out);
+TILEC_API tilec_status *tilec_library_find_kernel(const tilec_library *lib, const char *name,
+                                                  const tilec_kernel_desc **out);
 
 /* ---- launching ------------------------------------------------------------------------- */
 
@@ -80,7 +81,7 @@ typedef struct tilec_launch_options {
 } tilec_launch_options;
 
 /* Fills the defaults: 0 threads (environment/OpenMP), static schedule, the whole grid. */
-void tilec_launch_options_init(tilec_launch_options *opts);
+TILEC_API void tilec_launch_options_init(tilec_launch_options *opts);
 
 /* Runs programs [first, first + count) of the grid (grid_x, grid_y, grid_z), flattened
  * x-fastest: program p has x = p % gx, y = (p / gx) % gy, z = p / (gx * gy). `args` holds
@@ -91,41 +92,41 @@ void tilec_launch_options_init(tilec_launch_options *opts);
  * non-zero stops the launch (programs not yet started are skipped) and the launch returns
  * TILEC_ERROR_RUNTIME naming the lowest failing program that ran. Thread-safe: several host
  * threads may launch at once. The caller destroys the returned status. */
-tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
-                                  uint32_t grid_z, void *const *args,
-                                  const tilec_launch_options *opts);
+TILEC_API tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
+                                            uint32_t grid_z, void *const *args,
+                                            const tilec_launch_options *opts);
 
 /* tilec_kernel_launch after checks a caller with untyped arguments wants: num_args must
  * equal kernel->num_args, and no pointer parameter may be NULL (`*(void **)args[i]`).
  * Errors are TILEC_ERROR_INVALID_ARGUMENT naming the kernel and the parameter. A kernel
  * that takes an optional pointer should get it as a constexpr (None) instead of NULL. */
-tilec_status *tilec_kernel_launch_checked(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
-                                          uint32_t grid_z, void *const *args, size_t num_args,
-                                          const tilec_launch_options *opts);
+TILEC_API tilec_status *tilec_kernel_launch_checked(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
+                                                    uint32_t grid_z, void *const *args, size_t num_args,
+                                                    const tilec_launch_options *opts);
 
 /* tilec_kernel_launch with default options, for the typed KERNEL_launch functions of
  * generated kernel libraries: returns 0 or the tilec_status_code, and keeps the message for
  * tilec_last_error() on this thread. */
-int tilec_kernel_launch_simple(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
-                               uint32_t grid_z, void *const *args);
+TILEC_API int tilec_kernel_launch_simple(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
+                                         uint32_t grid_z, void *const *args);
 
 /* The message of the last tilec_kernel_launch_simple on this thread, or "" when it
  * succeeded (or none ran). Thread-local storage owned by the runtime; valid until the next
  * launch on this thread. Long messages are truncated. */
-const char *tilec_last_error(void);
+TILEC_API const char *tilec_last_error(void);
 
 /* ---- element types --------------------------------------------------------------------- */
 
 /* Triton signature spelling: "i1" "i8" ... "u64" "fp16" "bf16" "fp32" "fp64" "fp8e5"
  * "fp8e4nv"; "invalid" for TILEC_DTYPE_INVALID or an out-of-range value. Static storage. */
-const char *tilec_dtype_name(tilec_dtype t);
+TILEC_API const char *tilec_dtype_name(tilec_dtype t);
 
 /* Storage size in bytes (i1 is stored as one byte); 0 for an invalid dtype. */
-size_t tilec_dtype_size(tilec_dtype t);
+TILEC_API size_t tilec_dtype_size(tilec_dtype t);
 
 /* Inverse of tilec_dtype_name for the Triton spellings above; TILEC_DTYPE_INVALID for
  * anything else (including NULL and "invalid"). */
-tilec_dtype tilec_dtype_from_name(const char *s);
+TILEC_API tilec_dtype tilec_dtype_from_name(const char *s);
 
 #ifdef __cplusplus
 }

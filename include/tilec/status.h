@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "tilec/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,37 +30,37 @@ typedef struct tilec_status tilec_status;
 
 /* Creates a status with a printf-style message. Never returns NULL for code != TILEC_OK
  * (falls back to a static out-of-memory status). */
-tilec_status *tilec_status_create(tilec_status_code code, const char *fmt, ...)
+TILEC_API tilec_status *tilec_status_create(tilec_status_code code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-tilec_status *tilec_status_createv(tilec_status_code code, const char *fmt, va_list ap);
+TILEC_API tilec_status *tilec_status_createv(tilec_status_code code, const char *fmt, va_list ap);
 
 /* A status that points into kernel source: file, 1-based line and column, and the text
  * of that source line (copied; may be NULL) for caret diagnostics. */
-tilec_status *tilec_status_create_at(tilec_status_code code, const char *file, int line,
-                                     int col, const char *line_text, const char *fmt, ...)
+TILEC_API tilec_status *tilec_status_create_at(tilec_status_code code, const char *file, int line,
+                                               int col, const char *line_text, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
-void tilec_status_destroy(tilec_status *status);
+TILEC_API void tilec_status_destroy(tilec_status *status);
 
-tilec_status_code tilec_status_code_of(const tilec_status *status);
+TILEC_API tilec_status_code tilec_status_code_of(const tilec_status *status);
 /* The bare message, without location. Owned by the status. */
-const char *tilec_status_message(const tilec_status *status);
+TILEC_API const char *tilec_status_message(const tilec_status *status);
 /* Location, or NULL/0 when the status does not point into source. */
-const char *tilec_status_file(const tilec_status *status);
-int tilec_status_line(const tilec_status *status);
-int tilec_status_column(const tilec_status *status);
+TILEC_API const char *tilec_status_file(const tilec_status *status);
+TILEC_API int tilec_status_line(const tilec_status *status);
+TILEC_API int tilec_status_column(const tilec_status *status);
 /* Full rendering like a C compiler: "file:line:col: error: msg\n  <line>\n  ^".
  * Owned by the status; valid until it is destroyed. */
-const char *tilec_status_format(tilec_status *status);
+TILEC_API const char *tilec_status_format(tilec_status *status);
 /* Prepends "prefix: " to the message (keeps the location). Returns the same status. */
-tilec_status *tilec_status_annotate(tilec_status *status, const char *fmt, ...)
+TILEC_API tilec_status *tilec_status_annotate(tilec_status *status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-const char *tilec_status_code_name(tilec_status_code code);
+TILEC_API const char *tilec_status_code_name(tilec_status_code code);
 /* Sets the source line shown under a located message (copied up to its newline); for
  * callers that have the source when the error was raised without it. */
-void tilec_status_set_line_text(tilec_status *status, const char *line_text);
+TILEC_API void tilec_status_set_line_text(tilec_status *status, const char *line_text);
 /* True when the status points into source but carries no line text. */
-int tilec_status_needs_line_text(const tilec_status *status);
+TILEC_API int tilec_status_needs_line_text(const tilec_status *status);
 
 #ifdef __cplusplus
 }

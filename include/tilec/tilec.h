@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "tilec/abi.h"
+#include "tilec/export.h"
 #include "tilec/runtime.h"
 #include "tilec/status.h"
 
@@ -15,7 +16,7 @@
 extern "C" {
 #endif
 
-const char *tilec_version(void);
+TILEC_API const char *tilec_version(void);
 
 typedef struct tilec_compile_options {
   const char *target;  /* "host" (default), "x86-64-v2", "x86-64-v3", "x86-64-v4", "aarch64",
@@ -40,13 +41,13 @@ typedef struct tilec_compile_options {
   uint32_t num_warps;    /* target "nvptx": warps per program (CTA), a power of 2 <= 32; 0 = 4 */
 } tilec_compile_options;
 
-void tilec_compile_options_init(tilec_compile_options *opts);
+TILEC_API void tilec_compile_options_init(tilec_compile_options *opts);
 
 typedef struct tilec_compiler tilec_compiler;
 
 /* Creates a compiler (one MLIR context; not thread-safe: use one per thread). */
-tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_compiler **out);
-void tilec_compiler_destroy(tilec_compiler *c);
+TILEC_API tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_compiler **out);
+TILEC_API void tilec_compiler_destroy(tilec_compiler *c);
 
 /* A named compile-time value or parameter type: NAME=VALUE, VALUE in signature syntax
  * ("*fp32:16", "i32", "1024", "0.5", "True", "None", "leaky_relu", a dtype "tl.float16",
@@ -135,17 +136,17 @@ typedef enum tilec_stage {
 } tilec_stage;
 
 /* Parses "tile", "vector", "llvm-dialect", "llvm", "asm", "analysis". */
-bool tilec_stage_from_name(const char *name, tilec_stage *out);
+TILEC_API bool tilec_stage_from_name(const char *name, tilec_stage *out);
 
 /* Compiles the kernel up to `stage` and returns its text (malloc'ed; free() it). */
-tilec_status *tilec_compiler_emit(tilec_compiler *c, const tilec_kernel_spec *spec, tilec_stage stage,
-                                  char **text_out);
+TILEC_API tilec_status *tilec_compiler_emit(tilec_compiler *c, const tilec_kernel_spec *spec, tilec_stage stage,
+                                            char **text_out);
 
 /* Compiles the kernel into a shared library at so_path (linked against the tilec runtime
  * and SLEEF) and, when header_path is non-NULL, writes a C header declaring
  *   int KERNEL_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, <runtime params>); */
-tilec_status *tilec_compiler_build_library(tilec_compiler *c, const tilec_kernel_spec *spec, const char *so_path,
-                                           const char *header_path);
+TILEC_API tilec_status *tilec_compiler_build_library(tilec_compiler *c, const tilec_kernel_spec *spec, const char *so_path,
+                                                     const char *header_path);
 
 /* Compiles several specializations of ONE kernel (same kernel name; signatures that differ
  * only in :16 hints and in integers specialized to 1 with ":1" or "1") into one library.
@@ -159,8 +160,8 @@ tilec_status *tilec_compiler_build_library(tilec_compiler *c, const tilec_kernel
  * that names the descriptor KERNEL_launch would run (NULL when none fits; the launch then
  * fails with TILEC_ERROR_INVALID_ARGUMENT). <params> is the union of the runtime
  * parameters of all specializations. */
-tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, const tilec_kernel_spec *specs, size_t count,
-                                                 const char *so_path, const char *header_path);
+TILEC_API tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, const tilec_kernel_spec *specs, size_t count,
+                                                           const char *so_path, const char *header_path);
 
 /* ---- JIT: compile at run time into a loaded kernel, with a cache ---------------------- */
 
@@ -187,30 +188,30 @@ typedef enum tilec_jit_origin {
  * describing a non-fatal problem (cache unusable, corrupt entry rebuilt) that the caller
  * destroys. On success *out is a new reference: release it with tilec_jit_kernel_release
  * (it stays valid after the compiler is destroyed). */
-tilec_status *tilec_jit_compile(tilec_compiler *c, const tilec_kernel_spec *spec, tilec_jit_kernel **out,
-                                tilec_status **warning);
+TILEC_API tilec_status *tilec_jit_compile(tilec_compiler *c, const tilec_kernel_spec *spec, tilec_jit_kernel **out,
+                                          tilec_status **warning);
 
 /* The kernel's descriptor (owned by the kernel; valid until its last release). */
-const tilec_kernel_desc *tilec_jit_kernel_desc(const tilec_jit_kernel *k);
-tilec_jit_origin tilec_jit_kernel_origin(const tilec_jit_kernel *k);
+TILEC_API const tilec_kernel_desc *tilec_jit_kernel_desc(const tilec_jit_kernel *k);
+TILEC_API tilec_jit_origin tilec_jit_kernel_origin(const tilec_jit_kernel *k);
 /* The disk cache entry it came from or was stored to, or NULL (owned by the kernel). */
-const char *tilec_jit_kernel_cache_path(const tilec_jit_kernel *k);
+TILEC_API const char *tilec_jit_kernel_cache_path(const tilec_jit_kernel *k);
 /* tilec_kernel_launch_checked on the kernel's descriptor. */
-tilec_status *tilec_jit_kernel_launch(const tilec_jit_kernel *k, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
-                                      void *const *args, size_t num_args, const tilec_launch_options *opts);
+TILEC_API tilec_status *tilec_jit_kernel_launch(const tilec_jit_kernel *k, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
+                                                void *const *args, size_t num_args, const tilec_launch_options *opts);
 /* Drops one reference; the last one unloads the library. NULL is a no-op. */
-void tilec_jit_kernel_release(tilec_jit_kernel *k);
+TILEC_API void tilec_jit_kernel_release(tilec_jit_kernel *k);
 
 /* The disk cache directory this compiler uses (resolved from the options and environment),
  * or NULL when it has none. Owned by the compiler. */
-const char *tilec_compiler_cache_dir(const tilec_compiler *c);
+TILEC_API const char *tilec_compiler_cache_dir(const tilec_compiler *c);
 
 /* tl.static_print output of the compiler's last front-end run ("" if none); owned by the
  * compiler, valid until its next call. */
-const char *tilec_compiler_notes(const tilec_compiler *c);
+TILEC_API const char *tilec_compiler_notes(const tilec_compiler *c);
 
 /* Parses tile-dialect IR text, verifies it and runs the pipeline up to `stage`. */
-tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec_stage stage, char **text_out);
+TILEC_API tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec_stage stage, char **text_out);
 
 /* The parameters of a kernel as written in the source (before specialization). */
 typedef struct tilec_source_param {
@@ -220,8 +221,8 @@ typedef struct tilec_source_param {
 } tilec_source_param;
 
 /* Lists the parameters of `kernel` in `source` (up to max; *count is the total). */
-tilec_status *tilec_inspect_kernel(const char *source, size_t len, const char *filename, const char *kernel,
-                                   tilec_source_param *params, int max, int *count);
+TILEC_API tilec_status *tilec_inspect_kernel(const char *source, size_t len, const char *filename, const char *kernel,
+                                             tilec_source_param *params, int max, int *count);
 
 #ifdef __cplusplus
 }

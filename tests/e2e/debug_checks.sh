@@ -11,6 +11,9 @@ HOOKS="${2:-no-hooks}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
+# `tilec run` caches compiled kernels: a cache of its own keeps the run from reading or filling
+# the user's (~/.cache/tilec).
+export TILEC_CACHE_DIR="$work/cache"
 pass=0
 fail=0
 check() { # name, expected exit, expected first stderr line ('' = don't care), command...

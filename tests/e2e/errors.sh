@@ -10,6 +10,9 @@ if [ ! -x "$TILEC" ]; then echo "FAIL: no tilec executable at $TILEC" >&2; exit 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tilec-errors-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
+# `tilec run` caches compiled kernels: a cache of its own keeps the run from reading or filling
+# the user's (~/.cache/tilec).
+export TILEC_CACHE_DIR="$WORK/cache"
 
 # ---- inputs -------------------------------------------------------------------------------
 cp "$KERNELS/vector_add.py" add.py

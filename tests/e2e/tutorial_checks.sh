@@ -11,6 +11,9 @@ ROOT="$3"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
+# `tilec run` caches compiled kernels: a cache of its own keeps the run from reading or filling
+# the user's (~/.cache/tilec).
+export TILEC_CACHE_DIR="$work/cache"
 "$PY" - <<'PY'
 import numpy as np
 r = np.random.default_rng(7)

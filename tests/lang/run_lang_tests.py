@@ -11,6 +11,12 @@ usage: run_lang_tests.py TILEC [--only FAMILY[,FAMILY]] [--case SUBSTR] [-j N] [
 
 Prints one line per case (PASS / FAIL / XFAIL / KNOWN-BUG) and finally `N passed, M failed`;
 exits non-zero when M > 0. Needs only the standard library and numpy.
+
+`tilec run` compiles through the JIT disk cache: each invocation of this script gives it a
+fresh cache directory (TILEC_CACHE_DIR, removed at the end), so no case loads a kernel an
+earlier run or another build (the ASan build in scripts/test.sh) compiled; cases that check
+compile-time output (tl.static_print) pass --no-cache, since another case may have compiled
+the same specialization first.
 """
 import argparse
 import math
@@ -1762,8 +1768,9 @@ def _debug():
          line=_line_of(K, "tl.static_assert(SCALE > 1"))
 
     def static_print():
+        # static_assert_passes runs the same specialization: from the cache it prints nothing
         rc, out, err, _ = run_kernel(K, "static_kernel", (1,), dict(x_ptr=xs, out_ptr=np.zeros(8, np.int32),
-                                                                     BLOCK=8, SCALE=3), [])
+                                                                     BLOCK=8, SCALE=3), [], extra=["--no-cache"])
         if rc != 0:
             return "tilec exited with %s" % rc
         if not re.search(r"static_kernel BLOCK =\s*8", out + err):
@@ -3021,8 +3028,17 @@ def main():
     if dup:
         print("duplicate case names: %s" % ", ".join(sorted(dup)))
         return 2
+    cache = tempfile.mkdtemp(prefix="tilec-lang-cache-")
+    os.environ["TILEC_CACHE_DIR"] = cache
+    try:
+        return run_cases(cases, opts.jobs)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def run_cases(cases, jobs):
     passed = failed = 0
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as ex:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
         results = ex.map(execute, cases)
         for c, err in zip(cases, results):
             if err is None:

@@ -232,6 +232,15 @@ START_TEST(test_parse_ok) {
   ck_assert_str_eq(o.target, "x86-64-v3");
   ck_assert_int_eq(o.opt_level, 2);
   ck_assert(o.fast_math && o.debug);
+  ck_assert(!o.no_cache && !o.verbose);
+  run_opts_free(&o);
+
+  /* the JIT cache's switches */
+  ck_assert_int_eq(parse("k.py -k add --grid 1 --no-cache -v", &o, buf, sizeof buf), 0);
+  ck_assert(o.no_cache && o.verbose);
+  run_opts_free(&o);
+  ck_assert_int_eq(parse("k.py -k add --grid 1 --verbose", &o, buf, sizeof buf), 0);
+  ck_assert(!o.no_cache && o.verbose);
   run_opts_free(&o);
 
   /* Options may come anywhere; -O0 is one word too; a value may contain '='. */
@@ -401,6 +410,7 @@ START_TEST(test_exec_option_and_errors) {
   /* tilec-exec: compile options are usage errors, a missing library or array a failure */
   ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --target aarch64"), 2);
   ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --check-bounds"), 2);
+  ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --no-cache"), 2);
   ck_assert_int_eq(exec_line("lib.so -k add"), 2);
   ck_assert_int_eq(exec_line("lib.so -k add --grid 4 n=name"), 1);
   ck_assert_int_eq(exec_line("/nonexistent/lib.so -k add --grid 4 n=3"), 1);
