@@ -1,8 +1,10 @@
-"""Cases of the lang family 'layernorm': layer norm forward on fp32 and fp16 rows (its kernels are
-in layernorm/kernels.py)."""
+"""Cases of the lang family 'layernorm': layer norm forward on fp32 and fp16 rows. The kernel is
+the benchmark's (bench/kernels/layernorm.py, one copy: these cases check what bench times)."""
 import numpy as np
 
 from harness import add, rng
+
+K = "../../bench/kernels/layernorm.py"
 
 
 def cases():
@@ -20,7 +22,7 @@ def cases():
             y = (x - mu[:, None]) * rs[:, None] * a["w_ptr"] + a["b_ptr"]
             return {"y_ptr": y, "mean_ptr": mu, "rstd_ptr": rs}
         tol = 2e-3 if dt == np.float16 else 1e-4
-        add("layernorm", "layernorm_fwd_%dx%d_%s" % (R, N, np.dtype(dt).name), "layernorm/kernels.py", "ln_fwd_kernel", (R,),
+        add("layernorm", "layernorm_fwd_%dx%d_%s" % (R, N, np.dtype(dt).name), K, "layernorm_fwd_kernel", (R,),
             dict(x_ptr=x, y_ptr=np.zeros((R, N), dt), w_ptr=w, b_ptr=bb, mean_ptr=np.zeros(R, np.float32),
-                 rstd_ptr=np.zeros(R, np.float32), stride=N, N=N, eps=1e-5, BLOCK=B),
+                 rstd_ptr=np.zeros(R, np.float32), row_stride=N, N=N, eps=1e-5, BLOCK_SIZE=B),
             ["y_ptr", "mean_ptr", "rstd_ptr"], ref, rtol=tol, atol=tol)

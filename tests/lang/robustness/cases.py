@@ -1,5 +1,6 @@
-"""Cases of the lang family 'robustness': truncated and byte-mangled kernels (of the dropout,
-layernorm and softmax families) never crash the compiler (no kernels of its own)."""
+"""Cases of the lang family 'robustness': truncated and byte-mangled kernels (the dropout and
+softmax families' and the layer norm kernel of bench/) never crash the compiler (no kernels of
+its own)."""
 import concurrent.futures
 import os
 import random
@@ -13,7 +14,8 @@ from harness import func, path_of, run_tilec
 # (case name, kernel file, kernel, signature)
 ROBUST_INPUTS = [
     ("dropout", "dropout/kernels.py", "dropout_kernel", "*fp32, *fp32, *i8, i32, fp32, i32, 512"),
-    ("layernorm", "layernorm/kernels.py", "ln_fwd_kernel", "*fp32, *fp32, *fp32, *fp32, *fp32, *fp32, i32, i32, fp32, 64"),
+    ("layernorm", "../../bench/kernels/layernorm.py", "layernorm_fwd_kernel",
+     "*fp32, *fp32, *fp32, *fp32, *fp32, *fp32, i32, i32, fp32, 64"),
     ("softmax", "softmax/kernels.py", "row_softmax_kernel", "*fp32, *fp32, i32, i32, i32, i32, 64, 2"),
 ]
 
