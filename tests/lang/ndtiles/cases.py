@@ -5,7 +5,7 @@ import numpy as np
 from harness import add, rng, compare
 
 
-def _ndtiles():
+def cases():
     F = "ndtiles"
     K = "ndtiles/kernels.py"
     for (M, N, BM, BN) in [(7, 33, 8, 16), (100, 1, 32, 4), (1, 100, 2, 32), (33, 7, 16, 8)]:
@@ -106,14 +106,6 @@ def _ndtiles():
     add(F, "odd_1x100", K, "odd1_kernel", (4,),
         dict(src_ptr=s, dst_ptr=np.zeros_like(s), M=1, N=100, BM=2, BN=32), ["dst_ptr"],
         lambda a: {"dst_ptr": a["src_ptr"]})
-
-
-def _ndtiles2():
-    add("ndtiles", "reshape_column_to_1d", "ndtiles/kernels.py", "col_reshape_kernel", (1,),
+    add(F, "reshape_column_to_1d", K, "col_reshape_kernel", (1,),
         dict(src_ptr=np.arange(8, dtype=np.float32), out_ptr=np.zeros(8, np.float32), N=8), ["out_ptr"],
         lambda a: {"out_ptr": a["src_ptr"] + 1})
-
-
-def cases():
-    _ndtiles()
-    _ndtiles2()
