@@ -15,7 +15,9 @@ cd "$WORK"
 export TILEC_CACHE_DIR="$WORK/cache"
 
 # ---- inputs -------------------------------------------------------------------------------
-cp "$KERNELS/vector_add.py" add.py
+# the vector add of examples/ (KERNEL_DIR is tests/e2e/kernels)
+ADD_SRC=$(realpath "$KERNELS/../../../examples/vector_add/add.py")
+cp "$ADD_SRC" add.py
 
 cat > syntax.py <<'PY'
 import triton
@@ -103,7 +105,7 @@ CASES=(
   "syntax|syntax.py:8:25: error: unexpected token ')'|compile syntax.py -k bad_kernel -s '*fp32, i32, 16' -o out.so"
   "unknown_tl_function|unknown_fn.py:8:9: error: unknown function 'tl.frobnicate'|compile unknown_fn.py -k bad_kernel -s '*fp32, i32, 16' -o out.so"
   "unsupported_construct|unsupported.py:8:9: error: tl.dot_scaled (microscaling formats) is not supported|compile unsupported.py -k bad_kernel -s '*i32, i32, 16' -o out.so"
-  "arange_not_power_of_two|add.py:13:29: error: tl.arange's range must be a power of two, got 1000|compile add.py -k add_kernel -s '*fp32, *fp32, *fp32, i32, 1000' -o out.so"
+  "arange_not_power_of_two|add.py:21:29: error: tl.arange's range must be a power of two, got 1000|compile add.py -k add_kernel -s '*fp32, *fp32, *fp32, i32, 1000' -o out.so"
   "signature_arity|error: signature has 3 entries but kernel 'add_kernel' has 5 parameters|compile add.py -k add_kernel -s '*fp32, *fp32, i32' -o out.so"
   "signature_type|error: unknown type '*fp33' in signature entry 2 ('*fp33') for parameter 'y_ptr'|compile add.py -k add_kernel -s '*fp32, *fp33, *fp32, i32, 1024' -o out.so"
   "no_kernel_option|tilec: error: no kernel name (-k KERNEL)|compile add.py -s \"\$SIG\" -o out.so"
@@ -219,7 +221,7 @@ else
 fi
 
 # No case may have damaged an input: -o add.py / --header add.py were refused, not written.
-if ! cmp -s add.py "$KERNELS/vector_add.py"; then
+if ! cmp -s add.py "$ADD_SRC"; then
   fail=$((fail + 1))
   echo "FAIL  the kernel source add.py was modified by one of the cases"
 fi

@@ -126,3 +126,37 @@ def scan16_kernel(x_ptr, s_ptr, rs_ptr, p_ptr, N: tl.constexpr):
     tl.store(s_ptr + i, tl.cumsum(x, 0))
     tl.store(rs_ptr + i, tl.cumsum(x, 0, reverse=True))
     tl.store(p_ptr + i, tl.cumprod(x * 0.01 + 1.0, 0))
+
+
+# (moved here from pending/kernels.py once it compiled)
+@triton.jit
+def _add(a, b):
+    return a + b
+
+
+@triton.jit
+def cumsum_kernel(x_ptr, c_ptr, r_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(c_ptr + i, tl.cumsum(x, axis=0))
+    tl.store(r_ptr + i, tl.associative_scan(x, 0, _add, reverse=True))
+
+
+@triton.jit
+def histogram_kernel(x_ptr, out_ptr, N: tl.constexpr, BINS: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr + tl.arange(0, BINS), tl.histogram(tl.load(x_ptr + i), BINS))
+
+
+@triton.jit
+def gather_kernel(x_ptr, idx_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    j = tl.load(idx_ptr + i)
+    tl.store(out_ptr + i, tl.gather(x, j, 0))
+
+
+@triton.jit
+def flip_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr + i, tl.flip(tl.load(x_ptr + i), 0))

@@ -141,3 +141,25 @@ def where_pointers_kernel(a_ptr, b_ptr, out_ptr, addr_a_ptr, addr_b_ptr, cond_pt
     x = tl.load(addr_a_ptr + offs).to(tl.pi32_t)
     y = tl.load(addr_b_ptr + offs).to(tl.pi32_t)
     tl.store(addr_out_ptr + offs, tl.where(tl.load(cond_ptr + offs) != 0, x, y))
+
+
+# (moved here from pending/kernels.py once it compiled)
+@triton.jit
+def block_ptr_kernel(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    src = tl.make_block_ptr(base=x_ptr, shape=(M, N), strides=(N, 1), offsets=(0, 0),
+                            block_shape=(BM, BN), order=(1, 0))
+    dst = tl.make_block_ptr(base=out_ptr, shape=(M, N), strides=(N, 1), offsets=(0, 0),
+                            block_shape=(BM, BN), order=(1, 0))
+    for c in range(0, N, BN):
+        v = tl.load(src, boundary_check=(0, 1), padding_option="zero")
+        tl.store(dst, v + 1.0, boundary_check=(0, 1))
+        src = tl.advance(src, (0, BN))
+        dst = tl.advance(dst, (0, BN))
+
+
+@triton.jit
+def tensor_desc_kernel(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    d_in = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    d_out = tl.make_tensor_descriptor(out_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    v = d_in.load([0, 0])
+    d_out.store([0, 0], v * 2.0)

@@ -56,3 +56,13 @@ def print_hex_kernel(k_ptr, N: tl.constexpr):
     k = tl.load(k_ptr + tl.arange(0, N))
     tl.device_print("hexk", k, hex=True)
     tl.device_print("hex16", k.to(tl.int16), hex=True)
+
+
+# (moved here from pending/kernels.py once it compiled)
+@triton.jit
+def device_print_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.device_print("x", x)
+    tl.device_assert(x >= 0, "negative input")
+    tl.store(out_ptr + i, x)

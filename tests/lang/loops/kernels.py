@@ -1,4 +1,4 @@
-# tests/lang/kernels/loops.py — loops that carry tiles across iterations: accumulators over
+# tests/lang/loops/kernels.py — loops that carry tiles across iterations: accumulators over
 # a row in BLOCK chunks (carried in vector registers when every lane evolves on its own and
 # the tile is small, in a stack buffer otherwise), and loops that read other lanes of the
 # carried tile (always the buffer).

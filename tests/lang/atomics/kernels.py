@@ -140,3 +140,25 @@ def atomic_max_bf16_kernel(x_ptr):
 @triton.jit
 def atomic_add_i16_kernel(x_ptr):
     tl.atomic_add(x_ptr + tl.arange(0, 16), 1)
+
+
+# (moved here from pending/kernels.py once it compiled)
+@triton.jit
+def atomic_add_kernel(x_ptr, total_ptr, hist_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    i = pid * BLOCK + tl.arange(0, BLOCK)
+    m = i < n
+    x = tl.load(x_ptr + i, mask=m, other=0)
+    tl.atomic_add(total_ptr, tl.sum(x, axis=0))
+    tl.atomic_add(hist_ptr + (x % 8), 1, mask=m)
+
+
+@triton.jit
+def atomic_cas_lock_kernel(lock_ptr, counter_ptr, log_ptr):
+    pid = tl.program_id(0)
+    while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+        pass
+    c = tl.load(counter_ptr)
+    tl.store(log_ptr + pid, c)
+    tl.store(counter_ptr, c + 1)
+    tl.atomic_xchg(lock_ptr, 0)

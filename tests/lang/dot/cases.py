@@ -1,0 +1,60 @@
+"""Cases of the lang family 'dot': tl.dot on fp32, fp16, bf16 and integer tiles (its kernels are in
+dot/kernels.py)."""
+import numpy as np
+
+from harness import add, rng, bf16_bits
+
+
+def cases():
+    F = "dot"
+    K = "dot/kernels.py"
+    for (M, N, Kd, BM, BN, BK) in [(16, 16, 16, 16, 16, 16), (33, 7, 100, 16, 8, 32), (1, 100, 7, 16, 32, 16)]:
+        a = rng(40 + M).standard_normal((M, Kd)).astype(np.float32)
+        b = rng(41 + N).standard_normal((Kd, N)).astype(np.float32)
+        add(F, "dot_f32_%dx%dx%d" % (M, N, Kd), K, "dot_kernel", ((M + BM - 1) // BM, (N + BN - 1) // BN),
+            dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((M, N), np.float32), M=M, N=N, K=Kd, BM=BM, BN=BN, BK=BK),
+            ["c_ptr"], lambda a: {"c_ptr": a["a_ptr"].astype(np.float64) @ a["b_ptr"]}, rtol=1e-4, atol=1e-4)
+    a = rng(42).standard_normal((16, 32)).astype(np.float16)
+    b = rng(43).standard_normal((32, 16)).astype(np.float16)
+    add(F, "dot_f16", K, "dot_half_kernel", (1,),
+        dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((16, 16), np.float32), M=16, N=16, K=32), ["c_ptr"],
+        lambda a: {"c_ptr": a["a_ptr"].astype(np.float64) @ a["b_ptr"].astype(np.float64)}, rtol=1e-4, atol=1e-4)
+    add(F, "matmul_operator", K, "matmul_op_kernel", (1,),
+        dict(a_ptr=a.astype(np.float32), b_ptr=b.astype(np.float32), c_ptr=np.zeros((16, 16), np.float32),
+             M=16, N=16, K=32), ["c_ptr"],
+        lambda a: {"c_ptr": a["a_ptr"].astype(np.float64) @ a["b_ptr"]}, rtol=1e-4, atol=1e-4)
+    ab, af = bf16_bits(rng(44).standard_normal((16, 16)))
+    bb, bf = bf16_bits(rng(45).standard_normal((16, 32)))
+    add(F, "dot_bf16_bitcast", K, "dot_bf16_kernel", (1,),
+        dict(a_ptr=ab, b_ptr=bb, c_ptr=np.zeros((16, 32), np.float32), d_ptr=np.zeros((16, 32), np.float32),
+             M=16, N=32, K=16), ["c_ptr", "d_ptr"],
+        lambda a, af=af, bf=bf: {"c_ptr": af.astype(np.float64) @ bf + 1.0, "d_ptr": af.astype(np.float64) @ bf},
+        rtol=1e-4, atol=1e-4)
+    a8 = rng(46).integers(-128, 128, (16, 64)).astype(np.int8)
+    b8 = rng(47).integers(-128, 128, (64, 16)).astype(np.int8)
+    a8[0, :] = -128
+    b8[:, 0] = -128
+    add(F, "dot_i8_i32", K, "dot_i8_kernel", (1,),
+        dict(a_ptr=a8, b_ptr=b8, c_ptr=np.zeros((16, 16), np.int32), M=16, N=16, K=64), ["c_ptr"],
+        lambda a: {"c_ptr": 2 * (a["a_ptr"].astype(np.int64) @ a["b_ptr"].astype(np.int64))})
+    # Full int8 range (-128 * -128 and 127 * -128 products), shapes that fill the VNNI
+    # microkernel (4 rows x 4 vectors) and more than one block of it.
+    for (m, n, k) in ((32, 64, 64), (64, 128, 32), (16, 32, 128)):
+        ai = rng(46 + m).integers(-128, 128, (m, k)).astype(np.int8)
+        bi = rng(47 + n).integers(-128, 128, (k, n)).astype(np.int8)
+        ai[0, :] = -128
+        bi[:, 0] = -128
+        add(F, "dot_i8_i32_%dx%dx%d" % (m, n, k), K, "dot_i8_kernel", (1,),
+            dict(a_ptr=ai, b_ptr=bi, c_ptr=np.zeros((m, n), np.int32), M=m, N=n, K=k), ["c_ptr"],
+            lambda a: {"c_ptr": 2 * (a["a_ptr"].astype(np.int64) @ a["b_ptr"].astype(np.int64))})
+    a3 = rng(48).standard_normal((2, 16, 8)).astype(np.float32)
+    b3 = rng(49).standard_normal((2, 8, 16)).astype(np.float32)
+    add(F, "dot_batched_3d", K, "dot_batched_kernel", (1,),
+        dict(a_ptr=a3, b_ptr=b3, c_ptr=np.zeros((2, 16, 16), np.float32), B=2, M=16, N=16, K=8), ["c_ptr"],
+        lambda a: {"c_ptr": np.matmul(a["a_ptr"].astype(np.float64), a["b_ptr"])}, rtol=1e-4, atol=1e-4)
+    a = rng(50).standard_normal((16, 16)).astype(np.float32)
+    b = rng(51).standard_normal((16, 16)).astype(np.float32)
+    add(F, "dot_precision_kwargs_f16_out", K, "dot_precision_kernel", (1,),
+        dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((16, 16), np.float16), M=16, N=16, K=16), ["c_ptr"],
+        lambda a: {"c_ptr": (2 * (a["a_ptr"].astype(np.float64) @ a["b_ptr"])).astype(np.float16)},
+        rtol=2e-3, atol=2e-3)

@@ -1,0 +1,93 @@
+"""Cases of the lang family 'loops': loops carrying tiles (its kernels are in loops/kernels.py)."""
+import numpy as np
+
+from harness import add, rng
+
+
+def cases():
+    F = "loops"
+    K = "loops/kernels.py"
+    R = 3
+
+    def ints(seed, shape, lo, hi, dt=np.float32):
+        return rng(seed).integers(lo, hi, shape).astype(dt)
+    # integer-valued floats: every summation order gives the exact sum
+    for N, BLOCK in [(1, 16), (100, 16), (1000, 16), (4100, 16), (1, 256), (100, 256), (1000, 256), (4100, 256),
+                     (8192, 256), (100, 1024), (4100, 1024), (8192, 1024)]:
+        x = ints(N * 7 + BLOCK, (R, N + 3), -8, 9)
+        add(F, "row_sum_n%d_block%d" % (N, BLOCK), K, "row_sum_kernel", (R,),
+            dict(x_ptr=x, out_ptr=np.zeros(R, np.float32), N=N, stride=N + 3, BLOCK=BLOCK), ["out_ptr"],
+            lambda a, N=N: {"out_ptr": a["x_ptr"][:, :N].sum(1)})
+
+    def blocks(x, N, BLOCK):
+        """The BLOCK-wide tiles a loop over the rows of x loads (zero past N), in order."""
+        for start in range(0, N, BLOCK):
+            v = np.zeros((x.shape[0], BLOCK), np.float32)
+            w = min(BLOCK, N - start)
+            v[:, :w] = x[:, start:start + w]
+            yield v
+
+    def lane_sums_ref(a, N, BLOCK):
+        acc = np.zeros((R, BLOCK), np.float32)
+        for v in blocks(a["x_ptr"], N, BLOCK):
+            acc = (acc + v).astype(np.float32)  # lane by lane, in iteration order
+        return {"out_ptr": acc}
+    for N, BLOCK in [(1000, 64), (4096, 64), (1000, 1024), (5000, 1024), (7, 16)]:
+        x = rng(N + BLOCK).standard_normal((R, N)).astype(np.float32) * np.float32(1000)
+        add(F, "lane_sums_exact_n%d_block%d" % (N, BLOCK), K, "lane_sums_kernel", (R,),
+            dict(x_ptr=x, out_ptr=np.zeros((R, BLOCK), np.float32), N=N, BLOCK=BLOCK), ["out_ptr"],
+            lambda a, N=N, BLOCK=BLOCK: lane_sums_ref(a, N, BLOCK))
+
+    def moments_ref(a, N, BLOCK):
+        x = a["x_ptr"]
+        nb = (N + BLOCK - 1) // BLOCK
+        pad = np.ones((R, nb * BLOCK), np.float32)  # other=1.0 past N
+        pad[:, :N] = x
+        return {"sum_ptr": pad.sum(1), "sq_ptr": (x * x).sum(1),
+                "cnt_ptr": (pad > 0).sum(1).astype(np.int32) * 1000 + nb,
+                "any_ptr": (pad.reshape(R, nb, BLOCK) > 2.5).any(1).astype(np.int32)}
+    for N, BLOCK in [(37, 16), (1000, 16), (1024, 256), (1000, 256), (3, 256)]:
+        x = (ints(N + 3 * BLOCK, (R, N), -6, 7) * np.float32(0.5)).astype(np.float32)
+        add(F, "moments_n%d_block%d" % (N, BLOCK), K, "moments_kernel", (R,),
+            dict(x_ptr=x, sum_ptr=np.zeros(R, np.float32), sq_ptr=np.zeros(R, np.float32),
+                 cnt_ptr=np.zeros(R, np.int32), any_ptr=np.zeros((R, BLOCK), np.int32), N=N, BLOCK=BLOCK),
+            ["sum_ptr", "sq_ptr", "cnt_ptr", "any_ptr"], lambda a, N=N, BLOCK=BLOCK: moments_ref(a, N, BLOCK))
+
+    def ptr_carry_ref(a, N, BLOCK):
+        x, w = a["x_ptr"].astype(np.float64), a["w_ptr"].astype(np.float64)
+        k = np.arange(N) // BLOCK
+        return {"out_ptr": (x * w[k][None, :]).sum(1)}
+    for N, BLOCK in [(100, 16), (1000, 128), (129, 128)]:
+        x = ints(N + 5, (R, N), -50, 51)
+        wts = ints(N + 6, ((N + BLOCK - 1) // BLOCK,), -3, 4)
+        add(F, "ptr_carry_f64_n%d_block%d" % (N, BLOCK), K, "ptr_carry_kernel", (R,),
+            dict(x_ptr=x, w_ptr=wts, out_ptr=np.zeros(R, np.float64), N=N, BLOCK=BLOCK), ["out_ptr"],
+            lambda a, N=N, BLOCK=BLOCK: ptr_carry_ref(a, N, BLOCK))
+    for N, LO, BLOCK in [(100, 0, 32), (100, 5, 32), (1000, 300, 256), (1000, 999, 256)]:
+        x = ints(N + LO, (R, N), -1000, 1000, np.int32)
+        add(F, "window_lo%d_n%d_block%d" % (LO, N, BLOCK), K, "window_kernel", (R,),
+            dict(x_ptr=x, out_ptr=np.zeros(R, np.int32), N=N, LO=LO, BLOCK=BLOCK), ["out_ptr"],
+            lambda a, N=N, LO=LO: {"out_ptr": a["x_ptr"][:, LO:N].sum(1).astype(np.int32)})
+
+    for N, BLOCK, NIDX in [(100, 128, 5), (64, 64, 9), (300, 512, 3)]:
+        x = ints(N + NIDX, (12, N), -9, 10)
+        idx = rng(N).integers(0, 12, NIDX).astype(np.int32)
+        add(F, "gather_rows_n%d_block%d" % (N, BLOCK), K, "gather_rows_kernel", (1,),
+            dict(x_ptr=x, idx_ptr=idx, out_ptr=np.zeros(N, np.float32), NIDX=NIDX, N=N, BLOCK=BLOCK), ["out_ptr"],
+            lambda a: {"out_ptr": a["x_ptr"][a["idx_ptr"]].sum(0)})
+    for N, BLOCK in [(1000, 256), (512, 64), (5, 16)]:
+        x = ints(N + 1, (R, N), -9, 10)
+        add(F, "offs_carry_n%d_block%d" % (N, BLOCK), K, "offs_carry_kernel", (R,),
+            dict(x_ptr=x, out_ptr=np.zeros(R, np.float32), N=N, BLOCK=BLOCK), ["out_ptr"],
+            lambda a: {"out_ptr": a["x_ptr"].sum(1)})
+
+    def cross_lane_ref(a, N, BLOCK):
+        acc = np.zeros((R, BLOCK), np.float32)
+        for v in blocks(a["x_ptr"], N, BLOCK):
+            acc = ((acc * np.float32(0.5) + v).astype(np.float32) + acc.max(1, keepdims=True)).astype(np.float32)
+        return {"out_ptr": acc}
+    for N, BLOCK in [(100, 16), (1000, 256)]:
+        x = rng(N).standard_normal((R, N)).astype(np.float32)
+        add(F, "cross_lane_n%d_block%d" % (N, BLOCK), K, "cross_lane_kernel", (R,),
+            dict(x_ptr=x, out_ptr=np.zeros((R, BLOCK), np.float32), N=N, BLOCK=BLOCK), ["out_ptr"],
+            lambda a, N=N, BLOCK=BLOCK: cross_lane_ref(a, N, BLOCK), rtol=1e-6)

@@ -1,0 +1,149 @@
+"""Cases of the lang family 'math': math functions against numpy (one kernel picks the function by
+a constexpr string) (its kernels are in math/kernels.py)."""
+import numpy as np
+
+from harness import add, rng
+
+
+def cases():
+    F = "math"
+    K = "math/kernels.py"
+    import math as pymath
+    for fn, xs in [("erf", [0.3, -1.2]), ("erfc", [0.3, 2.5]), ("asinh", [0.7, -3.0]), ("acosh", [1.5, 9.0]),
+                   ("atanh", [0.4, -0.9]), ("cbrt", [27.5, -8.0])]:
+        for dt, npdt in [("f32", np.float32), ("f64", np.float64)]:
+            for block in (1, 2):
+                x = np.array(xs[:block], npdt)
+                ref = np.array([getattr(pymath, fn)(float(v)) if fn != "cbrt" else np.cbrt(float(v)) for v in x], npdt)
+                add(F, "libm_%s_%s_block%d" % (fn, dt, block), K, "libm_narrow_kernel", (1,),
+                    dict(x_ptr=x, out_ptr=np.zeros(block, npdt), s_ptr=np.zeros(1, npdt), FN=fn, BLOCK=block),
+                    ["out_ptr", "s_ptr"], lambda a, ref=ref: {"out_ptr": ref, "s_ptr": ref[:1]}, rtol=1e-6, atol=1e-6)
+    n = 100
+    r = rng(80)
+    wide = r.uniform(-10, 10, n).astype(np.float32)
+    pos = r.uniform(0.01, 20, n).astype(np.float32)
+    unit = r.uniform(-0.999, 0.999, n).astype(np.float32)
+    y = r.uniform(0.5, 2.0, n).astype(np.float32)
+    ysig = r.uniform(-3, 3, n).astype(np.float32)
+    halves = (r.integers(-20, 20, n) / 2).astype(np.float32)   # exact .5 cases for rint/round
+    f = np.float32
+    import math as pymath
+    erf = np.vectorize(pymath.erf)
+
+    def rnd_half_away(v):
+        return np.sign(v) * np.floor(np.abs(v) + 0.5)
+    table = [
+        ("exp", wide, y, lambda x, y: np.exp(x.astype(np.float64))),
+        ("exp2", wide, y, lambda x, y: np.exp2(x.astype(np.float64))),
+        ("log", pos, y, lambda x, y: np.log(x.astype(np.float64))),
+        ("log2", pos, y, lambda x, y: np.log2(x.astype(np.float64))),
+        ("sin", wide, y, lambda x, y: np.sin(x.astype(np.float64))),
+        ("cos", wide, y, lambda x, y: np.cos(x.astype(np.float64))),
+        ("sqrt", pos, y, lambda x, y: np.sqrt(x)),
+        ("sqrt_rn", pos, y, lambda x, y: np.sqrt(x)),
+        ("rsqrt", pos, y, lambda x, y: 1 / np.sqrt(x.astype(np.float64))),
+        ("erf", wide / 3, y, lambda x, y: erf(x.astype(np.float64))),
+        ("floor", wide, y, lambda x, y: np.floor(x)),
+        ("ceil", wide, y, lambda x, y: np.ceil(x)),
+        ("abs", wide, y, lambda x, y: np.abs(x)),
+        ("sigmoid", wide, y, lambda x, y: 1 / (1 + np.exp(-x.astype(np.float64)))),
+        ("fma", wide, ysig, lambda x, y: x.astype(np.float64) * y + 0.25),
+        ("clamp", wide, y, lambda x, y: np.minimum(np.maximum(x, f(-0.5)), y)),
+        ("fdiv", wide, y, lambda x, y: x.astype(np.float64) / y),
+        ("div_rn", wide, y, lambda x, y: x / y),
+        ("minimum", wide, ysig, lambda x, y: np.minimum(x, y)),
+        ("maximum", wide, ysig, lambda x, y: np.maximum(x, y)),
+        ("math_exp", wide, y, lambda x, y: np.exp(x.astype(np.float64))),
+        ("math_log", pos, y, lambda x, y: np.log(x.astype(np.float64))),
+        ("math_sqrt", pos, y, lambda x, y: np.sqrt(x)),
+        ("math_rsqrt", pos, y, lambda x, y: 1 / np.sqrt(x.astype(np.float64))),
+        ("math_fma", wide, ysig, lambda x, y: x.astype(np.float64) * y + x),
+        ("math_abs", wide, y, lambda x, y: np.abs(x)),
+        ("tanh", wide / 2, y, lambda x, y: np.tanh(x.astype(np.float64))),
+        ("asin", unit, y, lambda x, y: np.arcsin(x.astype(np.float64))),
+        ("acos", unit, y, lambda x, y: np.arccos(x.astype(np.float64))),
+        ("atan", wide, y, lambda x, y: np.arctan(x.astype(np.float64))),
+        ("atan2", wide, ysig, lambda x, y: np.arctan2(x.astype(np.float64), y)),
+        ("pow", pos, ysig, lambda x, y: np.power(x.astype(np.float64), y)),
+        ("log1p", unit * 1e-3, y, lambda x, y: np.log1p(x.astype(np.float64))),
+        ("expm1", unit * 1e-3, y, lambda x, y: np.expm1(x.astype(np.float64))),
+        ("rint", halves, y, lambda x, y: np.rint(x)),
+        ("round", halves, y, lambda x, y: rnd_half_away(x)),
+        ("trunc", wide, y, lambda x, y: np.trunc(x)),
+        ("tl_extra_tanh", wide / 2, y, lambda x, y: np.tanh(x.astype(np.float64))),
+    ]
+    for name, xv, yv, fn in table:
+        add(F, "math_" + name, K, "unary_kernel", (2,),
+            dict(x_ptr=xv, y_ptr=yv, out_ptr=np.zeros(n, np.float32), n=n, FN=name, BLOCK=64), ["out_ptr"],
+            lambda a, fn=fn: {"out_ptr": fn(a["x_ptr"], a["y_ptr"])}, rtol=1e-5, atol=1e-6)
+    special = np.array([0.0, -0.0, 1.5, np.nan, np.inf, -np.inf, -np.nan, 1e38, -1e-38, 3.0], np.float32)
+    add(F, "isnan_isinf", K, "classify_kernel", (1,),
+        dict(x_ptr=special, nan_ptr=np.full(10, 7, np.int32), inf_ptr=np.full(10, 7, np.int32), n=10, BLOCK=16),
+        ["nan_ptr", "inf_ptr"],
+        lambda a: {"nan_ptr": np.isnan(a["x_ptr"]).astype(np.int32), "inf_ptr": np.isinf(a["x_ptr"]).astype(np.int32)})
+    ua = rng(81).integers(0, 1 << 32, 64, dtype=np.uint64).astype(np.uint32)
+    ub = rng(82).integers(0, 1 << 32, 64, dtype=np.uint64).astype(np.uint32)
+    ua[0] = ub[0] = 0xFFFFFFFF
+    add(F, "umulhi_u32", K, "umulhi_kernel", (1,),
+        dict(a_ptr=ua, b_ptr=ub, out_ptr=np.zeros(64, np.uint32), BLOCK=64), ["out_ptr"],
+        lambda a: {"out_ptr": ((a["a_ptr"].astype(np.uint64) * a["b_ptr"].astype(np.uint64)) >> 32).astype(np.uint32)})
+    ua64 = rng(181).integers(0, 1 << 63, 64, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    ub64 = rng(182).integers(0, 1 << 63, 64, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    ua64[0] = ub64[0] = np.uint64(0xFFFFFFFFFFFFFFFF)
+    ua64[1], ub64[1] = np.uint64(0), np.uint64(0xFFFFFFFFFFFFFFFF)
+    add(F, "umulhi_u64", K, "umulhi_kernel", (1,),
+        dict(a_ptr=ua64, b_ptr=ub64, out_ptr=np.zeros(64, np.uint64), BLOCK=64), ["out_ptr"],
+        lambda a: {"out_ptr": np.array([(int(x) * int(y)) >> 64 for x, y in zip(a["a_ptr"], a["b_ptr"])],
+                                       dtype=np.uint64)})
+    sa = rng(83).integers(-(1 << 31), (1 << 31) - 1, 64, dtype=np.int64).astype(np.int32)
+    sb = rng(84).integers(-(1 << 31), (1 << 31) - 1, 64, dtype=np.int64).astype(np.int32)
+    add(F, "umulhi_i32", K, "umulhi_kernel", (1,),
+        dict(a_ptr=sa, b_ptr=sb, out_ptr=np.zeros(64, np.int32), BLOCK=64), ["out_ptr"],
+        # Triton's umulhi is the unsigned high half (MulhiUIOp) whatever the signedness
+        lambda a: {"out_ptr": ((a["a_ptr"].view(np.uint32).astype(np.uint64) * a["b_ptr"].view(np.uint32).astype(np.uint64))
+                               >> 32).astype(np.uint32).view(np.int32)})
+    # x / d with d the same for every element (a scalar, a row sum) rounds exactly like
+    # IEEE division across every binade and for specials: no reciprocal-multiply shortcut.
+    rd = rng(86)
+    nd = 4096
+    bits = (rd.integers(0, 1 << 23, nd) | (rd.integers(0, 255, nd) << 23) | (rd.integers(0, 2, nd) << 31))
+    xd = bits.astype(np.uint32).view(np.float32).copy()
+    xd[:12] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-40, 3.4e38, 1.0, 3.0, 1e-38, 2.0 ** 60]
+    xd[1000:2000] = rd.uniform(-100, 100, 1000).astype(np.float32)    # whole chunks in range
+
+    def div_ref(a):
+        with np.errstate(all="ignore"):   # inf/NaN/zero divisors are part of the test
+            return {"out_ptr": a["x_ptr"] / np.float32(a["s"]),
+                    "sum_out_ptr": a["x_ptr"] / a["w_ptr"].sum(dtype=np.float32)}
+    for sv in (3.0, -0.7, 1.1754944e-38, 1e-20, 7e25, np.inf, 0.0):
+        wv = np.array([sv / 4] * 4, np.float32)
+        add(F, "div_uniform_%g" % sv, K, "div_uniform_kernel", (nd // 512,),
+            dict(x_ptr=xd, w_ptr=wv, out_ptr=np.zeros(nd, np.float32), sum_out_ptr=np.zeros(nd, np.float32),
+                 s=float(np.float32(sv)), n=nd, BLOCK=512), ["out_ptr", "sum_out_ptr"], div_ref, rtol=0, atol=0)
+    hx = (np.arange(1000, dtype=np.uint64) * np.uint64(0x9E3779B1)) ^ np.uint64(0xFFFFFFFF00000000)
+
+    def hash_ref(a):
+        with np.errstate(over="ignore"):
+            h = (a["x_ptr"] ^ np.uint64(0x9E3779B97F4A7C15)) * np.uint64(0xBF58476D1CE4E5B9)
+            return {"out_ptr": h ^ (h >> np.uint64(31))}
+    add(F, "hash_u64_literals", K, "hash_u64_kernel", (8,),
+        dict(x_ptr=hx, out_ptr=np.zeros(1000, np.uint64), n=1000, BLOCK=128), ["out_ptr"], hash_ref)
+    xs = rng(85).standard_normal((4, 16)).astype(np.float32) * 3
+
+    def softmax_ref(a):
+        # tl.softmax(x) with dim=None reduces along dim 0 (Triton's definition)
+        x = a["x_ptr"].astype(np.float64)
+        e = np.exp(x - x.max(0, keepdims=True))
+        return {"out_ptr": e / e.sum(0, keepdims=True)}
+    add(F, "tl_softmax", K, "softmax_fn_kernel", (1,),
+        dict(x_ptr=xs, out_ptr=np.zeros_like(xs), M=4, N=16), ["out_ptr"], softmax_ref, rtol=1e-5, atol=1e-6)
+    x64 = rng(86).uniform(-3, 3, 32)
+    add(F, "fp64_math", K, "fp64_kernel", (1,),
+        dict(x_ptr=x64, out_ptr=np.zeros(32), BLOCK=32), ["out_ptr"],
+        lambda a: {"out_ptr": np.exp(a["x_ptr"]) * np.sqrt(np.abs(a["x_ptr"])) + np.arctan(a["x_ptr"])},
+        rtol=1e-12, atol=1e-12)
+    x16 = rng(87).uniform(-3, 3, 32).astype(np.float16)
+    add(F, "fp16_via_fp32", K, "fp16_math_kernel", (1,),
+        dict(x_ptr=x16, out_ptr=np.zeros(32, np.float16), BLOCK=32), ["out_ptr"],
+        lambda a: {"out_ptr": (np.exp(a["x_ptr"].astype(np.float32)) - np.log(np.abs(a["x_ptr"].astype(np.float32)) + 1)).astype(np.float16)},
+        rtol=1e-3, atol=1e-3)

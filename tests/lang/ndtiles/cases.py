@@ -1,0 +1,111 @@
+"""Cases of the lang family 'ndtiles': N-D tiles, broadcasting, shape ops (its kernels are in
+ndtiles/kernels.py)."""
+import numpy as np
+
+from harness import add, rng, compare
+
+
+def cases():
+    F = "ndtiles"
+    K = "ndtiles/kernels.py"
+    for (M, N, BM, BN) in [(7, 33, 8, 16), (100, 1, 32, 4), (1, 100, 2, 32), (33, 7, 16, 8)]:
+        src = rng(M * 1000 + N).standard_normal((M, N)).astype(np.float32)
+        # destination with a wider row stride: untouched padding must stay as it was
+        dst = np.full((M, N + 3), 5.0, np.float32)
+
+        def ref(a, M=M, N=N):
+            d = a["dst_ptr"].copy()
+            d[:, :N] = a["src_ptr"] * 2.0 + 1.0
+            return {"dst_ptr": d}
+        add(F, "copy2d_%dx%d" % (M, N), K, "copy2d_kernel", ((M + BM - 1) // BM, (N + BN - 1) // BN),
+            dict(src_ptr=src, dst_ptr=dst, M=M, N=N, stride_sm=N, stride_dm=N + 3, BM=BM, BN=BN),
+            ["dst_ptr"], ref)
+
+    for (M, N) in [(7, 33), (1, 1), (16, 5)]:
+        a = rng(3).standard_normal(M).astype(np.float32)
+        b = rng(4).standard_normal(N).astype(np.float32)
+        add(F, "outer_%dx%d" % (M, N), K, "outer_kernel", (1,),
+            dict(a_ptr=a, b_ptr=b, out_ptr=np.zeros((M, N), np.float32), M=M, N=N, BM=16, BN=64),
+            ["out_ptr"], lambda a: {"out_ptr": a["a_ptr"][:, None] * a["b_ptr"][None, :] - a["a_ptr"][:, None]},
+            rtol=1e-6, atol=1e-6)
+
+    src = rng(5).standard_normal((7, 100)).astype(np.float32)
+    add(F, "ptr_loop_cols", K, "rowloop_kernel", (1,),
+        dict(src_ptr=src, dst_ptr=np.zeros_like(src), M=7, N=100, BM=8, BN=16),
+        ["dst_ptr"], lambda a: {"dst_ptr": a["src_ptr"] - 3.0})
+    srci = rng(6).integers(-1000, 1000, (33, 7)).astype(np.int32)
+    add(F, "ptr_loop_rows_i32", K, "colloop_kernel", (1,),
+        dict(src_ptr=srci, dst_ptr=np.zeros_like(srci), M=33, N=7, BM=4, BN=8),
+        ["dst_ptr"], lambda a: {"dst_ptr": a["src_ptr"] * 3})
+    srci = rng(7).integers(-1000, 1000, (7, 5)).astype(np.int32)
+    add(F, "negative_stride", K, "negstride_kernel", (1,),
+        dict(src_ptr=srci, dst_ptr=np.zeros_like(srci), M=7, N=5, BM=8, BN=8),
+        ["dst_ptr"], lambda a: {"dst_ptr": a["src_ptr"][::-1]})
+    s3 = rng(8).standard_normal((2, 4, 8)).astype(np.float32)
+    add(F, "tile3d", K, "tile3d_kernel", (1,),
+        dict(src_ptr=s3, dst_ptr=np.zeros_like(s3), A=2, B=4, C=8), ["dst_ptr"],
+        lambda a: {"dst_ptr": a["src_ptr"] + np.arange(2)[:, None, None] * 100 + np.arange(8)[None, None, :]},
+        rtol=1e-6)
+    av = rng(9).standard_normal(16).astype(np.float32)
+    add(F, "broadcast_to_expand_dims", K, "broadcast_to_kernel", (1,),
+        dict(a_ptr=av, out_ptr=np.zeros((4, 16), np.float32), M=4, N=16), ["out_ptr"],
+        lambda a: {"out_ptr": a["a_ptr"][None, :] + np.arange(4, dtype=np.float32)[:, None] * 10})
+    s = rng(10).standard_normal(32).astype(np.float32)
+    add(F, "reshape_view_ravel", K, "reshape_kernel", (1,),
+        dict(src_ptr=s, out1_ptr=np.zeros(32, np.float32), out2_ptr=np.zeros((8, 4), np.float32), M=4, N=8),
+        ["out1_ptr", "out2_ptr"],
+        lambda a: {"out1_ptr": (a["src_ptr"].reshape(4, 8) * np.arange(1, 5)[:, None]).ravel(),
+                   "out2_ptr": (a["src_ptr"].reshape(4, 8) * np.arange(1, 5)[:, None]).reshape(8, 4) + 1},
+        rtol=1e-6)
+    s = rng(11).standard_normal((4, 16)).astype(np.float32)
+    add(F, "trans_T_permute", K, "trans_kernel", (1,),
+        dict(src_ptr=s, out1_ptr=np.zeros((16, 4), np.float32), out2_ptr=np.zeros((16, 4), np.float32),
+             out3_ptr=np.zeros((16, 4), np.float32), M=4, N=16),
+        ["out1_ptr", "out2_ptr", "out3_ptr"],
+        lambda a: {"out1_ptr": a["src_ptr"].T, "out2_ptr": a["src_ptr"].T * 2, "out3_ptr": a["src_ptr"].T + 1})
+    s = rng(12).integers(0, 1 << 20, (2, 4, 8)).astype(np.int32)
+    add(F, "permute3d", K, "permute3d_kernel", (1,),
+        dict(src_ptr=s, out_ptr=np.zeros((8, 2, 4), np.int32), A=2, B=4, C=8), ["out_ptr"],
+        lambda a: {"out_ptr": a["src_ptr"].transpose(2, 0, 1)})
+    a1 = rng(13).integers(-50, 50, 16).astype(np.int32)
+    b1 = rng(14).integers(-50, 50, 16).astype(np.int32)
+    add(F, "join_split", K, "join_split_kernel", (1,),
+        dict(a_ptr=a1, b_ptr=b1, joined_ptr=np.zeros((16, 2), np.int32), s0_ptr=np.zeros(16, np.int32),
+             s1_ptr=np.zeros(16, np.int32), N=16),
+        ["joined_ptr", "s0_ptr", "s1_ptr"],
+        lambda a: {"joined_ptr": np.stack([a["a_ptr"], a["b_ptr"]], 1), "s0_ptr": a["a_ptr"] * 3,
+                   "s1_ptr": a["b_ptr"] * 3 - a["a_ptr"] * 3})
+
+    def cat_check(a, r):
+        got = np.sort(r["cat_ptr"])
+        exp = np.sort(np.concatenate([a["a_ptr"], a["b_ptr"]]))
+        m = compare("sorted(cat_ptr)", got, exp, 0, 0)
+        if m:
+            return m
+        il = np.empty(32, np.float32)
+        il[0::2] = a["a_ptr"]
+        il[1::2] = a["b_ptr"]
+        return compare("il_ptr", r["il_ptr"], il, 0, 0)
+    add(F, "cat_interleave", K, "cat_interleave_kernel", (1,),
+        dict(a_ptr=rng(15).standard_normal(16).astype(np.float32), b_ptr=rng(16).standard_normal(16).astype(np.float32),
+             cat_ptr=np.zeros(32, np.float32), il_ptr=np.zeros(32, np.float32), N=16),
+        ["cat_ptr", "il_ptr"], check=cat_check)
+    add(F, "interleave_scalars", K, "interleave_scalars_kernel", (1,),
+        dict(x=10, y=20, out_ptr=np.zeros(4, np.int32), p_ptr=np.array([-3, 7], np.int32)), ["out_ptr"],
+        lambda a: {"out_ptr": np.array([10, 20, -3, 7], np.int32)})
+    add(F, "full_zeros_zeros_like", K, "fill_kernel", (1,),
+        dict(out1_ptr=np.zeros((4, 8), np.int32), out2_ptr=np.zeros((4, 8), np.float32),
+             out3_ptr=np.zeros((4, 8), np.float16), x_ptr=np.ones((4, 8), np.float32), M=4, N=8),
+        ["out1_ptr", "out2_ptr", "out3_ptr"],
+        lambda a: {"out1_ptr": 7 + np.arange(4, dtype=np.int32)[:, None] + np.zeros((4, 8), np.int32),
+                   "out2_ptr": np.full((4, 8), 0.5, np.float32), "out3_ptr": np.full((4, 8), -2.5, np.float16)})
+    add(F, "expand_reshape_1d", K, "squeeze_kernel", (1,),
+        dict(src_ptr=rng(17).standard_normal(64).astype(np.float32), out_ptr=np.zeros(64, np.float32), N=64),
+        ["out_ptr"], lambda a: {"out_ptr": a["src_ptr"] * 2 - 1})
+    s = rng(18).integers(-9, 9, (1, 100)).astype(np.int32)
+    add(F, "odd_1x100", K, "odd1_kernel", (4,),
+        dict(src_ptr=s, dst_ptr=np.zeros_like(s), M=1, N=100, BM=2, BN=32), ["dst_ptr"],
+        lambda a: {"dst_ptr": a["src_ptr"]})
+    add(F, "reshape_column_to_1d", K, "col_reshape_kernel", (1,),
+        dict(src_ptr=np.arange(8, dtype=np.float32), out_ptr=np.zeros(8, np.float32), N=8), ["out_ptr"],
+        lambda a: {"out_ptr": a["src_ptr"] + 1})

@@ -1,0 +1,133 @@
+"""Cases of the lang family 'reductions': reductions over axes, keep_dims, argmax/argmin ties, NaN
+handling, integers (its kernels are in reductions/kernels.py)."""
+import numpy as np
+
+from harness import add, rng
+
+
+def _reductions():
+    F = "reductions"
+    K = "reductions/kernels.py"
+    for (M, N, BM, BN) in [(7, 33, 8, 64), (1, 100, 1, 128), (33, 1, 64, 1)]:
+        x = rng(M + N).standard_normal((M, N)).astype(np.float32)
+        add(F, "sum_axes_%dx%d" % (M, N), K, "sum_axes_kernel", (1,),
+            dict(x_ptr=x, s0_ptr=np.zeros(N, np.float32), s1_ptr=np.zeros(M, np.float32),
+                 sall_ptr=np.zeros(1, np.float32), M=M, N=N, BM=BM, BN=BN),
+            ["s0_ptr", "s1_ptr", "sall_ptr"],
+            lambda a: {"s0_ptr": a["x_ptr"].sum(0), "s1_ptr": a["x_ptr"].sum(1), "sall_ptr": [a["x_ptr"].sum()]},
+            rtol=1e-5, atol=1e-5)
+        add(F, "maxmin_axes_%dx%d" % (M, N), K, "maxmin_axes_kernel", (1,),
+            dict(x_ptr=x, mx0_ptr=np.zeros(N, np.float32), mn1_ptr=np.zeros(M, np.float32),
+                 mxall_ptr=np.zeros(1, np.float32), mnall_ptr=np.zeros(1, np.float32), M=M, N=N, BM=BM, BN=BN),
+            ["mx0_ptr", "mn1_ptr", "mxall_ptr", "mnall_ptr"],
+            lambda a: {"mx0_ptr": a["x_ptr"].max(0), "mn1_ptr": a["x_ptr"].min(1),
+                       "mxall_ptr": [a["x_ptr"].max()], "mnall_ptr": [a["x_ptr"].min()]})
+    x = rng(20).standard_normal((8, 16)).astype(np.float32)
+    add(F, "keep_dims", K, "keepdims_kernel", (1,),
+        dict(x_ptr=x, out_ptr=np.zeros_like(x), M=8, N=16), ["out_ptr"],
+        lambda a: {"out_ptr": a["x_ptr"] - a["x_ptr"].max(1, keepdims=True) + a["x_ptr"].sum(0, keepdims=True)},
+        rtol=1e-5, atol=1e-5)
+    # small integers with many duplicated extrema: ties must go to the lowest index
+    xi = rng(21).integers(-3, 4, (8, 16)).astype(np.float32)
+    xi[3, :] = 2.0          # a row of all-equal values
+    xi[:, 5] = 9.0          # a column of all-equal values
+    add(F, "return_indices_argmax_ties", K, "indices_kernel", (1,),
+        dict(x_ptr=xi, vmax_ptr=np.zeros(8, np.float32), imax_ptr=np.zeros(8, np.int32),
+             vmin_ptr=np.zeros(8, np.float32), imin_ptr=np.zeros(8, np.int32),
+             amax_ptr=np.zeros(16, np.int32), amin_ptr=np.zeros(16, np.int32), M=8, N=16),
+        ["vmax_ptr", "imax_ptr", "vmin_ptr", "imin_ptr", "amax_ptr", "amin_ptr"],
+        lambda a: {"vmax_ptr": a["x_ptr"].max(1), "imax_ptr": a["x_ptr"].argmax(1),
+                   "vmin_ptr": a["x_ptr"].min(1), "imin_ptr": a["x_ptr"].argmin(1),
+                   "amax_ptr": a["x_ptr"].argmax(0), "amin_ptr": a["x_ptr"].argmin(0)})
+    for n in (1, 7, 100):
+        xv = rng(22 + n).integers(-5, 5, n).astype(np.float32)
+        add(F, "argmax_masked_%d" % n, K, "argmax_1d_kernel", (1,),
+            dict(x_ptr=xv, out_ptr=np.zeros(2, np.int32), n=n, BLOCK=128), ["out_ptr"],
+            lambda a: {"out_ptr": [a["x_ptr"].argmax(), a["x_ptr"].argmin()]})
+    # NaN-ignoring max/min (x86 accumulates with a select, rechecks rows that come out as
+    # the identity): NaNs in the first chunks, everywhere, next to infinities
+    for N, BLOCK in [(200, 256), (2000, 2048), (16, 16)]:
+        xr = rng(27 + N).standard_normal((10, N)).astype(np.float32)
+        xr[1, ::7] = np.nan
+        xr[2, :] = np.nan
+        xr[3, :] = -np.inf
+        xr[3, 1::2] = np.nan
+        xr[4, :] = -np.inf
+        xr[5, :] = np.inf
+        xr[5, ::3] = np.nan
+        xr[6, :min(N, 64)] = np.nan
+        xr[7, N - 1] = np.inf
+        xr[7, 0] = -np.inf
+        xr[8, :] = -0.0
+        xr[9, :N - 1] = np.nan
+        add(F, "row_maxmin_nan_n%d" % N, K, "row_maxmin_nan_kernel", (10,),
+            dict(x_ptr=xr, mx_ptr=np.zeros(10, np.float32), mn_ptr=np.zeros(10, np.float32), N=N, BLOCK=BLOCK),
+            ["mx_ptr", "mn_ptr"],
+            lambda a: {"mx_ptr": np.fmax.reduce(a["x_ptr"], 1), "mn_ptr": np.fmin.reduce(a["x_ptr"], 1)})
+    xx = rng(23).integers(-(1 << 31), (1 << 31) - 1, (8, 32), dtype=np.int64).astype(np.int32)
+    add(F, "xor_sum", K, "xor_sum_kernel", (1,),
+        dict(x_ptr=xx, out0_ptr=np.zeros(32, np.int32), out1_ptr=np.zeros(8, np.int32), M=8, N=32),
+        ["out0_ptr", "out1_ptr"],
+        lambda a: {"out0_ptr": np.bitwise_xor.reduce(a["x_ptr"], 0), "out1_ptr": np.bitwise_xor.reduce(a["x_ptr"], 1)})
+    xp = (rng(24).uniform(0.5, 1.5, (4, 16))).astype(np.float32)
+    add(F, "reduce_combine_fn", K, "reduce_fn_kernel", (1,),
+        dict(x_ptr=xp, out_ptr=np.zeros(4, np.float32), M=4, N=16), ["out_ptr"],
+        lambda a: {"out_ptr": np.prod(a["x_ptr"].astype(np.float64), 1)}, rtol=1e-5)
+    xt = rng(25).integers(0, 4, (8, 16)).astype(np.float32)
+
+    def last_argmax(x):
+        return x.shape[1] - 1 - x[:, ::-1].argmax(1)
+    add(F, "reduce_tuple_combine", K, "reduce_tuple_kernel", (1,),
+        dict(x_ptr=xt, val_ptr=np.zeros(8, np.float32), idx_ptr=np.zeros(8, np.int32), M=8, N=16),
+        ["val_ptr", "idx_ptr"], lambda a: {"val_ptr": a["x_ptr"].max(1), "idx_ptr": last_argmax(a["x_ptr"])})
+    xm = rng(26).standard_normal((4, 32)).astype(np.float32)
+    add(F, "method_forms", K, "method_forms_kernel", (1,),
+        dict(x_ptr=xm, s_ptr=np.zeros(4, np.float32), mx_ptr=np.zeros(32, np.float32),
+             mn_ptr=np.zeros(1, np.float32), M=4, N=32),
+        ["s_ptr", "mx_ptr", "mn_ptr"],
+        lambda a: {"s_ptr": a["x_ptr"].sum(1), "mx_ptr": a["x_ptr"].max(0), "mn_ptr": [a["x_ptr"].min()]},
+        rtol=1e-5, atol=1e-5)
+    x8 = rng(27).integers(100, 128, 256).astype(np.int8)   # the sum overflows int8
+    x8[::3] = -128
+    add(F, "int8_sum_promotes", K, "sum_dtype_kernel", (1,),
+        dict(x_ptr=x8, out_ptr=np.zeros(1, np.int32), out64_ptr=np.zeros(1, np.int64),
+             outf_ptr=np.zeros(1, np.float32), N=256),
+        ["out_ptr", "out64_ptr", "outf_ptr"],
+        lambda a: {"out_ptr": [a["x_ptr"].astype(np.int64).sum()], "out64_ptr": [a["x_ptr"].astype(np.int64).sum()],
+                   "outf_ptr": [float(a["x_ptr"].astype(np.int64).sum())]})
+    x3 = rng(28).standard_normal((2, 4, 8)).astype(np.float32)
+    add(F, "sum_max_3d", K, "sum_3d_kernel", (1,),
+        dict(x_ptr=x3, s2_ptr=np.zeros((2, 4), np.float32), s1_ptr=np.zeros((2, 8), np.float32), A=2, B=4, C=8),
+        ["s2_ptr", "s1_ptr"], lambda a: {"s2_ptr": a["x_ptr"].sum(2), "s1_ptr": a["x_ptr"].max(1)},
+        rtol=1e-5, atol=1e-5)
+    x16 = rng(29).integers(-30000, 30000, (4, 64)).astype(np.int16)
+    add(F, "int16_max_min", K, "int_max_kernel", (1,),
+        dict(x_ptr=x16, out_ptr=np.zeros(4, np.int32), M=4, N=64), ["out_ptr"],
+        lambda a: {"out_ptr": a["x_ptr"].astype(np.int32).max(1) - a["x_ptr"].astype(np.int32).min(1)})
+
+
+def _reductions_int():
+    # the same index kernels on int32 data
+    F = "reductions"
+    K = "reductions/kernels.py"
+    xi = rng(31).integers(-3, 4, (8, 16)).astype(np.int32)
+    xi[3, :] = 2
+    xi[:, 5] = 9
+    add(F, "return_indices_argmax_ties_i32", K, "indices_kernel", (1,),
+        dict(x_ptr=xi, vmax_ptr=np.zeros(8, np.int32), imax_ptr=np.zeros(8, np.int32),
+             vmin_ptr=np.zeros(8, np.int32), imin_ptr=np.zeros(8, np.int32),
+             amax_ptr=np.zeros(16, np.int32), amin_ptr=np.zeros(16, np.int32), M=8, N=16),
+        ["vmax_ptr", "imax_ptr", "vmin_ptr", "imin_ptr", "amax_ptr", "amin_ptr"],
+        lambda a: {"vmax_ptr": a["x_ptr"].max(1), "imax_ptr": a["x_ptr"].argmax(1),
+                   "vmin_ptr": a["x_ptr"].min(1), "imin_ptr": a["x_ptr"].argmin(1),
+                   "amax_ptr": a["x_ptr"].argmax(0), "amin_ptr": a["x_ptr"].argmin(0)})
+    xt = rng(32).integers(0, 4, (8, 16)).astype(np.int32)
+    add(F, "reduce_tuple_combine_i32", K, "reduce_tuple_kernel", (1,),
+        dict(x_ptr=xt, val_ptr=np.zeros(8, np.int32), idx_ptr=np.zeros(8, np.int32), M=8, N=16),
+        ["val_ptr", "idx_ptr"],
+        lambda a: {"val_ptr": a["x_ptr"].max(1), "idx_ptr": 15 - a["x_ptr"][:, ::-1].argmax(1)})
+
+
+def cases():
+    _reductions()
+    _reductions_int()

@@ -1,0 +1,115 @@
+"""Cases of the lang family 'scans': cumsum / cumprod / associative_scan, gather, histogram, flip
+(its kernels are in scans/kernels.py)."""
+import numpy as np
+
+from harness import add, rng
+
+
+def cases():
+    F = "scans"
+    K = "scans/kernels.py"
+    for dt in (np.int32, np.float32):
+        x = rng(200).integers(-9, 10, (4, 16)).astype(dt)
+        add(F, "cumsum_axes_reverse_%s" % np.dtype(dt).name, K, "cumsum2d_kernel", (1,),
+            dict(x_ptr=x, c0_ptr=np.zeros_like(x), c1_ptr=np.zeros_like(x), r0_ptr=np.zeros_like(x),
+                 r1_ptr=np.zeros_like(x), M=4, N=16),
+            ["c0_ptr", "c1_ptr", "r0_ptr", "r1_ptr"],
+            lambda a: {"c0_ptr": np.cumsum(a["x_ptr"], 0), "c1_ptr": np.cumsum(a["x_ptr"], 1),
+                       "r0_ptr": np.cumsum(a["x_ptr"][::-1], 0)[::-1],
+                       "r1_ptr": np.cumsum(a["x_ptr"][:, ::-1], 1)[:, ::-1]})
+    xi = rng(201).integers(-3, 4, (4, 8)).astype(np.int32)
+    xf = rng(202).uniform(0.5, 1.5, (4, 8)).astype(np.float32)
+    for nm, x, tol in (("int32", xi, 0), ("float32", xf, 1e-5)):
+        add(F, "cumprod_axes_reverse_%s" % nm, K, "cumprod_kernel", (1,),
+            dict(x_ptr=x, p_ptr=np.zeros_like(x), rp_ptr=np.zeros_like(x), M=4, N=8), ["p_ptr", "rp_ptr"],
+            lambda a: {"p_ptr": np.cumprod(a["x_ptr"], 1), "rp_ptr": np.cumprod(a["x_ptr"][::-1], 0)[::-1]},
+            rtol=tol)
+    for n in (100, 1):
+        xm = rng(203 + n).standard_normal(n + 3).astype(np.float32)
+        xm[n:] = 99.0        # beyond n: must not take part
+        add(F, "assoc_scan_max_masked_%d" % n, K, "running_max_kernel", (1,),
+            dict(x_ptr=xm, f_ptr=np.full(n + 3, 5.0, np.float32), r_ptr=np.full(n + 3, 5.0, np.float32), n=n,
+                 BLOCK=128), ["f_ptr", "r_ptr"],
+            lambda a, n=n: {"f_ptr": np.concatenate([np.maximum.accumulate(a["x_ptr"][:n]), [5.0] * 3]),
+                            "r_ptr": np.concatenate([np.maximum.accumulate(a["x_ptr"][:n][::-1])[::-1], [5.0] * 3])})
+    ra = rng(205).uniform(0.5, 1.0, (4, 32)).astype(np.float32)
+    rb = rng(206).standard_normal((4, 32)).astype(np.float32)
+
+    def recur(a, b):
+        h = np.zeros_like(a, np.float64)
+        prev = np.zeros(a.shape[0])
+        for t in range(a.shape[1]):
+            prev = a[:, t] * prev + b[:, t]
+            h[:, t] = prev
+        return h
+    for rev in (False, True):
+        out = "hr_ptr" if rev else "h_ptr"
+        add(F, "assoc_scan_tuple_linear_recurrence%s" % ("_reverse" if rev else ""), K, "linear_recurrence_kernel",
+            (1,), dict(a_ptr=ra, b_ptr=rb, h_ptr=np.zeros_like(ra), hr_ptr=np.zeros_like(ra), M=4, N=32), [out],
+            lambda a, rev=rev, out=out: {out: recur(a["a_ptr"][:, ::-1], a["b_ptr"][:, ::-1])[:, ::-1] if rev
+                                         else recur(a["a_ptr"], a["b_ptr"])}, rtol=1e-5, atol=1e-5)
+    xg = rng(207).integers(-1000, 1000, (4, 8)).astype(np.int32)
+    for KK in (8, 16):
+        i1 = rng(208).integers(0, 8, (4, KK)).astype(np.int32)
+        i0 = rng(209).integers(0, 4, (4, 8)).astype(np.int64)
+        add(F, "gather_axis1_axis0_k%d" % KK, K, "gather2d_kernel", (1,),
+            dict(x_ptr=xg, i1_ptr=i1, i0_ptr=i0, g1_ptr=np.zeros((4, KK), np.int32), g0_ptr=np.zeros((4, 8), np.int32),
+                 M=4, N=8, K=KK), ["g1_ptr", "g0_ptr"],
+            lambda a: {"g1_ptr": np.take_along_axis(a["x_ptr"], a["i1_ptr"], 1),
+                       "g0_ptr": np.take_along_axis(a["x_ptr"], a["i0_ptr"], 0)})
+    for KK in (4, 16):
+        ix = ((np.arange(KK) * 5 + 3) % 8).astype(np.int32)
+        add(F, "gather_1d_%d_of_8" % KK, K, "gather_resize_kernel", (1,),
+            dict(x_ptr=xg[0], i_ptr=ix, out_ptr=np.zeros(KK, np.int32), N=8, K=KK), ["out_ptr"],
+            lambda a: {"out_ptr": a["x_ptr"][a["i_ptr"]]})
+    xh = rng(210).integers(0, 16, 128).astype(np.int32)
+    n = 100
+
+    def hist_ref(a, n=n):
+        x = a["x_ptr"][:n]
+        full = np.concatenate([x, np.zeros(128 - n, np.int32)])   # masked-off lanes load 0
+        return {"h_ptr": np.bincount(full, minlength=16), "hm_ptr": np.bincount(x, minlength=16)}
+    add(F, "histogram_mask", K, "histogram_masked_kernel", (1,),
+        dict(x_ptr=xh, h_ptr=np.zeros(16, np.int32), hm_ptr=np.zeros(16, np.int32), n=n, BLOCK=128, BINS=16),
+        ["h_ptr", "hm_ptr"], hist_ref)
+    xf2 = rng(211).standard_normal((4, 8)).astype(np.float32)
+    add(F, "flip_dims", K, "flip2d_kernel", (1,),
+        dict(x_ptr=xf2, f0_ptr=np.zeros_like(xf2), f1_ptr=np.zeros_like(xf2), fd_ptr=np.zeros_like(xf2), M=4, N=8),
+        ["f0_ptr", "f1_ptr", "fd_ptr"],
+        lambda a: {"f0_ptr": a["x_ptr"][::-1], "f1_ptr": a["x_ptr"][:, ::-1], "fd_ptr": a["x_ptr"][:, ::-1]})
+    xi8 = np.array([100, 100, -3, 127, -128, 5, 0, 1, -128, -128, 7, 9, 100, 0, -1, 2], np.int8)
+    add(F, "cumsum_int8_dtype_bool", K, "cumsum_dtype_kernel", (1,),
+        dict(x_ptr=xi8, o_ptr=np.zeros(16, np.int32), o64_ptr=np.zeros(16, np.int64), ob_ptr=np.zeros(16, np.int32), N=16),
+        ["o_ptr", "o64_ptr", "ob_ptr"],
+        lambda a: {"o_ptr": np.cumsum(a["x_ptr"].astype(np.int64)), "o64_ptr": np.cumsum(a["x_ptr"].astype(np.int64)),
+                   "ob_ptr": np.cumsum(a["x_ptr"] > 0)})
+    # fp16 scans: each prefix is the exact prefix rounded once to fp16 (rounding every partial
+    # sum to fp16 drifts by ~0.1 over 256 normals, far outside these tolerances)
+    x16 = rng(213).standard_normal(256).astype(np.float16)
+    add(F, "cumsum_cumprod_fp16_accumulate_fp32", K, "scan16_kernel", (1,),
+        dict(x_ptr=x16, s_ptr=np.zeros(256, np.float16), rs_ptr=np.zeros(256, np.float16),
+             p_ptr=np.zeros(256, np.float16), N=256), ["s_ptr", "rs_ptr", "p_ptr"],
+        lambda a: {"s_ptr": np.cumsum(a["x_ptr"].astype(np.float64)).astype(np.float16),
+                   "rs_ptr": np.cumsum(a["x_ptr"].astype(np.float64)[::-1])[::-1].astype(np.float16),
+                   "p_ptr": np.cumprod((a["x_ptr"] * np.float16(0.01) + np.float16(1.0)).astype(np.float64)).astype(np.float16)},
+        rtol=1e-3, atol=2e-3)
+    x3 = np.arange(64, dtype=np.int32).reshape(2, 4, 8) * 7 - 100
+    add(F, "flip_3d_middle", K, "flip3d_kernel", (1,), dict(x_ptr=x3, o_ptr=np.zeros_like(x3)), ["o_ptr"],
+        lambda a: {"o_ptr": a["x_ptr"][:, ::-1]})
+    xh64 = rng(212).integers(0, 8, 32).astype(np.int64)
+    add(F, "histogram_int64", K, "histogram_i64_kernel", (1,), dict(x_ptr=xh64, o_ptr=np.zeros(8, np.int32), N=32),
+        ["o_ptr"], lambda a: {"o_ptr": np.bincount(a["x_ptr"], minlength=8)})
+    # the older single-kernel checks (were XFAIL placeholders in "pending")
+    xs = rng(141).integers(-50, 50, 64).astype(np.int32)
+    add(F, "cumsum_associative_scan_reverse", "scans/kernels.py", "cumsum_kernel", (1,),
+        dict(x_ptr=xs, c_ptr=np.zeros(64, np.int32), r_ptr=np.zeros(64, np.int32), N=64), ["c_ptr", "r_ptr"],
+        lambda a: {"c_ptr": np.cumsum(a["x_ptr"]), "r_ptr": np.cumsum(a["x_ptr"][::-1])[::-1]})
+    xh = rng(142).integers(0, 16, 64).astype(np.int32)
+    add(F, "histogram", "scans/kernels.py", "histogram_kernel", (1,), dict(x_ptr=xh, out_ptr=np.zeros(16, np.int32), N=64, BINS=16),
+        ["out_ptr"], lambda a: {"out_ptr": np.bincount(a["x_ptr"], minlength=16)})
+    idx = rng(143).integers(0, 64, 64).astype(np.int32)
+    add(F, "gather", "scans/kernels.py", "gather_kernel", (1,),
+        dict(x_ptr=xs, idx_ptr=idx, out_ptr=np.zeros(64, np.int32), N=64), ["out_ptr"],
+        lambda a: {"out_ptr": a["x_ptr"][a["idx_ptr"]]})
+    add(F, "flip", "scans/kernels.py", "flip_kernel", (1,), dict(x_ptr=xs, out_ptr=np.zeros(64, np.int32), N=64), ["out_ptr"],
+        lambda a: {"out_ptr": a["x_ptr"][::-1]})
