@@ -13,6 +13,7 @@ PKGS=(
   python3-dev python3-venv python3-pip
   libclang-rt-22-dev
   gdb linux-perf
+  openmpi-bin libopenmpi-dev   # examples/mpi_matmul and its test examples.mpi
 )
 # Cross-testing for AArch64: qemu, lld, and the arm64 C library, crt files and SLEEF.
 CROSS_PKGS=(qemu-user lld-22 libc6:arm64 libc6-dev:arm64 libgcc-12-dev:arm64 libsleef3:arm64 libsleef-dev:arm64)
