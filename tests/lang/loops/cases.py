@@ -91,3 +91,23 @@ def cases():
         add(F, "cross_lane_n%d_block%d" % (N, BLOCK), K, "cross_lane_kernel", (R,),
             dict(x_ptr=x, out_ptr=np.zeros((R, BLOCK), np.float32), N=N, BLOCK=BLOCK), ["out_ptr"],
             lambda a, N=N, BLOCK=BLOCK: cross_lane_ref(a, N, BLOCK), rtol=1e-6)
+
+    # Loops that run once, zero times or more, alone and mixed: the single-trip version and
+    # the loops must agree (integer-valued floats: every summation order is exact).
+    def two_loops_ref(a, N1, N2, BLOCK):
+        x = a["x_ptr"].astype(np.float64)
+        s1 = x[:, :N1].sum(1)
+        s2 = (x[:, :N2] ** 2).sum(1) + s1 * BLOCK  # acc2 starts at s1 in every lane
+        return {"out_ptr": np.stack([s1, s2], 1).astype(np.float32)}
+    for N1, N2, BLOCK in [(100, 1000, 1024), (1000, 1024, 1024), (100, 3000, 1024), (3000, 100, 1024),
+                          (0, 100, 1024), (100, 0, 1024), (4096, 4096, 4096), (5, 7, 512)]:
+        x = ints(N1 + 7 * N2 + BLOCK, (R, 4096), -8, 9)
+        add(F, "two_loops_n%d_n%d_block%d" % (N1, N2, BLOCK), K, "two_loops_kernel", (R,),
+            dict(x_ptr=x, out_ptr=np.zeros((R, 2), np.float32), N1=N1, N2=N2, BLOCK=BLOCK), ["out_ptr"],
+            lambda a, N1=N1, N2=N2, BLOCK=BLOCK: two_loops_ref(a, N1, N2, BLOCK))
+    for NIDX in [1, 0]:  # a step-1 loop over a scalar count that runs once / never
+        x = ints(NIDX + 40, (12, 300), -9, 10)
+        idx = rng(NIDX + 41).integers(0, 12, max(NIDX, 1)).astype(np.int32)
+        add(F, "gather_rows_nidx%d_block512" % NIDX, K, "gather_rows_kernel", (1,),
+            dict(x_ptr=x, idx_ptr=idx, out_ptr=np.zeros(300, np.float32), NIDX=NIDX, N=300, BLOCK=512), ["out_ptr"],
+            lambda a, NIDX=NIDX: {"out_ptr": a["x_ptr"][a["idx_ptr"][:NIDX]].sum(0).astype(np.float32)})

@@ -120,3 +120,22 @@ def offs_carry_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
         acc += tl.load(x_ptr + row * N + offs, mask=offs < N, other=0.0)
         offs += BLOCK
     tl.store(out_ptr + row, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def two_loops_kernel(x_ptr, out_ptr, N1, N2, BLOCK: tl.constexpr):
+    # two accumulation loops with their own trip counts: tilec versions the code on
+    # "each runs once" (conversion/version_loops.c); the other mixes take the loops
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, N1, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * 4096 + cols, mask=cols < N1, other=0.0)
+    s1 = tl.sum(acc, axis=0)
+    acc2 = tl.zeros([BLOCK], dtype=tl.float32) + s1
+    for start in range(0, N2, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + row * 4096 + cols, mask=cols < N2, other=0.0)
+        acc2 += v * v
+    tl.store(out_ptr + row * 2, s1)
+    tl.store(out_ptr + row * 2 + 1, tl.sum(acc2, axis=0))
