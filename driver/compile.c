@@ -64,7 +64,6 @@ tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_com
    * libm), a different path through the lowering than the optimized build. */
   if (!st && c->opts.reference) c->target.vector_bits = 32;
   if (!st) st = tc_jit_cache_create(c, &c->jit);
-  if (!st) st = tile_context_create(&c->ctx);
   if (st) {
     tc_jit_cache_destroy(c->jit);
     free(c->cache_dir_option);
@@ -78,7 +77,7 @@ tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_com
 void tilec_compiler_destroy(tilec_compiler *c) {
   if (!c) return;
   tc_jit_cache_destroy(c->jit);
-  mlirContextDestroy(c->ctx);
+  if (!mlirContextIsNull(c->ctx)) mlirContextDestroy(c->ctx);
   free(c->cache_dir_option);
   free(c);
 }
@@ -143,9 +142,17 @@ static void strip_asserts(MlirModule m, tc_kernel_info *info) {
   info->uses_assert = false;
 }
 
+/* The MLIR context, created on first use: loading every dialect costs ~8 ms, which a
+ * compiler that only finds its kernels in the JIT disk cache never pays. */
+static tilec_status *context(tilec_compiler *c) {
+  return mlirContextIsNull(c->ctx) ? tile_context_create(&c->ctx) : NULL;
+}
+
 static tilec_status *front_compile(tilec_compiler *c, const tilec_kernel_spec *spec, MlirModule *m,
                                    tc_kernel_info *info) {
-  tilec_status *st = tc_frontend_compile(c->ctx, spec, m, info);
+  tilec_status *st = context(c);
+  if (st) return st;
+  st = tc_frontend_compile(c->ctx, spec, m, info);
   if (!st && c->opts.strip_asserts) strip_asserts(*m, info);
   return st;
 }
@@ -306,6 +313,8 @@ tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, const tilec_
 }
 
 tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec_stage stage, char **text_out) {
+  tilec_status *cst = context(c);
+  if (cst) return cst;
   tc_diag_capture cap;
   tc_diag_capture_begin(&cap, c->ctx);
   MlirModule m = mlirModuleCreateParse(c->ctx, mlirStringRefCreateFromCString(mlir_text));
