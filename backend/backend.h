@@ -67,7 +67,10 @@ typedef struct tc_backend {
 } tc_backend;
 
 extern const tc_backend tc_backend_cpu;
-extern const tc_backend tc_backend_nvptx; /* backend/nvptx.c */
+extern const tc_backend tc_backend_nvptx;     /* backend/nvptx.c */
+extern const tc_backend tc_backend_nvptx_emu; /* backend/nvptx.c: the nvptx lowering on this CPU */
+/* The CPU backend's LLVM preparation (target CPU and features on every function). */
+tilec_status *tc_backend_cpu_prepare(LLVMModuleRef m, const tc_target *t);
 
 /* The backend that compiles for t. */
 const tc_backend *tc_backend_for(const tc_target *t);

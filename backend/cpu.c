@@ -48,7 +48,7 @@ static MlirValue pair_dot(tc_builder *b, MlirValue acc, MlirValue a, MlirValue b
 
 /* Every function gets the target's CPU and features so the optimizer vectorizes for what
  * the machine really has. */
-static tilec_status *prepare(LLVMModuleRef m, const tc_target *t) {
+tilec_status *tc_backend_cpu_prepare(LLVMModuleRef m, const tc_target *t) {
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     if (LLVMIsDeclaration(f)) continue;
     LLVMAddTargetDependentFunctionAttr(f, "target-cpu", t->cpu);
@@ -59,7 +59,7 @@ static tilec_status *prepare(LLVMModuleRef m, const tc_target *t) {
 
 static tilec_status *emit(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
                           char **out, size_t *len) {
-  return tc_llvm_emit(module, stage, t, opts, prepare, out, len);
+  return tc_llvm_emit(module, stage, t, opts, tc_backend_cpu_prepare, out, len);
 }
 
 const tc_backend tc_backend_cpu = {
@@ -76,4 +76,8 @@ const tc_backend tc_backend_cpu = {
     .emit = emit,
 };
 
-const tc_backend *tc_backend_for(const tc_target *t) { return t->is_nvptx ? &tc_backend_nvptx : &tc_backend_cpu; }
+const tc_backend *tc_backend_for(const tc_target *t) {
+  if (t->is_nvptx) return &tc_backend_nvptx;
+  if (t->gpu_emulation) return &tc_backend_nvptx_emu;
+  return &tc_backend_cpu;
+}

@@ -26,7 +26,10 @@
 
 #define KERNEL_PREFIX "__tilec_kernel_"
 
-static int chunk_bits(const tc_target *t) { return t->vector_bits; }
+static int chunk_bits(const tc_target *t) {
+  (void)t;
+  return 128; /* a thread's widest global access: ld.global.v4.f32 */
+}
 
 static int vector_registers(const tc_target *t) {
   (void)t;
@@ -40,12 +43,24 @@ static bool select_minmax(const tc_target *t) {
 
 /* ---- nests: chunks dealt to the CTA's threads ------------------------------------------ */
 
-static MlirValue thread_id(tc_builder *b) {
+/* %tid.x on the GPU; the emulator's thread id on the CPU (runtime/emu.c). */
+static MlirValue thread_id(tc_lower *L, tc_builder *b) {
   MlirType i32 = tcb_int_type(b->ctx, 32);
-  MlirValue tid = tcb_op1(b, "nvvm.read.ptx.sreg.tid.x", i32, 0, NULL, 0, NULL);
+  MlirValue tid = L->target->gpu_emulation ? tc_call_runtime_value(L, b, "tilec_rt_emu_thread_id", i32, 0, NULL)
+                                           : tcb_op1(b, "nvvm.read.ptx.sreg.tid.x", i32, 0, NULL, 0, NULL);
   return tcb_cast(b, "arith.index_cast", tid, tcb_index(b->ctx));
 }
 
+/* bar.sync 0 on the GPU; the emulated CTA's barrier on the CPU. Only ever emitted where
+ * every thread of the CTA gets (scalar control flow is the same in every thread). */
+static void barrier(tc_lower *L, tc_builder *b) {
+  if (L->target->gpu_emulation) tc_call_runtime(L, b, "tilec_rt_emu_barrier", 0, NULL);
+  else tcb_op(b, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
+}
+
+/* A nest reads memory other threads wrote before it (earlier stores, scalar loads of what
+ * it overwrites) and writes what later code reads in other threads: it is fenced by
+ * barriers on both sides. */
 static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete,
                       tc_nest_body body, void *user) {
   (void)bound_mask; /* every chunk computes its masks lane by lane (TC_CHUNK_GENERIC) */
@@ -56,9 +71,10 @@ static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bou
   int64_t per_row = n / w, total = per_row;
   for (int d = 0; d + 1 < rank; d++) total *= shape[d];
   tc_builder b = L->b;
+  barrier(L, &b);
   int64_t nthreads = 32 * (int64_t)L->target->num_warps;
-  MlirBlock blk = tc_build_for(L, &b, thread_id(&b), tcb_const_index(&b, total), tcb_const_index(&b, nthreads), 0, NULL,
-                               NULL);
+  MlirBlock blk = tc_build_for(L, &b, thread_id(L, &b), tcb_const_index(&b, total), tcb_const_index(&b, nthreads), 0,
+                               NULL, NULL);
   tc_builder ib;
   tcb_init(&ib, L->ctx);
   ib.loc = b.loc;
@@ -80,6 +96,26 @@ static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bou
   body(&ch, &pos, user);
   tcb_op(&ch.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   tc_chunk_free(&ch);
+  barrier(L, &b);
+}
+
+/* A scalar store is made once, by thread 0, after every thread has read what it may
+ * overwrite and before any reads it again (Triton also stores a scalar from one thread). */
+static void scalar_store(tc_lower *L, MlirOperation op) {
+  if (mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetOperand(op, 0)))) {
+    tc_lower_grouped(L, op);
+    return;
+  }
+  tc_flush(L);
+  barrier(L, &L->b);
+  MlirValue first = tcb_cmpi(&L->b, "eq", thread_id(L, &L->b), tcb_const_index(&L->b, 0));
+  tc_builder then_b, outer = L->b;
+  tcb_if(&L->b, first, 0, NULL, &then_b, NULL);
+  L->b = then_b;
+  tc_lower_scalar_store(L, op);
+  tcb_op(&L->b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  L->b = outer;
+  barrier(L, &L->b);
 }
 
 /* ---- op rows: the CPU's, without the ops that need threads to cooperate ---------------- */
@@ -118,6 +154,7 @@ static void init_rows(void) {
                                        TILE_GATHER, TILE_ATOMIC_RMW, TILE_ATOMIC_CAS, TILE_PRINT, TILE_ASSERT};
   for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) rows[refused[i]] = (tc_op_lowering){.lower = unsupported};
   rows[TILE_RESHAPE].lower = reshape;
+  rows[TILE_STORE].lower = scalar_store;
 }
 
 static const tc_op_lowering *op_rows(void) {
@@ -399,4 +436,99 @@ const tc_backend tc_backend_nvptx = {
                        "(it needs shared memory and barriers)",
     .lower_math = lower_math,
     .emit = emit,
+};
+
+/* ---- nvptx-emu: the same lowering, run on this CPU -------------------------------------- */
+
+/* Every kernel __tilec_kernel_K(params, pid, grid) becomes a CTA: its body moves to an
+ * internal __tilec_cta_K, a __tilec_cta_body_K(ctx) unpacks the arguments from a struct,
+ * and __tilec_kernel_K (what the trampoline calls) packs them and runs the body on the
+ * CTA's threads (tilec_rt_emu_cta). */
+static tilec_status *make_cta(LLVMModuleRef m, LLVMValueRef kernel, const tc_target *t) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  size_t len = 0;
+  const char *kname = LLVMGetValueName2(kernel, &len);
+  char name[256], inner_name[300], body_name[300];
+  snprintf(name, sizeof name, "%s", kname + strlen(KERNEL_PREFIX));
+  snprintf(inner_name, sizeof inner_name, "__tilec_cta_%s", name);
+  snprintf(body_name, sizeof body_name, "__tilec_cta_body_%s", name);
+  LLVMTypeRef fty = LLVMGlobalGetValueType(kernel);
+  unsigned n = LLVMCountParamTypes(fty);
+  LLVMTypeRef *types = malloc(sizeof *types * (n ? n : 1));
+  LLVMValueRef *args = malloc(sizeof *args * (n ? n : 1));
+  if (!types || !args) {
+    free(types);
+    free(args);
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  }
+  LLVMGetParamTypes(fty, types);
+  LLVMSetValueName2(kernel, inner_name, strlen(inner_name));
+  LLVMSetLinkage(kernel, LLVMInternalLinkage);
+  LLVMTypeRef st = LLVMStructTypeInContext(ctx, types, n, 0);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  /* the body: unpack, call */
+  LLVMValueRef body = LLVMAddFunction(m, body_name, LLVMFunctionType(LLVMVoidTypeInContext(ctx), &ptr, 1, 0));
+  LLVMSetLinkage(body, LLVMInternalLinkage);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, body, "entry"));
+  for (unsigned i = 0; i < n; i++)
+    args[i] = LLVMBuildLoad2(b, types[i], LLVMBuildStructGEP2(b, st, LLVMGetParam(body, 0), i, ""), "");
+  LLVMBuildCall2(b, fty, kernel, args, n, "");
+  LLVMBuildRetVoid(b);
+  /* the kernel: pack, run the CTA */
+  char outer_name[300];
+  snprintf(outer_name, sizeof outer_name, "%s%s", KERNEL_PREFIX, name);
+  LLVMValueRef outer = LLVMAddFunction(m, outer_name, fty);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, outer, "entry"));
+  LLVMValueRef frame = LLVMBuildAlloca(b, st, "args");
+  for (unsigned i = 0; i < n; i++) LLVMBuildStore(b, LLVMGetParam(outer, i), LLVMBuildStructGEP2(b, st, frame, i, ""));
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx), i64 = LLVMInt64TypeInContext(ctx);
+  LLVMTypeRef cta_params[4] = {i32, i64, ptr, ptr};
+  LLVMTypeRef cta_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), cta_params, 4, 0);
+  LLVMValueRef cta = LLVMGetNamedFunction(m, "tilec_rt_emu_cta");
+  if (!cta) cta = LLVMAddFunction(m, "tilec_rt_emu_cta", cta_ty);
+  LLVMValueRef cargs[4] = {LLVMConstInt(i32, 32 * (unsigned)t->num_warps, 0), LLVMConstInt(i64, 0, 0), body, frame};
+  LLVMBuildCall2(b, cta_ty, cta, cargs, 4, "");
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  free(types);
+  free(args);
+  return NULL;
+}
+
+static tilec_status *prepare_emu(LLVMModuleRef m, const tc_target *t) {
+  LLVMValueRef kernels[64];
+  int nk = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    size_t len = 0;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (!LLVMIsDeclaration(f) && !strncmp(name, KERNEL_PREFIX, strlen(KERNEL_PREFIX)) && nk < 64) kernels[nk++] = f;
+  }
+  tilec_status *st = NULL;
+  for (int i = 0; i < nk && !st; i++) st = make_cta(m, kernels[i], t);
+  if (!st) st = tc_backend_cpu_prepare(m, t); /* the host CPU's features on every function */
+  return st;
+}
+
+static tilec_status *emit_emu(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
+                              char **out, size_t *len) {
+  return tc_llvm_emit(module, stage, t, opts, prepare_emu, out, len);
+}
+
+static tilec_status *lower_math_emu(MlirModule module, const tc_target *t, bool fast_math) {
+  return tc_backend_cpu.lower_math(module, t, fast_math);
+}
+
+const tc_backend tc_backend_nvptx_emu = {
+    .name = "nvptx-emu",
+    .chunk_bits = chunk_bits,
+    .vector_registers = vector_registers,
+    .select_minmax = select_minmax,
+    .emit_nest = emit_nest,
+    .op_rows = op_rows,
+    .no_tile_buffers = "this kernel keeps a tile in memory between loop nests (a loop-carried or branch-merged tile, "
+                       "a load read after a store, a costly value used twice), which is not supported on nvptx yet "
+                       "(it needs shared memory and barriers)",
+    .lower_math = lower_math_emu,
+    .emit = emit_emu,
 };

@@ -13,7 +13,7 @@
 
 static MlirOperation module_of(tc_lower *L) { return mlirOperationGetParentOperation(L->new_func); }
 
-static void declare(tc_lower *L, const char *name, intptr_t n, const MlirType *ins) {
+static void declare(tc_lower *L, const char *name, intptr_t n, const MlirType *ins, intptr_t nout, const MlirType *outs) {
   MlirOperation mod = module_of(L);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(mod, 0));
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
@@ -24,7 +24,7 @@ static void declare(tc_lower *L, const char *name, intptr_t n, const MlirType *i
   tc_builder b;
   tcb_init(&b, L->ctx);
   tcb_set_before(&b, L->new_func);
-  MlirType fty = mlirFunctionTypeGet(L->ctx, n, ins, 0, NULL);
+  MlirType fty = mlirFunctionTypeGet(L->ctx, n, ins, nout, outs);
   MlirNamedAttribute attrs[3] = {
       tcb_named(L->ctx, "sym_name", mlirStringAttrGet(L->ctx, mlirStringRefCreateFromCString(name))),
       tcb_named(L->ctx, "function_type", mlirTypeAttrGet(fty)),
@@ -34,12 +34,19 @@ static void declare(tc_lower *L, const char *name, intptr_t n, const MlirType *i
 }
 
 void tc_call_runtime(tc_lower *L, tc_builder *b, const char *name, intptr_t n, const MlirValue *args) {
+  tc_call_runtime_value(L, b, name, (MlirType){NULL}, n, args);
+}
+
+MlirValue tc_call_runtime_value(tc_lower *L, tc_builder *b, const char *name, MlirType result, intptr_t n,
+                                const MlirValue *args) {
   MlirType types[16];
-  for (intptr_t i = 0; i < n; i++) types[i] = mlirValueGetType(args[i]);
-  declare(L, name, n, types);
+  for (intptr_t i = 0; i < n && i < 16; i++) types[i] = mlirValueGetType(args[i]);
+  intptr_t nout = mlirTypeIsNull(result) ? 0 : 1;
+  declare(L, name, n, types, nout, &result);
   MlirNamedAttribute callee =
       tcb_named(L->ctx, "callee", mlirFlatSymbolRefAttrGet(L->ctx, mlirStringRefCreateFromCString(name)));
-  tcb_op(b, "func.call", 0, NULL, n, args, 1, &callee);
+  MlirOperation call = tcb_op(b, "func.call", nout, &result, n, args, 1, &callee);
+  return nout ? mlirOperationGetResult(call, 0) : (MlirValue){NULL};
 }
 
 /* A pointer to a NUL-terminated copy of s in a private global. */

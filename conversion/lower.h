@@ -328,6 +328,9 @@ void tc_lower_debug_op(tc_lower *L, MlirOperation op);                       /* 
 /* --- regions.c, debug_ops.c ------------------------------------------------------------------ */
 /* A func.call to a tilec_rt_* runtime function (declared on first use). */
 void tc_call_runtime(tc_lower *L, tc_builder *b, const char *name, intptr_t n, const MlirValue *args);
+/* ... returning one value of type result (null type: none). */
+MlirValue tc_call_runtime_value(tc_lower *L, tc_builder *b, const char *name, MlirType result, intptr_t n,
+                                const MlirValue *args);
 /* An !llvm.ptr to a NUL-terminated private copy of s. */
 MlirValue tc_string_constant(tc_lower *L, tc_builder *b, const char *s);
 void tc_lower_if(tc_lower *L, MlirOperation op);

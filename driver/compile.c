@@ -57,7 +57,7 @@ tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_com
   if (!st) st = tc_target_init(&c->target, c->target_name);
   if (!st) st = tc_target_set_gpu(&c->target, c->opts.arch, (int)c->opts.num_warps);
   c->opts.arch = !st && c->target.is_nvptx ? c->target.cpu : NULL; /* the caller's string is borrowed */
-  if (!st && c->target.is_nvptx && (c->opts.check_bounds || c->opts.check_nan || c->opts.check_races || c->opts.reference))
+  if (!st && (c->target.is_nvptx || c->target.gpu_emulation) && (c->opts.check_bounds || c->opts.check_nan || c->opts.check_races || c->opts.reference))
     st = tilec_status_create(TILEC_ERROR_UNSUPPORTED,
                              "--check-bounds, --check-nan, --check-races and --reference are not supported on nvptx yet");
   /* The reference build processes one element per chunk: no vectors, no SLEEF (scalar
@@ -154,6 +154,8 @@ static tilec_status *front_compile(tilec_compiler *c, const tilec_kernel_spec *s
   if (st) return st;
   st = tc_frontend_compile(c->ctx, spec, m, info);
   if (!st && c->opts.strip_asserts) strip_asserts(*m, info);
+  /* an emulated CTA that cannot start its threads stops the program (runtime/emu.c) */
+  if (!st && c->target.gpu_emulation) info->uses_assert = true;
   return st;
 }
 

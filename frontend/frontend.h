@@ -28,7 +28,8 @@ typedef struct tc_kernel_info {
   char signature[2048];   /* normalized, one entry per parameter */
   int nparams;
   tc_kernel_param params[TC_MAX_PARAMS];
-  bool uses_assert;       /* the program can stop on a failed device_assert */
+  bool uses_assert;       /* the program can stop: a failed device_assert (or, nvptx-emu, a CTA
+                           * whose threads cannot start) */
   bool check_bounds;      /* compiled with bounds checks: the kernel takes extents */
   bool check_nan;         /* compiled with NaN/Inf store checks (the program can unwind) */
   char notes[4096];       /* tl.static_print output, one line per call */

@@ -124,6 +124,14 @@ void tilec_rt_assert_fail(const char *msg, const char *file, int32_t line, int32
   if (tls_jmp) longjmp(*tls_jmp, 1);
 }
 
+void tilec_rt_emu_fail(const char *msg) {
+  record("", 0, 0);
+  snprintf(tls_error.message, sizeof tls_error.message, "%s", msg);
+  if (tls_jmp) longjmp(*tls_jmp, 1);
+  fprintf(stderr, "tilec: %s\n", msg); /* no trampoline to unwind to (cannot happen: emu kernels have one) */
+  abort();
+}
+
 void tilec_rt_take_error(tilec_rt_error *out) {
   *out = tls_error;
   memset(&tls_error, 0, sizeof tls_error);

@@ -13,6 +13,16 @@
  * by name (it is their ABI with the runtime, beside include/tilec/abi.h). */
 #define TILEC_RT_EXPORT __attribute__((visibility("default")))
 
+/* --target nvptx-emu (runtime/emu.c): runs body(ctx) on nthreads threads sharing a barrier
+ * and shared_bytes of zeroed shared memory (one program = one CTA); the calls below are made
+ * by those threads. */
+TILEC_RT_EXPORT void tilec_rt_emu_cta(uint32_t nthreads, uint64_t shared_bytes, void (*body)(void *ctx), void *ctx);
+TILEC_RT_EXPORT int32_t tilec_rt_emu_thread_id(void);
+TILEC_RT_EXPORT void tilec_rt_emu_barrier(void);
+TILEC_RT_EXPORT void *tilec_rt_emu_shared(void);
+/* Fails the running program with msg (unwinds through the trampoline, like an assert). */
+void tilec_rt_emu_fail(const char *msg);
+
 /* Called by the generated trampoline around each program that can fail. */
 TILEC_RT_EXPORT void tilec_rt_set_jmp(jmp_buf *jb);
 

@@ -91,6 +91,13 @@ static tilec_status *tc_target_init_named(tc_target *t, const char *name) {
     t->vector_bits = 128;
     return NULL;
   }
+  if (!strcmp(name, "nvptx-emu")) {
+    tilec_status *st = tc_target_init_named(t, "host");
+    copy(t->name, sizeof t->name, name);
+    t->gpu_emulation = true;
+    t->num_warps = 4;
+    return st;
+  }
   if (!strcmp(name, "nvptx")) {
     copy(t->triple, sizeof t->triple, "nvptx64-nvidia-cuda");
     t->is_nvptx = true;
@@ -98,7 +105,7 @@ static tilec_status *tc_target_init_named(tc_target *t, const char *name) {
     return tc_target_set_gpu(t, NULL, 0);
   }
   return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                             "unknown target '%s' (expected host, x86-64-v2, x86-64-v3, x86-64-v4, aarch64 or nvptx)",
+                             "unknown target '%s' (expected host, x86-64-v2, x86-64-v3, x86-64-v4, aarch64, nvptx or nvptx-emu)",
                              name);
 }
 
@@ -109,6 +116,16 @@ static const char *const gpu_archs[] = {"sm_70", "sm_72", "sm_75", "sm_80", "sm_
                                         "sm_120", "sm_120a"};
 
 tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps) {
+  if (t->gpu_emulation) {
+    if (arch && *arch) return tc_target_set_gpu(&(tc_target){.is_nvptx = true}, arch, 0); /* checked, not used */
+    if (num_warps == 0) num_warps = 4;
+    if (num_warps < 1 || num_warps > 32 || (num_warps & (num_warps - 1)))
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                 "num_warps must be a power of 2 from 1 to 32 (a CTA has at most 1024 threads), got %d",
+                                 num_warps);
+    t->num_warps = num_warps;
+    return NULL;
+  }
   if (!t->is_nvptx) {
     if ((arch && *arch) || num_warps)
       return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,

@@ -19,6 +19,7 @@ typedef struct tc_target {
   bool has_avx512f, has_avx2, has_fma;
   bool has_avx512vnni; /* VPDPWSSD for i8 dot */
   bool is_nvptx;       /* an NVIDIA GPU: cpu is the chip (sm_80 ...), one program = one CTA */
+  bool gpu_emulation;  /* nvptx-emu: the nvptx lowering run on this CPU, a CTA's threads as threads */
   int num_warps;       /* nvptx: 32 * num_warps threads per CTA */
 } tc_target;
 
