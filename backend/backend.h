@@ -45,9 +45,12 @@ typedef struct tc_backend {
                     void *user);
   /* How each tile op is lowered (conversion/op_table.c has the rows the CPU uses). */
   const tc_op_lowering *(*op_rows)(void);
-  /* Why a tile cannot be kept in the program's memory between nests (NULL: it can, in a
-   * stack buffer). A GPU backend needs shared memory and barriers for it. */
-  const char *no_tile_buffers;
+  /* A tile buffer of type memref_type (bytes long) in memory all of a program's threads
+   * share, for buffers written by shared-out nests (NULL: buffers are the program's stack,
+   * conversion/memory.c). */
+  MlirValue (*alloc_shared)(tc_lower *L, MlirType memref_type, int64_t bytes);
+  /* Buffers too large for the stack may come from the heap (malloc in the kernel). */
+  bool heap_buffers;
 
   /* ---- code the lowering asks for; NULL where the backend has none ---- */
   /* A prefetch of view[index] (a memref element) for reading or writing. */

@@ -69,6 +69,7 @@ const tc_backend tc_backend_cpu = {
     .select_minmax = select_minmax,
     .emit_nest = tc_emit_chunked_nest,
     .op_rows = tc_op_rows,
+    .heap_buffers = true,
     .prefetch = prefetch,
     .pair_dot_lanes = pair_dot_lanes,
     .pair_dot = pair_dot,

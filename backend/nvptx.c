@@ -63,6 +63,10 @@ static void barrier(tc_lower *L, tc_builder *b) {
  * barriers on both sides. */
 static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete,
                       tc_nest_body body, void *user) {
+  if (L->redundant || L->single_thread) { /* this thread does all of the nest */
+    tc_emit_chunked_nest(L, rank, shape, bound_mask, complete, body, user);
+    return;
+  }
   (void)bound_mask; /* every chunk computes its masks lane by lane (TC_CHUNK_GENERIC) */
   (void)complete;   /* ... and every chunk runs */
   if (L->status) return;
@@ -120,46 +124,206 @@ static void scalar_store(tc_lower *L, MlirOperation op) {
 
 /* ---- op rows: the CPU's, without the ops that need threads to cooperate ---------------- */
 
+static MlirValue alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes);
+
+/* Atomics (and, emulated, device_print/device_assert) happen once per program: thread 0
+ * runs them between barriers, its results reach the other threads through shared memory
+ * (tile results are a shared buffer already; a scalar result goes through a slot). */
+static void on_thread0(tc_lower *L, MlirOperation op) {
+  const tc_op_lowering *cpu = &tc_op_rows()[tile_op_of(op)];
+  barrier(L, &L->b);
+  intptr_t nres = mlirOperationGetNumResults(op);
+  MlirValue slots[4] = {{NULL}};
+  for (intptr_t i = 0; i < nres && i < 4; i++) {
+    MlirType t = mlirValueGetType(mlirOperationGetResult(op, i));
+    if (mlirTypeIsARankedTensor(t)) continue;
+    MlirType mem = tc_memory_type(L->ctx, t);
+    int64_t one = 1;
+    slots[i] = alloc_shared(L, mlirMemRefTypeContiguousGet(mem, 1, &one, mlirAttributeGetNull()),
+                            (tcb_bitwidth(mem) + 7) / 8);
+  }
+  MlirValue first = tcb_cmpi(&L->b, "eq", thread_id(L, &L->b), tcb_const_index(&L->b, 0));
+  tc_builder then_b, outer = L->b;
+  tcb_if(&L->b, first, 0, NULL, &then_b, NULL);
+  L->b = then_b;
+  L->single_thread = true;
+  cpu->lower(L, op);
+  for (intptr_t i = 0; i < nres && i < 4 && !L->status; i++) {
+    if (mlirValueIsNull(slots[i])) continue;
+    MlirValue v = tc_scalar(L, mlirOperationGetResult(op, i));
+    MlirType mem = tcb_element_type(mlirValueGetType(slots[i]));
+    if (!mlirTypeEqual(mem, mlirValueGetType(v))) v = tcb_cast(&L->b, "arith.extui", v, mem); /* i1 as i8 */
+    MlirValue ops[3] = {v, slots[i], tcb_const_index(&L->b, 0)};
+    tcb_op(&L->b, "memref.store", 0, NULL, 3, ops, 0, NULL);
+  }
+  tcb_op(&L->b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  L->single_thread = false;
+  L->b = outer;
+  barrier(L, &L->b);
+  for (intptr_t i = 0; i < nres && i < 4 && !L->status; i++) {
+    if (mlirValueIsNull(slots[i])) continue;
+    MlirValue res = mlirOperationGetResult(op, i);
+    MlirType mem = tcb_element_type(mlirValueGetType(slots[i]));
+    MlirValue ops[2] = {slots[i], tcb_const_index(&L->b, 0)};
+    MlirValue v = tcb_op1(&L->b, "memref.load", mem, 2, ops, 0, NULL);
+    if (!mlirTypeEqual(mem, mlirValueGetType(res))) v = tcb_cast(&L->b, "arith.trunci", v, mlirValueGetType(res));
+    tc_map_scalar(L, res, v);
+  }
+  /* the next reads of what thread 0 wrote come after this barrier; a later store nest
+   * starts with one */
+}
+
 static void unsupported(tc_lower *L, MlirOperation op) {
   static const char *const what[TILE_OP_COUNT] = {
-      [TILE_REDUCE] = "reductions (tl.sum, tl.max, tl.reduce, ...)",
-      [TILE_SCAN] = "scans (tl.cumsum, tl.associative_scan, ...)",
-      [TILE_DOT] = "tl.dot",
-      [TILE_SORT] = "tl.sort",
-      [TILE_TRANS] = "tl.trans / tl.permute",
-      [TILE_GATHER] = "tl.gather",
-      [TILE_ATOMIC_RMW] = "atomics",
-      [TILE_ATOMIC_CAS] = "tl.atomic_cas",
       [TILE_PRINT] = "tl.device_print",
       [TILE_ASSERT] = "tl.device_assert",
   };
   tile_op_id k = tile_op_of(op);
-  tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "%s %s not supported on nvptx yet (it needs threads of the CTA to exchange values)",
-          what[k] ? what[k] : "this operation", k == TILE_ATOMIC_RMW || k == TILE_REDUCE || k == TILE_SCAN ? "are" : "is");
-}
-
-static void reshape(tc_lower *L, MlirOperation op) {
-  if (tc_reshape_is_unit(op)) return; /* evaluated where consumed */
   tc_fail(L, op, TILEC_ERROR_UNSUPPORTED,
-          "a reshape that moves elements across the last dimension is not supported on nvptx yet");
+          "%s is not supported on nvptx yet (on the GPU it needs CUDA's vprintf/__assertfail; nvptx-emu has it)",
+          what[k] ? what[k] : "this operation");
 }
 
-static tc_op_lowering rows[TILE_OP_COUNT];
+/* Reductions, scans, dot and sort, first correct: every thread computes the whole root
+ * from the operands (loaded, or read from shared memory after the nests that wrote them)
+ * into buffers of its own, so what follows finds the results in every thread. The
+ * cooperative forms (warp shuffles, mma.sync) are the next step. */
+static int emit_redundant(tc_lower *L, MlirOperation *roots, int n) {
+  const tc_op_lowering *cpu = &tc_op_rows()[tile_op_of(roots[0])];
+  bool outer = L->redundant;
+  L->redundant = true;
+  int k = cpu->emit(L, roots, n);
+  L->redundant = outer;
+  return k;
+}
+
+static tc_op_lowering rows[TILE_OP_COUNT], emu_rows[TILE_OP_COUNT];
 static pthread_once_t rows_once = PTHREAD_ONCE_INIT;
 
 static void init_rows(void) {
   const tc_op_lowering *cpu = tc_op_rows();
   for (int k = 0; k < TILE_OP_COUNT; k++) rows[k] = cpu[k];
-  static const tile_op_id refused[] = {TILE_REDUCE, TILE_SCAN,       TILE_DOT,        TILE_SORT,  TILE_TRANS,
-                                       TILE_GATHER, TILE_ATOMIC_RMW, TILE_ATOMIC_CAS, TILE_PRINT, TILE_ASSERT};
-  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) rows[refused[i]] = (tc_op_lowering){.lower = unsupported};
-  rows[TILE_RESHAPE].lower = reshape;
+  static const tile_op_id redundant[] = {TILE_REDUCE, TILE_SCAN, TILE_DOT, TILE_SORT};
+  for (size_t i = 0; i < sizeof redundant / sizeof redundant[0]; i++) rows[redundant[i]].emit = emit_redundant;
   rows[TILE_STORE].lower = scalar_store;
+  rows[TILE_ATOMIC_RMW].lower = rows[TILE_ATOMIC_CAS].lower = on_thread0;
+  for (int k = 0; k < TILE_OP_COUNT; k++) emu_rows[k] = rows[k];
+  /* the emulator runs the CPU's print/assert runtime calls from thread 0 */
+  emu_rows[TILE_PRINT].lower = emu_rows[TILE_ASSERT].lower = on_thread0;
+  rows[TILE_PRINT] = rows[TILE_ASSERT] = (tc_op_lowering){.flush_before = true, .lower = unsupported};
 }
 
 static const tc_op_lowering *op_rows(void) {
   pthread_once(&rows_once, init_rows);
   return rows;
+}
+
+static const tc_op_lowering *emu_op_rows(void) {
+  pthread_once(&rows_once, init_rows);
+  return emu_rows;
+}
+
+/* ---- shared memory ---------------------------------------------------------------------- */
+
+#define SHARED_SYMBOL "__tilec_shared"
+#define SHARED_BYTES_PREFIX "__tilec_shared_bytes_" /* + kernel: i64, what the program needs */
+
+static MlirOperation module_global(tc_lower *L, const char *name) {
+  MlirOperation mod = mlirOperationGetParentOperation(L->new_func);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(mod, 0));
+  for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+    MlirAttribute a = mlirOperationGetAttributeByName(o, mlirStringRefCreateFromCString("sym_name"));
+    if (!mlirAttributeIsNull(a) && mlirStringRefEqual(mlirStringAttrGetValue(a), mlirStringRefCreateFromCString(name)))
+      return o;
+  }
+  return (MlirOperation){NULL};
+}
+
+static MlirOperation add_global(tc_lower *L, const char *name, intptr_t nattrs, const MlirNamedAttribute *attrs) {
+  tc_builder g;
+  tcb_init(&g, L->ctx);
+  g.loc = mlirLocationUnknownGet(L->ctx);
+  tcb_set_before(&g, L->new_func);
+  MlirRegion r = mlirRegionCreate();
+  MlirNamedAttribute all[8];
+  all[0] = tcb_named(L->ctx, "sym_name", mlirStringAttrGet(L->ctx, mlirStringRefCreateFromCString(name)));
+  for (intptr_t i = 0; i < nattrs && i < 7; i++) all[1 + i] = attrs[i];
+  return tcb_op_regions(&g, "llvm.mlir.global", 0, NULL, 0, NULL, 1 + nattrs, all, 1, &r);
+}
+
+/* The kernel's record of its shared memory size (read by the emulator and, later, the
+ * launcher): a constant i64 global beside the kernel. */
+static void record_shared_bytes(tc_lower *L) {
+  MlirAttribute fname = mlirOperationGetAttributeByName(L->new_func, mlirStringRefCreateFromCString("sym_name"));
+  MlirStringRef fn = mlirStringAttrGetValue(fname);
+  char name[300];
+  snprintf(name, sizeof name, "%s%.*s", SHARED_BYTES_PREFIX, (int)(fn.length > strlen(KERNEL_PREFIX) ? fn.length - strlen(KERNEL_PREFIX) : 0),
+           fn.data + strlen(KERNEL_PREFIX));
+  MlirType i64 = tcb_int_type(L->ctx, 64);
+  MlirAttribute value = mlirIntegerAttrGet(i64, L->shared_bytes);
+  MlirOperation g = module_global(L, name);
+  if (!mlirOperationIsNull(g)) {
+    mlirOperationSetAttributeByName(g, mlirStringRefCreateFromCString("value"), value);
+    return;
+  }
+  MlirNamedAttribute attrs[4] = {tcb_named(L->ctx, "global_type", mlirTypeAttrGet(i64)),
+                                 tcb_named(L->ctx, "linkage", tcb_attr(L->ctx, "#llvm.linkage<internal>")),
+                                 tcb_named(L->ctx, "constant", mlirUnitAttrGet(L->ctx)),
+                                 tcb_named(L->ctx, "value", value)};
+  add_global(L, name, 4, attrs);
+}
+
+/* The program's shared memory, as a generic pointer made at the kernel's entry: the
+ * dynamic .shared array on the GPU, the emulated CTA's block on the CPU. */
+static MlirValue shared_base(tc_lower *L) {
+  if (!mlirValueIsNull(L->shared_base)) return L->shared_base;
+  tc_builder eb;
+  tcb_init(&eb, L->ctx);
+  eb.loc = mlirOperationGetLocation(L->new_func);
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0));
+  MlirOperation first = mlirBlockGetFirstOperation(entry);
+  if (!mlirOperationIsNull(first)) tcb_set_before(&eb, first);
+  else tcb_set_end(&eb, entry);
+  MlirType ptr = tcb_type(L->ctx, "!llvm.ptr");
+  if (L->target->gpu_emulation) {
+    L->shared_base = tc_call_runtime_value(L, &eb, "tilec_rt_emu_shared", ptr, 0, NULL);
+    return L->shared_base;
+  }
+  if (mlirOperationIsNull(module_global(L, SHARED_SYMBOL))) {
+    MlirNamedAttribute attrs[4] = {tcb_named(L->ctx, "global_type", mlirTypeAttrGet(tcb_type(L->ctx, "!llvm.array<0 x i8>"))),
+                                   tcb_named(L->ctx, "linkage", tcb_attr(L->ctx, "#llvm.linkage<external>")),
+                                   tcb_named(L->ctx, "addr_space", mlirIntegerAttrGet(tcb_int_type(L->ctx, 32), 3)),
+                                   tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 64))};
+    add_global(L, SHARED_SYMBOL, 4, attrs);
+  }
+  MlirNamedAttribute sym =
+      tcb_named(L->ctx, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, mlirStringRefCreateFromCString(SHARED_SYMBOL)));
+  MlirValue a = tcb_op1(&eb, "llvm.mlir.addressof", tcb_type(L->ctx, "!llvm.ptr<3>"), 0, NULL, 1, &sym);
+  L->shared_base = tcb_cast(&eb, "llvm.addrspacecast", a, ptr);
+  return L->shared_base;
+}
+
+static MlirValue alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes) {
+  MlirValue base = shared_base(L);
+  int64_t offset = (L->shared_bytes + 63) & ~(int64_t)63;
+  L->shared_bytes = offset + bytes;
+  record_shared_bytes(L);
+  /* right after the base: before every use */
+  tc_builder eb;
+  tcb_init(&eb, L->ctx);
+  eb.loc = mlirOperationGetLocation(L->new_func);
+  MlirOperation def = mlirOpResultGetOwner(base), next = mlirOperationGetNextInBlock(def);
+  if (!mlirOperationIsNull(next)) tcb_set_before(&eb, next);
+  else tcb_set_end(&eb, mlirOperationGetBlock(def));
+  MlirType i8 = tcb_int_type(L->ctx, 8);
+  MlirValue off = tcb_const_int(&eb, tcb_int_type(L->ctx, 64), offset);
+  MlirValue ops[2] = {base, off};
+  int32_t raw = INT32_MIN; /* llvm.getelementptr's marker for a dynamic index */
+  MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, &raw)),
+                              tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(i8))};
+  MlirValue p = tcb_op1(&eb, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 2, ops, 2, ga);
+  MlirValue dyn = tc_memref_from_ptr(L, &eb, p, mlirShapedTypeGetElementType(memref_type));
+  return tcb_op1(&eb, "memref.cast", memref_type, 1, &dyn, 0, NULL);
 }
 
 /* ---- math: libdevice ------------------------------------------------------------------- */
@@ -431,9 +595,7 @@ const tc_backend tc_backend_nvptx = {
     .select_minmax = select_minmax,
     .emit_nest = emit_nest,
     .op_rows = op_rows,
-    .no_tile_buffers = "this kernel keeps a tile in memory between loop nests (a loop-carried or branch-merged tile, "
-                       "a load read after a store, a costly value used twice), which is not supported on nvptx yet "
-                       "(it needs shared memory and barriers)",
+    .alloc_shared = alloc_shared,
     .lower_math = lower_math,
     .emit = emit,
 };
@@ -487,7 +649,12 @@ static tilec_status *make_cta(LLVMModuleRef m, LLVMValueRef kernel, const tc_tar
   LLVMTypeRef cta_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), cta_params, 4, 0);
   LLVMValueRef cta = LLVMGetNamedFunction(m, "tilec_rt_emu_cta");
   if (!cta) cta = LLVMAddFunction(m, "tilec_rt_emu_cta", cta_ty);
-  LLVMValueRef cargs[4] = {LLVMConstInt(i32, 32 * (unsigned)t->num_warps, 0), LLVMConstInt(i64, 0, 0), body, frame};
+  char bytes_name[300];
+  snprintf(bytes_name, sizeof bytes_name, "%s%s", SHARED_BYTES_PREFIX, name);
+  LLVMValueRef bytes_global = LLVMGetNamedGlobal(m, bytes_name);
+  unsigned long long shared = 0;
+  if (bytes_global && LLVMGetInitializer(bytes_global)) shared = LLVMConstIntGetZExtValue(LLVMGetInitializer(bytes_global));
+  LLVMValueRef cargs[4] = {LLVMConstInt(i32, 32 * (unsigned)t->num_warps, 0), LLVMConstInt(i64, shared, 0), body, frame};
   LLVMBuildCall2(b, cta_ty, cta, cargs, 4, "");
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
@@ -525,10 +692,9 @@ const tc_backend tc_backend_nvptx_emu = {
     .vector_registers = vector_registers,
     .select_minmax = select_minmax,
     .emit_nest = emit_nest,
-    .op_rows = op_rows,
-    .no_tile_buffers = "this kernel keeps a tile in memory between loop nests (a loop-carried or branch-merged tile, "
-                       "a load read after a store, a costly value used twice), which is not supported on nvptx yet "
-                       "(it needs shared memory and barriers)",
+    .op_rows = emu_op_rows,
+    .alloc_shared = alloc_shared,
+    .heap_buffers = true,
     .lower_math = lower_math_emu,
     .emit = emit_emu,
 };

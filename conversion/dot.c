@@ -127,10 +127,11 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
   MlirValue abuf = buffer_for(L, a), bbuf = buffer_for(L, bm);
   if (L->status) return;
   /* Accumulate in place into acc's buffer when acc is a loop-carried tile that this dot
-   * replaces (acc = tl.dot(a, b, acc)); else into a copy of acc. */
+   * replaces (acc = tl.dot(a, b, acc)); else into a copy of acc. Not when every thread of
+   * the program computes the dot (L->redundant): the carried buffer is shared by them. */
   MlirValue cbuf = {NULL};
   tc_special *accs_sp = tc_special_of(L, acc);
-  if (accs_sp && accs_sp->kind == TC_SPECIAL_BUFFER && mlirValueIsABlockArgument(acc)) {
+  if (!L->redundant && accs_sp && accs_sp->kind == TC_SPECIAL_BUFFER && mlirValueIsABlockArgument(acc)) {
     MlirOpOperand u = mlirValueGetFirstUse(res);
     if (!mlirOpOperandIsNull(u) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)) &&
         tc_op_is(mlirOpOperandGetOwner(u), "scf.yield")) {

@@ -650,6 +650,8 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
        op = mlirOperationGetNextInBlock(op)) {
     if (!tc_op_is(op, "func.func") || !is_kernel(op)) continue;
     L.ndeallocs = 0;
+    L.shared_bytes = 0;
+    L.shared_base = (MlirValue){NULL};
     st = lower_func(&L, op, nbody);
     if (st) break;
   }

@@ -85,10 +85,10 @@ MlirValue tc_scalar_addptr(tc_lower *L, tc_builder *b, MlirValue base, MlirValue
 }
 
 MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel) {
-  if (L->backend->no_tile_buffers) tc_fail_here(L, TILEC_ERROR_UNSUPPORTED, "%s", L->backend->no_tile_buffers);
   MlirType mem = tile_type_is_ptr(elem) ? tcb_int_type(L->ctx, 64) : tc_memory_type(L->ctx, elem);
   MlirType mt = mlirMemRefTypeContiguousGet(mem, 1, &numel, mlirAttributeGetNull());
   int64_t bytes = numel * (int64_t)((tcb_bitwidth(mem) + 7) / 8);
+  if (L->backend->alloc_shared && !L->redundant) return L->backend->alloc_shared(L, mt, bytes);
   /* Allocation at function entry keeps loops free of stack growth. */
   tc_builder eb;
   tcb_init(&eb, L->ctx);
@@ -102,6 +102,9 @@ MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel) {
       tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
       tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 64))};
   if (bytes <= TC_STACK_BUFFER_LIMIT) return tcb_op1(&eb, "memref.alloca", mt, 0, NULL, 2, attrs);
+  if (!L->backend->heap_buffers)
+    tc_fail_here(L, TILEC_ERROR_UNSUPPORTED, "a tile of %lld bytes is too large for a thread's own memory on %s",
+                 (long long)bytes, L->backend->name);
   MlirValue v = tcb_op1(&eb, "memref.alloc", mt, 0, NULL, 2, attrs);
   if (L->ndeallocs == L->capdeallocs) {
     int cap = L->capdeallocs ? 2 * L->capdeallocs : 8;
@@ -222,7 +225,9 @@ static void prefetch_next_iteration(tc_chunk *c, MlirValue old_ptr, MlirValue vi
   emit_prefetch(L, b, view, tcb_binary(b, "arith.addi", start, s), false);
 }
 
-bool tc_store_prefetchable(tc_lower *L, MlirOperation store) { return tc_lower_pure_cone(L, mlirOperationGetOperand(store, 0)); }
+bool tc_store_prefetchable(tc_lower *L, MlirOperation store) {
+  return L->backend->prefetch && tc_lower_pure_cone(L, mlirOperationGetOperand(store, 0));
+}
 
 void tc_prefetch_store(tc_chunk *c, MlirOperation store, const tc_pos *pos) {
   tc_lower *L = c->L;

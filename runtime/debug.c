@@ -124,6 +124,17 @@ void tilec_rt_assert_fail(const char *msg, const char *file, int32_t line, int32
   if (tls_jmp) longjmp(*tls_jmp, 1);
 }
 
+jmp_buf *tilec_rt_emu_hold_jmp(void) {
+  jmp_buf *jb = tls_jmp;
+  tls_jmp = NULL;
+  return jb;
+}
+
+void tilec_rt_emu_release_jmp(jmp_buf *jb) {
+  tls_jmp = jb;
+  if (tls_error.message[0] && tls_jmp) longjmp(*tls_jmp, 1);
+}
+
 void tilec_rt_emu_fail(const char *msg) {
   record("", 0, 0);
   snprintf(tls_error.message, sizeof tls_error.message, "%s", msg);

@@ -22,6 +22,10 @@ TILEC_RT_EXPORT void tilec_rt_emu_barrier(void);
 TILEC_RT_EXPORT void *tilec_rt_emu_shared(void);
 /* Fails the running program with msg (unwinds through the trampoline, like an assert). */
 void tilec_rt_emu_fail(const char *msg);
+/* While a CTA runs, a failed assert only records its error (the CTA's other threads must
+ * reach their barriers); release unwinds the program afterwards if one was recorded. */
+jmp_buf *tilec_rt_emu_hold_jmp(void);
+void tilec_rt_emu_release_jmp(jmp_buf *jb);
 
 /* Called by the generated trampoline around each program that can fail. */
 TILEC_RT_EXPORT void tilec_rt_set_jmp(jmp_buf *jb);

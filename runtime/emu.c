@@ -96,9 +96,10 @@ void tilec_rt_emu_cta(uint32_t nthreads, uint64_t shared_bytes, void (*body)(voi
   /* Every thread exists before any body runs: a body waiting at a barrier for a thread that
    * could not be created would never return. */
   open_gate(&cta, fail ? -1 : 1);
+  jmp_buf *unwind = tilec_rt_emu_hold_jmp();
   if (!fail) {
     threads[0] = (emu_thread){&cta, 0};
-    run_body(&threads[0]);
+    run_body(&threads[0]); /* thread 0 is the caller: its prints and asserts are the program's */
   }
   for (uint32_t i = 1; i < started; i++) pthread_join(ids[i], NULL);
   if (barrier) pthread_barrier_destroy(&cta.barrier);
@@ -110,6 +111,8 @@ void tilec_rt_emu_cta(uint32_t nthreads, uint64_t shared_bytes, void (*body)(voi
   if (fail) {
     char msg[160];
     snprintf(msg, sizeof msg, "nvptx-emu: a program of %u threads %s", nthreads, fail);
+    tilec_rt_emu_release_jmp(unwind); /* nothing recorded yet: only restores */
     tilec_rt_emu_fail(msg);
   }
+  tilec_rt_emu_release_jmp(unwind); /* a failed assert of thread 0 unwinds the program now */
 }

@@ -1,11 +1,16 @@
-# The nvptx target (first step): one program is one CTA of 32 * num_warps threads, a nest's
-# 128-bit chunks dealt to the threads round-robin; the PTX entry takes the kernel's
-# parameters and reads the program id from %ctaid. Ops that need threads to exchange
-# values are refused with a located error; so are unknown chips and warp counts, before
-# LLVM sees them.
+# The nvptx target: one program is one CTA of 32 * num_warps threads, a nest's 128-bit
+# chunks dealt to the threads round-robin and fenced by barriers; the PTX entry takes the
+# kernel's parameters and reads the program id from %ctaid. A tile one nest writes and
+# another reads lives in dynamic shared memory; a reduction is computed by every thread;
+# atomics run once, on thread 0, between barriers. device_print is refused with a located
+# error (it needs CUDA's vprintf); so are unknown chips and warp counts, before LLVM sees
+# them.
 # RUN: %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target nvptx --emit ptx | FileCheck %s
 # RUN: %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=W8
-# RUN: not %tilec compile %s -k row_sum -s "*fp32, *fp32, 256" --target nvptx --emit ptx 2>&1 | FileCheck %s --check-prefix=SUM
+# RUN: %tilec compile %s -k softmax -s "*fp32, *fp32, 512" --target nvptx --emit ptx | FileCheck %s --check-prefix=SOFTMAX
+# RUN: %tilec compile %s -k transpose -s "*fp32, *fp32, 32" --target nvptx --emit ptx | FileCheck %s --check-prefix=TRANS
+# RUN: %tilec compile %s -k count -s "*i32, *fp32, 256" --target nvptx --emit ptx | FileCheck %s --check-prefix=ATOMIC
+# RUN: not %tilec compile %s -k show -s "*fp32, 16" --target nvptx --emit ptx 2>&1 | FileCheck %s --check-prefix=PRINT
 # RUN: not %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target nvptx --arch sm_99 --emit ptx 2>&1 | FileCheck %s --check-prefix=ARCH
 # RUN: not %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target nvptx --num-warps 3 --emit ptx 2>&1 | FileCheck %s --check-prefix=WARPS
 # RUN: not %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --emit ptx 2>&1 | FileCheck %s --check-prefix=HOST
@@ -21,10 +26,29 @@ def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def row_sum(x_ptr, out_ptr, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    x = tl.load(x_ptr + row * BLOCK + tl.arange(0, BLOCK))
-    tl.store(out_ptr + row, tl.sum(x, axis=0))
+def softmax(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(out_ptr + offs, e / tl.sum(e, axis=0))
+
+
+@triton.jit
+def transpose(x_ptr, out_ptr, B: tl.constexpr):
+    i = tl.arange(0, B)
+    x = tl.load(x_ptr + i[:, None] * B + i[None, :])
+    tl.store(out_ptr + i[:, None] * B + i[None, :], tl.trans(x))
+
+
+@triton.jit
+def count(n_ptr, x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.atomic_add(n_ptr, tl.sum((x > 0).to(tl.int32), axis=0))
+
+
+@triton.jit
+def show(x_ptr, BLOCK: tl.constexpr):
+    tl.device_print("x", tl.load(x_ptr + tl.arange(0, BLOCK)))
 
 # CHECK: .target sm_80
 # CHECK: .visible .entry add(
@@ -36,7 +60,21 @@ def row_sum(x_ptr, out_ptr, BLOCK: tl.constexpr):
 # W8: .target sm_90
 # W8: .maxntid 256
 
-# SUM: nvptx.py:27:{{[0-9]+}}: error: reductions (tl.sum, tl.max, tl.reduce, ...) are not supported on nvptx yet
+# SOFTMAX: .visible .entry softmax(
+# SOFTMAX: bar.sync 0
+
+# the transposed tile is written by the threads into shared memory, then read across
+# TRANS: .extern .shared .align 64 .b8 __tilec_shared[];
+# TRANS: .visible .entry transpose(
+# TRANS: st.shared
+# TRANS: bar.sync 0
+# TRANS: ld.shared
+
+# ATOMIC: bar.sync 0
+# ATOMIC: %tid.x
+# ATOMIC: atom.global.add.u32
+# ATOMIC: bar.sync 0
+# PRINT: nvptx.py:51:{{[0-9]+}}: error: tl.device_print is not supported on nvptx yet
 
 # ARCH: error: unknown NVIDIA GPU architecture 'sm_99'
 # WARPS: error: num_warps must be a power of 2 from 1 to 32
