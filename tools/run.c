@@ -350,6 +350,15 @@ int run_parse_args(int argc, char **argv, int first, run_opts *o) {
       o->repeat = (long)v;
     } else if (!strcmp(a, "--target")) {
       o->target = argv[++i];
+    } else if (!strcmp(a, "--arch")) {
+      o->arch = argv[++i];
+    } else if (!strcmp(a, "--num-warps")) {
+      uint64_t v;
+      if (!run_parse_count(argv[++i], 1024, &v) || v == 0)
+        return run_usage("--num-warps expects a number of warps, got '%s'", argv[i]);
+      o->num_warps = (uint32_t)v;
+    } else if (!strcmp(a, "--emit")) {
+      o->emit = argv[++i];
     } else if (!strcmp(a, "--exec")) {
       o->exec = argv[++i];
       if (!*o->exec) return run_usage("--exec expects a command, got '%s'", o->exec);
@@ -776,6 +785,8 @@ static void swap_contents(const run_opts *o, void **kept) {
 static void run_compile_options(const run_opts *o, bool reference, tilec_compile_options *co) {
   tilec_compile_options_init(co);
   if (o->target) co->target = o->target;
+  co->arch = o->arch;
+  co->num_warps = o->num_warps;
   if (o->no_cache) co->cache_dir = "";
   if (reference) {
     co->reference = true;
@@ -1000,6 +1011,26 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
     int rc = run_build_and_spawn(o, &spec);
     free(defs);
     return rc;
+  }
+  if (o->emit) { /* the IR of exactly what would run, for the bindings given */
+    tilec_stage stage = TILEC_STAGE_ASM;
+    tilec_compile_options co;
+    run_compile_options(o, false, &co);
+    tilec_compiler *c = NULL;
+    tilec_status *st = NULL;
+    if (strcmp(o->emit, "ptx") && !tilec_stage_from_name(o->emit, &stage))
+      st = tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "unknown stage '%s' (expected tile, analysis, vector, llvm-dialect, llvm, asm or ptx)", o->emit);
+    else if (!strcmp(o->emit, "ptx") && (!o->target || strcmp(o->target, "nvptx")))
+      st = tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "--emit ptx needs --target nvptx");
+    if (!st) st = tilec_compiler_create(&co, &c);
+    char *text = NULL;
+    if (!st) st = tilec_compiler_emit(c, &spec, stage, &text);
+    if (!st) fputs(text, stdout);
+    free(text);
+    tilec_compiler_destroy(c);
+    free(defs);
+    return st ? run_report(st) : 0;
   }
 
   tilec_compile_options co;

@@ -67,6 +67,9 @@ typedef struct run_out {
 
 typedef struct run_opts {
   const char *file, *kernel, *grid, *target;
+  const char *arch;       /* --arch: the GPU of --target nvptx / nvptx-emu */
+  uint32_t num_warps;     /* --num-warps (0: 4) */
+  const char *emit;       /* --emit STAGE: print the IR of the specialization instead of running */
   const char *exec; /* --exec CMD: run the library with this program */
   int opt_level; /* -1: the compiler's default */
   bool fast_math, debug, check_bounds, check_nan, check_races, serial, reference;

@@ -33,6 +33,9 @@ import numpy as np
 LANG_DIR = os.path.dirname(os.path.abspath(__file__))
 TILEC = None     # the tilec executable (set by the driver)
 RUN_EXTRA = []   # --target/--exec: added to every `tilec run`
+PTXAS = None     # --ptxas PATH: assemble each run case's PTX instead of running it ...
+PTXAS_ARCHS = []  # ... for these GPUs (--ptxas-arch)
+NOT_A_RUN = "not a kernel run: nothing for ptxas"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,7 +213,32 @@ def run_kernel(file, kernel, grid, args, outs, timeout=60, extra=()):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def ptxas_case(c):
+    """--ptxas: the PTX of exactly the specialization the case runs (`tilec run --target nvptx
+    --emit ptx`, same bindings), for each arch, must assemble."""
+    for arch in PTXAS_ARCHS:
+        rc, out, err, _ = run_kernel(c.file, c.kernel, c.grid, c.args, [], c.timeout,
+                                     extra=["--target", "nvptx", "--arch", arch, "--emit", "ptx"])
+        if rc != 0:
+            first = (err.strip().splitlines() or [""])[0]
+            return "tilec exited with %s: %s" % (rc, first)
+        tmp = tempfile.mkdtemp(prefix="tilec-ptx-")
+        try:
+            path = os.path.join(tmp, "k.ptx")
+            with open(path, "w") as f:
+                f.write(out)
+            p = subprocess.run([PTXAS, "-arch=" + arch, path, "-o", os.path.join(tmp, "k.cubin")],
+                               capture_output=True, text=True, timeout=120)
+            if p.returncode != 0:
+                return "ptxas -arch=%s: %s" % (arch, (p.stderr.strip().splitlines() or [""])[0])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return None
+
+
 def run_case(c):
+    if PTXAS:
+        return ptxas_case(c)
     rc, out, err, res = run_kernel(c.file, c.kernel, c.grid, c.args, c.outs, c.timeout)
     if rc != 0:
         first = (err.strip().splitlines() or [""])[0]
@@ -255,7 +283,7 @@ def execute(c):
         if isinstance(c, Case):
             return run_case(c)
         if isinstance(c, DiagCase):
-            return run_diag(c)
-        return c.fn()
+            return run_diag(c) if not PTXAS else NOT_A_RUN
+        return c.fn() if not PTXAS else NOT_A_RUN
     except Exception as e:  # a driver bug or an unreadable output: report, don't die
         return "driver exception: %s: %s" % (type(e).__name__, e)

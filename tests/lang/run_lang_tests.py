@@ -21,7 +21,7 @@ the lines that diagnostics cases expect (`line=`, mostly found with line_of from
 the source line) move only when kernels.py itself changes.
 
 usage: run_lang_tests.py TILEC [--only FAMILY[,FAMILY]] [--case SUBSTR] [-j N] [-v] [--list]
-                         [--target T [--exec CMD]] [--skip-unsupported TEXT]
+                         [--target T [--exec CMD]] [--skip-unsupported TEXT]... [--ptxas PATH [--ptxas-arch A,B]]
 
 Prints one line per case (PASS / FAIL / XFAIL / KNOWN-BUG) and finally `N passed, M failed`;
 exits non-zero when M > 0. Needs only the standard library and numpy.
@@ -90,15 +90,23 @@ def main():
     ap.add_argument("--target", help="compile the kernels for this target (tilec run --target)")
     ap.add_argument("--exec", help="run them with this command (tilec run --exec), e.g. an arm64 "
                     "tilec-exec under qemu-aarch64")
-    ap.add_argument("--skip-unsupported", metavar="TEXT",
+    ap.add_argument("--skip-unsupported", metavar="TEXT", action="append", default=[],
                     help="a case whose error contains TEXT prints SKIP and does not count as failed "
                     "(--target nvptx-emu: 'not supported on nvptx yet', the operations the GPU lowering "
-                    "does not have yet); a wrong result still fails")
+                    "does not have yet); a wrong result still fails. Repeatable")
+    ap.add_argument("--ptxas", metavar="PATH", help="instead of running each kernel, assemble the PTX of the "
+                    "specialization it runs (tilec run --target nvptx --emit ptx) with this ptxas; "
+                    "diagnostics and custom cases print SKIP")
+    ap.add_argument("--ptxas-arch", default="sm_80,sm_90", help="GPUs for --ptxas (default sm_80,sm_90)")
     opts = ap.parse_args()
     if opts.target:
         harness.RUN_EXTRA.extend(["--target", opts.target])
     if opts.exec:
         harness.RUN_EXTRA.extend(["--exec", opts.exec])
+    if opts.ptxas:
+        harness.PTXAS = opts.ptxas
+        harness.PTXAS_ARCHS = opts.ptxas_arch.split(",")
+        opts.skip_unsupported.append(harness.NOT_A_RUN)
     harness.TILEC = os.path.abspath(opts.tilec)
     all_fams = families()
     fams = all_fams
@@ -149,7 +157,7 @@ def run_cases(cases, opts):
                 print("XFAIL %s: %s" % (c.name, c.xfail))
                 if opts.verbose:
                     print("    (%s)" % err)
-            elif opts.skip_unsupported and opts.skip_unsupported in err:
+            elif any(t in err for t in opts.skip_unsupported):
                 print("SKIP %s: %s" % (c.name, err))
                 skipped += 1
             elif c.name in KNOWN_FAILURES:
