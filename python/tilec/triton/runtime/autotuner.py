@@ -3,8 +3,9 @@
 In:  a JITFunction (or another Autotuner/Heuristics) plus configs and a tuning key.
 Out: a KernelInterface whose launch picks, per distinct key (the values of the `key`
      arguments plus the dtypes of the arguments that have one), the config that ran
-     fastest on this CPU (timed with triton.testing.do_bench, or the user's `do_bench`),
-     caches it in `.cache` and `.best_config`, and launches the kernel with it. Configs
+     fastest on this CPU (all configs timed together in alternating rounds, compile
+     excluded; or each alone by the user's `do_bench`), caches it in `.cache` and
+     `.best_config`, and launches the kernel with it. Configs
      that do not compile (tilec.CompilationError, OutOfResources) time as infinite; if
      every config fails the first error is raised. With cache_results=True (or
      TRITON_CACHE_AUTOTUNING=1) the timings are also kept in tilec's disk cache, keyed by
@@ -16,6 +17,7 @@ import hashlib
 import inspect
 import json
 import os
+import statistics
 import time
 import warnings
 
@@ -23,6 +25,16 @@ from ..errors import TritonError
 from .. import knobs as _knobs
 from .errors import AutotunerError, OutOfResources
 from .jit import KernelInterface
+
+# The default CPU benchmark (Autotuner._bench_interleaved): every config is timed at least
+# _MIN_ROUNDS times; the configs within _CONTENDER_MARGIN of the best median are timed
+# _CONTENDER_ROUNDS more times, side by side; no config more than _MAX_ROUNDS times per phase
+# (all even: rounds come in pairs).
+_MIN_ROUNDS = 6
+_CONTENDER_MARGIN = 0.10
+_CONTENDER_ROUNDS = 10
+_MAX_ROUNDS = 1000
+_clock = time.perf_counter  # a test may substitute a fake clock
 
 
 class Config:
@@ -214,14 +226,22 @@ class Autotuner(KernelInterface):
 
     @property
     def do_bench(self):
+        """The per-config benchmark function (kernel_call, quantiles) -> times: the
+        user's `do_bench=`, do_bench with the deprecated `warmup`/`rep`, else the active
+        driver's benchmarker (triton.testing.do_bench). Without a `do_bench=` the
+        autotuner itself times the configs together (`_bench_interleaved`)."""
         if self._do_bench is not None:
             return self._do_bench
-        from ..testing import do_bench
-        warmup = 25 if self.num_warmups is None else self.num_warmups
-        rep = 100 if self.num_reps is None else self.num_reps
-        return lambda kernel_call, quantiles: do_bench(kernel_call, warmup=warmup, rep=rep, quantiles=quantiles)
+        if self.num_warmups is not None or self.num_reps is not None:
+            from ..testing import do_bench
+            warmup = 25 if self.num_warmups is None else self.num_warmups
+            rep = 100 if self.num_reps is None else self.num_reps
+            return lambda kernel_call, quantiles: do_bench(kernel_call, warmup=warmup, rep=rep, quantiles=quantiles)
+        from .driver import driver
+        return driver.active.get_benchmarker()
 
-    def _bench(self, *args, config, **meta):
+    def _kernel_call(self, args, config, meta):
+        """The call a benchmark times for `config`: hooks, the launch, the post hook."""
         conflicts = meta.keys() & config.kwargs.keys()
         if conflicts:
             raise ValueError(f"Conflicting meta-parameters: {', '.join(sorted(conflicts))}."
@@ -242,20 +262,116 @@ class Autotuner(KernelInterface):
                     raise
             self.post_hook(full_nargs, exception=None)
 
+        return kernel_call
+
+    @staticmethod
+    def _skippable(error):
+        """A config the CPU compiler rejects (a static_assert on the block sizes, a tile
+        too large) is skipped, as Triton skips configs out of GPU resources. KernelError
+        (a failure while running) is not skipped: it is a real bug."""
+        from tilec.errors import CompilationError
+        return isinstance(error, (CompilationError, OutOfResources))
+
+    def _bench(self, *args, config, **meta):
+        """Times one config with `self.do_bench` (the user's `do_bench=`, or the driver's
+        benchmarker): (timings, error)."""
+        kernel_call = self._kernel_call(args, config, meta)
         if _knobs.autotuning.print:
             print(f"Autotuning kernel {self.base_fn.__name__} with config {config}")
         try:
             return self.do_bench(kernel_call, quantiles=(0.5, 0.2, 0.8)), None
         except (TritonError, OutOfResources) as e:
-            # A config the CPU compiler rejects (a static_assert on the block sizes, a
-            # tile too large) is skipped, as Triton skips configs out of GPU resources.
-            # KernelError (a failure while running) is not skipped: it is a real bug.
-            from tilec.errors import CompilationError
-            if not isinstance(e, (CompilationError, OutOfResources)):
+            if not self._skippable(e):
                 raise
             if _knobs.autotuning.print:
                 print(f"Autotuning failed with {e}")
             return [float("inf")] * 3, e
+
+    def _uses_cpu_benchmark(self):
+        """True when no benchmark function was chosen (no `do_bench=`, the driver's own
+        benchmarker): the configs are then timed together by `_bench_interleaved`."""
+        if self._do_bench is not None:
+            return False
+        from .. import testing
+        from .driver import driver
+        return driver.active.get_benchmarker() is testing.do_bench
+
+    def _bench_interleaved(self, args, meta, configs):
+        """The CPU's default benchmark of `configs`: {config: [median, p20, p80] ms},
+        first error. Timing one config after another (as do_bench per config does) lets
+        the load of a shared machine, which drifts over seconds, decide between configs
+        whose kernels take tens of ms — a 2048 matmul gets one or two timed runs from a
+        100 ms budget. So: every config is compiled and run once before any timing
+        (compile time and first-touch page faults are never timed), warmed for `warmup`
+        ms, then timed in rounds that run each config once, in pairs of rounds (an order,
+        then the same order reversed; the order rotates from pair to pair), for at least
+        _MIN_ROUNDS rounds and `rep` ms per config; the configs within _CONTENDER_MARGIN
+        of the best median then get _CONTENDER_ROUNDS more rounds among themselves. A
+        config's timings are the quantiles of its per-pair mean times. Each timed run
+        follows a write of a last-level-cache-sized buffer, as do_bench's."""
+        from .driver import driver
+        drv = driver.active
+        verbose = _knobs.autotuning.print
+        warmup_ms = 25 if self.num_warmups is None else self.num_warmups
+        rep_ms = 100 if self.num_reps is None else self.num_reps
+        calls, timings, first_error = {}, {}, None
+        for config in configs:
+            if verbose:
+                print(f"Autotuning kernel {self.base_fn.__name__} with config {config}")
+            call = self._kernel_call(args, config, meta)
+            try:
+                call()  # compiles (or loads from the disk cache), then runs once: untimed
+            except (TritonError, OutOfResources) as e:
+                if not self._skippable(e):
+                    raise
+                if verbose:
+                    print(f"Autotuning failed with {e}")
+                timings[config] = [float("inf")] * 3
+                first_error = first_error or e
+                continue
+            calls[config] = call
+        if not calls:
+            return timings, first_error
+        flush = drv.get_empty_cache_for_benchmark()
+        start = _clock()
+        while True:  # warm-up: whole rounds, untimed
+            for call in calls.values():
+                call()
+            if (_clock() - start) * 1e3 >= warmup_ms:
+                break
+        samples = {config: [] for config in calls}
+
+        def timed_rounds(live, rounds, budget_ms):
+            # Rounds come in pairs, the second the first reversed: in a pair each config
+            # runs once at position q and once at n-1-q, so a linear drift of the
+            # machine's speed adds the same to every config's pair.
+            begin = _clock()
+            for r in range(_MAX_ROUNDS):
+                if r % 2 == 0 and r >= rounds and (_clock() - begin) * 1e3 >= budget_ms:
+                    break
+                shift = (r // 2) % len(live)
+                order = live[shift:] + live[:shift]
+                for config in (reversed(order) if r % 2 else order):
+                    drv.clear_cache(flush)
+                    t0 = _clock()
+                    calls[config]()
+                    samples[config].append((_clock() - t0) * 1e3)
+
+        def pair_means(config):
+            runs = samples[config]
+            return [(runs[i] + runs[i + 1]) / 2 for i in range(0, len(runs) - 1, 2)]
+
+        live = list(calls)
+        timed_rounds(live, _MIN_ROUNDS, rep_ms * len(live))
+        if len(live) > 1:
+            best = builtins.min(statistics.median(pair_means(c)) for c in live)
+            contenders = [c for c in live if statistics.median(pair_means(c)) <= best * (1 + _CONTENDER_MARGIN)]
+            if len(contenders) > 1:
+                timed_rounds(contenders, _CONTENDER_ROUNDS, 0)
+        from ..testing import _quantile
+        for config in calls:
+            timings[config] = _quantile(pair_means(config), (0.5, 0.2, 0.8))
+        return timings, first_error
 
     def _tuning_key(self, args, kwargs):
         all_args = {**self.nargs, **kwargs}
@@ -268,11 +384,14 @@ class Autotuner(KernelInterface):
 
     def _benchmark(self, key, args, kwargs, configs):
         start = time.time()
-        timings, first_error = {}, None
-        for config in configs:
-            timing, error = self._bench(*args, config=config, **kwargs)
-            timings[config] = timing
-            first_error = first_error or error
+        if self._uses_cpu_benchmark():
+            timings, first_error = self._bench_interleaved(args, kwargs, configs)
+        else:
+            timings, first_error = {}, None
+            for config in configs:
+                timing, error = self._bench(*args, config=config, **kwargs)
+                timings[config] = timing
+                first_error = first_error or error
         self.bench_time = time.time() - start
         best = builtins.min(timings, key=timings.get)
         if first_error is not None and all(_median(t) == float("inf") for t in timings.values()):
