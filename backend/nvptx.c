@@ -575,8 +575,15 @@ static tilec_status *prepare(LLVMModuleRef m, const tc_target *t) {
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
     if (!LLVMIsDeclaration(f) && LLVMGetFunctionCallConv(f) != LLVMPTXKernelCallConv)
       LLVMSetLinkage(f, LLVMInternalLinkage);
-  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+    size_t len = 0;
+    const char *name = LLVMGetValueName2(g, &len);
+    if (!strncmp(name, SHARED_BYTES_PREFIX, strlen(SHARED_BYTES_PREFIX))) {
+      LLVMSetLinkage(g, LLVMExternalLinkage); /* the library's launcher reads it from the PTX */
+      continue;
+    }
     if (!LLVMIsDeclaration(g)) LLVMSetLinkage(g, LLVMInternalLinkage);
+  }
   return NULL;
 }
 
@@ -584,7 +591,9 @@ static tilec_status *emit(MlirModule module, tc_stage stage, const tc_target *t,
                           char **out, size_t *len) {
   if (stage == TC_STAGE_OBJECT)
     return tilec_status_create(TILEC_ERROR_UNSUPPORTED,
-                               "nvptx: building a library is not supported yet (use --emit ptx for the PTX text)");
+                               "nvptx has no object files: build a library of one signature with -o (it embeds the "
+                               "PTX), or print it with --emit ptx; the JIT and libraries of several signatures do "
+                               "not support nvptx yet (--target nvptx-emu runs the GPU lowering on this CPU)");
   return tc_llvm_emit(module, stage, t, opts, prepare, out, len);
 }
 

@@ -237,6 +237,14 @@ tilec_status *tilec_compiler_build_library(tilec_compiler *c, const tilec_kernel
   char *obj = NULL;
   size_t len = 0;
   tc_package *pkg = NULL;
+  if (!st && c->target.is_nvptx) { /* the PTX, embedded in a host library that launches it */
+    st = advance(c, m, TC_STAGE_ASM, &obj, &len);
+    if (!st) st = tc_package_gpu(info, &c->target, obj, so_path);
+    if (!st && header_path) st = tc_package_header(info, header_path, true);
+    free(obj);
+    free(info);
+    return st;
+  }
   /* The stub compiles in the background while MLIR and LLVM produce the kernel object. */
   if (!st) {
     st = tc_package_begin(info, &c->target, spec->filename, c->opts.debug_info, &pkg);
@@ -245,7 +253,7 @@ tilec_status *tilec_compiler_build_library(tilec_compiler *c, const tilec_kernel
   }
   if (!st) st = tc_package_finish(pkg, obj, len, so_path);
   tc_package_free(pkg);
-  if (!st && header_path) st = tc_package_header(info, header_path);
+  if (!st && header_path) st = tc_package_header(info, header_path, c->target.is_nvptx);
   free(obj);
   free(info);
   return st;

@@ -17,7 +17,11 @@ tilec_status *tc_package_begin(const tc_kernel_info *info, const tc_target *targ
                                bool debug_info, tc_package **out);
 tilec_status *tc_package_finish(tc_package *p, const char *object, size_t object_len, const char *so_path);
 void tc_package_free(tc_package *p);
-tilec_status *tc_package_header(const tc_kernel_info *info, const char *header_path);
+tilec_status *tc_package_header(const tc_kernel_info *info, const char *header_path, bool gpu);
+/* --target nvptx: a host library whose KERNEL_launch / KERNEL_launch_async(stream, ...) run
+ * the PTX (and a cubin, when ptxas is found at build time) on a GPU through the CUDA driver
+ * (launcher/cuda.c); pointer parameters are device pointers. */
+tilec_status *tc_package_gpu(const tc_kernel_info *info, const tc_target *target, const char *ptx, const char *so_path);
 
 /* Specializations of one kernel in one library (tilec_compiler_build_library_multi). */
 #define TC_MAX_VARIANTS 64

@@ -1,0 +1,120 @@
+/* launcher/cuda.c — launches kernels built for --target nvptx on an NVIDIA GPU through the
+ * CUDA driver API, reached with dlopen("libcuda.so.1") at the first launch: libtilec-runtime
+ * has no link-time CUDA dependency, and without a driver or a GPU a launch returns
+ * TILEC_ERROR_RUNTIME with a message that says so (tilec_last_error()). The library's PTX
+ * (and a cubin ptxas made when the library was built) is loaded once per process; one
+ * program is one CTA of block_x threads with shared_bytes of dynamic shared memory.
+ * In: a kernel's image, name, grid and argument pointers. Out: 0 or a tilec_status_code. */
+#include "runtime/debug.h"
+#include "tilec/status.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef int (*cu_init_fn)(unsigned);
+typedef int (*cu_device_get_fn)(int *, int);
+typedef int (*cu_ctx_retain_fn)(void **, int);
+typedef int (*cu_ctx_set_fn)(void *);
+typedef int (*cu_module_load_fn)(void **, const void *);
+typedef int (*cu_module_function_fn)(void **, void *, const char *);
+typedef int (*cu_func_attr_fn)(void *, int, int);
+typedef int (*cu_launch_fn)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+                            void **, void **);
+typedef int (*cu_sync_fn)(void *);
+typedef int (*cu_error_string_fn)(int, const char **);
+
+static struct {
+  pthread_once_t once;
+  char why[256]; /* set when the driver cannot be used */
+  cu_module_load_fn module_load;
+  cu_module_function_fn module_function;
+  cu_func_attr_fn func_attr;
+  cu_launch_fn launch;
+  cu_sync_fn stream_sync;
+  cu_error_string_fn error_string;
+  cu_ctx_set_fn ctx_set;
+  void *ctx;
+} cuda = {.once = PTHREAD_ONCE_INIT};
+
+static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+enum { MAX_MODULES = 256 };
+static struct {
+  const void *image;
+  void *module;
+} modules[MAX_MODULES];
+
+static const char *err_text(int r) {
+  const char *s = NULL;
+  if (cuda.error_string && cuda.error_string(r, &s) == 0 && s) return s;
+  return "unknown CUDA error";
+}
+
+static void open_driver(void) {
+  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    snprintf(cuda.why, sizeof cuda.why, "no CUDA driver: libcuda.so.1 cannot be loaded (%s)", dlerror());
+    return;
+  }
+  cu_init_fn init = (cu_init_fn)dlsym(h, "cuInit");
+  cu_device_get_fn device_get = (cu_device_get_fn)dlsym(h, "cuDeviceGet");
+  cu_ctx_retain_fn retain = (cu_ctx_retain_fn)dlsym(h, "cuDevicePrimaryCtxRetain");
+  cuda.ctx_set = (cu_ctx_set_fn)dlsym(h, "cuCtxSetCurrent");
+  cuda.module_load = (cu_module_load_fn)dlsym(h, "cuModuleLoadData");
+  cuda.module_function = (cu_module_function_fn)dlsym(h, "cuModuleGetFunction");
+  cuda.func_attr = (cu_func_attr_fn)dlsym(h, "cuFuncSetAttribute");
+  cuda.launch = (cu_launch_fn)dlsym(h, "cuLaunchKernel");
+  cuda.stream_sync = (cu_sync_fn)dlsym(h, "cuStreamSynchronize");
+  cuda.error_string = (cu_error_string_fn)dlsym(h, "cuGetErrorString");
+  if (!init || !device_get || !retain || !cuda.ctx_set || !cuda.module_load || !cuda.module_function ||
+      !cuda.launch || !cuda.stream_sync) {
+    snprintf(cuda.why, sizeof cuda.why, "the CUDA driver libcuda.so.1 lacks the driver API tilec needs");
+    return;
+  }
+  int r = init(0);
+  if (r) {
+    snprintf(cuda.why, sizeof cuda.why, "the CUDA driver cannot start (cuInit: %s): no usable NVIDIA GPU?", err_text(r));
+    return;
+  }
+  int dev = 0;
+  if ((r = device_get(&dev, 0)) || (r = retain(&cuda.ctx, dev)))
+    snprintf(cuda.why, sizeof cuda.why, "no CUDA device 0 (%s)", err_text(r));
+}
+
+static int fail(int code, const char *fmt, const char *a, const char *b) {
+  char msg[512];
+  snprintf(msg, sizeof msg, fmt, a, b);
+  return tilec_rt_launch_refused(code, msg);
+}
+
+int tilec_rt_cuda_launch(const char *kernel, const char *ptx, const unsigned char *cubin, size_t cubin_len,
+                         uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, uint32_t block_x, uint32_t shared_bytes,
+                         void **args, void *stream) {
+  pthread_once(&cuda.once, open_driver);
+  if (cuda.why[0]) return fail(TILEC_ERROR_RUNTIME, "kernel %s: %s", kernel, cuda.why);
+  if (!grid_x || !grid_y || !grid_z) return tilec_rt_launch_refused(0, "");
+  int r = cuda.ctx_set(cuda.ctx);
+  if (r) return fail(TILEC_ERROR_RUNTIME, "kernel %s: cuCtxSetCurrent: %s", kernel, err_text(r));
+  const void *image = cubin_len ? (const void *)cubin : (const void *)ptx;
+  void *module = NULL;
+  pthread_mutex_lock(&modules_lock);
+  int i = 0;
+  for (; i < MAX_MODULES && modules[i].image && modules[i].image != image; i++) continue;
+  if (i < MAX_MODULES && modules[i].image) module = modules[i].module;
+  if (!module && (r = cuda.module_load(&module, image)) && cubin_len)
+    r = cuda.module_load(&module, ptx); /* a cubin for another GPU: the driver compiles the PTX */
+  if (!r && i < MAX_MODULES && !modules[i].image) modules[i].image = image, modules[i].module = module;
+  pthread_mutex_unlock(&modules_lock);
+  if (r) return fail(TILEC_ERROR_RUNTIME, "kernel %s: the GPU cannot load its code (cuModuleLoadData: %s)", kernel, err_text(r));
+  void *fn = NULL;
+  if ((r = cuda.module_function(&fn, module, kernel)))
+    return fail(TILEC_ERROR_RUNTIME, "kernel %s: cuModuleGetFunction: %s", kernel, err_text(r));
+  if (shared_bytes > 48 * 1024 && cuda.func_attr) /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    cuda.func_attr(fn, 8, (int)shared_bytes);
+  r = cuda.launch(fn, grid_x, grid_y, grid_z, block_x, 1, 1, shared_bytes, stream, args, NULL);
+  if (!r && !stream) r = cuda.stream_sync(NULL);
+  if (r) return fail(TILEC_ERROR_RUNTIME, "kernel %s: cuLaunchKernel: %s", kernel, err_text(r));
+  return tilec_rt_launch_refused(0, "");
+}
