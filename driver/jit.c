@@ -179,6 +179,8 @@ static uint64_t cache_key(const tilec_compiler *c, const tilec_kernel_spec *spec
   h = fnv_str(h, c->target.cpu);
   h = fnv_str(h, c->target.features);
   h = fnv_int(h, c->target.vector_bits);
+  h = fnv_int(h, c->target.num_warps);     /* nvptx, nvptx-emu: threads per program */
+  h = fnv_int(h, c->target.gpu_emulation);
   h = fnv_str(h, c->opts.target);
   h = fnv_int(h, c->opts.opt_level);
   h = fnv_int(h, c->opts.fast_math);
