@@ -36,6 +36,7 @@ RUN_EXTRA = []   # --target/--exec: added to every `tilec run`
 PTXAS = None     # --ptxas PATH: assemble each run case's PTX instead of running it ...
 PTXAS_ARCHS = []  # ... for these GPUs (--ptxas-arch)
 NOT_A_RUN = "not a kernel run: nothing for ptxas"
+TIMEOUT_SCALE = 1.0  # --timeout-scale: slower modes (nvptx-emu runs 128 threads a program)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,7 +205,7 @@ def run_kernel(file, kernel, grid, args, outs, timeout=60, extra=()):
                 cmd.append("%s=%s" % (k, v))
         for o in outs:
             cmd += ["--out", "%s=%s" % (o, os.path.join(tmp, o + ".out.npy"))]
-        rc, out, err = run_tilec(cmd, tmp, timeout)
+        rc, out, err = run_tilec(cmd, tmp, timeout * TIMEOUT_SCALE)
         res = {}
         if rc == 0:
             res = {o: np.load(os.path.join(tmp, o + ".out.npy")) for o in outs}

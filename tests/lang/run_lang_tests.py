@@ -98,11 +98,14 @@ def main():
                     "specialization it runs (tilec run --target nvptx --emit ptx) with this ptxas; "
                     "diagnostics and custom cases print SKIP")
     ap.add_argument("--ptxas-arch", default="sm_80,sm_90", help="GPUs for --ptxas (default sm_80,sm_90)")
+    ap.add_argument("--timeout-scale", type=float, default=1.0,
+                    help="multiply each case's time limit (nvptx-emu runs every program as 128 threads)")
     opts = ap.parse_args()
     if opts.target:
         harness.RUN_EXTRA.extend(["--target", opts.target])
     if opts.exec:
         harness.RUN_EXTRA.extend(["--exec", opts.exec])
+    harness.TIMEOUT_SCALE = opts.timeout_scale
     if opts.ptxas:
         harness.PTXAS = opts.ptxas
         harness.PTXAS_ARCHS = opts.ptxas_arch.split(",")
