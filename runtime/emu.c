@@ -4,8 +4,9 @@
  * shared-memory protocol — is executed and checked without a GPU. Kernels compiled for
  * nvptx-emu call tilec_rt_emu_cta once per program (from the launcher's thread); the
  * lowering's thread id, barrier and shared-memory base are the other three calls, made from
- * the CTA's threads. In: a program body and its thread count. Out: the body run once per
- * thread; an error (thread creation failed) unwinds the program like a failed assert. */
+ * the CTA's threads. The threads are a pool kept per calling (launcher) thread and reused by
+ * every program it runs. In: a program body and its thread count. Out: the body run once
+ * per thread; an error (thread creation failed) unwinds the program like a failed assert. */
 #include "runtime/debug.h"
 
 #include <pthread.h>
@@ -15,104 +16,164 @@
 #include <string.h>
 
 typedef struct emu_cta {
-  pthread_barrier_t barrier;
+  pthread_barrier_t *barrier;
   void *shared;
   void (*body)(void *ctx);
   void *ctx;
-  /* the start gate: threads wait until all exist (go = 1), or leave at once (go = -1) */
-  pthread_mutex_t gate;
-  pthread_cond_t opened;
-  int go;
 } emu_cta;
 
 static _Thread_local emu_cta *tls_cta;
 static _Thread_local int32_t tls_tid;
 
-typedef struct emu_thread {
-  emu_cta *cta;
-  int32_t tid;
-} emu_thread;
-
-static void run_body(emu_thread *t) {
+static void run_body(emu_cta *cta, int32_t tid) {
   emu_cta *outer = tls_cta;
   int32_t outer_tid = tls_tid;
-  tls_cta = t->cta;
-  tls_tid = t->tid;
-  t->cta->body(t->cta->ctx);
+  tls_cta = cta;
+  tls_tid = tid;
+  cta->body(cta->ctx);
   tls_cta = outer;
   tls_tid = outer_tid;
-}
-
-static void *run_thread(void *p) {
-  emu_thread *t = p;
-  pthread_mutex_lock(&t->cta->gate);
-  while (!t->cta->go) pthread_cond_wait(&t->cta->opened, &t->cta->gate);
-  int go = t->cta->go;
-  pthread_mutex_unlock(&t->cta->gate);
-  if (go > 0) run_body(t);
-  return NULL;
 }
 
 int32_t tilec_rt_emu_thread_id(void) { return tls_tid; }
 
 void tilec_rt_emu_barrier(void) {
-  if (tls_cta) pthread_barrier_wait(&tls_cta->barrier);
+  if (tls_cta) pthread_barrier_wait(tls_cta->barrier);
 }
 
 void *tilec_rt_emu_shared(void) { return tls_cta ? tls_cta->shared : NULL; }
 
-static void open_gate(emu_cta *cta, int go) {
-  pthread_mutex_lock(&cta->gate);
-  cta->go = go;
-  pthread_cond_broadcast(&cta->opened);
-  pthread_mutex_unlock(&cta->gate);
+/* ---- the pool: n - 1 workers beside the calling thread (thread 0) ------------------------ */
+
+typedef struct emu_pool emu_pool;
+typedef struct emu_worker {
+  emu_pool *pool;
+  int32_t tid;
+} emu_worker;
+
+struct emu_pool {
+  uint32_t n, started; /* threads in a CTA (caller included); workers running */
+  pthread_t *ids;
+  emu_worker *workers;
+  pthread_mutex_t lock;
+  pthread_cond_t start, done;
+  uint64_t generation; /* one per CTA */
+  uint32_t finished;   /* workers done with this generation */
+  bool quit;
+  emu_cta *cta;
+  pthread_barrier_t barrier;
+};
+
+static _Thread_local emu_pool *tls_pool;
+static pthread_key_t pool_key;
+static pthread_once_t pool_key_once = PTHREAD_ONCE_INIT;
+
+static void *worker_main(void *p) {
+  emu_worker *w = p;
+  emu_pool *pool = w->pool;
+  uint64_t seen = 0;
+  pthread_mutex_lock(&pool->lock);
+  for (;;) {
+    while (pool->generation == seen && !pool->quit) pthread_cond_wait(&pool->start, &pool->lock);
+    if (pool->quit) break;
+    seen = pool->generation;
+    emu_cta *cta = pool->cta;
+    pthread_mutex_unlock(&pool->lock);
+    run_body(cta, w->tid);
+    pthread_mutex_lock(&pool->lock);
+    if (++pool->finished == pool->n - 1) pthread_cond_signal(&pool->done);
+  }
+  pthread_mutex_unlock(&pool->lock);
+  return NULL;
+}
+
+static void pool_destroy(void *p) {
+  emu_pool *pool = p;
+  if (!pool) return;
+  pthread_mutex_lock(&pool->lock);
+  pool->quit = true;
+  pthread_cond_broadcast(&pool->start);
+  pthread_mutex_unlock(&pool->lock);
+  for (uint32_t i = 0; i < pool->started; i++) pthread_join(pool->ids[i], NULL);
+  pthread_barrier_destroy(&pool->barrier);
+  pthread_cond_destroy(&pool->start);
+  pthread_cond_destroy(&pool->done);
+  pthread_mutex_destroy(&pool->lock);
+  free(pool->ids);
+  free(pool->workers);
+  free(pool);
+}
+
+static void make_key(void) { pthread_key_create(&pool_key, pool_destroy); }
+
+/* The calling thread's pool of n threads (made or remade on first use); NULL if the threads
+ * cannot all be created (none is left running then). */
+static emu_pool *pool_for(uint32_t n) {
+  if (tls_pool && tls_pool->n == n) return tls_pool;
+  pthread_once(&pool_key_once, make_key);
+  if (tls_pool) {
+    pool_destroy(tls_pool);
+    tls_pool = NULL;
+    pthread_setspecific(pool_key, NULL);
+  }
+  emu_pool *pool = calloc(1, sizeof *pool);
+  if (!pool) return NULL;
+  pool->n = n;
+  pool->ids = calloc(n, sizeof *pool->ids);
+  pool->workers = calloc(n, sizeof *pool->workers);
+  if (!pool->ids || !pool->workers || pthread_barrier_init(&pool->barrier, NULL, n)) {
+    free(pool->ids);
+    free(pool->workers);
+    free(pool);
+    return NULL;
+  }
+  pthread_mutex_init(&pool->lock, NULL);
+  pthread_cond_init(&pool->start, NULL);
+  pthread_cond_init(&pool->done, NULL);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 8u << 20);
+  for (uint32_t i = 1; i < n; i++) {
+    pool->workers[i - 1] = (emu_worker){pool, (int32_t)i};
+    if (pthread_create(&pool->ids[i - 1], &attr, worker_main, &pool->workers[i - 1])) break;
+    pool->started++;
+  }
+  pthread_attr_destroy(&attr);
+  if (pool->started < n - 1) { /* workers wait for a generation that never comes: stop them */
+    pool_destroy(pool);
+    return NULL;
+  }
+  tls_pool = pool;
+  pthread_setspecific(pool_key, pool);
+  return pool;
 }
 
 void tilec_rt_emu_cta(uint32_t nthreads, uint64_t shared_bytes, void (*body)(void *ctx), void *ctx) {
   if (nthreads == 0) nthreads = 1;
-  emu_cta cta = {.body = body, .ctx = ctx};
-  pthread_mutex_init(&cta.gate, NULL);
-  pthread_cond_init(&cta.opened, NULL);
-  emu_thread *threads = calloc(nthreads, sizeof *threads);
-  pthread_t *ids = calloc(nthreads, sizeof *ids);
   /* shared memory starts zeroed here; a GPU leaves it undefined (the lowering never reads
    * what it did not write) */
-  cta.shared = calloc(1, shared_bytes ? shared_bytes : 1);
-  const char *fail = !threads || !ids || !cta.shared ? "out of memory" : NULL;
-  bool barrier = !fail && !pthread_barrier_init(&cta.barrier, NULL, nthreads);
-  if (!fail && !barrier) fail = "cannot create its barrier";
-  uint32_t started = 1;
-  if (!fail) {
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, 8u << 20);
-    for (; started < nthreads; started++) {
-      threads[started] = (emu_thread){&cta, (int32_t)started};
-      if (pthread_create(&ids[started], &attr, run_thread, &threads[started])) break;
-    }
-    pthread_attr_destroy(&attr);
-    if (started < nthreads) fail = "cannot create its threads";
-  }
-  /* Every thread exists before any body runs: a body waiting at a barrier for a thread that
-   * could not be created would never return. */
-  open_gate(&cta, fail ? -1 : 1);
-  jmp_buf *unwind = tilec_rt_emu_hold_jmp();
-  if (!fail) {
-    threads[0] = (emu_thread){&cta, 0};
-    run_body(&threads[0]); /* thread 0 is the caller: its prints and asserts are the program's */
-  }
-  for (uint32_t i = 1; i < started; i++) pthread_join(ids[i], NULL);
-  if (barrier) pthread_barrier_destroy(&cta.barrier);
-  pthread_cond_destroy(&cta.opened);
-  pthread_mutex_destroy(&cta.gate);
-  free(cta.shared);
-  free(threads);
-  free(ids);
-  if (fail) {
+  emu_cta cta = {.body = body, .ctx = ctx, .shared = calloc(1, shared_bytes ? shared_bytes : 1)};
+  emu_pool *pool = cta.shared ? pool_for(nthreads) : NULL;
+  if (!pool) {
+    free(cta.shared);
     char msg[160];
-    snprintf(msg, sizeof msg, "nvptx-emu: a program of %u threads %s", nthreads, fail);
-    tilec_rt_emu_release_jmp(unwind); /* nothing recorded yet: only restores */
+    snprintf(msg, sizeof msg, "nvptx-emu: a program of %u threads %s", nthreads,
+             cta.shared ? "cannot create its threads" : "cannot allocate its shared memory");
     tilec_rt_emu_fail(msg);
+    return;
   }
+  cta.barrier = &pool->barrier;
+  pthread_mutex_lock(&pool->lock);
+  pool->cta = &cta;
+  pool->finished = 0;
+  pool->generation++;
+  pthread_cond_broadcast(&pool->start);
+  pthread_mutex_unlock(&pool->lock);
+  jmp_buf *unwind = tilec_rt_emu_hold_jmp();
+  run_body(&cta, 0); /* thread 0 is the caller: its prints and asserts are the program's */
+  pthread_mutex_lock(&pool->lock);
+  while (pool->finished < nthreads - 1) pthread_cond_wait(&pool->done, &pool->lock);
+  pthread_mutex_unlock(&pool->lock);
+  free(cta.shared);
   tilec_rt_emu_release_jmp(unwind); /* a failed assert of thread 0 unwinds the program now */
 }
