@@ -411,13 +411,6 @@ static const char *const p_zeros[] = {"shape", "dtype", NULL};
 static const char *const p_full[] = {"shape", "value", "dtype", NULL};
 static const char *const p_hint[] = {"input", "values", NULL};
 
-/* tl.static_assert_: a name the lookup has always known (hasattr(tl, "static_assert_") is
- * True) that no Triton version has; calling it is an unknown function. */
-static tc_val unknown_fn(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
-  (void)a;
-  return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "unknown function 'tl.%s'", b->name);
-}
-
 /* Refused rows without a message say "tl.NAME is not supported yet". range and static_range
  * are only a for loop's iterable (codegen.c takes them there); rand ... softmax are written in
  * frontend/prelude.py, which tl.NAME finds first: their rows leave x.NAME(...) refused. */
@@ -442,7 +435,6 @@ const cg_builtin cg_builtins_core[] = {
     {"assume", assume, {"tl.assume", NULL}, 0, NULL},
     {"condition", condition, {"tl.condition", NULL}, 0, NULL},
     {"pointer_type", pointer_type, {"tl.pointer_type", NULL}, 0, NULL},
-    {"static_assert_", unknown_fn, {"tl.static_assert_", NULL}, 0, NULL},
     NOT_YET("range"),
     NOT_YET("static_range"),
     NOT_YET("rand"),

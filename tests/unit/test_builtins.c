@@ -50,6 +50,7 @@ START_TEST(test_lookup) {
   ck_assert_ptr_nonnull(cg_builtin_find("softmax")); /* prelude; x.softmax() is refused */
   ck_assert_ptr_null(cg_builtin_find("tensor"));     /* a class, not a function */
   ck_assert_ptr_null(cg_builtin_find("lgamma"));
+  ck_assert_ptr_null(cg_builtin_find("static_assert_")); /* no Triton has it */
   ck_assert_ptr_null(cg_builtin_find(""));
   ck_assert_ptr_null(cg_builtin_find("zzz"));
   const cg_builtin *dot = cg_builtin_find("dot");
