@@ -1,13 +1,19 @@
 /* frontend/args.c — argument binding for builtin calls: positional or keyword, checked
  * against the builtin's parameter names, with typed accessors for constexprs.
  * In: evaluated call arguments. Out: values by parameter name, or precise errors. */
-#include "frontend/cg.h"
+#include "frontend/builtins.h"
 
 #include <string.h>
 
 /* ---- argument access --------------------------------------------------------------- */
 
-
+tc_val cg_positional(tc_cg *cg, tc_callargs *a, const char *fn, int n, tc_loc loc) {
+  if (a->nargs != n || a->nkw) {
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s() takes %d positional argument%s", fn, n, n == 1 ? "" : "s");
+    return (tc_val){0};
+  }
+  return a->args[0];
+}
 
 bool cg_check_args(tc_cg *cg, tc_callargs *a, const cg_sig *s, int min_args, tc_loc loc) {
   int np = 0;

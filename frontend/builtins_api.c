@@ -4,7 +4,7 @@
  * itself, tl.add/sub/mul, to_tensor, expect_zero, atomic_load/atomic_store,
  * map_elementwise, load/store_tensor_descriptor, and the located refusals (inline asm).
  * In: names and evaluated call arguments. Out: values, tile IR, or an error. */
-#include "frontend/cg.h"
+#include "frontend/builtins.h"
 
 #include <math.h>
 #include <string.h>
@@ -16,7 +16,7 @@ static const char *const classes[] = {"tl.tensor", "tl.dtype", "tl.tuple", "tl.t
                                       "tl.tensor_descriptor_base", "tl.block_type", "tl.pointer_type_class",
                                       "tl.const", "tl.constexpr_type", "tl.slice"};
 
-static bool is_class(const char *name) {
+bool cg_api_is_class(const char *name) {
   for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
     if (!strcmp(classes[i], name)) return true;
   return false;
@@ -89,13 +89,14 @@ static bool instance_of(const tc_val *x, const tc_val *c, bool *known) {
     if (!strcmp(n, "py.float")) return x->kind == TV_FLOAT;
     if (!strcmp(n, "py.str")) return x->kind == TV_STR;
     if (!strcmp(n, "py.tuple")) return x->kind == TV_TUPLE;
-    if (is_class(n)) return false;
+    if (cg_api_is_class(n)) return false;
   }
   *known = false;
   return false;
 }
 
-static tc_val py_isinstance(tc_cg *cg, tc_callargs *a, tc_loc loc) {
+tc_val cg_api_isinstance(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  (void)b;
   if (a->nargs != 2 || a->nkw) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "isinstance() takes 2 positional arguments");
   const tc_val *x = &a->args[0], *c = &a->args[1];
   const tc_val *cs = c->kind == TV_TUPLE ? c->items : c;
@@ -134,9 +135,9 @@ static tc_val atomic_call(tc_cg *cg, const char *op, tc_val ptr, tc_val val, con
   if (mask && !cg_is_none(mask)) kwn[nk] = "mask", kwv[nk++] = *mask;
   if (sem && !cg_is_none(sem)) kwn[nk] = "sem", kwv[nk++] = *sem;
   tc_callargs ca = {.args = args, .nargs = 2, .kwnames = kwn, .kwargs = kwv, .nkw = nk};
-  tc_val out;
-  if (!cg_atomic_builtin(cg, op, &ca, loc, &out)) return cg_error(cg, loc, TILEC_ERROR_INTERNAL, "no builtin %s", op);
-  return out;
+  const cg_builtin *b = cg_builtin_find(op);
+  if (!b) return cg_error(cg, loc, TILEC_ERROR_INTERNAL, "no builtin %s", op);
+  return cg_builtin_call(cg, b, &ca, loc);
 }
 
 /* The pointer as a pointer to the unsigned integer of the pointee's width (floats are
@@ -154,10 +155,8 @@ static tc_val int_pointer(tc_cg *cg, tc_val ptr, tc_ty *elem, tc_ty *ity, tc_loc
   return cg_cast(cg, ptr, ip, true, loc);
 }
 
-static tc_val atomic_load(tc_cg *cg, tc_callargs *a, tc_loc loc) {
-  static const char *const p[] = {"pointer", "mask", "sem", "scope", NULL};
-  cg_sig s = {"tl.atomic_load", p};
-  if (!cg_check_args(cg, a, &s, 1, loc)) return (tc_val){0};
+static tc_val atomic_load(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const cg_sig s = b->sig;
   tc_val ptr = *cg_arg(a, &s, "pointer");
   if (ptr.kind != TV_TENSOR || !tc_ty_is_ptr(ptr.ty))
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.atomic_load expects a pointer or a tile of pointers");
@@ -171,10 +170,8 @@ static tc_val atomic_load(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   return tc_ty_eq(elem, ity) ? old : cg_cast(cg, old, elem, true, loc);
 }
 
-static tc_val atomic_store(tc_cg *cg, tc_callargs *a, tc_loc loc) {
-  static const char *const p[] = {"pointer", "val", "mask", "sem", "scope", NULL};
-  cg_sig s = {"tl.atomic_store", p};
-  if (!cg_check_args(cg, a, &s, 2, loc)) return (tc_val){0};
+static tc_val atomic_store(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const cg_sig s = b->sig;
   tc_val ptr = *cg_arg(a, &s, "pointer");
   if (ptr.kind != TV_TENSOR || !tc_ty_is_ptr(ptr.ty))
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.atomic_store expects a pointer or a tile of pointers");
@@ -183,16 +180,15 @@ static tc_val atomic_store(tc_cg *cg, tc_callargs *a, tc_loc loc) {
 }
 
 /* tl.add / tl.sub / tl.mul (sanitize_overflow only matters under Triton's debug mode). */
-static tc_val arith(tc_cg *cg, const char *name, tc_binop op, tc_callargs *a, tc_loc loc) {
-  static const char *const p[] = {"x", "y", "sanitize_overflow", NULL};
-  cg_sig s = {name, p};
-  if (!cg_check_args(cg, a, &s, 2, loc)) return (tc_val){0};
-  tc_val x = *cg_arg(a, &s, "x"), y = *cg_arg(a, &s, "y");
+static tc_val arith(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  tc_binop op = !strcmp(b->name, "add") ? TC_OP_ADD : !strcmp(b->name, "sub") ? TC_OP_SUB : TC_OP_MUL;
+  tc_val x = *cg_arg(a, &b->sig, "x"), y = *cg_arg(a, &b->sig, "y");
   if (tv_is_constexpr(&x) && tv_is_constexpr(&y)) return cg_constexpr_binary(cg, op, &x, &y, loc);
   return cg_binary(cg, op, x, y, loc);
 }
 
-static tc_val map_elementwise(tc_cg *cg, tc_callargs *a, tc_loc loc) {
+static tc_val map_elementwise(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  (void)b;
   if (a->nargs < 2 || a->args[0].kind != TV_JITFN)
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.map_elementwise(scalar_fn, *args) needs a @triton.jit function and tensors");
   for (int k = 0; k < a->nkw; k++)
@@ -224,11 +220,10 @@ static tc_val map_elementwise(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   return cg_call_jit(cg, a->args[0].fn, xs, n, NULL, NULL, 0, loc);
 }
 
-static tc_val descriptor_fn(tc_cg *cg, bool store, tc_callargs *a, tc_loc loc) {
-  static const char *const pl[] = {"desc", "offsets", "cache_modifier", "eviction_policy", NULL};
-  static const char *const ps[] = {"desc", "offsets", "value", NULL};
-  cg_sig s = {store ? "tl.store_tensor_descriptor" : "tl.load_tensor_descriptor", store ? ps : pl};
-  if (!cg_check_args(cg, a, &s, store ? 3 : 2, loc)) return (tc_val){0};
+/* tl.load_tensor_descriptor(desc, offsets) / tl.store_tensor_descriptor(desc, offsets, value) */
+static tc_val descriptor_fn(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  bool store = !strcmp(b->name, "store_tensor_descriptor");
+  const cg_sig s = b->sig;
   tc_val d = *cg_arg(a, &s, "desc");
   if (d.kind != TV_TDESC) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s expects a tensor descriptor, got %s", s.fn, tv_kind_name(&d));
   tc_val args[3] = {d, *cg_arg(a, &s, "offsets"), store ? *cg_arg(a, &s, "value") : tv_none()};
@@ -236,50 +231,40 @@ static tc_val descriptor_fn(tc_cg *cg, bool store, tc_callargs *a, tc_loc loc) {
   return cg_tdesc_method(cg, store ? "store" : "load", &ca, loc);
 }
 
-bool cg_api_builtin(tc_cg *cg, const char *full, const char *name, tc_callargs *a, tc_loc loc, tc_val *out) {
-  if (!strcmp(full, "py.isinstance")) {
-    *out = py_isinstance(cg, a, loc);
-    return true;
-  }
-  if (!strncmp(full, "py.", 3)) return false;
-  if (is_class(full)) {
-    *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s is a type; it cannot be called inside a kernel", full);
-    return true;
-  }
-  if (!strcmp(name, "add")) *out = arith(cg, "tl.add", TC_OP_ADD, a, loc);
-  else if (!strcmp(name, "sub")) *out = arith(cg, "tl.sub", TC_OP_SUB, a, loc);
-  else if (!strcmp(name, "mul")) *out = arith(cg, "tl.mul", TC_OP_MUL, a, loc);
-  else if (!strcmp(name, "to_tensor")) {
-    if (a->nargs != 1 || a->nkw) *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.to_tensor() takes 1 argument");
-    else *out = to_tensor(cg, &a->args[0], loc);
-  } else if (!strcmp(name, "expect_zero")) {
-    static const char *const p[] = {"x", "mask", NULL};
-    cg_sig s = {"tl.expect_zero", p};
-    *out = cg_check_args(cg, a, &s, 2, loc) ? *cg_arg(a, &s, "x") : (tc_val){0};
-  } else if (!strcmp(name, "atomic_load")) *out = atomic_load(cg, a, loc);
-  else if (!strcmp(name, "atomic_store")) *out = atomic_store(cg, a, loc);
-  else if (!strcmp(name, "atomic_poll"))
-    *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.atomic_poll (spin-wait with a timeout) is not supported");
-  else if (!strcmp(name, "map_elementwise")) *out = map_elementwise(cg, a, loc);
-  else if (!strcmp(name, "load_tensor_descriptor")) *out = descriptor_fn(cg, false, a, loc);
-  else if (!strcmp(name, "store_tensor_descriptor")) *out = descriptor_fn(cg, true, a, loc);
-  else if (!strcmp(name, "inline_asm_elementwise"))
-    *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
-                    "tl.inline_asm_elementwise runs GPU assembly (PTX/AMDGCN); it is not supported on CPU");
-  else if (!strcmp(name, "dot_scaled"))
-    *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.dot_scaled (microscaling formats) is not supported");
-  else if (!strcmp(name, "bitonic_merge"))
-    *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.bitonic_merge is not supported (use tl.sort)");
-  else return false;
-  return true;
+static tc_val to_tensor_fn(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  (void)b;
+  if (a->nargs != 1 || a->nkw) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.to_tensor() takes 1 argument");
+  return to_tensor(cg, &a->args[0], loc);
 }
 
-/* Names this file answers for: tensor methods and `tl.NAME` lookups use this list. */
-bool cg_api_known(const char *name) {
-  static const char *const names[] = {"add", "sub", "mul", "to_tensor", "expect_zero", "atomic_load", "atomic_store",
-                                      "atomic_poll", "map_elementwise", "load_tensor_descriptor",
-                                      "store_tensor_descriptor", "inline_asm_elementwise", "bitonic_merge"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (!strcmp(names[i], name)) return true;
-  return false;
+static tc_val expect_zero(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  (void)cg, (void)loc;
+  return *cg_arg(a, &b->sig, "x");
 }
+
+static const char *const p_arith[] = {"x", "y", "sanitize_overflow", NULL};
+static const char *const p_expect_zero[] = {"x", "mask", NULL};
+static const char *const p_atomic_load[] = {"pointer", "mask", "sem", "scope", NULL};
+static const char *const p_atomic_store[] = {"pointer", "val", "mask", "sem", "scope", NULL};
+static const char *const p_load_desc[] = {"desc", "offsets", "cache_modifier", "eviction_policy", NULL};
+static const char *const p_store_desc[] = {"desc", "offsets", "value", NULL};
+
+#define REFUSED(NAME, WHY) {NAME, NULL, {"tl." NAME, NULL}, 0, WHY}
+
+const cg_builtin cg_builtins_api[] = {
+    {"add", arith, {"tl.add", p_arith}, 2, NULL},
+    {"sub", arith, {"tl.sub", p_arith}, 2, NULL},
+    {"mul", arith, {"tl.mul", p_arith}, 2, NULL},
+    {"to_tensor", to_tensor_fn, {"tl.to_tensor", NULL}, 0, NULL},
+    {"expect_zero", expect_zero, {"tl.expect_zero", p_expect_zero}, 2, NULL},
+    {"atomic_load", atomic_load, {"tl.atomic_load", p_atomic_load}, 1, NULL},
+    {"atomic_store", atomic_store, {"tl.atomic_store", p_atomic_store}, 2, NULL},
+    {"map_elementwise", map_elementwise, {"tl.map_elementwise", NULL}, 0, NULL},
+    {"load_tensor_descriptor", descriptor_fn, {"tl.load_tensor_descriptor", p_load_desc}, 2, NULL},
+    {"store_tensor_descriptor", descriptor_fn, {"tl.store_tensor_descriptor", p_store_desc}, 3, NULL},
+    REFUSED("atomic_poll", "tl.atomic_poll (spin-wait with a timeout) is not supported"),
+    REFUSED("inline_asm_elementwise", "tl.inline_asm_elementwise runs GPU assembly (PTX/AMDGCN); it is not supported on CPU"),
+    REFUSED("dot_scaled", "tl.dot_scaled (microscaling formats) is not supported"),
+    REFUSED("bitonic_merge", "tl.bitonic_merge is not supported (use tl.sort)"),
+    {NULL, NULL, {NULL, NULL}, 0, NULL},
+};

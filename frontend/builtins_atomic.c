@@ -2,7 +2,7 @@
  * operands broadcast to one shape, the value converted to the pointee type, and the
  * exact read-modify-write kind chosen here (signedness and float-ness live in the front
  * end). In: call arguments. Out: tile.atomic_rmw / tile.atomic_cas returning old values. */
-#include "frontend/cg.h"
+#include "frontend/builtins.h"
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <stdio.h>
@@ -65,26 +65,17 @@ static tc_val float_minmax(tc_cg *cg, bool is_max, tc_val ptr, tc_val val, const
   return cg_cast(cg, r, val.ty, true, loc);
 }
 
-bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc_val *out) {
-  if (strncmp(name, "atomic_", 7)) return false;
-  const char *op = name + 7;
+/* tl.atomic_cas and the read-modify-writes tl.atomic_<op> */
+static tc_val atomic(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *name = b->name, *op = name + 7, *fn = b->sig.fn;
   bool cas = !strcmp(op, "cas");
-  char fn[64];
-  snprintf(fn, sizeof fn, "tl.%s", name);
-  static const char *const prmw[] = {"pointer", "val", "mask", "sem", "scope", NULL};
-  static const char *const pcas[] = {"pointer", "cmp", "val", "sem", "scope", NULL};
-  cg_sig s = {fn, cas ? pcas : prmw};
-  if (!cg_check_args(cg, a, &s, cas ? 3 : 2, loc)) return true;
-  if (!sem_ok(cg, cg_arg(a, &s, "sem"), "sem", loc) || !sem_ok(cg, cg_arg(a, &s, "scope"), "scope", loc)) return true;
+  const cg_sig s = b->sig;
+  if (!sem_ok(cg, cg_arg(a, &s, "sem"), "sem", loc) || !sem_ok(cg, cg_arg(a, &s, "scope"), "scope", loc)) return (tc_val){0};
   tc_val ptr = *cg_arg(a, &s, "pointer");
-  if (ptr.kind != TV_TENSOR || !tc_ty_is_ptr(ptr.ty)) {
-    *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s expects a pointer or a tile of pointers", fn);
-    return true;
-  }
-  if (ptr.ty.is_const) {
-    *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Cannot store to a constant pointer");
-    return true;
-  }
+  if (ptr.kind != TV_TENSOR || !tc_ty_is_ptr(ptr.ty))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s expects a pointer or a tile of pointers", fn);
+  if (ptr.ty.is_const)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Cannot store to a constant pointer");
   tc_ty elem = ptr.ty;
   elem.ptr_depth--;
   elem.is_const = false;
@@ -94,53 +85,53 @@ bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, 
   tc_ty_name(elem, en, sizeof en);
   if (tc_ty_is_ptr(elem) || tc_ty_is_bool(elem) || tc_ty_bits(elem) < 16 ||
       (tc_ty_bits(elem) == 16 && !tc_ty_is_float(elem) && !cas)) {
-    if (cas) *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "atomic_cas only supports elements with width {16, 32, 64}, not %s", en);
-    else *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s does not support %s", name, en);
-    return true;
+    if (cas) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "atomic_cas only supports elements with width {16, 32, 64}, not %s", en);
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s does not support %s", name, en);
   }
-  if (!cas && tc_ty_bits(elem) == 16 && strcmp(op, "add")) {
-    *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s does not support %s (only atomic_add does)", name, en);
-    return true;
-  }
+  if (!cas && tc_ty_bits(elem) == 16 && strcmp(op, "add"))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s does not support %s (only atomic_add does)", name, en);
   const char *kind = cas ? "cas" : rmw_kind(op, elem);
-  if (!kind) {
-    *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s is not defined on floating-point values", fn);
-    return true;
-  }
+  if (!kind)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s is not defined on floating-point values", fn);
   tc_val val = cg_cast(cg, *cg_arg(a, &s, "val"), elem, false, loc);
   tc_val cmp = cas ? cg_cast(cg, *cg_arg(a, &s, "cmp"), elem, false, loc) : (tc_val){0};
   tc_val *maskp = cas ? NULL : cg_arg(a, &s, "mask");
   tc_val mask = {0};
   if (!cg_is_none(maskp)) mask = cg_mask(cg, maskp, fn, loc);
-  if (cg->err) return true;
+  if (cg->err) return (tc_val){0};
   /* As Triton's atomics: val, cmp and mask take the pointer's shape. */
   int rank = ptr.rank;
   int64_t shape[TC_MAX_RANK];
   memcpy(shape, ptr.shape, sizeof shape);
-  if (rank == 0 && (val.rank > 0 || (cas && cmp.rank > 0) || (!cg_is_none(maskp) && mask.rank > 0))) {
-    *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: %s cannot be a block if the pointer argument is not a block", fn,
+  if (rank == 0 && (val.rank > 0 || (cas && cmp.rank > 0) || (!cg_is_none(maskp) && mask.rank > 0)))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: %s cannot be a block if the pointer argument is not a block", fn,
                     val.rank > 0 ? "the value" : cas ? "cmp" : "the mask");
-    return true;
-  }
-  if (!cg_broadcast_check(cg, &val, rank, shape, loc)) return true;
-  if (cas && !cg_broadcast_check(cg, &cmp, rank, shape, loc)) return true;
-  if (!cg_is_none(maskp) && !cg_broadcast_check(cg, &mask, rank, shape, loc)) return true;
+  if (!cg_broadcast_check(cg, &val, rank, shape, loc)) return (tc_val){0};
+  if (cas && !cg_broadcast_check(cg, &cmp, rank, shape, loc)) return (tc_val){0};
+  if (!cg_is_none(maskp) && !cg_broadcast_check(cg, &mask, rank, shape, loc)) return (tc_val){0};
   ptr = cg_broadcast_to(cg, ptr, rank, shape, loc);
   val = cg_broadcast_to(cg, val, rank, shape, loc);
   if (cas) cmp = cg_broadcast_to(cg, cmp, rank, shape, loc);
   if (!cg_is_none(maskp)) mask = cg_broadcast_to(cg, mask, rank, shape, loc);
-  if (cg->err) return true;
+  if (cg->err) return (tc_val){0};
   cg_set_loc(cg, loc);
   if (cas) {
     MlirType rt = cg_tensor_type(cg, elem, rank, shape);
-    *out = tv_tensor(tile_build_atomic_cas(&cg->b, ptr.v, cmp.v, val.v, rt), elem, rank, shape);
-    return true;
+    return tv_tensor(tile_build_atomic_cas(&cg->b, ptr.v, cmp.v, val.v, rt), elem, rank, shape);
   }
   bool has_mask = !cg_is_none(maskp);
-  if (!strcmp(kind, "fmax") || !strcmp(kind, "fmin")) {
-    *out = float_minmax(cg, !strcmp(kind, "fmax"), ptr, val, has_mask ? &mask : NULL, loc);
-    return true;
-  }
-  *out = rmw(cg, kind, ptr, val, has_mask ? &mask : NULL);
-  return true;
+  if (!strcmp(kind, "fmax") || !strcmp(kind, "fmin"))
+    return float_minmax(cg, !strcmp(kind, "fmax"), ptr, val, has_mask ? &mask : NULL, loc);
+  return rmw(cg, kind, ptr, val, has_mask ? &mask : NULL);
 }
+
+static const char *const p_rmw[] = {"pointer", "val", "mask", "sem", "scope", NULL};
+static const char *const p_cas[] = {"pointer", "cmp", "val", "sem", "scope", NULL};
+
+#define RMW(OP) {"atomic_" OP, atomic, {"tl.atomic_" OP, p_rmw}, 2, NULL}
+
+const cg_builtin cg_builtins_atomic[] = {
+    {"atomic_cas", atomic, {"tl.atomic_cas", p_cas}, 3, NULL},
+    RMW("xchg"), RMW("add"), RMW("max"), RMW("min"), RMW("and"), RMW("or"), RMW("xor"),
+    {NULL, NULL, {NULL, NULL}, 0, NULL},
+};

@@ -2,7 +2,7 @@
  * as a pointer tile plus a boundary mask, so the lowering sees ordinary masked loads and
  * stores; the helpers that build those tiles are shared with tensor descriptors
  * (descriptors.c). In: call arguments. Out: structured values, or tile loads/stores. */
-#include "frontend/cg.h"
+#include "frontend/builtins.h"
 
 #include <math.h>
 #include <string.h>
@@ -26,10 +26,8 @@ bool cg_block_scalars(tc_cg *cg, const tc_val *v, int rank, tc_ty t, tc_val *out
   return !cg->err;
 }
 
-tc_val cg_make_block_ptr(tc_cg *cg, tc_callargs *a, tc_loc loc) {
-  static const char *const p[] = {"base", "shape", "strides", "offsets", "block_shape", "order", NULL};
-  cg_sig s = {"tl.make_block_ptr", p};
-  if (!cg_check_args(cg, a, &s, 5, loc)) return (tc_val){0};
+static tc_val make_block_ptr(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const cg_sig s = b->sig;
   tc_val base = *cg_arg(a, &s, "base");
   if (base.kind != TV_TENSOR || base.rank != 0 || !tc_ty_is_ptr(base.ty))
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.make_block_ptr: base must be a scalar pointer");
@@ -48,7 +46,8 @@ tc_val cg_make_block_ptr(tc_cg *cg, tc_callargs *a, tc_loc loc) {
   return r;
 }
 
-tc_val cg_advance(tc_cg *cg, tc_callargs *a, tc_loc loc) {
+static tc_val advance(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  (void)b;
   if (a->nargs != 2 || a->args[0].kind != TV_BLOCKPTR)
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.advance(block_ptr, offsets) needs a block pointer");
   tc_val bp = a->args[0];
@@ -171,3 +170,11 @@ void cg_block_store(tc_cg *cg, const tc_val *bp, tc_val value, const tc_val *bou
   }
   cg_block_store_tile(cg, ptrs, mask, value, loc);
 }
+
+static const char *const p_make_block_ptr[] = {"base", "shape", "strides", "offsets", "block_shape", "order", NULL};
+
+const cg_builtin cg_builtins_block[] = {
+    {"make_block_ptr", make_block_ptr, {"tl.make_block_ptr", p_make_block_ptr}, 5, NULL},
+    {"advance", advance, {"tl.advance", NULL}, 0, NULL},
+    {NULL, NULL, {NULL, NULL}, 0, NULL},
+};

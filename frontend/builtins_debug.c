@@ -1,10 +1,12 @@
 /* frontend/builtins_debug.c — tl.device_print / print and tl.device_assert / assert on
  * runtime values: arguments broadcast to one shape, emitted as tile.print / tile.assert
- * (the runtime prefixes each line with the program id and the element index).
+ * (the runtime prefixes each line with the program id and the element index); and the
+ * compile-time ones, tl.static_print / tl.static_assert (registry rows at the end).
  * In: evaluated arguments. Out: tile debug ops; constexpr asserts are checked here. */
-#include "frontend/cg.h"
+#include "frontend/builtins.h"
 
 #include <mlir-c/BuiltinAttributes.h>
+#include <stdio.h>
 #include <string.h>
 
 static MlirAttribute str(tc_cg *cg, const char *s, size_t n) {
@@ -65,3 +67,79 @@ tc_val cg_device_assert(tc_cg *cg, tc_val cond, const char *msg, size_t mlen, co
   cg->uses_assert = true;
   return tv_none();
 }
+
+/* ---- the registry rows ---------------------------------------------------------------- */
+
+static tc_val device_print(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  (void)b;
+  if (a->nargs < 1 || a->args[0].kind != TV_STR)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.device_print(prefix, *args): prefix must be a string");
+  bool hex = false;
+  for (int k = 0; k < a->nkw; k++) {
+    if (!strcmp(a->kwnames[k], "hex")) hex = a->kwargs[k].kind == TV_BOOL && a->kwargs[k].i;
+    else return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.device_print() got an unexpected keyword argument '%s'", a->kwnames[k]);
+  }
+  return cg_device_print(cg, a->args[0].s, a->args[0].slen, a->args + 1, a->nargs - 1, hex, loc);
+}
+
+static tc_val device_assert(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  tc_val *m = cg_arg(a, &b->sig, "msg");
+  const char *msg = m && m->kind == TV_STR ? m->s : "";
+  size_t mlen = m && m->kind == TV_STR ? m->slen : 0;
+  return cg_device_assert(cg, *cg_arg(a, &b->sig, "cond"), msg, mlen, cg_arg(a, &b->sig, "mask"), loc);
+}
+
+/* Compile-time output: kept as notes that the tool prints (the library never does). */
+static tc_val static_print(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  (void)b, (void)loc;
+  char line[512] = "";
+  size_t k = 0;
+  for (int i = 0; i < a->nargs && k + 2 < sizeof line; i++) {
+    char item[256];
+    const tc_val *v = &a->args[i];
+    if (v->kind == TV_STR) snprintf(item, sizeof item, "%.*s", (int)v->slen, v->s);
+    else if (v->kind == TV_INT) snprintf(item, sizeof item, "%lld", (long long)v->i);
+    else if (v->kind == TV_BOOL) snprintf(item, sizeof item, "%s", v->i ? "True" : "False");
+    else if (v->kind == TV_FLOAT) snprintf(item, sizeof item, "%g", v->f);
+    else if (v->kind == TV_NONE) snprintf(item, sizeof item, "None");
+    else if (v->kind == TV_DTYPE) tc_ty_name(v->ty, item, sizeof item);
+    else tv_describe(v, item, sizeof item);
+    k += (size_t)snprintf(line + k, sizeof line - k, "%s%s", i ? " " : "", item);
+  }
+  if (cg->info) {
+    size_t n = strlen(cg->info->notes);
+    snprintf(cg->info->notes + n, sizeof cg->info->notes - n, "%s\n", line);
+  }
+  return tv_none();
+}
+
+static tc_val compile_time_assert(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  (void)b;
+  if (a->nargs < 1 || a->nargs > 2) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.static_assert(cond, msg='')");
+  bool t;
+  if (!cg_truthy_constexpr(cg, &a->args[0], loc, &t))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.static_assert needs a constexpr condition");
+  if (!t) {
+    if (a->nargs == 2 && a->args[1].kind == TV_STR)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "static assertion failed: %.*s", (int)a->args[1].slen, a->args[1].s);
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "static assertion failed");
+  }
+  return tv_none();
+}
+
+/* tl.debug_barrier: programs share nothing a barrier would order on a CPU */
+static tc_val debug_barrier(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  (void)cg, (void)b, (void)a, (void)loc;
+  return tv_none();
+}
+
+static const char *const p_assert[] = {"cond", "msg", "mask", NULL};
+
+const cg_builtin cg_builtins_debug[] = {
+    {"device_print", device_print, {"tl.device_print", NULL}, 0, NULL},
+    {"device_assert", device_assert, {"tl.device_assert", p_assert}, 1, NULL},
+    {"static_print", static_print, {"tl.static_print", NULL}, 0, NULL},
+    {"static_assert", compile_time_assert, {"tl.static_assert", NULL}, 0, NULL},
+    {"debug_barrier", debug_barrier, {"tl.debug_barrier", NULL}, 0, NULL},
+    {NULL, NULL, {NULL, NULL}, 0, NULL},
+};

@@ -2,7 +2,7 @@
  * expand_dims, broadcast_to, trans/permute, join/split/cat, reductions (sum, max, min,
  * argmax, argmin, xor_sum, reduce with a @triton.jit combine function) and dot.
  * In: evaluated call arguments. Out: tile ops; reductions get a private combine func. */
-#include "frontend/cg.h"
+#include "frontend/builtins.h"
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
@@ -16,17 +16,17 @@ static tc_val tensor_arg(tc_cg *cg, const tc_val *v, const char *fn, tc_loc loc)
 }
 
 /* The input tile(s) and combine_fn of tl.reduce / tl.associative_scan: fills xs (up to 8
- * tiles) and returns their count, or 0 after setting *out to the error. */
+ * tiles) and returns their count, or 0 after an error. */
 static int combine_inputs(tc_cg *cg, const tc_val *in, const tc_val *cf, const char *what, tc_val xs[8], const char *fn,
-                          tc_loc loc, tc_val *out) {
+                          tc_loc loc) {
   if (!cf || cf->kind != TV_JITFN) {
-    *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.%s's combine_fn must be a @triton.jit function", what);
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.%s's combine_fn must be a @triton.jit function", what);
     return 0;
   }
   int n = 1;
   if (in->kind == TV_TUPLE) {
     if (in->nitems < 1 || in->nitems > 8) {
-      *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.%s over %d tiles", what, in->nitems);
+      cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.%s over %d tiles", what, in->nitems);
       return 0;
     }
     n = in->nitems;
@@ -320,11 +320,8 @@ static tc_val scan(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool reve
 
 /* ---- dot ----------------------------------------------------------------------------- */
 
-static tc_val dot(tc_cg *cg, tc_callargs *args, tc_loc loc) {
-  static const char *const p[] = {"input", "other", "acc", "input_precision", "allow_tf32", "max_num_imprecise_acc",
-                                  "out_dtype", NULL};
-  cg_sig s = {"tl.dot", p};
-  if (!cg_check_args(cg, args, &s, 2, loc)) return (tc_val){0};
+static tc_val dot(tc_cg *cg, const cg_builtin *bi, tc_callargs *args, tc_loc loc) {
+  const cg_sig s = bi->sig;
   tc_val a = tensor_arg(cg, cg_arg(args, &s, "input"), "tl.dot", loc);
   tc_val b = tensor_arg(cg, cg_arg(args, &s, "other"), "tl.dot", loc);
   if (cg->err) return a;
@@ -382,476 +379,484 @@ static tc_val dot(tc_cg *cg, tc_callargs *args, tc_loc loc) {
   return tv_tensor(res, out, r, cs);
 }
 
-/* ---- dispatch ------------------------------------------------------------------------- */
+/* ---- the builtins: reductions, scans, gather, sort, shape ops --------------------------- */
 
-bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc_val *out) {
-  char fn[64];
-  snprintf(fn, sizeof fn, "tl.%s", name);
-  if (!strcmp(name, "dot")) {
-    *out = dot(cg, a, loc);
-    return true;
+static tc_val sum_like(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  const cg_sig s = b->sig;
+  const char *name = b->name;
+  tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
+  if (cg->err) return (tc_val){0};
+  tc_val *dt = cg_arg(a, &s, "dtype");
+  tc_ty t;
+  if (!cg_is_none(dt)) {
+    if (!cg_get_dtype(cg, dt, "dtype", loc, &t)) return (tc_val){0};
+    x = cg_cast(cg, x, t, false, loc);
+  } else if (!strcmp(name, "sum") && tc_ty_is_int(x.ty) && tc_ty_bits(x.ty) < 32) {
+    /* Triton sums narrow integers in 32 bits of the same signedness (int1 is unsigned). */
+    x = cg_cast(cg, x, tc_ty_make(tc_ty_is_signed(x.ty) ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32), false, loc);
   }
-  if (!strcmp(name, "sum") || !strcmp(name, "xor_sum") || !strcmp(name, "reduce_or")) {
-    static const char *const p[] = {"input", "axis", "keep_dims", "dtype", NULL};
-    cg_sig s = {fn, p};
-    if (!cg_check_args(cg, a, &s, 1, loc)) return true;
-    tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
-    if (cg->err) return true;
-    tc_val *dt = cg_arg(a, &s, "dtype");
-    tc_ty t;
-    if (!cg_is_none(dt)) {
-      if (!cg_get_dtype(cg, dt, "dtype", loc, &t)) return true;
-      x = cg_cast(cg, x, t, false, loc);
-    } else if (!strcmp(name, "sum") && tc_ty_is_int(x.ty) && tc_ty_bits(x.ty) < 32) {
-      /* Triton sums narrow integers in 32 bits of the same signedness (int1 is unsigned). */
-      x = cg_cast(cg, x, tc_ty_make(tc_ty_is_signed(x.ty) ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32), false, loc);
-    }
-    if (strcmp(name, "sum") && !tc_ty_is_int(x.ty)) {
-      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s is only defined on integers", fn);
-      return true;
-    }
-    /* A sum of 16-bit (or fp8) floats keeps its dtype but accumulates in fp32 and rounds
-     * once: Triton leaves the order of a reduction open, and rounding every partial sum to
-     * 8 (bf16) or 11 (fp16) significant bits loses most of a long row. */
-    tc_ty narrow = x.ty;
-    bool widen = !strcmp(name, "sum") && tc_ty_is_float(x.ty) && tc_ty_bits(x.ty) < 32;
-    if (widen) x = cg_cast(cg, x, tc_ty_make(TILEC_DTYPE_F32), false, loc);
-    combine_kind k = !strcmp(name, "sum") ? C_SUM : !strcmp(name, "xor_sum") ? C_XOR : C_OR;
-    *out = reduce(cg, &x, 1, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "keep_dims")), k, false, NULL, fn, loc);
-    if (widen && !cg->err) *out = cg_cast(cg, *out, narrow, false, loc);
-    return true;
-  }
-  if (!strcmp(name, "max") || !strcmp(name, "min")) {
-    static const char *const p[] = {"input", "axis", "return_indices", "return_indices_tie_break_left", "keep_dims", NULL};
-    cg_sig s = {fn, p};
-    if (!cg_check_args(cg, a, &s, 1, loc)) return true;
-    tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
-    if (cg->err) return true;
-    bool is_max = !strcmp(name, "max");
-    bool keep = flag(cg_arg(a, &s, "keep_dims"));
-    tc_val *tb = cg_arg(a, &s, "return_indices_tie_break_left");
-    bool tie_left = !tb || flag(tb);
-    if (tc_ty_bits(x.ty) < 32)
-      x = cg_cast(cg, x, tc_ty_make(tc_ty_is_float(x.ty) ? TILEC_DTYPE_F32 : tc_ty_is_signed(x.ty) ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32),
-                  false, loc);
-    if (flag(cg_arg(a, &s, "return_indices"))) {
-      tc_val *ax = cg_arg(a, &s, "axis");
-      int64_t axis;
-      if (cg_is_none(ax) || !cg_const_int(cg, ax, "axis", loc, &axis)) {
-        if (!cg->err) cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s(return_indices=True) needs an axis", fn);
-        return true;
-      }
-      int an = norm_axis(cg, axis, x.rank, fn, loc);
-      if (an < 0) return true;
-      tc_val xs[2] = {x, axis_iota(cg, x.rank, x.shape, an, loc)};
-      *out = reduce(cg, xs, 2, ax, keep, is_max ? C_ARGMAX : C_ARGMIN, tie_left, NULL, fn, loc);
-      return true;
-    }
-    *out = reduce(cg, &x, 1, cg_arg(a, &s, "axis"), keep, is_max ? C_MAX : C_MIN, false, NULL, fn, loc);
-    return true;
-  }
-  if (!strcmp(name, "argmax") || !strcmp(name, "argmin")) {
-    static const char *const p[] = {"input", "axis", "tie_break_left", "keep_dims", NULL};
-    cg_sig s = {fn, p};
-    if (!cg_check_args(cg, a, &s, 2, loc)) return true;
-    tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
-    if (cg->err) return true;
-    if (tc_ty_bits(x.ty) < 32)
-      x = cg_cast(cg, x, tc_ty_make(tc_ty_is_float(x.ty) ? TILEC_DTYPE_F32 : TILEC_DTYPE_I32), false, loc);
-    int64_t axis;
-    tc_val *ax = cg_arg(a, &s, "axis");
-    if (!cg_const_int(cg, ax, "axis", loc, &axis)) return true;
-    int an = norm_axis(cg, axis, x.rank, fn, loc);
-    if (an < 0) return true;
-    tc_val *tb = cg_arg(a, &s, "tie_break_left");
-    tc_val xs[2] = {x, axis_iota(cg, x.rank, x.shape, an, loc)};
-    tc_val r = reduce(cg, xs, 2, ax, flag(cg_arg(a, &s, "keep_dims")), !strcmp(name, "argmax") ? C_ARGMAX : C_ARGMIN,
-                      !tb || flag(tb), NULL, fn, loc);
-    *out = r.kind == TV_TUPLE ? r.items[1] : r;
-    return true;
-  }
-  if (!strcmp(name, "reduce")) {
-    static const char *const p[] = {"input", "axis", "combine_fn", "keep_dims", NULL};
-    cg_sig s = {fn, p};
-    if (!cg_check_args(cg, a, &s, 3, loc)) return true;
-    tc_val xs[8], *cf = cg_arg(a, &s, "combine_fn");
-    int n = combine_inputs(cg, cg_arg(a, &s, "input"), cf, "reduce", xs, fn, loc, out);
-    if (n == 0) return true;
-    *out = reduce(cg, xs, n, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "keep_dims")), C_JIT, false, cf->fn, fn, loc);
-    return true;
-  }
-  if (!strcmp(name, "cumsum") || !strcmp(name, "cumprod")) {
-    static const char *const p[] = {"input", "axis", "reverse", "dtype", NULL};
-    cg_sig s = {fn, p};
-    if (!cg_check_args(cg, a, &s, 1, loc)) return true;
-    tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
-    if (cg->err) return true;
-    tc_val *dt = cg_arg(a, &s, "dtype");
-    tc_ty t;
-    if (!cg_is_none(dt)) {
-      if (!cg_get_dtype(cg, dt, "dtype", loc, &t)) return true;
-      x = cg_cast(cg, x, t, false, loc);
-    } else if (tc_ty_is_int(x.ty) && tc_ty_bits(x.ty) < 32) {
-      /* Triton scans narrow integers in 32 bits of the same signedness (int1 is unsigned). */
-      x = cg_cast(cg, x, tc_ty_make(tc_ty_is_signed(x.ty) ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32), false, loc);
-    }
-    /* As for tl.sum: a scan of 16-bit (or fp8) floats keeps its dtype but accumulates in fp32
-     * and rounds each prefix once; rounding every partial sum/product to 8 (bf16) or 11 (fp16)
-     * significant bits drifts further from the exact prefix the longer the axis. */
-    tc_ty narrow = x.ty;
-    bool widen = tc_ty_is_float(x.ty) && tc_ty_bits(x.ty) < 32;
-    if (widen) x = cg_cast(cg, x, tc_ty_make(TILEC_DTYPE_F32), false, loc);
-    tc_val *ax = cg_arg(a, &s, "axis");
-    tc_val zero = tv_int(0);
-    *out = scan(cg, &x, 1, cg_is_none(ax) ? &zero : ax, flag(cg_arg(a, &s, "reverse")),
-                !strcmp(name, "cumsum") ? C_SUM : C_PROD, NULL, fn, loc);
-    if (widen && !cg->err) *out = cg_cast(cg, *out, narrow, false, loc);
-    return true;
-  }
-  if (!strcmp(name, "associative_scan")) {
-    static const char *const p[] = {"input", "axis", "combine_fn", "reverse", NULL};
-    cg_sig s = {fn, p};
-    if (!cg_check_args(cg, a, &s, 3, loc)) return true;
-    tc_val xs[8], *cf = cg_arg(a, &s, "combine_fn");
-    int n = combine_inputs(cg, cg_arg(a, &s, "input"), cf, "associative_scan", xs, fn, loc, out);
-    if (n == 0) return true;
-    *out = scan(cg, xs, n, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "reverse")), C_JIT, cf->fn, fn, loc);
-    return true;
-  }
-  if (!strcmp(name, "gather")) {
-    static const char *const p[] = {"src", "index", "axis", NULL};
-    cg_sig s = {fn, p};
-    if (!cg_check_args(cg, a, &s, 3, loc)) return true;
-    tc_val src = tensor_arg(cg, cg_arg(a, &s, "src"), fn, loc), idx = tensor_arg(cg, cg_arg(a, &s, "index"), fn, loc);
-    int64_t ax;
-    if (cg->err || !cg_const_int(cg, cg_arg(a, &s, "axis"), "axis", loc, &ax)) return true;
-    int axis = norm_axis(cg, ax, src.rank, fn, loc);
-    if (axis < 0) return true;
-    if (!tc_ty_is_int(idx.ty) || idx.rank != src.rank) {
-      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.gather needs an integer index tile of the source's rank");
-      return true;
-    }
-    for (int d = 0; d < src.rank; d++)
-      if (d != axis && idx.shape[d] != src.shape[d]) {
-        *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.gather: index dimension %d must match the source", d);
-        return true;
-      }
-    *out = gather_op(cg, src, idx, axis, loc);
-    return true;
-  }
-  if (!strcmp(name, "flip")) {
-    static const char *const p[] = {"x", "dim", NULL};
-    cg_sig s = {fn, p};
-    if (!cg_check_args(cg, a, &s, 1, loc)) return true;
-    tc_val x = tensor_arg(cg, cg_arg(a, &s, "x"), fn, loc);
-    if (cg->err) return true;
-    if (!x.rank) {
-      *out = x;
-      return true;
-    }
-    int64_t d = x.rank - 1;
-    tc_val *dv = cg_arg(a, &s, "dim");
-    if (!cg_is_none(dv) && !cg_const_int(cg, dv, "dim", loc, &d)) return true;
-    int axis = norm_axis(cg, d, x.rank, fn, loc);
-    if (axis < 0) return true;
-    tc_val k = axis_iota(cg, x.rank, x.shape, axis, loc);
-    tc_val rev = cg_binary(cg, TC_OP_SUB, tv_int(x.shape[axis] - 1), k, loc);
-    *out = gather_op(cg, x, rev, axis, loc);
-    return true;
-  }
-  if (!strcmp(name, "sort") || !strcmp(name, "topk")) {
-    bool topk = !strcmp(name, "topk");
-    static const char *const ps[] = {"x", "dim", "descending", NULL};
-    static const char *const pk[] = {"x", "k", "dim", "descending", NULL};
-    cg_sig s = {fn, topk ? pk : ps};
-    if (!cg_check_args(cg, a, &s, topk ? 2 : 1, loc)) return true;
-    tc_val x = tensor_arg(cg, cg_arg(a, &s, "x"), fn, loc);
-    if (cg->err) return true;
-    if (!x.rank) {
-      *out = x;
-      return true;
-    }
-    int64_t d = x.rank - 1;
-    tc_val *dv = cg_arg(a, &s, "dim");
-    if (!cg_is_none(dv) && !cg_const_int(cg, dv, "dim", loc, &d)) return true;
-    if (norm_axis(cg, d, x.rank, fn, loc) != x.rank - 1) {
-      if (!cg->err) *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "%s only sorts along the last dimension", fn);
-      return true;
-    }
-    /* tl.topk(x, k, dim=None, descending=True) in Triton 3.9: the k largest, or smallest */
-    tc_val *dsc = cg_arg(a, &s, "descending");
-    bool desc = topk && cg_is_none(dsc) ? true : flag(dsc);
-    cg_set_loc(cg, loc);
-    MlirValue r = tile_build_sort(&cg->b, x.v, desc, tc_ty_is_int(x.ty) && !tc_ty_is_signed(x.ty));
-    tc_val sorted = tv_tensor(r, x.ty, x.rank, x.shape);
-    if (!topk) {
-      *out = sorted;
-      return true;
-    }
-    int64_t k;
-    if (!cg_const_int(cg, cg_arg(a, &s, "k"), "k", loc, &k)) return true;
-    if (k < 1 || k > x.shape[x.rank - 1]) {
-      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.topk: k must be in 1..%lld", (long long)x.shape[x.rank - 1]);
-      return true;
-    }
-    int64_t ks[TC_MAX_RANK];
-    memcpy(ks, x.shape, sizeof ks);
-    ks[x.rank - 1] = k;
-    *out = gather_op(cg, sorted, axis_iota(cg, x.rank, ks, x.rank - 1, loc), x.rank - 1, loc);
-    return true;
-  }
-  if (!strcmp(name, "histogram")) {
-    static const char *const p[] = {"input", "num_bins", "mask", NULL};
-    cg_sig s = {fn, p};
-    if (!cg_check_args(cg, a, &s, 2, loc)) return true;
-    tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
-    int64_t bins;
-    if (cg->err || !cg_const_int(cg, cg_arg(a, &s, "num_bins"), "num_bins", loc, &bins)) return true;
-    if (x.rank != 1 || !tc_ty_is_int(x.ty) || bins < 1) {
-      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.histogram needs a 1-D integer tile and num_bins >= 1");
-      return true;
-    }
-    /* counts[b] = sum_i (x[i] == b) over the [n, bins] comparison, reduced along i */
-    int64_t n = x.shape[0];
-    int64_t sh[2] = {n, bins};
-    tc_val xe = cg_broadcast_to(cg, expand(cg, x, 1, loc), 2, sh, loc);
-    tc_val b = axis_iota(cg, 2, sh, 1, loc);
-    tc_val hit = cg_compare(cg, TC_CMP_EQ, xe, b, loc);
-    tc_val *mk = cg_arg(a, &s, "mask");
-    if (!cg_is_none(mk)) {
-      tc_val m = cg_to_bool(cg, *mk, loc);
-      if (m.rank == 1) m = cg_broadcast_to(cg, expand(cg, m, 1, loc), 2, sh, loc);
-      hit = cg_logical(cg, true, hit, m, loc);
-    }
-    tc_val cnt = cg_cast(cg, hit, tc_ty_make(TILEC_DTYPE_I32), false, loc);
-    tc_val zero = tv_int(0);
-    *out = reduce(cg, &cnt, 1, &zero, false, C_SUM, false, NULL, fn, loc);
-    return true;
-  }
-  if (!strcmp(name, "reshape") || !strcmp(name, "view")) {
-    if (a->nargs < 1) return false;
-    tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
-    int rank;
-    int64_t shape[TC_MAX_RANK];
-    tc_callargs rest = *a;
-    rest.nkw = 0;
-    for (int k = 0; k < a->nkw; k++)
-      if (!strcmp(a->kwnames[k], "shape")) rest = *a;
-    if (cg->err || !shape_args(cg, &rest, 1, "shape", loc, &rank, shape)) return true;
-    *out = reshape(cg, x, rank, shape, loc);
-    return true;
-  }
-  if (!strcmp(name, "ravel")) {
-    if (a->nargs < 1) return false;
-    tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
-    int64_t n = 1;
-    for (int i = 0; i < x.rank; i++) n *= x.shape[i];
-    *out = cg->err ? x : reshape(cg, x, 1, &n, loc);
-    return true;
-  }
-  if (!strcmp(name, "expand_dims") || !strcmp(name, "unsqueeze")) {
-    static const char *const p[] = {"input", "axis", NULL};
-    cg_sig s = {fn, p};
-    if (!cg_check_args(cg, a, &s, 2, loc)) return true;
-    tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
-    tc_val *ax = cg_arg(a, &s, "axis");
-    if (cg->err) return true;
-    int nax = ax->kind == TV_TUPLE ? ax->nitems : 1;
-    int64_t axes[TC_MAX_RANK];
-    for (int i = 0; i < nax && i < TC_MAX_RANK; i++)
-      if (!cg_const_int(cg, ax->kind == TV_TUPLE ? &ax->items[i] : ax, "axis", loc, &axes[i])) return true;
-    /* Triton: every axis is normalized against the final rank, duplicates are an error,
-     * and the new axes are inserted in ascending order. */
-    int final_rank = x.rank + nax;
-    if (nax > TC_MAX_RANK || final_rank > TC_MAX_RANK) {
-      *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "%s: tiles of rank above %d are not supported", fn, TC_MAX_RANK);
-      return true;
-    }
-    int at[TC_MAX_RANK];
-    for (int i = 0; i < nax; i++) {
-      if (axes[i] < -final_rank || axes[i] >= final_rank) {
-        *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: invalid axis %lld. Expected %d <= axis < %d", fn,
-                        (long long)axes[i], -final_rank, final_rank);
-        return true;
-      }
-      at[i] = (int)(axes[i] < 0 ? axes[i] + final_rank : axes[i]);
-    }
-    for (int i = 0; i < nax; i++)
-      for (int j = 0; j < i; j++)
-        if (at[i] == at[j]) {
-          char list[64] = "";
-          for (int k = 0; k < nax; k++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", k ? ", " : "", at[k]);
-          *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s received duplicate axes, normalized axes = [%s]", fn, list);
-          return true;
-        }
-    for (int i = 1; i < nax; i++) /* ascending */
-      for (int j = i; j > 0 && at[j - 1] > at[j]; j--) {
-        int t = at[j];
-        at[j] = at[j - 1];
-        at[j - 1] = t;
-      }
-    for (int i = 0; i < nax && !cg->err; i++) x = expand(cg, x, at[i], loc);
-    *out = x;
-    return true;
-  }
-  if (!strcmp(name, "squeeze")) {
-    static const char *const p[] = {"input", "dim", NULL};
-    cg_sig s = {fn, p};
-    if (!cg_check_args(cg, a, &s, 2, loc)) return true;
-    tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
-    int64_t d;
-    if (cg->err || !cg_const_int(cg, cg_arg(a, &s, "dim"), "dim", loc, &d)) return true;
-    int ax = norm_axis(cg, d, x.rank, fn, loc);
-    if (ax < 0) return true;
-    if (x.shape[ax] != 1) {
-      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.squeeze: dimension %d has size %lld, not 1", ax, (long long)x.shape[ax]);
-      return true;
-    }
-    int64_t sh[TC_MAX_RANK];
-    int k = 0;
-    for (int i = 0; i < x.rank; i++)
-      if (i != ax) sh[k++] = x.shape[i];
-    *out = reshape(cg, x, k, sh, loc);
-    return true;
-  }
-  if (!strcmp(name, "broadcast_to")) {
-    if (a->nargs < 1) return false;
-    tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
-    int rank;
-    int64_t shape[TC_MAX_RANK];
-    if (cg->err || !shape_args(cg, a, 1, "shape", loc, &rank, shape)) return true;
-    *out = cg_broadcast_to(cg, x, rank, shape, loc);
-    return true;
-  }
-  if (!strcmp(name, "broadcast")) {
-    if (a->nargs != 2) return false;
-    tc_val x = tensor_arg(cg, &a->args[0], fn, loc), y = tensor_arg(cg, &a->args[1], fn, loc);
-    int rank;
-    int64_t shape[TC_MAX_RANK];
-    if (cg->err || !cg_broadcast_shapes(cg, &x, &y, &rank, shape, loc)) return true;
-    tc_val t = {.kind = TV_TUPLE, .nitems = 2};
-    t.items = cg_alloc(cg, 2 * sizeof(tc_val));
-    t.items[0] = cg_broadcast_to(cg, x, rank, shape, loc);
-    t.items[1] = cg_broadcast_to(cg, y, rank, shape, loc);
-    *out = t;
-    return true;
-  }
-  if (!strcmp(name, "trans") || !strcmp(name, "permute")) {
-    if (a->nargs < 1) return false;
-    tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
-    if (cg->err) return true;
-    int order[TC_MAX_RANK];
-    int rank;
-    int64_t dims[TC_MAX_RANK];
-    bool given = a->nargs > 1 || a->nkw > 0;
-    if (given) {
-      rank = 0;
-      const tc_val *src = a->args + 1;
-      int cnt = a->nargs - 1;
-      if (a->nkw == 1 && !strcmp(a->kwnames[0], "dims")) {
-        src = &a->kwargs[0];
-        cnt = 1;
-      }
-      if (cnt == 1 && src[0].kind == TV_TUPLE) {
-        cnt = src[0].nitems;
-        src = src[0].items;
-      }
-      for (int i = 0; i < cnt && i < TC_MAX_RANK; i++) {
-        if (src[i].kind != TV_INT) {
-          *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s dims must be constexpr integers", fn);
-          return true;
-        }
-        dims[rank++] = src[i].i;
-      }
-      if (rank != x.rank) {
-        *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s needs %d dims, got %d", fn, x.rank, rank);
-        return true;
-      }
-      for (int i = 0; i < rank; i++) order[i] = (int)dims[i];
-    } else {
-      if (x.rank > 2 && !strcmp(name, "trans")) {
-        *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.trans of a rank-%d tile needs the permutation", x.rank);
-        return true;
-      }
-      for (int i = 0; i < x.rank; i++) order[i] = x.rank - 1 - i;
-    }
-    *out = trans(cg, x, order, loc);
-    return true;
-  }
-  if (!strcmp(name, "join") || !strcmp(name, "interleave")) {
-    if (a->nargs != 2) return false;
-    tc_val x = tensor_arg(cg, &a->args[0], fn, loc), y = tensor_arg(cg, &a->args[1], fn, loc);
-    if (cg->err) return true;
-    tc_ty ct;
-    char err[128];
-    if (!tc_ty_computation(x.ty, false, y.ty, false, false, &ct, err, sizeof err) || !tc_ty_eq(x.ty, y.ty)) {
-      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s needs two tiles of the same dtype", fn);
-      return true;
-    }
-    int rank;
-    int64_t shape[TC_MAX_RANK];
-    if (!cg_broadcast_shapes(cg, &x, &y, &rank, shape, loc)) return true;
-    x = cg_broadcast_to(cg, x, rank, shape, loc);
-    y = cg_broadcast_to(cg, y, rank, shape, loc);
-    /* join(x, y)[..., k] = k == 0 ? x : y, all lazily evaluated */
-    tc_val xe = expand(cg, x, rank, loc), ye = expand(cg, y, rank, loc);
-    int64_t js[TC_MAX_RANK];
-    memcpy(js, shape, sizeof js);
-    js[rank] = 2;
-    xe = cg_broadcast_to(cg, xe, rank + 1, js, loc);
-    ye = cg_broadcast_to(cg, ye, rank + 1, js, loc);
-    tc_val k = axis_iota(cg, rank + 1, js, rank, loc);
-    tc_val first = cg_compare(cg, TC_CMP_EQ, k, tv_int(0), loc);
-    tc_val j = cg_where(cg, first, xe, ye, loc);
-    if (!strcmp(name, "interleave") && rank > 0) { /* two scalars interleave to join's [2] */
-      int64_t is[TC_MAX_RANK];
-      memcpy(is, shape, sizeof is);
-      is[rank - 1] *= 2;
-      j = reshape(cg, j, rank, is, loc);
-    }
-    *out = j;
-    return true;
-  }
-  if (!strcmp(name, "split")) {
-    if (a->nargs != 1) return false;
-    tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
-    if (cg->err) return true;
-    if (!x.rank || x.shape[x.rank - 1] != 2) {
-      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.split needs a last dimension of size 2");
-      return true;
-    }
-    tc_val last = tv_int(-1);
-    tc_val t = {.kind = TV_TUPLE, .nitems = 2};
-    t.items = cg_alloc(cg, 2 * sizeof(tc_val));
-    tc_val x1 = x;
-    t.items[0] = reduce(cg, &x, 1, &last, false, C_FIRST, false, NULL, fn, loc);
-    t.items[1] = reduce(cg, &x1, 1, &last, false, C_LAST, false, NULL, fn, loc);
-    *out = t;
-    return true;
-  }
-  if (!strcmp(name, "cat")) {
-    if (a->nargs < 2) return false;
-    tc_val x = tensor_arg(cg, &a->args[0], fn, loc), y = tensor_arg(cg, &a->args[1], fn, loc);
-    if (cg->err) return true;
-    if (x.rank != y.rank || memcmp(x.shape, y.shape, sizeof(int64_t) * (size_t)x.rank) || !tc_ty_eq(x.ty, y.ty) || !x.rank) {
-      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.cat needs two tiles of the same shape and dtype");
-      return true;
-    }
-    /* stack on a new leading dim, then merge it with dim 0: row-major keeps x then y */
-    tc_val xe = expand(cg, x, 0, loc), ye = expand(cg, y, 0, loc);
-    int64_t js[TC_MAX_RANK];
-    js[0] = 2;
-    for (int i = 0; i < x.rank; i++) js[i + 1] = x.shape[i];
-    xe = cg_broadcast_to(cg, xe, x.rank + 1, js, loc);
-    ye = cg_broadcast_to(cg, ye, x.rank + 1, js, loc);
-    tc_val k = axis_iota(cg, x.rank + 1, js, 0, loc);
-    tc_val j = cg_where(cg, cg_compare(cg, TC_CMP_EQ, k, tv_int(0), loc), xe, ye, loc);
-    int64_t cs[TC_MAX_RANK];
-    memcpy(cs, x.shape, sizeof cs);
-    cs[0] *= 2;
-    *out = reshape(cg, j, x.rank, cs, loc);
-    return true;
-  }
-  return false;
+  if (strcmp(name, "sum") && !tc_ty_is_int(x.ty))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s is only defined on integers", fn);
+  /* A sum of 16-bit (or fp8) floats keeps its dtype but accumulates in fp32 and rounds
+   * once: Triton leaves the order of a reduction open, and rounding every partial sum to
+   * 8 (bf16) or 11 (fp16) significant bits loses most of a long row. */
+  tc_ty narrow = x.ty;
+  bool widen = !strcmp(name, "sum") && tc_ty_is_float(x.ty) && tc_ty_bits(x.ty) < 32;
+  if (widen) x = cg_cast(cg, x, tc_ty_make(TILEC_DTYPE_F32), false, loc);
+  combine_kind k = !strcmp(name, "sum") ? C_SUM : !strcmp(name, "xor_sum") ? C_XOR : C_OR;
+  tc_val r = reduce(cg, &x, 1, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "keep_dims")), k, false, NULL, fn, loc);
+  return widen && !cg->err ? cg_cast(cg, r, narrow, false, loc) : r;
 }
+
+static tc_val max_min(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  const cg_sig s = b->sig;
+  const char *name = b->name;
+  tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
+  if (cg->err) return (tc_val){0};
+  bool is_max = !strcmp(name, "max");
+  bool keep = flag(cg_arg(a, &s, "keep_dims"));
+  tc_val *tb = cg_arg(a, &s, "return_indices_tie_break_left");
+  bool tie_left = !tb || flag(tb);
+  if (tc_ty_bits(x.ty) < 32)
+    x = cg_cast(cg, x, tc_ty_make(tc_ty_is_float(x.ty) ? TILEC_DTYPE_F32 : tc_ty_is_signed(x.ty) ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32),
+                false, loc);
+  if (flag(cg_arg(a, &s, "return_indices"))) {
+    tc_val *ax = cg_arg(a, &s, "axis");
+    int64_t axis;
+    if (cg_is_none(ax) || !cg_const_int(cg, ax, "axis", loc, &axis)) {
+      if (!cg->err) cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s(return_indices=True) needs an axis", fn);
+      return (tc_val){0};
+    }
+    int an = norm_axis(cg, axis, x.rank, fn, loc);
+    if (an < 0) return (tc_val){0};
+    tc_val xs[2] = {x, axis_iota(cg, x.rank, x.shape, an, loc)};
+    return reduce(cg, xs, 2, ax, keep, is_max ? C_ARGMAX : C_ARGMIN, tie_left, NULL, fn, loc);
+  }
+  return reduce(cg, &x, 1, cg_arg(a, &s, "axis"), keep, is_max ? C_MAX : C_MIN, false, NULL, fn, loc);
+}
+
+static tc_val argmax_argmin(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  const cg_sig s = b->sig;
+  const char *name = b->name;
+  tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
+  if (cg->err) return (tc_val){0};
+  if (tc_ty_bits(x.ty) < 32)
+    x = cg_cast(cg, x, tc_ty_make(tc_ty_is_float(x.ty) ? TILEC_DTYPE_F32 : TILEC_DTYPE_I32), false, loc);
+  int64_t axis;
+  tc_val *ax = cg_arg(a, &s, "axis");
+  if (!cg_const_int(cg, ax, "axis", loc, &axis)) return (tc_val){0};
+  int an = norm_axis(cg, axis, x.rank, fn, loc);
+  if (an < 0) return (tc_val){0};
+  tc_val *tb = cg_arg(a, &s, "tie_break_left");
+  tc_val xs[2] = {x, axis_iota(cg, x.rank, x.shape, an, loc)};
+  tc_val r = reduce(cg, xs, 2, ax, flag(cg_arg(a, &s, "keep_dims")), !strcmp(name, "argmax") ? C_ARGMAX : C_ARGMIN,
+                    !tb || flag(tb), NULL, fn, loc);
+  return r.kind == TV_TUPLE ? r.items[1] : r;
+}
+
+static tc_val reduce_fn(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  const cg_sig s = b->sig;
+  tc_val xs[8], *cf = cg_arg(a, &s, "combine_fn");
+  int n = combine_inputs(cg, cg_arg(a, &s, "input"), cf, "reduce", xs, fn, loc);
+  if (n == 0) return (tc_val){0};
+  return reduce(cg, xs, n, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "keep_dims")), C_JIT, false, cf->fn, fn, loc);
+}
+
+static tc_val cumsum_cumprod(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  const cg_sig s = b->sig;
+  const char *name = b->name;
+  tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
+  if (cg->err) return (tc_val){0};
+  tc_val *dt = cg_arg(a, &s, "dtype");
+  tc_ty t;
+  if (!cg_is_none(dt)) {
+    if (!cg_get_dtype(cg, dt, "dtype", loc, &t)) return (tc_val){0};
+    x = cg_cast(cg, x, t, false, loc);
+  } else if (tc_ty_is_int(x.ty) && tc_ty_bits(x.ty) < 32) {
+    /* Triton scans narrow integers in 32 bits of the same signedness (int1 is unsigned). */
+    x = cg_cast(cg, x, tc_ty_make(tc_ty_is_signed(x.ty) ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32), false, loc);
+  }
+  /* As for tl.sum: a scan of 16-bit (or fp8) floats keeps its dtype but accumulates in fp32
+   * and rounds each prefix once; rounding every partial sum/product to 8 (bf16) or 11 (fp16)
+   * significant bits drifts further from the exact prefix the longer the axis. */
+  tc_ty narrow = x.ty;
+  bool widen = tc_ty_is_float(x.ty) && tc_ty_bits(x.ty) < 32;
+  if (widen) x = cg_cast(cg, x, tc_ty_make(TILEC_DTYPE_F32), false, loc);
+  tc_val *ax = cg_arg(a, &s, "axis");
+  tc_val zero = tv_int(0);
+  tc_val r = scan(cg, &x, 1, cg_is_none(ax) ? &zero : ax, flag(cg_arg(a, &s, "reverse")),
+                  !strcmp(name, "cumsum") ? C_SUM : C_PROD, NULL, fn, loc);
+  return widen && !cg->err ? cg_cast(cg, r, narrow, false, loc) : r;
+}
+
+static tc_val associative_scan(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  const cg_sig s = b->sig;
+  tc_val xs[8], *cf = cg_arg(a, &s, "combine_fn");
+  int n = combine_inputs(cg, cg_arg(a, &s, "input"), cf, "associative_scan", xs, fn, loc);
+  if (n == 0) return (tc_val){0};
+  return scan(cg, xs, n, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "reverse")), C_JIT, cf->fn, fn, loc);
+}
+
+static tc_val gather(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  const cg_sig s = b->sig;
+  tc_val src = tensor_arg(cg, cg_arg(a, &s, "src"), fn, loc), idx = tensor_arg(cg, cg_arg(a, &s, "index"), fn, loc);
+  int64_t ax;
+  if (cg->err || !cg_const_int(cg, cg_arg(a, &s, "axis"), "axis", loc, &ax)) return (tc_val){0};
+  int axis = norm_axis(cg, ax, src.rank, fn, loc);
+  if (axis < 0) return (tc_val){0};
+  if (!tc_ty_is_int(idx.ty) || idx.rank != src.rank)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.gather needs an integer index tile of the source's rank");
+  for (int d = 0; d < src.rank; d++)
+    if (d != axis && idx.shape[d] != src.shape[d])
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.gather: index dimension %d must match the source", d);
+  return gather_op(cg, src, idx, axis, loc);
+}
+
+static tc_val flip(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  const cg_sig s = b->sig;
+  tc_val x = tensor_arg(cg, cg_arg(a, &s, "x"), fn, loc);
+  if (cg->err) return (tc_val){0};
+  if (!x.rank) return x;
+  int64_t d = x.rank - 1;
+  tc_val *dv = cg_arg(a, &s, "dim");
+  if (!cg_is_none(dv) && !cg_const_int(cg, dv, "dim", loc, &d)) return (tc_val){0};
+  int axis = norm_axis(cg, d, x.rank, fn, loc);
+  if (axis < 0) return (tc_val){0};
+  tc_val k = axis_iota(cg, x.rank, x.shape, axis, loc);
+  tc_val rev = cg_binary(cg, TC_OP_SUB, tv_int(x.shape[axis] - 1), k, loc);
+  return gather_op(cg, x, rev, axis, loc);
+}
+
+static tc_val sort_topk(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  const cg_sig s = b->sig;
+  const char *name = b->name;
+  bool topk = !strcmp(name, "topk");
+  tc_val x = tensor_arg(cg, cg_arg(a, &s, "x"), fn, loc);
+  if (cg->err) return (tc_val){0};
+  if (!x.rank) return x;
+  int64_t d = x.rank - 1;
+  tc_val *dv = cg_arg(a, &s, "dim");
+  if (!cg_is_none(dv) && !cg_const_int(cg, dv, "dim", loc, &d)) return (tc_val){0};
+  if (norm_axis(cg, d, x.rank, fn, loc) != x.rank - 1) {
+    if (!cg->err) cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "%s only sorts along the last dimension", fn);
+    return (tc_val){0};
+  }
+  /* tl.topk(x, k, dim=None, descending=True) in Triton 3.9: the k largest, or smallest */
+  tc_val *dsc = cg_arg(a, &s, "descending");
+  bool desc = topk && cg_is_none(dsc) ? true : flag(dsc);
+  cg_set_loc(cg, loc);
+  MlirValue r = tile_build_sort(&cg->b, x.v, desc, tc_ty_is_int(x.ty) && !tc_ty_is_signed(x.ty));
+  tc_val sorted = tv_tensor(r, x.ty, x.rank, x.shape);
+  if (!topk) return sorted;
+  int64_t k;
+  if (!cg_const_int(cg, cg_arg(a, &s, "k"), "k", loc, &k)) return (tc_val){0};
+  if (k < 1 || k > x.shape[x.rank - 1])
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.topk: k must be in 1..%lld", (long long)x.shape[x.rank - 1]);
+  int64_t ks[TC_MAX_RANK];
+  memcpy(ks, x.shape, sizeof ks);
+  ks[x.rank - 1] = k;
+  return gather_op(cg, sorted, axis_iota(cg, x.rank, ks, x.rank - 1, loc), x.rank - 1, loc);
+}
+
+static tc_val histogram(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  const cg_sig s = b->sig;
+  tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
+  int64_t bins;
+  if (cg->err || !cg_const_int(cg, cg_arg(a, &s, "num_bins"), "num_bins", loc, &bins)) return (tc_val){0};
+  if (x.rank != 1 || !tc_ty_is_int(x.ty) || bins < 1)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.histogram needs a 1-D integer tile and num_bins >= 1");
+  /* counts[b] = sum_i (x[i] == b) over the [n, bins] comparison, reduced along i */
+  int64_t n = x.shape[0];
+  int64_t sh[2] = {n, bins};
+  tc_val xe = cg_broadcast_to(cg, expand(cg, x, 1, loc), 2, sh, loc);
+  tc_val bin = axis_iota(cg, 2, sh, 1, loc);
+  tc_val hit = cg_compare(cg, TC_CMP_EQ, xe, bin, loc);
+  tc_val *mk = cg_arg(a, &s, "mask");
+  if (!cg_is_none(mk)) {
+    tc_val m = cg_to_bool(cg, *mk, loc);
+    if (m.rank == 1) m = cg_broadcast_to(cg, expand(cg, m, 1, loc), 2, sh, loc);
+    hit = cg_logical(cg, true, hit, m, loc);
+  }
+  tc_val cnt = cg_cast(cg, hit, tc_ty_make(TILEC_DTYPE_I32), false, loc);
+  tc_val zero = tv_int(0);
+  return reduce(cg, &cnt, 1, &zero, false, C_SUM, false, NULL, fn, loc);
+}
+
+static tc_val reshape_fn(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  if (a->nargs < 1) return cg_builtin_not_yet(cg, b, loc);
+  tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
+  int rank;
+  int64_t shape[TC_MAX_RANK];
+  tc_callargs rest = *a;
+  rest.nkw = 0;
+  for (int k = 0; k < a->nkw; k++)
+    if (!strcmp(a->kwnames[k], "shape")) rest = *a;
+  if (cg->err || !shape_args(cg, &rest, 1, "shape", loc, &rank, shape)) return (tc_val){0};
+  return reshape(cg, x, rank, shape, loc);
+}
+
+static tc_val ravel(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  if (a->nargs < 1) return cg_builtin_not_yet(cg, b, loc);
+  tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
+  int64_t n = 1;
+  for (int i = 0; i < x.rank; i++) n *= x.shape[i];
+  return cg->err ? x : reshape(cg, x, 1, &n, loc);
+}
+
+static tc_val expand_dims(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  const cg_sig s = b->sig;
+  tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
+  tc_val *ax = cg_arg(a, &s, "axis");
+  if (cg->err) return (tc_val){0};
+  int nax = ax->kind == TV_TUPLE ? ax->nitems : 1;
+  int64_t axes[TC_MAX_RANK];
+  for (int i = 0; i < nax && i < TC_MAX_RANK; i++)
+    if (!cg_const_int(cg, ax->kind == TV_TUPLE ? &ax->items[i] : ax, "axis", loc, &axes[i])) return (tc_val){0};
+  /* Triton: every axis is normalized against the final rank, duplicates are an error,
+   * and the new axes are inserted in ascending order. */
+  int final_rank = x.rank + nax;
+  if (nax > TC_MAX_RANK || final_rank > TC_MAX_RANK)
+    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "%s: tiles of rank above %d are not supported", fn, TC_MAX_RANK);
+  int at[TC_MAX_RANK];
+  for (int i = 0; i < nax; i++) {
+    if (axes[i] < -final_rank || axes[i] >= final_rank)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: invalid axis %lld. Expected %d <= axis < %d", fn,
+                      (long long)axes[i], -final_rank, final_rank);
+    at[i] = (int)(axes[i] < 0 ? axes[i] + final_rank : axes[i]);
+  }
+  for (int i = 0; i < nax; i++)
+    for (int j = 0; j < i; j++)
+      if (at[i] == at[j]) {
+        char list[64] = "";
+        for (int k = 0; k < nax; k++)
+          snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", k ? ", " : "", at[k]);
+        return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s received duplicate axes, normalized axes = [%s]", fn, list);
+      }
+  for (int i = 1; i < nax; i++) /* ascending */
+    for (int j = i; j > 0 && at[j - 1] > at[j]; j--) {
+      int t = at[j];
+      at[j] = at[j - 1];
+      at[j - 1] = t;
+    }
+  for (int i = 0; i < nax && !cg->err; i++) x = expand(cg, x, at[i], loc);
+  return x;
+}
+
+static tc_val squeeze(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  const cg_sig s = b->sig;
+  tc_val x = tensor_arg(cg, cg_arg(a, &s, "input"), fn, loc);
+  int64_t d;
+  if (cg->err || !cg_const_int(cg, cg_arg(a, &s, "dim"), "dim", loc, &d)) return (tc_val){0};
+  int ax = norm_axis(cg, d, x.rank, fn, loc);
+  if (ax < 0) return (tc_val){0};
+  if (x.shape[ax] != 1)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.squeeze: dimension %d has size %lld, not 1", ax, (long long)x.shape[ax]);
+  int64_t sh[TC_MAX_RANK];
+  int k = 0;
+  for (int i = 0; i < x.rank; i++)
+    if (i != ax) sh[k++] = x.shape[i];
+  return reshape(cg, x, k, sh, loc);
+}
+
+static tc_val broadcast_to(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  if (a->nargs < 1) return cg_builtin_not_yet(cg, b, loc);
+  tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
+  int rank;
+  int64_t shape[TC_MAX_RANK];
+  if (cg->err || !shape_args(cg, a, 1, "shape", loc, &rank, shape)) return (tc_val){0};
+  return cg_broadcast_to(cg, x, rank, shape, loc);
+}
+
+static tc_val broadcast(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  if (a->nargs != 2) return cg_builtin_not_yet(cg, b, loc);
+  tc_val x = tensor_arg(cg, &a->args[0], fn, loc), y = tensor_arg(cg, &a->args[1], fn, loc);
+  int rank;
+  int64_t shape[TC_MAX_RANK];
+  if (cg->err || !cg_broadcast_shapes(cg, &x, &y, &rank, shape, loc)) return (tc_val){0};
+  tc_val t = {.kind = TV_TUPLE, .nitems = 2};
+  t.items = cg_alloc(cg, 2 * sizeof(tc_val));
+  t.items[0] = cg_broadcast_to(cg, x, rank, shape, loc);
+  t.items[1] = cg_broadcast_to(cg, y, rank, shape, loc);
+  return t;
+}
+
+static tc_val trans_permute(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  const char *name = b->name;
+  if (a->nargs < 1) return cg_builtin_not_yet(cg, b, loc);
+  tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
+  if (cg->err) return (tc_val){0};
+  int order[TC_MAX_RANK];
+  int rank;
+  int64_t dims[TC_MAX_RANK];
+  bool given = a->nargs > 1 || a->nkw > 0;
+  if (given) {
+    rank = 0;
+    const tc_val *src = a->args + 1;
+    int cnt = a->nargs - 1;
+    if (a->nkw == 1 && !strcmp(a->kwnames[0], "dims")) {
+      src = &a->kwargs[0];
+      cnt = 1;
+    }
+    if (cnt == 1 && src[0].kind == TV_TUPLE) {
+      cnt = src[0].nitems;
+      src = src[0].items;
+    }
+    for (int i = 0; i < cnt && i < TC_MAX_RANK; i++) {
+      if (src[i].kind != TV_INT)
+        return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s dims must be constexpr integers", fn);
+      dims[rank++] = src[i].i;
+    }
+    if (rank != x.rank)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s needs %d dims, got %d", fn, x.rank, rank);
+    for (int i = 0; i < rank; i++) order[i] = (int)dims[i];
+  } else {
+    if (x.rank > 2 && !strcmp(name, "trans"))
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.trans of a rank-%d tile needs the permutation", x.rank);
+    for (int i = 0; i < x.rank; i++) order[i] = x.rank - 1 - i;
+  }
+  return trans(cg, x, order, loc);
+}
+
+static tc_val join_interleave(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  const char *name = b->name;
+  if (a->nargs != 2) return cg_builtin_not_yet(cg, b, loc);
+  tc_val x = tensor_arg(cg, &a->args[0], fn, loc), y = tensor_arg(cg, &a->args[1], fn, loc);
+  if (cg->err) return (tc_val){0};
+  tc_ty ct;
+  char err[128];
+  if (!tc_ty_computation(x.ty, false, y.ty, false, false, &ct, err, sizeof err) || !tc_ty_eq(x.ty, y.ty))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s needs two tiles of the same dtype", fn);
+  int rank;
+  int64_t shape[TC_MAX_RANK];
+  if (!cg_broadcast_shapes(cg, &x, &y, &rank, shape, loc)) return (tc_val){0};
+  x = cg_broadcast_to(cg, x, rank, shape, loc);
+  y = cg_broadcast_to(cg, y, rank, shape, loc);
+  /* join(x, y)[..., k] = k == 0 ? x : y, all lazily evaluated */
+  tc_val xe = expand(cg, x, rank, loc), ye = expand(cg, y, rank, loc);
+  int64_t js[TC_MAX_RANK];
+  memcpy(js, shape, sizeof js);
+  js[rank] = 2;
+  xe = cg_broadcast_to(cg, xe, rank + 1, js, loc);
+  ye = cg_broadcast_to(cg, ye, rank + 1, js, loc);
+  tc_val k = axis_iota(cg, rank + 1, js, rank, loc);
+  tc_val first = cg_compare(cg, TC_CMP_EQ, k, tv_int(0), loc);
+  tc_val j = cg_where(cg, first, xe, ye, loc);
+  if (!strcmp(name, "interleave") && rank > 0) { /* two scalars interleave to join's [2] */
+    int64_t is[TC_MAX_RANK];
+    memcpy(is, shape, sizeof is);
+    is[rank - 1] *= 2;
+    j = reshape(cg, j, rank, is, loc);
+  }
+  return j;
+}
+
+static tc_val split(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  if (a->nargs != 1) return cg_builtin_not_yet(cg, b, loc);
+  tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
+  if (cg->err) return (tc_val){0};
+  if (!x.rank || x.shape[x.rank - 1] != 2)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.split needs a last dimension of size 2");
+  tc_val last = tv_int(-1);
+  tc_val t = {.kind = TV_TUPLE, .nitems = 2};
+  t.items = cg_alloc(cg, 2 * sizeof(tc_val));
+  tc_val x1 = x;
+  t.items[0] = reduce(cg, &x, 1, &last, false, C_FIRST, false, NULL, fn, loc);
+  t.items[1] = reduce(cg, &x1, 1, &last, false, C_LAST, false, NULL, fn, loc);
+  return t;
+}
+
+static tc_val cat(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const char *fn = b->sig.fn;
+  if (a->nargs < 2) return cg_builtin_not_yet(cg, b, loc);
+  tc_val x = tensor_arg(cg, &a->args[0], fn, loc), y = tensor_arg(cg, &a->args[1], fn, loc);
+  if (cg->err) return (tc_val){0};
+  if (x.rank != y.rank || memcmp(x.shape, y.shape, sizeof(int64_t) * (size_t)x.rank) || !tc_ty_eq(x.ty, y.ty) || !x.rank)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.cat needs two tiles of the same shape and dtype");
+  /* stack on a new leading dim, then merge it with dim 0: row-major keeps x then y */
+  tc_val xe = expand(cg, x, 0, loc), ye = expand(cg, y, 0, loc);
+  int64_t js[TC_MAX_RANK];
+  js[0] = 2;
+  for (int i = 0; i < x.rank; i++) js[i + 1] = x.shape[i];
+  xe = cg_broadcast_to(cg, xe, x.rank + 1, js, loc);
+  ye = cg_broadcast_to(cg, ye, x.rank + 1, js, loc);
+  tc_val k = axis_iota(cg, x.rank + 1, js, 0, loc);
+  tc_val j = cg_where(cg, cg_compare(cg, TC_CMP_EQ, k, tv_int(0), loc), xe, ye, loc);
+  int64_t cs[TC_MAX_RANK];
+  memcpy(cs, x.shape, sizeof cs);
+  cs[0] *= 2;
+  return reshape(cg, j, x.rank, cs, loc);
+}
+
+/* ---- the registry rows ---------------------------------------------------------------- */
+
+static const char *const p_dot[] = {"input", "other", "acc", "input_precision", "allow_tf32", "max_num_imprecise_acc",
+                                    "out_dtype", NULL};
+static const char *const p_sum[] = {"input", "axis", "keep_dims", "dtype", NULL};
+static const char *const p_max[] = {"input", "axis", "return_indices", "return_indices_tie_break_left", "keep_dims", NULL};
+static const char *const p_argmax[] = {"input", "axis", "tie_break_left", "keep_dims", NULL};
+static const char *const p_reduce[] = {"input", "axis", "combine_fn", "keep_dims", NULL};
+static const char *const p_cumsum[] = {"input", "axis", "reverse", "dtype", NULL};
+static const char *const p_scan[] = {"input", "axis", "combine_fn", "reverse", NULL};
+static const char *const p_gather[] = {"src", "index", "axis", NULL};
+static const char *const p_flip[] = {"x", "dim", NULL};
+static const char *const p_sort[] = {"x", "dim", "descending", NULL};
+static const char *const p_topk[] = {"x", "k", "dim", "descending", NULL};
+static const char *const p_histogram[] = {"input", "num_bins", "mask", NULL};
+static const char *const p_expand_dims[] = {"input", "axis", NULL};
+static const char *const p_squeeze[] = {"input", "dim", NULL};
+
+/* Rows without parameter names take their arguments positionally (a shape may also be
+ * given as separate arguments); a call with too few is "tl.NAME is not supported yet". */
+const cg_builtin cg_builtins_tile[] = {
+    {"dot", dot, {"tl.dot", p_dot}, 2, NULL},
+    {"sum", sum_like, {"tl.sum", p_sum}, 1, NULL},
+    {"xor_sum", sum_like, {"tl.xor_sum", p_sum}, 1, NULL},
+    {"reduce_or", sum_like, {"tl.reduce_or", p_sum}, 1, NULL},
+    {"max", max_min, {"tl.max", p_max}, 1, NULL},
+    {"min", max_min, {"tl.min", p_max}, 1, NULL},
+    {"argmax", argmax_argmin, {"tl.argmax", p_argmax}, 2, NULL},
+    {"argmin", argmax_argmin, {"tl.argmin", p_argmax}, 2, NULL},
+    {"reduce", reduce_fn, {"tl.reduce", p_reduce}, 3, NULL},
+    {"cumsum", cumsum_cumprod, {"tl.cumsum", p_cumsum}, 1, NULL},
+    {"cumprod", cumsum_cumprod, {"tl.cumprod", p_cumsum}, 1, NULL},
+    {"associative_scan", associative_scan, {"tl.associative_scan", p_scan}, 3, NULL},
+    {"gather", gather, {"tl.gather", p_gather}, 3, NULL},
+    {"flip", flip, {"tl.flip", p_flip}, 1, NULL},
+    {"sort", sort_topk, {"tl.sort", p_sort}, 1, NULL},
+    {"topk", sort_topk, {"tl.topk", p_topk}, 2, NULL},
+    {"histogram", histogram, {"tl.histogram", p_histogram}, 2, NULL},
+    {"reshape", reshape_fn, {"tl.reshape", NULL}, 0, NULL},
+    {"view", reshape_fn, {"tl.view", NULL}, 0, NULL},
+    {"ravel", ravel, {"tl.ravel", NULL}, 0, NULL},
+    {"expand_dims", expand_dims, {"tl.expand_dims", p_expand_dims}, 2, NULL},
+    {"unsqueeze", expand_dims, {"tl.unsqueeze", p_expand_dims}, 2, NULL},
+    {"squeeze", squeeze, {"tl.squeeze", p_squeeze}, 2, NULL},
+    {"broadcast_to", broadcast_to, {"tl.broadcast_to", NULL}, 0, NULL},
+    {"broadcast", broadcast, {"tl.broadcast", NULL}, 0, NULL},
+    {"trans", trans_permute, {"tl.trans", NULL}, 0, NULL},
+    {"permute", trans_permute, {"tl.permute", NULL}, 0, NULL},
+    {"join", join_interleave, {"tl.join", NULL}, 0, NULL},
+    {"interleave", join_interleave, {"tl.interleave", NULL}, 0, NULL},
+    {"split", split, {"tl.split", NULL}, 0, NULL},
+    {"cat", cat, {"tl.cat", NULL}, 0, NULL},
+    {NULL, NULL, {NULL, NULL}, 0, NULL},
+};

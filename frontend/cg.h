@@ -219,11 +219,8 @@ bool cg_get_shape(tc_cg *cg, const tc_val *v, tc_loc loc, int *rank, int64_t *sh
 /* A load/store/atomic mask: a bool (int1) tensor or Python bool; anything else is Triton's
  * "Mask must have boolean scalar type" error. */
 tc_val cg_mask(tc_cg *cg, const tc_val *mask, const char *fn, tc_loc loc);
-/* Reductions, dot and shape builtins (builtins_tile.c): true when `name` was handled. */
-bool cg_tile_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc_val *out);
-/* Block pointers and tensor descriptors (builtins_block.c). */
-tc_val cg_make_block_ptr(tc_cg *cg, tc_callargs *a, tc_loc loc);
-tc_val cg_advance(tc_cg *cg, tc_callargs *a, tc_loc loc);
+/* Block pointers and tensor descriptors (builtins_block.c); the functions themselves are
+ * rows of the builtin registry (frontend/builtins.h). */
 tc_val cg_block_load(tc_cg *cg, const tc_val *bp, const tc_val *boundary_check, const tc_val *padding, tc_loc loc);
 void cg_block_store(tc_cg *cg, const tc_val *bp, tc_val value, const tc_val *boundary_check, tc_loc loc);
 /* Tiles of a block: scalars of a shape/strides/offsets tuple, the pointer tile and mask of
@@ -234,7 +231,6 @@ bool cg_block_tile(tc_cg *cg, tc_val base, int rank, const int64_t *bshape, cons
 tc_val cg_block_load_tile(tc_cg *cg, tc_val ptrs, tc_val mask, tc_val other, tc_loc loc);
 void cg_block_store_tile(tc_cg *cg, tc_val ptrs, tc_val mask, tc_val value, tc_loc loc);
 /* Tensor descriptors (descriptors.c). */
-tc_val cg_make_tensor_descriptor(tc_cg *cg, tc_callargs *a, tc_loc loc);
 tc_val cg_tdesc_method(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc);
 tc_val cg_tdesc_attr(tc_cg *cg, const tc_val *d, const char *attr, tc_loc loc);
 /* A tensordesc<elem[block]> kernel parameter from the pointer to its i64 slots. */
@@ -242,15 +238,12 @@ tc_val cg_tdesc_from_arg(tc_cg *cg, tc_val slots, tc_ty elem, int rank, const in
 /* device_print / device_assert (builtins_debug.c). */
 tc_val cg_device_print(tc_cg *cg, const char *prefix, size_t plen, const tc_val *args, int nargs, bool hex, tc_loc loc);
 tc_val cg_device_assert(tc_cg *cg, tc_val cond, const char *msg, size_t mlen, const tc_val *mask, tc_loc loc);
-/* tl.atomic_* (builtins_atomic.c): true when `name` was handled. */
-bool cg_atomic_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc, tc_val *out);
 
-/* The rest of Triton's tl.* surface (builtins_api.c): module constants and classes,
- * isinstance, tl.add/sub/mul, to_tensor, atomic_load/store, map_elementwise, ...; each
- * returns true when it handled the name (the result or an error is in *out). */
+/* Module constants and classes of Triton's tl.* surface (builtins_api.c): true when it
+ * handled module.attr (the value or an error is in *out); cg_api_is_class: a tl class
+ * ("tl.tensor", ...), a name isinstance takes and a call refuses. */
+bool cg_api_is_class(const char *full);
 bool cg_api_module_attr(tc_cg *cg, const char *module, const char *attr, tc_loc loc, tc_val *out);
-bool cg_api_builtin(tc_cg *cg, const char *full, const char *name, tc_callargs *a, tc_loc loc, tc_val *out);
-bool cg_api_known(const char *name);
 
 /* Resolves module.attr (e.g. tl.load, tl.float32, tl.math); reports unknown names. */
 tc_val cg_module_attr(tc_cg *cg, const tc_val *module, const char *attr, tc_loc loc);

@@ -6,7 +6,7 @@
  * builds them). Value: TV_TDESC, items = base, shape[r] (i64), strides[r] (i64), padding (0
  * zero / 1 NaN: a constexpr int, or a runtime i64 for parameters). In: call arguments.
  * Out: tile loads/stores/atomics, or a located error. */
-#include "frontend/cg.h"
+#include "frontend/builtins.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,10 +37,8 @@ static bool check_block(tc_cg *cg, int rank, const int64_t *bs, tc_loc loc) {
   return true;
 }
 
-tc_val cg_make_tensor_descriptor(tc_cg *cg, tc_callargs *a, tc_loc loc) {
-  static const char *const p[] = {"base", "shape", "strides", "block_shape", "padding_option", NULL};
-  cg_sig s = {"tl.make_tensor_descriptor", p};
-  if (!cg_check_args(cg, a, &s, 4, loc)) return (tc_val){0};
+static tc_val make_tensor_descriptor(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  const cg_sig s = b->sig;
   tc_val base = *cg_arg(a, &s, "base");
   if (base.kind != TV_TENSOR || base.rank != 0 || !tc_ty_is_ptr(base.ty))
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.make_tensor_descriptor: base must be a scalar pointer");
@@ -172,9 +170,9 @@ static tc_val atomic(tc_cg *cg, const char *op, tc_val ptrs, tc_val mask, tc_val
   const char *kwn[1] = {"mask"};
   tc_val kwv[1] = {mask};
   tc_callargs ca = {.args = args, .nargs = 2, .kwnames = kwn, .kwargs = kwv, .nkw = mask.kind == TV_TENSOR};
-  tc_val out;
-  if (!cg_atomic_builtin(cg, op, &ca, loc, &out)) return cg_error(cg, loc, TILEC_ERROR_INTERNAL, "no builtin %s", op);
-  return out;
+  const cg_builtin *b = cg_builtin_find(op);
+  if (!b) return cg_error(cg, loc, TILEC_ERROR_INTERNAL, "no builtin %s", op);
+  return cg_builtin_call(cg, b, &ca, loc);
 }
 
 static bool nargs_are(tc_cg *cg, tc_callargs *a, int n, const char *usage, tc_loc loc) {
@@ -262,3 +260,10 @@ tc_val cg_tdesc_attr(tc_cg *cg, const tc_val *d, const char *attr, tc_loc loc) {
   }
   return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tensor descriptor has no attribute '%s'", attr);
 }
+
+static const char *const p_make_tensor_descriptor[] = {"base", "shape", "strides", "block_shape", "padding_option", NULL};
+
+const cg_builtin cg_builtins_descriptor[] = {
+    {"make_tensor_descriptor", make_tensor_descriptor, {"tl.make_tensor_descriptor", p_make_tensor_descriptor}, 4, NULL},
+    {NULL, NULL, {NULL, NULL}, 0, NULL},
+};

@@ -1,7 +1,7 @@
 /* frontend/ops.c — Triton's tensor semantics: literal conversion, casts, broadcasting,
  * arithmetic with type promotion (C-style integer // and %), comparisons, where, min/max.
  * In: tc_val operands. Out: tile-dialect / arith / math ops on tensors and scalars. */
-#include "frontend/cg.h"
+#include "frontend/builtins.h"
 
 #include <math.h>
 #include <mlir-c/BuiltinAttributes.h>
@@ -323,9 +323,7 @@ tc_val cg_binary(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc loc) {
     tc_val ab[2] = {a, b};
     ca.args = ab;
     ca.nargs = 2;
-    tc_val r;
-    cg_tile_builtin(cg, "dot", &ca, loc, &r);
-    return r;
+    return cg_builtin_call(cg, cg_builtin_find("dot"), &ca, loc); /* a @ b is tl.dot(a, b) */
   }
   bool div = op == TC_OP_TRUEDIV || op == TC_OP_FLOORDIV || op == TC_OP_MOD;
   tc_ty ct;
