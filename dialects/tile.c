@@ -231,3 +231,52 @@ MlirValue tile_build_atomic_cas(tc_builder *b, MlirValue ptr, MlirValue cmp, Mli
   MlirValue ops[3] = {ptr, cmp, val};
   return tcb_op1(b, "tile.atomic_cas", result, 3, ops, 0, NULL);
 }
+
+/* tile.reduce / tile.scan: n (<= 8) operands combined along `axis` by the private function
+ * `combine` (a FlatSymbolRefAttr); results of types `results`. */
+static MlirOperation build_combining(tc_builder *b, tile_op_id id, intptr_t n, const MlirValue *operands,
+                                     const MlirType *results, int axis, MlirAttribute combine, int reverse) {
+  int32_t seg[8];
+  for (int i = 0; i < 8; i++) seg[i] = i < n;
+  MlirNamedAttribute attrs[5];
+  int na = 0;
+  attrs[na++] = tcb_named(b->ctx, "axis", mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 32), axis));
+  attrs[na++] = tcb_named(b->ctx, "combine", combine);
+  if (reverse >= 0) attrs[na++] = tcb_named(b->ctx, "reverse", mlirBoolAttrGet(b->ctx, reverse));
+  attrs[na++] = tcb_named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 8, seg));
+  attrs[na++] = tcb_named(b->ctx, "resultSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 8, seg));
+  return tile_build_op(b, id, n, results, n, operands, na, attrs);
+}
+
+MlirOperation tile_build_reduce(tc_builder *b, intptr_t n, const MlirValue *operands, const MlirType *results, int axis,
+                                MlirAttribute combine) {
+  return build_combining(b, TILE_REDUCE, n, operands, results, axis, combine, -1);
+}
+
+MlirOperation tile_build_scan(tc_builder *b, intptr_t n, const MlirValue *operands, const MlirType *results, int axis,
+                              MlirAttribute combine, bool reverse) {
+  return build_combining(b, TILE_SCAN, n, operands, results, axis, combine, reverse);
+}
+
+MlirValue tile_build_atomic_rmw(tc_builder *b, const char *kind, MlirValue ptr, MlirValue val, MlirValue mask,
+                                MlirType result) {
+  MlirValue ops[3] = {ptr, val, mask};
+  int32_t seg[3] = {1, 1, mlirValueIsNull(mask) ? 0 : 1};
+  MlirNamedAttribute at[2] = {
+      tcb_named(b->ctx, "kind", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(kind))),
+      tcb_named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 3, seg))};
+  return tile_build_op1(b, TILE_ATOMIC_RMW, result, 2 + seg[2], ops, 2, at);
+}
+
+void tile_build_print(tc_builder *b, MlirAttribute prefix, bool hex, intptr_t n, const MlirValue *values) {
+  int32_t seg[8];
+  for (int i = 0; i < 8; i++) seg[i] = i < n;
+  MlirNamedAttribute attrs[3] = {tcb_named(b->ctx, "prefix", prefix), tcb_named(b->ctx, "hex", mlirBoolAttrGet(b->ctx, hex)),
+                                 tcb_named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 8, seg))};
+  tile_build_op(b, TILE_PRINT, 0, NULL, n, values, 3, attrs);
+}
+
+void tile_build_assert(tc_builder *b, MlirValue cond, MlirAttribute message) {
+  MlirNamedAttribute a = tcb_named(b->ctx, "message", message);
+  tile_build_op(b, TILE_ASSERT, 0, NULL, 1, &cond, 1, &a);
+}

@@ -45,6 +45,18 @@ MlirValue tile_build_sort(tc_builder *b, MlirValue x, bool descending, bool is_u
 MlirValue tile_build_hint(tc_builder *b, MlirValue x, const char *kind, const int64_t *values, int n);
 /* Compare-and-swap at each pointer; returns the old values. */
 MlirValue tile_build_atomic_cas(tc_builder *b, MlirValue ptr, MlirValue cmp, MlirValue val, MlirType result);
+/* tile.reduce / tile.scan of n (<= 8) operands along axis with the private combine function
+ * `combine` (FlatSymbolRefAttr); one result per operand. */
+MlirOperation tile_build_reduce(tc_builder *b, intptr_t n, const MlirValue *operands, const MlirType *results, int axis,
+                                MlirAttribute combine);
+MlirOperation tile_build_scan(tc_builder *b, intptr_t n, const MlirValue *operands, const MlirType *results, int axis,
+                              MlirAttribute combine, bool reverse);
+/* tile.atomic_rmw of kind ("add", "fadd", "max", "umax", "fmax", ..., "xchg"); mask may be null. */
+MlirValue tile_build_atomic_rmw(tc_builder *b, const char *kind, MlirValue ptr, MlirValue val, MlirValue mask,
+                                MlirType result);
+/* tile.print of n (<= 8) tiles after the text `prefix` (a StringAttr); tile.assert. */
+void tile_build_print(tc_builder *b, MlirAttribute prefix, bool hex, intptr_t n, const MlirValue *values);
+void tile_build_assert(tc_builder *b, MlirValue cond, MlirAttribute message);
 
 /* ---- the op table (dialects/tile_ops.def) -------------------------------------------- */
 enum {

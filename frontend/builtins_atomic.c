@@ -34,12 +34,8 @@ static const char *rmw_kind(const char *op, tc_ty t) {
 /* One tile.atomic_rmw of `kind` (ptr, val and mask already broadcast to one shape). */
 static tc_val rmw(tc_cg *cg, const char *kind, tc_val ptr, tc_val val, const tc_val *mask) {
   MlirType rt = cg_tensor_type(cg, val.ty, val.rank, val.shape);
-  MlirValue ops[3] = {ptr.v, val.v, mask ? mask->v : (MlirValue){NULL}};
-  int32_t seg[3] = {1, 1, mask ? 1 : 0};
-  MlirNamedAttribute at[2] = {
-      tcb_named(cg->ctx, "kind", mlirStringAttrGet(cg->ctx, mlirStringRefCreateFromCString(kind))),
-      tcb_named(cg->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 3, seg))};
-  return tv_tensor(tile_build_op1(&cg->b, TILE_ATOMIC_RMW, rt, 2 + seg[2], ops, 2, at), val.ty, val.rank, val.shape);
+  MlirValue m = mask ? mask->v : (MlirValue){NULL};
+  return tv_tensor(tile_build_atomic_rmw(&cg->b, kind, ptr.v, val.v, m, rt), val.ty, val.rank, val.shape);
 }
 
 /* Float atomic_max/min as Triton defines them (semantic.py): on the bits, a value with the

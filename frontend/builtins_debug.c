@@ -39,13 +39,8 @@ tc_val cg_device_print(tc_cg *cg, const char *prefix, size_t plen, const tc_val 
   MlirValue vs[16];
   for (int i = 0; i < n; i++) vs[i] = cg_broadcast_to(cg, ts[i], rank, shape, loc).v;
   if (cg->err) return (tc_val){0};
-  int32_t seg[8];
-  for (int i = 0; i < 8; i++) seg[i] = i < n;
-  MlirNamedAttribute attrs[3] = {tcb_named(cg->ctx, "prefix", str(cg, prefix, plen)),
-                                 tcb_named(cg->ctx, "hex", mlirBoolAttrGet(cg->ctx, hex)),
-                                 tcb_named(cg->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg))};
   cg_set_loc(cg, loc);
-  tile_build_op(&cg->b, TILE_PRINT, 0, NULL, n, vs, 3, attrs);
+  tile_build_print(&cg->b, str(cg, prefix, plen), hex, n, vs);
   return tv_none();
 }
 
@@ -61,9 +56,8 @@ tc_val cg_device_assert(tc_cg *cg, tc_val cond, const char *msg, size_t mlen, co
     c = cg_logical(cg, false, c, cg_unary(cg, TC_UOP_NOT, m, loc), loc);
   }
   if (cg->err) return c;
-  MlirNamedAttribute a = tcb_named(cg->ctx, "message", str(cg, msg, mlen));
   cg_set_loc(cg, loc);
-  tile_build_op(&cg->b, TILE_ASSERT, 0, NULL, 1, &c.v, 1, &a);
+  tile_build_assert(&cg->b, c.v, str(cg, msg, mlen));
   cg->uses_assert = true;
   return tv_none();
 }

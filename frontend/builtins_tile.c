@@ -250,15 +250,8 @@ static tc_val reduce(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool ke
     rtypes[i] = cg_tensor_type(cg, tys[i], rr, rs);
     ops[i] = xs[i].v;
   }
-  int32_t seg[8];
-  for (int i = 0; i < 8; i++) seg[i] = i < n;
-  MlirNamedAttribute attrs[4] = {
-      tcb_named(cg->ctx, "axis", mlirIntegerAttrGet(mlirIntegerTypeGet(cg->ctx, 32), axis)),
-      tcb_named(cg->ctx, "combine", combine),
-      tcb_named(cg->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg)),
-      tcb_named(cg->ctx, "resultSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg))};
   cg_set_loc(cg, loc);
-  MlirOperation op = tile_build_op(&cg->b, TILE_REDUCE, n, rtypes, n, ops, 4, attrs);
+  MlirOperation op = tile_build_reduce(&cg->b, n, ops, rtypes, axis, combine);
   tc_val out[8];
   for (int i = 0; i < n; i++) {
     out[i] = tv_tensor(mlirOperationGetResult(op, i), tys[i], rr, rs);
@@ -302,15 +295,8 @@ static tc_val scan(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool reve
   }
   MlirAttribute combine = make_combine(cg, kind, false, fn, n, tys, loc);
   if (cg->err) return (tc_val){0};
-  int32_t seg[8];
-  for (int i = 0; i < 8; i++) seg[i] = i < n;
-  MlirNamedAttribute attrs[5] = {
-      tcb_named(cg->ctx, "axis", mlirIntegerAttrGet(mlirIntegerTypeGet(cg->ctx, 32), axis)),
-      tcb_named(cg->ctx, "combine", combine), tcb_named(cg->ctx, "reverse", mlirBoolAttrGet(cg->ctx, reverse)),
-      tcb_named(cg->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg)),
-      tcb_named(cg->ctx, "resultSegmentSizes", mlirDenseI32ArrayGet(cg->ctx, 8, seg))};
   cg_set_loc(cg, loc);
-  MlirOperation op = tile_build_op(&cg->b, TILE_SCAN, n, rtypes, n, ops, 5, attrs);
+  MlirOperation op = tile_build_scan(&cg->b, n, ops, rtypes, axis, combine, reverse);
   if (n == 1) return tv_tensor(mlirOperationGetResult(op, 0), tys[0], xs[0].rank, xs[0].shape);
   tc_val t = {.kind = TV_TUPLE, .nitems = n};
   t.items = cg_alloc(cg, sizeof(tc_val) * (size_t)n);
