@@ -211,6 +211,16 @@ def write_report(res, machine, commands, path, chart_name):
       f"`{chart_name}`. The run took {machine.get('duration_s', '?')} s."
       + (" **Quick mode (`--quick`): short time budgets, numbers are rough.**" if machine.get("quick") == "1" else ""))
     w("")
+    try:
+        loads = [float(machine.get(k, "0").split()[0]) for k in ("loadavg_start", "loadavg_end")]
+    except ValueError:
+        loads = [0.0, 0.0]
+    if max(loads) >= 2:
+        w(f"**This run shared the machine with other work** (load average {loads[0]:.1f} at the start, "
+          f"{loads[1]:.1f} at the end, on {machine.get('cpus', '?')} CPUs): times are several times a quiet "
+          "machine's and ratios swing by ±30% or more from row to row; rerun on a quiet machine "
+          "(`--wait-idle`) for numbers to quote.")
+        w("")
     w("**Ratios** are the speed of tilec relative to a peer: peer median time ÷ tilec median time, "
       "so > 1 means tilec is faster. Every number comes from this one run; peers of a row ran "
       "right after tilec.")
