@@ -1,6 +1,7 @@
 # bench/report.py — turns the raw JSON lines of one scripts/bench.sh run into
 # bench/results.json, bench/REPORT.md (tables of medians and tilec/peer speed ratios, targets,
-# machine, commands) and bench/chart.png. Run with /usr/bin/python3 (needs matplotlib).
+# the size sweep, machine, commands), bench/chart.png and bench/sweep.png (cost vs size,
+# log-log). Run with /usr/bin/python3 (needs matplotlib).
 import argparse
 import json
 import statistics
@@ -17,21 +18,45 @@ IMPL_NAMES = OrderedDict([
     ("openblas", "OpenBLAS sgemm"),
     ("pocl", "PoCL (OpenCL)"),
     ("numpy", "numpy"),
+    ("torch", "torch eager"),
+    ("inductor", "torch.compile (inductor CPU)"),
+    ("interpreter", "Triton interpreter"),
 ])
-SHORT_NAMES = {"tilec": "tilec", "c": "C", "openblas": "OpenBLAS", "pocl": "PoCL", "numpy": "numpy"}
-COLORS = {"tilec": "#d62728", "c": "#1f77b4", "openblas": "#2ca02c", "pocl": "#ff7f0e", "numpy": "#9467bd"}
+SHORT_NAMES = {"tilec": "tilec", "c": "C", "openblas": "OpenBLAS", "pocl": "PoCL", "numpy": "numpy",
+               "torch": "torch", "inductor": "torch.compile", "interpreter": "interpreter"}
+COLORS = {"tilec": "#d62728", "c": "#1f77b4", "openblas": "#2ca02c", "pocl": "#ff7f0e", "numpy": "#9467bd",
+          "torch": "#8c564b", "inductor": "#e377c2", "interpreter": "#7f7f7f"}
+PY_PEERS = ["torch", "inductor"]  # measured at 2 threads only (bench/python/peers.py)
 
 # (bench, size, title, reference peer, peers, work units and unit name)
+MEM_PEERS = ["c", "pocl", "numpy"] + PY_PEERS
+MM_PEERS = ["openblas", "pocl", "numpy"] + PY_PEERS
 KERNELS = [
-    ("vector_add", "16777216", "vector add 2^24 fp32", "c", ["c", "pocl", "numpy"], 12 * 2**24, "GB/s"),
-    ("softmax", "4096x1024", "softmax 4096×1024", "c", ["c", "pocl", "numpy"], 8 * 4096 * 1024, "GB/s"),
-    ("softmax", "1024x8192", "softmax 1024×8192", "c", ["c", "pocl", "numpy"], 8 * 1024 * 8192, "GB/s"),
-    ("layernorm", "1024x8192", "layer norm fwd 1024×8192", "c", ["c", "pocl", "numpy"], 8 * 1024 * 8192, "GB/s"),
-    ("matmul", "1024", "matmul fp32 N=1024", "openblas", ["openblas", "pocl", "numpy"], 2 * 1024**3, "GFLOP/s"),
-    ("matmul", "2048", "matmul fp32 N=2048", "openblas", ["openblas", "pocl", "numpy"], 2 * 2048**3, "GFLOP/s"),
-    ("matmul", "4096", "matmul fp32 N=4096", "openblas", ["openblas", "pocl", "numpy"], 2 * 4096**3, "GFLOP/s"),
+    ("vector_add", "16777216", "vector add 2^24 fp32", "c", MEM_PEERS, 12 * 2**24, "GB/s"),
+    ("softmax", "4096x1024", "softmax 4096×1024 (BLOCK 1024)", "c", MEM_PEERS, 8 * 4096 * 1024, "GB/s"),
+    ("softmax", "1024x8192", "softmax 1024×8192 (BLOCK 8192)", "c", MEM_PEERS, 8 * 1024 * 8192, "GB/s"),
+    ("layernorm", "1024x8192", "layer norm fwd 1024×8192, BLOCK 256", "c", MEM_PEERS, 8 * 1024 * 8192, "GB/s"),
+    ("layernorm (BLOCK 8192)", "1024x8192", "layer norm fwd 1024×8192, BLOCK 8192 (the tutorial's next_power_of_2(N))",
+     "c", ["c"], 8 * 1024 * 8192, "GB/s"),
+    ("layernorm (BLOCK 16384)", "1024x12000",
+     "layer norm fwd 1024×12000, BLOCK 16384 (the tutorial's next_power_of_2(N), masked tail)",
+     "c", ["c"], 8 * 1024 * 12000, "GB/s"),
+    ("matmul", "1024", "matmul fp32 N=1024", "openblas", MM_PEERS, 2 * 1024**3, "GFLOP/s"),
+    ("matmul", "2048", "matmul fp32 N=2048", "openblas", MM_PEERS, 2 * 2048**3, "GFLOP/s"),
+    ("matmul", "4096", "matmul fp32 N=4096", "openblas", MM_PEERS, 2 * 4096**3, "GFLOP/s"),
 ]
-SINGLE_THREADED = {"numpy": {"vector_add", "softmax", "layernorm"}}  # numpy ufuncs use one core
+# numpy ufuncs and Triton's interpreter (numpy underneath) use one core: their 1-thread rows
+# stand for both thread counts.
+SINGLE_THREADED = {"numpy": {"vector_add", "softmax", "layernorm"}, "interpreter": None}
+# The size sweep (2 threads): family, title, reference peer, other peers, x of a size, x label.
+SWEEP = [
+    ("vector_add", "vector add fp32", "c", ["torch", "interpreter"], lambda s: int(s), "elements"),
+    ("softmax", "softmax ROWS×1024 (BLOCK 1024)", "c", ["torch", "interpreter"],
+     lambda s: int(s.split("x")[0]) * int(s.split("x")[1]), "elements"),
+    ("layernorm", "layer norm ROWS×8192 (tilec BLOCK 8192; also BLOCK 256)", "c", ["torch", "interpreter"],
+     lambda s: int(s.split("x")[0]) * int(s.split("x")[1]), "elements"),
+    ("matmul", "matmul fp32 N×N×N", "openblas", ["torch", "interpreter"], lambda s: int(s), "N"),
+]
 
 
 def load(path):
@@ -70,7 +95,7 @@ def aggregate(rows):
 
 def get(res, bench, size, impl, t):
     e = res.get((bench, size, impl, t))
-    if e is None and bench in SINGLE_THREADED.get(impl, ()):
+    if e is None and impl in SINGLE_THREADED and (SINGLE_THREADED[impl] is None or bench in SINGLE_THREADED[impl]):
         e = res.get((bench, size, impl, 1))
     return e
 
@@ -140,7 +165,7 @@ def read_machine(path):
 
 
 def targets(res):
-    """The goals of issue 4 at 2 threads, with what this run measured."""
+    """The goals of issues 4 and 16 at 2 threads, with what this run measured."""
     rows = []
 
     def rel(bench, size, peer, goal, label):
@@ -155,7 +180,9 @@ def targets(res):
     rel("vector_add", "16777216", "c", 0.95, "vector add vs C loop")
     rel("softmax", "4096x1024", "c", 1.0, "softmax 4096×1024 vs C + SLEEF")
     rel("softmax", "1024x8192", "c", 1.0, "softmax 1024×8192 vs C + SLEEF")
-    rel("layernorm", "1024x8192", "c", 0.9, "layer norm vs C")
+    rel("layernorm", "1024x8192", "c", 0.95, "layer norm 1024×8192, BLOCK 256 vs C")
+    rel("layernorm (BLOCK 8192)", "1024x8192", "c", 0.95, "layer norm 1024×8192, BLOCK 8192 (tutorial) vs C")
+    rel("layernorm (BLOCK 16384)", "1024x12000", "c", 0.95, "layer norm 1024×12000, BLOCK 16384 (tutorial) vs C")
     for n in ("1024", "2048", "4096"):
         rel("matmul", n, "openblas", 0.75, f"matmul N={n} vs OpenBLAS")
 
@@ -184,6 +211,16 @@ def write_report(res, machine, commands, path, chart_name):
       f"`{chart_name}`. The run took {machine.get('duration_s', '?')} s."
       + (" **Quick mode (`--quick`): short time budgets, numbers are rough.**" if machine.get("quick") == "1" else ""))
     w("")
+    try:
+        loads = [float(machine.get(k, "0").split()[0]) for k in ("loadavg_start", "loadavg_end")]
+    except ValueError:
+        loads = [0.0, 0.0]
+    if max(loads) >= 2:
+        w(f"**This run shared the machine with other work** (load average {loads[0]:.1f} at the start, "
+          f"{loads[1]:.1f} at the end, on {machine.get('cpus', '?')} CPUs): times are several times a quiet "
+          "machine's and ratios swing by ±30% or more from row to row; rerun on a quiet machine "
+          "(`--wait-idle`) for numbers to quote.")
+        w("")
     w("**Ratios** are the speed of tilec relative to a peer: peer median time ÷ tilec median time, "
       "so > 1 means tilec is faster. Every number comes from this one run; peers of a row ran "
       "right after tilec.")
@@ -196,7 +233,8 @@ def write_report(res, machine, commands, path, chart_name):
                      ("threads_per_core", "threads per core"), ("caches", "caches"), ("simd", "SIMD flags"),
                      ("memory", "memory"), ("kernel", "kernel"), ("os", "OS"), ("cc", "C compiler (peers, drivers)"),
                      ("pocl", "PoCL device"), ("openblas", "OpenBLAS (Debian)"), ("sleef", "SLEEF (Debian)"),
-                     ("numpy", "numpy"), ("loadavg_start", "load average at the start"),
+                     ("numpy", "numpy"), ("torch", "torch (venv; eager and torch.compile)"),
+                     ("triton", "triton (venv; its interpreter)"), ("loadavg_start", "load average at the start"),
                      ("loadavg_end", "load average at the end")]:
         w(f"| {label} | {machine.get(k, '?')} |")
     corename = next((e["note"].split(";")[0] for k, e in res.items() if k[2] == "openblas" and "note" in e
@@ -220,28 +258,27 @@ def write_report(res, machine, commands, path, chart_name):
     w("")
     w("## Kernels")
     w("")
-    w("Median time per call (and throughput: bytes read + written, or 2N³ flops); "
-      "min times and repetition counts are in `results.json`.")
+    w("Median time per call (and throughput: bytes read + written, or 2N³ flops), one row per "
+      "implementation; *tilec vs X* is X's time ÷ tilec's (> 1: tilec faster). torch and "
+      "torch.compile ran at 2 threads only; min times and repetition counts are in `results.json`.")
     w("")
     for bench, size, title, ref, peers, work, unit in KERNELS:
         w(f"### {title}")
         w("")
-        head = "| threads | tilec | " + " | ".join(f"{IMPL_NAMES[p]} | tilec vs {SHORT_NAMES[p]}" for p in peers) + " |"
-        w(head)
-        w("|---" * (2 + 2 * len(peers)) + "|")
+        w("| implementation | 1 thread | tilec vs it | 2 threads | tilec vs it |")
+        w("|---|---|---|---|---|")
         notes = OrderedDict()
-        for t in (1, 2):
-            te = get(res, bench, size, "tilec", t)
-            cells = [str(t), cell(te, work, unit)]
-            for p in peers:
-                pe = get(res, bench, size, p, t)
-                c = cell(pe, work, unit)
-                if pe is not None and ok(pe) and pe["threads"] != t:
-                    c += f" ({pe['threads']} thread)"
-                cells += [c, fmt_rr(te, pe)]
-            w("| " + " | ".join(cells) + " |")
-            for impl in ["tilec"] + peers:
-                e = get(res, bench, size, impl, t)
+        for impl in ["tilec"] + peers:
+            cells = [IMPL_NAMES[impl]]
+            for t in (1, 2):
+                te, e = get(res, bench, size, "tilec", t), get(res, bench, size, impl, t)
+                c = cell(e, work, unit)
+                if e is not None and ok(e) and e["threads"] != t:
+                    c += f" ({e['threads']} thread)"
+                if e is None and impl in PY_PEERS and t == 1:
+                    c = "— (2 threads only)"
+                cells += [f"**{c}**" if impl == "tilec" and ok(e) else c,
+                          "" if impl == "tilec" else fmt_rr(te, e)]
                 if e is None:
                     continue
                 if not ok(e) or e["status"] == "mismatch":
@@ -254,12 +291,15 @@ def write_report(res, machine, commands, path, chart_name):
                     notes.setdefault(text, []).append(t)
                 elif impl != "tilec" and e.get("note") and not e["note"].startswith("corename"):
                     notes.setdefault(f"{impl}: {e['note']}", [])
+            w("| " + " | ".join(cells) + " |")
         w("")
         for text, ts in notes.items():
             suffix = f" — {' and '.join(map(str, sorted(set(ts))))} thread(s)" if ts and len(set(ts)) < 2 else ""
             w(f"- {text}{suffix}")
         if notes:
             w("")
+
+    write_sweep(res, w)
 
     w("## Launch overhead (empty kernel)")
     w("")
@@ -340,9 +380,22 @@ def write_report(res, machine, commands, path, chart_name):
     w(f"- The C softmax uses SLEEF's vector exp of the width `-march=native` enables (reported "
       f"in its row). tilec's matmul uses BLOCK_M×BLOCK_N×BLOCK_K = {bm[0]}×{bm[1]}×{bm[2]}, "
       f"GROUP_SIZE_M = {bm[3]} (why: `bench/kernels/matmul.py`; `TILEC_BENCH_MATMUL_BLOCKS` overrides). "
-      f"The layer norm kernel loops over the row with BLOCK_SIZE = 256, so its accumulators "
-      f"stay in registers (why and other sizes: `bench/kernels/layernorm.py`); softmax takes "
-      f"the whole row as one tile.")
+      f"The layer norm kernel (the shape of Triton's tutorial 05 forward kernel: three loops over the "
+      f"row) runs at BLOCK_SIZE = 256, where its accumulators stay in registers (why: "
+      f"`bench/kernels/layernorm.py`), and at the tutorial's BLOCK_SIZE = next_power_of_2(N) "
+      f"(8192 for N = 8192, 16384 for N = 12000), where each loop runs once per row; the "
+      f"BLOCK 8192/16384 rows alternate with their own C runs. Softmax takes the whole row as one "
+      f"tile (BLOCK = next_power_of_2(n_cols), as the tutorial).")
+    w("- Python peers (`bench/python/peers.py` in the venv of `scripts/python_venv.sh`, torch "
+      f"{machine.get('torch', '?')}, triton {machine.get('triton', '?')}): torch eager "
+      "(`out=` forms where torch has them; `F.layer_norm` allocates its output) every round, and "
+      "`torch.compile` (inductor on CPU, which compiles C++ with the system compiler at run "
+      "time; `dynamic=False`, its cache in `build/bench/inductor-cache`, the warm-up call "
+      "compiles) in the first round only, both with `torch.set_num_threads(2)`; they use "
+      "the timing protocol above (`bench/peers/numpy_bench.py`'s `measure`). Triton's "
+      "interpreter (`TRITON_INTERPRET=1`, the real triton, running the same `bench/kernels` "
+      "source as tilec) takes milliseconds per program, so it runs only in the sweep's "
+      "smallest sizes, one timed call after a warm-up.")
     w("- The machine may be shared with other work: a load average above ~0.5 at the start "
       "means something else was running, and 2-thread numbers (which need both cores) suffer "
       "most. Memory-bound 2-thread times also swing between levels from run to run; compare "
@@ -367,19 +420,134 @@ def write_report(res, machine, commands, path, chart_name):
         f.write("\n".join(L))
 
 
+def sweep_series(res, family):
+    """{series: {size: entry}} of one sweep family at 2 threads (1 for single-threaded peers);
+    layer norm also has the tilec series at BLOCK 256."""
+    bench = f"sweep {family}"
+    series = OrderedDict()
+    for (b, size, impl, t), e in res.items():
+        if b == bench:
+            name = impl
+        elif b == f"{bench} (BLOCK 256)" and impl == "tilec":
+            name = "tilec BLOCK 256"
+        else:
+            continue
+        if t == 2 or (t == 1 and impl in SINGLE_THREADED):
+            series.setdefault(name, {})[size] = e
+    return series
+
+
+def write_sweep(res, w):
+    fams = [f for f in SWEEP if sweep_series(res, f[0])]
+    if not fams:
+        return
+    w("## How cost grows with size (sweep, 2 threads)")
+    w("")
+    w("One pass per size at 2 threads (Triton's interpreter: one thread, smallest sizes only, one timed "
+      "call after a warm-up), half the time budget of the rows above; tilec and the C loop alternate "
+      "once per size. Median and fastest time per call; *vs X* is X's time ÷ tilec's (medians; "
+      "min: the fastest samples). Plotted log-log in `sweep.png` with the fastest samples, which "
+      "other work on a shared machine disturbs least (one process per size: a descheduled "
+      "thread can double a median).")
+    w("")
+    w("![sweep](sweep.png)")
+    w("")
+    for family, title, ref, peers, xof, xlabel in fams:
+        ser = sweep_series(res, family)
+        sizes = sorted({s for d in ser.values() for s in d}, key=xof)
+        impls = [i for i in ["tilec", "tilec BLOCK 256", ref] + peers if i in ser]
+        w(f"### {title}")
+        w("")
+        head, rule = ["size"], ["---"]
+        for i in impls:
+            name = SHORT_NAMES.get(i, i)
+            head += [name] if i.startswith("tilec") else [name, f"tilec vs {name}"]
+            rule += ["---"] if i.startswith("tilec") else ["---", "---"]
+        w("| " + " | ".join(head) + " |")
+        w("|" + "|".join(rule) + "|")
+        ratios = OrderedDict((i, []) for i in impls if not i.startswith("tilec"))
+        for size in sizes:
+            te = ser.get("tilec", {}).get(size)
+            cells = [size.replace("x", "×")]
+            for i in impls:
+                e = ser[i].get(size)
+                cells.append(cell(e) + (f"<br>min {fmt_t(e['min_s'])}" if ok(e) and e["reps"] > 1 else ""))
+                if not i.startswith("tilec"):
+                    cells.append(fmt_rr(te, e))
+                    if ratio(te, e) is not None:
+                        ratios[i].append((size, ratio(te, e)))
+            w("| " + " | ".join(cells) + " |")
+        w("")
+        for i, rs in ratios.items():
+            if len(rs) >= 2:
+                lo, hi = min(r for _, r in rs), max(r for _, r in rs)
+                w(f"- tilec vs {SHORT_NAMES[i]}: {fmt_r(rs[0][1]).strip('*')} at {rs[0][0].replace('x', '×')}, "
+                  f"{fmt_r(rs[-1][1]).strip('*')} at {rs[-1][0].replace('x', '×')} (range "
+                  f"{fmt_r(lo).strip('*×')}–{fmt_r(hi).strip('*')})")
+            elif rs:
+                w(f"- tilec vs {SHORT_NAMES[i]}: {fmt_r(rs[0][1]).strip('*')} at {rs[0][0].replace('x', '×')}")
+        tl = [(size, e) for size, e in ser.get("tilec", {}).items() if ok(e)]
+        if len(tl) >= 2:
+            tl.sort(key=lambda p: xof(p[0]))
+            (s0, e0), (s1, e1) = tl[0], tl[-1]
+            grow = (e1["median_s"] / e0["median_s"]) / (xof(s1) / xof(s0))
+            w(f"- tilec: {fmt_t(e0['median_s'])} at {s0.replace('x', '×')}, {fmt_t(e1['median_s'])} at "
+              f"{s1.replace('x', '×')}: {xof(s1) / xof(s0):.0f}× the {xlabel} cost {e1['median_s'] / e0['median_s']:.0f}× "
+              f"the time" + (f" (N³ grows {(xof(s1) / xof(s0)) ** 3:.0f}×)" if xlabel == "N" else
+                            f" (time per element at the largest size: {grow:.2f}× that at the smallest)"))
+        w("")
+
+
+def sweep_chart(res, machine, path):
+    fams = [f for f in SWEEP if sweep_series(res, f[0])]
+    if not fams:
+        return False
+    fig, axes = plt.subplots(2, 2, figsize=(13, 10), dpi=100)
+    for ax, (family, title, ref, peers, xof, xlabel) in zip(axes.flat, fams):
+        ser = sweep_series(res, family)
+        for name in ["tilec", "tilec BLOCK 256", ref] + peers:
+            pts = sorted((xof(s), e["min_s"]) for s, e in ser.get(name, {}).items() if ok(e))
+            if not pts:
+                continue
+            impl = "tilec" if name.startswith("tilec") else name
+            label = ("tilec BLOCK 8192 (tutorial)" if family == "layernorm" and name == "tilec" else
+                     IMPL_NAMES.get(name, name) if name != "c" else "C loop") + (
+                " (1 thread)" if name in SINGLE_THREADED else "")
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=4,
+                    linestyle="--" if name == "tilec BLOCK 256" else "-",
+                    linewidth=2.2 if impl == "tilec" else 1.3, color=COLORS[impl], label=label)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel(xlabel + " (log)")
+        ax.set_ylabel("seconds per call, fastest sample (log)")
+        ax.set_title(title, fontsize=10)
+        ax.grid(which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(fams):]:
+        ax.axis("off")
+    fig.suptitle(f"How cost grows with size, 2 threads — {machine.get('cpu', '?')}, {machine.get('date', '')}",
+                 fontsize=12)
+    fig.tight_layout(rect=(0, 0, 1, 0.96))
+    fig.savefig(path)
+    return True
+
+
 def short_label(bench, size):
     if bench == "matmul":
         return f"matmul\nN={size}"
     if bench == "vector_add":
         return "vector add\n2^24"
-    return f"{'layer norm' if bench == 'layernorm' else bench}\n{size.replace('x', '×')}"
+    if bench.startswith("layernorm"):
+        block = bench.split("BLOCK ")[1].rstrip(")") if "BLOCK" in bench else "256"
+        return f"layer norm\n{size.replace('x', '×')}\nBLOCK {block}"
+    return f"{bench}\n{size.replace('x', '×')}"
 
 
 def chart(res, machine, path):
-    fig = plt.figure(figsize=(15, 13), dpi=100)
+    fig = plt.figure(figsize=(19, 13), dpi=100)
     gs = fig.add_gridspec(3, 2, height_ratios=[1, 1, 0.95])
-    impls = ["tilec", "c", "openblas", "pocl", "numpy"]
-    width = 0.16
+    impls = ["tilec", "c", "openblas", "pocl", "numpy", "torch", "inductor"]
+    width = 0.13
     for row, t in enumerate((1, 2)):
         ax = fig.add_subplot(gs[row, :])
         for x, (bench, size, title, ref, peers, _, _) in enumerate(KERNELS):
@@ -409,12 +577,13 @@ def chart(res, machine, path):
         ax.set_xlim(-0.6, len(KERNELS) - 0.4)
         ax.set_ylabel("speed ÷ reference peer\n(log; higher is better)")
         ax.set_title(f"Kernels, {t} thread{'s' if t > 1 else ''}: speed relative to the C loop "
-                     f"(matmul: relative to OpenBLAS); labels are the ratios", fontsize=10)
+                     f"(matmul: relative to OpenBLAS); labels are the ratios"
+                     + ("; torch and torch.compile: 2 threads only" if t == 1 else ""), fontsize=10)
         ax.grid(axis="y", which="both", alpha=0.3)
         if row == 0:
             for impl in impls:
                 ax.bar(0, 0, 0, color=COLORS[impl], label=IMPL_NAMES[impl])
-            fig.legend(loc="upper center", bbox_to_anchor=(0.5, 0.965), fontsize=9, ncol=5, frameon=False)
+            fig.legend(loc="upper center", bbox_to_anchor=(0.5, 0.965), fontsize=9, ncol=7, frameon=False)
 
     ax2 = fig.add_subplot(gs[2, 0])
     cats = [("grid 1", 1), ("grid 1", 2), ("grid 1024", 1), ("grid 1024", 2)]
@@ -489,7 +658,8 @@ def main():
         f.write("\n")
     write_report(res, machine, commands, f"{a.out}/REPORT.md", "chart.png")
     chart(res, machine, f"{a.out}/chart.png")
-    print(f"wrote {a.out}/results.json, {a.out}/REPORT.md, {a.out}/chart.png")
+    swept = sweep_chart(res, machine, f"{a.out}/sweep.png")
+    print(f"wrote {a.out}/results.json, {a.out}/REPORT.md, {a.out}/chart.png" + (", sweep.png" if swept else ""))
 
 
 if __name__ == "__main__":

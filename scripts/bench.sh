@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # scripts/bench.sh — runs the tilec benchmark suite against its peers (C loop + SLEEF,
-# OpenBLAS, PoCL, numpy) at 1 and 2 threads, then regenerates bench/results.json,
-# bench/REPORT.md and bench/chart.png. Not part of CI. Options: --quick, --no-setup.
+# OpenBLAS, PoCL, numpy at 1 and 2 threads; torch eager and torch.compile at 2 threads;
+# Triton's interpreter at small sizes), a size sweep per kernel family, then regenerates
+# bench/results.json, bench/REPORT.md, bench/chart.png and bench/sweep.png. Not part of CI.
+# Options: --quick, --no-setup, --wait-idle, --no-sweep.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -10,12 +12,14 @@ cd "$ROOT"
 QUICK=0
 SETUP=1
 WAIT_IDLE=0
+SWEEP=1
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;      # shorter time budgets: for trying the harness, not for numbers
     --no-setup) SETUP=0 ;;   # skip the package checks (offline machine, packages present)
     --wait-idle) WAIT_IDLE=1 ;;  # first wait (up to 10 min) for other work on the machine to stop
-    *) echo "usage: scripts/bench.sh [--quick] [--no-setup] [--wait-idle]" >&2; exit 2 ;;
+    --no-sweep) SWEEP=0 ;;   # skip the size sweep (about 2 minutes)
+    *) echo "usage: scripts/bench.sh [--quick] [--no-setup] [--wait-idle] [--no-sweep]" >&2; exit 2 ;;
   esac
 done
 
@@ -29,13 +33,26 @@ PY=/usr/bin/python3               # Debian's python with numpy; pyenv's python3 
 # Matmul block sizes BLOCK_M BLOCK_N BLOCK_K GROUP_SIZE_M (why: see bench/kernels/matmul.py).
 read -r BM BN BK GM <<<"${TILEC_BENCH_MATMUL_BLOCKS:-64 128 32 8}"
 MATMUL_SIZES=(1024 2048 4096)
+# Layer norm at the tutorial's block size, BLOCK = next_power_of_2(N) (one trip per loop), next
+# to the BLOCK 256 row: "ROWS COLS BLOCK" each.
+LN_TUTORIAL=("1024 8192 8192" "1024 12000 16384")
+# The size sweep (2 threads, one round): how cost grows with size, per kernel family.
+SWEEP_VADD=(4096 16384 65536 262144 1048576 4194304 16777216)
+SWEEP_SOFTMAX_ROWS=(16 64 256 1024 4096 16384)        # x 1024 columns, BLOCK 1024
+SWEEP_LN_ROWS=(4 16 64 256 1024 4096)                 # x 8192 columns, BLOCK 8192 and 256
+SWEEP_MATMUL=(128 256 512 1024 2048)
+SWEEP_INTERP=3    # Triton's interpreter (about 1-5 ms per program): the smallest 3 sizes only
 POCL_MATMUL_MAX=1024              # the naive PoCL matmul runs ~1 GFLOP/s: 4096 would take minutes
 PROC_TIMEOUT=240                  # seconds per benchmark process: a hung kernel cannot stall the run
 COMPILE_SAMPLES=5                 # fresh processes per cold-compile measurement
 ROUNDS=3                          # repetitions of the whole kernel suite (see kernel_round)
 ALTERNATE=3                       # memory-bound rows: tilec/C runs alternating per round (see pair)
 
-if [ "$QUICK" = 1 ]; then export BENCH_TIME_SCALE=0.2; COMPILE_SAMPLES=2; ROUNDS=1; ALTERNATE=1; fi
+if [ "$QUICK" = 1 ]; then
+  export BENCH_TIME_SCALE=0.2; COMPILE_SAMPLES=2; ROUNDS=1; ALTERNATE=1
+  SWEEP_VADD=(4096 65536 1048576 16777216); SWEEP_SOFTMAX_ROWS=(16 256 4096)
+  SWEEP_LN_ROWS=(4 64 1024); SWEEP_MATMUL=(128 512 2048); SWEEP_INTERP=1
+fi
 # Two cores leave no room for other work: a busy machine halves the 2-thread numbers.
 load1() { cut -d' ' -f1 /proc/loadavg; }
 if [ "$WAIT_IDLE" = 1 ]; then
@@ -99,6 +116,11 @@ run() { # bench size impl threads -- command...
   local out err rc=0
   err=$(mktemp)
   out=$(timeout "$PROC_TIMEOUT" "$@" 2>"$err") || rc=$?
+  # AS (set by pair and the sweep): the rows' bench name, when one program serves several rows
+  # (layer norm at two block sizes, the sweep); the JSON lines then carry it instead of their own.
+  if [ -n "$out" ] && [ -n "${AS:-}" ]; then
+    out=$(printf '%s\n' "$out" | sed "s/\"bench\": *\"[^\"]*\"/\"bench\":\"$AS\"/")
+  fi
   if [ -n "$out" ]; then printf '%s\n' "$out" >>"$RAW"; printf '%s\n' "$out" | cut -c1-160; fi
   if [ "$rc" != 0 ]; then
     local why
@@ -147,6 +169,13 @@ tilec_kernel softmax_8192 bench/kernels/softmax.py softmax_kernel \
   "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 8192" -DBENCH_SOFTMAX
 tilec_kernel layernorm bench/kernels/layernorm.py layernorm_fwd_kernel \
   "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 256" -DBENCH_LAYERNORM
+# The same kernel at the tutorial's BLOCK = next_power_of_2(N): its three loops run once per
+# row (bench/kernels/layernorm.py is the shape of Triton's tutorial 05 forward kernel).
+for spec in "${LN_TUTORIAL[@]}"; do
+  read -r _ _ B <<<"$spec"
+  tilec_kernel "layernorm_$B" bench/kernels/layernorm.py layernorm_fwd_kernel \
+    "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, $B" -DBENCH_LAYERNORM
+done
 # Unit strides are specialized with ":1" (Triton's JIT does the same for arguments equal
 # to 1), which is what lets the compiler see contiguous rows in the A, B and C tiles.
 tilec_kernel matmul bench/kernels/matmul.py matmul_kernel \
@@ -183,12 +212,45 @@ declare -A MM_SKIP   # threads -> reason: tilec matmul sizes from then on are to
 SCALE_ENV=()  # extra environment of tilec_run (pair shortens the time budget)
 pair() { # variant bench size threads c-args... (the tilec driver gets them without the first)
   local v=$1 bench=$2 size=$3 t=$4; shift 4
-  local SCALE_ENV
+  local SCALE_ENV AS=${AS:-}
+  if [ "$bench" != "$1" ]; then AS=$bench; fi   # a second row of the same programs
   SCALE_ENV=(BENCH_TIME_SCALE="$(awk -v s="${BENCH_TIME_SCALE:-1}" -v n="$ALTERNATE" 'BEGIN { print s / n }')")
   for _ in $(seq "$ALTERNATE"); do
     tilec_run "$v" "$bench" "$size" "$t" "${@:2}"
     run "$bench" "$size" c "$t" -- env "${SCALE_ENV[@]}" OMP_NUM_THREADS="$t" "$WORK/c_bench" "$@"
   done
+}
+
+# Python peers (bench/python/peers.py in the venv scripts/test.sh uses: torch, the real
+# triton): torch eager and torch.compile at `threads` (torch.set_num_threads), Triton's
+# interpreter and numpy on one thread. One process measures all the given shapes.
+VPY=""
+VPY_ERR="no Python venv (scripts/python_venv.sh failed)"
+section "python venv (torch, triton, tilec)"
+if VENV=$(bash scripts/python_venv.sh); then
+  VPY="$VENV/bin/python"
+  echo "$VPY: torch $("$VPY" -c 'import torch; print(torch.__version__)' 2>/dev/null || echo missing)"
+else
+  echo "warning: $VPY_ERR: torch, torch.compile and interpreter rows are skipped" >&2
+fi
+py_peer() { # impl threads kernel shape...
+  local impl=$1 t=$2 k=$3; shift 3
+  if [ -z "$VPY" ]; then
+    local s
+    for s in "$@"; do emit "${AS:-$k}" "$s" "$impl" "$t" unavailable "$VPY_ERR"; done
+    return
+  fi
+  local e=(env -u TILEC_TRITON -u TRITON_INTERPRET BENCH_THREADS="$t"
+           BENCH_TIME_SCALE="${BENCH_TIME_SCALE:-1}" TORCHINDUCTOR_CACHE_DIR="$WORK/inductor-cache")
+  if [ "$impl" = interpreter ]; then e+=(TRITON_INTERPRET=1); fi
+  if [ -n "${LN_BLOCK:-}" ]; then e+=(BENCH_LN_BLOCK="$LN_BLOCK"); fi
+  run "${AS:-$k}" "$*" "$impl" "$t" -- "${e[@]}" "$VPY" bench/python/peers.py "$impl" "$k" "$@"
+}
+# torch eager every round; torch.compile in the first round only (each process pays seconds of
+# graph set-up even from inductor's cache, and its kernels do not change between rounds).
+torch_peers() { # kernel shape...
+  py_peer torch 2 "$@"
+  if [ "$round" = 1 ]; then py_peer inductor 2 "$@"; fi
 }
 
 # Peers of one row run right after tilec's, so slow drifts of a shared machine hit all alike.
@@ -201,6 +263,7 @@ kernel_round() {
     run vector_add 16777216 pocl "$t" -- "${OCL[@]}" POCL_MAX_PTHREAD_COUNT="$t" "$WORK/ocl_bench" bench/peers/opencl vector_add 16777216
   done
   run vector_add 16777216 numpy 1 -- "${BLAS_ENV[@]}" OPENBLAS_NUM_THREADS=1 "$PY" bench/peers/numpy_bench.py vector_add 16777216
+  torch_peers vector_add 16777216
 
   for shape in "4096 1024" "1024 8192"; do
     read -r R C <<<"$shape"
@@ -210,6 +273,7 @@ kernel_round() {
       run softmax "${R}x${C}" pocl "$t" -- "${OCL[@]}" POCL_MAX_PTHREAD_COUNT="$t" "$WORK/ocl_bench" bench/peers/opencl softmax "$R" "$C"
     done
     run softmax "${R}x${C}" numpy 1 -- "${BLAS_ENV[@]}" OPENBLAS_NUM_THREADS=1 "$PY" bench/peers/numpy_bench.py softmax "$R" "$C"
+    torch_peers softmax "${R}x${C}"
   done
 
   section "layer norm 1024x8192"
@@ -218,6 +282,14 @@ kernel_round() {
     run layernorm 1024x8192 pocl "$t" -- "${OCL[@]}" POCL_MAX_PTHREAD_COUNT="$t" "$WORK/ocl_bench" bench/peers/opencl layernorm 1024 8192
   done
   run layernorm 1024x8192 numpy 1 -- "${BLAS_ENV[@]}" OPENBLAS_NUM_THREADS=1 "$PY" bench/peers/numpy_bench.py layernorm 1024 8192
+  torch_peers layernorm 1024x8192
+  for spec in "${LN_TUTORIAL[@]}"; do
+    read -r R C B <<<"$spec"
+    section "layer norm ${R}x${C}, BLOCK $B (the tutorial's next_power_of_2(N))"
+    for t in "${THREADS[@]}"; do
+      pair "layernorm_$B" "layernorm (BLOCK $B)" "${R}x${C}" "$t" layernorm "$R" "$C"
+    done
+  done
 
   section "matmul fp32 (tilec blocks ${BM}x${BN}x${BK}, group ${GM})"
   for t in "${THREADS[@]}"; do
@@ -252,6 +324,7 @@ kernel_round() {
       fi
     done
   done
+  torch_peers matmul "${MATMUL_SIZES[@]}"
 
   section "empty kernel launch"
   for t in "${THREADS[@]}"; do
@@ -265,6 +338,56 @@ for round in $(seq "$ROUNDS"); do
   section "round $round of $ROUNDS"
   kernel_round
 done
+
+# How cost grows with size: 2 threads, one pass, tilec and the C loop alternating once per
+# size, half the time budget; torch eager and Triton's interpreter (smallest sizes only) as
+# Python users would run them. Rows are named "sweep <family>".
+sweep() {
+  local ALTERNATE=1 BENCH_TIME_SCALE
+  BENCH_TIME_SCALE=$(awk -v s="${BENCH_TIME_SCALE:-1}" 'BEGIN { print s / 2 }')
+  local SCALE_ENV=(BENCH_TIME_SCALE="$BENCH_TIME_SCALE") AS shapes=() r n
+  section "sweep: vector add"
+  AS="sweep vector_add"
+  for n in "${SWEEP_VADD[@]}"; do pair vector_add "$AS" "$n" 2 vector_add "$n"; done
+  py_peer torch 2 vector_add "${SWEEP_VADD[@]}"
+  py_peer interpreter 2 vector_add "${SWEEP_VADD[@]:0:$SWEEP_INTERP}"
+
+  section "sweep: softmax ROWSx1024 (BLOCK 1024)"
+  AS="sweep softmax"
+  shapes=()
+  for r in "${SWEEP_SOFTMAX_ROWS[@]}"; do
+    pair softmax_1024 "$AS" "${r}x1024" 2 softmax "$r" 1024
+    shapes+=("${r}x1024")
+  done
+  py_peer torch 2 softmax "${shapes[@]}"
+  py_peer interpreter 2 softmax "${shapes[@]:0:$SWEEP_INTERP}"
+
+  section "sweep: layer norm ROWSx8192 (BLOCK 8192 and 256)"
+  shapes=()
+  for r in "${SWEEP_LN_ROWS[@]}"; do
+    AS="sweep layernorm"
+    pair layernorm_8192 "$AS" "${r}x8192" 2 layernorm "$r" 8192
+    AS="sweep layernorm (BLOCK 256)"
+    tilec_run layernorm "$AS" "${r}x8192" 2 "$r" 8192
+    shapes+=("${r}x8192")
+  done
+  AS="sweep layernorm"
+  py_peer torch 2 layernorm "${shapes[@]}"
+  LN_BLOCK=pow2 py_peer interpreter 2 layernorm "${shapes[@]:0:$SWEEP_INTERP}"
+
+  section "sweep: matmul fp32"
+  AS="sweep matmul"
+  for n in "${SWEEP_MATMUL[@]}"; do
+    tilec_run matmul "$AS" "$n" 2 "$n"
+    run "$AS" "$n" openblas 2 -- "${BLAS_ENV[@]}" BENCH_TIME_SCALE="$BENCH_TIME_SCALE" OPENBLAS_NUM_THREADS=2 "$WORK/blas_bench" "$n"
+  done
+  py_peer torch 2 matmul "${SWEEP_MATMUL[@]}"
+  py_peer interpreter 2 matmul "${SWEEP_MATMUL[@]:0:$SWEEP_INTERP}"
+}
+if [ "$SWEEP" = 1 ]; then
+  round=0
+  sweep
+fi
 
 section "compile times"
 # Cold = a fresh process each time (and, for PoCL, an empty kernel cache); one sample per
@@ -290,17 +413,18 @@ for which in vector_add matmul all; do
   rm -rf "$cache"
 done
 
-section "python: launch overhead; tilec vs Triton's interpreter, torch and numpy"
+section "python: launch overhead; tilec from Python vs torch and numpy"
 # bench/python/run.py, in the venv scripts/test.sh uses (tilec from `pip install .`, torch
-# and the real triton from PyPI); its own report: bench/python/REPORT.md.
-PYOPTS=()
+# and the real triton from PyPI); its own report: bench/python/REPORT.md. Triton's
+# interpreter is measured above (the sweep, small sizes), not again at full size here.
+PYOPTS=(--no-interpreter)
 if [ "$QUICK" = 1 ]; then PYOPTS+=(--quick); fi
 mkdir -p "${BENCH_REPORT_DIR:-bench}/python"
-if VENV=$(bash scripts/python_venv.sh); then
-  "$VENV/bin/python" bench/python/run.py "${PYOPTS[@]}" --out "${BENCH_REPORT_DIR:-bench}/python/REPORT.md" ||
+if [ -n "$VPY" ]; then
+  "$VPY" bench/python/run.py "${PYOPTS[@]}" --out "${BENCH_REPORT_DIR:-bench}/python/REPORT.md" ||
     echo "warning: the Python benchmarks failed" >&2
 else
-  echo "warning: no Python venv (scripts/python_venv.sh failed): Python benchmarks skipped" >&2
+  echo "warning: $VPY_ERR: Python benchmarks skipped" >&2
 fi
 
 section "report"
@@ -319,6 +443,11 @@ MACHINE="$WORK/machine.env"
   echo "cc=$("$CC" --version | head -n 1)"
   echo "pocl=$(env POCL_CACHE_DIR="$WORK/pocl-cache" "$WORK/ocl_bench" bench/peers/opencl device 2>/dev/null || echo unavailable)"
   echo "numpy=$("$PY" -c 'import numpy; print(numpy.__version__)')"
+  if [ -n "$VPY" ]; then
+    echo "torch=$("$VPY" -c 'import torch; print(torch.__version__)' 2>/dev/null || echo unavailable)"
+    echo "triton=$(env -u TILEC_TRITON "$VPY" -c 'import triton; print(triton.__version__)' 2>/dev/null || echo unavailable)"
+    echo "sweep=$SWEEP"
+  fi
   echo "sleef=$(dpkg-query -W -f='${Version}' libsleef-dev 2>/dev/null || echo unknown)"
   echo "openblas=$(dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null || echo unknown)"
   echo "tilec_commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git status --porcelain 2>/dev/null | grep -q . && echo ' (uncommitted changes present)')"

@@ -1,94 +1,230 @@
-"""One benchmark measurement: ``peers.py IMPL KERNEL SIZE...`` prints one JSON line with the
-median time of IMPL (tilec, interpreter, numpy, torch) on KERNEL (vector_add N, softmax
-ROWS COLS) and the largest difference from a numpy reference.
+"""The Python-side peers of tilec's benchmarks: ``peers.py IMPL KERNEL SHAPE [SHAPE...]``
+times IMPL on KERNEL at each SHAPE and prints one JSON line per shape, in the format of
+bench/common.h (bench, size, impl, threads, status, median_s, min_s, reps, batch, note) plus
+``ms`` and ``max_abs_err``.
 
-The interpreter is Triton's own (``TRITON_INTERPRET=1`` must be set before triton is
-imported: bench/python/run.py starts one process per measurement)."""
+IMPL: tilec (the bench kernel through tilec's Triton drop-in: run with TILEC_TRITON=1),
+interpreter (the same kernel file run by Triton's interpreter: run with TRITON_INTERPRET=1 and
+the real triton), torch (eager), inductor (``torch.compile``, inductor on CPU), numpy.
+KERNEL and SHAPE: vector_add N, softmax ROWSxCOLS, layernorm ROWSxCOLS, matmul N — the kernels
+of bench/kernels/*.py with their block sizes as scripts/bench.sh compiles them (softmax and,
+with BENCH_LN_BLOCK=pow2, layer norm at next_power_of_2(COLS); layer norm otherwise 256).
 
+Threads: torch.set_num_threads(BENCH_THREADS) for torch and inductor; the interpreter and
+numpy run on one thread (their rows say 1). Timing: the protocol of bench/common.h
+(bench/peers/numpy_bench.py's ``measure``: warm-up, batches of >= 2 ms, 10-200 samples in a
+budget scaled by BENCH_TIME_SCALE); the interpreter, seconds per call, gets one warm-up and
+one timed call. Every output is checked against a float64 numpy reference; a wrong result
+is reported with status "mismatch"."""
+
+import importlib.util
 import json
 import os
-import statistics
 import sys
 import time
 
 import numpy as np
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+KERNELS_DIR = os.path.join(HERE, "..", "kernels")
+sys.path.insert(0, os.path.join(HERE, "..", "peers"))
+from numpy_bench import measure  # noqa: E402  (the shared timing protocol)
 
-def median_time(fn, budget=1.0, min_reps=3, max_reps=200):
-    fn()  # warm-up: compiles / loads the kernel, touches the pages
-    times = []
-    t_end = time.perf_counter() + budget
-    while len(times) < min_reps or (time.perf_counter() < t_end and len(times) < max_reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), len(times)
+EPS = 1e-5
+# Largest |result - float64 reference| accepted (inputs as in bench/common.h).
+TOLERANCE = {"vector_add": 1e-6, "softmax": 1e-5, "layernorm": 1e-3, "matmul": 1e-2}
+NOTES = {
+    "torch": {"vector_add": "torch.add(out=)", "softmax": "torch.softmax(out=)",
+              "layernorm": "F.layer_norm (allocates y; no mean/rstd outputs)", "matmul": "torch.mm(out=)"},
+    "inductor": {"vector_add": "torch.compile: out.copy_(x + y)", "softmax": "torch.compile: out.copy_(torch.softmax(x))",
+                 "layernorm": "torch.compile: out.copy_(F.layer_norm(...))", "matmul": "torch.compile: out.copy_(torch.mm(a, b))"},
+    "interpreter": dict.fromkeys(["vector_add", "softmax", "layernorm", "matmul"],
+                                 "TRITON_INTERPRET=1, bench/kernels source; 1 warm-up + 1 timed call"),
+    "tilec": dict.fromkeys(["vector_add", "softmax", "layernorm", "matmul"], "Triton drop-in (TILEC_TRITON=1)"),
+    "numpy": dict.fromkeys(["vector_add", "softmax", "layernorm", "matmul"], ""),
+}
+VADD_BLOCK = 1024                       # as scripts/bench.sh compiles the kernels
+MM_BLOCKS = tuple(int(v) for v in os.environ.get("TILEC_BENCH_MATMUL_BLOCKS", "64 128 32 8").split())
 
 
-def np_softmax(x):
-    e = np.exp(x - x.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
+def next_pow2(n):
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def uniform(shape, seed, lo, hi):
+    return np.random.default_rng(seed).uniform(lo, hi, shape).astype(np.float32)
+
+
+def inputs(kernel, shape):
+    """Inputs (the ranges of bench/common.h) and the float64 reference of the output."""
+    if kernel == "vector_add":
+        (n,) = shape
+        x, y = uniform(n, 1, -1, 1), uniform(n, 2, -1, 1)
+        return [x, y], x.astype(np.float64) + y
+    if kernel == "softmax":
+        x = uniform(shape, 3, -8, 8)
+        e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+        return [x], e / e.sum(1, keepdims=True)
+    if kernel == "layernorm":
+        rows, cols = shape
+        x, w, b = uniform(shape, 4, -2, 3), uniform(cols, 5, 0.5, 1.5), uniform(cols, 6, -0.5, 0.5)
+        xd = x.astype(np.float64)
+        mean = xd.mean(1, keepdims=True)
+        ref = (xd - mean) / np.sqrt(((xd - mean) ** 2).mean(1, keepdims=True) + EPS) * w + b
+        return [x, w, b], ref
+    if kernel == "matmul":
+        (n,) = shape
+        a, b = uniform((n, n), 7, -1, 1), uniform((n, n), 8, -1, 1)
+        return [a, b], a.astype(np.float64) @ b
+    raise SystemExit(f"unknown kernel {kernel}")
+
+
+def load_kernel(kernel):
+    """bench/kernels/<kernel>.py, imported afresh (its `import triton` is tilec's drop-in or
+    the real triton, whichever the environment selects)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{kernel}", os.path.join(KERNELS_DIR, f"{kernel}.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def triton_fn(kernel, shape, xs, out):
+    """A launch of the bench kernel for tilec (drop-in) or Triton's interpreter."""
+    import torch  # the interpreter wants torch tensors; tilec takes them too
+    mod = load_kernel(kernel)
+    t = [torch.from_numpy(x) for x in xs]
+    if kernel == "vector_add":
+        n = shape[0]
+        return lambda: mod.vadd_kernel[((n + VADD_BLOCK - 1) // VADD_BLOCK,)](  # noqa: E731
+            t[0], t[1], out, n, BLOCK_SIZE=VADD_BLOCK)
+    if kernel == "softmax":
+        rows, cols = shape
+        return lambda: mod.softmax_kernel[(rows,)](out, t[0], cols, cols, rows, cols,  # noqa: E731
+                                                   BLOCK_SIZE=next_pow2(cols))
+    if kernel == "layernorm":
+        rows, cols = shape
+        block = next_pow2(cols) if os.environ.get("BENCH_LN_BLOCK") == "pow2" else 256
+        mean, rstd = torch.empty(rows), torch.empty(rows)
+        return lambda: mod.layernorm_fwd_kernel[(rows,)](t[0], out, t[1], t[2], mean, rstd, cols, cols,  # noqa: E731
+                                                         EPS, BLOCK_SIZE=block)
+    n = shape[0]
+    bm, bn, bk, gm = MM_BLOCKS
+    grid = (((n + bm - 1) // bm) * ((n + bn - 1) // bn),)
+    return lambda: mod.matmul_kernel[grid](t[0], t[1], out, n, n, n, n, 1, n, 1, n, 1,  # noqa: E731
+                                           BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_SIZE_M=gm)
+
+
+def torch_fn(kernel, xs, out, compiled):
+    """torch eager (into `out` where torch has an out= form) or torch.compile (inductor).
+    The compiled functions copy into a preallocated `out` (inductor stores the result there):
+    returning a fresh tensor would time the allocator too — a new 64 MiB tensor costs as much
+    as the vector add itself, page faults included."""
+    import torch
+    import torch.nn.functional as F
+    t = [torch.from_numpy(x) for x in xs]
+    holder = {}
+    if compiled:
+        f = {"vector_add": lambda x, y, o: o.copy_(x + y), "softmax": lambda x, o: o.copy_(torch.softmax(x, -1)),
+             "layernorm": lambda x, w, b, o: o.copy_(F.layer_norm(x, (x.shape[-1],), w, b, EPS)),
+             "matmul": lambda a, b, o: o.copy_(torch.mm(a, b))}[kernel]
+        f = torch.compile(f, dynamic=False)
+        return (lambda: f(*t, out)), None  # noqa: E731
+    if kernel == "vector_add":
+        return (lambda: torch.add(t[0], t[1], out=out)), None  # noqa: E731
+    if kernel == "softmax":
+        return (lambda: torch.softmax(t[0], dim=1, out=out)), None  # noqa: E731
+    if kernel == "layernorm":
+        def run():
+            holder["y"] = F.layer_norm(t[0], (t[0].shape[1],), t[1], t[2], EPS)
+        return run, holder
+    return (lambda: torch.mm(t[0], t[1], out=out)), None  # noqa: E731
+
+
+def numpy_fn(kernel, xs, out):
+    if kernel == "vector_add":
+        return lambda: np.add(xs[0], xs[1], out=out)  # noqa: E731
+    if kernel == "softmax":
+        def run():
+            np.subtract(xs[0], xs[0].max(axis=1, keepdims=True), out=out)
+            np.exp(out, out=out)
+            np.divide(out, out.sum(axis=1, keepdims=True), out=out)
+        return run
+    if kernel == "layernorm":
+        x, w, b = xs
+
+        def run():
+            np.subtract(x, x.mean(axis=1, keepdims=True), out=out)
+            rstd = 1.0 / np.sqrt((out * out).mean(axis=1, keepdims=True) + np.float32(EPS))
+            np.multiply(out, rstd, out=out)
+            np.multiply(out, w, out=out)
+            np.add(out, b, out=out)
+        return run
+    return lambda: np.matmul(xs[0], xs[1], out=out)  # noqa: E731
+
+
+def once_timed(fn):
+    """Warm-up and one timed call: the interpreter takes seconds per call."""
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    t = time.perf_counter() - t0
+    return {"median_s": t, "min_s": t, "reps": 1, "batch": 1}
+
+
+def bench_one(impl, kernel, size, threads):
+    shape = tuple(int(s) for s in size.split("x"))
+    xs, ref = inputs(kernel, shape)
+    out_shape = ref.shape
+    line = {"bench": kernel, "size": size, "impl": impl, "threads": threads}
+    note = NOTES[impl][kernel]
+    if impl in ("tilec", "interpreter", "torch", "inductor"):
+        import torch
+        out = torch.empty(out_shape)
+        holder = None
+        if impl in ("tilec", "interpreter"):
+            fn = triton_fn(kernel, shape, xs, out)
+        else:
+            fn, holder = torch_fn(kernel, xs, out, impl == "inductor")
+        res = once_timed(fn) if impl == "interpreter" else measure(fn, 2.0 if kernel == "matmul" else 1.0)
+        result = (holder["y"] if holder else out).numpy()
+    else:
+        out = np.empty(out_shape, np.float32)
+        fn = numpy_fn(kernel, xs, out)
+        res = measure(fn, 2.0 if kernel == "matmul" else 1.0)
+        result = out
+    err = float(np.max(np.abs(result.astype(np.float64) - ref)))
+    line["status"] = "ok" if err <= TOLERANCE[kernel] else "mismatch"
+    line.update(res)
+    if line["status"] == "mismatch":
+        note = f"max abs error {err:.3g} (tolerance {TOLERANCE[kernel]:g})" + (f"; {note}" if note else "")
+    if note:
+        line["note"] = note
+    line.update({"kernel": kernel, "ms": res["median_s"] * 1e3, "max_abs_err": err})
+    return line
 
 
 def main():
-    impl, kernel = sys.argv[1], sys.argv[2]
-    sizes = [int(s) for s in sys.argv[3:]]
-    rng = np.random.default_rng(0)
-    if kernel == "vector_add":
-        (n,) = sizes
-        xs = [rng.random(n, dtype=np.float32) for _ in range(2)]
-        ref = xs[0] + xs[1]
-        shape = (n,)
-    else:
-        rows, cols = sizes
-        xs = [rng.standard_normal((rows, cols), dtype=np.float32)]
-        ref = np_softmax(xs[0])
-        shape = (rows, cols)
-
-    budget = float(os.environ.get("BENCH_BUDGET", "1.0"))
-    if impl in ("tilec", "interpreter"):
-        import torch  # the Triton interpreter wants torch tensors; tilec takes them too
-        import kernels as K
-        ins = [torch.from_numpy(x) for x in xs]
-        out = torch.empty(shape)
-        if kernel == "vector_add":
-            grid = (K.cdiv(n, 1024),)
-            fn = lambda: K.add_kernel[grid](ins[0], ins[1], out, n, BLOCK=1024)  # noqa: E731
-        else:
-            block = K.next_power_of_2(cols)
-            fn = lambda: K.softmax_kernel[(rows,)](out, ins[0], cols, cols, cols, BLOCK=block)  # noqa: E731
-        if impl == "interpreter":
-            budget = 0.0  # tens of seconds per run: one timed run after the warm-up
-        t, reps = median_time(fn, budget, min_reps=1 if impl == "interpreter" else 3)
-        result = out.numpy()
-    elif impl == "numpy":
-        out = np.empty(shape, np.float32)
-        if kernel == "vector_add":
-            fn = lambda: np.add(xs[0], xs[1], out=out)  # noqa: E731
-        else:
-            def fn():
-                np.subtract(xs[0], xs[0].max(axis=1, keepdims=True), out=out)
-                np.exp(out, out=out)
-                np.divide(out, out.sum(axis=1, keepdims=True), out=out)
-        t, reps = median_time(fn, budget)
-        result = out
-    elif impl == "torch":
-        import torch
-        ins = [torch.from_numpy(x) for x in xs]
-        out = torch.empty(shape)
-        if kernel == "vector_add":
-            fn = lambda: torch.add(ins[0], ins[1], out=out)  # noqa: E731
-        else:
-            fn = lambda: torch.softmax(ins[0], dim=1, out=out)  # noqa: E731
-        t, reps = median_time(fn, budget)
-        result = out.numpy()
-    else:
+    if len(sys.argv) < 4:
+        raise SystemExit("usage: peers.py tilec|interpreter|torch|inductor|numpy "
+                         "vector_add|softmax|layernorm|matmul SHAPE [SHAPE...]")
+    impl, kernel, sizes = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if impl not in NOTES:
         raise SystemExit(f"unknown implementation {impl}")
-    err = float(np.max(np.abs(result.astype(np.float64) - ref)))
-    print(json.dumps({"impl": impl, "kernel": kernel, "size": "x".join(map(str, sizes)), "ms": t * 1e3,
-                      "reps": reps, "max_abs_err": err}))
+    threads = 1
+    if impl in ("torch", "inductor", "tilec"):
+        threads = int(os.environ.get("BENCH_THREADS") or os.environ.get("TILEC_NUM_THREADS") or os.cpu_count())
+        if impl != "tilec":
+            import torch
+            torch.set_num_threads(threads)
+    for size in sizes:
+        try:
+            line = bench_one(impl, kernel, size, threads)
+        except Exception as e:  # noqa: BLE001 — a peer that cannot run becomes its row's note
+            why = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"[:300]
+            line = {"bench": kernel, "size": size, "impl": impl, "threads": threads, "status": "error",
+                    "note": why, "kernel": kernel}
+        print(json.dumps(line), flush=True)
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     main()
