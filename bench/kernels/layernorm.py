@@ -4,9 +4,11 @@
 #
 # Benchmarked with BLOCK_SIZE = 256: 16 chunks of 16 fp32 lanes, so on AVX-512 each pass's
 # accumulator tile is carried in 16 zmm registers for the whole loop
-# (conversion/register_tiles.c); larger tiles live in a stack buffer that every chunk loads
-# and stores. Measured 1 thread, 1024x8192 (C 2.8 ms): BLOCK_SIZE 128/256 2.9-3.0 ms,
-# 1024 3.2 ms, 8192 (the tutorial's next_power_of_2(N)) 4.5 ms.
+# (conversion/register_tiles.c); and at the tutorial's next_power_of_2(N) (8192, 16384),
+# where each loop runs once and tilec versions the code so the accumulators are never
+# buffered (conversion/version_loops.c). A BLOCK between the two (1024: several trips, too
+# large for registers) keeps its accumulator in a stack buffer that every chunk loads and
+# stores. bench/REPORT.md has the rows against the C loop.
 import triton
 import triton.language as tl
 
