@@ -303,10 +303,27 @@ static MlirValue shared_base(tc_lower *L) {
   return L->shared_base;
 }
 
+/* The most shared memory one CTA may have (opted in above 48 KB by the launcher), by chip. */
+static int64_t shared_limit(const char *arch) {
+  static const struct {
+    const char *arch;
+    int64_t kb;
+  } limits[] = {{"sm_70", 96}, {"sm_72", 96}, {"sm_75", 64}, {"sm_80", 163}, {"sm_86", 99},
+                {"sm_87", 163}, {"sm_89", 99}, {"sm_120", 99}, {"sm_120a", 99}};
+  for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+    if (!strcmp(arch, limits[i].arch)) return limits[i].kb * 1024;
+  return 227 * 1024; /* sm_90, sm_100 and their variants */
+}
+
 static MlirValue alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes) {
   MlirValue base = shared_base(L);
   int64_t offset = (L->shared_bytes + 63) & ~(int64_t)63;
   L->shared_bytes = offset + bytes;
+  if (L->target->is_nvptx && L->shared_bytes > shared_limit(L->target->cpu))
+    tc_fail_here(L, TILEC_ERROR_UNSUPPORTED,
+                 "this kernel keeps %lld bytes of tiles in shared memory; a CTA on %s has at most %lld "
+                 "(smaller blocks, or another --arch)",
+                 (long long)L->shared_bytes, L->target->cpu, (long long)shared_limit(L->target->cpu));
   record_shared_bytes(L);
   /* right after the base: before every use */
   tc_builder eb;

@@ -9,6 +9,7 @@
 # RUN: %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=W8
 # RUN: %tilec compile %s -k softmax -s "*fp32, *fp32, 512" --target nvptx --emit ptx | FileCheck %s --check-prefix=SOFTMAX
 # RUN: %tilec compile %s -k transpose -s "*fp32, *fp32, 32" --target nvptx --emit ptx | FileCheck %s --check-prefix=TRANS
+# RUN: not %tilec compile %s -k transpose -s "*fp32, *fp32, 256" --target nvptx --arch sm_80 --emit ptx 2>&1 | FileCheck %s --check-prefix=TOOBIG
 # RUN: %tilec compile %s -k count -s "*i32, *fp32, 256" --target nvptx --emit ptx | FileCheck %s --check-prefix=ATOMIC
 # RUN: not %tilec compile %s -k show -s "*fp32, 16" --target nvptx --emit ptx 2>&1 | FileCheck %s --check-prefix=PRINT
 # RUN: not %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target nvptx --arch sm_99 --emit ptx 2>&1 | FileCheck %s --check-prefix=ARCH
@@ -69,6 +70,9 @@ def show(x_ptr, BLOCK: tl.constexpr):
 # TRANS: st.shared
 # TRANS: bar.sync 0
 # TRANS: ld.shared
+
+# a 256x256 fp32 tile does not fit in a CTA's shared memory: a located error at compile time
+# TOOBIG: nvptx.py:{{[0-9]+}}:{{[0-9]+}}: error: this kernel keeps 262144 bytes of tiles in shared memory; a CTA on sm_80 has at most 166912
 
 # ATOMIC: bar.sync 0
 # ATOMIC: %tid.x
