@@ -78,7 +78,7 @@ def show(x_ptr, BLOCK: tl.constexpr):
 # ATOMIC: %tid.x
 # ATOMIC: atom.global.add.u32
 # ATOMIC: bar.sync 0
-# PRINT: nvptx.py:51:{{[0-9]+}}: error: tl.device_print is not supported on nvptx yet
+# PRINT: nvptx.py:52:{{[0-9]+}}: error: tl.device_print is not supported on nvptx yet
 
 # ARCH: error: unknown NVIDIA GPU architecture 'sm_99'
 # WARPS: error: num_warps must be a power of 2 from 1 to 32
