@@ -1,14 +1,18 @@
-/* backend/nvptx.c — the NVPTX backend (first step): PTX for NVIDIA GPUs from the same
- * lowering as the CPU. One program is one CTA of 32 * num_warps threads (Triton's model).
+/* backend/nvptx.c — the NVPTX backend: PTX for NVIDIA GPUs from the same lowering as the
+ * CPU, correct first. One program is one CTA of 32 * num_warps threads (Triton's model).
  * A loop nest's chunks (128 bits of lanes, a thread's widest global access) are dealt to
- * the CTA's threads round-robin (chunk c runs on thread c mod nthreads), so a nest's
- * stores are spread over the CTA; scalar code runs in every thread. Math goes to
- * libdevice (__nv_* functions, linked from libdevice.10.bc found on the system), and each
- * kernel gets a PTX entry taking the kernel's parameters and reading its program id from
- * %ctaid. What needs threads to exchange values — tiles kept in memory between nests,
- * reductions, scans, dot, sort, atomics, device print/assert — is rejected with a located
- * "not supported on nvptx yet" error: those need shared memory, barriers and shuffles.
- * In: a target with is_nvptx. Out: tc_backend_nvptx. */
+ * the CTA's threads round-robin (chunk c runs on thread c mod nthreads) and every nest is
+ * fenced by barriers; scalar code runs in every thread, scalar stores and atomics on thread
+ * 0 only. A tile one nest writes and another reads lives in dynamic shared memory;
+ * reductions, scans, dot and sort are computed whole by every thread into its own buffers
+ * (no shuffles or mma.sync yet). Math goes to libdevice (__nv_* functions, linked from the
+ * libdevice.10.bc found on the system), and each kernel gets a PTX entry taking the
+ * kernel's parameters and reading its program id from %ctaid. device_print/device_assert
+ * are refused on the GPU (they need CUDA's vprintf/__assertfail).
+ *
+ * tc_backend_nvptx_emu runs the same lowering on this CPU: thread ids, barriers and shared
+ * memory come from runtime/emu.c, each program is a CTA of real threads, math is SLEEF.
+ * In: a target with is_nvptx or gpu_emulation. Out: the two backends. */
 #include "backend/backend.h"
 
 #include "conversion/lower.h"
