@@ -32,6 +32,15 @@ void tc_lower_reshape(tc_lower *L, MlirOperation op) {
   if (!tc_reshape_is_unit(op)) tc_lower_grouped(L, op); /* else evaluated where consumed */
 }
 
+/* A chunk of a flat buffer of `mem` elements: lane i is buf[base + offs[i]]. */
+static MlirValue gather_lanes(tc_chunk *c, MlirValue buf, MlirValue base, MlirValue offs, MlirType mem) {
+  tc_builder *b = &c->b;
+  MlirType vt = tc_vec_type(c->L->ctx, c->width, mem);
+  MlirValue ops[5] = {buf, base, offs, tcb_const_int(b, tc_vec_type(c->L->ctx, c->width, tcb_int_type(c->L->ctx, 1)), 1),
+                      tcb_is_float(mem) ? tcb_const_float(b, vt, 0) : tcb_const_int(b, vt, 0)};
+  return tcb_op1(b, "vector.gather", vt, 5, ops, 0, NULL);
+}
+
 /* broadcast, expand_dims, reshape: the source at the mapped position. */
 tc_cval tc_eval_moved(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
   tc_lower *L = c->L;
@@ -137,10 +146,7 @@ tc_cval tc_eval_trans(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
     for (int d = srank - 1; d > last_src; d--) stride *= sshape[d];
     MlirValue idx = tcb_binary(b, "arith.muli", tc_iota(b, c->width),
                                tcb_const_int(b, tc_vec_type(L->ctx, c->width, i32), stride));
-    MlirValue ops[5] = {s->buffer, lin, idx, tcb_const_int(b, tc_vec_type(L->ctx, c->width, tcb_int_type(L->ctx, 1)), 1),
-                        tcb_is_float(mem) ? tcb_const_float(b, tc_vec_type(L->ctx, c->width, mem), 0)
-                                          : tcb_const_int(b, tc_vec_type(L->ctx, c->width, mem), 0)};
-    r.vec = tcb_op1(b, "vector.gather", tc_vec_type(L->ctx, c->width, mem), 5, ops, 0, NULL);
+    r.vec = gather_lanes(c, s->buffer, lin, idx, mem);
     if (!mlirTypeEqual(mem, elem)) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, mlirValueGetType(r.vec), 0));
   }
   return r;
@@ -179,10 +185,7 @@ tc_cval tc_eval_gather(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
     MlirType vi = tc_vec_type(L->ctx, c->width, i32);
     MlirValue off = tcb_binary(b, "arith.muli", idx, tcb_const_int(b, vi, stride));
     if (axis != rank - 1) off = tcb_binary(b, "arith.addi", off, tc_iota(b, c->width));
-    MlirValue ops[5] = {s->buffer, lin, off, tcb_const_int(b, tc_vec_type(L->ctx, c->width, tcb_int_type(L->ctx, 1)), 1),
-                        tcb_is_float(mem) ? tcb_const_float(b, tc_vec_type(L->ctx, c->width, mem), 0)
-                                          : tcb_const_int(b, tc_vec_type(L->ctx, c->width, mem), 0)};
-    r.vec = tcb_op1(b, "vector.gather", tc_vec_type(L->ctx, c->width, mem), 5, ops, 0, NULL);
+    r.vec = gather_lanes(c, s->buffer, lin, off, mem);
   } else {
     MlirValue off = tcb_cast(b, "arith.index_cast", tcb_binary(b, "arith.muli", idx, tcb_const_int(b, i32, stride)),
                              tcb_index(L->ctx));

@@ -98,6 +98,18 @@ static void write_params_proto(FILE *f, const tc_kernel_info *info) {
   }
 }
 
+/* `  void *args[] = {&p0, &p1, ...};` over the runtime parameters of a typed launcher. */
+static void write_args_array(FILE *f, const tc_kernel_info *info) {
+  fprintf(f, "  void *args[] = {");
+  int a = 0;
+  for (int i = 0; i < info->nparams; i++) {
+    const tc_kernel_param *p = &info->params[i];
+    if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
+    fprintf(f, "%s(void *)&%s", a++ ? ", " : "", p->name);
+  }
+  fprintf(f, "%s};\n", a ? "" : "0");
+}
+
 /* `extern void __tilec_kernel_SYMBOL(<runtime params>, pid x3, grid x3[, extents]);`: the
  * compiled kernel's prototype. Returns the number of runtime parameters. */
 static int declare_kernel(FILE *f, const char *symbol, const tc_kernel_info *info, bool extents) {
@@ -170,15 +182,9 @@ static tilec_status *write_stub(const char *path, const tc_kernel_info *info, co
           n);
   fprintf(f, "__attribute__((visibility(\"default\"))) int %s_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z", n);
   write_params_proto(f, info);
-  fprintf(f, ") {\n  void *args[] = {");
-  int a = 0;
-  for (int i = 0; i < info->nparams; i++) {
-    const tc_kernel_param *p = &info->params[i];
-    if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
-    fprintf(f, "%s(void *)&%s", a++ ? ", " : "", p->name);
-  }
-  if (!a) fprintf(f, "0");
-  fprintf(f, "};\n  return tilec_kernel_launch_simple(&tilec_desc_%s, grid_x, grid_y, grid_z, args);\n}\n", n);
+  fprintf(f, ") {\n");
+  write_args_array(f, info);
+  fprintf(f, "  return tilec_kernel_launch_simple(&tilec_desc_%s, grid_x, grid_y, grid_z, args);\n}\n", n);
   bool bad = ferror(f) != 0;
   if (fclose(f) != 0 || bad) return tilec_status_create(TILEC_ERROR_IO, "cannot write %s", path);
   return NULL;
@@ -896,15 +902,9 @@ tilec_status *tc_package_gpu(const tc_kernel_info *info, const tc_target *target
     fprintf(f, "__attribute__((visibility(\"default\"))) int %s_launch_async(void *cuda_stream, uint32_t grid_x, "
                "uint32_t grid_y, uint32_t grid_z", n);
     write_params_proto(f, info);
-    fprintf(f, ") {\n  void *args[] = {");
-    int a = 0;
-    for (int i = 0; i < info->nparams; i++) {
-      const tc_kernel_param *p = &info->params[i];
-      if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
-      fprintf(f, "%s(void *)&%s", a++ ? ", " : "", p->name);
-    }
-    if (!a) fprintf(f, "0");
-    fprintf(f, "};\n  return tilec_rt_cuda_launch(\"%s\", tilec_ptx, tilec_cubin + 1, %zu, grid_x, grid_y, grid_z, %d, "
+    fprintf(f, ") {\n");
+    write_args_array(f, info);
+    fprintf(f, "  return tilec_rt_cuda_launch(\"%s\", tilec_ptx, tilec_cubin + 1, %zu, grid_x, grid_y, grid_z, %d, "
                "%lu, args, cuda_stream);\n}\n",
             n, cubin_len, 32 * target->num_warps, shared_bytes_of(ptx, n));
     fprintf(f, "__attribute__((visibility(\"default\"))) int %s_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z",
