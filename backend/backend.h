@@ -51,6 +51,9 @@ typedef struct tc_backend {
   MlirValue (*alloc_shared)(tc_lower *L, MlirType memref_type, int64_t bytes);
   /* Buffers too large for the stack may come from the heap (malloc in the kernel). */
   bool heap_buffers;
+  /* Contiguous vector loads and stores carry the alignment the axis analysis proves (the
+   * CPU's vector loads do not need it; NVPTX only emits ld.global.v4 for aligned ones). */
+  bool aligned_vectors;
 
   /* ---- code the lowering asks for; NULL where the backend has none ---- */
   /* A prefetch of view[index] (a memref element) for reading or writing. */

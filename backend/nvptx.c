@@ -65,14 +65,27 @@ static void barrier(tc_lower *L, tc_builder *b) {
 /* A nest reads memory other threads wrote before it (earlier stores, scalar loads of what
  * it overwrites) and writes what later code reads in other threads: it is fenced by
  * barriers on both sides. */
+/* One chunk's body at builder *at (which it advances). */
+static void run_chunk(tc_lower *L, tc_builder *at, const tc_pos *pos, int64_t w, tc_chunk_mode mode, MlirValue bound_mask,
+                      tc_nest_body body, void *user) {
+  tc_chunk ch;
+  tc_chunk_init(&ch, L, at->block, w);
+  ch.b = *at;
+  ch.mode = mode;
+  ch.bound_mask = bound_mask;
+  ch.root = *pos;
+  body(&ch, pos, user);
+  *at = ch.b;
+  tc_chunk_free(&ch);
+}
+
 static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete,
                       tc_nest_body body, void *user) {
   if (L->redundant || L->single_thread) { /* this thread does all of the nest */
     tc_emit_chunked_nest(L, rank, shape, bound_mask, complete, body, user);
     return;
   }
-  (void)bound_mask; /* every chunk computes its masks lane by lane (TC_CHUNK_GENERIC) */
-  (void)complete;   /* ... and every chunk runs */
+  (void)complete; /* every chunk runs */
   if (L->status) return;
   int64_t n = rank ? shape[rank - 1] : 1;
   int64_t w = tc_nest_width(L, n);
@@ -96,14 +109,30 @@ static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bou
     pos.idx[d] = tcb_binary(&ib, "arith.remui", rest, tcb_const_index(&ib, shape[d]));
     rest = tcb_binary(&ib, "arith.divui", rest, tcb_const_index(&ib, shape[d]));
   }
-  tc_chunk ch;
-  tc_chunk_init(&ch, L, blk, w);
-  ch.b = ib;
-  ch.mode = TC_CHUNK_GENERIC;
-  ch.root = pos;
-  body(&ch, &pos, user);
-  tcb_op(&ch.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  tc_chunk_free(&ch);
+  /* With a bound (`offs < n`), a chunk wholly inside it runs unmasked (its loads and stores
+   * become single vector accesses); the others compute their masks lane by lane. */
+  MlirValue bound = {NULL};
+  if (!mlirValueIsNull(bound_mask) && rank) {
+    tc_chunk pre;
+    tc_chunk_init(&pre, L, blk, w);
+    pre.b = ib;
+    tc_pos row = pos;
+    row.chunked = false;
+    row.idx[rank - 1] = tcb_const_index(&pre.b, 0);
+    bound = tc_mask_bound(&pre, bound_mask, &row, n);
+    ib = pre.b;
+    tc_chunk_free(&pre);
+  }
+  tc_builder gb = ib, fb;
+  if (!mlirValueIsNull(bound)) {
+    MlirValue end = tcb_binary(&ib, "arith.addi", pos.idx[rank - 1], tcb_const_index(&ib, w));
+    tcb_if(&ib, tcb_cmpi(&ib, "ule", end, bound), 0, NULL, &fb, &gb);
+    run_chunk(L, &fb, &pos, w, TC_CHUNK_FULL, bound_mask, body, user);
+    tcb_op(&fb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  }
+  run_chunk(L, &gb, &pos, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, body, user);
+  if (!mlirValueIsNull(bound)) tcb_op(&gb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   barrier(L, &b);
 }
 
@@ -626,6 +655,7 @@ const tc_backend tc_backend_nvptx = {
     .emit_nest = emit_nest,
     .op_rows = op_rows,
     .alloc_shared = alloc_shared,
+    .aligned_vectors = true,
     .lower_math = lower_math,
     .emit = emit,
 };
@@ -725,6 +755,7 @@ const tc_backend tc_backend_nvptx_emu = {
     .op_rows = emu_op_rows,
     .alloc_shared = alloc_shared,
     .heap_buffers = true,
+    .aligned_vectors = true,
     .lower_math = lower_math_emu,
     .emit = emit_emu,
 };

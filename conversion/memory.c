@@ -186,6 +186,26 @@ static access_kind classify(tc_chunk *c, MlirValue old_ptr, tc_cval p) {
   return ACCESS_GATHER;
 }
 
+/* The alignment (bytes) the axis analysis proves for a contiguous chunk's first lane, for
+ * backends that turn aligned vector accesses into wider instructions (ld.global.v4 on
+ * NVPTX): pointer divisibility is counted in bytes (a `:16` parameter), so the chunk start,
+ * a multiple of the chunk width into a run, is aligned to gcd(divisibility, chunk bytes).
+ * 0: nothing to state (the element's own alignment). */
+static int64_t chunk_alignment(tc_chunk *c, MlirValue old_ptr, MlirType mem) {
+  if (!c->L->backend->aligned_vectors) return 0;
+  tc_axis ax = tc_axis_of(&c->L->axis, old_ptr);
+  int last = ax.rank > 0 ? ax.rank - 1 : 0;
+  int64_t elem = (tcb_bitwidth(mem) + 7) / 8, chunk = c->width * elem;
+  if (ax.contiguity[last] % c->width) return 0;
+  int64_t a = tc_axis_pow2_divisor(ax.divisibility[last]);
+  if (a > chunk) a = chunk;
+  return a > elem ? a : 0;
+}
+
+static MlirNamedAttribute alignment_attr(MlirContext ctx, int64_t bytes) {
+  return tcb_named(ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(ctx, 64), bytes));
+}
+
 /* A scalar pointer for lane evaluation: base + offset elements. */
 static MlirValue lane_address(tc_chunk *c, tc_cval p, MlirType pointee) {
   if (mlirValueIsNull(p.vec)) return p.base;
@@ -276,7 +296,9 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
     prefetch_next_iteration(c, old_ptr, m, start);
     if (mlirValueIsNull(mask)) {
       MlirValue ops[2] = {m, start};
-      r.vec = tcb_op1(b, "vector.load", vt, 2, ops, 0, NULL);
+      int64_t align = chunk_alignment(c, old_ptr, mem);
+      MlirNamedAttribute at = alignment_attr(L->ctx, align);
+      r.vec = tcb_op1(b, "vector.load", vt, 2, ops, align ? 1 : 0, &at);
     } else {
       MlirValue ops[4] = {m, start, mask, pass};
       r.vec = tcb_op1(b, "vector.maskedload", vt, 4, ops, 0, NULL);
@@ -318,7 +340,9 @@ void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval 
     MlirValue start = first_lane_offset(c, old_ptr, pos);
     if (mlirValueIsNull(mask)) {
       MlirValue ops[3] = {val, m, start};
-      tcb_op(b, "vector.store", 0, NULL, 3, ops, 0, NULL);
+      int64_t align = chunk_alignment(c, old_ptr, tcb_element_type(mlirValueGetType(val)));
+      MlirNamedAttribute at = alignment_attr(L->ctx, align);
+      tcb_op(b, "vector.store", 0, NULL, 3, ops, align ? 1 : 0, &at);
     } else {
       MlirValue ops[4] = {m, start, mask, val};
       tcb_op(b, "vector.maskedstore", 0, NULL, 4, ops, 0, NULL);
