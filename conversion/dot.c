@@ -52,12 +52,39 @@ static int pair_kind(tc_lower *L, MlirType ae, MlirType be, MlirType ce, int64_t
   return -1;
 }
 
+/* Where the pair packing reads B: its stack buffer, or (bbuf null) the tile itself,
+ * evaluated chunk by chunk as the packing needs it — a bf16 B read only by this dot is
+ * loaded straight into the pair layout instead of being stored and reloaded first. */
+typedef struct b_source {
+  MlirValue bbuf, tile;
+  MlirValue bi; /* batch index (batched dots) */
+  bool batched;
+} b_source;
+
 /* Rows k of B at [base + k*N + j : +16] as 16-bit values (i8 sign-extended, bf16 bits), or
  * zeros past K. */
-static MlirValue b_row16(tc_lower *L, tc_builder *b, MlirValue bbuf, MlirValue base, MlirValue k, int64_t N, MlirValue j,
-                         bool zero) {
+static MlirValue b_row16(tc_lower *L, tc_builder *b, const b_source *src, MlirValue base, MlirValue k, int64_t N,
+                         MlirValue j, bool zero) {
   MlirType v16 = tc_vec_type(L->ctx, 16, tcb_int_type(L->ctx, 16));
   if (zero) return tcb_const_int(b, v16, 0);
+  if (mlirValueIsNull(src->bbuf)) {
+    /* a chunk of its own per row: a chunk memoizes values per op, not per position */
+    tc_chunk c;
+    tc_chunk_init(&c, L, b->block, 16);
+    c.b = *b;
+    tc_pos pos = {.rank = src->batched ? 3 : 2, .chunked = true};
+    int d = 0;
+    if (src->batched) pos.idx[d++] = src->bi;
+    pos.idx[d++] = k;
+    pos.idx[d] = j;
+    c.root = pos;
+    tc_cval v = tc_eval(&c, src->tile, &pos);
+    *b = c.b;
+    tc_chunk_free(&c);
+    if (L->status) return tcb_const_int(b, v16, 0);
+    return tcb_cast(b, "vector.bitcast", v.vec, v16);
+  }
+  MlirValue bbuf = src->bbuf;
   MlirValue idx = tcb_binary(b, "arith.addi", tcb_binary(b, "arith.addi", base, tcb_binary(b, "arith.muli", k,
                                                                                              tcb_const_index(b, N))),
                              j);
@@ -69,7 +96,7 @@ static MlirValue b_row16(tc_lower *L, tc_builder *b, MlirValue bbuf, MlirValue b
 }
 
 /* pbuf[(bi*KP + t)*N + j] = pair(B[bi, 2t, j], B[bi, 2t+1, j]) for every t and j. */
-static void pack_b_pairs(tc_lower *L, tc_builder *ob, MlirValue bbuf, MlirValue pbuf, MlirValue bi, int64_t K, int64_t N) {
+static void pack_b_pairs(tc_lower *L, tc_builder *ob, const b_source *src, MlirValue pbuf, MlirValue bi, int64_t K, int64_t N) {
   int64_t kp = (K + 1) / 2;
   MlirValue bbase = tcb_binary(ob, "arith.muli", bi, tcb_const_index(ob, K * N));
   MlirValue pbase = tcb_binary(ob, "arith.muli", bi, tcb_const_index(ob, kp * N));
@@ -91,8 +118,8 @@ static void pack_b_pairs(tc_lower *L, tc_builder *ob, MlirValue bbuf, MlirValue 
     tcb_set_end(&jbb, jb);
     MlirValue j = mlirBlockGetArgument(jb, 0);
     MlirValue k0 = tcb_binary(&jbb, "arith.muli", t, tcb_const_index(&jbb, 2));
-    MlirValue r0 = b_row16(L, &jbb, bbuf, bbase, k0, N, j, false);
-    MlirValue r1 = b_row16(L, &jbb, bbuf, bbase, tcb_binary(&jbb, "arith.addi", k0, tcb_const_index(&jbb, 1)), N, j, odd);
+    MlirValue r0 = b_row16(L, &jbb, src, bbase, k0, N, j, false);
+    MlirValue r1 = b_row16(L, &jbb, src, bbase, tcb_binary(&jbb, "arith.addi", k0, tcb_const_index(&jbb, 1)), N, j, odd);
     int64_t mask[32];
     for (int i = 0; i < 16; i++) mask[2 * i] = i, mask[2 * i + 1] = 16 + i;
     MlirValue sops[2] = {r0, r1};
@@ -163,7 +190,14 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
   MlirType ce = mlirShapedTypeGetElementType(mlirValueGetType(res));
   tc_builder *b = &L->b;
   b->loc = mlirOperationGetLocation(op);
-  MlirValue abuf = buffer_for(L, a), bbuf = buffer_for(L, bm);
+  MlirValue abuf = buffer_for(L, a);
+  if (L->status) return;
+  /* A bf16 B that only this dot reads is packed into pairs straight from its loads. */
+  MlirOpOperand bu = mlirValueGetFirstUse(bm);
+  bool b_lazy = !tc_special_of(L, bm) && !mlirOpOperandIsNull(bu) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(bu)) &&
+                pair_kind(L, tcb_element_type(mlirValueGetType(abuf)), mlirShapedTypeGetElementType(mlirValueGetType(bm)), ce,
+                          tc_nest_width(L, N)) == TC_PAIR_BF16;
+  MlirValue bbuf = b_lazy ? (MlirValue){NULL} : buffer_for(L, bm);
   if (L->status) return;
   /* Accumulate in place into acc's buffer when acc is a loop-carried tile that this dot
    * replaces (acc = tl.dot(a, b, acc)); else into a copy of acc. */
@@ -201,14 +235,16 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
     bi = mlirBlockGetArgument(blocks[nb], 0);
     tcb_set_end(&ob, blocks[nb++]);
   }
-  MlirType amem = tcb_element_type(mlirValueGetType(abuf)), bmem = tcb_element_type(mlirValueGetType(bbuf));
+  MlirType amem = tcb_element_type(mlirValueGetType(abuf));
+  MlirType bmem = b_lazy ? mlirShapedTypeGetElementType(mlirValueGetType(bm)) : tcb_element_type(mlirValueGetType(bbuf));
   int kind = pair_kind(L, amem, bmem, ce, w);
   bool paired = kind >= 0;
   int64_t kp = (K + 1) / 2;
   MlirValue pbuf = {NULL};
   if (paired) {
     pbuf = tc_alloc_buffer(L, tcb_int_type(L->ctx, 32), B * kp * N);
-    pack_b_pairs(L, &ob, bbuf, pbuf, bi, K, N);
+    b_source src = {bbuf, bm, bi, batched};
+    pack_b_pairs(L, &ob, &src, pbuf, bi, K, N);
   }
   blocks[nb] = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, M), tcb_const_index(&ob, mr), 0, NULL, NULL);
   MlirValue i0 = mlirBlockGetArgument(blocks[nb], 0);

@@ -79,6 +79,15 @@ def cases():
         add(F, "dot_bf16_inf_nan_odd_k_block_8x16x%d" % BK, K, "dot_acc_kernel", (1, 1),
             dict(a_ptr=(ab, "bf16"), b_ptr=(bb, "bf16"), c_ptr=c0.copy(), M=8, N=16, K=5, BM=8, BN=16, BK=BK),
             ["c_ptr"], None, check=within_fp32_sum(af, bf, c0, 5))
+    # batched (3-D) bf16 tiles: the pair packing per batch
+    ab, af = bf16_bits(rng(65).standard_normal((2, 16, 8)))
+    bb, bf = bf16_bits(rng(66).standard_normal((2, 8, 32)))
+    add(F, "dot_bf16_batched_3d", K, "dot_batched_kernel", (1,),
+        dict(a_ptr=(ab, "bf16"), b_ptr=(bb, "bf16"), c_ptr=np.zeros((2, 16, 32), np.float32), B=2, M=16, N=32, K=8),
+        ["c_ptr"], None,
+        check=lambda args, res, af=af, bf=bf: within_fp32_sum(af[0], bf[0], np.zeros((16, 32), np.float32), 8)(
+            args, {"c_ptr": res["c_ptr"][0]}) or within_fp32_sum(af[1], bf[1], np.zeros((16, 32), np.float32), 8)(
+            args, {"c_ptr": res["c_ptr"][1]}))
     a8 = rng(46).integers(-128, 128, (16, 64)).astype(np.int8)
     b8 = rng(47).integers(-128, 128, (64, 16)).astype(np.int8)
     a8[0, :] = -128
