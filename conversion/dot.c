@@ -61,16 +61,16 @@ typedef struct b_source {
   bool batched;
 } b_source;
 
-/* Rows k of B at [base + k*N + j : +16] as 16-bit values (i8 sign-extended, bf16 bits), or
+/* Rows k of B at [base + k*N + j : +pw] as 16-bit values (i8 sign-extended, bf16 bits), or
  * zeros past K. */
 static MlirValue b_row16(tc_lower *L, tc_builder *b, const b_source *src, MlirValue base, MlirValue k, int64_t N,
-                         MlirValue j, bool zero) {
-  MlirType v16 = tc_vec_type(L->ctx, 16, tcb_int_type(L->ctx, 16));
+                         MlirValue j, int64_t pw, bool zero) {
+  MlirType v16 = tc_vec_type(L->ctx, pw, tcb_int_type(L->ctx, 16));
   if (zero) return tcb_const_int(b, v16, 0);
   if (mlirValueIsNull(src->bbuf)) {
     /* a chunk of its own per row: a chunk memoizes values per op, not per position */
     tc_chunk c;
-    tc_chunk_init(&c, L, b->block, 16);
+    tc_chunk_init(&c, L, b->block, pw);
     c.b = *b;
     tc_pos pos = {.rank = src->batched ? 3 : 2, .chunked = true};
     int d = 0;
@@ -98,6 +98,9 @@ static MlirValue b_row16(tc_lower *L, tc_builder *b, const b_source *src, MlirVa
 /* pbuf[(bi*KP + t)*N + j] = pair(B[bi, 2t, j], B[bi, 2t+1, j]) for every t and j. */
 static void pack_b_pairs(tc_lower *L, tc_builder *ob, const b_source *src, MlirValue pbuf, MlirValue bi, int64_t K, int64_t N) {
   int64_t kp = (K + 1) / 2;
+  /* Straight from the tile, a row chunk of 32 bf16 is one 64-byte load and makes two
+   * vectors of pairs. */
+  int64_t pw = mlirValueIsNull(src->bbuf) && N % 32 == 0 ? 32 : 16;
   MlirValue bbase = tcb_binary(ob, "arith.muli", bi, tcb_const_index(ob, K * N));
   MlirValue pbase = tcb_binary(ob, "arith.muli", bi, tcb_const_index(ob, kp * N));
   for (int odd = 0; odd < 2; odd++) {
@@ -110,7 +113,7 @@ static void pack_b_pairs(tc_lower *L, tc_builder *ob, const b_source *src, MlirV
     tbb.loc = ob->loc;
     tcb_set_end(&tbb, tb);
     MlirValue t = mlirBlockGetArgument(tb, 0);
-    MlirBlock jb = tc_build_for(L, &tbb, tcb_const_index(&tbb, 0), tcb_const_index(&tbb, N), tcb_const_index(&tbb, 16), 0, NULL,
+    MlirBlock jb = tc_build_for(L, &tbb, tcb_const_index(&tbb, 0), tcb_const_index(&tbb, N), tcb_const_index(&tbb, pw), 0, NULL,
                                 NULL);
     tc_builder jbb;
     tcb_init(&jbb, L->ctx);
@@ -118,14 +121,14 @@ static void pack_b_pairs(tc_lower *L, tc_builder *ob, const b_source *src, MlirV
     tcb_set_end(&jbb, jb);
     MlirValue j = mlirBlockGetArgument(jb, 0);
     MlirValue k0 = tcb_binary(&jbb, "arith.muli", t, tcb_const_index(&jbb, 2));
-    MlirValue r0 = b_row16(L, &jbb, src, bbase, k0, N, j, false);
-    MlirValue r1 = b_row16(L, &jbb, src, bbase, tcb_binary(&jbb, "arith.addi", k0, tcb_const_index(&jbb, 1)), N, j, odd);
-    int64_t mask[32];
-    for (int i = 0; i < 16; i++) mask[2 * i] = i, mask[2 * i + 1] = 16 + i;
+    MlirValue r0 = b_row16(L, &jbb, src, bbase, k0, N, j, pw, false);
+    MlirValue r1 = b_row16(L, &jbb, src, bbase, tcb_binary(&jbb, "arith.addi", k0, tcb_const_index(&jbb, 1)), N, j, pw, odd);
+    int64_t mask[64];
+    for (int i = 0; i < pw; i++) mask[2 * i] = i, mask[2 * i + 1] = pw + i;
     MlirValue sops[2] = {r0, r1};
-    MlirNamedAttribute ma = tcb_named(L->ctx, "mask", mlirDenseI64ArrayGet(L->ctx, 32, mask));
-    MlirValue inter = tcb_op1(&jbb, "vector.shuffle", tc_vec_type(L->ctx, 32, tcb_int_type(L->ctx, 16)), 2, sops, 1, &ma);
-    MlirValue pairs = tcb_cast(&jbb, "vector.bitcast", inter, tc_vec_type(L->ctx, 16, tcb_int_type(L->ctx, 32)));
+    MlirNamedAttribute ma = tcb_named(L->ctx, "mask", mlirDenseI64ArrayGet(L->ctx, 2 * pw, mask));
+    MlirValue inter = tcb_op1(&jbb, "vector.shuffle", tc_vec_type(L->ctx, 2 * pw, tcb_int_type(L->ctx, 16)), 2, sops, 1, &ma);
+    MlirValue pairs = tcb_cast(&jbb, "vector.bitcast", inter, tc_vec_type(L->ctx, pw, tcb_int_type(L->ctx, 32)));
     MlirValue idx = tcb_binary(&jbb, "arith.addi", tcb_binary(&jbb, "arith.addi", pbase,
                                                               tcb_binary(&jbb, "arith.muli", t, tcb_const_index(&jbb, N))),
                                j);

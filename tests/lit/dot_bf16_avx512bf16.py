@@ -1,10 +1,10 @@
 # tl.dot of bf16 tiles into fp32 on a CPU with AVX512-BF16: B is packed as pairs of rows
-# (bf16 bits interleaved) straight from its loads (no 32x128 bf16 buffer), an A pair is
-# one 32-bit load broadcast, and every step of the microkernel is one VDPBF16PS covering
-# two values of K for 16 columns; nothing is widened to fp32 in the K loop. An odd K pads
-# the last pair with zeros (K = 1: the A pair is the element alone). The named x86-64-v4
-# level has no AVX512-BF16: there the tiles widen to fp32 and FMAs remain. (Results:
-# tests/lang, the dot_bf16 cases.)
+# (bf16 bits interleaved) straight from its loads (no 32x128 bf16 buffer; 32 columns per
+# 64-byte load), an A pair is one 32-bit load broadcast, and every step of the microkernel
+# is one VDPBF16PS covering two values of K for 16 columns; nothing is widened to fp32 in
+# the K loop. An odd K pads the last pair with zeros (K = 1: the A pair is the element
+# alone). The named x86-64-v4 level has no AVX512-BF16: there the tiles widen to fp32 and
+# FMAs remain. (Results: tests/lang, the dot_bf16 cases.)
 # REQUIRES: avx512bf16
 # RUN: %tilec compile %s -k dot_bf16 -s "*bf16, *bf16, *fp32, 64, 128, 32" --emit vector | FileCheck %s --check-prefix=VEC
 # RUN: %tilec compile %s -k dot_bf16 -s "*bf16, *bf16, *fp32, 16, 64, 16" --emit asm | FileCheck %s --check-prefix=ASM
@@ -24,8 +24,9 @@ def dot_bf16(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.conste
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
 
 # VEC-NOT: memref<4096xbf16>
-# VEC: vector.interleave {{.*}} : vector<16xi16> -> vector<32xi16>
-# VEC: vector.bitcast {{.*}} : vector<32xi16> to vector<16xi32>
+# VEC: vector.load {{.*}} : memref<?xbf16>, vector<32xbf16>
+# VEC: vector.interleave {{.*}} : vector<32xi16> -> vector<64xi16>
+# VEC: vector.bitcast {{.*}} : vector<64xi16> to vector<32xi32>
 # VEC: scf.for {{.*}} iter_args
 # VEC: vector.load {{.*}} : memref<{{.*}}xbf16>, vector<2xbf16>
 # VEC: vector.bitcast {{.*}} : vector<2xbf16> to vector<1xi32>
