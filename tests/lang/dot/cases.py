@@ -44,13 +44,16 @@ def cases():
         dict(a_ptr=a.astype(np.float32), b_ptr=b.astype(np.float32), c_ptr=np.zeros((16, 16), np.float32),
              M=16, N=16, K=32), ["c_ptr"],
         lambda a: {"c_ptr": a["a_ptr"].astype(np.float64) @ a["b_ptr"]}, rtol=1e-4, atol=1e-4)
-    ab, af = bf16_bits(rng(44).standard_normal((16, 16)))
-    bb, bf = bf16_bits(rng(45).standard_normal((16, 32)))
-    add(F, "dot_bf16_bitcast", K, "dot_bf16_kernel", (1,),
-        dict(a_ptr=ab, b_ptr=bb, c_ptr=np.zeros((16, 32), np.float32), d_ptr=np.zeros((16, 32), np.float32),
-             M=16, N=32, K=16), ["c_ptr", "d_ptr"],
-        lambda a, af=af, bf=bf: {"c_ptr": af.astype(np.float64) @ bf + 1.0, "d_ptr": af.astype(np.float64) @ bf},
-        rtol=1e-4, atol=1e-4)
+    # A and B each read by two ops (B's buffer, not the packing straight from its loads), at
+    # K = 16 and 32
+    for Kb in (16, 32):
+        ab, af = bf16_bits(rng(44).standard_normal((16, Kb)))
+        bb, bf = bf16_bits(rng(45).standard_normal((Kb, 32)))
+        add(F, "dot_bf16_bitcast" + ("" if Kb == 16 else "_k32"), K, "dot_bf16_kernel", (1,),
+            dict(a_ptr=ab, b_ptr=bb, c_ptr=np.zeros((16, 32), np.float32), d_ptr=np.zeros((16, 32), np.float32),
+                 M=16, N=32, K=Kb), ["c_ptr", "d_ptr"],
+            lambda a, af=af, bf=bf: {"c_ptr": af.astype(np.float64) @ bf + 1.0, "d_ptr": af.astype(np.float64) @ bf},
+            rtol=1e-4, atol=1e-4)
     # bf16 tiles: on a CPU with AVX512-BF16 the pair path (VDPBF16PS on B packed as row pairs),
     # else widened to fp32 FMAs; both within fp32 accumulation of the exact products. K = 16
     # (one tile), odd K (masked tails), BK = 1 (a tile with an odd K: the pair padded with
