@@ -95,12 +95,22 @@ static MlirValue b_row16(tc_lower *L, tc_builder *b, const b_source *src, MlirVa
   return tcb_cast(b, "arith.extsi", v, v16);
 }
 
+/* Columns per packing step. Straight from a load whose rows the axis analysis proves
+ * contiguous in runs of 32, a row chunk of 32 bf16 is one 64-byte load making two vectors
+ * of pairs; else 16, the width every other nest uses (a `% N` column index is often
+ * contiguous in runs of 16 only: 32 lanes would gather). */
+static int64_t pack_width(tc_lower *L, const b_source *src, int64_t N) {
+  if (!mlirValueIsNull(src->bbuf) || N % 32 || !mlirValueIsAOpResult(src->tile)) return 16;
+  MlirOperation op = mlirOpResultGetOwner(src->tile);
+  if (tile_op_of(op) != TILE_LOAD) return 16;
+  tc_axis ax = tc_axis_of(&L->axis, mlirOperationGetOperand(op, 0));
+  return ax.rank > 0 && ax.contiguity[ax.rank - 1] >= 32 && ax.contiguity[ax.rank - 1] % 32 == 0 ? 32 : 16;
+}
+
 /* pbuf[(bi*KP + t)*N + j] = pair(B[bi, 2t, j], B[bi, 2t+1, j]) for every t and j. */
 static void pack_b_pairs(tc_lower *L, tc_builder *ob, const b_source *src, MlirValue pbuf, MlirValue bi, int64_t K, int64_t N) {
   int64_t kp = (K + 1) / 2;
-  /* Straight from the tile, a row chunk of 32 bf16 is one 64-byte load and makes two
-   * vectors of pairs. */
-  int64_t pw = mlirValueIsNull(src->bbuf) && N % 32 == 0 ? 32 : 16;
+  int64_t pw = pack_width(L, src, N);
   MlirValue bbase = tcb_binary(ob, "arith.muli", bi, tcb_const_index(ob, K * N));
   MlirValue pbase = tcb_binary(ob, "arith.muli", bi, tcb_const_index(ob, kp * N));
   for (int odd = 0; odd < 2; odd++) {
