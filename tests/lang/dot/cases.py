@@ -82,6 +82,12 @@ def cases():
         add(F, "dot_bf16_inf_nan_odd_k_block_8x16x%d" % BK, K, "dot_acc_kernel", (1, 1),
             dict(a_ptr=(ab, "bf16"), b_ptr=(bb, "bf16"), c_ptr=c0.copy(), M=8, N=16, K=5, BM=8, BN=16, BK=BK),
             ["c_ptr"], None, check=within_fp32_sum(af, bf, c0, 5))
+    # B = tl.trans(a load): packed into pairs through the transpose
+    ab, af = bf16_bits(rng(67).standard_normal((16, 32)))
+    bb, bf = bf16_bits(rng(68).standard_normal((64, 32)))
+    add(F, "dot_bf16_trans_b", K, "dot_trans_b_kernel", (1,),
+        dict(a_ptr=(ab, "bf16"), bt_ptr=(bb, "bf16"), c_ptr=np.zeros((16, 64), np.float32), M=16, N=64, K=32),
+        ["c_ptr"], None, check=within_fp32_sum(af, bf.T.copy(), np.zeros((16, 64), np.float32), 32))
     # batched (3-D) bf16 tiles: the pair packing per batch
     ab, af = bf16_bits(rng(65).standard_normal((2, 16, 8)))
     bb, bf = bf16_bits(rng(66).standard_normal((2, 8, 32)))

@@ -81,6 +81,17 @@ def dot_acc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.conste
 
 
 @triton.jit
+def dot_trans_b_kernel(a_ptr, bt_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    # c = a @ bt.T (attention's q @ k.T): B is a transposed load
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    bt = tl.load(bt_ptr + rn[:, None] * K + rk[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, tl.trans(bt)))
+
+
+@triton.jit
 def dot_i8_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     rm = tl.arange(0, M)
     rn = tl.arange(0, N)
