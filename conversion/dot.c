@@ -1,8 +1,9 @@
 /* conversion/dot.c — tile.dot: C[M,N] = A[M,K] x B[K,N] + acc (batched over a leading
- * dim for 3-D tiles). Operands are materialized in stack buffers; each output chunk of a
- * row is accumulated in registers over K with FMAs of a broadcast A element and a B row
- * chunk; fp16/bf16 inputs widen to fp32, i8 to i32 — or, where the backend has a pair dot
- * for the type (i8, bf16), two steps of K at once on B packed as row pairs.
+ * dim for 3-D tiles). Operands are materialized in stack buffers (a bf16 B only the dot
+ * reads goes straight into the pair layout below); each output chunk of a row is
+ * accumulated in registers over K with FMAs of a broadcast A element and a B row chunk;
+ * fp16/bf16 inputs widen to fp32, i8 to i32 — or, where the backend has a pair dot for
+ * the type (i8, bf16), two steps of K at once on B packed as row pairs.
  * In: a dot op. Out: a buffered tile. */
 #include "conversion/lower.h"
 
@@ -150,9 +151,8 @@ static void pack_b_pairs(tc_lower *L, tc_builder *ob, const b_source *src, MlirV
 }
 
 /* The bf16 pair (A[row, 2t], A[row, 2t+1]) as one i32 broadcast to 16 lanes. With K even it
- * is one 32-bit load (which LLVM folds into VDPBF16PS as a {1to16} broadcast); past an odd
- * K the second element is +0, not A[row, K-1] again: an Inf or NaN there times B's zero
- * padding would be a NaN. */
+ * is one 32-bit load (a vbroadcastss from memory); past an odd K the second element is +0,
+ * not A[row, K-1] again: an Inf or NaN there times B's zero padding would be a NaN. */
 static MlirValue a_pair_bf16(tc_lower *L, tc_builder *b, MlirValue abuf, MlirValue row, MlirValue t, int64_t K) {
   MlirType bf = mlirBF16TypeGet(L->ctx), i16 = tcb_int_type(L->ctx, 16), i32 = tcb_int_type(L->ctx, 32);
   MlirValue base = tcb_binary(b, "arith.muli", row, tcb_const_index(b, K));
