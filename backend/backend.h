@@ -26,6 +26,10 @@ typedef struct tc_chunk tc_chunk;
 typedef struct tc_pos tc_pos;
 typedef void (*tc_nest_body)(tc_chunk *c, const tc_pos *pos, void *user);
 
+/* The 16-bit pairs of a pair_dot: signed i16 summed into i32 (i8 dot), or bf16 summed into
+ * f32 (bf16 dot). */
+typedef enum { TC_PAIR_I16, TC_PAIR_BF16 } tc_pair_kind;
+
 typedef struct tc_backend {
   const char *name;
 
@@ -58,11 +62,12 @@ typedef struct tc_backend {
   /* ---- code the lowering asks for; NULL where the backend has none ---- */
   /* A prefetch of view[index] (a memref element) for reading or writing. */
   void (*prefetch)(tc_builder *b, MlirValue view, MlirValue index, bool write);
-  /* i8 dot in pairs (conversion/dot.c): acc += a.lo * b.lo + a.hi * b.hi in each lane,
-   * all three vector<lanes x i32> whose a and b lanes hold two signed 16-bit values;
-   * pair_dot_lanes(t) is the lane count it takes (0: none). */
-  int64_t (*pair_dot_lanes)(const tc_target *t);
-  MlirValue (*pair_dot)(tc_builder *b, MlirValue acc, MlirValue a, MlirValue bv);
+  /* Dot in pairs (conversion/dot.c): acc += a.lo * b.lo + a.hi * b.hi in each lane, where
+   * a and b are vector<lanes x i32> whose lanes hold two 16-bit values of the kind's type
+   * and acc is vector<lanes x i32> (TC_PAIR_I16) or vector<lanes x f32> (TC_PAIR_BF16);
+   * pair_dot_lanes(t, kind) is the lane count it takes (0: none). */
+  int64_t (*pair_dot_lanes)(const tc_target *t, tc_pair_kind kind);
+  MlirValue (*pair_dot)(tc_builder *b, tc_pair_kind kind, MlirValue acc, MlirValue a, MlirValue bv);
 
   /* ---- the stages after the lowering ---- */
   /* math.* ops of the vector stage to the backend's math library (SLEEF, libdevice). */

@@ -1,8 +1,9 @@
 /* backend/cpu.c — the CPU backend (x86-64 with SSE/AVX2/AVX-512, AArch64 with NEON):
  * chunks are native vector registers, nests are scf.for loops over chunks
  * (conversion/nest.c), vector math goes to SLEEF (sleef-glue/), prefetches are
- * memref.prefetch, i8 dot uses AVX512-VNNI where the CPU has it, and LLVM generates the
- * code for the target's CPU and features. In: a target. Out: tc_backend_cpu. */
+ * memref.prefetch, i8 dot uses AVX512-VNNI and bf16 dot AVX512-BF16 where the CPU has
+ * them, and LLVM generates the code for the target's CPU and features.
+ * In: a target. Out: tc_backend_cpu. */
 #include "backend/backend.h"
 
 #include "conversion/lower.h"
@@ -29,17 +30,24 @@ static void prefetch(tc_builder *b, MlirValue view, MlirValue index, bool write)
   tcb_op(b, "memref.prefetch", 0, NULL, 2, ops, 3, attrs);
 }
 
-/* VPDPWSSD (AVX512-VNNI): in each of 16 i32 lanes, the sum of two signed 16-bit products. */
-static int64_t pair_dot_lanes(const tc_target *t) { return t->has_avx512vnni ? 16 : 0; }
+/* VPDPWSSD (AVX512-VNNI): in each of 16 i32 lanes, the sum of two signed 16-bit products.
+ * VDPBF16PS (AVX512-BF16): in each of 16 f32 lanes, acc + the two bf16 products, each
+ * product exact, the sums rounded to nearest even whatever MXCSR says, denormal inputs
+ * and outputs flushed to zero. */
+static int64_t pair_dot_lanes(const tc_target *t, tc_pair_kind kind) {
+  return (kind == TC_PAIR_I16 ? t->has_avx512vnni : t->has_avx512bf16) ? 16 : 0;
+}
 
-static MlirValue pair_dot(tc_builder *b, MlirValue acc, MlirValue a, MlirValue bv) {
+static MlirValue pair_dot(tc_builder *b, tc_pair_kind kind, MlirValue acc, MlirValue a, MlirValue bv) {
   MlirContext ctx = b->ctx;
   int64_t n = 32;
-  MlirType v32 = mlirVectorTypeGet(1, &n, tcb_int_type(ctx, 16)); /* the intrinsic takes <32 x i16> */
+  /* the intrinsics take <32 x i16> / <32 x bfloat> */
+  MlirType v32 = mlirVectorTypeGet(1, &n, kind == TC_PAIR_I16 ? tcb_int_type(ctx, 16) : mlirBF16TypeGet(ctx));
+  const char *intrin = kind == TC_PAIR_I16 ? "llvm.x86.avx512.vpdpwssd.512" : "llvm.x86.avx512bf16.dpbf16ps.512";
   MlirValue ops[3] = {acc, tcb_cast(b, "vector.bitcast", a, v32), tcb_cast(b, "vector.bitcast", bv, v32)};
   int32_t seg[2] = {3, 0};
   MlirNamedAttribute attrs[3] = {
-      tcb_named(ctx, "intrin", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString("llvm.x86.avx512.vpdpwssd.512"))),
+      tcb_named(ctx, "intrin", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(intrin))),
       tcb_named(ctx, "op_bundle_sizes", mlirDenseI32ArrayGet(ctx, 0, NULL)),
       tcb_named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, seg)),
   };

@@ -1,7 +1,10 @@
 /* conversion/dot.c — tile.dot: C[M,N] = A[M,K] x B[K,N] + acc (batched over a leading
- * dim for 3-D tiles). Operands are materialized in stack buffers; each output chunk of a
- * row is accumulated in registers over K with FMAs of a broadcast A element and a B row
- * chunk; fp16/bf16 inputs widen to fp32, i8 to i32. In: a dot op. Out: a buffered tile. */
+ * dim for 3-D tiles). Operands are materialized in stack buffers (a bf16 B only the dot
+ * reads goes straight into the pair layout below); each output chunk of a row is
+ * accumulated in registers over K with FMAs of a broadcast A element and a B row chunk;
+ * fp16/bf16 inputs widen to fp32, i8 to i32 — or, where the backend has a pair dot for
+ * the type (i8, bf16), two steps of K at once on B packed as row pairs.
+ * In: a dot op. Out: a buffered tile. */
 #include "conversion/lower.h"
 
 #include "dialects/tile.h"
@@ -32,33 +35,83 @@ static MlirValue widen(tc_builder *b, MlirValue v, MlirType acc_elem) {
   return tcb_cast(b, "arith.fptosi", v, to);
 }
 
-/* ---- i8 x i8 -> i32 in pairs (the backend's pair_dot: AVX-512 VNNI on the CPU) ---------- */
-/* VPDPWSSD adds, in each i32 lane, the products of two signed 16-bit pairs: with B packed
- * as pairs of rows (rows 2t and 2t+1 of a column side by side, sign-extended to i16; a
- * zero row pads an odd K) and two elements of an A row broadcast as one pair, one
- * instruction does two steps of K for 16 columns, where the generic path needs a 32-bit
- * multiply and an add per step. The sums wrap in i32 like the generic path's adds. */
-static bool use_vnni(tc_lower *L, MlirType ae, MlirType be, MlirType ce, int64_t w) {
-  return L->backend->pair_dot_lanes && L->backend->pair_dot_lanes(L->target) == w && tcb_is_int(ae) &&
-         tcb_is_int(be) && tcb_bitwidth(ae) == 8 && tcb_bitwidth(be) == 8 && tcb_is_int(ce) && tcb_bitwidth(ce) == 32;
+/* ---- two steps of K at once (the backend's pair_dot: AVX-512 VNNI / BF16 on the CPU) ---- */
+/* VPDPWSSD adds, in each i32 lane, the products of two signed 16-bit pairs; VDPBF16PS, in
+ * each f32 lane, the products of two bf16 pairs. With B packed as pairs of rows (rows 2t
+ * and 2t+1 of a column side by side, i8 sign-extended to i16; a zero row pads an odd K) and
+ * two elements of an A row broadcast as one pair, one instruction does two steps of K for
+ * 16 columns, where the generic path needs a multiply (after widening) and an add per step.
+ * i8 sums wrap in i32 like the generic path's adds; bf16 sums are rounded per pair and
+ * denormals flushed (the README's dot section), an order Triton leaves unspecified. */
+static int pair_kind(tc_lower *L, MlirType ae, MlirType be, MlirType ce, int64_t w) {
+  if (!L->backend->pair_dot_lanes) return -1;
+  if (tcb_is_int(ae) && tcb_is_int(be) && tcb_bitwidth(ae) == 8 && tcb_bitwidth(be) == 8 && tcb_is_int(ce) &&
+      tcb_bitwidth(ce) == 32)
+    return L->backend->pair_dot_lanes(L->target, TC_PAIR_I16) == w ? TC_PAIR_I16 : -1;
+  if (mlirTypeIsABF16(ae) && mlirTypeIsABF16(be) && mlirTypeIsAF32(ce))
+    return L->backend->pair_dot_lanes(L->target, TC_PAIR_BF16) == w ? TC_PAIR_BF16 : -1;
+  return -1;
 }
 
-/* Rows k of B (i8) at [base + k*N + j : +16] sign-extended to i16, or zeros past K. */
-static MlirValue b_row16(tc_lower *L, tc_builder *b, MlirValue bbuf, MlirValue base, MlirValue k, int64_t N, MlirValue j,
-                         bool zero) {
-  MlirType v16 = tc_vec_type(L->ctx, 16, tcb_int_type(L->ctx, 16));
+/* Where the pair packing reads B: its stack buffer, or (bbuf null) the tile itself,
+ * evaluated chunk by chunk as the packing needs it — a bf16 B read only by this dot is
+ * loaded straight into the pair layout instead of being stored and reloaded first. */
+typedef struct b_source {
+  MlirValue bbuf, tile;
+  MlirValue bi; /* batch index (batched dots) */
+  bool batched;
+} b_source;
+
+/* Rows k of B at [base + k*N + j : +pw] as 16-bit values (i8 sign-extended, bf16 bits), or
+ * zeros past K. */
+static MlirValue b_row16(tc_lower *L, tc_builder *b, const b_source *src, MlirValue base, MlirValue k, int64_t N,
+                         MlirValue j, int64_t pw, bool zero) {
+  MlirType v16 = tc_vec_type(L->ctx, pw, tcb_int_type(L->ctx, 16));
   if (zero) return tcb_const_int(b, v16, 0);
+  if (mlirValueIsNull(src->bbuf)) {
+    /* a chunk of its own per row: a chunk memoizes values per op, not per position */
+    tc_chunk c;
+    tc_chunk_init(&c, L, b->block, pw);
+    c.b = *b;
+    tc_pos pos = {.rank = src->batched ? 3 : 2, .chunked = true};
+    int d = 0;
+    if (src->batched) pos.idx[d++] = src->bi;
+    pos.idx[d++] = k;
+    pos.idx[d] = j;
+    c.root = pos;
+    tc_cval v = tc_eval(&c, src->tile, &pos);
+    *b = c.b;
+    tc_chunk_free(&c);
+    if (L->status) return tcb_const_int(b, v16, 0);
+    return tcb_cast(b, "vector.bitcast", v.vec, v16);
+  }
+  MlirValue bbuf = src->bbuf;
   MlirValue idx = tcb_binary(b, "arith.addi", tcb_binary(b, "arith.addi", base, tcb_binary(b, "arith.muli", k,
                                                                                              tcb_const_index(b, N))),
                              j);
   MlirValue ops[2] = {bbuf, idx};
-  MlirValue v = tcb_op1(b, "vector.load", tc_vec_type(L->ctx, 16, tcb_int_type(L->ctx, 8)), 2, ops, 0, NULL);
+  MlirType be = tcb_element_type(mlirValueGetType(bbuf));
+  MlirValue v = tcb_op1(b, "vector.load", tc_vec_type(L->ctx, 16, be), 2, ops, 0, NULL);
+  if (mlirTypeIsABF16(be)) return tcb_cast(b, "vector.bitcast", v, v16);
   return tcb_cast(b, "arith.extsi", v, v16);
 }
 
+/* Columns per packing step. Straight from a load whose rows the axis analysis proves
+ * contiguous in runs of 32, a row chunk of 32 bf16 is one 64-byte load making two vectors
+ * of pairs; else 16, the width every other nest uses (a `% N` column index is often
+ * contiguous in runs of 16 only: 32 lanes would gather). */
+static int64_t pack_width(tc_lower *L, const b_source *src, int64_t N) {
+  if (!mlirValueIsNull(src->bbuf) || N % 32 || !mlirValueIsAOpResult(src->tile)) return 16;
+  MlirOperation op = mlirOpResultGetOwner(src->tile);
+  if (tile_op_of(op) != TILE_LOAD) return 16;
+  tc_axis ax = tc_axis_of(&L->axis, mlirOperationGetOperand(op, 0));
+  return ax.rank > 0 && ax.contiguity[ax.rank - 1] >= 32 && ax.contiguity[ax.rank - 1] % 32 == 0 ? 32 : 16;
+}
+
 /* pbuf[(bi*KP + t)*N + j] = pair(B[bi, 2t, j], B[bi, 2t+1, j]) for every t and j. */
-static void vnni_pack_b(tc_lower *L, tc_builder *ob, MlirValue bbuf, MlirValue pbuf, MlirValue bi, int64_t K, int64_t N) {
+static void pack_b_pairs(tc_lower *L, tc_builder *ob, const b_source *src, MlirValue pbuf, MlirValue bi, int64_t K, int64_t N) {
   int64_t kp = (K + 1) / 2;
+  int64_t pw = pack_width(L, src, N);
   MlirValue bbase = tcb_binary(ob, "arith.muli", bi, tcb_const_index(ob, K * N));
   MlirValue pbase = tcb_binary(ob, "arith.muli", bi, tcb_const_index(ob, kp * N));
   for (int odd = 0; odd < 2; odd++) {
@@ -71,7 +124,7 @@ static void vnni_pack_b(tc_lower *L, tc_builder *ob, MlirValue bbuf, MlirValue p
     tbb.loc = ob->loc;
     tcb_set_end(&tbb, tb);
     MlirValue t = mlirBlockGetArgument(tb, 0);
-    MlirBlock jb = tc_build_for(L, &tbb, tcb_const_index(&tbb, 0), tcb_const_index(&tbb, N), tcb_const_index(&tbb, 16), 0, NULL,
+    MlirBlock jb = tc_build_for(L, &tbb, tcb_const_index(&tbb, 0), tcb_const_index(&tbb, N), tcb_const_index(&tbb, pw), 0, NULL,
                                 NULL);
     tc_builder jbb;
     tcb_init(&jbb, L->ctx);
@@ -79,14 +132,14 @@ static void vnni_pack_b(tc_lower *L, tc_builder *ob, MlirValue bbuf, MlirValue p
     tcb_set_end(&jbb, jb);
     MlirValue j = mlirBlockGetArgument(jb, 0);
     MlirValue k0 = tcb_binary(&jbb, "arith.muli", t, tcb_const_index(&jbb, 2));
-    MlirValue r0 = b_row16(L, &jbb, bbuf, bbase, k0, N, j, false);
-    MlirValue r1 = b_row16(L, &jbb, bbuf, bbase, tcb_binary(&jbb, "arith.addi", k0, tcb_const_index(&jbb, 1)), N, j, odd);
-    int64_t mask[32];
-    for (int i = 0; i < 16; i++) mask[2 * i] = i, mask[2 * i + 1] = 16 + i;
+    MlirValue r0 = b_row16(L, &jbb, src, bbase, k0, N, j, pw, false);
+    MlirValue r1 = b_row16(L, &jbb, src, bbase, tcb_binary(&jbb, "arith.addi", k0, tcb_const_index(&jbb, 1)), N, j, pw, odd);
+    int64_t mask[64];
+    for (int i = 0; i < pw; i++) mask[2 * i] = i, mask[2 * i + 1] = pw + i;
     MlirValue sops[2] = {r0, r1};
-    MlirNamedAttribute ma = tcb_named(L->ctx, "mask", mlirDenseI64ArrayGet(L->ctx, 32, mask));
-    MlirValue inter = tcb_op1(&jbb, "vector.shuffle", tc_vec_type(L->ctx, 32, tcb_int_type(L->ctx, 16)), 2, sops, 1, &ma);
-    MlirValue pairs = tcb_cast(&jbb, "vector.bitcast", inter, tc_vec_type(L->ctx, 16, tcb_int_type(L->ctx, 32)));
+    MlirNamedAttribute ma = tcb_named(L->ctx, "mask", mlirDenseI64ArrayGet(L->ctx, 2 * pw, mask));
+    MlirValue inter = tcb_op1(&jbb, "vector.shuffle", tc_vec_type(L->ctx, 2 * pw, tcb_int_type(L->ctx, 16)), 2, sops, 1, &ma);
+    MlirValue pairs = tcb_cast(&jbb, "vector.bitcast", inter, tc_vec_type(L->ctx, pw, tcb_int_type(L->ctx, 32)));
     MlirValue idx = tcb_binary(&jbb, "arith.addi", tcb_binary(&jbb, "arith.addi", pbase,
                                                               tcb_binary(&jbb, "arith.muli", t, tcb_const_index(&jbb, N))),
                                j);
@@ -97,8 +150,34 @@ static void vnni_pack_b(tc_lower *L, tc_builder *ob, MlirValue bbuf, MlirValue p
   }
 }
 
-/* The A pair (A[row, 2t], A[row, 2t+1]) as one i32 broadcast to 16 lanes; past an odd K the
- * second element is A[row, K-1] again, which meets B's zero padding. */
+/* The bf16 pair (A[row, 2t], A[row, 2t+1]) as one i32 broadcast to 16 lanes. With K even it
+ * is one 32-bit load (a vbroadcastss from memory); past an odd K the second element is +0,
+ * not A[row, K-1] again: an Inf or NaN there times B's zero padding would be a NaN. */
+static MlirValue a_pair_bf16(tc_lower *L, tc_builder *b, MlirValue abuf, MlirValue row, MlirValue t, int64_t K) {
+  MlirType bf = mlirBF16TypeGet(L->ctx), i16 = tcb_int_type(L->ctx, 16), i32 = tcb_int_type(L->ctx, 32);
+  MlirValue base = tcb_binary(b, "arith.muli", row, tcb_const_index(b, K));
+  MlirValue k0 = tcb_binary(b, "arith.muli", t, tcb_const_index(b, 2));
+  if (K % 2 == 0) {
+    MlirValue o[2] = {abuf, tcb_binary(b, "arith.addi", base, k0)};
+    MlirValue two = tcb_op1(b, "vector.load", tc_vec_type(L->ctx, 2, bf), 2, o, 0, NULL);
+    MlirValue one = tcb_cast(b, "vector.bitcast", two, tc_vec_type(L->ctx, 1, i32));
+    return tcb_op1(b, "vector.broadcast", tc_vec_type(L->ctx, 16, i32), 1, &one, 0, NULL);
+  }
+  MlirValue k1 = tcb_binary(b, "arith.addi", k0, tcb_const_index(b, 1));
+  MlirValue k1c = tcb_binary(b, "arith.minsi", k1, tcb_const_index(b, K - 1));
+  MlirValue o0[2] = {abuf, tcb_binary(b, "arith.addi", base, k0)}, o1[2] = {abuf, tcb_binary(b, "arith.addi", base, k1c)};
+  MlirValue e0 = tcb_cast(b, "arith.bitcast", tcb_op1(b, "memref.load", bf, 2, o0, 0, NULL), i16);
+  MlirValue e1 = tcb_cast(b, "arith.bitcast", tcb_op1(b, "memref.load", bf, 2, o1, 0, NULL), i16);
+  MlirValue in = tcb_cmpi(b, "slt", k1, tcb_const_index(b, K));
+  e1 = tcb_select(b, in, e1, tcb_const_int(b, i16, 0));
+  MlirValue lo = tcb_cast(b, "arith.extui", e0, i32), hi = tcb_cast(b, "arith.extui", e1, i32);
+  MlirValue pair = tcb_binary(b, "arith.ori", lo, tcb_binary(b, "arith.shli", hi, tcb_const_int(b, i32, 16)));
+  return tc_splat_vec(b, pair, 16);
+}
+
+/* The i8 pair (A[row, 2t], A[row, 2t+1]) sign-extended to i16, as one i32 broadcast to 16
+ * lanes; past an odd K the second element is A[row, K-1] again, which meets B's zero
+ * padding. */
 static MlirValue a_pair(tc_lower *L, tc_builder *b, MlirValue abuf, MlirValue row, MlirValue t, int64_t K) {
   MlirType i8 = tcb_int_type(L->ctx, 8), i16 = tcb_int_type(L->ctx, 16), i32 = tcb_int_type(L->ctx, 32);
   MlirValue base = tcb_binary(b, "arith.muli", row, tcb_const_index(b, K));
@@ -124,7 +203,14 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
   MlirType ce = mlirShapedTypeGetElementType(mlirValueGetType(res));
   tc_builder *b = &L->b;
   b->loc = mlirOperationGetLocation(op);
-  MlirValue abuf = buffer_for(L, a), bbuf = buffer_for(L, bm);
+  MlirValue abuf = buffer_for(L, a);
+  if (L->status) return;
+  /* A bf16 B that only this dot reads is packed into pairs straight from its loads. */
+  MlirOpOperand bu = mlirValueGetFirstUse(bm);
+  bool b_lazy = !tc_special_of(L, bm) && !mlirOpOperandIsNull(bu) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(bu)) &&
+                pair_kind(L, tcb_element_type(mlirValueGetType(abuf)), mlirShapedTypeGetElementType(mlirValueGetType(bm)), ce,
+                          tc_nest_width(L, N)) == TC_PAIR_BF16;
+  MlirValue bbuf = b_lazy ? (MlirValue){NULL} : buffer_for(L, bm);
   if (L->status) return;
   /* Accumulate in place into acc's buffer when acc is a loop-carried tile that this dot
    * replaces (acc = tl.dot(a, b, acc)); else into a copy of acc. Not when every thread of
@@ -163,13 +249,16 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
     bi = mlirBlockGetArgument(blocks[nb], 0);
     tcb_set_end(&ob, blocks[nb++]);
   }
-  MlirType amem = tcb_element_type(mlirValueGetType(abuf)), bmem = tcb_element_type(mlirValueGetType(bbuf));
-  bool vnni = use_vnni(L, amem, bmem, ce, w);
+  MlirType amem = tcb_element_type(mlirValueGetType(abuf));
+  MlirType bmem = b_lazy ? mlirShapedTypeGetElementType(mlirValueGetType(bm)) : tcb_element_type(mlirValueGetType(bbuf));
+  int kind = pair_kind(L, amem, bmem, ce, w);
+  bool paired = kind >= 0;
   int64_t kp = (K + 1) / 2;
   MlirValue pbuf = {NULL};
-  if (vnni) {
+  if (paired) {
     pbuf = tc_alloc_buffer(L, tcb_int_type(L->ctx, 32), B * kp * N);
-    vnni_pack_b(L, &ob, bbuf, pbuf, bi, K, N);
+    b_source src = {bbuf, bm, bi, batched};
+    pack_b_pairs(L, &ob, &src, pbuf, bi, K, N);
   }
   blocks[nb] = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, M), tcb_const_index(&ob, mr), 0, NULL, NULL);
   MlirValue i0 = mlirBlockGetArgument(blocks[nb], 0);
@@ -193,7 +282,7 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
     }
   }
   MlirOperation kf;
-  MlirBlock kb = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, vnni ? kp : K), tcb_const_index(&ob, 1),
+  MlirBlock kb = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, paired ? kp : K), tcb_const_index(&ob, 1),
                               nacc, accs, &kf);
   tc_builder kbld;
   tcb_init(&kbld, L->ctx);
@@ -201,23 +290,23 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
   tcb_set_end(&kbld, kb);
   MlirValue k = mlirBlockGetArgument(kb, 0);
   MlirValue next[16];
-  if (vnni) {
+  if (paired) {
     /* pbuf[(bi*KP + t)*N + j0 + q*16], A pairs of rows i0..i0+mr-1 */
     MlirValue prow = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", bi, tcb_const_index(&kbld, kp)), k);
     MlirValue pbase = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", prow, tcb_const_index(&kbld, N)), j0);
     MlirValue pv[4], ap[4];
     for (int q = 0; q < nr; q++) {
       MlirValue pops[2] = {pbuf, tcb_binary(&kbld, "arith.addi", pbase, tcb_const_index(&kbld, q * w))};
-      pv[q] = tcb_op1(&kbld, "vector.load", vt, 2, pops, 0, NULL);
+      pv[q] = tcb_op1(&kbld, "vector.load", tc_vec_type(L->ctx, w, tcb_int_type(L->ctx, 32)), 2, pops, 0, NULL);
     }
     for (int r = 0; r < mr; r++) {
       MlirValue row = tcb_binary(&kbld, "arith.addi", rowbase, tcb_binary(&kbld, "arith.addi", i0, tcb_const_index(&kbld, r)));
-      ap[r] = a_pair(L, &kbld, abuf, row, k, K);
+      ap[r] = kind == TC_PAIR_BF16 ? a_pair_bf16(L, &kbld, abuf, row, k, K) : a_pair(L, &kbld, abuf, row, k, K);
     }
     for (int r = 0; r < mr; r++)
       for (int q = 0; q < nr; q++) {
         int x = r * (int)nr + q;
-        next[x] = L->backend->pair_dot(&kbld, mlirBlockGetArgument(kb, 1 + x), ap[r], pv[q]);
+        next[x] = L->backend->pair_dot(&kbld, (tc_pair_kind)kind, mlirBlockGetArgument(kb, 1 + x), ap[r], pv[q]);
       }
     goto yield;
   }

@@ -62,6 +62,7 @@ static tilec_status *tc_target_init_named(tc_target *t, const char *name) {
     t->has_avx2 = has_feature(t->features, "+avx2");
     t->has_fma = has_feature(t->features, "+fma");
     t->has_avx512vnni = t->has_avx512f && has_feature(t->features, "+avx512vnni");
+    t->has_avx512bf16 = t->has_avx512f && has_feature(t->features, "+avx512bf16");
     t->vector_bits = t->has_avx512f ? 512 : (t->has_avx2 || has_feature(t->features, "+avx")) ? 256 : 128;
     return NULL;
   }

@@ -18,6 +18,7 @@ typedef struct tc_target {
   bool is_cross;      /* another architecture than the one tilec runs on */
   bool has_avx512f, has_avx2, has_fma;
   bool has_avx512vnni; /* VPDPWSSD for i8 dot */
+  bool has_avx512bf16; /* VDPBF16PS for bf16 dot (host detection only: no named x86-64 level has it) */
   bool is_nvptx;       /* an NVIDIA GPU: cpu is the chip (sm_80 ...), one program = one CTA */
   bool gpu_emulation;  /* nvptx-emu: the nvptx lowering run on this CPU, a CTA's threads as threads */
   int num_warps;       /* nvptx: 32 * num_warps threads per CTA */

@@ -13,7 +13,7 @@ config.environment["PATH"] = os.pathsep.join(
     [config.tilec_binary_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 config.substitutions.append(("%tilec", os.path.join(config.tilec_binary_dir, "tilec")))
 
-# Host CPU features some tests need (`REQUIRES: avx512vnni`): tests of code generated for
+# Host CPU features some tests need (`REQUIRES: avx512vnni`, `avx512bf16`): tests of code generated for
 # the host are unsupported, not failed, on a machine without the feature.
 try:
     with open("/proc/cpuinfo") as f:
@@ -22,6 +22,8 @@ except OSError:
     _flags = []
 if "avx512_vnni" in _flags and "avx512f" in _flags:
     config.available_features.add("avx512vnni")
+if "avx512_bf16" in _flags and "avx512f" in _flags:
+    config.available_features.add("avx512bf16")
 
 # NVIDIA's tools for the nvptx target's tests: ptxas (the CUDA toolkit or PyPI's
 # nvidia-cuda-nvcc-cu12) assembles the PTX tilec prints; libdevice provides the math

@@ -5,6 +5,27 @@ import numpy as np
 from harness import add, rng, bf16_bits
 
 
+def within_fp32_sum(a, b, c0, k):
+    """check= for a dot accumulated in fp32 in any order: c = c0 + a @ b (a, b exact in fp32,
+    so every product is exact) within (k + 2) * 2^-24 * (|c0| + |a| @ |b|), the bound for a sum
+    of k + 1 terms rounded in any order; inf and NaN where the fp64 sum has them."""
+    exact = c0.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+    bound = (k + 2) * 2.0 ** -24 * (np.abs(c0).astype(np.float64) + np.abs(a).astype(np.float64) @ np.abs(b)) + 1e-30
+
+    def check(args, res):
+        got = res["c_ptr"].astype(np.float64)
+        fin = np.isfinite(exact)
+        with np.errstate(invalid="ignore"):
+            bad = fin & ~(np.abs(got - exact) <= bound)
+        bad |= ~fin & ~((got == exact) | (np.isnan(got) & np.isnan(exact)))
+        if bad.any():
+            i = tuple(int(x) for x in np.argwhere(bad)[0])
+            return "c_ptr[%s]: got %r, expected %r within %.3g (%d of %d differ)" % (
+                ",".join(map(str, i)), got[i], exact[i], bound[i], int(bad.sum()), bad.size)
+        return None
+    return check
+
+
 def cases():
     F = "dot"
     K = "dot/kernels.py"
@@ -23,13 +44,59 @@ def cases():
         dict(a_ptr=a.astype(np.float32), b_ptr=b.astype(np.float32), c_ptr=np.zeros((16, 16), np.float32),
              M=16, N=16, K=32), ["c_ptr"],
         lambda a: {"c_ptr": a["a_ptr"].astype(np.float64) @ a["b_ptr"]}, rtol=1e-4, atol=1e-4)
-    ab, af = bf16_bits(rng(44).standard_normal((16, 16)))
-    bb, bf = bf16_bits(rng(45).standard_normal((16, 32)))
-    add(F, "dot_bf16_bitcast", K, "dot_bf16_kernel", (1,),
-        dict(a_ptr=ab, b_ptr=bb, c_ptr=np.zeros((16, 32), np.float32), d_ptr=np.zeros((16, 32), np.float32),
-             M=16, N=32, K=16), ["c_ptr", "d_ptr"],
-        lambda a, af=af, bf=bf: {"c_ptr": af.astype(np.float64) @ bf + 1.0, "d_ptr": af.astype(np.float64) @ bf},
-        rtol=1e-4, atol=1e-4)
+    # A and B each read by two ops (B's buffer, not the packing straight from its loads), at
+    # K = 16 and 32
+    for Kb in (16, 32):
+        ab, af = bf16_bits(rng(44).standard_normal((16, Kb)))
+        bb, bf = bf16_bits(rng(45).standard_normal((Kb, 32)))
+        add(F, "dot_bf16_bitcast" + ("" if Kb == 16 else "_k32"), K, "dot_bf16_kernel", (1,),
+            dict(a_ptr=ab, b_ptr=bb, c_ptr=np.zeros((16, 32), np.float32), d_ptr=np.zeros((16, 32), np.float32),
+                 M=16, N=32, K=Kb), ["c_ptr", "d_ptr"],
+            lambda a, af=af, bf=bf: {"c_ptr": af.astype(np.float64) @ bf + 1.0, "d_ptr": af.astype(np.float64) @ bf},
+            rtol=1e-4, atol=1e-4)
+    # bf16 tiles: on a CPU with AVX512-BF16 the pair path (VDPBF16PS on B packed as row pairs),
+    # else widened to fp32 FMAs; both within fp32 accumulation of the exact products. K = 16
+    # (one tile), odd K (masked tails), BK = 1 (a tile with an odd K: the pair padded with
+    # zeros), fewer and more columns than the 4 x 64 microkernel, an existing accumulator.
+    for (M, N, Kd, BM, BN, BK) in [(16, 64, 16, 16, 64, 16), (64, 128, 32, 64, 128, 32),
+                                   (33, 70, 37, 16, 64, 16), (20, 40, 101, 32, 32, 64),
+                                   (8, 16, 5, 8, 16, 1), (65, 130, 200, 32, 64, 32)]:
+        ab, af = bf16_bits(rng(60 + Kd).standard_normal((M, Kd)))
+        bb, bf = bf16_bits(rng(61 + N).standard_normal((Kd, N)))
+        c0 = rng(62 + M).standard_normal((M, N)).astype(np.float32)
+        add(F, "dot_bf16_%dx%dx%d_block_%dx%dx%d" % (M, N, Kd, BM, BN, BK), K, "dot_acc_kernel",
+            ((M + BM - 1) // BM, (N + BN - 1) // BN),
+            dict(a_ptr=(ab, "bf16"), b_ptr=(bb, "bf16"), c_ptr=c0.copy(), M=M, N=N, K=Kd, BM=BM, BN=BN, BK=BK),
+            ["c_ptr"], None, check=within_fp32_sum(af, bf, c0, Kd))
+    # Inf and NaN: a pair (A[r, k], +0) padding an odd K must not turn inf * B into NaN
+    # (inf * 0 in the padding); NaN in A or B stays NaN.
+    ab, af = bf16_bits(rng(63).standard_normal((8, 5)))
+    bb, bf = bf16_bits(rng(64).uniform(0.5, 2.0, (5, 16)))
+    for (r, k, v) in ((0, 4, np.inf), (1, 0, -np.inf), (2, 2, np.nan)):
+        ab[r, k] = bf16_bits(np.array([v]))[0][0]
+    af = (ab.astype(np.uint32) << 16).view(np.float32)
+    bb[3, 5] = bf16_bits(np.array([np.nan]))[0][0]
+    bf = (bb.astype(np.uint32) << 16).view(np.float32)
+    c0 = np.zeros((8, 16), np.float32)
+    for BK in (1, 4, 8):
+        add(F, "dot_bf16_inf_nan_odd_k_block_8x16x%d" % BK, K, "dot_acc_kernel", (1, 1),
+            dict(a_ptr=(ab, "bf16"), b_ptr=(bb, "bf16"), c_ptr=c0.copy(), M=8, N=16, K=5, BM=8, BN=16, BK=BK),
+            ["c_ptr"], None, check=within_fp32_sum(af, bf, c0, 5))
+    # B = tl.trans(a load): packed into pairs through the transpose
+    ab, af = bf16_bits(rng(67).standard_normal((16, 32)))
+    bb, bf = bf16_bits(rng(68).standard_normal((64, 32)))
+    add(F, "dot_bf16_trans_b", K, "dot_trans_b_kernel", (1,),
+        dict(a_ptr=(ab, "bf16"), bt_ptr=(bb, "bf16"), c_ptr=np.zeros((16, 64), np.float32), M=16, N=64, K=32),
+        ["c_ptr"], None, check=within_fp32_sum(af, bf.T.copy(), np.zeros((16, 64), np.float32), 32))
+    # batched (3-D) bf16 tiles: the pair packing per batch
+    ab, af = bf16_bits(rng(65).standard_normal((2, 16, 8)))
+    bb, bf = bf16_bits(rng(66).standard_normal((2, 8, 32)))
+    add(F, "dot_bf16_batched_3d", K, "dot_batched_kernel", (1,),
+        dict(a_ptr=(ab, "bf16"), b_ptr=(bb, "bf16"), c_ptr=np.zeros((2, 16, 32), np.float32), B=2, M=16, N=32, K=8),
+        ["c_ptr"], None,
+        check=lambda args, res, af=af, bf=bf: within_fp32_sum(af[0], bf[0], np.zeros((16, 32), np.float32), 8)(
+            args, {"c_ptr": res["c_ptr"][0]}) or within_fp32_sum(af[1], bf[1], np.zeros((16, 32), np.float32), 8)(
+            args, {"c_ptr": res["c_ptr"][1]}))
     a8 = rng(46).integers(-128, 128, (16, 64)).astype(np.int8)
     b8 = rng(47).integers(-128, 128, (64, 16)).astype(np.int8)
     a8[0, :] = -128

@@ -61,6 +61,37 @@ def dot_bf16_kernel(a_ptr, b_ptr, c_ptr, d_ptr, M: tl.constexpr, N: tl.constexpr
 
 
 @triton.jit
+def dot_acc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # the tutorial's masked K loop on tiles of the pointers' type (bf16 here), accumulating
+    # into the fp32 values already in c, out_dtype spelled out
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    cmask = (rm[:, None] < M) & (rn[None, :] < N)
+    acc = tl.load(c_ptr + rm[:, None] * N + rn[None, :], mask=cmask, other=0.0)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k0 + rk)[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :],
+                    mask=((k0 + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc, out_dtype=tl.float32)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=cmask)
+
+
+@triton.jit
+def dot_trans_b_kernel(a_ptr, bt_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    # c = a @ bt.T (attention's q @ k.T): B is a transposed load
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    bt = tl.load(bt_ptr + rn[:, None] * K + rk[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, tl.trans(bt)))
+
+
+@triton.jit
 def dot_i8_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     rm = tl.arange(0, M)
     rn = tl.arange(0, N)
