@@ -15,10 +15,13 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
   --target nvptx --arch sm_80 --num-warps 8 -o "$T/add.so" --header "$T/add.h"
 grep -q 'int add_kernel_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, float \*x_ptr' "$T/add.h" || fail "header: add_kernel_launch"
 grep -q 'int add_kernel_launch_async(void \*cuda_stream' "$T/add.h" || fail "header: add_kernel_launch_async"
-nm -D --defined-only "$T/add.so" | grep -q ' T add_kernel_launch$' || fail "library: no add_kernel_launch"
-nm -D --defined-only "$T/add.so" | grep -q ' T add_kernel_launch_async$' || fail "library: no add_kernel_launch_async"
-strings "$T/add.so" | grep -q '.entry add_kernel' || fail "library: no PTX entry add_kernel embedded"
-strings "$T/add.so" | grep -q '.maxntid 256' || fail "library: --num-warps 8 is not 256 threads"
+# (into files first: `grep -q` in a pipeline under pipefail fails when it stops reading early)
+nm -D --defined-only "$T/add.so" >"$T/syms"
+strings "$T/add.so" >"$T/strings"
+grep -q ' T add_kernel_launch$' "$T/syms" || fail "library: no add_kernel_launch"
+grep -q ' T add_kernel_launch_async$' "$T/syms" || fail "library: no add_kernel_launch_async"
+grep -q '.entry add_kernel' "$T/strings" || fail "library: no PTX entry add_kernel embedded"
+grep -q '.maxntid 256' "$T/strings" || fail "library: --num-warps 8 is not 256 threads"
 
 cat > "$T/main.c" <<'C'
 #include "add.h"
@@ -39,7 +42,7 @@ if [ -e /dev/nvidia0 ]; then
   echo "SKIP the no-driver check: this machine has a GPU (/dev/nvidia0)"
 else
   out=$(env -u LD_LIBRARY_PATH "$T/main") || fail "launch without a driver: expected TILEC_ERROR_RUNTIME, got: $out"
-  echo "$out" | grep -Eq 'no CUDA driver|cannot start|no CUDA device' || fail "launch without a driver: unclear message: $out"
+  grep -Eq 'no CUDA driver|cannot start|no CUDA device' <<<"$out" || fail "launch without a driver: unclear message: $out"
   echo "ok: launch without a GPU: $out"
   echo "SKIP the GPU launch: no /dev/nvidia0 on this machine"
 fi
