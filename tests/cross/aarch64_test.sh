@@ -8,7 +8,7 @@
 #   2. the four AOT examples (vector add, softmax, layer norm, matmul) against their C
 #      references,
 #   3. the objects: NEON code and only SLEEF's 4-lane (…f4…) entry points,
-#   4. the kernel-language suite (tests/lang, ~300 kernels against numpy): each kernel is
+#   4. the kernel-language suite (tests/lang, ~640 cases against numpy): each kernel is
 #      compiled here by `tilec run --target aarch64 --exec ...` and run by an arm64
 #      tilec-exec (tools/exec/main.c) under qemu-aarch64.
 # Exits 77 (ctest: skipped) with the reason when the cross tools or libraries are missing;
