@@ -8,7 +8,7 @@
  * (no shuffles or mma.sync yet). Math goes to libdevice (__nv_* functions, linked from the
  * libdevice.10.bc found on the system), and each kernel gets a PTX entry taking the
  * kernel's parameters and reading its program id from %ctaid. device_print/device_assert
- * are refused on the GPU (they need CUDA's vprintf/__assertfail).
+ * run on thread 0 through CUDA's vprintf/__assertfail.
  *
  * tc_backend_nvptx_emu runs the same lowering on this CPU: thread ids, barriers and shared
  * memory come from runtime/emu.c, each program is a CTA of real threads, math is SLEEF.
@@ -162,8 +162,7 @@ static MlirValue alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes);
 /* Atomics (and, emulated, device_print/device_assert) happen once per program: thread 0
  * runs them between barriers, its results reach the other threads through shared memory
  * (tile results are a shared buffer already; a scalar result goes through a slot). */
-static void on_thread0(tc_lower *L, MlirOperation op) {
-  const tc_op_lowering *cpu = &tc_op_rows()[tile_op_of(op)];
+static void run_on_thread0(tc_lower *L, MlirOperation op, void (*lower)(tc_lower *L, MlirOperation op)) {
   barrier(L, &L->b);
   intptr_t nres = mlirOperationGetNumResults(op);
   MlirValue slots[4] = {{NULL}};
@@ -180,7 +179,7 @@ static void on_thread0(tc_lower *L, MlirOperation op) {
   tcb_if(&L->b, first, 0, NULL, &then_b, NULL);
   L->b = then_b;
   L->single_thread = true;
-  cpu->lower(L, op);
+  lower(L, op);
   for (intptr_t i = 0; i < nres && i < 4 && !L->status; i++) {
     if (mlirValueIsNull(slots[i])) continue;
     MlirValue v = tc_scalar(L, mlirOperationGetResult(op, i));
@@ -206,16 +205,145 @@ static void on_thread0(tc_lower *L, MlirOperation op) {
    * starts with one */
 }
 
-static void unsupported(tc_lower *L, MlirOperation op) {
-  static const char *const what[TILE_OP_COUNT] = {
-      [TILE_PRINT] = "tl.device_print",
-      [TILE_ASSERT] = "tl.device_assert",
-  };
-  tile_op_id k = tile_op_of(op);
-  tc_fail(L, op, TILEC_ERROR_UNSUPPORTED,
-          "%s is not supported on nvptx yet (on the GPU it needs CUDA's vprintf/__assertfail; nvptx-emu has it)",
-          what[k] ? what[k] : "this operation");
+/* ---- device_print / device_assert on the GPU: CUDA's vprintf and __assertfail --------- */
+
+/* An llvm.alloca of type t at the kernel's entry (a scalar nest would grow the stack). */
+static MlirValue entry_alloca(tc_lower *L, MlirType t) {
+  tc_builder eb;
+  tcb_init(&eb, L->ctx);
+  eb.loc = mlirOperationGetLocation(L->new_func);
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0));
+  MlirOperation first = mlirBlockGetFirstOperation(entry);
+  if (!mlirOperationIsNull(first)) tcb_set_before(&eb, first);
+  else tcb_set_end(&eb, entry);
+  MlirValue one = tcb_const_int(&eb, tcb_int_type(L->ctx, 64), 1);
+  MlirNamedAttribute et = tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(t));
+  return tcb_op1(&eb, "llvm.alloca", tcb_type(L->ctx, "!llvm.ptr"), 1, &one, 1, &et);
 }
+
+static void append(char *buf, size_t n, const char *s) { snprintf(buf + strlen(buf), n - strlen(buf), "%s", s); }
+
+/* One line per element, in one vprintf call (so lines of different programs never mix),
+ * in the CPU runtime's format: "pid (x, y, z) idx (i, j) PREFIX v1 v2\n". */
+static void gpu_print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos, MlirValue idx64[4]) {
+  tc_builder *b = &c->b;
+  MlirType i32 = tcb_int_type(L->ctx, 32), i64 = tcb_int_type(L->ctx, 64), f64 = mlirF64TypeGet(L->ctx);
+  MlirAttribute h = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("hex"));
+  bool hex = !mlirAttributeIsNull(h) && mlirAttributeIsABool(h) && mlirBoolAttrGetValue(h);
+  MlirAttribute pa = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("prefix"));
+  MlirStringRef prefix = mlirAttributeIsNull(pa) ? mlirStringRefCreateFromCString("") : mlirStringAttrGetValue(pa);
+  char fmt[1024] = "pid (%u, %u, %u) ";
+  MlirValue vals[3 + 4 + 8];
+  MlirType types[3 + 4 + 8];
+  int n = 0;
+  for (int i = 0; i < 3; i++) vals[n] = L->pid[i], types[n++] = i32;
+  if (pos->rank > 0) {
+    append(fmt, sizeof fmt, "idx (");
+    for (int d = 0; d < pos->rank; d++) {
+      append(fmt, sizeof fmt, d ? ", %lld" : "%lld");
+      vals[n] = idx64[d], types[n++] = i64;
+    }
+    append(fmt, sizeof fmt, ") ");
+  }
+  for (size_t i = 0; i < prefix.length && strlen(fmt) + 2 < sizeof fmt; i++) { /* '%' is literal text */
+    char ch[3] = {prefix.data[i], prefix.data[i] == '%' ? '%' : 0, 0};
+    append(fmt, sizeof fmt, ch);
+  }
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op) && i < 8 && !L->status; i++) {
+    MlirValue old = mlirOperationGetOperand(op, i);
+    int64_t s[TC_RANK];
+    tc_pos p = *pos;
+    p.rank = tc_shape_of(mlirValueGetType(old), s);
+    tc_cval v = tc_eval(c, old, &p);
+    if (L->status) return;
+    MlirType t = tcb_element_type(mlirValueGetType(old));
+    if (v.is_ptr) {
+      MlirValue a = tcb_cast(b, "llvm.ptrtoint", v.base, i64);
+      if (!mlirValueIsNull(v.vec)) {
+        MlirValue off = v.vec;
+        if (tcb_bitwidth(mlirValueGetType(off)) < 64) off = tcb_cast(b, "arith.extsi", off, i64);
+        int64_t sz = (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(t))) + 7) / 8;
+        a = tcb_binary(b, "arith.addi", a, tcb_binary(b, "arith.muli", off, tcb_const_int(b, i64, sz)));
+      }
+      append(fmt, sizeof fmt, " 0x%016llx");
+      vals[n] = a, types[n++] = i64;
+    } else if (tcb_is_float(t)) {
+      MlirValue f = tcb_bitwidth(t) < 64 ? tcb_cast(b, "arith.extf", v.vec, f64) : v.vec;
+      if (hex) {
+        append(fmt, sizeof fmt, " 0x%016llx");
+        vals[n] = tcb_cast(b, "arith.bitcast", f, i64), types[n++] = i64;
+      } else {
+        append(fmt, sizeof fmt, " %.9g");
+        vals[n] = f, types[n++] = f64;
+      }
+    } else {
+      unsigned w = tcb_bitwidth(t);
+      MlirValue x = w < 64 ? tcb_cast(b, w == 1 || hex ? "arith.extui" : "arith.extsi", v.vec, i64) : v.vec;
+      char spec[32];
+      if (hex) snprintf(spec, sizeof spec, " 0x%%0%ullx", (w + 3) / 4);
+      else snprintf(spec, sizeof spec, "%s", w == 1 ? " %llu" : " %lld");
+      append(fmt, sizeof fmt, spec);
+      vals[n] = x, types[n++] = i64;
+    }
+  }
+  append(fmt, sizeof fmt, "\n");
+  /* the argument buffer: each value at its natural alignment, as vprintf reads it */
+  char st[512] = "!llvm.struct<(";
+  for (int i = 0; i < n; i++) append(st, sizeof st, i ? (mlirTypeEqual(types[i], f64) ? ", f64" : mlirTypeEqual(types[i], i32) ? ", i32" : ", i64")
+                                                          : "i32");
+  append(st, sizeof st, ")>");
+  MlirType stype = tcb_type(L->ctx, st);
+  MlirValue buf = entry_alloca(L, stype);
+  for (int i = 0; i < n; i++) {
+    int32_t idx[2] = {0, i};
+    MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 2, idx)),
+                                tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(stype))};
+    MlirValue field = tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &buf, 2, ga);
+    MlirValue ops[2] = {vals[i], field};
+    tcb_op(b, "llvm.store", 0, NULL, 2, ops, 0, NULL);
+  }
+  MlirValue args[2] = {tc_string_constant(L, b, fmt), buf};
+  tc_call_runtime_value(L, b, "vprintf", i32, 2, args);
+}
+
+/* A failing element calls __assertfail (the kernel stops with cudaErrorAssert), with the
+ * message, the kernel's file and line, and the kernel's name. */
+static void gpu_assert_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos, MlirValue idx64[4]) {
+  (void)idx64;
+  tc_builder *b = &c->b;
+  MlirValue cond = tc_eval(c, mlirOperationGetOperand(op, 0), pos).vec;
+  if (L->status) return;
+  MlirValue failed = tcb_binary(b, "arith.xori", cond, tcb_const_int(b, mlirValueGetType(cond), 1));
+  tc_builder ib;
+  tcb_if(b, failed, 0, NULL, &ib, NULL);
+  char file[512] = "?";
+  int line = 0;
+  MlirLocation loc = mlirOperationGetLocation(op);
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    MlirStringRef f = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
+    snprintf(file, sizeof file, "%.*s", (int)f.length, f.data);
+    line = mlirLocationFileLineColRangeGetStartLine(loc);
+  }
+  MlirAttribute fname = mlirOperationGetAttributeByName(L->new_func, mlirStringRefCreateFromCString("sym_name"));
+  MlirStringRef fn = mlirStringAttrGetValue(fname);
+  char func[256];
+  snprintf(func, sizeof func, "%.*s", (int)(fn.length > strlen(KERNEL_PREFIX) ? fn.length - strlen(KERNEL_PREFIX) : 0),
+           fn.data + strlen(KERNEL_PREFIX));
+  MlirValue args[5] = {tc_string_attr_constant(L, &ib, op, "message"), tc_string_constant(L, &ib, file),
+                       tcb_const_int(&ib, tcb_int_type(L->ctx, 32), line), tc_string_constant(L, &ib, func),
+                       tcb_const_int(&ib, tcb_int_type(L->ctx, 64), 1)};
+  tc_call_runtime(L, &ib, "__assertfail", 5, args);
+  tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+}
+
+static void gpu_debug_op(tc_lower *L, MlirOperation op) {
+  tc_lower_debug_op_with(L, op, gpu_print_element, gpu_assert_element);
+}
+
+static void on_thread0(tc_lower *L, MlirOperation op) { run_on_thread0(L, op, tc_op_rows()[tile_op_of(op)].lower); }
+
+static void gpu_debug_on_thread0(tc_lower *L, MlirOperation op) { run_on_thread0(L, op, gpu_debug_op); }
+
 
 /* Reductions, scans, dot and sort, first correct: every thread computes the whole root
  * from the operands (loaded, or read from shared memory after the nests that wrote them)
@@ -243,7 +371,7 @@ static void init_rows(void) {
   for (int k = 0; k < TILE_OP_COUNT; k++) emu_rows[k] = rows[k];
   /* the emulator runs the CPU's print/assert runtime calls from thread 0 */
   emu_rows[TILE_PRINT].lower = emu_rows[TILE_ASSERT].lower = on_thread0;
-  rows[TILE_PRINT] = rows[TILE_ASSERT] = (tc_op_lowering){.flush_before = true, .lower = unsupported};
+  rows[TILE_PRINT].lower = rows[TILE_ASSERT].lower = gpu_debug_on_thread0;
 }
 
 static const tc_op_lowering *op_rows(void) {

@@ -84,11 +84,9 @@ static MlirValue str_attr_ptr(tc_lower *L, tc_builder *b, MlirOperation op, cons
   return string_ptr(L, b, s.data, s.length);
 }
 
-typedef void (*element_fn)(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos, MlirValue idx64[4]);
-
 typedef struct element_ctx {
   MlirOperation op;
-  element_fn fn;
+  tc_debug_element fn;
 } element_ctx;
 
 /* One element of a print/assert: its index as four i64s for the runtime (0 past rank). */
@@ -180,12 +178,18 @@ static void assert_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_
   tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
 
-void tc_lower_debug_op(tc_lower *L, MlirOperation op) {
+void tc_lower_debug_op_with(tc_lower *L, MlirOperation op, tc_debug_element print, tc_debug_element assert_) {
   int64_t shape[TC_RANK] = {0};
   int rank = op_rank(op, shape);
   L->b.loc = mlirOperationGetLocation(op);
-  element_ctx e = {op, (tile_op_of(op) == TILE_PRINT) ? print_element : assert_element};
+  element_ctx e = {op, (tile_op_of(op) == TILE_PRINT) ? print : assert_};
   tc_emit_scalar_nest(L, rank, shape, debug_element, &e);
 }
 
+void tc_lower_debug_op(tc_lower *L, MlirOperation op) { tc_lower_debug_op_with(L, op, print_element, assert_element); }
+
 MlirValue tc_string_constant(tc_lower *L, tc_builder *b, const char *s) { return string_ptr(L, b, s, strlen(s)); }
+
+MlirValue tc_string_attr_constant(tc_lower *L, tc_builder *b, MlirOperation op, const char *attr) {
+  return str_attr_ptr(L, b, op, attr);
+}

@@ -333,6 +333,10 @@ int tc_emit_dot(tc_lower *L, MlirOperation *roots, int n);                   /* 
 int tc_emit_sort(tc_lower *L, MlirOperation *roots, int n);                  /* sort.c */
 void tc_lower_atomic(tc_lower *L, MlirOperation op);                         /* atomics.c */
 void tc_lower_debug_op(tc_lower *L, MlirOperation op);                       /* debug_ops.c: print, assert */
+/* The same element by element (a scalar nest over the operands' shape), with a backend's
+ * own element emitters (idx64: the element's index as four i64, 0 past the rank). */
+typedef void (*tc_debug_element)(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos, MlirValue idx64[4]);
+void tc_lower_debug_op_with(tc_lower *L, MlirOperation op, tc_debug_element print, tc_debug_element assert_);
 
 /* --- regions.c, debug_ops.c ------------------------------------------------------------------ */
 /* A func.call to a tilec_rt_* runtime function (declared on first use). */
@@ -340,8 +344,9 @@ void tc_call_runtime(tc_lower *L, tc_builder *b, const char *name, intptr_t n, c
 /* ... returning one value of type result (null type: none). */
 MlirValue tc_call_runtime_value(tc_lower *L, tc_builder *b, const char *name, MlirType result, intptr_t n,
                                 const MlirValue *args);
-/* An !llvm.ptr to a NUL-terminated private copy of s. */
+/* An !llvm.ptr to a NUL-terminated private copy of s (of string attribute attr of op). */
 MlirValue tc_string_constant(tc_lower *L, tc_builder *b, const char *s);
+MlirValue tc_string_attr_constant(tc_lower *L, tc_builder *b, MlirOperation op, const char *attr);
 void tc_lower_if(tc_lower *L, MlirOperation op);
 void tc_lower_for(tc_lower *L, MlirOperation op);
 void tc_lower_while(tc_lower *L, MlirOperation op);
