@@ -258,15 +258,8 @@ static void gpu_print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const 
     if (L->status) return;
     MlirType t = tcb_element_type(mlirValueGetType(old));
     if (v.is_ptr) {
-      MlirValue a = tcb_cast(b, "llvm.ptrtoint", v.base, i64);
-      if (!mlirValueIsNull(v.vec)) {
-        MlirValue off = v.vec;
-        if (tcb_bitwidth(mlirValueGetType(off)) < 64) off = tcb_cast(b, "arith.extsi", off, i64);
-        int64_t sz = (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(t))) + 7) / 8;
-        a = tcb_binary(b, "arith.addi", a, tcb_binary(b, "arith.muli", off, tcb_const_int(b, i64, sz)));
-      }
       append(fmt, sizeof fmt, " 0x%016llx");
-      vals[n] = a, types[n++] = i64;
+      vals[n] = tc_debug_address(c, v, t), types[n++] = i64;
     } else if (tcb_is_float(t)) {
       MlirValue f = tcb_bitwidth(t) < 64 ? tcb_cast(b, "arith.extf", v.vec, f64) : v.vec;
       if (hex) {

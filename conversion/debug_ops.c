@@ -99,6 +99,17 @@ static void debug_element(tc_chunk *c, const tc_pos *pos, void *user) {
   e->fn(c->L, c, e->op, pos, idx64);
 }
 
+MlirValue tc_debug_address(tc_chunk *c, tc_cval v, MlirType ptr_type) {
+  tc_builder *b = &c->b;
+  MlirType i64 = tcb_int_type(c->L->ctx, 64);
+  MlirValue a = tcb_cast(b, "llvm.ptrtoint", v.base, i64);
+  if (mlirValueIsNull(v.vec)) return a;
+  MlirValue off = v.vec;
+  if (tcb_bitwidth(mlirValueGetType(off)) < 64) off = tcb_cast(b, "arith.extsi", off, i64);
+  int64_t sz = (tcb_bitwidth(tc_memory_type(c->L->ctx, tile_ptr_pointee(ptr_type))) + 7) / 8;
+  return tcb_binary(b, "arith.addi", a, tcb_binary(b, "arith.muli", off, tcb_const_int(b, i64, sz)));
+}
+
 static int op_rank(MlirOperation op, int64_t *shape) {
   int rank = 0;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
@@ -131,14 +142,8 @@ static void print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_p
     MlirType t = tcb_element_type(mlirValueGetType(old));
     MlirValue hx = tcb_const_int(b, i32, hex);
     if (v.is_ptr) {
-      MlirValue a = tcb_cast(b, "llvm.ptrtoint", v.base, i64);
-      if (!mlirValueIsNull(v.vec)) {
-        MlirValue off = v.vec;
-        if (tcb_bitwidth(mlirValueGetType(off)) < 64) off = tcb_cast(b, "arith.extsi", off, i64);
-        int64_t sz = (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(t))) + 7) / 8;
-        a = tcb_binary(b, "arith.addi", a, tcb_binary(b, "arith.muli", off, tcb_const_int(b, i64, sz)));
-      }
-      MlirValue args[4] = {a, tcb_const_int(b, i32, 1), tcb_const_int(b, i32, 1), tcb_const_int(b, i32, 64)};
+      MlirValue args[4] = {tc_debug_address(c, v, t), tcb_const_int(b, i32, 1), tcb_const_int(b, i32, 1),
+                           tcb_const_int(b, i32, 64)};
       tc_call_runtime(L, b, "tilec_rt_print_i64", 4, args);
     } else if (tcb_is_float(t)) {
       MlirValue f = tcb_bitwidth(t) < 64 ? tcb_cast(b, "arith.extf", v.vec, f64) : v.vec;
