@@ -4,8 +4,9 @@
  * the CTA's threads round-robin (chunk c runs on thread c mod nthreads) and every nest is
  * fenced by barriers; scalar code runs in every thread, scalar stores and atomics on thread
  * 0 only. A tile one nest writes and another reads lives in dynamic shared memory;
- * reductions, scans, dot and sort are computed whole by every thread into its own buffers
- * (no shuffles or mma.sync yet). Math goes to libdevice (__nv_* functions, linked from the
+ * reductions and scans are computed by the threads together through warp shuffles and
+ * shared memory (backend/nvptx_reduce.c); dot and sort are computed whole by every thread
+ * into its own buffers (no mma.sync yet). Math goes to libdevice (__nv_* functions, linked from the
  * libdevice.10.bc found on the system), and each kernel gets a PTX entry taking the
  * kernel's parameters and reading its program id from %ctaid. device_print/device_assert
  * run on thread 0 through CUDA's vprintf/__assertfail.
@@ -13,7 +14,7 @@
  * tc_backend_nvptx_emu runs the same lowering on this CPU: thread ids, barriers and shared
  * memory come from runtime/emu.c, each program is a CTA of real threads, math is SLEEF.
  * In: a target with is_nvptx or gpu_emulation. Out: the two backends. */
-#include "backend/backend.h"
+#include "backend/nvptx.h"
 
 #include "conversion/lower.h"
 #include "dialects/tile.h"
@@ -48,7 +49,7 @@ static bool select_minmax(const tc_target *t) {
 /* ---- nests: chunks dealt to the CTA's threads ------------------------------------------ */
 
 /* %tid.x on the GPU; the emulator's thread id on the CPU (runtime/emu.c). */
-static MlirValue thread_id(tc_lower *L, tc_builder *b) {
+MlirValue tc_nvptx_thread_id(tc_lower *L, tc_builder *b) {
   MlirType i32 = tcb_int_type(b->ctx, 32);
   MlirValue tid = L->target->gpu_emulation ? tc_call_runtime_value(L, b, "tilec_rt_emu_thread_id", i32, 0, NULL)
                                            : tcb_op1(b, "nvvm.read.ptx.sreg.tid.x", i32, 0, NULL, 0, NULL);
@@ -57,7 +58,7 @@ static MlirValue thread_id(tc_lower *L, tc_builder *b) {
 
 /* bar.sync 0 on the GPU; the emulated CTA's barrier on the CPU. Only ever emitted where
  * every thread of the CTA gets (scalar control flow is the same in every thread). */
-static void barrier(tc_lower *L, tc_builder *b) {
+void tc_nvptx_barrier(tc_lower *L, tc_builder *b) {
   if (L->target->gpu_emulation) tc_call_runtime(L, b, "tilec_rt_emu_barrier", 0, NULL);
   else tcb_op(b, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
 }
@@ -92,9 +93,9 @@ static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bou
   int64_t per_row = n / w, total = per_row;
   for (int d = 0; d + 1 < rank; d++) total *= shape[d];
   tc_builder b = L->b;
-  barrier(L, &b);
+  tc_nvptx_barrier(L, &b);
   int64_t nthreads = 32 * (int64_t)L->target->num_warps;
-  MlirBlock blk = tc_build_for(L, &b, thread_id(L, &b), tcb_const_index(&b, total), tcb_const_index(&b, nthreads), 0,
+  MlirBlock blk = tc_build_for(L, &b, tc_nvptx_thread_id(L, &b), tcb_const_index(&b, total), tcb_const_index(&b, nthreads), 0,
                                NULL, NULL);
   tc_builder ib;
   tcb_init(&ib, L->ctx);
@@ -133,7 +134,7 @@ static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bou
   run_chunk(L, &gb, &pos, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, body, user);
   if (!mlirValueIsNull(bound)) tcb_op(&gb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  barrier(L, &b);
+  tc_nvptx_barrier(L, &b);
 }
 
 /* A scalar store is made once, by thread 0, after every thread has read what it may
@@ -144,26 +145,25 @@ static void scalar_store(tc_lower *L, MlirOperation op) {
     return;
   }
   tc_flush(L);
-  barrier(L, &L->b);
-  MlirValue first = tcb_cmpi(&L->b, "eq", thread_id(L, &L->b), tcb_const_index(&L->b, 0));
+  tc_nvptx_barrier(L, &L->b);
+  MlirValue first = tcb_cmpi(&L->b, "eq", tc_nvptx_thread_id(L, &L->b), tcb_const_index(&L->b, 0));
   tc_builder then_b, outer = L->b;
   tcb_if(&L->b, first, 0, NULL, &then_b, NULL);
   L->b = then_b;
   tc_lower_scalar_store(L, op);
   tcb_op(&L->b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   L->b = outer;
-  barrier(L, &L->b);
+  tc_nvptx_barrier(L, &L->b);
 }
 
 /* ---- op rows: the CPU's, without the ops that need threads to cooperate ---------------- */
 
-static MlirValue alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes);
 
 /* Atomics (and, emulated, device_print/device_assert) happen once per program: thread 0
  * runs them between barriers, its results reach the other threads through shared memory
  * (tile results are a shared buffer already; a scalar result goes through a slot). */
 static void run_on_thread0(tc_lower *L, MlirOperation op, void (*lower)(tc_lower *L, MlirOperation op)) {
-  barrier(L, &L->b);
+  tc_nvptx_barrier(L, &L->b);
   intptr_t nres = mlirOperationGetNumResults(op);
   MlirValue slots[4] = {{NULL}};
   for (intptr_t i = 0; i < nres && i < 4; i++) {
@@ -171,10 +171,10 @@ static void run_on_thread0(tc_lower *L, MlirOperation op, void (*lower)(tc_lower
     if (mlirTypeIsARankedTensor(t)) continue;
     MlirType mem = tc_memory_type(L->ctx, t);
     int64_t one = 1;
-    slots[i] = alloc_shared(L, mlirMemRefTypeContiguousGet(mem, 1, &one, mlirAttributeGetNull()),
+    slots[i] = tc_nvptx_alloc_shared(L, mlirMemRefTypeContiguousGet(mem, 1, &one, mlirAttributeGetNull()),
                             (tcb_bitwidth(mem) + 7) / 8);
   }
-  MlirValue first = tcb_cmpi(&L->b, "eq", thread_id(L, &L->b), tcb_const_index(&L->b, 0));
+  MlirValue first = tcb_cmpi(&L->b, "eq", tc_nvptx_thread_id(L, &L->b), tcb_const_index(&L->b, 0));
   tc_builder then_b, outer = L->b;
   tcb_if(&L->b, first, 0, NULL, &then_b, NULL);
   L->b = then_b;
@@ -191,7 +191,7 @@ static void run_on_thread0(tc_lower *L, MlirOperation op, void (*lower)(tc_lower
   tcb_op(&L->b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   L->single_thread = false;
   L->b = outer;
-  barrier(L, &L->b);
+  tc_nvptx_barrier(L, &L->b);
   for (intptr_t i = 0; i < nres && i < 4 && !L->status; i++) {
     if (mlirValueIsNull(slots[i])) continue;
     MlirValue res = mlirOperationGetResult(op, i);
@@ -338,10 +338,9 @@ static void on_thread0(tc_lower *L, MlirOperation op) { run_on_thread0(L, op, tc
 static void gpu_debug_on_thread0(tc_lower *L, MlirOperation op) { run_on_thread0(L, op, gpu_debug_op); }
 
 
-/* Reductions, scans, dot and sort, first correct: every thread computes the whole root
- * from the operands (loaded, or read from shared memory after the nests that wrote them)
- * into buffers of its own, so what follows finds the results in every thread. The
- * cooperative forms (warp shuffles, mma.sync) are the next step. */
+/* Dot and sort, first correct: every thread computes the whole root from the operands
+ * (loaded, or read from shared memory after the nests that wrote them) into buffers of its
+ * own, so what follows finds the results in every thread. */
 static int emit_redundant(tc_lower *L, MlirOperation *roots, int n) {
   const tc_op_lowering *cpu = &tc_op_rows()[tile_op_of(roots[0])];
   bool outer = L->redundant;
@@ -357,8 +356,10 @@ static pthread_once_t rows_once = PTHREAD_ONCE_INIT;
 static void init_rows(void) {
   const tc_op_lowering *cpu = tc_op_rows();
   for (int k = 0; k < TILE_OP_COUNT; k++) rows[k] = cpu[k];
-  static const tile_op_id redundant[] = {TILE_REDUCE, TILE_SCAN, TILE_DOT, TILE_SORT};
+  static const tile_op_id redundant[] = {TILE_DOT, TILE_SORT};
   for (size_t i = 0; i < sizeof redundant / sizeof redundant[0]; i++) rows[redundant[i]].emit = emit_redundant;
+  rows[TILE_REDUCE].emit = tc_nvptx_emit_reduce;
+  rows[TILE_SCAN].emit = tc_nvptx_emit_scan;
   rows[TILE_STORE].lower = scalar_store;
   rows[TILE_ATOMIC_RMW].lower = rows[TILE_ATOMIC_CAS].lower = on_thread0;
   for (int k = 0; k < TILE_OP_COUNT; k++) emu_rows[k] = rows[k];
@@ -469,7 +470,7 @@ static int64_t shared_limit(const char *arch) {
   return 227 * 1024; /* sm_90, sm_100 and their variants */
 }
 
-static MlirValue alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes) {
+MlirValue tc_nvptx_alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes) {
   MlirValue base = shared_base(L);
   int64_t offset = (L->shared_bytes + 63) & ~(int64_t)63;
   L->shared_bytes = offset + bytes;
@@ -775,7 +776,7 @@ const tc_backend tc_backend_nvptx = {
     .select_minmax = select_minmax,
     .emit_nest = emit_nest,
     .op_rows = op_rows,
-    .alloc_shared = alloc_shared,
+    .alloc_shared = tc_nvptx_alloc_shared,
     .aligned_vectors = true,
     .lower_math = lower_math,
     .emit = emit,
@@ -874,7 +875,7 @@ const tc_backend tc_backend_nvptx_emu = {
     .select_minmax = select_minmax,
     .emit_nest = emit_nest,
     .op_rows = emu_op_rows,
-    .alloc_shared = alloc_shared,
+    .alloc_shared = tc_nvptx_alloc_shared,
     .heap_buffers = true,
     .aligned_vectors = true,
     .lower_math = lower_math_emu,

@@ -371,6 +371,19 @@ bool tc_cone_reaches(MlirValue v, MlirValue target, bool moved_only, bool moved,
  * body) and fit in half the vector registers, with the tiles' chunks as vector iter_args.
  * Returns false (having emitted nothing) when the loop does not qualify. */
 bool tc_lower_for_in_registers(tc_lower *L, MlirOperation op);
+/* Reductions and scans combine at most this many tiles (tl.reduce of a tuple). */
+#define TC_REDUCE_MAX_VALUES 8
+/* The operand tiles, their shape and the axis of a reduce or scan (`what`, `plural` name
+ * it in errors); false (with L failed) when there are too many operands or the axis is bad. */
+bool tc_reduce_operands(tc_lower *L, MlirOperation op, const char *what, const char *plural, int *nvals,
+                        MlirValue *olds, int *rank, int64_t *shape, int *axis);
+/* Tree reduction of n vectors of `width` lanes (one per reduced value) to scalars (out). */
+bool tc_reduce_horizontal(tc_lower *L, tc_builder *b, MlirOperation op, int n, MlirValue *acc, int64_t width,
+                          MlirValue *out);
+/* Inclusive scan of one chunk of w lanes (v: nvals vectors, in place; reverse: from the
+ * last lane), then, with a carry (nvals scalars, earlier in scan order), combined with it. */
+bool tc_scan_chunk(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, bool reverse, MlirValue *v, int64_t w,
+                   const MlirValue *carry);
 /* Applies a combine function (func.func by symbol) to vectors or scalars: clones its
  * body with the operand types. n inputs (2 * nvalues) -> nvalues results. */
 bool tc_apply_combine(tc_lower *L, tc_builder *b, MlirOperation reduce_op, const MlirValue *args, int nargs,

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXV 8
+#define MAXV TC_REDUCE_MAX_VALUES
 
 static MlirOperation combine_func(tc_lower *L, MlirOperation op) {
   MlirAttribute sym = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("combine"));
@@ -87,8 +87,7 @@ bool tc_apply_combine(tc_lower *L, tc_builder *b, MlirOperation reduce_op, const
   return ok;
 }
 
-/* Tree reduction of n vectors (one per reduced value) to scalars. */
-static bool horizontal(tc_lower *L, tc_builder *b, MlirOperation op, int n, MlirValue *acc, int64_t width,
+bool tc_reduce_horizontal(tc_lower *L, tc_builder *b, MlirOperation op, int n, MlirValue *acc, int64_t width,
                        MlirValue *out) {
   for (int64_t s = width / 2; s >= 1; s /= 2) {
     int64_t mask[64];
@@ -333,7 +332,7 @@ static MlirValue recheck_identity(tc_lower *L, tc_chunk *c, MlirOperation op, co
   chunk_pass exact = {{NULL}, cap->shape, {NULL}, NULL};
   MlirValue acc = eval_operand(&e, olds, 0, outer, &exact), out = r;
   if (!L->status) accumulate_last(L, &e.b, op, 1, olds, outer, n, c->width, bound_mask, &exact, &acc);
-  if (!L->status) horizontal(L, &e.b, op, 1, &acc, c->width, &out);
+  if (!L->status) tc_reduce_horizontal(L, &e.b, op, 1, &acc, c->width, &out);
   tcb_op(&e.b, "scf.yield", 0, NULL, 1, &out, 0, NULL);
   tc_chunk_free(&e);
   tcb_op(&eb, "scf.yield", 0, NULL, 1, &r, 0, NULL);
@@ -353,9 +352,7 @@ static void vertical_body(tc_chunk *c, const tc_pos *rpos, void *user) {
   for (int i = 0; i < r->nvals; i++) tc_buffer_write(c, r->bufs[i], acc[i], rpos, r->rshape);
 }
 
-/* The operand tiles, their shape and the axis of a reduce or scan (`what`, `plural` name
- * it in errors); false (with L failed) when there are too many operands or the axis is bad. */
-static bool read_operands(tc_lower *L, MlirOperation op, const char *what, const char *plural, int *nvals,
+bool tc_reduce_operands(tc_lower *L, MlirOperation op, const char *what, const char *plural, int *nvals,
                           MlirValue *olds, int *rank, int64_t *shape, int *axis) {
   *nvals = (int)mlirOperationGetNumOperands(op);
   if (*nvals < 1 || *nvals > MAXV) {
@@ -376,7 +373,7 @@ static void emit_reduce(tc_lower *L, MlirOperation op) {
   reduce_ctx r;
   memset(&r, 0, sizeof r);
   r.op = op;
-  if (!read_operands(L, op, "reduce", "reductions", &r.nvals, r.olds, &r.rank, r.shape, &r.axis)) return;
+  if (!tc_reduce_operands(L, op, "reduce", "reductions", &r.nvals, r.olds, &r.rank, r.shape, &r.axis)) return;
   int rr = 0;
   for (int d = 0; d < r.rank; d++)
     if (d != r.axis) r.rshape[rr++] = r.shape[d];
@@ -417,7 +414,7 @@ static void emit_reduce(tc_lower *L, MlirOperation op) {
       s->kind = TC_SPECIAL_BUFFER;
       s->buffer = cap.buf;
     }
-    if (!L->status && horizontal(L, &c.b, op, r.nvals, acc, w, out)) {
+    if (!L->status && tc_reduce_horizontal(L, &c.b, op, r.nvals, acc, w, out)) {
       if (cap.select_pred) out[0] = recheck_identity(L, &c, op, r.olds, &outer, n, bound_mask, &cap, out[0]);
       if (rr == 0) {
         for (int i = 0; i < r.nvals; i++) tc_map_scalar(L, mlirOperationGetResult(op, i), out[i]);
@@ -468,8 +465,9 @@ static bool scan_combine(tc_lower *L, tc_builder *b, const scan_ctx *s, const Ml
   return tc_apply_combine(L, b, s->op, args, 2 * s->nvals, out);
 }
 
-/* Inclusive scan inside one chunk (Hillis-Steele on lanes), then folds in the carry. */
-static bool chunk_scan(tc_lower *L, tc_builder *b, const scan_ctx *s, MlirValue *v, int64_t w, const MlirValue *carry) {
+bool tc_scan_chunk(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, bool reverse, MlirValue *v, int64_t w,
+                   const MlirValue *carry) {
+  scan_ctx sc = {.op = op, .nvals = nvals, .reverse = reverse}, *s = &sc;
   for (int64_t sh = 1; sh < w; sh *= 2) {
     int64_t mask[64]; /* a chunk has at most 64 lanes (512 bits of i8) */
     bool take[64];
@@ -546,7 +544,7 @@ static void emit_scan(tc_lower *L, MlirOperation op) {
   scan_ctx s;
   memset(&s, 0, sizeof s);
   s.op = op;
-  if (!read_operands(L, op, "scan", "scans", &s.nvals, s.olds, &s.rank, s.shape, &s.axis)) return;
+  if (!tc_reduce_operands(L, op, "scan", "scans", &s.nvals, s.olds, &s.rank, s.shape, &s.axis)) return;
   MlirAttribute rv = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("reverse"));
   s.reverse = !mlirAttributeIsNull(rv) && mlirAttributeIsABool(rv) && mlirBoolAttrGetValue(rv);
   int64_t numel = tc_numel(s.rank, s.shape);
@@ -568,7 +566,7 @@ static void emit_scan(tc_lower *L, MlirOperation op) {
     pos.idx[s.rank - 1] = tcb_const_index(&c.b, s.reverse ? n - w : 0);
     MlirValue v[MAXV], carry[MAXV];
     for (int i = 0; i < s.nvals; i++) v[i] = tc_eval(&c, s.olds[i], &pos).vec;
-    if (!L->status && chunk_scan(L, &c.b, &s, v, w, NULL)) {
+    if (!L->status && tc_scan_chunk(L, &c.b, s.op, s.nvals, s.reverse, v, w, NULL)) {
       for (int i = 0; i < s.nvals; i++) {
         tc_buffer_write(&c, s.bufs[i], v[i], &pos, s.shape);
         carry[i] = lane(L, &c.b, v[i], s.reverse ? 0 : w - 1);
@@ -587,7 +585,7 @@ static void emit_scan(tc_lower *L, MlirOperation op) {
           cin[i] = mlirBlockGetArgument(blk, 1 + i);
           cv[i] = tc_eval(&in, s.olds[i], &p).vec;
         }
-        if (!L->status && chunk_scan(L, &in.b, &s, cv, w, cin)) {
+        if (!L->status && tc_scan_chunk(L, &in.b, s.op, s.nvals, s.reverse, cv, w, cin)) {
           for (int i = 0; i < s.nvals; i++) {
             tc_buffer_write(&in, s.bufs[i], cv[i], &p, s.shape);
             cout[i] = lane(L, &in.b, cv[i], s.reverse ? 0 : w - 1);

@@ -20,6 +20,8 @@ TILEC_RT_EXPORT void tilec_rt_emu_cta(uint32_t nthreads, uint64_t shared_bytes, 
 TILEC_RT_EXPORT int32_t tilec_rt_emu_thread_id(void);
 TILEC_RT_EXPORT void tilec_rt_emu_barrier(void);
 TILEC_RT_EXPORT void *tilec_rt_emu_shared(void);
+TILEC_RT_EXPORT int32_t tilec_rt_emu_shfl_down(int32_t v, int32_t delta);
+TILEC_RT_EXPORT int32_t tilec_rt_emu_shfl_up(int32_t v, int32_t delta);
 /* Fails the running program with msg (unwinds through the trampoline, like an assert). */
 void tilec_rt_emu_fail(const char *msg);
 /* While a CTA runs, a failed assert only records its error (the CTA's other threads must

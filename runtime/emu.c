@@ -18,6 +18,8 @@
 typedef struct emu_cta {
   pthread_barrier_t *barrier;
   void *shared;
+  int32_t *exchange; /* one slot per thread: the shuffles' */
+  uint32_t nthreads;
   void (*body)(void *ctx);
   void *ctx;
 } emu_cta;
@@ -42,6 +44,23 @@ void tilec_rt_emu_barrier(void) {
 }
 
 void *tilec_rt_emu_shared(void) { return tls_cta ? tls_cta->shared : NULL; }
+
+/* shfl.sync over the warp: lane i gets lane i + delta's value (up: i - delta), its own
+ * where that is outside the warp. Called by every thread of the CTA at once (the lowering
+ * emits shuffles in uniform code), so two CTA barriers stand in for the warp's lockstep. */
+static int32_t shfl(int32_t v, int32_t delta) {
+  emu_cta *c = tls_cta;
+  if (!c) return v;
+  c->exchange[tls_tid] = v;
+  pthread_barrier_wait(c->barrier);
+  int64_t lane = tls_tid % 32, src_lane = lane + delta, src = (int64_t)tls_tid + delta;
+  int32_t r = src_lane >= 0 && src_lane < 32 && src < (int64_t)c->nthreads ? c->exchange[src] : v;
+  pthread_barrier_wait(c->barrier);
+  return r;
+}
+
+int32_t tilec_rt_emu_shfl_down(int32_t v, int32_t delta) { return shfl(v, delta); }
+int32_t tilec_rt_emu_shfl_up(int32_t v, int32_t delta) { return shfl(v, -delta); }
 
 /* ---- the pool: n - 1 workers beside the calling thread (thread 0) ------------------------ */
 
@@ -152,13 +171,18 @@ void tilec_rt_emu_cta(uint32_t nthreads, uint64_t shared_bytes, void (*body)(voi
   if (nthreads == 0) nthreads = 1;
   /* shared memory starts zeroed here; a GPU leaves it undefined (the lowering never reads
    * what it did not write) */
-  emu_cta cta = {.body = body, .ctx = ctx, .shared = calloc(1, shared_bytes ? shared_bytes : 1)};
-  emu_pool *pool = cta.shared ? pool_for(nthreads) : NULL;
+  emu_cta cta = {.body = body,
+                 .ctx = ctx,
+                 .nthreads = nthreads,
+                 .shared = calloc(1, shared_bytes ? shared_bytes : 1),
+                 .exchange = calloc(nthreads, sizeof(int32_t))};
+  emu_pool *pool = cta.shared && cta.exchange ? pool_for(nthreads) : NULL;
   if (!pool) {
     free(cta.shared);
+    free(cta.exchange);
     char msg[160];
     snprintf(msg, sizeof msg, "nvptx-emu: a program of %u threads %s", nthreads,
-             cta.shared ? "cannot create its threads" : "cannot allocate its shared memory");
+             cta.shared && cta.exchange ? "cannot create its threads" : "cannot allocate its shared memory");
     tilec_rt_emu_fail(msg);
     return;
   }
@@ -175,5 +199,6 @@ void tilec_rt_emu_cta(uint32_t nthreads, uint64_t shared_bytes, void (*body)(voi
   while (pool->finished < nthreads - 1) pthread_cond_wait(&pool->done, &pool->lock);
   pthread_mutex_unlock(&pool->lock);
   free(cta.shared);
+  free(cta.exchange);
   tilec_rt_emu_release_jmp(unwind); /* a failed assert of thread 0 unwinds the program now */
 }

@@ -1,7 +1,7 @@
 # The nvptx target: one program is one CTA of 32 * num_warps threads, a nest's 128-bit
 # chunks dealt to the threads round-robin and fenced by barriers; the PTX entry takes the
 # kernel's parameters and reads the program id from %ctaid. A tile one nest writes and
-# another reads lives in dynamic shared memory; a reduction is computed by every thread;
+# another reads lives in dynamic shared memory; reductions: nvptx_reduce.py;
 # atomics and device_print run once, on thread 0, between barriers (one vprintf per element,
 # in the CPU runtime's format). Unknown chips and warp counts are refused before LLVM sees
 # them.

@@ -160,7 +160,7 @@ def cases():
         "hadd": lambda x, y: [(int(a) + int(b)) >> 1 for a, b in zip(x, y)],
         "rhadd": lambda x, y: [(int(a) + int(b) + 1) >> 1 for a, b in zip(x, y)],
         "mulhi": lambda x, y: [(int(a) * int(b)) >> 32 for a, b in zip(x, y)],
-        "float_as_int": lambda x, y: list(x),
+        "float_as_int": lambda x, y: [int(v) for v in x],
     }
     for fn, ref in iref.items():
         add(F, "libdevice_int_" + fn, K, "libdevice_int_kernel", (1,),

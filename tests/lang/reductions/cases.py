@@ -121,6 +121,19 @@ def _reductions_int():
         lambda a: {"vmax_ptr": a["x_ptr"].max(1), "imax_ptr": a["x_ptr"].argmax(1),
                    "vmin_ptr": a["x_ptr"].min(1), "imin_ptr": a["x_ptr"].argmin(1),
                    "amax_ptr": a["x_ptr"].argmax(0), "amin_ptr": a["x_ptr"].argmin(0)})
+    # rows longer than a CTA's threads times a chunk (nvptx: each thread folds several
+    # chunks, several warps combine through shared memory), fp64 (shuffled in halves)
+    xl = rng(33).standard_normal((3, 3000))
+    add(F, "sum_axes_long_rows_f64", K, "sum_axes_kernel", (1,),
+        dict(x_ptr=xl, s0_ptr=np.zeros(3000), s1_ptr=np.zeros(3), sall_ptr=np.zeros(1), M=3, N=3000, BM=4, BN=4096),
+        ["s0_ptr", "s1_ptr", "sall_ptr"],
+        lambda a: {"s0_ptr": a["x_ptr"].sum(0), "s1_ptr": a["x_ptr"].sum(1), "sall_ptr": [a["x_ptr"].sum()]},
+        rtol=1e-12, atol=1e-12)
+    xtl = rng(34).integers(0, 4, (2, 2048)).astype(np.int32)
+    add(F, "reduce_tuple_combine_long_rows_i32", K, "reduce_tuple_kernel", (1,),
+        dict(x_ptr=xtl, val_ptr=np.zeros(2, np.int32), idx_ptr=np.zeros(2, np.int32), M=2, N=2048),
+        ["val_ptr", "idx_ptr"],
+        lambda a: {"val_ptr": a["x_ptr"].max(1), "idx_ptr": 2047 - a["x_ptr"][:, ::-1].argmax(1)})
     xt = rng(32).integers(0, 4, (8, 16)).astype(np.int32)
     add(F, "reduce_tuple_combine_i32", K, "reduce_tuple_kernel", (1,),
         dict(x_ptr=xt, val_ptr=np.zeros(8, np.int32), idx_ptr=np.zeros(8, np.int32), M=8, N=16),

@@ -48,6 +48,15 @@ def cases():
             (1,), dict(a_ptr=ra, b_ptr=rb, h_ptr=np.zeros_like(ra), hr_ptr=np.zeros_like(ra), M=4, N=32), [out],
             lambda a, rev=rev, out=out: {out: recur(a["a_ptr"][:, ::-1], a["b_ptr"][:, ::-1])[:, ::-1] if rev
                                          else recur(a["a_ptr"], a["b_ptr"])}, rtol=1e-5, atol=1e-5)
+    # long rows: on nvptx each thread scans a run of several chunks and the runs' carries
+    # cross warps through shared memory; the combine is not commutative
+    la, lb = rng(230).uniform(0.5, 1.0, (2, 2048)).astype(np.float32), rng(231).standard_normal((2, 2048)).astype(np.float32)
+    for rev in (False, True):
+        out = "hr_ptr" if rev else "h_ptr"
+        add(F, "assoc_scan_tuple_linear_recurrence_long%s" % ("_reverse" if rev else ""), K, "linear_recurrence_kernel",
+            (1,), dict(a_ptr=la, b_ptr=lb, h_ptr=np.zeros_like(la), hr_ptr=np.zeros_like(la), M=2, N=2048), [out],
+            lambda a, rev=rev, out=out: {out: recur(a["a_ptr"][:, ::-1], a["b_ptr"][:, ::-1])[:, ::-1] if rev
+                                         else recur(a["a_ptr"], a["b_ptr"])}, rtol=1e-4, atol=1e-4)
     xg = rng(207).integers(-1000, 1000, (4, 8)).astype(np.int32)
     for KK in (8, 16):
         i1 = rng(208).integers(0, 8, (4, KK)).astype(np.int32)
@@ -101,6 +110,10 @@ def cases():
         ["o_ptr"], lambda a: {"o_ptr": np.bincount(a["x_ptr"], minlength=8)})
     # the older single-kernel checks (were XFAIL placeholders in "pending")
     xs = rng(141).integers(-50, 50, 64).astype(np.int32)
+    xsl = rng(143).integers(-2 ** 40, 2 ** 40, 4096)
+    add(F, "cumsum_associative_scan_reverse_long_i64", "scans/kernels.py", "cumsum_kernel", (1,),
+        dict(x_ptr=xsl, c_ptr=np.zeros(4096, np.int64), r_ptr=np.zeros(4096, np.int64), N=4096), ["c_ptr", "r_ptr"],
+        lambda a: {"c_ptr": np.cumsum(a["x_ptr"]), "r_ptr": np.cumsum(a["x_ptr"][::-1])[::-1]})
     add(F, "cumsum_associative_scan_reverse", "scans/kernels.py", "cumsum_kernel", (1,),
         dict(x_ptr=xs, c_ptr=np.zeros(64, np.int32), r_ptr=np.zeros(64, np.int32), N=64), ["c_ptr", "r_ptr"],
         lambda a: {"c_ptr": np.cumsum(a["x_ptr"]), "r_ptr": np.cumsum(a["x_ptr"][::-1])[::-1]})

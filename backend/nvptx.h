@@ -1,0 +1,25 @@
+/* backend/nvptx.h — what the NVPTX backend's files share (backend/nvptx.c: nests, shared
+ * memory, the backends; backend/nvptx_reduce.c: the roots its threads compute together).
+ * Everything here works for both nvptx and nvptx-emu (L->target->gpu_emulation). */
+#ifndef TILEC_BACKEND_NVPTX_H
+#define TILEC_BACKEND_NVPTX_H
+
+#include "backend/backend.h"
+
+/* The thread's index in its CTA (%tid.x), as an index. */
+MlirValue tc_nvptx_thread_id(tc_lower *L, tc_builder *b);
+/* bar.sync 0: only where every thread of the CTA gets (uniform control flow). */
+void tc_nvptx_barrier(tc_lower *L, tc_builder *b);
+/* A buffer in the CTA's shared memory (the backend's alloc_shared). */
+MlirValue tc_nvptx_alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes);
+/* The scalar v of lane laneid + delta of the warp (up: laneid - delta), or v itself past
+ * the warp's end: shfl.sync.down/up on the GPU (values wider than 32 bits in two halves),
+ * the emulator's exchange on the CPU. Every thread of the CTA must call it (the emulator's
+ * exchange is a CTA barrier). */
+MlirValue tc_nvptx_shfl(tc_lower *L, tc_builder *b, MlirValue v, int delta, bool up);
+
+/* Op-table emitters of the roots the threads compute together (nvptx_reduce.c). */
+int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n);
+int tc_nvptx_emit_scan(tc_lower *L, MlirOperation *roots, int n);
+
+#endif

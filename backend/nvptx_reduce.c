@@ -1,0 +1,460 @@
+/* backend/nvptx_reduce.c — reductions the CTA's threads compute together, the way a GPU
+ * does: each thread folds its share of a row (chunks dealt round-robin, as nests deal
+ * them), the 32 lanes of a warp combine their partials through shuffles (shfl.sync.down,
+ * five steps), lane 0 of each warp leaves the warp's value in shared memory, and after a
+ * barrier every thread combines the warps' values in warp order, so every thread holds the
+ * row's result. A tile result is written by thread 0 into a shared buffer. Reductions over
+ * a leading axis need no shuffles: the output's chunks are dealt to the threads (the CPU
+ * emitter over this backend's nests). Inside code one thread runs for the program, the
+ * CPU's emitter runs as is.
+ *
+ * Order: a thread folds chunks t, t + T, ..., and the warps' shuffle tree pairs lanes
+ * (i, i + 16), (i, i + 8), ...: the combine function must be associative and commutative,
+ * as Triton's GPU reductions also assume. Threads without a chunk (rows shorter than the
+ * CTA) carry a validity flag, so no identity element is needed.
+ * In: a tile.reduce root. Out: scalar results in every thread, or a buffered tile. */
+#include "backend/nvptx.h"
+
+#include "conversion/lower.h"
+#include "dialects/tile.h"
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+
+#define MAXV TC_REDUCE_MAX_VALUES
+#define WARP 32
+
+/* ---- shuffles -------------------------------------------------------------------------- */
+
+static MlirValue shfl_i32(tc_lower *L, tc_builder *b, MlirValue v, int delta, bool up) {
+  MlirType i32 = tcb_int_type(L->ctx, 32);
+  MlirValue d = tcb_const_int(b, i32, delta);
+  if (L->target->gpu_emulation) {
+    MlirValue args[2] = {v, d};
+    return tc_call_runtime_value(L, b, up ? "tilec_rt_emu_shfl_up" : "tilec_rt_emu_shfl_down", i32, 2, args);
+  }
+  /* all 32 lanes take part, no sub-warp segments; the clamp: lane 31 down, lane 0 up */
+  MlirValue ops[4] = {tcb_const_int(b, i32, -1), v, d, tcb_const_int(b, i32, up ? 0 : 0x1f)};
+  MlirNamedAttribute kind =
+      tcb_named(L->ctx, "kind", tcb_attr(L->ctx, up ? "#nvvm<shfl_kind up>" : "#nvvm<shfl_kind down>"));
+  return tcb_op1(b, "nvvm.shfl.sync", i32, 4, ops, 1, &kind);
+}
+
+MlirValue tc_nvptx_shfl(tc_lower *L, tc_builder *b, MlirValue v, int delta, bool up) {
+  MlirType t = mlirValueGetType(v);
+  unsigned bits = tcb_bitwidth(t);
+  MlirType it = tcb_int_type(L->ctx, bits), i32 = tcb_int_type(L->ctx, 32);
+  MlirValue x = tcb_is_float(t) ? tcb_cast(b, "arith.bitcast", v, it) : v, r;
+  if (bits == 64) {
+    MlirValue lo = tcb_cast(b, "arith.trunci", x, i32);
+    MlirValue hi = tcb_cast(b, "arith.trunci", tcb_binary(b, "arith.shrui", x, tcb_const_int(b, it, 32)), i32);
+    lo = tcb_cast(b, "arith.extui", shfl_i32(L, b, lo, delta, up), it);
+    hi = tcb_cast(b, "arith.extui", shfl_i32(L, b, hi, delta, up), it);
+    r = tcb_binary(b, "arith.ori", tcb_binary(b, "arith.shli", hi, tcb_const_int(b, it, 32)), lo);
+  } else if (bits < 32) {
+    r = tcb_cast(b, "arith.trunci", shfl_i32(L, b, tcb_cast(b, "arith.extui", x, i32), delta, up), it);
+  } else {
+    r = shfl_i32(L, b, x, delta, up);
+  }
+  return tcb_is_float(t) ? tcb_cast(b, "arith.bitcast", r, t) : r;
+}
+
+/* ---- a row reduced by all threads ------------------------------------------------------- */
+
+typedef struct coop {
+  MlirOperation op;
+  int nvals;
+  MlirValue olds[MAXV];
+  MlirType types[MAXV];  /* result element types */
+  MlirValue slots[MAXV]; /* shared: one value per warp */
+  MlirValue valid_slot;  /* shared: i8 per warp, whether the warp had a chunk */
+  int64_t n, width;      /* row length, chunk width */
+  int64_t nthreads, nwarps;
+  MlirValue tid, lane, warp;
+} coop;
+
+static MlirValue zero_of(tc_builder *b, MlirType t) {
+  return tcb_is_float(t) ? tcb_const_float(b, t, 0.0) : tcb_const_int(b, t, 0);
+}
+
+static MlirValue load1(tc_builder *b, MlirValue mem, MlirValue idx) {
+  MlirValue ops[2] = {mem, idx};
+  return tcb_op1(b, "memref.load", tcb_element_type(mlirValueGetType(mem)), 2, ops, 0, NULL);
+}
+
+static void store1(tc_builder *b, MlirValue v, MlirValue mem, MlirValue idx) {
+  MlirType mt = tcb_element_type(mlirValueGetType(mem));
+  if (!mlirTypeEqual(mt, mlirValueGetType(v))) v = tcb_cast(b, "arith.extui", v, mt); /* i1 kept as i8 */
+  MlirValue ops[3] = {v, mem, idx};
+  tcb_op(b, "memref.store", 0, NULL, 3, ops, 0, NULL);
+}
+
+/* This thread's fold of its chunks of the row at `row` (chunks tid, tid + T, ...): scalars
+ * in part, and whether it had a chunk. */
+static MlirValue thread_part(tc_lower *L, tc_builder *b, const coop *k, const tc_pos *row, MlirValue *part) {
+  MlirValue start = tcb_binary(b, "arith.muli", k->tid, tcb_const_index(b, k->width));
+  MlirValue valid = tcb_cmpi(b, "ult", start, tcb_const_index(b, k->n));
+  tc_builder tb, eb;
+  MlirOperation iff = tcb_if(b, valid, k->nvals, k->types, &tb, &eb);
+  tc_chunk c;
+  tc_chunk_init(&c, L, tb.block, k->width);
+  c.b = tb;
+  tc_pos p = *row;
+  p.chunked = true;
+  p.idx[p.rank - 1] = start;
+  c.root = p;
+  MlirValue acc[MAXV], out[MAXV];
+  for (int i = 0; i < k->nvals && !L->status; i++) acc[i] = tc_eval(&c, k->olds[i], &p).vec;
+  if (!L->status && k->n > k->nthreads * k->width) {
+    MlirOperation f;
+    MlirValue step = tcb_const_index(&c.b, k->nthreads * k->width);
+    MlirBlock blk = tc_build_for(L, &c.b, tcb_binary(&c.b, "arith.addi", start, step), tcb_const_index(&c.b, k->n), step,
+                                 k->nvals, acc, &f);
+    tc_chunk in;
+    tc_chunk_init(&in, L, blk, k->width);
+    in.b.loc = b->loc;
+    tc_pos q = *row;
+    q.chunked = true;
+    q.idx[q.rank - 1] = mlirBlockGetArgument(blk, 0);
+    in.root = q;
+    MlirValue args[2 * MAXV], res[MAXV];
+    for (int i = 0; i < k->nvals && !L->status; i++) {
+      args[i] = mlirBlockGetArgument(blk, 1 + i);
+      args[k->nvals + i] = tc_eval(&in, k->olds[i], &q).vec;
+    }
+    if (!L->status && tc_apply_combine(L, &in.b, k->op, args, 2 * k->nvals, res))
+      tcb_op(&in.b, "scf.yield", 0, NULL, k->nvals, res, 0, NULL);
+    tc_chunk_free(&in);
+    for (int i = 0; i < k->nvals; i++) acc[i] = mlirOperationGetResult(f, i);
+  }
+  if (!L->status && tc_reduce_horizontal(L, &c.b, k->op, k->nvals, acc, k->width, out))
+    tcb_op(&c.b, "scf.yield", 0, NULL, k->nvals, out, 0, NULL);
+  tc_chunk_free(&c);
+  MlirValue zeros[MAXV];
+  for (int i = 0; i < k->nvals; i++) zeros[i] = zero_of(&eb, k->types[i]);
+  tcb_op(&eb, "scf.yield", 0, NULL, k->nvals, zeros, 0, NULL);
+  for (int i = 0; i < k->nvals; i++) part[i] = mlirOperationGetResult(iff, i);
+  return valid;
+}
+
+/* The row's result in every thread (v: this thread's part, valid: whether it has one). */
+static void combine_cta(tc_lower *L, tc_builder *b, const coop *k, MlirValue *v, MlirValue valid) {
+  MlirValue args[2 * MAXV], comb[MAXV];
+  /* the warp: thread t has a part iff t * width < n, so whether lane i's partner i + s has
+   * one is known without asking it */
+  for (int s = WARP / 2; s >= 1 && !L->status; s /= 2) {
+    MlirValue partner = tcb_binary(b, "arith.addi", k->tid, tcb_const_index(b, s));
+    MlirValue ov = tcb_cmpi(b, "ult", tcb_binary(b, "arith.muli", partner, tcb_const_index(b, k->width)),
+                            tcb_const_index(b, k->n));
+    MlirValue in_warp = tcb_cmpi(b, "ult", tcb_binary(b, "arith.addi", k->lane, tcb_const_index(b, s)),
+                                 tcb_const_index(b, WARP));
+    ov = tcb_binary(b, "arith.andi", ov, in_warp);
+    for (int i = 0; i < k->nvals; i++) {
+      args[i] = v[i];
+      args[k->nvals + i] = tc_nvptx_shfl(L, b, v[i], s, false);
+    }
+    if (!tc_apply_combine(L, b, k->op, args, 2 * k->nvals, comb)) return;
+    for (int i = 0; i < k->nvals; i++) v[i] = tcb_select(b, ov, comb[i], v[i]);
+  }
+  if (k->nwarps == 1) return;
+  /* the warps: lane 0 of each leaves its value; all threads read them in warp order */
+  tc_builder lb;
+  tcb_if(b, tcb_cmpi(b, "eq", k->lane, tcb_const_index(b, 0)), 0, NULL, &lb, NULL);
+  for (int i = 0; i < k->nvals; i++) store1(&lb, v[i], k->slots[i], k->warp);
+  store1(&lb, valid, k->valid_slot, k->warp);
+  tcb_op(&lb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  tc_nvptx_barrier(L, b);
+  MlirValue zero = tcb_const_index(b, 0);
+  for (int i = 0; i < k->nvals; i++) { /* warp 0 always has a part: thread 0 has chunk 0 */
+    v[i] = load1(b, k->slots[i], zero);
+    if (!mlirTypeEqual(mlirValueGetType(v[i]), k->types[i])) v[i] = tcb_cast(b, "arith.trunci", v[i], k->types[i]);
+  }
+  for (int64_t w = 1; w < k->nwarps && !L->status; w++) {
+    MlirValue wi = tcb_const_index(b, w);
+    MlirValue wv = tcb_cmpi(b, "ne", load1(b, k->valid_slot, wi), tcb_const_int(b, tcb_int_type(L->ctx, 8), 0));
+    for (int i = 0; i < k->nvals; i++) {
+      args[i] = v[i];
+      args[k->nvals + i] = load1(b, k->slots[i], wi);
+      if (!mlirTypeEqual(mlirValueGetType(args[k->nvals + i]), k->types[i]))
+        args[k->nvals + i] = tcb_cast(b, "arith.trunci", args[k->nvals + i], k->types[i]);
+    }
+    if (!tc_apply_combine(L, b, k->op, args, 2 * k->nvals, comb)) return;
+    for (int i = 0; i < k->nvals; i++) v[i] = tcb_select(b, wv, comb[i], v[i]);
+  }
+  tc_nvptx_barrier(L, b); /* the slots are free for the next row */
+}
+
+int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
+  MlirOperation op = roots[0];
+  coop k = {.op = op};
+  int rank, axis;
+  int64_t shape[TC_RANK];
+  if (L->redundant || L->single_thread) return tc_emit_reduce(L, roots, n);
+  if (!tc_reduce_operands(L, op, "reduce", "reductions", &k.nvals, k.olds, &rank, shape, &axis)) return 1;
+  if (axis != rank - 1) return tc_emit_reduce(L, roots, n); /* output chunks dealt to threads */
+  tc_builder *b = &L->b;
+  b->loc = mlirOperationGetLocation(op);
+  k.n = shape[rank - 1];
+  k.width = tc_nest_width(L, k.n);
+  k.nwarps = L->target->num_warps;
+  k.nthreads = WARP * k.nwarps;
+  int rr = rank - 1;
+  MlirValue bufs[MAXV] = {{NULL}};
+  for (int i = 0; i < k.nvals; i++) {
+    k.types[i] = tcb_element_type(mlirValueGetType(mlirOperationGetResult(op, i)));
+    if (rr > 0) bufs[i] = tc_alloc_buffer(L, k.types[i], tc_numel(rr, shape));
+    if (k.nwarps > 1) {
+      MlirType mem = tc_memory_type(L->ctx, k.types[i]);
+      k.slots[i] = tc_nvptx_alloc_shared(L, mlirMemRefTypeContiguousGet(mem, 1, &k.nwarps, mlirAttributeGetNull()),
+                                         k.nwarps * ((tcb_bitwidth(mem) + 7) / 8));
+    }
+  }
+  if (k.nwarps > 1)
+    k.valid_slot = tc_nvptx_alloc_shared(
+        L, mlirMemRefTypeContiguousGet(tcb_int_type(L->ctx, 8), 1, &k.nwarps, mlirAttributeGetNull()), k.nwarps);
+  if (L->status) return 1;
+  tc_nvptx_barrier(L, b); /* the operand may read what earlier nests wrote */
+  k.tid = tc_nvptx_thread_id(L, b);
+  k.lane = tcb_binary(b, "arith.remui", k.tid, tcb_const_index(b, WARP));
+  k.warp = tcb_binary(b, "arith.divui", k.tid, tcb_const_index(b, WARP));
+  tc_builder ob = *b;
+  tc_pos row = {.rank = rank, .chunked = true};
+  MlirBlock opened[TC_RANK];
+  int nopened = tc_open_loops(L, &ob, rr, shape, &row, opened);
+  row.idx[rank - 1] = tcb_const_index(&ob, 0);
+  MlirValue v[MAXV];
+  MlirValue valid = thread_part(L, &ob, &k, &row, v);
+  if (!L->status) combine_cta(L, &ob, &k, v, valid);
+  if (!L->status && rr == 0) {
+    for (int i = 0; i < k.nvals; i++) tc_map_scalar(L, mlirOperationGetResult(op, i), v[i]);
+  } else if (!L->status) { /* thread 0 writes the row's element of the result tile */
+    tc_builder tb;
+    tcb_if(&ob, tcb_cmpi(&ob, "eq", k.tid, tcb_const_index(&ob, 0)), 0, NULL, &tb, NULL);
+    tc_chunk c;
+    tc_chunk_init(&c, L, tb.block, 1);
+    c.b = tb;
+    tc_pos rp = {.rank = rr, .chunked = false};
+    for (int d = 0; d < rr; d++) rp.idx[d] = row.idx[d];
+    for (int i = 0; i < k.nvals; i++) tc_buffer_write(&c, bufs[i], v[i], &rp, shape);
+    tcb_op(&c.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    tc_chunk_free(&c);
+  }
+  tc_close_loops(L, opened, nopened);
+  if (rr > 0 && !L->status) {
+    tc_nvptx_barrier(L, b); /* the result tile is complete for every thread */
+    for (int i = 0; i < k.nvals; i++) {
+      tc_special *s = tc_special_put(L, mlirOperationGetResult(op, i));
+      s->kind = TC_SPECIAL_BUFFER;
+      s->buffer = bufs[i];
+    }
+  }
+  return 1;
+}
+
+/* ---- scans: reduce, then scan -------------------------------------------------------------
+ * A row's chunks are dealt in contiguous runs (thread t: chunks t*B .. t*B + B - 1 in scan
+ * order), since a scan's order matters. Each thread first folds its run to a total; the
+ * totals' exclusive prefix in thread order comes from an inclusive shfl.sync.up scan in
+ * each warp plus the earlier warps' totals from shared memory; then each thread scans its
+ * run again, starting from that carry, and writes it. The combine function needs only be
+ * associative (every combine keeps the earlier value first). */
+
+typedef struct scan_coop {
+  MlirOperation op;
+  int nvals;
+  bool reverse;
+  MlirValue olds[MAXV], bufs[MAXV], slots[MAXV];
+  MlirType types[MAXV];
+  const int64_t *shape;
+  int64_t n, width, chunks, run, nvalid; /* chunks per row, per thread; threads with a run */
+  MlirValue tid, lane, warp;
+} scan_coop;
+
+/* The position of chunk c (in scan order) of the row. */
+static MlirValue chunk_start(tc_builder *b, const scan_coop *k, MlirValue c) {
+  MlirValue off = tcb_binary(b, "arith.muli", c, tcb_const_index(b, k->width));
+  return k->reverse ? tcb_binary(b, "arith.subi", tcb_const_index(b, k->n - k->width), off) : off;
+}
+
+static MlirValue scan_lane(tc_lower *L, tc_builder *b, MlirValue v, int64_t at) {
+  MlirNamedAttribute a = tcb_named(L->ctx, "static_position", mlirDenseI64ArrayGet(L->ctx, 1, &at));
+  return tcb_op1(b, "vector.extract", tcb_element_type(mlirValueGetType(v)), 1, &v, 1, &a);
+}
+
+/* Scans chunk c into v (from carry when there is one: has_carry null = always), writes it
+ * when asked, and returns the chunk's last value in scan order in total. */
+static bool scan_one(tc_lower *L, tc_chunk *ch, const scan_coop *k, const tc_pos *row, MlirValue c, MlirValue has_carry,
+                     const MlirValue *carry, bool write, MlirValue *total) {
+  tc_pos p = *row;
+  p.chunked = true;
+  p.idx[p.rank - 1] = chunk_start(&ch->b, k, c);
+  ch->root = p;
+  MlirValue v[MAXV];
+  for (int i = 0; i < k->nvals && !L->status; i++) v[i] = tc_eval(ch, k->olds[i], &p).vec;
+  if (L->status) return false;
+  if (!mlirValueIsNull(has_carry)) {
+    if (!tc_scan_chunk(L, &ch->b, k->op, k->nvals, k->reverse, v, k->width, NULL)) return false;
+    MlirValue args[2 * MAXV], with[MAXV];
+    for (int i = 0; i < k->nvals; i++) {
+      args[i] = tc_splat_vec(&ch->b, carry[i], k->width);
+      args[k->nvals + i] = v[i];
+    }
+    if (!tc_apply_combine(L, &ch->b, k->op, args, 2 * k->nvals, with)) return false;
+    for (int i = 0; i < k->nvals; i++) v[i] = tcb_select(&ch->b, has_carry, with[i], v[i]);
+  } else if (!tc_scan_chunk(L, &ch->b, k->op, k->nvals, k->reverse, v, k->width, carry)) {
+    return false;
+  }
+  for (int i = 0; i < k->nvals; i++) {
+    if (write) tc_buffer_write(ch, k->bufs[i], v[i], &p, k->shape);
+    total[i] = scan_lane(L, &ch->b, v[i], k->reverse ? 0 : k->width - 1);
+  }
+  return true;
+}
+
+/* One pass of this thread over its run: the run's total (zeros where the thread has no
+ * run); scanned and written when `write`, from carry where has_carry. */
+static void scan_run(tc_lower *L, tc_builder *b, const scan_coop *k, const tc_pos *row, MlirValue has_carry,
+                     const MlirValue *carry, bool write, MlirValue *total) {
+  MlirValue first = tcb_binary(b, "arith.muli", k->tid, tcb_const_index(b, k->run));
+  MlirValue valid = tcb_cmpi(b, "ult", k->tid, tcb_const_index(b, k->nvalid));
+  tc_builder tb, eb;
+  MlirOperation iff = tcb_if(b, valid, k->nvals, k->types, &tb, &eb);
+  tc_chunk ch;
+  tc_chunk_init(&ch, L, tb.block, k->width);
+  ch.b = tb;
+  MlirValue t[MAXV];
+  bool ok = scan_one(L, &ch, k, row, first, has_carry, carry, write, t);
+  if (ok && k->run > 1) {
+    MlirValue end = tcb_binary(&ch.b, "arith.minui", tcb_binary(&ch.b, "arith.addi", first, tcb_const_index(&ch.b, k->run)),
+                               tcb_const_index(&ch.b, k->chunks));
+    MlirOperation f;
+    MlirBlock blk = tc_build_for(L, &ch.b, tcb_binary(&ch.b, "arith.addi", first, tcb_const_index(&ch.b, 1)), end,
+                                 tcb_const_index(&ch.b, 1), k->nvals, t, &f);
+    tc_chunk in;
+    tc_chunk_init(&in, L, blk, k->width);
+    in.b.loc = b->loc;
+    MlirValue cin[MAXV], cout[MAXV];
+    for (int i = 0; i < k->nvals; i++) cin[i] = mlirBlockGetArgument(blk, 1 + i);
+    ok = scan_one(L, &in, k, row, mlirBlockGetArgument(blk, 0), (MlirValue){NULL}, cin, write, cout);
+    if (ok) tcb_op(&in.b, "scf.yield", 0, NULL, k->nvals, cout, 0, NULL);
+    tc_chunk_free(&in);
+    for (int i = 0; i < k->nvals; i++) t[i] = mlirOperationGetResult(f, i);
+  }
+  if (ok) tcb_op(&ch.b, "scf.yield", 0, NULL, k->nvals, t, 0, NULL);
+  tc_chunk_free(&ch);
+  MlirValue zeros[MAXV];
+  for (int i = 0; i < k->nvals; i++) zeros[i] = zero_of(&eb, k->types[i]);
+  tcb_op(&eb, "scf.yield", 0, NULL, k->nvals, zeros, 0, NULL);
+  for (int i = 0; i < k->nvals; i++) total[i] = mlirOperationGetResult(iff, i);
+}
+
+/* v = has ? combine(v, w) : w, and has |= true — the running fold of an optional prefix. */
+static bool fold_opt(tc_lower *L, tc_builder *b, const scan_coop *k, MlirValue take, MlirValue *has, MlirValue *v,
+                     const MlirValue *w) {
+  MlirValue args[2 * MAXV], comb[MAXV];
+  for (int i = 0; i < k->nvals; i++) {
+    args[i] = v[i];
+    args[k->nvals + i] = w[i];
+  }
+  if (!tc_apply_combine(L, b, k->op, args, 2 * k->nvals, comb)) return false;
+  for (int i = 0; i < k->nvals; i++)
+    v[i] = tcb_select(b, take, tcb_select(b, *has, comb[i], w[i]), v[i]);
+  *has = tcb_binary(b, "arith.ori", *has, take);
+  return true;
+}
+
+/* The exclusive prefix of the threads' totals in thread order: carry, and whether there is
+ * one (thread 0 has none). */
+static bool thread_prefix(tc_lower *L, tc_builder *b, const scan_coop *k, const MlirValue *total, MlirValue *carry,
+                          MlirValue *has) {
+  MlirValue x[MAXV], args[2 * MAXV], comb[MAXV];
+  for (int i = 0; i < k->nvals; i++) x[i] = total[i];
+  for (int s = 1; s < WARP; s *= 2) { /* inclusive, in the warp */
+    MlirValue from = tcb_cmpi(b, "uge", k->lane, tcb_const_index(b, s));
+    for (int i = 0; i < k->nvals; i++) {
+      args[i] = tc_nvptx_shfl(L, b, x[i], s, true);
+      args[k->nvals + i] = x[i];
+    }
+    if (!tc_apply_combine(L, b, k->op, args, 2 * k->nvals, comb)) return false;
+    for (int i = 0; i < k->nvals; i++) x[i] = tcb_select(b, from, comb[i], x[i]);
+  }
+  MlirValue below[MAXV];
+  for (int i = 0; i < k->nvals; i++) below[i] = tc_nvptx_shfl(L, b, x[i], 1, true);
+  *has = tcb_const_int(b, tcb_int_type(L->ctx, 1), 0);
+  for (int i = 0; i < k->nvals; i++) carry[i] = zero_of(b, k->types[i]);
+  int64_t warps = (k->nvalid + WARP - 1) / WARP;
+  if (warps > 1) { /* lane 31 of each warp leaves the warp's total; later warps fold them */
+    tc_builder lb;
+    MlirValue leaves = tcb_binary(b, "arith.andi", tcb_cmpi(b, "eq", k->lane, tcb_const_index(b, WARP - 1)),
+                                  tcb_cmpi(b, "ult", k->warp, tcb_const_index(b, warps - 1))); /* the ones read */
+    tcb_if(b, leaves, 0, NULL, &lb, NULL);
+    for (int i = 0; i < k->nvals; i++) store1(&lb, x[i], k->slots[i], k->warp);
+    tcb_op(&lb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    tc_nvptx_barrier(L, b);
+    for (int64_t w = 0; w + 1 < warps; w++) {
+      MlirValue wv[MAXV];
+      for (int i = 0; i < k->nvals; i++) {
+        wv[i] = load1(b, k->slots[i], tcb_const_index(b, w));
+        if (!mlirTypeEqual(mlirValueGetType(wv[i]), k->types[i])) wv[i] = tcb_cast(b, "arith.trunci", wv[i], k->types[i]);
+      }
+      MlirValue take = tcb_cmpi(b, "ugt", k->warp, tcb_const_index(b, w));
+      if (!fold_opt(L, b, k, take, has, carry, wv)) return false;
+    }
+    tc_nvptx_barrier(L, b); /* the slots are free for the next row */
+  }
+  MlirValue lane_has = tcb_cmpi(b, "uge", k->lane, tcb_const_index(b, 1));
+  return fold_opt(L, b, k, lane_has, has, carry, below);
+}
+
+int tc_nvptx_emit_scan(tc_lower *L, MlirOperation *roots, int n) {
+  MlirOperation op = roots[0];
+  scan_coop k = {.op = op};
+  int rank, axis;
+  int64_t shape[TC_RANK];
+  if (L->redundant || L->single_thread) return tc_emit_scan(L, roots, n);
+  if (!tc_reduce_operands(L, op, "scan", "scans", &k.nvals, k.olds, &rank, shape, &axis)) return 1;
+  if (axis != rank - 1) return tc_emit_scan(L, roots, n); /* the other positions dealt to threads */
+  MlirAttribute rv = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("reverse"));
+  k.reverse = !mlirAttributeIsNull(rv) && mlirAttributeIsABool(rv) && mlirBoolAttrGetValue(rv);
+  tc_builder *b = &L->b;
+  b->loc = mlirOperationGetLocation(op);
+  k.shape = shape;
+  k.n = shape[rank - 1];
+  k.width = tc_nest_width(L, k.n);
+  k.chunks = k.n / k.width;
+  int64_t nthreads = WARP * (int64_t)L->target->num_warps;
+  k.run = (k.chunks + nthreads - 1) / nthreads;
+  k.nvalid = (k.chunks + k.run - 1) / k.run;
+  int64_t warps = (k.nvalid + WARP - 1) / WARP;
+  for (int i = 0; i < k.nvals; i++) {
+    k.types[i] = mlirShapedTypeGetElementType(mlirValueGetType(k.olds[i]));
+    k.bufs[i] = tc_alloc_buffer(L, k.types[i], tc_numel(rank, shape));
+    if (warps > 1) {
+      MlirType mem = tc_memory_type(L->ctx, k.types[i]);
+      k.slots[i] = tc_nvptx_alloc_shared(L, mlirMemRefTypeContiguousGet(mem, 1, &warps, mlirAttributeGetNull()),
+                                         warps * ((tcb_bitwidth(mem) + 7) / 8));
+    }
+  }
+  if (L->status) return 1;
+  tc_nvptx_barrier(L, b);
+  k.tid = tc_nvptx_thread_id(L, b);
+  k.lane = tcb_binary(b, "arith.remui", k.tid, tcb_const_index(b, WARP));
+  k.warp = tcb_binary(b, "arith.divui", k.tid, tcb_const_index(b, WARP));
+  tc_builder ob = *b;
+  tc_pos row = {.rank = rank, .chunked = true};
+  MlirBlock opened[TC_RANK];
+  int nopened = tc_open_loops(L, &ob, rank - 1, shape, &row, opened);
+  row.idx[rank - 1] = tcb_const_index(&ob, 0);
+  MlirValue total[MAXV], carry[MAXV], has;
+  scan_run(L, &ob, &k, &row, (MlirValue){NULL}, NULL, false, total);
+  if (!L->status && thread_prefix(L, &ob, &k, total, carry, &has))
+    scan_run(L, &ob, &k, &row, has, carry, true, total);
+  tc_close_loops(L, opened, nopened);
+  if (L->status) return 1;
+  tc_nvptx_barrier(L, b); /* the scanned tile is complete for every thread */
+  for (int i = 0; i < k.nvals; i++) {
+    tc_special *s = tc_special_put(L, mlirOperationGetResult(op, i));
+    s->kind = TC_SPECIAL_BUFFER;
+    s->buffer = k.bufs[i];
+  }
+  return 1;
+}

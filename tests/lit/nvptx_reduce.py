@@ -1,0 +1,79 @@
+# Reductions on nvptx are computed by the CTA's threads together: each thread folds its
+# chunks of the row, the lanes of a warp combine through five shfl.sync.down steps (16, 8,
+# 4, 2, 1), lane 0 of each warp leaves the warp's value in shared memory and, after a
+# barrier, every thread combines the warps' values. 64-bit values are shuffled in two
+# 32-bit halves; one warp needs no shared memory. A reduction over a leading axis deals the
+# output's chunks to the threads instead (no shuffles). A scan deals each thread a run of
+# chunks: the runs' totals are scanned with shfl.sync.up in each warp, carried across warps
+# through shared memory, and each thread scans its run again from its carry.
+# RUN: %tilec compile %s -k total -s "*fp32, *fp32, i32, 1024" --target nvptx --emit ptx | FileCheck %s
+# RUN: %tilec compile %s -k total -s "*fp64, *fp64, i32, 1024" --target nvptx --emit ptx | FileCheck %s --check-prefix=F64
+# RUN: %tilec compile %s -k total -s "*fp32, *fp32, i32, 1024" --target nvptx --num-warps 1 --emit ptx | FileCheck %s --check-prefix=ONEWARP
+# RUN: %tilec compile %s -k rows -s "*fp32, *i32, 64, 64" --target nvptx --emit ptx | FileCheck %s --check-prefix=ROWS
+# RUN: %tilec compile %s -k cols -s "*fp32, *fp32, 64, 64" --target nvptx --emit ptx | FileCheck %s --check-prefix=COLS
+# RUN: %tilec compile %s -k prefix -s "*fp32, *fp32, 4096" --target nvptx --emit ptx | FileCheck %s --check-prefix=SCAN
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def total(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + tl.program_id(0), tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0), axis=0))
+
+
+@triton.jit
+def rows(x_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    r = tl.arange(0, BM)
+    x = tl.load(x_ptr + r[:, None] * BN + tl.arange(0, BN)[None, :])
+    tl.store(out_ptr + r, tl.argmax(x, axis=1))
+
+
+@triton.jit
+def cols(x_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    c = tl.arange(0, BN)
+    x = tl.load(x_ptr + tl.arange(0, BM)[:, None] * BN + c[None, :])
+    tl.store(out_ptr + c, tl.max(x, axis=0))
+
+@triton.jit
+def prefix(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr + i, tl.cumsum(tl.load(x_ptr + i), axis=0))
+
+# CHECK: .visible .entry total(
+# CHECK: bar.sync 0
+# CHECK: shfl.sync.down.b32 {{.*}}, 16, 31, -1;
+# CHECK: add.rn.f32
+# CHECK: shfl.sync.down.b32 {{.*}}, 8, 31, -1;
+# CHECK: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
+# CHECK: shfl.sync.down.b32 {{.*}}, 2, 31, -1;
+# CHECK: shfl.sync.down.b32 {{.*}}, 1, 31, -1;
+# CHECK: st.shared.b32
+# CHECK: bar.sync 0
+# CHECK: ld.shared.b32
+# CHECK: bar.sync 0
+
+# F64: shfl.sync.down.b32 {{.*}}, 16, 31, -1;
+# F64: shfl.sync.down.b32 {{.*}}, 16, 31, -1;
+# F64: add.rn.f64
+# F64: st.shared.b64
+
+# ONEWARP: shfl.sync.down.b32 {{.*}}, 1, 31, -1;
+# ONEWARP-NOT: st.shared
+# ONEWARP: ret;
+
+# argmax's (value, index) pairs go through the shuffles together
+# ROWS: shfl.sync.down.b32 {{.*}}, 16, 31, -1;
+# ROWS: shfl.sync.down.b32 {{.*}}, 16, 31, -1;
+# ROWS: setp.gt.f32
+
+# COLS-NOT: shfl.sync
+# COLS: max.f32
+
+# SCAN: .visible .entry prefix(
+# SCAN: shfl.sync.up.b32 {{.*}}, 1, 0, -1;
+# SCAN: shfl.sync.up.b32 {{.*}}, 2, 0, -1;
+# SCAN: shfl.sync.up.b32 {{.*}}, 16, 0, -1;
+# SCAN: st.shared.b32
+# SCAN: bar.sync 0
+# SCAN: ld.shared.b32
