@@ -47,6 +47,11 @@ typedef struct tc_backend {
    * the others; with a bound mask, bounded chunks (complete: also those past the bound). */
   void (*emit_nest)(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete, tc_nest_body body,
                     void *user);
+  /* A loop over [0, count) whose iterations the program's threads share: its body block
+   * (the caller ends it with scf.yield) and the iteration in *index; fenced so the body
+   * sees what the threads wrote before and what follows sees what it wrote. NULL: the
+   * program is one thread (a plain loop). */
+  MlirBlock (*shared_loop)(tc_lower *L, tc_builder *b, int64_t count, MlirValue *index);
   /* How each tile op is lowered (conversion/op_table.c has the rows the CPU uses). */
   const tc_op_lowering *(*op_rows)(void);
   /* A tile buffer of type memref_type (bytes long) in memory all of a program's threads

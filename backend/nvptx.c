@@ -137,6 +137,19 @@ static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bou
   tc_nvptx_barrier(L, &b);
 }
 
+/* Iterations dealt round-robin (iteration i on thread i mod nthreads), between barriers;
+ * a plain loop where one thread runs the code (thread 0's atomics, redundant roots). */
+static MlirBlock shared_loop(tc_lower *L, tc_builder *b, int64_t count, MlirValue *index) {
+  bool alone = L->redundant || L->single_thread;
+  if (!alone) tc_nvptx_barrier(L, b);
+  MlirValue lb = alone ? tcb_const_index(b, 0) : tc_nvptx_thread_id(L, b);
+  MlirValue step = tcb_const_index(b, alone ? 1 : 32 * (int64_t)L->target->num_warps);
+  MlirBlock blk = tc_build_for(L, b, lb, tcb_const_index(b, count), step, 0, NULL, NULL);
+  if (!alone) tc_nvptx_barrier(L, b);
+  *index = mlirBlockGetArgument(blk, 0);
+  return blk;
+}
+
 /* A scalar store is made once, by thread 0, after every thread has read what it may
  * overwrite and before any reads it again (Triton also stores a scalar from one thread). */
 static void scalar_store(tc_lower *L, MlirOperation op) {
@@ -219,6 +232,12 @@ static MlirValue entry_alloca(tc_lower *L, MlirType t) {
   MlirValue one = tcb_const_int(&eb, tcb_int_type(L->ctx, 64), 1);
   MlirNamedAttribute et = tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(t));
   return tcb_op1(&eb, "llvm.alloca", tcb_type(L->ctx, "!llvm.ptr"), 1, &one, 1, &et);
+}
+
+MlirValue tc_nvptx_scratch(tc_lower *L, int n) {
+  char t[64];
+  snprintf(t, sizeof t, "!llvm.array<%d x f32>", n);
+  return entry_alloca(L, tcb_type(L->ctx, t));
 }
 
 static void append(char *buf, size_t n, const char *s) { snprintf(buf + strlen(buf), n - strlen(buf), "%s", s); }
@@ -338,7 +357,7 @@ static void on_thread0(tc_lower *L, MlirOperation op) { run_on_thread0(L, op, tc
 static void gpu_debug_on_thread0(tc_lower *L, MlirOperation op) { run_on_thread0(L, op, gpu_debug_op); }
 
 
-/* Dot and sort, first correct: every thread computes the whole root from the operands
+/* Sort, first correct: every thread computes the whole root from the operands
  * (loaded, or read from shared memory after the nests that wrote them) into buffers of its
  * own, so what follows finds the results in every thread. */
 static int emit_redundant(tc_lower *L, MlirOperation *roots, int n) {
@@ -356,10 +375,11 @@ static pthread_once_t rows_once = PTHREAD_ONCE_INIT;
 static void init_rows(void) {
   const tc_op_lowering *cpu = tc_op_rows();
   for (int k = 0; k < TILE_OP_COUNT; k++) rows[k] = cpu[k];
-  static const tile_op_id redundant[] = {TILE_DOT, TILE_SORT};
+  static const tile_op_id redundant[] = {TILE_SORT};
   for (size_t i = 0; i < sizeof redundant / sizeof redundant[0]; i++) rows[redundant[i]].emit = emit_redundant;
   rows[TILE_REDUCE].emit = tc_nvptx_emit_reduce;
   rows[TILE_SCAN].emit = tc_nvptx_emit_scan;
+  rows[TILE_DOT].emit = tc_nvptx_emit_dot;
   rows[TILE_STORE].lower = scalar_store;
   rows[TILE_ATOMIC_RMW].lower = rows[TILE_ATOMIC_CAS].lower = on_thread0;
   for (int k = 0; k < TILE_OP_COUNT; k++) emu_rows[k] = rows[k];
@@ -777,6 +797,7 @@ const tc_backend tc_backend_nvptx = {
     .emit_nest = emit_nest,
     .op_rows = op_rows,
     .alloc_shared = tc_nvptx_alloc_shared,
+    .shared_loop = shared_loop,
     .aligned_vectors = true,
     .lower_math = lower_math,
     .emit = emit,
@@ -876,6 +897,7 @@ const tc_backend tc_backend_nvptx_emu = {
     .emit_nest = emit_nest,
     .op_rows = emu_op_rows,
     .alloc_shared = tc_nvptx_alloc_shared,
+    .shared_loop = shared_loop,
     .heap_buffers = true,
     .aligned_vectors = true,
     .lower_math = lower_math_emu,

@@ -18,8 +18,12 @@ MlirValue tc_nvptx_alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes
  * exchange is a CTA barrier). */
 MlirValue tc_nvptx_shfl(tc_lower *L, tc_builder *b, MlirValue v, int delta, bool up);
 
+/* n floats of this thread's own at the kernel's entry (an !llvm.ptr). */
+MlirValue tc_nvptx_scratch(tc_lower *L, int n);
+
 /* Op-table emitters of the roots the threads compute together (nvptx_reduce.c). */
 int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n);
 int tc_nvptx_emit_scan(tc_lower *L, MlirOperation *roots, int n);
+int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n); /* nvptx_dot.c */
 
 #endif

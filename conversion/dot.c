@@ -12,7 +12,7 @@
 #include <mlir-c/BuiltinTypes.h>
 #include <string.h>
 
-static MlirValue buffer_for(tc_lower *L, MlirValue old) {
+MlirValue tc_dot_operand(tc_lower *L, MlirValue old) {
   tc_special *s = tc_special_of(L, old);
   if (s && s->kind == TC_SPECIAL_BUFFER) return s->buffer;
   return tc_materialize(L, old);
@@ -191,30 +191,14 @@ static MlirValue a_pair(tc_lower *L, tc_builder *b, MlirValue abuf, MlirValue ro
   return tc_splat_vec(b, pair, 16);
 }
 
-static void emit_dot(tc_lower *L, MlirOperation op) {
-  MlirValue a = mlirOperationGetOperand(op, 0), bm = mlirOperationGetOperand(op, 1), acc = mlirOperationGetOperand(op, 2);
-  MlirValue res = mlirOperationGetResult(op, 0);
-  int64_t as[TC_RANK], bs[TC_RANK], cs[TC_RANK];
-  int ar = tc_shape_of(mlirValueGetType(a), as);
-  tc_shape_of(mlirValueGetType(bm), bs);
+/* Accumulate in place into acc's buffer when acc is a loop-carried tile that this dot
+ * replaces (acc = tl.dot(a, b, acc)); else into a copy of acc. Not when every thread of
+ * the program computes the dot (L->redundant): the carried buffer is shared by them. */
+MlirValue tc_dot_accumulator(tc_lower *L, MlirOperation op) {
+  MlirValue acc = mlirOperationGetOperand(op, 2), res = mlirOperationGetResult(op, 0);
+  int64_t cs[TC_RANK];
   int cr = tc_shape_of(mlirValueGetType(res), cs);
-  bool batched = cr == 3;
-  int64_t B = batched ? cs[0] : 1, M = cs[cr - 2], N = cs[cr - 1], K = as[ar - 1];
   MlirType ce = mlirShapedTypeGetElementType(mlirValueGetType(res));
-  tc_builder *b = &L->b;
-  b->loc = mlirOperationGetLocation(op);
-  MlirValue abuf = buffer_for(L, a);
-  if (L->status) return;
-  /* A bf16 B that only this dot reads is packed into pairs straight from its loads. */
-  MlirOpOperand bu = mlirValueGetFirstUse(bm);
-  bool b_lazy = !tc_special_of(L, bm) && !mlirOpOperandIsNull(bu) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(bu)) &&
-                pair_kind(L, tcb_element_type(mlirValueGetType(abuf)), mlirShapedTypeGetElementType(mlirValueGetType(bm)), ce,
-                          tc_nest_width(L, N)) == TC_PAIR_BF16;
-  MlirValue bbuf = b_lazy ? (MlirValue){NULL} : buffer_for(L, bm);
-  if (L->status) return;
-  /* Accumulate in place into acc's buffer when acc is a loop-carried tile that this dot
-   * replaces (acc = tl.dot(a, b, acc)); else into a copy of acc. Not when every thread of
-   * the program computes the dot (L->redundant): the carried buffer is shared by them. */
   MlirValue cbuf = {NULL};
   tc_special *accs_sp = tc_special_of(L, acc);
   if (!L->redundant && accs_sp && accs_sp->kind == TC_SPECIAL_BUFFER && mlirValueIsABlockArgument(acc)) {
@@ -229,9 +213,34 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
     }
   }
   if (mlirValueIsNull(cbuf)) {
-    cbuf = tc_alloc_buffer(L, ce, B * M * N);
+    cbuf = tc_alloc_buffer(L, ce, tc_numel(cr, cs));
     tc_materialize_into(L, acc, cbuf);
   }
+  return cbuf;
+}
+
+static void emit_dot(tc_lower *L, MlirOperation op) {
+  MlirValue a = mlirOperationGetOperand(op, 0), bm = mlirOperationGetOperand(op, 1);
+  MlirValue res = mlirOperationGetResult(op, 0);
+  int64_t as[TC_RANK], bs[TC_RANK], cs[TC_RANK];
+  int ar = tc_shape_of(mlirValueGetType(a), as);
+  tc_shape_of(mlirValueGetType(bm), bs);
+  int cr = tc_shape_of(mlirValueGetType(res), cs);
+  bool batched = cr == 3;
+  int64_t B = batched ? cs[0] : 1, M = cs[cr - 2], N = cs[cr - 1], K = as[ar - 1];
+  MlirType ce = mlirShapedTypeGetElementType(mlirValueGetType(res));
+  tc_builder *b = &L->b;
+  b->loc = mlirOperationGetLocation(op);
+  MlirValue abuf = tc_dot_operand(L, a);
+  if (L->status) return;
+  /* A bf16 B that only this dot reads is packed into pairs straight from its loads. */
+  MlirOpOperand bu = mlirValueGetFirstUse(bm);
+  bool b_lazy = !tc_special_of(L, bm) && !mlirOpOperandIsNull(bu) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(bu)) &&
+                pair_kind(L, tcb_element_type(mlirValueGetType(abuf)), mlirShapedTypeGetElementType(mlirValueGetType(bm)), ce,
+                          tc_nest_width(L, N)) == TC_PAIR_BF16;
+  MlirValue bbuf = b_lazy ? (MlirValue){NULL} : tc_dot_operand(L, bm);
+  if (L->status) return;
+  MlirValue cbuf = tc_dot_accumulator(L, op);
   if (L->status) return;
   int64_t w = tc_nest_width(L, N);
   /* Register blocking: MR rows x NR chunks of accumulators stay in registers over K. */
@@ -260,13 +269,25 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
     b_source src = {bbuf, bm, bi, batched};
     pack_b_pairs(L, &ob, &src, pbuf, bi, K, N);
   }
-  blocks[nb] = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, M), tcb_const_index(&ob, mr), 0, NULL, NULL);
-  MlirValue i0 = mlirBlockGetArgument(blocks[nb], 0);
-  tcb_set_end(&ob, blocks[nb++]);
-  blocks[nb] = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, N), tcb_const_index(&ob, nr * w), 0, NULL,
-                            NULL);
-  MlirValue j0 = mlirBlockGetArgument(blocks[nb], 0);
-  tcb_set_end(&ob, blocks[nb++]);
+  MlirValue i0, j0;
+  if (L->backend->shared_loop) { /* the mr x nr*w blocks of C dealt to the program's threads */
+    int64_t nblocks = N / (nr * w);
+    MlirValue t;
+    blocks[nb] = L->backend->shared_loop(L, &ob, (M / mr) * nblocks, &t);
+    tcb_set_end(&ob, blocks[nb++]);
+    i0 = tcb_binary(&ob, "arith.muli", tcb_binary(&ob, "arith.divui", t, tcb_const_index(&ob, nblocks)),
+                    tcb_const_index(&ob, mr));
+    j0 = tcb_binary(&ob, "arith.muli", tcb_binary(&ob, "arith.remui", t, tcb_const_index(&ob, nblocks)),
+                    tcb_const_index(&ob, nr * w));
+  } else {
+    blocks[nb] = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, M), tcb_const_index(&ob, mr), 0, NULL, NULL);
+    i0 = mlirBlockGetArgument(blocks[nb], 0);
+    tcb_set_end(&ob, blocks[nb++]);
+    blocks[nb] = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, N), tcb_const_index(&ob, nr * w), 0,
+                              NULL, NULL);
+    j0 = mlirBlockGetArgument(blocks[nb], 0);
+    tcb_set_end(&ob, blocks[nb++]);
+  }
   MlirType vt = tc_vec_type(L->ctx, w, ce);
   int nacc = (int)(mr * nr);
   MlirValue coff[16], accs[16];

@@ -330,6 +330,10 @@ void tc_lower_reduce(tc_lower *L, MlirOperation op);                         /* 
 int tc_emit_reduce(tc_lower *L, MlirOperation *roots, int n);
 int tc_emit_scan(tc_lower *L, MlirOperation *roots, int n);
 int tc_emit_dot(tc_lower *L, MlirOperation *roots, int n);                   /* dot.c */
+/* A dot's operand as a flat buffer (its own, or materialized); the buffer its result
+ * accumulates into (acc's, in place, when acc is the loop-carried tile it replaces). */
+MlirValue tc_dot_operand(tc_lower *L, MlirValue old);
+MlirValue tc_dot_accumulator(tc_lower *L, MlirOperation op);
 int tc_emit_sort(tc_lower *L, MlirOperation *roots, int n);                  /* sort.c */
 void tc_lower_atomic(tc_lower *L, MlirOperation op);                         /* atomics.c */
 void tc_lower_debug_op(tc_lower *L, MlirOperation op);                       /* debug_ops.c: print, assert */

@@ -9,6 +9,7 @@
  * per thread; an error (thread creation failed) unwinds the program like a failed assert. */
 #include "runtime/debug.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,11 +19,13 @@
 typedef struct emu_cta {
   pthread_barrier_t *barrier;
   void *shared;
-  int32_t *exchange; /* one slot per thread: the shuffles' */
+  int32_t *exchange; /* EXCHANGE words per thread: the shuffles' and the MMAs' registers */
   uint32_t nthreads;
   void (*body)(void *ctx);
   void *ctx;
 } emu_cta;
+
+#define EXCHANGE 6
 
 static _Thread_local emu_cta *tls_cta;
 static _Thread_local int32_t tls_tid;
@@ -51,16 +54,60 @@ void *tilec_rt_emu_shared(void) { return tls_cta ? tls_cta->shared : NULL; }
 static int32_t shfl(int32_t v, int32_t delta) {
   emu_cta *c = tls_cta;
   if (!c) return v;
-  c->exchange[tls_tid] = v;
+  c->exchange[EXCHANGE * tls_tid] = v;
   pthread_barrier_wait(c->barrier);
   int64_t lane = tls_tid % 32, src_lane = lane + delta, src = (int64_t)tls_tid + delta;
-  int32_t r = src_lane >= 0 && src_lane < 32 && src < (int64_t)c->nthreads ? c->exchange[src] : v;
+  int32_t r = src_lane >= 0 && src_lane < 32 && src < (int64_t)c->nthreads ? c->exchange[EXCHANGE * src] : v;
   pthread_barrier_wait(c->barrier);
   return r;
 }
 
 int32_t tilec_rt_emu_shfl_down(int32_t v, int32_t delta) { return shfl(v, delta); }
 int32_t tilec_rt_emu_shfl_up(int32_t v, int32_t delta) { return shfl(v, -delta); }
+
+static float half_to_float(uint32_t h) {
+  uint32_t sign = (h >> 15) & 1, e = (h >> 10) & 31, m = h & 1023;
+  float f;
+  if (e == 0) f = ldexpf((float)m, -24);
+  else if (e == 31) f = m ? NAN : INFINITY;
+  else f = ldexpf((float)(m | 1024), (int)e - 25);
+  return sign ? -f : f;
+}
+
+static float bf16_to_float(uint32_t h) {
+  uint32_t bits = h << 16;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* mma.sync.m16n8k16.row.col.f32 of the warp: each lane gives its A (a0..a3) and B (b0, b1)
+ * registers of f16x2 or bf16x2 and its four C values; d gets its four D values. The layout
+ * is PTX's: lane = 4 * g + q holds A[g][2q..], A[g+8][2q..], A[g][2q+8..], A[g+8][2q+8..],
+ * B[2q..][g], B[2q+8..][g], C[g][2q..2q+1], C[g+8][2q..2q+1]. */
+void tilec_rt_emu_mma_m16n8k16(int32_t bf16, int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t b0, int32_t b1,
+                               float c0, float c1, float c2, float c3, float *d) {
+  emu_cta *c = tls_cta;
+  if (!c) return;
+  int32_t *mine = c->exchange + EXCHANGE * tls_tid;
+  mine[0] = a0, mine[1] = a1, mine[2] = a2, mine[3] = a3, mine[4] = b0, mine[5] = b1;
+  pthread_barrier_wait(c->barrier);
+  const int32_t *warp = c->exchange + EXCHANGE * (tls_tid - tls_tid % 32);
+  float (*cvt)(uint32_t) = bf16 ? bf16_to_float : half_to_float;
+  int lane = tls_tid % 32, g = lane / 4, q = lane % 4;
+  float cin[4] = {c0, c1, c2, c3};
+  for (int i = 0; i < 4; i++) {
+    int row = g + 8 * (i / 2), col = 2 * q + i % 2;
+    float sum = 0;
+    for (int k = 0; k < 16; k++) {
+      uint32_t ar = (uint32_t)warp[EXCHANGE * ((row % 8) * 4 + (k % 8) / 2) + (row >= 8) + 2 * (k >= 8)];
+      uint32_t br = (uint32_t)warp[EXCHANGE * (col * 4 + (k % 8) / 2) + 4 + (k >= 8)];
+      sum += cvt((ar >> (16 * (k % 2))) & 0xffff) * cvt((br >> (16 * (k % 2))) & 0xffff);
+    }
+    d[i] = cin[i] + sum;
+  }
+  pthread_barrier_wait(c->barrier);
+}
 
 /* ---- the pool: n - 1 workers beside the calling thread (thread 0) ------------------------ */
 
@@ -175,7 +222,7 @@ void tilec_rt_emu_cta(uint32_t nthreads, uint64_t shared_bytes, void (*body)(voi
                  .ctx = ctx,
                  .nthreads = nthreads,
                  .shared = calloc(1, shared_bytes ? shared_bytes : 1),
-                 .exchange = calloc(nthreads, sizeof(int32_t))};
+                 .exchange = calloc((size_t)nthreads * EXCHANGE, sizeof(int32_t))};
   emu_pool *pool = cta.shared && cta.exchange ? pool_for(nthreads) : NULL;
   if (!pool) {
     free(cta.shared);
