@@ -6,6 +6,7 @@
 #include "runtime/files.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -205,10 +206,14 @@ static uint64_t cache_key(const tilec_compiler *c, const tilec_kernel_spec *spec
 /* ---- loaded kernels ---------------------------------------------------------------------- */
 
 /* One loaded library, shared by every handle to it and by the memory cache. */
+/* A --target nvptx library's launcher (driver/package.c): the whole grid to the GPU. */
+typedef int (*gpu_launch_fn)(void *cuda_stream, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, void *const *args);
+
 typedef struct jit_lib {
   _Atomic unsigned refs;
   tilec_library *lib;
   const tilec_kernel_desc *desc;
+  gpu_launch_fn gpu; /* set for GPU kernels (their descriptor has no CPU program) */
   char *cache_path;
 } jit_lib;
 
@@ -385,6 +390,14 @@ static tilec_status *load_kernel(const char *path, const char *kernel, const cha
   if (!l) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
   tilec_status *st = tilec_library_load(path, &l->lib);
   if (!st) st = tilec_library_find_kernel(l->lib, kernel, &l->desc);
+  if (!st && !l->desc->program) { /* a GPU kernel: its library's launcher (still loaded by l->lib) */
+    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (h) {
+      l->gpu = (gpu_launch_fn)dlsym(h, "tilec_gpu_launch");
+      dlclose(h);
+    }
+    if (!l->gpu) st = tilec_status_create(TILEC_ERROR_ABI, "'%s': kernel '%s' has neither a CPU program nor a GPU launcher", path, kernel);
+  }
   if (!st && cache_path && !(l->cache_path = strdup(cache_path)))
     st = tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
   if (st) {
@@ -600,9 +613,32 @@ tilec_jit_origin tilec_jit_kernel_origin(const tilec_jit_kernel *k) { return k ?
 
 const char *tilec_jit_kernel_cache_path(const tilec_jit_kernel *k) { return k ? k->shared->cache_path : NULL; }
 
+/* A GPU kernel: the arguments checked as the CPU launcher checks them (count, NULL
+ * pointers), then the grid to the driver, synchronously (launch options are the CPU's:
+ * threads, debug checks; none applies). */
+static tilec_status *gpu_launch(const jit_lib *l, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, void *const *args,
+                                size_t num_args) {
+  const tilec_kernel_desc *d = l->desc;
+  if (num_args != d->num_args)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s' takes %u argument%s, got %zu", d->name,
+                               (unsigned)d->num_args, d->num_args == 1 ? "" : "s", num_args);
+  if (num_args && !args) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s': args is NULL", d->name);
+  for (uint32_t j = 0, a = 0; j < d->num_params && a < d->num_args; j++) {
+    const tilec_param_desc *p = &d->params[j];
+    if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
+    if (!args[a] || (p->kind == TILEC_PARAM_POINTER && *(void *const *)args[a] == NULL))
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s': argument %u ('%s') is NULL", d->name,
+                                 (unsigned)a, p->name ? p->name : "?");
+    a++;
+  }
+  int rc = l->gpu(NULL, grid_x, grid_y, grid_z, args);
+  return rc ? tilec_status_create((tilec_status_code)rc, "%s", tilec_last_error()) : NULL;
+}
+
 tilec_status *tilec_jit_kernel_launch(const tilec_jit_kernel *k, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
                                       void *const *args, size_t num_args, const tilec_launch_options *opts) {
   if (!k) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_jit_kernel_launch: kernel is NULL");
+  if (k->shared->gpu) return gpu_launch(k->shared, grid_x, grid_y, grid_z, args, num_args);
   return tilec_kernel_launch_checked(k->shared->desc, grid_x, grid_y, grid_z, args, num_args, opts);
 }
 

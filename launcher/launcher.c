@@ -165,8 +165,10 @@ static tilec_status *check_kernel(const tilec_kernel_desc *k, void *const *args,
   if (st) return st;
   const char *name = k->name;
   if (!k->program)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s' has no program function",
-                               name);
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "kernel '%s' has no CPU program (built for %s: launch it with tilec_jit_kernel_launch "
+                               "or its library's %s_launch)",
+                               name, k->target ? k->target : "another target", name);
   if (k->num_args > 0) {
     if (!args)
       return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,

@@ -84,7 +84,10 @@ static char *loadable_path(const char *path) {
   return p;
 }
 
-static tilec_status *check_descriptor(const char *path, size_t i, const tilec_kernel_desc *d, const segments *sg) {
+/* gpu: the library launches its kernels on a GPU (exports tilec_gpu_launch, driver/package.c):
+ * its descriptors have no CPU program. */
+static tilec_status *check_descriptor(const char *path, size_t i, const tilec_kernel_desc *d, const segments *sg,
+                                      bool gpu) {
   if (sg->n && !in_library(sg, d, sizeof *d, false))
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel #%zu in '%s' points outside the library", i,
                                path);
@@ -110,10 +113,10 @@ static tilec_status *check_descriptor(const char *path, size_t i, const tilec_ke
     if (strings[k] && sg->n && !string_in_library(sg, strings[k]))
       return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                  "kernel '%s' in '%s' has a metadata string outside the library", d->name, path);
-  if (!d->program)
+  if (!d->program && !gpu)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                "kernel '%s' in '%s' has no program function", d->name, path);
-  if (sg->n && !in_library(sg, (const void *)(uintptr_t)d->program, 1, true))
+  if (d->program && sg->n && !in_library(sg, (const void *)(uintptr_t)d->program, 1, true))
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                "kernel '%s' in '%s' has a program function outside the library's code", d->name,
                                path);
@@ -171,6 +174,7 @@ static tilec_status *read_kernel_table(tilec_library *lib) {
   if (!table)
     return tilec_status_create(TILEC_ERROR_NOT_FOUND,
                                "kernel library '%s' does not export 'tilec_kernels'", path);
+  bool gpu = dlsym(lib->handle, "tilec_gpu_launch") != NULL;
   segments sg = {.n = 0};
   struct link_map *lm = NULL;
   if (dlinfo(lib->handle, RTLD_DI_LINKMAP, &lm) == 0 && lm) {
@@ -187,7 +191,7 @@ static tilec_status *read_kernel_table(tilec_library *lib) {
                                  "kernel table of '%s' has more than %u entries (missing NULL "
                                  "terminator?)",
                                  path, MAX_KERNELS);
-    tilec_status *st = check_descriptor(path, n, table[n], &sg);
+    tilec_status *st = check_descriptor(path, n, table[n], &sg, gpu);
     if (st) return st;
     n++;
     if (sg.n && !in_library(&sg, &table[n], sizeof *table, false))

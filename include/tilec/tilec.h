@@ -20,7 +20,9 @@ TILEC_API const char *tilec_version(void);
 
 typedef struct tilec_compile_options {
   const char *target;  /* "host" (default), "x86-64-v2", "x86-64-v3", "x86-64-v4", "aarch64",
-                        * "nvptx" (PTX for NVIDIA GPUs: --emit ptx; see arch, num_warps) */
+                        * "nvptx" (PTX for NVIDIA GPUs: --emit ptx, a host library, or the JIT,
+                        * whose kernels launch on the GPU through the CUDA driver; see arch,
+                        * num_warps), "nvptx-emu" (the GPU lowering run on this CPU) */
   int opt_level;       /* 0..3, default 3 */
   bool fast_math;      /* SLEEF _u35 variants where they exist */
   bool debug_info;     /* DWARF line tables pointing at the kernel source */

@@ -307,7 +307,8 @@ START_TEST(test_bad_arguments) {
   tilec_kernel_desc noprog = record_kernel;
   noprog.program = NULL;
   expect_status(tilec_kernel_launch(&noprog, 4, 1, 1, args, NULL), TILEC_ERROR_INVALID_ARGUMENT,
-               "kernel 'record' has no program function");
+               "kernel 'record' has no CPU program (built for host: launch it with tilec_jit_kernel_launch or its "
+               "library's record_launch)");
   ck_assert_uint_eq(atomic_load(&r.total), 0);
   rec_free(&r);
 }
