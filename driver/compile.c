@@ -55,8 +55,9 @@ tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_com
   }
   c->opts.cache_dir = c->cache_dir_option;
   if (!st) st = tc_target_init(&c->target, c->target_name);
-  if (!st) st = tc_target_set_gpu(&c->target, c->opts.arch, (int)c->opts.num_warps);
-  c->opts.arch = !st && c->target.is_nvptx ? c->target.cpu : NULL; /* the caller's string is borrowed */
+  if (!st) st = tc_target_set_gpu(&c->target, c->opts.arch, (int)c->opts.num_warps, c->opts.ptx_version);
+  c->opts.arch = !st && c->target.is_nvptx ? c->target.cpu : NULL; /* the caller's strings are borrowed */
+  c->opts.ptx_version = NULL;                                       /* (kept as the target's features) */
   if (!st && (c->target.is_nvptx || c->target.gpu_emulation) && (c->opts.check_bounds || c->opts.check_nan || c->opts.check_races || c->opts.reference))
     st = tilec_status_create(TILEC_ERROR_UNSUPPORTED,
                              "--check-bounds, --check-nan, --check-races and --reference are not supported on nvptx yet");

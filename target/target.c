@@ -103,7 +103,7 @@ static tilec_status *tc_target_init_named(tc_target *t, const char *name) {
     copy(t->triple, sizeof t->triple, "nvptx64-nvidia-cuda");
     t->is_nvptx = true;
     t->vector_bits = 128; /* a thread's widest global access: ld.global.v4.f32 */
-    return tc_target_set_gpu(t, NULL, 0);
+    return tc_target_set_gpu(t, NULL, 0, NULL);
   }
   return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                              "unknown target '%s' (expected host, x86-64-v2, x86-64-v3, x86-64-v4, aarch64, nvptx or nvptx-emu)",
@@ -111,14 +111,29 @@ static tilec_status *tc_target_init_named(tc_target *t, const char *name) {
 }
 
 /* Chips LLVM 22's NVPTX backend knows, each with the PTX ISA LLVM picks for it when the
- * features are left empty (a chip/PTX pair LLVM cannot do aborts the process). */
-static const char *const gpu_archs[] = {"sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89",
-                                        "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_101", "sm_101a",
-                                        "sm_120", "sm_120a"};
+ * features are left empty — also the lowest it accepts: a chip/PTX pair LLVM cannot do
+ * aborts the process, so both are checked here first. */
+static const struct {
+  const char *arch;
+  int min_ptx; /* 10 x the PTX ISA version */
+} gpu_archs[] = {{"sm_70", 60},  {"sm_72", 61},   {"sm_75", 63},  {"sm_80", 70},   {"sm_86", 71},
+                 {"sm_87", 74},  {"sm_89", 78},   {"sm_90", 78},  {"sm_90a", 80},  {"sm_100", 86},
+                 {"sm_100a", 86}, {"sm_101", 86}, {"sm_101a", 86}, {"sm_120", 87}, {"sm_120a", 87}};
 
-tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps) {
+/* PTX ISA versions LLVM 22 emits (its +ptxNN features). */
+static const int ptx_versions[] = {32, 40, 41, 42, 43, 50, 60, 61, 62, 63, 64, 65, 70, 71, 72, 73,
+                                   74, 75, 76, 77, 78, 80, 81, 82, 83, 84, 85, 86, 87, 88, 90};
+
+/* "8.0" -> 80; 0 when it is not MAJOR.MINOR with one-digit minor. */
+static int parse_ptx(const char *v) {
+  if (!v || v[0] < '1' || v[0] > '9' || v[1] != '.' || v[2] < '0' || v[2] > '9' || v[3]) return 0;
+  return (v[0] - '0') * 10 + (v[2] - '0');
+}
+
+tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, const char *ptx_version) {
   if (t->gpu_emulation) {
-    if (arch && *arch) return tc_target_set_gpu(&(tc_target){.is_nvptx = true}, arch, 0); /* checked, not used */
+    if ((arch && *arch) || ptx_version) /* checked, not used */
+      return tc_target_set_gpu(&(tc_target){.is_nvptx = true}, arch, 0, ptx_version);
     if (num_warps == 0) num_warps = 4;
     if (num_warps < 1 || num_warps > 32 || (num_warps & (num_warps - 1)))
       return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
@@ -128,20 +143,35 @@ tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps) {
     return NULL;
   }
   if (!t->is_nvptx) {
-    if ((arch && *arch) || num_warps)
+    if ((arch && *arch) || num_warps || ptx_version)
       return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                                 "--arch and --num-warps apply to the nvptx target only (target is '%s')", t->name);
+                                 "--arch, --num-warps and --ptx-version apply to the nvptx target only (target is '%s')",
+                                 t->name);
     return NULL;
   }
   if (!arch || !*arch) arch = "sm_80";
-  bool known = false;
-  for (size_t i = 0; i < sizeof gpu_archs / sizeof gpu_archs[0]; i++) known = known || !strcmp(arch, gpu_archs[i]);
-  if (!known) {
+  int chip = -1;
+  for (size_t i = 0; i < sizeof gpu_archs / sizeof gpu_archs[0]; i++)
+    if (!strcmp(arch, gpu_archs[i].arch)) chip = (int)i;
+  if (chip < 0) {
     char list[256] = "";
     for (size_t i = 0; i < sizeof gpu_archs / sizeof gpu_archs[0]; i++)
-      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", gpu_archs[i]);
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", gpu_archs[i].arch);
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "unknown NVIDIA GPU architecture '%s' (expected one of %s)",
                                arch, list);
+  }
+  int ptx = 0;
+  if (ptx_version) {
+    ptx = parse_ptx(ptx_version);
+    bool known = false;
+    for (size_t i = 0; i < sizeof ptx_versions / sizeof ptx_versions[0]; i++) known = known || ptx_versions[i] == ptx;
+    if (!known)
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                 "unknown PTX ISA version '%s' (expected MAJOR.MINOR from 3.2 to 9.0, e.g. 8.0)",
+                                 ptx_version);
+    if (ptx < gpu_archs[chip].min_ptx)
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "PTX ISA %s cannot target %s: it needs PTX %d.%d or later",
+                                 ptx_version, arch, gpu_archs[chip].min_ptx / 10, gpu_archs[chip].min_ptx % 10);
   }
   if (num_warps == 0) num_warps = 4;
   if (num_warps < 1 || num_warps > 32 || (num_warps & (num_warps - 1)))
@@ -149,7 +179,9 @@ tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps) {
                                "num_warps must be a power of 2 from 1 to 32 (a CTA has at most 1024 threads), got %d",
                                num_warps);
   copy(t->cpu, sizeof t->cpu, arch);
-  copy(t->features, sizeof t->features, "");
+  char features[16] = "";
+  if (ptx) snprintf(features, sizeof features, "+ptx%d", ptx);
+  copy(t->features, sizeof t->features, features);
   t->num_warps = num_warps;
   return NULL;
 }

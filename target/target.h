@@ -28,7 +28,7 @@ tilec_status *tc_target_init(tc_target *t, const char *name);
 /* nvptx: the chip (NULL: sm_80) and the warps per CTA (0: 4), checked against what LLVM's
  * NVPTX backend accepts (it aborts the process on an impossible chip, so nothing else
  * reaches it). Other targets: both must be unset. */
-tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps);
+tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, const char *ptx_version);
 /* Lanes of a native vector for elements of `bits` bits (at least 1). */
 int tc_target_lanes(const tc_target *t, unsigned bits);
 /* "triple cpu features" summary for metadata. */

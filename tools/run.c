@@ -326,7 +326,8 @@ int run_parse_args(int argc, char **argv, int first, run_opts *o) {
     const char *next = i + 1 < argc ? argv[i + 1] : NULL;
     bool takes_value = !strcmp(a, "-k") || !strcmp(a, "--kernel") || !strcmp(a, "--grid") ||
                        !strcmp(a, "--out") || !strcmp(a, "--threads") || !strcmp(a, "--repeat") ||
-                       !strcmp(a, "--target") || !strcmp(a, "-O") || !strcmp(a, "--exec");
+                       !strcmp(a, "--target") || !strcmp(a, "-O") || !strcmp(a, "--exec") || !strcmp(a, "--arch") ||
+                       !strcmp(a, "--num-warps") || !strcmp(a, "--ptx-version") || !strcmp(a, "--emit");
     if (takes_value && !next) return run_usage("option '%s' needs a value", a);
     if (!strcmp(a, "-k") || !strcmp(a, "--kernel")) {
       o->kernel = argv[++i];
@@ -352,6 +353,8 @@ int run_parse_args(int argc, char **argv, int first, run_opts *o) {
       o->target = argv[++i];
     } else if (!strcmp(a, "--arch")) {
       o->arch = argv[++i];
+    } else if (!strcmp(a, "--ptx-version")) {
+      o->ptx_version = argv[++i];
     } else if (!strcmp(a, "--num-warps")) {
       uint64_t v;
       if (!run_parse_count(argv[++i], 1024, &v) || v == 0)
@@ -787,6 +790,7 @@ static void run_compile_options(const run_opts *o, bool reference, tilec_compile
   if (o->target) co->target = o->target;
   co->arch = o->arch;
   co->num_warps = o->num_warps;
+  co->ptx_version = o->ptx_version;
   if (o->no_cache) co->cache_dir = "";
   if (reference) {
     co->reference = true;

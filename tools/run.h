@@ -68,6 +68,7 @@ typedef struct run_out {
 typedef struct run_opts {
   const char *file, *kernel, *grid, *target;
   const char *arch;       /* --arch: the GPU of --target nvptx / nvptx-emu */
+  const char *ptx_version; /* --ptx-version */
   uint32_t num_warps;     /* --num-warps (0: 4) */
   const char *emit;       /* --emit STAGE: print the IR of the specialization instead of running */
   const char *exec; /* --exec CMD: run the library with this program */

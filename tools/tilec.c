@@ -53,9 +53,9 @@ static void print_help(void) {
   printf("tilec %s — compile and run Triton-style tile kernels on CPUs\n\n"
          "usage:\n"
          "  tilec compile FILE.py -k KERNEL -s SIGNATURE [-s SIGNATURE]... [-D NAME=VALUE]... -o OUT.so [--header OUT.h]\n"
-         "                [--emit tile|analysis|vector|llvm-dialect|llvm|asm|ptx] [--target T [--arch A] [--num-warps N]] [-O N] [-g] [--fast-math] [--check-bounds] [--check-nan] [--check-races]\n"
+         "                [--emit tile|analysis|vector|llvm-dialect|llvm|asm|ptx] [--target T [--arch A] [--num-warps N] [--ptx-version V]] [-O N] [-g] [--fast-math] [--check-bounds] [--check-nan] [--check-races]\n"
          "  tilec run FILE.py -k KERNEL --grid X[,Y[,Z]] NAME=VALUE... [--out NAME=FILE.npy]...\n"
-         "                [--threads N] [--repeat N] [--target T [--arch A] [--num-warps N]] [--emit STAGE] [--check-bounds] [--check-nan] [--check-races] [--program X,Y,Z] [--serial] [--reference]\n"
+         "                [--threads N] [--repeat N] [--target T [--arch A] [--num-warps N] [--ptx-version V]] [--emit STAGE] [--check-bounds] [--check-nan] [--check-races] [--program X,Y,Z] [--serial] [--reference]\n"
          "                [--no-cache] [-v] [--exec CMD]   (run the library with CMD, e.g. \"qemu-aarch64 rt64/tilec-exec\")\n"
          "  tilec opt FILE.mlir --stage tile|vector|llvm-dialect|llvm|asm [--target T]\n\n"
          "SIGNATURE is Triton's AOT format, one entry per parameter: \"*fp32:16, *fp32, i32, 1024\".\n"
@@ -83,7 +83,7 @@ static int read_file(const char *path, char **out, size_t *len) {
 }
 
 typedef struct common_opts {
-  const char *file, *kernel, *signature, *output, *header, *emit, *target, *stage, *arch;
+  const char *file, *kernel, *signature, *output, *header, *emit, *target, *stage, *arch, *ptx_version;
   int num_warps;
   tilec_define defines[MAX_DEFINES];
   int ndefines;
@@ -109,6 +109,7 @@ static tilec_status *make_compiler(const common_opts *o, tilec_compiler **c) {
   if (o->target) co.target = o->target;
   co.arch = o->arch;
   co.num_warps = (uint32_t)o->num_warps;
+  co.ptx_version = o->ptx_version;
   if (o->opt_level >= 0) co.opt_level = o->opt_level;
   co.debug_info = o->debug;
   co.fast_math = o->fast_math;
@@ -139,6 +140,7 @@ static int parse_common(int argc, char **argv, int *i, common_opts *o) {
   if (!strcmp(a, "--stage")) { NEXT(); o->stage = argv[++*i]; return 0; }
   if (!strcmp(a, "--target")) { NEXT(); o->target = argv[++*i]; return 0; }
   if (!strcmp(a, "--arch")) { NEXT(); o->arch = argv[++*i]; return 0; }
+  if (!strcmp(a, "--ptx-version")) { NEXT(); o->ptx_version = argv[++*i]; return 0; }
   if (!strcmp(a, "--num-warps")) {
     NEXT();
     char *end = NULL;

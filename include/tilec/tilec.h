@@ -41,6 +41,8 @@ typedef struct tilec_compile_options {
                           * Triton without debug=True (the Python package sets it) */
   const char *arch;      /* target "nvptx": the GPU ("sm_80" default, "sm_90", ...) */
   uint32_t num_warps;    /* target "nvptx": warps per program (CTA), a power of 2 <= 32; 0 = 4 */
+  const char *ptx_version; /* target "nvptx": the PTX ISA to emit ("8.0"); NULL = the chip's
+                            * lowest (sm_80: 7.0, sm_90: 7.8, ...); lower than that is refused */
 } tilec_compile_options;
 
 TILEC_API void tilec_compile_options_init(tilec_compile_options *opts);

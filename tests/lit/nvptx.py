@@ -14,6 +14,10 @@
 # RUN: %tilec compile %s -k show -s "*fp32, 16" --target nvptx --emit ptx | FileCheck %s --check-prefix=PRINT
 # RUN: not %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target nvptx --arch sm_99 --emit ptx 2>&1 | FileCheck %s --check-prefix=ARCH
 # RUN: not %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target nvptx --num-warps 3 --emit ptx 2>&1 | FileCheck %s --check-prefix=WARPS
+# RUN: %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target nvptx --emit ptx | FileCheck %s --check-prefix=VER70
+# RUN: %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target nvptx --arch sm_90 --ptx-version 8.3 --emit ptx | FileCheck %s --check-prefix=PTX83
+# RUN: not %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target nvptx --arch sm_90 --ptx-version 7.0 --emit ptx 2>&1 | FileCheck %s --check-prefix=PTXLOW
+# RUN: not %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target nvptx --ptx-version 9.9 --emit ptx 2>&1 | FileCheck %s --check-prefix=PTXBAD
 # RUN: not %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --emit ptx 2>&1 | FileCheck %s --check-prefix=HOST
 import triton
 import triton.language as tl
@@ -91,3 +95,12 @@ def show(x_ptr, BLOCK: tl.constexpr):
 # ARCH: error: unknown NVIDIA GPU architecture 'sm_99'
 # WARPS: error: num_warps must be a power of 2 from 1 to 32
 # HOST: --emit ptx needs --target nvptx
+
+# the PTX ISA version: the chip's lowest by default (sm_80: 7.0), or --ptx-version, checked
+# against the chip before LLVM (which aborts on an impossible pair)
+# VER70: .version 7.0
+# VER70: .target sm_80
+# PTX83: .version 8.3
+# PTX83: .target sm_90
+# PTXLOW: error: PTX ISA 7.0 cannot target sm_90: it needs PTX 7.8 or later
+# PTXBAD: error: unknown PTX ISA version '9.9' (expected MAJOR.MINOR from 3.2 to 9.0, e.g. 8.0)
