@@ -596,15 +596,17 @@ static tilec_status *call_libdevice(MlirModule m, MlirOperation op) {
   MlirType t = mlirValueGetType(res), elem = tcb_element_type(t);
   unsigned bits = tcb_bitwidth(elem);
   MlirStringRef opname = mlirIdentifierStr(mlirOperationGetName(op));
-  if (!tcb_is_float(elem) || (bits != 32 && bits != 64))
+  if (!tcb_is_float(elem) || (bits != 16 && bits != 32 && bits != 64))
     return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "'%.*s' on %u-bit floats is not supported on nvptx yet",
                                (int)opname.length, opname.data, bits);
+  /* fp16 and bf16: computed in fp32 and rounded once (libdevice has no half functions) */
+  MlirType calc = bits == 16 ? mlirF32TypeGet(ctx) : elem;
   char name[64];
-  snprintf(name, sizeof name, "__nv_%s%s", libdevice_fn(op), bits == 32 ? "f" : "");
+  snprintf(name, sizeof name, "__nv_%s%s", libdevice_fn(op), bits != 64 ? "f" : "");
   int nargs = (int)mlirOperationGetNumOperands(op);
   if (nargs < 1 || nargs > 2)
     return tilec_status_create(TILEC_ERROR_INTERNAL, "'%.*s' with %d operands", (int)opname.length, opname.data, nargs);
-  declare_fn(m, name, nargs, elem);
+  declare_fn(m, name, nargs, calc);
   tc_builder b;
   tcb_init(&b, ctx);
   b.loc = mlirOperationGetLocation(op);
@@ -616,8 +618,12 @@ static tilec_status *call_libdevice(MlirModule m, MlirOperation op) {
   MlirValue out;
   if (!lanes) {
     MlirValue args[2];
-    for (int i = 0; i < nargs; i++) args[i] = mlirOperationGetOperand(op, i);
-    out = tcb_op1(&b, "func.call", elem, nargs, args, 1, &callee);
+    for (int i = 0; i < nargs; i++) {
+      args[i] = mlirOperationGetOperand(op, i);
+      if (bits == 16) args[i] = tcb_cast(&b, "arith.extf", args[i], calc);
+    }
+    out = tcb_op1(&b, "func.call", calc, nargs, args, 1, &callee);
+    if (bits == 16) out = tcb_cast(&b, "arith.truncf", out, elem);
   } else {
     MlirValue *vals = malloc(sizeof *vals * (size_t)lanes);
     if (!vals) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
@@ -627,8 +633,10 @@ static tilec_status *call_libdevice(MlirModule m, MlirOperation op) {
       for (int i = 0; i < nargs; i++) {
         MlirValue v = mlirOperationGetOperand(op, i);
         args[i] = tcb_op1(&b, "vector.extract", elem, 1, &v, 1, &at);
+        if (bits == 16) args[i] = tcb_cast(&b, "arith.extf", args[i], calc);
       }
-      vals[l] = tcb_op1(&b, "func.call", elem, nargs, args, 1, &callee);
+      vals[l] = tcb_op1(&b, "func.call", calc, nargs, args, 1, &callee);
+      if (bits == 16) vals[l] = tcb_cast(&b, "arith.truncf", vals[l], elem);
     }
     out = tcb_op1(&b, "vector.from_elements", t, lanes, vals, 0, NULL);
     free(vals);
