@@ -87,7 +87,23 @@ void tc_map_scalar(tc_lower *L, MlirValue old, MlirValue v) {
   if (slot) *slot = v;
 }
 
-tc_special *tc_special_of(tc_lower *L, MlirValue old) { return tc_valmap_get(&L->special, old.ptr); }
+/* Is `outer` the block `inner` is in, or a block some op enclosing `inner` stands in? */
+static bool block_encloses(MlirBlock outer, MlirBlock inner) {
+  for (MlirBlock b = inner; !mlirBlockIsNull(b);) {
+    if (mlirBlockEqual(b, outer)) return true;
+    MlirOperation parent = mlirBlockGetParentOperation(b);
+    if (mlirOperationIsNull(parent)) return false;
+    b = mlirOperationGetBlock(parent);
+  }
+  return false;
+}
+
+tc_special *tc_special_of(tc_lower *L, MlirValue old) {
+  tc_special *s = tc_valmap_get(&L->special, old.ptr);
+  if (s && s->kind == TC_SPECIAL_BUFFER && !mlirBlockIsNull(s->fill_block) && !block_encloses(s->fill_block, L->b.block))
+    return NULL;
+  return s;
+}
 tc_special *tc_special_put(tc_lower *L, MlirValue old) { return tc_valmap_put(&L->special, old.ptr); }
 
 static bool is_tile(MlirType t) { return mlirTypeIsARankedTensor(t); }
