@@ -1,5 +1,5 @@
 """Cases of the lang family 'attention': fused attention forward (online softmax in base 2, causal
-and not) (its kernels are in attention/kernels.py)."""
+and not) (its kernels are in attention/kernels.py, and the benchmark's bench/kernels/attention.py)."""
 import numpy as np
 
 from harness import add, bf16_bits, compare, rng
