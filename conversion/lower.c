@@ -87,7 +87,23 @@ void tc_map_scalar(tc_lower *L, MlirValue old, MlirValue v) {
   if (slot) *slot = v;
 }
 
-tc_special *tc_special_of(tc_lower *L, MlirValue old) { return tc_valmap_get(&L->special, old.ptr); }
+/* Is `outer` the block `inner` is in, or a block some op enclosing `inner` stands in? */
+static bool block_encloses(MlirBlock outer, MlirBlock inner) {
+  for (MlirBlock b = inner; !mlirBlockIsNull(b);) {
+    if (mlirBlockEqual(b, outer)) return true;
+    MlirOperation parent = mlirBlockGetParentOperation(b);
+    if (mlirOperationIsNull(parent)) return false;
+    b = mlirOperationGetBlock(parent);
+  }
+  return false;
+}
+
+tc_special *tc_special_of(tc_lower *L, MlirValue old) {
+  tc_special *s = tc_valmap_get(&L->special, old.ptr);
+  if (s && s->kind == TC_SPECIAL_BUFFER && !mlirBlockIsNull(s->fill_block) && !block_encloses(s->fill_block, L->b.block))
+    return NULL;
+  return s;
+}
 tc_special *tc_special_put(tc_lower *L, MlirValue old) { return tc_valmap_put(&L->special, old.ptr); }
 
 static bool is_tile(MlirType t) { return mlirTypeIsARankedTensor(t); }
@@ -116,6 +132,22 @@ static bool escapes(tc_lower *L, MlirValue v, int depth) {
 }
 
 static bool is_root(MlirOperation op) { return tile_op_has(op, TILE_TRAIT_ROOT); }
+
+/* Is v (through lazily evaluated ops) the A operand of a dot in another block than
+ * `block` — q of attention, loaded once before the loop over K/V blocks whose dot reads it? */
+static bool dot_a_elsewhere(MlirValue v, MlirBlock block, int depth) {
+  if (depth > 64) return false;
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    if (tile_op_of(user) == TILE_DOT) {
+      if (mlirOpOperandGetOperandNumber(u) == 0 && !mlirBlockEqual(mlirOperationGetBlock(user), block)) return true;
+    } else if (tc_is_lazy_op(user) && mlirOperationGetNumResults(user) == 1 &&
+               dot_a_elsewhere(mlirOperationGetResult(user, 0), block, depth + 1)) {
+      return true;
+    }
+  }
+  return false;
+}
 
 /* Does the lazily evaluated cone of v contain `target`? */
 static bool cone_has(MlirValue v, MlirValue target, tc_valmap *seen, int depth) {
@@ -358,8 +390,11 @@ void tc_flush(tc_lower *L) {
     if (!(tile_op_of(op) == TILE_LOAD)) continue;
     MlirValue v = mlirOperationGetResult(op, 0);
     if (tc_special_of(L, v)) continue;
+    /* A dot's A operand loaded outside the dot's loop is buffered here, once, rather than
+     * by the dot in every trip. */
     if ((nests > 1 && read_after_store(L, v)) || (escapes(L, v, 0) && !rereadable(op)) ||
-        (L->group_has_store && overwritten_by_own_nest(L, op))) {
+        (L->group_has_store && overwritten_by_own_nest(L, op)) ||
+        (escapes(L, v, 0) && dot_a_elsewhere(v, mlirOperationGetBlock(op), 0))) {
       L->b.loc = mlirOperationGetLocation(op);
       tc_materialize(L, v);
     }

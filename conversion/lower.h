@@ -81,6 +81,11 @@ typedef struct tc_special {
   MlirValue init;   /* AFFINE: the old tile the value started from ... */
   MlirValue delta;  /* ... plus this new scalar (element offset for pointers) */
   MlirValue step;   /* AFFINE in a loop: the old scalar added per iteration (or null) */
+  /* BUFFER filled by tc_materialize where the value is consumed: the new block the fill
+   * was emitted in. The buffer holds the value only where that block encloses the
+   * insertion point (a dot operand loaded inside a loop is not there after a loop that
+   * ran zero times); elsewhere tc_special_of ignores the entry. Null: valid everywhere. */
+  MlirBlock fill_block;
 } tc_special;
 
 typedef struct tc_view {

@@ -231,6 +231,7 @@ MlirValue tc_materialize(tc_lower *L, MlirValue old) {
   if (s) {
     s->kind = TC_SPECIAL_BUFFER;
     s->buffer = buf;
+    s->fill_block = L->b.block;
   }
   return buf;
 }

@@ -9,6 +9,13 @@ the real triton), torch (eager), inductor (``torch.compile``, inductor on CPU), 
 KERNEL and SHAPE: vector_add N, softmax ROWSxCOLS, layernorm ROWSxCOLS, matmul N — the kernels
 of bench/kernels/*.py with their block sizes as scripts/bench.sh compiles them (softmax and,
 with BENCH_LN_BLOCK=pow2, layer norm at next_power_of_2(COLS); layer norm otherwise 256).
+The LLM kernels (issue 16) take a dtype in the shape: attention DTYPE:ZxHxSEQxD[:causal]
+(bench/kernels/attention.py vs torch's scaled_dot_product_attention), rmsnorm_fwd, rmsnorm_bwd,
+swiglu_fwd, swiglu_bwd DTYPE:ROWSxCOLS and cross_entropy DTYPE:ROWSxVOCAB (bench/kernels/
+{rmsnorm,swiglu,cross_entropy}.py vs the same math in torch eager, autograd for the
+backwards); DTYPE fp32 or bf16. Their outputs are checked against a float64 torch reference
+on the first call, before the timing (``max_abs_err`` is then relative to the largest
+reference value).
 
 Threads: torch.set_num_threads(BENCH_THREADS) for torch and inductor; the interpreter and
 numpy run on one thread (their rows say 1). Timing: the protocol of bench/common.h
@@ -203,10 +210,222 @@ def bench_one(impl, kernel, size, threads):
     return line
 
 
+# ---- LLM kernels (issue 16): attention, RMSNorm, SwiGLU, cross entropy ----------------------
+LLM_KERNELS = ("attention", "rmsnorm_fwd", "rmsnorm_bwd", "swiglu_fwd", "swiglu_bwd", "cross_entropy")
+LLM_TOLERANCE = {"fp32": 1e-4, "bf16": 3e-2}   # max |got - ref| / max |ref|
+# BLOCK_M, BLOCK_N: the best of 32..128 on this machine's AVX-512 (Zen 4), 1 thread, SEQ 2048
+ATTN_BLOCKS = {"fp32": (128, 64), "bf16": (128, 128)}
+RMS_EPS = 1e-6
+IGNORE_INDEX = -100
+for _impl, _notes in (("torch", {"attention": "F.scaled_dot_product_attention",
+                                 "rmsnorm_fwd": "eager Llama RMSNorm: x.float(), pow(2).mean, rsqrt, .to(dtype) * w",
+                                 "rmsnorm_bwd": "autograd.grad of the eager forward (dx, dw)",
+                                 "swiglu_fwd": "F.silu(a) * b", "swiglu_bwd": "autograd.grad of F.silu(a) * b (da, db)",
+                                 "cross_entropy": "F.cross_entropy + autograd.grad (loss and dlogits)"}),
+                      ("tilec", dict.fromkeys(LLM_KERNELS, "Triton drop-in (TILEC_TRITON=1)"))):
+    NOTES[_impl].update(_notes)
+for _impl in ("inductor", "interpreter", "numpy"):
+    NOTES[_impl].update(dict.fromkeys(LLM_KERNELS, ""))
+
+
+def llm_setup(impl, kernel, size, threads):
+    """(fn, result(), reference, dtype) for an LLM kernel: fn runs one call; result() gives the
+    outputs (a tuple of tensors) after the first call; reference is their float64 values."""
+    import torch
+    import torch.nn.functional as F
+    parts = size.split(":")
+    dt = {"fp32": torch.float32, "bf16": torch.bfloat16}[parts[0]]
+    dims = tuple(int(s) for s in parts[1].split("x"))
+    g = torch.Generator().manual_seed(11)
+    rnd = lambda *shape, scale=1.0: (torch.randn(*shape, generator=g) * scale).to(dt)  # noqa: E731
+    d64 = lambda t: t.detach().double()  # noqa: E731
+    mod = load_kernel(kernel.split("_")[0] if kernel != "cross_entropy" else kernel) if impl == "tilec" else None
+    if kernel == "attention":
+        Z, H, L, D = dims
+        causal = len(parts) > 2 and parts[2] == "causal"
+        q, k, v = rnd(Z, H, L, D), rnd(Z, H, L, D), rnd(Z, H, L, D)
+        s = torch.einsum("zhmd,zhnd->zhmn", d64(q), d64(k)) / D ** 0.5
+        if causal:
+            s = s.masked_fill(~torch.ones(L, L, dtype=torch.bool).tril(), float("-inf"))
+        ref = (torch.softmax(s, -1) @ d64(v),)
+        if impl == "torch":
+            out = {}
+
+            def fn():
+                out["o"] = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            return fn, lambda: (out["o"],), ref
+        bm, bn = ATTN_BLOCKS[parts[0]]
+        o, lse = torch.empty_like(q), torch.empty(Z * H, L)
+        return (lambda: mod.attn_fwd_kernel[(L // bm, Z * H)](  # noqa: E731
+            q, k, v, o, lse, D ** -0.5, q.stride(0), q.stride(1), q.stride(2), H, L,
+            HEAD_DIM=D, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal)), lambda: (o,), ref
+    if kernel.startswith("rmsnorm"):
+        R, N = dims
+        x, w = rnd(R, N), (1 + 0.1 * torch.randn(N, generator=g)).to(dt)
+        x.requires_grad_(kernel == "rmsnorm_bwd")
+        w.requires_grad_(kernel == "rmsnorm_bwd")
+        xd, wd = d64(x).requires_grad_(), d64(w).requires_grad_()
+        rstd_ref = torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + RMS_EPS)
+        y_ref = xd * rstd_ref * wd
+
+        def eager(x, w):
+            xf = x.float()
+            return w * (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + RMS_EPS)).to(x.dtype)
+        block = next_pow2(N)
+        if kernel == "rmsnorm_fwd":
+            ref = (y_ref.detach(),)
+            if impl == "torch":
+                out = {}
+
+                def fn():
+                    out["y"] = eager(x, w)
+                return fn, lambda: (out["y"],), ref
+            y, rstd = torch.empty_like(x), torch.empty(R)
+            return (lambda: mod.rmsnorm_fwd_kernel[(R,)](y, x, w, rstd, N, N, RMS_EPS,  # noqa: E731
+                                                         BLOCK_SIZE=block)), lambda: (y,), ref
+        dy = rnd(R, N)
+        ref = torch.autograd.grad(y_ref, (xd, wd), d64(dy))
+        if impl == "torch":
+            y = eager(x, w)
+            out = {}
+
+            def fn():
+                out["g"] = torch.autograd.grad(y, (x, w), dy, retain_graph=True)
+            return fn, lambda: out["g"], ref
+        with torch.no_grad():
+            xf = x.float()
+            rstd = torch.rsqrt(xf.pow(2).mean(-1) + RMS_EPS)   # what the forward kernel saved
+        progs = min(R, 4 * threads)
+        per = (R + progs - 1) // progs
+        dx, part = torch.empty_like(x), torch.empty(progs, N)
+        out = {}
+
+        def fn():
+            mod.rmsnorm_bwd_kernel[(progs,)](dx, dy, x, w, rstd, part, N, R, N, per, BLOCK_SIZE=block)
+            out["dw"] = part.sum(0)
+        return fn, lambda: (dx, out["dw"]), ref
+    if kernel.startswith("swiglu"):
+        R, N = dims
+        a, b = rnd(R, N, scale=2.0), rnd(R, N)
+        ad, bd = d64(a).requires_grad_(), d64(b).requires_grad_()
+        c_ref = F.silu(ad) * bd
+        block = next_pow2(N)
+        if kernel == "swiglu_fwd":
+            ref = (c_ref.detach(),)
+            if impl == "torch":
+                out = {}
+
+                def fn():
+                    out["c"] = F.silu(a) * b
+                return fn, lambda: (out["c"],), ref
+            c = torch.empty_like(a)
+            return (lambda: mod.swiglu_fwd_kernel[(R,)](c, a, b, N, N, BLOCK_SIZE=block)), lambda: (c,), ref  # noqa: E731
+        dc = rnd(R, N)
+        ref = torch.autograd.grad(c_ref, (ad, bd), d64(dc))
+        if impl == "torch":
+            a.requires_grad_()
+            b.requires_grad_()
+            c = F.silu(a) * b
+            out = {}
+
+            def fn():
+                out["g"] = torch.autograd.grad(c, (a, b), dc, retain_graph=True)
+            return fn, lambda: out["g"], ref
+        da, db = torch.empty_like(a), torch.empty_like(b)
+        return (lambda: mod.swiglu_bwd_kernel[(R,)](da, db, dc, a, b, N, N, BLOCK_SIZE=block)), \
+            lambda: (da, db), ref  # noqa: E731
+    R, V = dims   # cross_entropy
+    x = rnd(R, V, scale=2.0)
+    y = torch.randint(0, V, (R,), generator=g)
+    y[::7] = IGNORE_INDEX                         # some ignored rows, as padding gives
+    xd = d64(x).requires_grad_()
+    loss_ref = F.cross_entropy(xd, y, ignore_index=IGNORE_INDEX)
+    ref = (loss_ref.detach().reshape(1), torch.autograd.grad(loss_ref, xd)[0])
+    if impl == "torch":
+        xt = x.clone().requires_grad_()
+        out = {}
+
+        def fn():
+            loss = F.cross_entropy(xt, y, ignore_index=IGNORE_INDEX)
+            out["r"] = (loss.detach().reshape(1), torch.autograd.grad(loss, xt)[0])
+        return fn, lambda: out["r"], ref
+    n_valid = int((y != IGNORE_INDEX).sum())
+    xl = x.clone()   # the gradient overwrites the logits (in place, as Liger does)
+    loss_rows = torch.empty(R)
+    out = {}
+
+    def fn():
+        mod.cross_entropy_kernel[(R,)](xl, xl, y, loss_rows, V, V, n_valid, IGNORE_INDEX, BLOCK_SIZE=CE_BLOCK)
+        out["loss"] = loss_rows.sum().reshape(1)
+    return fn, lambda: (out["loss"], xl), ref
+
+
+CE_BLOCK = 4096
+
+
+def bench_llm(impl, kernel, size, threads):
+    """One LLM-kernel row: first call checked against the float64 reference, then timed."""
+    line = {"bench": kernel, "size": size, "impl": impl, "threads": threads, "kernel": kernel}
+    if impl not in ("tilec", "torch"):
+        line.update(status="skipped", note="only tilec and torch eager run the LLM kernels")
+        return line
+    fn, result, ref = llm_setup(impl, kernel, size, threads)
+    fn()
+    err = max(float((r.double() - e).abs().max() / e.abs().max().clamp_min(1e-30)) for r, e in zip(result(), ref))
+    tol = LLM_TOLERANCE[size.split(":")[0]]
+    if not err <= tol:   # a wrong result is not timed
+        line.update(status="mismatch", note=f"relative max error {err:.3g} (tolerance {tol:g}); {NOTES[impl][kernel]}",
+                    max_abs_err=err)
+        return line
+    res = measure(fn, 2.0 if kernel == "attention" else 1.0)
+    line.update(res)
+    line.update({"status": "ok", "note": NOTES[impl][kernel], "ms": res["median_s"] * 1e3, "max_abs_err": err})
+    return line
+
+
+def bench_pair(kernel, size, threads, rounds):
+    """tilec and torch eager on one LLM-kernel shape in this process (run with TILEC_TRITON=1):
+    both checked, then timed alternately `rounds` times; medians over the rounds."""
+    import torch
+    torch.set_num_threads(threads)
+    line = {"bench": kernel, "size": size, "impl": "pair", "threads": threads, "kernel": kernel, "rounds": rounds}
+    tol = LLM_TOLERANCE[size.split(":")[0]]
+    fns = {}
+    for impl in ("tilec", "torch"):
+        fn, result, ref = llm_setup(impl, kernel, size, threads)
+        fn()
+        err = max(float((r.double() - e).abs().max() / e.abs().max().clamp_min(1e-30)) for r, e in zip(result(), ref))
+        line[f"{impl}_err"] = err
+        if not err <= tol:
+            line.update(status="mismatch", note=f"{impl}: relative max error {err:.3g} (tolerance {tol:g})")
+            return line
+        fns[impl] = fn
+    ms = {"tilec": [], "torch": []}
+    for _ in range(rounds):
+        for impl in ("tilec", "torch"):
+            ms[impl].append(measure(fns[impl], 1.0)["median_s"] * 1e3)
+    med = lambda xs: sorted(xs)[len(xs) // 2] if len(xs) % 2 else 0.5 * sum(sorted(xs)[len(xs) // 2 - 1:len(xs) // 2 + 1])  # noqa: E731
+    line.update(status="ok", tilec_ms=med(ms["tilec"]), torch_ms=med(ms["torch"]), tilec_runs=ms["tilec"],
+                torch_runs=ms["torch"], note=NOTES["torch"][kernel])
+    line["ratio"] = line["torch_ms"] / line["tilec_ms"]
+    return line
+
+
 def main():
+    if len(sys.argv) >= 4 and sys.argv[1] == "pair":
+        # peers.py pair KERNEL SHAPE...: tilec vs torch eager, alternating, in one process
+        threads = int(os.environ.get("BENCH_THREADS") or os.environ.get("TILEC_NUM_THREADS") or os.cpu_count())
+        for size in sys.argv[3:]:
+            try:
+                line = bench_pair(sys.argv[2], size, threads, int(os.environ.get("BENCH_ROUNDS", "3")))
+            except Exception as e:  # noqa: BLE001
+                line = {"bench": sys.argv[2], "size": size, "impl": "pair", "status": "error",
+                        "note": f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"[:300]}
+            print(json.dumps(line), flush=True)
+        return
     if len(sys.argv) < 4:
         raise SystemExit("usage: peers.py tilec|interpreter|torch|inductor|numpy "
-                         "vector_add|softmax|layernorm|matmul SHAPE [SHAPE...]")
+                         "vector_add|softmax|layernorm|matmul|" + "|".join(LLM_KERNELS) + " SHAPE [SHAPE...]")
     impl, kernel, sizes = sys.argv[1], sys.argv[2], sys.argv[3:]
     if impl not in NOTES:
         raise SystemExit(f"unknown implementation {impl}")
@@ -218,7 +437,7 @@ def main():
             torch.set_num_threads(threads)
     for size in sizes:
         try:
-            line = bench_one(impl, kernel, size, threads)
+            line = (bench_llm if kernel in LLM_KERNELS else bench_one)(impl, kernel, size, threads)
         except Exception as e:  # noqa: BLE001 — a peer that cannot run becomes its row's note
             why = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"[:300]
             line = {"bench": kernel, "size": size, "impl": impl, "threads": threads, "status": "error",

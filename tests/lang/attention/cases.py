@@ -1,8 +1,10 @@
 """Cases of the lang family 'attention': fused attention forward (online softmax in base 2, causal
-and not) (its kernels are in attention/kernels.py)."""
+and not) (its kernels are in attention/kernels.py, and the benchmark's bench/kernels/attention.py)."""
 import numpy as np
 
-from harness import add, rng
+from harness import add, bf16_bits, compare, rng
+
+BENCH = "../../bench/kernels/attention.py"
 
 
 def cases():
@@ -29,3 +31,36 @@ def cases():
             dict(q_ptr=q, k_ptr=k, v_ptr=v, o_ptr=np.zeros_like(q), lse_ptr=np.zeros((H, L), np.float32), seq_len=L,
                  sm_scale=float(1 / np.sqrt(D)), BM=BM, BN=BN, D=D, CAUSAL=causal),
             ["o_ptr", "lse_ptr"], lambda a, c=causal: attn_ref(a, c), rtol=1e-4, atol=1e-4)
+
+    # The benchmark's kernel (bench/kernels/attention.py: [Z, H, SEQ, D] strides, causal blocks
+    # below the diagonal unmasked and the diagonal block masked, in two calls of one helper).
+    # Program 0 of a causal launch runs the unmasked loop zero times: q, loaded before it and
+    # buffered for the dot inside it, must still be there for the diagonal loop.
+    for (Z, H, L, D, BM, BN, causal, bf) in [(1, 2, 64, 16, 32, 32, True, False), (2, 1, 96, 32, 32, 16, True, False),
+                                             (1, 2, 64, 16, 16, 32, False, False), (1, 1, 64, 32, 32, 32, True, True),
+                                             (1, 2, 64, 16, 16, 16, False, True)]:
+        r = rng(170 + L + D + bf)
+        q, k, v = (r.standard_normal((Z, H, L, D)).astype(np.float32) for _ in range(3))
+        sc = float(1 / np.sqrt(D))
+        if bf:
+            (qb, q), (kb, k), (vb, v) = bf16_bits(q), bf16_bits(k), bf16_bits(v)
+        ref = attn_ref({"q_ptr": q.reshape(Z * H, L, D), "k_ptr": k.reshape(Z * H, L, D),
+                        "v_ptr": v.reshape(Z * H, L, D), "sm_scale": sc}, causal)
+        args = dict(q_ptr=q, k_ptr=k, v_ptr=v, o_ptr=np.zeros_like(q), lse_ptr=np.zeros((Z * H, L), np.float32),
+                    sm_scale=sc, stride_z=H * L * D, stride_h=L * D, stride_n=D, H=H, SEQ=L,
+                    HEAD_DIM=D, BLOCK_M=BM, BLOCK_N=BN, CAUSAL=causal)
+        name = "attn_bench_z%d_h%d_l%d_d%d_bm%d_bn%d%s%s" % (Z, H, L, D, BM, BN, "_causal" if causal else "",
+                                                         "_bf16" if bf else "")
+        if not bf:
+            add("attention", name, BENCH, "attn_fwd_kernel", (L // BM, Z * H), args, ["o_ptr", "lse_ptr"],
+                lambda a, ref=ref: {"o_ptr": ref["o_ptr"].reshape(a["q_ptr"].shape), "lse_ptr": ref["lse_ptr"]},
+                rtol=1e-4, atol=1e-4)
+            continue
+        args.update(q_ptr=(qb, "bf16"), k_ptr=(kb, "bf16"), v_ptr=(vb, "bf16"), o_ptr=(np.zeros_like(qb), "bf16"))
+
+        def check(a, res, ref=ref):
+            # p is rounded to bf16 for the second dot and o stored as bf16: ~2^-8 relative
+            o = (res["o_ptr"].astype(np.uint32) << 16).view(np.float32).reshape(ref["o_ptr"].shape)
+            return (compare("o_ptr", o, ref["o_ptr"], 2e-2, 2e-2) or
+                    compare("lse_ptr", res["lse_ptr"].reshape(ref["lse_ptr"].shape), ref["lse_ptr"], 1e-4, 1e-4))
+        add("attention", name, BENCH, "attn_fwd_kernel", (L // BM, Z * H), args, ["o_ptr", "lse_ptr"], check=check)
