@@ -1,9 +1,9 @@
 /* backend/nvptx_reduce.c — reductions the CTA's threads compute together, the way a GPU
  * does: each thread folds its share of a row (chunks dealt round-robin, as nests deal
  * them), the 32 lanes of a warp combine their partials through shuffles (shfl.sync.down,
- * five steps), lane 0 of each warp leaves the warp's value in shared memory, and after a
- * barrier every thread combines the warps' values in warp order, so every thread holds the
- * row's result. A tile result is written by thread 0 into a shared buffer. Reductions over
+ * five steps, which leave the warp's value in lane 0), lane 0 of each warp leaves it in
+ * shared memory, and after a barrier every thread combines the warps' values in warp order,
+ * so every thread holds the row's result. A tile result is written by thread 0 into a shared buffer. Reductions over
  * a leading axis need no shuffles: the output's chunks are dealt to the threads (the CPU
  * emitter over this backend's nests). Inside code one thread runs for the program, the
  * CPU's emitter runs as is.
@@ -155,8 +155,8 @@ static void combine_cta(tc_lower *L, tc_builder *b, const coop *k, MlirValue *v,
     if (!tc_apply_combine(L, b, k->op, args, 2 * k->nvals, comb)) return;
     for (int i = 0; i < k->nvals; i++) v[i] = tcb_select(b, ov, comb[i], v[i]);
   }
-  if (k->nwarps == 1) return;
-  /* the warps: lane 0 of each leaves its value; all threads read them in warp order */
+  /* the warps: lane 0 of each leaves its value (the whole fold is only in lane 0); all
+   * threads read them in warp order — with one warp, this is lane 0's broadcast */
   tc_builder lb;
   tcb_if(b, tcb_cmpi(b, "eq", k->lane, tcb_const_index(b, 0)), 0, NULL, &lb, NULL);
   for (int i = 0; i < k->nvals; i++) store1(&lb, v[i], k->slots[i], k->warp);
@@ -202,14 +202,11 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   for (int i = 0; i < k.nvals; i++) {
     k.types[i] = tcb_element_type(mlirValueGetType(mlirOperationGetResult(op, i)));
     if (rr > 0) bufs[i] = tc_alloc_buffer(L, k.types[i], tc_numel(rr, shape));
-    if (k.nwarps > 1) {
-      MlirType mem = tc_memory_type(L->ctx, k.types[i]);
-      k.slots[i] = tc_nvptx_alloc_shared(L, mlirMemRefTypeContiguousGet(mem, 1, &k.nwarps, mlirAttributeGetNull()),
-                                         k.nwarps * ((tcb_bitwidth(mem) + 7) / 8));
-    }
+    MlirType mem = tc_memory_type(L->ctx, k.types[i]);
+    k.slots[i] = tc_nvptx_alloc_shared(L, mlirMemRefTypeContiguousGet(mem, 1, &k.nwarps, mlirAttributeGetNull()),
+                                       k.nwarps * ((tcb_bitwidth(mem) + 7) / 8));
   }
-  if (k.nwarps > 1)
-    k.valid_slot = tc_nvptx_alloc_shared(
+  k.valid_slot = tc_nvptx_alloc_shared(
         L, mlirMemRefTypeContiguousGet(tcb_int_type(L->ctx, 8), 1, &k.nwarps, mlirAttributeGetNull()), k.nwarps);
   if (L->status) return 1;
   tc_nvptx_barrier(L, b); /* the operand may read what earlier nests wrote */

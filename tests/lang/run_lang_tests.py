@@ -98,6 +98,7 @@ def main():
                     "specialization it runs (tilec run --target nvptx --emit ptx) with this ptxas; "
                     "diagnostics and custom cases print SKIP")
     ap.add_argument("--ptxas-arch", default="sm_80,sm_90", help="GPUs for --ptxas (default sm_80,sm_90)")
+    ap.add_argument("--num-warps", type=int, help="warps per program for nvptx targets (tilec run --num-warps)")
     ap.add_argument("--timeout-scale", type=float, default=1.0,
                     help="multiply each case's time limit (nvptx-emu runs every program as 128 threads)")
     opts = ap.parse_args()
@@ -105,6 +106,8 @@ def main():
         harness.RUN_EXTRA.extend(["--target", opts.target])
     if opts.exec:
         harness.RUN_EXTRA.extend(["--exec", opts.exec])
+    if opts.num_warps:
+        harness.RUN_EXTRA.extend(["--num-warps", str(opts.num_warps)])
     harness.TIMEOUT_SCALE = opts.timeout_scale
     if opts.ptxas:
         harness.PTXAS = opts.ptxas

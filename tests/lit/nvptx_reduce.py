@@ -2,7 +2,7 @@
 # chunks of the row, the lanes of a warp combine through five shfl.sync.down steps (16, 8,
 # 4, 2, 1), lane 0 of each warp leaves the warp's value in shared memory and, after a
 # barrier, every thread combines the warps' values. 64-bit values are shuffled in two
-# 32-bit halves; one warp needs no shared memory. A reduction over a leading axis deals the
+# 32-bit halves. A reduction over a leading axis deals the
 # output's chunks to the threads instead (no shuffles). A scan deals each thread a run of
 # chunks: the runs' totals are scanned with shfl.sync.up in each warp, carried across warps
 # through shared memory, and each thread scans its run again from its carry.
@@ -58,9 +58,11 @@ def prefix(x_ptr, out_ptr, N: tl.constexpr):
 # F64: add.rn.f64
 # F64: st.shared.b64
 
+# one warp: lane 0 holds the fold and broadcasts it through shared memory
 # ONEWARP: shfl.sync.down.b32 {{.*}}, 1, 31, -1;
-# ONEWARP-NOT: st.shared
-# ONEWARP: ret;
+# ONEWARP: st.shared
+# ONEWARP: bar.sync 0
+# ONEWARP: ld.shared
 
 # argmax's (value, index) pairs go through the shuffles together
 # ROWS: shfl.sync.down.b32 {{.*}}, 16, 31, -1;
