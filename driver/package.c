@@ -127,6 +127,34 @@ static int declare_kernel(FILE *f, const char *symbol, const tc_kernel_info *inf
   return nargs;
 }
 
+/* A one-kernel library's tables (tilec/abi.h): the parameter rows, the descriptor (with
+ * tilec_program_<K> as its program, or none for a GPU kernel), the ABI version and the
+ * kernel table. */
+static void write_library_tables(FILE *f, const tc_kernel_info *info, const tc_target *target, const char *source_file,
+                                 int nargs, bool program) {
+  const char *n = info->name;
+  fprintf(f, "static const tilec_param_desc tilec_params_%s[] = {\n", n);
+  emit_param_rows(f, info);
+  fprintf(f, "};\n");
+  char tdesc[256];
+  tc_target_describe(target, tdesc, sizeof tdesc);
+  fprintf(f, "static const tilec_kernel_desc tilec_desc_%s = {\n  TILEC_ABI_VERSION, sizeof(tilec_kernel_desc), ", n);
+  c_string(f, n);
+  fprintf(f, ", ");
+  c_string(f, info->signature);
+  fprintf(f, ", ");
+  c_string(f, tdesc);
+  fprintf(f, ", ");
+  c_string(f, source_file ? source_file : "");
+  fprintf(f, ", \"%s\", %d, %d, tilec_params_%s, ", TILEC_VERSION_STRING, info->nparams, nargs, n);
+  if (program) fprintf(f, "tilec_program_%s};\n", n);
+  else fprintf(f, "0};\n");
+  fprintf(f, "__attribute__((visibility(\"default\"))) const uint32_t tilec_library_abi_version = TILEC_ABI_VERSION;\n");
+  fprintf(f, "__attribute__((visibility(\"default\"))) const tilec_kernel_desc *const tilec_kernels[] = "
+             "{&tilec_desc_%s, 0};\n",
+          n);
+}
+
 static tilec_status *write_stub(const char *path, const tc_kernel_info *info, const tc_target *target,
                                 const char *source_file) {
   FILE *f = fopen(path, "w");
@@ -161,25 +189,7 @@ static tilec_status *write_stub(const char *path, const tc_kernel_info *info, co
   fprintf(f, "pid[0], pid[1], pid[2], grid[0], grid[1], grid[2]%s);\n", info->check_bounds ? ", ext" : "");
   if (unwinds) fprintf(f, "  tilec_rt_set_jmp(0);\n");
   fprintf(f, "  return 0;\n}\n");
-  fprintf(f, "static const tilec_param_desc tilec_params_%s[] = {\n", n);
-  emit_param_rows(f, info);
-  fprintf(f, "};\n");
-  char tdesc[256];
-  tc_target_describe(target, tdesc, sizeof tdesc);
-  fprintf(f, "static const tilec_kernel_desc tilec_desc_%s = {\n  TILEC_ABI_VERSION, sizeof(tilec_kernel_desc), ", n);
-  c_string(f, n);
-  fprintf(f, ", ");
-  c_string(f, info->signature);
-  fprintf(f, ", ");
-  c_string(f, tdesc);
-  fprintf(f, ", ");
-  c_string(f, source_file ? source_file : "");
-  fprintf(f, ", \"%s\", %d, %d, tilec_params_%s, tilec_program_%s};\n", TILEC_VERSION_STRING, info->nparams, nargs, n,
-          n);
-  fprintf(f, "__attribute__((visibility(\"default\"))) const uint32_t tilec_library_abi_version = TILEC_ABI_VERSION;\n");
-  fprintf(f, "__attribute__((visibility(\"default\"))) const tilec_kernel_desc *const tilec_kernels[] = "
-             "{&tilec_desc_%s, 0};\n",
-          n);
+  write_library_tables(f, info, target, source_file, nargs, true);
   fprintf(f, "__attribute__((visibility(\"default\"))) int %s_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z", n);
   write_params_proto(f, info);
   fprintf(f, ") {\n");
@@ -918,21 +928,7 @@ tilec_status *tc_package_gpu(const tc_kernel_info *info, const tc_target *target
      * (args[i] points at the value), which is what cuLaunchKernel takes. */
     int nargs = 0;
     for (int i = 0; i < info->nparams; i++) nargs += info->params[i].kind != TILEC_PARAM_CONSTEXPR;
-    fprintf(f, "static const tilec_param_desc tilec_params_%s[] = {\n", n);
-    emit_param_rows(f, info);
-    fprintf(f, "};\n");
-    char tdesc[256];
-    tc_target_describe(target, tdesc, sizeof tdesc);
-    fprintf(f, "static const tilec_kernel_desc tilec_desc_%s = {\n  TILEC_ABI_VERSION, sizeof(tilec_kernel_desc), ", n);
-    c_string(f, n);
-    fprintf(f, ", ");
-    c_string(f, info->signature);
-    fprintf(f, ", ");
-    c_string(f, tdesc);
-    fprintf(f, ", \"\", \"%s\", %d, %d, tilec_params_%s, 0};\n", TILEC_VERSION_STRING, info->nparams, nargs, n);
-    fprintf(f, "__attribute__((visibility(\"default\"))) const uint32_t tilec_library_abi_version = TILEC_ABI_VERSION;\n");
-    fprintf(f, "__attribute__((visibility(\"default\"))) const tilec_kernel_desc *const tilec_kernels[] = "
-               "{&tilec_desc_%s, 0};\n", n);
+    write_library_tables(f, info, target, NULL, nargs, false);
     fprintf(f, "__attribute__((visibility(\"default\"))) int tilec_gpu_launch(void *cuda_stream, uint32_t grid_x, "
                "uint32_t grid_y, uint32_t grid_z, void *const *args) {\n"
                "  return tilec_rt_cuda_launch(\"%s\", tilec_ptx, tilec_cubin + 1, %zu, grid_x, grid_y, grid_z, %d, %lu, "
