@@ -215,7 +215,13 @@ def write_report(res, machine, commands, path, chart_name):
         loads = [float(machine.get(k, "0").split()[0]) for k in ("loadavg_start", "loadavg_end")]
     except ValueError:
         loads = [0.0, 0.0]
-    if max(loads) >= 2:
+    try:
+        cpus = int(machine.get("cpus", "0"))
+    except ValueError:
+        cpus = 0
+    # Other work: load before the run started, or more at its end than the run's own threads
+    # (up to one per CPU) account for.
+    if loads[0] >= 1 or loads[1] >= (cpus or 1) + 1:
         w(f"**This run shared the machine with other work** (load average {loads[0]:.1f} at the start, "
           f"{loads[1]:.1f} at the end, on {machine.get('cpus', '?')} CPUs): times are several times a quiet "
           "machine's and ratios swing by ±30% or more from row to row; rerun on a quiet machine "

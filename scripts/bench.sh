@@ -450,7 +450,7 @@ MACHINE="$WORK/machine.env"
   fi
   echo "sleef=$(dpkg-query -W -f='${Version}' libsleef-dev 2>/dev/null || echo unknown)"
   echo "openblas=$(dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null || echo unknown)"
-  echo "tilec_commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git status --porcelain 2>/dev/null | grep -q . && echo ' (uncommitted changes present)')"
+  echo "tilec_commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git status --porcelain -- . ':(exclude)bench' 2>/dev/null | grep -q . && echo ' (uncommitted changes present)')"
   echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "loadavg_start=$LOAD_START"
   echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)"
