@@ -220,8 +220,8 @@ static void run_on_thread0(tc_lower *L, MlirOperation op, void (*lower)(tc_lower
 
 /* ---- device_print / device_assert on the GPU: CUDA's vprintf and __assertfail --------- */
 
-/* An llvm.alloca of type t at the kernel's entry (a scalar nest would grow the stack). */
-static MlirValue entry_alloca(tc_lower *L, MlirType t) {
+/* A builder at the start of the kernel's entry block (before every use). */
+static tc_builder entry_builder(tc_lower *L) {
   tc_builder eb;
   tcb_init(&eb, L->ctx);
   eb.loc = mlirOperationGetLocation(L->new_func);
@@ -229,6 +229,12 @@ static MlirValue entry_alloca(tc_lower *L, MlirType t) {
   MlirOperation first = mlirBlockGetFirstOperation(entry);
   if (!mlirOperationIsNull(first)) tcb_set_before(&eb, first);
   else tcb_set_end(&eb, entry);
+  return eb;
+}
+
+/* An llvm.alloca of type t at the kernel's entry (a scalar nest would grow the stack). */
+static MlirValue entry_alloca(tc_lower *L, MlirType t) {
+  tc_builder eb = entry_builder(L);
   MlirValue one = tcb_const_int(&eb, tcb_int_type(L->ctx, 64), 1);
   MlirNamedAttribute et = tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(t));
   return tcb_op1(&eb, "llvm.alloca", tcb_type(L->ctx, "!llvm.ptr"), 1, &one, 1, &et);
@@ -452,13 +458,7 @@ static void record_shared_bytes(tc_lower *L) {
  * dynamic .shared array on the GPU, the emulated CTA's block on the CPU. */
 static MlirValue shared_base(tc_lower *L) {
   if (!mlirValueIsNull(L->shared_base)) return L->shared_base;
-  tc_builder eb;
-  tcb_init(&eb, L->ctx);
-  eb.loc = mlirOperationGetLocation(L->new_func);
-  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0));
-  MlirOperation first = mlirBlockGetFirstOperation(entry);
-  if (!mlirOperationIsNull(first)) tcb_set_before(&eb, first);
-  else tcb_set_end(&eb, entry);
+  tc_builder eb = entry_builder(L);
   MlirType ptr = tcb_type(L->ctx, "!llvm.ptr");
   if (L->target->gpu_emulation) {
     L->shared_base = tc_call_runtime_value(L, &eb, "tilec_rt_emu_shared", ptr, 0, NULL);
