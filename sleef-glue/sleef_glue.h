@@ -8,6 +8,8 @@
 #include "tilec/status.h"
 #include <mlir-c/IR.h>
 
+/* math.exp / math.exp2 on fp32 vectors in line (inline_exp.c); false when out of memory. */
+bool tc_inline_exp(MlirModule module);
 tilec_status *tc_sleef_glue(MlirModule module, const tc_target *target, bool fast_math);
 /* The SLEEF name for math op `op` ("exp", ...) on `lanes` x `bits`-bit floats, or NULL
  * when SLEEF has no such entry; writes into buf. */

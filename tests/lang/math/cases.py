@@ -120,6 +120,41 @@ def cases():
         add(F, "div_uniform_%g" % sv, K, "div_uniform_kernel", (nd // 512,),
             dict(x_ptr=xd, w_ptr=wv, out_ptr=np.zeros(nd, np.float32), sum_out_ptr=np.zeros(nd, np.float32),
                  s=float(np.float32(sv)), n=nd, BLOCK=512), ["out_ptr", "sum_out_ptr"], div_ref, rtol=0, atol=0)
+    # fp32 exp and exp2 are expanded in line (sleef-glue/inline_exp.c): at most 1 ulp from the
+    # fp64 function over every binade, the overflow/underflow boundaries, subnormal results
+    # and the specials (NaN stays NaN, exp(inf) = inf, exp(-inf) = 0).
+    for fn, lo, hi, ref64 in (("exp", -110.0, 95.0, np.exp), ("exp2", -155.0, 131.0, np.exp2)):
+        re_ = rng(87 if fn == "exp" else 88)
+        ne = (1 << 18) + 37                     # a masked tail chunk too
+        xe = re_.uniform(lo, hi, ne).astype(np.float32)
+        xe[:4096] = re_.integers(0, 1 << 32, 4096, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        edges = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-45, -1e-45, 88.72283, 88.72284, -87.33654, -103.27893,
+                 -103.97208, -104.0, 127.99999, 128.0, -126.0, -149.0, -149.5, -150.0, 0.5, -0.5, 0.34657359,
+                 1.0, -1.0, 3.4e38, -3.4e38]
+        xe[4096:4096 + len(edges)] = edges
+        xe[8192:16384] = re_.uniform(-1, 1, 8192).astype(np.float32)   # the reduced range itself
+
+        def ulp_check(a, res, ref64=ref64, fn=fn):
+            x = a["x_ptr"]
+            got = res["out_ptr"].astype(np.float64)
+            with np.errstate(all="ignore"):
+                ref = ref64(x.astype(np.float64))
+            big = ref > np.finfo(np.float32).max
+            nan = np.isnan(ref)
+            ok = np.where(nan, np.isnan(got), np.where(big, np.isinf(got) & (got > 0), True))
+            mag = np.maximum(np.abs(ref), 2.0 ** -126)
+            ulp = np.maximum(np.ldexp(1.0, np.frexp(mag)[1] - 24), 2.0 ** -149)
+            with np.errstate(all="ignore"):
+                err = np.where(nan | big, 0.0, np.abs(got - ref) / ulp)
+            bad = ~ok | (err > 1.0)
+            if bad.any():
+                i = int(np.argmax(bad))
+                return "%s(%r) = %r, want %r (%.3f ulp; %d bad lanes)" % (fn, float(x[i]), float(got[i]), float(ref[i]),
+                                                                       float(err[i]), int(bad.sum()))
+            return None
+        add(F, "%s_ulp_sweep" % fn, K, "unary_kernel", ((ne + 1023) // 1024,),
+            dict(x_ptr=xe, y_ptr=np.ones(ne, np.float32), out_ptr=np.zeros(ne, np.float32), n=ne, FN=fn, BLOCK=1024),
+            ["out_ptr"], check=ulp_check)
     hx = (np.arange(1000, dtype=np.uint64) * np.uint64(0x9E3779B1)) ^ np.uint64(0xFFFFFFFF00000000)
 
     def hash_ref(a):
