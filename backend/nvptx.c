@@ -539,27 +539,9 @@ static const char *libdevice_fn(MlirOperation op) {
   return NULL;
 }
 
-typedef struct math_list {
-  MlirOperation *ops;
-  int n, cap;
-  bool oom;
-} math_list;
-
-static MlirWalkResult collect_math(MlirOperation op, void *user) {
-  math_list *l = user;
-  if (!libdevice_fn(op)) return MlirWalkResultAdvance;
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 64;
-    MlirOperation *p = realloc(l->ops, sizeof *p * (size_t)cap);
-    if (!p) {
-      l->oom = true;
-      return MlirWalkResultInterrupt;
-    }
-    l->ops = p;
-    l->cap = cap;
-  }
-  l->ops[l->n++] = op;
-  return MlirWalkResultAdvance;
+static bool has_libdevice_fn(MlirOperation op, void *user) {
+  (void)user;
+  return libdevice_fn(op) != NULL;
 }
 
 static MlirOperation find_func(MlirModule m, const char *name) {
@@ -649,11 +631,13 @@ static tilec_status *call_libdevice(MlirModule m, MlirOperation op) {
 static tilec_status *lower_math(MlirModule module, const tc_target *t, bool fast_math) {
   (void)t;
   (void)fast_math; /* libdevice has one accuracy; the FTZ choice is __nvvm_reflect's default */
-  math_list l = {0};
-  mlirOperationWalk(mlirModuleGetOperation(module), collect_math, &l, MlirWalkPostOrder);
-  tilec_status *st = l.oom ? tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory") : NULL;
-  for (int i = 0; i < l.n && !st; i++) st = call_libdevice(module, l.ops[i]);
-  free(l.ops);
+  MlirOperation *ops;
+  int n;
+  if (!tcb_collect(mlirModuleGetOperation(module), has_libdevice_fn, NULL, &ops, &n))
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  tilec_status *st = NULL;
+  for (int i = 0; i < n && !st; i++) st = call_libdevice(module, ops[i]);
+  free(ops);
   return st;
 }
 

@@ -6,6 +6,7 @@
 #include <mlir-c/BuiltinTypes.h>
 #include <mlir-c/Diagnostics.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void tcb_init(tc_builder *b, MlirContext ctx) {
@@ -59,6 +60,44 @@ MlirOperation tcb_op_regions(tc_builder *b, const char *name, intptr_t nresults,
   MlirOperation op = mlirOperationCreate(&st);
   if (!mlirBlockIsNull(b->block)) insert(b, op);
   return op;
+}
+
+typedef struct collect_state {
+  bool (*keep)(MlirOperation, void *);
+  void *user;
+  MlirOperation *ops;
+  int n, cap;
+  bool oom;
+} collect_state;
+
+static MlirWalkResult collect_one(MlirOperation op, void *user) {
+  collect_state *c = user;
+  if (!c->keep(op, c->user)) return MlirWalkResultAdvance;
+  if (c->n == c->cap) {
+    int cap = c->cap ? 2 * c->cap : 32;
+    MlirOperation *ops = realloc(c->ops, sizeof *ops * (size_t)cap);
+    if (!ops) {
+      c->oom = true;
+      return MlirWalkResultInterrupt;
+    }
+    c->ops = ops;
+    c->cap = cap;
+  }
+  c->ops[c->n++] = op;
+  return MlirWalkResultAdvance;
+}
+
+bool tcb_collect(MlirOperation root, bool (*keep)(MlirOperation, void *), void *user, MlirOperation **ops, int *n) {
+  collect_state c = {keep, user, NULL, 0, 0, false};
+  mlirOperationWalk(root, collect_one, &c, MlirWalkPostOrder);
+  if (c.oom) {
+    free(c.ops);
+    c.ops = NULL;
+    c.n = 0;
+  }
+  *ops = c.ops;
+  *n = c.n;
+  return !c.oom;
 }
 
 MlirOperation tcb_if(tc_builder *b, MlirValue cond, intptr_t nresults, const MlirType *results, tc_builder *then_b,

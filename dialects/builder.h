@@ -41,6 +41,10 @@ MlirOperation tcb_op_regions(tc_builder *b, const char *name, intptr_t nresults,
  * ended with an scf.yield by the caller. */
 MlirOperation tcb_if(tc_builder *b, MlirValue cond, intptr_t nresults, const MlirType *results, tc_builder *then_b,
                      tc_builder *else_b);
+/* The operations under root, post-order, for which keep(op, user) holds: a malloc'd array of
+ * *n of them (NULL when there are none), for passes that rewrite ops they must not meet again
+ * mid-walk. Returns false when out of memory. */
+bool tcb_collect(MlirOperation root, bool (*keep)(MlirOperation, void *), void *user, MlirOperation **ops, int *n);
 /* One-result shorthand. */
 MlirValue tcb_op1(tc_builder *b, const char *name, MlirType result, intptr_t noperands,
                   const MlirValue *operands, intptr_t nattrs, const MlirNamedAttribute *attrs);

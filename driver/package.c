@@ -127,32 +127,39 @@ static int declare_kernel(FILE *f, const char *symbol, const tc_kernel_info *inf
   return nargs;
 }
 
-/* A one-kernel library's tables (tilec/abi.h): the parameter rows, the descriptor (with
- * tilec_program_<K> as its program, or none for a GPU kernel), the ABI version and the
- * kernel table. */
-static void write_library_tables(FILE *f, const tc_kernel_info *info, const tc_target *target, const char *source_file,
-                                 int nargs, bool program) {
-  const char *n = info->name;
-  fprintf(f, "static const tilec_param_desc tilec_params_%s[] = {\n", n);
+/* The parameter rows tilec_params_<suffix> and the descriptor tilec_desc_<suffix> of a
+ * kernel named `name` (tilec/abi.h), with tilec_program_<suffix> as its program, or none for
+ * a GPU kernel. */
+static void write_desc(FILE *f, const char *suffix, const char *name, const tc_kernel_info *info, const char *tdesc,
+                       const char *source_file, int nargs, bool program) {
+  fprintf(f, "static const tilec_param_desc tilec_params_%s[] = {\n", suffix);
   emit_param_rows(f, info);
-  fprintf(f, "};\n");
-  char tdesc[256];
-  tc_target_describe(target, tdesc, sizeof tdesc);
-  fprintf(f, "static const tilec_kernel_desc tilec_desc_%s = {\n  TILEC_ABI_VERSION, sizeof(tilec_kernel_desc), ", n);
-  c_string(f, n);
+  fprintf(f, "};\nstatic const tilec_kernel_desc tilec_desc_%s = {\n  TILEC_ABI_VERSION, sizeof(tilec_kernel_desc), ",
+          suffix);
+  c_string(f, name);
   fprintf(f, ", ");
   c_string(f, info->signature);
   fprintf(f, ", ");
   c_string(f, tdesc);
   fprintf(f, ", ");
   c_string(f, source_file ? source_file : "");
-  fprintf(f, ", \"%s\", %d, %d, tilec_params_%s, ", TILEC_VERSION_STRING, info->nparams, nargs, n);
-  if (program) fprintf(f, "tilec_program_%s};\n", n);
+  fprintf(f, ", \"%s\", %d, %d, tilec_params_%s, ", TILEC_VERSION_STRING, info->nparams, nargs, suffix);
+  if (program) fprintf(f, "tilec_program_%s};\n", suffix);
   else fprintf(f, "0};\n");
+}
+
+/* A one-kernel library's tables (tilec/abi.h): the parameter rows, the descriptor (with
+ * tilec_program_<K> as its program, or none for a GPU kernel), the ABI version and the
+ * kernel table. */
+static void write_library_tables(FILE *f, const tc_kernel_info *info, const tc_target *target, const char *source_file,
+                                 int nargs, bool program) {
+  char tdesc[256];
+  tc_target_describe(target, tdesc, sizeof tdesc);
+  write_desc(f, info->name, info->name, info, tdesc, source_file, nargs, program);
   fprintf(f, "__attribute__((visibility(\"default\"))) const uint32_t tilec_library_abi_version = TILEC_ABI_VERSION;\n");
   fprintf(f, "__attribute__((visibility(\"default\"))) const tilec_kernel_desc *const tilec_kernels[] = "
              "{&tilec_desc_%s, 0};\n",
-          n);
+          info->name);
 }
 
 static tilec_status *write_stub(const char *path, const tc_kernel_info *info, const tc_target *target,
@@ -668,19 +675,9 @@ static void write_variant(FILE *f, const tc_variant *v, const char *desc_name, s
   fprintf(f, "pid[0], pid[1], pid[2], grid[0], grid[1], grid[2]);\n");
   if (info->uses_assert) fprintf(f, "  tilec_rt_set_jmp(0);\n");
   fprintf(f, "  return 0;\n}\n");
-  fprintf(f, "static const tilec_param_desc tilec_params_v%zu[] = {\n", tag);
-  emit_param_rows(f, info);
-  fprintf(f, "};\nstatic const tilec_kernel_desc tilec_desc_v%zu = {\n  TILEC_ABI_VERSION, sizeof(tilec_kernel_desc), ",
-          tag);
-  c_string(f, desc_name);
-  fprintf(f, ", ");
-  c_string(f, info->signature);
-  fprintf(f, ", ");
-  c_string(f, tdesc);
-  fprintf(f, ", ");
-  c_string(f, source_file ? source_file : "");
-  fprintf(f, ", \"%s\", %d, %d, tilec_params_v%zu, tilec_program_v%zu};\n", TILEC_VERSION_STRING, info->nparams,
-          nargs, tag, tag);
+  char suffix[32];
+  snprintf(suffix, sizeof suffix, "v%zu", tag);
+  write_desc(f, suffix, desc_name, info, tdesc, source_file, nargs, true);
 }
 
 /* The condition under which variant i's hints hold for the actual arguments. */

@@ -26,37 +26,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct exp_ops {
-  MlirOperation *ops;
-  int n, cap;
-  bool oom;
-} exp_ops;
-
 static bool named(MlirOperation op, const char *name) {
   return mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(op)), mlirStringRefCreateFromCString(name));
 }
 
-static bool is_f32_vector_exp(MlirOperation op) {
+static bool is_f32_vector_exp(MlirOperation op, void *user) {
+  (void)user;
   if (!named(op, "math.exp") && !named(op, "math.exp2")) return false;
   MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
   return mlirTypeIsAVector(t) && mlirShapedTypeGetRank(t) == 1 && mlirTypeIsAF32(mlirShapedTypeGetElementType(t));
-}
-
-static MlirWalkResult collect_exp(MlirOperation op, void *user) {
-  exp_ops *e = user;
-  if (!is_f32_vector_exp(op)) return MlirWalkResultAdvance;
-  if (e->n == e->cap) {
-    int cap = e->cap ? 2 * e->cap : 16;
-    MlirOperation *ops = realloc(e->ops, sizeof *ops * (size_t)cap);
-    if (!ops) {
-      e->oom = true;
-      return MlirWalkResultInterrupt;
-    }
-    e->ops = ops;
-    e->cap = cap;
-  }
-  e->ops[e->n++] = op;
-  return MlirWalkResultAdvance;
 }
 
 /* Horner's rule, highest coefficient first: c[0]·r^(n−1) + … + c[n−1]. */
@@ -128,10 +106,10 @@ static void expand(MlirOperation op) {
 }
 
 bool tc_inline_exp(MlirModule module) {
-  exp_ops e = {0};
-  mlirOperationWalk(mlirModuleGetOperation(module), collect_exp, &e, MlirWalkPostOrder);
-  if (!e.oom)
-    for (int i = 0; i < e.n; i++) expand(e.ops[i]);
-  free(e.ops);
-  return !e.oom;
+  MlirOperation *ops;
+  int n;
+  if (!tcb_collect(mlirModuleGetOperation(module), is_f32_vector_exp, NULL, &ops, &n)) return false;
+  for (int i = 0; i < n; i++) expand(ops[i]);
+  free(ops);
+  return true;
 }

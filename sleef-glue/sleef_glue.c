@@ -65,30 +65,15 @@ const char *tc_sleef_name(const tc_target *target, const char *op, int lanes, un
 typedef struct glue_state {
   const tc_target *target;
   bool fast_math;
-  MlirOperation *ops;
-  int nops, cap;
-  bool oom;
 } glue_state;
 
-static MlirWalkResult collect(MlirOperation op, void *user) {
-  glue_state *g = user;
+/* math.* with one float or vector result: the ops rewrite() may map. */
+static bool is_math(MlirOperation op, void *user) {
+  (void)user;
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (name.length > 5 && !memcmp(name.data, "math.", 5) && mlirOperationGetNumResults(op) == 1 &&
-      (mlirTypeIsAVector(mlirValueGetType(mlirOperationGetResult(op, 0))) ||
-       mlirTypeIsAFloat(mlirValueGetType(mlirOperationGetResult(op, 0))))) {
-    if (g->nops == g->cap) {
-      int cap = g->cap ? g->cap * 2 : 32;
-      MlirOperation *ops = realloc(g->ops, sizeof *g->ops * (size_t)cap);
-      if (!ops) {
-        g->oom = true;
-        return MlirWalkResultInterrupt;
-      }
-      g->ops = ops;
-      g->cap = cap;
-    }
-    g->ops[g->nops++] = op;
-  }
-  return MlirWalkResultAdvance;
+  if (name.length <= 5 || memcmp(name.data, "math.", 5) || mlirOperationGetNumResults(op) != 1) return false;
+  MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
+  return mlirTypeIsAVector(t) || mlirTypeIsAFloat(t);
 }
 
 static void declare(MlirModule m, const char *name, MlirType fty) {
@@ -210,10 +195,12 @@ static void rewrite(glue_state *g, MlirModule m, MlirOperation op) {
 
 tilec_status *tc_sleef_glue(MlirModule module, const tc_target *target, bool fast_math) {
   if (!tc_inline_exp(module)) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory expanding exp");
-  glue_state g = {target, fast_math, NULL, 0, 0, false};
-  mlirOperationWalk(mlirModuleGetOperation(module), collect, &g, MlirWalkPostOrder);
-  if (!g.oom)
-    for (int i = 0; i < g.nops; i++) rewrite(&g, module, g.ops[i]);
-  free(g.ops);
-  return g.oom ? tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory mapping math ops to SLEEF") : NULL;
+  glue_state g = {target, fast_math};
+  MlirOperation *ops;
+  int n;
+  if (!tcb_collect(mlirModuleGetOperation(module), is_math, NULL, &ops, &n))
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory mapping math ops to SLEEF");
+  for (int i = 0; i < n; i++) rewrite(&g, module, ops[i]);
+  free(ops);
+  return NULL;
 }
