@@ -227,7 +227,8 @@ tc_cval tc_eval(tc_chunk *c, MlirValue old, const tc_pos *pos) {
                                       : tcb_const_int(&c->b, tcb_int_type(L->ctx, 64),
                                                       (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(elem))) + 7) / 8));
     } else {
-      r.vec = tc_buffer_read(c, sp->buffer, elem, pos, shape);
+      MlirValue m = mlirValueIsNull(sp->mask) ? sp->mask : tc_chunk_mask(c, sp->mask, pos);
+      r.vec = tc_buffer_read_masked(c, sp->buffer, elem, pos, shape, m);
     }
   } else if (sp && sp->kind == TC_SPECIAL_AFFINE) {
     tc_cval base = tc_eval(c, sp->init, pos);

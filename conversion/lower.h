@@ -77,7 +77,9 @@ typedef enum tc_special_kind { TC_SPECIAL_BUFFER = 1, TC_SPECIAL_AFFINE = 2 } tc
 /* How a tile value is represented when it is not recomputed from its defining op. */
 typedef struct tc_special {
   int kind;
-  MlirValue buffer; /* BUFFER: flat memref<numel x memtype> */
+  MlirValue buffer; /* BUFFER: flat memref<numel x memtype> (or memref<? x memtype>) */
+  MlirValue mask;   /* BUFFER in user memory (output_buffer.c): only the lanes of this old
+                     * i1 tile are the buffer's; the others are read as 0 (null: all) */
   MlirValue init;   /* AFFINE: the old tile the value started from ... */
   MlirValue delta;  /* ... plus this new scalar (element offset for pointers) */
   MlirValue step;   /* AFFINE in a loop: the old scalar added per iteration (or null) */
@@ -238,6 +240,22 @@ MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel);
 /* Reads / writes a buffered tile at pos (i1 converted to and from i8). */
 MlirValue tc_buffer_read(tc_chunk *c, MlirValue buf, MlirType elem, const tc_pos *pos, const int64_t *shape);
 void tc_buffer_write(tc_chunk *c, MlirValue buf, MlirValue v, const tc_pos *pos, const int64_t *shape);
+/* The same where only the lanes of a new i1 mask (null: all) are accessed; a read gives 0
+ * elsewhere. */
+MlirValue tc_buffer_read_masked(tc_chunk *c, MlirValue buf, MlirType elem, const tc_pos *pos, const int64_t *shape,
+                                MlirValue mask);
+void tc_buffer_write_masked(tc_chunk *c, MlirValue buf, MlirValue v, const tc_pos *pos, const int64_t *shape,
+                            MlirValue mask);
+/* The address of a pointer tile's element at an unchunked position. */
+MlirValue tc_lane_address(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos);
+
+/* --- output_buffer.c: a captured reduction operand kept where its store writes ----------- */
+/* For a reduction that captures its operand in `stack` (memref<numel x T>) and the store
+ * that operand feeds: a memref<? x T> that is, at run time, the store's own row when
+ * nothing can observe the early write (see the file), else `stack`; emitted at b. Null
+ * when the store cannot hold it. The capture then writes, and the store's nest reads, only
+ * the lanes of the store's mask. */
+MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, MlirOperation store, MlirValue stack);
 
 /* --- bounds.c: --check-bounds ------------------------------------------------------------ */
 /* Checks the active lanes of an access at pos against the extent of the pointer argument

@@ -120,27 +120,67 @@ MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel) {
   return v;
 }
 
-MlirValue tc_buffer_read(tc_chunk *c, MlirValue buf, MlirType elem, const tc_pos *pos, const int64_t *shape) {
+static MlirValue zero_of(tc_builder *b, MlirType t);
+
+MlirValue tc_buffer_read_masked(tc_chunk *c, MlirValue buf, MlirType elem, const tc_pos *pos, const int64_t *shape,
+                                MlirValue mask) {
   tc_builder *b = &c->b;
   MlirType mem = tcb_element_type(mlirValueGetType(buf));
   MlirValue lin = tc_linear_index(b, pos, shape);
-  MlirValue ops[2] = {buf, lin};
-  MlirValue v = pos->chunked ? tcb_op1(b, "vector.load", tc_vec_type(c->L->ctx, c->width, mem), 2, ops, 0, NULL)
-                             : tcb_op1(b, "memref.load", mem, 2, ops, 0, NULL);
+  MlirValue ops[4] = {buf, lin, mask, {NULL}};
+  MlirValue v;
+  if (pos->chunked) {
+    MlirType vt = tc_vec_type(c->L->ctx, c->width, mem);
+    if (mlirValueIsNull(mask)) {
+      v = tcb_op1(b, "vector.load", vt, 2, ops, 0, NULL);
+    } else {
+      ops[3] = zero_of(b, vt);
+      v = tcb_op1(b, "vector.maskedload", vt, 4, ops, 0, NULL);
+    }
+  } else if (mlirValueIsNull(mask)) {
+    v = tcb_op1(b, "memref.load", mem, 2, ops, 0, NULL);
+  } else {
+    tc_builder ib, eb;
+    MlirOperation iff = tcb_if(b, mask, 1, &mem, &ib, &eb);
+    MlirValue x = tcb_op1(&ib, "memref.load", mem, 2, ops, 0, NULL), z = zero_of(&eb, mem);
+    tcb_op(&ib, "scf.yield", 0, NULL, 1, &x, 0, NULL);
+    tcb_op(&eb, "scf.yield", 0, NULL, 1, &z, 0, NULL);
+    v = mlirOperationGetResult(iff, 0);
+  }
   if (!mlirTypeEqual(mem, elem) && mlirTypeIsAInteger(elem) && mlirIntegerTypeGetWidth(elem) == 1)
     v = tcb_cmpi(b, "ne", v, tcb_const_int(b, mlirValueGetType(v), 0));
   return v;
 }
 
-void tc_buffer_write(tc_chunk *c, MlirValue buf, MlirValue v, const tc_pos *pos, const int64_t *shape) {
+MlirValue tc_buffer_read(tc_chunk *c, MlirValue buf, MlirType elem, const tc_pos *pos, const int64_t *shape) {
+  return tc_buffer_read_masked(c, buf, elem, pos, shape, (MlirValue){NULL});
+}
+
+void tc_buffer_write_masked(tc_chunk *c, MlirValue buf, MlirValue v, const tc_pos *pos, const int64_t *shape,
+                            MlirValue mask) {
   tc_builder *b = &c->b;
   MlirType mem = tcb_element_type(mlirValueGetType(buf));
   MlirType vt = mlirValueGetType(v);
   if (!mlirTypeEqual(tcb_element_type(vt), mem))
     v = tcb_cast(b, "arith.extui", v, pos->chunked ? tc_vec_type(c->L->ctx, c->width, mem) : mem);
   MlirValue lin = tc_linear_index(b, pos, shape);
-  MlirValue ops[3] = {v, buf, lin};
-  tcb_op(b, pos->chunked ? "vector.store" : "memref.store", 0, NULL, 3, ops, 0, NULL);
+  if (mlirValueIsNull(mask)) {
+    MlirValue ops[3] = {v, buf, lin};
+    tcb_op(b, pos->chunked ? "vector.store" : "memref.store", 0, NULL, 3, ops, 0, NULL);
+  } else if (pos->chunked) {
+    MlirValue ops[4] = {buf, lin, mask, v};
+    tcb_op(b, "vector.maskedstore", 0, NULL, 4, ops, 0, NULL);
+  } else {
+    tc_builder ib;
+    tcb_if(b, mask, 0, NULL, &ib, NULL);
+    MlirValue ops[3] = {v, buf, lin};
+    tcb_op(&ib, "memref.store", 0, NULL, 3, ops, 0, NULL);
+    tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  }
+}
+
+void tc_buffer_write(tc_chunk *c, MlirValue buf, MlirValue v, const tc_pos *pos, const int64_t *shape) {
+  tc_buffer_write_masked(c, buf, v, pos, shape, (MlirValue){NULL});
 }
 
 /* Element offset of a pointer tile at the chunk's first lane (index), from the
@@ -210,6 +250,11 @@ static MlirNamedAttribute alignment_attr(MlirContext ctx, int64_t bytes) {
 static MlirValue lane_address(tc_chunk *c, tc_cval p, MlirType pointee) {
   if (mlirValueIsNull(p.vec)) return p.base;
   return tc_scalar_addptr(c->L, &c->b, p.base, p.vec, pointee);
+}
+
+MlirValue tc_lane_address(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos) {
+  tc_cval p = tc_eval(c, old_ptr, pos);
+  return lane_address(c, p, tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(old_ptr))));
 }
 
 static MlirValue scalar_masked_load(tc_builder *b, MlirValue addr, MlirType mem, MlirValue mask, MlirValue other) {

@@ -117,6 +117,7 @@ typedef struct chunk_pass {
   MlirValue buf; /* capture: the operand also goes to this buffer (null: none) */
   const int64_t *shape;
   MlirOperation store;     /* a store the buffer feeds (or null): its lines are prefetched */
+  MlirValue wmask;         /* the buffer may be that store's memory: written under its mask */
   const char *select_pred; /* NaN-ignoring min/max as select(x pred acc, x, acc), or null */
 } chunk_pass;
 
@@ -141,7 +142,8 @@ static MlirOperation store_fed_by(MlirValue v, int depth) {
 static MlirValue eval_operand(tc_chunk *c, const MlirValue *olds, int i, const tc_pos *p, const chunk_pass *cap) {
   MlirValue v = tc_eval(c, olds[i], p).vec;
   if (i == 0 && !mlirValueIsNull(cap->buf) && !c->L->status) {
-    tc_buffer_write(c, cap->buf, v, p, cap->shape);
+    MlirValue m = mlirValueIsNull(cap->wmask) ? cap->wmask : tc_chunk_mask(c, cap->wmask, p);
+    tc_buffer_write_masked(c, cap->buf, v, p, cap->shape, m);
     if (!mlirOperationIsNull(cap->store)) tc_prefetch_store(c, cap->store, p);
   }
   return v;
@@ -329,7 +331,7 @@ static MlirValue recheck_identity(tc_lower *L, tc_chunk *c, MlirOperation op, co
   tc_chunk e;
   tc_chunk_init(&e, L, tb.block, c->width);
   e.b = tb;
-  chunk_pass exact = {{NULL}, cap->shape, {NULL}, NULL};
+  chunk_pass exact = {{NULL}, cap->shape, {NULL}, {NULL}, NULL};
   MlirValue acc = eval_operand(&e, olds, 0, outer, &exact), out = r;
   if (!L->status) accumulate_last(L, &e.b, op, 1, olds, outer, n, c->width, bound_mask, &exact, &acc);
   if (!L->status) tc_reduce_horizontal(L, &e.b, op, 1, &acc, c->width, &out);
@@ -388,10 +390,15 @@ static void emit_reduce(tc_lower *L, MlirOperation op) {
         r.bufs[i] = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetResult(op, i))),
                                     tc_numel(rr, r.rshape));
     /* before the nest: the store's pointer may need scalars lowered here */
-    chunk_pass cap = {{NULL}, r.shape, {NULL}, NULL};
+    chunk_pass cap = {{NULL}, r.shape, {NULL}, {NULL}, NULL};
     if (tc_reduce_captures(L, op)) {
       cap.buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(r.olds[0])), tc_numel(r.rank, r.shape));
       cap.store = store_fed_by(r.olds[0], 0);
+      MlirValue out = tc_output_buffer(L, b, op, cap.store, cap.buf);
+      if (!mlirValueIsNull(out)) {
+        cap.buf = out;
+        cap.wmask = tile_store_mask(cap.store);
+      }
       if (!mlirOperationIsNull(cap.store) && !tc_store_prefetchable(L, cap.store)) cap.store = (MlirOperation){NULL};
     }
     tc_builder ob = *b;
@@ -413,6 +420,7 @@ static void emit_reduce(tc_lower *L, MlirOperation op) {
       memset(s, 0, sizeof *s);
       s->kind = TC_SPECIAL_BUFFER;
       s->buffer = cap.buf;
+      s->mask = cap.wmask;
     }
     if (!L->status && tc_reduce_horizontal(L, &c.b, op, r.nvals, acc, w, out)) {
       if (cap.select_pred) out[0] = recheck_identity(L, &c, op, r.olds, &outer, n, bound_mask, &cap, out[0]);
