@@ -3,15 +3,15 @@
 # advanced by `+=` in the K loop) load as row-wise vector loads, the K loop carries the
 # pointers as scalars, and tl.dot becomes a register-blocked FMA kernel. While packing this
 # iteration's A and B tiles, the rows the next iteration loads (the pointers plus the loop's
-# step) are prefetched.
+# step) are prefetched, into L2 (locality 2: a whole dot runs before they are read).
 # RUN: %tilec compile %S/../../examples/matmul/matmul.py -k matmul_kernel -s "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 64, 64, 32, 8" --target x86-64-v4 --emit vector | FileCheck %s
 
 # CHECK-NOT: vector.gather
 # CHECK-NOT: vector.scatter
 # CHECK: scf.for {{.*}} iter_args({{.*}}) -> (i64, i64)
-# CHECK: memref.prefetch {{.*}} read, locality<3>, data
+# CHECK: memref.prefetch {{.*}} read, locality<2>, data
 # CHECK: vector.maskedload {{.*}} vector<16xf32>
-# CHECK: memref.prefetch {{.*}} read, locality<3>, data
+# CHECK: memref.prefetch {{.*}} read, locality<2>, data
 # CHECK: vector.load {{.*}} vector<16xf32>
 # CHECK: math.fma {{.*}} : vector<16xf32>
 # CHECK: math.fma {{.*}} : vector<16xf32>
