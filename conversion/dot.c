@@ -219,6 +219,45 @@ MlirValue tc_dot_accumulator(tc_lower *L, MlirOperation op) {
   return cbuf;
 }
 
+/* The lines of operand v ([rows, cols] tile, loaded through a pointer tile the K loop
+ * advances) that block q of nq prefetches for the next trip: its share of the tile's
+ * rows x ceil(cols / w) chunks. */
+static void prefetch_share(tc_chunk *c, MlirValue v, int64_t rows, int64_t cols, MlirValue q, int64_t nq, int64_t w) {
+  tc_builder *b = &c->b;
+  int64_t per_row = (cols + w - 1) / w, lines = rows * per_row, share = (lines + nq - 1) / nq;
+  MlirValue first = tcb_binary(b, "arith.muli", q, tcb_const_index(b, share));
+  for (int64_t t = 0; t < share; t++) {
+    MlirValue l = tcb_binary(b, "arith.minui", tcb_binary(b, "arith.addi", first, tcb_const_index(b, t)),
+                             tcb_const_index(b, lines - 1));
+    tc_pos p = {.rank = 2, .chunked = true};
+    p.idx[0] = tcb_binary(b, "arith.divui", l, tcb_const_index(b, per_row));
+    p.idx[1] = tcb_binary(b, "arith.muli", tcb_binary(b, "arith.remui", l, tcb_const_index(b, per_row)), tcb_const_index(b, w));
+    tc_prefetch_next_trip(c, v, &p);
+  }
+}
+
+/* The A and B tiles the next trip of the K loop loads (`a_ptrs += BLOCK_K * stride_ak`),
+ * prefetched a few lines per register block of this dot rather than all at once while
+ * this trip's tiles are packed: a burst of hundreds of prefetches overflows the cache's
+ * miss queues and most are dropped (tutorial matmul, 64x128x32, N = 2048: ...). */
+static void spread_prefetches(tc_lower *L, tc_builder *ob, MlirValue a, MlirValue bm, int64_t M, int64_t N, int64_t K,
+                              int64_t mr, int64_t ncols, MlirValue i0, MlirValue j0, int64_t w) {
+  bool pa = tc_load_prefetchable(L, a, w), pb = tc_load_prefetchable(L, bm, w);
+  if (!pa && !pb) return;
+  tc_chunk c;
+  tc_chunk_init(&c, L, ob->block, w);
+  c.b = *ob;
+  int64_t nj = N / ncols, nq = (M / mr) * nj;
+  MlirValue q = tcb_binary(&c.b, "arith.addi",
+                           tcb_binary(&c.b, "arith.muli", tcb_binary(&c.b, "arith.divui", i0, tcb_const_index(&c.b, mr)),
+                                      tcb_const_index(&c.b, nj)),
+                           tcb_binary(&c.b, "arith.divui", j0, tcb_const_index(&c.b, ncols)));
+  if (pa) prefetch_share(&c, a, M, K, q, nq, w);
+  if (pb) prefetch_share(&c, bm, K, N, q, nq, w);
+  *ob = c.b;
+  tc_chunk_free(&c);
+}
+
 static void emit_dot(tc_lower *L, MlirOperation op) {
   MlirValue a = mlirOperationGetOperand(op, 0), bm = mlirOperationGetOperand(op, 1);
   MlirValue res = mlirOperationGetResult(op, 0);
@@ -231,6 +270,15 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
   MlirType ce = mlirShapedTypeGetElementType(mlirValueGetType(res));
   tc_builder *b = &L->b;
   b->loc = mlirOperationGetLocation(op);
+  int64_t w = tc_nest_width(L, N);
+  /* the tiles' next-trip prefetches are spread over the register blocks (spread_prefetches) */
+  bool spread = !batched && pair_kind(L, tc_memory_type(L->ctx, mlirShapedTypeGetElementType(mlirValueGetType(a))),
+                                      tc_memory_type(L->ctx, mlirShapedTypeGetElementType(mlirValueGetType(bm))), ce, w) < 0;
+  for (int i = 0; i < 2 && spread; i++) {
+    MlirValue v = i ? bm : a;
+    int *mark = tc_load_prefetchable(L, v, w) ? tc_valmap_put(&L->dot_prefetched, mlirOpResultGetOwner(v).ptr) : NULL;
+    if (mark) *mark = 1;
+  }
   MlirValue abuf = tc_dot_operand(L, a);
   if (L->status) return;
   /* A bf16 B that only this dot reads is packed into pairs straight from its loads. */
@@ -242,7 +290,6 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
   if (L->status) return;
   MlirValue cbuf = tc_dot_accumulator(L, op);
   if (L->status) return;
-  int64_t w = tc_nest_width(L, N);
   /* Register blocking: MR rows x NR chunks of accumulators stay in registers over K. */
   int64_t mr = M % 4 == 0 ? 4 : M % 2 == 0 ? 2 : 1;
   int64_t chunks = N / w;
@@ -288,6 +335,7 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
     j0 = mlirBlockGetArgument(blocks[nb], 0);
     tcb_set_end(&ob, blocks[nb++]);
   }
+  if (spread && !paired) spread_prefetches(L, &ob, a, bm, M, N, K, mr, nr * w, i0, j0, w);
   MlirType vt = tc_vec_type(L->ctx, w, ce);
   int nacc = (int)(mr * nr);
   MlirValue coff[16], accs[16];

@@ -104,6 +104,7 @@ struct tc_lower {
   tc_valmap special;   /* old tile value -> tc_special */
   tc_valmap in_group;  /* old op -> marker, for the group being formed */
   tc_valmap views;     /* new base pointer -> tc_view */
+  tc_valmap dot_prefetched; /* old tile loads whose next-trip prefetch a dot spreads (dot.c) */
   tc_builder b;        /* current insertion point (function body or a region) */
   MlirOperation new_func;
   MlirValue pid[3], grid[3];
@@ -230,6 +231,12 @@ void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval 
  * tc_store_prefetchable accepted (tc_lower_pure_cone of its pointer, so call it before
  * the nest is built). */
 bool tc_store_prefetchable(tc_lower *L, MlirOperation store);
+/* Is v a tile load through a pointer tile, contiguous along its last dim in runs of
+ * `width` (chunk) elements, that the enclosing loop advances by a fixed step? Then tc_prefetch_next_trip(c, v, pos)
+ * prefetches the chunk at pos of the tile the next trip loads. Such loads are otherwise
+ * prefetched chunk by chunk where they are evaluated, unless in L->dot_prefetched. */
+bool tc_load_prefetchable(tc_lower *L, MlirValue v, int64_t width);
+void tc_prefetch_next_trip(tc_chunk *c, MlirValue v, const tc_pos *pos);
 void tc_prefetch_store(tc_chunk *c, MlirOperation store, const tc_pos *pos);
 void tc_lower_scalar_load(tc_lower *L, MlirOperation load);
 void tc_lower_scalar_store(tc_lower *L, MlirOperation store);

@@ -290,6 +290,28 @@ static void prefetch_next_iteration(tc_chunk *c, MlirValue old_ptr, MlirValue vi
   emit_prefetch(L, b, view, tcb_binary(b, "arith.addi", start, s), false);
 }
 
+bool tc_load_prefetchable(tc_lower *L, MlirValue v, int64_t width) {
+  if (!L->backend->prefetch || !mlirValueIsAOpResult(v) || tile_op_of(mlirOpResultGetOwner(v)) != TILE_LOAD) return false;
+  MlirValue ptr = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
+  tc_special *sp = tc_special_of(L, ptr);
+  if (!sp || sp->kind != TC_SPECIAL_AFFINE || mlirValueIsNull(sp->step) || !tc_valmap_get(&L->scalars, sp->step.ptr))
+    return false;
+  int64_t shape[TC_RANK];
+  int rank = tc_shape_of(mlirValueGetType(ptr), shape);
+  tc_axis ax = tc_axis_of(&L->axis, ptr);
+  return rank > 0 && ax.rank == rank && ax.contiguity[rank - 1] >= width && ax.contiguity[rank - 1] % width == 0;
+}
+
+void tc_prefetch_next_trip(tc_chunk *c, MlirValue v, const tc_pos *pos) {
+  tc_lower *L = c->L;
+  MlirValue old_ptr = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
+  tc_cval p = tc_eval(c, old_ptr, pos);
+  if (L->status || !p.is_ptr) return;
+  MlirType pointee = tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(old_ptr)));
+  MlirValue view = view_of(L, p.base, tc_memory_type(L->ctx, pointee));
+  prefetch_next_iteration(c, old_ptr, view, first_lane_offset(c, old_ptr, pos));
+}
+
 bool tc_store_prefetchable(tc_lower *L, MlirOperation store) {
   return L->backend->prefetch && tc_lower_pure_cone(L, mlirOperationGetOperand(store, 0));
 }
@@ -338,7 +360,7 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
     r.vec = tc_splat_vec(b, s, c->width);
   } else if (kind == ACCESS_CONTIGUOUS) {
     MlirValue start = first_lane_offset(c, old_ptr, pos);
-    prefetch_next_iteration(c, old_ptr, m, start);
+    if (!tc_valmap_get(&L->dot_prefetched, load.ptr)) prefetch_next_iteration(c, old_ptr, m, start);
     if (mlirValueIsNull(mask)) {
       MlirValue ops[2] = {m, start};
       int64_t align = chunk_alignment(c, old_ptr, mem);

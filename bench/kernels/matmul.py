@@ -6,8 +6,9 @@
 # - The accumulator tile BLOCK_M x BLOCK_N = 64 x 128 fp32 is 32 KiB; per K step the A tile
 #   (64 x 32) is 8 KiB and the B tile (32 x 128) 16 KiB. tl.dot packs both into contiguous
 #   stack buffers and sweeps the accumulator with a 4 x 64 register microkernel (16 zmm
-#   accumulators on AVX-512); while it packs, the next K step's rows are prefetched (the
-#   pointer tiles advance by a fixed step), which is what keeps N = 2048/4096 fed.
+#   accumulators on AVX-512); the next K step's tiles are prefetched into L2 (the pointer
+#   tiles advance by a fixed step), a few lines per register block, which is what keeps
+#   N = 2048/4096 fed.
 # - BLOCK_N = 128: a B row segment is 512 bytes (8 cache lines) instead of 256, and each A
 #   tile is reused over twice the columns. Measured with 2 threads (GFLOP/s, same session,
 #   +-15% run-to-run on this VM): 64x64x32 307/320/291 at N = 1024/2048/4096,
