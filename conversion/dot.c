@@ -239,7 +239,8 @@ static void prefetch_share(tc_chunk *c, MlirValue v, int64_t rows, int64_t cols,
 /* The A and B tiles the next trip of the K loop loads (`a_ptrs += BLOCK_K * stride_ak`),
  * prefetched a few lines per register block of this dot rather than all at once while
  * this trip's tiles are packed: a burst of hundreds of prefetches overflows the cache's
- * miss queues and most are dropped (tutorial matmul, 64x128x32, N = 2048: ...). */
+ * miss queues and most are dropped (tutorial matmul, 64x128x32, N = 2048, 1 thread:
+ * 180.6 -> 171.7 ms; 167 ms when its tiles stay in cache). */
 static void spread_prefetches(tc_lower *L, tc_builder *ob, MlirValue a, MlirValue bm, int64_t M, int64_t N, int64_t K,
                               int64_t mr, int64_t ncols, MlirValue i0, MlirValue j0, int64_t w) {
   bool pa = tc_load_prefetchable(L, a, w), pb = tc_load_prefetchable(L, bm, w);

@@ -302,14 +302,20 @@ bool tc_load_prefetchable(tc_lower *L, MlirValue v, int64_t width) {
   return rank > 0 && ax.rank == rank && ax.contiguity[rank - 1] >= width && ax.contiguity[rank - 1] % width == 0;
 }
 
-void tc_prefetch_next_trip(tc_chunk *c, MlirValue v, const tc_pos *pos) {
-  tc_lower *L = c->L;
-  MlirValue old_ptr = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
+/* The view and element index of a contiguous chunk's first lane of a pointer tile at pos;
+ * false when the chunk is not contiguous. */
+static bool chunk_line(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos, MlirValue *view, MlirValue *index) {
   tc_cval p = tc_eval(c, old_ptr, pos);
-  if (L->status || !p.is_ptr) return;
+  if (c->L->status || !p.is_ptr || classify(c, old_ptr, p) != ACCESS_CONTIGUOUS) return false;
   MlirType pointee = tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(old_ptr)));
-  MlirValue view = view_of(L, p.base, tc_memory_type(L->ctx, pointee));
-  prefetch_next_iteration(c, old_ptr, view, first_lane_offset(c, old_ptr, pos));
+  *view = view_of(c->L, p.base, tc_memory_type(c->L->ctx, pointee));
+  *index = first_lane_offset(c, old_ptr, pos);
+  return true;
+}
+
+void tc_prefetch_next_trip(tc_chunk *c, MlirValue v, const tc_pos *pos) {
+  MlirValue old_ptr = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0), view, index;
+  if (chunk_line(c, old_ptr, pos, &view, &index)) prefetch_next_iteration(c, old_ptr, view, index);
 }
 
 bool tc_store_prefetchable(tc_lower *L, MlirOperation store) {
@@ -317,14 +323,9 @@ bool tc_store_prefetchable(tc_lower *L, MlirOperation store) {
 }
 
 void tc_prefetch_store(tc_chunk *c, MlirOperation store, const tc_pos *pos) {
-  tc_lower *L = c->L;
-  MlirValue old_ptr = mlirOperationGetOperand(store, 0);
-  if (!pos->chunked) return;
-  tc_cval p = tc_eval(c, old_ptr, pos);
-  if (L->status || !p.is_ptr || classify(c, old_ptr, p) != ACCESS_CONTIGUOUS) return;
-  MlirType pointee = tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(old_ptr)));
-  MlirValue view = view_of(L, p.base, tc_memory_type(L->ctx, pointee));
-  emit_prefetch(L, &c->b, view, first_lane_offset(c, old_ptr, pos), true);
+  MlirValue view, index;
+  if (pos->chunked && chunk_line(c, mlirOperationGetOperand(store, 0), pos, &view, &index))
+    emit_prefetch(c->L, &c->b, view, index, true);
 }
 
 tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
