@@ -31,7 +31,7 @@ THREADS=(1 2)
 CC=${CC:-clang-22}
 PY=/usr/bin/python3               # Debian's python with numpy; pyenv's python3 may lack it
 # Matmul block sizes BLOCK_M BLOCK_N BLOCK_K GROUP_SIZE_M (why: see bench/kernels/matmul.py).
-read -r BM BN BK GM <<<"${TILEC_BENCH_MATMUL_BLOCKS:-64 128 32 8}"
+read -r BM BN BK GM <<<"${TILEC_BENCH_MATMUL_BLOCKS:-128 128 32 8}"
 MATMUL_SIZES=(1024 2048 4096)
 # Layer norm at the tutorial's block size, BLOCK = next_power_of_2(N) (one trip per loop), next
 # to the BLOCK 256 row: "ROWS COLS BLOCK" each.

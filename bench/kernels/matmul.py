@@ -2,20 +2,21 @@
 # tile matmul would be: grouped program order, 2-D pointer tiles advanced along K, tl.dot
 # into an fp32 accumulator, masked edges. Only the block sizes are chosen for the CPU.
 #
-# Block sizes (signature constexprs, set in scripts/bench.sh; default 64 x 128 x 32, group 8):
-# - The accumulator tile BLOCK_M x BLOCK_N = 64 x 128 fp32 is 32 KiB; per K step the A tile
-#   (64 x 32) is 8 KiB and the B tile (32 x 128) 16 KiB. tl.dot packs both into contiguous
+# Block sizes (signature constexprs, set in scripts/bench.sh; default 128 x 128 x 32, group 8):
+# - The accumulator tile BLOCK_M x BLOCK_N = 128 x 128 fp32 is 64 KiB; per K step the A tile
+#   (128 x 32) and the B tile (32 x 128) are 16 KiB each. tl.dot packs both into contiguous
 #   stack buffers and sweeps the accumulator with a 4 x 64 register microkernel (16 zmm
 #   accumulators on AVX-512); the next K step's tiles are prefetched into L2 (the pointer
 #   tiles advance by a fixed step), a few lines per register block, which is what keeps
 #   N = 2048/4096 fed.
-# - BLOCK_N = 128: a B row segment is 512 bytes (8 cache lines) instead of 256, and each A
-#   tile is reused over twice the columns. Measured with 2 threads (GFLOP/s, same session,
-#   +-15% run-to-run on this VM): 64x64x32 307/320/291 at N = 1024/2048/4096,
-#   64x128x32 285-376/328/322-342, 128x128x32 287/326/286, 64x128x64 335-348/340/312-337.
+# - Why 128 x 128: each packed A and B element feeds 128 FMAs (64 x 128 tiles: B only 64),
+#   so the packing costs less per FLOP. Measured with 2 threads against OpenBLAS in the same
+#   run (2026-11-26, after the spread prefetches): 128x128x32 1.01-1.03x / 0.98x / 0.95-0.96x
+#   at N = 1024 / 2048 / 4096; 64x128x32 0.89-1.02x / 0.96-1.01x / 0.91-0.95x; 128x256x64
+#   0.91-1.0x / 0.95-0.97x / 0.92x; 64x128x64 0.84-0.87x at 4096.
 # - 64 and 128 are multiples of every SIMD width (4/8/16 fp32), so rows split into full vectors.
-# - N = 1024 gives 16 x 8 = 128 programs: plenty to balance 2 threads with a static
-#   schedule; GROUP_SIZE_M = 8 keeps the B panels of 8 neighbouring rows of tiles hot in L2.
+# - N = 1024 gives 8 x 8 = 64 programs: enough to balance 2 threads with a static schedule;
+#   GROUP_SIZE_M = 8 keeps the B panels of 8 neighbouring rows of tiles hot in L2.
 import triton
 import triton.language as tl
 
