@@ -259,10 +259,12 @@ MlirValue tc_lane_address(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos);
 /* --- output_buffer.c: a captured reduction operand kept where its store writes ----------- */
 /* For a reduction that captures its operand in `stack` (memref<numel x T>) and the store
  * that operand feeds: a memref<? x T> that is, at run time, the store's own row when
- * nothing can observe the early write (see the file), else `stack`; emitted at b. Null
+ * nothing can observe the early write (see the file), else `stack`; emitted at b. rereads:
+ * the reduction may evaluate its operand again after the capture pass. Null
  * when the store cannot hold it. The capture then writes, and the store's nest reads, only
  * the lanes of the store's mask. */
-MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, MlirOperation store, MlirValue stack);
+MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, MlirOperation store, MlirValue stack,
+                           bool rereads);
 
 /* --- bounds.c: --check-bounds ------------------------------------------------------------ */
 /* Checks the active lanes of an access at pos against the extent of the pointer argument

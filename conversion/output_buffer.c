@@ -11,8 +11,11 @@
  * between the reduction and the store (same block) read memory only through tile loads;
  * the store is contiguous along a single row, unchecked (no --check-* mode), of the
  * operand's element type; and at run time no load the reduction's operand, the store, or
- * the ops in between read overlaps the store's row. Otherwise (in-place softmax, out ==
- * in) the stack buffer is used: the choice is an arith.select per program.
+ * the ops in between read overlaps the store's row — except that a row only the operand
+ * reads may be the store's row itself (in-place softmax, out == in: each chunk is read
+ * before the same chunk is written, and nothing reads the row again). Otherwise (the row
+ * shifted, or read again by the store's value) the stack buffer is used: the choice is an
+ * arith.select per program.
  * In: a capturing reduction and the store it feeds. Out: the buffer memref. */
 #include "conversion/lower.h"
 
@@ -23,20 +26,32 @@
 
 typedef struct load_set {
   MlirOperation ops[MAX_LOADS];
+  bool capture_only[MAX_LOADS]; /* read only by the capture pass (chunk by chunk, each
+                                 * chunk before the same chunk of the row is written) */
   int n;
   bool failed;
+  bool capture; /* loads being added are the operand's */
 } load_set;
 
-static void add_load(load_set *s, MlirOperation load) {
+/* capture: read only where the operand is evaluated, at the operand's position */
+static void add_load(load_set *s, MlirOperation load, bool capture) {
   for (int i = 0; i < s->n; i++)
-    if (mlirOperationEqual(s->ops[i], load)) return;
-  if (s->n == MAX_LOADS) s->failed = true;
-  else s->ops[s->n++] = load;
+    if (mlirOperationEqual(s->ops[i], load)) {
+      s->capture_only[i] = s->capture_only[i] && capture;
+      return;
+    }
+  if (s->n == MAX_LOADS) {
+    s->failed = true;
+    return;
+  }
+  s->capture_only[s->n] = capture;
+  s->ops[s->n++] = load;
 }
 
 /* The tile loads v reads through lazily evaluated ops, stopping at `stop` and at tiles
- * already in buffers (computed before). Anything else that could read memory fails. */
-static void cone_loads(tc_lower *L, MlirValue v, MlirValue stop, load_set *s, int depth) {
+ * already in buffers (computed before). Anything else that could read memory fails.
+ * same_pos: v is the capture's operand, or reaches it through elementwise ops only. */
+static void cone_loads(tc_lower *L, MlirValue v, MlirValue stop, load_set *s, bool same_pos, int depth) {
   if (s->failed) return;
   if (depth > 64) {
     s->failed = true;
@@ -48,12 +63,17 @@ static void cone_loads(tc_lower *L, MlirValue v, MlirValue stop, load_set *s, in
     return;
   }
   MlirOperation d = mlirOpResultGetOwner(v);
-  if (tile_op_of(d) == TILE_LOAD) add_load(s, d);
+  bool load = tile_op_of(d) == TILE_LOAD;
+  if (load) add_load(s, d, s->capture && same_pos);
   else if (!tc_is_lazy_op(d)) {
     s->failed = true;
     return;
   }
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) cone_loads(L, mlirOperationGetOperand(d, i), stop, s, depth + 1);
+  /* arith/math tile ops are elementwise; tile ops may move lanes (broadcast, trans, ...)
+   * and a load's operands are addresses, masks and padding */
+  bool elementwise = !load && (tc_op_in_dialect(d, "arith") || tc_op_in_dialect(d, "math"));
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
+    cone_loads(L, mlirOperationGetOperand(d, i), stop, s, same_pos && elementwise, depth + 1);
 }
 
 /* Every use of v, through lazily evaluated ops, is the reduction's operand or the
@@ -76,7 +96,8 @@ static bool between_reads_only(MlirOperation reduce, MlirOperation store, load_s
   if (!mlirBlockEqual(mlirOperationGetBlock(reduce), mlirOperationGetBlock(store))) return false;
   for (MlirOperation o = mlirOperationGetNextInBlock(reduce); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
     if (mlirOperationEqual(o, store)) return true;
-    if (tile_op_of(o) == TILE_LOAD && mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(o, 0)))) add_load(s, o);
+    if (tile_op_of(o) == TILE_LOAD && mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(o, 0))))
+      add_load(s, o, false);
     else if (!tc_is_pure_scalar_op(o) && !tc_is_lazy_op(o) && !tc_op_is(o, "arith.constant")) return false;
   }
   return false;
@@ -111,7 +132,8 @@ static MlirValue byte_range(tc_chunk *c, MlirValue ptr, int64_t span, MlirValue 
   return addr;
 }
 
-MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, MlirOperation store, MlirValue stack) {
+MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, MlirOperation store, MlirValue stack,
+                           bool rereads) {
   MlirValue none = {NULL};
   if (L->check_bounds || L->check_nan || L->check_races || L->backend->alloc_shared || mlirOperationIsNull(store))
     return none;
@@ -127,8 +149,9 @@ MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, Mli
   if (row_span(L, ptr) != shape[rank - 1] || !feeds_only(v, reduce, store, 0)) return none;
   load_set s = {.n = 0};
   if (!between_reads_only(reduce, store, &s)) return none;
-  cone_loads(L, v, none, &s, 0);
-  cone_loads(L, mlirOperationGetOperand(store, 1), v, &s, 0);
+  cone_loads(L, mlirOperationGetOperand(store, 1), v, &s, false, 0);
+  s.capture = !rereads;
+  cone_loads(L, v, none, &s, true, 0);
   if (s.failed || !tc_lower_pure_cone(L, ptr) || (!mlirValueIsNull(mask) && !tc_lower_pure_cone(L, mask))) return none;
   for (int i = 0; i < s.n; i++) {
     MlirValue lp = mlirOperationGetOperand(s.ops[i], 0);
@@ -145,6 +168,10 @@ MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, Mli
     MlirValue lp = mlirOperationGetOperand(s.ops[i], 0), llo, lhi;
     byte_range(&c, lp, row_span(L, lp), &llo, &lhi);
     MlirValue apart = tcb_binary(&c.b, "arith.ori", tcb_cmpi(&c.b, "ule", lhi, slo), tcb_cmpi(&c.b, "ule", shi, llo));
+    if (s.capture_only[i] && row_span(L, lp) == shape[rank - 1] &&
+        mlirTypeEqual(tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(lp))),
+                      tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(ptr)))))
+      apart = tcb_binary(&c.b, "arith.ori", apart, tcb_cmpi(&c.b, "eq", llo, slo)); /* in place */
     ok = mlirValueIsNull(ok) ? apart : tcb_binary(&c.b, "arith.andi", ok, apart);
   }
   MlirValue out = tc_memref_from_ptr(L, &c.b, row, mem);

@@ -394,7 +394,8 @@ static void emit_reduce(tc_lower *L, MlirOperation op) {
     if (tc_reduce_captures(L, op)) {
       cap.buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(r.olds[0])), tc_numel(r.rank, r.shape));
       cap.store = store_fed_by(r.olds[0], 0);
-      MlirValue out = tc_output_buffer(L, b, op, cap.store, cap.buf);
+      /* a select-based min/max may recompute a row (recheck_identity) */
+      MlirValue out = tc_output_buffer(L, b, op, cap.store, cap.buf, minmax_select_pred(L, op, r.nvals, r.olds) != NULL);
       if (!mlirValueIsNull(out)) {
         cap.buf = out;
         cap.wmask = tile_store_mask(cap.store);

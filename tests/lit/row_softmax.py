@@ -2,9 +2,10 @@
 # the max and again by exp(x - max) without a stack copy (nothing writes in between);
 # the max reduction over the masked load runs unmasked full chunks with a masked rest;
 # exp(x - max), which the sum and the store both read, is buffered by the sum's own loop
-# in the output row itself when the row overlaps no row the kernel reads (a run-time
-# check; else the stack buffer), and the division pass rescales it there in place
-# (conversion/output_buffer.c); the loop also prefetches the output line for writing.
+# in the output row itself when the row overlaps no row the kernel reads, or is the input
+# row itself (a run-time check; else the stack buffer), and the division pass rescales it
+# there in place (conversion/output_buffer.c); the loop also prefetches the output line
+# for writing.
 # RUN: %tilec compile %s -k softmax -s "*fp32:16, *fp32:16, i32, 4096" --target x86-64-v4 --emit vector | FileCheck %s
 import triton
 import triton.language as tl
@@ -40,8 +41,11 @@ def softmax(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
 # CHECK-NEXT: %[[B1:.*]] = arith.cmpi ule, %[[IHI]], %[[OLO]] : i64
 # CHECK-NEXT: %[[B2:.*]] = arith.cmpi ule, %[[OHI]], %[[ILO]] : i64
 # CHECK-NEXT: %[[APART:.*]] = arith.ori %[[B1]], %[[B2]] : i1
+# or the same row (in place: only the exp pass reads it, each chunk before writing it)
+# CHECK-NEXT: %[[SAME:.*]] = arith.cmpi eq, %[[ILO]], %[[OLO]] : i64
+# CHECK-NEXT: %[[OK:.*]] = arith.ori %[[APART]], %[[SAME]] : i1
 # CHECK-NEXT: %[[CAST:.*]] = memref.cast %[[STACK]] : memref<4096xf32> to memref<?xf32>
-# CHECK-NEXT: %[[BUF:.*]] = arith.select %[[APART]], %[[OUT]], %[[CAST]] : memref<?xf32>
+# CHECK-NEXT: %[[BUF:.*]] = arith.select %[[OK]], %[[OUT]], %[[CAST]] : memref<?xf32>
 # The exp, in line (sleef-glue/inline_exp.c): its last op puts NaN inputs back; the first
 # chunks are written under the store's mask (they may be past n), full ones unmasked.
 # CHECK: math.roundeven

@@ -1,6 +1,6 @@
 """Kernels whose output may be written early: softmax keeps exp(x - max) in its output row
-and rescales it there when no row it reads overlaps that row (conversion/output_buffer.c);
-otherwise it keeps it on the stack. These launch such kernels on overlapping numpy views
+and rescales it there when no row it reads overlaps that row, or the row is its own input
+row read only by the exp (conversion/output_buffer.c); otherwise it keeps it on the stack. These launch such kernels on overlapping numpy views
 (in place, shifted either way, a second input that is the output, a load between the sum
 and the store) and on separate arrays, against numpy references computed from copies of
 the inputs taken before the launch."""
@@ -97,15 +97,16 @@ def test_overlapping_rows(shift):
     _close(out, ref)
 
 
-@pytest.mark.parametrize("alias", ["none", "w_is_out", "w_inside_out"])
+@pytest.mark.parametrize("alias", ["none", "w_is_out", "w_inside_out", "all_three"])
 def test_second_load_of_the_output(alias):
     n = 777
     rng = np.random.default_rng(5)
-    x = (rng.standard_normal(n) * 3).astype(np.float32)
     buf = rng.standard_normal(n + 10).astype(np.float32)
     out = buf[:n]
-    w = {"none": rng.standard_normal(n).astype(np.float32), "w_is_out": out, "w_inside_out": buf[5:5 + n]}[alias]
-    ref = _softmax(x) * w.astype(np.float64)  # w as it was before the launch
+    x = out if alias == "all_three" else (rng.standard_normal(n) * 3).astype(np.float32)
+    w = {"none": rng.standard_normal(n).astype(np.float32), "w_is_out": out, "w_inside_out": buf[5:5 + n],
+         "all_three": out}[alias]
+    ref = _softmax(x.copy()) * w.astype(np.float64)  # x and w as they were before the launch
     softmax_scaled[(1,)](out, x, w, n, BLOCK=1024)
     _close(out, ref)
 
