@@ -272,9 +272,12 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
   tc_builder *b = &L->b;
   b->loc = mlirOperationGetLocation(op);
   int64_t w = tc_nest_width(L, N);
+  /* the element types the operands' buffers hold decide the pair dot */
+  int kind = pair_kind(L, tc_memory_type(L->ctx, mlirShapedTypeGetElementType(mlirValueGetType(a))),
+                       tc_memory_type(L->ctx, mlirShapedTypeGetElementType(mlirValueGetType(bm))), ce, w);
+  bool paired = kind >= 0;
   /* the tiles' next-trip prefetches are spread over the register blocks (spread_prefetches) */
-  bool spread = !batched && pair_kind(L, tc_memory_type(L->ctx, mlirShapedTypeGetElementType(mlirValueGetType(a))),
-                                      tc_memory_type(L->ctx, mlirShapedTypeGetElementType(mlirValueGetType(bm))), ce, w) < 0;
+  bool spread = !batched && !paired;
   for (int i = 0; i < 2 && spread; i++) {
     MlirValue v = i ? bm : a;
     int *mark = tc_load_prefetchable(L, v, w) ? tc_valmap_put(&L->dot_prefetched, mlirOpResultGetOwner(v).ptr) : NULL;
@@ -285,8 +288,7 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
   /* A bf16 B that only this dot reads is packed into pairs straight from its loads. */
   MlirOpOperand bu = mlirValueGetFirstUse(bm);
   bool b_lazy = !tc_special_of(L, bm) && !mlirOpOperandIsNull(bu) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(bu)) &&
-                pair_kind(L, tcb_element_type(mlirValueGetType(abuf)), mlirShapedTypeGetElementType(mlirValueGetType(bm)), ce,
-                          tc_nest_width(L, N)) == TC_PAIR_BF16;
+                kind == TC_PAIR_BF16;
   MlirValue bbuf = b_lazy ? (MlirValue){NULL} : tc_dot_operand(L, bm);
   if (L->status) return;
   MlirValue cbuf = tc_dot_accumulator(L, op);
@@ -308,8 +310,6 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
   }
   MlirType amem = tcb_element_type(mlirValueGetType(abuf));
   MlirType bmem = b_lazy ? mlirShapedTypeGetElementType(mlirValueGetType(bm)) : tcb_element_type(mlirValueGetType(bbuf));
-  int kind = pair_kind(L, amem, bmem, ce, w);
-  bool paired = kind >= 0;
   int64_t kp = (K + 1) / 2;
   MlirValue pbuf = {NULL};
   if (paired) {
@@ -336,7 +336,7 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
     j0 = mlirBlockGetArgument(blocks[nb], 0);
     tcb_set_end(&ob, blocks[nb++]);
   }
-  if (spread && !paired) spread_prefetches(L, &ob, a, bm, M, N, K, mr, nr * w, i0, j0, w);
+  if (spread) spread_prefetches(L, &ob, a, bm, M, N, K, mr, nr * w, i0, j0, w);
   MlirType vt = tc_vec_type(L->ctx, w, ce);
   int nacc = (int)(mr * nr);
   MlirValue coff[16], accs[16];

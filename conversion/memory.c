@@ -279,12 +279,19 @@ static void emit_prefetch(tc_lower *L, tc_builder *b, MlirValue view, MlirValue 
  * hardware prefetchers do not follow; one prefetch per chunk (a cache line of fp32 on
  * AVX-512) brings them in while this iteration's dot runs. A prefetch never faults, so
  * masked-off or past-the-end addresses are harmless. */
+/* The lowered per-trip step of a pointer tile the enclosing loop advances by a fixed
+ * step (an integer lowered before this point), or null. */
+static MlirValue *trip_step(tc_lower *L, MlirValue old_ptr) {
+  tc_special *sp = tc_special_of(L, old_ptr);
+  if (!sp || sp->kind != TC_SPECIAL_AFFINE || mlirValueIsNull(sp->step)) return NULL;
+  MlirValue *step = tc_valmap_get(&L->scalars, sp->step.ptr);
+  return step && tcb_is_int(mlirValueGetType(*step)) ? step : NULL;
+}
+
 static void prefetch_next_iteration(tc_chunk *c, MlirValue old_ptr, MlirValue view, MlirValue start) {
   tc_lower *L = c->L;
-  tc_special *sp = tc_special_of(L, old_ptr);
-  if (!sp || sp->kind != TC_SPECIAL_AFFINE || mlirValueIsNull(sp->step) || c->width * 4 < 32) return;
-  MlirValue *step = tc_valmap_get(&L->scalars, sp->step.ptr); /* lowered before this point? */
-  if (!step || !tcb_is_int(mlirValueGetType(*step))) return;
+  MlirValue *step = c->width * 4 < 32 ? NULL : trip_step(L, old_ptr);
+  if (!step) return;
   tc_builder *b = &c->b;
   MlirValue s = tcb_cast(b, "arith.index_cast", *step, tcb_index(L->ctx));
   emit_prefetch(L, b, view, tcb_binary(b, "arith.addi", start, s), false);
@@ -293,9 +300,7 @@ static void prefetch_next_iteration(tc_chunk *c, MlirValue old_ptr, MlirValue vi
 bool tc_load_prefetchable(tc_lower *L, MlirValue v, int64_t width) {
   if (!L->backend->prefetch || !mlirValueIsAOpResult(v) || tile_op_of(mlirOpResultGetOwner(v)) != TILE_LOAD) return false;
   MlirValue ptr = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
-  tc_special *sp = tc_special_of(L, ptr);
-  if (!sp || sp->kind != TC_SPECIAL_AFFINE || mlirValueIsNull(sp->step) || !tc_valmap_get(&L->scalars, sp->step.ptr))
-    return false;
+  if (!trip_step(L, ptr)) return false;
   int64_t shape[TC_RANK];
   int rank = tc_shape_of(mlirValueGetType(ptr), shape);
   tc_axis ax = tc_axis_of(&L->axis, ptr);

@@ -28,9 +28,9 @@ typedef struct load_set {
   MlirOperation ops[MAX_LOADS];
   bool capture_only[MAX_LOADS]; /* read only by the capture pass (chunk by chunk, each
                                  * chunk before the same chunk of the row is written) */
+  int64_t span[MAX_LOADS];      /* elements of the row each reads (row_span) */
   int n;
   bool failed;
-  bool capture; /* loads being added are the operand's */
 } load_set;
 
 /* capture: read only where the operand is evaluated, at the operand's position */
@@ -50,7 +50,8 @@ static void add_load(load_set *s, MlirOperation load, bool capture) {
 
 /* The tile loads v reads through lazily evaluated ops, stopping at `stop` and at tiles
  * already in buffers (computed before). Anything else that could read memory fails.
- * same_pos: v is the capture's operand, or reaches it through elementwise ops only. */
+ * same_pos: v is the capture's operand (read once, in the capture pass), or reaches it
+ * through elementwise ops only: its loads are read at the capture's positions. */
 static void cone_loads(tc_lower *L, MlirValue v, MlirValue stop, load_set *s, bool same_pos, int depth) {
   if (s->failed) return;
   if (depth > 64) {
@@ -64,7 +65,7 @@ static void cone_loads(tc_lower *L, MlirValue v, MlirValue stop, load_set *s, bo
   }
   MlirOperation d = mlirOpResultGetOwner(v);
   bool load = tile_op_of(d) == TILE_LOAD;
-  if (load) add_load(s, d, s->capture && same_pos);
+  if (load) add_load(s, d, same_pos);
   else if (!tc_is_lazy_op(d)) {
     s->failed = true;
     return;
@@ -150,12 +151,12 @@ MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, Mli
   load_set s = {.n = 0};
   if (!between_reads_only(reduce, store, &s)) return none;
   cone_loads(L, mlirOperationGetOperand(store, 1), v, &s, false, 0);
-  s.capture = !rereads;
-  cone_loads(L, v, none, &s, true, 0);
+  cone_loads(L, v, none, &s, !rereads, 0);
   if (s.failed || !tc_lower_pure_cone(L, ptr) || (!mlirValueIsNull(mask) && !tc_lower_pure_cone(L, mask))) return none;
   for (int i = 0; i < s.n; i++) {
     MlirValue lp = mlirOperationGetOperand(s.ops[i], 0);
-    if (!row_span(L, lp) || !tc_lower_pure_cone(L, lp)) return none;
+    s.span[i] = row_span(L, lp);
+    if (!s.span[i] || !tc_lower_pure_cone(L, lp)) return none;
   }
   if (L->status) return none;
   /* out: the store's row; disjoint from every load's row */
@@ -166,9 +167,9 @@ MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, Mli
   MlirValue row = byte_range(&c, ptr, shape[rank - 1], &slo, &shi);
   for (int i = 0; i < s.n && !L->status; i++) {
     MlirValue lp = mlirOperationGetOperand(s.ops[i], 0), llo, lhi;
-    byte_range(&c, lp, row_span(L, lp), &llo, &lhi);
+    byte_range(&c, lp, s.span[i], &llo, &lhi);
     MlirValue apart = tcb_binary(&c.b, "arith.ori", tcb_cmpi(&c.b, "ule", lhi, slo), tcb_cmpi(&c.b, "ule", shi, llo));
-    if (s.capture_only[i] && row_span(L, lp) == shape[rank - 1] &&
+    if (s.capture_only[i] && s.span[i] == shape[rank - 1] &&
         mlirTypeEqual(tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(lp))),
                       tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(ptr)))))
       apart = tcb_binary(&c.b, "arith.ori", apart, tcb_cmpi(&c.b, "eq", llo, slo)); /* in place */

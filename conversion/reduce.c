@@ -390,12 +390,12 @@ static void emit_reduce(tc_lower *L, MlirOperation op) {
         r.bufs[i] = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetResult(op, i))),
                                     tc_numel(rr, r.rshape));
     /* before the nest: the store's pointer may need scalars lowered here */
-    chunk_pass cap = {{NULL}, r.shape, {NULL}, {NULL}, NULL};
+    chunk_pass cap = {{NULL}, r.shape, {NULL}, {NULL}, minmax_select_pred(L, op, r.nvals, r.olds)};
     if (tc_reduce_captures(L, op)) {
       cap.buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(r.olds[0])), tc_numel(r.rank, r.shape));
       cap.store = store_fed_by(r.olds[0], 0);
       /* a select-based min/max may recompute a row (recheck_identity) */
-      MlirValue out = tc_output_buffer(L, b, op, cap.store, cap.buf, minmax_select_pred(L, op, r.nvals, r.olds) != NULL);
+      MlirValue out = tc_output_buffer(L, b, op, cap.store, cap.buf, cap.select_pred != NULL);
       if (!mlirValueIsNull(out)) {
         cap.buf = out;
         cap.wmask = tile_store_mask(cap.store);
@@ -411,7 +411,6 @@ static void emit_reduce(tc_lower *L, MlirOperation op) {
     c.b = ob;
     outer.idx[r.rank - 1] = tcb_const_index(&c.b, 0);
     MlirValue acc[MAXV], out[MAXV];
-    cap.select_pred = minmax_select_pred(L, op, r.nvals, r.olds);
     for (int i = 0; i < r.nvals; i++) acc[i] = seed(&c.b, &cap, eval_operand(&c, r.olds, i, &outer, &cap));
     /* Bounded by a masked load's mask: rows with runtime length (softmax's cols < n). */
     MlirValue bound_mask = tc_load_mask_within(L, r.olds[0], mlirValueGetType(r.olds[0]), 0);
