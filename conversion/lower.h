@@ -309,6 +309,11 @@ MlirValue tc_load_mask_within(tc_lower *L, MlirValue old, MlirType shape, int de
 /* In a FULL or TAIL chunk at the nest's own position, a mask equal to the nest's bound is
  * known: *out = null (all lanes on) or the tail mask. False otherwise. */
 bool tc_chunk_bound_mask(tc_chunk *c, MlirValue old_mask, const tc_pos *pos, MlirValue *out);
+/* Is the tile `old` one value at every lane past the bound of bound_mask (where that mask is
+ * false)? True when it reads the position only through that mask: scalars, splat constants,
+ * loads masked by it (or by `&` with it; they give `other` and read nothing), tl.where on
+ * it (the other branch) and elementwise ops of such. */
+bool tc_uniform_past_bound(tc_lower *L, MlirValue old, MlirValue bound_mask, int depth);
 /* The chunk's mask for an old mask value at pos: null when provably all-true there. */
 MlirValue tc_chunk_mask(tc_chunk *c, MlirValue old_mask, const tc_pos *pos);
 

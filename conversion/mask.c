@@ -4,6 +4,8 @@
  * unmasked and only the tail is masked. In: old i1 tiles. Out: bounds or chunk masks. */
 #include "conversion/lower.h"
 
+#include "dialects/tile.h"
+
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <string.h>
@@ -122,6 +124,43 @@ bool tc_chunk_bound_mask(tc_chunk *c, MlirValue old_mask, const tc_pos *pos, Mli
       !tc_same_value(old_mask, c->bound_mask, 0))
     return false;
   *out = c->mode == TC_CHUNK_FULL ? (MlirValue){NULL} : c->tail_mask;
+  return true;
+}
+
+/* Is mask m false wherever bound_mask is: the bound's own mask, or `&` with it? */
+static bool false_past_bound(MlirValue m, MlirValue bound_mask, int depth) {
+  if (tc_same_value(m, bound_mask, 0)) return true;
+  if (depth > 8 || !mlirValueIsAOpResult(m) || !tc_op_is(mlirOpResultGetOwner(m), "arith.andi")) return false;
+  MlirOperation op = mlirOpResultGetOwner(m);
+  return false_past_bound(mlirOperationGetOperand(op, 0), bound_mask, depth + 1) ||
+         false_past_bound(mlirOperationGetOperand(op, 1), bound_mask, depth + 1);
+}
+
+bool tc_uniform_past_bound(tc_lower *L, MlirValue old, MlirValue bound_mask, int depth) {
+  if (!mlirTypeIsARankedTensor(mlirValueGetType(old))) return true; /* a scalar */
+  if (depth > 16 || !mlirValueIsAOpResult(old) || tc_special_of(L, old)) return false;
+  MlirOperation op = mlirOpResultGetOwner(old);
+  switch (tile_op_of(op)) {
+  case TILE_SPLAT: return true; /* of a scalar */
+  case TILE_HINT: return tc_uniform_past_bound(L, mlirOperationGetOperand(op, 0), bound_mask, depth + 1);
+  case TILE_LOAD: {
+    /* masked off there: every lane is `other` (or zero) and no memory is read */
+    MlirValue mask = tile_load_mask(op), other = tile_load_other(op);
+    return !mlirValueIsNull(mask) && false_past_bound(mask, bound_mask, 0) &&
+           (mlirValueIsNull(other) || tc_uniform_past_bound(L, other, bound_mask, depth + 1));
+  }
+  case TILE_NOT_TILE: break;
+  default: return false;
+  }
+  if (tc_op_is(op, "arith.constant")) {
+    MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("value"));
+    return mlirAttributeIsADenseElements(a) && mlirDenseElementsAttrIsSplat(a);
+  }
+  if (!tc_is_lazy_op(op)) return false;
+  if (tc_op_is(op, "arith.select") && false_past_bound(mlirOperationGetOperand(op, 0), bound_mask, 0))
+    return tc_uniform_past_bound(L, mlirOperationGetOperand(op, 2), bound_mask, depth + 1);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++)
+    if (!tc_uniform_past_bound(L, mlirOperationGetOperand(op, i), bound_mask, depth + 1)) return false;
   return true;
 }
 

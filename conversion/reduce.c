@@ -155,21 +155,36 @@ static MlirValue eval_operand(tc_chunk *c, const MlirValue *olds, int i, const t
  * accumulators start NaN-free (NaN lanes of the first chunks become the identity), so
  * only a row of NaNs (all lanes) comes out wrong, as the identity: the caller then
  * recomputes the row exactly. Returns the cmpf predicate, or null. */
-static const char *minmax_select_pred(tc_lower *L, MlirOperation op, int nvals, const MlirValue *olds) {
-  if (!L->backend->select_minmax(L->target) || nvals != 1 || !tcb_is_float(mlirShapedTypeGetElementType(mlirValueGetType(olds[0]))))
-    return NULL;
+/* The combine's one op when it is `return op(a, b)` (or op(b, a)) of its two arguments, else
+ * null: the reductions tl.sum, tl.max, tl.min, ... build. */
+static MlirOperation single_combine_op(tc_lower *L, MlirOperation op) {
+  MlirOperation none = {NULL};
   MlirOperation fn = combine_func(L, op);
-  if (mlirOperationIsNull(fn)) return NULL;
+  if (mlirOperationIsNull(fn)) return none;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0));
   MlirOperation m = mlirBlockGetFirstOperation(body);
-  if (mlirOperationIsNull(m) || mlirBlockGetNumArguments(body) != 2) return NULL;
+  if (mlirOperationIsNull(m) || mlirBlockGetNumArguments(body) != 2 || mlirOperationGetNumOperands(m) != 2) return none;
   MlirOperation ret = mlirOperationGetNextInBlock(m);
   if (mlirOperationIsNull(ret) || !tc_op_is(ret, "func.return") || mlirOperationGetNumOperands(ret) != 1 ||
       !mlirValueEqual(mlirOperationGetOperand(ret, 0), mlirOperationGetResult(m, 0)))
-    return NULL;
+    return none;
   MlirValue a = mlirBlockGetArgument(body, 0), b = mlirBlockGetArgument(body, 1);
   MlirValue x = mlirOperationGetOperand(m, 0), y = mlirOperationGetOperand(m, 1);
-  if (!((mlirValueEqual(x, a) && mlirValueEqual(y, b)) || (mlirValueEqual(x, b) && mlirValueEqual(y, a)))) return NULL;
+  if (!((mlirValueEqual(x, a) && mlirValueEqual(y, b)) || (mlirValueEqual(x, b) && mlirValueEqual(y, a)))) return none;
+  return m;
+}
+
+/* Float min/max reductions (tl.max, tl.min) where the backend prefers compare + select
+ * (x86: maxnum needs vmaxps, a NaN test and a blend per chunk, while select(x > acc, x,
+ * acc) is one vmaxps that ignores a NaN x). The
+ * accumulators start NaN-free (NaN lanes of the first chunks become the identity), so
+ * only a row of NaNs (all lanes) comes out wrong, as the identity: the caller then
+ * recomputes the row exactly. Returns the cmpf predicate, or null. */
+static const char *minmax_select_pred(tc_lower *L, MlirOperation op, int nvals, const MlirValue *olds) {
+  if (!L->backend->select_minmax(L->target) || nvals != 1 || !tcb_is_float(mlirShapedTypeGetElementType(mlirValueGetType(olds[0]))))
+    return NULL;
+  MlirOperation m = single_combine_op(L, op);
+  if (mlirOperationIsNull(m)) return NULL;
   if (tc_op_is(m, "arith.maxnumf")) return "ogt";
   if (tc_op_is(m, "arith.minnumf")) return "olt";
   return NULL;
@@ -184,6 +199,15 @@ static MlirValue minmax_identity(tc_builder *b, const chunk_pass *cap, MlirType 
 static MlirValue seed(tc_builder *b, const chunk_pass *cap, MlirValue v) {
   if (!cap->select_pred || mlirValueIsNull(v)) return v;
   return tcb_select(b, tcb_cmpf(b, "ord", v, v), v, minmax_identity(b, cap, mlirValueGetType(v)));
+}
+
+/* res = the accumulators args[0..nvals) combined with the chunk's values args[nvals..). */
+static void fold(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const chunk_pass *cap, const MlirValue *args,
+                 MlirValue *res) {
+  if (cap->select_pred)
+    res[0] = tcb_select(b, tcb_cmpf(b, cap->select_pred, args[1], args[0]), args[1], args[0]);
+  else
+    tc_apply_combine(L, b, op, args, 2 * nvals, res);
 }
 
 /* One loop over chunks [lb, ub) step `u * width` folding u chunks per iteration into u
@@ -215,14 +239,81 @@ static void chunk_loop(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, 
       args[nvals + i] = eval_operand(&c, olds, i, &p, cap);
     }
     if (L->status) break;
-    if (cap->select_pred)
-      res[k] = tcb_select(&c.b, tcb_cmpf(&c.b, cap->select_pred, args[1], args[0]), args[1], args[0]);
-    else
-      tc_apply_combine(L, &c.b, op, args, 2 * nvals, res + k * nvals);
+    fold(L, &c.b, op, nvals, cap, args, res + k * nvals);
   }
   if (!L->status) tcb_op(&c.b, "scf.yield", 0, NULL, nacc, res, 0, NULL);
   tc_chunk_free(&c);
   for (int i = 0; i < nacc && !L->status; i++) acc[i] = mlirOperationGetResult(f, i);
+}
+
+/* How folding one vector v into an accumulator again and again relates to folding it once:
+ * 0 unrelated, 1 the same (max, min, and, or: x op v op v == x op v), 2 the same when v is
+ * zero (a sum: x + 0 + 0 == x + 0, also for x = -0 and NaN). */
+static int fold_idempotence(tc_lower *L, MlirOperation op, const chunk_pass *cap) {
+  if (cap->select_pred) return 1; /* select(v > acc, v, acc) */
+  MlirOperation m = single_combine_op(L, op);
+  if (mlirOperationIsNull(m)) return 0;
+  static const char *const always[] = {"arith.maxnumf", "arith.minnumf", "arith.maximumf", "arith.minimumf",
+                                       "arith.maxsi",   "arith.minsi",   "arith.maxui",    "arith.minui",
+                                       "arith.andi",    "arith.ori"};
+  for (size_t i = 0; i < sizeof always / sizeof *always; i++)
+    if (tc_op_is(m, always[i])) return 1;
+  return tc_op_is(m, "arith.addf") || tc_op_is(m, "arith.addi") || tc_op_is(m, "arith.xori") ? 2 : 0;
+}
+
+/* Chunks [start, n) of the row at `outer`, wholly past the bound of bound_mask, into acc.
+ * When the operand there is one vector v in every chunk (tc_uniform_past_bound: masked loads
+ * give `other`, tl.where on the mask its other branch) and folding v in repeatedly is folding
+ * it once (fold_idempotence), one chunk is evaluated and folded; else every chunk runs, masked.
+ * Triton sizes the tile to next_power_of_2(N): layer norm over 12000 columns at BLOCK 16384
+ * ran 274 chunks per pass adding zeros, one after the other. A captured operand is only
+ * skipped where its buffer is written under the bound's mask (nothing reads it there). */
+static void past_bound(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const MlirValue *olds,
+                       const tc_pos *outer, int64_t n, int64_t width, MlirValue bound_mask, const chunk_pass *cap,
+                       MlirValue start, MlirValue *acc) {
+  MlirValue end = tcb_const_index(b, n);
+  int idem = nvals == 1 ? fold_idempotence(L, op, cap) : 0;
+  bool captured_there = !mlirValueIsNull(cap->buf) &&
+                        (mlirValueIsNull(cap->wmask) || !tc_same_value(cap->wmask, bound_mask, 0));
+  if (!idem || captured_there || !tc_uniform_past_bound(L, olds[0], bound_mask, 0)) {
+    chunk_loop(L, b, op, nvals, olds, outer, start, end, width, 1, (MlirValue){NULL}, cap, acc);
+    return;
+  }
+  MlirType t = mlirValueGetType(acc[0]);
+  tc_builder tb, eb;
+  MlirOperation any = tcb_if(b, tcb_cmpi(b, "ult", start, end), 1, &t, &tb, &eb);
+  tcb_op(&eb, "scf.yield", 0, NULL, 1, acc, 0, NULL);
+  tc_chunk c;
+  tc_chunk_init(&c, L, tb.block, width);
+  c.b = tb;
+  tc_pos p = *outer;
+  p.chunked = true;
+  p.idx[p.rank - 1] = start;
+  MlirValue args[2] = {acc[0], eval_operand(&c, olds, 0, &p, cap)}, once;
+  if (!L->status) fold(L, &c.b, op, 1, cap, args, &once);
+  if (L->status) {
+    tc_chunk_free(&c);
+    return;
+  }
+  if (idem == 2) {
+    /* v == 0 in every lane: fold it once; else run the chunks */
+    MlirValue v = args[1];
+    MlirValue zero = tcb_is_float(tcb_element_type(mlirValueGetType(v)))
+                         ? tcb_cmpf(&c.b, "oeq", v, tcb_const_float(&c.b, mlirValueGetType(v), 0.0))
+                         : tcb_cmpi(&c.b, "eq", v, tcb_const_int(&c.b, mlirValueGetType(v), 0));
+    MlirNamedAttribute kind = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, "#vector.kind<and>"));
+    zero = tcb_op1(&c.b, "vector.reduction", tcb_int_type(L->ctx, 1), 1, &zero, 1, &kind);
+    tc_builder zb, lb;
+    MlirOperation iff = tcb_if(&c.b, zero, 1, &t, &zb, &lb);
+    tcb_op(&zb, "scf.yield", 0, NULL, 1, &once, 0, NULL);
+    MlirValue looped = acc[0];
+    chunk_loop(L, &lb, op, 1, olds, outer, start, end, width, 1, (MlirValue){NULL}, cap, &looped);
+    tcb_op(&lb, "scf.yield", 0, NULL, 1, &looped, 0, NULL);
+    once = mlirOperationGetResult(iff, 0);
+  }
+  tcb_op(&c.b, "scf.yield", 0, NULL, 1, &once, 0, NULL);
+  tc_chunk_free(&c);
+  acc[0] = mlirOperationGetResult(any, 0);
 }
 
 /* Accumulates chunks [width, n) of the last dim at `outer` into acc (scf.for with
@@ -283,9 +374,18 @@ static void accumulate_last(tc_lower *L, tc_builder *b, MlirOperation op, int nv
     }
     tc_apply_combine(L, b, op, args, 2 * nvals, acc);
   }
-  /* leftover chunks (n / width not a multiple of u, or past the bound) */
-  if (!mlirValueIsNull(bound) || full_end < n)
-    chunk_loop(L, b, op, nvals, olds, outer, rest, tcb_const_index(b, n), width, 1, (MlirValue){NULL}, cap, acc);
+  /* leftover chunks: n / width not a multiple of u, or the one holding the bound (and the
+   * full ones before it in its group of u), then those wholly past the bound */
+  if (mlirValueIsNull(bound)) {
+    if (full_end < n)
+      chunk_loop(L, b, op, nvals, olds, outer, rest, tcb_const_index(b, n), width, 1, (MlirValue){NULL}, cap, acc);
+    return;
+  }
+  MlirValue live_end = tcb_binary(b, "arith.andi", tcb_binary(b, "arith.addi", bound, tcb_const_index(b, width - 1)),
+                                  tcb_const_index(b, -width));
+  live_end = tcb_binary(b, "arith.maxsi", live_end, rest);
+  chunk_loop(L, b, op, nvals, olds, outer, rest, live_end, width, 1, (MlirValue){NULL}, cap, acc);
+  if (!L->status) past_bound(L, b, op, nvals, olds, outer, n, width, bound_mask, cap, live_end, acc);
 }
 
 /* Accumulates rows 1..len-1 of dim `axis` at the chunk position pos (vertical). */

@@ -141,6 +141,67 @@ def _reductions_int():
         lambda a: {"val_ptr": a["x_ptr"].max(1), "idx_ptr": 15 - a["x_ptr"][:, ::-1].argmax(1)})
 
 
+def _past_bound():
+    # Reductions over a tile larger than the row (BLOCK = next_power_of_2(N) and more): the
+    # lanes past N hold each load's `other` and count. Rows: random, all -0.0 (a zero sum's
+    # sign: the +0.0 lanes past N make it +0.0), all -inf (exp(-inf - -inf) is NaN), all NaN.
+    F = "reductions"
+    K = "reductions/kernels.py"
+
+    def padded(x, block, other):
+        return np.concatenate([x, np.full((x.shape[0], block - x.shape[1]), other, x.dtype)], 1)
+
+    def sum_ieee(z):  # numpy's sum of -0.0s is +0.0; IEEE (and Triton's tree) keeps -0.0
+        s = z.sum(1)
+        return np.where(np.all((z == 0) & np.signbit(z), 1), -0.0, s)
+
+    def expect(block, n):
+        # tl.max / tl.min ignore NaN (maxnum): np.fmax / np.fmin
+        def f(a):
+            x = a["x_ptr"].reshape(-1, n).astype(np.float64)
+            z = padded(x, block, 0.)
+            xi = padded(x, block, -np.inf)
+            with np.errstate(all="ignore"):
+                out = np.stack([z.sum(1), padded(x, block, 1.5).sum(1), np.fmax.reduce(xi, 1),
+                            np.fmin.reduce(padded(x, block, 0.25), 1),
+                                np.concatenate([x, np.broadcast_to(np.arange(n, block, dtype=np.float64),
+                                                                   (x.shape[0], block - n))], 1).sum(1),
+                                np.float32(1) / sum_ieee(z),
+                                np.exp(xi - np.fmax.reduce(xi, 1)[:, None]).sum(1),
+                                (z * z).sum(1), (x - 1.0).sum(1) + np.fmax.reduce(z + 2.0, 1)], 1)
+            return {"out_ptr": out.astype(np.float32).reshape(-1)}
+        return f
+
+    for n, block in [(1000, 1024), (12000, 16384), (1024, 4096), (4096, 4096), (17, 4096), (0, 256)]:
+        rows = 6
+        x = rng(40 + n).standard_normal((rows, n)).astype(np.float32)
+        if n:
+            x[1, :] = -0.0
+            x[2, :] = -np.inf
+            x[3, :] = np.nan
+            x[4, ::3] = np.nan
+        add(F, "past_bound_%d_block%d" % (n, block), K, "past_bound_kernel", (rows,),
+            dict(x_ptr=x.reshape(-1) if n else np.zeros(1, np.float32), out_ptr=np.zeros(rows * 9, np.float32),
+                 N=n, BLOCK=block),
+            ["out_ptr"], expect(block, n) if n else
+            (lambda a, block=block: {"out_ptr": np.tile(np.array(
+                [0., 1.5 * block, -np.inf, 0.25, np.arange(block).sum(), np.inf, np.nan, 0., 2.], np.float32), rows)}),
+            rtol=1e-5, atol=1e-3)
+    for n, block in [(1000, 1024), (3000, 4096), (4096, 4096)]:
+        xi = rng(50 + n).integers(-100, 100, (3, n)).astype(np.int32)
+        xi[1, :] = -9
+
+        def f(a, n=n, block=block):
+            x = a["x_ptr"].reshape(-1, n).astype(np.int64)
+            return {"out_ptr": np.stack([
+                padded(x, block, 0).sum(1), padded(x, block, 3).sum(1),
+                np.bitwise_xor.reduce(padded(x, block, 5), 1), padded(x, block, -7).max(1),
+                np.bitwise_or.reduce(padded(x, block, 64), 1)], 1).astype(np.int32).reshape(-1)}
+        add(F, "past_bound_int_%d_block%d" % (n, block), K, "past_bound_int_kernel", (3,),
+            dict(x_ptr=xi.reshape(-1), out_ptr=np.zeros(15, np.int32), N=n, BLOCK=block), ["out_ptr"], f)
+
+
 def cases():
     _reductions()
     _reductions_int()
+    _past_bound()

@@ -156,3 +156,39 @@ def row_maxmin_nan_kernel(x_ptr, mx_ptr, mn_ptr, N, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + row * N + cols, mask=cols < N, other=float('nan'))
     tl.store(mx_ptr + row, tl.max(x, axis=0))
     tl.store(mn_ptr + row, tl.min(x, axis=0))
+
+
+@triton.jit
+def past_bound_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    # BLOCK = next_power_of_2(N) or more: lanes past N hold `other` (or the where's other
+    # branch) and take part in every reduction, whatever value that is
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = cols < N
+    p = x_ptr + row * N + cols
+    o = out_ptr + row * 9
+    x0 = tl.load(p, mask=m, other=0.)
+    tl.store(o + 0, tl.sum(x0, axis=0))
+    tl.store(o + 1, tl.sum(tl.load(p, mask=m, other=1.5), axis=0))
+    tl.store(o + 2, tl.max(tl.load(p, mask=m, other=float('-inf')), axis=0))
+    tl.store(o + 3, tl.min(tl.load(p, mask=m, other=0.25), axis=0))
+    tl.store(o + 4, tl.sum(tl.where(m, x0, cols.to(tl.float32)), axis=0))
+    tl.store(o + 5, 1.0 / tl.sum(x0, axis=0))  # the sign of a zero sum
+    xi = tl.load(p, mask=m, other=float('-inf'))
+    tl.store(o + 6, tl.sum(tl.exp(xi - tl.max(xi, axis=0)), axis=0))
+    tl.store(o + 7, tl.sum(tl.where(m, x0 * x0, 0.), axis=0))
+    tl.store(o + 8, tl.sum(tl.where(m, x0 - 1.0, 0.), axis=0) + tl.max(x0 + 2.0, axis=0))
+
+
+@triton.jit
+def past_bound_int_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = cols < N
+    p = x_ptr + row * N + cols
+    o = out_ptr + row * 5
+    tl.store(o + 0, tl.sum(tl.load(p, mask=m, other=0), axis=0))
+    tl.store(o + 1, tl.sum(tl.load(p, mask=m, other=3), axis=0))
+    tl.store(o + 2, tl.xor_sum(tl.load(p, mask=m, other=5), axis=0))
+    tl.store(o + 3, tl.max(tl.load(p, mask=m, other=-7), axis=0))
+    tl.store(o + 4, tl.reduce_or(tl.load(p, mask=m, other=64), axis=0))
