@@ -36,6 +36,7 @@ MATMUL_SIZES=(1024 2048 4096)
 # Layer norm at the tutorial's block size, BLOCK = next_power_of_2(N) (one trip per loop), next
 # to the BLOCK 256 row: "ROWS COLS BLOCK" each.
 LN_TUTORIAL=("1024 8192 8192" "1024 12000 16384")
+SM_TUTORIAL=(4096 5000 8192)      # softmax ROWS COLS BLOCK, a masked row (the softmax_8192 kernel)
 # The size sweep (2 threads, one round): how cost grows with size, per kernel family.
 SWEEP_VADD=(4096 16384 65536 262144 1048576 4194304 16777216)
 SWEEP_SOFTMAX_ROWS=(16 64 256 1024 4096 16384)        # x 1024 columns, BLOCK 1024
@@ -274,6 +275,13 @@ kernel_round() {
     done
     run softmax "${R}x${C}" numpy 1 -- "${BLAS_ENV[@]}" OPENBLAS_NUM_THREADS=1 "$PY" bench/peers/numpy_bench.py softmax "$R" "$C"
     torch_peers softmax "${R}x${C}"
+  done
+  # A row length that is not a power of two, at the tutorial's BLOCK = next_power_of_2(N): 3192
+  # of the 8192 lanes are masked off (the tutorial's benchmark sweeps N = 256 ... 12800).
+  section "softmax ${SM_TUTORIAL[0]}x${SM_TUTORIAL[1]}, BLOCK ${SM_TUTORIAL[2]} (the tutorial's next_power_of_2(N))"
+  for t in "${THREADS[@]}"; do
+    pair "softmax_${SM_TUTORIAL[2]}" "softmax (BLOCK ${SM_TUTORIAL[2]})" "${SM_TUTORIAL[0]}x${SM_TUTORIAL[1]}" "$t" \
+      softmax "${SM_TUTORIAL[0]}" "${SM_TUTORIAL[1]}"
   done
 
   section "layer norm 1024x8192"
