@@ -1,13 +1,13 @@
 /* launcher/launcher.c — runs a kernel's grid of programs: validates the launch, then runs
- * one program inline or a range of them on an OpenMP (libomp) team.
+ * one program inline or a range of them on an OpenMP team (launcher/team.c).
  * In: a kernel descriptor, a 3-D grid, argument pointers, options. Out: a status (NULL = ok). */
 #include "tilec/runtime.h"
+#include "launcher/team.h"
 #include "runtime/debug.h"
 
 #include <pthread.h>
-
-#include <omp.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,13 +74,45 @@ static void note_failure(launch *l, uint64_t p) {
 }
 
 static inline void run_program(launch *l, cursor *c, uint64_t p) {
-  /* An omp for loop cannot break: after a failure the remaining iterations just skip. */
-  if (atomic_load_explicit(&l->first_failure, memory_order_relaxed) != NO_FAILURE) return;
   if (p != c->next) pid_of(l, p, c->pid);
   if (l->program(l->args, c->pid, l->grid, l->ctx) != 0) note_failure(l, p);
   tilec_rt_flush_output();
   pid_step(l, c->pid);
   c->next = p + 1;
+}
+
+/* The programs [first, end) of a launch, for a team. */
+typedef struct team_work {
+  launch *l;
+  uint64_t first, end;
+  uint64_t chunk;      /* dynamic: programs per grab */
+  _Atomic uint64_t next; /* dynamic: the first program not yet taken */
+} team_work;
+
+static bool stopped(const launch *l) {
+  return atomic_load_explicit(&l->first_failure, memory_order_relaxed) != NO_FAILURE;
+}
+
+/* One contiguous run of programs per thread, sizes differing by at most one. */
+static void run_static(void *ctx, uint32_t tid, uint32_t nthreads) {
+  team_work *w = ctx;
+  uint64_t n = w->end - w->first, q = n / nthreads, r = n % nthreads;
+  uint64_t lo = w->first + tid * q + (tid < r ? tid : r), hi = lo + q + (tid < r);
+  cursor c = {.next = NO_FAILURE};
+  for (uint64_t p = lo; p < hi && !stopped(w->l); p++) run_program(w->l, &c, p);
+}
+
+/* Threads take `chunk` programs at a time as they finish. */
+static void run_dynamic(void *ctx, uint32_t tid, uint32_t nthreads) {
+  (void)tid, (void)nthreads;
+  team_work *w = ctx;
+  cursor c = {.next = NO_FAILURE};
+  for (;;) {
+    uint64_t lo = atomic_fetch_add_explicit(&w->next, w->chunk, memory_order_relaxed);
+    if (lo >= w->end || stopped(w->l)) return;
+    uint64_t hi = w->end - lo < w->chunk ? w->end : lo + w->chunk;
+    for (uint64_t p = lo; p < hi && !stopped(w->l); p++) run_program(w->l, &c, p);
+  }
 }
 
 static tilec_status *launch_failed(const tilec_kernel_desc *k, launch *l) {
@@ -124,7 +156,7 @@ static tilec_status *team_size(const tilec_kernel_desc *k, const tilec_launch_op
                                    "between 1 and %u",
                                    k->name, env, TILEC_MAX_THREADS);
     } else {
-      int n = omp_get_max_threads();
+      int n = tc_team_default_threads();
       want = n > 0 ? (uint32_t)n : 1;
     }
   }
@@ -265,32 +297,19 @@ static tilec_status *launch_grid(const tilec_kernel_desc *kernel, uint32_t grid_
   if (threads <= 1) {
     /* A one-thread team only adds fork/join cost: stay on the caller's thread. */
     cursor c = {.next = NO_FAILURE};
-    for (uint64_t p = first; p < end; p++) {
-      run_program(&l, &c, p);
-      if (atomic_load_explicit(&l.first_failure, memory_order_relaxed) != NO_FAILURE) break;
-    }
+    for (uint64_t p = first; p < end && !stopped(&l); p++) run_program(&l, &c, p);
     return launch_failed(kernel, &l);
   }
 
+  team_work w = {.l = &l, .first = first, .end = end, .next = first};
   if (opts && opts->schedule == TILEC_SCHEDULE_DYNAMIC) {
     uint64_t chunk = count / ((uint64_t)threads * DYNAMIC_CHUNKS_PER_THREAD);
     if (chunk < 1) chunk = 1;
     if (chunk > DYNAMIC_MAX_CHUNK) chunk = DYNAMIC_MAX_CHUNK;
-    int chunk_size = (int)chunk;
-#pragma omp parallel num_threads((int)threads) default(none) shared(l)                             \
-    firstprivate(first, end, chunk_size)
-    {
-      cursor c = {.next = NO_FAILURE};
-#pragma omp for schedule(dynamic, chunk_size) nowait
-      for (uint64_t p = first; p < end; p++) run_program(&l, &c, p);
-    }
+    w.chunk = chunk;
+    tc_team_run(threads, run_dynamic, &w);
   } else {
-#pragma omp parallel num_threads((int)threads) default(none) shared(l) firstprivate(first, end)
-    {
-      cursor c = {.next = NO_FAILURE};
-#pragma omp for schedule(static) nowait
-      for (uint64_t p = first; p < end; p++) run_program(&l, &c, p);
-    }
+    tc_team_run(threads, run_static, &w);
   }
   return launch_failed(kernel, &l);
 }

@@ -13,6 +13,7 @@ PKGS=(
   python3-dev python3-venv python3-pip
   libclang-rt-22-dev
   gdb linux-perf
+  libgomp1                     # GNU OpenMP, PyTorch's: launches share its team (unit.test_launcher_gomp)
   openmpi-bin libopenmpi-dev   # examples/mpi_matmul and its test examples.mpi
 )
 # Cross-testing for AArch64: qemu, lld, and the arm64 C library, crt files and SLEEF.

@@ -363,3 +363,45 @@ def test_const_pointer_annotation():
     np.testing.assert_array_equal(y, 2 * x)
     with pytest.raises(RuntimeError, match="annotation"):
         tl.const()
+
+
+_SHARED_TEAM = r"""
+import os, sys
+import numpy as np
+import torch
+import tilec
+sys.path.insert(0, sys.argv[1])
+from kernels_native import add_kernel
+
+def threads():
+    return len(os.listdir("/proc/self/task"))
+
+torch.set_num_threads(2)
+a = torch.rand(1 << 22)
+torch.add(a, a, out=torch.empty_like(a))  # torch's OpenMP team (libgomp) now exists
+n = 1 << 20
+x = torch.rand(n)
+y = torch.rand(n)
+out = torch.full((n,), float("nan"))
+add_kernel.warmup(x, y, out, n, BLOCK=1024, grid=(n // 1024,))  # compiled, not launched
+before = threads()
+for _ in range(3):
+    add_kernel[(n // 1024,)](x, y, out, n, BLOCK=1024, num_cpu_threads=2)
+torch.testing.assert_close(out, x + y, rtol=0, atol=0)
+print(before, threads())
+"""
+
+
+@needs_torch
+def test_launches_run_on_torchs_openmp_threads(tmp_path):
+    # Under PyTorch (libgomp), a 2-thread launch runs on torch's team: no threads of another
+    # OpenMP runtime that would spin against torch's (launcher/team.c).
+    import subprocess
+    import sys
+    env = dict(os.environ, TILEC_CACHE_DIR=str(tmp_path))
+    env.pop("TILEC_NUM_THREADS", None)
+    r = subprocess.run([sys.executable, "-c", _SHARED_TEAM, os.path.dirname(__file__)], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    before, after = map(int, r.stdout.split())
+    assert after == before, f"threads before the launches {before}, after {after}"

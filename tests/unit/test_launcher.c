@@ -1,7 +1,11 @@
 /* tests/unit/test_launcher.c — the grid launcher against a fake kernel that records calls.
  * In: grids, sub-ranges, thread settings, failing programs, concurrent host threads.
- * Out: a Check suite; every program must run exactly once with the right (x, y, z). */
+ * Out: a Check suite; every program must run exactly once with the right (x, y, z).
+ * Run twice by ctest: on libomp's team (unit.test_launcher) and, with TILEC_TEST_GOMP=<path of
+ * GNU libgomp.so.1>, in a process that loaded GNU libgomp first, as PyTorch does, where the launcher must use
+ * libgomp's team (unit.test_launcher_gomp; launcher/team.c). */
 #include <check.h>
+#include <dlfcn.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -29,6 +33,12 @@ typedef struct recorder {
   _Atomic uint32_t off_caller; /* programs that ran on a thread other than the caller */
 } recorder;
 
+/* The OpenMP runtime whose team the launcher should use: its view of the team. */
+static int (*rt_num_threads)(void) = omp_get_num_threads;
+static int (*rt_level)(void) = omp_get_level;
+static int (*rt_thread_num)(void) = omp_get_thread_num;
+static void (*rt_set_num_threads)(int) = omp_set_num_threads;
+
 static void atomic_max(_Atomic int *m, int v) {
   int seen = atomic_load(m);
   while (v > seen && !atomic_compare_exchange_weak(m, &seen, v)) {
@@ -47,9 +57,9 @@ static int record_program(void *const *args, const uint32_t pid[3], const uint32
   else
     atomic_fetch_add(&r->bad, 1);
   atomic_fetch_add(&r->total, 1);
-  atomic_max(&r->max_team, omp_get_num_threads());
-  atomic_max(&r->max_level, omp_get_level());
-  int t = omp_get_thread_num();
+  atomic_max(&r->max_team, rt_num_threads());
+  atomic_max(&r->max_level, rt_level());
+  int t = rt_thread_num();
   if (t < 64) atomic_fetch_or(&r->thread_mask, (uint64_t)1 << t);
   if (!pthread_equal(pthread_self(), r->caller)) atomic_fetch_add(&r->off_caller, 1);
   return flat == r->fail_at;
@@ -369,6 +379,20 @@ START_TEST(test_env_two_threads) {
 }
 END_TEST
 
+/* Without options or TILEC_NUM_THREADS the team is the OpenMP runtime's default: under
+ * PyTorch, what torch.set_num_threads set (it calls libgomp's omp_set_num_threads). */
+START_TEST(test_default_follows_runtime) {
+  rt_set_num_threads(3);
+  recorder r;
+  rec_init(&r, 100, 1, 1);
+  ck_assert_ptr_null(launch(&r, NULL));
+  check_ran(&r, 0, 100);
+  ck_assert_int_eq(atomic_load(&r.max_team), 3);
+  ck_assert_int_eq(atomic_load(&r.max_level), 1);
+  rec_free(&r);
+}
+END_TEST
+
 START_TEST(test_env_invalid) {
   static const char *bad[] = {"abc", "0", "-1", "2x", " 2", "4097", "99999999999999999999"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -583,6 +607,7 @@ static Suite *launcher_suite(void) {
   tcase_add_test(tc, test_no_arguments);
   tcase_add_test(tc, test_env_one_thread);
   tcase_add_test(tc, test_env_two_threads);
+  tcase_add_test(tc, test_default_follows_runtime);
   tcase_add_test(tc, test_env_invalid);
   tcase_add_test(tc, test_no_more_threads_than_programs);
   tcase_add_test(tc, test_single_program_inline);
@@ -597,6 +622,26 @@ static Suite *launcher_suite(void) {
 int main(void) {
   /* A TILEC_NUM_THREADS from the caller's shell must not change what the tests expect. */
   unsetenv("TILEC_NUM_THREADS");
+  const char *gomp = getenv("TILEC_TEST_GOMP"); /* the path of GNU libgomp.so.1 */
+  if (gomp && *gomp) {
+    void *h = dlopen(gomp, RTLD_NOW);
+    if (!h) {
+      fprintf(stderr, "test_launcher: cannot load %s (Debian package libgomp1): %s\n", gomp, dlerror());
+      return EXIT_FAILURE;
+    }
+    if (dlsym(h, "__kmpc_fork_call")) { /* LLVM's libgomp.so.1 is an alias of libomp */
+      fprintf(stderr, "test_launcher: %s is LLVM's libomp, not GNU libgomp\n", gomp);
+      return EXIT_FAILURE;
+    }
+    *(void **)&rt_num_threads = dlsym(h, "omp_get_num_threads");
+    *(void **)&rt_level = dlsym(h, "omp_get_level");
+    *(void **)&rt_thread_num = dlsym(h, "omp_get_thread_num");
+    *(void **)&rt_set_num_threads = dlsym(h, "omp_set_num_threads");
+    if (!rt_num_threads || !rt_level || !rt_thread_num || !rt_set_num_threads) {
+      fprintf(stderr, "test_launcher: libgomp.so.1 lacks the omp_* functions\n");
+      return EXIT_FAILURE;
+    }
+  }
   SRunner *sr = srunner_create(launcher_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
