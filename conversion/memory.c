@@ -288,13 +288,127 @@ static MlirValue *trip_step(tc_lower *L, MlirValue old_ptr) {
   return step && tcb_is_int(mlirValueGetType(*step)) ? step : NULL;
 }
 
+/* Is v computed outside `loop` (the same in every trip)? */
+static bool outside(MlirValue v, MlirOperation loop) {
+  MlirOperation at = mlirValueIsABlockArgument(v) ? mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v))
+                                                  : mlirOpResultGetOwner(v);
+  for (; !mlirOperationIsNull(at); at = mlirOperationGetParentOperation(at))
+    if (mlirOperationEqual(at, loop)) return false;
+  return true;
+}
+
+/* An integer scalar as i64 at b: lowered already, or (the loop's increment, computed after
+ * the loads that use it) an integer constant, + - * or cast of such; null otherwise. */
+static MlirValue lowered_i64(tc_lower *L, tc_builder *b, MlirValue old, int depth) {
+  MlirType i64 = tcb_int_type(L->ctx, 64);
+  MlirValue none = {NULL};
+  MlirValue *v = tc_valmap_get(&L->scalars, old.ptr);
+  if (v) {
+    MlirType t = mlirValueGetType(*v);
+    if (mlirTypeIsAIndex(t)) return tcb_cast(b, "arith.index_cast", *v, i64);
+    if (!tcb_is_int(t)) return none;
+    return tcb_bitwidth(t) < 64 ? tcb_cast(b, "arith.extsi", *v, i64) : *v;
+  }
+  if (depth > 8 || !mlirValueIsAOpResult(old) || !tcb_is_int(mlirValueGetType(old))) return none;
+  MlirOperation op = mlirOpResultGetOwner(old);
+  if (tc_op_is(op, "arith.constant")) {
+    MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("value"));
+    return mlirAttributeIsAInteger(a) ? tcb_const_int(b, i64, mlirIntegerAttrGetValueInt(a)) : none;
+  }
+  if (tc_op_is(op, "arith.extsi") || tc_op_is(op, "arith.extui")) return lowered_i64(L, b, mlirOperationGetOperand(op, 0), depth + 1);
+  const char *name = tc_op_is(op, "arith.muli") ? "arith.muli" : tc_op_is(op, "arith.addi") ? "arith.addi"
+                     : tc_op_is(op, "arith.subi") ? "arith.subi" : NULL;
+  if (!name) return none;
+  MlirValue x = lowered_i64(L, b, mlirOperationGetOperand(op, 0), depth + 1);
+  MlirValue y = mlirValueIsNull(x) ? none : lowered_i64(L, b, mlirOperationGetOperand(op, 1), depth + 1);
+  return mlirValueIsNull(y) ? none : tcb_binary(b, name, x, y);
+}
+
+/* How much v (an integer or pointer, scalar or tile) grows from one trip of `loop` to the
+ * next, in its own units (elements for pointers), as a lowered i64: *d, null for "does not
+ * change". False when v is not an affine function of the induction variable with
+ * coefficients lowered before this point. `row = input + i * stride` in `for i in
+ * range(start, n, step)` grows by step * stride. */
+static bool trip_delta(tc_lower *L, tc_builder *b, MlirOperation loop, MlirValue v, int depth, MlirValue *d) {
+  *d = (MlirValue){NULL};
+  if (outside(v, loop)) return true;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+  if (mlirValueEqual(v, mlirBlockGetArgument(body, 0))) {
+    *d = lowered_i64(L, b, mlirOperationGetOperand(loop, 2), 0);
+    return !mlirValueIsNull(*d);
+  }
+  if (depth > 12) return false;
+  if (mlirValueIsABlockArgument(v)) {
+    /* a carried value the loop advances by the same amount each trip: `p += step` */
+    if (!mlirBlockEqual(mlirBlockArgumentGetOwner(v), body)) return false;
+    intptr_t i = mlirBlockArgumentGetArgNumber(v);
+    MlirValue next = mlirOperationGetOperand(mlirBlockGetTerminator(body), i - 1);
+    if (!mlirValueIsAOpResult(next)) return false;
+    MlirOperation inc = mlirOpResultGetOwner(next);
+    if (!(tile_op_of(inc) == TILE_ADDPTR || tc_op_is(inc, "arith.addi")) ||
+        !mlirValueEqual(mlirOperationGetOperand(inc, 0), v))
+      return false;
+    MlirValue by = mlirOperationGetOperand(inc, 1);
+    if (!trip_delta(L, b, loop, by, depth + 1, d) || !mlirValueIsNull(*d)) return false;
+    if (mlirValueIsAOpResult(by) && tile_op_of(mlirOpResultGetOwner(by)) == TILE_SPLAT)
+      by = mlirOperationGetOperand(mlirOpResultGetOwner(by), 0);
+    *d = lowered_i64(L, b, by, 0);
+    return !mlirValueIsNull(*d);
+  }
+  MlirOperation op = mlirOpResultGetOwner(v);
+  tile_op_id k = tile_op_of(op);
+  if (tc_op_is(op, "arith.constant") || k == TILE_RANGE || k == TILE_PROGRAM_ID || k == TILE_NUM_PROGRAMS) return true;
+  if (k == TILE_SPLAT || k == TILE_HINT || k == TILE_BROADCAST || k == TILE_EXPAND_DIMS || tc_op_is(op, "arith.extsi") ||
+      tc_op_is(op, "arith.extui") || tc_op_is(op, "arith.index_cast") || tc_op_is(op, "arith.trunci"))
+    return trip_delta(L, b, loop, mlirOperationGetOperand(op, 0), depth + 1, d);
+  MlirValue x = mlirOperationGetNumOperands(op) == 2 ? mlirOperationGetOperand(op, 0) : (MlirValue){NULL}, dx, dy;
+  if (mlirValueIsNull(x)) return false;
+  MlirValue y = mlirOperationGetOperand(op, 1);
+  bool add = k == TILE_ADDPTR || tc_op_is(op, "arith.addi"), sub = tc_op_is(op, "arith.subi");
+  if (add || sub) {
+    if (!trip_delta(L, b, loop, x, depth + 1, &dx) || !trip_delta(L, b, loop, y, depth + 1, &dy)) return false;
+    if (mlirValueIsNull(dy)) *d = dx;
+    else if (mlirValueIsNull(dx)) *d = sub ? tcb_binary(b, "arith.subi", tcb_const_int(b, mlirValueGetType(dy), 0), dy) : dy;
+    else *d = tcb_binary(b, sub ? "arith.subi" : "arith.addi", dx, dy);
+    return true;
+  }
+  if (!tc_op_is(op, "arith.muli")) return false;
+  /* one factor the same in every trip, lowered (a scalar, or a splat of one) */
+  for (int i = 0; i < 2; i++) {
+    MlirValue f = i ? x : y, g = i ? y : x;
+    if (mlirValueIsAOpResult(f) && tile_op_of(mlirOpResultGetOwner(f)) == TILE_SPLAT)
+      f = mlirOperationGetOperand(mlirOpResultGetOwner(f), 0);
+    if (!trip_delta(L, b, loop, f, depth + 1, &dy) || !mlirValueIsNull(dy)) continue;
+    MlirValue lf = lowered_i64(L, b, f, 0);
+    if (mlirValueIsNull(lf) || !trip_delta(L, b, loop, g, depth + 1, &dx)) return false;
+    if (!mlirValueIsNull(dx)) *d = tcb_binary(b, "arith.muli", dx, lf);
+    return true;
+  }
+  return false;
+}
+
+/* The per-trip step of a load's pointer tile in the innermost scf.for around the load
+ * when the tile is recomputed from the induction variable each trip (the tutorial softmax's
+ * persistent loop `for row in tl.range(pid, n_rows, num_programs)`: row pointers step by
+ * num_programs rows, which the hardware prefetchers do not follow), as an index; or null. */
+static MlirValue recomputed_step(tc_chunk *c, MlirValue old_ptr) {
+  MlirOperation loop = mlirValueIsAOpResult(old_ptr) ? mlirOpResultGetOwner(old_ptr)
+                                                     : mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(old_ptr));
+  while (!mlirOperationIsNull(loop) && !tc_op_is(loop, "scf.for")) loop = mlirOperationGetParentOperation(loop);
+  MlirValue d = {NULL};
+  if (mlirOperationIsNull(loop) || !trip_delta(c->L, &c->b, loop, old_ptr, 0, &d) || mlirValueIsNull(d))
+    return (MlirValue){NULL};
+  return tcb_cast(&c->b, "arith.index_cast", d, tcb_index(c->L->ctx));
+}
+
 static void prefetch_next_iteration(tc_chunk *c, MlirValue old_ptr, MlirValue view, MlirValue start) {
   tc_lower *L = c->L;
-  MlirValue *step = c->width * 4 < 32 ? NULL : trip_step(L, old_ptr);
-  if (!step) return;
+  if (c->width * 4 < 32) return;
   tc_builder *b = &c->b;
-  MlirValue s = tcb_cast(b, "arith.index_cast", *step, tcb_index(L->ctx));
-  emit_prefetch(L, b, view, tcb_binary(b, "arith.addi", start, s), false);
+  MlirValue *step = trip_step(L, old_ptr), s;
+  if (step) s = tcb_cast(b, "arith.index_cast", *step, tcb_index(L->ctx));
+  else s = recomputed_step(c, old_ptr);
+  if (!mlirValueIsNull(s)) emit_prefetch(L, b, view, tcb_binary(b, "arith.addi", start, s), false);
 }
 
 bool tc_load_prefetchable(tc_lower *L, MlirValue v, int64_t width) {
