@@ -390,24 +390,25 @@ static bool trip_delta(tc_lower *L, tc_builder *b, MlirOperation loop, MlirValue
 /* The per-trip step of a load's pointer tile in the innermost scf.for around the load
  * when the tile is recomputed from the induction variable each trip (the tutorial softmax's
  * persistent loop `for row in tl.range(pid, n_rows, num_programs)`: row pointers step by
- * num_programs rows, which the hardware prefetchers do not follow), as an index; or null. */
-static MlirValue recomputed_step(tc_chunk *c, MlirValue old_ptr) {
-  MlirOperation loop = mlirValueIsAOpResult(old_ptr) ? mlirOpResultGetOwner(old_ptr)
-                                                     : mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(old_ptr));
+ * num_programs rows, which the hardware prefetchers do not follow), as an index; or null
+ * (also when the pointer is the same in every trip of that loop). */
+static MlirValue recomputed_step(tc_chunk *c, MlirOperation load) {
+  MlirOperation loop = mlirOperationGetParentOperation(load);
   while (!mlirOperationIsNull(loop) && !tc_op_is(loop, "scf.for")) loop = mlirOperationGetParentOperation(loop);
+  MlirValue old_ptr = mlirOperationGetOperand(load, 0);
   MlirValue d = {NULL};
   if (mlirOperationIsNull(loop) || !trip_delta(c->L, &c->b, loop, old_ptr, 0, &d) || mlirValueIsNull(d))
     return (MlirValue){NULL};
   return tcb_cast(&c->b, "arith.index_cast", d, tcb_index(c->L->ctx));
 }
 
-static void prefetch_next_iteration(tc_chunk *c, MlirValue old_ptr, MlirValue view, MlirValue start) {
+static void prefetch_next_iteration(tc_chunk *c, MlirOperation load, MlirValue view, MlirValue start) {
   tc_lower *L = c->L;
   if (c->width * 4 < 32) return;
   tc_builder *b = &c->b;
-  MlirValue *step = trip_step(L, old_ptr), s;
+  MlirValue *step = trip_step(L, mlirOperationGetOperand(load, 0)), s;
   if (step) s = tcb_cast(b, "arith.index_cast", *step, tcb_index(L->ctx));
-  else s = recomputed_step(c, old_ptr);
+  else s = recomputed_step(c, load);
   if (!mlirValueIsNull(s)) emit_prefetch(L, b, view, tcb_binary(b, "arith.addi", start, s), false);
 }
 
@@ -434,7 +435,7 @@ static bool chunk_line(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos, MlirVa
 
 void tc_prefetch_next_trip(tc_chunk *c, MlirValue v, const tc_pos *pos) {
   MlirValue old_ptr = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0), view, index;
-  if (chunk_line(c, old_ptr, pos, &view, &index)) prefetch_next_iteration(c, old_ptr, view, index);
+  if (chunk_line(c, old_ptr, pos, &view, &index)) prefetch_next_iteration(c, mlirOpResultGetOwner(v), view, index);
 }
 
 bool tc_store_prefetchable(tc_lower *L, MlirOperation store) {
@@ -480,7 +481,7 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
     r.vec = tc_splat_vec(b, s, c->width);
   } else if (kind == ACCESS_CONTIGUOUS) {
     MlirValue start = first_lane_offset(c, old_ptr, pos);
-    if (!tc_valmap_get(&L->dot_prefetched, load.ptr)) prefetch_next_iteration(c, old_ptr, m, start);
+    if (!tc_valmap_get(&L->dot_prefetched, load.ptr)) prefetch_next_iteration(c, load, m, start);
     if (mlirValueIsNull(mask)) {
       MlirValue ops[2] = {m, start};
       int64_t align = chunk_alignment(c, old_ptr, mem);
