@@ -87,8 +87,7 @@ void tc_map_scalar(tc_lower *L, MlirValue old, MlirValue v) {
   if (slot) *slot = v;
 }
 
-/* Is `outer` the block `inner` is in, or a block some op enclosing `inner` stands in? */
-static bool block_encloses(MlirBlock outer, MlirBlock inner) {
+bool tc_block_encloses(MlirBlock outer, MlirBlock inner) {
   for (MlirBlock b = inner; !mlirBlockIsNull(b);) {
     if (mlirBlockEqual(b, outer)) return true;
     MlirOperation parent = mlirBlockGetParentOperation(b);
@@ -100,7 +99,7 @@ static bool block_encloses(MlirBlock outer, MlirBlock inner) {
 
 tc_special *tc_special_of(tc_lower *L, MlirValue old) {
   tc_special *s = tc_valmap_get(&L->special, old.ptr);
-  if (s && s->kind == TC_SPECIAL_BUFFER && !mlirBlockIsNull(s->fill_block) && !block_encloses(s->fill_block, L->b.block))
+  if (s && s->kind == TC_SPECIAL_BUFFER && !mlirBlockIsNull(s->fill_block) && !tc_block_encloses(s->fill_block, L->b.block))
     return NULL;
   return s;
 }

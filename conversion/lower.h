@@ -177,6 +177,8 @@ void tc_fail(tc_lower *L, MlirOperation op, tilec_status_code code, const char *
 /* tc_fail at the location of the op being lowered (L->b.loc). */
 void tc_fail_here(tc_lower *L, tilec_status_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 MlirValue tc_scalar(tc_lower *L, MlirValue old);
+/* Is `outer` the block `inner` is in, or a block some op enclosing `inner` stands in? */
+bool tc_block_encloses(MlirBlock outer, MlirBlock inner);
 void tc_map_scalar(tc_lower *L, MlirValue old, MlirValue v);
 MlirType tc_lower_scalar_type(tc_lower *L, MlirType t); /* !tile.ptr -> !llvm.ptr */
 bool tc_op_is(MlirOperation op, const char *name);

@@ -290,11 +290,8 @@ static MlirValue *trip_step(tc_lower *L, MlirValue old_ptr) {
 
 /* Is v computed outside `loop` (the same in every trip)? */
 static bool outside(MlirValue v, MlirOperation loop) {
-  MlirOperation at = mlirValueIsABlockArgument(v) ? mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v))
-                                                  : mlirOpResultGetOwner(v);
-  for (; !mlirOperationIsNull(at); at = mlirOperationGetParentOperation(at))
-    if (mlirOperationEqual(at, loop)) return false;
-  return true;
+  MlirBlock at = mlirValueIsABlockArgument(v) ? mlirBlockArgumentGetOwner(v) : mlirOperationGetBlock(mlirOpResultGetOwner(v));
+  return !tc_block_encloses(mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)), at);
 }
 
 /* An integer scalar as i64 at b: lowered already, or (the loop's increment, computed after
@@ -303,12 +300,7 @@ static MlirValue lowered_i64(tc_lower *L, tc_builder *b, MlirValue old, int dept
   MlirType i64 = tcb_int_type(L->ctx, 64);
   MlirValue none = {NULL};
   MlirValue *v = tc_valmap_get(&L->scalars, old.ptr);
-  if (v) {
-    MlirType t = mlirValueGetType(*v);
-    if (mlirTypeIsAIndex(t)) return tcb_cast(b, "arith.index_cast", *v, i64);
-    if (!tcb_is_int(t)) return none;
-    return tcb_bitwidth(t) < 64 ? tcb_cast(b, "arith.extsi", *v, i64) : *v;
-  }
+  if (v) return tcb_is_int(mlirValueGetType(*v)) || mlirTypeIsAIndex(mlirValueGetType(*v)) ? tcb_sext_i64(b, *v) : none;
   if (depth > 8 || !mlirValueIsAOpResult(old) || !tcb_is_int(mlirValueGetType(old))) return none;
   MlirOperation op = mlirOpResultGetOwner(old);
   if (tc_op_is(op, "arith.constant")) {

@@ -135,13 +135,7 @@ static void copy_single_trip(MlirOperation loop, MlirOperation before, tc_valmap
 
 /* lb < ub && ub - lb <= step, in i64 (scf.for's bounds are i32 or index in tile IR). */
 static MlirValue runs_once(tc_builder *b, MlirValue lb, MlirValue ub, MlirValue step) {
-  MlirType i64 = tcb_int_type(b->ctx, 64);
-  MlirValue v[3] = {lb, ub, step};
-  for (int i = 0; i < 3; i++) {
-    MlirType t = mlirValueGetType(v[i]);
-    if (mlirTypeIsAIndex(t)) v[i] = tcb_cast(b, "arith.index_cast", v[i], i64);
-    else if (tcb_bitwidth(t) < 64) v[i] = tcb_cast(b, "arith.extsi", v[i], i64);
-  }
+  MlirValue v[3] = {tcb_sext_i64(b, lb), tcb_sext_i64(b, ub), tcb_sext_i64(b, step)};
   MlirValue some = tcb_cmpi(b, "slt", v[0], v[1]);
   MlirValue one = tcb_cmpi(b, "sle", tcb_binary(b, "arith.subi", v[1], v[0]), v[2]);
   return tcb_binary(b, "arith.andi", some, one);

@@ -228,6 +228,12 @@ MlirValue tcb_cast(tc_builder *b, const char *name, MlirValue v, MlirType to) {
   return tcb_op1(b, name, to, 1, &v, 0, NULL);
 }
 
+MlirValue tcb_sext_i64(tc_builder *b, MlirValue v) {
+  MlirType t = mlirValueGetType(v), i64 = tcb_int_type(b->ctx, 64);
+  if (mlirTypeIsAIndex(t)) return tcb_cast(b, "arith.index_cast", v, i64);
+  return tcb_bitwidth(t) < 64 ? tcb_cast(b, "arith.extsi", v, i64) : v;
+}
+
 MlirValue tcb_select(tc_builder *b, MlirValue c, MlirValue t, MlirValue f) {
   MlirValue ops[3] = {c, t, f};
   return tcb_op1(b, "arith.select", mlirValueGetType(t), 3, ops, 0, NULL);

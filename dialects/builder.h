@@ -58,6 +58,8 @@ MlirValue tcb_cmpi(tc_builder *b, const char *pred, MlirValue lhs, MlirValue rhs
 MlirValue tcb_cmpf(tc_builder *b, const char *pred, MlirValue lhs, MlirValue rhs);
 MlirValue tcb_cast(tc_builder *b, const char *name, MlirValue v, MlirType to);
 MlirValue tcb_select(tc_builder *b, MlirValue c, MlirValue t, MlirValue f);
+/* A signed integer or index scalar as i64 (index_cast / extsi; unchanged when already 64-bit). */
+MlirValue tcb_sext_i64(tc_builder *b, MlirValue v);
 
 /* Type queries */
 bool tcb_is_int(MlirType t);
