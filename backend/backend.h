@@ -63,6 +63,11 @@ typedef struct tc_backend {
   /* Contiguous vector loads and stores carry the alignment the axis analysis proves (the
    * CPU's vector loads do not need it; NVPTX only emits ld.global.v4 for aligned ones). */
   bool aligned_vectors;
+  /* A tile's transpose (the last two dims swapped) is written to a buffer of its own in
+   * square blocks, each read as rows, transposed by vector shuffles and stored as rows
+   * (conversion/shape_ops.c), instead of being read through a gather per chunk. For a
+   * backend whose program is one thread with wide vector registers. */
+  bool transpose_in_registers;
 
   /* ---- code the lowering asks for; NULL where the backend has none ---- */
   /* A prefetch of view[index] (a memref element) for reading or writing. */

@@ -83,6 +83,7 @@ const tc_backend tc_backend_cpu = {
     .emit_nest = tc_emit_chunked_nest,
     .op_rows = tc_op_rows,
     .heap_buffers = true,
+    .transpose_in_registers = true,
     .prefetch = prefetch,
     .pair_dot_lanes = pair_dot_lanes,
     .pair_dot = pair_dot,

@@ -361,6 +361,9 @@ bool tc_reshape_is_unit(MlirOperation op);                                   /* 
 void tc_lower_reshape(tc_lower *L, MlirOperation op);
 tc_cval tc_eval_moved(tc_chunk *c, MlirOperation op, const tc_pos *pos);     /* broadcast, expand_dims, reshape */
 tc_cval tc_eval_trans(tc_chunk *c, MlirOperation op, const tc_pos *pos);
+/* trans: its source into a buffer; on a backend that transposes in registers, the
+ * transpose of the last two dims into a buffer of its own too. */
+int tc_emit_trans(tc_lower *L, MlirOperation *roots, int n);
 tc_cval tc_eval_gather(tc_chunk *c, MlirOperation op, const tc_pos *pos);
 void tc_lower_load(tc_lower *L, MlirOperation op);                           /* memory.c */
 void tc_lower_store(tc_lower *L, MlirOperation op);

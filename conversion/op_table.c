@@ -25,7 +25,7 @@ static const tc_op_lowering rows[TILE_OP_COUNT] = {
     [TILE_BROADCAST] = {.eval = tc_eval_moved},
     [TILE_EXPAND_DIMS] = {.eval = tc_eval_moved},
     [TILE_RESHAPE] = {.lower = tc_lower_reshape, .eval = tc_eval_moved, .emit = tc_emit_materialize_source},
-    [TILE_TRANS] = {.lower = tc_lower_grouped, .eval = tc_eval_trans, .emit = tc_emit_materialize_source},
+    [TILE_TRANS] = {.lower = tc_lower_grouped, .eval = tc_eval_trans, .emit = tc_emit_trans},
     [TILE_GATHER] = {.lower = tc_lower_grouped, .eval = tc_eval_gather, .emit = tc_emit_materialize_source},
     /* memory (memory.c) */
     [TILE_LOAD] = {.lower = tc_lower_load, .eval = tc_eval_load},

@@ -152,6 +152,116 @@ tc_cval tc_eval_trans(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
   return r;
 }
 
+/* ---- trans in square blocks (backends that transpose in registers) ---------------- */
+
+/* The side of the square blocks op's transpose is written in: the lanes of a chunk (fewer
+ * for elements wider than 32 bits), halved until it divides the last two dims; 0 where
+ * op does not swap exactly the last two dims, the source is not a plain buffer, the
+ * elements are pointers, or a block would be narrower than 4. *outer is the product of
+ * the leading dims, *rows x *cols the source's last two. */
+static int64_t transpose_block(tc_lower *L, MlirOperation op, int64_t *outer, int64_t *rows, int64_t *cols) {
+  if (!L->backend->transpose_in_registers || L->redundant) return 0;
+  MlirValue src = mlirOperationGetOperand(op, 0);
+  tc_special *sp = tc_special_of(L, src);
+  if (!sp || sp->kind != TC_SPECIAL_BUFFER || !mlirValueIsNull(sp->mask)) return 0;
+  int64_t s[TC_RANK];
+  int r = tc_shape_of(mlirValueGetType(src), s);
+  MlirAttribute order = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("order"));
+  if (r < 2 || mlirAttributeIsNull(order) || mlirDenseArrayGetNumElements(order) != r) return 0;
+  for (int d = 0; d < r; d++)
+    if (mlirDenseI32ArrayGetElement(order, d) != (d < r - 2 ? d : d == r - 2 ? r - 1 : r - 2)) return 0;
+  MlirType elem = mlirShapedTypeGetElementType(mlirValueGetType(src));
+  if (tile_type_is_ptr(elem)) return 0;
+  int64_t bits = tcb_bitwidth(tc_memory_type(L->ctx, elem)), reg = L->backend->chunk_bits(L->target);
+  int64_t w = reg / 32;
+  while (w > 1 && w * bits > reg) w /= 2;
+  while (w >= 4 && (s[r - 1] % w || s[r - 2] % w)) w /= 2;
+  if (w < 4) return 0;
+  *outer = tc_numel(r - 2, s);
+  *rows = s[r - 2];
+  *cols = s[r - 1];
+  return w;
+}
+
+/* Rows r[0..w) of a block -> its columns, in log2(w) stages: stage h exchanges bit h of
+ * the row index with bit h of the column index, a shuffle of each row pair (i, i + h). */
+static void transpose_in_registers(tc_builder *b, MlirContext ctx, MlirValue *r, int64_t w, MlirType vt) {
+  for (int64_t h = 1; h < w; h *= 2) {
+    int64_t lo[64], hi[64];
+    for (int64_t c = 0; c < w; c++) {
+      lo[c] = c & h ? w + (c ^ h) : c; /* row i: its own lanes with bit h clear, else row i + h's */
+      hi[c] = c & h ? w + c : c | h;   /* row i + h: row i's lanes with bit h set, else its own */
+    }
+    MlirNamedAttribute mlo = tcb_named(ctx, "mask", mlirDenseI64ArrayGet(ctx, w, lo));
+    MlirNamedAttribute mhi = tcb_named(ctx, "mask", mlirDenseI64ArrayGet(ctx, w, hi));
+    for (int64_t i = 0; i < w; i++) {
+      if (i & h) continue;
+      MlirValue ops[2] = {r[i], r[i + h]};
+      r[i] = tcb_op1(b, "vector.shuffle", vt, 2, ops, 1, &mlo);
+      r[i + h] = tcb_op1(b, "vector.shuffle", vt, 2, ops, 1, &mhi);
+    }
+  }
+}
+
+/* dbuf[o, j, i] = sbuf[o, i, j] (flat buffers, source [outer, R, C]), one w x w block per
+ * iteration: w row loads, the shuffles, w row stores. */
+static void transpose_blocks(tc_lower *L, MlirValue sbuf, MlirValue dbuf, int64_t outer, int64_t R, int64_t C,
+                             int64_t w) {
+  tc_builder *ob = &L->b;
+  MlirType vt = tc_vec_type(L->ctx, w, tcb_element_type(mlirValueGetType(sbuf)));
+  int64_t nbi = R / w, nbj = C / w;
+  MlirBlock body = tc_build_for(L, ob, tcb_const_index(ob, 0), tcb_const_index(ob, outer * nbi * nbj),
+                                tcb_const_index(ob, 1), 0, NULL, NULL);
+  tc_builder bb;
+  tcb_init(&bb, L->ctx);
+  bb.loc = ob->loc;
+  tcb_set_end(&bb, body);
+  tc_builder *b = &bb;
+  MlirValue q = mlirBlockGetArgument(body, 0);
+  MlirValue per = tcb_const_index(b, nbi * nbj), nj = tcb_const_index(b, nbj);
+  MlirValue o = tcb_binary(b, "arith.divui", q, per), rest = tcb_binary(b, "arith.remui", q, per);
+  MlirValue bi = tcb_binary(b, "arith.divui", rest, nj), bj = tcb_binary(b, "arith.remui", rest, nj);
+  MlirValue plane = tcb_binary(b, "arith.muli", o, tcb_const_index(b, R * C));
+  /* source rows bi*w.., columns bj*w..; destination rows bj*w.., columns bi*w.. */
+  MlirValue sbase = tcb_binary(b, "arith.addi", plane,
+                               tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", bi, tcb_const_index(b, w * C)),
+                                          tcb_binary(b, "arith.muli", bj, tcb_const_index(b, w))));
+  MlirValue dbase = tcb_binary(b, "arith.addi", plane,
+                               tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", bj, tcb_const_index(b, w * R)),
+                                          tcb_binary(b, "arith.muli", bi, tcb_const_index(b, w))));
+  MlirValue r[64];
+  for (int64_t i = 0; i < w; i++) {
+    MlirValue ops[2] = {sbuf, tcb_binary(b, "arith.addi", sbase, tcb_const_index(b, i * C))};
+    r[i] = tcb_op1(b, "vector.load", vt, 2, ops, 0, NULL);
+  }
+  transpose_in_registers(b, L->ctx, r, w, vt);
+  for (int64_t i = 0; i < w; i++) {
+    MlirValue ops[3] = {r[i], dbuf, tcb_binary(b, "arith.addi", dbase, tcb_const_index(b, i * R))};
+    tcb_op(b, "vector.store", 0, NULL, 3, ops, 0, NULL);
+  }
+  tcb_op(b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+}
+
+int tc_emit_trans(tc_lower *L, MlirOperation *roots, int n) {
+  (void)n;
+  MlirOperation op = roots[0];
+  MlirValue sbuf = tc_materialize(L, mlirOperationGetOperand(op, 0));
+  int64_t outer, R, C;
+  int64_t w = L->status ? 0 : transpose_block(L, op, &outer, &R, &C);
+  if (!w) return 1; /* read through tc_eval_trans where consumed */
+  MlirValue old = mlirOperationGetResult(op, 0);
+  MlirValue dbuf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(old)), outer * R * C);
+  if (L->status) return 1;
+  transpose_blocks(L, sbuf, dbuf, outer, R, C, w);
+  tc_special *s = tc_special_put(L, old);
+  if (s) {
+    s->kind = TC_SPECIAL_BUFFER;
+    s->buffer = dbuf;
+    s->fill_block = L->b.block;
+  }
+  return 1;
+}
+
 /* gather: out[pos] = src[pos with dim axis replaced by index[pos]]. */
 tc_cval tc_eval_gather(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
   tc_lower *L = c->L;

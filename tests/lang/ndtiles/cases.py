@@ -2,7 +2,7 @@
 ndtiles/kernels.py)."""
 import numpy as np
 
-from harness import add, rng, compare
+from harness import add, bf16_bits, compare, rng
 
 
 def cases():
@@ -109,3 +109,43 @@ def cases():
     add(F, "reshape_column_to_1d", K, "col_reshape_kernel", (1,),
         dict(src_ptr=np.arange(8, dtype=np.float32), out_ptr=np.zeros(8, np.float32), N=8), ["out_ptr"],
         lambda a: {"out_ptr": a["src_ptr"] + 1})
+
+    # Transposes of the last two dims (written in square blocks transposed by vector
+    # shuffles on the CPU): every element width, block sides 16 / 8 / 4, a dim too short for
+    # a block (2), 3-D tiles; the result stored, doubled and summed over its rows.
+    def trans_ref(a):
+        s = a["src_ptr"]
+        t = np.swapaxes(s, -1, -2)
+        return {"out_ptr": t, "twice_ptr": t + t, "rowsum_ptr": t.astype(np.float64).sum(-1)}
+    shapes = [(1, 16, 16), (1, 64, 32), (1, 32, 128), (1, 4, 8), (1, 8, 4), (1, 2, 64), (1, 64, 2), (2, 16, 32),
+              (4, 8, 4)]
+    dts = [np.float32, np.float16, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8]
+    for n, (B, M, N) in enumerate(shapes):
+        for dt in (dts if n < 3 else [np.float32, dts[1 + n % (len(dts) - 1)]]):
+            src = rng(100 + n).integers(-40, 40, (B, M, N)).astype(dt)
+            shape = (M, N) if B == 1 else (B, M, N)
+            src = src.reshape(shape)
+            t_shape = shape[:-2] + (N, M)
+            add(F, "trans_%s_%s" % ("x".join(map(str, shape)), np.dtype(dt).name), K, "trans_uses_kernel", (1,),
+                dict(src_ptr=src, out_ptr=np.zeros(t_shape, dt), twice_ptr=np.zeros(t_shape, dt),
+                     rowsum_ptr=np.zeros(t_shape[:-1], np.float32), B=B, M=M, N=N),
+                ["out_ptr", "twice_ptr", "rowsum_ptr"], trans_ref, rtol=1e-6)
+    for (M, N) in [(16, 16), (32, 64)]:
+        bits, vals = bf16_bits(rng(140 + M).integers(-40, 40, (M, N)).astype(np.float32))
+        add(F, "trans_%dx%d_bf16" % (M, N), K, "trans_uses_kernel", (1,),
+            dict(src_ptr=(bits, "bf16"), out_ptr=(np.zeros((N, M), np.uint16), "bf16"),
+                 twice_ptr=(np.zeros((N, M), np.uint16), "bf16"), rowsum_ptr=np.zeros(N, np.float32), B=1, M=M, N=N),
+            ["out_ptr", "twice_ptr", "rowsum_ptr"], None,
+            check=lambda a, r, vals=vals: (compare("out_ptr", r["out_ptr"].view(np.uint16), bf16_bits(vals.T)[0], 0, 0)
+                                           or compare("twice_ptr", r["twice_ptr"].view(np.uint16),
+                                                      bf16_bits(2 * vals.T)[0], 0, 0)
+                                           or compare("rowsum_ptr", r["rowsum_ptr"], vals.T.sum(-1), 1e-6, 0)))
+        s = rng(150 + M).integers(-3, 3, (M, N)).astype(np.int8)
+        add(F, "trans_bool_%dx%d" % (M, N), K, "trans_bool_kernel", (1,),
+            dict(src_ptr=s, out_ptr=np.zeros((N, M), np.int8), M=M, N=N), ["out_ptr"],
+            lambda a: {"out_ptr": (a["src_ptr"].T > 0).astype(np.int8)})
+    at = rng(160).integers(-8, 8, (32, 64)).astype(np.float32)
+    bm = rng(161).integers(-8, 8, (32, 16)).astype(np.float32)
+    add(F, "dot_trans_a", K, "dot_trans_a_kernel", (1,),
+        dict(at_ptr=at, b_ptr=bm, c_ptr=np.zeros((64, 16), np.float32), M=64, N=16, K=32), ["c_ptr"],
+        lambda a: {"c_ptr": a["at_ptr"].T @ a["b_ptr"] + a["at_ptr"].T.sum(1)[:, None]})

@@ -211,3 +211,46 @@ def interleave_scalars_kernel(x, y, out_ptr, p_ptr):
     tl.static_assert(z.shape == [tl.constexpr(2)])
     tl.store(out_ptr + tl.arange(0, 2), z)
     tl.store(out_ptr + 2 + tl.arange(0, 2), tl.interleave(tl.load(p_ptr), tl.load(p_ptr + 1)))
+
+
+@triton.jit
+def trans_uses_kernel(src_ptr, out_ptr, twice_ptr, rowsum_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr):
+    # [B, M, N] -> [B, N, M] (B == 1: a 2-D tile), then the transpose read three ways: stored,
+    # by an elementwise op, and by a reduction over its rows (the source's columns)
+    b = tl.arange(0, B)
+    i = tl.arange(0, M)
+    j = tl.arange(0, N)
+    if B == 1:
+        x = tl.load(src_ptr + i[:, None] * N + j[None, :])
+        t = tl.trans(x)
+        o = j[:, None] * M + i[None, :]
+        tl.store(out_ptr + o, t)
+        tl.store(twice_ptr + o, t + t)
+        tl.store(rowsum_ptr + j, tl.sum(t.to(tl.float32), 1))
+    else:
+        x = tl.load(src_ptr + b[:, None, None] * (M * N) + i[None, :, None] * N + j[None, None, :])
+        t = tl.permute(x, (0, 2, 1))
+        o = b[:, None, None] * (M * N) + j[None, :, None] * M + i[None, None, :]
+        tl.store(out_ptr + o, t)
+        tl.store(twice_ptr + o, t + t)
+        tl.store(rowsum_ptr + b[:, None] * N + j[None, :], tl.sum(t.to(tl.float32), 2))
+
+
+@triton.jit
+def trans_bool_kernel(src_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    i = tl.arange(0, M)
+    j = tl.arange(0, N)
+    x = tl.load(src_ptr + i[:, None] * N + j[None, :]) > 0
+    tl.store(out_ptr + j[:, None] * M + i[None, :], tl.trans(x).to(tl.int8))
+
+
+@triton.jit
+def dot_trans_a_kernel(at_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    # c = at.T @ b + at.T[:, :N] (a transposed A operand, also read by an elementwise op)
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    at = tl.load(at_ptr + rk[:, None] * M + rm[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    a = tl.trans(at)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b) + tl.sum(a, 1)[:, None])
