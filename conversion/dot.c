@@ -191,32 +191,75 @@ static MlirValue a_pair(tc_lower *L, tc_builder *b, MlirValue abuf, MlirValue ro
   return tc_splat_vec(b, pair, 16);
 }
 
-/* Accumulate in place into acc's buffer when acc is a loop-carried tile that this dot
- * replaces (acc = tl.dot(a, b, acc)); else into a copy of acc. Not when every thread of
- * the program computes the dot (L->redundant): the carried buffer is shared by them. */
+/* The buffer of the loop-carried tile the dot's result goes back into (`acc = tl.dot(a,
+ * b, acc)` in a loop: the result's one use yields it into the slot of that tile), and the
+ * loop body's argument for it in *arg; null where there is none. Not when every thread
+ * of the program computes the dot (L->redundant): the carried buffer is shared by them. */
+static MlirValue carried_destination(tc_lower *L, MlirOperation op, MlirValue *arg) {
+  MlirValue res = mlirOperationGetResult(op, 0), none = {NULL};
+  MlirOpOperand u = mlirValueGetFirstUse(res);
+  if (L->redundant || mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) return none;
+  MlirOperation y = mlirOpOperandGetOwner(u);
+  if (!tc_op_is(y, "scf.yield") || !tc_op_is(mlirOperationGetParentOperation(y), "scf.for")) return none;
+  MlirBlock blk = mlirOperationGetBlock(y);
+  intptr_t slot = (intptr_t)mlirOpOperandGetOperandNumber(u) + 1; /* after the induction variable */
+  if (slot >= mlirBlockGetNumArguments(blk)) return none;
+  *arg = mlirBlockGetArgument(blk, slot);
+  tc_special *s = tc_special_of(L, *arg);
+  return s && s->kind == TC_SPECIAL_BUFFER ? s->buffer : none;
+}
+
+/* How v, evaluated at a position, reads the tile in buffer `buf`: 1 at that position only
+ * (elementwise ops of it), 0 not at all, -1 elsewhere too (or not known: *budget of
+ * visited values spent). Values in buffers of their own are read from those. */
+static int reads_at_position(tc_lower *L, MlirValue v, MlirValue buf, int *budget) {
+  if (--*budget < 0) return -1;
+  if (!mlirTypeIsARankedTensor(mlirValueGetType(v))) return 0; /* a scalar */
+  tc_special *s = tc_special_of(L, v);
+  if (s && s->kind == TC_SPECIAL_BUFFER) return mlirValueEqual(s->buffer, buf) ? 1 : 0;
+  if (!mlirValueIsAOpResult(v)) return 0; /* a block argument with no buffer: a register tile */
+  MlirOperation d = mlirOpResultGetOwner(v);
+  bool elementwise = !tile_op_of(d) && tc_is_lazy_op(d);
+  int r = 0;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
+    MlirValue o = mlirOperationGetOperand(d, i);
+    int k = reads_at_position(L, o, buf, budget);
+    if (k < 0 || (k > 0 && (!elementwise || !mlirTypeEqual(mlirValueGetType(o), mlirValueGetType(v))))) return -1;
+    r |= k;
+  }
+  return r;
+}
+
 MlirValue tc_dot_accumulator(tc_lower *L, MlirOperation op) {
   MlirValue acc = mlirOperationGetOperand(op, 2), res = mlirOperationGetResult(op, 0);
   int64_t cs[TC_RANK];
   int cr = tc_shape_of(mlirValueGetType(res), cs);
   MlirType ce = mlirShapedTypeGetElementType(mlirValueGetType(res));
-  MlirValue cbuf = {NULL};
-  tc_special *accs_sp = tc_special_of(L, acc);
-  if (!L->redundant && accs_sp && accs_sp->kind == TC_SPECIAL_BUFFER && mlirValueIsABlockArgument(acc)) {
-    MlirOpOperand u = mlirValueGetFirstUse(res);
-    if (!mlirOpOperandIsNull(u) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)) &&
-        tc_op_is(mlirOpOperandGetOwner(u), "scf.yield")) {
-      unsigned idx = mlirOpOperandGetOperandNumber(u);
-      MlirBlock blk = mlirBlockArgumentGetOwner(acc);
-      if (mlirBlockArgumentGetArgNumber(acc) == (intptr_t)idx + 1 &&
-          mlirBlockEqual(blk, mlirOperationGetBlock(mlirOpOperandGetOwner(u))))
-        cbuf = accs_sp->buffer;
-    }
-  }
+  MlirValue arg = {NULL};
+  MlirValue cbuf = carried_destination(L, op, &arg);
+  if (!mlirValueIsNull(cbuf) && !mlirValueEqual(acc, arg)) cbuf = (MlirValue){NULL};
   if (mlirValueIsNull(cbuf)) {
     cbuf = tc_alloc_buffer(L, ce, tc_numel(cr, cs));
     tc_materialize_into(L, acc, cbuf);
   }
   return cbuf;
+}
+
+/* Where a CPU dot accumulates: its register blocks start from acc evaluated at their
+ * position (a zero constant costs nothing; `acc * alpha[:, None]` is computed there) and
+ * end in this buffer. In place in the loop-carried buffer the result goes back into when
+ * acc reads that buffer only at the position it is evaluated at (each block reads its
+ * positions before it writes them); else a buffer of the dot's own. */
+static MlirValue dot_destination(tc_lower *L, MlirOperation op) {
+  MlirValue acc = mlirOperationGetOperand(op, 2), res = mlirOperationGetResult(op, 0);
+  MlirValue arg = {NULL};
+  MlirValue cbuf = carried_destination(L, op, &arg);
+  int budget = 64;
+  if (!mlirValueIsNull(cbuf) && reads_at_position(L, acc, cbuf, &budget) < 0) cbuf = (MlirValue){NULL};
+  if (!mlirValueIsNull(cbuf)) return cbuf;
+  int64_t cs[TC_RANK];
+  int cr = tc_shape_of(mlirValueGetType(res), cs);
+  return tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(res)), tc_numel(cr, cs));
 }
 
 /* The lines of operand v ([rows, cols] tile, loaded through a pointer tile the K loop
@@ -259,6 +302,24 @@ static void spread_prefetches(tc_lower *L, tc_builder *ob, MlirValue a, MlirValu
   tc_chunk_free(&c);
 }
 
+/* acc[bi, i, j : j + w] evaluated in place (a chunk of its own, like b_row16's). */
+static MlirValue acc_at(tc_lower *L, tc_builder *b, MlirValue acc, bool batched, MlirValue bi, MlirValue i, MlirValue j,
+                        int64_t w) {
+  tc_chunk c;
+  tc_chunk_init(&c, L, b->block, w);
+  c.b = *b;
+  tc_pos pos = {.rank = batched ? 3 : 2, .chunked = true};
+  int d = 0;
+  if (batched) pos.idx[d++] = bi;
+  pos.idx[d++] = i;
+  pos.idx[d] = j;
+  c.root = pos;
+  tc_cval v = tc_eval(&c, acc, &pos);
+  *b = c.b;
+  tc_chunk_free(&c);
+  return v.vec;
+}
+
 static void emit_dot(tc_lower *L, MlirOperation op) {
   MlirValue a = mlirOperationGetOperand(op, 0), bm = mlirOperationGetOperand(op, 1);
   MlirValue res = mlirOperationGetResult(op, 0);
@@ -291,7 +352,9 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
                 kind == TC_PAIR_BF16;
   MlirValue bbuf = b_lazy ? (MlirValue){NULL} : tc_dot_operand(L, bm);
   if (L->status) return;
-  MlirValue cbuf = tc_dot_accumulator(L, op);
+  /* a backend whose threads share the blocks (shared_loop) fills C before they start */
+  bool acc_lazy = !L->backend->shared_loop;
+  MlirValue cbuf = acc_lazy ? dot_destination(L, op) : tc_dot_accumulator(L, op);
   if (L->status) return;
   /* Register blocking: MR rows x NR chunks of accumulators stay in registers over K. */
   int64_t mr = M % 4 == 0 ? 4 : M % 2 == 0 ? 2 : 1;
@@ -347,8 +410,13 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
     for (int q = 0; q < nr; q++) {
       int x = r * (int)nr + q;
       coff[x] = tcb_binary(&ob, "arith.addi", base, tcb_const_index(&ob, q * w));
-      MlirValue lops[2] = {cbuf, coff[x]};
-      accs[x] = tcb_op1(&ob, "vector.load", vt, 2, lops, 0, NULL);
+      if (acc_lazy) {
+        accs[x] = acc_at(L, &ob, mlirOperationGetOperand(op, 2), batched, bi, tcb_binary(&ob, "arith.addi", i0, tcb_const_index(&ob, r)),
+                         tcb_binary(&ob, "arith.addi", j0, tcb_const_index(&ob, q * w)), w);
+      } else {
+        MlirValue lops[2] = {cbuf, coff[x]};
+        accs[x] = tcb_op1(&ob, "vector.load", vt, 2, lops, 0, NULL);
+      }
     }
   }
   MlirOperation kf;

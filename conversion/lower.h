@@ -163,6 +163,11 @@ const tc_op_lowering *tc_op_rows(void);
 void tc_lower_grouped(tc_lower *L, MlirOperation op);  /* joins the group being formed */
 int tc_emit_materialize_source(tc_lower *L, MlirOperation *roots, int n); /* operand 0 into a buffer */
 
+/* --- combine.c: before the lowering -------------------------------------------------------- */
+/* add(d, dot(a, b, 0)) -> dot(a, b, d) where the dot's result has no other use (as
+ * Triton's combine pass). */
+void tc_combine_dot_adds(MlirModule module);
+
 /* --- version_loops.c: before the lowering ------------------------------------------------- */
 /* Puts each kernel's code from its first accumulation loop with a buffered tile on under
  * `scf.if (every such loop runs once)`, with those loops inlined in the then-branch (see

@@ -125,3 +125,45 @@ def cases():
         dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((16, 16), np.float16), M=16, N=16, K=16), ["c_ptr"],
         lambda a: {"c_ptr": (2 * (a["a_ptr"].astype(np.float64) @ a["b_ptr"])).astype(np.float16)},
         rtol=2e-3, atol=2e-3)
+
+    # `acc += tl.dot(a, b)` and its spellings accumulate in the dot (as Triton's combine
+    # pass); a product read twice keeps its own dot. Integer-valued inputs: every order of
+    # the sums gives the exact result.
+    M, N, Kd, BK = 16, 32, 64, 16
+    for dname in ("fp32", "i8", "bf16"):
+        av = rng(70).integers(-4, 4, (M, Kd)).astype(np.float32)
+        bv = rng(71).integers(-4, 4, (Kd, N)).astype(np.float32)
+        if dname == "fp32":
+            aa, ba, cdt = av, bv, np.float32
+        elif dname == "i8":
+            aa, ba, cdt = av.astype(np.int8), bv.astype(np.int8), np.int32
+        else:
+            aa, ba, cdt = (bf16_bits(av)[0], "bf16"), (bf16_bits(bv)[0], "bf16"), np.float32
+        c0 = rng(72).integers(-100, 100, (M, N)).astype(cdt)
+        prod = av.astype(np.int64) @ bv.astype(np.int64)
+        last = av[:, -BK:].astype(np.int64) @ bv[-BK:, :].astype(np.int64)
+        for form, (want_c, want_x) in enumerate([(c0 + prod, 0 * prod), (c0 + prod, 0 * prod), (c0 + prod, last),
+                                                 (c0 + prod + Kd // BK, 0 * prod), (c0 + 2 * prod, 0 * prod)]):
+            add(F, "dot_add_form%d_%s" % (form, dname), K, "dot_add_forms_kernel", (1,),
+                dict(a_ptr=aa, b_ptr=ba, c_ptr=c0.copy(), x_ptr=np.zeros((M, N), cdt), M=M, N=N, K=Kd, BK=BK,
+                     FORM=form),
+                ["c_ptr", "x_ptr"],
+                lambda a, want_c=want_c, want_x=want_x, cdt=cdt: {"c_ptr": want_c.astype(cdt),
+                                                                   "x_ptr": want_x.astype(cdt)})
+
+    # The accumulator's expression evaluated where the dot's register blocks start: in place
+    # in the carried buffer only when it reads that buffer at the same position.
+    def acc_expr_ref(a, c0, b, BK, form):
+        acc = c0.astype(np.float64)
+        for k0 in range(0, a.shape[1], BK):
+            init = acc * 0.5 if form == 0 else acc[::-1] if form == 1 else acc - acc.max(1)[:, None]
+            acc = init + a[:, k0:k0 + BK].astype(np.float64) @ b[k0:k0 + BK].astype(np.float64)
+        return acc.astype(np.float32)
+    M, N, Kd, BK = 16, 32, 64, 16
+    av = rng(80).integers(-4, 4, (M, Kd)).astype(np.float32)
+    bv = rng(81).integers(-4, 4, (Kd, N)).astype(np.float32)
+    c0 = rng(82).integers(-64, 64, (M, N)).astype(np.float32)
+    for form, fname in enumerate(("scaled", "rows_reversed", "minus_row_max")):
+        add(F, "dot_acc_expr_" + fname, K, "dot_acc_expr_kernel", (1,),
+            dict(a_ptr=av, b_ptr=bv, c_ptr=c0.copy(), M=M, N=N, K=Kd, BK=BK, FORM=form), ["c_ptr"],
+            lambda a, form=form, c0=c0: {"c_ptr": acc_expr_ref(a["a_ptr"], c0, a["b_ptr"], BK, form)})

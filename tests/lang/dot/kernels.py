@@ -127,3 +127,53 @@ def dot_precision_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, 
     b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
     c = tl.dot(a, b, input_precision="ieee") + tl.dot(a, b, allow_tf32=False)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], c.to(tl.float16))
+
+
+@triton.jit
+def dot_add_forms_kernel(a_ptr, b_ptr, c_ptr, x_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                         BK: tl.constexpr, FORM: tl.constexpr):
+    # c += a @ b over a K loop, the product added to the accumulator the ways kernels write it
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, BK)
+    acc = tl.load(c_ptr + rm[:, None] * N + rn[None, :])
+    x = tl.zeros((M, N), dtype=acc.dtype)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        if FORM == 0:
+            acc += tl.dot(a, b)
+        elif FORM == 1:
+            acc = tl.dot(a, b) + acc
+        elif FORM == 2:
+            x = tl.dot(a, b)  # read twice: added, and carried out of the loop
+            acc = acc + x
+        elif FORM == 3:
+            acc = acc + tl.dot(a, b) + 1
+        else:
+            acc = acc + (tl.dot(a, b) + tl.dot(a, b))
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+    tl.store(x_ptr + rm[:, None] * N + rn[None, :], x)
+
+
+@triton.jit
+def dot_acc_expr_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, BK: tl.constexpr,
+                        FORM: tl.constexpr):
+    # a loop-carried accumulator passed to the dot through an expression of itself: read at
+    # the dot's own position (scaled), at other positions (each row reversed), or through a
+    # reduction of the whole tile computed before the dot
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, BK)
+    acc = tl.load(c_ptr + rm[:, None] * N + rn[None, :])
+    rev = tl.broadcast_to((M - 1 - rm)[:, None], (M, N))
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        if FORM == 0:
+            acc = tl.dot(a, b, acc * 0.5)
+        elif FORM == 1:
+            acc = tl.dot(a, b, tl.gather(acc, rev, 0))
+        else:
+            acc = tl.dot(a, b, acc - tl.max(acc, 1)[:, None])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)

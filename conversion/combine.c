@@ -1,0 +1,94 @@
+/* conversion/combine.c — `acc += tl.dot(a, b)` accumulates in the dot (tile IR in, tile IR
+ * out; a step of tc_lower_to_vector, before the loop versioning).
+ *
+ * A dot without an accumulator is a dot into zeros: `acc += tl.dot(a, b)` (the common way
+ * to write a K loop) would fill a tile of zeros, run the dot into it and add the result
+ * to acc in a pass of its own; `acc = tl.dot(a, b, acc)` accumulates in place. Triton's
+ * combine pass rewrites add(d, dot(a, b, 0)) into dot(a, b, d) when the dot's result has
+ * no other use, for integers and floats alike (the order of a dot's sums is unspecified),
+ * so the results a GPU gives are those of the accumulating dot; this step does the same.
+ * The dot moves to the add's place, so d is defined where it runs.
+ * In: a tile module. Out: the same module with those adds folded into their dots. */
+#include "conversion/lower.h"
+
+#include "dialects/tile.h"
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <stdlib.h>
+
+typedef struct adds {
+  MlirOperation *ops;
+  int n, cap;
+} adds;
+
+static MlirWalkResult collect_adds(MlirOperation op, void *user) {
+  adds *a = user;
+  if (!tc_op_is(op, "arith.addf") && !tc_op_is(op, "arith.addi")) return MlirWalkResultAdvance;
+  if (!mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0)))) return MlirWalkResultAdvance;
+  if (a->n == a->cap) {
+    int cap = a->cap ? 2 * a->cap : 16;
+    MlirOperation *p = realloc(a->ops, sizeof *p * (size_t)cap);
+    if (!p) return MlirWalkResultInterrupt;
+    a->ops = p;
+    a->cap = cap;
+  }
+  a->ops[a->n++] = op;
+  return MlirWalkResultAdvance;
+}
+
+/* A scalar zero (+0.0, -0.0 or integer 0) made a tile: a splat of a zero constant, or a
+ * dense constant whose every element is zero. */
+static bool is_zero_attr(MlirAttribute v) {
+  if (mlirAttributeIsAFloat(v)) return mlirFloatAttrGetValueDouble(v) == 0.0;
+  if (mlirAttributeIsAInteger(v)) return mlirIntegerAttrGetValueInt(v) == 0;
+  return false;
+}
+
+static bool is_zero_tile(MlirValue v) {
+  if (!mlirValueIsAOpResult(v)) return false;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (tile_op_of(d) == TILE_SPLAT) {
+    MlirValue s = mlirOperationGetOperand(d, 0);
+    if (!mlirValueIsAOpResult(s)) return false;
+    d = mlirOpResultGetOwner(s);
+  }
+  if (!tc_op_is(d, "arith.constant")) return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("value"));
+  if (mlirAttributeIsNull(a)) return false;
+  if (mlirAttributeIsADenseElements(a))
+    return mlirDenseElementsAttrIsSplat(a) && is_zero_attr(mlirDenseElementsAttrGetSplatValue(a));
+  return is_zero_attr(a);
+}
+
+/* The dot (into zeros, read by nothing else) that operand k of add is, or null. */
+static MlirOperation zero_dot(MlirOperation add, int k) {
+  MlirValue v = mlirOperationGetOperand(add, k);
+  if (!mlirValueIsAOpResult(v)) return (MlirOperation){NULL};
+  MlirOperation dot = mlirOpResultGetOwner(v);
+  if (tile_op_of(dot) != TILE_DOT || !is_zero_tile(mlirOperationGetOperand(dot, 2))) return (MlirOperation){NULL};
+  MlirOpOperand u = mlirValueGetFirstUse(v);
+  if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) return (MlirOperation){NULL};
+  /* x + x would read the dot twice */
+  if (mlirValueEqual(mlirOperationGetOperand(add, 0), mlirOperationGetOperand(add, 1))) return (MlirOperation){NULL};
+  if (!mlirTypeEqual(mlirValueGetType(mlirOperationGetOperand(add, 1 - k)), mlirValueGetType(v)))
+    return (MlirOperation){NULL};
+  return dot;
+}
+
+void tc_combine_dot_adds(MlirModule module) {
+  adds a = {0};
+  mlirOperationWalk(mlirModuleGetOperation(module), collect_adds, &a, MlirWalkPreOrder);
+  for (int i = 0; i < a.n; i++) {
+    MlirOperation add = a.ops[i];
+    for (int k = 0; k < 2; k++) {
+      MlirOperation dot = zero_dot(add, k);
+      if (mlirOperationIsNull(dot)) continue;
+      mlirOperationSetOperand(dot, 2, mlirOperationGetOperand(add, 1 - k));
+      mlirOperationMoveBefore(dot, add);
+      mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(add, 0), mlirOperationGetResult(dot, 0));
+      mlirOperationDestroy(add);
+      break;
+    }
+  }
+  free(a.ops);
+}
