@@ -156,14 +156,12 @@ tc_cval tc_eval_trans(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
 
 /* The side of the square blocks op's transpose is written in: the lanes of a chunk (fewer
  * for elements wider than 32 bits), halved until it divides the last two dims; 0 where
- * op does not swap exactly the last two dims, the source is not a plain buffer, the
- * elements are pointers, or a block would be narrower than 4. *outer is the product of
- * the leading dims, *rows x *cols the source's last two. */
+ * op does not swap exactly the last two dims, the elements are pointers, or a block would
+ * be narrower than 4. *outer is the product of the leading dims, *rows x *cols the
+ * source's last two. */
 static int64_t transpose_block(tc_lower *L, MlirOperation op, int64_t *outer, int64_t *rows, int64_t *cols) {
   if (!L->backend->transpose_in_registers || L->redundant) return 0;
   MlirValue src = mlirOperationGetOperand(op, 0);
-  tc_special *sp = tc_special_of(L, src);
-  if (!sp || sp->kind != TC_SPECIAL_BUFFER || !mlirValueIsNull(sp->mask)) return 0;
   int64_t s[TC_RANK];
   int r = tc_shape_of(mlirValueGetType(src), s);
   MlirAttribute order = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("order"));
@@ -181,6 +179,20 @@ static int64_t transpose_block(tc_lower *L, MlirOperation op, int64_t *outer, in
   *rows = s[r - 2];
   *cols = s[r - 1];
   return w;
+}
+
+/* Whether the transpose reads its source's rows where it computes them (a load, or an
+ * elementwise expression, read by nothing else) instead of from a buffer filled first:
+ * a 2-D or 3-D source without a buffer whose elements are their own memory type. (A load
+ * a store of the group could overwrite has been given a buffer by tc_flush already.) */
+static bool source_read_in_place(tc_lower *L, MlirValue src) {
+  MlirType t = mlirValueGetType(src);
+  MlirType elem = mlirShapedTypeGetElementType(t);
+  MlirOpOperand u = mlirValueGetFirstUse(src);
+  return mlirShapedTypeGetRank(t) <= 3 && !tc_special_of(L, src) && mlirValueIsAOpResult(src) &&
+         (tc_is_lazy_op(mlirOpResultGetOwner(src)) || tile_op_of(mlirOpResultGetOwner(src)) == TILE_LOAD) &&
+         mlirTypeEqual(tc_memory_type(L->ctx, elem), elem) &&
+         !mlirOpOperandIsNull(u) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(u));
 }
 
 /* Rows r[0..w) of a block -> its columns, in log2(w) stages: stage h exchanges bit h of
@@ -203,12 +215,35 @@ static void transpose_in_registers(tc_builder *b, MlirContext ctx, MlirValue *r,
   }
 }
 
-/* dbuf[o, j, i] = sbuf[o, i, j] (flat buffers, source [outer, R, C]), one w x w block per
- * iteration: w row loads, the shuffles, w row stores. */
-static void transpose_blocks(tc_lower *L, MlirValue sbuf, MlirValue dbuf, int64_t outer, int64_t R, int64_t C,
-                             int64_t w) {
+/* Row i of the source block at (o, row, col): from its buffer sbuf, or (sbuf null) the
+ * source evaluated there, a chunk of w lanes. */
+static MlirValue source_row(tc_lower *L, tc_builder *b, MlirValue src, MlirValue sbuf, MlirValue flat, MlirValue o,
+                            MlirValue row, MlirValue col, int64_t w, MlirType vt) {
+  if (!mlirValueIsNull(sbuf)) {
+    MlirValue ops[2] = {sbuf, flat};
+    return tcb_op1(b, "vector.load", vt, 2, ops, 0, NULL);
+  }
+  tc_chunk c;
+  tc_chunk_init(&c, L, b->block, w);
+  c.b = *b;
+  int rank = (int)mlirShapedTypeGetRank(mlirValueGetType(src)), d = 0;
+  tc_pos pos = {.rank = rank, .chunked = true};
+  if (rank == 3) pos.idx[d++] = o;
+  pos.idx[d++] = row;
+  pos.idx[d] = col;
+  c.root = pos;
+  tc_cval v = tc_eval(&c, src, &pos);
+  *b = c.b;
+  tc_chunk_free(&c);
+  return v.vec;
+}
+
+/* dbuf[o, j, i] = src[o, i, j] (flat buffers, source [outer, R, C]), one w x w block per
+ * iteration: w rows read, the shuffles, w row stores. */
+static void transpose_blocks(tc_lower *L, MlirValue src, MlirValue sbuf, MlirValue dbuf, int64_t outer, int64_t R,
+                             int64_t C, int64_t w) {
   tc_builder *ob = &L->b;
-  MlirType vt = tc_vec_type(L->ctx, w, tcb_element_type(mlirValueGetType(sbuf)));
+  MlirType vt = tc_vec_type(L->ctx, w, tcb_element_type(mlirValueGetType(dbuf)));
   int64_t nbi = R / w, nbj = C / w;
   MlirBlock body = tc_build_for(L, ob, tcb_const_index(ob, 0), tcb_const_index(ob, outer * nbi * nbj),
                                 tcb_const_index(ob, 1), 0, NULL, NULL);
@@ -223,19 +258,18 @@ static void transpose_blocks(tc_lower *L, MlirValue sbuf, MlirValue dbuf, int64_
   MlirValue bi = tcb_binary(b, "arith.divui", rest, nj), bj = tcb_binary(b, "arith.remui", rest, nj);
   MlirValue plane = tcb_binary(b, "arith.muli", o, tcb_const_index(b, R * C));
   /* source rows bi*w.., columns bj*w..; destination rows bj*w.., columns bi*w.. */
+  MlirValue row0 = tcb_binary(b, "arith.muli", bi, tcb_const_index(b, w));
+  MlirValue col0 = tcb_binary(b, "arith.muli", bj, tcb_const_index(b, w));
   MlirValue sbase = tcb_binary(b, "arith.addi", plane,
-                               tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", bi, tcb_const_index(b, w * C)),
-                                          tcb_binary(b, "arith.muli", bj, tcb_const_index(b, w))));
+                               tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", row0, tcb_const_index(b, C)), col0));
   MlirValue dbase = tcb_binary(b, "arith.addi", plane,
-                               tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", bj, tcb_const_index(b, w * R)),
-                                          tcb_binary(b, "arith.muli", bi, tcb_const_index(b, w))));
+                               tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", col0, tcb_const_index(b, R)), row0));
   MlirValue r[64];
-  for (int64_t i = 0; i < w; i++) {
-    MlirValue ops[2] = {sbuf, tcb_binary(b, "arith.addi", sbase, tcb_const_index(b, i * C))};
-    r[i] = tcb_op1(b, "vector.load", vt, 2, ops, 0, NULL);
-  }
-  transpose_in_registers(b, L->ctx, r, w, vt);
-  for (int64_t i = 0; i < w; i++) {
+  for (int64_t i = 0; i < w && !L->status; i++)
+    r[i] = source_row(L, b, src, sbuf, tcb_binary(b, "arith.addi", sbase, tcb_const_index(b, i * C)), o,
+                      tcb_binary(b, "arith.addi", row0, tcb_const_index(b, i)), col0, w, vt);
+  if (!L->status) transpose_in_registers(b, L->ctx, r, w, vt);
+  for (int64_t i = 0; i < w && !L->status; i++) {
     MlirValue ops[3] = {r[i], dbuf, tcb_binary(b, "arith.addi", dbase, tcb_const_index(b, i * R))};
     tcb_op(b, "vector.store", 0, NULL, 3, ops, 0, NULL);
   }
@@ -245,14 +279,20 @@ static void transpose_blocks(tc_lower *L, MlirValue sbuf, MlirValue dbuf, int64_
 int tc_emit_trans(tc_lower *L, MlirOperation *roots, int n) {
   (void)n;
   MlirOperation op = roots[0];
-  MlirValue sbuf = tc_materialize(L, mlirOperationGetOperand(op, 0));
+  MlirValue src = mlirOperationGetOperand(op, 0);
   int64_t outer, R, C;
-  int64_t w = L->status ? 0 : transpose_block(L, op, &outer, &R, &C);
-  if (!w) return 1; /* read through tc_eval_trans where consumed */
+  int64_t w = transpose_block(L, op, &outer, &R, &C);
+  MlirValue sbuf = {NULL};
+  if (!w || !source_read_in_place(L, src)) {
+    sbuf = tc_materialize(L, src);
+    tc_special *sp = tc_special_of(L, src);
+    if (!sp || sp->kind != TC_SPECIAL_BUFFER || !mlirValueIsNull(sp->mask)) w = 0; /* user memory, partly */
+  }
+  if (L->status || !w) return 1; /* read through tc_eval_trans where consumed */
   MlirValue old = mlirOperationGetResult(op, 0);
   MlirValue dbuf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(old)), outer * R * C);
   if (L->status) return 1;
-  transpose_blocks(L, sbuf, dbuf, outer, R, C, w);
+  transpose_blocks(L, src, sbuf, dbuf, outer, R, C, w);
   tc_special *s = tc_special_put(L, old);
   if (s) {
     s->kind = TC_SPECIAL_BUFFER;

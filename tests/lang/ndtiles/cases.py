@@ -149,3 +149,10 @@ def cases():
     add(F, "dot_trans_a", K, "dot_trans_a_kernel", (1,),
         dict(at_ptr=at, b_ptr=bm, c_ptr=np.zeros((64, 16), np.float32), M=64, N=16, K=32), ["c_ptr"],
         lambda a: {"c_ptr": a["at_ptr"].T @ a["b_ptr"] + a["at_ptr"].T.sum(1)[:, None]})
+    s = rng(170).integers(-50, 50, (32, 16)).astype(np.float32)
+    refs = [lambda x: np.where(np.arange(32)[:, None] < 20, x, -1.0).T, lambda x: (x * 2 + 1).T,
+            lambda x: x.T + x.sum(0)[:, None], lambda x: x.T]
+    for form, ref in enumerate(refs):
+        add(F, "trans_source_form%d" % form, K, "trans_sources_kernel", (1,),
+            dict(src_ptr=s.copy(), out_ptr=np.zeros((16, 32), np.float32), n_rows=20, M=32, N=16, FORM=form),
+            ["out_ptr"], lambda a, ref=ref, s=s: {"out_ptr": ref(s)})

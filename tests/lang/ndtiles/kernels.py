@@ -254,3 +254,27 @@ def dot_trans_a_kernel(at_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K
     b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
     a = tl.trans(at)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b) + tl.sum(a, 1)[:, None])
+
+
+@triton.jit
+def trans_sources_kernel(src_ptr, out_ptr, n_rows, M: tl.constexpr, N: tl.constexpr, FORM: tl.constexpr):
+    # what a transpose reads its rows from: a masked load, an expression of a load, a load
+    # also read by another op, a load whose memory is overwritten before the transpose
+    i = tl.arange(0, M)
+    j = tl.arange(0, N)
+    offs = i[:, None] * N + j[None, :]
+    o = j[:, None] * M + i[None, :]
+    if FORM == 0:
+        x = tl.load(src_ptr + offs, mask=i[:, None] < n_rows, other=-1.0)
+        tl.store(out_ptr + o, tl.trans(x))
+    elif FORM == 1:
+        x = tl.load(src_ptr + offs)
+        tl.store(out_ptr + o, tl.trans(x * 2.0 + 1.0))
+    elif FORM == 2:
+        x = tl.load(src_ptr + offs)
+        t = tl.trans(x)
+        tl.store(out_ptr + o, t + tl.sum(x, 0)[:, None])
+    else:
+        x = tl.load(src_ptr + offs)
+        tl.store(src_ptr + offs, x * 0.0)
+        tl.store(out_ptr + o, tl.trans(x))
