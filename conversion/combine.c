@@ -16,24 +16,10 @@
 #include <mlir-c/BuiltinTypes.h>
 #include <stdlib.h>
 
-typedef struct adds {
-  MlirOperation *ops;
-  int n, cap;
-} adds;
-
-static MlirWalkResult collect_adds(MlirOperation op, void *user) {
-  adds *a = user;
-  if (!tc_op_is(op, "arith.addf") && !tc_op_is(op, "arith.addi")) return MlirWalkResultAdvance;
-  if (!mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0)))) return MlirWalkResultAdvance;
-  if (a->n == a->cap) {
-    int cap = a->cap ? 2 * a->cap : 16;
-    MlirOperation *p = realloc(a->ops, sizeof *p * (size_t)cap);
-    if (!p) return MlirWalkResultInterrupt;
-    a->ops = p;
-    a->cap = cap;
-  }
-  a->ops[a->n++] = op;
-  return MlirWalkResultAdvance;
+static bool is_tile_add(MlirOperation op, void *user) {
+  (void)user;
+  return (tc_op_is(op, "arith.addf") || tc_op_is(op, "arith.addi")) &&
+         mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0)));
 }
 
 /* A scalar zero (+0.0, -0.0 or integer 0) made a tile: a splat of a zero constant, or a
@@ -76,10 +62,11 @@ static MlirOperation zero_dot(MlirOperation add, int k) {
 }
 
 void tc_combine_dot_adds(MlirModule module) {
-  adds a = {0};
-  mlirOperationWalk(mlirModuleGetOperation(module), collect_adds, &a, MlirWalkPreOrder);
-  for (int i = 0; i < a.n; i++) {
-    MlirOperation add = a.ops[i];
+  MlirOperation *adds;
+  int n;
+  if (!tcb_collect(mlirModuleGetOperation(module), is_tile_add, NULL, &adds, &n)) return; /* out of memory: unchanged */
+  for (int i = 0; i < n; i++) {
+    MlirOperation add = adds[i];
     for (int k = 0; k < 2; k++) {
       MlirOperation dot = zero_dot(add, k);
       if (mlirOperationIsNull(dot)) continue;
@@ -90,5 +77,5 @@ void tc_combine_dot_adds(MlirModule module) {
       break;
     }
   }
-  free(a.ops);
+  free(adds);
 }

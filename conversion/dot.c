@@ -69,21 +69,14 @@ static MlirValue b_row16(tc_lower *L, tc_builder *b, const b_source *src, MlirVa
   MlirType v16 = tc_vec_type(L->ctx, pw, tcb_int_type(L->ctx, 16));
   if (zero) return tcb_const_int(b, v16, 0);
   if (mlirValueIsNull(src->bbuf)) {
-    /* a chunk of its own per row: a chunk memoizes values per op, not per position */
-    tc_chunk c;
-    tc_chunk_init(&c, L, b->block, pw);
-    c.b = *b;
     tc_pos pos = {.rank = src->batched ? 3 : 2, .chunked = true};
     int d = 0;
     if (src->batched) pos.idx[d++] = src->bi;
     pos.idx[d++] = k;
     pos.idx[d] = j;
-    c.root = pos;
-    tc_cval v = tc_eval(&c, src->tile, &pos);
-    *b = c.b;
-    tc_chunk_free(&c);
+    MlirValue v = tc_eval_chunk_at(L, b, src->tile, &pos, pw);
     if (L->status) return tcb_const_int(b, v16, 0);
-    return tcb_cast(b, "vector.bitcast", v.vec, v16);
+    return tcb_cast(b, "vector.bitcast", v, v16);
   }
   MlirValue bbuf = src->bbuf;
   MlirValue idx = tcb_binary(b, "arith.addi", tcb_binary(b, "arith.addi", base, tcb_binary(b, "arith.muli", k,
@@ -302,22 +295,15 @@ static void spread_prefetches(tc_lower *L, tc_builder *ob, MlirValue a, MlirValu
   tc_chunk_free(&c);
 }
 
-/* acc[bi, i, j : j + w] evaluated in place (a chunk of its own, like b_row16's). */
+/* acc[bi, i, j : j + w] evaluated where the register block starts. */
 static MlirValue acc_at(tc_lower *L, tc_builder *b, MlirValue acc, bool batched, MlirValue bi, MlirValue i, MlirValue j,
                         int64_t w) {
-  tc_chunk c;
-  tc_chunk_init(&c, L, b->block, w);
-  c.b = *b;
   tc_pos pos = {.rank = batched ? 3 : 2, .chunked = true};
   int d = 0;
   if (batched) pos.idx[d++] = bi;
   pos.idx[d++] = i;
   pos.idx[d] = j;
-  c.root = pos;
-  tc_cval v = tc_eval(&c, acc, &pos);
-  *b = c.b;
-  tc_chunk_free(&c);
-  return v.vec;
+  return tc_eval_chunk_at(L, b, acc, &pos, w);
 }
 
 static void emit_dot(tc_lower *L, MlirOperation op) {

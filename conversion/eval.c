@@ -186,6 +186,17 @@ static MlirValue add_delta(tc_chunk *c, MlirValue v, MlirValue delta, bool chunk
 
 static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos);
 
+MlirValue tc_eval_chunk_at(tc_lower *L, tc_builder *b, MlirValue v, const tc_pos *pos, int64_t w) {
+  tc_chunk c;
+  tc_chunk_init(&c, L, b->block, w);
+  c.b = *b;
+  c.root = *pos;
+  tc_cval r = tc_eval(&c, v, pos);
+  *b = c.b;
+  tc_chunk_free(&c);
+  return r.vec;
+}
+
 tc_cval tc_eval(tc_chunk *c, MlirValue old, const tc_pos *pos) {
   tc_cval r = {0};
   tc_lower *L = c->L;

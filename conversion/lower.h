@@ -208,6 +208,9 @@ tc_special *tc_special_put(tc_lower *L, MlirValue old);
 
 /* --- eval.c: values at positions ------------------------------------------------------ */
 tc_cval tc_eval(tc_chunk *c, MlirValue old, const tc_pos *pos);
+/* old at pos (chunked: w lanes), evaluated at b's insertion point in a chunk of its own
+ * (its memo is per op, not per position: one per row a caller reads); b moves past it. */
+MlirValue tc_eval_chunk_at(tc_lower *L, tc_builder *b, MlirValue old, const tc_pos *pos, int64_t w);
 /* Clones an elementwise arith/math op with new operands and result type (integer division,
  * remainder and shifts through tc_build_guarded_int_op). */
 MlirOperation tc_clone_elementwise(tc_builder *b, MlirOperation op, const MlirValue *operands, MlirType result);

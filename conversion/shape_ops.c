@@ -223,19 +223,12 @@ static MlirValue source_row(tc_lower *L, tc_builder *b, MlirValue src, MlirValue
     MlirValue ops[2] = {sbuf, flat};
     return tcb_op1(b, "vector.load", vt, 2, ops, 0, NULL);
   }
-  tc_chunk c;
-  tc_chunk_init(&c, L, b->block, w);
-  c.b = *b;
   int rank = (int)mlirShapedTypeGetRank(mlirValueGetType(src)), d = 0;
   tc_pos pos = {.rank = rank, .chunked = true};
   if (rank == 3) pos.idx[d++] = o;
   pos.idx[d++] = row;
   pos.idx[d] = col;
-  c.root = pos;
-  tc_cval v = tc_eval(&c, src, &pos);
-  *b = c.b;
-  tc_chunk_free(&c);
-  return v.vec;
+  return tc_eval_chunk_at(L, b, src, &pos, w);
 }
 
 /* dbuf[o, j, i] = src[o, i, j] (flat buffers, source [outer, R, C]), one w x w block per
