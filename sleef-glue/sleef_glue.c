@@ -194,7 +194,7 @@ static void rewrite(glue_state *g, MlirModule m, MlirOperation op) {
 }
 
 tilec_status *tc_sleef_glue(MlirModule module, const tc_target *target, bool fast_math) {
-  if (!tc_inline_exp(module)) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory expanding exp");
+  if (!tc_inline_exp(module, target)) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory expanding exp");
   glue_state g = {target, fast_math};
   MlirOperation *ops;
   int n;

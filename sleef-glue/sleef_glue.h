@@ -9,7 +9,7 @@
 #include <mlir-c/IR.h>
 
 /* math.exp / math.exp2 on fp32 vectors in line (inline_exp.c); false when out of memory. */
-bool tc_inline_exp(MlirModule module);
+bool tc_inline_exp(MlirModule module, const tc_target *target);
 tilec_status *tc_sleef_glue(MlirModule module, const tc_target *target, bool fast_math);
 /* The SLEEF name for math op `op` ("exp", ...) on `lanes` x `bits`-bit floats, or NULL
  * when SLEEF has no such entry; writes into buf. */
