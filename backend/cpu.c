@@ -50,13 +50,7 @@ static MlirValue pair_dot(tc_builder *b, tc_pair_kind kind, MlirValue acc, MlirV
   MlirType v32 = mlirVectorTypeGet(1, &n, kind == TC_PAIR_I16 ? tcb_int_type(ctx, 16) : mlirBF16TypeGet(ctx));
   const char *intrin = kind == TC_PAIR_I16 ? "llvm.x86.avx512.vpdpwssd.512" : "llvm.x86.avx512bf16.dpbf16ps.512";
   MlirValue ops[3] = {acc, tcb_cast(b, "vector.bitcast", a, v32), tcb_cast(b, "vector.bitcast", bv, v32)};
-  int32_t seg[2] = {3, 0};
-  MlirNamedAttribute attrs[3] = {
-      tcb_named(ctx, "intrin", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(intrin))),
-      tcb_named(ctx, "op_bundle_sizes", mlirDenseI32ArrayGet(ctx, 0, NULL)),
-      tcb_named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, seg)),
-  };
-  return tcb_op1(b, "llvm.call_intrinsic", mlirValueGetType(acc), 3, ops, 3, attrs);
+  return tcb_intrinsic(b, intrin, mlirValueGetType(acc), 3, ops);
 }
 
 /* Every function gets the target's CPU and features so the optimizer vectorizes for what

@@ -134,6 +134,16 @@ MlirValue tcb_op1(tc_builder *b, const char *name, MlirType result, intptr_t nop
   return mlirOperationGetResult(op, 0);
 }
 
+MlirValue tcb_intrinsic(tc_builder *b, const char *intrin, MlirType result, int32_t noperands, const MlirValue *operands) {
+  int32_t seg[2] = {noperands, 0};
+  MlirNamedAttribute attrs[3] = {
+      tcb_named(b->ctx, "intrin", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(intrin))),
+      tcb_named(b->ctx, "op_bundle_sizes", mlirDenseI32ArrayGet(b->ctx, 0, NULL)),
+      tcb_named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 2, seg)),
+  };
+  return tcb_op1(b, "llvm.call_intrinsic", result, noperands, operands, 3, attrs);
+}
+
 bool tcb_is_shaped(MlirType t) { return mlirTypeIsAShaped(t); }
 
 MlirType tcb_element_type(MlirType t) {

@@ -48,6 +48,8 @@ bool tcb_collect(MlirOperation root, bool (*keep)(MlirOperation, void *), void *
 /* One-result shorthand. */
 MlirValue tcb_op1(tc_builder *b, const char *name, MlirType result, intptr_t noperands,
                   const MlirValue *operands, intptr_t nattrs, const MlirNamedAttribute *attrs);
+/* A call of the LLVM intrinsic `intrin` (llvm.call_intrinsic, no operand bundles). */
+MlirValue tcb_intrinsic(tc_builder *b, const char *intrin, MlirType result, int32_t noperands, const MlirValue *operands);
 
 /* arith helpers */
 MlirValue tcb_const_int(tc_builder *b, MlirType type, int64_t v); /* int, index or splat vector/tensor */

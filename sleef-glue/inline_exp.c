@@ -78,16 +78,9 @@ static MlirValue scale_pow2(tc_builder *b, MlirType vt, MlirValue p, MlirValue n
 /* p · 2^n in one instruction on AVX-512 (VSCALEFPS: p · 2^floor(n), rounded once like the
  * second factor above, inf on overflow, 0 or a subnormal below): 16 lanes of fp32. */
 static MlirValue scale_pow2_avx512(tc_builder *b, MlirType vt, MlirValue p, MlirValue n) {
-  MlirContext ctx = b->ctx;
-  MlirValue ops[5] = {p, n, p, tcb_const_int(b, tcb_int_type(ctx, 16), -1), /* every lane */
-                      tcb_const_int(b, tcb_int_type(ctx, 32), 4)};           /* MXCSR rounding */
-  int32_t seg[2] = {5, 0};
-  MlirNamedAttribute attrs[3] = {
-      tcb_named(ctx, "intrin", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString("llvm.x86.avx512.mask.scalef.ps.512"))),
-      tcb_named(ctx, "op_bundle_sizes", mlirDenseI32ArrayGet(ctx, 0, NULL)),
-      tcb_named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, seg)),
-  };
-  return tcb_op1(b, "llvm.call_intrinsic", vt, 5, ops, 3, attrs);
+  MlirValue ops[5] = {p, n, p, tcb_const_int(b, tcb_int_type(b->ctx, 16), -1), /* every lane */
+                      tcb_const_int(b, tcb_int_type(b->ctx, 32), 4)};           /* MXCSR rounding */
+  return tcb_intrinsic(b, "llvm.x86.avx512.mask.scalef.ps.512", vt, 5, ops);
 }
 
 static void expand(MlirOperation op, bool scalef) {
