@@ -223,18 +223,20 @@ static int reads_at_position(tc_lower *L, MlirValue v, MlirValue buf, int *budge
   return r;
 }
 
-MlirValue tc_dot_accumulator(tc_lower *L, MlirOperation op) {
-  MlirValue acc = mlirOperationGetOperand(op, 2), res = mlirOperationGetResult(op, 0);
+/* A buffer of the dot's own, the shape of its result. */
+static MlirValue result_buffer(tc_lower *L, MlirOperation op) {
+  MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
   int64_t cs[TC_RANK];
-  int cr = tc_shape_of(mlirValueGetType(res), cs);
-  MlirType ce = mlirShapedTypeGetElementType(mlirValueGetType(res));
-  MlirValue arg = {NULL};
+  int cr = tc_shape_of(t, cs);
+  return tc_alloc_buffer(L, mlirShapedTypeGetElementType(t), tc_numel(cr, cs));
+}
+
+MlirValue tc_dot_accumulator(tc_lower *L, MlirOperation op) {
+  MlirValue acc = mlirOperationGetOperand(op, 2), arg = {NULL};
   MlirValue cbuf = carried_destination(L, op, &arg);
-  if (!mlirValueIsNull(cbuf) && !mlirValueEqual(acc, arg)) cbuf = (MlirValue){NULL};
-  if (mlirValueIsNull(cbuf)) {
-    cbuf = tc_alloc_buffer(L, ce, tc_numel(cr, cs));
-    tc_materialize_into(L, acc, cbuf);
-  }
+  if (!mlirValueIsNull(cbuf) && mlirValueEqual(acc, arg)) return cbuf;
+  cbuf = result_buffer(L, op);
+  tc_materialize_into(L, acc, cbuf);
   return cbuf;
 }
 
@@ -244,15 +246,11 @@ MlirValue tc_dot_accumulator(tc_lower *L, MlirOperation op) {
  * acc reads that buffer only at the position it is evaluated at (each block reads its
  * positions before it writes them); else a buffer of the dot's own. */
 static MlirValue dot_destination(tc_lower *L, MlirOperation op) {
-  MlirValue acc = mlirOperationGetOperand(op, 2), res = mlirOperationGetResult(op, 0);
   MlirValue arg = {NULL};
   MlirValue cbuf = carried_destination(L, op, &arg);
   int budget = 64;
-  if (!mlirValueIsNull(cbuf) && reads_at_position(L, acc, cbuf, &budget) < 0) cbuf = (MlirValue){NULL};
-  if (!mlirValueIsNull(cbuf)) return cbuf;
-  int64_t cs[TC_RANK];
-  int cr = tc_shape_of(mlirValueGetType(res), cs);
-  return tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(res)), tc_numel(cr, cs));
+  if (!mlirValueIsNull(cbuf) && reads_at_position(L, mlirOperationGetOperand(op, 2), cbuf, &budget) >= 0) return cbuf;
+  return result_buffer(L, op);
 }
 
 /* The lines of operand v ([rows, cols] tile, loaded through a pointer tile the K loop
