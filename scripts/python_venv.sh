@@ -5,8 +5,8 @@
 # (torch alone is ~4 GB). Needs python3-venv and python3-dev (scripts/setup.sh).
 # --no-torch: only what tilec itself needs (numpy, the build backend) — scripts/demo.sh.
 set -euo pipefail
-WANT="numpy pytest scikit_build_core torch"
-PIP_PKGS=(numpy pytest "scikit-build-core>=0.10" torch)
+WANT="numpy pytest pytest_timeout scikit_build_core torch"
+PIP_PKGS=(numpy pytest pytest-timeout "scikit-build-core>=0.10" torch)
 if [ "${1:-}" = --no-torch ]; then
   WANT="numpy scikit_build_core"
   PIP_PKGS=(numpy "scikit-build-core>=0.10")

@@ -4,7 +4,11 @@ submodule) resolve to tilec's implementation in `tilec.triton`.
 In:  install_triton() (called by the `tilec_triton.pth` file when TILEC_TRITON=1, by
      `python -m tilec run`, or by the user before the first `import triton`).
 Out: a meta-path finder at the front of sys.meta_path; `sys.modules["triton.X"]` is the
-     very module object `tilec.triton.X`, so both names share classes and state.
+     very module object `tilec.triton.X`, so both names share classes and state; and the
+     path-based finders (sys.path_importer_cache, sys.path_hooks) stop seeing any
+     `triton` on disk, so an import hook that sits before ours and locates modules through
+     PathFinder (pytest's assertion rewriter with `python_files = *.py`, say) finds nothing
+     and the import falls through to our finder instead of loading the real triton.
 
 This module imports nothing heavy at load time (not even importlib.abc): the .pth file
 loads it at interpreter start without importing the tilec package, and `tilec.triton`
@@ -79,6 +83,69 @@ def _register_loaded_aliases(skip):
                 sys.modules.setdefault(alias, module)
 
 
+# ---- hiding the real triton from path-based finders -------------------------------------
+# A meta-path finder placed first can be overtaken: pytest inserts its assertion-rewriting
+# hook at sys.meta_path[0] after start-up, and with a broad `python_files` that hook claims
+# every module PathFinder can find a source file for -- the real triton in site-packages
+# included. Rather than fight for the first slot, the drop-in makes the file system answer
+# "no such module" for `triton` and `triton.*` while it is installed: each path entry
+# finder (FileFinder, zipimporter, ...) gets an instance-level find_spec that returns None
+# for those names, and new path entries get the same through a wrapped path hook. Hooks
+# that ask PathFinder then find nothing, and the import reaches TritonAliasFinder.
+# (tilec's own `tilec.triton.*` modules are found as usual: their names start with tilec.)
+
+def _hiding_find_spec(original):
+    def find_spec(fullname, target=None):
+        if _is_alias(fullname):
+            return None
+        return original(fullname, target)
+    find_spec.tilec_triton_hidden = original
+    return find_spec
+
+
+def _hide_in(finder):
+    """Give one path entry finder the hiding find_spec (idempotent)."""
+    current = getattr(finder, "find_spec", None)
+    if current is None or getattr(current, "tilec_triton_hidden", None) is not None:
+        return
+    try:
+        finder.find_spec = _hiding_find_spec(current)
+    except (AttributeError, TypeError):  # a finder type without an instance dict: left as is
+        pass
+
+
+def _unhide_in(finder):
+    if getattr(getattr(finder, "find_spec", None), "tilec_triton_hidden", None) is not None:
+        try:
+            del finder.find_spec
+        except AttributeError:
+            pass
+
+
+def _hiding_path_hook(hook):
+    def path_hook(entry):
+        finder = hook(entry)
+        _hide_in(finder)
+        return finder
+    path_hook.tilec_triton_hook = hook
+    return path_hook
+
+
+def _hide_real_triton():
+    sys.path_hooks[:] = [h if getattr(h, "tilec_triton_hook", None) is not None else _hiding_path_hook(h)
+                         for h in sys.path_hooks]
+    for finder in list(sys.path_importer_cache.values()):
+        if finder is not None:
+            _hide_in(finder)
+
+
+def _unhide_real_triton():
+    sys.path_hooks[:] = [getattr(h, "tilec_triton_hook", None) or h for h in sys.path_hooks]
+    for finder in list(sys.path_importer_cache.values()):
+        if finder is not None:
+            _unhide_in(finder)
+
+
 def _installed_finder():
     for finder in sys.meta_path:
         if getattr(finder, "tilec_triton_alias", False):
@@ -126,6 +193,7 @@ def install_triton(force=False):
             del sys.modules[name]
     if _installed_finder() is None:
         sys.meta_path.insert(0, TritonAliasFinder())
+    _hide_real_triton()
 
 
 def uninstall_triton():
@@ -134,6 +202,7 @@ def uninstall_triton():
     while finder is not None:
         sys.meta_path.remove(finder)
         finder = _installed_finder()
+    _unhide_real_triton()
     for name in list(sys.modules):
         if _is_alias(name):
             del sys.modules[name]

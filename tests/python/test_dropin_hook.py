@@ -128,6 +128,75 @@ def test_uninstall_restores_import():
     assert "OK" in out
 
 
+# pytest's assertion-rewriting import hook sits before the drop-in's finder in sys.meta_path
+# (it is inserted after start-up) and, with a broad `python_files`, claims every module whose
+# source PathFinder can find -- the real triton in site-packages included, unless the drop-in
+# hides it. Each layout runs a real pytest in a fresh interpreter with TILEC_TRITON=1, in
+# this venv, where torch's real triton is installed beside the drop-in.
+PYTEST_TEST_FILE = """
+import sys
+import triton
+import triton.language as tl
+import triton.tools.tensor_descriptor
+
+def test_triton_is_the_dropin():
+    assert triton.__name__ == "tilec.triton", triton.__file__
+    assert tl.__name__ == "tilec.triton.language", tl.__file__
+    assert all(m.__name__.startswith("tilec.") for n, m in sys.modules.items()
+               if (n == "triton" or n.startswith("triton.")) and m is not None)
+"""
+
+PYTEST_LAYOUTS = {
+    # Triton's own tutorials folder ships this ini
+    "python_files_all": {"pytest.ini": "[pytest]\npython_files = *.py\n"},
+    "python_files_all_toml": {"pyproject.toml": '[tool.pytest.ini_options]\npython_files = ["*.py"]\n'},
+    # a rootdir conftest (always rewritten) that imports triton before any test module
+    "conftest_imports_triton": {"pytest.ini": "[pytest]\npython_files = *.py\n",
+                                "conftest.py": "import triton\nimport triton.language as tl\n"},
+    "default_config": {},
+    # assertion rewriting off: the plain import path
+    "assert_plain": {"pytest.ini": "[pytest]\npython_files = *.py\naddopts = --assert=plain\n"},
+}
+
+
+@pytest.mark.parametrize("layout", sorted(PYTEST_LAYOUTS))
+def test_pytest_runs_dropin_tests_whatever_its_configuration(tmp_path, layout):
+    for name, text in PYTEST_LAYOUTS[layout].items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "test_kernel_mod.py").write_text(PYTEST_TEST_FILE)
+    (tmp_path / "kernels.py").write_text(PYTEST_TEST_FILE)  # matched by *.py only
+    args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)]
+    try:
+        import pytest_timeout  # noqa: F401  (a plugin real suites use; loaded by its entry point)
+        args += ["--timeout", "240"]
+    except ImportError:
+        pass
+    proc = _python(None, {"TILEC_TRITON": "1"}, args=args, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    expect = 1 if layout in ("default_config",) else 2
+    assert f"{expect} passed" in proc.stdout, proc.stdout
+
+
+def test_dropin_hides_the_real_triton_from_path_finders():
+    # what pytest's hook (and any hook before ours) asks: PathFinder finds no triton while
+    # the drop-in is installed, and finds it again after uninstall_triton()
+    out = _ok(_python("""
+        import importlib.machinery as m, importlib.util, sys, tilec
+        from tilec._hook import uninstall_triton
+        before = m.PathFinder.find_spec("triton")
+        tilec.install_triton()
+        sys.path_importer_cache.clear()  # finders made afresh go through the wrapped hooks
+        print("HIDDEN", m.PathFinder.find_spec("triton"), m.PathFinder.find_spec("triton.language"))
+        print("OWN", m.PathFinder.find_spec("tilec") is not None)
+        uninstall_triton()
+        after = m.PathFinder.find_spec("triton")
+        print("RESTORED", (before is None) == (after is None))
+    """))
+    assert "HIDDEN None None" in out
+    assert "OWN True" in out
+    assert "RESTORED True" in out
+
+
 def test_python_m_tilec_run(tmp_path):
     script = tmp_path / "prog.py"
     script.write_text(textwrap.dedent("""
