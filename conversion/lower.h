@@ -1,7 +1,7 @@
 /* conversion/lower.h — internals shared by the tile → vector/scf lowering files.
  * In: a verified tile-dialect module. Out: a new module in func/scf/arith/math/vector/
  * memref (+ llvm pointers) where tiles are processed by loop nests over native-width
- * chunks of their last dimension (see DESIGN.md, "performance contract").
+ * chunks of their last dimension (see docs/DESIGN.md, "performance contract").
  *
  * Model: pure tile ops (range, splat, broadcast, arith, addptr, ...) are never emitted
  * where they stand; they are evaluated lazily at a position (an index per dimension,

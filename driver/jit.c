@@ -1,5 +1,5 @@
 /* driver/jit.c — JIT compilation into loaded kernels, with a memory cache per compiler
- * and a disk cache shared by processes (temp file + rename; checksum trailer per entry).
+ * and a disk cache shared by processes (temp file + rename; XXH3-128 key and checksum trailer per entry).
  * In: a compiler and a kernel spec. Out: a tilec_jit_kernel handle, maybe a warning status. */
 #include "driver/compiler.h"
 #include "frontend/frontend.h"
@@ -24,27 +24,40 @@
 
 #include "tilec/runtime.h"
 
-/* ---- hashing: FNV-1a 64 ------------------------------------------------------------------ */
+/* ---- hashing: XXH3-128 (libxxhash's header, inlined) ------------------------------------ */
 
-#define FNV_OFFSET 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
-static uint64_t fnv_bytes(uint64_t h, const void *data, size_t n) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * FNV_PRIME;
-  return h;
-}
+/* A cache key or an entry's checksum: 128 bits, so a collision is not a concern. */
+typedef XXH128_hash_t jit_key;
+typedef XXH3_state_t key_state;
+
+static void key_bytes(key_state *h, const void *data, size_t n) { XXH3_128bits_update(h, data, n); }
 
 /* Length-prefixed, so ("ab", "c") and ("a", "bc") hash differently; NULL differs from "". */
-static uint64_t fnv_field(uint64_t h, const char *s, size_t n) {
+static void key_field(key_state *h, const char *s, size_t n) {
   uint64_t len = s ? (uint64_t)n : UINT64_MAX;
-  h = fnv_bytes(h, &len, sizeof len);
-  return s ? fnv_bytes(h, s, n) : h;
+  key_bytes(h, &len, sizeof len);
+  if (s) key_bytes(h, s, n);
 }
 
-static uint64_t fnv_str(uint64_t h, const char *s) { return fnv_field(h, s, s ? strlen(s) : 0); }
+static void key_str(key_state *h, const char *s) { key_field(h, s, s ? strlen(s) : 0); }
 
-static uint64_t fnv_int(uint64_t h, int64_t v) { return fnv_bytes(h, &v, sizeof v); }
+static void key_int(key_state *h, int64_t v) { key_bytes(h, &v, sizeof v); }
+
+static bool key_equal(jit_key a, jit_key b) { return XXH128_isEqual(a, b) != 0; }
+
+/* 32 hex digits, high half first: the entry's file name and the key in messages. */
+typedef struct key_hex {
+  char s[33];
+} key_hex;
+
+static key_hex key_format(jit_key k) {
+  key_hex x;
+  snprintf(x.s, sizeof x.s, "%016llx%016llx", (unsigned long long)k.high64, (unsigned long long)k.low64);
+  return x;
+}
 
 /* The identity of this build of the compiler: the GNU build-id note of the object that
  * contains this code (libtilec), so a rebuilt compiler with the same version string never
@@ -91,116 +104,116 @@ static void build_id_init(void) {
   dl_iterate_phdr(find_build_id, &this_build);
 }
 
-static uint64_t fnv_build_id(uint64_t h) {
+static void key_build_id(key_state *h) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, build_id_init);
-  return fnv_field(h, (const char *)this_build.id, this_build.len);
+  key_field(h, (const char *)this_build.id, this_build.len);
 }
 
 /* ---- the module context in the key ------------------------------------------------------- */
 
-static uint64_t fnv_globals(uint64_t h, const tilec_global *g, size_t n) {
-  h = fnv_int(h, g ? (int64_t)n : -1);
+static void key_globals(key_state *h, const tilec_global *g, size_t n) {
+  key_int(h, g ? (int64_t)n : -1);
   for (size_t i = 0; g && i < n; i++) {
-    h = fnv_str(h, g[i].name);
-    h = fnv_int(h, g[i].kind);
-    h = fnv_str(h, g[i].value);
-    h = fnv_int(h, (int64_t)g[i].module);
+    key_str(h, g[i].name);
+    key_int(h, g[i].kind);
+    key_str(h, g[i].value);
+    key_int(h, (int64_t)g[i].module);
   }
-  return h;
 }
 
 /* A whole file's contents (a missing file hashes as absent). */
-static uint64_t fnv_file(uint64_t h, const char *path) {
+static void key_file(key_state *h, const char *path) {
   char *text = NULL;
   size_t len = 0;
   tilec_status *st = tc_read_source_file(path, &text, &len);
   if (st) {
     tilec_status_destroy(st);
-    return fnv_field(h, NULL, 0);
+    key_field(h, NULL, 0);
+    return;
   }
-  h = fnv_field(h, text, len);
+  key_field(h, text, len);
   free(text);
-  return h;
 }
 
 /* `tilec compile FILE` reads the Python files a kernel file imports (`from helpers import
  * f`, `from mypkg.utils import g`): their contents are part of the key. */
 static void hash_import(void *user, const char *path, const char *text, size_t n) {
-  uint64_t *h = user;
-  *h = fnv_str(*h, path);
-  *h = fnv_field(*h, text, n);
+  key_state *h = user;
+  key_str(h, path);
+  key_field(h, text, n);
 }
 
-static uint64_t fnv_module_context(uint64_t h, const tilec_kernel_spec *spec) {
-  h = fnv_int(h, spec->source_kind);
-  h = fnv_int(h, spec->first_line);
-  h = fnv_globals(h, spec->globals, spec->num_globals);
-  h = fnv_int(h, spec->modules ? (int64_t)spec->num_modules : -1);
+static void key_module_context(key_state *h, const tilec_kernel_spec *spec) {
+  key_int(h, spec->source_kind);
+  key_int(h, spec->first_line);
+  key_globals(h, spec->globals, spec->num_globals);
+  key_int(h, spec->modules ? (int64_t)spec->num_modules : -1);
   if (spec->source_kind == TILEC_SOURCE_FILE && spec->source)
-    tc_source_imports(spec->filename, spec->source, spec->source_len, hash_import, &h);
+    tc_source_imports(spec->filename, spec->source, spec->source_len, hash_import, h);
   for (size_t i = 0; spec->modules && i < spec->num_modules; i++) {
     const tilec_source_module *m = &spec->modules[i];
-    h = fnv_str(h, m->filename);
-    if (m->source) h = fnv_field(h, m->source, m->source_len ? m->source_len : strlen(m->source));
-    else h = fnv_file(h, m->filename);
-    h = fnv_int(h, m->source_kind);
-    h = fnv_int(h, m->first_line);
-    h = fnv_globals(h, m->globals, m->num_globals);
+    key_str(h, m->filename);
+    if (m->source) key_field(h, m->source, m->source_len ? m->source_len : strlen(m->source));
+    else key_file(h, m->filename);
+    key_int(h, m->source_kind);
+    key_int(h, m->first_line);
+    key_globals(h, m->globals, m->num_globals);
     if (m->source_kind == TILEC_SOURCE_FILE && m->filename) {
       /* a FILE module's own imports, as for the kernel's file */
       char *text = NULL;
       size_t len = 0;
       tilec_status *st = m->source ? NULL : tc_read_source_file(m->filename, &text, &len);
-      if (m->source) tc_source_imports(m->filename, m->source, m->source_len ? m->source_len : strlen(m->source), hash_import, &h);
-      else if (!st) tc_source_imports(m->filename, text, len, hash_import, &h);
+      if (m->source) tc_source_imports(m->filename, m->source, m->source_len ? m->source_len : strlen(m->source), hash_import, h);
+      else if (!st) tc_source_imports(m->filename, text, len, hash_import, h);
       tilec_status_destroy(st);
       free(text);
     }
   }
   /* read by the front end (Triton's rule for non-constexpr globals) */
-  h = fnv_str(h, getenv("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS"));
+  key_str(h, getenv("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS"));
 #ifdef TILEC_TEST_HOOKS
   /* changes the code the lowering emits in test builds (conversion/memory.c) */
-  h = fnv_str(h, getenv("TILEC_TEST_INJECT_MISCOMPILE"));
+  key_str(h, getenv("TILEC_TEST_INJECT_MISCOMPILE"));
 #endif
-  return h;
 }
 
 /* Everything that changes the compiled library: the spec, the options, the target this
  * compiler resolved (CPU and features, not just "host"), the compiler's version and build,
  * and the ABI version. */
-static uint64_t cache_key(const tilec_compiler *c, const tilec_kernel_spec *spec) {
-  uint64_t h = FNV_OFFSET;
-  h = fnv_str(h, "tilec-jit-key-2");
-  h = fnv_str(h, tilec_version());
-  h = fnv_build_id(h);
-  h = fnv_int(h, TILEC_ABI_VERSION);
-  h = fnv_str(h, c->target.triple);
-  h = fnv_str(h, c->target.cpu);
-  h = fnv_str(h, c->target.features);
-  h = fnv_int(h, c->target.vector_bits);
-  h = fnv_int(h, c->target.num_warps);     /* nvptx, nvptx-emu: threads per program */
-  h = fnv_int(h, c->target.gpu_emulation);
-  h = fnv_str(h, c->opts.target);
-  h = fnv_int(h, c->opts.opt_level);
-  h = fnv_int(h, c->opts.fast_math);
-  h = fnv_int(h, c->opts.debug_info);
-  h = fnv_int(h, c->opts.check_bounds);
-  h = fnv_int(h, c->opts.reference);
-  h = fnv_int(h, c->opts.check_nan);
-  h = fnv_int(h, c->opts.check_races);
-  h = fnv_int(h, c->opts.strip_asserts);
-  h = fnv_field(h, spec->source, spec->source_len);
-  h = fnv_str(h, spec->filename);
-  h = fnv_str(h, spec->kernel);
-  h = fnv_str(h, spec->signature);
-  h = fnv_int(h, (int64_t)spec->num_defines);
+static jit_key cache_key(const tilec_compiler *c, const tilec_kernel_spec *spec) {
+  key_state state, *h = &state;
+  XXH3_128bits_reset(h);
+  key_str(h, "tilec-jit-key-3");
+  key_str(h, tilec_version());
+  key_build_id(h);
+  key_int(h, TILEC_ABI_VERSION);
+  key_str(h, c->target.triple);
+  key_str(h, c->target.cpu);
+  key_str(h, c->target.features);
+  key_int(h, c->target.vector_bits);
+  key_int(h, c->target.num_warps);     /* nvptx, nvptx-emu: threads per program */
+  key_int(h, c->target.gpu_emulation);
+  key_str(h, c->opts.target);
+  key_int(h, c->opts.opt_level);
+  key_int(h, c->opts.fast_math);
+  key_int(h, c->opts.debug_info);
+  key_int(h, c->opts.check_bounds);
+  key_int(h, c->opts.reference);
+  key_int(h, c->opts.check_nan);
+  key_int(h, c->opts.check_races);
+  key_int(h, c->opts.strip_asserts);
+  key_field(h, spec->source, spec->source_len);
+  key_str(h, spec->filename);
+  key_str(h, spec->kernel);
+  key_str(h, spec->signature);
+  key_int(h, (int64_t)spec->num_defines);
   for (size_t i = 0; i < spec->num_defines; i++) {
-    h = fnv_str(h, spec->defines[i].name);
-    h = fnv_str(h, spec->defines[i].value);
+    key_str(h, spec->defines[i].name);
+    key_str(h, spec->defines[i].value);
   }
-  return fnv_module_context(h, spec);
+  key_module_context(h, spec);
+  return XXH3_128bits_digest(h);
 }
 
 /* ---- loaded kernels ---------------------------------------------------------------------- */
@@ -230,7 +243,7 @@ static void jit_lib_release(jit_lib *l) {
 }
 
 typedef struct cache_entry {
-  uint64_t key;
+  jit_key key;
   jit_lib *lib;
 } cache_entry;
 
@@ -311,12 +324,12 @@ static int make_dirs(const char *path) {
 
 /* Appended after the ELF image (the loader ignores bytes past what the program headers map):
  * a torn or truncated write, or a file from another key, fails these checks. */
-#define TRAILER_MAGIC "TILECJT1"
+#define TRAILER_MAGIC "TILECJT2"
 typedef struct trailer {
   char magic[8];
-  uint64_t key;
   uint64_t body_size;
-  uint64_t body_hash;
+  jit_key key;
+  jit_key body_hash;
 } trailer;
 
 /* Cache entries: never follow a symlink, never block on a FIFO or read a device forever. */
@@ -338,7 +351,7 @@ static tilec_status *read_whole(const char *path, unsigned char **out, size_t *l
 }
 
 /* NULL when path holds a complete entry for key; else why not (for the warning). */
-static char *check_entry(const char *path, uint64_t key) {
+static char *check_entry(const char *path, jit_key key) {
   unsigned char *buf = NULL;
   size_t len = 0;
   tilec_status *st = read_whole(path, &buf, &len);
@@ -353,18 +366,18 @@ static char *check_entry(const char *path, uint64_t key) {
     memcpy(&t, buf + len - sizeof t, sizeof t);
     if (memcmp(t.magic, TRAILER_MAGIC, 8) != 0)
       snprintf(why, sizeof why, "no tilec trailer (truncated?)");
-    else if (t.key != key)
-      snprintf(why, sizeof why, "written for key %016llx", (unsigned long long)t.key);
+    else if (!key_equal(t.key, key))
+      snprintf(why, sizeof why, "written for key %s", key_format(t.key).s);
     else if (t.body_size != len - sizeof t)
       snprintf(why, sizeof why, "size %zu, trailer says %llu", len - sizeof t, (unsigned long long)t.body_size);
-    else if (fnv_bytes(FNV_OFFSET, buf, len - sizeof t) != t.body_hash)
+    else if (!key_equal(XXH3_128bits(buf, len - sizeof t), t.body_hash))
       snprintf(why, sizeof why, "checksum mismatch");
   }
   free(buf);
   return why[0] ? strdup(why) : NULL;
 }
 
-static tilec_status *append_trailer(const char *path, uint64_t key) {
+static tilec_status *append_trailer(const char *path, jit_key key) {
   unsigned char *buf = NULL;
   size_t len = 0;
   tilec_status *st = read_whole(path, &buf, &len);
@@ -373,7 +386,7 @@ static tilec_status *append_trailer(const char *path, uint64_t key) {
   memcpy(t.magic, TRAILER_MAGIC, 8);
   t.key = key;
   t.body_size = len;
-  t.body_hash = fnv_bytes(FNV_OFFSET, buf, len);
+  t.body_hash = XXH3_128bits(buf, len);
   free(buf);
   FILE *f = fopen(path, "ab");
   if (!f) return tilec_status_create(TILEC_ERROR_IO, "cannot write '%s': %s", path, strerror(errno));
@@ -451,7 +464,7 @@ static void sweep_stale_temps(const char *dir) {
  * trailer), or the entry path taken by a directory; the caller then compiles in a
  * temporary directory as documented. */
 static tilec_status *compile_into_cache(tilec_compiler *c, const tilec_kernel_spec *spec, const char *entry,
-                                        uint64_t key, bool *unusable, char *why, size_t why_len) {
+                                        jit_key key, bool *unusable, char *why, size_t why_len) {
   *unusable = false;
   int err = make_dirs(c->jit->dir);
   if (!err && !c->jit->swept) {
@@ -461,7 +474,7 @@ static tilec_status *compile_into_cache(tilec_compiler *c, const tilec_kernel_sp
   char tmp[4200];
   int fd = -1;
   if (!err) {
-    snprintf(tmp, sizeof tmp, "%s/.tmp-%016llx-XXXXXX", c->jit->dir, (unsigned long long)key);
+    snprintf(tmp, sizeof tmp, "%s/.tmp-%s-XXXXXX", c->jit->dir, key_format(key).s);
     fd = mkstemp(tmp);
     if (fd < 0) err = errno;
   }
@@ -488,7 +501,7 @@ static tilec_status *compile_into_cache(tilec_compiler *c, const tilec_kernel_sp
 
 /* ---- the API ----------------------------------------------------------------------------- */
 
-static tilec_status *remember(tc_jit_cache *cache, uint64_t key, jit_lib *l) {
+static tilec_status *remember(tc_jit_cache *cache, jit_key key, jit_lib *l) {
   if (cache->count == cache->cap) {
     size_t cap = cache->cap ? cache->cap * 2 : 8;
     cache_entry *e = realloc(cache->entries, cap * sizeof *e);
@@ -516,11 +529,11 @@ static void set_warning(tilec_status **warning, tilec_status *w) {
 }
 
 /* The steps after the key is known: memory, disk, compile. */
-static tilec_status *jit_lookup_or_build(tilec_compiler *c, const tilec_kernel_spec *spec, uint64_t key,
+static tilec_status *jit_lookup_or_build(tilec_compiler *c, const tilec_kernel_spec *spec, jit_key key,
                                          tilec_jit_kernel **out, tilec_status **warning) {
   tc_jit_cache *cache = c->jit;
   for (size_t i = 0; i < cache->count; i++)
-    if (cache->entries[i].key == key) {
+    if (key_equal(cache->entries[i].key, key)) {
       tilec_status *st = make_handle(cache->entries[i].lib, TILEC_JIT_MEMORY_CACHE, out);
       if (!st) atomic_fetch_add_explicit(&cache->entries[i].lib->refs, 1, memory_order_relaxed);
       return st;
@@ -532,7 +545,7 @@ static tilec_status *jit_lookup_or_build(tilec_compiler *c, const tilec_kernel_s
   char *entry = NULL;
   if (cache->dir) {
     char name[40];
-    snprintf(name, sizeof name, "%016llx.so", (unsigned long long)key);
+    snprintf(name, sizeof name, "%s.so", key_format(key).s);
     entry = format_path(cache->dir, name);
     if (!entry) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
     char *bad = check_entry(entry, key);

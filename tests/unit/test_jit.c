@@ -489,7 +489,7 @@ START_TEST(test_concurrent_processes) {
   }
   /* One whole entry, no temporary files left behind. */
   char cmd[PATH_MAX + 128];
-  snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s' | wc -l)\" -eq 1 && ls '%s' | grep -q '^[0-9a-f]\\{16\\}\\.so$'",
+  snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s' | wc -l)\" -eq 1 && ls '%s' | grep -q '^[0-9a-f]\\{32\\}\\.so$'",
            cache, cache);
   ck_assert_int_eq(system(cmd), 0);
   tilec_compiler *c = compiler_with_cache(cache);
