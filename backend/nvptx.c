@@ -720,7 +720,18 @@ static tilec_status *make_entry(LLVMModuleRef m, LLVMValueRef inner, const tc_ta
   LLVMAddTargetDependentFunctionAttr(entry, "nvvm.maxntid", ntid);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, entry, "entry"));
-  for (unsigned i = 0; i < np; i++) args[i] = LLVMGetParam(entry, i);
+  /* A byval parameter (a tensor descriptor, conversion/lower.c) is the entry's: the
+   * driver copies its bytes into the parameter space, the body reads them with ld.param. */
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5), align = LLVMGetEnumAttributeKindForName("align", 5);
+  for (unsigned i = 0; i < np; i++) {
+    args[i] = LLVMGetParam(entry, i);
+    LLVMAttributeRef bv = LLVMGetEnumAttributeAtIndex(inner, i + 1, byval);
+    if (!bv) continue;
+    LLVMAddAttributeAtIndex(entry, i + 1, bv);
+    LLVMAttributeRef al = LLVMGetEnumAttributeAtIndex(inner, i + 1, align);
+    if (al) LLVMAddAttributeAtIndex(entry, i + 1, al);
+    LLVMRemoveEnumAttributeAtIndex(inner, i + 1, byval); /* the inlined body reads the entry's copy */
+  }
   static const char *const regs[6] = {"llvm.nvvm.read.ptx.sreg.ctaid.x",  "llvm.nvvm.read.ptx.sreg.ctaid.y",
                                       "llvm.nvvm.read.ptx.sreg.ctaid.z",  "llvm.nvvm.read.ptx.sreg.nctaid.x",
                                       "llvm.nvvm.read.ptx.sreg.nctaid.y", "llvm.nvvm.read.ptx.sreg.nctaid.z"};
@@ -799,8 +810,51 @@ const tc_backend tc_backend_nvptx = {
 
 /* Every kernel __tilec_kernel_K(params, pid, grid) becomes a CTA: its body moves to an
  * internal __tilec_cta_K, a __tilec_cta_body_K(ctx) unpacks the arguments from a struct,
- * and __tilec_kernel_K (what the trampoline calls) packs them and runs the body on the
- * CTA's threads (tilec_rt_emu_cta). */
+ * and __tilec_kernel_K packs them and runs the body on the CTA's threads
+ * (tilec_rt_emu_cta). What the trampoline calls is __tilec_emu_launch_K(args, pid, grid),
+ * which takes its parameters from args[] the way cuLaunchKernel does: each parameter is
+ * the bytes args[i] points at, as many as the kernel declares — a byval parameter (a
+ * tensor descriptor) a copy of its whole struct, anything else a value of its type — so
+ * a kernel that would read a parameter wrongly on a GPU reads it wrongly here. */
+static tilec_status *make_driver_entry(LLVMModuleRef m, LLVMValueRef outer, const char *name, LLVMTypeRef fty,
+                                       const LLVMTypeRef *byval_of) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  unsigned n = LLVMCountParamTypes(fty), np = n - 6;
+  LLVMTypeRef *types = malloc(sizeof *types * n);
+  LLVMValueRef *vals = malloc(sizeof *vals * n);
+  if (!types || !vals) {
+    free(types);
+    free(vals);
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  }
+  LLVMGetParamTypes(fty, types);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0), i32 = LLVMInt32TypeInContext(ctx), i64 = LLVMInt64TypeInContext(ctx);
+  LLVMTypeRef params[7] = {ptr, i32, i32, i32, i32, i32, i32};
+  char ename[300];
+  snprintf(ename, sizeof ename, "__tilec_emu_launch_%s", name);
+  LLVMValueRef entry = LLVMAddFunction(m, ename, LLVMFunctionType(LLVMVoidTypeInContext(ctx), params, 7, 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, entry, "entry"));
+  for (unsigned i = 0; i < np; i++) {
+    LLVMValueRef idx = LLVMConstInt(i64, i, 0);
+    LLVMValueRef src = LLVMBuildLoad2(b, ptr, LLVMBuildGEP2(b, ptr, LLVMGetParam(entry, 0), &idx, 1, ""), "");
+    if (byval_of[i]) {
+      LLVMValueRef copy = LLVMBuildAlloca(b, byval_of[i], "param");
+      LLVMBuildMemCpy(b, copy, 8, src, 1, LLVMSizeOf(byval_of[i]));
+      vals[i] = copy;
+    } else {
+      vals[i] = LLVMBuildLoad2(b, types[i], src, "");
+    }
+  }
+  for (unsigned i = 0; i < 6; i++) vals[np + i] = LLVMGetParam(entry, i + 1);
+  LLVMBuildCall2(b, fty, outer, vals, n, "");
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  free(types);
+  free(vals);
+  return NULL;
+}
+
 static tilec_status *make_cta(LLVMModuleRef m, LLVMValueRef kernel, const tc_target *t) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   size_t len = 0;
@@ -819,6 +873,20 @@ static tilec_status *make_cta(LLVMModuleRef m, LLVMValueRef kernel, const tc_tar
     return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
   }
   LLVMGetParamTypes(fty, types);
+  /* byval parameters: the launch entry makes the copy, the CTA's threads share it */
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  LLVMTypeRef *byval_of = calloc(n ? n : 1, sizeof *byval_of);
+  if (!byval_of) {
+    free(types);
+    free(args);
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  }
+  for (unsigned i = 0; i < n; i++) {
+    LLVMAttributeRef bv = LLVMGetEnumAttributeAtIndex(kernel, i + 1, byval);
+    if (!bv) continue;
+    byval_of[i] = LLVMGetTypeAttributeValue(bv);
+    LLVMRemoveEnumAttributeAtIndex(kernel, i + 1, byval);
+  }
   LLVMSetValueName2(kernel, inner_name, strlen(inner_name));
   LLVMSetLinkage(kernel, LLVMInternalLinkage);
   LLVMTypeRef st = LLVMStructTypeInContext(ctx, types, n, 0);
@@ -853,9 +921,11 @@ static tilec_status *make_cta(LLVMModuleRef m, LLVMValueRef kernel, const tc_tar
   LLVMBuildCall2(b, cta_ty, cta, cargs, 4, "");
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
+  tilec_status *err = make_driver_entry(m, outer, name, fty, byval_of);
+  free(byval_of);
   free(types);
   free(args);
-  return NULL;
+  return err;
 }
 
 static tilec_status *prepare_emu(LLVMModuleRef m, const tc_target *t) {

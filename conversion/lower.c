@@ -6,6 +6,7 @@
 #include "conversion/lower.h"
 
 #include "dialects/tile.h"
+#include "tilec/abi.h"
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <stdarg.h>
@@ -586,6 +587,41 @@ static MlirAttribute str_attr(MlirContext ctx, const char *s) {
   return mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(s));
 }
 
+/* On a GPU a kernel parameter is passed by value: cuLaunchKernel copies the bytes args[i]
+ * points at into the parameter. A tensor descriptor argument (the front end's
+ * tile.tensordesc; args[i] points at the caller's tilec_tensor_descriptor) is therefore one
+ * byval parameter of the struct's 80 bytes (.param .align 8 .b8 [80] in the PTX), read
+ * with ld.param, never a pointer to host memory. The arg_attrs of the lowered function
+ * with llvm.byval/llvm.align there; null when the target is not a GPU or none is. */
+_Static_assert(sizeof(tilec_tensor_descriptor) == 8 * (2 + 2 * TILEC_TENSOR_DESC_MAX_RANK),
+               "the byval parameter below is the descriptor's bytes");
+static MlirAttribute gpu_byval_attrs(tc_lower *L, MlirOperation fn, intptr_t n) {
+  if (!L->target->is_nvptx && !L->target->gpu_emulation) return (MlirAttribute){NULL};
+  MlirAttribute arr = mlirOperationGetAttributeByName(fn, mlirStringRefCreateFromCString("arg_attrs"));
+  if (mlirAttributeIsNull(arr) || !mlirAttributeIsAArray(arr)) return (MlirAttribute){NULL};
+  MlirAttribute *dicts = calloc((size_t)n, sizeof *dicts);
+  if (!dicts) return (MlirAttribute){NULL};
+  char desc[64];
+  snprintf(desc, sizeof desc, "!llvm.array<%d x i64>", 2 + 2 * TILEC_TENSOR_DESC_MAX_RANK);
+  bool any = false;
+  for (intptr_t i = 0; i < n; i++) {
+    MlirAttribute d = i < mlirArrayAttrGetNumElements(arr) ? mlirArrayAttrGetElement(arr, i) : (MlirAttribute){NULL};
+    bool is_desc = !mlirAttributeIsNull(d) && mlirAttributeIsADictionary(d) &&
+                   !mlirAttributeIsNull(mlirDictionaryAttrGetElementByName(d, mlirStringRefCreateFromCString("tile.tensordesc")));
+    if (!is_desc) {
+      dicts[i] = mlirDictionaryAttrGet(L->ctx, 0, NULL);
+      continue;
+    }
+    MlirNamedAttribute na[2] = {tcb_named(L->ctx, "llvm.byval", mlirTypeAttrGet(tcb_type(L->ctx, desc))),
+                                tcb_named(L->ctx, "llvm.align", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 8))};
+    dicts[i] = mlirDictionaryAttrGet(L->ctx, 2, na);
+    any = true;
+  }
+  MlirAttribute r = any ? mlirArrayAttrGet(L->ctx, n, dicts) : (MlirAttribute){NULL};
+  free(dicts);
+  return r;
+}
+
 static tilec_status *lower_func(tc_lower *L, MlirOperation fn, MlirBlock out_body) {
   MlirAttribute name_attr = mlirOperationGetAttributeByName(fn, mlirStringRefCreateFromCString("sym_name"));
   MlirStringRef name = mlirStringAttrGetValue(name_attr);
@@ -622,13 +658,15 @@ static tilec_status *lower_func(tc_lower *L, MlirOperation fn, MlirBlock out_bod
   MlirType ftype = mlirFunctionTypeGet(L->ctx, nargs + extra, types, 0, NULL);
   char sym[256];
   snprintf(sym, sizeof sym, "__tilec_kernel_%.*s", (int)name.length, name.data);
-  MlirNamedAttribute attrs[2] = {tcb_named(L->ctx, "sym_name", str_attr(L->ctx, sym)),
-                                 tcb_named(L->ctx, "function_type", mlirTypeAttrGet(ftype))};
+  MlirNamedAttribute attrs[3] = {tcb_named(L->ctx, "sym_name", str_attr(L->ctx, sym)),
+                                 tcb_named(L->ctx, "function_type", mlirTypeAttrGet(ftype)), {0}};
+  MlirAttribute byval = gpu_byval_attrs(L, fn, nargs + extra);
+  if (!mlirAttributeIsNull(byval)) attrs[2] = tcb_named(L->ctx, "arg_attrs", byval);
   tc_builder fb;
   tcb_init(&fb, L->ctx);
   fb.loc = mlirOperationGetLocation(fn);
   tcb_set_end(&fb, out_body);
-  L->new_func = tcb_op_regions(&fb, "func.func", 0, NULL, 0, NULL, 2, attrs, 1, &r);
+  L->new_func = tcb_op_regions(&fb, "func.func", 0, NULL, 0, NULL, mlirAttributeIsNull(byval) ? 2 : 3, attrs, 1, &r);
   tcb_init(&L->b, L->ctx);
   L->b.loc = fb.loc;
   tcb_set_end(&L->b, body);

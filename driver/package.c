@@ -98,6 +98,21 @@ static void write_params_proto(FILE *f, const tc_kernel_info *info) {
   }
 }
 
+/* The trampoline's call of the compiled kernel: its arguments unpacked from args[] on a
+ * CPU; under nvptx-emu args[] itself, to the CTA entry backend/nvptx.c makes, which reads
+ * each parameter from args[i] as cuLaunchKernel does (the bytes the kernel's parameter
+ * declares: a tensor descriptor's 80, a pointer's 8), so a parameter the GPU would read
+ * wrongly reads wrongly there too. */
+static void write_kernel_call(FILE *f, const char *symbol, const tc_kernel_info *info, bool emu, const char *extents) {
+  if (emu) {
+    fprintf(f, "  __tilec_emu_launch_%s(args, ", symbol);
+  } else {
+    fprintf(f, "  __tilec_kernel_%s(", symbol);
+    emit_arg_unpack(f, info);
+  }
+  fprintf(f, "pid[0], pid[1], pid[2], grid[0], grid[1], grid[2]%s);\n", extents);
+}
+
 /* `  void *args[] = {&p0, &p1, ...};` over the runtime parameters of a typed launcher. */
 static void write_args_array(FILE *f, const tc_kernel_info *info) {
   fprintf(f, "  void *args[] = {");
@@ -112,7 +127,10 @@ static void write_args_array(FILE *f, const tc_kernel_info *info) {
 
 /* `extern void __tilec_kernel_SYMBOL(<runtime params>, pid x3, grid x3[, extents]);`: the
  * compiled kernel's prototype. Returns the number of runtime parameters. */
-static int declare_kernel(FILE *f, const char *symbol, const tc_kernel_info *info, bool extents) {
+static int declare_kernel(FILE *f, const char *symbol, const tc_kernel_info *info, bool extents, bool emu) {
+  if (emu)
+    fprintf(f, "extern void __tilec_emu_launch_%s(void *const *, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, "
+               "uint32_t);\n", symbol);
   fprintf(f, "extern void __tilec_kernel_%s(", symbol);
   int nargs = 0;
   for (int i = 0; i < info->nparams; i++) {
@@ -171,7 +189,7 @@ static tilec_status *write_stub(const char *path, const tc_kernel_info *info, co
           tilec_embedded_abi_h);
   fprintf(f, "extern int tilec_kernel_launch_simple(const tilec_kernel_desc *, uint32_t, uint32_t, uint32_t, "
              "void *const *);\n");
-  int nargs = declare_kernel(f, n, info, info->check_bounds);
+  int nargs = declare_kernel(f, n, info, info->check_bounds, target->gpu_emulation);
   bool unwinds = info->uses_assert || info->check_bounds || info->check_nan;
   if (unwinds)
     fprintf(f, "#include <setjmp.h>\nextern void tilec_rt_set_jmp(jmp_buf *);\nextern void tilec_rt_set_kernel(const void *);\n"
@@ -191,9 +209,7 @@ static tilec_status *write_stub(const char *path, const tc_kernel_info *info, co
   if (unwinds)
     fprintf(f, "  jmp_buf jb;\n  tilec_rt_set_kernel(&tilec_desc_%s);\n  tilec_rt_set_jmp(&jb);\n"
                "  if (setjmp(jb)) { tilec_rt_set_jmp(0); return 1; }\n", n);
-  fprintf(f, "  __tilec_kernel_%s(", n);
-  emit_arg_unpack(f, info);
-  fprintf(f, "pid[0], pid[1], pid[2], grid[0], grid[1], grid[2]%s);\n", info->check_bounds ? ", ext" : "");
+  write_kernel_call(f, n, info, target->gpu_emulation, info->check_bounds ? ", ext" : "");
   if (unwinds) fprintf(f, "  tilec_rt_set_jmp(0);\n");
   fprintf(f, "  return 0;\n}\n");
   write_library_tables(f, info, target, source_file, nargs, true);
@@ -662,17 +678,15 @@ static void write_dispatch_proto(FILE *f, const dispatch_plan *plan, bool leadin
 
 /* The trampoline, parameter table and descriptor of one variant, tagged `v<tag>`. */
 static void write_variant(FILE *f, const tc_variant *v, const char *desc_name, size_t tag, const char *tdesc,
-                          const char *source_file) {
+                          const char *source_file, bool emu) {
   const tc_kernel_info *info = v->info;
-  int nargs = declare_kernel(f, v->symbol, info, false);
+  int nargs = declare_kernel(f, v->symbol, info, false, emu);
   fprintf(f, "static int tilec_program_v%zu(void *const *args, const uint32_t pid[3], const uint32_t grid[3], "
              "void *ctx) {\n  (void)ctx; (void)args;\n", tag);
   /* A failed device_assert unwinds the program back here (runtime/debug.c). */
   if (info->uses_assert)
     fprintf(f, "  jmp_buf jb;\n  tilec_rt_set_jmp(&jb);\n  if (setjmp(jb)) { tilec_rt_set_jmp(0); return 1; }\n");
-  fprintf(f, "  __tilec_kernel_%s(", v->symbol);
-  emit_arg_unpack(f, info);
-  fprintf(f, "pid[0], pid[1], pid[2], grid[0], grid[1], grid[2]);\n");
+  write_kernel_call(f, v->symbol, info, emu, "");
   if (info->uses_assert) fprintf(f, "  tilec_rt_set_jmp(0);\n");
   fprintf(f, "  return 0;\n}\n");
   char suffix[32];
@@ -709,7 +723,7 @@ static tilec_status *write_dispatch_stub(const char *path, const tc_variant *v, 
   if (asserts) fprintf(f, "#include <setjmp.h>\nextern void tilec_rt_set_jmp(jmp_buf *);\n");
   char tdesc[256];
   tc_target_describe(target, tdesc, sizeof tdesc);
-  for (size_t i = 0; i < n; i++) write_variant(f, &v[i], plan->names[i], i, tdesc, source_file);
+  for (size_t i = 0; i < n; i++) write_variant(f, &v[i], plan->names[i], i, tdesc, source_file, target->gpu_emulation);
   fprintf(f, "__attribute__((visibility(\"default\"))) const uint32_t tilec_library_abi_version = TILEC_ABI_VERSION;\n");
   fprintf(f, "__attribute__((visibility(\"default\"))) const tilec_kernel_desc *const tilec_kernels[] = {");
   for (size_t o = 0; o < n; o++) fprintf(f, "&tilec_desc_v%zu, ", plan->order[o]);

@@ -853,6 +853,10 @@ static MlirAttribute arg_attrs(tc_cg *cg, const tc_kernel_info *info) {
       MlirNamedAttribute na = tcb_named(cg->ctx, "tile.divisibility",
                                         mlirIntegerAttrGet(mlirIntegerTypeGet(cg->ctx, 32), p->divisibility));
       dicts[n++] = mlirDictionaryAttrGet(cg->ctx, 1, &na);
+    } else if (p->kind == TILEC_PARAM_TENSORDESC) {
+      /* the lowering passes it by value on GPUs (conversion/lower.c, lower_func) */
+      MlirNamedAttribute na = tcb_named(cg->ctx, "tile.tensordesc", mlirUnitAttrGet(cg->ctx));
+      dicts[n++] = mlirDictionaryAttrGet(cg->ctx, 1, &na);
     } else {
       dicts[n++] = mlirDictionaryAttrGet(cg->ctx, 0, NULL);
     }

@@ -43,7 +43,10 @@ typedef enum tilec_param_kind {
  *             1 (Triton: "last dimension must be contiguous"), the launch checks it
  *   padding   0: out-of-bounds loads read 0 ("zero"), 1: NaN ("nan", float types only)
  * The generated kernel header declares the same struct (guarded by the macro below), and a
- * KERNEL_launch function takes it by value; the void ** launch API takes a pointer to it. */
+ * KERNEL_launch function takes it by value; the void ** launch API takes a pointer to it.
+ * On a GPU (--target nvptx) the kernel's parameter is the struct itself, by value (one
+ * `.param .align 8 .b8 [80]`): cuLaunchKernel copies the 80 bytes args[i] points at, so
+ * args[] is the same for both targets and base is a device pointer there. */
 #define TILEC_TENSOR_DESC_MAX_RANK 4
 #ifndef TILEC_TENSOR_DESCRIPTOR_DEFINED
 #define TILEC_TENSOR_DESCRIPTOR_DEFINED
