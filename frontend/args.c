@@ -69,9 +69,17 @@ bool cg_const_int(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, int6
 }
 
 bool cg_get_dtype(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, tc_ty *out) {
-  if (v && v->kind == TV_DTYPE) {
+  if (v && v->kind == TV_DTYPE && !v->rank && !v->ptr_block) {
     *out = v->ty;
     return true;
+  }
+  if (v && v->kind == TV_DTYPE) {
+    char name[256];
+    tv_dtype_name(v, name, sizeof name);
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s must be a scalar dtype (e.g. tl.float32), got the %s %s: its scalar type is %s",
+             what, v->ptr_block ? "block pointer type" : "block type", name,
+             v->ptr_block ? ".element_ty.element_ty" : ".element_ty");
+    return false;
   }
   cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s must be a dtype (e.g. tl.float32), got %s", what,
            v ? tv_kind_name(v) : "nothing");

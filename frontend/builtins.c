@@ -104,6 +104,8 @@ tc_val cg_module_attr(tc_cg *cg, const tc_val *m, const char *attr, tc_loc loc) 
   if (!strcmp(mn, "triton")) {
     if (!strcmp(attr, "language")) return module("tl");
     if (!strcmp(attr, "cdiv")) return builtin(cg, "tl", "cdiv");
+    /* Triton's @constexpr_function next_power_of_2, folded like Python's math functions */
+    if (!strcmp(attr, "next_power_of_2")) return (tc_val){.kind = TV_BUILTIN, .name = "pymath.next_power_of_2"};
     if (!strcmp(attr, "jit")) return builtin(cg, "triton", "jit");
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'triton.%s' cannot be used inside a kernel", attr);
   }
@@ -301,6 +303,11 @@ static tc_val where(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) 
   return cg_where(cg, *cg_arg(a, &b->sig, "condition"), *cg_arg(a, &b->sig, "x"), *cg_arg(a, &b->sig, "y"), loc);
 }
 
+/* x.logical_and(y) / x.logical_or(y): Triton's tensor methods, on the operands as booleans */
+static tc_val logical(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  return cg_logical(cg, !strcmp(b->name, "logical_and"), *cg_arg(a, &b->sig, "input"), *cg_arg(a, &b->sig, "other"), loc);
+}
+
 static tc_val cdiv(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
   tc_val x = *cg_arg(a, &b->sig, "x"), d = *cg_arg(a, &b->sig, "div");
   bool ce = tv_is_constexpr(&x) && tv_is_constexpr(&d);
@@ -314,7 +321,13 @@ static tc_val cdiv(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
 static tc_val cast(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
   const cg_sig *s = &b->sig;
   tc_ty to;
-  if (!cg_get_dtype(cg, cg_arg(a, s, "dtype"), "dtype", loc, &to)) return (tc_val){0};
+  tc_val *dt = cg_arg(a, s, "dtype");
+  if (dt && dt->kind == TV_DTYPE && dt->rank && !dt->ptr_block) {
+    /* a block type (`x.to(y.type)`, `x.to(bp.type.element_ty)`): Triton casts to its scalar */
+    to = dt->ty;
+  } else if (!cg_get_dtype(cg, dt, "dtype", loc, &to)) {
+    return (tc_val){0};
+  }
   tc_val *bcast = cg_arg(a, s, "bitcast");
   bool bc = bcast && bcast->kind == TV_BOOL && bcast->i;
   tc_val *rnd = cg_arg(a, s, "fp_downcast_rounding");
@@ -406,6 +419,7 @@ static const char *const p_axis[] = {"axis", NULL};
 static const char *const p_arange[] = {"start", "end", NULL};
 static const char *const p_where[] = {"condition", "x", "y", NULL};
 static const char *const p_cdiv[] = {"x", "div", NULL};
+static const char *const p_logical[] = {"input", "other", NULL};
 static const char *const p_cast[] = {"input", "dtype", "fp_downcast_rounding", "bitcast", NULL};
 static const char *const p_zeros[] = {"shape", "dtype", NULL};
 static const char *const p_full[] = {"shape", "value", "dtype", NULL};
@@ -424,6 +438,8 @@ const cg_builtin cg_builtins_core[] = {
     {"store", store, {"tl.store", p_store}, 2, NULL},
     {"where", where, {"tl.where", p_where}, 3, NULL},
     {"cdiv", cdiv, {"tl.cdiv", p_cdiv}, 2, NULL},
+    {"logical_and", logical, {"logical_and", p_logical}, 2, NULL},
+    {"logical_or", logical, {"logical_or", p_logical}, 2, NULL},
     {"cast", cast, {"tl.cast", p_cast}, 2, NULL},
     {"to", cast, {"tl.cast", p_cast}, 2, NULL},
     {"zeros", full, {"tl.zeros", p_zeros}, 2, NULL},
@@ -470,7 +486,19 @@ tc_val cg_tensor_attr(tc_cg *cg, const tc_val *t, const char *attr, tc_loc loc) 
     ca.nargs = 1;
     return cg_builtin_call(cg, cg_builtin_find("trans"), &ca, loc);
   }
-  if (!strcmp(attr, "type")) return tv_dtype(t->ty);
+  /* Triton: a tile's type is block_type(dtype, shape), a scalar's its dtype */
+  if (!strcmp(attr, "type")) return t->rank ? tv_block_type(t->ty, t->rank, t->shape) : tv_dtype(t->ty);
+  /* Triton's tensor methods that the prelude writes in the kernel language */
+  static const struct { const char *method, *fn; } prelude_methods[] = {{"softmax", "softmax"}, {"item", "_tensor_item"}};
+  for (size_t i = 0; cg->prelude && i < sizeof prelude_methods / sizeof prelude_methods[0]; i++)
+    if (!strcmp(attr, prelude_methods[i].method)) {
+      const tc_func *f = tc_module_find(cg->prelude, prelude_methods[i].fn);
+      if (!f) break;
+      tc_val m = {.kind = TV_METHOD, .fn = f, .name = attr};
+      m.self = cg_alloc(cg, sizeof(tc_val));
+      *m.self = *t;
+      return m;
+    }
   if (cg_builtin_find(attr)) { /* every tl.* function is also a method: x.NAME(...) */
     tc_val m = builtin(cg, "tl", attr);
     m.kind = TV_METHOD;

@@ -96,6 +96,7 @@ static tc_val static_print(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_lo
     else if (v->kind == TV_BOOL) snprintf(item, sizeof item, "%s", v->i ? "True" : "False");
     else if (v->kind == TV_FLOAT) snprintf(item, sizeof item, "%g", v->f);
     else if (v->kind == TV_NONE) snprintf(item, sizeof item, "None");
+    else if (v->kind == TV_DTYPE && (v->rank || v->ptr_block)) tv_dtype_name(v, item, sizeof item);
     else if (v->kind == TV_DTYPE) tc_ty_name(v->ty, item, sizeof item);
     else tv_describe(v, item, sizeof item);
     k += (size_t)snprintf(line + k, sizeof line - k, "%s%s", i ? " " : "", item);

@@ -114,9 +114,35 @@ static tc_val div_ieee(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc lo
   return binary_math(cg, "arith.divf", a->args[0], a->args[1], b->name, loc);
 }
 
+/* libdevice.pow(x, n) with an int32 n (__nv_powif on fp32, __nv_powi on fp64): x^n from pow
+ * on fp64 with n exact, so fp32 results are rounded once from a result good to fp64's 1 ulp,
+ * negative bases give the sign of n's parity, and 0^-n is inf. */
+static tc_val pow_int(tc_cg *cg, tc_val x, tc_val n, tc_loc loc) {
+  if (x.kind != TV_TENSOR) x = cg_to_tensor(cg, &x, loc);
+  if (n.kind != TV_TENSOR) n = cg_to_tensor(cg, &n, loc);
+  if (cg->err) return x;
+  if (!tc_ty_is_float(x.ty) || tc_ty_is_ptr(x.ty))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "pow expects a floating-point base");
+  if (n.ty.dt != TILEC_DTYPE_I32) {
+    char t[16];
+    tc_ty_name(n.ty, t, sizeof t);
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                    "pow with an integer exponent takes an int32 exponent (libdevice's (fp32, int32) and (fp64, int32) "
+                    "forms), got %s",
+                    t);
+  }
+  tc_ty f64 = tc_ty_make(TILEC_DTYPE_F64);
+  tc_ty rt = x.ty.dt == TILEC_DTYPE_F64 ? f64 : tc_ty_make(TILEC_DTYPE_F32);
+  tc_val r = binary_math(cg, "math.powf", cg_cast(cg, x, f64, false, loc), cg_cast(cg, n, f64, false, loc), "pow", loc);
+  return cg->err ? r : cg_cast(cg, r, rt, false, loc);
+}
+
 /* pow, atan2, fmod (libdevice's): the op in b->data on two float operands */
 static tc_val binary_fn(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
   if (a->nargs != 2) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s() takes 2 arguments", b->name);
+  const tc_val *y = &a->args[1];
+  bool int_exp = y->kind == TV_INT || (y->kind == TV_TENSOR && tc_ty_is_int(y->ty) && !tc_ty_is_ptr(y->ty));
+  if (!strcmp(b->name, "pow") && int_exp) return pow_int(cg, a->args[0], *y, loc);
   return binary_math(cg, b->data, a->args[0], a->args[1], b->name, loc);
 }
 

@@ -20,7 +20,8 @@ typedef enum tc_val_kind {
   TV_FLOAT,
   TV_BOOL,
   TV_STR,
-  TV_DTYPE,          /* ty */
+  TV_DTYPE,          /* ty; rank > 0: Triton's block_type(ty, shape), the .type of a tile;
+                        ptr_block: pointer_type(block_type(ty, shape)), a block pointer's .type */
   TV_TUPLE,          /* items */
   TV_TENSOR,         /* runtime scalar (rank 0) or tile: v, ty, rank, shape */
   TV_JITFN,          /* fn */
@@ -42,6 +43,7 @@ struct tc_val {
   bool u64; /* TV_INT: i holds the bits of a value in [2^63, 2^64) */
   bool weak; /* INT/FLOAT/BOOL bound by a plain assignment (`acc = 0`): Triton makes it a
                 rank-0 tensor of the literal's type, so methods and arithmetic treat it as one */
+  bool ptr_block; /* TV_DTYPE: see there */
   double f;
   const char *s;
   size_t slen;
@@ -108,6 +110,12 @@ tc_val tv_float(double f);
 tc_val tv_bool(bool b);
 tc_val tv_str(const char *s, size_t n);
 tc_val tv_dtype(tc_ty t);
+/* Triton's block_type(t, shape) (rank > 0), the type of a tile. */
+tc_val tv_block_type(tc_ty t, int rank, const int64_t *shape);
+/* Two dtype values the same type (block shapes and pointer-to-block included). */
+bool tv_dtype_eq(const tc_val *a, const tc_val *b);
+/* A dtype value in Triton's spelling: "fp32", "pointer<fp16>", "<(16, 16), fp32>". */
+void tv_dtype_name(const tc_val *d, char *buf, size_t n);
 tc_val tv_tensor(MlirValue v, tc_ty ty, int rank, const int64_t *shape);
 bool tv_is_constexpr(const tc_val *v); /* NONE INT FLOAT BOOL STR DTYPE */
 bool tv_is_number(const tc_val *v);    /* INT FLOAT BOOL */

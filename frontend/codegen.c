@@ -212,8 +212,23 @@ tc_val cg_value_attr(tc_cg *cg, tc_val base, const char *a, tc_loc loc) {
   /* methods and attributes of a number held as a tensor (`acc = 0` ... `acc.to(tl.int64)`) */
   if (tv_is_number(&base) && base.weak) base = cg_to_tensor(cg, &base, loc);
   if (cg->err) return base;
+  /* Triton holds compile-time values (constexpr parameters, literals, constexpr globals) as
+   * tl.constexpr objects, whose .value is the value itself (`dtype_ = dtype.value`) */
+  if (!strcmp(a, "value") && (tv_is_constexpr(&base) || base.kind == TV_TUPLE)) return base;
   switch (base.kind) {
   case TV_MODULE: return cg_module_attr(cg, &base, a, loc);
+  case TV_BLOCKPTR:
+    /* Triton <= 3.5 (and triton-cpu): a block pointer is a tensor of type
+     * pointer_type(block_type(element, block_shape)); its dtype is that same pointer type */
+    if (!strcmp(a, "type") || !strcmp(a, "dtype")) {
+      tc_ty e = base.ty;
+      e.ptr_depth--;
+      e.is_const = false;
+      tc_val t = tv_block_type(e, base.rank, base.shape);
+      t.ptr_block = true;
+      return t;
+    }
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a block pointer has no attribute '%s' (it has .type and .dtype)", a);
   case TV_TENSOR: return cg_tensor_attr(cg, &base, a, loc);
   case TV_DTYPE: return cg_dtype_attr(cg, &base, a, loc);
   case TV_TDESC: return cg_tdesc_attr(cg, &base, a, loc);
@@ -259,6 +274,12 @@ static tc_val eval_call(tc_cg *cg, const tc_expr *e) {
   switch (callee.kind) {
   case TV_BUILTIN: return cg_call_builtin(cg, callee.name, &a, e->loc);
   case TV_METHOD: {
+    if (callee.fn) { /* a tensor method the prelude writes (x.softmax()): the function with self first */
+      tc_val *args = cg_alloc(cg, sizeof(tc_val) * (size_t)(a.nargs + 2));
+      args[0] = *callee.self;
+      for (int i = 0; i < a.nargs; i++) args[i + 1] = a.args[i];
+      return cg_call_jit(cg, callee.fn, args, a.nargs + 1, a.kwnames, a.kwargs, a.nkw, e->loc);
+    }
     tc_callargs m = a;
     m.args = cg_alloc(cg, sizeof(tc_val) * (size_t)(a.nargs + 1));
     m.args[0] = *callee.self;
@@ -325,7 +346,7 @@ static tc_val compare_one(tc_cg *cg, tc_cmpop op, tc_val a, tc_val b, tc_loc loc
   if (op == TC_CMP_IS || op == TC_CMP_IS_NOT) {
     bool same;
     if (a.kind == TV_NONE || b.kind == TV_NONE) same = a.kind == b.kind;
-    else if (a.kind == TV_DTYPE && b.kind == TV_DTYPE) same = tc_ty_eq(a.ty, b.ty);
+    else if (a.kind == TV_DTYPE && b.kind == TV_DTYPE) same = tv_dtype_eq(&a, &b);
     else if (tv_is_constexpr(&a) && tv_is_constexpr(&b)) {
       tc_val r = cg_constexpr_compare(cg, TC_CMP_EQ, &a, &b, loc);
       same = r.kind == TV_BOOL && r.i;

@@ -98,7 +98,7 @@ static bool same_val(const tc_val *a, const tc_val *b) {
   case TV_INT: case TV_BOOL: return a->i == b->i;
   case TV_FLOAT: return a->f == b->f || (a->f != a->f && b->f != b->f);
   case TV_STR: return a->slen == b->slen && !memcmp(a->s, b->s, a->slen);
-  case TV_DTYPE: return tc_ty_eq(a->ty, b->ty);
+  case TV_DTYPE: return tv_dtype_eq(a, b);
   case TV_NONE: return true;
   default: return a->fn == b->fn && a->name == b->name && a->items == b->items;
   }

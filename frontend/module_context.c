@@ -390,8 +390,9 @@ static bool pymath_call(const char *fn, const tc_val *args, int n, tc_val *out, 
       return false;
     }
   if (!strcmp(fn, "next_power_of_2") && n == 1 && args[0].kind != TV_FLOAT) {
-    int64_t v = args[0].i, p = 1;
-    while (p < v && p < ((int64_t)1 << 62)) p <<= 1;
+    /* Triton's bit trick: n - 1 with every lower bit set, plus one (0 for n <= 0) */
+    int64_t v = args[0].i, p = v > 0 ? 1 : 0;
+    while (v > 0 && p < v && p < ((int64_t)1 << 62)) p <<= 1;
     *out = tv_int(p);
     return true;
   }

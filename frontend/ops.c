@@ -633,7 +633,7 @@ tc_val cg_constexpr_compare(tc_cg *cg, tc_cmpop op, const tc_val *a, const tc_va
     c = memcmp(a->s, b->s, n);
     if (!c) c = a->slen < b->slen ? -1 : a->slen > b->slen;
   } else if (a->kind == TV_DTYPE && b->kind == TV_DTYPE && (op == TC_CMP_EQ || op == TC_CMP_NE)) {
-    c = tc_ty_eq(a->ty, b->ty) ? 0 : 1;
+    c = tv_dtype_eq(a, b) ? 0 : 1;
   } else if (op == TC_CMP_EQ || op == TC_CMP_NE) {
     c = a->kind == TV_NONE && b->kind == TV_NONE ? 0 : 1;
   } else {

@@ -200,6 +200,18 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
 
 
 @triton.jit
+def _first_of(a, b):
+    return a
+
+
+@triton.jit
+def _tensor_item(x):
+    # x.item(): the one element of a tile as a scalar (Triton's _unsplat)
+    tl.static_assert(x.numel == 1, "item() needs a tensor of one element")
+    return tl.reduce(tl.reshape(x, (1,)), 0, _first_of)
+
+
+@triton.jit
 def swizzle2d(i, j, size_i, size_j, size_g):
     # Renumbers (i, j) of a row-major size_i x size_j grid so that consecutive linear
     # indices walk down columns inside bands of size_g rows (the last band may be
@@ -304,6 +316,348 @@ def mul_rn(x, y):
 @triton.jit
 def fma_rn(x, y, z):
     return tl.fma(x, y, z)
+
+
+# Directed rounding (libdevice's _rz / _rd / _ru arithmetic and conversions) without
+# changing the FPU's rounding mode: each op computes its round-to-nearest result s and a
+# value r with the sign of (exact result - s), from an exact error term (TwoSum for sums,
+# the product or remainder recomputed in fp64 for fp32 operands, fma residuals for fp64),
+# and _round_dir moves s one ulp where the mode asks for it. fp32 results are correctly
+# rounded everywhere (subnormals and overflow included); fp64 add/sub too, fp64 mul, div,
+# rcp and sqrt wherever their fma residual is exact (not when the result or the residual
+# falls below 2^-969, in the subnormal range).
+
+
+@triton.jit
+def _toward(s, up):
+    # s's neighbour toward +inf where up, toward -inf elsewhere (s not NaN); a zero steps to
+    # the smallest subnormal of the direction's sign
+    b = _int_view(s)
+    grow = (s > 0) == up
+    nb = tl.where(grow, b + 1, b - 1)
+    if s.dtype == tl.float64:
+        tiny = tl.where(up, tl.cast(1, tl.int64), tl.cast(-9223372036854775807, tl.int64))
+    else:
+        tiny = tl.where(up, tl.cast(1, tl.int32), tl.cast(-2147483647, tl.int32))
+    return tl.where(s == 0, tiny, nb).to(s.dtype, bitcast=True)
+
+
+@triton.jit
+def _round_dir(s, r, MODE: tl.constexpr):
+    # s rounded to nearest, r: the sign of (exact - s) (0 or NaN: s is exact or not finite)
+    r = tl.where(r == r, r, 0.0)
+    if MODE == "ru":
+        return tl.where(r > 0, _toward(s, s == s), s)
+    elif MODE == "rd":
+        return tl.where(r < 0, _toward(s, s != s), s)
+    else:
+        tl.static_assert(MODE == "rz")
+        return tl.where((r != 0) & ((r > 0) != (s > 0)) & (s != 0), _toward(s, s < 0), s)
+
+
+@triton.jit
+def _check_fp(x, y, NAME: tl.constexpr):
+    tl.static_assert((x.dtype == tl.float32 or x.dtype == tl.float64) and x.dtype == y.dtype,
+                     NAME + " takes two fp32 or two fp64 operands (libdevice's forms)")
+
+
+@triton.jit
+def _add_dir(x, y, MODE: tl.constexpr):
+    _check_fp(x, y, "libdevice.add_" + MODE)
+    s = x + y
+    if MODE == "rd":
+        # an exact zero sum is -0 rounding down unless both operands are +0 (IEEE 754)
+        s = tl.where(s == 0, -((-x) + (-y)), s)
+    bb = s - x
+    e = (x - (s - bb)) + (y - bb)  # TwoSum: x + y == s + e exactly
+    inf = float("inf")
+    overflow = (tl.abs(s) == inf) & (tl.abs(x) < inf) & (tl.abs(y) < inf)
+    return _round_dir(s, tl.where(overflow, -s, e), MODE)
+
+
+@triton.jit
+def _mul_dir(x, y, MODE: tl.constexpr):
+    _check_fp(x, y, "libdevice.mul_" + MODE)
+    if x.dtype == tl.float32:
+        p = x.to(tl.float64) * y.to(tl.float64)  # exact: 48 bits
+        s = p.to(tl.float32)
+        return _round_dir(s, p - s.to(tl.float64), MODE)
+    else:
+        s = x * y
+        return _round_dir(s, tl.fma(x, y, -s), MODE)
+
+
+@triton.jit
+def _div_dir(x, y, MODE: tl.constexpr):
+    _check_fp(x, y, "libdevice.div_" + MODE)
+    q = x / y
+    if x.dtype == tl.float32:
+        r = x.to(tl.float64) - q.to(tl.float64) * y.to(tl.float64)  # exact
+    else:
+        r = tl.fma(-q, y, x)
+    return _round_dir(q, tl.where(y > 0, r, -r), MODE)
+
+
+@triton.jit
+def _sqrt_dir(x, MODE: tl.constexpr):
+    tl.static_assert(x.dtype == tl.float32 or x.dtype == tl.float64,
+                     "libdevice.sqrt_" + MODE + " takes an fp32 or fp64 operand")
+    s = tl.sqrt(x)
+    if x.dtype == tl.float32:
+        r = x.to(tl.float64) - s.to(tl.float64) * s.to(tl.float64)
+    else:
+        r = tl.fma(-s, s, x)
+    return _round_dir(s, r, MODE)
+
+
+@triton.jit
+def _fma_dir(x, y, z, MODE: tl.constexpr):
+    tl.static_assert(x.dtype == tl.float32 and y.dtype == tl.float32 and z.dtype == tl.float32,
+                     "libdevice.fma_" + MODE + " takes fp32 operands here (the fp64 forms have no exact error term)")
+    p = x.to(tl.float64) * y.to(tl.float64)
+    zz = z.to(tl.float64)
+    s = p + zz
+    if MODE == "rd":
+        s = tl.where(s == 0, -((-p) + (-zz)), s)
+    bb = s - p
+    e = (p - (s - bb)) + (zz - bb)  # p + z == s + e exactly
+    f = s.to(tl.float32)
+    d = s - f.to(tl.float64)  # exact; when nonzero it outweighs e
+    return _round_dir(f, tl.where(d != 0, d, e), MODE)
+
+
+@triton.jit
+def add_rz(x, y):
+    return _add_dir(x, y, "rz")
+
+
+@triton.jit
+def add_rd(x, y):
+    return _add_dir(x, y, "rd")
+
+
+@triton.jit
+def add_ru(x, y):
+    return _add_dir(x, y, "ru")
+
+
+@triton.jit
+def sub_rz(x, y):
+    return _add_dir(x, -y, "rz")
+
+
+@triton.jit
+def sub_rd(x, y):
+    return _add_dir(x, -y, "rd")
+
+
+@triton.jit
+def sub_ru(x, y):
+    return _add_dir(x, -y, "ru")
+
+
+@triton.jit
+def mul_rz(x, y):
+    return _mul_dir(x, y, "rz")
+
+
+@triton.jit
+def mul_rd(x, y):
+    return _mul_dir(x, y, "rd")
+
+
+@triton.jit
+def mul_ru(x, y):
+    return _mul_dir(x, y, "ru")
+
+
+@triton.jit
+def div_rz(x, y):
+    return _div_dir(x, y, "rz")
+
+
+@triton.jit
+def div_rd(x, y):
+    return _div_dir(x, y, "rd")
+
+
+@triton.jit
+def div_ru(x, y):
+    return _div_dir(x, y, "ru")
+
+
+@triton.jit
+def rcp_rz(x):
+    return _div_dir(tl.full(x.shape, 1.0, x.dtype), x, "rz")
+
+
+@triton.jit
+def rcp_rd(x):
+    return _div_dir(tl.full(x.shape, 1.0, x.dtype), x, "rd")
+
+
+@triton.jit
+def rcp_ru(x):
+    return _div_dir(tl.full(x.shape, 1.0, x.dtype), x, "ru")
+
+
+@triton.jit
+def sqrt_rz(x):
+    return _sqrt_dir(x, "rz")
+
+
+@triton.jit
+def sqrt_rd(x):
+    return _sqrt_dir(x, "rd")
+
+
+@triton.jit
+def sqrt_ru(x):
+    return _sqrt_dir(x, "ru")
+
+
+@triton.jit
+def fma_rz(x, y, z):
+    return _fma_dir(x, y, z, "rz")
+
+
+@triton.jit
+def fma_rd(x, y, z):
+    return _fma_dir(x, y, z, "rd")
+
+
+@triton.jit
+def fma_ru(x, y, z):
+    return _fma_dir(x, y, z, "ru")
+
+
+@triton.jit
+def _int_to_float_dir(x, T: tl.constexpr, MODE: tl.constexpr):
+    # an integer rounded to float type T: the sign of (x - f) compared in integers (f can be
+    # 2^63 or 2^64, one past the integer range: x is below it)
+    f = x.to(T)
+    if x.dtype == tl.int32 or x.dtype == tl.uint32:
+        back = f.to(tl.int64)
+        wide = x.to(tl.int64)
+        r = tl.where(wide > back, 1.0, tl.where(wide < back, -1.0, 0.0))
+    else:
+        top = 18446744073709551616.0 if x.dtype == tl.uint64 else 9223372036854775808.0
+        past = f >= top
+        back = tl.where(past, tl.cast(0, x.dtype), f.to(x.dtype))
+        r = tl.where(past, -1.0, tl.where(x > back, 1.0, tl.where(x < back, -1.0, 0.0)))
+    return _round_dir(f, r.to(T), MODE)
+
+
+@triton.jit
+def int2float_rz(x):
+    return _int_to_float_dir(x.to(tl.int32), tl.float32, "rz")
+
+
+@triton.jit
+def int2float_rd(x):
+    return _int_to_float_dir(x.to(tl.int32), tl.float32, "rd")
+
+
+@triton.jit
+def int2float_ru(x):
+    return _int_to_float_dir(x.to(tl.int32), tl.float32, "ru")
+
+
+@triton.jit
+def uint2float_rz(x):
+    return _int_to_float_dir(x.to(tl.uint32), tl.float32, "rz")
+
+
+@triton.jit
+def uint2float_rd(x):
+    return _int_to_float_dir(x.to(tl.uint32), tl.float32, "rd")
+
+
+@triton.jit
+def uint2float_ru(x):
+    return _int_to_float_dir(x.to(tl.uint32), tl.float32, "ru")
+
+
+@triton.jit
+def ll2float_rz(x):
+    return _int_to_float_dir(x.to(tl.int64), tl.float32, "rz")
+
+
+@triton.jit
+def ll2float_rd(x):
+    return _int_to_float_dir(x.to(tl.int64), tl.float32, "rd")
+
+
+@triton.jit
+def ll2float_ru(x):
+    return _int_to_float_dir(x.to(tl.int64), tl.float32, "ru")
+
+
+@triton.jit
+def ull2float_rz(x):
+    return _int_to_float_dir(x.to(tl.uint64), tl.float32, "rz")
+
+
+@triton.jit
+def ull2float_rd(x):
+    return _int_to_float_dir(x.to(tl.uint64), tl.float32, "rd")
+
+
+@triton.jit
+def ull2float_ru(x):
+    return _int_to_float_dir(x.to(tl.uint64), tl.float32, "ru")
+
+
+@triton.jit
+def ll2double_rz(x):
+    return _int_to_float_dir(x.to(tl.int64), tl.float64, "rz")
+
+
+@triton.jit
+def ll2double_rd(x):
+    return _int_to_float_dir(x.to(tl.int64), tl.float64, "rd")
+
+
+@triton.jit
+def ll2double_ru(x):
+    return _int_to_float_dir(x.to(tl.int64), tl.float64, "ru")
+
+
+@triton.jit
+def ull2double_rz(x):
+    return _int_to_float_dir(x.to(tl.uint64), tl.float64, "rz")
+
+
+@triton.jit
+def ull2double_rd(x):
+    return _int_to_float_dir(x.to(tl.uint64), tl.float64, "rd")
+
+
+@triton.jit
+def ull2double_ru(x):
+    return _int_to_float_dir(x.to(tl.uint64), tl.float64, "ru")
+
+
+@triton.jit
+def _double2float_dir(x, MODE: tl.constexpr):
+    tl.static_assert(x.dtype == tl.float64, "libdevice.double2float_" + MODE + " takes an fp64 operand")
+    f = x.to(tl.float32)
+    return _round_dir(f, x - f.to(tl.float64), MODE)
+
+
+@triton.jit
+def double2float_rz(x):
+    return _double2float_dir(x, "rz")
+
+
+@triton.jit
+def double2float_rd(x):
+    return _double2float_dir(x, "rd")
+
+
+@triton.jit
+def double2float_ru(x):
+    return _double2float_dir(x, "ru")
 
 
 @triton.jit
@@ -709,6 +1063,76 @@ def double2ll_rz(x):
 @triton.jit
 def double2ull_rz(x):
     return x.to(tl.uint64)
+
+
+@triton.jit
+def float2uint_rd(x):
+    return tl.floor(x).to(tl.uint32)
+
+
+@triton.jit
+def float2uint_ru(x):
+    return tl.ceil(x).to(tl.uint32)
+
+
+@triton.jit
+def float2ll_rd(x):
+    return tl.floor(x).to(tl.int64)
+
+
+@triton.jit
+def float2ll_ru(x):
+    return tl.ceil(x).to(tl.int64)
+
+
+@triton.jit
+def float2ull_rd(x):
+    return tl.floor(x).to(tl.uint64)
+
+
+@triton.jit
+def float2ull_ru(x):
+    return tl.ceil(x).to(tl.uint64)
+
+
+@triton.jit
+def double2uint_rd(x):
+    return tl.floor(x).to(tl.uint32)
+
+
+@triton.jit
+def double2uint_ru(x):
+    return tl.ceil(x).to(tl.uint32)
+
+
+@triton.jit
+def double2ll_rd(x):
+    return tl.floor(x).to(tl.int64)
+
+
+@triton.jit
+def double2ll_ru(x):
+    return tl.ceil(x).to(tl.int64)
+
+
+@triton.jit
+def double2ull_rd(x):
+    return tl.floor(x).to(tl.uint64)
+
+
+@triton.jit
+def double2ull_ru(x):
+    return tl.ceil(x).to(tl.uint64)
+
+
+@triton.jit
+def double2int_rd(x):
+    return tl.floor(x).to(tl.int32)
+
+
+@triton.jit
+def double2int_ru(x):
+    return tl.ceil(x).to(tl.int32)
 
 
 @triton.jit

@@ -137,7 +137,10 @@ bool tc_value_to_text(const tc_val *v, char *buf, size_t n) {
   case TV_BOOL: snprintf(buf, n, "%s", v->i ? "True" : "False"); return true;
   case TV_NONE: snprintf(buf, n, "None"); return true;
   case TV_STR: snprintf(buf, n, "%.*s", (int)v->slen, v->s); return true;
-  case TV_DTYPE: tc_ty_tl_name(v->ty, buf, n); return true;
+  case TV_DTYPE:
+    if (v->rank || v->ptr_block) return false; /* block types have no spelling as a constexpr */
+    tc_ty_tl_name(v->ty, buf, n);
+    return true;
   case TV_TUPLE: {
     size_t k = (size_t)snprintf(buf, n, "(");
     for (int i = 0; i < v->nitems; i++) {
@@ -173,7 +176,7 @@ bool tv_equal(const tc_val *a, const tc_val *b) {
   case TV_INT: case TV_BOOL: return a->i == b->i && a->u64 == b->u64;
   case TV_FLOAT: return a->f == b->f;
   case TV_STR: return a->slen == b->slen && !memcmp(a->s, b->s, a->slen);
-  case TV_DTYPE: return tc_ty_eq(a->ty, b->ty);
+  case TV_DTYPE: return tv_dtype_eq(a, b);
   case TV_TUPLE:
     if (a->nitems != b->nitems) return false;
     for (int i = 0; i < a->nitems; i++)
