@@ -98,9 +98,10 @@ const tc_backend *tc_backend_for(const tc_target *t);
 
 /* backend/llvm_emit.c, for backends that generate code with LLVM: translates an
  * LLVM-dialect module, sets t's triple and data layout, calls prepare (may be NULL) on
- * the LLVM module, runs default<O{opt_level}>, and prints IR or emits assembly/object. */
+ * the LLVM module, runs default<O{opt_level}>, calls finish (may be NULL: rewrites no
+ * optimization may undo), and prints IR or emits assembly/object. */
 typedef tilec_status *(*tc_llvm_prepare)(LLVMModuleRef m, const tc_target *t);
 tilec_status *tc_llvm_emit(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
-                           tc_llvm_prepare prepare, char **out, size_t *len);
+                           tc_llvm_prepare prepare, tc_llvm_prepare finish, char **out, size_t *len);
 
 #endif

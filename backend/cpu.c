@@ -66,7 +66,7 @@ tilec_status *tc_backend_cpu_prepare(LLVMModuleRef m, const tc_target *t) {
 
 static tilec_status *emit(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
                           char **out, size_t *len) {
-  return tc_llvm_emit(module, stage, t, opts, tc_backend_cpu_prepare, out, len);
+  return tc_llvm_emit(module, stage, t, opts, tc_backend_cpu_prepare, NULL, out, len);
 }
 
 const tc_backend tc_backend_cpu = {

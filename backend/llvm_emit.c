@@ -1,6 +1,7 @@
 /* backend/llvm_emit.c — the end of every LLVM-based backend: the LLVM-dialect module
  * translated to LLVM IR for the target's triple and data layout, optimized at the
- * requested level, and printed as IR or emitted as assembly or an object file.
+ * requested level (with the backend's own steps before and after), and printed as IR or
+ * emitted as assembly or an object file.
  * In: an LLVM-dialect module. Out: text or object bytes in memory. */
 #include "backend/backend.h"
 
@@ -13,7 +14,7 @@
 #include <string.h>
 
 tilec_status *tc_llvm_emit(MlirModule module, tc_stage stage, const tc_target *target, const tc_codegen_options *opts,
-                           tc_llvm_prepare prepare, char **out, size_t *len) {
+                           tc_llvm_prepare prepare, tc_llvm_prepare finish, char **out, size_t *len) {
   LLVMContextRef lctx = LLVMContextCreate();
   tc_diag_capture cap;
   tc_diag_capture_begin(&cap, mlirModuleGetContext(module));
@@ -47,6 +48,7 @@ tilec_status *tc_llvm_emit(MlirModule module, tc_stage stage, const tc_target *t
     st = tilec_status_create(TILEC_ERROR_INTERNAL, "LLVM optimization failed: %s", msg);
     LLVMDisposeErrorMessage(msg);
   }
+  if (!st && finish) st = finish(lm, target);
   if (!st && stage == TC_STAGE_LLVM) {
     char *s = LLVMPrintModuleToString(lm);
     *len = strlen(s);

@@ -782,6 +782,84 @@ static tilec_status *prepare(LLVMModuleRef m, const tc_target *t) {
   return NULL;
 }
 
+/* ---- after the optimizer: what NVPTX's code generators get wrong ------------------------ */
+
+/* ptxas (CUDA 13.0, sm_80 and sm_90) miscompiles a 16-bit negation whose result is
+ * widened: for neg.s16 (or sub.s16 d, 0, a) followed by cvt.s32/s64.s16 it negates the
+ * sign-extended 32-bit register and takes the result as still sign-extended (SASS: PRMT
+ * 0x9910, IMAD.MOV -R, SHF.R.S32.HI), so -(-32768) widens to +32768 instead of -32768
+ * (an H200 showed it: intops divmod_int16_int8). An i16 negation is therefore not + add in
+ * inline assembly, which neither LLVM's DAG combiner (it folds (x ^ -1) + 1 into 0 - x)
+ * nor ptxas turns back into a negation; ptxas then sign-extends the sum itself. */
+static LLVMValueRef neg16(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef x) {
+  LLVMTypeRef i16 = LLVMInt16TypeInContext(LLVMGetModuleContext(m)), fty = LLVMFunctionType(i16, &i16, 1, 0);
+  static const char text[] = "{ not.b16 $0, $1; add.s16 $0, $0, 1; }", cons[] = "=h,h";
+  LLVMValueRef neg = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 0, 0, LLVMInlineAsmDialectATT, 0);
+  return LLVMBuildCall2(b, fty, neg, &x, 1, "");
+}
+
+/* PTX's shl/shr take a 32-bit amount and give 0 (the sign, for shr.s) from the width up.
+ * The lowering guards a shift (conversion/int_semantics.c: select(y <u 64, x << y, 0));
+ * LLVM's NVPTX instruction selection drops that select, relying on the clamp, but
+ * truncates a 64-bit amount to 32 bits first, so x << (2^63 + 3) became x << 3 (an H200:
+ * intops arith_*_int64). Each i64 shl/lshr by a variable amount gets umin(y, 64) as its
+ * amount: what the truncation keeps is then at most 64 and the clamp gives 0. */
+static LLVMValueRef clamp64(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef y) {
+  LLVMTypeRef ty = LLVMTypeOf(y);
+  unsigned id = LLVMLookupIntrinsicID("llvm.umin", 9);
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(m, id, &ty, 1);
+  LLVMValueRef c = LLVMConstInt(LLVMInt64TypeInContext(LLVMGetModuleContext(m)), 64, 0);
+  if (LLVMGetTypeKind(ty) == LLVMVectorTypeKind) {
+    unsigned n = LLVMGetVectorSize(ty);
+    LLVMValueRef cs[64];
+    for (unsigned k = 0; k < n && k < 64; k++) cs[k] = c;
+    c = LLVMConstVector(cs, n);
+  }
+  LLVMValueRef args[2] = {y, c};
+  return LLVMBuildCall2(b, LLVMIntrinsicGetType(LLVMGetModuleContext(m), id, &ty, 1), fn, args, 2, "");
+}
+
+static unsigned elem_int_width(LLVMTypeRef ty) {
+  if (LLVMGetTypeKind(ty) == LLVMVectorTypeKind) ty = LLVMGetElementType(ty);
+  return LLVMGetTypeKind(ty) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(ty) : 0;
+}
+
+static tilec_status *finish(LLVMModuleRef m, const tc_target *t) {
+  (void)t;
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef in = LLVMGetFirstInstruction(bb), next; in; in = next) {
+        next = LLVMGetNextInstruction(in);
+        LLVMOpcode op = LLVMGetInstructionOpcode(in);
+        LLVMTypeRef ty = LLVMTypeOf(in);
+        unsigned w = elem_int_width(ty);
+        if ((op == LLVMShl || op == LLVMLShr) && w == 64 && !LLVMIsAConstant(LLVMGetOperand(in, 1))) {
+          LLVMPositionBuilderBefore(b, in);
+          LLVMSetOperand(in, 1, clamp64(m, b, LLVMGetOperand(in, 1)));
+          continue;
+        }
+        if (op != LLVMSub || w != 16 || !LLVMIsNull(LLVMGetOperand(in, 0))) continue;
+        LLVMPositionBuilderBefore(b, in);
+        LLVMValueRef x = LLVMGetOperand(in, 1), r;
+        if (LLVMGetTypeKind(ty) != LLVMVectorTypeKind) {
+          r = neg16(m, b, x);
+        } else {
+          r = LLVMGetPoison(ty);
+          for (unsigned k = 0; k < LLVMGetVectorSize(ty); k++) {
+            LLVMValueRef idx = LLVMConstInt(i32, k, 0);
+            r = LLVMBuildInsertElement(b, r, neg16(m, b, LLVMBuildExtractElement(b, x, idx, "")), idx, "");
+          }
+        }
+        LLVMReplaceAllUsesWith(in, r);
+        LLVMInstructionEraseFromParent(in);
+      }
+  LLVMDisposeBuilder(b);
+  return NULL;
+}
+
 static tilec_status *emit(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
                           char **out, size_t *len) {
   if (stage == TC_STAGE_OBJECT)
@@ -789,7 +867,7 @@ static tilec_status *emit(MlirModule module, tc_stage stage, const tc_target *t,
                                "nvptx has no object files: build a library of one signature with -o (it embeds the "
                                "PTX), or print it with --emit ptx; the JIT and libraries of several signatures do "
                                "not support nvptx yet (--target nvptx-emu runs the GPU lowering on this CPU)");
-  return tc_llvm_emit(module, stage, t, opts, prepare, out, len);
+  return tc_llvm_emit(module, stage, t, opts, prepare, finish, out, len);
 }
 
 const tc_backend tc_backend_nvptx = {
@@ -944,7 +1022,7 @@ static tilec_status *prepare_emu(LLVMModuleRef m, const tc_target *t) {
 
 static tilec_status *emit_emu(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
                               char **out, size_t *len) {
-  return tc_llvm_emit(module, stage, t, opts, prepare_emu, out, len);
+  return tc_llvm_emit(module, stage, t, opts, prepare_emu, NULL, out, len);
 }
 
 static tilec_status *lower_math_emu(MlirModule module, const tc_target *t, bool fast_math) {

@@ -200,3 +200,38 @@ def cases():
          line="x = tl.load(x_ptr + i, mask=i")
     diag(F, "diag_int_mask_atomic", K, "int_mask_atomic_kernel", "*i32, i32", expect=("boolean", "tl.atomic_add"),
          line="tl.atomic_add")
+
+    # -x of int16 widened to int32/int64 and compared: -(-32768) wraps to -32768 (numpy's
+    # int16 arithmetic); every edge of int16 and its neighbours
+    x16 = np.array([0, -32768, 32767, -32767, -1, 1, 2, -2, 255, -256, 16384, -16384, 12345, -12345, 7, -7],
+                   np.int16)
+    add(F, "neg16_widen", K, "neg16_widen_kernel", (1,),
+        dict(x_ptr=x16, o32_ptr=np.zeros(16, np.int32), o64_ptr=np.zeros(16, np.int64),
+             neg_lt_ptr=np.zeros(16, np.int8), s_ptr=np.zeros(1, np.int64), BLOCK=16),
+        ["o32_ptr", "o64_ptr", "neg_lt_ptr", "s_ptr"],
+        lambda a: {"o32_ptr": (-a["x_ptr"]).astype(np.int32), "o64_ptr": (-a["x_ptr"]).astype(np.int64),
+                   "neg_lt_ptr": ((-a["x_ptr"]) < 0).astype(np.int8),
+                   "s_ptr": (-a["x_ptr"][1:2]).astype(np.int64)})
+
+    # shift amounts from the width up, also 64-bit ones whose low 32 bits are small (2^32 + 3:
+    # a truncated amount would shift by 3), and int32 shifted by constants past 32
+    amts = [0, 1, 3, 31, 32, 63, 64, 65, 100, (1 << 32), (1 << 32) + 1, (1 << 32) + 3, (1 << 40) + 5, 1 << 62,
+            -(1 << 63), -1, -64, -(1 << 32) + 2, 7, (1 << 33) + 63, (1 << 32) + 64, 2, 62, 33, 40, 48,
+            (1 << 63) - 1, (1 << 48) + 1, (1 << 32) + 31, (1 << 32) + 32, 16, 8]
+    ws = np.array(amts * 2, np.int64)
+    wx = np.array([5] * len(amts) + [-12345] * len(amts), np.int64)
+
+    def wide_ref(a):
+        x = [int(v) for v in a["x_ptr"]]
+        y = [int(v) % (1 << 64) for v in a["y_ptr"]]
+        shl = [((v << s) if s < 64 else 0) for v, s in zip(x, y)]
+        shr = [v >> min(s, 63) for v, s in zip(x, y)]
+        ushr = [((v % (1 << 64)) >> s) if s < 64 else 0 for v, s in zip(x, y)]
+        wrap = lambda v: (v + (1 << 63)) % (1 << 64) - (1 << 63)
+        c = [(0 + (-1 if v < 0 else 0) * 2 + 0) for v in x]
+        return {"shl_ptr": np.array([wrap(v) for v in shl], np.int64), "shr_ptr": np.array(shr, np.int64),
+                "ushr_ptr": np.array([wrap(v) for v in ushr], np.int64), "c_ptr": np.array(c, np.int32)}
+    add(F, "wide_shift_amounts", K, "wide_shift_kernel", (1,),
+        dict(x_ptr=wx, y_ptr=ws, shl_ptr=np.zeros(64, np.int64), shr_ptr=np.zeros(64, np.int64),
+             ushr_ptr=np.zeros(64, np.int64), c_ptr=np.zeros(64, np.int32), BLOCK=64),
+        ["shl_ptr", "shr_ptr", "ushr_ptr", "c_ptr"], wide_ref)

@@ -143,3 +143,31 @@ def int_mask_load_kernel(x_ptr, n):
 def int_mask_atomic_kernel(x_ptr, n):
     i = tl.arange(0, 16)
     tl.atomic_add(x_ptr + i, 1, mask=n)
+
+
+# A 16-bit negation widened afterwards (-(-32768) is -32768 in int16, and stays so when
+# widened; ptxas once widened it to +32768), as a tile and as a scalar, and compared.
+@triton.jit
+def neg16_widen_kernel(x_ptr, o32_ptr, o64_ptr, neg_lt_ptr, s_ptr, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    n = -tl.load(x_ptr + i)
+    tl.store(o32_ptr + i, n.to(tl.int32))
+    tl.store(o64_ptr + i, n.to(tl.int64))
+    tl.store(neg_lt_ptr + i, (n < 0).to(tl.int8))
+    s = -tl.load(x_ptr + 1)
+    tl.store(s_ptr, s.to(tl.int64))
+
+
+# Shifts by amounts from the bit width up (Triton on NVIDIA and numpy: << and logical >>
+# give 0, arithmetic >> the sign): 64-bit amounts whose low 32 bits are small, and
+# constant amounts past the width of an int32.
+@triton.jit
+def wide_shift_kernel(x_ptr, y_ptr, shl_ptr, shr_ptr, ushr_ptr, c_ptr, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + i)
+    y = tl.load(y_ptr + i)
+    tl.store(shl_ptr + i, x << y)
+    tl.store(shr_ptr + i, x >> y)
+    tl.store(ushr_ptr + i, (x.to(tl.uint64, bitcast=True) >> y.to(tl.uint64, bitcast=True)).to(tl.int64, bitcast=True))
+    x32 = x.to(tl.int32)
+    tl.store(c_ptr + i, (x32 << 40) + (x32 >> 40) * 2 + (x32.to(tl.uint32, bitcast=True) >> 33).to(tl.int32) * 4)
