@@ -199,12 +199,14 @@ static MlirValue nonfinite(tc_builder *b, MlirValue v) {
   return tcb_cmpf(b, "ueq", a, tcb_const_float(b, t, INFINITY));
 }
 
-void tc_nan_note_load(tc_chunk *c, MlirValue v, MlirValue mask) {
+/* Every lane of the loaded value counts, masked-off ones included: they hold the load's
+ * `other` (a block pointer's padding_option="nan", softmax's -inf), which the program then
+ * computes with as with anything it loaded, or zero. */
+void tc_nan_note_load(tc_chunk *c, MlirValue v) {
   tc_lower *L = c->L;
   if (!L->check_nan || L->status || !tcb_is_float(tcb_element_type(mlirValueGetType(v)))) return;
   tc_builder *b = &c->b;
   MlirValue bad = nonfinite(b, v);
-  if (!mlirValueIsNull(mask)) bad = tcb_binary(b, "arith.andi", bad, mask);
   if (mlirTypeIsAVector(mlirValueGetType(bad))) {
     MlirNamedAttribute kind = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, "#vector.kind<or>"));
     bad = tcb_op1(b, "vector.reduction", tcb_int_type(L->ctx, 1), 1, &bad, 1, &kind);
@@ -213,6 +215,16 @@ void tc_nan_note_load(tc_chunk *c, MlirValue v, MlirValue mask) {
   tcb_if(b, bad, 0, NULL, &in, NULL);
   tc_call_runtime(L, &in, "tilec_rt_nonfinite_input", 0, NULL);
   tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+}
+
+void tc_nan_note_scalar_load(tc_lower *L, tc_builder *b, MlirValue v) {
+  if (!L->check_nan || L->status) return;
+  tc_chunk c;
+  tc_chunk_init(&c, L, b->block, 1);
+  c.b = *b;
+  tc_nan_note_load(&c, v);
+  *b = c.b;
+  tc_chunk_free(&c);
 }
 
 void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirValue v, MlirValue mask, const tc_pos *pos) {

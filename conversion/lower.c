@@ -697,18 +697,16 @@ static bool is_kernel(MlirOperation fn) {
   return mlirAttributeIsNull(v);
 }
 
-tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, bool check_bounds, bool check_nan,
-                                 bool check_races, MlirModule *out) {
+tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, uint32_t checks, MlirModule *out) {
   MlirContext ctx = mlirModuleGetContext(tile_module);
   tc_lower L;
   memset(&L, 0, sizeof L);
   L.ctx = ctx;
   L.target = target;
   L.backend = tc_backend_for(target);
-  L.check_bounds = check_bounds;
-  L.check_nan = check_nan;
-  L.check_races = check_races;
-  L.check_bounds = check_bounds || check_races;
+  L.check_bounds = checks & TILEC_CHECKS_BOUNDS; /* resolved by the driver (driver/checks.c) */
+  L.check_nan = checks & TILEC_CHECKS_NAN;
+  L.check_races = checks & TILEC_CHECKS_RACES;
   tc_axis_init(&L.axis);
   tc_valmap_init(&L.scalars, sizeof(MlirValue));
   tc_valmap_init(&L.special, sizeof(tc_special));

@@ -20,8 +20,7 @@
 #include "tilec/status.h"
 
 /* Lowers every func.func of `tile_module` into a fresh module (caller destroys it). */
-tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, bool check_bounds, bool check_nan,
-                                 bool check_races, MlirModule *out);
+tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target, uint32_t checks, MlirModule *out);
 
 #define TC_RANK TC_AXIS_MAX_RANK
 
@@ -286,9 +285,11 @@ int tc_root_arg(tc_lower *L, MlirValue old_ptr); /* kernel argument index, or -1
  * memory; atomics mark lock acquire (successful CAS) and release (XCHG). */
 void tc_race_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos);
 void tc_race_atomic(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old, MlirValue cmp);
-/* --check-nan: a float load notes non-finite active lanes; a float store of non-finite
- * active lanes is reported unless the program loaded such values before. */
-void tc_nan_note_load(tc_chunk *c, MlirValue v, MlirValue mask);
+/* --check-nan: a float load notes non-finite values among all its lanes (masked-off lanes
+ * hold its `other` or zero: loaded, not produced); a float store of non-finite active lanes
+ * is reported unless the program loaded such values before. */
+void tc_nan_note_load(tc_chunk *c, MlirValue v);
+void tc_nan_note_scalar_load(tc_lower *L, tc_builder *b, MlirValue v);
 void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirValue v, MlirValue mask, const tc_pos *pos);
 
 /* --- mask.c: masks that are bounds on the last dimension ------------------------------ */

@@ -461,7 +461,7 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
   if (!pos->chunked) {
     r.vec = scalar_masked_load(b, lane_address(c, p, elem), mem, mask, pass);
     if (is_bool) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, mem, 0));
-    tc_nan_note_load(c, r.vec, mask);
+    tc_nan_note_load(c, r.vec);
     return r;
   }
   MlirType vt = tc_vec_type(L->ctx, c->width, mem);
@@ -491,7 +491,7 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
     r.vec = tcb_op1(b, "vector.gather", vt, 5, ops, 0, NULL);
   }
   if (is_bool) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, vt, 0));
-  tc_nan_note_load(c, r.vec, mask);
+  tc_nan_note_load(c, r.vec);
   return r;
 }
 
@@ -550,6 +550,7 @@ void tc_lower_scalar_load(tc_lower *L, MlirOperation load) {
   tc_check_scalar_access(L, &L->b, load, mlirOperationGetOperand(load, 0), ptr, mask);
   MlirValue r = scalar_masked_load(&L->b, ptr, mem, mask, other);
   if (!mlirTypeEqual(mem, elem)) r = tcb_cmpi(&L->b, "ne", r, tcb_const_int(&L->b, mem, 0));
+  tc_nan_note_scalar_load(L, &L->b, r);
   tc_map_scalar(L, old, r);
 }
 

@@ -93,7 +93,7 @@ tilec_status *tc_pipeline_run(MlirModule *module, tc_stage stage, const tc_targe
                               const tc_codegen_options *opts) {
   if (stage == TC_STAGE_TILE) return NULL;
   MlirModule vec;
-  tilec_status *st = tc_lower_to_vector(*module, target, opts->check_bounds, opts->check_nan, opts->check_races, &vec);
+  tilec_status *st = tc_lower_to_vector(*module, target, opts->checks, &vec);
   if (st) return st;
   mlirModuleDestroy(*module);
   *module = vec;

@@ -7,6 +7,7 @@
 #include "target/target.h"
 #include "dialects/builder.h"
 #include "tilec/status.h"
+#include "tilec/tilec.h" /* TILEC_CHECKS_* */
 #include <mlir-c/IR.h>
 
 typedef enum tc_stage {
@@ -22,9 +23,7 @@ typedef struct tc_codegen_options {
   int opt_level;     /* 0..3 */
   bool fast_math;    /* SLEEF _u35 and fast-math flags */
   bool debug_info;   /* DWARF line tables */
-  bool check_bounds; /* every active lane of every access checked against its buffer */
-  bool check_nan;    /* non-finite stores reported unless the program loaded non-finite values */
-  bool check_races;  /* stores recorded in shadow memory; CAS/XCHG mark critical sections */
+  uint32_t checks;   /* TILEC_CHECKS_* to instrument, as driver/checks.c resolved them */
 } tc_codegen_options;
 
 /* debug_files.c: after the debug-info pass, ops located in another file than their

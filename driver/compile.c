@@ -4,6 +4,7 @@
 #include "tilec/tilec.h"
 
 #include "driver/compiler.h"
+#include "driver/checks.h"
 #include "conversion/lower.h"
 #include "driver/package.h"
 #include "conversion/pipeline.h"
@@ -21,13 +22,13 @@ void tilec_compile_options_init(tilec_compile_options *o) {
   memset(o, 0, sizeof *o);
   o->target = "host";
   o->opt_level = 3;
-  /* TILEC_CHECK_BOUNDS=1 turns bounds checks on for every compile (JIT users). */
-  const char *cb = getenv("TILEC_CHECK_BOUNDS");
-  if (cb && *cb && strcmp(cb, "0")) o->check_bounds = true;
-  const char *cr = getenv("TILEC_CHECK_RACES");
-  if (cr && *cr && strcmp(cr, "0")) o->check_races = true;
-  const char *cn = getenv("TILEC_CHECK_NAN");
-  if (cn && *cn && strcmp(cn, "0")) o->check_nan = true;
+  /* TILEC_CHECK=all turns the checks on for every compile (JIT users); a malformed value
+   * is reported by tilec_compiler_create, which reads it again. */
+  tilec_status *st = tilec_checks_from_env(&o->checks);
+  if (st) {
+    o->checks = TC_CHECKS_FROM_BAD_ENV;
+    tilec_status_destroy(st);
+  }
 }
 
 bool tilec_stage_from_name(const char *name, tilec_stage *out) {
@@ -46,10 +47,16 @@ tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_com
   if (!c) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
   if (opts) c->opts = *opts;
   else tilec_compile_options_init(&c->opts);
+  tilec_status *st = NULL;
+  if (c->opts.checks & TC_CHECKS_FROM_BAD_ENV) { /* tilec_compile_options_init could not say why */
+    uint32_t ignored;
+    st = tilec_checks_from_env(&ignored);
+    if (!st) c->opts.checks &= ~TC_CHECKS_FROM_BAD_ENV; /* the environment changed since */
+  }
+  c->checks = tc_checks_resolve(&c->opts);
   snprintf(c->target_name, sizeof c->target_name, "%s", c->opts.target ? c->opts.target : "host");
   c->opts.target = c->target_name;
-  tilec_status *st = NULL;
-  if (c->opts.cache_dir) {
+  if (!st && c->opts.cache_dir) {
     c->cache_dir_option = strdup(c->opts.cache_dir);
     if (!c->cache_dir_option) st = tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
   }
@@ -58,7 +65,7 @@ tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_com
   if (!st) st = tc_target_set_gpu(&c->target, c->opts.arch, (int)c->opts.num_warps, c->opts.ptx_version);
   c->opts.arch = !st && c->target.is_nvptx ? c->target.cpu : NULL; /* the caller's strings are borrowed */
   c->opts.ptx_version = NULL;                                       /* (kept as the target's features) */
-  if (!st && (c->target.is_nvptx || c->target.gpu_emulation) && (c->opts.check_bounds || c->opts.check_nan || c->opts.check_races || c->opts.reference))
+  if (!st && (c->target.is_nvptx || c->target.gpu_emulation) && (c->checks || c->opts.reference))
     st = tilec_status_create(TILEC_ERROR_UNSUPPORTED,
                              "--check-bounds, --check-nan, --check-races and --reference are not supported on nvptx yet");
   /* The reference build processes one element per chunk: no vectors, no SLEEF (scalar
@@ -83,9 +90,10 @@ void tilec_compiler_destroy(tilec_compiler *c) {
   free(c);
 }
 
+uint32_t tilec_compiler_checks(const tilec_compiler *c) { return c ? c->checks : 0; }
+
 static tc_codegen_options codegen_options(const tilec_compiler *c) {
-  tc_codegen_options o = {c->opts.opt_level, c->opts.fast_math, c->opts.debug_info,
-                          c->opts.check_bounds || c->opts.check_races, c->opts.check_nan, c->opts.check_races};
+  tc_codegen_options o = {c->opts.opt_level, c->opts.fast_math, c->opts.debug_info, c->checks};
   if (c->opts.reference && o.opt_level > 1) o.opt_level = 1; /* no vectorizer on the reference */
   return o;
 }
@@ -160,16 +168,20 @@ static tilec_status *front_compile(tilec_compiler *c, const tilec_kernel_spec *s
   return st;
 }
 
+/* What the packaging needs to know of the checks: the kernel's extra arguments. */
+static void set_info_checks(const tilec_compiler *c, tc_kernel_info *info) {
+  info->check_bounds = (c->checks & TILEC_CHECKS_BOUNDS) != 0;
+  info->check_nan = (c->checks & TILEC_CHECKS_NAN) != 0;
+}
+
 static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, MlirModule *m, tc_kernel_info *info) {
   if (!spec || (!spec->source && !spec->filename) || !spec->kernel)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel spec needs source (or a file name) and kernel name");
-  info->check_bounds = c->opts.check_bounds || c->opts.check_races;
-  info->check_nan = c->opts.check_nan;
+  set_info_checks(c, info);
   c->notes[0] = 0;
   if (spec->source) {
     tilec_status *st0 = front_compile(c, spec, m, info);
-    info->check_bounds = c->opts.check_bounds || c->opts.check_races;
-    info->check_nan = c->opts.check_nan;
+    set_info_checks(c, info);
     snprintf(c->notes, sizeof c->notes, "%s", info->notes);
     return st0;
   }
@@ -178,8 +190,7 @@ static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, Mli
   tilec_status *st = tc_read_source_file(spec->filename, &text, &from_file.source_len);
   from_file.source = text;
   if (!st) st = front_compile(c, &from_file, m, info);
-  info->check_bounds = c->opts.check_bounds || c->opts.check_races;
-  info->check_nan = c->opts.check_nan;
+  set_info_checks(c, info);
   snprintf(c->notes, sizeof c->notes, "%s", info->notes);
   free(text);
   return st;
@@ -285,10 +296,10 @@ tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, const tilec_
   /* The dispatcher's trampolines (package.c, write_variant) do not pass the extents a
    * bounds-checked kernel takes (race checks are bounds checks plus shadow stores); refuse
    * rather than build a library that cannot run. */
-  if (c->opts.check_bounds || c->opts.check_races)
+  if (c->checks)
     return tilec_status_create(TILEC_ERROR_UNSUPPORTED,
-                               "%s checks are not supported yet in libraries with several specializations",
-                               c->opts.check_bounds ? "bounds" : "race");
+                               "debug checks (%s) are not supported yet in libraries with several specializations",
+                               tc_checks_name(c->checks));
   tilec_status *bad = check_outputs(specs, count, so_path, header_path);
   if (bad) return bad;
   if (count > TC_MAX_VARIANTS)

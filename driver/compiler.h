@@ -12,6 +12,7 @@ typedef struct tc_jit_cache tc_jit_cache;
 
 struct tilec_compiler {
   tilec_compile_options opts; /* string fields point at the copies below */
+  uint32_t checks;            /* TILEC_CHECKS_* instrumented: tc_checks_resolve(&opts), once */
   char target_name[32];
   char *cache_dir_option;     /* copy of opts.cache_dir, or NULL */
   tc_target target;

@@ -198,10 +198,8 @@ static jit_key cache_key(const tilec_compiler *c, const tilec_kernel_spec *spec)
   key_int(h, c->opts.opt_level);
   key_int(h, c->opts.fast_math);
   key_int(h, c->opts.debug_info);
-  key_int(h, c->opts.check_bounds);
+  key_int(h, c->checks); /* resolved: the same code whichever way it was asked for */
   key_int(h, c->opts.reference);
-  key_int(h, c->opts.check_nan);
-  key_int(h, c->opts.check_races);
   key_int(h, c->opts.strip_asserts);
   key_field(h, spec->source, spec->source_len);
   key_str(h, spec->filename);

@@ -374,11 +374,26 @@ int run_parse_args(int argc, char **argv, int first, run_opts *o) {
     } else if (!strcmp(a, "-g")) {
       o->debug = true;
     } else if (!strcmp(a, "--check-bounds")) {
-      o->check_bounds = true;
+      o->checks |= TILEC_CHECKS_BOUNDS;
     } else if (!strcmp(a, "--check-nan")) {
-      o->check_nan = true;
+      o->checks |= TILEC_CHECKS_NAN;
     } else if (!strcmp(a, "--check-races")) {
-      o->check_races = true;
+      o->checks |= TILEC_CHECKS_RACES;
+    } else if (!strcmp(a, "--check") || !strncmp(a, "--check=", 8)) {
+      if (!a[7] && !next) return run_usage("option '%s' needs a value", a);
+      const char *list = a[7] ? a + 8 : argv[++i];
+      uint32_t bits = ~0u; /* tilec-exec refuses compile options whatever their value */
+#ifndef TILEC_RUN_EXEC_ONLY
+      tilec_status *st = tilec_checks_parse(list, &bits);
+      if (st) {
+        int rc = run_usage("--check: %s", tilec_status_message(st));
+        tilec_status_destroy(st);
+        return rc;
+      }
+#else
+      (void)list;
+#endif
+      o->checks |= bits;
     } else if (!strcmp(a, "--serial")) {
       o->serial = true;
     } else if (!strcmp(a, "--reference")) {
@@ -794,14 +809,12 @@ static void run_compile_options(const run_opts *o, bool reference, tilec_compile
   if (o->no_cache) co->cache_dir = "";
   if (reference) {
     co->reference = true;
-    co->check_bounds = o->check_bounds;
+    co->checks = (co->checks | o->checks) & TILEC_CHECKS_BOUNDS;
     return;
   }
   if (o->opt_level >= 0) co->opt_level = o->opt_level;
   co->fast_math = o->fast_math;
-  if (o->check_bounds) co->check_bounds = true;
-  if (o->check_nan) co->check_nan = true;
-  if (o->check_races) co->check_races = true;
+  co->checks |= o->checks;
   co->debug_info = o->debug;
 }
 
@@ -1106,8 +1119,8 @@ int tilec_cmd_exec(int argc, char **argv) {
   run_opts o;
   memset(&o, 0, sizeof o);
   int rc = run_parse_args(argc, argv, 1, &o);
-  if (!rc && (o.target || o.exec || o.reference || o.opt_level >= 0 || o.fast_math || o.debug || o.check_bounds ||
-              o.check_nan || o.check_races || o.no_cache || o.verbose))
+  if (!rc && (o.target || o.exec || o.reference || o.opt_level >= 0 || o.fast_math || o.debug || o.checks ||
+              o.no_cache || o.verbose))
     rc = run_usage("%s: compile options belong to `tilec run`; give the library as it was built", argv[0]);
   for (int b = 0; !rc && b < o.nbindings; b++) {
     run_binding *bd = &o.bindings[b];

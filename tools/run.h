@@ -73,7 +73,8 @@ typedef struct run_opts {
   const char *emit;       /* --emit STAGE: print the IR of the specialization instead of running */
   const char *exec; /* --exec CMD: run the library with this program */
   int opt_level; /* -1: the compiler's default */
-  bool fast_math, debug, check_bounds, check_nan, check_races, serial, reference;
+  bool fast_math, debug, serial, reference;
+  uint32_t checks;        /* --check LIST, --check-bounds, --check-nan, --check-races: TILEC_CHECKS_* */
   bool no_cache;          /* --no-cache: compile, do not use or fill the JIT disk cache */
   bool verbose;           /* -v: say on stderr whether the kernel was compiled or cached */
   bool one_program;       /* --program X,Y,Z */

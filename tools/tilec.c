@@ -53,9 +53,9 @@ static void print_help(void) {
   printf("tilec %s — compile and run Triton-style tile kernels on CPUs\n\n"
          "usage:\n"
          "  tilec compile FILE.py -k KERNEL -s SIGNATURE [-s SIGNATURE]... [-D NAME=VALUE]... -o OUT.so [--header OUT.h]\n"
-         "                [--emit tile|analysis|vector|llvm-dialect|llvm|asm|ptx] [--target T [--arch A] [--num-warps N] [--ptx-version V]] [-O N] [-g] [--fast-math] [--check-bounds] [--check-nan] [--check-races]\n"
+         "                [--emit tile|analysis|vector|llvm-dialect|llvm|asm|ptx] [--target T [--arch A] [--num-warps N] [--ptx-version V]] [-O N] [-g] [--fast-math] [--check all|LIST]\n"
          "  tilec run FILE.py -k KERNEL --grid X[,Y[,Z]] NAME=VALUE... [--out NAME=FILE.npy]...\n"
-         "                [--threads N] [--repeat N] [--target T [--arch A] [--num-warps N] [--ptx-version V]] [--emit STAGE] [--check-bounds] [--check-nan] [--check-races] [--program X,Y,Z] [--serial] [--reference]\n"
+         "                [--threads N] [--repeat N] [--target T [--arch A] [--num-warps N] [--ptx-version V]] [--emit STAGE] [--check all|LIST] [--program X,Y,Z] [--serial] [--reference]\n"
          "                [--no-cache] [-v] [--exec CMD]   (run the library with CMD, e.g. \"qemu-aarch64 rt64/tilec-exec\")\n"
          "  tilec opt FILE.mlir --stage tile|vector|llvm-dialect|llvm|asm [--target T]\n\n"
          "SIGNATURE is Triton's AOT format, one entry per parameter: \"*fp32:16, *fp32, i32, 1024\".\n"
@@ -90,7 +90,8 @@ typedef struct common_opts {
   const char *signatures[MAX_SIGNATURES]; /* every -s, in order (compile: one variant each) */
   int nsignatures;
   int opt_level;
-  int debug, fast_math, check_bounds, check_nan, check_races;
+  int debug, fast_math;
+  uint32_t checks; /* --check LIST and the older --check-bounds/--check-nan/--check-races */
 } common_opts;
 
 static int split_define(const char *arg, tilec_define *d) {
@@ -113,9 +114,7 @@ static tilec_status *make_compiler(const common_opts *o, tilec_compiler **c) {
   if (o->opt_level >= 0) co.opt_level = o->opt_level;
   co.debug_info = o->debug;
   co.fast_math = o->fast_math;
-  if (o->check_bounds) co.check_bounds = true;
-  if (o->check_nan) co.check_nan = true;
-  if (o->check_races) co.check_races = true;
+  co.checks |= o->checks;
   return tilec_compiler_create(&co, c);
 }
 
@@ -151,9 +150,22 @@ static int parse_common(int argc, char **argv, int *i, common_opts *o) {
   }
   if (!strcmp(a, "-g")) { o->debug = 1; return 0; }
   if (!strcmp(a, "--fast-math")) { o->fast_math = 1; return 0; }
-  if (!strcmp(a, "--check-bounds")) { o->check_bounds = 1; return 0; }
-  if (!strcmp(a, "--check-nan")) { o->check_nan = 1; return 0; }
-  if (!strcmp(a, "--check-races")) { o->check_races = 1; return 0; }
+  if (!strcmp(a, "--check-bounds")) { o->checks |= TILEC_CHECKS_BOUNDS; return 0; }
+  if (!strcmp(a, "--check-nan")) { o->checks |= TILEC_CHECKS_NAN; return 0; }
+  if (!strcmp(a, "--check-races")) { o->checks |= TILEC_CHECKS_RACES; return 0; }
+  if (!strcmp(a, "--check") || !strncmp(a, "--check=", 8)) {
+    if (!a[7]) NEXT();
+    const char *list = a[7] ? a + 8 : argv[++*i];
+    uint32_t bits;
+    tilec_status *st = tilec_checks_parse(list, &bits);
+    if (st) {
+      int rc = usage_error("--check: %s", tilec_status_message(st));
+      tilec_status_destroy(st);
+      return rc;
+    }
+    o->checks |= bits;
+    return 0;
+  }
   if (!strncmp(a, "-O", 2)) { /* -O2 or -O 2 */
     if (!a[2]) NEXT();
     const char *lvl = a[2] ? a + 2 : argv[++*i];

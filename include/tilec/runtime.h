@@ -51,6 +51,17 @@ TILEC_API const tilec_kernel_desc *tilec_library_kernel_at(const tilec_library *
 TILEC_API tilec_status *tilec_library_find_kernel(const tilec_library *lib, const char *name,
                                                   const tilec_kernel_desc **out);
 
+/* ---- debug checks ---------------------------------------------------------------------- */
+
+/* The classes of checks a kernel can be compiled with (tilec_compile_options.checks,
+ * `--check all|LIST`, TILEC_CHECK); failures make the launch return TILEC_ERROR_RUNTIME
+ * naming the kernel source line. */
+#define TILEC_CHECKS_BOUNDS 0x1u /* every active lane of every access against its buffer's extent */
+#define TILEC_CHECKS_NAN 0x2u    /* a NaN/Inf stored when the program loaded none */
+#define TILEC_CHECKS_RACES 0x4u  /* two programs of one launch accessing one element, at least one
+                                  * storing, neither through atomics nor under a lock */
+#define TILEC_CHECKS_ALL 0x7u
+
 /* ---- launching ------------------------------------------------------------------------- */
 
 typedef enum tilec_schedule {

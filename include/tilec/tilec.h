@@ -43,15 +43,34 @@ typedef struct tilec_compile_options {
   uint32_t num_warps;    /* target "nvptx": warps per program (CTA), a power of 2 <= 32; 0 = 4 */
   const char *ptx_version; /* target "nvptx": the PTX ISA to emit ("8.0"); NULL = the chip's
                             * lowest (sm_80: 7.0, sm_90: 7.8, ...); lower than that is refused */
+  uint32_t checks;       /* TILEC_CHECKS_* classes to instrument, added to the check_* flags
+                          * above (tilec_compile_options_init sets it from TILEC_CHECK) */
 } tilec_compile_options;
 
+/* Fills the defaults, then the debug checks the environment asks for (tilec_checks_from_env;
+ * a malformed TILEC_CHECK makes tilec_compiler_create fail with its message). */
 TILEC_API void tilec_compile_options_init(tilec_compile_options *opts);
+
+/* ---- debug checks (the TILEC_CHECKS_* classes: tilec/runtime.h) -------------------------
+ * `--check all` / `--check bounds,races` on the command line, TILEC_CHECK=all in the
+ * environment, tilec_compile_options.checks in the API. */
+
+/* "all", "none" (or ""), or a comma-separated list of "bounds", "nan", "races" ->
+ * TILEC_CHECKS_* bits. An unknown name is TILEC_ERROR_INVALID_ARGUMENT naming it. */
+TILEC_API tilec_status *tilec_checks_parse(const char *text, uint32_t *out);
+/* The classes the environment asks for: TILEC_CHECK (as tilec_checks_parse reads it) and the
+ * older TILEC_CHECK_BOUNDS / TILEC_CHECK_NAN / TILEC_CHECK_RACES (set and not "0"). Errors
+ * name TILEC_CHECK's value. */
+TILEC_API tilec_status *tilec_checks_from_env(uint32_t *out);
 
 typedef struct tilec_compiler tilec_compiler;
 
 /* Creates a compiler (one MLIR context; not thread-safe: use one per thread). */
 TILEC_API tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_compiler **out);
 TILEC_API void tilec_compiler_destroy(tilec_compiler *c);
+/* The TILEC_CHECKS_* classes this compiler instruments kernels for: the options' requests,
+ * resolved once when it was created. */
+TILEC_API uint32_t tilec_compiler_checks(const tilec_compiler *c);
 
 /* A named compile-time value or parameter type: NAME=VALUE, VALUE in signature syntax
  * ("*fp32:16", "i32", "1024", "0.5", "True", "None", "leaky_relu", a dtype "tl.float16",

@@ -277,7 +277,7 @@ static PyGetSetDef kernel_getset[] = {
     {"num_args", (getter)kernel_get_num_args, NULL, "number of runtime arguments", NULL},
     {"origin", (getter)kernel_get_origin, NULL, "'compiled', 'disk' (disk cache) or 'memory'", NULL},
     {"cache_path", (getter)kernel_get_cache_path, NULL, "disk cache entry, or None", NULL},
-    {"checked", (getter)kernel_get_checked, NULL, "compiled with bounds or race checks", NULL},
+    {"checked", (getter)kernel_get_checked, NULL, "compiled with debug checks (launches pass the buffers' sizes)", NULL},
     {"params", (getter)kernel_get_params, NULL, "(name, kind, dtype, pointer_depth, divisibility, value) per parameter",
      NULL},
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
@@ -323,15 +323,17 @@ static void compiler_dealloc(tpy_compiler *self) {
 }
 
 /* Compiler(debug_info=False, check_bounds=False, check_races=False, check_nan=False,
- *          opt_level=3, fast_math=False, cache_dir=None, target="host", strip_asserts=False) */
+ *          opt_level=3, fast_math=False, cache_dir=None, target="host", strip_asserts=False,
+ *          checks=0) */
 static int compiler_init(tpy_compiler *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"debug_info", "check_bounds", "check_races", "check_nan", "opt_level",
-                           "fast_math", "cache_dir", "target", "strip_asserts", NULL};
+                           "fast_math", "cache_dir", "target", "strip_asserts", "checks", NULL};
   int debug_info = 0, check_bounds = 0, check_races = 0, check_nan = 0, opt_level = 3, fast_math = 0;
   int strip_asserts = 0;
+  unsigned int checks = 0;
   const char *cache_dir = NULL, *target = "host";
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|ppppipzsp", kwlist, &debug_info, &check_bounds, &check_races,
-                                   &check_nan, &opt_level, &fast_math, &cache_dir, &target, &strip_asserts))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|ppppipzspI", kwlist, &debug_info, &check_bounds, &check_races,
+                                   &check_nan, &opt_level, &fast_math, &cache_dir, &target, &strip_asserts, &checks))
     return -1;
   if (self->c) {
     PyErr_SetString(PyExc_RuntimeError, "Compiler already initialized");
@@ -339,7 +341,8 @@ static int compiler_init(tpy_compiler *self, PyObject *args, PyObject *kw) {
   }
   tilec_compile_options o;
   tilec_compile_options_init(&o);
-  /* Only what the caller says: the environment's TILEC_CHECK_* are the Python layer's to read. */
+  /* Only what the caller says: the environment's TILEC_CHECK* are the Python layer's to read. */
+  o.checks = checks;
   o.check_bounds = check_bounds;
   o.check_races = check_races;
   o.check_nan = check_nan;
@@ -355,7 +358,6 @@ static int compiler_init(tpy_compiler *self, PyObject *args, PyObject *kw) {
   }
   o.cache_dir = self->cache_dir;
   o.target = self->target;
-  self->checked = check_bounds || check_races;
   self->lock = PyThread_allocate_lock();
   if (!self->lock) {
     PyErr_NoMemory();
@@ -366,6 +368,7 @@ static int compiler_init(tpy_compiler *self, PyObject *args, PyObject *kw) {
     tpy_raise_status(st, NULL);
     return -1;
   }
+  self->checked = tilec_compiler_checks(self->c) != 0; /* launches pass the buffers' extents */
   return 0;
 }
 
@@ -628,7 +631,9 @@ PyTypeObject tpy_compiler_type = {
     .tp_dealloc = (destructor)compiler_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Compiler(debug_info=False, check_bounds=False, check_races=False, check_nan=False, opt_level=3, "
-              "fast_math=False, cache_dir=None, target='host', strip_asserts=False): a tilec compiler with a JIT cache.",
+              "fast_math=False, cache_dir=None, target='host', strip_asserts=False, checks=0): a tilec compiler with a "
+              "JIT cache; checks: the debug checks' classes (TILEC_CHECKS_* bits: 1 bounds, 2 nan, 4 races, 8 init), "
+              "added to the check_* flags.",
     .tp_methods = compiler_methods,
     .tp_getset = compiler_getset,
     .tp_init = (initproc)compiler_init,

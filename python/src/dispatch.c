@@ -15,7 +15,8 @@ static PyObject *key_ptr[TILEC_DTYPE_COUNT][2];
 static PyObject *key_scalar[TILEC_DTYPE_COUNT][2];
 static PyObject *key_one;
 
-enum { OPT_DEBUG = 1, OPT_BOUNDS = 2, OPT_RACES = 4, OPT_NAN = 8 };
+/* Key bits: OPT_DEBUG, then the TILEC_CHECKS_* classes shifted by OPT_CHECKS_SHIFT. */
+enum { OPT_DEBUG = 1, OPT_CHECKS_SHIFT = 1 };
 
 typedef struct {
   PyObject_HEAD
@@ -61,15 +62,25 @@ static bool env_on(const char *name) {
   return v && *v && strcmp(v, "0") != 0;
 }
 
-/* Compile options that change the kernel and can change between launches. */
+/* Compile options that change the kernel and can change between launches; -1 with an
+ * exception set when TILEC_CHECK does not parse. TRITON_DEBUG=1 (when neither the decorator
+ * nor the launch says debug=) turns on device_assert and every debug check. */
 static int option_bits(const tpy_dispatcher *d, int debug_kw) {
   int bits = 0;
-  if (debug_kw > 0 || (debug_kw < 0 && d->debug > 0) || (d->debug < 0 && debug_kw < 0 && env_on("TRITON_DEBUG")))
+  uint32_t checks = 0;
+  tilec_status *st = tilec_checks_from_env(&checks);
+  if (st) {
+    PyErr_SetString(PyExc_ValueError, tilec_status_message(st));
+    tilec_status_destroy(st);
+    return -1;
+  }
+  if (debug_kw > 0 || (debug_kw < 0 && d->debug > 0)) {
     bits |= OPT_DEBUG;
-  if (env_on("TILEC_CHECK_BOUNDS")) bits |= OPT_BOUNDS;
-  if (env_on("TILEC_CHECK_RACES")) bits |= OPT_RACES;
-  if (env_on("TILEC_CHECK_NAN")) bits |= OPT_NAN;
-  return bits;
+  } else if (d->debug < 0 && debug_kw < 0 && env_on("TRITON_DEBUG")) {
+    bits |= OPT_DEBUG;
+    checks |= TILEC_CHECKS_ALL;
+  }
+  return bits | (int)(checks << OPT_CHECKS_SHIFT);
 }
 
 static bool is_int_dtype(tilec_dtype t) { return t >= TILEC_DTYPE_I1 && t <= TILEC_DTYPE_U64; }
@@ -234,7 +245,8 @@ static PyObject *dispatch(tpy_dispatcher *d, PyObject *const *pos, Py_ssize_t np
   }
 
   int bits = option_bits(d, debug_kw);
-  bool want_extent = (bits & (OPT_BOUNDS | OPT_RACES)) != 0;
+  if (bits < 0) return NULL;
+  bool want_extent = (bits >> OPT_CHECKS_SHIFT) != 0;
   tpy_val tv[TPY_MAX_PARAMS];
   slot_t slots[TPY_MAX_PARAMS];
   void *argp[TPY_MAX_PARAMS];

@@ -34,7 +34,8 @@ LAUNCH_OPTIONS = frozenset({
     "advanced_path", "one_matrix_per_load_for_bt", "enable_tile_load_linear_layout", "threads_per_warp",
 })
 
-_OPT_DEBUG, _OPT_BOUNDS, _OPT_RACES, _OPT_NAN = 1, 2, 4, 8
+# the dispatcher's key bits (python/src/dispatch.c): debug, then the checks (TILEC_CHECKS_*)
+_OPT_DEBUG, _OPT_CHECKS_SHIFT = 1, 1
 
 # Triton's canonical scalar type names for annotations (``n: tl.int64``, ``x: float``).
 _CANON = {
@@ -189,14 +190,14 @@ class CompiledKernel(_C.Kernel):
 _compilers = {}
 
 
-def _compiler(debug, debug_info, check_bounds, check_races, check_nan):
+def _compiler(debug, debug_info, checks):
     """One tilec compiler per combination of options, shared by all kernels. Without
-    debug, tl.device_assert compiles to nothing (Triton)."""
-    key = (debug, debug_info, check_bounds, check_races, check_nan)
+    debug, tl.device_assert compiles to nothing (Triton). ``checks``: the debug checks'
+    classes (TILEC_CHECKS_* bits)."""
+    key = (debug, debug_info, checks)
     c = _compilers.get(key)
     if c is None:
-        c = _C.Compiler(debug_info=debug_info, check_bounds=check_bounds, check_races=check_races,
-                        check_nan=check_nan, strip_asserts=not debug)
+        c = _C.Compiler(debug_info=debug_info, checks=checks, strip_asserts=not debug)
         _compilers[key] = c
     return c
 
@@ -346,8 +347,7 @@ class JITFunction:
             assert isinstance(nw, int) and nw > 0 and (nw & (nw - 1)) == 0, "num_warps must be a power of 2"
         debug = bool(bits & _OPT_DEBUG)
         debug_info = debug or _env_on("TILEC_DEBUG_INFO")
-        compiler = _compiler(debug, debug_info, bool(bits & _OPT_BOUNDS), bool(bits & _OPT_RACES),
-                             bool(bits & _OPT_NAN))
+        compiler = _compiler(debug, debug_info, bits >> _OPT_CHECKS_SHIFT)
         spec = dict(self._tilec_source())
         spec["kernel"] = self.fn.__name__
         spec["defines"] = self._signature_defines(key)

@@ -98,6 +98,19 @@ def addr_roundtrip(x_ptr, y_ptr, slot_ptr, BLOCK: tl.constexpr):
     back = (addr + (BLOCK - 1 - i).to(tl.int64) * 4).to(tl.pointer_type(tl.float32))
     tl.store(y_ptr + i, tl.load(back))
     tl.store(slot_ptr, addr)
+
+
+@triton.jit
+def pad_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, NAN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    pad = float('nan') if NAN else -float('inf')
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n, other=pad) * 2.0)
+
+
+@triton.jit
+def scalar_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    s = tl.load(x_ptr)
+    tl.store(out_ptr + tl.arange(0, BLOCK), s * 2.0)
 PY
 npy_f32 x.npy 1000
 npy_f32 o.npy 1000
@@ -105,6 +118,7 @@ npy_f32 w.npy 12
 npy_f32 w40.npy 40
 npy_f32 nan.npy 100 '\x00\x00\xc0\x7f'
 npy_f32 one.npy 100 '\x00\x00\x80\x3f'
+npy_f32 big.npy 1 '\xff\xff\x7f\x7f'
 RUN=("$TILEC" run copy.py)
 check unmasked_overrun 1 "copy.py:8:9: error: load from 'x_ptr' at element 1000 is out of bounds (buffer has 1000 elements) in program (62, 0, 0), tile index [8]" \
   "${RUN[@]}" -k copy_unmasked --grid 63 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --check-bounds
@@ -117,12 +131,34 @@ check one_program 0 "" "${RUN[@]}" -k whoami --grid 3,4 out_ptr=w40.npy BLOCK=1 
 check one_program_bounds 1 "copy.py:35:5: error: store to 'out_ptr' at element 12 is out of bounds (buffer has 12 elements) in program (2, 1, 0)" \
   "${RUN[@]}" -k whoami --grid 3,4 out_ptr=w.npy BLOCK=1 --program 2,1 --check-bounds
 check serial 0 "" "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --serial
+# One switch: --check all / --check LIST / --check=LIST and TILEC_CHECK turn classes on together;
+# an unknown class is a usage error naming it.
+check check_all 1 "copy.py:8:9: error: load from 'x_ptr' at element 1000 is out of bounds (buffer has 1000 elements) in program (62, 0, 0), tile index [8]" \
+  "${RUN[@]}" -k copy_unmasked --grid 63 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --check all
+check check_list 1 "copy.py:22:5: error: store to 'out_ptr' at element 1000 is out of bounds (buffer has 1000 elements) in program (62, 0, 0), tile index [7]" \
+  "${RUN[@]}" -k store_past --grid 63 out_ptr=o.npy n=1000 BLOCK=16 --check=nan,bounds
+check check_list_without_bounds 0 "" "${RUN[@]}" -k copy_unmasked --grid 62 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --check nan
+check check_env_all 1 "copy.py:8:9: error: load from 'x_ptr' at element 1000 is out of bounds (buffer has 1000 elements) in program (62, 0, 0), tile index [8]" \
+  env TILEC_CHECK=all "${RUN[@]}" -k copy_unmasked --grid 63 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16
+check check_unknown 2 "tilec: error: --check: unknown check 'bonds' in 'nan,bonds' (expected all, none, or a comma-separated list of bounds, nan and races)" \
+  "${RUN[@]}" -k copy_unmasked --grid 63 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --check nan,bonds
+check check_env_unknown 1 "error: TILEC_CHECK: unknown check 'yes' in 'yes' (expected all, none, or a comma-separated list of bounds, nan and races)" \
+  env TILEC_CHECK=yes "${RUN[@]}" -k copy_unmasked --grid 63 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16
+check compile_check_unknown 2 "tilec: error: --check: unknown check 'racse' in 'racse' (expected all, none, or a comma-separated list of bounds, nan and races)" \
+  "$TILEC" compile copy.py -k copy_unmasked -s '*fp32, *fp32, i32, 16' --emit vector --check racse
 # --check-nan: log(0) = -Inf from finite inputs is reported; NaN inputs passing through are
 # not; finite results are fine.
 check nan_from_finite 1 "copy.py:29:5: error: store to 'out_ptr' writes -Inf produced from finite inputs in program (0, 0, 0), tile index [0]" \
   "${RUN[@]}" -k log_kernel --grid 7 x_ptr=x.npy out_ptr=o.npy n=100 BLOCK=16 --check-nan
 check nan_from_nan_input 0 "" "${RUN[@]}" -k log_kernel --grid 7 x_ptr=nan.npy out_ptr=o.npy n=100 BLOCK=16 --check-nan
 check finite_is_fine 0 "" "${RUN[@]}" -k log_kernel --grid 7 x_ptr=one.npy out_ptr=o.npy n=100 BLOCK=16 --check-nan
+# A NaN/Inf the load itself supplies (other=, a block pointer's padding_option="nan") and one
+# a scalar load reads count as loaded, not produced; a store of a NaN made from them is fine.
+check nan_from_other 0 "" "${RUN[@]}" -k pad_kernel --grid 7 x_ptr=one.npy out_ptr=o.npy n=100 BLOCK=16 NAN=True --check nan
+check inf_from_other 0 "" "${RUN[@]}" -k pad_kernel --grid 7 x_ptr=one.npy out_ptr=o.npy n=100 BLOCK=16 NAN=False --check nan
+check nan_from_scalar_load 0 "" "${RUN[@]}" -k scalar_kernel --grid 1 x_ptr=nan.npy out_ptr=o.npy BLOCK=16 --check nan
+check nan_scalar_finite 1 "copy.py:57:5: error: store to 'out_ptr' writes +Inf produced from finite inputs in program (0, 0, 0), tile index [0]" \
+  "${RUN[@]}" -k scalar_kernel --grid 1 x_ptr=big.npy out_ptr=o.npy BLOCK=16 --check nan
 # --reference: the optimized build agrees with the plain one; a deliberate miscompile
 # (test hook) is caught at the first differing element.
 check reference_agrees 0 "" "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --reference

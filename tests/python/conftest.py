@@ -13,7 +13,7 @@ import pytest
 
 _CACHE = tempfile.TemporaryDirectory(prefix="tilec-pytest-cache-")
 os.environ["TILEC_CACHE_DIR"] = _CACHE.name
-for _var in ("TILEC_CHECK_BOUNDS", "TILEC_CHECK_RACES", "TILEC_CHECK_NAN", "TRITON_DEBUG", "TILEC_TRITON"):
+for _var in ("TILEC_CHECK", "TILEC_CHECK_BOUNDS", "TILEC_CHECK_RACES", "TILEC_CHECK_NAN", "TRITON_DEBUG", "TILEC_TRITON"):
     os.environ.pop(_var, None)
 
 HAVE_TORCH = importlib.util.find_spec("torch") is not None

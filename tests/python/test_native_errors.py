@@ -114,3 +114,41 @@ def test_device_assert_needs_debug(monkeypatch):
     monkeypatch.setenv("TRITON_DEBUG", "1")
     with pytest.raises(tilec.KernelError, match="x must be non-negative"):
         assert_nodebug_kernel[(1,)](x, 4, BLOCK=4)
+
+
+def test_check_all_from_the_environment(monkeypatch):
+    x = np.arange(4, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    oob_kernel[(1,)](x, out, BLOCK=4)
+    monkeypatch.setenv("TILEC_CHECK", "all")
+    with pytest.raises(tilec.KernelError, match=r"load from 'x_ptr' at element 4 is out of bounds \(buffer has 4 "
+                                                r"elements\) in program \(0, 0, 0\)"):
+        oob_kernel[(1,)](x, out, BLOCK=8)
+    with pytest.raises(tilec.KernelError, match="write-write race on 'out_ptr' element 0"):
+        race_kernel[(4,)](np.zeros(1, np.float32))
+    monkeypatch.setenv("TILEC_CHECK", "nan")  # a list: bounds not in it
+    oob_kernel[(1,)](np.arange(16, dtype=np.float32)[:8], out, BLOCK=8)
+    monkeypatch.setenv("TILEC_CHECK", "races,bounds")
+    with pytest.raises(tilec.KernelError, match="out of bounds"):
+        oob_kernel[(1,)](x, out, BLOCK=8)
+
+
+def test_check_environment_typo_is_an_error(monkeypatch):
+    monkeypatch.setenv("TILEC_CHECK", "bounds,rances")
+    with pytest.raises(ValueError) as info:
+        oob_kernel[(1,)](np.zeros(8, np.float32), np.zeros(8, np.float32), BLOCK=8)
+    assert str(info.value) == ("TILEC_CHECK: unknown check 'rances' in 'bounds,rances' (expected all, none, or a "
+                               "comma-separated list of bounds, nan and races)")
+
+
+def test_triton_debug_turns_the_checks_on(monkeypatch):
+    x = np.arange(4, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    oob_kernel[(1,)](x, out, BLOCK=8)  # unchecked: reads past x, nothing reported
+    monkeypatch.setenv("TRITON_DEBUG", "1")
+    with pytest.raises(tilec.KernelError, match=r"load from 'x_ptr' at element 4 is out of bounds"):
+        oob_kernel[(1,)](x, out, BLOCK=8)
+    with pytest.raises(tilec.KernelError, match="write-write race on 'out_ptr' element 0"):
+        race_kernel[(4,)](np.zeros(1, np.float32))
+    # debug=False at the launch is the caller's word: neither asserts nor checks
+    oob_kernel[(1,)](x, out, BLOCK=8, debug=False)

@@ -1,0 +1,243 @@
+/* tests/unit/test_checks.c — the debug checks' one switch and one resolution: the names
+ * (`all`, lists, bad names), the environment (TILEC_CHECK and the older TILEC_CHECK_*), what a
+ * compiler resolves them to, and that the code and the JIT cache entry depend on the resolved
+ * classes only (asked as flags or as a list: one kernel). In: a copy kernel. Out: a Check suite. */
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tilec/runtime.h"
+#include "tilec/tilec.h"
+
+static const char copy_source[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)\n";
+
+static tilec_kernel_spec copy_spec(void) {
+  tilec_kernel_spec s = {.source = copy_source, .source_len = sizeof copy_source - 1, .filename = "copy.py",
+                         .kernel = "copy_kernel", .signature = "*fp32, *fp32, i32, 64"};
+  return s;
+}
+
+static void clear_env(void) {
+  unsetenv("TILEC_CHECK");
+  unsetenv("TILEC_CHECK_BOUNDS");
+  unsetenv("TILEC_CHECK_NAN");
+  unsetenv("TILEC_CHECK_RACES");
+}
+
+static uint32_t parsed(const char *text) {
+  uint32_t bits = 12345;
+  tilec_status *st = tilec_checks_parse(text, &bits);
+  ck_assert_msg(st == NULL, "%s: %s", text, st ? tilec_status_message(st) : "");
+  return bits;
+}
+
+static void parse_fails(const char *text, const char *msg) {
+  uint32_t bits = 12345;
+  tilec_status *st = tilec_checks_parse(text, &bits);
+  ck_assert_msg(st != NULL, "'%s' parsed", text);
+  ck_assert_str_eq(tilec_status_message(st), msg);
+  ck_assert_int_eq(tilec_status_code_of(st), TILEC_ERROR_INVALID_ARGUMENT);
+  tilec_status_destroy(st);
+}
+
+START_TEST(test_parse) {
+  ck_assert_uint_eq(parsed("all"), TILEC_CHECKS_ALL);
+  ck_assert_uint_eq(parsed("1"), TILEC_CHECKS_ALL);
+  ck_assert_uint_eq(parsed(""), 0);
+  ck_assert_uint_eq(parsed(NULL), 0);
+  ck_assert_uint_eq(parsed("none"), 0);
+  ck_assert_uint_eq(parsed("0"), 0);
+  ck_assert_uint_eq(parsed("bounds"), TILEC_CHECKS_BOUNDS);
+  ck_assert_uint_eq(parsed("nan,races"), TILEC_CHECKS_NAN | TILEC_CHECKS_RACES);
+  ck_assert_uint_eq(parsed("races,bounds,races"), TILEC_CHECKS_BOUNDS | TILEC_CHECKS_RACES);
+  ck_assert_uint_eq(parsed("nan,all"), TILEC_CHECKS_ALL);
+  parse_fails("bound", "unknown check 'bound' in 'bound' (expected all, none, or a comma-separated list of bounds, "
+                       "nan and races)");
+  parse_fails("bounds,,nan", "unknown check '' in 'bounds,,nan' (expected all, none, or a comma-separated list of "
+                             "bounds, nan and races)");
+  parse_fails("nan,Races", "unknown check 'Races' in 'nan,Races' (expected all, none, or a comma-separated list of "
+                           "bounds, nan and races)");
+  ck_assert_ptr_nonnull(tilec_checks_parse("all", NULL));
+}
+END_TEST
+
+START_TEST(test_environment) {
+  clear_env();
+  uint32_t bits = 99;
+  ck_assert_ptr_null(tilec_checks_from_env(&bits));
+  ck_assert_uint_eq(bits, 0);
+  setenv("TILEC_CHECK", "races", 1);
+  setenv("TILEC_CHECK_NAN", "1", 1);
+  setenv("TILEC_CHECK_BOUNDS", "0", 1); /* "0" is off, as before */
+  ck_assert_ptr_null(tilec_checks_from_env(&bits));
+  ck_assert_uint_eq(bits, TILEC_CHECKS_RACES | TILEC_CHECKS_NAN);
+  tilec_compile_options o;
+  tilec_compile_options_init(&o);
+  ck_assert_uint_eq(o.checks, TILEC_CHECKS_RACES | TILEC_CHECKS_NAN);
+  setenv("TILEC_CHECK", "all", 1);
+  tilec_compile_options_init(&o);
+  ck_assert_uint_eq(o.checks, TILEC_CHECKS_ALL);
+
+  /* A malformed TILEC_CHECK: the compiler refuses to start, saying why. */
+  setenv("TILEC_CHECK", "bounds,everything", 1);
+  tilec_status *st = tilec_checks_from_env(&bits);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_str_eq(tilec_status_message(st), "TILEC_CHECK: unknown check 'everything' in 'bounds,everything' "
+                                             "(expected all, none, or a comma-separated list of bounds, nan and races)");
+  tilec_status_destroy(st);
+  tilec_compile_options_init(&o);
+  o.cache_dir = "";
+  tilec_compiler *c = NULL;
+  st = tilec_compiler_create(&o, &c);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_ptr_null(c);
+  ck_assert_str_eq(tilec_status_message(st), "TILEC_CHECK: unknown check 'everything' in 'bounds,everything' "
+                                             "(expected all, none, or a comma-separated list of bounds, nan and races)");
+  tilec_status_destroy(st);
+  clear_env();
+}
+END_TEST
+
+static tilec_compiler *compiler(const char *cache, uint32_t checks, bool bounds, bool nan, bool races) {
+  tilec_compile_options o;
+  tilec_compile_options_init(&o);
+  o.cache_dir = cache;
+  o.checks = checks;
+  o.check_bounds = bounds;
+  o.check_nan = nan;
+  o.check_races = races;
+  tilec_compiler *c = NULL;
+  tilec_status *st = tilec_compiler_create(&o, &c);
+  ck_assert_msg(st == NULL, "%s", st ? tilec_status_message(st) : "");
+  return c;
+}
+
+static char *vector_ir(tilec_compiler *c) {
+  tilec_kernel_spec spec = copy_spec();
+  char *text = NULL;
+  tilec_status *st = tilec_compiler_emit(c, &spec, TILEC_STAGE_VECTOR, &text);
+  ck_assert_msg(st == NULL, "%s", st ? tilec_status_message(st) : "");
+  return text;
+}
+
+/* The resolution, read back from the compiler and from the code it emits. */
+START_TEST(test_resolution) {
+  clear_env();
+  ck_assert_uint_eq(tilec_compiler_checks(NULL), 0);
+  tilec_compiler *none = compiler("", 0, false, false, false);
+  tilec_compiler *flags = compiler("", 0, true, true, true);
+  tilec_compiler *list = compiler("", TILEC_CHECKS_ALL, false, false, false);
+  tilec_compiler *mixed = compiler("", TILEC_CHECKS_NAN, false, false, true);
+  tilec_compiler *nan = compiler("", TILEC_CHECKS_NAN, false, false, false);
+  ck_assert_uint_eq(tilec_compiler_checks(none), 0);
+  ck_assert_uint_eq(tilec_compiler_checks(flags), TILEC_CHECKS_ALL);
+  ck_assert_uint_eq(tilec_compiler_checks(list), TILEC_CHECKS_ALL);
+  /* the race shadow memory is sized by the buffers' extents: races bring bounds checks */
+  ck_assert_uint_eq(tilec_compiler_checks(mixed), TILEC_CHECKS_ALL);
+  ck_assert_uint_eq(tilec_compiler_checks(nan), TILEC_CHECKS_NAN);
+  /* bits outside the classes are not classes */
+  tilec_compiler *junk = compiler("", 0xff00u, false, false, false);
+  ck_assert_uint_eq(tilec_compiler_checks(junk), 0);
+
+  char *t_none = vector_ir(none), *t_flags = vector_ir(flags), *t_list = vector_ir(list), *t_mixed = vector_ir(mixed),
+       *t_nan = vector_ir(nan), *t_junk = vector_ir(junk);
+  ck_assert_ptr_null(strstr(t_none, "tilec_rt_"));
+  ck_assert_str_eq(t_none, t_junk);
+  ck_assert_str_eq(t_flags, t_list);
+  ck_assert_str_eq(t_flags, t_mixed);
+  ck_assert_ptr_nonnull(strstr(t_list, "tilec_rt_bounds_fail"));
+  ck_assert_ptr_nonnull(strstr(t_list, "tilec_rt_race_"));
+  ck_assert_ptr_nonnull(strstr(t_nan, "tilec_rt_nan_fail"));
+  ck_assert_ptr_null(strstr(t_nan, "tilec_rt_bounds_fail"));
+  free(t_none);
+  free(t_flags);
+  free(t_list);
+  free(t_mixed);
+  free(t_nan);
+  free(t_junk);
+  tilec_compiler_destroy(none);
+  tilec_compiler_destroy(flags);
+  tilec_compiler_destroy(list);
+  tilec_compiler_destroy(mixed);
+  tilec_compiler_destroy(nan);
+  tilec_compiler_destroy(junk);
+}
+END_TEST
+
+/* The JIT cache is keyed by the resolved classes: a kernel compiled with --check-races
+ * is the kernel of `--check all` (races bring bounds; nan asked both ways). */
+START_TEST(test_cache_key) {
+  clear_env();
+  char root[PATH_MAX];
+  const char *base = getenv("TMPDIR");
+  snprintf(root, sizeof root, "%s/tilec_test_checks_XXXXXX", base && *base ? base : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(root));
+  tilec_kernel_spec spec = copy_spec();
+  tilec_jit_kernel *k1 = NULL, *k2 = NULL, *k3 = NULL;
+  tilec_compiler *a = compiler(root, TILEC_CHECKS_NAN, false, false, true);
+  ck_assert_ptr_null(tilec_jit_compile(a, &spec, &k1, NULL));
+  ck_assert_int_eq(tilec_jit_kernel_origin(k1), TILEC_JIT_COMPILED);
+  tilec_compiler *b = compiler(root, TILEC_CHECKS_ALL, false, false, false);
+  ck_assert_ptr_null(tilec_jit_compile(b, &spec, &k2, NULL));
+  ck_assert_int_eq(tilec_jit_kernel_origin(k2), TILEC_JIT_DISK_CACHE);
+  tilec_compiler *d = compiler(root, TILEC_CHECKS_NAN, false, false, false);
+  ck_assert_ptr_null(tilec_jit_compile(d, &spec, &k3, NULL));
+  ck_assert_int_eq(tilec_jit_kernel_origin(k3), TILEC_JIT_COMPILED);
+  tilec_jit_kernel_release(k1);
+  tilec_jit_kernel_release(k2);
+  tilec_jit_kernel_release(k3);
+  tilec_compiler_destroy(a);
+  tilec_compiler_destroy(b);
+  tilec_compiler_destroy(d);
+  char cmd[PATH_MAX + 16];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* Libraries of several specializations refuse every class (their dispatcher passes no
+ * extents and unwinds no failed program). */
+START_TEST(test_multi_library_refuses) {
+  clear_env();
+  tilec_compiler *c = compiler("", TILEC_CHECKS_NAN, false, false, false);
+  tilec_kernel_spec specs[2] = {copy_spec(), copy_spec()};
+  specs[1].signature = "*fp32, *fp32, i32, 128";
+  tilec_status *st = tilec_compiler_build_library_multi(c, specs, 2, "/nonexistent/x.so", NULL);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_str_eq(tilec_status_message(st),
+                   "debug checks (nan) are not supported yet in libraries with several specializations");
+  tilec_status_destroy(st);
+  tilec_compiler_destroy(c);
+}
+END_TEST
+
+static Suite *checks_suite(void) {
+  Suite *s = suite_create("checks");
+  TCase *tc = tcase_create("checks");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_parse);
+  tcase_add_test(tc, test_environment);
+  tcase_add_test(tc, test_resolution);
+  tcase_add_test(tc, test_cache_key);
+  tcase_add_test(tc, test_multi_library_refuses);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(checks_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
