@@ -105,6 +105,12 @@ def func(*a, **k):
 # helpers for cases
 
 
+def target():
+    """The --target the cases are compiled for ("host" without one): what a case whose
+    contract differs by target (a math function's ulp bound) checks against."""
+    return RUN_EXTRA[RUN_EXTRA.index("--target") + 1] if "--target" in RUN_EXTRA else "host"
+
+
 def path_of(file):
     """The absolute path of a kernel file named relative to tests/lang."""
     return os.path.normpath(os.path.join(LANG_DIR, file))

@@ -2,7 +2,7 @@
 a constexpr string) (its kernels are in math/kernels.py)."""
 import numpy as np
 
-from harness import add, rng
+from harness import target, add, rng
 
 
 def cases():
@@ -122,7 +122,11 @@ def cases():
                  s=float(np.float32(sv)), n=nd, BLOCK=512), ["out_ptr", "sum_out_ptr"], div_ref, rtol=0, atol=0)
     # fp32 exp and exp2 are expanded in line (sleef-glue/inline_exp.c): at most 1 ulp from the
     # fp64 function over every binade, the overflow/underflow boundaries, subnormal results
-    # and the specials (NaN stays NaN, exp(inf) = inf, exp(-inf) = 0).
+    # and the specials (NaN stays NaN, exp(inf) = inf, exp(-inf) = 0). On an NVIDIA GPU they
+    # are libdevice's __nv_expf/__nv_exp2f, whose documented bound is 2 ulp over the full
+    # range (CUDA C++ Programming Guide, single-precision functions; an H200 measured 1.07
+    # and 1.28 here; Triton's own ex2.approx-based tl.exp is up to 61 ulp off): the bound is
+    # the target's. nvptx-emu computes math on the CPU (SLEEF / the inline expansion).
     for fn, lo, hi, ref64 in (("exp", -110.0, 95.0, np.exp), ("exp2", -155.0, 131.0, np.exp2)):
         re_ = rng(87 if fn == "exp" else 88)
         ne = (1 << 18) + 37                     # a masked tail chunk too
@@ -146,11 +150,12 @@ def cases():
             ulp = np.maximum(np.ldexp(1.0, np.frexp(mag)[1] - 24), 2.0 ** -149)
             with np.errstate(all="ignore"):
                 err = np.where(nan | big, 0.0, np.abs(got - ref) / ulp)
-            bad = ~ok | (err > 1.0)
+            bound = 2.0 if target() == "nvptx" else 1.0
+            bad = ~ok | (err > bound)
             if bad.any():
                 i = int(np.argmax(bad))
-                return "%s(%r) = %r, want %r (%.3f ulp; %d bad lanes)" % (fn, float(x[i]), float(got[i]), float(ref[i]),
-                                                                       float(err[i]), int(bad.sum()))
+                return "%s(%r) = %r, want %r (%.3f ulp > %g on %s; %d bad lanes)" % (
+                    fn, float(x[i]), float(got[i]), float(ref[i]), float(err[i]), bound, target(), int(bad.sum()))
             return None
         add(F, "%s_ulp_sweep" % fn, K, "unary_kernel", ((ne + 1023) // 1024,),
             dict(x_ptr=xe, y_ptr=np.ones(ne, np.float32), out_ptr=np.zeros(ne, np.float32), n=ne, FN=fn, BLOCK=1024),
