@@ -1074,7 +1074,8 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
       else memcpy(kept[b], bd->arr.data, bd->arr.nbytes);
     }
   }
-  if (!rc) rc = run_launch(o, k, args, extents);
+  /* a --target nvptx library has no CPU program: its grid goes to the GPU (run_gpu.c) */
+  if (!rc) rc = k->program ? run_launch(o, k, args, extents) : run_gpu_launch(o, k, args);
   if (!rc && o->reference) rc = run_reference(o, &spec, kept);
   if (kept)
     for (int b = 0; b < o->nbindings; b++) free(kept[b]);

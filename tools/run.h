@@ -102,6 +102,10 @@ void run_opts_free(run_opts *o);
 #ifndef TILEC_RUN_EXEC_ONLY
 /* Binds o's values to the kernel's source parameters by name. */
 int run_bind(run_opts *o, const tilec_source_param *params, int nparams);
+/* Runs a GPU kernel's grid (tools/run_gpu.c): the arrays args point at to device buffers
+ * (args are rewritten to device addresses), the launch or --repeat timed launches, the
+ * --out arrays back into their bindings. 0, or 1 after an error on stderr. */
+int run_gpu_launch(const run_opts *o, const tilec_kernel_desc *k, void **args);
 #endif
 
 #endif

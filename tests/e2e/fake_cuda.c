@@ -7,8 +7,9 @@
  * "param I SIZE HEX" line per parameter). A cubin is refused (no binary for this GPU), so
  * the launcher hands over its PTX, which is what the record is made from.
  * FAKE_CUDA_LAUNCH=fill makes a launch write 0xA5 into every byte of each buffer a
- * pointer parameter (8 bytes, the address of one of its allocations) names: what a kernel
- * wrote there must come back to the host. FAKE_CUDA_FAIL=init makes cuInit fail. */
+ * parameter's first 8 bytes name (a pointer or a tensor descriptor's base that is one of
+ * its allocations): what a kernel wrote there must come back to the host.
+ * FAKE_CUDA_FAIL=init makes cuInit fail. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -68,6 +69,15 @@ EXPORT int cuCtxSetCurrent(void *ctx) { return ctx ? 0 : INVALID_VALUE; }
 EXPORT int cuCtxSynchronize(void) { return 0; }
 EXPORT int cuStreamSynchronize(void *s) {
   (void)s;
+  return 0;
+}
+EXPORT int cuStreamCreate(void **s, unsigned flags) {
+  (void)flags;
+  *s = malloc(1);
+  return *s ? 0 : 2;
+}
+EXPORT int cuStreamDestroy_v2(void *s) {
+  free(s);
   return 0;
 }
 EXPORT int cuGetErrorString(int r, const char **s) {
@@ -153,7 +163,7 @@ EXPORT int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsig
       for (size_t k = 0; k < n; k++) fprintf(log, "%02x", last[i][k]);
       fprintf(log, "\n");
     }
-    if (mode && !strcmp(mode, "fill") && n == 8) {
+    if (mode && !strcmp(mode, "fill") && n >= 8) { /* a pointer, or a descriptor's base */
       uint64_t a;
       memcpy(&a, last[i], 8);
       size_t bytes = alloc_size(a);

@@ -90,4 +90,53 @@ C
 out=$(LD_LIBRARY_PATH="$T/fake" TILEC_CACHE_DIR="$T/cache" FAKE_CUDA_LOG="$T/log" "$T/main") || fail "$out"
 echo "$out"
 grep -q '^launch copy_add_kernel grid 3 3 1 block 128' "$T/log" || fail "fake driver log: $(head -n 1 "$T/log")"
+
+# `tilec run --target nvptx`: the arrays to device buffers, the launch, --out back from the
+# device. The fake launch fills each buffer a parameter names with 0xA5: that is what --out
+# must hold afterwards; the parameters must be device addresses (the fake's allocations).
+PY=/usr/bin/python3
+"$PY" - "$T" <<'EOF2'
+import sys, numpy as np
+t = sys.argv[1]
+np.save(t + "/x.npy", np.arange(1000, dtype=np.float32))
+np.save(t + "/y.npy", np.ones(1000, np.float32))
+np.save(t + "/o.npy", np.zeros(1000, np.float32))
+np.save(t + "/m.npy", np.arange(19 * 37, dtype=np.float32).reshape(19, 37))
+EOF2
+ADD=$ROOT/examples/vector_add/add.py
+RUN=("$TILEC" run "$ADD" -k add_kernel --grid 4 x_ptr="$T/x.npy" y_ptr="$T/y.npy" output_ptr="$T/o.npy" n_elements=1000
+  BLOCK_SIZE=256 --target nvptx --out output_ptr="$T/o2.npy")
+rm -f "$T/log"
+out=$(LD_LIBRARY_PATH="$T/fake" TILEC_CACHE_DIR="$T/cache" FAKE_CUDA_LOG="$T/log" FAKE_CUDA_LAUNCH=fill "${RUN[@]}" --repeat 3) ||
+  fail "tilec run --target nvptx (fake driver): $out"
+grep -q '^time: median_ms=0.250000 min_ms=0.250000 runs=3 (GPU, CUDA events)$' <<<"$out" || fail "--repeat timing line: $out"
+[ "$(grep -c '^launch add_kernel grid 4 1 1 block 128' "$T/log")" = 4 ] || fail "expected a warm-up and 3 timed launches: $(cat "$T/log")"
+"$PY" - "$T" <<'EOF2' || fail "tilec run --target nvptx: --out is not what the device buffer held"
+import sys, numpy as np
+o = np.load(sys.argv[1] + "/o2.npy")
+assert o.dtype == np.float32 and o.shape == (1000,) and (o.view(np.uint8) == 0xA5).all(), o[:4]
+EOF2
+grep -q '^param 3 4 e8030000$' "$T/log" || fail "n_elements=1000 not passed as 4 bytes: $(grep '^param 3' "$T/log" | head -n 1)"
+echo "ok: tilec run --target nvptx: device buffers, 4 launches timed with events, --out copied back"
+rm -f "$T/log"
+LD_LIBRARY_PATH="$T/fake" TILEC_CACHE_DIR="$T/cache" FAKE_CUDA_LOG="$T/log" FAKE_CUDA_LAUNCH=fill "$TILEC" run "$K" \
+  -k copy_add_kernel --grid 3,3 in_desc="$T/m.npy:[8,16]" out_desc="$T/m.npy:[8,16]" M=19 N=37 --target nvptx \
+  --out out_desc="$T/m2.npy" || fail "tilec run --target nvptx with tensor descriptors"
+"$PY" - "$T" <<'EOF2' || fail "tilec run --target nvptx: descriptor parameters"
+import sys, struct, numpy as np
+t = sys.argv[1]
+p = [l.split() for l in open(t + "/log") if l.startswith("param ")]
+assert [q[2] for q in p] == ["80", "80", "4", "4"], p
+base, s0, s1, _, _, st0, st1, _, _, pad = struct.unpack("<Q4q4qq", bytes.fromhex(p[0][3]))
+assert (s0, s1, st0, st1, pad) == (19, 37, 37, 1, 0), (s0, s1, st0, st1, pad)
+assert (np.load(t + "/m2.npy").view(np.uint8) == 0xA5).all()
+EOF2
+echo "ok: tilec run --target nvptx: descriptors as 80 bytes with a device base, --out from the device"
+out=$(LD_LIBRARY_PATH="$T/fake" FAKE_CUDA_FAIL=init TILEC_CACHE_DIR="$T/cache" "${RUN[@]}" 2>&1) && fail "cuInit failing: exit 0"
+grep -q 'the CUDA driver cannot start (cuInit' <<<"$out" || fail "cuInit failing: unclear message: $out"
+if [ ! -e /dev/nvidia0 ]; then
+  out=$(env -u LD_LIBRARY_PATH TILEC_CACHE_DIR="$T/cache" "${RUN[@]}" 2>&1) && fail "tilec run --target nvptx without a GPU: exit 0"
+  grep -Eq 'no CUDA driver|cannot start|no CUDA device' <<<"$out" || fail "without a GPU: unclear message: $out"
+  echo "ok: tilec run --target nvptx without a GPU: exit 1, $out"
+fi
 echo "nvptx_abi: ok"
