@@ -21,7 +21,11 @@ the lines that diagnostics cases expect (`line=`, mostly found with line_of from
 the source line) move only when kernels.py itself changes.
 
 usage: run_lang_tests.py TILEC [--only FAMILY[,FAMILY]] [--case SUBSTR] [-j N] [-v] [--list]
-                         [--target T [--exec CMD]] [--skip-unsupported TEXT]... [--ptxas PATH [--ptxas-arch A,B]]
+                         [--target T [--exec CMD]] [--arch A] [--skip-unsupported TEXT]... [--ptxas PATH [--ptxas-arch A,B]]
+
+--target nvptx runs every case on an NVIDIA GPU (`tilec run --target nvptx`: the arrays to
+device buffers and back, compared with the same references), for device 0's chip unless
+--arch says otherwise; without a CUDA driver and a GPU it prints one SKIP line and exits 0.
 
 Prints one line per case (PASS / FAIL / XFAIL / KNOWN-BUG) and finally `N passed, M failed`;
 exits non-zero when M > 0. Needs only the standard library and numpy.
@@ -58,6 +62,31 @@ KNOWN_FAILURES = {
     # which treats denormal inputs as zero); Triton's cvt.rn.bf16.f32 keeps them
     "bf16_rne_fp32_subnormals",
 }
+
+
+# Chips `tilec --arch` knows (target/target.c); a GPU of another kind runs the sm_80 PTX,
+# which its driver compiles.
+KNOWN_ARCHS = {"sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_101", "sm_120"}
+
+
+def gpu_probe():
+    """(arch, None) for device 0 of a working CUDA driver (arch None when tilec does not
+    know the chip), or (None, why not): the same driver `tilec run --target nvptx` uses."""
+    import ctypes
+    try:
+        cu = ctypes.CDLL("libcuda.so.1")
+    except OSError as e:
+        return None, "no CUDA driver (%s)" % e
+    n, major, minor = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(0)
+    r = cu.cuInit(0)
+    if r:
+        return None, "the CUDA driver cannot start (cuInit error %d): no usable NVIDIA GPU" % r
+    if cu.cuDeviceGetCount(ctypes.byref(n)) or n.value < 1:
+        return None, "no CUDA device"
+    cu.cuDeviceGetAttribute(ctypes.byref(major), 75, 0)  # compute capability major, minor
+    cu.cuDeviceGetAttribute(ctypes.byref(minor), 76, 0)
+    arch = "sm_%d%d" % (major.value, minor.value)
+    return (arch if arch in KNOWN_ARCHS else None), None
 
 
 def families():
@@ -99,6 +128,7 @@ def main():
                     "diagnostics and custom cases print SKIP")
     ap.add_argument("--ptxas-arch", default="sm_80,sm_90", help="GPUs for --ptxas (default sm_80,sm_90)")
     ap.add_argument("--num-warps", type=int, help="warps per program for nvptx targets (tilec run --num-warps)")
+    ap.add_argument("--arch", help="the GPU for --target nvptx (default: device 0's, e.g. sm_90)")
     ap.add_argument("--timeout-scale", type=float, default=1.0,
                     help="multiply each case's time limit (nvptx-emu runs every program as 128 threads)")
     opts = ap.parse_args()
@@ -108,6 +138,15 @@ def main():
         harness.RUN_EXTRA.extend(["--exec", opts.exec])
     if opts.num_warps:
         harness.RUN_EXTRA.extend(["--num-warps", str(opts.num_warps)])
+    # --target nvptx runs every case on the GPU (tilec run copies the arrays to the device
+    # and back); without a driver and a GPU the run is a clean skip, not N failures
+    gpu_skip = None
+    if opts.target == "nvptx" and not opts.ptxas and not opts.list:
+        arch, gpu_skip = gpu_probe()
+        if not opts.arch and arch:
+            opts.arch = arch
+    if opts.arch:
+        harness.RUN_EXTRA.extend(["--arch", opts.arch])
     harness.TIMEOUT_SCALE = opts.timeout_scale
     if opts.ptxas:
         harness.PTXAS = opts.ptxas
@@ -141,6 +180,12 @@ def main():
     if not os.access(harness.TILEC, os.X_OK):
         print("no tilec executable at %s" % harness.TILEC)
         return 2
+    if gpu_skip:
+        print("SKIP %d cases: --target nvptx runs them on an NVIDIA GPU: %s" % (len(cases), gpu_skip))
+        print("0 passed, 0 failed, %d skipped" % len(cases))
+        return 0
+    if opts.target == "nvptx" and not opts.ptxas:
+        print("GPU: --target nvptx%s" % (" --arch " + opts.arch if opts.arch else " (PTX compiled by the driver)"))
     cache = tempfile.mkdtemp(prefix="tilec-lang-cache-")
     os.environ["TILEC_CACHE_DIR"] = cache
     try:
