@@ -247,6 +247,23 @@ typedef struct tilec_source_param {
 TILEC_API tilec_status *tilec_inspect_kernel(const char *source, size_t len, const char *filename, const char *kernel,
                                              tilec_source_param *params, int max, int *count);
 
+/* ---- the kernel language: the functions the front end knows --------------------------
+ * One entry per name a kernel may call as tl.NAME (the front end resolves tl.math.NAME,
+ * libdevice.NAME and the method x.NAME(...) to the same names): the rows of its builtin
+ * registry and the public functions of its prelude (tl.* functions tilec writes in the
+ * kernel language). The Python package builds its host-side stand-ins from this table. */
+typedef struct tilec_language_function {
+  const char *name;    /* "load", "exp", "softmax", "fast_expf" */
+  const char *group;   /* the registry family ("core", "math", "tile", "atomic", "block",
+                        * "descriptor", "debug", "api") or "prelude" */
+  const char *refusal; /* NULL when a call compiles; else why tilec refuses it (the compile
+                        * error says so at the call) */
+} tilec_language_function;
+
+/* The table, sorted by name, *count entries (static storage: valid for the life of the
+ * process; thread-safe). */
+TILEC_API const tilec_language_function *tilec_language_functions(size_t *count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -70,8 +70,30 @@ static PyObject *py_version(PyObject *self, PyObject *noargs) {
   return PyUnicode_FromString(tilec_version());
 }
 
+/* ((name, group, refusal or None), ...): tilec_language_functions, for tilec.language. */
+static PyObject *py_language_functions(PyObject *self, PyObject *noargs) {
+  (void)self;
+  (void)noargs;
+  size_t n;
+  const tilec_language_function *fns = tilec_language_functions(&n);
+  PyObject *out = PyTuple_New((Py_ssize_t)n);
+  if (!out) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    PyObject *row = Py_BuildValue("(ssz)", fns[i].name, fns[i].group, fns[i].refusal);
+    if (!row) {
+      Py_DECREF(out);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(out, (Py_ssize_t)i, row);
+  }
+  return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"version", py_version, METH_NOARGS, "The tilec library version."},
+    {"language_functions", py_language_functions, METH_NOARGS,
+     "The kernel language's functions as the compiler knows them: ((name, group, refusal or None), ...) "
+     "sorted by name; group is the builtin registry's family or 'prelude'."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef tilec_module = {

@@ -81,3 +81,22 @@ def vector_registers(target=None):
         return 32 if "512-bit" in text else 16
     flags = next((line for line in (_read("/proc/cpuinfo") or "").splitlines() if line.startswith("flags")), "")
     return 32 if " avx512f" in flags else 16
+
+
+@functools.lru_cache(maxsize=None)
+def features():
+    """The host's CPU feature flags (/proc/cpuinfo "flags" or "Features")."""
+    for line in (_read("/proc/cpuinfo") or "").splitlines():
+        key = line.split(":", 1)[0].strip()
+        if key in ("flags", "Features"):
+            return frozenset(line.split(":", 1)[1].split())
+    return frozenset()
+
+
+def vector_bits():
+    """The width of the vectors tilec compiles for on the host: 512 (AVX-512), 256 (AVX2),
+    128 (SSE, NEON)."""
+    f = features()
+    if "avx512f" in f:
+        return 512
+    return 256 if "avx2" in f else 128

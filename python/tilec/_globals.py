@@ -292,3 +292,28 @@ def module_context(jitfn):
         "globals": entries,
         "modules": b.modules,
     }
+def context_digest(context):
+    """A sha256 hex digest of a module context (module_context's result): the kernel's
+    file, text and first line, its globals, and each source module's text (read from its
+    file when the context names only the file)."""
+    import hashlib
+
+    h = hashlib.sha256()
+
+    def feed(*parts):
+        for part in parts:
+            h.update(repr(part).encode())
+            h.update(b"\0")
+
+    feed(context["filename"], context["source"], context["first_line"], context["globals"])
+    for filename, source, kind, first_line, entries in context["modules"]:
+        if source is None:
+            try:
+                with open(filename, "rb") as f:
+                    source = f.read()
+            except OSError:
+                source = None
+        feed(filename, source, kind, first_line, entries)
+    return h.hexdigest()
+
+

@@ -270,16 +270,38 @@ class JITFunction:
         self._context = None
         self._src = None
         self._src_patched = False
+        self._fn_name = f"{fn.__module__}.{self.__qualname__}"
+        self.hash = None  # cache_key, computed on first use
+        self.pre_run_hooks = []
 
     # ---- launching -------------------------------------------------------------------
 
     def run(self, *args, grid=None, warmup=False, **kwargs):
         """Binds, specializes, compiles if needed and (unless ``warmup``) launches;
         returns the CompiledKernel."""
+        if self.pre_run_hooks:
+            self._call_pre_run_hooks(args, kwargs)
         return self._dispatcher.run(args, kwargs, grid, warmup)
 
     def __getitem__(self, grid):
+        if self.pre_run_hooks:
+            return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
         return self._dispatcher.bind(grid)
+
+    def add_pre_run_hook(self, hook):
+        """Calls ``hook(*args, **kwargs)`` before every launch or warmup with the launch's
+        arguments (and Triton's ``debug`` option in kwargs), as Triton does."""
+        if not callable(hook):
+            raise TypeError(f"add_pre_run_hook: hook must be callable, got {type(hook).__name__}")
+        self.pre_run_hooks.append(hook)
+
+    def _call_pre_run_hooks(self, args, kwargs):
+        hook_kwargs = dict(kwargs)
+        hook_kwargs["debug"] = kwargs.get("debug", self.debug) or _env_on("TRITON_DEBUG")
+        hook_kwargs.setdefault("instrumentation_mode", "")
+        hook_kwargs.setdefault("fpsan_homomorphic_casts", False)
+        for hook in list(self.pre_run_hooks):
+            hook(*args, **hook_kwargs)
 
     def warmup(self, *args, grid=None, **kwargs):
         """Compiles the specialization these arguments select without launching it;
@@ -302,11 +324,81 @@ class JITFunction:
 
     @src.setter
     def src(self, text):
-        if not isinstance(text, str):
-            raise TypeError(f"{self.__name__}.src must be a str, got {type(text).__name__}")
-        self._src = text
+        self._unsafe_update_src(text)
+
+    def _unsafe_update_src(self, new_src):
+        """Replaces the text the kernel compiles from (Triton 3.9's way to patch a kernel:
+        ``k._unsafe_update_src(k.src.replace(...))``; assigning ``src`` does the same here,
+        as in earlier Triton). The kernels compiled from the old text are dropped and
+        ``cache_key`` is recomputed; as in Triton, the caller resets ``hash`` of kernels
+        that call this one."""
+        if not isinstance(new_src, str):
+            raise TypeError(f"{self.__name__}.src must be a str, got {type(new_src).__name__}")
+        self._src = new_src
         self._src_patched = True
+        self.hash = None
         self._dispatcher.cache.clear()
+
+    @property
+    def cache_key(self):
+        """A hex digest of what the kernel compiles from: its source text (as patched), its
+        first line, and everything its module context hands the compiler — the globals it
+        uses (constexpr values, dtypes, module aliases) and the sources of the @jit helpers
+        and modules it reaches. Computed once (Triton's ``hash``); ``_unsafe_update_src``
+        resets it."""
+        if self.hash is None:
+            self.hash = f"recursion:{self._fn_name}"  # a helper that reaches this kernel again
+            try:
+                self.hash = _globals.context_digest(self._tilec_source())
+            except BaseException:
+                self.hash = None
+                raise
+        return self.hash
+
+    def parse(self):
+        """The kernel's source as a Python ``ast.Module`` holding its one function."""
+        import ast
+        tree = ast.parse(self.src)
+        if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+            raise ValueError(f"{self.__name__}.src must be one function definition")
+        return tree
+
+    @property
+    def type(self):
+        """Triton's type of a @jit function used as a value: constexpr_type(self)."""
+        return tl.constexpr_type(self)
+
+    def get_capture_scope(self):
+        """The names the function sees: its globals, updated with its closure's values."""
+        fn = self.fn
+        if fn.__closure__ is None:
+            return self.__globals__
+        nonlocals = {}
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+            try:
+                nonlocals[name] = cell.cell_contents
+            except ValueError:
+                pass
+        return self.__globals__ | nonlocals
+
+    def is_gluon(self):
+        return False
+
+    def repr(self, specialization):
+        """The name Triton gives a compiled specialization: the ``repr=`` callback's
+        answer, else the function's module-qualified name."""
+        return self._fn_name if self._repr is None else self._repr(specialization)
+
+    def create_binder(self):
+        from .triton._refused import refusal_message
+        raise NotImplementedError(refusal_message("triton.runtime.jit.JITFunction.create_binder"))
+
+    def preload(self, specialization_data):
+        """Compiles the specialization that Triton's ``specialization_data`` JSON describes
+        (what ``knobs.runtime.jit_cache_hook`` receives: name, signature, constants,
+        divisibility attributes, options, target), as a warmup does; returns the
+        CompiledKernel. The data must name this function and the CPU target."""
+        return _preload(self, specialization_data)
 
     @property
     def cache(self):
@@ -371,6 +463,65 @@ class JITFunction:
             else:
                 signature[p.name] = item.split(":")[0]
         return types.SimpleNamespace(name=self.__name__, fn=self, signature=signature, constants=constants)
+
+
+class _PreloadPointer:
+    """A stand-in pointer argument of a given dtype and address for preload."""
+
+    def __init__(self, dtype, address):
+        self.dtype = dtype
+        self._address = address
+
+    def data_ptr(self):
+        return self._address
+
+
+# A value of each scalar type, divisible by 16 or not (Triton's "tt.divisibility" 16)
+_PRELOAD_INTS = {"i32": (16, 17), "i64": (1 << 40, (1 << 40) + 1), "u64": ((1 << 63) + 16, (1 << 63) + 17)}
+
+
+def _preload(jitfn, data_text):
+    import json
+    import platform
+
+    data = json.loads(data_text)
+    if data.get("name") != jitfn._fn_name:
+        raise RuntimeError(f"Specialization data is for {data.get('name')} but trying to preload for {jitfn._fn_name}")
+    target = {"backend": "cpu", "arch": platform.machine(), "warp_size": 1}
+    if data.get("target") != target:
+        raise RuntimeError(f"Specialization data is for {data.get('target')} but trying to preload for {target}")
+    constants = {tuple(k): v for k, v in zip(data.get("constant_keys", []), data.get("constant_vals", []))}
+    attrs = {tuple(k): v for k, v in zip(data.get("attrs_keys", []), data.get("attrs_vals", []))}
+    signature = data["signature"]
+
+    def decode(value):
+        if isinstance(value, str) and tl.dtype.is_dtype(value):
+            return tl.dtype(value)
+        if isinstance(value, dict) and "constexpr" in value:
+            value = value["constexpr"]
+        return tuple(decode(v) for v in value) if isinstance(value, list) else value
+
+    args = []
+    for p in jitfn.params:
+        ty = signature.get(p.name)
+        divisible = ["tt.divisibility", 16] in attrs.get((p.num, ), [])
+        if ty is None:
+            raise RuntimeError(f"preload: the specialization data has no type for parameter '{p.name}'")
+        if ty == "constexpr":
+            args.append(decode(constants[(p.num, )]))
+        elif ty.startswith("*"):
+            elem = tl.str_to_ty(ty.lstrip("*k"), None)
+            args.append(_PreloadPointer(elem, 0 if divisible else 4))
+        elif ty in _PRELOAD_INTS:
+            args.append(_PRELOAD_INTS[ty][0 if divisible else 1])
+        elif ty in ("i1", "u1"):
+            args.append(True)
+        elif ty == "fp32":
+            args.append(0.5)
+        else:
+            raise RuntimeError(f"preload: parameter '{p.name}' of type {ty} cannot be preloaded by tilec")
+    options = {k: v for k, v in data.get("options", {}).items() if k in ("num_warps", "num_stages", "num_ctas", "debug")}
+    return jitfn.warmup(*args, grid=(1, ), **options)
 
 
 def _scalar_annotation(p):

@@ -13,9 +13,13 @@ from .runtime import (Config, InterpreterError, JITFunction, KernelInterface, Mo
                       TensorWrapper, autotune, heuristics, reinterpret)
 from .runtime.jit import constexpr_function, jit
 from .runtime._allocation import set_allocator
+from .runtime._async_compile import AsyncCompileMode, FutureKernel
 from .compiler import CompilationError, compile
 from .errors import TritonError
-from . import knobs, language, runtime, testing, tools
+from . import backends, compiler, errors, knobs, language, runtime, testing, tools
+from . import _refused
+
+aggregate = _refused.refused_function("triton.aggregate")
 
 __tilec_path__ = "triton"
 
@@ -44,7 +48,7 @@ def must_use_result(x, s=True):
     return x
 
 
-__all__ = ["autotune", "cdiv", "CompilationError", "compile", "Config", "constexpr_function", "heuristics",
+__all__ = ["AsyncCompileMode", "FutureKernel", "aggregate", "autotune", "cdiv", "CompilationError", "compile", "Config", "constexpr_function", "heuristics",
            "InterpreterError", "jit", "JITFunction", "KernelInterface", "knobs", "language", "MockTensor",
            "must_use_result", "next_power_of_2", "OutOfResources", "reinterpret", "runtime", "set_allocator",
-           "TensorWrapper", "TritonError", "testing", "tools"]
+           "TensorWrapper", "TritonError", "testing", "tools", "backends", "compiler", "errors"]

@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Optional
 
@@ -20,6 +21,7 @@ from numpy.random import RandomState
 import triton
 import triton.language as tl
 from triton import knobs  # noqa: F401  (test files import it from here)
+from triton.backends import backends  # noqa: F401
 from triton.runtime.jit import TensorWrapper, reinterpret, type_canonicalisation_dict
 
 int_dtypes = ['int8', 'int16', 'int32', 'int64']
@@ -156,15 +158,9 @@ def to_triton(x, device, dst_type=None):
 
 
 def str_to_triton_dtype(x: str):
-    """'float16' / 'fp16' / 'int32' ... -> the tl dtype."""
-    short = type_canonicalisation_dict.get(x, x)
-    for name in dir(tl):
-        value = getattr(tl, name)
-        if isinstance(value, tl.dtype) and getattr(value, "name", None) == short:
-            return value
-    if short == "u1":
-        return tl.int1
-    raise ValueError(f"unknown Triton dtype {x!r}")
+    """'int32' / 'float16' / 'bool' ... -> the tl dtype (Triton's: str_to_ty of the name's
+    canonical short form)."""
+    return tl.str_to_ty(type_canonicalisation_dict[x], None)
 
 
 def torch_dtype_name(dtype) -> str:
@@ -236,11 +232,58 @@ class ProcessResult:
     driver_stderr_output: str
 
 
+class ReplenishingProcessPool:
+    """Triton keeps a worker process (and a spare) with `preload_module` imported to run
+    tests that may crash the GPU context. tilec turns kernel failures into exceptions, so
+    the pool runs each task in this process, as run_in_process does; `preload_module` is
+    imported when the pool starts."""
+
+    def __init__(self, preload_module):
+        self.preload_module = preload_module
+        self.started = False
+
+    def start(self):
+        if not self.started:
+            import importlib
+            importlib.import_module(self.preload_module)
+            self.started = True
+
+    def close(self):
+        self.started = False
+
+    def run(self, client_fn, args=(), kwargs=None, env=None):
+        self.start()
+        return _run_here(client_fn, args, kwargs, env)
+
+
+_PROCESS_POOL = None
+
+
+@contextmanager
+def use_process_pool(preload_module):
+    """Within the block, run_in_process goes through a ReplenishingProcessPool."""
+    global _PROCESS_POOL
+    pool = ReplenishingProcessPool(preload_module)
+    pool.start()
+    _PROCESS_POOL = pool
+    try:
+        yield pool
+    finally:
+        pool.close()
+        _PROCESS_POOL = None
+
+
 def run_in_process(client_fn, args=(), kwargs=None, env=None):
     """Run `client_fn(*args, **kwargs)` with `env` added to the environment and the
     process's stderr (file descriptor 2, which kernel output uses) captured. tilec turns
     kernel failures into exceptions instead of crashing, so this runs in this process;
     returns ProcessResult(exception or None, captured stderr)."""
+    if _PROCESS_POOL is not None:
+        return _PROCESS_POOL.run(client_fn, args, kwargs, env)
+    return _run_here(client_fn, args, kwargs, env)
+
+
+def _run_here(client_fn, args=(), kwargs=None, env=None):
     kwargs = kwargs or {}
     saved_env = dict(os.environ)
     if env:

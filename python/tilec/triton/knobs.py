@@ -143,8 +143,18 @@ class compilation_knobs(base_knobs):
 
 
 class cache_knobs(base_knobs):
+    """Where triton.runtime.cache's FileCacheManager keeps files (tilec's own kernels go to
+    its disk cache, TILEC_CACHE_DIR). `dir` unset means <home_dir>/.triton/cache."""
+
     home_dir = env_str("TRITON_HOME", os.path.expanduser("~/"))
     dir = env_opt_str("TRITON_CACHE_DIR")
+    dump_dir = env_opt_str("TRITON_DUMP_DIR")
+    override_dir = env_opt_str("TRITON_OVERRIDE_DIR")
+
+    def __init__(self):
+        super().__init__()
+        self.manager_class = None
+        self.remote_manager_class = None
 
 
 autotuning = autotuning_knobs()

@@ -11,7 +11,9 @@ import math
 import os
 import statistics
 
+from . import language as tl  # noqa: F401  (Triton's testing module has it)
 from . import runtime
+from . import _refused
 
 
 def _quantile(values, qs):
@@ -87,6 +89,141 @@ def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mod
     is do_bench with the same repetition time (and a short warm-up)."""
     return do_bench(fn, warmup=min(rep, 25), rep=rep, grad_to_none=grad_to_none, quantiles=quantiles,
                     return_mode=return_mode)
+
+
+def do_bench_proton(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
+    """Triton's benchmark of kernel time alone with the Proton profiler; a CPU kernel is a
+    call that returns when it is done, so this is do_bench."""
+    return do_bench(fn, warmup=warmup, rep=rep, grad_to_none=grad_to_none, quantiles=quantiles,
+                    return_mode=return_mode)
+
+
+def do_bench_cudagraph_proton(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean"):
+    """Proton over CUDA graphs in Triton; do_bench_cudagraph (do_bench) here."""
+    return do_bench_cudagraph(fn, rep=rep, grad_to_none=grad_to_none, quantiles=quantiles, return_mode=return_mode)
+
+
+# ---- what Triton asks a GPU, answered for the CPU --------------------------------------------
+
+_FMA_PIPES = 2  # vector FMA instructions a core issues per cycle (x86-64 since Haswell/Zen 2, Neoverse)
+
+
+def _torch_dtype_name(dtype):
+    return str(dtype).rsplit(".", 1)[-1]
+
+
+def get_max_simd_tflops(dtype, clock_rate, device=None):
+    """Peak vector FLOP rate in TFLOP/s of the CPU at `clock_rate` kHz (Triton's unit:
+    nvsmi's MHz * 1e3): cores x clock x 2 (FMA) x lanes x 2 FMA pipes, lanes of the vector
+    width tilec compiles for (fp32: 16 on AVX-512, 8 on AVX2, 4 on NEON). float16 and
+    bfloat16 math runs widened to fp32, at the fp32 rate. Other dtypes: RuntimeError, as
+    in Triton."""
+    from tilec import _cpu
+    if _torch_dtype_name(dtype) not in ("float32", "float16", "bfloat16"):
+        raise RuntimeError("dtype not supported")
+    lanes = _cpu.vector_bits() // 32
+    return _cpu.num_cores() * clock_rate * 2 * lanes * _FMA_PIPES * 1e-9
+
+
+def get_max_tensorcore_tflops(dtype, clock_rate, device=None):
+    """Peak rate of tl.dot in TFLOP/s at `clock_rate` kHz. A CPU has no tensor cores: tilec's
+    dot runs on the vector FMA units, at get_max_simd_tflops's fp32 rate for float32,
+    int32 and float16 (widened), twice that for bfloat16 with AVX-512 BF16 (two products
+    per 32-bit lane) and four times for int8 with VNNI (four per lane); fp8 is widened to
+    fp32. Other dtypes: RuntimeError, as in Triton."""
+    from tilec import _cpu
+    name = _torch_dtype_name(dtype)
+    flags = _cpu.features()
+    scale = {"float32": 1, "int32": 1, "float16": 1, "int16": 1,
+             "bfloat16": 2 if "avx512_bf16" in flags else 1,
+             "int8": 4 if flags & {"avx512_vnni", "avx_vnni"} else 1,
+             "fp8e4nv": 1, "fp8e4b15": 1, "fp8e5": 1}.get(name)
+    if scale is None:
+        raise RuntimeError("dtype not supported")
+    lanes = _cpu.vector_bits() // 32
+    return _cpu.num_cores() * clock_rate * 2 * lanes * _FMA_PIPES * scale * 1e-9
+
+
+_dram_gbps = None
+
+
+def get_dram_gbps(device=None):
+    """Memory bandwidth in GB/s, measured (once per process): the best of 5 copies of a
+    buffer four times the last-level cache (at least 64 MiB), bytes read plus bytes written
+    over the time. A CPU has no fixed memory clock and bus width to compute it from, as
+    Triton does for a GPU (``mem_clock_rate`` and ``mem_bus_width`` are 0 in
+    ``get_device_properties``)."""
+    global _dram_gbps
+    if _dram_gbps is None:
+        import time
+
+        import numpy as np
+
+        from tilec import _cpu
+        caches = _cpu.cache_sizes()
+        nbytes = max(4 * (caches[max(caches)] if caches else 0), 64 << 20)
+        src = np.ones(nbytes // 8, dtype=np.float64)
+        dst = np.empty_like(src)
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            np.copyto(dst, src)
+            best = min(best, time.perf_counter() - t0)
+        _dram_gbps = 2 * nbytes / best / 1e9
+    return _dram_gbps
+
+
+def nvsmi(attrs):
+    """nvidia-smi's answers for the CPU where one exists: the SM clocks ("clocks.max.sm",
+    "clocks.sm", "clocks.current.sm", in MHz) are the cores' maximum clock. Any other
+    attribute raises ValueError naming it (there is no NVIDIA GPU to ask)."""
+    from tilec import _cpu
+    out = []
+    for attr in attrs:
+        if attr in ("clocks.max.sm", "clocks.sm", "clocks.current.sm", "clocks.max.graphics", "clocks.gr"):
+            out.append(_cpu.clock_khz() // 1000)
+        else:
+            raise ValueError(f"nvsmi: '{attr}' has no counterpart on the CPU (tilec's Triton drop-in runs "
+                             "kernels on the CPU; there is no NVIDIA GPU or nvidia-smi)")
+    return out
+
+
+def cublas():
+    """Triton's cuBLAS handle for the current GPU: None, there is none (Triton also
+    returns None where it cannot make one)."""
+    return None
+
+
+def cuda_memcheck(**target_kwargs):
+    """Decorator: Triton reruns the test under cuda-memcheck when its keyword arguments
+    include `target_kwargs`. tilec's counterpart checks every load and store of the test's
+    kernels against the arrays' bounds (TILEC_CHECK_BOUNDS=1: an out-of-bounds access
+    raises tilec.KernelError) for the duration of the call."""
+    import functools
+
+    def decorator(test_fn):
+
+        @functools.wraps(test_fn)
+        def wrapper(*args, **kwargs):
+            if not target_kwargs.items() <= kwargs.items():
+                return test_fn(*args, **kwargs)
+            saved = os.environ.get("TILEC_CHECK_BOUNDS")
+            os.environ["TILEC_CHECK_BOUNDS"] = "1"
+            try:
+                return test_fn(*args, **kwargs)
+            finally:
+                if saved is None:
+                    del os.environ["TILEC_CHECK_BOUNDS"]
+                else:
+                    os.environ["TILEC_CHECK_BOUNDS"] = saved
+
+        return wrapper
+
+    return decorator
+
+
+cuda_graph_without_gc = _refused.refused_function("triton.testing.cuda_graph_without_gc")
+set_gpu_clock = _refused.refused_function("triton.testing.set_gpu_clock")
 
 
 def _to_numpy(x):
@@ -328,4 +465,6 @@ def perf_report(benchmarks):
     return lambda fn: Mark(fn, benchmarks)
 
 
-__all__ = ["do_bench", "do_bench_cudagraph", "assert_close", "Benchmark", "Mark", "perf_report", "Table"]
+__all__ = ["do_bench", "do_bench_cudagraph", "do_bench_proton", "do_bench_cudagraph_proton", "assert_close", "Benchmark",
+           "Mark", "perf_report", "Table", "get_dram_gbps", "get_max_simd_tflops", "get_max_tensorcore_tflops", "nvsmi",
+           "cublas", "cuda_memcheck", "cuda_graph_without_gc", "set_gpu_clock"]

@@ -1,9 +1,18 @@
 """``tl.extra.libdevice`` — CUDA libdevice's math functions by name
 (``from triton.language.extra import libdevice``; ``libdevice.asin(x)``). tilec computes
 them on the CPU (SLEEF or inline code). Canonical path ``triton.language.extra.libdevice``;
-``triton.language.extra.cuda.libdevice`` and ``...cpu.libdevice`` name the same module."""
+``triton.language.extra.cuda.libdevice`` and ``...cpu.libdevice`` name the same module.
+
+The names: Triton 3.9's libdevice module (CUDA's list, below), the compiler's elementwise
+math functions and the functions of its prelude that are not triton.language names
+(``tilec._C.language_functions()``: what a kernel may call as ``libdevice.NAME``). The
+CUDA functions the compiler does not know (``NOT_COMPILED``: directed rounding other than
+to nearest, Bessel and gamma functions, ...) keep their stand-in here, so host code that
+imports them runs; a kernel that calls one fails to compile with "libdevice function
+'NAME' is not supported"."""
 
 from .._stubs import export_stubs
+from ... import _C
 
 __tilec_path__ = "triton.language.extra.libdevice"
 
@@ -28,7 +37,7 @@ ffs rint llrint nearbyint isnan signbit copysign finitef isinf nextafter sin cos
 tan log2 exp exp10 cosh sinh tanh atan2 atan asin acos log log10 log1p acosh asinh atanh
 expm1 hypot rhypot norm3d rnorm3d norm4d rnorm4d cbrt rcbrt j0 j1 y0 y1 yn jn cyl_bessel_i0
 cyl_bessel_i1 erf erfinv erfc erfcx erfcinv normcdfinv normcdf lgamma ldexp scalbn fmod
-remainder fma pow tgamma round llround fdim ilogb logb isfinited
+remainder fma pow tgamma round llround fdim ilogb logb isfinited fast_tanhf
 """.split()
 # CUDA libdevice's arities (every other function takes one argument)
 _ARITY = {name: 2 for name in """
@@ -38,5 +47,15 @@ atan2 hypot rhypot yn jn ldexp scalbn fmod remainder pow fdim
 """.split()}
 _ARITY.update({name: 3 for name in "sad byte_perm fma fma_rn fma_rz fma_rd fma_ru norm3d rnorm3d".split()})
 _ARITY.update({"norm4d": 4, "rnorm4d": 4})
-export_stubs(globals(), __tilec_path__, _NAMES, arity=lambda name: _ARITY.get(name, 1))
+_CUDA_NAMES = _NAMES
+from ...language import _TRITON_FUNCTIONS  # noqa: E402 (tilec.language imports this module last)
+
+_TL_NAMES = frozenset(_TRITON_FUNCTIONS)
+_COMPILED = {n for n, g, why in _C.language_functions() if why is None}
+_NAMES = sorted(set(_CUDA_NAMES) | {n for n, g, _ in _C.language_functions()
+                                    if g == "math" or (g == "prelude" and n not in _TL_NAMES)})
+#: CUDA libdevice functions that kernels cannot call on tilec (see the module docstring).
+NOT_COMPILED = sorted(set(_CUDA_NAMES) - _COMPILED)
+export_stubs(globals(), __tilec_path__, _NAMES, arity=lambda name: _ARITY.get(name, 1) if name in _CUDA_NAMES else None,
+             refusal=lambda name: f"libdevice function '{name}' is not supported" if name in NOT_COMPILED else None)
 __all__ = list(_NAMES)

@@ -1,6 +1,8 @@
-"""``triton._C.libtriton``: ``cpu.llvm.get_cpu_features()`` as triton-cpu's extension has it
-(test files size their expectations from the host's vector features)."""
+"""``triton._C.libtriton``: ``llvm.get_cpu_features()`` (also ``cpu.llvm``) as triton-cpu's
+extension has it (test files size their expectations from the host's vector features),
+and ``get_cache_invalidating_env_vars()``."""
 
+import os
 import platform
 import types
 
@@ -24,4 +26,15 @@ def _cpu_features():
     return feats
 
 
-cpu = types.SimpleNamespace(llvm=types.SimpleNamespace(get_cpu_features=_cpu_features))
+llvm = types.SimpleNamespace(get_cpu_features=_cpu_features)
+cpu = types.SimpleNamespace(llvm=llvm)
+
+# The environment variables that change what tilec compiles or checks (Triton lists its own
+# compiler's): the debug flag, the run-time checks, debug info, non-constexpr globals.
+_CACHE_INVALIDATING = ("TRITON_DEBUG", "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", "TILEC_CHECK", "TILEC_CHECK_BOUNDS",
+                       "TILEC_CHECK_RACES", "TILEC_CHECK_NAN", "TILEC_DEBUG_INFO")
+
+
+def get_cache_invalidating_env_vars():
+    """{name: value} of the set environment variables that change compiled kernels."""
+    return {k: os.environ[k] for k in _CACHE_INVALIDATING if k in os.environ}

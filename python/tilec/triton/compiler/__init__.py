@@ -1,21 +1,16 @@
-"""triton.compiler for the drop-in: the error classes and the compiled-kernel class.
+"""triton.compiler for the drop-in: the error classes, the compiled-kernel class, LazyDict
+and max_shared_mem.
 
-`triton.compile(src, ...)` (Triton's ahead-of-time entry point over ASTSource/IR files)
-has no counterpart here: kernels compile when launched or with `kernel.warmup(...)`,
-and ahead of time with the `tilec compile` command.
+Triton's own compiler entry points (`triton.compile(src, ...)` over ASTSource/IRSource,
+make_backend, get_cache_key) are refused (NotImplementedError naming the feature): kernels
+compile with tilec on their first launch or with `kernel.warmup(...)`, and ahead of time
+with the `tilec compile` command.
 """
 
-from tilec import CompiledKernel
+from .compiler import (ASTSource, CompiledKernel, IRSource, LazyDict, compile, get_cache_key, make_backend,
+                       max_shared_mem)
 from .errors import CompilationError, CompileTimeAssertionFailure, UnsupportedLanguageConstruct
+from . import compiler, errors  # noqa: F401
 
-
-def compile(src, target=None, options=None, *args, **kwargs):
-    """Not provided by the drop-in (see the module docstring)."""
-    raise NotImplementedError(
-        "triton.compile() is not provided by tilec's Triton drop-in: kernels compile on "
-        "their first launch or with kernel.warmup(*args, grid=...); ahead of time use "
-        "`tilec compile FILE.py -k KERNEL -s SIGNATURE`")
-
-
-__all__ = ["CompilationError", "CompileTimeAssertionFailure", "UnsupportedLanguageConstruct",
-           "CompiledKernel", "compile"]
+__all__ = ["CompilationError", "CompileTimeAssertionFailure", "UnsupportedLanguageConstruct", "CompiledKernel",
+           "ASTSource", "IRSource", "LazyDict", "compile", "get_cache_key", "make_backend", "max_shared_mem"]

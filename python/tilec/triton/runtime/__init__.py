@@ -4,6 +4,9 @@ from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .driver import driver
 from .errors import InterpreterError, OutOfResources
 from .jit import JITFunction, KernelInterface, MockTensor, TensorWrapper, reinterpret
+from .cache import RedisRemoteCacheBackend, RemoteCacheBackend
+from . import autotuner, build, cache, errors, jit  # noqa: F401
 
 __all__ = ["autotune", "Autotuner", "Config", "driver", "Heuristics", "heuristics", "InterpreterError",
-           "JITFunction", "KernelInterface", "MockTensor", "OutOfResources", "reinterpret", "TensorWrapper"]
+           "JITFunction", "KernelInterface", "MockTensor", "OutOfResources", "reinterpret", "TensorWrapper", "RemoteCacheBackend",
+           "RedisRemoteCacheBackend", "build", "cache"]

@@ -23,8 +23,12 @@ import warnings
 
 from ..errors import TritonError
 from .. import knobs as _knobs
-from .errors import AutotunerError, OutOfResources
-from .jit import KernelInterface
+from .. import knobs  # noqa: F401  (the names Triton's autotuner module has)
+from .._C.libtriton import get_cache_invalidating_env_vars  # noqa: F401
+from .cache import get_cache_manager, triton_key  # noqa: F401
+from .driver import driver  # noqa: F401
+from .errors import AutotunerError, OutOfResources, PTXASError  # noqa: F401
+from .jit import JITFunction, KernelInterface  # noqa: F401
 
 # The default CPU benchmark (Autotuner._bench_interleaved): every config is timed at least
 # _MIN_ROUNDS times; the configs within _CONTENDER_MARGIN of the best median are timed
@@ -171,6 +175,7 @@ class Autotuner(KernelInterface):
         self.bench_time = None
         self.nargs = None
         self.restore_copies = {}
+        self._bench_errors = []
         self.cache_results = cache_results or _knobs.autotuning.cache
 
         self.user_defined_pre_hook = pre_hook is not None
@@ -274,23 +279,28 @@ class Autotuner(KernelInterface):
 
     def _bench(self, *args, config, **meta):
         """Times one config with `self.do_bench` (the user's `do_bench=`, or the driver's
-        benchmarker): (timings, error)."""
+        benchmarker) and returns its timings, Triton's list of quantiles [median, p20, p80]
+        ms; a config that does not compile gets [inf, inf, inf] (the error is kept for
+        the case that no config compiles)."""
         kernel_call = self._kernel_call(args, config, meta)
         if _knobs.autotuning.print:
             print(f"Autotuning kernel {self.base_fn.__name__} with config {config}")
         try:
-            return self.do_bench(kernel_call, quantiles=(0.5, 0.2, 0.8)), None
+            return self.do_bench(kernel_call, quantiles=(0.5, 0.2, 0.8))
         except (TritonError, OutOfResources) as e:
             if not self._skippable(e):
                 raise
             if _knobs.autotuning.print:
                 print(f"Autotuning failed with {e}")
-            return [float("inf")] * 3, e
+            self._bench_errors.append(e)
+            return [float("inf")] * 3
 
     def _uses_cpu_benchmark(self):
         """True when no benchmark function was chosen (no `do_bench=`, the driver's own
-        benchmarker): the configs are then timed together by `_bench_interleaved`."""
-        if self._do_bench is not None:
+        benchmarker) and `_bench` is this class's: the configs are then timed together by
+        `_bench_interleaved`. A subclass that overrides `_bench` gets it called per config,
+        as in Triton."""
+        if self._do_bench is not None or type(self)._bench is not Autotuner._bench:
             return False
         from .. import testing
         from .driver import driver
@@ -384,14 +394,13 @@ class Autotuner(KernelInterface):
 
     def _benchmark(self, key, args, kwargs, configs):
         start = time.time()
+        self._bench_errors = []
         if self._uses_cpu_benchmark():
             timings, first_error = self._bench_interleaved(args, kwargs, configs)
         else:
-            timings, first_error = {}, None
-            for config in configs:
-                timing, error = self._bench(*args, config=config, **kwargs)
-                timings[config] = timing
-                first_error = first_error or error
+            timings = {config: self._bench(*args, config=config, **kwargs) for config in configs}
+            first_error = self._bench_errors[0] if self._bench_errors else None
+        self._bench_errors = []
         self.bench_time = time.time() - start
         best = builtins.min(timings, key=timings.get)
         if first_error is not None and all(_median(t) == float("inf") for t in timings.values()):
@@ -401,10 +410,16 @@ class Autotuner(KernelInterface):
         full_nargs = {**self.nargs, **kwargs, **best.all_kwargs()}
         self.pre_hook(full_nargs, reset_only=True)
 
-    def _benchmark_with_disk_cache(self, key, args, kwargs, configs):
-        """cache_results=True (or TRITON_CACHE_AUTOTUNING=1): reuse the timings an earlier
-        process stored for the same kernel source, key and configs; True on a hit."""
-        path = _tuning_file(self.fn, key, configs)
+    def check_disk_cache(self, tuning_key, configs, bench_fn):
+        """cache_results=True (or TRITON_CACHE_AUTOTUNING=1), as Triton's: the timings an
+        earlier process stored for the same kernel source, tuning key and configs set
+        `.cache[tuning_key]` and `.configs_timings` and True is returned; otherwise
+        `bench_fn()` runs and its timings are stored (tilec's disk cache, autotune/), and
+        False is returned. Configs with a pre_hook cannot be stored: bench_fn runs."""
+        if not tuning_key or any(c.pre_hook for c in configs):
+            bench_fn()
+            return False
+        path = _tuning_file(self.fn, tuning_key, configs)
         if path is not None and os.path.exists(path):
             try:
                 with open(path) as f:
@@ -415,15 +430,15 @@ class Autotuner(KernelInterface):
                 timings = None  # unreadable or from other configs: tune again
             if timings and len(timings) == len(configs):
                 self.configs_timings = timings
-                self.cache[key] = builtins.min(timings, key=timings.get)
+                self.cache[tuning_key] = builtins.min(timings, key=timings.get)
                 return True
-        self._benchmark(key, args, kwargs, configs)
+        bench_fn()
         if path is not None:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             tmp = f"{path}.{os.getpid()}.tmp"
             with open(tmp, "w") as f:
-                json.dump({"key": repr(key), "configs_timings": [(str(c), t) for c, t in
-                                                                 self.configs_timings.items()]}, f)
+                json.dump({"key": repr(tuning_key), "configs_timings": [(str(c), t) for c, t in
+                                                                        self.configs_timings.items()]}, f)
             os.replace(tmp, path)
         return False
 
@@ -439,8 +454,9 @@ class Autotuner(KernelInterface):
                 if len(pruned) == 1:
                     self.cache[key] = pruned[0]
                     used_cached_result = True
-                elif self.cache_results and not any(c.pre_hook for c in pruned):
-                    used_cached_result = self._benchmark_with_disk_cache(key, args, kwargs, pruned)
+                elif self.cache_results:
+                    used_cached_result = self.check_disk_cache(
+                        key, pruned, lambda: self._benchmark(key, args, kwargs, pruned))
                 else:
                     self._benchmark(key, args, kwargs, pruned)
                 if _knobs.autotuning.listener is not None:

@@ -13,7 +13,9 @@ import time
 
 from tilec import _cpu
 
+from ..backends import backends  # noqa: F401  (Triton's driver module has it: empty, see triton.backends)
 from ..backends.compiler import GPUTarget
+from ..backends.driver import DriverBase
 
 # The most warps a Triton program may ask for (1024 threads of 32).
 _MAX_WARPS = 32
@@ -91,7 +93,13 @@ class CPUDeviceInterface:
         return True
 
 
-class CPUDriver:
+# Triton type strings -> the C types tilec's launch functions take (tilec.h, KERNEL_launch)
+_C_TYPES = {"i1": "bool", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t", "u1": "bool",
+            "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t", "fp16": "uint16_t",
+            "bf16": "uint16_t", "fp32": "float", "f32": "float", "fp64": "double"}
+
+
+class CPUDriver(DriverBase):
     """The active driver: the host CPU, running kernels compiled by tilec."""
 
     backend = "cpu"
@@ -99,9 +107,18 @@ class CPUDriver:
     def __init__(self):
         self.utils = CPUUtils()
 
-    @staticmethod
-    def is_active():
+    @classmethod
+    def is_active(cls):
         return True
+
+    def map_python_to_cpp_type(self, ty):
+        """The C type of a kernel parameter of Triton type `ty` ("*fp32" -> "void *")."""
+        if ty.startswith("*"):
+            return "void *"
+        try:
+            return _C_TYPES[ty]
+        except KeyError:
+            raise ValueError(f"map_python_to_cpp_type: unknown Triton type {ty!r}") from None
 
     def get_current_target(self):
         return GPUTarget("cpu", platform.machine(), 1)
@@ -170,10 +187,15 @@ class DriverConfig:
         """triton-cpu's switch to its CPU driver; tilec's driver is always the CPU."""
         self._active = self.default
 
+    def get_active_gpus(self):
+        """triton-cpu's list of the active GPU backends' names: empty, tilec's kernels run on
+        the CPU (its tutorials take the CPU path when the list is empty)."""
+        return []
+
     def set_active_to_gpu(self):
         raise RuntimeError("tilec's Triton drop-in runs kernels on the CPU only; there is no GPU driver")
 
 
 driver = DriverConfig()
 
-__all__ = ["driver", "DriverConfig", "CPUDriver", "CPUUtils", "CPUDeviceInterface"]
+__all__ = ["driver", "DriverConfig", "DriverBase", "CPUDriver", "CPUUtils", "CPUDeviceInterface", "backends"]

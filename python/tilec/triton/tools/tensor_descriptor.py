@@ -25,6 +25,31 @@ def _itemsize(dtype):
     return size
 
 
+def validate_block_shape(shape):
+    """Triton's checks of a block shape (ints, powers of 2, at most TRITON_MAX_TENSOR_NUMEL
+    elements); returns the element count."""
+    numel = 1
+    for i, d in enumerate(shape):
+        if not isinstance(d, int):
+            raise TypeError(f"Shape element {i} must have type `constexpr[int]`, got `constexpr[{type(d)}]")
+        if not _is_power_of_two(d):
+            raise ValueError(f"Shape element {i} must be a power of 2")
+        numel *= d
+    if numel > _MAX_NUMEL:
+        raise ValueError(f"numel ({numel}) exceeds triton maximum tensor numel ({_MAX_NUMEL})")
+    return numel
+
+
+def canonicalize_dtype(dtype):
+    """Triton's short type string of a torch, numpy or tl dtype ("torch.float16" -> "fp16")."""
+    from ..runtime.jit import type_canonicalisation_dict
+    name = str(dtype).split(".")[-1]
+    try:
+        return type_canonicalisation_dict[name]
+    except KeyError:
+        raise KeyError(f"canonicalize_dtype: {dtype!r} is not a dtype Triton kernels take") from None
+
+
 def _is_floating(dtype):
     v = getattr(dtype, "is_floating_point", None)
     if v is not None:
@@ -96,4 +121,4 @@ class TensorDescriptor:
                                 round_f32_to_tf32)
 
 
-__all__ = ["TensorDescriptor"]
+__all__ = ["TensorDescriptor", "canonicalize_dtype", "validate_block_shape"]
