@@ -92,8 +92,13 @@ bool cg_get_shape(tc_cg *cg, const tc_val *v, tc_loc loc, int *rank, int64_t *sh
     shape[0] = v->i;
     return true;
   }
-  if (!v || v->kind != TV_TUPLE || v->nitems > TC_MAX_RANK) {
+  if (!v || v->kind != TV_TUPLE) {
     cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "shape must be a tuple or list of constexpr integers");
+    return false;
+  }
+  if (v->nitems > TC_MAX_RANK) { /* Triton allows more; tilec's tiles stop at rank 4 */
+    cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tiles of rank > %d are not supported (this shape has %d dimensions)",
+             TC_MAX_RANK, v->nitems);
     return false;
   }
   int64_t numel = 1;

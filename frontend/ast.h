@@ -174,6 +174,8 @@ struct tc_func {
   tc_expr **decorators;   /* expressions after '@', in source order */
   int ndecorators;
   int is_jit;             /* one decorator's dotted name ends in `jit` */
+  int is_pyfn;            /* @triton.constexpr_function / @tl.constexpr: a Python function that
+                             Triton calls at compile time; evaluated on compile-time values */
   tc_expr *returns;       /* `-> annotation`, may be NULL */
   tc_block body;
 };

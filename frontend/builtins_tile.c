@@ -443,13 +443,24 @@ static tc_val argmax_argmin(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_l
   return r.kind == TV_TUPLE ? r.items[1] : r;
 }
 
+/* Triton's tl.reduce / tl.associative_scan give a tuple for a tuple input, also a tuple of
+ * one (`sum0, = tl.reduce((x,), 0, f)`), and a tensor for a tensor. */
+static tc_val one_tuple(tc_cg *cg, const tc_val *in, tc_val r) {
+  if (cg->err || in->kind != TV_TUPLE || r.kind == TV_TUPLE) return r;
+  tc_val t = {.kind = TV_TUPLE, .nitems = 1};
+  t.items = cg_alloc(cg, sizeof(tc_val) * 2);
+  t.items[0] = r;
+  return t;
+}
+
 static tc_val reduce_fn(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
   const char *fn = b->sig.fn;
   const cg_sig s = b->sig;
   tc_val xs[8], *cf = cg_arg(a, &s, "combine_fn");
   int n = combine_inputs(cg, cg_arg(a, &s, "input"), cf, "reduce", xs, fn, loc);
   if (n == 0) return (tc_val){0};
-  return reduce(cg, xs, n, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "keep_dims")), C_JIT, false, cf->fn, fn, loc);
+  tc_val r = reduce(cg, xs, n, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "keep_dims")), C_JIT, false, cf->fn, fn, loc);
+  return one_tuple(cg, cg_arg(a, &s, "input"), r);
 }
 
 static tc_val cumsum_cumprod(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
@@ -486,7 +497,8 @@ static tc_val associative_scan(tc_cg *cg, const cg_builtin *b, tc_callargs *a, t
   tc_val xs[8], *cf = cg_arg(a, &s, "combine_fn");
   int n = combine_inputs(cg, cg_arg(a, &s, "input"), cf, "associative_scan", xs, fn, loc);
   if (n == 0) return (tc_val){0};
-  return scan(cg, xs, n, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "reverse")), C_JIT, cf->fn, fn, loc);
+  tc_val r = scan(cg, xs, n, cg_arg(a, &s, "axis"), flag(cg_arg(a, &s, "reverse")), C_JIT, cf->fn, fn, loc);
+  return one_tuple(cg, cg_arg(a, &s, "input"), r);
 }
 
 static tc_val gather(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {

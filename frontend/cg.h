@@ -83,6 +83,13 @@ typedef struct tc_frame {
   int loop_depth;   /* runtime loops of this function being generated */
   int unroll_depth; /* tl.static_range / tuple loops of this function being unrolled */
   tc_loc call_loc;  /* where the caller called this function */
+  /* A compile-time Python function (@triton.constexpr_function, @tl.constexpr; tc_func's
+   * is_pyfn), run as Python runs it: names hold plain values (no rank-0 tensors), if/for/while
+   * are decided and repeated at compile time, break/continue work (loop_ctl: 1 break,
+   * 2 continue, pending until the enclosing loop takes it). */
+  bool pyfn;
+  int loop_ctl;
+  int pyfn_loops; /* compile-time loops of this function being run */
 } tc_frame;
 
 typedef struct tc_cg {

@@ -181,6 +181,7 @@ static tc_val eval_name(tc_cg *cg, const tc_expr *e) {
 }
 
 tc_val cg_assigned_value(tc_cg *cg, tc_val v) {
+  if (cg->depth && cg_frame(cg)->pyfn) return v; /* Python's values, not Triton's tensors */
   if (tv_is_number(&v)) {
     v.weak = true;
     return v;
@@ -541,15 +542,64 @@ void cg_assign_target(tc_cg *cg, const tc_expr *target, tc_val v) {
   cg_error(cg, target->loc, TILEC_ERROR_UNSUPPORTED, "assignment to this target is not supported");
 }
 
+/* The truth of a condition in a compile-time Python function: a compile-time value. */
+static bool pyfn_truth(tc_cg *cg, const tc_expr *test, const char *what, bool *t) {
+  tc_val c = cg_expr(cg, test);
+  if (cg->err) return false;
+  if (c.kind != TV_TENSOR && cg_truthy_constexpr(cg, &c, test->loc, t)) return true;
+  char d[64];
+  tv_describe(&c, d, sizeof d);
+  cg_error(cg, test->loc, TILEC_ERROR_SEMANTIC,
+           "'%s' in constexpr function '%s' needs a compile-time condition, got %s (a constexpr function runs in "
+           "Python when the kernel is compiled)",
+           what, cg_frame(cg)->fn->name, d);
+  return false;
+}
+
 static void stmt_if(tc_cg *cg, const tc_stmt *s) {
+  bool t;
+  if (cg_frame(cg)->pyfn) {
+    if (pyfn_truth(cg, s->u.if_.test, "if", &t)) cg_block(cg, t ? &s->u.if_.body : &s->u.if_.orelse);
+    return;
+  }
   tc_val c = cg_expr(cg, s->u.if_.test);
   if (cg->err) return;
-  bool t;
   if (c.kind != TV_TENSOR && cg_truthy_constexpr(cg, &c, s->loc, &t)) {
     cg_block(cg, t ? &s->u.if_.body : &s->u.if_.orelse);
     return;
   }
   cg_runtime_if(cg, s, c);
+}
+
+#define PYFN_MAX_TRIPS (1 << 20)
+
+/* One trip of a compile-time loop's body; false when the loop ends (break, return, error). */
+static bool pyfn_trip(tc_cg *cg, const tc_block *body) {
+  tc_frame *f = cg_frame(cg);
+  f->pyfn_loops++;
+  cg_block(cg, body);
+  f->pyfn_loops--;
+  int ctl = f->loop_ctl;
+  f->loop_ctl = 0;
+  return !cg->err && !f->returned && ctl != 1;
+}
+
+/* `while` in a compile-time Python function: the test and the body run until the test is false. */
+static void pyfn_while(tc_cg *cg, const tc_stmt *s) {
+  if (s->u.while_.orelse.nstmts) {
+    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'while ... else' is not supported");
+    return;
+  }
+  for (long trips = 0;; trips++) {
+    bool t;
+    if (!pyfn_truth(cg, s->u.while_.test, "while", &t) || !t) return;
+    if (trips == PYFN_MAX_TRIPS) {
+      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "a 'while' loop in constexpr function '%s' ran %d times without ending",
+               cg_frame(cg)->fn->name, PYFN_MAX_TRIPS);
+      return;
+    }
+    if (!pyfn_trip(cg, &s->u.while_.body)) return;
+  }
 }
 
 static bool is_static_range(const tc_val *v) { return v->kind == TV_BUILTIN && !strcmp(v->name, "tl.static_range"); }
@@ -601,6 +651,11 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
   }
   for (int i = 0; i < n; i++)
     if (vals[i].kind != TV_INT && vals[i].kind != TV_BOOL) all_const = false;
+  if (!all_const && cg_frame(cg)->pyfn) {
+    cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "range() in constexpr function '%s' needs compile-time integer bounds",
+             cg_frame(cg)->fn->name);
+    return;
+  }
   if (!all_const) {
     if (is_static_range(&fn)) {
       cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "tl.static_range bounds must be constexpr");
@@ -609,7 +664,8 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
     cg_runtime_for(cg, s, vals, n);
     return;
   }
-  if (!is_static_range(&fn)) {
+  bool pyfn = cg_frame(cg)->pyfn;
+  if (!is_static_range(&fn) && !pyfn) {
     /* range/tl.range stay loops (as in Triton); only tl.static_range unrolls. */
     cg_runtime_for(cg, s, vals, n);
     return;
@@ -625,6 +681,22 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
     return;
   }
   int64_t trips = b[2] > 0 ? (b[1] - b[0] + b[2] - 1) / b[2] : (b[0] - b[1] - b[2] - 1) / (-b[2]);
+  if (pyfn) { /* Python's loop, at compile time: nothing is emitted per trip */
+    if (trips > PYFN_MAX_TRIPS) {
+      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "a 'for' loop in constexpr function '%s' would run %lld times",
+               cg_frame(cg)->fn->name, (long long)trips);
+      return;
+    }
+    if (s->u.for_.orelse.nstmts) {
+      cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'for ... else' is not supported");
+      return;
+    }
+    for (int64_t i = b[0]; b[2] > 0 ? i < b[1] : i > b[1]; i += b[2]) {
+      cg_assign_target(cg, s->u.for_.target, tv_int(i));
+      if (cg->err || !pyfn_trip(cg, &s->u.for_.body)) return;
+    }
+    return;
+  }
   if (trips > 4096) {
     cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "tl.static_range with more than 4096 iterations would unroll into too much code; use range()");
     return;
@@ -723,10 +795,19 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
   }
   case TC_STMT_IF: stmt_if(cg, s); return;
   case TC_STMT_FOR: stmt_for(cg, s); return;
-  case TC_STMT_WHILE: cg_while(cg, s); return;
+  case TC_STMT_WHILE:
+    if (cg_frame(cg)->pyfn) pyfn_while(cg, s);
+    else cg_while(cg, s);
+    return;
   case TC_STMT_PASS: return;
-  case TC_STMT_BREAK: cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'break' is not supported in kernels"); return;
-  case TC_STMT_CONTINUE: cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'continue' is not supported in kernels"); return;
+  case TC_STMT_BREAK: case TC_STMT_CONTINUE:
+    if (cg_frame(cg)->pyfn && cg_frame(cg)->pyfn_loops) {
+      cg_frame(cg)->loop_ctl = s->kind == TC_STMT_BREAK ? 1 : 2;
+      return;
+    }
+    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'%s' is not supported in kernels",
+             s->kind == TC_STMT_BREAK ? "break" : "continue");
+    return;
   case TC_STMT_ASSERT: stmt_assert(cg, s); return;
   case TC_STMT_DEF:
     cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "nested function definitions are not supported in @triton.jit functions");
@@ -743,7 +824,7 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
 
 void cg_block(tc_cg *cg, const tc_block *blk) {
   for (int i = 0; i < blk->nstmts; i++) {
-    if (cg->err || cg_frame(cg)->returned) return;
+    if (cg->err || cg_frame(cg)->returned || cg_frame(cg)->loop_ctl) return;
     tc_val before = cg_returned_state(cg);
     cg_stmt(cg, blk->stmts[i]);
     if (cg->err || cg_frame(cg)->returned) return;
@@ -776,7 +857,7 @@ void cg_unrolled_body(tc_cg *cg, const tc_block *body, bool last, tc_loc loc) {
 /* ---- calls ------------------------------------------------------------------------------ */
 
 static bool push_frame(tc_cg *cg, const tc_func *fn, tc_loc loc) {
-  for (int i = 0; i < cg->depth; i++)
+  for (int i = 0; i < cg->depth && !fn->is_pyfn; i++) /* Python functions may recurse */
     if (cg->frames[i]->fn == fn) {
       cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "recursive call to '%s' is not supported (jit functions are inlined)",
                fn->name);
@@ -793,6 +874,7 @@ static bool push_frame(tc_cg *cg, const tc_func *fn, tc_loc loc) {
   }
   f->fn = fn;
   f->call_loc = loc;
+  f->pyfn = fn->is_pyfn;
   f->unit = tc_mctx_unit_of(cg->mctx, fn);
   f->mod = f->unit >= 0 ? tc_mctx_unit_module(cg->mctx, f->unit) : cg->prelude;
   cg->frames[cg->depth++] = f;

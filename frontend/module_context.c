@@ -291,6 +291,7 @@ static bool api_value(tc_cg *cg, const tilec_global *g, tc_loc loc, bool attr, t
     }
     const char *fname = g->value && *g->value ? g->value : name;
     const tc_func *fn = tc_module_find(m->units[target].mod, fname);
+    if (!fn && unit_lookup(cg, target, fname, loc, true, out, NULL)) return true; /* why it is not a function */
     if (!fn) {
       cg_error(cg, loc, TILEC_ERROR_NOT_FOUND, "global '%s' names function '%s' of %s, which has no %sfunction of that name",
                name, fname, m->units[target].filename, m->units[target].functions_only ? "" : "@jit ");
@@ -874,8 +875,15 @@ static bool apply_stmt(deriv *d, dset *s, const tc_stmt *st) {
   }
   case TC_STMT_OTHER: {
     bool def = !strcmp(st->u.other.what, "function definition");
+    static const char pyfn[] = "constexpr function definition: ";
+    char rest[400];
+    if (!strncmp(st->u.other.what, pyfn, sizeof pyfn - 1))
+      snprintf(rest, sizeof rest, ", whose body uses Python tilec does not evaluate at compile time (%s)",
+               st->u.other.what + sizeof pyfn - 1);
     const char *why = def ? why_at(d, "it is a Python function defined", file_line(d, st->loc),
                                    ", not a @triton.jit function (kernels can only call @jit functions)")
+                      : !strncmp(st->u.other.what, pyfn, sizeof pyfn - 1)
+                          ? why_at(d, "it is a constexpr function defined", file_line(d, st->loc), rest)
                           : why_at(d, "it is bound by host code", file_line(d, st->loc), " that tilec does not evaluate");
     for (int i = 0; i < st->u.other.nbinds; i++) bind_opaque(s, st->u.other.binds[i], why, st->loc);
     return st->u.other.nbinds == 0;

@@ -1211,6 +1211,13 @@ static int tc_decorator_is_jit(const tc_expr *e) {
   return 0;
 }
 
+/* The decorator is `constexpr_function` or `constexpr` (dotted: @triton.constexpr_function,
+ * @tl.constexpr): a compile-time Python function. */
+static int tc_decorator_is_pyfn(const tc_expr *e) {
+  const char *n = e->kind == TC_EXPR_NAME ? e->u.name : e->kind == TC_EXPR_ATTRIBUTE ? e->u.attr.name : NULL;
+  return n && (!strcmp(n, "constexpr_function") || !strcmp(n, "constexpr"));
+}
+
 static tc_func *tc_parse_def(tc_parser *p, tc_vec *decorators) {
   const tc_token *t = tc_advance(p); /* def */
   tc_func *f = tc_new(p, sizeof *f);
@@ -1218,8 +1225,10 @@ static tc_func *tc_parse_def(tc_parser *p, tc_vec *decorators) {
   if (decorators) {
     f->decorators = (tc_expr **)(void *)decorators->data;
     f->ndecorators = decorators->n;
-    for (int i = 0; i < f->ndecorators; i++)
+    for (int i = 0; i < f->ndecorators; i++) {
       if (tc_decorator_is_jit(f->decorators[i])) f->is_jit = 1;
+      else if (tc_decorator_is_pyfn(f->decorators[i])) f->is_pyfn = 1;
+    }
   }
   const tc_token *n = tc_cur(p);
   if (!tc_is_identifier(n)) tc_fail(p, tc_tok_loc(n), "expected function name after 'def'");
@@ -1242,6 +1251,16 @@ static int tc_tokens_are_jit(const tc_parser *p, size_t i) {
   while (i + 2 < p->ntoks && tc_is_op(&p->toks[i + 1], ".") && tc_is_identifier(&p->toks[i + 2]))
     i += 2;
   return tc_tok_eq(&p->toks[i], TC_TOK_NAME, "jit");
+}
+
+/* Whether the tokens at i spell NAME(.NAME)* ending in `constexpr_function` or `constexpr`
+ * and then the end of the line: a compile-time Python function's decorator. */
+static int tc_tokens_are_pyfn(const tc_parser *p, size_t i) {
+  if (i >= p->ntoks || !tc_is_identifier(&p->toks[i])) return 0;
+  while (i + 2 < p->ntoks && tc_is_op(&p->toks[i + 1], ".") && tc_is_identifier(&p->toks[i + 2]))
+    i += 2;
+  return (tc_tok_eq(&p->toks[i], TC_TOK_NAME, "constexpr_function") || tc_tok_eq(&p->toks[i], TC_TOK_NAME, "constexpr")) &&
+         i + 1 < p->ntoks && p->toks[i + 1].kind == TC_TOK_NEWLINE;
 }
 
 /* NAME(.NAME)* at token i as an expression, or NULL. */
@@ -1560,9 +1579,47 @@ static int tc_guarded_parse(tc_guarded *g, jmp_buf *jb) {
   switch (g->what) {
   case 0: tc_parse_module_simple(g->p, g->out); break;
   case 1: tc_vec_push_ptr(g->p, g->out, tc_parse_module_try(g->p)); break;
+  case 3: {
+    tc_func *f = tc_parse_top_func(g->p);
+    tc_stmt *s = tc_stmt_new(g->p, TC_STMT_DEF, f->loc);
+    s->u.def.func = f;
+    tc_vec_push_ptr(g->p, g->out, s);
+    break;
+  }
   default: tc_vec_push_ptr(g->p, g->out, tc_parse_module_if(g->p)); break;
   }
   return 1;
+}
+
+/* A compile-time Python function (@triton.constexpr_function, @tl.constexpr): parsed as a
+ * function when its body is in the language's Python subset; otherwise an opaque statement
+ * whose names say why, so that only a kernel calling it fails (at the call). */
+static void tc_module_pyfn(tc_parser *p, tc_vec *out) {
+  size_t start = p->pos;
+  int depth = p->depth, n = out->n;
+  jmp_buf *outer = p->jb;
+  jmp_buf jb;
+  tc_guarded g = {p, out, 0, 3};
+  int ok = tc_guarded_parse(&g, &jb);
+  p->jb = outer;
+  if (ok) return;
+  if (tilec_status_code_of(p->err) != TILEC_ERROR_SYNTAX) tc_throw(p);
+  char what[320];
+  snprintf(what, sizeof what, "constexpr function definition: %s", tilec_status_message(p->err));
+  char *jit_suffix = strstr(what, " in @triton.jit functions");
+  if (jit_suffix) *jit_suffix = '\0'; /* the message names the construct; this is no jit function */
+  tilec_status_destroy(p->err);
+  p->err = NULL;
+  p->depth = depth;
+  p->pos = start;
+  out->n = n;
+  while (tc_accept_op(p, "@")) tc_skip_to_newline(p);
+  tc_loc loc = tc_tok_loc(tc_cur(p)); /* the def */
+  tc_skip_logical(p);
+  size_t len = strlen(what) + 1;
+  char *w = tc_new(p, len);
+  memcpy(w, what, len);
+  tc_vec_push_ptr(p, out, tc_opaque(p, loc, w, start, p->pos));
 }
 
 static void tc_module_guarded(tc_parser *p, tc_vec *out, int what, const char *opaque_what) {
@@ -1604,10 +1661,16 @@ static void tc_parse_module_stmt(tc_parser *p, tc_vec *out, int top) {
     size_t start = p->pos;
     /* a @jit def anywhere at module level (also in an if/try: version-dependent helpers);
      * a bare def only at the top of a function-only source */
-    int jit = def && top && p->m->functions_only;
+    int jit = def && top && p->m->functions_only, pyfn = 0;
     while (tc_accept_op(p, "@")) {
       if (tc_tokens_are_jit(p, p->pos)) jit = 1;
+      else if (tc_tokens_are_pyfn(p, p->pos)) pyfn = 1;
       tc_skip_to_newline(p);
+    }
+    if (pyfn && !jit && tc_is_kw(tc_cur(p), "def")) {
+      p->pos = start;
+      tc_module_pyfn(p, out);
+      return;
     }
     if (jit && tc_is_kw(tc_cur(p), "def")) {
       p->pos = start;

@@ -30,6 +30,48 @@ import triton.language as tl
 # ---------------------------------------------------------------------------------------
 
 
+# triton.language.standard's compile-time helpers, which libraries import by name
+# (`from triton.language.standard import _log2`): Python functions run at compile time.
+@triton.constexpr_function
+def _log2(i):
+    log2 = 0
+    n = i
+    while n > 1:
+        n >>= 1
+        log2 += 1
+    return log2
+
+
+@triton.constexpr_function
+def _is_power_of_two(i):
+    return (i & (i - 1)) == 0 and i != 0
+
+
+@triton.constexpr_function
+def _get_int_dtype(bitwidth, signed):
+    if signed:
+        if bitwidth == 8:
+            return tl.int8
+        if bitwidth == 16:
+            return tl.int16
+        if bitwidth == 32:
+            return tl.int32
+        if bitwidth == 64:
+            return tl.int64
+    else:
+        if bitwidth == 1:
+            return tl.int1
+        if bitwidth == 8:
+            return tl.uint8
+        if bitwidth == 16:
+            return tl.uint16
+        if bitwidth == 32:
+            return tl.uint32
+        if bitwidth == 64:
+            return tl.uint64
+    tl.static_assert(False, "Unsupported bitwidth")
+
+
 @triton.jit
 def _umulhi64(a, b):
     # High 64 bits of the 128-bit product of two uint64 values (tl.umulhi of 64-bit

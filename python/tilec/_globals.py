@@ -17,6 +17,7 @@ the source (``filename``, ``source``, ``source_kind``, ``first_line``, ``globals
 import ast
 import builtins
 import inspect
+import math as _math
 import textwrap
 import types
 
@@ -195,6 +196,22 @@ class _Builder:
         self.modules[idx] = (filename, source, SOURCE_FUNCTIONS, first_line, entries)
         return idx
 
+    def constexpr_function_module(self, fn):
+        """A compile-time Python function (``@triton.constexpr_function``, ``@tl.constexpr``):
+        its source under a decorator line the compiler recognizes, which takes the place of
+        the line before the def, so the def keeps its line number."""
+        key = id(fn)
+        if key in self.index:
+            return self.index[key]
+        idx = len(self.modules)
+        self.index[key] = idx
+        self.modules.append(None)
+        filename, source, first_line = function_source(fn)
+        entries = self.globals_of(fn)
+        self.modules[idx] = (filename, "@triton.constexpr_function\n" + source, SOURCE_FUNCTIONS,
+                             max(first_line - 1, 1), entries)
+        return idx
+
     def globals_of(self, fn, extra_names=()):
         fn = inspect.unwrap(fn)
         g = fn.__globals__
@@ -228,6 +245,11 @@ class _Builder:
 
         if _is_jit(value):
             return (name, GLOBAL_FUNCTION, value.fn.__name__, self.helper_module(value))
+        pyfn = _constexpr_function_of(value)
+        if pyfn is not None:
+            return (name, GLOBAL_FUNCTION, pyfn.__name__, self.constexpr_function_module(pyfn))
+        if value is _math:  # Python's math: its constants and functions on constexprs
+            return (name, GLOBAL_MODULE, "math", 0)
         if isinstance(value, tl.constexpr) or (type(value).__name__ == "constexpr" and hasattr(value, "value")):
             text = value_text(value)
             return (name, GLOBAL_CONSTEXPR, text, 0) if text is not None else (name, GLOBAL_PLAIN, None, 0)
@@ -244,6 +266,21 @@ class _Builder:
         if value is getattr(builtins, name, object()):
             return None
         return (name, GLOBAL_PLAIN, value_text(value), 0)
+
+
+def _constexpr_function_of(value):
+    """The Python function of a compile-time function a kernel may call: Triton's
+    ``@constexpr_function`` (the drop-in's wrapper or Triton's ConstexprFunction) or a
+    function wrapped in ``tl.constexpr``; None for anything else."""
+    if getattr(value, "__triton_constexpr_function__", False):
+        fn = inspect.unwrap(value)
+    elif type(value).__name__ == "ConstexprFunction" and hasattr(value, "fn"):
+        fn = value.fn
+    elif type(value).__name__ == "constexpr" and isinstance(getattr(value, "value", None), types.FunctionType):
+        fn = value.value
+    else:
+        return None
+    return fn if isinstance(fn, types.FunctionType) and getattr(fn, "__tilec_path__", None) is None else None
 
 
 def _has_kernel_names(mod):

@@ -749,6 +749,8 @@ _stubs.export_stubs(globals(), "triton.language", _FUNCTIONS, refusal=_refusal)
 from . import math  # noqa: E402
 from . import extra  # noqa: E402
 from . import core  # noqa: E402
+from ._constexpr_ops import install as _install_constexpr_ops  # noqa: E402
+_install_constexpr_ops(constexpr)  # host-side < + - ... as Triton's constexpr has them
 from . import target_info  # noqa: E402
 
 math.core = core  # as Triton's math module has it

@@ -2,7 +2,7 @@
 against numpy (its kernels are in libforms/kernels.py)."""
 import numpy as np
 
-from harness import add, diag, rng
+from harness import add, diag, line_of, rng
 
 
 def _f16_exact(a):
@@ -116,6 +116,7 @@ def cases():
             np.sqrt(2 / np.pi) * (a["x_ptr"].astype(np.float64) + 0.044715 * a["x_ptr"].astype(np.float64) ** 3)))},
         rtol=1e-5, atol=1e-6)
     rounding_cases()
+    constexpr_function_cases()
 
 
 # ---- reference for the rounding-mode functions: exact rationals rounded by hand ------------
@@ -275,3 +276,35 @@ def rounding_cases():
                      BLOCK=128), ["out_ptr"], check=check)
     diag(F, "diag_fma_rz_fp64", K, "fma_rz_fp64_kernel", "*fp64, *fp64, 16",
          expect=("libdevice.fma_rz takes fp32 operands",), line="libdevice.fma_rz(x, x, x)")
+
+
+def constexpr_function_cases():
+    F = "libforms"
+    K = "libforms/kernels.py"
+    for dt, per_word in [(np.float16, 2), (np.float32, 1), (np.int8, 4), (np.int16, 2), (np.float64, 1)]:
+        for N, BLOCK in [(5000, 256), (1, 1), (7, 8)]:
+            x = np.ones(N, dt)
+            x[::7] = 3  # 5000 values summing past fp16's 2048: an fp16 accumulator would stop
+            out_dt = {np.float16: np.float32, np.int8: np.int32, np.int16: np.int32}.get(dt, dt)
+            lg = BLOCK.bit_length() - 1
+            add(F, "constexpr_function_acc_%s_n%d" % (np.dtype(dt).name, N), K, "constexpr_fn_sum_kernel", (1,),
+                dict(x_ptr=x, out_ptr=np.zeros(1, out_dt), N=N, BLOCK=BLOCK), ["out_ptr"],
+                lambda a, per_word=per_word, lg=lg, out_dt=out_dt: {"out_ptr": np.array(
+                    [a["x_ptr"].astype(np.float64).sum() * per_word + (lg << 20)], out_dt)})
+    diag(F, "diag_constexpr_function_runtime_if", K, "constexpr_fn_runtime_if_kernel", "*fp32, *i32",
+         expect=("'if' in constexpr function '_sign_of' needs a compile-time condition", "got i1 scalar"),
+         line=line_of(K, "    if x > 0:"))
+    diag(F, "diag_constexpr_function_unparsed", K, "constexpr_fn_unparsed_kernel", "*i32",
+         expect=("'_triangle' cannot be used in a kernel", "constexpr function defined at line",
+                 "list comprehension is not supported)"), line="_triangle(4))")
+    x = (np.arange(16) * 0.5 - 3).astype(np.float64)
+    add(F, "reduce_scan_tuple_of_one", K, "reduce_tuple_of_one_kernel", (1,),
+        dict(x_ptr=x, out_ptr=np.zeros(17, np.float64), BLOCK=16), ["out_ptr"],
+        lambda a: {"out_ptr": np.concatenate([[a["x_ptr"].sum()], np.cumsum(a["x_ptr"])])}, rtol=1e-12)
+    for shape in [(4, 4), (16,), (2, 2, 4), (1, 16)]:
+        x = np.arange(16, dtype=np.int32)
+        add(F, "reshape_tuple_constexpr_%s" % "x".join(map(str, shape)), K, "reshape_tuple_constexpr_kernel", (1,),
+            dict(z_ptr=np.zeros(16, np.int32), x_ptr=x, N=16, OUT_SHAPE=str(shape).replace(" ", "")), ["z_ptr"],
+            lambda a: {"z_ptr": a["x_ptr"] + 1})
+    diag(F, "diag_reshape_rank_9", K, "reshape_tuple_constexpr_kernel", "*i32, *i32, 512, (2, 2, 2, 2, 2, 2, 2, 2, 2)",
+         expect=("tiles of rank > 4 are not supported", "9 dimensions"), line="tl.reshape(x, OUT_SHAPE)")

@@ -199,3 +199,94 @@ def fma_rz_fp64_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
     tl.store(out_ptr + offs, libdevice.fma_rz(x, x, x))
+
+
+# ---- compile-time Python functions (item 6) and triton.language.standard's helpers ----------
+
+from triton.language.standard import _is_power_of_two, _log2  # noqa: E402
+
+
+@tl.constexpr
+def _acc_dtype(dtype):
+    # the type a sum of `dtype` values accumulates in
+    if dtype == tl.float16 or dtype == tl.bfloat16:
+        return tl.float32
+    if dtype.is_int() and dtype.primitive_bitwidth < 32:
+        return tl.int32
+    return dtype
+
+
+@triton.constexpr_function
+def _per_word(dtype):
+    # values of `dtype` in 32 bits, with a loop and a break as host code writes it
+    n = 0
+    for bits in range(0, 64, dtype.primitive_bitwidth):
+        if bits >= 32:
+            break
+        n += 1
+    return n
+
+
+@triton.constexpr_function
+def _ceil_log2(n):
+    s = 0
+    while (1 << s) < n:
+        s += 1
+    return s
+
+
+@triton.jit
+def constexpr_fn_sum_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    tl.static_assert(_is_power_of_two(BLOCK))
+    tl.static_assert(_log2(BLOCK) == _ceil_log2(BLOCK))
+    acc = tl.zeros([BLOCK], dtype=_acc_dtype(x_ptr.dtype.element_ty))
+    for start in range(0, N, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + offs, mask=offs < N, other=0).to(_acc_dtype(x_ptr.dtype.element_ty))
+    tl.store(out_ptr, tl.sum(acc, 0) * _per_word(x_ptr.dtype.element_ty) + (_log2(BLOCK) << 20))
+
+
+@tl.constexpr
+def _sign_of(x):
+    if x > 0:
+        return 1
+    return -1
+
+
+@triton.jit
+def constexpr_fn_runtime_if_kernel(x_ptr, out_ptr):
+    tl.store(out_ptr, _sign_of(tl.load(x_ptr)))
+
+
+@triton.constexpr_function
+def _triangle(n):
+    return sum([i for i in range(n)])
+
+
+@triton.jit
+def constexpr_fn_unparsed_kernel(out_ptr):
+    tl.store(out_ptr, _triangle(4))
+
+
+# ---- issue 27: tl.reduce / associative_scan on a tuple of one, reshape to a tuple constexpr ---
+
+@triton.jit
+def _add(a, b):
+    return a + b
+
+
+@triton.jit
+def reduce_tuple_of_one_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    sum0, = tl.reduce((x,), 0, _add)
+    cs, = tl.associative_scan((x,), 0, _add)
+    tl.store(out_ptr, sum0)
+    tl.store(out_ptr + 1 + tl.arange(0, BLOCK), cs)
+
+
+@triton.jit
+def reshape_tuple_constexpr_kernel(z_ptr, x_ptr, N: tl.constexpr, OUT_SHAPE: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    z = tl.reshape(x, OUT_SHAPE)
+    tl.static_assert(z.shape == OUT_SHAPE)
+    tl.store(z_ptr + tl.arange(0, N), tl.reshape(z + 1, (N,)))
