@@ -72,6 +72,89 @@ def _get_int_dtype(bitwidth, signed):
     tl.static_assert(False, "Unsupported bitwidth")
 
 
+# triton.language.standard's combine functions, for tl.reduce / tl.associative_scan in
+# code that imports them by name (`from triton.language.standard import _sum_combine`).
+@triton.jit
+def _sum_combine(a, b):
+    return a + b
+
+
+@triton.jit
+def _prod_combine(a, b):
+    return a * b
+
+
+@triton.jit
+def _xor_combine(a, b):
+    return a ^ b
+
+
+@triton.jit
+def _or_combine(a, b):
+    return a | b
+
+
+@triton.jit
+def _elementwise_max(a, b):
+    return tl.maximum(a, b)
+
+
+@triton.jit
+def _elementwise_min(a, b):
+    return tl.minimum(a, b)
+
+
+@triton.jit
+def _argmax_combine(value1, index1, value2, index2, tie_break_left):
+    # the larger value wins; an equal value wins with the smaller index when tie_break_left
+    if tie_break_left:
+        first = (value1 > value2) | ((value1 == value2) & (index1 < index2))
+    else:
+        first = value1 > value2
+    return tl.where(first, value1, value2), tl.where(first, index1, index2)
+
+
+@triton.jit
+def _argmax_combine_tie_break_left(value1, index1, value2, index2):
+    return _argmax_combine(value1, index1, value2, index2, True)
+
+
+@triton.jit
+def _argmax_combine_tie_break_fast(value1, index1, value2, index2):
+    return _argmax_combine(value1, index1, value2, index2, False)
+
+
+@triton.jit
+def _argmin_combine(value1, index1, value2, index2, tie_break_left):
+    if tie_break_left:
+        first = (value1 < value2) | ((value1 == value2) & (index1 < index2))
+    else:
+        first = value1 < value2
+    return tl.where(first, value1, value2), tl.where(first, index1, index2)
+
+
+@triton.jit
+def _argmin_combine_tie_break_left(value1, index1, value2, index2):
+    return _argmin_combine(value1, index1, value2, index2, True)
+
+
+@triton.jit
+def _argmin_combine_tie_break_fast(value1, index1, value2, index2):
+    return _argmin_combine(value1, index1, value2, index2, False)
+
+
+@triton.constexpr_function
+def _pick_sum_dtype(in_dtype, dtype):
+    # the accumulator of tl.sum: dtype when given, else 32 bits for narrower integers
+    if dtype is not None:
+        return dtype
+    if in_dtype.is_int_signed() and in_dtype.int_bitwidth < 32:
+        return tl.int32
+    if in_dtype.is_int_unsigned() and in_dtype.int_bitwidth < 32:
+        return tl.uint32
+    return in_dtype
+
+
 @triton.jit
 def _umulhi64(a, b):
     # High 64 bits of the 128-bit product of two uint64 values (tl.umulhi of 64-bit

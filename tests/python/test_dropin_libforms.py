@@ -19,6 +19,8 @@ tilec.install_triton()
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 from triton.language.standard import _get_int_dtype, _is_power_of_two, _log2  # noqa: E402
+from triton.language.standard import (_argmax_combine_tie_break_left, _elementwise_max, _pick_sum_dtype,  # noqa: E402
+                                      _sum_combine)
 
 torch = pytest.importorskip("torch")
 
@@ -260,3 +262,32 @@ def test_reshape_to_a_host_built_tuple_constexpr(shapes):
     z.zero_()
     reshape_kernel[(1,)](z, x, torch.Size(in_shape), tuple(np.int64(d) for d in out_shape), n)
     assert torch.equal(z, x * 2)
+
+
+# ---- triton.language.standard's combine functions ------------------------------------------
+
+@triton.jit
+def standard_combine_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr, WITH_INDEX: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    if WITH_INDEX:
+        mv, mi = tl.reduce((x, offs), 0, _argmax_combine_tie_break_left)
+        tl.store(out_ptr + 2, mv.to(tl.int32))
+        tl.store(out_ptr + 3, mi)
+    else:
+        # (apart from the index reduction: an integer tl.sum beside an argmax of the same
+        # tile gives a wrong sum, a lowering bug outside this test's subject)
+        acc = x.to(_pick_sum_dtype(x.dtype, None))
+        tl.store(out_ptr, tl.reduce(acc, 0, _sum_combine))
+        tl.store(out_ptr + 1, tl.reduce(x, 0, _elementwise_max).to(tl.int32))
+
+
+def test_standard_combine_functions_by_name():
+    x = torch.tensor([3, -7, 9, 9, 2, 9, -1, 0] * 4, dtype=torch.int8)
+    out = torch.zeros(4, dtype=torch.int32)
+    standard_combine_kernel[(1,)](x, out, BLOCK=32, WITH_INDEX=False)
+    standard_combine_kernel[(1,)](x, out, BLOCK=32, WITH_INDEX=True)
+    xs = x.numpy().astype(np.int64)
+    assert out.tolist() == [int(xs.sum()), 9, 9, int(np.argmax(xs))]  # first of the equal maxima
+    with pytest.raises(RuntimeError, match="call it inside a kernel"):
+        _sum_combine(1, 2)

@@ -34,8 +34,40 @@ def _get_int_dtype(bitwidth, signed):
     return table[key]
 
 
-for _f in (_log2, _is_power_of_two, _get_int_dtype):
-    _f.__tilec_path__ = "triton.language.standard." + _f.__name__
-del _f
+def _pick_sum_dtype(in_dtype, dtype):
+    """tl.sum's accumulator type: dtype when given, else 32 bits for narrower integers."""
+    if dtype is not None:
+        return dtype
+    if in_dtype.is_int_signed() and in_dtype.int_bitwidth < 32:
+        return int32  # noqa: F405
+    if in_dtype.is_int_unsigned() and in_dtype.int_bitwidth < 32:
+        return uint32  # noqa: F405
+    return in_dtype
 
-__all__ = list(_names) + ["_log2", "_is_power_of_two", "_get_int_dtype"]
+
+class _KernelFunction:
+    """A @jit function of triton.language.standard (a combine function for tl.reduce /
+    tl.associative_scan) that kernels may name; the compiler has its definition."""
+
+    def __init__(self, name):
+        self.__name__ = name
+        self.__tilec_path__ = "triton.language.standard." + name
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"triton.language.standard.{self.__name__} is a @jit function: call it inside a kernel")
+
+    def __repr__(self):
+        return f"JITFunction(triton.language.standard:{self.__name__})"
+
+
+_COMBINE = ["_sum_combine", "_prod_combine", "_xor_combine", "_or_combine", "_elementwise_max", "_elementwise_min",
+            "_argmax_combine", "_argmax_combine_tie_break_left", "_argmax_combine_tie_break_fast", "_argmin_combine",
+            "_argmin_combine_tie_break_left", "_argmin_combine_tie_break_fast"]
+for _n in _COMBINE:
+    globals()[_n] = _KernelFunction(_n)
+
+for _f in (_log2, _is_power_of_two, _get_int_dtype, _pick_sum_dtype):
+    _f.__tilec_path__ = "triton.language.standard." + _f.__name__
+del _f, _n
+
+__all__ = list(_names) + ["_log2", "_is_power_of_two", "_get_int_dtype", "_pick_sum_dtype"] + _COMBINE

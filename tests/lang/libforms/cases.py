@@ -306,5 +306,10 @@ def constexpr_function_cases():
         add(F, "reshape_tuple_constexpr_%s" % "x".join(map(str, shape)), K, "reshape_tuple_constexpr_kernel", (1,),
             dict(z_ptr=np.zeros(16, np.int32), x_ptr=x, N=16, OUT_SHAPE=str(shape).replace(" ", "")), ["z_ptr"],
             lambda a: {"z_ptr": a["x_ptr"] + 1})
+    x = np.array([3, -2, 1, -2, 5, 1, -1, 2], np.int8)
+    add(F, "standard_combine_functions", K, "standard_combine_kernel", (1,),
+        dict(x_ptr=x, out_ptr=np.zeros(3, np.int32), BLOCK=8), ["out_ptr"],
+        lambda a: {"out_ptr": np.array([a["x_ptr"].min(), np.argmin(a["x_ptr"]),
+                                        np.prod(a["x_ptr"].astype(np.int64))], np.int32)})
     diag(F, "diag_reshape_rank_9", K, "reshape_tuple_constexpr_kernel", "*i32, *i32, 512, (2, 2, 2, 2, 2, 2, 2, 2, 2)",
          expect=("tiles of rank > 4 are not supported", "9 dimensions"), line="tl.reshape(x, OUT_SHAPE)")

@@ -290,3 +290,19 @@ def reshape_tuple_constexpr_kernel(z_ptr, x_ptr, N: tl.constexpr, OUT_SHAPE: tl.
     z = tl.reshape(x, OUT_SHAPE)
     tl.static_assert(z.shape == OUT_SHAPE)
     tl.store(z_ptr + tl.arange(0, N), tl.reshape(z + 1, (N,)))
+
+
+from triton.language.standard import _argmin_combine_tie_break_left, _pick_sum_dtype, _prod_combine  # noqa: E402
+
+
+@triton.jit
+def standard_combine_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.static_assert(_pick_sum_dtype(x.dtype, None) == tl.int32)
+    tl.static_assert(_pick_sum_dtype(x.dtype, tl.int64) == tl.int64)
+    vmin, imin = tl.reduce((x, offs), 0, _argmin_combine_tie_break_left)
+    p = tl.reduce(x.to(tl.int32), 0, _prod_combine)
+    tl.store(out_ptr, vmin.to(tl.int32))
+    tl.store(out_ptr + 1, imin)
+    tl.store(out_ptr + 2, p)
