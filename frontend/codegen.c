@@ -94,7 +94,11 @@ tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, 
       while (i > 0 && cg->frames[i - 1]->mod == cg->prelude) i--;
       if (i > 0) {
         const tc_module *um = cg->frames[i - 1]->mod ? cg->frames[i - 1]->mod : cg->mod;
-        cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tl.%s: %s", cg->frames[i]->fn->name, msg);
+        const char *fname = cg->frames[i]->fn->name;
+        if (!strncmp(fname, "_tensor_", 8)) /* a tensor method the prelude writes (x.item()) */
+          cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tensor.%s(): %s", fname + 8, msg);
+        else
+          cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tl.%s: %s", fname, msg);
         return (tc_val){.kind = TV_INVALID};
       }
     }

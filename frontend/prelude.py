@@ -932,8 +932,8 @@ def logb(x):
 @triton.jit
 def ldexp(x, e):
     # x * 2**e in two steps so that 2**e alone cannot overflow or underflow
-    half = (e // 2).to(x.dtype)
-    rest = e.to(x.dtype) - half
+    half = tl.cast(e // 2, x.dtype)  # e may be a Python int: libdevice takes it as an int32
+    rest = tl.cast(e, x.dtype) - half
     return x * tl.exp2(half) * tl.exp2(rest)
 
 

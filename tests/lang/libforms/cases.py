@@ -69,6 +69,17 @@ def cases():
         add(F, "libdevice_pow_int32_%s" % np.dtype(dt).name, K, "pow_int_kernel", ((n + 127) // 128,),
             dict(x_ptr=x, e_ptr=e, out_ptr=np.zeros(n, dt), out2_ptr=np.zeros(n, dt), N=n, BLOCK=128),
             ["out_ptr", "out2_ptr"], ref, rtol=2e-7 if dt == np.float32 else 1e-15)
+    x = np.array([1.5, -3.0, 0.25, 7.0, 1e-30, -2.5, 3e30, 0.0], np.float32)
+    e = np.array([3, -4, 100, -130, 90, 0, 5, 7], np.int32)
+    def int_exp_ref(a):
+        xd = a["x_ptr"].astype(np.float64)
+        with np.errstate(all="ignore"):
+            return {"out_ptr": np.concatenate([np.ldexp(xd, a["e_ptr"]), np.ldexp(xd, 3),
+                                               np.power(xd, -2.0)]).astype(np.float32)}
+    add(F, "libdevice_int_exponent_forms", K, "int_exponent_forms_kernel", (1,),
+        dict(x_ptr=x, e_ptr=e, out_ptr=np.zeros(24, np.float32), BLOCK=8), ["out_ptr"], int_exp_ref, rtol=2e-7)
+    diag(F, "diag_item_of_many", K, "item_of_many_kernel", "*i32",
+         expect=("in tensor.item()", "item() needs a tensor of one element"), line="x.item()")
     diag(F, "diag_pow_int64_exponent", K, "pow_int64_kernel", "*fp32, *i64, *fp32, 16",
          expect=("int32 exponent", "got i64"), line="libdevice.pow(x, e)")
 

@@ -306,3 +306,20 @@ def standard_combine_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr, vmin.to(tl.int32))
     tl.store(out_ptr + 1, imin)
     tl.store(out_ptr + 2, p)
+
+
+@triton.jit
+def int_exponent_forms_kernel(x_ptr, e_ptr, out_ptr, BLOCK: tl.constexpr):
+    # libdevice's other (fp32, int32) forms: ldexp / scalbn with a tile or a literal exponent
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    e = tl.load(e_ptr + offs)
+    tl.store(out_ptr + offs, libdevice.ldexp(x, e))
+    tl.store(out_ptr + BLOCK + offs, libdevice.scalbn(x, 3))
+    tl.store(out_ptr + 2 * BLOCK + offs, libdevice.pow(x, -2))
+
+
+@triton.jit
+def item_of_many_kernel(out_ptr):
+    x = tl.arange(0, 4)
+    tl.store(out_ptr, x.item())
