@@ -8,9 +8,11 @@
  *   B: {B[2q..2q+1][g], B[2q+8..2q+9][g]}                           (two)
  *   C, D: {C[g][2q], C[g][2q+1], C[g+8][2q], C[g+8][2q+1]}            (four f32)
  * nvptx-emu runs the same fragments through the emulator's warp-wide MMA (runtime/emu.c).
- * Other dots (fp32, int8, fp16 accumulators, shapes not multiples of 16x8x16, chips before
- * sm_80) deal C's blocks to threads as FMAs (conversion/dot.c over this backend's
- * shared_loop). In: a tile.dot root. Out: its result as a shared buffer. */
+ * An fp16/bf16 result (out_dtype=tl.float16) runs the same f32 MMAs: C is widened when the
+ * fragments are read and rounded once when they are stored.
+ * Other dots (fp32, int8, shapes not multiples of 16x8x16, chips before sm_80) deal C's
+ * blocks to threads as FMAs (conversion/dot.c over this backend's shared_loop). In: a
+ * tile.dot root. Out: its result as a shared buffer. */
 #include "backend/nvptx.h"
 
 #include "conversion/lower.h"
@@ -96,7 +98,8 @@ static bool mma_dot(tc_lower *L, MlirOperation op, bool *bf16) {
   MlirType ae = mlirShapedTypeGetElementType(at), be = mlirShapedTypeGetElementType(bt), ce = mlirShapedTypeGetElementType(ct);
   bool f16 = mlirTypeIsAF16(ae) && mlirTypeIsAF16(be), b16 = mlirTypeIsABF16(ae) && mlirTypeIsABF16(be);
   *bf16 = b16;
-  return (f16 || b16) && mlirTypeIsAF32(ce) && cs[0] % 16 == 0 && cs[1] % 8 == 0 && as[1] % 16 == 0;
+  bool c_ok = mlirTypeIsAF32(ce) || mlirTypeIsAF16(ce) || mlirTypeIsABF16(ce);
+  return (f16 || b16) && c_ok && cs[0] % 16 == 0 && cs[1] % 8 == 0 && as[1] % 16 == 0;
 }
 
 int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
@@ -137,11 +140,13 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   MlirValue col = tcb_binary(&r, "arith.addi", j0, q2), bcol = tcb_binary(&r, "arith.addi", j0, g);
   MlirValue cidx[4] = {idx2(&r, row0, N, col), add_c(&r, idx2(&r, row0, N, col), 1), idx2(&r, row1, N, col),
                        add_c(&r, idx2(&r, row1, N, col), 1)};
-  MlirType f32 = mlirF32TypeGet(L->ctx);
+  MlirType f32 = mlirF32TypeGet(L->ctx), ce = tcb_element_type(mlirValueGetType(cbuf));
+  bool narrow = !mlirTypeIsAF32(ce);
   MlirValue c[4];
   for (int i = 0; i < 4; i++) {
     MlirValue o[2] = {cbuf, cidx[i]};
-    c[i] = tcb_op1(&r, "memref.load", f32, 2, o, 0, NULL);
+    c[i] = tcb_op1(&r, "memref.load", ce, 2, o, 0, NULL);
+    if (narrow) c[i] = tcb_cast(&r, "arith.extf", c[i], f32);
   }
   MlirOperation kf;
   MlirBlock kb = tc_build_for(L, &r, tcb_const_index(&r, 0), tcb_const_index(&r, K), tcb_const_index(&r, 16), 4, c, &kf);
@@ -164,7 +169,8 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   tc_builder sb;
   tcb_if(&r, valid, 0, NULL, &sb, NULL);
   for (int i = 0; i < 4; i++) {
-    MlirValue o[3] = {mlirOperationGetResult(kf, i), cbuf, cidx[i]};
+    MlirValue v = mlirOperationGetResult(kf, i);
+    MlirValue o[3] = {narrow ? tcb_cast(&sb, "arith.truncf", v, ce) : v, cbuf, cidx[i]};
     tcb_op(&sb, "memref.store", 0, NULL, 3, o, 0, NULL);
   }
   tcb_op(&sb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);

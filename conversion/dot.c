@@ -3,7 +3,8 @@
  * reads goes straight into the pair layout below); each output chunk of a row is
  * accumulated in registers over K with FMAs of a broadcast A element and a B row chunk;
  * fp16/bf16 inputs widen to fp32, i8 to i32 — or, where the backend has a pair dot for
- * the type (i8, bf16), two steps of K at once on B packed as row pairs.
+ * the type (i8, bf16), two steps of K at once on B packed as row pairs. An fp16/bf16 result
+ * (out_dtype=tl.float16) is accumulated in fp32 too and rounded once, when it is stored.
  * In: a dot op. Out: a buffered tile. */
 #include "conversion/lower.h"
 
@@ -314,12 +315,15 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
   bool batched = cr == 3;
   int64_t B = batched ? cs[0] : 1, M = cs[cr - 2], N = cs[cr - 1], K = as[ar - 1];
   MlirType ce = mlirShapedTypeGetElementType(mlirValueGetType(res));
+  /* The registers accumulate in fp32 for a 16-bit float result: Triton's MMAs (and its
+   * interpreter) round once per dot, where fp16 sums would round at every step of K. */
+  MlirType at = tcb_is_float(ce) && tcb_bitwidth(ce) < 32 ? mlirF32TypeGet(L->ctx) : ce;
   tc_builder *b = &L->b;
   b->loc = mlirOperationGetLocation(op);
   int64_t w = tc_nest_width(L, N);
   /* the element types the operands' buffers hold decide the pair dot */
   int kind = pair_kind(L, tc_memory_type(L->ctx, mlirShapedTypeGetElementType(mlirValueGetType(a))),
-                       tc_memory_type(L->ctx, mlirShapedTypeGetElementType(mlirValueGetType(bm))), ce, w);
+                       tc_memory_type(L->ctx, mlirShapedTypeGetElementType(mlirValueGetType(bm))), at, w);
   bool paired = kind >= 0;
   /* the tiles' next-trip prefetches are spread over the register blocks (spread_prefetches) */
   bool spread = !batched && !paired;
@@ -384,7 +388,7 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
     tcb_set_end(&ob, blocks[nb++]);
   }
   if (spread) spread_prefetches(L, &ob, a, bm, M, N, K, mr, nr * w, i0, j0, w);
-  MlirType vt = tc_vec_type(L->ctx, w, ce);
+  MlirType vt = tc_vec_type(L->ctx, w, at);
   int nacc = (int)(mr * nr);
   MlirValue coff[16], accs[16];
   MlirValue rowbase = tcb_binary(&ob, "arith.muli", bi, tcb_const_index(&ob, M));
@@ -399,8 +403,9 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
                          tcb_binary(&ob, "arith.addi", j0, tcb_const_index(&ob, q * w)), w);
       } else {
         MlirValue lops[2] = {cbuf, coff[x]};
-        accs[x] = tcb_op1(&ob, "vector.load", vt, 2, lops, 0, NULL);
+        accs[x] = tcb_op1(&ob, "vector.load", tc_vec_type(L->ctx, w, ce), 2, lops, 0, NULL);
       }
+      accs[x] = widen(&ob, accs[x], at);
     }
   }
   MlirOperation kf;
@@ -438,12 +443,12 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
   MlirValue bv[4], av[4];
   for (int q = 0; q < nr; q++) {
     MlirValue bops[2] = {bbuf, tcb_binary(&kbld, "arith.addi", bbase, tcb_const_index(&kbld, q * w))};
-    bv[q] = widen(&kbld, tcb_op1(&kbld, "vector.load", tc_vec_type(L->ctx, w, bmem), 2, bops, 0, NULL), ce);
+    bv[q] = widen(&kbld, tcb_op1(&kbld, "vector.load", tc_vec_type(L->ctx, w, bmem), 2, bops, 0, NULL), at);
   }
   for (int r = 0; r < mr; r++) {
     MlirValue row = tcb_binary(&kbld, "arith.addi", rowbase, tcb_binary(&kbld, "arith.addi", i0, tcb_const_index(&kbld, r)));
     MlirValue aops[2] = {abuf, tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", row, tcb_const_index(&kbld, K)), k)};
-    av[r] = tc_splat_vec(&kbld, widen(&kbld, tcb_op1(&kbld, "memref.load", amem, 2, aops, 0, NULL), ce), w);
+    av[r] = tc_splat_vec(&kbld, widen(&kbld, tcb_op1(&kbld, "memref.load", amem, 2, aops, 0, NULL), at), w);
   }
   for (int r = 0; r < mr; r++)
     for (int q = 0; q < nr; q++) {
@@ -459,7 +464,7 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
 yield:
   tcb_op(&kbld, "scf.yield", 0, NULL, nacc, next, 0, NULL);
   for (int x = 0; x < nacc; x++) {
-    MlirValue sops[3] = {mlirOperationGetResult(kf, x), cbuf, coff[x]};
+    MlirValue sops[3] = {widen(&ob, mlirOperationGetResult(kf, x), ce), cbuf, coff[x]};
     tcb_op(&ob, "vector.store", 0, NULL, 3, sops, 0, NULL);
   }
   for (int x = nb - 1; x >= 0; x--) {

@@ -167,3 +167,61 @@ def cases():
         add(F, "dot_acc_expr_" + fname, K, "dot_acc_expr_kernel", (1,),
             dict(a_ptr=av, b_ptr=bv, c_ptr=c0.copy(), M=M, N=N, K=Kd, BK=BK, FORM=form), ["c_ptr"],
             lambda a, form=form, c0=c0: {"c_ptr": acc_expr_ref(a["a_ptr"], c0, a["b_ptr"], BK, form)})
+
+    # An fp16 (or bf16) result: the dot accumulates in fp32 and rounds once when its result is
+    # produced (an accumulator passed in is widened first), as Triton's tensor cores and its
+    # interpreter do; rounding at every step of K misses these bounds by several ulps (64x64x64
+    # randn: 0.067 max error where one rounding gives 0.0077).
+    for bf in (False, True):
+        for acc in (False, True):
+            for (M, N, Kd, BK) in ((64, 64, 64, 64), (16, 32, 128, 32)):
+                a16 = rng(90 + Kd).standard_normal((M, Kd)).astype(np.float16)
+                b16 = rng(91 + Kd).standard_normal((Kd, N)).astype(np.float16)
+                c0 = rng(92).standard_normal((M, N)) * 4 if acc else np.zeros((M, N))
+                c0b, c0f = bf16_bits(c0) if bf else (c0.astype(np.float16), c0.astype(np.float16).astype(np.float64))
+                add(F, "dot_%s_out_%s%dx%dx%d_bk%d" % ("bf16" if bf else "f16", "acc_" if acc else "", M, N, Kd, BK), K,
+                    "dot_narrow_out_kernel", (1,),
+                    dict(a_ptr=a16, b_ptr=b16, c_ptr=(c0b, "bf16") if bf else c0b, M=M, N=N, K=Kd, BK=BK,
+                         BF16=bf, ACC=acc),
+                    ["c_ptr"], None, check=within_narrow_dots(a16, b16, c0f, BK, bf))
+    a16 = rng(95).standard_normal((2, 32, 64)).astype(np.float16)
+    b16 = rng(96).standard_normal((2, 64, 32)).astype(np.float16)
+    add(F, "dot_f16_out_3d", K, "dot_f16_out_3d_kernel", (1,),
+        dict(a_ptr=a16, b_ptr=b16, c_ptr=np.zeros((2, 32, 32), np.float16), B=2, M=32, N=32, K=64), ["c_ptr"],
+        None, check=lambda args, res: within_narrow_dots(a16[0], b16[0], np.zeros((32, 32)), 64, False)(
+            args, {"c_ptr": res["c_ptr"][0]}) or within_narrow_dots(a16[1], b16[1], np.zeros((32, 32)), 64, False)(
+            args, {"c_ptr": res["c_ptr"][1]}))
+
+
+def within_narrow_dots(a, b, c0, bk, bf):
+    """check= for c = c0 + a @ b computed as one dot per bk columns of K whose result is fp16
+    (bf: bf16): each dot sums in fp32 and rounds once, so |c - exact| stays within a rounding
+    (unit roundoff u: 2^-11, bf16 2^-8) of each partial result P_k and of each dot's own product
+    D_k (the sum may be formed after the dot rounded), plus the fp32 sums' error and half the
+    smallest subnormal; exact in fp64."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    u = 2.0 ** -8 if bf else 2.0 ** -11
+    tiny = 0.0 if bf else 2.0 ** -25
+    acc = c0.astype(np.float64)
+    bound = np.zeros_like(acc)
+    for k0 in range(0, a.shape[1], bk):
+        d = a64[:, k0:k0 + bk] @ b64[k0:k0 + bk]
+        acc = acc + d
+        bound += u * (np.abs(acc) + np.abs(d)) + (bk + 2) * 2.0 ** -24 * (
+            np.abs(acc) + np.abs(a64[:, k0:k0 + bk]) @ np.abs(b64[k0:k0 + bk])) + 2 * tiny
+    exact = acc
+    if a.shape[1] == bk:  # one dot: one rounding of a sum of products exact in fp32
+        bound = u * np.abs(exact) + (bk + 2) * 2.0 ** -24 * (np.abs(c0) + np.abs(a64) @ np.abs(b64)) + tiny
+
+    def check(args, res):
+        got = res["c_ptr"]
+        got = (got.astype(np.uint32) << 16).view(np.float32) if got.dtype == np.uint16 else got
+        got = got.astype(np.float64)
+        bad = ~(np.abs(got - exact) <= bound)
+        if bad.any():
+            i = tuple(int(x) for x in np.argwhere(bad)[0])
+            return "c_ptr[%s]: got %r, expected %r within %.3g (%d of %d differ, max error %.3g)" % (
+                ",".join(map(str, i)), got[i], exact[i], bound[i], int(bad.sum()), bad.size,
+                float(np.abs(got - exact).max()))
+        return None
+    return check

@@ -177,3 +177,43 @@ def dot_acc_expr_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K
         else:
             acc = tl.dot(a, b, acc - tl.max(acc, 1)[:, None])
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def dot_narrow_out_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, BK: tl.constexpr,
+                          BF16: tl.constexpr, ACC: tl.constexpr):
+    # fp16 inputs, an fp16 (or bf16) result: out_dtype spelled out, or (ACC) the result type taken
+    # from the accumulator loaded from c; one dot per BK columns of K, the result carried
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, BK)
+    c_ptrs = c_ptr + rm[:, None] * N + rn[None, :]
+    if ACC:
+        acc = tl.load(c_ptrs)
+    elif BF16:
+        acc = tl.zeros((M, N), dtype=tl.bfloat16)
+    else:
+        acc = tl.zeros((M, N), dtype=tl.float16)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        if ACC:
+            acc = tl.dot(a, b, acc)
+        elif BF16:
+            acc += tl.dot(a, b, out_dtype=tl.bfloat16)
+        else:
+            acc += tl.dot(a, b, out_dtype=tl.float16)
+    tl.store(c_ptrs, acc)
+
+
+@triton.jit
+def dot_f16_out_3d_kernel(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    # Triton's test_dot3d with out_dtype=float16: batched fp16 tiles into an fp16 result
+    rb = tl.arange(0, B)
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rb[:, None, None] * (M * K) + rm[None, :, None] * K + rk[None, None, :])
+    b = tl.load(b_ptr + rb[:, None, None] * (K * N) + rk[None, :, None] * N + rn[None, None, :])
+    c = tl.dot(a, b, out_dtype=tl.float16)
+    tl.store(c_ptr + rb[:, None, None] * (M * N) + rm[None, :, None] * N + rn[None, None, :], c)
