@@ -291,3 +291,115 @@ def test_standard_combine_functions_by_name():
     assert out.tolist() == [int(xs.sum()), 9, 9, int(np.argmax(xs))]  # first of the equal maxima
     with pytest.raises(RuntimeError, match="call it inside a kernel"):
         _sum_combine(1, 2)
+
+
+# ---- the numeric differences seen in Liger-Kernel's tests (issue 28): kernels in the same shape
+# against numpy in float64 (the differences came from the host code and torch's CPU
+# references, not from the kernels; see the commit that added these tests) -----------------------
+
+@triton.jit
+def ce_rows_kernel(X_ptr, X_stride, Y_ptr, loss_ptr, n_cols, BLOCK: tl.constexpr):
+    # online softmax over the vocabulary in BLOCK chunks of fp16 logits computed in fp32
+    pid = tl.program_id(0).to(tl.int64)
+    X_ptr += pid * X_stride
+    y = tl.load(Y_ptr + pid)
+    m = float("-inf")
+    d = 0.0
+    x_y = tl.load(X_ptr + y).cast(tl.float32)
+    for i in range(0, n_cols, BLOCK):
+        offs = i + tl.arange(0, BLOCK)
+        xb = tl.load(X_ptr + offs, mask=offs < n_cols, other=float("-inf")).cast(tl.float32)
+        m_new = tl.maximum(m, tl.max(xb))
+        d = d * tl.exp(m - m_new) + tl.sum(tl.exp(xb - m_new))
+        m = m_new
+    tl.store(loss_ptr + pid, m + tl.log(d) - x_y)
+
+
+@pytest.mark.parametrize("block", [32768, 4096])
+def test_cross_entropy_rows_fp16_logits(block):
+    n, v = 256, 32000
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(n, v, generator=g).to(torch.float16)
+    y = torch.randint(0, v, (n,), generator=g)
+    loss = torch.zeros(n, dtype=torch.float32)
+    ce_rows_kernel[(n,)](x, x.stride(0), y, loss, v, BLOCK=block)
+    xd = x.double().numpy()
+    mx = xd.max(axis=1, keepdims=True)
+    ref = (mx + np.log(np.exp(xd - mx).sum(axis=1, keepdims=True)))[:, 0] - xd[np.arange(n), y.numpy()]
+    np.testing.assert_allclose(loss.numpy(), ref, rtol=2e-6)
+    # Liger's inf: its host code keeps the per-row losses in the input's dtype and sums them
+    # with torch; 8192 rows of ~10.9 pass fp16's 65504 whatever computed the rows
+    assert torch.sum(torch.full((8192,), 10.9).to(torch.float16)).item() == float("inf")
+
+
+@triton.jit
+def gn_bias_grad_kernel(DY_ptr, DB_ptr, stride_b, stride_c, hidden, CPG: tl.constexpr, num_channels,
+                        BLOCK: tl.constexpr):
+    b = tl.program_id(0)
+    g = tl.program_id(1)
+    for c in range(g * CPG, (g + 1) * CPG):
+        db = 0.0
+        for i in range(0, hidden, BLOCK):
+            offs = i + tl.arange(0, BLOCK)
+            db += tl.sum(tl.load(DY_ptr + b * stride_b + c * stride_c + offs, mask=offs < hidden, other=0.0))
+        tl.store(DB_ptr + b * num_channels + c, db)
+
+
+def test_group_norm_bias_grad_fp32_long_channels():
+    b, c, groups, h = 1, 1024, 8, 16384
+    dy = torch.randn(b, c, h, generator=torch.Generator().manual_seed(0))
+    db = torch.zeros(b, c)
+    gn_bias_grad_kernel[(b, groups)](dy, db, dy.stride(0), dy.stride(1), h, c // groups, c, BLOCK=4096)
+    ref = dy.double().numpy().sum(axis=(0, 2))
+    # within 1e-4 of the exact sums (torch's own fp32 GroupNorm bias grad is not, at this length)
+    np.testing.assert_allclose(db.sum(0).double().numpy(), ref, rtol=1e-4, atol=1e-4)
+
+
+@triton.jit
+def ln_bwd_kernel(X, W, DY, Mean, Rstd, DX, DW, DB, stride, n_rows, n_cols, rows_per_program,
+                  BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    dw = tl.zeros((BLOCK,), dtype=tl.float32)
+    db = tl.zeros((BLOCK,), dtype=tl.float32)
+    w = tl.load(W + cols, mask=mask, other=0.0).to(tl.float32)
+    for row in range(pid * rows_per_program, tl.minimum((pid + 1) * rows_per_program, n_rows)):
+        x = tl.load(X + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
+        dy = tl.load(DY + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
+        xhat = (x - tl.load(Mean + row)) * tl.load(Rstd + row)
+        wdy = w * dy
+        c1 = tl.sum(xhat * wdy, axis=0) / n_cols
+        c2 = tl.sum(wdy, axis=0) / n_cols
+        dx = (wdy - (xhat * c1 + c2)) * tl.load(Rstd + row)
+        tl.store(DX + row * stride + cols, dx.to(DX.dtype.element_ty), mask=mask)
+        dw += dy * xhat
+        db += dy
+    tl.store(DW + pid * n_cols + cols, dw, mask=mask)
+    tl.store(DB + pid * n_cols + cols, db, mask=mask)
+
+
+def _bf16_ulps(got, ref):
+    ulp = np.exp2(np.floor(np.log2(np.maximum(np.abs(ref), 1e-30))) - 7)
+    return np.abs(got.astype(np.float64) - ref) / ulp
+
+
+def test_layer_norm_backward_bf16():
+    m, n, nprog = 512, 3000, 16
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(m, n, generator=g).to(torch.bfloat16)
+    w = (torch.rand(n, generator=g) + 0.5).to(torch.bfloat16)
+    dy = torch.randn(m, n, generator=g).to(torch.bfloat16)
+    xf = x.float()
+    mean, rstd = xf.mean(1), 1 / torch.sqrt(xf.var(1, unbiased=False) + 1e-6)
+    dx = torch.empty_like(x)
+    dwp, dbp = torch.zeros(nprog, n), torch.zeros(nprog, n)
+    ln_bwd_kernel[(nprog,)](x, w, dy, mean, rstd, dx, dwp, dbp, n, m, n, m // nprog, BLOCK=4096)
+    X, W, DY = x.double().numpy(), w.double().numpy(), dy.double().numpy()
+    xh = (X - X.mean(1, keepdims=True)) / np.sqrt(X.var(1, keepdims=True) + 1e-6)
+    wdy = W * DY
+    DX = (wdy - (xh * (xh * wdy).mean(1, keepdims=True) + wdy.mean(1, keepdims=True))) / np.sqrt(
+        X.var(1, keepdims=True) + 1e-6)
+    assert _bf16_ulps(dx.float().numpy(), DX).max() <= 2.0
+    assert _bf16_ulps(dwp.sum(0).to(torch.bfloat16).float().numpy(), (DY * xh).sum(0)).max() <= 0.51
+    assert _bf16_ulps(dbp.sum(0).to(torch.bfloat16).float().numpy(), DY.sum(0)).max() <= 0.51
