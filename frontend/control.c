@@ -160,7 +160,8 @@ static bool unify_leaf(tc_cg *cg, const tc_stmt *s, const char *name, tc_val *x,
       cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC,
                "Ternary expression with dynamic condition has inconsistent types %s and %s", a, b);
     else
-      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "'%s' is %s in the 'if' branch but %s in the 'else' branch", name, a, b);
+      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "Mismatched type for %s between then block (%s) and else block (%s)", name,
+               a, b);
     return false;
   }
   return true;

@@ -45,11 +45,27 @@ static tc_val make_tensor_descriptor(tc_cg *cg, const cg_builtin *b, tc_callargs
   int rank;
   int64_t bs[TC_MAX_RANK];
   if (!cg_get_shape(cg, cg_arg(a, &s, "block_shape"), loc, &rank, bs) || !check_block(cg, rank, bs, loc)) return (tc_val){0};
+  /* Triton's rules for a descriptor made in a kernel (what a TMA needs), with its messages. */
+  tc_ty elem = base.ty;
+  elem.ptr_depth--;
+  elem.is_const = false;
+  int64_t esize = tc_ty_bits(elem) / 8;
+  if (bs[rank - 1] * esize < 16)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                    "Descriptor block shape must have at least 16 bytes in the last dimension, but got %lld * %lld = %lld bytes",
+                    (long long)bs[rank - 1], (long long)esize, (long long)(bs[rank - 1] * esize));
   tc_val *strides = cg_arg(a, &s, "strides");
   if (strides->kind == TV_TUPLE && strides->nitems == rank) {
     const tc_val *last = &strides->items[rank - 1];
     if (tv_is_number(last) && !(last->kind == TV_INT && last->i == 1))
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Tensor descriptor last dim must be 1 but got %lld", (long long)last->i);
+    for (int i = 0; i < rank - 1; i++) {
+      const tc_val *st = &strides->items[i];
+      if (st->kind == TV_INT && (st->i * esize) % 16 != 0)
+        return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                        "Tensor descriptor strides must be 16-byte aligned, but got a stride of %lld * %lld = %lld bytes",
+                        (long long)st->i, (long long)esize, (long long)(st->i * esize));
+    }
   }
   tc_val r = new_desc(cg, base.ty, rank, bs);
   r.items[0] = base;
@@ -63,9 +79,6 @@ static tc_val make_tensor_descriptor(tc_cg *cg, const cg_builtin *b, tc_callargs
     if (pad->kind != TV_STR || !((pad->slen == 4 && !memcmp(pad->s, "zero", 4)) || (pad->slen == 3 && !memcmp(pad->s, "nan", 3))))
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "padding_option must be 'zero' or 'nan'");
     padding = pad->slen == 3;
-    tc_ty elem = base.ty;
-    elem.ptr_depth--;
-    elem.is_const = false;
     if (padding && !tc_ty_is_float(elem))
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "padding_option='nan' is only supported for floating-point tensors");
   }

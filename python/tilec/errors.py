@@ -37,6 +37,7 @@ class CompilationError(TilecError):
     Attributes: ``filename``, ``lineno``, ``col`` (1-based; 0 when the error has no
     location), ``source_line`` (the text of that line or None), ``message`` (without the
     location) and ``code`` (the tilec status code name, e.g. ``"TILEC_ERROR_SEMANTIC"``).
+    ``error_message`` is Triton's name for the message without the location.
     """
 
     def __init__(self, message, filename=None, lineno=0, col=0, source_line=None, code=None):
@@ -50,6 +51,12 @@ class CompilationError(TilecError):
         # Triton raises its CompilationError from the error the code generator hit, and its
         # tests read the message there (str(exc.__cause__)); the cause carries the message.
         self.__cause__ = CompilationErrorCause(message)
+
+
+    @property
+    def error_message(self):
+        """The message without the location (Triton's ``CompilationError.error_message``)."""
+        return self.message
 
 
 class KernelError(TilecError, RuntimeError):

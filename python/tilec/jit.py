@@ -103,10 +103,14 @@ class KernelParam:
 class _Asm(dict):
     """``CompiledKernel.asm``: the kernel's IR per pipeline stage, computed on first use.
     Keys are tilec's stages ("tile", "vector", "llvm-dialect", "llvm", "asm") and Triton's
-    names for the nearest stage ("ttir", "llir")."""
+    names for the nearest stage ("ttir": the tile dialect, "llir": LLVM IR). Triton's GPU
+    stages (TritonGPU IR, PTX, cubin, SASS, AMDGCN, ...) do not exist for a CPU kernel: their
+    keys raise a KeyError that says so (and ``in`` is False), as does an unknown key."""
 
     _ALIASES = {"ttir": "tile", "ttcir": "vector", "llir": "llvm"}
     _STAGES = ("tile", "vector", "llvm-dialect", "llvm", "asm")
+    _GPU_STAGES = {"ttgir": "TritonGPU IR (GPU layouts)", "ptx": "PTX", "cubin": "a cubin", "sass": "SASS",
+                   "amdgcn": "AMDGCN assembly", "hsaco": "an HSA code object"}
 
     def __init__(self, emit):
         super().__init__()
@@ -115,7 +119,12 @@ class _Asm(dict):
     def __missing__(self, key):
         stage = self._ALIASES.get(key, key)
         if stage not in self._STAGES:
-            raise KeyError(key)
+            known = ", ".join(repr(k) for k in self.keys())
+            what = self._GPU_STAGES.get(key)
+            if what:
+                raise KeyError(f"asm[{key!r}]: tilec compiles this kernel for the CPU, so there is no {what}; "
+                               f"the stages it has: {known}")
+            raise KeyError(f"Unknown key: {key!r} (the stages tilec has: {known})")
         text = self._emit(stage)
         self[key] = text
         return text
@@ -454,12 +463,17 @@ class JITFunction:
 
     def _specialization(self, key):
         """What Triton's ``@jit(repr=...)`` callback gets: the kernel's name, ``signature``
-        (parameter -> "i32", "*fp32", ..., "constexpr") and ``constants``."""
+        (parameter -> "i32", "*fp32", ..., "constexpr") and ``constants``. An unannotated int
+        argument equal to 1 (not in ``do_not_specialize``) is a constexpr there, as in Triton
+        3.9 (its key item is the compiler's signature entry "1")."""
         signature, constants = {}, {}
         for p, item in zip(self.params, key[1:]):
             if p.is_constexpr or not isinstance(item, str):
                 signature[p.name] = "constexpr"
                 constants[p.name] = item
+            elif item == "1":
+                signature[p.name] = "constexpr"
+                constants[p.name] = 1
             else:
                 signature[p.name] = item.split(":")[0]
         return types.SimpleNamespace(name=self.__name__, fn=self, signature=signature, constants=constants)

@@ -92,3 +92,17 @@ def cases():
          expect=("1 row",), line="in_desc.gather(tl.load(")
     diag(F, "diag_desc_nan_padding_int", K, "nan_padding_int_kernel", "*i32", expect=("nan", "floating"),
          line='padding_option="nan")')
+    # Triton's checks of a descriptor made in a kernel, with its messages: a block row of at least
+    # 16 bytes (int32 x 2: 8; x 4 compiles), strides other than the last a multiple of 16 bytes
+    diag(F, "diag_desc_block_under_16_bytes", K, "block_under_16_bytes_kernel", "*i32, 2",
+         expect=("Descriptor block shape must have at least 16 bytes in the last dimension, but got 2 * 4 = 8 bytes",),
+         line="[128, 128], [128, 1], [1, BN])")
+    diag(F, "diag_desc_block_under_16_bytes_i8", K, "block_under_16_bytes_kernel", "*i8, 8",
+         expect=("at least 16 bytes in the last dimension, but got 8 * 1 = 8 bytes",),
+         line="[128, 128], [128, 1], [1, BN])")
+    xb = np.arange(128 * 128, dtype=np.int32)
+    add(F, "desc_block_16_bytes", K, "block_under_16_bytes_kernel", (1,), dict(x_ptr=xb.copy(), BN=4), ["x_ptr"],
+        lambda a: {"x_ptr": np.concatenate([xb[:4], xb[4:]])})
+    diag(F, "diag_desc_stride_unaligned", K, "stride_unaligned_kernel", "*fp32",
+         expect=("Tensor descriptor strides must be 16-byte aligned, but got a stride of 6 * 4 = 24 bytes",),
+         line="[8, 6], [6, 1], [8, 4])")

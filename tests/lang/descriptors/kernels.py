@@ -102,3 +102,17 @@ def gather_block_rows_kernel(in_desc, idx_ptr):
 def nan_padding_int_kernel(x_ptr):
     d = tl.make_tensor_descriptor(x_ptr, [8, 8], [8, 1], [8, 8], padding_option="nan")
     tl.store(x_ptr, tl.sum(tl.sum(d.load([0, 0]), 0), 0))
+
+
+@triton.jit
+def block_under_16_bytes_kernel(x_ptr, BN: tl.constexpr):
+    # Triton's test_tma_load_block_shape_err: a TMA block row needs 16 bytes (int32 [1, 2]: 8)
+    d = tl.make_tensor_descriptor(x_ptr, [128, 128], [128, 1], [1, BN])
+    tl.store(x_ptr + tl.arange(0, BN), tl.sum(d.load([0, 0]), 0))
+
+
+@triton.jit
+def stride_unaligned_kernel(x_ptr):
+    # a row stride of 12 fp32 values (48 bytes) is 16-byte aligned; 6 (24 bytes) is not
+    d = tl.make_tensor_descriptor(x_ptr, [8, 6], [6, 1], [8, 4])
+    tl.store(x_ptr + tl.arange(0, 4), tl.sum(d.load([0, 0]), 0))

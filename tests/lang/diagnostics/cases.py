@@ -54,7 +54,8 @@ def cases():
     diag(F, "diag_tensor_index", K, "tensor_index_kernel", "*i32", expect=("index",), line="tl.store(x_ptr, r[3])")
     diag(F, "diag_big_int_compile_time_arith", K, "big_int_fold_kernel", "*i64", expect=("2**63",),
          line="K: tl.constexpr =")
-    diag(F, "diag_if_branch_shape_mismatch", K, "if_type_mismatch_kernel", "*fp32, i32", expect=("'v'",))
+    diag(F, "diag_if_branch_shape_mismatch", K, "if_type_mismatch_kernel", "*fp32, i32",
+         expect=("Mismatched type for v between then block",))
     diag(F, "diag_static_assert", K, "static_assert_kernel", "*i32, 8", expect=("multiple of 16",),
          line="tl.static_assert")
     diag(F, "diag_reshape_numel", K, "reshape_numel_kernel", "*i32", expect=("reshape",),
