@@ -130,6 +130,9 @@ const char *tv_kind_name(const tc_val *v);
 void tv_describe(const tc_val *v, char *buf, size_t n); /* "fp32[1024]", "int constexpr 3" */
 
 /* --- codegen.c --------------------------------------------------------------------- */
+/* One trip of a loop in a compile-time Python function (tc_frame's pyfn): false when the loop
+ * ends there (break, return, an error). */
+bool cg_pyfn_trip(tc_cg *cg, const tc_block *body);
 /* Records the first error at loc (later ones are dropped); returns an invalid value. */
 tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -578,7 +578,7 @@ static void stmt_if(tc_cg *cg, const tc_stmt *s) {
 #define PYFN_MAX_TRIPS (1 << 20)
 
 /* One trip of a compile-time loop's body; false when the loop ends (break, return, error). */
-static bool pyfn_trip(tc_cg *cg, const tc_block *body) {
+bool cg_pyfn_trip(tc_cg *cg, const tc_block *body) {
   tc_frame *f = cg_frame(cg);
   f->pyfn_loops++;
   cg_block(cg, body);
@@ -602,7 +602,7 @@ static void pyfn_while(tc_cg *cg, const tc_stmt *s) {
                cg_frame(cg)->fn->name, PYFN_MAX_TRIPS);
       return;
     }
-    if (!pyfn_trip(cg, &s->u.while_.body)) return;
+    if (!cg_pyfn_trip(cg, &s->u.while_.body)) return;
   }
 }
 
@@ -697,7 +697,7 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
     }
     for (int64_t i = b[0]; b[2] > 0 ? i < b[1] : i > b[1]; i += b[2]) {
       cg_assign_target(cg, s->u.for_.target, tv_int(i));
-      if (cg->err || !pyfn_trip(cg, &s->u.for_.body)) return;
+      if (cg->err || !cg_pyfn_trip(cg, &s->u.for_.body)) return;
     }
     return;
   }

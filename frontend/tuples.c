@@ -162,6 +162,10 @@ void cg_for_tuple(tc_cg *cg, const tc_stmt *s, const tc_val *t) {
   }
   for (int i = 0; i < t->nitems; i++) {
     cg_assign_target(cg, s->u.for_.target, t->items[i]);
+    if (cg_frame(cg)->pyfn) { /* Python's loop in a compile-time function: break/continue work */
+      if (cg->err || !cg_pyfn_trip(cg, &s->u.for_.body)) return;
+      continue;
+    }
     cg_unrolled_body(cg, &s->u.for_.body, i + 1 == t->nitems, s->loc);
     if (cg->err || cg_frame(cg)->returned) return;
   }

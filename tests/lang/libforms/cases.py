@@ -307,7 +307,7 @@ def constexpr_function_cases():
          line=line_of(K, "    if x > 0:"))
     diag(F, "diag_constexpr_function_unparsed", K, "constexpr_fn_unparsed_kernel", "*i32",
          expect=("'_triangle' cannot be used in a kernel", "constexpr function defined at line",
-                 "list comprehension is not supported)"), line="_triangle(4))")
+                 "whose body uses Python tilec does not evaluate"), line="_triangle(4))")
     x = (np.arange(16) * 0.5 - 3).astype(np.float64)
     add(F, "reduce_scan_tuple_of_one", K, "reduce_tuple_of_one_kernel", (1,),
         dict(x_ptr=x, out_ptr=np.zeros(17, np.float64), BLOCK=16), ["out_ptr"],

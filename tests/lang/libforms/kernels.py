@@ -235,8 +235,22 @@ def _ceil_log2(n):
     return s
 
 
+@triton.constexpr_function
+def _first_multiple(dims, k):
+    # the first of dims divisible by k (0 when none): a loop over a tuple with continue/break
+    found = 0
+    for d in dims:
+        if d % k != 0:
+            continue
+        found = d
+        break
+    return found
+
+
 @triton.jit
 def constexpr_fn_sum_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    tl.static_assert(_first_multiple((3, BLOCK * 2, 5, 4), 2) == BLOCK * 2)
+    tl.static_assert(_first_multiple((3, 5), 2) == 0)
     tl.static_assert(_is_power_of_two(BLOCK))
     tl.static_assert(_log2(BLOCK) == _ceil_log2(BLOCK))
     acc = tl.zeros([BLOCK], dtype=_acc_dtype(x_ptr.dtype.element_ty))
@@ -260,7 +274,7 @@ def constexpr_fn_runtime_if_kernel(x_ptr, out_ptr):
 
 @triton.constexpr_function
 def _triangle(n):
-    return sum([i for i in range(n)])
+    return {1: 0, 2: 1, 3: 3, 4: 6}[n]  # a dict: Python the kernel language has no syntax for
 
 
 @triton.jit
