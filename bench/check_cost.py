@@ -4,15 +4,21 @@
 medians of the per-round medians), at 2 threads.
 
 usage: check_cost.py TILEC [--checks 'ARGS'] [--rounds N] [--repeat N] [--only NAME,...]
-       [--threads N]
+       [--threads N] [--cpu]
 
 --checks is the check flags as `tilec run` takes them (default `--check all`; the flags of an
 older build, e.g. '--check-bounds --check-nan --check-races', measure that build). Prints a
-Markdown table: kernel, unchecked ms, checked ms, ratio. Needs numpy (/usr/bin/python3).
+Markdown table: kernel, unchecked and checked median ms (medians of the rounds' medians) and
+their ratio, then the same for the minimum times (min of the rounds' minimums), which other
+work on a shared machine disturbs less. --cpu measures CPU time instead, at 1 thread: the
+process's user + system time of a run with 2*REPEAT launches minus one with REPEAT, per
+launch (compile, loading and writing cancel out); what other processes do on the machine
+then costs only cache sharing, not waiting. Needs numpy (/usr/bin/python3).
 """
 import argparse
 import os
 import re
+import resource
 import shlex
 import statistics
 import subprocess
@@ -69,10 +75,20 @@ def timed(tilec, row, extra, repeat, threads, env):
     cmd = [tilec, "run", os.path.join(K, file), "-k", kernel, "--grid", grid, "--threads", str(threads),
            "--repeat", str(repeat)] + extra + binds
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    m = re.search(r"median_ms=([0-9.]+)", p.stdout)
+    m = re.search(r"median_ms=([0-9.]+) min_ms=([0-9.]+)", p.stdout)
     if p.returncode or not m:
         sys.exit("%s: %s failed (exit %d): %s" % (name, " ".join(cmd), p.returncode, (p.stderr or p.stdout).strip()))
-    return float(m.group(1))
+    return float(m.group(1)), float(m.group(2))
+
+
+def cpu_ms(tilec, row, extra, repeat, env):
+    """CPU ms per launch at 1 thread: (cpu(2R launches) - cpu(R launches)) / R."""
+    def run(r):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        timed(tilec, row, extra, r, 1, env)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return (run(2 * repeat) - run(repeat)) * 1000.0 / repeat
 
 
 def main():
@@ -83,6 +99,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--only", help="comma-separated substrings of kernel names")
+    ap.add_argument("--cpu", action="store_true", help="CPU ms per launch at 1 thread")
     a = ap.parse_args()
     extra = shlex.split(a.checks)
     with tempfile.TemporaryDirectory() as work:
@@ -92,15 +109,28 @@ def main():
         rows = kernels(work)
         if a.only:
             rows = [r for r in rows if any(s in r[0] for s in a.only.split(","))]
-        print("| kernel | unchecked | `%s` | ratio |" % a.checks)
-        print("|---|---|---|---|")
+        if a.cpu:
+            print("| kernel | unchecked, CPU ms per launch | `%s` | ratio |" % a.checks)
+            print("|---|---|---|---|")
+            for row in rows:
+                plain, checked = [], []
+                for _ in range(a.rounds):
+                    plain.append(cpu_ms(a.tilec, row, [], a.repeat, env))
+                    checked.append(cpu_ms(a.tilec, row, extra, a.repeat, env))
+                p, c = statistics.median(plain), statistics.median(checked)
+                print("| %s | %.3f ms | %.3f ms | %.2fx |" % (row[0], p, c, c / p), flush=True)
+            return
+        print("| kernel | unchecked | `%s` | ratio | unchecked (min) | checked (min) | ratio (min) |" % a.checks)
+        print("|---|---|---|---|---|---|---|")
         for row in rows:
             plain, checked = [], []
             for _ in range(a.rounds):  # alternating: load on the machine hits both alike
                 plain.append(timed(a.tilec, row, [], a.repeat, a.threads, env))
                 checked.append(timed(a.tilec, row, extra, a.repeat, a.threads, env))
-            p, c = statistics.median(plain), statistics.median(checked)
-            print("| %s | %.3f ms | %.3f ms | %.2fx |" % (row[0], p, c, c / p), flush=True)
+            p, c = statistics.median(t[0] for t in plain), statistics.median(t[0] for t in checked)
+            pm, cm = min(t[1] for t in plain), min(t[1] for t in checked)
+            print("| %s | %.3f ms | %.3f ms | %.2fx | %.3f ms | %.3f ms | %.2fx |" % (row[0], p, c, c / p, pm, cm, cm / pm),
+                  flush=True)
 
 
 if __name__ == "__main__":

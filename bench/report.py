@@ -204,7 +204,25 @@ def targets(res):
     return rows
 
 
-def write_report(res, machine, commands, path, chart_name):
+CHECKS_INTRO = ("What `--check all` (bounds, NaN and race checks together) costs: "
+                "`bench/check_cost.py` runs each kernel with `tilec run --repeat` unchecked and checked, "
+                "alternating in one run; the first table is wall time at 2 threads (medians of the rounds' "
+                "medians, and minimums), the second CPU time per launch at 1 thread (a run of 2R launches "
+                "minus one of R), which other work on the machine disturbs less.")
+
+
+def write_checks(w, checks_md):
+    """The debug checks' section: bench/check_cost.py's tables, as it printed them."""
+    w("## Debug checks (`--check all`)")
+    w("")
+    w(CHECKS_INTRO)
+    w("")
+    with open(checks_md) as f:
+        w(f.read().rstrip("\n"))
+    w("")
+
+
+def write_report(res, machine, commands, path, chart_name, checks_md=None):
     L = []
     w = L.append
     w("# tilec benchmarks")
@@ -360,6 +378,9 @@ def write_report(res, machine, commands, path, chart_name):
         w(f"- {n}")
     if cnotes:
         w("")
+
+    if checks_md:
+        write_checks(w, checks_md)
 
     bm = machine.get("matmul_blocks", "64 64 32 8").split()
     w("## How it was measured")
@@ -654,6 +675,7 @@ def main():
     ap.add_argument("--machine", required=True)
     ap.add_argument("--commands", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--checks", help="bench/check_cost.py's tables (Markdown), for the debug checks' section")
     a = ap.parse_args()
     rows = load(a.raw)
     res = aggregate(rows)
@@ -665,7 +687,7 @@ def main():
                    "results": [e for e in res.values()],
                    "commands": commands}, f, indent=1, ensure_ascii=False)
         f.write("\n")
-    write_report(res, machine, commands, f"{a.out}/REPORT.md", "chart.png")
+    write_report(res, machine, commands, f"{a.out}/REPORT.md", "chart.png", a.checks)
     chart(res, machine, f"{a.out}/chart.png")
     swept = sweep_chart(res, machine, f"{a.out}/sweep.png")
     print(f"wrote {a.out}/results.json, {a.out}/REPORT.md, {a.out}/chart.png" + (", sweep.png" if swept else ""))

@@ -62,14 +62,14 @@ static MlirValue masked_atomic(tc_lower *L, tc_builder *b, MlirOperation op, Mli
                                MlirValue val) {
   if (mlirValueIsNull(mask)) {
     MlirValue old = atomic_at(L, b, op, addr, cmp, val);
-    tc_race_atomic(L, b, op, old, cmp);
+    tc_race_atomic(L, b, op, addr, old, cmp);
     return old;
   }
   MlirType t = mlirValueGetType(val);
   tc_builder ib, eb;
   MlirOperation iff = tcb_if(b, mask, 1, &t, &ib, &eb);
   MlirValue old = atomic_at(L, &ib, op, addr, cmp, val);
-  tc_race_atomic(L, &ib, op, old, cmp);
+  tc_race_atomic(L, &ib, op, addr, old, cmp);
   tcb_op(&ib, "scf.yield", 0, NULL, 1, &old, 0, NULL);
   MlirValue z = tcb_is_float(t) ? tcb_const_float(&eb, t, 0.0) : tcb_const_int(&eb, t, 0);
   tcb_op(&eb, "scf.yield", 0, NULL, 1, &z, 0, NULL);

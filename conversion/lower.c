@@ -742,3 +742,5 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   *out = nm;
   return NULL;
 }
+  tc_checks_begin(L); /* the debug checks' per-program state (bounds.c) */
+  tc_checks_end(L);

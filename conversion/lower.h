@@ -114,7 +114,13 @@ struct tc_lower {
   bool flush_before_yield; /* the flush happens right before the block's yield is lowered */
   bool check_bounds;   /* emit bounds checks (the kernel gets an extents argument) */
   bool check_nan;      /* emit non-finite load notes and store checks */
-  bool check_races;    /* record stores in the runtime's shadow memory */
+  bool check_races;    /* log accesses for the runtime's race check (bounds.c) */
+  MlirValue nan_seen;          /* --check nan: memref<1xi8>, 1 once the program loaded a NaN/Inf */
+  MlirValue race_block;        /* the runtime's per-thread block: per-argument flags, cursors */
+  MlirOperation race_nsites;   /* the constant telling the runtime how many cursors */
+  int race_sites, race_nargs;  /* access sites (cursors) so far; the kernel's arguments */
+  unsigned char *race_stored;  /* per argument: the kernel stores through it */
+  MlirValue *race_flags;       /* per argument: the runtime's flag, loaded once per program */
   MlirValue extents;   /* new !llvm.ptr to int64 extents, one per runtime argument */
   MlirOperation old_func;
   MlirOperation *deallocs; /* heap buffers, freed before returns */
@@ -243,6 +249,10 @@ bool tc_store_prefetchable(tc_lower *L, MlirOperation store);
 /* Is v a tile load through a pointer tile, contiguous along its last dim in runs of
  * `width` (chunk) elements, that the enclosing loop advances by a fixed step? Then tc_prefetch_next_trip(c, v, pos)
  * prefetches the chunk at pos of the tile the next trip loads. Such loads are otherwise
+/* Whether the chunk of pointer tile old_ptr (evaluated to p) is one contiguous run, and the
+ * element offset of its first lane from p.base (for the debug checks, bounds.c). */
+bool tc_chunk_contiguous(tc_chunk *c, MlirValue old_ptr, tc_cval p);
+MlirValue tc_chunk_first_offset(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos);
  * prefetched chunk by chunk where they are evaluated, unless in L->dot_prefetched. */
 bool tc_load_prefetchable(tc_lower *L, MlirValue v, int64_t width);
 void tc_prefetch_next_trip(tc_chunk *c, MlirValue v, const tc_pos *pos);
@@ -281,14 +291,26 @@ MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, Mli
 void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos);
 void tc_check_scalar_access(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old_ptr, MlirValue addr, MlirValue mask);
 int tc_root_arg(tc_lower *L, MlirValue old_ptr); /* kernel argument index, or -1 */
-/* --check-races: records the active lanes of a store (or a scalar store) in shadow
- * memory; atomics mark lock acquire (successful CAS) and release (XCHG). */
-void tc_race_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos);
-void tc_race_atomic(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old, MlirValue cmp);
-/* --check-nan: a float load notes non-finite values among all its lanes (masked-off lanes
- * hold its `other` or zero: loaded, not produced); a float store of non-finite active lanes
- * is reported unless the program loaded such values before. */
+/* The debug checks' per-program state, made at the kernel's entry (begin) and completed
+ * when its body is lowered (end): --check nan's "loaded a NaN/Inf" flag; --check races'
+ * block from the runtime (the number of sites is set at the end).
+ * --check races: each load or store logs its active lanes (a store always, a load when its
+ * argument is stored through or the runtime says it may alias one); atomics mark lock
+ * acquire (a successful CAS) and release (an XCHG of the address a CAS locked). */
+void tc_checks_begin(tc_lower *L);
+void tc_checks_end(tc_lower *L);
+void tc_race_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos,
+                    bool write);
+void tc_race_scalar_access(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old_ptr, MlirValue addr,
+                           MlirValue mask, bool write);
+void tc_race_atomic(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue addr, MlirValue old, MlirValue cmp);
+/* --check nan: a float load notes non-finite values among all its lanes (masked-off lanes
+ * hold its `other` or zero: loaded, not produced) in the program's flag, without a call; a
+ * float store of non-finite active lanes is reported unless the flag is set. */
 void tc_nan_note_load(tc_chunk *c, MlirValue v);
+/* i1: bytes [lo, hi) (i64 addresses) lie in the buffer of the argument old_ptr derives
+ * from, or its extent is unknown; null when it derives from no argument. */
+MlirValue tc_bounds_bytes_within(tc_lower *L, tc_builder *b, MlirValue old_ptr, MlirValue lo, MlirValue hi);
 void tc_nan_note_scalar_load(tc_lower *L, tc_builder *b, MlirValue v);
 void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirValue v, MlirValue mask, const tc_pos *pos);
 

@@ -208,6 +208,10 @@ static MlirValue first_lane_offset(tc_chunk *c, MlirValue old_ptr, const tc_pos 
   return tcb_cast(&c->b, "arith.index_cast", p.vec, tcb_index(c->L->ctx));
 }
 
+MlirValue tc_chunk_first_offset(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos) {
+  return first_lane_offset(c, old_ptr, pos);
+}
+
 static MlirValue all_true(tc_builder *b, int64_t width) {
   return tcb_const_int(b, tc_vec_type(b->ctx, width, tcb_int_type(b->ctx, 1)), 1);
 }
@@ -225,6 +229,8 @@ static access_kind classify(tc_chunk *c, MlirValue old_ptr, tc_cval p) {
   if (ax.contiguity[last] >= c->width && ax.contiguity[last] % c->width == 0) return ACCESS_CONTIGUOUS;
   return ACCESS_GATHER;
 }
+
+bool tc_chunk_contiguous(tc_chunk *c, MlirValue old_ptr, tc_cval p) { return classify(c, old_ptr, p) == ACCESS_CONTIGUOUS; }
 
 /* The alignment (bytes) the axis analysis proves for a contiguous chunk's first lane, for
  * backends that turn aligned vector accesses into wider instructions (ld.global.v4 on
@@ -458,6 +464,7 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
     if (is_bool) pass = tcb_cast(b, "arith.extui", pass, pos->chunked ? tc_vec_type(L->ctx, c->width, mem) : mem);
   }
   tc_check_access(c, load, old_ptr, p, mask, pos);
+  tc_race_access(c, load, old_ptr, p, mask, pos, false);
   if (!pos->chunked) {
     r.vec = scalar_masked_load(b, lane_address(c, p, elem), mem, mask, pass);
     if (is_bool) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, mem, 0));
@@ -513,7 +520,7 @@ void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval 
   if (!mlirTypeEqual(mem, elem)) val = tcb_cast(b, "arith.extui", val, tc_vec_type(L->ctx, c->width, mem));
   tc_check_access(c, store, old_ptr, p, mask, pos);
   tc_nan_check_store(c, store, old_ptr, v.vec, mask, pos);
-  tc_race_store(c, store, old_ptr, p, mask, pos);
+  tc_race_access(c, store, old_ptr, p, mask, pos, true);
   MlirValue m = view_of(L, p.base, mem);
   access_kind kind = classify(c, old_ptr, p);
   if (kind == ACCESS_CONTIGUOUS) {
@@ -548,6 +555,7 @@ void tc_lower_scalar_load(tc_lower *L, MlirOperation load) {
   if (L->status) return;
   if (!mlirValueIsNull(other) && !mlirTypeEqual(mem, elem)) other = tcb_cast(&L->b, "arith.extui", other, mem);
   tc_check_scalar_access(L, &L->b, load, mlirOperationGetOperand(load, 0), ptr, mask);
+  tc_race_scalar_access(L, &L->b, load, mlirOperationGetOperand(load, 0), ptr, mask, false);
   MlirValue r = scalar_masked_load(&L->b, ptr, mem, mask, other);
   if (!mlirTypeEqual(mem, elem)) r = tcb_cmpi(&L->b, "ne", r, tcb_const_int(&L->b, mem, 0));
   tc_nan_note_scalar_load(L, &L->b, r);
@@ -563,17 +571,8 @@ void tc_lower_scalar_store(tc_lower *L, MlirOperation store) {
   MlirType mem = tc_memory_type(L->ctx, elem);
   tc_check_scalar_access(L, &L->b, store, mlirOperationGetOperand(store, 0), ptr,
                          mlirValueIsNull(old_mask) ? old_mask : tc_scalar(L, old_mask));
-  if (L->check_races) {
-    tc_chunk rc;
-    tc_chunk_init(&rc, L, L->b.block, 1);
-    rc.b = L->b;
-    tc_cval p = {.base = ptr, .is_ptr = true};
-    tc_pos pos0 = {.rank = 0, .chunked = false};
-    tc_race_store(&rc, store, mlirOperationGetOperand(store, 0), p,
-                  mlirValueIsNull(old_mask) ? old_mask : tc_scalar(L, old_mask), &pos0);
-    L->b = rc.b;
-    tc_chunk_free(&rc);
-  }
+  tc_race_scalar_access(L, &L->b, store, mlirOperationGetOperand(store, 0), ptr,
+                        mlirValueIsNull(old_mask) ? old_mask : tc_scalar(L, old_mask), true);
   tc_builder ib = L->b;
   if (!mlirValueIsNull(old_mask)) tcb_if(&L->b, tc_scalar(L, old_mask), 0, NULL, &ib, NULL);
   if (!mlirTypeEqual(mem, elem)) val = tcb_cast(&ib, "arith.extui", val, mem);

@@ -9,8 +9,9 @@
  * The output may hold the value early only when nothing can tell: the operand feeds the
  * reduction and, through elementwise ops, that one store and nothing else; the ops
  * between the reduction and the store (same block) read memory only through tile loads;
- * the store is contiguous along a single row, unchecked (no --check-* mode), of the
- * operand's element type; and at run time no load the reduction's operand, the store, or
+ * the store is contiguous along a single row of the operand's element type; and at run
+ * time (with --check bounds, the row must lie in its buffer: the capture's writes are not
+ * checked, the store's are; --check nan and races look at the store) no load the reduction's operand, the store, or
  * the ops in between read overlaps the store's row — except that a row only the operand
  * reads may be the store's row itself (in-place softmax, out == in: each chunk is read
  * before the same chunk is written, and nothing reads the row again). Otherwise (the row
@@ -136,8 +137,8 @@ static MlirValue byte_range(tc_chunk *c, MlirValue ptr, int64_t span, MlirValue 
 MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, MlirOperation store, MlirValue stack,
                            bool rereads) {
   MlirValue none = {NULL};
-  if (L->check_bounds || L->check_nan || L->check_races || L->backend->alloc_shared || mlirOperationIsNull(store))
-    return none;
+  if (L->backend->alloc_shared || mlirOperationIsNull(store)) return none;
+  if (L->check_bounds && tc_root_arg(L, mlirOperationGetOperand(store, 0)) < 0) return none; /* nothing to check against */
   MlirValue v = mlirOperationGetOperand(reduce, 0), ptr = mlirOperationGetOperand(store, 0);
   MlirValue mask = tile_store_mask(store);
   MlirType vt = mlirValueGetType(v), elem = mlirShapedTypeGetElementType(vt);
@@ -174,6 +175,10 @@ MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, Mli
                       tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(ptr)))))
       apart = tcb_binary(&c.b, "arith.ori", apart, tcb_cmpi(&c.b, "eq", llo, slo)); /* in place */
     ok = mlirValueIsNull(ok) ? apart : tcb_binary(&c.b, "arith.andi", ok, apart);
+  }
+  if (L->check_bounds) { /* an out-of-bounds row takes the stack buffer: the store reports it */
+    MlirValue within = tc_bounds_bytes_within(L, &c.b, ptr, slo, shi);
+    ok = mlirValueIsNull(ok) ? within : tcb_binary(&c.b, "arith.andi", ok, within);
   }
   MlirValue out = tc_memref_from_ptr(L, &c.b, row, mem);
   MlirValue buf = tcb_op1(&c.b, "memref.cast", mlirValueGetType(out), 1, &stack, 0, NULL);

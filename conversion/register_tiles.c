@@ -19,7 +19,9 @@
  * ops, reductions, dots, scans or nested regions in the body (they need whole tiles or
  * ordering); carried tiles that are not affine pointer/int tiles are rank 1, of one
  * length, not pointers, and are read only at their own lane (no broadcast or reshape of
- * them); no debug checks (they report the first bad access in program order). While the
+ * them). Debug checks stay on the loads in the body (a trip's chunks are visited chunk by
+ * chunk across the carried tiles, so of two bad loads in one trip the one at the lower
+ * lane is reported first). While the
  * tile lies inside the bound of the loads' mask (`cols < N`) iterations run unmasked
  * (scf.while), the rest with masks (scf.for): LLVM merges an if/else of the two into
  * masked code.
@@ -294,7 +296,6 @@ static void emit_range(reg_loop *s, tc_builder *sb, MlirValue lb, MlirValue ub, 
 }
 
 bool tc_lower_for_in_registers(tc_lower *L, MlirOperation op) {
-  if (L->check_bounds || L->check_nan || L->check_races) return false;
   reg_loop s = {.L = L, .op = op, .body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))};
   if (!classify(&s)) return false;
 

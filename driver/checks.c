@@ -73,8 +73,7 @@ uint32_t tc_checks_resolve(const tilec_compile_options *o) {
   if (o->check_bounds) c |= TILEC_CHECKS_BOUNDS;
   if (o->check_nan) c |= TILEC_CHECKS_NAN;
   if (o->check_races) c |= TILEC_CHECKS_RACES;
-  /* The race shadow memory is sized by the buffers' extents, which only bounds-checked
-   * kernels are passed. */
-  if (c & TILEC_CHECKS_RACES) c |= TILEC_CHECKS_BOUNDS;
+  /* No class needs another: race checks log addresses (runtime/races.c) and need no
+   * extents in the kernel, unlike the shadow memory they once had. */
   return c;
 }

@@ -293,9 +293,9 @@ tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, const tilec_
   if (!so_path) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "no output path for the kernel library");
   if (!specs || count == 0)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "no kernel specializations to build");
-  /* The dispatcher's trampolines (package.c, write_variant) do not pass the extents a
-   * bounds-checked kernel takes (race checks are bounds checks plus shadow stores); refuse
-   * rather than build a library that cannot run. */
+  /* The dispatcher's trampolines (package.c, write_variant) neither pass the extents a
+   * bounds-checked kernel takes nor catch a failing program; refuse rather than build a
+   * library whose checks cannot report. */
   if (c->checks)
     return tilec_status_create(TILEC_ERROR_UNSUPPORTED,
                                "debug checks (%s) are not supported yet in libraries with several specializations",

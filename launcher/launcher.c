@@ -32,6 +32,7 @@ typedef struct launch {
   tilec_rt_error message;
   tilec_program_ctx pctx; /* shared, read-only during the launch */
   void *ctx;
+  tilec_rt_checks checks; /* what --check races kernels log (runtime/races.c) */
 } launch;
 
 /* Per-thread position in the grid, so consecutive programs cost an increment, not two
@@ -99,7 +100,9 @@ static void run_static(void *ctx, uint32_t tid, uint32_t nthreads) {
   uint64_t n = w->end - w->first, q = n / nthreads, r = n % nthreads;
   uint64_t lo = w->first + tid * q + (tid < r ? tid : r), hi = lo + q + (tid < r);
   cursor c = {.next = NO_FAILURE};
+  tilec_rt_checks_attach(&w->l->checks);
   for (uint64_t p = lo; p < hi && !stopped(w->l); p++) run_program(w->l, &c, p);
+  tilec_rt_checks_detach();
 }
 
 /* Threads take `chunk` programs at a time as they finish. */
@@ -107,16 +110,26 @@ static void run_dynamic(void *ctx, uint32_t tid, uint32_t nthreads) {
   (void)tid, (void)nthreads;
   team_work *w = ctx;
   cursor c = {.next = NO_FAILURE};
+  tilec_rt_checks_attach(&w->l->checks);
   for (;;) {
     uint64_t lo = atomic_fetch_add_explicit(&w->next, w->chunk, memory_order_relaxed);
-    if (lo >= w->end || stopped(w->l)) return;
+    if (lo >= w->end || stopped(w->l)) break;
     uint64_t hi = w->end - lo < w->chunk ? w->end : lo + w->chunk;
     for (uint64_t p = lo; p < hi && !stopped(w->l); p++) run_program(w->l, &c, p);
   }
+  tilec_rt_checks_detach();
 }
 
+/* The launch's status: its lowest failing program's report, else a race its checks found. */
 static tilec_status *launch_failed(const tilec_kernel_desc *k, launch *l) {
+  tilec_rt_error race;
+  bool raced = tilec_rt_checks_end(&l->checks, &race);
   uint64_t p = atomic_load_explicit(&l->first_failure, memory_order_relaxed);
+  if (p == NO_FAILURE && raced) {
+    if (race.file[0])
+      return tilec_status_create_at(TILEC_ERROR_RUNTIME, race.file, race.line, race.col, NULL, "%s", race.message);
+    return tilec_status_create(TILEC_ERROR_RUNTIME, "kernel '%s': %s", k->name, race.message);
+  }
   if (p == NO_FAILURE) return NULL;
   uint32_t pid[3];
   pid_of(l, p, pid);
@@ -281,23 +294,29 @@ static tilec_status *launch_grid(const tilec_kernel_desc *kernel, uint32_t grid_
     l.ctx = &l.pctx;
   }
   const uint64_t end = first + count;
+  uint32_t threads = 1;
+  if (count > 1) {
+    st = team_size(kernel, opts, count, &threads);
+    if (st) return st;
+  }
+  tilec_rt_checks_begin(&l.checks, kernel, args, l.pctx.extents, l.grid);
 
   if (count == 1) {
     uint32_t pid[3];
     pid_of(&l, first, pid);
+    tilec_rt_checks_attach(&l.checks);
     if (l.program(args, pid, l.grid, l.ctx) != 0) note_failure(&l, first);
+    tilec_rt_checks_detach();
     tilec_rt_flush_output();
     return launch_failed(kernel, &l);
   }
 
-  uint32_t threads = 1;
-  st = team_size(kernel, opts, count, &threads);
-  if (st) return st;
-
   if (threads <= 1) {
     /* A one-thread team only adds fork/join cost: stay on the caller's thread. */
     cursor c = {.next = NO_FAILURE};
+    tilec_rt_checks_attach(&l.checks);
     for (uint64_t p = first; p < end && !stopped(&l); p++) run_program(&l, &c, p);
+    tilec_rt_checks_detach();
     return launch_failed(kernel, &l);
   }
 
@@ -317,11 +336,7 @@ static tilec_status *launch_grid(const tilec_kernel_desc *kernel, uint32_t grid_
 tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
                                   uint32_t grid_z, void *const *args,
                                   const tilec_launch_options *opts) {
-  /* --check-races kernels record stores in shadow memory that lives for one launch */
-  tilec_rt_race_begin();
-  tilec_status *st = launch_grid(kernel, grid_x, grid_y, grid_z, args, opts);
-  tilec_rt_race_end();
-  return st;
+  return launch_grid(kernel, grid_x, grid_y, grid_z, args, opts);
 }
 
 /* "a, b, c": the runtime parameter names, for argument-count messages. */

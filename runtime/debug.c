@@ -21,19 +21,11 @@ static _Thread_local size_t tls_len, tls_cap;
 static _Thread_local tilec_rt_error tls_error;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static _Thread_local int tls_nonfinite_input;
-static _Thread_local int tls_locks_held; /* --check-races: atomic_cas locks this program holds */
 
 /* The trampoline registers its jmp_buf when a program starts: per-program state resets. */
 void tilec_rt_set_jmp(jmp_buf *jb) {
   tls_jmp = jb;
-  if (jb) {
-    tls_nonfinite_input = 0;
-    tls_locks_held = 0;
-  }
 }
-
-void tilec_rt_nonfinite_input(void) { tls_nonfinite_input = 1; }
 
 static void out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void out_printf(const char *fmt, ...) {
@@ -178,7 +170,6 @@ void tilec_rt_bounds_fail(int32_t kind, int32_t arg, const char *file, int32_t l
 
 void tilec_rt_nan_fail(int32_t arg, const char *file, int32_t line, int32_t col, uint32_t px, uint32_t py, uint32_t pz,
                        int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3, double v) {
-  if (tls_nonfinite_input) return; /* produced from non-finite inputs: not this store's fault */
   char idx[96];
   index_text(idx, sizeof idx, rank, i0, i1, i2, i3);
   record(file, line, col);
@@ -186,133 +177,5 @@ void tilec_rt_nan_fail(int32_t arg, const char *file, int32_t line, int32_t col,
            "store to '%s' writes %s produced from finite inputs in program (%u, %u, %u)%s%s%s",
            arg >= 0 ? arg_name(arg) : "?", isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", px, py, pz,
            rank > 0 ? ", tile index [" : "", idx, rank > 0 ? "]" : "");
-  if (tls_jmp) longjmp(*tls_jmp, 1);
-}
-
-/* ---- --check-races ------------------------------------------------------------------
- * Shadow memory: one 64-bit entry per element of each stored-to argument, for one launch:
- * bits 63..24 the writer's flat program id + 1, bits 23..1 its store site, bit 0 set when
- * the store was made while holding a lock. All of it sits behind one mutex: this is a
- * debugging mode, and the serialization keeps reports deterministic in what they compare. */
-
-#define RACE_MAX_ARGS 64
-#define RACE_SITE_BITS 23
-
-typedef struct race_site {
-  const char *file;
-  int32_t line, col;
-} race_site;
-
-static pthread_mutex_t race_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t *race_shadow[RACE_MAX_ARGS];
-static int64_t race_extent[RACE_MAX_ARGS];
-static race_site *race_sites;
-static uint32_t race_nsites, race_capsites;
-/* Set once a --check-races kernel stored anything: unchecked launches skip the lock. */
-static _Atomic int race_used;
-
-void tilec_rt_race_begin(void) { tilec_rt_race_end(); }
-
-void tilec_rt_race_end(void) {
-  if (!atomic_load_explicit(&race_used, memory_order_relaxed)) return;
-  pthread_mutex_lock(&race_lock);
-  atomic_store_explicit(&race_used, 0, memory_order_relaxed);
-  for (int i = 0; i < RACE_MAX_ARGS; i++) {
-    free(race_shadow[i]);
-    race_shadow[i] = NULL;
-    race_extent[i] = 0;
-  }
-  free(race_sites);
-  race_sites = NULL;
-  race_nsites = race_capsites = 0;
-  pthread_mutex_unlock(&race_lock);
-}
-
-void tilec_rt_race_cas(int32_t success) {
-  if (success) tls_locks_held++;
-}
-
-void tilec_rt_race_release(void) {
-  if (tls_locks_held > 0) tls_locks_held--;
-}
-
-/* Index of (file, line, col) in the site table, added if new; 0 when the table is full. */
-static uint32_t race_site_of(const char *file, int32_t line, int32_t col) {
-  for (uint32_t i = 0; i < race_nsites; i++)
-    if (race_sites[i].file == file && race_sites[i].line == line && race_sites[i].col == col) return i + 1;
-  if (race_nsites + 1 >= (1u << RACE_SITE_BITS)) return 0;
-  if (race_nsites == race_capsites) {
-    uint32_t cap = race_capsites ? race_capsites * 2 : 16;
-    race_site *p = realloc(race_sites, cap * sizeof *p);
-    if (!p) return 0;
-    race_sites = p;
-    race_capsites = cap;
-  }
-  race_sites[race_nsites] = (race_site){file, line, col};
-  return ++race_nsites;
-}
-
-static void site_text(char *buf, size_t n, uint32_t site) {
-  if (site == 0 || site > race_nsites || !race_sites[site - 1].file) {
-    snprintf(buf, n, "an unknown store");
-    return;
-  }
-  const race_site *s = &race_sites[site - 1];
-  snprintf(buf, n, "%s:%d:%d", s->file, s->line, s->col);
-}
-
-void tilec_rt_race_store(int32_t arg, int64_t extent, const int64_t *elems, const int8_t *active, int32_t count,
-                         const char *file, int32_t line, int32_t col, uint32_t px, uint32_t py, uint32_t pz,
-                         uint32_t gx, uint32_t gy) {
-  if (arg < 0 || arg >= RACE_MAX_ARGS || extent <= 0) return; /* no extents: nothing to check against */
-  uint64_t me = ((uint64_t)pz * gy + py) * gx + px + 1;
-  uint64_t critical = tls_locks_held > 0;
-  uint64_t other = 0, other_entry = 0;
-  int64_t where = -1;
-  pthread_mutex_lock(&race_lock);
-  atomic_store_explicit(&race_used, 1, memory_order_relaxed);
-  if (race_extent[arg] != extent) {
-    free(race_shadow[arg]);
-    race_shadow[arg] = calloc((size_t)extent, sizeof(uint64_t));
-    race_extent[arg] = race_shadow[arg] ? extent : 0;
-  }
-  uint64_t *shadow = race_shadow[arg];
-  uint64_t site = race_site_of(file, line, col);
-  uint64_t entry = me << (RACE_SITE_BITS + 1) | site << 1 | critical;
-  for (int32_t i = 0; shadow && i < count; i++) {
-    if (!active[i] || elems[i] < 0 || elems[i] >= extent) continue; /* bounds checks report the latter */
-    uint64_t old = shadow[elems[i]];
-    uint64_t prev = old >> (RACE_SITE_BITS + 1);
-    if (prev && prev != me && !((old & 1) && critical)) {
-      other = prev;
-      other_entry = old;
-      where = elems[i];
-      break;
-    }
-    shadow[elems[i]] = entry;
-  }
-  char mine[600], theirs[600];
-  if (where >= 0) {
-    site_text(theirs, sizeof theirs, (uint32_t)(other_entry >> 1) & ((1u << RACE_SITE_BITS) - 1));
-    snprintf(mine, sizeof mine, "%s:%d:%d", file ? file : "?", line, col);
-  }
-  pthread_mutex_unlock(&race_lock);
-  if (where < 0) return;
-  uint64_t o = other - 1;
-  uint64_t ox = o % gx, oy = (o / gx) % gy, oz = o / ((uint64_t)gx * gy);
-  record(file, line, col);
-  /* Two source locations of up to 600 bytes may not fit: a message cut at the buffer's end
-   * still names the race (gcc 12 warns about the possible truncation). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-truncation"
-#endif
-  snprintf(tls_error.message, sizeof tls_error.message,
-           "write-write race on '%s' element %" PRId64 ": program (%u, %u, %u) stores it at %s after program "
-           "(%" PRIu64 ", %" PRIu64 ", %" PRIu64 ") stored it at %s, with no atomic or lock ordering the two",
-           arg_name(arg), where, px, py, pz, mine, ox, oy, oz, theirs);
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
   if (tls_jmp) longjmp(*tls_jmp, 1);
 }

@@ -5,7 +5,11 @@
 #ifndef TILEC_RUNTIME_DEBUG_H
 #define TILEC_RUNTIME_DEBUG_H
 
+#include "tilec/abi.h"
+
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,31 +73,63 @@ TILEC_RT_EXPORT int tilec_rt_launch_refused(int code, const char *msg);
 
 /* For the launcher: writes this thread's buffered output (if any) in one piece. */
 void tilec_rt_flush_output(void);
-/* --check-nan: a program noted a non-finite value among its loads (stores of NaN/Inf are
- * then its inputs' doing, not reported); a non-finite store otherwise fails the program. */
-TILEC_RT_EXPORT void tilec_rt_nonfinite_input(void);
+/* --check nan: a store of a NaN/Inf fails the program (kernel code calls it only when the
+ * program loaded no non-finite value: then its inputs would be to blame). */
 TILEC_RT_EXPORT void tilec_rt_nan_fail(int32_t arg, const char *file, int32_t line, int32_t col, uint32_t px, uint32_t py,
                                        uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3, double v);
 
-/* --check-races: a program reports the lanes of one store (element indices into argument
- * `arg`, active flags); a store to an element another program stored to in the same launch
- * fails the program, unless both stores were made while holding a lock (between a
- * successful atomic_cas and the atomic_xchg that releases it). */
-TILEC_RT_EXPORT void tilec_rt_race_store(int32_t arg, int64_t extent, const int64_t *elems, const int8_t *active,
-                                         int32_t count, const char *file, int32_t line, int32_t col, uint32_t px,
-                                         uint32_t py, uint32_t pz, uint32_t gx, uint32_t gy);
-TILEC_RT_EXPORT void tilec_rt_race_cas(int32_t success);
-TILEC_RT_EXPORT void tilec_rt_race_release(void);
-/* For the launcher: shadow memory starts empty for each launch and is freed after it. */
-void tilec_rt_race_begin(void);
-void tilec_rt_race_end(void);
-
-/* A failure recorded by kernel code on this thread: where (kernel source) and what. */
+/* A failure recorded by kernel code or by a launch's checks: where (kernel source) and what. */
 typedef struct tilec_rt_error {
   char file[512]; /* "" when the failure has no source location */
   int line, col;
   char message[1024];
 } tilec_rt_error;
+
+/* --check races (runtime/races.c): what one launch logged. The launcher owns one per launch
+ * (begin before the programs run, end after), and each thread that runs programs attaches
+ * to it for the time it does. */
+struct tc_access_log;
+struct tc_access_site;
+typedef struct tilec_rt_checks {
+  const tilec_kernel_desc *kernel;
+  void *const *args;
+  const int64_t *extents; /* NULL: no buffer size known */
+  uint32_t grid[3];
+  pthread_mutex_t lock;
+  _Atomic int ready;          /* arg_flags and sites made (by the first program) */
+  _Atomic int lost;           /* out of memory: the verdict would be incomplete */
+  struct tc_access_log *logs; /* one per thread that logged anything */
+  uint64_t *arg_flags;        /* per runtime argument: 1 = log its loads */
+  uint32_t nargs;
+  struct tc_access_site *sites;
+  uint32_t nsites;
+} tilec_rt_checks;
+
+void tilec_rt_checks_begin(tilec_rt_checks *k, const tilec_kernel_desc *kernel, void *const *args,
+                           const int64_t *extents, const uint32_t grid[3]);
+void tilec_rt_checks_attach(tilec_rt_checks *k);
+void tilec_rt_checks_detach(void);
+/* After every thread detached: 1 and *err when two programs raced (or the log ran out of
+ * memory); frees what the launch logged either way. */
+int tilec_rt_checks_end(tilec_rt_checks *k, tilec_rt_error *err);
+
+/* Kernel code, at the start of each program compiled with race checks: the thread's block
+ * of nargs flags (1: log the loads through that argument) and nsites (lo, hi) cursors, one
+ * per access site, all closed. A site's run goes on while the next chunk starts at its hi
+ * (kernel code moves hi); otherwise kernel code calls access_open, which logs the run and
+ * starts [addr, addr + bytes). access_lanes does the same lane by lane (gathers, scatters,
+ * partly masked chunks: active[i] != 0). write: a store site; size: the element's bytes. */
+TILEC_RT_EXPORT uint64_t *tilec_rt_access_program(int32_t nargs, int32_t nsites, uint32_t px, uint32_t py,
+                                                  uint32_t pz);
+TILEC_RT_EXPORT void tilec_rt_access_open(int32_t site, int64_t addr, int64_t bytes, int32_t arg, int32_t write,
+                                          int32_t size, const char *file, int32_t line, int32_t col);
+TILEC_RT_EXPORT void tilec_rt_access_lanes(int32_t site, const int64_t *addrs, const int8_t *active, int32_t count,
+                                           int32_t arg, int32_t write, int32_t size, const char *file, int32_t line,
+                                           int32_t col);
+/* A successful atomic_cas on addr takes a lock there, an atomic_xchg on a locked address
+ * releases it: accesses made while holding a lock do not race with other such accesses. */
+TILEC_RT_EXPORT void tilec_rt_race_cas(int32_t success, int64_t addr);
+TILEC_RT_EXPORT void tilec_rt_race_release(int64_t addr);
 
 /* For the launcher: takes (and clears) the calling thread's recorded failure. */
 void tilec_rt_take_error(tilec_rt_error *out);

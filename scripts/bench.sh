@@ -435,6 +435,18 @@ else
   echo "warning: $VPY_ERR: Python benchmarks skipped" >&2
 fi
 
+section "debug checks: --check all against unchecked"
+# bench/check_cost.py: each kernel unchecked and with --check all, alternating; wall time at 2
+# threads, then CPU time per launch at 1 thread. Its tables go into REPORT.md.
+CHECKS_MD="$WORK/check_cost.md"
+if { "$PY" bench/check_cost.py "$TILEC" --rounds "$((ROUNDS + 2))" && echo &&
+     "$PY" bench/check_cost.py "$TILEC" --rounds "$((ROUNDS + 2))" --cpu; } >"$CHECKS_MD"; then
+  CHECKS_OPT=(--checks "$CHECKS_MD")
+else
+  echo "warning: bench/check_cost.py failed: no debug checks section" >&2
+  CHECKS_OPT=()
+fi
+
 section "report"
 # Machine facts for the report; the load average shows whether other work shared the cores.
 MACHINE="$WORK/machine.env"
@@ -469,5 +481,5 @@ MACHINE="$WORK/machine.env"
   echo "alternate=$ALTERNATE"
 } >"$MACHINE"
 # BENCH_REPORT_DIR: write the report elsewhere (trying the harness without replacing bench/).
-"$PY" bench/report.py --raw "$RAW" --machine "$MACHINE" --commands "$CMDS" --out "${BENCH_REPORT_DIR:-bench}"
+"$PY" bench/report.py --raw "$RAW" --machine "$MACHINE" --commands "$CMDS" --out "${BENCH_REPORT_DIR:-bench}" "${CHECKS_OPT[@]}"
 echo "total: $(( $(date +%s) - T_START )) s"

@@ -86,8 +86,9 @@ typedef struct tilec_launch_options {
   uint64_t program_count; /* flattened grid; UINT64_MAX = up to the end of the grid */
   /* Element count of the buffer behind each runtime argument (one entry per argument,
    * -1 = unknown), for kernels compiled with bounds checks; NULL = nothing known. The
-   * array is read during the launch only. Race checks (check_races) track only buffers
-   * whose extent is known, and assume one checked launch at a time per process. */
+   * array is read during the launch only. Race checks (check_races) use it to tell which
+   * arguments' memory may overlap (their loads are then checked too; unknown extents count
+   * as overlapping); several checked launches may run at once. */
   const int64_t *buffer_extents;
 } tilec_launch_options;
 

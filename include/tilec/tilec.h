@@ -33,8 +33,8 @@ typedef struct tilec_compile_options {
   const char *cache_dir; /* JIT disk cache: NULL = $TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec,
                           * else ~/.cache/tilec; "" = no disk cache (memory only). Copied. */
   bool check_nan;        /* report the first NaN/Inf a program stores when it loaded none */
-  bool check_races;      /* report two programs storing to one element without atomics or a
-                          * lock (implies check_bounds: the shadow memory needs extents) */
+  bool check_races;      /* report two programs of a launch accessing one element, at least one
+                          * storing, neither through atomics nor under a lock */
   bool reference;        /* the plain reference build (one element at a time, libm math, -O1)
                           * that `tilec run --reference` compares the optimized build with */
   bool strip_asserts;    /* tl.device_assert and `assert` in kernels compile to nothing, as in

@@ -209,13 +209,60 @@ def total(x_ptr, out_ptr, lock_ptr, n, LOCK: tl.constexpr, BLOCK: tl.constexpr):
     tl.store(out_ptr, tl.load(out_ptr) + s)
     if LOCK:
         tl.atomic_xchg(lock_ptr, 0)
+
+
+@triton.jit
+def shift_left(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs + 1, mask=offs + 1 < n)
+    tl.store(x_ptr + offs, v, mask=offs < n)
+
+
+@triton.jit
+def read_previous(out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, offs.to(tl.float32), mask=offs < n)
+    prev = tl.load(out_ptr + pid * BLOCK - 1, mask=pid > 0, other=0.0)
+    tl.store(out_ptr + offs, prev + offs.to(tl.float32), mask=offs < n)
+
+
+@triton.jit
+def scale_in_place(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+
+
+@triton.jit
+def gather_rows(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # every program reads all of x (read-read sharing is no race)
+    offs = tl.arange(0, BLOCK)
+    s = tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0), axis=0)
+    tl.store(out_ptr + tl.program_id(0), s)
+
+
+@triton.jit
+def flagged(x_ptr, out_ptr, lock_ptr, seen_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    s = tl.sum(tl.load(x_ptr + offs, mask=offs < n), axis=0)
+    while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+        pass
+    if tl.load(seen_ptr) == 0:
+        tl.atomic_xchg(seen_ptr, 1)
+        tl.store(out_ptr, s)
+    else:
+        tl.store(out_ptr, tl.load(out_ptr) + s)
+    tl.atomic_xchg(lock_ptr, 0)
 PY
 npy_f32 s.npy 1
 npy_f32 lock.npy 1
+npy_f32 seen.npy 1
 RACE=("$TILEC" run race.py)
 check race_reported 1 "race.py:9:5: error: write-write race on 'out_ptr' element 0: program (1, 0, 0) stores it at race.py:9:5 after program (0, 0, 0) stored it at race.py:9:5, with no atomic or lock ordering the two" \
   "${RACE[@]}" -k same_rows --grid 4 x_ptr=x.npy out_ptr=o.npy n=100 BLOCK=32 --check-races --serial
-check race_reported_parallel 1 "" "${RACE[@]}" -k same_rows --grid 4 x_ptr=x.npy out_ptr=o.npy n=100 BLOCK=32 --check-races --threads 2
+# the same report whatever the thread count: the accesses are logged, then compared
+check race_reported_parallel 1 "race.py:9:5: error: write-write race on 'out_ptr' element 0: program (1, 0, 0) stores it at race.py:9:5 after program (0, 0, 0) stored it at race.py:9:5, with no atomic or lock ordering the two" \
+  "${RACE[@]}" -k same_rows --grid 4 x_ptr=x.npy out_ptr=o.npy n=100 BLOCK=32 --check races --threads 2
 check race_2d_grid 1 "race.py:14:5: error: write-write race on 'out_ptr' element 0: program (0, 1, 0) stores it at race.py:14:5 after program (0, 0, 0) stored it at race.py:14:5, with no atomic or lock ordering the two" \
   "${RACE[@]}" -k by_column --grid 2,2 out_ptr=w.npy --check-races --serial
 check race_free_disjoint 0 "" "${RUN[@]}" -k copy_masked --grid 100 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --check-races
@@ -223,5 +270,15 @@ check race_free_atomics 0 "" "${RACE[@]}" -k histogram --grid 4 x_ptr=x.npy out_
 check race_free_locked 0 "" "${RACE[@]}" -k total --grid 4 x_ptr=x.npy out_ptr=s.npy lock_ptr=lock.npy n=100 LOCK=1 BLOCK=32 --check-races
 check race_unlocked 1 "race.py:31:5: error: write-write race on 'out_ptr' element 0: program (1, 0, 0) stores it at race.py:31:5 after program (0, 0, 0) stored it at race.py:31:5, with no atomic or lock ordering the two" \
   "${RACE[@]}" -k total --grid 4 x_ptr=x.npy out_ptr=s.npy lock_ptr=lock.npy n=100 LOCK=0 BLOCK=32 --check-races --serial
+# Read-write races: a load of an element another program of the launch stores (either order)
+check rw_race_neighbour 1 "race.py:40:5: error: read-write race on 'x_ptr' element 32: program (1, 0, 0) stores it at race.py:40:5 after program (0, 0, 0) loaded it at race.py:39:9, with no atomic or lock ordering the two" \
+  "${RACE[@]}" -k shift_left --grid 4 x_ptr=x.npy n=100 BLOCK=32 --check races --threads 2
+check rw_race_one_program 0 "" "${RACE[@]}" -k shift_left --grid 1 x_ptr=x.npy n=32 BLOCK=32 --check races
+check rw_race_previous 1 "race.py:48:12: error: read-write race on 'out_ptr' element 31: program (1, 0, 0) loads it at race.py:48:12 after program (0, 0, 0) stored it at race.py:47:5, with no atomic or lock ordering the two" \
+  "${RACE[@]}" -k read_previous --grid 4 out_ptr=o.npy n=128 BLOCK=32 --check races
+check race_free_in_place 0 "" "${RACE[@]}" -k scale_in_place --grid 32 x_ptr=x.npy n=1000 BLOCK=32 --check races
+check race_free_shared_reads 0 "" "${RACE[@]}" -k gather_rows --grid 8 x_ptr=x.npy out_ptr=o.npy n=100 BLOCK=128 --check races
+# an atomic_xchg on a flag beside the lock does not release it
+check race_free_flag_xchg 0 "" "${RACE[@]}" -k flagged --grid 4 x_ptr=x.npy out_ptr=s.npy lock_ptr=lock.npy seen_ptr=seen.npy n=100 BLOCK=32 --check races
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tilec
+import tilec.language as tl
 import kernels_native
 from kernels_native import assert_kernel, bad_kernel, oob_kernel, race_kernel
 
@@ -152,3 +153,56 @@ def test_triton_debug_turns_the_checks_on(monkeypatch):
         race_kernel[(4,)](np.zeros(1, np.float32))
     # debug=False at the launch is the caller's word: neither asserts nor checks
     oob_kernel[(1,)](x, out, BLOCK=8, debug=False)
+
+
+def _line_here(text):
+    for i, line in enumerate(open(__file__), 1):
+        if text in line:
+            return i
+    raise AssertionError(text)
+
+
+@tilec.jit
+def shift_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    """dst[i] = src[i]: a race between programs only when dst and src overlap shifted."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def test_read_write_race_through_two_arguments(monkeypatch):
+    monkeypatch.setenv("TILEC_CHECK", "races")
+    x = np.arange(65, dtype=np.float32)
+    shift_kernel[(4,)](x[:64], np.zeros(64, np.float32), 64, BLOCK=16)  # disjoint: fine
+    shift_kernel[(4,)](x[:64], x[:64], 64, BLOCK=16)  # the same elements, each by one program
+    with pytest.raises(tilec.KernelError) as info:
+        shift_kernel[(4,)](x[1:], x[:64], 64, BLOCK=16)  # dst[i] is src[i - 1]: a neighbour's
+    lineno = _line_here("tl.store(dst_ptr + offs, tl.load(src_ptr + offs")
+    assert info.value.lineno == lineno
+    assert ("kernel 'shift_kernel': read-write race on 'dst_ptr' element 16: program (1, 0, 0) stores it at "
+            f"{__file__}:{lineno}:5 after program (0, 0, 0) loaded it at {__file__}:{lineno}:30") in str(info.value)
+
+
+@tilec.jit
+def row_softmax_kernel(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(in_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+    num = tl.exp(x - tl.max(x, axis=0))
+    tl.store(out_ptr + row * n_cols + cols, num / tl.sum(num, axis=0), mask=cols < n_cols)
+
+
+def test_bounds_check_writes_nothing_past_the_buffer(monkeypatch):
+    # Softmax keeps exp(x - max) in its output row before the division (the store's row is
+    # the buffer); with bounds checks that row must lie inside the output, or nothing of it
+    # is written before the store reports.
+    monkeypatch.setenv("TILEC_CHECK", "bounds")
+    x = np.random.default_rng(3).standard_normal((4, 64)).astype(np.float32)
+    whole = np.full(4 * 64 + 64, 7.0, np.float32)
+    row_softmax_kernel[(4,)](whole[:4 * 64], x, 64, BLOCK=64)
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(whole[:4 * 64].reshape(4, 64), e / e.sum(1, keepdims=True), rtol=1e-6)
+    whole[:] = 7.0
+    with pytest.raises(tilec.KernelError, match=r"store to 'out_ptr' at element 232 is out of bounds "
+                                                r"\(buffer has 232 elements\) in program \(3, 0, 0\)"):
+        row_softmax_kernel[(4,)](whole[:3 * 64 + 40], x, 64, BLOCK=64)
+    assert (whole[3 * 64 + 40:] == 7.0).all()

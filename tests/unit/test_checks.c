@@ -4,6 +4,7 @@
  * classes only (asked as flags or as a list: one kernel). In: a copy kernel. Out: a Check suite. */
 #include <check.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,8 +143,8 @@ START_TEST(test_resolution) {
   ck_assert_uint_eq(tilec_compiler_checks(none), 0);
   ck_assert_uint_eq(tilec_compiler_checks(flags), TILEC_CHECKS_ALL);
   ck_assert_uint_eq(tilec_compiler_checks(list), TILEC_CHECKS_ALL);
-  /* the race shadow memory is sized by the buffers' extents: races bring bounds checks */
-  ck_assert_uint_eq(tilec_compiler_checks(mixed), TILEC_CHECKS_ALL);
+  /* classes are what was asked: races no longer bring bounds checks along */
+  ck_assert_uint_eq(tilec_compiler_checks(mixed), TILEC_CHECKS_NAN | TILEC_CHECKS_RACES);
   ck_assert_uint_eq(tilec_compiler_checks(nan), TILEC_CHECKS_NAN);
   /* bits outside the classes are not classes */
   tilec_compiler *junk = compiler("", 0xff00u, false, false, false);
@@ -154,9 +155,11 @@ START_TEST(test_resolution) {
   ck_assert_ptr_null(strstr(t_none, "tilec_rt_"));
   ck_assert_str_eq(t_none, t_junk);
   ck_assert_str_eq(t_flags, t_list);
-  ck_assert_str_eq(t_flags, t_mixed);
   ck_assert_ptr_nonnull(strstr(t_list, "tilec_rt_bounds_fail"));
-  ck_assert_ptr_nonnull(strstr(t_list, "tilec_rt_race_"));
+  ck_assert_ptr_nonnull(strstr(t_list, "tilec_rt_access_program"));
+  ck_assert_ptr_nonnull(strstr(t_mixed, "tilec_rt_access_program"));
+  ck_assert_ptr_nonnull(strstr(t_mixed, "tilec_rt_nan_fail"));
+  ck_assert_ptr_null(strstr(t_mixed, "tilec_rt_bounds_fail"));
   ck_assert_ptr_nonnull(strstr(t_nan, "tilec_rt_nan_fail"));
   ck_assert_ptr_null(strstr(t_nan, "tilec_rt_bounds_fail"));
   free(t_none);
@@ -174,8 +177,8 @@ START_TEST(test_resolution) {
 }
 END_TEST
 
-/* The JIT cache is keyed by the resolved classes: a kernel compiled with --check-races
- * is the kernel of `--check all` (races bring bounds; nan asked both ways). */
+/* The JIT cache is keyed by the resolved classes: a kernel compiled with the old flags is
+ * the kernel of the same classes asked as a list. */
 START_TEST(test_cache_key) {
   clear_env();
   char root[PATH_MAX];
@@ -184,7 +187,7 @@ START_TEST(test_cache_key) {
   ck_assert_ptr_nonnull(mkdtemp(root));
   tilec_kernel_spec spec = copy_spec();
   tilec_jit_kernel *k1 = NULL, *k2 = NULL, *k3 = NULL;
-  tilec_compiler *a = compiler(root, TILEC_CHECKS_NAN, false, false, true);
+  tilec_compiler *a = compiler(root, TILEC_CHECKS_NAN, true, false, true);
   ck_assert_ptr_null(tilec_jit_compile(a, &spec, &k1, NULL));
   ck_assert_int_eq(tilec_jit_kernel_origin(k1), TILEC_JIT_COMPILED);
   tilec_compiler *b = compiler(root, TILEC_CHECKS_ALL, false, false, false);
@@ -221,6 +224,126 @@ START_TEST(test_multi_library_refuses) {
 }
 END_TEST
 
+/* ---- --check races through the C API ----------------------------------------------- */
+
+static const char shift_source[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def shift_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=offs < n), mask=offs < n)\n"
+    "\n"
+    "@triton.jit\n"
+    "def same_kernel(dst_ptr, BLOCK: tl.constexpr):\n"
+    "    tl.store(dst_ptr + tl.arange(0, BLOCK), tl.program_id(0).to(tl.float32))\n";
+
+static tilec_jit_kernel *race_kernel(const char *kernel, const char *signature) {
+  tilec_compiler *c = compiler("", TILEC_CHECKS_RACES, false, false, false);
+  tilec_kernel_spec s = {.source = shift_source, .source_len = sizeof shift_source - 1, .filename = "shift.py",
+                         .kernel = kernel, .signature = signature};
+  tilec_jit_kernel *k = NULL;
+  tilec_status *st = tilec_jit_compile(c, &s, &k, NULL);
+  ck_assert_msg(st == NULL, "%s", st ? tilec_status_message(st) : "");
+  tilec_compiler_destroy(c);
+  return k;
+}
+
+static void launch_expect(tilec_jit_kernel *k, uint32_t grid, void **args, size_t nargs, const int64_t *extents,
+                          const char *msg) {
+  tilec_launch_options o;
+  tilec_launch_options_init(&o);
+  o.buffer_extents = extents;
+  o.num_threads = 2;
+  tilec_status *st = tilec_jit_kernel_launch(k, grid, 1, 1, args, nargs, &o);
+  if (!msg) {
+    ck_assert_msg(st == NULL, "%s", st ? tilec_status_message(st) : "");
+    return;
+  }
+  ck_assert_msg(st != NULL, "expected: %s", msg);
+  ck_assert_str_eq(tilec_status_message(st), msg);
+  ck_assert_int_eq(tilec_status_code_of(st), TILEC_ERROR_RUNTIME);
+  ck_assert_str_eq(tilec_status_file(st), "shift.py");
+  tilec_status_destroy(st);
+}
+
+/* Loads through an argument the kernel never stores through are checked when its memory
+ * overlaps another argument's: the runtime decides per launch from the extents, and an
+ * unknown extent counts as overlapping. */
+START_TEST(test_race_between_arguments) {
+  clear_env();
+  tilec_jit_kernel *k = race_kernel("shift_kernel", "*fp32, *fp32, i32, 16");
+  float buf[65], other[64];
+  for (int i = 0; i < 65; i++) buf[i] = (float)i;
+  int32_t n = 64;
+  float *src = buf + 1, *dst = buf;
+  void *args[] = {&src, &dst, &n};
+  const char *race = "read-write race on 'dst_ptr' element 16: program (1, 0, 0) stores it at shift.py:7:5 after "
+                     "program (0, 0, 0) loaded it at shift.py:7:30, with no atomic or lock ordering the two";
+  int64_t ext[3] = {64, 64, -1};
+  launch_expect(k, 4, args, 3, ext, race);
+  launch_expect(k, 4, args, 3, NULL, race); /* sizes unknown: the loads are checked */
+  int64_t unknown_src[3] = {-1, 64, -1};
+  launch_expect(k, 4, args, 3, unknown_src, race);
+  src = buf;
+  launch_expect(k, 4, args, 3, ext, NULL); /* in place, each element one program's */
+  src = buf;
+  dst = other;
+  launch_expect(k, 4, args, 3, ext, NULL);
+  launch_expect(k, 4, args, 3, NULL, NULL);
+  tilec_jit_kernel_release(k);
+}
+END_TEST
+
+typedef struct race_loop {
+  tilec_jit_kernel *k;
+  bool racy;
+  int failures;
+} race_loop;
+
+static void *race_thread(void *p) {
+  race_loop *r = p;
+  float a[64], b[64];
+  int32_t n = 64;
+  for (int it = 0; it < 40; it++) {
+    float *dst = a, *src = b;
+    void *args1[] = {&dst};
+    void *args3[] = {&src, &dst, &n};
+    tilec_launch_options o;
+    tilec_launch_options_init(&o);
+    o.num_threads = 2;
+    tilec_status *st = r->racy ? tilec_jit_kernel_launch(r->k, 4, 1, 1, args1, 1, &o)
+                               : tilec_jit_kernel_launch(r->k, 4, 1, 1, args3, 3, &o);
+    bool want = r->racy;
+    if ((st != NULL) != want ||
+        (st && strcmp(tilec_status_message(st), "write-write race on 'dst_ptr' element 0: program (1, 0, 0) stores "
+                                                "it at shift.py:11:5 after program (0, 0, 0) stored it at shift.py:11:5, "
+                                                "with no atomic or lock ordering the two")))
+      r->failures++;
+    tilec_status_destroy(st);
+  }
+  return NULL;
+}
+
+/* Each launch has its own log: a racy and a race-free launch at the same time from two
+ * host threads each get their own verdict, every time. */
+START_TEST(test_race_concurrent_launches) {
+  clear_env();
+  race_loop racy = {race_kernel("same_kernel", "*fp32, 16"), true, 0};
+  race_loop fine = {race_kernel("shift_kernel", "*fp32, *fp32, i32, 16"), false, 0};
+  pthread_t t1, t2;
+  ck_assert_int_eq(pthread_create(&t1, NULL, race_thread, &racy), 0);
+  ck_assert_int_eq(pthread_create(&t2, NULL, race_thread, &fine), 0);
+  pthread_join(t1, NULL);
+  pthread_join(t2, NULL);
+  ck_assert_int_eq(racy.failures, 0);
+  ck_assert_int_eq(fine.failures, 0);
+  tilec_jit_kernel_release(racy.k);
+  tilec_jit_kernel_release(fine.k);
+}
+END_TEST
+
 static Suite *checks_suite(void) {
   Suite *s = suite_create("checks");
   TCase *tc = tcase_create("checks");
@@ -230,6 +353,8 @@ static Suite *checks_suite(void) {
   tcase_add_test(tc, test_resolution);
   tcase_add_test(tc, test_cache_key);
   tcase_add_test(tc, test_multi_library_refuses);
+  tcase_add_test(tc, test_race_between_arguments);
+  tcase_add_test(tc, test_race_concurrent_launches);
   suite_add_tcase(s, tc);
   return s;
 }
