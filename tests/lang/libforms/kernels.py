@@ -47,6 +47,8 @@ def block_ptr_dtype_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
     tl.static_assert(bp.type.scalar == bp.type)
     tl.static_assert(bp.type.element_ty != bt.element_ty)
     tl.static_assert(isinstance(bt, tl.block_type))
+    tl.static_assert(isinstance(bp.type, tl.pointer_type) and isinstance(x_ptr.dtype, tl.pointer_type))
+    tl.static_assert(not isinstance(bt, tl.pointer_type) and not isinstance(x_ptr.dtype, tl.block_type))
     x = tl.load(bp, boundary_check=(0,), padding_option="zero")
     acc = x.to(tl.float32)
     tl.static_assert(acc.type.is_block())
