@@ -166,7 +166,7 @@ def cases():
     for form, fname in enumerate(("scaled", "rows_reversed", "minus_row_max")):
         add(F, "dot_acc_expr_" + fname, K, "dot_acc_expr_kernel", (1,),
             dict(a_ptr=av, b_ptr=bv, c_ptr=c0.copy(), M=M, N=N, K=Kd, BK=BK, FORM=form), ["c_ptr"],
-            lambda a, form=form, c0=c0: {"c_ptr": acc_expr_ref(a["a_ptr"], c0, a["b_ptr"], BK, form)})
+            lambda a, form=form, c0=c0, BK=BK: {"c_ptr": acc_expr_ref(a["a_ptr"], c0, a["b_ptr"], BK, form)})
 
     # An fp16 (or bf16) result: the dot accumulates in fp32 and rounds once when its result is
     # produced (an accumulator passed in is widened first), as Triton's tensor cores and its
