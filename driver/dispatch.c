@@ -148,7 +148,7 @@ static void write_variant(FILE *f, const tc_variant *v, const char *desc_name, s
                           const char *source_file, bool emu) {
   const tc_kernel_info *info = v->info;
   int nargs = tc_stub_declare_kernel(f, v->symbol, info, false, emu);
-  fprintf(f, "static int tilec_program_v%zu(void *const *args, const uint32_t pid[3], const uint32_t grid[3], "
+  fprintf(f, "static int __tilec_program_v%zu(void *const *args, const uint32_t pid[3], const uint32_t grid[3], "
              "void *ctx) {\n  (void)ctx; (void)args;\n", tag);
   /* A failed device_assert unwinds the program back here (runtime/debug.c). */
   if (info->uses_assert)

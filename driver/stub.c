@@ -157,7 +157,7 @@ void tc_stub_desc(FILE *f, const char *suffix, const char *name, const tc_kernel
   fprintf(f, ", ");
   tc_stub_c_string(f, source_file ? source_file : "");
   fprintf(f, ", \"%s\", %d, %d, tilec_params_%s, ", TILEC_VERSION_STRING, info->nparams, nargs, suffix);
-  if (program) fprintf(f, "tilec_program_%s};\n", suffix);
+  if (program) fprintf(f, "__tilec_program_%s};\n", suffix);
   else fprintf(f, "0};\n");
 }
 
@@ -195,7 +195,7 @@ tilec_status *tc_stub_write(const char *path, const tc_kernel_info *info, const 
     for (int i = 0; i < (nargs ? nargs : 1); i++) fprintf(f, "%s-1", i ? ", " : "");
     fprintf(f, "};\n");
   }
-  fprintf(f, "static int tilec_program_%s(void *const *args, const uint32_t pid[3], const uint32_t grid[3], "
+  fprintf(f, "static int __tilec_program_%s(void *const *args, const uint32_t pid[3], const uint32_t grid[3], "
              "void *ctx) {\n  (void)ctx; (void)args;\n", n);
   if (info->check_bounds)
     fprintf(f, "  const int64_t *ext = ctx && ((const tilec_program_ctx *)ctx)->extents ? "

@@ -34,6 +34,7 @@ typedef enum tc_expr_kind {
   TC_EXPR_LIST,      /* [a, b] */
   TC_EXPR_STARRED,   /* *value (in calls and tuple targets) */
   TC_EXPR_LAMBDA,    /* parsed so host-style code in kernels errors cleanly */
+  TC_EXPR_LISTCOMP,  /* [elt for target in iter if conds...]: one generator (Triton's) */
 } tc_expr_kind;
 
 typedef enum tc_binop {
@@ -83,6 +84,7 @@ struct tc_expr {
     struct { tc_expr **items; int nitems; } seq;         /* TUPLE, LIST */
     struct { tc_expr *value; } starred;
     struct { tc_expr *body; } lambda;
+    struct { tc_expr *elt, *target, *iter; tc_expr **conds; int nconds; } comp; /* LISTCOMP */
   } u;
 };
 

@@ -76,6 +76,16 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     if (!b) return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "the Python builtin '%s' is not supported in kernels", name);
     return cg_builtin_call(cg, b, a, loc);
   }
+  if (!strcmp(full, "tl.tuple")) { /* tl.tuple(iterable): Triton's tuple of those values */
+    if (a->nkw || a->nargs > 1) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.tuple() takes one tuple or list");
+    if (!a->nargs) return (tc_val){.kind = TV_TUPLE};
+    if (a->args[0].kind != TV_TUPLE)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.tuple() takes a tuple or list, got %s", tv_kind_name(&a->args[0]));
+    tc_val t = a->args[0];
+    t.s = NULL; /* a plain tuple: a NamedTuple's field names are not kept */
+    t.slen = 0;
+    return t;
+  }
   if (cg_api_is_class(full))
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s is a type; it cannot be called inside a kernel", full);
   if (!strcmp(full, "triton.jit"))

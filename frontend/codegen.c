@@ -237,6 +237,20 @@ tc_val cg_value_attr(tc_cg *cg, tc_val base, const char *a, tc_loc loc) {
   case TV_TENSOR: return cg_tensor_attr(cg, &base, a, loc);
   case TV_DTYPE: return cg_dtype_attr(cg, &base, a, loc);
   case TV_TDESC: return cg_tdesc_attr(cg, &base, a, loc);
+  case TV_TUPLE:
+    if (base.s) { /* a NamedTuple: its fields, "f0,f1,..." */
+      size_t an = strlen(a);
+      const char *f = base.s, *end = base.s + base.slen;
+      for (int i = 0; f < end && i < base.nitems; i++) {
+        const char *c = memchr(f, ',', (size_t)(end - f));
+        size_t fn = c ? (size_t)(c - f) : (size_t)(end - f);
+        if (fn == an && !memcmp(f, a, an)) return base.items[i];
+        f += fn + 1;
+      }
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "the NamedTuple (fields %.*s) has no attribute '%s'", (int)base.slen,
+                      base.s, a);
+    }
+    break;
   default: break;
   }
   return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' has no attribute '%s'", tv_kind_name(&base), a);
@@ -458,6 +472,38 @@ static tc_val eval_ifexp(tc_cg *cg, const tc_expr *e) {
                   tv_kind_name(&c));
 }
 
+/* [elt for target in iter if cond ...] over a tuple, as Triton compiles it: one element per
+ * item whose (compile-time) conditions hold, a tuple. The target is the comprehension's own
+ * (Python 3): the names it binds are restored afterwards. */
+static tc_val eval_listcomp(tc_cg *cg, const tc_expr *e) {
+  tc_val it = cg_expr(cg, e->u.comp.iter);
+  if (cg->err) return it;
+  if (it.kind != TV_TUPLE)
+    return cg_error(cg, e->u.comp.iter->loc, TILEC_ERROR_UNSUPPORTED,
+                    "only comprehensions over tuples are supported (Triton's rule), got %s", tv_kind_name(&it));
+  tc_scope *sc = &cg_frame(cg)->scope;
+  int saved_n = sc->nvars;
+  tc_binding *saved = cg_alloc(cg, sizeof(tc_binding) * (size_t)(saved_n + 1));
+  if (saved_n) memcpy(saved, sc->vars, sizeof(tc_binding) * (size_t)saved_n);
+  tc_val r = {.kind = TV_TUPLE};
+  r.items = cg_alloc(cg, sizeof(tc_val) * (size_t)(it.nitems + 1));
+  for (int i = 0; i < it.nitems && !cg->err; i++) {
+    cg_assign_target(cg, e->u.comp.target, it.items[i]);
+    bool keep = true;
+    for (int c = 0; c < e->u.comp.nconds && keep && !cg->err; c++) {
+      tc_val cv = cg_expr(cg, e->u.comp.conds[c]);
+      if (!cg->err && !cg_truthy_constexpr(cg, &cv, e->u.comp.conds[c]->loc, &keep) && !cg->err)
+        cg_error(cg, e->u.comp.conds[c]->loc, TILEC_ERROR_SEMANTIC, "a comprehension's 'if' needs a compile-time condition");
+    }
+    if (keep && !cg->err) r.items[r.nitems++] = cg_expr(cg, e->u.comp.elt);
+  }
+  sc = &cg_frame(cg)->scope; /* bindings may have grown the array */
+  if (saved_n) memcpy(sc->vars, saved, sizeof(tc_binding) * (size_t)saved_n);
+  sc->nvars = saved_n;
+  if (cg->err) return (tc_val){0};
+  return r;
+}
+
 static tc_val eval_seq(tc_cg *cg, const tc_expr *e) {
   tc_val r = {.kind = TV_TUPLE};
   r.nitems = e->u.seq.nitems;
@@ -508,6 +554,7 @@ tc_val cg_expr(tc_cg *cg, const tc_expr *e) {
   case TC_EXPR_ELLIPSIS: return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "'...' is not supported in kernels");
   case TC_EXPR_STARRED: return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "starred expressions are not supported here");
   case TC_EXPR_LAMBDA: return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "lambda is not supported in @triton.jit functions");
+  case TC_EXPR_LISTCOMP: return eval_listcomp(cg, e);
   }
   return cg_error(cg, e->loc, TILEC_ERROR_INTERNAL, "unknown expression kind");
 }
@@ -992,6 +1039,29 @@ static tilec_status *eval_default(void *ctx, const tc_func *fn, const tc_expr *e
   return st;
 }
 
+/* A runtime parameter's value: the next block argument (a tensor descriptor's slots read). */
+static tc_val bind_param(tc_cg *cg, const tc_kernel_param *p, MlirBlock body, int *a, const tc_expr *annotation,
+                         tc_loc loc) {
+  if (p->kind == TILEC_PARAM_TENSORDESC) {
+    tc_val slots = tv_tensor(mlirBlockGetArgument(body, (*a)++), (tc_ty){TILEC_DTYPE_I64, 1, false}, 0, NULL);
+    return cg_tdesc_from_arg(cg, slots, tc_ty_make(p->dtype), p->desc_rank, p->desc_block, loc);
+  }
+  tc_ty t = {p->dtype, p->pointer_depth, p->pointer_depth > 0 && tc_param_is_const_annotation(annotation)};
+  return tv_tensor(mlirBlockGetArgument(body, (*a)++), t, 0, NULL);
+}
+
+/* A runtime tuple parameter (tc_specialize): its elements in order, each runtime one the next
+ * kernel parameter; a NamedTuple keeps its field names. */
+static tc_val bind_tuple(tc_cg *cg, const tc_kernel_info *info, MlirBlock body, const tc_val *t, int *a, int *k,
+                         tc_loc loc) {
+  if (t->kind == TV_INVALID) return bind_param(cg, &info->params[(*k)++], body, a, NULL, loc);
+  if (t->kind != TV_TUPLE) return *t;
+  tc_val r = *t;
+  r.items = cg_alloc(cg, sizeof(tc_val) * (size_t)(t->nitems + 1));
+  for (int i = 0; i < t->nitems; i++) r.items[i] = bind_tuple(cg, info, body, &t->items[i], a, k, loc);
+  return r;
+}
+
 tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec, MlirModule *out,
                                   tc_kernel_info *info) {
   tc_module *mod = NULL;
@@ -1073,18 +1143,15 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
   tcb_set_end(&cg.b, body);
 
   push_frame(&cg, fn, fn->loc);
-  int a = 0;
-  for (int i = 0; i < info->nparams; i++) {
-    const tc_kernel_param *p = &info->params[i];
-    if (p->kind == TILEC_PARAM_CONSTEXPR) {
-      cg_bind(&cg, fn->params[i].name, param_vals[i]);
-    } else if (p->kind == TILEC_PARAM_TENSORDESC) {
-      tc_val slots = tv_tensor(mlirBlockGetArgument(body, a++), (tc_ty){TILEC_DTYPE_I64, 1, false}, 0, NULL);
-      cg_bind(&cg, fn->params[i].name, cg_tdesc_from_arg(&cg, slots, tc_ty_make(p->dtype), p->desc_rank, p->desc_block, fn->loc));
-    } else {
-      tc_ty t = {p->dtype, p->pointer_depth, p->pointer_depth > 0 && tc_param_is_const_annotation(fn->params[i].annotation)};
-      cg_bind(&cg, fn->params[i].name, tv_tensor(mlirBlockGetArgument(body, a++), t, 0, NULL));
+  int a = 0, k = 0; /* the next block argument and kernel parameter */
+  for (int i = 0; i < fn->nparams; i++) {
+    if (tc_tuple_param_leaf(&param_vals[i])) { /* a runtime tuple: its elements are parameters */
+      cg_bind(&cg, fn->params[i].name, bind_tuple(&cg, info, body, &param_vals[i], &a, &k, fn->loc));
+      continue;
     }
+    const tc_kernel_param *p = &info->params[k++];
+    if (p->kind == TILEC_PARAM_CONSTEXPR) cg_bind(&cg, fn->params[i].name, param_vals[i]);
+    else cg_bind(&cg, fn->params[i].name, bind_param(&cg, p, body, &a, fn->params[i].annotation, fn->loc));
   }
   cg_block(&cg, &fn->body);
   tc_val kret = cg_frame(&cg)->has_ret ? cg_frame(&cg)->ret : tv_none();

@@ -334,6 +334,35 @@ static tc_expr *tc_parse_paren(tc_parser *p) {
   return tc_finish_seq(p, tc_expr_new(p, TC_EXPR_TUPLE, loc), &items);
 }
 
+static tc_expr *tc_parse_list_of(tc_parser *p, int targets);
+static tc_expr *tc_parse_boolop(tc_parser *p, tc_boolop op);
+static void tc_check_target(tc_parser *p, const tc_expr *e, int top);
+
+/* [elt for target in iter if cond ...]: Triton compiles one generator over a tuple. */
+static tc_expr *tc_parse_listcomp(tc_parser *p, tc_expr *elt, tc_loc loc) {
+  if (tc_is_kw(tc_cur(p), "async")) tc_fail(p, tc_tok_loc(tc_cur(p)), "async comprehension %s", tc_unsupported_suffix);
+  tc_advance(p); /* for */
+  tc_expr *e = tc_expr_new(p, TC_EXPR_LISTCOMP, loc);
+  e->u.comp.elt = elt;
+  e->u.comp.target = tc_parse_list_of(p, 1);
+  tc_check_target(p, e->u.comp.target, 1);
+  if (!tc_is_kw(tc_cur(p), "in")) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected 'in' after 'for' target");
+  tc_advance(p);
+  e->u.comp.iter = tc_parse_boolop(p, TC_BOOL_OR);
+  tc_vec conds;
+  tc_vec_init(&conds, sizeof(tc_expr *));
+  while (tc_is_kw(tc_cur(p), "if")) {
+    tc_advance(p);
+    tc_vec_push_ptr(p, &conds, tc_parse_boolop(p, TC_BOOL_OR));
+  }
+  e->u.comp.conds = (tc_expr **)(void *)conds.data;
+  e->u.comp.nconds = conds.n;
+  if (tc_at_comprehension(p))
+    tc_fail(p, tc_tok_loc(tc_cur(p)), "nested comprehensions are not supported (Triton compiles one 'for')");
+  tc_expect_op(p, "]", "expected ']' after the comprehension");
+  return e;
+}
+
 static tc_expr *tc_parse_list(tc_parser *p) {
   const tc_token *open = tc_advance(p);
   tc_loc loc = tc_tok_loc(open);
@@ -341,7 +370,7 @@ static tc_expr *tc_parse_list(tc_parser *p) {
   tc_vec_init(&items, sizeof(tc_expr *));
   if (!tc_is_op(tc_cur(p), "]")) {
     tc_vec_push_ptr(p, &items, tc_parse_star_or_test(p));
-    if (tc_at_comprehension(p)) tc_fail(p, loc, "list comprehension %s", tc_unsupported_suffix);
+    if (tc_at_comprehension(p)) return tc_parse_listcomp(p, ((tc_expr **)items.data)[0], loc);
     while (tc_accept_op(p, ",")) {
       if (tc_is_op(tc_cur(p), "]")) break;
       tc_vec_push_ptr(p, &items, tc_parse_star_or_test(p));
@@ -784,6 +813,7 @@ static const char *tc_describe(const tc_expr *e) {
   case TC_EXPR_NONE: return "None";
   case TC_EXPR_COMPARE: return "comparison";
   case TC_EXPR_IFEXP: return "conditional expression";
+  case TC_EXPR_LISTCOMP: return "list comprehension";
   case TC_EXPR_LAMBDA: return "lambda";
   case TC_EXPR_TUPLE: return "tuple";
   case TC_EXPR_LIST: return "list";

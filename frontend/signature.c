@@ -132,6 +132,160 @@ static const char *parse_tensordesc(const char *t, size_t n, tc_kernel_param *p)
   return NULL;
 }
 
+/* A signature entry of a runtime parameter (or of one element of a runtime tuple): a type
+ * with an optional hint ("*fp32:16", "i32", "i32:16"; "i32:1" is the value 1), a tensor
+ * descriptor, or a value (specialized away: *p is then a constexpr with *val). Returns an
+ * error text (*unknown set when the text is neither a type nor a value), or NULL. */
+static const char *runtime_entry(const char *t, size_t n, tc_kernel_param *p, tc_val *val, tc_arena *arena,
+                                 bool quoted_str) {
+  trim(&t, &n);
+  const char *colon = memchr(t, ':', n);
+  size_t tn = colon ? (size_t)(colon - t) : n;
+  tc_ty ty;
+  if (n > 10 && !memcmp(t, "tensordesc", 10)) return parse_tensordesc(t, n, p);
+  if (tc_ty_parse(t, tn, &ty)) {
+    p->kind = ty.ptr_depth ? TILEC_PARAM_POINTER : TILEC_PARAM_SCALAR;
+    p->dtype = ty.dt;
+    p->pointer_depth = ty.ptr_depth;
+    if (colon) {
+      char *end;
+      long h = strtol(colon + 1, &end, 10);
+      if (end != t + n || h < 1) return "bad hint";
+      if (h == 1 && !ty.ptr_depth && tc_ty_is_int(ty)) {
+        /* ":1" specializes an integer to the value 1, as Triton does. */
+        p->kind = TILEC_PARAM_CONSTEXPR;
+        *val = tv_int(1);
+        snprintf(p->value, sizeof p->value, "1");
+      } else if (h != 1 && h != 16) {
+        return "unsupported hint (use :16 or :1)";
+      } else {
+        p->divisibility = (int)h;
+      }
+    }
+    if (p->kind != TILEC_PARAM_CONSTEXPR && tc_ty_is_fp8(ty)) return "fp8 scalars are not supported";
+    return NULL;
+  }
+  tc_val v = tc_value_from_text(arena, t, n);
+  /* a string is a value only quoted inside a tuple (a tl.constexpr("s") element) */
+  if (v.kind == TV_STR && !(quoted_str && n >= 2 && (t[0] == '\'' || t[0] == '"'))) return "unknown type";
+  p->kind = TILEC_PARAM_CONSTEXPR;
+  *val = v;
+  value_text(&v, p->value, sizeof p->value);
+  return NULL;
+}
+
+/* The end of the item starting at p inside a tuple entry that ends at `end`. */
+static const char *item_end(const char *p, const char *end) {
+  int depth = 0;
+  char quote = 0;
+  for (; p < end; p++) {
+    if (quote) {
+      if (*p == '\\' && p + 1 < end) p++;
+      else if (*p == quote) quote = 0;
+    } else if (*p == '\'' || *p == '"') quote = *p;
+    else if (*p == '(' || *p == '[' || *p == '<') depth++;
+    else if ((*p == ')' || *p == ']' || *p == '>') && depth) depth--;
+    else if (*p == ',' && !depth) return p;
+  }
+  return end;
+}
+
+/* Where a runtime tuple's elements go: the kernel parameters made so far (info->params[0,
+ * *k)) and the kernel's own parameters (for the names). */
+typedef struct tuple_ctx {
+  tc_kernel_info *info;
+  int *k;
+  const tc_func *fn;
+  tc_arena *arena;
+} tuple_ctx;
+
+/* A runtime tuple argument, "(ENTRY, ...)" (Triton flattens a tuple argument into its
+ * elements): each element a runtime entry, a value, or a tuple again; "(NAME=ENTRY, ...)"
+ * gives a NamedTuple's fields. Every runtime element becomes a parameter of the compiled
+ * kernel named PARAM_I[_J...] (C identifiers, for the header), in order; in *out it is a
+ * TV_INVALID item whose .i is that parameter's index (tc_tuple_param_leaf), the values are
+ * constexpr items. Returns an error text, or NULL. */
+static const char *tuple_entry(tuple_ctx *c, const char *t, size_t n, const char *name, tc_val *out) {
+  trim(&t, &n);
+  if (n < 2 || t[0] != '(' || t[n - 1] != ')') return "a tuple entry is written (ENTRY, ...)";
+  const char *p = t + 1, *end = t + n - 1;
+  int cap = 4, count = 0;
+  tc_val *items = tc_arena_alloc(c->arena, sizeof(tc_val) * (size_t)cap);
+  char fields[512] = "";
+  size_t fl = 0;
+  int named = -1;
+  while (p < end) {
+    const char *e = item_end(p, end);
+    const char *it = p;
+    size_t in = (size_t)(e - p);
+    trim(&it, &in);
+    p = e < end ? e + 1 : end;
+    if (!in) {
+      if (p >= end && count) break; /* a trailing comma: (x,) */
+      return "empty tuple element";
+    }
+    /* NAME=ENTRY: a field of a NamedTuple */
+    size_t id = 0;
+    while (id < in && (isalnum((unsigned char)it[id]) || it[id] == '_')) id++;
+    bool has_name = id > 0 && id < in && it[id] == '=' && (id + 1 >= in || it[id + 1] != '=') &&
+                    !isdigit((unsigned char)it[0]);
+    if (named >= 0 && has_name != (named == 1)) return "either every element of a tuple entry has a field name or none";
+    named = has_name;
+    if (has_name) {
+      if (fl + id + 2 >= sizeof fields) return "too many NamedTuple fields";
+      fl += (size_t)snprintf(fields + fl, sizeof fields - fl, "%s%.*s", count ? "," : "", (int)id, it);
+      it += id + 1;
+      in -= id + 1;
+      trim(&it, &in);
+    }
+    if (count == cap) {
+      tc_val *grown = tc_arena_alloc(c->arena, sizeof(tc_val) * (size_t)(cap * 2));
+      memcpy(grown, items, sizeof(tc_val) * (size_t)cap);
+      items = grown;
+      cap *= 2;
+    }
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s_%d", name, count);
+    tc_val *v = &items[count++];
+    if (in >= 2 && it[0] == '(' && it[in - 1] == ')') {
+      const char *why = tuple_entry(c, it, in, sub, v);
+      if (why) return why;
+      continue;
+    }
+    if (*c->k >= TC_MAX_PARAMS) return "more than 128 kernel parameters once tuples are flattened";
+    tc_kernel_param *kp = &c->info->params[*c->k];
+    memset(kp, 0, sizeof *kp);
+    kp->divisibility = 1;
+    tc_val val = tv_none();
+    const char *why = runtime_entry(it, in, kp, &val, c->arena, true);
+    if (why) return why;
+    if (kp->kind == TILEC_PARAM_CONSTEXPR) {
+      *v = val;
+      continue;
+    }
+    if (strlen(sub) >= sizeof kp->name) return "a tuple element's parameter name is too long";
+    for (int i = 0; i < c->fn->nparams; i++)
+      if (!strcmp(c->fn->params[i].name, sub)) return "a tuple element's parameter name (PARAM_INDEX) is taken by another parameter";
+    for (int j = 0; j < *c->k; j++)
+      if (!strcmp(c->info->params[j].name, sub)) return "a tuple element's parameter name (PARAM_INDEX) is taken by another parameter";
+    snprintf(kp->name, sizeof kp->name, "%s", sub);
+    *v = (tc_val){.kind = TV_INVALID, .i = (*c->k)++};
+  }
+  *out = (tc_val){.kind = TV_TUPLE, .items = items, .nitems = count};
+  if (named == 1) {
+    out->s = tc_arena_strndup(c->arena, fields, fl);
+    out->slen = fl;
+  }
+  return NULL;
+}
+
+bool tc_tuple_param_leaf(const tc_val *v) {
+  if (v->kind != TV_TUPLE) return false;
+  for (int i = 0; i < v->nitems; i++)
+    if (v->items[i].kind == TV_INVALID || tc_tuple_param_leaf(&v->items[i])) return true;
+  return false;
+}
+
 tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec_kernel_spec *spec,
                             tc_kernel_info *info, tc_val *vals, tc_arena *arena, tc_default_eval eval,
                             void *eval_ctx) {
@@ -194,9 +348,14 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
   }
   char sig[2048] = "";
   size_t sk = 0;
+  int k = 0; /* info->params[k]: a runtime tuple takes one per runtime element */
   for (int i = 0; i < fn->nparams; i++) {
     const tc_param *fp = &fn->params[i];
-    tc_kernel_param *p = &info->params[i];
+    if (k >= TC_MAX_PARAMS)
+      return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "kernel '%s' has more than %d parameters once tuples are flattened",
+                                 fn->name, TC_MAX_PARAMS);
+    tc_kernel_param *p = &info->params[k];
+    int k0 = k++;
     if (strlen(fp->name) >= sizeof p->name)
       return tc_error_at(mod, fp->loc, TILEC_ERROR_UNSUPPORTED, "parameter name longer than %zu characters",
                          sizeof p->name - 1);
@@ -248,49 +407,55 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
       vals[i] = tc_value_from_text(arena, e->text, e->len);
       value_text(&vals[i], p->value, sizeof p->value);
     } else {
-      /* Runtime parameter: a type with optional :hint, or a value (specialized away). */
+      /* Runtime parameter: a type with optional :hint, a value (specialized away), or a
+       * tuple of those (its runtime elements flattened into parameters of their own). */
       const char *t = e->text;
       size_t n = e->len;
       trim(&t, &n);
-      const char *colon = memchr(t, ':', n);
-      size_t tn = colon ? (size_t)(colon - t) : n;
-      tc_ty ty;
-      if (n > 10 && !memcmp(t, "tensordesc", 10)) {
-        const char *why = parse_tensordesc(t, n, p);
+      tc_val tv;
+      tuple_ctx tc = {info, &k, fn, arena};
+      bool tuple = n >= 2 && t[0] == '(' && t[n - 1] == ')';
+      k = k0;
+      if (tuple) {
+        const char *why = tuple_entry(&tc, t, n, fp->name, &tv);
         if (why) return bad_entry(why, i, fp->name, e->text, e->len);
-      } else if (tc_ty_parse(t, tn, &ty)) {
-        p->kind = ty.ptr_depth ? TILEC_PARAM_POINTER : TILEC_PARAM_SCALAR;
-        p->dtype = ty.dt;
-        p->pointer_depth = ty.ptr_depth;
-        if (colon) {
-          char *end;
-          long h = strtol(colon + 1, &end, 10);
-          if (end != t + n || h < 1) return bad_entry("bad hint", i, fp->name, e->text, e->len);
-          if (h == 1 && !ty.ptr_depth && tc_ty_is_int(ty)) {
-            /* ":1" specializes an integer to the value 1, as Triton does. */
-            p->kind = TILEC_PARAM_CONSTEXPR;
-            vals[i] = tv_int(1);
-            snprintf(p->value, sizeof p->value, "1");
-          } else if (h != 1 && h != 16) {
-            return bad_entry("unsupported hint (use :16 or :1)", i, fp->name, e->text, e->len);
-          } else {
-            p->divisibility = (int)h;
-          }
-        }
-        if (p->kind != TILEC_PARAM_CONSTEXPR && tc_ty_is_fp8(ty))
-          return bad_entry("fp8 scalars are not supported", i, fp->name, e->text, e->len);
-      } else {
-        tc_val v = tc_value_from_text(arena, t, n);
-        if (v.kind == TV_STR) {
-          char what[160];
-          snprintf(what, sizeof what, "unknown type '%.*s'", (int)tn, t);
-          return bad_entry(what, i, fp->name, e->text, e->len);
-        }
-        p->kind = TILEC_PARAM_CONSTEXPR;
-        vals[i] = v;
-        value_text(&v, p->value, sizeof p->value);
       }
+      if (k > k0) { /* runtime elements: they are the kernel's parameters, this one is not */
+        vals[i] = tv;
+        for (int j = k0; j < k; j++) {
+          const tc_kernel_param *q = &info->params[j];
+          char ent[300];
+          tc_ty qt = {q->dtype, q->pointer_depth, false};
+          char qn[16];
+          tc_ty_name(qt, qn, sizeof qn);
+          if (q->kind == TILEC_PARAM_TENSORDESC) snprintf(ent, sizeof ent, "%s", q->value);
+          else if (q->divisibility > 1) snprintf(ent, sizeof ent, "%s:%d", qn, q->divisibility);
+          else snprintf(ent, sizeof ent, "%s", qn);
+          sk += (size_t)snprintf(sig + sk, sk < sizeof sig ? sizeof sig - sk : 0, "%s%s", sk ? ", " : "", ent);
+          if (sk >= sizeof sig) sk = sizeof sig - 1;
+        }
+        continue;
+      }
+      k = k0 + 1;
+      memset(p, 0, sizeof *p);
+      snprintf(p->name, sizeof p->name, "%s", fp->name);
+      p->divisibility = 1;
+      if (tuple) { /* every element a value: one constexpr tuple (a NamedTuple's fields kept) */
+        p->kind = TILEC_PARAM_CONSTEXPR;
+        vals[i] = tv;
+        value_text(&tv, p->value, sizeof p->value);
+        goto entry_done;
+      }
+      const char *why = runtime_entry(t, n, p, &vals[i], arena, false);
+      if (why && !strcmp(why, "unknown type")) {
+        const char *colon = memchr(t, ':', n);
+        char what[160];
+        snprintf(what, sizeof what, "unknown type '%.*s'", (int)(colon ? (size_t)(colon - t) : n), t);
+        return bad_entry(what, i, fp->name, e->text, e->len);
+      }
+      if (why) return bad_entry(why, i, fp->name, e->text, e->len);
     }
+  entry_done:;
     char ent[300];
     if (p->kind == TILEC_PARAM_CONSTEXPR || p->kind == TILEC_PARAM_TENSORDESC) snprintf(ent, sizeof ent, "%s", p->value);
     else {
@@ -300,9 +465,10 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
       if (p->divisibility > 1) snprintf(ent, sizeof ent, "%s:%d", tn, p->divisibility);
       else snprintf(ent, sizeof ent, "%s", tn);
     }
-    sk += (size_t)snprintf(sig + sk, sk < sizeof sig ? sizeof sig - sk : 0, "%s%s", i ? ", " : "", ent);
+    sk += (size_t)snprintf(sig + sk, sk < sizeof sig ? sizeof sig - sk : 0, "%s%s", sk ? ", " : "", ent);
     if (sk >= sizeof sig) sk = sizeof sig - 1;
   }
+  info->nparams = k;
   snprintf(info->signature, sizeof info->signature, "%s", sig);
   return NULL;
 }

@@ -19,6 +19,9 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
  * string). Strings point into `text` (not copied). */
 tc_val tc_parse_constexpr_text(const char *text, size_t len);
 bool tc_param_is_constexpr_annotation(const tc_expr *annotation);
+/* Whether v, the value tc_specialize gave a parameter, is a runtime tuple: it holds TV_INVALID
+ * items whose .i is the kernel parameter (info->params index) each element arrives in. */
+bool tc_tuple_param_leaf(const tc_val *v);
 /* `tl.const` / `const`: a pointer parameter to constant data. */
 bool tc_param_is_const_annotation(const tc_expr *annotation);
 

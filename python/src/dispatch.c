@@ -103,13 +103,11 @@ static int pack_int(tilec_dtype t, long long i, slot_t *s) {
   return 0;
 }
 
-/* One runtime parameter: key item (borrowed) and, when passed at launch, its slot.
- * Returns 1 when packed, 0 when the value is a compile-time one, -1 on error. */
-static int specialize(const tpy_dispatcher *d, Py_ssize_t i, PyObject *obj, tpy_val *v, slot_t *slot,
-                      PyObject **item) {
-  const char *pname = PyUnicode_AsUTF8(PyTuple_GET_ITEM(d->names, i));
-  bool spec = !d->dns[i], align = !d->dnsoa[i];
-  tilec_dtype ann = d->annotation[i];
+/* One runtime value: key item (borrowed) and, when passed at launch, its slot; `spec`/`align`
+ * and the annotation `ann` are the parameter's (do_not_specialize[_on_alignment]). Returns 1
+ * when packed, 0 when the value is a compile-time one, -1 on error. */
+static int specialize_as(const tpy_dispatcher *d, const char *pname, bool spec, bool align, tilec_dtype ann,
+                         PyObject *obj, tpy_val *v, slot_t *slot, PyObject **item) {
   switch (v->kind) {
   case TPY_NONE:
     *item = Py_None;
@@ -166,6 +164,79 @@ static int specialize(const tpy_dispatcher *d, Py_ssize_t i, PyObject *obj, tpy_
   }
   PyErr_Format(PyExc_TypeError, "%s(): argument '%s' cannot be passed as %s (its annotation)", d->cname, pname,
                tilec_dtype_name(ann));
+  return -1;
+}
+
+static int specialize(const tpy_dispatcher *d, Py_ssize_t i, PyObject *obj, tpy_val *v, slot_t *slot,
+                      PyObject **item) {
+  const char *pname = PyUnicode_AsUTF8(PyTuple_GET_ITEM(d->names, i));
+  return specialize_as(d, pname, !d->dns[i], !d->dnsoa[i], d->annotation[i], obj, v, slot, item);
+}
+
+/* Where the elements of tuple arguments go: their classified values (released after the
+ * launch) and the launch's argument slots. */
+typedef struct {
+  tpy_val *tv;
+  int ntv;
+  slot_t *slots;
+  void **argp;
+  int64_t *ext;
+  size_t *nargs;
+  bool want_extent;
+} tuple_pack;
+
+/* A tuple argument that is not a constexpr (Triton 3.x flattens it): every element
+ * specialized as Triton's specialize_impl does for tuple elements (value and alignment
+ * always; nested tuples the same way), runtime ones appended to the launch's arguments in
+ * order. *item: a new reference, the tuple of the elements' key items, of the argument's own
+ * type for a NamedTuple (so the compile sees its fields). */
+static int specialize_tuple(const tpy_dispatcher *d, const char *pname, PyObject *obj, tuple_pack *tp, PyObject **item) {
+  Py_ssize_t n = PyTuple_GET_SIZE(obj);
+  PyObject *items = PyTuple_New(n);
+  if (!items) return -1;
+  for (Py_ssize_t j = 0; j < n; j++) {
+    PyObject *e = PyTuple_GET_ITEM(obj, j), *it = NULL;
+    if (PyTuple_Check(e)) {
+      if (specialize_tuple(d, pname, e, tp, &it) < 0) goto fail;
+      PyTuple_SET_ITEM(items, j, it);
+      continue;
+    }
+    if (tp->ntv >= TPY_MAX_PARAMS || *tp->nargs >= TPY_MAX_PARAMS) {
+      PyErr_Format(PyExc_TypeError, "%s(): more than %d arguments once tuple '%s' is flattened", d->cname,
+                   TPY_MAX_PARAMS, pname);
+      goto fail;
+    }
+    tpy_val *v = &tp->tv[tp->ntv];
+    int rc = tpy_classify(e, pname, d->cname, tp->want_extent, v);
+    tp->ntv++; /* released after the launch, also when classifying failed half way */
+    if (rc < 0) goto fail;
+    int r = specialize_as(d, pname, true, true, TILEC_DTYPE_INVALID, e, v, &tp->slots[*tp->nargs], &it);
+    if (r < 0) goto fail;
+    if (r) {
+      tp->ext[*tp->nargs] = v->kind == TPY_POINTER ? v->extent : -1;
+      tp->argp[*tp->nargs] = &tp->slots[*tp->nargs];
+      (*tp->nargs)++;
+    }
+    Py_INCREF(it);
+    PyTuple_SET_ITEM(items, j, it);
+  }
+  if (PyTuple_CheckExact(obj)) {
+    *item = items;
+    return 0;
+  }
+  /* a NamedTuple (it has _fields): the same type holding the key items */
+  PyObject *fields = PyObject_GetAttrString(obj, "_fields");
+  if (!fields) {
+    PyErr_Clear();
+    *item = items;
+    return 0;
+  }
+  Py_DECREF(fields);
+  *item = PyObject_Call((PyObject *)Py_TYPE(obj), items, NULL);
+  Py_DECREF(items);
+  return *item ? 0 : -1;
+fail:
+  Py_DECREF(items);
   return -1;
 }
 
@@ -253,6 +324,8 @@ static PyObject *dispatch(tpy_dispatcher *d, PyObject *const *pos, Py_ssize_t np
   int64_t ext[TPY_MAX_PARAMS];
   size_t nargs = 0;
   Py_ssize_t classified = 0;
+  tpy_val etv[TPY_MAX_PARAMS]; /* elements of tuple arguments */
+  tuple_pack tp = {etv, 0, slots, argp, ext, &nargs, want_extent};
   PyObject *result = NULL, *key = PyTuple_New(n + 1);
   if (!key) return NULL;
   PyTuple_SET_ITEM(key, 0, PyLong_FromLong(bits)); /* small ints are cached */
@@ -264,9 +337,26 @@ static PyObject *dispatch(tpy_dispatcher *d, PyObject *const *pos, Py_ssize_t np
       tv[i].hold = NULL;
       tv[i].desc_sig = NULL;
       item = vals[i];
+    } else if (PyTuple_Check(vals[i])) {
+      tv[i].kind = TPY_NONE;
+      tv[i].has_view = false;
+      tv[i].hold = NULL;
+      tv[i].desc_sig = NULL;
+      const char *pname = PyUnicode_AsUTF8(PyTuple_GET_ITEM(d->names, i));
+      if (!pname || specialize_tuple(d, pname, vals[i], &tp, &item) < 0) {
+        classified++;
+        goto out;
+      }
+      PyTuple_SET_ITEM(key, i + 1, item); /* the new reference */
+      continue;
     } else {
       const char *pname = PyUnicode_AsUTF8(PyTuple_GET_ITEM(d->names, i));
       if (!pname || tpy_classify(vals[i], pname, d->cname, want_extent, &tv[i]) < 0) {
+        classified++;
+        goto out;
+      }
+      if (nargs >= TPY_MAX_PARAMS) {
+        PyErr_Format(PyExc_TypeError, "%s(): more than %d arguments once tuples are flattened", d->cname, TPY_MAX_PARAMS);
         classified++;
         goto out;
       }
@@ -336,6 +426,7 @@ static PyObject *dispatch(tpy_dispatcher *d, PyObject *const *pos, Py_ssize_t np
   result = kernel;
 out:
   for (Py_ssize_t i = 0; i < classified && i < n; i++) tpy_val_release(&tv[i]);
+  for (int j = 0; j < tp.ntv; j++) tpy_val_release(&etv[j]);
   Py_DECREF(key);
   return result;
 }

@@ -233,7 +233,8 @@ class JITFunction:
     ``kernel[grid](*args, **kwargs)`` launches it; ``grid`` is a tuple of 1-3 ints or a
     callable taking the dict of bound arguments (``lambda meta: (cdiv(n,
     meta["BLOCK"]),)``). Arguments are numpy arrays, torch CPU tensors, objects with
-    ``__array_interface__`` or ``__dlpack__``, ints, floats, bools and None; constexpr
+    ``__array_interface__`` or ``__dlpack__``, ints, floats, bools, None and (nested) tuples
+    or NamedTuples of those, flattened as Triton 3.x does; constexpr
     parameters take any compile-time value. Launch options such as ``num_warps`` are
     accepted and ignored.
     """
@@ -428,7 +429,9 @@ class JITFunction:
         """[(name, value)] for every parameter from a specialization key."""
         defines = []
         for p, item in zip(self.params, key[1:]):
-            if p.is_constexpr or not isinstance(item, str):
+            if not p.is_constexpr and isinstance(item, tuple):
+                text = _tuple_entry_text(self.__name__, p.name, item)
+            elif p.is_constexpr or not isinstance(item, str):
                 text = _globals.value_text(item)
                 if text is None:
                     raise TypeError(f"{self.__name__}(): argument '{p.name}' = {item!r} cannot be a compile-time "
@@ -468,7 +471,9 @@ class JITFunction:
         3.9 (its key item is the compiler's signature entry "1")."""
         signature, constants = {}, {}
         for p, item in zip(self.params, key[1:]):
-            if p.is_constexpr or not isinstance(item, str):
+            if not p.is_constexpr and isinstance(item, tuple):
+                signature[p.name] = _tuple_signature(item)
+            elif p.is_constexpr or not isinstance(item, str):
                 signature[p.name] = "constexpr"
                 constants[p.name] = item
             elif item == "1":
@@ -477,6 +482,34 @@ class JITFunction:
             else:
                 signature[p.name] = item.split(":")[0]
         return types.SimpleNamespace(name=self.__name__, fn=self, signature=signature, constants=constants)
+
+
+def _tuple_entry_text(kernel, name, item):
+    """The compiler's signature entry of a tuple argument from its key item (the dispatcher's
+    specialization of each element): "(*fp32:16, i32, 1, None, (fp32,))", a runtime element
+    as its type, a compile-time one as its value; a NamedTuple's elements as FIELD=ENTRY."""
+    fields = getattr(item, "_fields", None)
+    parts = []
+    for j, x in enumerate(item):
+        if isinstance(x, tuple):
+            text = _tuple_entry_text(kernel, name, x)
+        elif isinstance(x, str):
+            text = x
+        else:
+            text = _globals.value_text(x)
+            if text is None:
+                raise TypeError(f"{kernel}(): element {j} of tuple argument '{name}' = {x!r} cannot be a compile-time "
+                                "value (expected int, float, bool, None, tl.constexpr, a tensor or a tuple of those)")
+        parts.append(f"{fields[j]}={text}" if fields else text)
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def _tuple_signature(item):
+    """Triton's signature of a tuple argument: the elements' types ("i32", "*fp32", ...),
+    "constexpr" for compile-time ones, nested, as a tuple (a NamedTuple of its own type)."""
+    tys = tuple(_tuple_signature(x) if isinstance(x, tuple) else
+                x.split(":")[0] if isinstance(x, str) and x != "1" else "constexpr" for x in item)
+    return type(item)(*tys) if hasattr(item, "_fields") else tys
 
 
 class _PreloadPointer:

@@ -136,10 +136,15 @@ def test_torch_unsupported_dtype():
         scale_kernel[(1,)](torch.zeros(4, dtype=torch.complex64), out, 4, 1.0, BLOCK=4)
 
 
-def test_tuple_argument_refused_for_runtime_parameter():
+def test_tuple_argument_for_runtime_parameter():
+    # Triton 3.x passes a tuple to a runtime parameter element by element (the drop-in's
+    # test_dropin_tuple_args.py has the uses); this kernel multiplies a tile by it, which
+    # does not compile, and an element of an unsupported type names the parameter
     out = np.zeros(4, np.float32)
-    with pytest.raises(TypeError, match=r"argument 'alpha' is a tuple"):
+    with pytest.raises(tilec.CompilationError, match=r"kernels_native.py:21:.*a tuple can only be repeated"):
         scale_kernel[(1,)](out, out, 4, (1, 2), BLOCK=4)
+    with pytest.raises(TypeError, match=r"argument 'alpha' has unsupported type str"):
+        scale_kernel[(1,)](out, out, 4, (1, "x"), BLOCK=4)
 
 
 def test_warmup_with_dtypes_compiles_without_running():

@@ -2,12 +2,40 @@
 tuples/kernels.py)."""
 import numpy as np
 
-from harness import add, diag, rng
+import os
+import tempfile
+
+from harness import add, diag, func, path_of, rng, run_tilec
+import harness
+
+
+def tuple_signature_header():
+    """`tilec compile -s "(*fp32:16, (i32, 1)), *fp32"`: a tuple argument's runtime elements are
+    parameters of the compiled kernel (the typed launcher's t_0, t_1_0), the 1 a constant."""
+    with tempfile.TemporaryDirectory() as tmp:
+        h = os.path.join(tmp, "k.h")
+        rc, _, err = run_tilec([harness.TILEC, "compile", path_of("tuples/kernels.py"), "-k", "tuple_param_kernel",
+                                "-s", "(*fp32:16, (i32, 1)), *fp32", "-o", os.path.join(tmp, "k.so"),
+                                "--header", h], tmp, 120)
+        if rc != 0:
+            return "tilec compile failed: %s" % err.strip()[:400]
+        text = open(h).read()
+        want = "float *t_0, int32_t t_1_0, float *out_ptr)"
+        if want not in text or 'signature "*fp32:16, i32, *fp32"' not in text:
+            return "header lacks %r / the flattened signature:\n%s" % (want, text[:600])
+    return None
 
 
 def cases():
     F = "tuples"
     K = "tuples/kernels.py"
+    add(F, "comprehension_and_tl_tuple", K, "comprehension_kernel", (1,), dict(out_ptr=np.zeros(6, np.int32), n=7),
+        ["out_ptr"], lambda a: {"out_ptr": np.array([7, 21, 23, 1, 33, 7], np.int32)})
+    func(F, "tuple_signature_flattened", tuple_signature_header)
+    diag(F, "diag_comprehension_over_tensor", K, "comprehension_over_tensor_kernel", "*i32",
+         expect=("only comprehensions over tuples are supported", "got"), line="tl.arange(0, 4)]")
+    diag(F, "diag_comprehension_nested", "tuples/nested_comprehension.py", "comprehension_nested_kernel", "*i32",
+         expect=("nested comprehensions are not supported",), line="for j in")
     for (R, C) in [(4, 8), (2, 16), (8, 2)]:
         x = rng(320 + R).integers(-9, 9, R * C).astype(np.int32)
         add(F, "shape_compare_%dx%d" % (R, C), K, "shape_kernel", (1,), dict(x_ptr=x, out_ptr=np.zeros(7, np.int32), R=R, C=C),

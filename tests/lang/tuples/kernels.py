@@ -109,3 +109,31 @@ def tuple_slice_step_zero_kernel(x_ptr):
 def tuple_index_range_kernel(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 8))
     tl.store(x_ptr, x.shape[1])
+
+
+@triton.jit
+def comprehension_kernel(out_ptr, n):
+    # tl.tuple(...) and [elt for target in tuple if cond] as Triton compiles them (Triton's test_tuple)
+    v = n
+    t = tl.tuple((1, 2, 3))
+    u = [v * n for v in t if v != 2]
+    w = tl.tuple([4, 5]) + (6,)
+    tl.store(out_ptr + 0, u[0])
+    tl.store(out_ptr + 1, u[1])
+    tl.store(out_ptr + 2, len(u) * 10 + len(w))
+    tl.store(out_ptr + 3, (tl.tuple((1, 2)) == (1, 2)) + 10 * (tl.tuple((1, 2)) == (1, 3)))
+    s = [a + b for a, b in ((1, 10), (2, 20))]
+    tl.store(out_ptr + 4, s[0] + s[1])
+    tl.store(out_ptr + 5, v + len(tl.tuple()))
+
+
+@triton.jit
+def tuple_param_kernel(t, out_ptr):
+    # a tuple parameter: its runtime elements are the compiled kernel's parameters t_0, t_1_0
+    tl.store(out_ptr, tl.load(t[0]) + t[1][0] + t[1][1])
+
+
+@triton.jit
+def comprehension_over_tensor_kernel(out_ptr):
+    u = [i for i in tl.arange(0, 4)]
+    tl.store(out_ptr, len(u))
