@@ -90,8 +90,13 @@ bool tc_apply_combine(tc_lower *L, tc_builder *b, MlirOperation reduce_op, const
 bool tc_reduce_horizontal(tc_lower *L, tc_builder *b, MlirOperation op, int n, MlirValue *acc, int64_t width,
                        MlirValue *out) {
   for (int64_t s = width / 2; s >= 1; s /= 2) {
+    /* Lane k < s combines with lane k + s; the lanes past s are never read again, and repeat
+     * the same upper half (k % s + s) rather than keeping their own values: with identity
+     * lanes there, LLVM 22's x86 shuffle lowering turned the 4-lane step [2,3,2,3,4,...] of an
+     * i32 sum that shares its first step with an argmax into vpbroadcastq (lanes [0,1,0,1]),
+     * a wrong sum (28 for 48 at BLOCK 16). No poison lanes either: a combine may divide. */
     int64_t mask[64];
-    for (int64_t k = 0; k < width; k++) mask[k] = k < s ? k + s : k;
+    for (int64_t k = 0; k < width; k++) mask[k] = k % s + s;
     MlirValue args[2 * MAXV];
     for (int i = 0; i < n; i++) {
       MlirValue ops[2] = {acc[i], acc[i]};

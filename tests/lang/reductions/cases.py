@@ -201,7 +201,30 @@ def _past_bound():
             dict(x_ptr=xi.reshape(-1), out_ptr=np.zeros(15, np.int32), N=n, BLOCK=block), ["out_ptr"], f)
 
 
+def _shared_steps():
+    # sum, argmax and min of one tile share the tree's first shuffles; every width the
+    # vector registers give (chunk of 16 i32 on AVX-512, 8 on AVX2) and several element types
+    F = "reductions"
+    K = "reductions/kernels.py"
+    for dt in (np.int32, np.int64, np.float32):
+        for block in (8, 16, 32, 64, 128):
+            x = np.tile(np.array([3, -7, 9, 9, 2, 9, -1, 0], dt), block // 8)
+            x[block // 2 + 1] = 11 if block > 8 else x[block // 2 + 1]
+            for order in (0, 1):
+                def ref(a, order=order):
+                    v = a["x_ptr"]
+                    out = np.zeros(4, v.dtype)
+                    out[0] = v.sum()
+                    out[3 if order == 0 else 1] = v.argmax()
+                    out[2] = v.min()
+                    return {"out_ptr": out}
+                add(F, "sum_argmax_shared_%s_block%d_order%d" % (np.dtype(dt).name, block, order), K,
+                    "sum_argmax_shared_kernel", (1,),
+                    dict(x_ptr=x.copy(), out_ptr=np.zeros(4, dt), BLOCK=block, ORDER=order), ["out_ptr"], ref)
+
+
 def cases():
+    _shared_steps()
     _reductions()
     _reductions_int()
     _past_bound()

@@ -192,3 +192,20 @@ def past_bound_int_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
     tl.store(o + 2, tl.xor_sum(tl.load(p, mask=m, other=5), axis=0))
     tl.store(o + 3, tl.max(tl.load(p, mask=m, other=-7), axis=0))
     tl.store(o + 4, tl.reduce_or(tl.load(p, mask=m, other=64), axis=0))
+
+
+@triton.jit
+def sum_argmax_shared_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr, ORDER: tl.constexpr):
+    # a sum and an argmax of the same tile: their first tree steps are one shuffle of x (an
+    # LLVM 22 x86 shuffle lowering once read lanes [0,1] for the sum's [2,3] step: 28 for 48)
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    s = tl.sum(x, 0)
+    i = tl.argmax(x, 0)
+    m = tl.min(x, 0)
+    if ORDER == 0:
+        tl.store(out_ptr + 3, i)
+        tl.store(out_ptr, s)
+    else:
+        tl.store(out_ptr, s)
+        tl.store(out_ptr + 1, i)
+    tl.store(out_ptr + 2, m.to(out_ptr.dtype.element_ty))
