@@ -304,8 +304,9 @@ static tc_cval eval_op(tc_chunk *c, MlirValue old, const tc_pos *pos) {
   if (row && row->eval) {
     r = row->eval(c, op, pos);
   } else if (row) {
-    MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
-    tc_fail(L, op, TILEC_ERROR_INTERNAL, "'%.*s' has no value at a position", (int)nm.length, nm.data);
+    /* a root's result read before its nest was emitted: a bug of the lowering's ordering */
+    tc_fail(L, op, TILEC_ERROR_INTERNAL, "internal error: the result of %s was read before it was computed",
+            tc_op_user_name(op));
   } else if (tc_op_is(op, "arith.constant")) {
     MlirAttribute a = splat_constant(op);
     if (mlirAttributeIsNull(a)) {

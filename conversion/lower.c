@@ -112,12 +112,16 @@ static bool is_tile(MlirType t) { return mlirTypeIsARankedTensor(t); }
 
 static bool in_group(tc_lower *L, MlirOperation op) { return tc_valmap_get(&L->in_group, op.ptr) != NULL; }
 
+/* A gather buffers its source when its root runs but reads its index where its result is
+ * read, as a lazily evaluated op reads its operands: is operand k of op its index? */
+static bool gather_index(MlirOperation op, intptr_t k) { return tile_op_of(op) == TILE_GATHER && k == 1; }
+
 /* Does v reach (through lazily evaluated ops) a consumer outside the current group? */
 static bool escapes(tc_lower *L, MlirValue v, int depth) {
   if (depth > 64) return true;
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
     MlirOperation user = mlirOpOperandGetOwner(u);
-    if (tc_is_lazy_op(user) && !(tile_op_of(user) == TILE_TRANS)) {
+    if ((tc_is_lazy_op(user) && !(tile_op_of(user) == TILE_TRANS)) || gather_index(user, mlirOpOperandGetOperandNumber(u))) {
       if (escapes(L, mlirOperationGetResult(user, 0), depth + 1)) return true;
     } else if (!in_group(L, user)) {
       /* The block's yield is evaluated right after this flush: with no store in the
@@ -156,6 +160,7 @@ static bool cone_has(MlirValue v, MlirValue target, tc_valmap *seen, int depth) 
   int *m = tc_valmap_put(seen, v.ptr);
   if (m) *m = 1;
   MlirOperation d = mlirOpResultGetOwner(v);
+  if (tile_op_of(d) == TILE_GATHER) return cone_has(mlirOperationGetOperand(d, 1), target, seen, depth + 1);
   if (!tc_is_lazy_op(d)) return false;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
     if (cone_has(mlirOperationGetOperand(d, i), target, seen, depth + 1)) return true;
@@ -242,16 +247,42 @@ static bool may_alias(MlirValue p, MlirValue q) {
  * before any store; one that reads elsewhere in memory the store may write (a row loaded
  * once and broadcast over the columns that overwrite it) must be read before the nest, as
  * Triton's block semantics have every load of a statement before the next statement's
- * stores. */
+ * stores. Same-shaped stores share one nest: the store that writes need not be the one
+ * that reads (x[perm] = ...; y = f(x) in one nest read x where the scatter had written). */
 static bool overwritten_by_own_nest(tc_lower *L, MlirOperation load) {
   MlirValue v = mlirOperationGetResult(load, 0), ptr = mlirOperationGetOperand(load, 0);
-  for (int i = 0; i < L->ngroup; i++) {
+  bool writes = false, reads = false;
+  for (int i = 0; i < L->ngroup && !(writes && reads); i++) {
     MlirOperation st = L->group[i];
     if (!(tile_op_of(st) == TILE_STORE)) continue;
     MlirValue sp = mlirOperationGetOperand(st, 0);
-    if (may_alias(ptr, sp) && !tc_same_value(ptr, sp, 0) && op_reads(st, v)) return true;
+    writes = writes || (may_alias(ptr, sp) && !tc_same_value(ptr, sp, 0));
+    reads = reads || op_reads(st, v);
   }
-  return false;
+  return writes && reads;
+}
+
+/* Does a pointer tile's address follow its lanes along the last dim (contiguous or uniform
+ * there), rather than come from data? */
+static bool lane_ordered(tc_lower *L, MlirValue ptr) {
+  int64_t shape[TC_RANK];
+  int rank = tc_shape_of(mlirValueGetType(ptr), shape);
+  if (rank == 0) return true;
+  tc_axis a = tc_axis_of(&L->axis, ptr);
+  return a.contiguity[rank - 1] >= shape[rank - 1] || a.constancy[rank - 1] >= shape[rank - 1];
+}
+
+bool tc_store_joins_run(tc_lower *L, const MlirOperation *run, int n, MlirOperation o) {
+  if (n >= TC_STORE_RUN_MAX || !tc_same_shape(mlirValueGetType(mlirOperationGetOperand(run[0], 0)),
+                                              mlirValueGetType(mlirOperationGetOperand(o, 0))))
+    return false;
+  MlirValue p = mlirOperationGetOperand(o, 0);
+  bool p_ordered = lane_ordered(L, p);
+  for (int i = 0; i < n; i++) {
+    MlirValue q = mlirOperationGetOperand(run[i], 0);
+    if (may_alias(p, q) && !tc_same_value(p, q, 0) && (!p_ordered || !lane_ordered(L, q))) return false;
+  }
+  return true;
 }
 
 /* ---- loads re-read where they are consumed ------------------------------------------ */
@@ -280,7 +311,7 @@ static bool consumers_in_block(MlirValue v, MlirBlock blk, MlirOperation *out, i
   if (depth > 32) return false;
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
     MlirOperation user = mlirOpOperandGetOwner(u);
-    if (tc_is_lazy_op(user)) {
+    if (tc_is_lazy_op(user) || gather_index(user, mlirOpOperandGetOperandNumber(u))) {
       if (!consumers_in_block(mlirOperationGetResult(user, 0), blk, out, n, depth + 1)) return false;
       continue;
     }
@@ -360,6 +391,47 @@ static void materialize_shared(tc_lower *L, MlirValue v, tc_valmap *seen, int de
   if (is_costly(d) && count_uses(v) >= 2) tc_materialize(L, v);
 }
 
+/* Does the tile v reach, through lazily evaluated ops and loads, the result of a root of
+ * the group? */
+static bool reaches_group_root(tc_lower *L, MlirValue v, tc_valmap *seen, int depth) {
+  if (!mlirValueIsAOpResult(v) || !mlirTypeIsARankedTensor(mlirValueGetType(v)) || tc_special_of(L, v)) return false;
+  if (depth > 64) return true; /* unknown: buffering the load later is always exact */
+  if (tc_valmap_get(seen, v.ptr)) return false;
+  int *mark = tc_valmap_put(seen, v.ptr);
+  if (mark) *mark = 1;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (is_root(d) && in_group(L, d)) return true;
+  if (!tc_is_lazy_op(d) && !(tile_op_of(d) == TILE_LOAD)) return false;
+  for (intptr_t k = 0; k < mlirOperationGetNumOperands(d); k++)
+    if (reaches_group_root(L, mlirOperationGetOperand(d, k), seen, depth + 1)) return true;
+  return false;
+}
+
+static bool reads_group_root(tc_lower *L, MlirOperation load) {
+  tc_valmap seen;
+  tc_valmap_init(&seen, sizeof(int));
+  bool r = false;
+  for (intptr_t k = 0; k < mlirOperationGetNumOperands(load) && !r; k++)
+    r = reaches_group_root(L, mlirOperationGetOperand(load, k), &seen, 0);
+  tc_valmap_free(&seen);
+  return r;
+}
+
+/* A load of the group into a buffer of its own when its value is needed after a store of
+ * the group or after the group, or a store of its nest may overwrite what it reads. */
+static void buffer_load(tc_lower *L, MlirOperation op, int nests) {
+  MlirValue v = mlirOperationGetResult(op, 0);
+  if (tc_special_of(L, v)) return;
+  /* A dot's A operand loaded outside the dot's loop is buffered here, once, rather than
+   * by the dot in every trip. */
+  if ((nests > 1 && read_after_store(L, v)) || (escapes(L, v, 0) && !rereadable(op)) ||
+      (L->group_has_store && overwritten_by_own_nest(L, op)) ||
+      (escapes(L, v, 0) && dot_a_elsewhere(v, mlirOperationGetBlock(op), 0))) {
+    L->b.loc = mlirOperationGetLocation(op);
+    tc_materialize(L, v);
+  }
+}
+
 void tc_flush(tc_lower *L) {
   if (L->ngroup == 0 || L->status) {
     L->ngroup = 0;
@@ -368,39 +440,40 @@ void tc_flush(tc_lower *L) {
     return;
   }
   MlirLocation saved = L->b.loc;
-  /* Count loop nests: runs of same-shaped stores share one. */
-  int nests = 0;
-  MlirType last_store = {NULL};
+  /* Count loop nests: runs of same-shaped stores share one (tc_emit_stores). */
+  int nests = 0, nrun = 0;
+  MlirOperation run[TC_STORE_RUN_MAX];
   for (int i = 0; i < L->ngroup; i++) {
     MlirOperation op = L->group[i];
     if (!is_root(op)) continue;
     if ((tile_op_of(op) == TILE_STORE)) {
-      MlirType t = mlirValueGetType(mlirOperationGetOperand(op, 0));
-      if (!mlirTypeIsNull(last_store) && tc_same_shape(t, last_store)) continue;
-      last_store = t;
+      if (nrun && tc_store_joins_run(L, run, nrun, op)) {
+        run[nrun++] = op;
+        continue;
+      }
+      run[0] = op;
+      nrun = 1;
     } else {
-      last_store = (MlirType){NULL};
+      nrun = 0;
     }
     nests++;
   }
   /* Loads read before any store of the group: with several nests, or when used after
-   * the group, they are kept in buffers. */
+   * the group, they are kept in buffers. A load through a tile that a root of the group
+   * computes (an index from tl.sort, a scan, a gather or flip, a reshape, a transpose) has
+   * no value before that root's nest: it is buffered where it stands in program order,
+   * after the roots before it and before the group's stores (which follow every load). */
+  bool *after_roots = calloc((size_t)L->ngroup, sizeof *after_roots);
+  if (!after_roots) tc_fail(L, (MlirOperation){NULL}, TILEC_ERROR_INTERNAL, "out of memory");
   for (int i = 0; i < L->ngroup && !L->status; i++) {
     MlirOperation op = L->group[i];
     if (!(tile_op_of(op) == TILE_LOAD)) continue;
-    MlirValue v = mlirOperationGetResult(op, 0);
-    if (tc_special_of(L, v)) continue;
-    /* A dot's A operand loaded outside the dot's loop is buffered here, once, rather than
-     * by the dot in every trip. */
-    if ((nests > 1 && read_after_store(L, v)) || (escapes(L, v, 0) && !rereadable(op)) ||
-        (L->group_has_store && overwritten_by_own_nest(L, op)) ||
-        (escapes(L, v, 0) && dot_a_elsewhere(v, mlirOperationGetBlock(op), 0))) {
-      L->b.loc = mlirOperationGetLocation(op);
-      tc_materialize(L, v);
-    }
+    if (reads_group_root(L, op)) after_roots[i] = true;
+    else buffer_load(L, op, nests);
   }
   for (int i = 0; i < L->ngroup && !L->status; i++) {
     MlirOperation op = L->group[i];
+    if (after_roots[i]) buffer_load(L, op, nests);
     if (!is_root(op)) continue;
     L->b.loc = mlirOperationGetLocation(op);
     tc_valmap seen;
@@ -424,8 +497,13 @@ void tc_flush(tc_lower *L) {
       tc_fail(L, op, TILEC_ERROR_INTERNAL, "a root op has no loop nest");
       break;
     }
-    i += row->emit(L, &L->group[i], L->ngroup - i) - 1;
+    int handled = row->emit(L, &L->group[i], L->ngroup - i);
+    /* loads among the ops a root's nest took along (none today: only runs of stores) */
+    for (int k = i + 1; k < i + handled && !L->status; k++)
+      if (after_roots[k]) buffer_load(L, L->group[k], nests);
+    i += handled - 1;
   }
+  free(after_roots);
   L->b.loc = saved;
   L->ngroup = 0;
   L->group_has_store = false;
@@ -544,7 +622,10 @@ void tc_lower_op(tc_lower *L, MlirOperation op) {
     }
   }
   MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
-  tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'%.*s' is not supported by the lowering yet", (int)nm.length, nm.data);
+  if (tc_op_user_name(op)) /* never an internal op's name */
+    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "this use of %s is not supported by the lowering yet", tc_op_user_name(op));
+  else
+    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'%.*s' is not supported by the lowering yet", (int)nm.length, nm.data);
 }
 
 bool tc_is_pure_scalar_op(MlirOperation op) {
@@ -687,9 +768,7 @@ static tilec_status *lower_func(tc_lower *L, MlirOperation fn, MlirBlock out_bod
   free(locs);
   if (!mlirBlockIsNull(mlirBlockGetNextInRegion(entry)))
     return tc_lower_error(L, fn, TILEC_ERROR_UNSUPPORTED, "kernels with several blocks are not supported");
-  tc_checks_begin(L); /* the debug checks' per-program state (bounds.c) */
   tc_lower_block(L, entry);
-  tc_checks_end(L);
   return L->status;
 }
 
@@ -744,3 +823,5 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   *out = nm;
   return NULL;
 }
+  tc_checks_begin(L); /* the debug checks' per-program state (bounds.c) */
+  tc_checks_end(L);

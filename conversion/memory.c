@@ -626,14 +626,14 @@ static void store_body(tc_chunk *c, const tc_pos *pos, void *user) {
 /* The run of same-shaped stores starting at roots[0] (other roots end it; non-roots in
  * between are skipped) shares one nest, bounded when they all have the same mask. */
 int tc_emit_stores(tc_lower *L, MlirOperation *roots, int n) {
-  MlirOperation buf[64];
+  MlirOperation buf[TC_STORE_RUN_MAX];
   store_nest s = {buf, 0};
   MlirType t = mlirValueGetType(mlirOperationGetOperand(roots[0], 0));
   int j = 0;
-  for (; j < n && s.n < 64; j++) {
+  for (; j < n && s.n < TC_STORE_RUN_MAX; j++) {
     MlirOperation o = roots[j];
     if (!tile_op_has(o, TILE_TRAIT_ROOT)) continue;
-    if (tile_op_of(o) != TILE_STORE || !tc_same_shape(mlirValueGetType(mlirOperationGetOperand(o, 0)), t)) break;
+    if (tile_op_of(o) != TILE_STORE || (s.n && !tc_store_joins_run(L, buf, s.n, o))) break;
     buf[s.n++] = o;
   }
   MlirValue common = tile_store_mask(buf[0]);

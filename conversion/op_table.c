@@ -45,6 +45,40 @@ static const tc_op_lowering rows[TILE_OP_COUNT] = {
 
 const tc_op_lowering *tc_op_rows(void) { return rows; }
 
+/* What the kernel author wrote for each tile op: messages of the lowering name these, never
+ * the internal ops ('tile.*'). */
+static const char *const user_names[TILE_OP_COUNT] = {
+    [TILE_PROGRAM_ID] = "tl.program_id",
+    [TILE_NUM_PROGRAMS] = "tl.num_programs",
+    [TILE_RANGE] = "tl.arange",
+    [TILE_SPLAT] = "a scalar used as a tile",
+    [TILE_BROADCAST] = "tl.broadcast_to",
+    [TILE_EXPAND_DIMS] = "tl.expand_dims",
+    [TILE_RESHAPE] = "tl.reshape",
+    [TILE_TRANS] = "tl.trans / tl.permute",
+    [TILE_ADDPTR] = "pointer arithmetic",
+    [TILE_PTR_TO_INT] = "a pointer cast to an integer",
+    [TILE_INT_TO_PTR] = "an integer cast to a pointer",
+    [TILE_BITCAST] = "a bitcast",
+    [TILE_HINT] = "tl.multiple_of / tl.max_contiguous",
+    [TILE_LOAD] = "tl.load",
+    [TILE_STORE] = "tl.store",
+    [TILE_ATOMIC_RMW] = "tl.atomic_*",
+    [TILE_ATOMIC_CAS] = "tl.atomic_cas",
+    [TILE_DOT] = "tl.dot",
+    [TILE_REDUCE] = "a reduction (tl.sum, tl.max, tl.reduce, ...)",
+    [TILE_SCAN] = "a scan (tl.cumsum, tl.cumprod, tl.associative_scan)",
+    [TILE_GATHER] = "tl.gather / tl.flip",
+    [TILE_SORT] = "tl.sort",
+    [TILE_PRINT] = "tl.device_print",
+    [TILE_ASSERT] = "tl.device_assert",
+};
+
+const char *tc_op_user_name(MlirOperation op) {
+  tile_op_id k = tile_op_of(op);
+  return k > 0 && k < TILE_OP_COUNT && user_names[k] ? user_names[k] : NULL;
+}
+
 const tc_op_lowering *tc_op_lowering_of(const tc_lower *L, MlirOperation op) {
   tile_op_id k = tile_op_of(op);
   return k > 0 && k < TILE_OP_COUNT ? &L->backend->op_rows()[k] : NULL;

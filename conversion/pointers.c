@@ -94,6 +94,7 @@ tc_cval tc_eval_addptr(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
   tc_cval p = tc_eval(c, mlirOperationGetOperand(op, 0), pos);
   tc_cval o = tc_eval(c, mlirOperationGetOperand(op, 1), pos);
   tc_cval r = p;
+  if (c->L->status) return (tc_cval){0};
   if (mlirValueIsNull(p.vec)) {
     r.vec = o.vec;
   } else {

@@ -47,10 +47,14 @@ bool tc_cone_reaches(MlirValue v, MlirValue target, bool moved_only, bool moved,
   if (mlirValueEqual(v, target)) return !moved_only || moved;
   if (depth > 256 || !mlirValueIsAOpResult(v)) return false;
   MlirOperation d = mlirOpResultGetOwner(v);
-  if (!tc_is_lazy_op(d) && !(tile_op_of(d) == TILE_LOAD)) return false;
+  /* a gather's result reads its source's buffer (target's own when the source is target)
+   * at the positions of its index, and its index at the result's */
+  bool gather = tile_op_of(d) == TILE_GATHER;
+  if (!tc_is_lazy_op(d) && !(tile_op_of(d) == TILE_LOAD) && !gather) return false;
   bool m = moved || tile_op_has(d, TILE_TRAIT_MOVES_LANES);
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
-    if (tc_cone_reaches(mlirOperationGetOperand(d, i), target, moved_only, m, depth + 1)) return true;
+    if (tc_cone_reaches(mlirOperationGetOperand(d, i), target, moved_only, m || (gather && i == 0), depth + 1))
+      return true;
   return false;
 }
 

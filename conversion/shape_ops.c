@@ -90,7 +90,7 @@ tc_cval tc_eval_moved(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
     tc_special *s = tc_special_of(L, src);
     MlirValue buf = s && s->kind == TC_SPECIAL_BUFFER ? s->buffer : (MlirValue){NULL};
     if (mlirValueIsNull(buf)) {
-      tc_fail(L, op, TILEC_ERROR_INTERNAL, "reshape source was not materialized");
+      tc_fail(L, op, TILEC_ERROR_INTERNAL, "internal error: the source of tl.reshape was read before it was computed");
       return r;
     }
     r.vec = tc_buffer_read(c, buf, elem, pos, shape);
@@ -124,7 +124,7 @@ tc_cval tc_eval_trans(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
   int srank = tc_shape_of(mlirValueGetType(src), sshape);
   MlirAttribute order = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("order"));
   if (!s || s->kind != TC_SPECIAL_BUFFER || mlirAttributeIsNull(order)) {
-    tc_fail(L, op, TILEC_ERROR_INTERNAL, "trans source was not materialized");
+    tc_fail(L, op, TILEC_ERROR_INTERNAL, "internal error: the source of tl.trans was read before it was computed");
     return r;
   }
   /* result dim d is source dim order[d] */
@@ -312,7 +312,7 @@ tc_cval tc_eval_gather(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
   tc_shape_of(mlirValueGetType(src), sshape);
   int axis = (int)tile_int_attr(op, "axis", 0);
   if (!s || s->kind != TC_SPECIAL_BUFFER) {
-    tc_fail(L, op, TILEC_ERROR_INTERNAL, "gather source was not materialized");
+    tc_fail(L, op, TILEC_ERROR_INTERNAL, "internal error: the source of tl.gather was read before it was computed");
     return r;
   }
   MlirValue idx = tc_eval(c, mlirOperationGetOperand(op, 1), pos).vec;

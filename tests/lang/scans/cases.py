@@ -126,3 +126,95 @@ def cases():
         lambda a: {"out_ptr": a["x_ptr"][a["idx_ptr"]]})
     add(F, "flip", "scans/kernels.py", "flip_kernel", (1,), dict(x_ptr=xs, out_ptr=np.zeros(64, np.int32), N=64), ["out_ptr"],
         lambda a: {"out_ptr": a["x_ptr"][::-1]})
+    lane_move_index_cases(F, K)
+
+
+def lane_move_index_cases(F, K):
+    """Index tiles from lane-moving ops, loads through them used several times (issue 33);
+    tests/lang/property/lane_moves.py composes such ops at random."""
+    names = ["sort", "cumsum", "flip", "gather", "assoc_scan_reverse", "reshape_trans", "sort_descending"]
+    for n in (16, 64):
+        for form, nm in enumerate(names):
+            for zero in (False, True):
+                x = rng(240 + n).integers(0, n, n).astype(np.int32)
+                if form == 1:  # prefix sums that stay inside the table
+                    x = rng(241 + n).integers(0, 2, n).astype(np.int32)
+                tab = rng(242 + n).standard_normal(n).astype(np.float32)
+
+                def ref(a, form=form, zero=zero, n=n):
+                    x = a["x_ptr"]
+                    o = np.arange(n)
+                    s = [np.sort(x), np.cumsum(x), x[::-1], x[(o * 5 + 3) & (n - 1)],
+                         np.maximum.accumulate(x[::-1])[::-1], x.reshape(4, n // 4).T.reshape(n),
+                         np.sort(x)[::-1]][form]
+                    p = a["tab_ptr"][o if zero else s]
+                    return {"a_ptr": p, "b_ptr": p + 1}
+                add(F, "index_from_%s%s_used_twice_%d" % (nm, "_times_zero" if zero else "", n), K,
+                    "index_from_lane_move_kernel", (1,),
+                    dict(x_ptr=x, tab_ptr=tab, a_ptr=np.zeros(n, np.float32), b_ptr=np.zeros(n, np.float32), N=n,
+                         FORM=form, ZERO=zero), ["a_ptr", "b_ptr"], ref, rtol=1e-6)
+    for n in (16, 256):
+        ex = rng(250 + n).integers(0, 8, n).astype(np.int32)
+        tab = rng(251 + n).standard_normal(n).astype(np.float32)
+
+        def moe_ref(a, n=n):
+            kv = np.sort(((a["expert_ptr"].astype(np.uint32) << 16) | np.arange(n, dtype=np.uint32)))
+            w = a["tab_ptr"][(kv & 0xFFFF).astype(np.int64)]
+            return {"a_ptr": w, "b_ptr": w * 2, "e_ptr": (kv >> 16).astype(np.int32)}
+        add(F, "moe_sort_key_gather_twice_%d" % n, K, "moe_sort_key_kernel", (1,),
+            dict(expert_ptr=ex, tab_ptr=tab, a_ptr=np.zeros(n, np.float32), b_ptr=np.zeros(n, np.float32),
+                 e_ptr=np.zeros(n, np.int32), N=n), ["a_ptr", "b_ptr", "e_ptr"], moe_ref)
+    xp = rng(252).permutation(32).astype(np.int32)
+    tp = rng(253).integers(-100, 100, 32).astype(np.int32)
+
+    def many_ref(a):
+        s = np.sort(a["x_ptr"])
+        p = a["tab_ptr"][s]
+        b = np.zeros(32, np.int32)
+        b[s] = p
+        return {"a_ptr": p + s, "b_ptr": b, "c_ptr": p.sum(dtype=np.int32) + s}
+    add(F, "sorted_index_address_and_value", K, "sorted_index_many_uses_kernel", (1,),
+        dict(x_ptr=xp, tab_ptr=tp, a_ptr=np.zeros(32, np.int32), b_ptr=np.zeros(32, np.int32),
+             c_ptr=np.zeros(32, np.int32), N=32), ["a_ptr", "b_ptr", "c_ptr"], many_ref)
+    for R, C in ((4, 8), (16, 16)):
+        xt = rng(254).integers(0, R * C, C * R).astype(np.int32)
+        tt = rng(255).integers(-1000, 1000, R * C).astype(np.int32)
+
+        def trans_ref(a, R=R, C=C):
+            t = a["x_ptr"].reshape(C, R).T.reshape(R, C)
+            p = a["tab_ptr"][t]
+            return {"a_ptr": p.reshape(-1), "b_ptr": (p - t).reshape(-1)}
+        add(F, "trans_index_used_twice_%dx%d" % (R, C), K, "trans_index_twice_kernel", (1,),
+            dict(x_ptr=xt, tab_ptr=tt, a_ptr=np.zeros(R * C, np.int32), b_ptr=np.zeros(R * C, np.int32), R=R, C=C),
+            ["a_ptr", "b_ptr"], trans_ref)
+    for T in (1, 2, 3):
+        xg = rng(256).integers(-100, 100, 32).astype(np.int32)
+        ig = rng(257).integers(0, 32, 32).astype(np.int32)
+
+        def loop_ref(a, T=T):
+            v = a["x_ptr"]
+            for _ in range(T):
+                v = v[a["i_ptr"]]
+            return {"o_ptr": v}
+        add(F, "gather_loop_carried_%d_trips" % T, K, "gather_loop_carried_kernel", (1,),
+            dict(x_ptr=xg, i_ptr=ig, o_ptr=np.zeros(32, np.int32), N=32, T=T), ["o_ptr"], loop_ref)
+    for first in (True, False):
+        for n in (16, 128):
+            xo = rng(260 + n).integers(-50, 50, n).astype(np.int32)
+            pp = rng(261 + n).permutation(n).astype(np.int32)
+
+            def scatter_ref(a, first=first, n=n):
+                x = a["x_ptr"]
+                p = a["p_ptr"][::-1]
+                o = np.full(n, -7, np.int32)
+                o[(x & 3) != 1] = p[(x & 3) != 1]
+                return {"x_ptr": x + 1 if first else np.arange(n), "o_ptr": o}
+            add(F, "scatter_%s_store_same_array_%d" % ("before" if first else "after", n), K, "scatter_and_store_kernel",
+                (1,), dict(x_ptr=xo, p_ptr=pp, o_ptr=np.full(n, -7, np.int32), N=n, SCATTER_FIRST=first),
+                ["x_ptr", "o_ptr"], scatter_ref)
+    for C in (1, 2, 4, 8, 16, 32, 128):
+        xs = rng(258 + C).standard_normal((4, C)).astype(np.float32)
+        xs[0, :: 3] = 0.5  # ties
+        add(F, "sort_rows_%d" % C, K, "sort_rows_kernel", (1,),
+            dict(x_ptr=xs, a_ptr=np.zeros_like(xs), d_ptr=np.zeros_like(xs), R=4, C=C),
+            ["a_ptr", "d_ptr"], lambda a: {"a_ptr": np.sort(a["x_ptr"], 1), "d_ptr": np.sort(a["x_ptr"], 1)[:, ::-1]})

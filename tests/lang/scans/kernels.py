@@ -160,3 +160,107 @@ def gather_kernel(x_ptr, idx_ptr, out_ptr, N: tl.constexpr):
 def flip_kernel(x_ptr, out_ptr, N: tl.constexpr):
     i = tl.arange(0, N)
     tl.store(out_ptr + i, tl.flip(tl.load(x_ptr + i), 0))
+
+
+# ---- index tiles from lane-moving ops, the load through them used twice (issue 33) ----------
+# FORM: the op computing the index tile s from x: 0 tl.sort, 1 tl.cumsum, 2 tl.flip,
+# 3 tl.gather, 4 a reverse tl.associative_scan, 5 a reshape / trans / reshape round trip,
+# 6 tl.sort descending. ZERO: s enters the address only as `s * 0` (the compiler crashed).
+@triton.jit
+def index_from_lane_move_kernel(x_ptr, tab_ptr, a_ptr, b_ptr, N: tl.constexpr, FORM: tl.constexpr,
+                                ZERO: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    if FORM == 0:
+        s = tl.sort(x, 0)
+    elif FORM == 1:
+        s = tl.cumsum(x, 0)
+    elif FORM == 2:
+        s = tl.flip(x, 0)
+    elif FORM == 3:
+        s = tl.gather(x, (offs * 5 + 3) & (N - 1), 0)
+    elif FORM == 4:
+        s = tl.associative_scan(x, 0, _max_fn, reverse=True)
+    elif FORM == 5:
+        s = tl.reshape(tl.trans(tl.reshape(x, (4, N // 4))), (N,))
+    else:
+        s = tl.sort(x, descending=True)
+    if ZERO:
+        p = tl.load(tab_ptr + offs + s * 0)
+    else:
+        p = tl.load(tab_ptr + s)
+    tl.store(a_ptr + offs, p)
+    tl.store(b_ptr + offs, p + 1)
+
+
+# Liger-Kernel's fused_moe shape: tokens sorted by expert through a packed uint32 key, the
+# position read back out of it and a table loaded there, stored twice; the expert too.
+@triton.jit
+def moe_sort_key_kernel(expert_ptr, tab_ptr, a_ptr, b_ptr, e_ptr, N: tl.constexpr):
+    offs_local = tl.arange(0, N)
+    expert = tl.load(expert_ptr + offs_local)
+    kv_pairs = tl.sort(((expert << 16) | offs_local).to(tl.uint32), 0)
+    token = (kv_pairs & 0xFFFF).to(tl.int32)
+    w = tl.load(tab_ptr + token)
+    tl.store(a_ptr + offs_local, w)
+    tl.store(b_ptr + offs_local, w * 2.0)
+    tl.store(e_ptr + offs_local, (kv_pairs >> 16).to(tl.int32))
+
+
+# A sorted index used as an address and as a value, by a load, a reduction and two stores;
+# a 2-D transposed index loaded through and stored twice.
+@triton.jit
+def sorted_index_many_uses_kernel(x_ptr, tab_ptr, a_ptr, b_ptr, c_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    s = tl.sort(tl.load(x_ptr + offs))
+    p = tl.load(tab_ptr + s)
+    tl.store(a_ptr + offs, p + s)
+    tl.store(b_ptr + s, p)  # s is a permutation here: a scatter
+    tl.store(c_ptr + offs, p * 0 + tl.sum(p, 0) + s)
+
+
+@triton.jit
+def trans_index_twice_kernel(x_ptr, tab_ptr, a_ptr, b_ptr, R: tl.constexpr, C: tl.constexpr):
+    offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]
+    t = tl.reshape(tl.trans(tl.load(x_ptr + tl.arange(0, C)[:, None] * R + tl.arange(0, R)[None, :])), (R, C))
+    p = tl.load(tab_ptr + t)
+    tl.store(a_ptr + offs, p)
+    tl.store(b_ptr + offs, p - t)
+
+
+# A gather of a loop-carried tile: its source is the carried buffer, read at other lanes
+# than the ones the yield writes (wrote the buffer in place, reading lanes already written).
+@triton.jit
+def gather_loop_carried_kernel(x_ptr, i_ptr, o_ptr, N: tl.constexpr, T: tl.constexpr):
+    offs = tl.arange(0, N)
+    v = tl.load(x_ptr + offs)
+    idx = tl.load(i_ptr + offs)
+    for _ in range(T):
+        v = tl.gather(v, idx, 0)
+    tl.store(o_ptr + offs, v)
+
+
+# The sorting network on rows of every power-of-two length (one loop over its passes).
+@triton.jit
+def sort_rows_kernel(x_ptr, a_ptr, d_ptr, R: tl.constexpr, C: tl.constexpr):
+    offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(a_ptr + offs, tl.sort(x, 1))
+    tl.store(d_ptr + offs, tl.sort(x, 1, descending=True))
+
+
+# A scatter through a permutation and a store of x + 1 into the array x was loaded from, in
+# one statement group: x is read before either store (it also feeds a third store's mask),
+# and the later of the two stores wins everywhere (they may not share a loop over chunks).
+@triton.jit
+def scatter_and_store_kernel(x_ptr, p_ptr, o_ptr, N: tl.constexpr, SCATTER_FIRST: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    p = tl.flip(tl.load(p_ptr + offs), 0)
+    if SCATTER_FIRST:
+        tl.store(x_ptr + p, p)
+        tl.store(x_ptr + offs, x + 1)
+    else:
+        tl.store(x_ptr + offs, x + 1)
+        tl.store(x_ptr + p, p)
+    tl.store(o_ptr + offs, p, mask=(x & 3) != 1)
