@@ -768,7 +768,9 @@ static tilec_status *lower_func(tc_lower *L, MlirOperation fn, MlirBlock out_bod
   free(locs);
   if (!mlirBlockIsNull(mlirBlockGetNextInRegion(entry)))
     return tc_lower_error(L, fn, TILEC_ERROR_UNSUPPORTED, "kernels with several blocks are not supported");
+  tc_checks_begin(L); /* the debug checks' per-program state (bounds.c) */
   tc_lower_block(L, entry);
+  tc_checks_end(L);
   return L->status;
 }
 
@@ -823,5 +825,3 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   *out = nm;
   return NULL;
 }
-  tc_checks_begin(L); /* the debug checks' per-program state (bounds.c) */
-  tc_checks_end(L);

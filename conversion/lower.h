@@ -249,6 +249,10 @@ MlirValue tc_splat_vec(tc_builder *b, MlirValue s, int64_t width);
 
 /* --- memory.c: loads, stores, buffers ------------------------------------------------------ */
 tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos); /* the op table's load row */
+/* Whether the chunk of pointer tile old_ptr (evaluated to p) is one contiguous run, and the
+ * element offset of its first lane from p.base (for the debug checks, bounds.c). */
+bool tc_chunk_contiguous(tc_chunk *c, MlirValue old_ptr, tc_cval p);
+MlirValue tc_chunk_first_offset(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos);
 void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval ptr, tc_cval val, MlirValue mask);
 /* Prefetches for writing the cache line a later nest's store (through a contiguous
  * pointer tile) writes at pos; nothing otherwise. Only for stores whose pointer
@@ -258,10 +262,6 @@ bool tc_store_prefetchable(tc_lower *L, MlirOperation store);
 /* Is v a tile load through a pointer tile, contiguous along its last dim in runs of
  * `width` (chunk) elements, that the enclosing loop advances by a fixed step? Then tc_prefetch_next_trip(c, v, pos)
  * prefetches the chunk at pos of the tile the next trip loads. Such loads are otherwise
-/* Whether the chunk of pointer tile old_ptr (evaluated to p) is one contiguous run, and the
- * element offset of its first lane from p.base (for the debug checks, bounds.c). */
-bool tc_chunk_contiguous(tc_chunk *c, MlirValue old_ptr, tc_cval p);
-MlirValue tc_chunk_first_offset(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos);
  * prefetched chunk by chunk where they are evaluated, unless in L->dot_prefetched. */
 bool tc_load_prefetchable(tc_lower *L, MlirValue v, int64_t width);
 void tc_prefetch_next_trip(tc_chunk *c, MlirValue v, const tc_pos *pos);
@@ -299,6 +299,9 @@ MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, Mli
  * the pointer tile derives from (no check when it derives from a loaded/int pointer). */
 void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos);
 void tc_check_scalar_access(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old_ptr, MlirValue addr, MlirValue mask);
+/* i1: bytes [lo, hi) (i64 addresses) lie in the buffer of the argument old_ptr derives
+ * from, or its extent is unknown; null when it derives from no argument. */
+MlirValue tc_bounds_bytes_within(tc_lower *L, tc_builder *b, MlirValue old_ptr, MlirValue lo, MlirValue hi);
 int tc_root_arg(tc_lower *L, MlirValue old_ptr); /* kernel argument index, or -1 */
 /* The debug checks' per-program state, made at the kernel's entry (begin) and completed
  * when its body is lowered (end): --check nan's "loaded a NaN/Inf" flag; --check races'
@@ -317,9 +320,6 @@ void tc_race_atomic(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue addr
  * hold its `other` or zero: loaded, not produced) in the program's flag, without a call; a
  * float store of non-finite active lanes is reported unless the flag is set. */
 void tc_nan_note_load(tc_chunk *c, MlirValue v);
-/* i1: bytes [lo, hi) (i64 addresses) lie in the buffer of the argument old_ptr derives
- * from, or its extent is unknown; null when it derives from no argument. */
-MlirValue tc_bounds_bytes_within(tc_lower *L, tc_builder *b, MlirValue old_ptr, MlirValue lo, MlirValue hi);
 void tc_nan_note_scalar_load(tc_lower *L, tc_builder *b, MlirValue v);
 void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirValue v, MlirValue mask, const tc_pos *pos);
 
