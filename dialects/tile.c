@@ -7,7 +7,9 @@
 #include <mlir-c/BuiltinTypes.h>
 #include <mlir-c/Dialect/IRDL.h>
 #include <mlir-c/RegisterEverything.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern const char tilec_embedded_irdl[];
@@ -151,14 +153,47 @@ static const struct {
 #include "dialects/tile_ops.def"
 };
 
+/* The rows in name order (built once): tile_op_of is a binary search, not a scan. Every op
+ * the IRDL file defines has a row and the reverse (unit.test_dialect checks both), so a
+ * tile.* name not found here is a bug of the table, never another dialect's op. */
+static tile_op_id by_name[TILE_OP_COUNT - 1];
+static pthread_once_t by_name_once = PTHREAD_ONCE_INIT;
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp(op_table[*(const tile_op_id *)a].name, op_table[*(const tile_op_id *)b].name);
+}
+
+static void sort_names(void) {
+  for (int i = 1; i < TILE_OP_COUNT; i++) by_name[i - 1] = (tile_op_id)i;
+  qsort(by_name, TILE_OP_COUNT - 1, sizeof by_name[0], compare_names);
+}
+
+tile_op_id tile_op_id_of_name(const char *name, size_t len) {
+  pthread_once(&by_name_once, sort_names);
+  size_t lo = 0, hi = TILE_OP_COUNT - 1;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    const char *m = op_table[by_name[mid]].name;
+    int c = strncmp(m, name, len);
+    if (c == 0 && m[len] != 0) c = 1; /* m is longer: after name */
+    if (c == 0) return by_name[mid];
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return TILE_NOT_TILE;
+}
+
 tile_op_id tile_op_of(MlirOperation op) {
   MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
   if (s.length < 6 || strncmp(s.data, "tile.", 5) != 0) return TILE_NOT_TILE;
-  for (int i = 1; i < TILE_OP_COUNT; i++)
-    if (strlen(op_table[i].name) == s.length - 5 && !memcmp(op_table[i].name, s.data + 5, s.length - 5))
-      return (tile_op_id)i;
-  return TILE_NOT_TILE; /* not in the table: the IRDL file and tile_ops.def disagree */
+  return tile_op_id_of_name(s.data + 5, s.length - 5);
 }
+
+const char *tile_op_name(tile_op_id id) {
+  return id > TILE_NOT_TILE && id < TILE_OP_COUNT ? op_table[id].full : NULL;
+}
+
+unsigned tile_op_traits(tile_op_id id) { return id < TILE_OP_COUNT ? op_table[id].traits : 0; }
 
 bool tile_op_has(MlirOperation op, unsigned mask) { return (op_table[tile_op_of(op)].traits & mask) != 0; }
 

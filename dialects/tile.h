@@ -75,6 +75,11 @@ typedef enum tile_op_id {
 
 /* Which tile op `op` is (TILE_NOT_TILE for arith, scf, func, ... ops). */
 tile_op_id tile_op_of(MlirOperation op);
+/* The op named "tile.<name>" (name: len bytes, without the prefix), or TILE_NOT_TILE. */
+tile_op_id tile_op_id_of_name(const char *name, size_t len);
+/* "tile.<name>" of a row (NULL for TILE_NOT_TILE), and its TILE_TRAIT_* bits. */
+const char *tile_op_name(tile_op_id id);
+unsigned tile_op_traits(tile_op_id id);
 /* Does `op` have one of the traits in `mask` (TILE_TRAIT_*)? False for non-tile ops. */
 bool tile_op_has(MlirOperation op, unsigned mask);
 /* A tile op with the given operands, attributes and result types, for the ops whose
