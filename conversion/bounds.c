@@ -5,6 +5,7 @@
 #include "conversion/lower.h"
 
 #include "dialects/tile.h"
+#include "runtime/debug.h" /* TILEC_RT_LOG_*: the flags kernel code reads */
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <math.h>
@@ -367,7 +368,7 @@ static bool stores_through(MlirOperation op, void *user) {
 }
 
 static void race_begin(tc_lower *L) {
-  if (!L->check_races || L->status) return;
+  if (!(L->check_races || L->check_init) || L->status) return;
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(L->old_func, 0));
   intptr_t nargs = mlirBlockGetNumArguments(entry);
   L->race_stored = calloc((size_t)nargs + 1, 1);
@@ -387,8 +388,10 @@ static void race_begin(tc_lower *L) {
   MlirType i32 = tcb_int_type(L->ctx, 32);
   MlirValue count = tcb_const_int(&L->b, i32, 0); /* the number of sites: set by tc_race_end */
   L->race_nsites = mlirOpResultGetOwner(count);
-  MlirValue args[5] = {tcb_const_int(&L->b, i32, nargs), count, L->pid[0], L->pid[1], L->pid[2]};
-  L->race_block = tc_call_runtime_value(L, &L->b, "tilec_rt_access_program", tcb_type(L->ctx, "!llvm.ptr"), 5, args);
+  int classes = (L->check_races ? TILEC_CHECKS_RACES : 0) | (L->check_init ? TILEC_CHECKS_INIT : 0);
+  MlirValue args[6] = {tcb_const_int(&L->b, i32, nargs), count, tcb_const_int(&L->b, i32, classes),
+                       L->pid[0], L->pid[1], L->pid[2]};
+  L->race_block = tc_call_runtime_value(L, &L->b, "tilec_rt_access_program", tcb_type(L->ctx, "!llvm.ptr"), 6, args);
   /* the flags of the arguments loads may come through, once (LLVM drops the unused) */
   L->race_flags = calloc((size_t)nargs + 1, sizeof *L->race_flags);
   if (!L->race_flags) {
@@ -396,7 +399,7 @@ static void race_begin(tc_lower *L) {
     return;
   }
   for (intptr_t a = 0; a < nargs; a++) {
-    if (L->race_stored[a]) continue;
+    if (L->race_stored[a] && !L->check_init) continue;
     MlirValue fp = block_word(L, &L->b, a);
     L->race_flags[a] = tcb_op1(&L->b, "llvm.load", tcb_int_type(L->ctx, 64), 1, &fp, 0, NULL);
   }
@@ -415,7 +418,7 @@ void tc_checks_begin(tc_lower *L) {
 
 void tc_checks_end(tc_lower *L) {
   L->nan_seen = (MlirValue){NULL};
-  if (!L->check_races) return;
+  if (!(L->check_races || L->check_init)) return;
   if (!mlirOperationIsNull(L->race_nsites))
     mlirOperationSetAttributeByName(L->race_nsites, mlirStringRefCreateFromCString("value"),
                                     mlirIntegerAttrGet(tcb_int_type(L->ctx, 32), L->race_sites));
@@ -483,7 +486,7 @@ static MlirValue reduce_mask(tc_lower *L, tc_builder *b, MlirValue mask, const c
 void tc_race_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos,
                     bool write) {
   tc_lower *L = c->L;
-  if (!L->check_races || L->status || mlirValueIsNull(L->race_block)) return;
+  if (!(L->check_races || L->check_init) || L->status || mlirValueIsNull(L->race_block)) return;
   int arg = tc_root_arg(L, old_ptr);
   if (arg < 0 || arg >= L->race_nargs) return;
   int site = L->race_sites++;
@@ -494,8 +497,16 @@ void tc_race_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p,
   bool run = pos->chunked && tc_chunk_contiguous(c, old_ptr, p);
   MlirValue first = run ? tc_chunk_first_offset(c, old_ptr, pos) : (MlirValue){NULL};
   tc_builder outer = c->b, *b = &c->b, logged;
-  if (!write && !L->race_stored[arg]) { /* another argument's memory, maybe: the runtime knows */
-    tcb_if(b, tcb_cmpi(b, "ne", L->race_flags[arg], tcb_const_int(b, i64, 0)), 0, NULL, &logged, NULL);
+  /* What the runtime's flag for the argument decides: without race checks, only accesses
+   * to memory marked uninitialized are sent; with them, stores always, loads when the
+   * kernel stores through the argument too, or its memory may be another argument's, or
+   * it is marked. */
+  int64_t need = !L->check_races              ? TILEC_RT_LOG_INIT
+                 : write || L->race_stored[arg] ? 0
+                                                : TILEC_RT_LOG_LOADS | TILEC_RT_LOG_INIT;
+  if (need) {
+    MlirValue bits = tcb_binary(b, "arith.andi", L->race_flags[arg], tcb_const_int(b, i64, need));
+    tcb_if(b, tcb_cmpi(b, "ne", bits, tcb_const_int(b, i64, 0)), 0, NULL, &logged, NULL);
     b = &logged;
   }
   if (!pos->chunked) { /* one element */
@@ -546,7 +557,7 @@ void tc_race_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p,
 
 void tc_race_scalar_access(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old_ptr, MlirValue addr,
                            MlirValue mask, bool write) {
-  if (!L->check_races || L->status) return;
+  if (!(L->check_races || L->check_init) || L->status) return;
   tc_chunk c;
   tc_chunk_init(&c, L, b->block, 1);
   c.b = *b;

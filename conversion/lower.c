@@ -790,6 +790,7 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   L.check_bounds = checks & TILEC_CHECKS_BOUNDS; /* resolved by the driver (driver/checks.c) */
   L.check_nan = checks & TILEC_CHECKS_NAN;
   L.check_races = checks & TILEC_CHECKS_RACES;
+  L.check_init = checks & TILEC_CHECKS_INIT;
   tc_axis_init(&L.axis);
   tc_valmap_init(&L.scalars, sizeof(MlirValue));
   tc_valmap_init(&L.special, sizeof(tc_special));

@@ -115,6 +115,7 @@ struct tc_lower {
   bool check_bounds;   /* emit bounds checks (the kernel gets an extents argument) */
   bool check_nan;      /* emit non-finite load notes and store checks */
   bool check_races;    /* log accesses for the runtime's race check (bounds.c) */
+  bool check_init;     /* send accesses to memory marked uninitialized to the runtime */
   MlirValue nan_seen;          /* --check nan: memref<1xi8>, 1 once the program loaded a NaN/Inf */
   MlirValue race_block;        /* the runtime's per-thread block: per-argument flags, cursors */
   MlirOperation race_nsites;   /* the constant telling the runtime how many cursors */

@@ -14,6 +14,7 @@ static const struct {
     {"bounds", TILEC_CHECKS_BOUNDS},
     {"nan", TILEC_CHECKS_NAN},
     {"races", TILEC_CHECKS_RACES},
+    {"init", TILEC_CHECKS_INIT},
 };
 
 tilec_status *tilec_checks_parse(const char *text, uint32_t *out) {
@@ -35,7 +36,7 @@ tilec_status *tilec_checks_parse(const char *text, uint32_t *out) {
     if (!bit)
       return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                  "unknown check '%.*s' in '%s' (expected all, none, or a comma-separated list of "
-                                 "bounds, nan and races)",
+                                 "bounds, nan, races and init)",
                                  (int)len, p, text);
     bits |= bit;
     if (!end) break;
@@ -63,8 +64,10 @@ tilec_status *tilec_checks_from_env(uint32_t *out) {
 }
 
 const char *tc_checks_name(uint32_t bits) {
-  static const char *const names[8] = {"none",  "bounds",       "nan",       "bounds,nan",
-                                       "races", "bounds,races", "nan,races", "bounds,nan,races"};
+  static const char *const names[16] = {
+      "none",       "bounds",            "nan",            "bounds,nan",           "races",      "bounds,races",
+      "nan,races",  "bounds,nan,races",  "init",           "bounds,init",          "nan,init",   "bounds,nan,init",
+      "races,init", "bounds,races,init", "nan,races,init", "bounds,nan,races,init"};
   return names[bits & TILEC_CHECKS_ALL];
 }
 

@@ -99,28 +99,40 @@ typedef struct tilec_rt_checks {
   _Atomic int ready;          /* arg_flags and sites made (by the first program) */
   _Atomic int lost;           /* out of memory: the verdict would be incomplete */
   struct tc_access_log *logs; /* one per thread that logged anything */
-  uint64_t *arg_flags;        /* per runtime argument: 1 = log its loads */
+  uint64_t *arg_flags;        /* per runtime argument: TILEC_RT_LOG_* */
+  struct tc_uninit **uninit;  /* per runtime argument: its marked range (--check init), or NULL */
   uint32_t nargs;
   struct tc_access_site *sites;
   uint32_t nsites;
+  uint32_t classes;           /* TILEC_CHECKS_RACES / _INIT the kernel was compiled with */
+  uint64_t init_program;      /* the earliest program that loaded unwritten memory (or ~0) */
+  uint32_t init_site;
+  uintptr_t init_addr;
 } tilec_rt_checks;
+
+/* The per-argument flags kernel code reads from its block: loads through the argument are
+ * logged for races (its memory may overlap another argument's) / it lies in memory marked
+ * uninitialized (loads and stores go to the runtime, chunk by chunk). */
+#define TILEC_RT_LOG_LOADS 1u
+#define TILEC_RT_LOG_INIT 2u
 
 void tilec_rt_checks_begin(tilec_rt_checks *k, const tilec_kernel_desc *kernel, void *const *args,
                            const int64_t *extents, const uint32_t grid[3]);
 void tilec_rt_checks_attach(tilec_rt_checks *k);
 void tilec_rt_checks_detach(void);
-/* After every thread detached: 1 and *err when two programs raced (or the log ran out of
- * memory); frees what the launch logged either way. */
+/* After every thread detached: 1 and *err when two programs raced, else when a program
+ * loaded memory marked uninitialized that nothing stored (or the log ran out of memory);
+ * frees what the launch logged either way. */
 int tilec_rt_checks_end(tilec_rt_checks *k, tilec_rt_error *err);
 
-/* Kernel code, at the start of each program compiled with race checks: the thread's block
- * of nargs flags (1: log the loads through that argument) and nsites (lo, hi) cursors, one
- * per access site, all closed. A site's run goes on while the next chunk starts at its hi
+/* Kernel code, at the start of each program compiled with race or init checks (classes:
+ * TILEC_CHECKS_RACES | TILEC_CHECKS_INIT): the thread's block of nargs flags
+ * (TILEC_RT_LOG_*) and nsites (lo, hi) cursors, one per access site, all closed. A site's run goes on while the next chunk starts at its hi
  * (kernel code moves hi); otherwise kernel code calls access_open, which logs the run and
  * starts [addr, addr + bytes). access_lanes does the same lane by lane (gathers, scatters,
  * partly masked chunks: active[i] != 0). write: a store site; size: the element's bytes. */
-TILEC_RT_EXPORT uint64_t *tilec_rt_access_program(int32_t nargs, int32_t nsites, uint32_t px, uint32_t py,
-                                                  uint32_t pz);
+TILEC_RT_EXPORT uint64_t *tilec_rt_access_program(int32_t nargs, int32_t nsites, int32_t classes, uint32_t px,
+                                                  uint32_t py, uint32_t pz);
 TILEC_RT_EXPORT void tilec_rt_access_open(int32_t site, int64_t addr, int64_t bytes, int32_t arg, int32_t write,
                                           int32_t size, const char *file, int32_t line, int32_t col);
 TILEC_RT_EXPORT void tilec_rt_access_lanes(int32_t site, const int64_t *addrs, const int8_t *active, int32_t count,

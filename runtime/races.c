@@ -14,9 +14,14 @@
  * through the argument (compile time), or the argument's memory overlaps another argument's
  * (decided here once per launch from the buffers' extents; unknown extents count as
  * overlapping).
+ * `--check init` rides on the same calls: for an argument whose memory lies in a range the
+ * host marked uninitialized (runtime/uninit.c), kernel code sends every chunk to the runtime
+ * (the runs are not extended in kernel code), which marks what stores write and checks
+ * that loads read only written bytes; the earliest program that did not is reported.
  * In: calls from kernel code and the launcher. Out: the race, as a failure of the launch. */
 #include "runtime/debug.h"
 
+#include "runtime/uninit.h"
 #include "tilec/runtime.h"
 
 #include <inttypes.h>
@@ -74,6 +79,7 @@ void tilec_rt_checks_begin(tilec_rt_checks *k, const tilec_kernel_desc *kernel, 
   k->args = args;
   k->extents = extents;
   memcpy(k->grid, grid, sizeof k->grid);
+  k->init_program = UINT64_MAX;
   pthread_mutex_init(&k->lock, NULL);
 }
 
@@ -100,7 +106,7 @@ static struct tc_access_log *new_log(tilec_rt_checks *k) {
 
 static void append(uintptr_t lo, uintptr_t hi, uint32_t site, uint32_t flags) {
   tilec_rt_checks *k = tls_checks;
-  if (!k || lo >= hi) return;
+  if (!k || lo >= hi || !(k->classes & TILEC_CHECKS_RACES)) return;
   if (!tls_log && !(tls_log = new_log(k))) {
     atomic_store_explicit(&k->lost, 1, memory_order_relaxed);
     return;
@@ -159,28 +165,35 @@ static const tilec_param_desc *arg_param(const tilec_kernel_desc *kd, int32_t ar
 }
 
 /* Loads through argument i are logged when its buffer may be another argument's: either
- * extent unknown, or the byte ranges overlap (an in-place kernel given one array twice). */
+ * extent unknown, or the byte ranges overlap (an in-place kernel given one array twice).
+ * Its accesses are init-checked when its memory lies in a marked range. */
 static void compute_arg_flags(tilec_rt_checks *k, int32_t nargs) {
   k->arg_flags = calloc((size_t)(nargs ? nargs : 1), sizeof *k->arg_flags);
-  if (!k->arg_flags) return;
+  k->uninit = calloc((size_t)(nargs ? nargs : 1), sizeof *k->uninit);
+  if (!k->arg_flags || !k->uninit) return;
   k->nargs = nargs;
   for (int32_t i = 0; i < nargs; i++) {
     const tilec_param_desc *pi = arg_param(k->kernel, i);
     if (!pi || pi->kind != TILEC_PARAM_POINTER) continue;
+    if (k->classes & TILEC_CHECKS_INIT) {
+      k->uninit[i] = tc_uninit_find((uintptr_t)*(void *const *)k->args[i]);
+      if (k->uninit[i]) k->arg_flags[i] |= TILEC_RT_LOG_INIT;
+    }
+    if (!(k->classes & TILEC_CHECKS_RACES)) continue;
     if (!k->extents || k->extents[i] < 0) {
-      k->arg_flags[i] = 1;
+      k->arg_flags[i] |= TILEC_RT_LOG_LOADS;
       continue;
     }
     uintptr_t lo = (uintptr_t)*(void *const *)k->args[i], hi = lo + (uintptr_t)k->extents[i] * elem_size(pi);
-    for (int32_t j = 0; j < nargs && !k->arg_flags[i]; j++) {
+    for (int32_t j = 0; j < nargs && !(k->arg_flags[i] & TILEC_RT_LOG_LOADS); j++) {
       const tilec_param_desc *pj = arg_param(k->kernel, j);
       if (j == i || !pj || pj->kind != TILEC_PARAM_POINTER) continue;
       if (!k->extents || k->extents[j] < 0) {
-        k->arg_flags[i] = 1;
+        k->arg_flags[i] |= TILEC_RT_LOG_LOADS;
         continue;
       }
       uintptr_t lo2 = (uintptr_t)*(void *const *)k->args[j], hi2 = lo2 + (uintptr_t)k->extents[j] * elem_size(pj);
-      if (lo < hi2 && lo2 < hi) k->arg_flags[i] = 1;
+      if (lo < hi2 && lo2 < hi) k->arg_flags[i] |= TILEC_RT_LOG_LOADS;
     }
   }
 }
@@ -191,7 +204,8 @@ static void compute_arg_flags(tilec_rt_checks *k, int32_t nargs) {
 #define SPARE_WORDS (1 << 16)
 static uint64_t spare_block[SPARE_WORDS];
 
-uint64_t *tilec_rt_access_program(int32_t nargs, int32_t nsites, uint32_t px, uint32_t py, uint32_t pz) {
+uint64_t *tilec_rt_access_program(int32_t nargs, int32_t nsites, int32_t classes, uint32_t px, uint32_t py,
+                                  uint32_t pz) {
   close_cursors(); /* the thread's previous program */
   tilec_rt_checks *k = tls_checks;
   size_t need = (size_t)(nargs > 0 ? nargs : 0) + 2 * (size_t)(nsites > 0 ? nsites : 0);
@@ -220,15 +234,16 @@ uint64_t *tilec_rt_access_program(int32_t nargs, int32_t nsites, uint32_t px, ui
   if (!atomic_load_explicit(&k->ready, memory_order_acquire)) {
     pthread_mutex_lock(&k->lock);
     if (!k->ready) {
+      k->classes = (uint32_t)classes & (TILEC_CHECKS_RACES | TILEC_CHECKS_INIT);
       compute_arg_flags(k, nargs);
       k->sites = calloc((size_t)(nsites > 0 ? nsites : 1), sizeof *k->sites);
       k->nsites = nsites;
-      if (!k->arg_flags || !k->sites) atomic_store_explicit(&k->lost, 1, memory_order_relaxed);
+      if (!k->arg_flags || !k->uninit || !k->sites) atomic_store_explicit(&k->lost, 1, memory_order_relaxed);
       atomic_store_explicit(&k->ready, 1, memory_order_release);
     }
     pthread_mutex_unlock(&k->lock);
   }
-  if (!k->arg_flags || !k->sites) {
+  if (!k->arg_flags || !k->uninit || !k->sites) {
     tls_in_program = false;
     return tls_block;
   }
@@ -270,22 +285,64 @@ static bool site_ok(int32_t site) {
   return tls_in_program && tls_checks && site >= 0 && site < tls_nsites && site < (int32_t)tls_checks->nsites;
 }
 
+/* --check init: the access of [lo, hi) through a site whose argument lies in a marked
+ * range. A store marks the bytes written; a load of a byte never written is noted (the
+ * earliest program in launch order is reported). */
+static void init_access(int32_t site, uintptr_t lo, uintptr_t hi) {
+  tilec_rt_checks *k = tls_checks;
+  const struct tc_access_site *s = &k->sites[site];
+  tc_uninit *r = s->arg >= 0 && (uint32_t)s->arg < k->nargs ? k->uninit[s->arg] : NULL;
+  if (!r) return;
+  if (s->write) {
+    tc_uninit_store(r, lo, hi);
+    return;
+  }
+  uintptr_t at;
+  if (tc_uninit_load(r, lo, hi, &at) || tls_program >= k->init_program) return;
+  pthread_mutex_lock(&k->lock);
+  if (tls_program < k->init_program) {
+    k->init_program = tls_program;
+    k->init_site = (uint32_t)site;
+    k->init_addr = at;
+  }
+  pthread_mutex_unlock(&k->lock);
+}
+
+static bool init_site(int32_t site) {
+  const struct tc_access_site *s = &tls_checks->sites[site];
+  return (tls_checks->classes & TILEC_CHECKS_INIT) && s->arg >= 0 && (uint32_t)s->arg < tls_checks->nargs &&
+         tls_checks->uninit[s->arg];
+}
+
+/* An init-checked site logs each access as it comes: its cursor stays closed (hi 0), so
+ * kernel code never extends a run behind the runtime's back. */
+static void init_run(int32_t site, uint64_t addr, uint64_t bytes) {
+  uint64_t *cur = tls_block + tls_nargs + 2 * site;
+  init_access(site, (uintptr_t)addr, (uintptr_t)(addr + bytes));
+  uint32_t flags = (tls_checks->sites[site].write ? REC_WRITE : 0) | (tls_locks_held > 0 ? REC_LOCKED : 0);
+  append((uintptr_t)addr, (uintptr_t)(addr + bytes), (uint32_t)site, flags);
+  cur[0] = cur[1] = 0;
+}
+
 void tilec_rt_access_open(int32_t site, int64_t addr, int64_t bytes, int32_t arg, int32_t write, int32_t size,
                           const char *file, int32_t line, int32_t col) {
   if (!site_ok(site) || bytes <= 0) return;
   note_site(site, file, line, col, arg, write, size);
-  open_run(site, (uint64_t)addr, (uint64_t)bytes);
+  if (init_site(site)) init_run(site, (uint64_t)addr, (uint64_t)bytes);
+  else open_run(site, (uint64_t)addr, (uint64_t)bytes);
 }
 
 void tilec_rt_access_lanes(int32_t site, const int64_t *addrs, const int8_t *active, int32_t count, int32_t arg,
                            int32_t write, int32_t size, const char *file, int32_t line, int32_t col) {
   if (!site_ok(site) || size <= 0) return;
   note_site(site, file, line, col, arg, write, size);
+  bool init = init_site(site);
   uint64_t *cur = tls_block + tls_nargs + 2 * site;
   for (int32_t i = 0; i < count; i++) {
     if (!active[i]) continue;
     uint64_t a = (uint64_t)addrs[i];
-    if (a == cur[1] && cur[1] > cur[0]) cur[1] += (uint64_t)size; /* the run goes on */
+    if (init) init_run(site, a, (uint64_t)size);
+    else if (a == cur[1] && cur[1] > cur[0]) cur[1] += (uint64_t)size; /* the run goes on */
     else if (!(a >= cur[0] && a + (uint64_t)size <= cur[1])) open_run(site, a, (uint64_t)size);
   }
 }
@@ -476,6 +533,24 @@ int tilec_rt_checks_end(tilec_rt_checks *k, tilec_rt_error *err) {
       free(all);
     }
   }
+  if (!found && k->init_program != UINT64_MAX) {
+    const struct tc_access_site *s = &k->sites[k->init_site];
+    const tilec_param_desc *param = arg_param(k->kernel, s->arg);
+    int64_t elem = -1;
+    if (param && param->kind == TILEC_PARAM_POINTER)
+      elem = (int64_t)(k->init_addr - (uintptr_t)*(void *const *)k->args[s->arg]) / (int64_t)(s->size > 0 ? s->size : 1);
+    char pid[96];
+    pid_text(k, k->init_program, pid, sizeof pid);
+    memset(err, 0, sizeof *err);
+    snprintf(err->file, sizeof err->file, "%s", s->file ? s->file : "");
+    err->line = s->line;
+    err->col = s->col;
+    snprintf(err->message, sizeof err->message,
+             "load from '%s' at element %" PRId64 " reads memory nothing has stored to since it was marked "
+             "uninitialized, in program %s",
+             arg_name_of(k, s->arg), elem, pid);
+    found = 1;
+  }
   while (k->logs) {
     struct tc_access_log *g = k->logs;
     k->logs = g->next;
@@ -490,7 +565,9 @@ int tilec_rt_checks_end(tilec_rt_checks *k, tilec_rt_error *err) {
     pthread_mutex_unlock(&spare_lock);
   }
   free(k->arg_flags);
+  free(k->uninit);
   free(k->sites);
+  k->uninit = NULL;
   k->arg_flags = NULL;
   k->sites = NULL;
   pthread_mutex_destroy(&k->lock);

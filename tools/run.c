@@ -127,6 +127,11 @@ static bool run_npy_suffix(const char *text, run_value *v) {
  * kind is STRING), which is an error for a runtime parameter. */
 bool run_classify(const char *text, run_value *v) {
   memset(v, 0, sizeof *v);
+  if (!strncmp(text, "empty:", 6)) { /* dtype and shape: read when the array is made */
+    v->kind = RUN_VALUE_NPY;
+    v->empty = true;
+    return true;
+  }
   if (run_ends_with(text, ".npy")) {
     v->kind = RUN_VALUE_NPY;
     return true;
@@ -456,7 +461,47 @@ static int run_resolve_outs(run_opts *o) {
   return 0;
 }
 
+/* NAME=empty:DTYPE:D0[xD1...]: an array tilec makes, every byte 0xff (a NaN of every float
+ * type, -1 of every integer) and, for --check init, marked not yet written: a kernel that
+ * loads what it never stored is reported. */
+static int run_make_empty(run_binding *bd) {
+  const char *spec = bd->text + 6, *colon = strchr(spec, ':');
+  char dt[16];
+  tilec_dtype dtype = TILEC_DTYPE_INVALID;
+  if (colon && (size_t)(colon - spec) < sizeof dt) {
+    memcpy(dt, spec, (size_t)(colon - spec));
+    dt[colon - spec] = 0;
+    dtype = tilec_dtype_from_name(dt);
+  }
+  tilec_npy *a = &bd->arr;
+  memset(a, 0, sizeof *a);
+  a->dtype = dtype;
+  a->count = 1;
+  for (const char *p = colon ? colon + 1 : NULL; p && a->ndim < TILEC_NPY_MAX_DIMS;) {
+    char *end;
+    long long d = strtoll(p, &end, 10);
+    if (end == p || d < 1 || d > ((long long)1 << 40) || (*end && *end != 'x')) {
+      a->ndim = 0;
+      break;
+    }
+    a->shape[a->ndim++] = d;
+    a->count *= (size_t)d;
+    p = *end ? end + 1 : NULL;
+  }
+  if (dtype == TILEC_DTYPE_INVALID || !a->ndim || a->count > ((size_t)1 << 40))
+    return run_fail("parameter '%s': '%s' is not empty:DTYPE:SHAPE (a dtype such as fp32, then the dimensions: "
+                    "empty:fp32:1000 or empty:i32:64x128)",
+                    bd->name, bd->text);
+  a->nbytes = a->count * tilec_dtype_size(dtype);
+  a->data = aligned_alloc(64, (a->nbytes + 63) / 64 * 64);
+  if (!a->data) return run_fail("parameter '%s': out of memory for %zu bytes", bd->name, a->nbytes);
+  memset(a->data, 0xff, a->nbytes);
+  bd->file_dtype = dtype;
+  return 0;
+}
+
 static int run_load_array(run_binding *bd) {
+  if (bd->value.empty) return run_make_empty(bd);
   tilec_dtype as = bd->value.dtype;
   char *path = strdup(bd->text);
   if (!path) return run_fail("out of memory");
@@ -689,7 +734,25 @@ static int run_make_args(const run_opts *o, const tilec_kernel_desc *k, run_arg 
   return 0;
 }
 
+static int run_launch_grid(const run_opts *o, const tilec_kernel_desc *k, void *const *args,
+                           const int64_t *extents);
+
+/* The launch(es), with the empty: arrays marked uninitialized for --check init while they run. */
 static int run_launch(const run_opts *o, const tilec_kernel_desc *k, void *const *args, const int64_t *extents) {
+  for (int b = 0; b < o->nbindings; b++) {
+    const run_binding *bd = &o->bindings[b];
+    if (!bd->value.empty || !bd->arr.data) continue;
+    tilec_status *st = tilec_debug_mark_uninitialized(bd->arr.data, bd->arr.nbytes);
+    if (st) return run_report(tilec_status_annotate(st, "parameter '%s'", bd->name));
+  }
+  int rc = run_launch_grid(o, k, args, extents);
+  for (int b = 0; b < o->nbindings; b++)
+    if (o->bindings[b].value.empty && o->bindings[b].arr.data) tilec_debug_forget(o->bindings[b].arr.data);
+  return rc;
+}
+
+static int run_launch_grid(const run_opts *o, const tilec_kernel_desc *k, void *const *args,
+                           const int64_t *extents) {
   tilec_launch_options lo;
   tilec_launch_options_init(&lo);
   lo.num_threads = o->threads;

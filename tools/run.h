@@ -46,6 +46,7 @@ typedef struct run_value {
   int desc_rank;     /* FILE.npy:[B0,B1,...]: bound as a tensor descriptor with this block */
   int64_t desc_block[TILEC_TENSOR_DESC_MAX_RANK];
   bool desc_nan;     /* ...:nan: out-of-bounds descriptor loads read NaN */
+  bool empty;        /* empty:DTYPE:SHAPE: an array tilec makes, its contents not yet written */
 } run_value;
 
 typedef struct run_binding {

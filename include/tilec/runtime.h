@@ -60,7 +60,25 @@ TILEC_API tilec_status *tilec_library_find_kernel(const tilec_library *lib, cons
 #define TILEC_CHECKS_NAN 0x2u    /* a NaN/Inf stored when the program loaded none */
 #define TILEC_CHECKS_RACES 0x4u  /* two programs of one launch accessing one element, at least one
                                   * storing, neither through atomics nor under a lock */
-#define TILEC_CHECKS_ALL 0x7u
+#define TILEC_CHECKS_INIT 0x8u   /* a load of an element of memory marked uninitialized
+                                  * (below) that no store wrote since */
+#define TILEC_CHECKS_ALL 0xfu
+
+/* --check init: marks bytes [base, base + bytes) as not yet written, as a fresh allocation
+ * is (`tilec run`'s NAME=empty:DTYPE:SHAPE arrays, tilec.debug.uninitialized in Python).
+ * Kernels compiled with init checks then report a load of a byte of it that no store of a
+ * checked kernel wrote since, naming the load's source line, the element and the program;
+ * their stores mark what they write. The marks last until tilec_debug_forget (also across
+ * launches: what one launch stores, the next may load); marking the same range again
+ * clears them. What the host writes is not seen: mark memory before anything writes it.
+ * A load of what another program of the same launch stores is a race (--check races), and
+ * whether it counts as written depends on the timing. Errors: TILEC_ERROR_INVALID_ARGUMENT
+ * for NULL, no bytes, or a range that overlaps another marked range. Thread-safe; the
+ * range must stay marked while a launch that uses it runs. */
+TILEC_API tilec_status *tilec_debug_mark_uninitialized(const void *base, size_t bytes);
+/* Forgets the range marked at base (before its memory is freed or reused); 1 when there
+ * was one, else 0. */
+TILEC_API int tilec_debug_forget(const void *base);
 
 /* ---- launching ------------------------------------------------------------------------- */
 

@@ -55,7 +55,7 @@ TILEC_API void tilec_compile_options_init(tilec_compile_options *opts);
  * `--check all` / `--check bounds,races` on the command line, TILEC_CHECK=all in the
  * environment, tilec_compile_options.checks in the API. */
 
-/* "all", "none" (or ""), or a comma-separated list of "bounds", "nan", "races" ->
+/* "all", "none" (or ""), or a comma-separated list of "bounds", "nan", "races", "init" ->
  * TILEC_CHECKS_* bits. An unknown name is TILEC_ERROR_INVALID_ARGUMENT naming it. */
 TILEC_API tilec_status *tilec_checks_parse(const char *text, uint32_t *out);
 /* The classes the environment asks for: TILEC_CHECK (as tilec_checks_parse reads it) and the

@@ -89,8 +89,32 @@ static PyObject *py_language_functions(PyObject *self, PyObject *noargs) {
   return out;
 }
 
+/* mark_uninitialized(address, nbytes) and forget(address) -> bool: the runtime's marks for
+ * --check init (tilec_debug_mark_uninitialized / tilec_debug_forget), for tilec.debug. */
+static PyObject *py_mark_uninitialized(PyObject *self, PyObject *args) {
+  (void)self;
+  unsigned long long address;
+  Py_ssize_t nbytes;
+  if (!PyArg_ParseTuple(args, "Kn", &address, &nbytes)) return NULL;
+  if (nbytes < 0) return PyErr_Format(PyExc_ValueError, "mark_uninitialized: nbytes is negative (%zd)", nbytes);
+  tilec_status *st = tilec_debug_mark_uninitialized((const void *)(uintptr_t)address, (size_t)nbytes);
+  if (st) return tpy_raise_status(st, NULL);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_forget(PyObject *self, PyObject *arg) {
+  (void)self;
+  unsigned long long address = PyLong_AsUnsignedLongLong(arg);
+  if (address == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+  return PyBool_FromLong(tilec_debug_forget((const void *)(uintptr_t)address));
+}
+
 static PyMethodDef module_methods[] = {
     {"version", py_version, METH_NOARGS, "The tilec library version."},
+    {"mark_uninitialized", py_mark_uninitialized, METH_VARARGS,
+     "mark_uninitialized(address, nbytes): the memory is not yet written (--check init reports loads of it "
+     "that no kernel stored)."},
+    {"forget", py_forget, METH_O, "forget(address) -> bool: drops the mark made at address."},
     {"language_functions", py_language_functions, METH_NOARGS,
      "The kernel language's functions as the compiler knows them: ((name, group, refusal or None), ...) "
      "sorted by name; group is the builtin registry's family or 'prelude'."},

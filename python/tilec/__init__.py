@@ -21,13 +21,14 @@ from . import _C
 from .errors import CompilationError, KernelError, TilecError
 from .jit import CompiledKernel, JITFunction, KernelParam, jit
 from . import language
+from . import debug
 from . import _hook  # the .pth may have loaded it before the package: bind the attribute
 from ._hook import install_triton
 
 __version__ = _C.version()
 
 __all__ = ["jit", "JITFunction", "KernelParam", "CompiledKernel", "CompilationError", "KernelError",
-           "TilecError", "language", "install_triton", "cdiv", "next_power_of_2", "__version__"]
+           "TilecError", "language", "debug", "install_triton", "cdiv", "next_power_of_2", "__version__"]
 
 
 def cdiv(x, y):

@@ -140,11 +140,11 @@ check check_list 1 "copy.py:22:5: error: store to 'out_ptr' at element 1000 is o
 check check_list_without_bounds 0 "" "${RUN[@]}" -k copy_unmasked --grid 62 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --check nan
 check check_env_all 1 "copy.py:8:9: error: load from 'x_ptr' at element 1000 is out of bounds (buffer has 1000 elements) in program (62, 0, 0), tile index [8]" \
   env TILEC_CHECK=all "${RUN[@]}" -k copy_unmasked --grid 63 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16
-check check_unknown 2 "tilec: error: --check: unknown check 'bonds' in 'nan,bonds' (expected all, none, or a comma-separated list of bounds, nan and races)" \
+check check_unknown 2 "tilec: error: --check: unknown check 'bonds' in 'nan,bonds' (expected all, none, or a comma-separated list of bounds, nan, races and init)" \
   "${RUN[@]}" -k copy_unmasked --grid 63 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16 --check nan,bonds
-check check_env_unknown 1 "error: TILEC_CHECK: unknown check 'yes' in 'yes' (expected all, none, or a comma-separated list of bounds, nan and races)" \
+check check_env_unknown 1 "error: TILEC_CHECK: unknown check 'yes' in 'yes' (expected all, none, or a comma-separated list of bounds, nan, races and init)" \
   env TILEC_CHECK=yes "${RUN[@]}" -k copy_unmasked --grid 63 x_ptr=x.npy out_ptr=o.npy n=1000 BLOCK=16
-check compile_check_unknown 2 "tilec: error: --check: unknown check 'racse' in 'racse' (expected all, none, or a comma-separated list of bounds, nan and races)" \
+check compile_check_unknown 2 "tilec: error: --check: unknown check 'racse' in 'racse' (expected all, none, or a comma-separated list of bounds, nan, races and init)" \
   "$TILEC" compile copy.py -k copy_unmasked -s '*fp32, *fp32, i32, 16' --emit vector --check racse
 # --check-nan: log(0) = -Inf from finite inputs is reported; NaN inputs passing through are
 # not; finite results are fine.
@@ -280,5 +280,56 @@ check race_free_in_place 0 "" "${RACE[@]}" -k scale_in_place --grid 32 x_ptr=x.n
 check race_free_shared_reads 0 "" "${RACE[@]}" -k gather_rows --grid 8 x_ptr=x.npy out_ptr=o.npy n=100 BLOCK=128 --check races
 # an atomic_xchg on a flag beside the lock does not release it
 check race_free_flag_xchg 0 "" "${RACE[@]}" -k flagged --grid 4 x_ptr=x.npy out_ptr=s.npy lock_ptr=lock.npy seen_ptr=seen.npy n=100 BLOCK=32 --check races
+# --check init: NAME=empty:DTYPE:SHAPE arrays are made by tilec (0xff bytes) and marked not yet
+# written; a load of an element no store wrote since is reported at the load. Arrays read
+# from .npy files are written (by numpy), so never reported.
+cat > init.py <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def fill(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, offs.to(tl.float32), mask=offs < n)
+
+
+@triton.jit
+def fill_then_read(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, offs.to(tl.float32), mask=offs < n - 1)
+    v = tl.load(out_ptr + offs, mask=offs < n)
+    tl.store(out_ptr + offs, v * 2.0, mask=offs < n)
+
+
+@triton.jit
+def accumulate(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    acc = tl.load(out_ptr + offs, mask=offs < n)
+    tl.store(out_ptr + offs, acc + tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+@triton.jit
+def scalar_first(out_ptr, BLOCK: tl.constexpr):
+    s = tl.load(out_ptr)
+    tl.store(out_ptr + tl.arange(0, BLOCK), s + 1.0)
+PY
+INIT=("$TILEC" run init.py)
+check init_written 0 "" "${INIT[@]}" -k fill --grid 4 out_ptr=empty:fp32:100 n=100 BLOCK=32 --check init --out out_ptr=filled.npy
+npy_f32 o100.npy 100
+check init_same_as_file 0 "" "${INIT[@]}" -k fill --grid 4 out_ptr=o100.npy n=100 BLOCK=32 --out out_ptr=filled_file.npy
+check init_written_values 0 "" cmp filled.npy filled_file.npy
+check init_read_before_write 1 "init.py:15:9: error: load from 'out_ptr' at element 99 reads memory nothing has stored to since it was marked uninitialized, in program (3, 0, 0)" \
+  "${INIT[@]}" -k fill_then_read --grid 4 out_ptr=empty:fp32:100 n=100 BLOCK=32 --check init
+check init_with_all 1 "init.py:15:9: error: load from 'out_ptr' at element 99 reads memory nothing has stored to since it was marked uninitialized, in program (3, 0, 0)" \
+  "${INIT[@]}" -k fill_then_read --grid 4 out_ptr=empty:fp32:100 n=100 BLOCK=32 --check all --threads 2
+check init_accumulate 1 "init.py:22:11: error: load from 'out_ptr' at element 0 reads memory nothing has stored to since it was marked uninitialized, in program (0, 0, 0)" \
+  "${INIT[@]}" -k accumulate --grid 4 x_ptr=x.npy out_ptr=empty:fp32:100 n=100 BLOCK=32 --check init
+check init_scalar 1 "init.py:28:9: error: load from 'out_ptr' at element 0 reads memory nothing has stored to since it was marked uninitialized, in program (0, 0, 0)" \
+  "${INIT[@]}" -k scalar_first --grid 1 out_ptr=empty:fp32:16 BLOCK=16 --check init
+check init_from_file 0 "" "${INIT[@]}" -k accumulate --grid 4 x_ptr=x.npy out_ptr=o.npy n=100 BLOCK=32 --check init
+check init_unchecked 0 "" "${INIT[@]}" -k accumulate --grid 4 x_ptr=x.npy out_ptr=empty:fp32:100 n=100 BLOCK=32
+check init_bad_spec 1 "tilec: error: parameter 'out_ptr': 'empty:fp33:100' is not empty:DTYPE:SHAPE (a dtype such as fp32, then the dimensions: empty:fp32:1000 or empty:i32:64x128)" \
+  "${INIT[@]}" -k accumulate --grid 4 x_ptr=x.npy out_ptr=empty:fp33:100 n=100 BLOCK=32
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,7 +1,8 @@
 """Errors as exceptions: compile errors are CompilationError with file:line:col, the
 source line and a caret; kernels that fail while running (device_assert under
-debug=True, TILEC_CHECK_BOUNDS=1, TILEC_CHECK_RACES=1) raise KernelError naming the
-kernel, the source line and the program id. The interpreter survives all of them."""
+debug=True, the debug checks of TILEC_CHECK / TRITON_DEBUG=1: bounds, races, loads of
+memory tilec.debug.uninitialized marked) raise KernelError naming the kernel, the source
+line and the program id. The interpreter survives all of them."""
 
 import inspect
 import re
@@ -12,6 +13,7 @@ import pytest
 import tilec
 import tilec.language as tl
 import kernels_native
+from conftest import needs_torch
 from kernels_native import assert_kernel, bad_kernel, oob_kernel, race_kernel
 
 
@@ -139,7 +141,7 @@ def test_check_environment_typo_is_an_error(monkeypatch):
     with pytest.raises(ValueError) as info:
         oob_kernel[(1,)](np.zeros(8, np.float32), np.zeros(8, np.float32), BLOCK=8)
     assert str(info.value) == ("TILEC_CHECK: unknown check 'rances' in 'bounds,rances' (expected all, none, or a "
-                               "comma-separated list of bounds, nan and races)")
+                               "comma-separated list of bounds, nan, races and init)")
 
 
 def test_triton_debug_turns_the_checks_on(monkeypatch):
@@ -206,3 +208,69 @@ def test_bounds_check_writes_nothing_past_the_buffer(monkeypatch):
                                                 r"\(buffer has 232 elements\) in program \(3, 0, 0\)"):
         row_softmax_kernel[(4,)](whole[:3 * 64 + 40], x, 64, BLOCK=64)
     assert (whole[3 * 64 + 40:] == 7.0).all()
+
+
+@tilec.jit
+def accumulate_kernel(x_ptr, acc_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    acc = tl.load(acc_ptr + offs, mask=offs < n)
+    tl.store(acc_ptr + offs, acc + tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+@tilec.jit
+def fill_kernel(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, offs.to(tl.float32), mask=offs < n)
+
+
+def test_uninitialized_numpy(monkeypatch):
+    monkeypatch.setenv("TILEC_CHECK", "init")
+    x = np.ones(64, np.float32)
+    acc = tilec.debug.uninitialized(np.empty(64, np.float32))
+    with pytest.raises(tilec.KernelError) as info:
+        accumulate_kernel[(4,)](x, acc, 64, BLOCK=16)
+    lineno = _line_here("acc = tl.load(acc_ptr + offs")
+    assert info.value.lineno == lineno
+    assert ("kernel 'accumulate_kernel': load from 'acc_ptr' at element 0 reads memory nothing has stored to "
+            "since it was marked uninitialized, in program (0, 0, 0)") in str(info.value)
+    fill_kernel[(4,)](acc, 64, BLOCK=16)  # the stores mark what they write, across launches
+    accumulate_kernel[(4,)](x, acc, 64, BLOCK=16)
+    np.testing.assert_array_equal(acc, np.arange(64, dtype=np.float32) + 1)
+    assert tilec.debug.forget(acc) is True
+    assert tilec.debug.forget(acc) is False
+    accumulate_kernel[(4,)](x, np.zeros(64, np.float32), 64, BLOCK=16)  # never marked
+
+
+def test_uninitialized_needs_the_check(monkeypatch):
+    acc = tilec.debug.uninitialized(np.zeros(64, np.float32))
+    accumulate_kernel[(4,)](np.ones(64, np.float32), acc, 64, BLOCK=16)  # unchecked: nothing reported
+    monkeypatch.setenv("TILEC_CHECK", "bounds,races")
+    accumulate_kernel[(4,)](np.ones(64, np.float32), acc, 64, BLOCK=16)
+    monkeypatch.setenv("TRITON_DEBUG", "1")
+    monkeypatch.delenv("TILEC_CHECK")
+    with pytest.raises(tilec.KernelError, match="reads memory nothing has stored to"):
+        accumulate_kernel[(4,)](np.ones(64, np.float32), acc, 64, BLOCK=16)
+
+
+def test_uninitialized_bad_arguments():
+    with pytest.raises(TypeError, match=r"tilec.debug.uninitialized: expected a numpy array or a torch tensor, "
+                                        r"got list"):
+        tilec.debug.uninitialized([1, 2])
+    with pytest.raises(ValueError, match="tilec.debug.uninitialized: the array is not C-contiguous"):
+        tilec.debug.uninitialized(np.zeros((4, 4), np.float32)[:, 1])
+    a = tilec.debug.uninitialized(np.zeros(16, np.float32))
+    with pytest.raises(ValueError, match=r"tilec.debug.uninitialized: .*overlap"):
+        tilec.debug.uninitialized(a[4:])
+    assert tilec.debug.uninitialized(np.zeros(0, np.float32)).size == 0
+
+
+@needs_torch
+def test_uninitialized_torch(monkeypatch):
+    import torch
+    monkeypatch.setenv("TILEC_CHECK", "all")
+    acc = tilec.debug.uninitialized(torch.empty(64))
+    with pytest.raises(tilec.KernelError, match=r"load from 'acc_ptr' at element 0 reads memory"):
+        accumulate_kernel[(4,)](torch.ones(64), acc, 64, BLOCK=16)
+    fill_kernel[(4,)](acc, 64, BLOCK=16)
+    accumulate_kernel[(4,)](torch.ones(64), acc, 64, BLOCK=16)
+    assert torch.equal(acc, torch.arange(64, dtype=torch.float32) + 1)

@@ -63,11 +63,11 @@ START_TEST(test_parse) {
   ck_assert_uint_eq(parsed("races,bounds,races"), TILEC_CHECKS_BOUNDS | TILEC_CHECKS_RACES);
   ck_assert_uint_eq(parsed("nan,all"), TILEC_CHECKS_ALL);
   parse_fails("bound", "unknown check 'bound' in 'bound' (expected all, none, or a comma-separated list of bounds, "
-                       "nan and races)");
+                       "nan, races and init)");
   parse_fails("bounds,,nan", "unknown check '' in 'bounds,,nan' (expected all, none, or a comma-separated list of "
-                             "bounds, nan and races)");
+                             "bounds, nan, races and init)");
   parse_fails("nan,Races", "unknown check 'Races' in 'nan,Races' (expected all, none, or a comma-separated list of "
-                           "bounds, nan and races)");
+                           "bounds, nan, races and init)");
   ck_assert_ptr_nonnull(tilec_checks_parse("all", NULL));
 }
 END_TEST
@@ -94,7 +94,7 @@ START_TEST(test_environment) {
   tilec_status *st = tilec_checks_from_env(&bits);
   ck_assert_ptr_nonnull(st);
   ck_assert_str_eq(tilec_status_message(st), "TILEC_CHECK: unknown check 'everything' in 'bounds,everything' "
-                                             "(expected all, none, or a comma-separated list of bounds, nan and races)");
+                                             "(expected all, none, or a comma-separated list of bounds, nan, races and init)");
   tilec_status_destroy(st);
   tilec_compile_options_init(&o);
   o.cache_dir = "";
@@ -103,7 +103,7 @@ START_TEST(test_environment) {
   ck_assert_ptr_nonnull(st);
   ck_assert_ptr_null(c);
   ck_assert_str_eq(tilec_status_message(st), "TILEC_CHECK: unknown check 'everything' in 'bounds,everything' "
-                                             "(expected all, none, or a comma-separated list of bounds, nan and races)");
+                                             "(expected all, none, or a comma-separated list of bounds, nan, races and init)");
   tilec_status_destroy(st);
   clear_env();
 }
@@ -137,12 +137,14 @@ START_TEST(test_resolution) {
   ck_assert_uint_eq(tilec_compiler_checks(NULL), 0);
   tilec_compiler *none = compiler("", 0, false, false, false);
   tilec_compiler *flags = compiler("", 0, true, true, true);
-  tilec_compiler *list = compiler("", TILEC_CHECKS_ALL, false, false, false);
+  tilec_compiler *list = compiler("", TILEC_CHECKS_BOUNDS | TILEC_CHECKS_NAN | TILEC_CHECKS_RACES, false, false, false);
+  tilec_compiler *all = compiler("", TILEC_CHECKS_ALL, false, false, false);
   tilec_compiler *mixed = compiler("", TILEC_CHECKS_NAN, false, false, true);
   tilec_compiler *nan = compiler("", TILEC_CHECKS_NAN, false, false, false);
   ck_assert_uint_eq(tilec_compiler_checks(none), 0);
-  ck_assert_uint_eq(tilec_compiler_checks(flags), TILEC_CHECKS_ALL);
-  ck_assert_uint_eq(tilec_compiler_checks(list), TILEC_CHECKS_ALL);
+  ck_assert_uint_eq(tilec_compiler_checks(flags), TILEC_CHECKS_BOUNDS | TILEC_CHECKS_NAN | TILEC_CHECKS_RACES);
+  ck_assert_uint_eq(tilec_compiler_checks(list), TILEC_CHECKS_BOUNDS | TILEC_CHECKS_NAN | TILEC_CHECKS_RACES);
+  ck_assert_uint_eq(tilec_compiler_checks(all), 0xfu);
   /* classes are what was asked: races no longer bring bounds checks along */
   ck_assert_uint_eq(tilec_compiler_checks(mixed), TILEC_CHECKS_NAN | TILEC_CHECKS_RACES);
   ck_assert_uint_eq(tilec_compiler_checks(nan), TILEC_CHECKS_NAN);
@@ -151,7 +153,7 @@ START_TEST(test_resolution) {
   ck_assert_uint_eq(tilec_compiler_checks(junk), 0);
 
   char *t_none = vector_ir(none), *t_flags = vector_ir(flags), *t_list = vector_ir(list), *t_mixed = vector_ir(mixed),
-       *t_nan = vector_ir(nan), *t_junk = vector_ir(junk);
+       *t_nan = vector_ir(nan), *t_junk = vector_ir(junk), *t_all = vector_ir(all);
   ck_assert_ptr_null(strstr(t_none, "tilec_rt_"));
   ck_assert_str_eq(t_none, t_junk);
   ck_assert_str_eq(t_flags, t_list);
@@ -162,6 +164,10 @@ START_TEST(test_resolution) {
   ck_assert_ptr_null(strstr(t_mixed, "tilec_rt_bounds_fail"));
   ck_assert_ptr_nonnull(strstr(t_nan, "tilec_rt_nan_fail"));
   ck_assert_ptr_null(strstr(t_nan, "tilec_rt_bounds_fail"));
+  ck_assert_ptr_nonnull(strstr(t_all, "tilec_rt_access_program"));
+  ck_assert_str_ne(t_all, t_list); /* init: loads through stored arguments ask the runtime's flag */
+  free(t_all);
+  tilec_compiler_destroy(all);
   free(t_none);
   free(t_flags);
   free(t_list);
@@ -190,7 +196,7 @@ START_TEST(test_cache_key) {
   tilec_compiler *a = compiler(root, TILEC_CHECKS_NAN, true, false, true);
   ck_assert_ptr_null(tilec_jit_compile(a, &spec, &k1, NULL));
   ck_assert_int_eq(tilec_jit_kernel_origin(k1), TILEC_JIT_COMPILED);
-  tilec_compiler *b = compiler(root, TILEC_CHECKS_ALL, false, false, false);
+  tilec_compiler *b = compiler(root, TILEC_CHECKS_BOUNDS | TILEC_CHECKS_NAN | TILEC_CHECKS_RACES, false, false, false);
   ck_assert_ptr_null(tilec_jit_compile(b, &spec, &k2, NULL));
   ck_assert_int_eq(tilec_jit_kernel_origin(k2), TILEC_JIT_DISK_CACHE);
   tilec_compiler *d = compiler(root, TILEC_CHECKS_NAN, false, false, false);
@@ -344,6 +350,95 @@ START_TEST(test_race_concurrent_launches) {
 }
 END_TEST
 
+/* ---- --check init through the C API ----------------------------------------------- */
+
+static const char init_source[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def fill(out_ptr, n, BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    tl.store(out_ptr + offs, offs.to(tl.float32), mask=offs < n)\n"
+    "\n"
+    "@triton.jit\n"
+    "def copy(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=offs < n), mask=offs < n)\n";
+
+static tilec_jit_kernel *init_kernel(const char *kernel) {
+  tilec_compiler *c = compiler("", TILEC_CHECKS_INIT, false, false, false);
+  tilec_kernel_spec s = {.source = init_source, .source_len = sizeof init_source - 1, .filename = "init.py",
+                         .kernel = kernel, .signature = "*fp32, i32, 16"};
+  if (!strcmp(kernel, "copy")) s.signature = "*fp32, *fp32, i32, 16";
+  tilec_jit_kernel *k = NULL;
+  tilec_status *st = tilec_jit_compile(c, &s, &k, NULL);
+  ck_assert_msg(st == NULL, "%s", st ? tilec_status_message(st) : "");
+  tilec_compiler_destroy(c);
+  return k;
+}
+
+static void init_launch(tilec_jit_kernel *k, void **args, size_t nargs, int32_t *n, int32_t count, const char *msg) {
+  *n = count;
+  tilec_launch_options o;
+  tilec_launch_options_init(&o);
+  o.num_threads = 2;
+  tilec_status *st = tilec_jit_kernel_launch(k, 4, 1, 1, args, nargs, &o);
+  if (!msg) {
+    ck_assert_msg(st == NULL, "%s", st ? tilec_status_message(st) : "");
+    return;
+  }
+  ck_assert_msg(st != NULL, "expected: %s", msg);
+  ck_assert_str_eq(tilec_status_message(st), msg);
+  ck_assert_int_eq(tilec_status_line(st), 12);
+  tilec_status_destroy(st);
+}
+
+/* Marks outlive launches: what one launch stores, the next may load; marking again clears
+ * them, forgetting drops them. */
+START_TEST(test_init_marks) {
+  clear_env();
+  tilec_jit_kernel *fill = init_kernel("fill"), *copy = init_kernel("copy");
+  float *buf = aligned_alloc(64, 64 * sizeof(float)), dst[64];
+  int32_t n = 64;
+  void *fill_args[] = {&buf, &n}, *copy_args[] = {&buf, &(float *){dst}, &n};
+  ck_assert_ptr_null(tilec_debug_mark_uninitialized(buf, 64 * sizeof(float)));
+  init_launch(fill, fill_args, 2, &n, 40, NULL); /* elements 0..39 written */
+  init_launch(copy, copy_args, 3, &n, 40, NULL);
+  init_launch(copy, copy_args, 3, &n, 64,
+              "load from 'src_ptr' at element 40 reads memory nothing has stored to since it was marked "
+              "uninitialized, in program (2, 0, 0)");
+  init_launch(fill, fill_args, 2, &n, 64, NULL);
+  init_launch(copy, copy_args, 3, &n, 64, NULL);
+  for (int i = 0; i < 64; i++) ck_assert(dst[i] == (float)i);
+  ck_assert_ptr_null(tilec_debug_mark_uninitialized(buf, 64 * sizeof(float))); /* again: nothing written */
+  init_launch(copy, copy_args, 3, &n, 64,
+              "load from 'src_ptr' at element 0 reads memory nothing has stored to since it was marked "
+              "uninitialized, in program (0, 0, 0)");
+  ck_assert_int_eq(tilec_debug_forget(buf), 1);
+  ck_assert_int_eq(tilec_debug_forget(buf), 0);
+  init_launch(copy, copy_args, 3, &n, 64, NULL);
+
+  /* the marks' own errors */
+  tilec_status *st = tilec_debug_mark_uninitialized(NULL, 4);
+  ck_assert_str_eq(tilec_status_message(st), "tilec_debug_mark_uninitialized: base is NULL");
+  tilec_status_destroy(st);
+  st = tilec_debug_mark_uninitialized(buf, 0);
+  ck_assert_str_eq(tilec_status_message(st), "tilec_debug_mark_uninitialized: no bytes to mark");
+  tilec_status_destroy(st);
+  ck_assert_ptr_null(tilec_debug_mark_uninitialized(buf + 16, 16 * sizeof(float)));
+  st = tilec_debug_mark_uninitialized(buf, 20 * sizeof(float));
+  ck_assert_ptr_nonnull(st);
+  ck_assert_int_eq(tilec_status_code_of(st), TILEC_ERROR_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(strstr(tilec_status_message(st), "overlap"));
+  tilec_status_destroy(st);
+  ck_assert_int_eq(tilec_debug_forget(buf + 16), 1);
+  free(buf);
+  tilec_jit_kernel_release(fill);
+  tilec_jit_kernel_release(copy);
+}
+END_TEST
+
 static Suite *checks_suite(void) {
   Suite *s = suite_create("checks");
   TCase *tc = tcase_create("checks");
@@ -355,6 +450,7 @@ static Suite *checks_suite(void) {
   tcase_add_test(tc, test_multi_library_refuses);
   tcase_add_test(tc, test_race_between_arguments);
   tcase_add_test(tc, test_race_concurrent_launches);
+  tcase_add_test(tc, test_init_marks);
   suite_add_tcase(s, tc);
   return s;
 }
