@@ -1207,7 +1207,9 @@ int tilec_cmd_exec(int argc, char **argv) {
   void **args = NULL;
   int64_t *extents = NULL;
   if (!rc) rc = run_prepare_args(&o, k, &slots, &args, &extents);
-  if (!rc) rc = run_launch(&o, k, args, extents);
+  /* a --target nvptx library (no CPU program) goes to the GPU, as in `tilec run`: what the
+   * GPU pack of scripts/gpu_check.sh runs on a machine without the compiler */
+  if (!rc) rc = k->program ? run_launch(&o, k, args, extents) : run_gpu_launch(&o, k, args);
   if (!rc) rc = run_write_outs(&o);
   free(slots);
   free(args);

@@ -100,13 +100,14 @@ bool run_store_scalar(const run_value *v, tilec_dtype want, void *slot, char *wh
 /* Parses argv[first..] into o (0, or a usage error's status); run_opts_free releases it. */
 int run_parse_args(int argc, char **argv, int first, run_opts *o);
 void run_opts_free(run_opts *o);
+/* Runs a GPU kernel's grid (tools/run_gpu.c, in `tilec run` and `tilec-exec`): the arrays
+ * args point at to device buffers (args are rewritten to device addresses), the launch or
+ * --repeat timed launches, the --out arrays back into their bindings. 0, or 1 after an error
+ * on stderr. */
+int run_gpu_launch(const run_opts *o, const tilec_kernel_desc *k, void **args);
 #ifndef TILEC_RUN_EXEC_ONLY
 /* Binds o's values to the kernel's source parameters by name. */
 int run_bind(run_opts *o, const tilec_source_param *params, int nparams);
-/* Runs a GPU kernel's grid (tools/run_gpu.c): the arrays args point at to device buffers
- * (args are rewritten to device addresses), the launch or --repeat timed launches, the
- * --out arrays back into their bindings. 0, or 1 after an error on stderr. */
-int run_gpu_launch(const run_opts *o, const tilec_kernel_desc *k, void **args);
 #endif
 
 #endif

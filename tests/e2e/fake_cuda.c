@@ -9,7 +9,8 @@
  * FAKE_CUDA_LAUNCH=fill makes a launch write 0xA5 into every byte of each buffer a
  * parameter's first 8 bytes name (a pointer or a tensor descriptor's base that is one of
  * its allocations): what a kernel wrote there must come back to the host.
- * FAKE_CUDA_FAIL=init makes cuInit fail. */
+ * FAKE_CUDA_FAIL=init makes cuInit fail. FAKE_CUDA_CC=MN sets the compute capability M.N
+ * (default 90); a PTX module's `.target` is logged as "module sm_XX" (which library ran). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -56,7 +57,9 @@ EXPORT int cuDeviceGetCount(int *n) {
 }
 EXPORT int cuDeviceGetAttribute(int *v, int attr, int dev) {
   (void)dev;
-  *v = attr == 75 ? 9 : attr == 76 ? 0 : 1; /* compute capability 9.0 */
+  const char *cc = getenv("FAKE_CUDA_CC");
+  int mn = cc ? atoi(cc) : 90; /* compute capability 9.0 */
+  *v = attr == 75 ? mn / 10 : attr == 76 ? mn % 10 : 1;
   return 0;
 }
 EXPORT int cuDeviceGetName(char *name, int len, int dev) {
@@ -93,6 +96,10 @@ EXPORT int cuModuleLoadData(void **module, const void *image) {
   if (!memcmp(image, "\177ELF", 4)) return NO_BINARY;
   char *copy = strdup(image);
   if (!copy) return 2;
+  const char *path = getenv("FAKE_CUDA_LOG"), *t = strstr(copy, "\n.target ");
+  FILE *log = path && t ? fopen(path, "a") : NULL;
+  if (log) fprintf(log, "module %.*s\n", (int)strcspn(t + 9, " ,\n"), t + 9);
+  if (log) fclose(log);
   *module = copy;
   return 0;
 }
