@@ -68,8 +68,7 @@ class Node:
 
 
 class Gen:
-    def __init__(self, seed, int_reductions=False):
-        self.int_reductions = int_reductions
+    def __init__(self, seed):
         self.r = random.Random(seed)
         self.np = np.random.default_rng(seed)
         r = self.r
@@ -305,11 +304,6 @@ class Gen:
         r = self.r
         a = self.pick()
         ax = self.axis()
-        if a.kind == "i" and not self.int_reductions and (self.rank == 1 or ax == 1):
-            # LLVM 22's x86 backend miscompiles some shuffle trees of integer reductions
-            # along the last dim (vpbroadcastq for vpshufd [2,3,2,3]: tl.sum and tl.min of
-            # the same 16 int32 lanes); --int-reductions puts them back
-            return False
         red, fn = r.choice([("tl.max", np.max), ("tl.sum", np.sum), ("tl.min", np.min)])
         if a.kind == "f" and red == "tl.sum":
             self.ftol = True
@@ -522,9 +516,9 @@ class Gen:
         return src + "\n".join(self.lines) + "\n"
 
 
-def run_case(tilec, seed, keep=None, int_reductions=False):
+def run_case(tilec, seed, keep=None):
     """(None, source) on a pass, else (a failure message, source)."""
-    g = Gen(seed, int_reductions)
+    g = Gen(seed)
     with np.errstate(over="ignore"):
         src = g.build()
     tmp = keep or tempfile.mkdtemp(prefix="tilec-lanemoves-")
@@ -578,8 +572,6 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--keep", help="write the kernel and inputs of the (single) case here")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every kernel")
-    ap.add_argument("--int-reductions", action="store_true",
-                    help="also integer reductions along the last dim (see Gen.reduce_back: an LLVM bug)")
     opts = ap.parse_args()
     tilec = os.path.abspath(opts.tilec)
     cache = tempfile.mkdtemp(prefix="tilec-lanemoves-cache-")
@@ -588,7 +580,7 @@ def main():
     failed = 0
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as ex:
-            for s, (err, src) in zip(seeds, ex.map(lambda s: run_case(tilec, s, opts.keep, opts.int_reductions), seeds)):
+            for s, (err, src) in zip(seeds, ex.map(lambda s: run_case(tilec, s, opts.keep), seeds)):
                 if err is None:
                     print("PASS seed %d" % s)
                     if opts.verbose:
