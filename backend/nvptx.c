@@ -94,7 +94,7 @@ static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bou
   for (int d = 0; d + 1 < rank; d++) total *= shape[d];
   tc_builder b = L->b;
   tc_nvptx_barrier(L, &b);
-  int64_t nthreads = 32 * (int64_t)L->target->num_warps;
+  int64_t nthreads = tc_target_threads(L->target);
   MlirBlock blk = tc_build_for(L, &b, tc_nvptx_thread_id(L, &b), tcb_const_index(&b, total), tcb_const_index(&b, nthreads), 0,
                                NULL, NULL);
   tc_builder ib;
@@ -143,7 +143,7 @@ static MlirBlock shared_loop(tc_lower *L, tc_builder *b, int64_t count, MlirValu
   bool alone = L->redundant || L->single_thread;
   if (!alone) tc_nvptx_barrier(L, b);
   MlirValue lb = alone ? tcb_const_index(b, 0) : tc_nvptx_thread_id(L, b);
-  MlirValue step = tcb_const_index(b, alone ? 1 : 32 * (int64_t)L->target->num_warps);
+  MlirValue step = tcb_const_index(b, alone ? 1 : (int64_t)tc_target_threads(L->target));
   MlirBlock blk = tc_build_for(L, b, lb, tcb_const_index(b, count), step, 0, NULL, NULL);
   if (!alone) tc_nvptx_barrier(L, b);
   *index = mlirBlockGetArgument(blk, 0);
@@ -716,7 +716,7 @@ static tilec_status *make_entry(LLVMModuleRef m, LLVMValueRef inner, const tc_ta
   LLVMValueRef entry = LLVMAddFunction(m, name, LLVMFunctionType(LLVMVoidTypeInContext(ctx), types, np, 0));
   LLVMSetFunctionCallConv(entry, LLVMPTXKernelCallConv);
   char ntid[16];
-  snprintf(ntid, sizeof ntid, "%d", 32 * t->num_warps);
+  snprintf(ntid, sizeof ntid, "%d", tc_target_threads(t));
   LLVMAddTargetDependentFunctionAttr(entry, "nvvm.maxntid", ntid);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, entry, "entry"));
@@ -995,7 +995,7 @@ static tilec_status *make_cta(LLVMModuleRef m, LLVMValueRef kernel, const tc_tar
   LLVMValueRef bytes_global = LLVMGetNamedGlobal(m, bytes_name);
   unsigned long long shared = 0;
   if (bytes_global && LLVMGetInitializer(bytes_global)) shared = LLVMConstIntGetZExtValue(LLVMGetInitializer(bytes_global));
-  LLVMValueRef cargs[4] = {LLVMConstInt(i32, 32 * (unsigned)t->num_warps, 0), LLVMConstInt(i64, shared, 0), body, frame};
+  LLVMValueRef cargs[4] = {LLVMConstInt(i32, (unsigned)tc_target_threads(t), 0), LLVMConstInt(i64, shared, 0), body, frame};
   LLVMBuildCall2(b, cta_ty, cta, cargs, 4, "");
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WARP 32
+#define WARP TC_WARP_SIZE
 
 /* The chip's compute capability (sm_80 -> 80); the emulator has every instruction. */
 static int capability(const tc_lower *L) {

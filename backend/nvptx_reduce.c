@@ -21,7 +21,7 @@
 #include <mlir-c/BuiltinTypes.h>
 
 #define MAXV TC_REDUCE_MAX_VALUES
-#define WARP 32
+#define WARP TC_WARP_SIZE
 
 /* ---- shuffles -------------------------------------------------------------------------- */
 
@@ -196,7 +196,7 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   k.n = shape[rank - 1];
   k.width = tc_nest_width(L, k.n);
   k.nwarps = L->target->num_warps;
-  k.nthreads = WARP * k.nwarps;
+  k.nthreads = tc_target_threads(L->target);
   int rr = rank - 1;
   MlirValue bufs[MAXV] = {{NULL}};
   for (int i = 0; i < k.nvals; i++) {
@@ -418,7 +418,7 @@ int tc_nvptx_emit_scan(tc_lower *L, MlirOperation *roots, int n) {
   k.n = shape[rank - 1];
   k.width = tc_nest_width(L, k.n);
   k.chunks = k.n / k.width;
-  int64_t nthreads = WARP * (int64_t)L->target->num_warps;
+  int64_t nthreads = tc_target_threads(L->target);
   k.run = (k.chunks + nthreads - 1) / nthreads;
   k.nvalid = (k.chunks + k.run - 1) / k.run;
   int64_t warps = (k.nvalid + WARP - 1) / WARP;

@@ -93,7 +93,7 @@ tilec_status *tc_package_gpu(const tc_kernel_info *info, const tc_target *target
     tc_stub_args_array(f, info);
     fprintf(f, "  return tilec_rt_cuda_launch(\"%s\", tilec_ptx, tilec_cubin + 1, %zu, grid_x, grid_y, grid_z, %d, "
                "%lu, args, cuda_stream);\n}\n",
-            n, cubin_len, 32 * target->num_warps, shared_bytes_of(ptx, n));
+            n, cubin_len, tc_target_threads(target), shared_bytes_of(ptx, n));
     fprintf(f, "__attribute__((visibility(\"default\"))) int %s_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z",
             n);
     tc_stub_params_proto(f, info);
@@ -111,7 +111,7 @@ tilec_status *tc_package_gpu(const tc_kernel_info *info, const tc_target *target
                "uint32_t grid_y, uint32_t grid_z, void *const *args) {\n"
                "  return tilec_rt_cuda_launch(\"%s\", tilec_ptx, tilec_cubin + 1, %zu, grid_x, grid_y, grid_z, %d, %lu, "
                "(void **)args, cuda_stream);\n}\n",
-            n, cubin_len, 32 * target->num_warps, shared_bytes_of(ptx, n));
+            n, cubin_len, tc_target_threads(target), shared_bytes_of(ptx, n));
     bool bad = ferror(f) != 0;
     if (fclose(f) != 0 || bad) st = tilec_status_create(TILEC_ERROR_IO, "cannot write %s", stub);
   }

@@ -96,7 +96,7 @@ static tilec_status *tc_target_init_named(tc_target *t, const char *name) {
     tilec_status *st = tc_target_init_named(t, "host");
     copy(t->name, sizeof t->name, name);
     t->gpu_emulation = true;
-    t->num_warps = 4;
+    t->num_warps = TC_DEFAULT_NUM_WARPS;
     return st;
   }
   if (!strcmp(name, "nvptx")) {
@@ -130,17 +130,25 @@ static int parse_ptx(const char *v) {
   return (v[0] - '0') * 10 + (v[2] - '0');
 }
 
+tilec_status *tc_target_check_num_warps(int *num_warps) {
+  if (*num_warps == 0) *num_warps = TC_DEFAULT_NUM_WARPS;
+  int n = *num_warps;
+  if (n < 1 || n > TC_MAX_NUM_WARPS || (n & (n - 1)))
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "num_warps must be a power of 2 from 1 to %d (a CTA has at most %d threads), got %d",
+                               TC_MAX_NUM_WARPS, TC_MAX_NUM_WARPS * TC_WARP_SIZE, n);
+  return NULL;
+}
+
+int tc_target_threads(const tc_target *t) { return TC_WARP_SIZE * t->num_warps; }
+
 tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, const char *ptx_version) {
   if (t->gpu_emulation) {
     if ((arch && *arch) || ptx_version) /* checked, not used */
       return tc_target_set_gpu(&(tc_target){.is_nvptx = true}, arch, 0, ptx_version);
-    if (num_warps == 0) num_warps = 4;
-    if (num_warps < 1 || num_warps > 32 || (num_warps & (num_warps - 1)))
-      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                                 "num_warps must be a power of 2 from 1 to 32 (a CTA has at most 1024 threads), got %d",
-                                 num_warps);
-    t->num_warps = num_warps;
-    return NULL;
+    tilec_status *st = tc_target_check_num_warps(&num_warps);
+    if (!st) t->num_warps = num_warps;
+    return st;
   }
   if (!t->is_nvptx) {
     if ((arch && *arch) || num_warps || ptx_version)
@@ -173,11 +181,8 @@ tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, c
       return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "PTX ISA %s cannot target %s: it needs PTX %d.%d or later",
                                  ptx_version, arch, gpu_archs[chip].min_ptx / 10, gpu_archs[chip].min_ptx % 10);
   }
-  if (num_warps == 0) num_warps = 4;
-  if (num_warps < 1 || num_warps > 32 || (num_warps & (num_warps - 1)))
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "num_warps must be a power of 2 from 1 to 32 (a CTA has at most 1024 threads), got %d",
-                               num_warps);
+  tilec_status *st = tc_target_check_num_warps(&num_warps);
+  if (st) return st;
   copy(t->cpu, sizeof t->cpu, arch);
   char features[16] = "";
   if (ptx) snprintf(features, sizeof features, "+ptx%d", ptx);

@@ -29,6 +29,14 @@ tilec_status *tc_target_init(tc_target *t, const char *name);
  * NVPTX backend accepts (it aborts the process on an impossible chip, so nothing else
  * reaches it). Other targets: both must be unset. */
 tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, const char *ptx_version);
+/* The one num_warps rule (nvptx, nvptx-emu): 0 means the default, else a power of 2 from 1
+ * to TC_MAX_NUM_WARPS; *num_warps is set to the value used. */
+#define TC_WARP_SIZE 32
+#define TC_DEFAULT_NUM_WARPS 4
+#define TC_MAX_NUM_WARPS 32 /* 1024 threads, a CTA's limit */
+tilec_status *tc_target_check_num_warps(int *num_warps);
+/* Threads of one program (one CTA): TC_WARP_SIZE * num_warps. */
+int tc_target_threads(const tc_target *t);
 /* Lanes of a native vector for elements of `bits` bits (at least 1). */
 int tc_target_lanes(const tc_target *t, unsigned bits);
 /* "triple cpu features" summary for metadata. */
