@@ -5,6 +5,7 @@ memory tilec.debug.uninitialized marked) raise KernelError naming the kernel, th
 line and the program id. The interpreter survives all of them."""
 
 import inspect
+import os
 import re
 
 import numpy as np
@@ -274,3 +275,36 @@ def test_uninitialized_torch(monkeypatch):
     fill_kernel[(4,)](acc, 64, BLOCK=16)
     accumulate_kernel[(4,)](torch.ones(64), acc, 64, BLOCK=16)
     assert torch.equal(acc, torch.arange(64, dtype=torch.float32) + 1)
+
+
+def test_triton_debug_turns_the_checks_on_in_the_dropin(tmp_path):
+    # Triton's own switch, in a program written for Triton (a fresh interpreter: the drop-in
+    # takes over `import triton` for the whole process)
+    import subprocess
+    import sys
+    script = tmp_path / "prog.py"
+    script.write_text(
+        "import numpy as np\n"
+        "import tilec\n"
+        "tilec.install_triton()\n"
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def oob(x_ptr, out_ptr, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    tl.store(out_ptr + offs, tl.load(x_ptr + offs))\n"
+        "\n"
+        "try:\n"
+        "    oob[(1,)](np.arange(4, dtype=np.float32), np.zeros(8, np.float32), BLOCK=8)\n"
+        "    print('no error')\n"
+        "except tilec.KernelError as e:\n"
+        "    print(e.message)\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(tilec.__file__)))
+    env.pop("TRITON_DEBUG", None)
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert out.stdout.strip() == "no error", out.stderr
+    env["TRITON_DEBUG"] = "1"
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert out.stdout.strip() == ("load from 'x_ptr' at element 4 is out of bounds (buffer has 4 elements) in "
+                                  "program (0, 0, 0), tile index [4]"), out.stderr
