@@ -204,7 +204,7 @@ def targets(res):
     return rows
 
 
-CHECKS_INTRO = ("What `--check all` (bounds, NaN and race checks together) costs: "
+CHECKS_INTRO = ("What `--check all` (bounds, NaN, race and init checks together) costs: "
                 "`bench/check_cost.py` runs each kernel with `tilec run --repeat` unchecked and checked, "
                 "alternating in one run; the first table is wall time at 2 threads (medians of the rounds' "
                 "medians, and minimums), the second CPU time per launch at 1 thread (a run of 2R launches "

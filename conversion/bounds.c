@@ -1,7 +1,10 @@
-/* conversion/bounds.c — --check-bounds: every active lane of a load, store or atomic is
- * checked against the extent of the pointer argument its address derives from (the
- * launch passes extents); the first bad lane calls the runtime, which reports the access
- * and unwinds the program. In: accesses with their masks. Out: a cold scf.if per access. */
+/* conversion/bounds.c — the debug checks' instrumentation of loads, stores and atomics.
+ * --check bounds: every active lane is checked against the extent of the pointer argument
+ * its address derives from (the launch passes extents; a contiguous chunk with one compare);
+ * the first bad lane calls the runtime, which reports the access and unwinds the program.
+ * --check nan: loads note NaN/Inf in a per-program flag, stores of NaN/Inf from finite
+ * inputs are reported. --check races / init: accesses are logged as address runs for
+ * runtime/races.c. In: accesses with their masks. Out: checks and calls beside them. */
 #include "conversion/lower.h"
 
 #include "dialects/tile.h"
@@ -228,7 +231,7 @@ void tc_check_scalar_access(tc_lower *L, tc_builder *b, MlirOperation op, MlirVa
   tc_chunk_free(&c);
 }
 
-/* ---- --check-nan ------------------------------------------------------------------- */
+/* ---- --check nan -------------------------------------------------------------------- */
 
 /* v's bits as integers of its width (scalar or vector). */
 static MlirValue float_bits(tc_builder *b, MlirValue v) {
@@ -338,7 +341,7 @@ void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirVa
   tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
 
-/* ---- --check races ------------------------------------------------------------------
+/* ---- --check races (and init) --------------------------------------------------------
  * Each access site logs the addresses it touches as runs (runtime/races.c): kernel code
  * extends the site's open run when a chunk starts where it ends (a load, a compare and a
  * store of the cursor in the runtime's per-thread block), and calls the runtime otherwise
