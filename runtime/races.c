@@ -204,6 +204,14 @@ static void compute_arg_flags(tilec_rt_checks *k, int32_t nargs) {
 #define SPARE_WORDS (1 << 16)
 static uint64_t spare_block[SPARE_WORDS];
 
+/* A thread's block is freed when the thread ends (team threads of other runtimes, host
+ * threads that launched): a pthread key's destructor, made once. */
+static pthread_key_t block_key;
+static pthread_once_t block_once = PTHREAD_ONCE_INIT;
+static bool block_key_made;
+
+static void make_block_key(void) { block_key_made = pthread_key_create(&block_key, free) == 0; }
+
 uint64_t *tilec_rt_access_program(int32_t nargs, int32_t nsites, int32_t classes, uint32_t px, uint32_t py,
                                   uint32_t pz) {
   close_cursors(); /* the thread's previous program */
@@ -215,6 +223,8 @@ uint64_t *tilec_rt_access_program(int32_t nargs, int32_t nsites, int32_t classes
     size_t bytes = (need * sizeof(uint64_t) + 63) / 64 * 64;
     uint64_t *b = aligned_alloc(64, bytes);
     if (b) free(tls_block);
+    pthread_once(&block_once, make_block_key);
+    if (block_key_made) pthread_setspecific(block_key, b);
     if (!b) { /* nothing can be logged: the launch says so, kernel code writes in the spare */
       if (k) atomic_store_explicit(&k->lost, 1, memory_order_relaxed);
       tls_in_program = false;

@@ -68,7 +68,10 @@ START_TEST(test_parse) {
                              "bounds, nan, races and init)");
   parse_fails("nan,Races", "unknown check 'Races' in 'nan,Races' (expected all, none, or a comma-separated list of "
                            "bounds, nan, races and init)");
-  ck_assert_ptr_nonnull(tilec_checks_parse("all", NULL));
+  tilec_status *st = tilec_checks_parse("all", NULL);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_str_eq(tilec_status_message(st), "tilec_checks_parse: out is NULL");
+  tilec_status_destroy(st);
 }
 END_TEST
 
