@@ -314,21 +314,6 @@ def _loaded_names(source):
     return [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
 
 
-def module_context(jitfn):
-    """Keyword arguments for ``_C.Compiler.compile`` describing where ``jitfn`` comes from."""
-    filename, source, first_line = function_source(jitfn.fn)
-    patched = _patched_source(jitfn)
-    b = _Builder()
-    entries = b.globals_of(jitfn.fn, _loaded_names(patched) if patched is not None else ())
-    source = patched if patched is not None else source
-    return {
-        "filename": filename,
-        "source": source,
-        "source_kind": SOURCE_FUNCTIONS,
-        "first_line": first_line,
-        "globals": entries,
-        "modules": b.modules,
-    }
 def context_digest(context):
     """A sha256 hex digest of a module context (module_context's result): the kernel's
     file, text and first line, its globals, and each source module's text (read from its
@@ -354,3 +339,18 @@ def context_digest(context):
     return h.hexdigest()
 
 
+def module_context(jitfn):
+    """Keyword arguments for ``_C.Compiler.compile`` describing where ``jitfn`` comes from."""
+    filename, source, first_line = function_source(jitfn.fn)
+    patched = _patched_source(jitfn)
+    b = _Builder()
+    entries = b.globals_of(jitfn.fn, _loaded_names(patched) if patched is not None else ())
+    source = patched if patched is not None else source
+    return {
+        "filename": filename,
+        "source": source,
+        "source_kind": SOURCE_FUNCTIONS,
+        "first_line": first_line,
+        "globals": entries,
+        "modules": b.modules,
+    }
