@@ -187,7 +187,7 @@ static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, Mli
   }
   tilec_kernel_spec from_file = *spec;
   char *text = NULL;
-  tilec_status *st = tc_read_source_file(spec->filename, &text, &from_file.source_len);
+  tilec_status *st = tilec_file_read_source(spec->filename, &text, &from_file.source_len);
   from_file.source = text;
   if (!st) st = front_compile(c, &from_file, m, info);
   set_info_checks(c, info);

@@ -26,7 +26,4 @@ tilec_status *tc_jit_cache_create(const tilec_compiler *c, tc_jit_cache **out);
 /* Releases the memory cache's references (kernels the caller still holds stay loaded). */
 void tc_jit_cache_destroy(tc_jit_cache *cache);
 
-/* Reads a whole file for a spec without source (malloc'ed, NUL-terminated). */
-tilec_status *tc_read_source_file(const char *path, char **out, size_t *len);
-
 #endif

@@ -126,7 +126,7 @@ static void key_globals(key_state *h, const tilec_global *g, size_t n) {
 static void key_file(key_state *h, const char *path) {
   char *text = NULL;
   size_t len = 0;
-  tilec_status *st = tc_read_source_file(path, &text, &len);
+  tilec_status *st = tilec_file_read_source(path, &text, &len);
   if (st) {
     tilec_status_destroy(st);
     key_field(h, NULL, 0);
@@ -163,7 +163,7 @@ static void key_module_context(key_state *h, const tilec_kernel_spec *spec) {
       /* a FILE module's own imports, as for the kernel's file */
       char *text = NULL;
       size_t len = 0;
-      tilec_status *st = m->source ? NULL : tc_read_source_file(m->filename, &text, &len);
+      tilec_status *st = m->source ? NULL : tilec_file_read_source(m->filename, &text, &len);
       if (m->source) tc_source_imports(m->filename, m->source, m->source_len ? m->source_len : strlen(m->source), hash_import, h);
       else if (!st) tc_source_imports(m->filename, text, len, hash_import, h);
       tilec_status_destroy(st);
@@ -333,19 +333,8 @@ typedef struct trailer {
 /* Cache entries: never follow a symlink, never block on a FIFO or read a device forever. */
 #define MAX_ENTRY_BYTES ((size_t)1 << 30)
 
-static tilec_status *read_file(const char *path, size_t max, bool no_follow, unsigned char **out, size_t *len) {
-  char why[4608];
-  char *buf;
-  int err = tilec_file_read(path, max, no_follow, &buf, len, why, sizeof why);
-  if (err)
-    return tilec_status_create(err == ENOENT ? TILEC_ERROR_NOT_FOUND : err == ENOMEM ? TILEC_ERROR_INTERNAL : TILEC_ERROR_IO,
-                               "%s", why);
-  *out = (unsigned char *)buf;
-  return NULL;
-}
-
 static tilec_status *read_whole(const char *path, unsigned char **out, size_t *len) {
-  return read_file(path, MAX_ENTRY_BYTES, true, out, len);
+  return tilec_file_read_status(path, MAX_ENTRY_BYTES, true, (char **)out, len);
 }
 
 /* NULL when path holds a complete entry for key; else why not (for the warning). */
@@ -605,7 +594,7 @@ tilec_status *tilec_jit_compile(tilec_compiler *c, const tilec_kernel_spec *spec
   tilec_kernel_spec s = *spec;
   char *text = NULL;
   if (!s.source) {
-    tilec_status *st = tc_read_source_file(spec->filename, &text, &s.source_len);
+    tilec_status *st = tilec_file_read_source(spec->filename, &text, &s.source_len);
     if (st) return st;
     s.source = text;
   }
@@ -657,12 +646,4 @@ void tilec_jit_kernel_release(tilec_jit_kernel *k) {
   if (!k) return;
   jit_lib_release(k->shared);
   free(k);
-}
-
-tilec_status *tc_read_source_file(const char *path, char **out, size_t *len) {
-  unsigned char *buf = NULL;
-  tilec_status *st = read_file(path, TILEC_MAX_SOURCE_BYTES, false, &buf, len);
-  if (st) return tilec_status_annotate(st, "kernel source");
-  *out = (char *)buf;
-  return NULL;
 }

@@ -1,6 +1,8 @@
 /* runtime/files.c — outputs written through a temporary file in the same directory and
- * renamed into place; temporary directories that are cleaned up even after a kill (files.h).
- * In: an output path. Out: the file replaced whole, or left as it was. */
+ * renamed into place; temporary directories that are cleaned up even after a kill; whole-file
+ * reads that never block on a FIFO, as an errno or a tilec_status (files.h).
+ * In: an output path, or a path to read. Out: the file replaced whole, or left as it was;
+ * the contents read. */
 #include "runtime/files.h"
 
 #include <errno.h>
@@ -230,4 +232,18 @@ int tilec_file_read(const char *path, size_t max_size, bool no_follow, char **ou
   *out = buf;
   *len = n;
   return 0;
+}
+
+tilec_status *tilec_file_read_status(const char *path, size_t max_size, bool no_follow, char **out, size_t *len) {
+  char why[4608];
+  int err = tilec_file_read(path, max_size, no_follow, out, len, why, sizeof why);
+  if (err)
+    return tilec_status_create(err == ENOENT ? TILEC_ERROR_NOT_FOUND : err == ENOMEM ? TILEC_ERROR_INTERNAL : TILEC_ERROR_IO,
+                               "%s", why);
+  return NULL;
+}
+
+tilec_status *tilec_file_read_source(const char *path, char **out, size_t *len) {
+  tilec_status *st = tilec_file_read_status(path, TILEC_MAX_SOURCE_BYTES, false, out, len);
+  return st ? tilec_status_annotate(st, "kernel source") : NULL;
 }

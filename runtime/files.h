@@ -2,12 +2,15 @@
  * the bytes go to a new temporary file in the same directory, renamed over the path only
  * once complete (a failed or interrupted write leaves the old file untouched), and a file
  * is removed only if this code created it. Used by every tilec output: .npy results, kernel
- * libraries, headers (JIT cache entries do the same in driver/jit.c).
+ * libraries, headers (JIT cache entries do the same in driver/jit.c). Reading: the kernel
+ * sources and the JIT cache entries are read whole, through one reader.
  * Temporary build directories live in $TMPDIR (else /tmp), carry the creating process id,
  * and ones a killed process left behind are removed by the next one that makes its own.
  * In: an output path. Out: a temporary path to write, then an atomic rename. */
 #ifndef TILEC_RUNTIME_FILES_H
 #define TILEC_RUNTIME_FILES_H
+
+#include "tilec/status.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -43,6 +46,13 @@ TILEC_OUTFILE_EXPORT bool tilec_same_file(const char *a, const char *b);
 TILEC_OUTFILE_EXPORT int tilec_file_read(const char *path, size_t max_size, bool no_follow, char **out, size_t *len,
                                          char *why, size_t why_len);
 #define TILEC_MAX_SOURCE_BYTES ((size_t)64 << 20)
+/* tilec_file_read with the message as a status: TILEC_ERROR_NOT_FOUND for a missing file,
+ * TILEC_ERROR_INTERNAL when out of memory, else TILEC_ERROR_IO. */
+TILEC_OUTFILE_EXPORT tilec_status *tilec_file_read_status(const char *path, size_t max_size, bool no_follow,
+                                                          char **out, size_t *len);
+/* A kernel source file for a spec without source text (the compiler, the JIT's cache key):
+ * at most TILEC_MAX_SOURCE_BYTES, the status annotated "kernel source". */
+TILEC_OUTFILE_EXPORT tilec_status *tilec_file_read_source(const char *path, char **out, size_t *len);
 
 /* Creates $TMPDIR/PREFIX-PID-XXXXXX (mode 0700) into buf. Before the first one in a process,
  * removes this user's PREFIX-PID-* directories whose process is gone and that have not
