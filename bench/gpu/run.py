@@ -1,0 +1,595 @@
+#!/usr/bin/env python3
+"""Times each GPU bench kernel through tilec, through Triton (same source) and through torch.
+
+usage: run.py DIR [--out REPORT.md] [--only NAME[,NAME]] [--dry-run] [--timeout S]
+       (DIR: the pack bench/gpu/pack.sh built on a machine with tilec; default --out
+        bench/gpu/REPORT.md, and REPORT.json beside it)
+
+On a machine with an NVIDIA GPU, Python 3, torch (CUDA) and triton; no LLVM/MLIR, no tilec build.
+For every configuration of bench/gpu/configs.py (the pack's manifest.json says which were
+packed), one child process (`run.py DIR --one NAME`, LD_LIBRARY_PATH=DIR/lib) does, in this order:
+  - allocates the inputs as torch CUDA tensors (fixed seed) and computes a float64 reference
+    on the GPU;
+  - torch's equivalent, then Triton compiling the same bench/kernels/FILE kernel (same
+    constexprs and num_warps, Triton's default num_stages), then tilec's library of that
+    specialization through ctypes (KERNEL_launch_async on torch's current stream, tensors'
+    data_ptr() as device pointers);
+  - for each: clears the outputs (NaN or a sentinel), runs once, compares with the reference
+    (max |got - ref| / max |ref|, per implementation tolerance), then times it with
+    triton.testing.do_bench (median ms; its default warm-up and repetitions, L2 flushed
+    between calls); prints one JSON line per implementation as soon as it has it.
+tilec runs last: a kernel that faults (an illegal address poisons the CUDA context) or hangs
+only loses its own line, which the parent reports as "crashed" or "timed out". The parent
+writes the markdown report (GPU, driver, CUDA, torch, triton, tilec versions, date, the table)
+and the JSON of every line.
+
+--dry-run (no GPU needed, e.g. here with torch CPU and any triton): the same children, with
+"meta" tensors: imports torch, triton and every kernel module, loads the pack's libraries with
+ctypes, resolves each launch symbol, builds both argument lists, checks every argument against
+the packed signature (pointer dtype and 16-byte alignment, ":16" and ":1" integers, constexpr
+values) and Triton's parameter list; where no CUDA driver can be loaded, also calls each tilec
+launch once and expects the runtime's "no driver" error (the ctypes marshalling runs).
+"""
+import argparse
+import ctypes
+import datetime
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True
+
+from configs import BY_NAME, CONFIGS  # noqa: E402
+
+TAG = "@@bench "   # a child's result lines start with this
+IMPLS = ("torch", "triton", "tilec")
+FAKE_PTR = 1 << 20  # a 16-byte aligned stand-in for a meta tensor's address (dry run)
+
+CTYPES = {"float": ctypes.c_float, "double": ctypes.c_double, "bool": ctypes.c_bool,
+          "int8_t": ctypes.c_int8, "int16_t": ctypes.c_int16, "int32_t": ctypes.c_int32, "int64_t": ctypes.c_int64,
+          "uint8_t": ctypes.c_uint8, "uint16_t": ctypes.c_uint16, "uint32_t": ctypes.c_uint32,
+          "uint64_t": ctypes.c_uint64}
+
+
+def emit(obj):
+    print(TAG + json.dumps(obj), flush=True)
+
+
+# ---- the pack's libraries ------------------------------------------------------------------
+def load_pack_libs(pack, man):
+    """Loads DIR/lib's libraries globally (dependencies first, as the manifest orders them), so
+    the kernel libraries' DT_NEEDED resolve to them; returns libtilec-runtime's handle."""
+    rt = None
+    for name in man["libs"]:
+        h = ctypes.CDLL(os.path.join(pack, "lib", name), mode=ctypes.RTLD_GLOBAL)
+        if name.startswith("libtilec-runtime"):
+            rt = h
+    if rt is None:
+        raise RuntimeError("the pack has no libtilec-runtime")
+    rt.tilec_last_error.restype = ctypes.c_char_p
+    return rt
+
+
+def launch_function(pack, entry):
+    lib = ctypes.CDLL(os.path.join(pack, entry["lib"]), mode=ctypes.RTLD_GLOBAL)
+    fn = getattr(lib, entry["symbol"])
+    fn.restype = ctypes.c_int
+    types = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
+    for p in entry["params"]:
+        t = ctypes.c_void_p if p["ctype"].endswith("*") else CTYPES.get(p["ctype"])
+        if t is None:
+            raise RuntimeError("%s: parameter %s has C type %s, which run.py does not map" % (
+                entry["symbol"], p["name"], p["ctype"]))
+        types.append(t)
+    fn.argtypes = types
+    return fn
+
+
+# ---- each configuration: inputs, reference, torch's equivalent -------------------------------
+class Case:
+    """args: every kernel parameter by name (tensors, Python scalars, constexprs); grid;
+    outputs(): the kernels' results to check; clear(): resets them before a run (NaN or a
+    sentinel, inputs a kernel overwrites restored); torch_fn() returns torch's results;
+    reference() their float64 values; work: bytes (GB/s) or FLOPs (TFLOP/s)."""
+
+    def __init__(self, **kw):
+        self.note = ""
+        self.tol = {}
+        self.__dict__.update(kw)
+
+
+def fill_bad(*ts):
+    for t in ts:
+        t.fill_(float("nan") if t.is_floating_point() else -12345)
+
+
+def setup(cfg, dev):
+    import torch
+    import torch.nn.functional as F
+    name, dims = cfg["name"], cfg["dims"]
+    dt = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16, "i8": torch.int8}[cfg["dtype"]]
+    g = torch.Generator(device="cpu").manual_seed(31)
+
+    def rnd(*shape, scale=1.0, dtype=dt):
+        if dev == "meta":
+            return torch.empty(*shape, dtype=dtype, device="meta")
+        return (torch.randn(*shape, generator=g) * scale).to(dtype).to(dev)
+
+    def empty(*shape, dtype=dt):
+        return torch.empty(*shape, dtype=dtype, device=dev)
+    fp32_tol = {"tilec": 1e-4, "triton": 1e-4, "torch": 1e-4}
+    low_tol = {"tilec": 2e-2, "triton": 2e-2, "torch": 2e-2}
+    tol = low_tol if cfg["dtype"] in ("bf16", "fp16") else fp32_tol
+    sig_block = int(cfg["signature"].split(",")[-1]) if cfg["signature"].split(",")[-1].strip().isdigit() else None
+
+    if name == "vector_add":
+        n, = dims
+        x, y, o, o_t = rnd(n), rnd(n), empty(n), empty(n)
+        return Case(args=dict(x_ptr=x, y_ptr=y, out_ptr=o, n=n, BLOCK_SIZE=sig_block), grid=((n + 1023) // 1024,),
+                    outputs=lambda: (o,), clear=lambda: fill_bad(o),
+                    torch_fn=lambda: (torch.add(x, y, out=o_t),), reference=lambda: (x.double() + y.double(),),
+                    work=3 * 4 * n, unit="GB/s", tol={k: 1e-6 for k in IMPLS}, note="bytes: read x, y, write out")
+    if name.startswith("softmax"):
+        R, N = dims
+        x, o = rnd(R, N), empty(R, N)
+        return Case(args=dict(out_ptr=o, in_ptr=x, in_row_stride=N, out_row_stride=N, n_rows=R, n_cols=N,
+                              BLOCK_SIZE=sig_block), grid=(R,), outputs=lambda: (o,), clear=lambda: fill_bad(o),
+                    torch_fn=lambda: (torch.softmax(x, -1),), reference=lambda: (torch.softmax(x.double(), -1),),
+                    work=2 * 4 * R * N, unit="GB/s", tol=tol, note="bytes: read x, write y")
+    if name == "layernorm":
+        R, N = dims
+        eps = 1e-5
+        x, w, b = rnd(R, N), rnd(N, scale=0.1), rnd(N, scale=0.1)
+        if dev != "meta":
+            w += 1
+        y, mean, rstd = empty(R, N), empty(R, dtype=torch.float32), empty(R, dtype=torch.float32)
+        return Case(args=dict(x_ptr=x, y_ptr=y, w_ptr=w, b_ptr=b, mean_ptr=mean, rstd_ptr=rstd, row_stride=N, N=N,
+                              eps=eps, BLOCK_SIZE=sig_block), grid=(R,),
+                    outputs=lambda: (y,), clear=lambda: fill_bad(y, mean, rstd),
+                    torch_fn=lambda: (F.layer_norm(x, (N,), w, b, eps),),
+                    reference=lambda: (F.layer_norm(x.double(), (N,), w.double(), b.double(), eps),),
+                    work=2 * 4 * R * N, unit="GB/s", tol=tol, note="bytes: read x, write y; torch: F.layer_norm")
+    if name == "rmsnorm_fwd":
+        R, N = dims
+        eps = 1e-6
+        x, w, y, rstd = rnd(R, N), rnd(N, scale=0.1), empty(R, N), empty(R, dtype=torch.float32)
+        if dev != "meta":
+            w += 1
+
+        def eager():   # Llama's RMSNorm in eager torch (what Liger-Kernel compares with)
+            xf = x.float()
+            return (w * (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype),)
+
+        def ref():
+            xd = x.double()
+            return (xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + eps) * w.double(),)
+        return Case(args=dict(y_ptr=y, x_ptr=x, w_ptr=w, rstd_ptr=rstd, row_stride=N, n_cols=N, eps=eps,
+                              BLOCK_SIZE=sig_block), grid=(R,), outputs=lambda: (y,), clear=lambda: fill_bad(y, rstd),
+                    torch_fn=eager, reference=ref, work=2 * 2 * R * N, unit="GB/s", tol=tol,
+                    note="bytes: read x, write y; torch: eager Llama RMSNorm")
+    if name == "swiglu_fwd":
+        R, N = dims
+        a, b, c = rnd(R, N, scale=2.0), rnd(R, N), empty(R, N)
+        return Case(args=dict(c_ptr=c, a_ptr=a, b_ptr=b, row_stride=N, n_cols=N, BLOCK_SIZE=sig_block), grid=(R,),
+                    outputs=lambda: (c,), clear=lambda: fill_bad(c), torch_fn=lambda: (F.silu(a) * b,),
+                    reference=lambda: (F.silu(a.double()) * b.double(),), work=3 * 2 * R * N, unit="GB/s", tol=tol,
+                    note="bytes: read a, b, write c; torch: F.silu(a) * b")
+    if name == "cross_entropy":
+        R, V = dims
+        ignore = -100
+        x = rnd(R, V, scale=2.0)
+        xl, loss_rows = empty(R, V), empty(R, dtype=torch.float32)
+        if dev == "meta":
+            y, n_valid = torch.empty(R, dtype=torch.int64, device="meta"), R - (R + 6) // 7
+        else:
+            y = torch.randint(0, V, (R,), generator=g)
+            y[::7] = ignore   # some ignored rows, as padding gives
+            n_valid = int((y != ignore).sum())
+            y = y.to(dev)
+        res = {}
+
+        def clear():
+            xl.copy_(x)   # the gradient overwrites the logits (in place, as Liger does)
+            fill_bad(loss_rows)
+
+        def torch_fn():
+            xt = x.detach().requires_grad_()
+            loss = F.cross_entropy(xt, y, ignore_index=ignore)
+            return (loss.detach().reshape(1), torch.autograd.grad(loss, xt)[0])
+
+        def ref():
+            xd = x.double().requires_grad_()
+            loss = F.cross_entropy(xd, y, ignore_index=ignore)
+            return (loss.detach().reshape(1), torch.autograd.grad(loss, xd)[0])
+        res["outputs"] = lambda: (loss_rows.sum().reshape(1), xl)
+        return Case(args=dict(x_ptr=xl, dx_ptr=xl, target_ptr=y, loss_ptr=loss_rows, row_stride=V, n_cols=V,
+                              n_valid=n_valid, ignore_index=ignore, BLOCK_SIZE=sig_block), grid=(R,),
+                    outputs=res["outputs"], clear=clear, torch_fn=torch_fn, reference=ref, work=3 * 2 * R * V,
+                    unit="GB/s", tol=tol,
+                    note="bytes: the logits read twice, the gradient written in place; loss = sum of the rows' "
+                         "terms (host); torch: F.cross_entropy + autograd.grad")
+    if name.startswith("matmul"):
+        M, N, K = dims
+        if cfg["dtype"] == "i8":
+            if dev == "meta":
+                a, b = rnd(M, K), rnd(K, N)
+            else:
+                a = torch.randint(-128, 128, (M, K), generator=g, dtype=torch.int8).to(dev)
+                b = torch.randint(-128, 128, (K, N), generator=g, dtype=torch.int8).to(dev)
+            c = empty(M, N, dtype=torch.int32)
+            bm, bn, bk = (int(v) for v in cfg["signature"].split(",")[-3:])
+            return Case(args=dict(a_ptr=a, b_ptr=b, c_ptr=c, M=M, N=N, K=K, BM=bm, BN=bn, BK=bk),
+                        grid=((M // bm) * (N // bn),), outputs=lambda: (c,), clear=lambda: fill_bad(c),
+                        torch_fn=lambda: (torch._int_mm(a, b),), reference=lambda: (a.double() @ b.double(),),
+                        work=2 * M * N * K, unit="TOP/s", tol={k: 0.0 for k in IMPLS},
+                        note="exact int32; torch: torch._int_mm")
+        a, b, c = rnd(M, K), rnd(K, N), empty(M, N)
+        bm, bn, bk, gm = (int(v) for v in cfg["signature"].split(",")[-4:])
+        tol = dict(tol)
+        note = "torch: torch.matmul"
+        if cfg["dtype"] == "fp32":
+            tol.update(triton=1e-2, torch=1e-2)   # tf32: 10-bit mantissa products
+            note = ("fp32: Triton's tl.dot defaults to tf32 (input_precision), torch timed with "
+                    "allow_tf32=True likewise (tolerance 1e-2 for both); tilec computes exact fp32 (1e-4)")
+
+        def torch_fn():
+            if cfg["dtype"] == "fp32":
+                old = torch.backends.cuda.matmul.allow_tf32
+                torch.backends.cuda.matmul.allow_tf32 = True
+                try:
+                    return (torch.matmul(a, b),)
+                finally:
+                    torch.backends.cuda.matmul.allow_tf32 = old
+            return (torch.matmul(a, b),)
+        return Case(args=dict(a_ptr=a, b_ptr=b, c_ptr=c, M=M, N=N, K=K, stride_am=K, stride_ak=1, stride_bk=N,
+                              stride_bn=1, stride_cm=N, stride_cn=1, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                              GROUP_SIZE_M=gm),
+                    grid=(((M + bm - 1) // bm) * ((N + bn - 1) // bn),), outputs=lambda: (c,),
+                    clear=lambda: fill_bad(c), torch_fn=torch_fn, reference=lambda: (a.double() @ b.double(),),
+                    work=2 * M * N * K, unit="TFLOP/s", tol=tol, note=note)
+    if name == "attention":
+        Z, H, L, D = dims
+        hd, bm, bn, causal = (v.strip() for v in cfg["signature"].split(",")[-4:])
+        bm, bn, causal = int(bm), int(bn), causal == "True"
+        q, k, v = rnd(Z, H, L, D), rnd(Z, H, L, D), rnd(Z, H, L, D)
+        o, lse = empty(Z, H, L, D), empty(Z * H, L, dtype=torch.float32)
+        scale = D ** -0.5
+
+        def ref():
+            out = torch.empty(Z, H, L, D, dtype=torch.float64, device=q.device)
+            for z in range(Z):
+                for h in range(H):   # one head at a time: L x L float64 scores
+                    s = (q[z, h].double() @ k[z, h].double().T) * scale
+                    if causal:
+                        s = s.masked_fill(~torch.ones(L, L, dtype=torch.bool, device=s.device).tril(), float("-inf"))
+                    out[z, h] = torch.softmax(s, -1) @ v[z, h].double()
+            return (out,)
+        return Case(args=dict(q_ptr=q, k_ptr=k, v_ptr=v, o_ptr=o, lse_ptr=lse, sm_scale=scale,
+                              stride_z=H * L * D, stride_h=L * D, stride_n=D, H=H, SEQ=L, HEAD_DIM=int(hd),
+                              BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal),
+                    grid=(L // bm, Z * H), outputs=lambda: (o,), clear=lambda: fill_bad(o, lse),
+                    torch_fn=lambda: (F.scaled_dot_product_attention(q, k, v, is_causal=causal),), reference=ref,
+                    work=(2 if causal else 4) * Z * H * L * L * D, unit="TFLOP/s", tol=tol,
+                    note="FLOPs 4*Z*H*L^2*D; torch: F.scaled_dot_product_attention")
+    raise RuntimeError("no setup for configuration " + name)
+
+
+# ---- checks of the arguments against the packed specialization --------------------------------
+SIG_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "fp64": "float64", "i8": "int8",
+              "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "i1": "bool"}
+
+
+def ptr_of(t):
+    return FAKE_PTR if t.device.type == "meta" else t.data_ptr()
+
+
+def check_args(cfg, kernel, case):
+    """Every argument fits the packed signature entry of its parameter, and Triton's kernel has
+    the same parameters (constexprs where the signature gives a value)."""
+    import torch
+    sig = [s.strip() for s in cfg["signature"].split(",")]
+    names = list(kernel.arg_names)
+    if len(sig) != len(names):
+        raise RuntimeError("signature has %d entries, %s has %d parameters" % (len(sig), cfg["kernel"], len(names)))
+    if set(case.args) != set(names):
+        raise RuntimeError("arguments %s != parameters %s" % (sorted(case.args), sorted(names)))
+    for i, (s, n) in enumerate(zip(sig, names)):
+        v = case.args[n]
+        constexpr = kernel.params[i].is_constexpr
+        if s.startswith("*"):
+            ty, _, spec = s[1:].partition(":")
+            if not isinstance(v, torch.Tensor) or str(v.dtype) != "torch." + SIG_DTYPES[ty]:
+                raise RuntimeError("%s: %s is not a %s tensor" % (n, type(v).__name__ if not isinstance(
+                    v, torch.Tensor) else v.dtype, ty))
+            if spec == "16" and ptr_of(v) % 16:
+                raise RuntimeError("%s: address not 16-byte aligned" % n)
+        elif s[0].isdigit() or s in ("True", "False"):
+            want = {"True": True, "False": False}.get(s, None)
+            if not constexpr or (v != want if want is not None else v != int(s)):
+                raise RuntimeError("%s: constexpr %r, signature %s" % (n, v, s))
+        else:
+            ty, _, spec = s.partition(":")
+            if constexpr:
+                raise RuntimeError("%s is a constexpr, the signature gives %s" % (n, s))
+            if ty.startswith("fp"):
+                ok = isinstance(v, float)
+            else:
+                ok = isinstance(v, int) and not isinstance(v, bool) and (
+                    (spec == "16" and v % 16 == 0) or (spec == "1" and v == 1) or (spec == "" and v % 16 and v != 1))
+            if not ok:   # what Triton would specialize differently
+                raise RuntimeError("%s = %r does not fit %s (Triton specializes such a value differently)" % (n, v, s))
+
+
+def tilec_argv(entry, case):
+    out = []
+    for p in entry["params"]:
+        v = case.args[p["name"]]
+        out.append(ptr_of(v) if p["ctype"].endswith("*") else v)
+    return out
+
+
+def load_kernel(cfg):
+    path = os.path.join(ROOT, "bench", "kernels", cfg["file"])
+    spec = importlib.util.spec_from_file_location("bench_kernel_" + cfg["file"][:-3], path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return getattr(mod, cfg["kernel"])
+
+
+def rel_error(got, ref):
+    err = 0.0
+    for r, e in zip(got, ref):
+        scale = max(float(e.abs().max()), 1e-30)
+        d = (r.double() - e).abs()
+        if bool(d.isnan().any()):
+            return float("nan")
+        err = max(err, float(d.max()) / scale)
+    return err
+
+
+def child(pack, name, dry):
+    """One configuration, in this process: a JSON line per implementation."""
+    cfg = BY_NAME[name]
+    with open(os.path.join(pack, "manifest.json")) as f:
+        man = json.load(f)
+    entry = man["configs"][name]
+    if entry["signature"] != cfg["signature"] or entry["warps"] != cfg["warps"]:
+        raise RuntimeError("the pack's %s was built for %s (%d warps), configs.py says %s (%d): rebuild the pack" % (
+            name, entry["signature"], entry["warps"], cfg["signature"], cfg["warps"]))
+    rt = load_pack_libs(pack, man)
+    launch = launch_function(pack, entry)
+    import torch
+    import triton
+    kernel = load_kernel(cfg)
+    if not dry:
+        props = torch.cuda.get_device_properties(0)
+        emit({"info": {"gpu": torch.cuda.get_device_name(0), "sm": "sm_%d%d" % (props.major, props.minor),
+                       "sms": props.multi_processor_count, "cuda": torch.version.cuda, "torch": torch.__version__,
+                       "triton": triton.__version__, "python": sys.version.split()[0]}})
+    case = setup(cfg, "meta" if dry else "cuda")
+    check_args(cfg, kernel, case)
+    argv = tilec_argv(entry, case)
+    grid = tuple(case.grid) + (1,) * (3 - len(case.grid))
+    if dry:
+        try:
+            ctypes.CDLL("libcuda.so.1")
+            called = "not called: a CUDA driver is installed here"
+        except OSError:
+            rc = launch(None, *grid, *argv)
+            msg = (rt.tilec_last_error() or b"").decode(errors="replace")
+            if rc == 0:
+                raise RuntimeError("%s returned 0 without a CUDA driver" % entry["symbol"])
+            called = "launch refused as expected: " + msg
+        emit({"name": name, "impl": "dry-run", "ok": True, "symbol": entry["symbol"], "grid": list(grid),
+              "tilec_args": len(argv), "triton_args": len(case.args), "note": called})
+        return 0
+    from triton.testing import do_bench
+    import inspect
+    bench_kw = {"return_mode": "median"} if "return_mode" in inspect.signature(do_bench).parameters else {}
+    stream = torch.cuda.current_stream().cuda_stream
+
+    def run_tilec():
+        rc = launch(stream, *grid, *argv)
+        if rc:
+            raise RuntimeError("%s returned %d: %s" % (entry["symbol"], rc,
+                                                       (rt.tilec_last_error() or b"").decode(errors="replace")))
+
+    def run_triton():
+        kernel[case.grid](**case.args, num_warps=cfg["warps"])
+    ref = case.reference()
+    torch.cuda.synchronize()
+    for impl, fn, outputs in (("torch", case.torch_fn, None), ("triton", run_triton, case.outputs),
+                              ("tilec", run_tilec, case.outputs)):
+        line = {"name": name, "impl": impl}
+        try:
+            if outputs is not None:
+                case.clear()
+                fn()
+                torch.cuda.synchronize()
+                got = outputs()
+            else:
+                got = fn()
+                torch.cuda.synchronize()
+            err = rel_error(got, ref)
+            line.update(err=err, tol=case.tol[impl], ok=bool(err <= case.tol[impl]))
+            ms = do_bench(fn, **bench_kw)
+            torch.cuda.synchronize()
+            line.update(ms=float(ms), rate=case.work / (ms * 1e-3) / (1e9 if case.unit == "GB/s" else 1e12),
+                        unit=case.unit)
+        except Exception as e:   # a Triton compile error, a failed launch: this line only
+            line.update(ok=False, error="%s: %s" % (type(e).__name__, str(e).strip().splitlines()[-1][:300]
+                                                    if str(e).strip() else ""))
+        emit(line)
+    emit({"name": name, "impl": "note", "note": case.note})
+    return 0
+
+
+# ---- the parent: one child per configuration, the report -------------------------------------
+def fmt_ms(line):
+    if line is None:
+        return "–"
+    if "ms" not in line:
+        return line.get("status", "error")
+    return "%.3f" % line["ms"]
+
+
+def fmt_rate(line):
+    return "%.0f %s" % (line["rate"], line["unit"]) if line and "rate" in line else "–"
+
+
+def fmt_ok(line):
+    if line is None:
+        return "not run"
+    if "err" not in line:
+        return line.get("status", "error")
+    return ("yes" if line["ok"] else "**NO**") + (" (%.1e)" % line["err"] if line["err"] else " (exact)")
+
+
+def driver_version():
+    try:
+        p = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"], capture_output=True,
+                           text=True, timeout=30)
+        if p.returncode == 0 and p.stdout.strip():
+            return p.stdout.strip().splitlines()[0]
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    try:
+        v = ctypes.c_int()
+        ctypes.CDLL("libcuda.so.1").cuDriverGetVersion(ctypes.byref(v))
+        return "CUDA driver API %d.%d" % (v.value // 1000, v.value % 1000 // 10)
+    except OSError:
+        return "unknown"
+
+
+def write_report(path, man, info, rows, started, elapsed):
+    L = ["# tilec vs Triton vs torch on an NVIDIA GPU (`bench/gpu/run.py`)", ""]
+    L.append("- GPU: %s (%s, %s SMs), driver %s, CUDA %s (torch's)" % (
+        info.get("gpu", "?"), info.get("sm", "?"), info.get("sms", "?"), driver_version(), info.get("cuda", "?")))
+    L.append("- torch %s, triton %s, Python %s; tilec: %s, commit %s, libraries built with `--target nvptx --arch %s`" % (
+        info.get("torch", "?"), info.get("triton", "?"), info.get("python", "?"), man["tilec"], man["commit"],
+        man["arch"]))
+    L.append("- date %s; the whole run took %.0f s" % (started, elapsed))
+    L.append("- Each kernel in one process: torch's equivalent, Triton 3 compiling the same `bench/kernels` source "
+             "(same constexprs and num_warps, default num_stages), tilec's library of that specialization through "
+             "ctypes on torch's stream. Time: `triton.testing.do_bench` median (L2 flushed between calls). "
+             "correct?: max |got - ref| / max |ref| against a float64 reference computed on the GPU, per "
+             "implementation tilec / Triton / torch.")
+    L += ["", "| kernel | config | tilec ms | Triton ms | torch ms | tilec rate | Triton rate | torch rate | "
+              "tilec/Triton time | correct? tilec / Triton / torch |", "|---|---|---|---|---|---|---|---|---|---|"]
+    notes = []
+    for cfg, r in rows:
+        t, tr, to = r.get("tilec"), r.get("triton"), r.get("torch")
+        ratio = "%.2fx" % (t["ms"] / tr["ms"]) if t and tr and "ms" in t and "ms" in tr else "–"
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s |" % (
+            cfg["name"], cfg["what"], fmt_ms(t), fmt_ms(tr), fmt_ms(to), fmt_rate(t), fmt_rate(tr), fmt_rate(to), ratio,
+            fmt_ok(t), fmt_ok(tr), fmt_ok(to)))
+        if r.get("note"):
+            notes.append("- %s: %s" % (cfg["name"], r["note"]))
+        for impl in IMPLS:
+            line = r.get(impl)
+            if line and line.get("error"):
+                notes.append("- %s, %s: %s" % (cfg["name"], impl, line["error"]))
+    L += ["", "Notes:"] + notes + [""]
+    with open(path, "w") as f:
+        f.write("\n".join(L))
+
+
+def parent(opts):
+    pack = os.path.abspath(opts.dir)
+    with open(os.path.join(pack, "manifest.json")) as f:
+        man = json.load(f)
+    names = [c["name"] for c in CONFIGS if c["name"] in man["configs"]]
+    if opts.only:
+        want = opts.only.split(",")
+        bad = [n for n in want if n not in man["configs"]]
+        if bad:
+            print("run.py: %s not in the pack (it has %s)" % (", ".join(bad), ", ".join(names)))
+            return 2
+        names = [n for n in names if n in want]
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = os.path.join(pack, "lib") + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH")
+                                                          else "")
+    started = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    t0 = time.time()
+    info, rows, lines, failed = {}, [], [], 0
+    for name in names:
+        cmd = [sys.executable, os.path.abspath(__file__), pack, "--one", name] + (["--dry-run"] if opts.dry_run else [])
+        r = {}
+        try:
+            p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               timeout=opts.timeout)
+            out, err, rc = p.stdout, p.stderr, p.returncode
+        except subprocess.TimeoutExpired as e:
+            out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+            err, rc = "timed out after %d s" % opts.timeout, None
+        for text in out.splitlines():
+            if not text.startswith(TAG):
+                continue
+            obj = json.loads(text[len(TAG):])
+            if "info" in obj:
+                info = info or obj["info"]
+            elif obj["impl"] == "note":
+                r["note"] = obj["note"]
+            else:
+                r[obj["impl"]] = obj
+                lines.append(obj)
+        why = None
+        if rc is None:
+            why = "timed out"
+        elif rc != 0:
+            why = "crashed (exit %d)" % rc if rc > 0 else "crashed (signal %d)" % -rc
+        last = (err.strip().splitlines() or [""])[-1][:300]
+        if why:
+            for impl in (("dry-run",) if opts.dry_run else IMPLS):
+                if impl not in r:
+                    r[impl] = {"name": name, "impl": impl, "ok": False, "status": why, "error": "%s: %s" % (why, last)}
+                    lines.append(r[impl])
+        if opts.dry_run:
+            d = r["dry-run"]
+            failed += not d.get("ok")
+            print("%-14s %s" % (name, "ok: %s, grid %s, %d tilec / %d Triton arguments; %s" % (
+                d["symbol"], d["grid"], d["tilec_args"], d["triton_args"], d["note"]) if d.get("ok") else
+                "FAILED: " + d.get("error", "")), flush=True)
+            continue
+        rows.append((BY_NAME[name], r))
+        t, tr = r.get("tilec") or {}, r.get("triton") or {}
+        failed += not all((r.get(i) or {}).get("ok") for i in ("tilec",))
+        print("%-14s tilec %s ms (%s)  Triton %s ms (%s)  torch %s ms (%s)%s" % (
+            name, fmt_ms(t), fmt_ok(t), fmt_ms(tr), fmt_ok(tr), fmt_ms(r.get("torch")), fmt_ok(r.get("torch")),
+            "  [%s]" % last if why else ""), flush=True)
+    elapsed = time.time() - t0
+    if opts.dry_run:
+        print("dry run: %d of %d configurations ok (%.0f s)" % (len(names) - failed, len(names), elapsed))
+        return 1 if failed else 0
+    out = opts.out or os.path.join(HERE, "REPORT.md")
+    write_report(out, man, info, rows, started, elapsed)
+    with open(os.path.splitext(out)[0] + ".json", "w") as f:
+        json.dump({"info": info, "driver": driver_version(), "started": started, "elapsed_s": elapsed,
+                   "pack": {k: man[k] for k in ("tilec", "commit", "arch", "packed")}, "lines": lines}, f, indent=1)
+    print("wrote %s and %s (%.0f s); tilec correct in %d of %d configurations" % (
+        out, os.path.splitext(out)[0] + ".json", elapsed, len(names) - failed, len(names)))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dir", help="the pack (bench/gpu/pack.sh's DIR)")
+    ap.add_argument("--out", help="the markdown report (default bench/gpu/REPORT.md; the JSON beside it)")
+    ap.add_argument("--only", help="comma-separated configuration names")
+    ap.add_argument("--dry-run", action="store_true", help="no GPU: check the code paths (see above)")
+    ap.add_argument("--timeout", type=int, default=150, help="seconds per configuration's child (default 150)")
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    opts = ap.parse_args()
+    if opts.one:
+        return child(os.path.abspath(opts.dir), opts.one, opts.dry_run)
+    return parent(opts)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
