@@ -293,15 +293,17 @@ def check_args(cfg, kernel, case):
     """Every argument fits the packed signature entry of its parameter, and Triton's kernel has
     the same parameters (constexprs where the signature gives a value)."""
     import torch
+    import inspect
     sig = [s.strip() for s in cfg["signature"].split(",")]
-    names = list(kernel.arg_names)
+    names = list(getattr(kernel, "arg_names", None) or inspect.signature(kernel.fn).parameters)
+    params = getattr(kernel, "params", None)   # Triton's KernelParam list (is_constexpr), where it has one
     if len(sig) != len(names):
         raise RuntimeError("signature has %d entries, %s has %d parameters" % (len(sig), cfg["kernel"], len(names)))
     if set(case.args) != set(names):
         raise RuntimeError("arguments %s != parameters %s" % (sorted(case.args), sorted(names)))
     for i, (s, n) in enumerate(zip(sig, names)):
         v = case.args[n]
-        constexpr = kernel.params[i].is_constexpr
+        constexpr = getattr(params[i], "is_constexpr", None) if params and len(params) == len(names) else None
         if s.startswith("*"):
             ty, _, spec = s[1:].partition(":")
             if not isinstance(v, torch.Tensor) or str(v.dtype) != "torch." + SIG_DTYPES[ty]:
@@ -311,11 +313,11 @@ def check_args(cfg, kernel, case):
                 raise RuntimeError("%s: address not 16-byte aligned" % n)
         elif s[0].isdigit() or s in ("True", "False"):
             want = {"True": True, "False": False}.get(s, None)
-            if not constexpr or (v != want if want is not None else v != int(s)):
+            if constexpr is False or (v != want if want is not None else v != int(s)):
                 raise RuntimeError("%s: constexpr %r, signature %s" % (n, v, s))
         else:
             ty, _, spec = s.partition(":")
-            if constexpr:
+            if constexpr is True:
                 raise RuntimeError("%s is a constexpr, the signature gives %s" % (n, s))
             if ty.startswith("fp"):
                 ok = isinstance(v, float)
