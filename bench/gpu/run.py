@@ -425,8 +425,9 @@ def child(pack, name, dry):
             line.update(ms=float(ms), rate=case.work / (ms * 1e-3) / (1e9 if case.unit == "GB/s" else 1e12),
                         unit=case.unit)
         except Exception as e:   # a Triton compile error, a failed launch: this line only
-            line.update(ok=False, error="%s: %s" % (type(e).__name__, str(e).strip().splitlines()[-1][:300]
-                                                    if str(e).strip() else ""))
+            # the message's last lines (a CompilationError's last line is only a caret)
+            text = " | ".join(ln.strip() for ln in str(e).strip().splitlines()[-6:] if ln.strip())
+            line.update(ok=False, error="%s: %s" % (type(e).__name__, text[-800:]))
         emit(line)
     emit({"name": name, "impl": "note", "note": case.note})
     return 0
