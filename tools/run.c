@@ -47,33 +47,6 @@ static bool run_ends_with(const char *s, const char *suffix) {
   return n >= k && !strcmp(s + n - k, suffix);
 }
 
-static bool run_is_hex_prefix(const char *s) { return s[0] == '0' && (s[1] == 'x' || s[1] == 'X'); }
-
-/* True for a whole string of decimal digits or, after 0x, hex digits; no sign. strtoull
- * alone would accept signs, spaces and (base 0) octal. */
-static bool run_is_integer(const char *s) {
-  bool hex = run_is_hex_prefix(s);
-  if (hex) s += 2;
-  if (!*s) return false;
-  for (; *s; s++) {
-    bool ok = (*s >= '0' && *s <= '9') || (hex && ((*s >= 'a' && *s <= 'f') || (*s >= 'A' && *s <= 'F')));
-    if (!ok) return false;
-  }
-  return true;
-}
-
-/* Parses what run_is_integer accepts; false for anything else or a value over 2^64-1. */
-static bool run_parse_u64(const char *s, uint64_t *out) {
-  if (!run_is_integer(s)) return false;
-  int base = run_is_hex_prefix(s) ? 16 : 10;
-  if (base == 16) s += 2;
-  errno = 0;
-  unsigned long long v = strtoull(s, NULL, base);
-  if (errno == ERANGE) return false;
-  *out = v;
-  return true;
-}
-
 /* Where FILE.npy ends in a binding text "FILE.npy[:DTYPE][:[B0,B1,...][:nan]]", or NULL. */
 static const char *run_npy_end(const char *text) {
   for (const char *q = strstr(text, ".npy:"); q; q = strstr(q + 1, ".npy:"))
@@ -144,11 +117,11 @@ bool run_classify(const char *text, run_value *v) {
     return true;
   }
   const char *digits = text + (text[0] == '-' || text[0] == '+');
-  if (run_is_integer(digits)) {
+  if (cli_is_integer(digits)) {
     uint64_t mag;
     /* Out of range: still a string to a constexpr, which gets the text anyway. */
     v->kind = RUN_VALUE_STRING;
-    if (!run_parse_u64(digits, &mag) || (text[0] == '-' && mag > (uint64_t)INT64_MAX + 1)) return false;
+    if (!cli_parse_u64(digits, &mag) || (text[0] == '-' && mag > (uint64_t)INT64_MAX + 1)) return false;
     v->kind = RUN_VALUE_INT;
     /* Triton's rule: i32 when it fits, u64 for [2^63, 2^64), i64 otherwise. */
     if (text[0] == '-') {
@@ -194,19 +167,11 @@ bool run_parse_grid(const char *s, uint32_t xyz[3]) {
     memcpy(buf, p, len);
     buf[len] = 0;
     uint64_t v;
-    if (!run_parse_u64(buf, &v) || v > UINT32_MAX) return false;
+    if (!cli_parse_u64(buf, &v) || v > UINT32_MAX) return false;
     xyz[n++] = (uint32_t)v;
     if (!comma) return true;
     p = comma + 1;
   }
-}
-
-/* A non-negative integer option value no larger than max. */
-static bool run_parse_count(const char *s, uint64_t max, uint64_t *out) {
-  uint64_t v;
-  if (!run_parse_u64(s, &v) || v > max) return false;
-  *out = v;
-  return true;
 }
 
 static int run_cmp_double(const void *a, const void *b) {
@@ -264,12 +229,7 @@ bool run_store_scalar(const run_value *v, tilec_dtype want, void *slot, char *wh
 
 /* ---- the command ---------------------------------------------------------------------- */
 
-static int run_usage(const char *fmt, const char *arg) {
-  fprintf(stderr, "tilec: error: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n(run 'tilec --help' for usage)\n");
-  return 2;
-}
+static int run_usage(const char *fmt, const char *arg) { return cli_usage(fmt, arg); }
 
 static int run_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int run_fail(const char *fmt, ...) {
@@ -319,110 +279,103 @@ void run_opts_free(run_opts *o) {
   free(o->outs);
 }
 
+/* ---- the options of `run` (beside the compile flags, tools/options.c) ---- */
+
+static int set_kernel(void *d, const char *v) { return ((run_opts *)d)->kernel = v, 0; }
+static int set_serial(void *d, const char *v) { return (void)v, ((run_opts *)d)->serial = true, 0; }
+static int set_reference(void *d, const char *v) { return (void)v, ((run_opts *)d)->reference = true, 0; }
+static int set_no_cache(void *d, const char *v) { return (void)v, ((run_opts *)d)->no_cache = true, 0; }
+static int set_verbose(void *d, const char *v) { return (void)v, ((run_opts *)d)->verbose = true, 0; }
+
+static int set_grid(void *d, const char *v) {
+  run_opts *o = d;
+  o->grid = v;
+  if (!run_parse_grid(v, o->grid_xyz))
+    return run_usage("--grid expects X[,Y[,Z]] with each a non-negative 32-bit integer, got '%s'", v);
+  if (o->grid_xyz[0] > TILEC_MAX_GRID_X || o->grid_xyz[1] > TILEC_MAX_GRID_YZ || o->grid_xyz[2] > TILEC_MAX_GRID_YZ)
+    return run_fail("--grid %s exceeds Triton's limits: at most %u programs on axis 0 and %u on axes 1 "
+                    "and 2 (program ids are 32-bit)",
+                    v, TILEC_MAX_GRID_X, TILEC_MAX_GRID_YZ);
+  return 0;
+}
+
+static int set_threads(void *d, const char *v) {
+  uint64_t n;
+  if (!cli_parse_count(v, TILEC_MAX_THREADS, &n))
+    return run_usage("--threads expects an integer from 0 (the default) to 4096, got '%s'", v);
+  ((run_opts *)d)->threads = (uint32_t)n;
+  return 0;
+}
+
+static int set_repeat(void *d, const char *v) {
+  uint64_t n;
+  if (!cli_parse_count(v, RUN_MAX_REPEAT, &n) || n == 0)
+    return run_usage("--repeat expects an integer from 1 to 10000000, got '%s'", v);
+  ((run_opts *)d)->repeat = (long)n;
+  return 0;
+}
+
+static int set_exec(void *d, const char *v) {
+  if (!*v) return run_usage("--exec expects a command, got '%s'", v);
+  ((run_opts *)d)->exec = v;
+  return 0;
+}
+
+static int set_program(void *d, const char *v) {
+  run_opts *o = d;
+  if (!run_parse_grid(v, o->program_xyz))
+    return run_usage("--program expects X[,Y[,Z]] with each a non-negative 32-bit integer, got '%s'", v);
+  /* omitted coordinates of a program id are 0 (a grid's are 1) */
+  const char *c1 = strchr(v, ',');
+  if (!c1) o->program_xyz[1] = o->program_xyz[2] = 0;
+  else if (!strchr(c1 + 1, ',')) o->program_xyz[2] = 0;
+  o->one_program = true;
+  return 0;
+}
+
+static int set_out(void *d, const char *v) {
+  run_opts *o = d;
+  run_out *out = &o->outs[o->nouts];
+  out->binding = -1;
+  bool ok = run_split(v, &out->name, &out->path);
+  if (ok) o->nouts++;
+  if (!ok || !*out->path) return run_usage("--out expects NAME=FILE.npy, got '%s'", v);
+  return 0;
+}
+
+const cli_option run_option_rows[] = {
+    {"--kernel", "-k", "KERNEL", false, CLI_RUN, "the @triton.jit function to run", set_kernel},
+    {"--grid", NULL, "X[,Y[,Z]]", false, CLI_RUN, "programs to launch on each axis", set_grid},
+    {"--out", NULL, "NAME=FILE.npy", false, CLI_RUN, "write the array bound to NAME after the launch", set_out},
+    {"--threads", NULL, "N", false, CLI_RUN, "threads running the programs (0, the default: TILEC_NUM_THREADS, else the OpenMP team's)",
+     set_threads},
+    {"--repeat", NULL, "N", false, CLI_RUN, "launch N times and print the median and minimum time", set_repeat},
+    {"--program", NULL, "X,Y,Z", false, CLI_RUN, "run only this program of the grid", set_program},
+    {"--serial", NULL, NULL, false, CLI_RUN, "run the programs one after the other, in order", set_serial},
+    {"--reference", NULL, NULL, false, CLI_RUN,
+     "also run the plain reference build on the same inputs and compare every array", set_reference},
+    {"--no-cache", NULL, NULL, false, CLI_RUN, "compile without the JIT disk cache", set_no_cache},
+    {"--verbose", "-v", NULL, false, CLI_RUN, "say on stderr whether the kernel was compiled or cached", set_verbose},
+    {"--exec", NULL, "CMD", false, CLI_RUN,
+     "run the library with CMD, e.g. \"qemu-aarch64 rt64/tilec-exec\"", set_exec},
+};
+const int run_option_count = (int)(sizeof run_option_rows / sizeof run_option_rows[0]);
+
 /* argv[first..]: options, FILE and NAME=VALUE bindings (FILE is the library for tilec-exec). */
 int run_parse_args(int argc, char **argv, int first, run_opts *o) {
-  o->opt_level = -1;
+  cli_compile_flags_init(&o->flags);
   /* Every argument after "run" may become a binding or an --out. */
   o->bindings = calloc((size_t)argc, sizeof *o->bindings);
   o->outs = calloc((size_t)argc, sizeof *o->outs);
   if (!o->bindings || !o->outs) return run_fail("out of memory");
+  const cli_table tables[2] = {{run_option_rows, run_option_count, o},
+                               {cli_compile_flag_rows, cli_compile_flag_count, &o->flags}};
   for (int i = first; i < argc; i++) {
     const char *a = argv[i];
-    const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-    bool takes_value = !strcmp(a, "-k") || !strcmp(a, "--kernel") || !strcmp(a, "--grid") ||
-                       !strcmp(a, "--out") || !strcmp(a, "--threads") || !strcmp(a, "--repeat") ||
-                       !strcmp(a, "--target") || !strcmp(a, "-O") || !strcmp(a, "--exec") || !strcmp(a, "--arch") ||
-                       !strcmp(a, "--num-warps") || !strcmp(a, "--ptx-version") || !strcmp(a, "--emit");
-    if (takes_value && !next) return run_usage("option '%s' needs a value", a);
-    if (!strcmp(a, "-k") || !strcmp(a, "--kernel")) {
-      o->kernel = argv[++i];
-    } else if (!strcmp(a, "--grid")) {
-      o->grid = argv[++i];
-      if (!run_parse_grid(o->grid, o->grid_xyz))
-        return run_usage("--grid expects X[,Y[,Z]] with each a non-negative 32-bit integer, got '%s'", o->grid);
-      if (o->grid_xyz[0] > TILEC_MAX_GRID_X || o->grid_xyz[1] > TILEC_MAX_GRID_YZ || o->grid_xyz[2] > TILEC_MAX_GRID_YZ)
-        return run_fail("--grid %s exceeds Triton's limits: at most %u programs on axis 0 and %u on axes 1 "
-                        "and 2 (program ids are 32-bit)",
-                        o->grid, TILEC_MAX_GRID_X, TILEC_MAX_GRID_YZ);
-    } else if (!strcmp(a, "--threads")) {
-      uint64_t v;
-      if (!run_parse_count(argv[++i], TILEC_MAX_THREADS, &v))
-        return run_usage("--threads expects an integer from 0 (the default) to 4096, got '%s'", argv[i]);
-      o->threads = (uint32_t)v;
-    } else if (!strcmp(a, "--repeat")) {
-      uint64_t v;
-      if (!run_parse_count(argv[++i], RUN_MAX_REPEAT, &v) || v == 0)
-        return run_usage("--repeat expects an integer from 1 to 10000000, got '%s'", argv[i]);
-      o->repeat = (long)v;
-    } else if (!strcmp(a, "--target")) {
-      o->target = argv[++i];
-    } else if (!strcmp(a, "--arch")) {
-      o->arch = argv[++i];
-    } else if (!strcmp(a, "--ptx-version")) {
-      o->ptx_version = argv[++i];
-    } else if (!strcmp(a, "--num-warps")) {
-      uint64_t v;
-      if (!run_parse_count(argv[++i], 1024, &v) || v == 0)
-        return run_usage("--num-warps expects a number of warps, got '%s'", argv[i]);
-      o->num_warps = (uint32_t)v;
-    } else if (!strcmp(a, "--emit")) {
-      o->emit = argv[++i];
-    } else if (!strcmp(a, "--exec")) {
-      o->exec = argv[++i];
-      if (!*o->exec) return run_usage("--exec expects a command, got '%s'", o->exec);
-    } else if (!strcmp(a, "-O") || (!strncmp(a, "-O", 2) && a[2])) {
-      const char *lvl = a[2] ? a + 2 : argv[++i];
-      if (lvl[0] < '0' || lvl[0] > '3' || lvl[1]) return run_usage("-O expects 0, 1, 2 or 3, got '%s'", lvl);
-      o->opt_level = lvl[0] - '0';
-    } else if (!strcmp(a, "--fast-math")) {
-      o->fast_math = true;
-    } else if (!strcmp(a, "-g")) {
-      o->debug = true;
-    } else if (!strcmp(a, "--check-bounds")) {
-      o->checks |= TILEC_CHECKS_BOUNDS;
-    } else if (!strcmp(a, "--check-nan")) {
-      o->checks |= TILEC_CHECKS_NAN;
-    } else if (!strcmp(a, "--check-races")) {
-      o->checks |= TILEC_CHECKS_RACES;
-    } else if (!strcmp(a, "--check") || !strncmp(a, "--check=", 8)) {
-      if (!a[7] && !next) return run_usage("option '%s' needs a value", a);
-      const char *list = a[7] ? a + 8 : argv[++i];
-      uint32_t bits = ~0u; /* tilec-exec refuses compile options whatever their value */
-#ifndef TILEC_RUN_EXEC_ONLY
-      tilec_status *st = tilec_checks_parse(list, &bits);
-      if (st) {
-        int rc = run_usage("--check: %s", tilec_status_message(st));
-        tilec_status_destroy(st);
-        return rc;
-      }
-#else
-      (void)list;
-#endif
-      o->checks |= bits;
-    } else if (!strcmp(a, "--serial")) {
-      o->serial = true;
-    } else if (!strcmp(a, "--reference")) {
-      o->reference = true;
-    } else if (!strcmp(a, "--no-cache")) {
-      o->no_cache = true;
-    } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-      o->verbose = true;
-    } else if (!strcmp(a, "--program")) {
-      if (i + 1 >= argc) return run_usage("option '%s' needs a value", a);
-      if (!run_parse_grid(argv[++i], o->program_xyz))
-        return run_usage("--program expects X[,Y[,Z]] with each a non-negative 32-bit integer, got '%s'", argv[i]);
-      /* omitted coordinates of a program id are 0 (a grid's are 1) */
-      const char *c1 = strchr(argv[i], ',');
-      if (!c1) o->program_xyz[1] = o->program_xyz[2] = 0;
-      else if (!strchr(c1 + 1, ',')) o->program_xyz[2] = 0;
-      o->one_program = true;
-    } else if (!strcmp(a, "--out")) {
-      run_out *out = &o->outs[o->nouts];
-      out->binding = -1;
-      bool ok = run_split(argv[++i], &out->name, &out->path);
-      if (ok) o->nouts++;
-      if (!ok || !*out->path) return run_usage("--out expects NAME=FILE.npy, got '%s'", argv[i]);
-    } else if (a[0] == '-' && a[1]) {
+    int r = cli_parse(argc, argv, &i, CLI_RUN, tables, 2);
+    if (r > 0) return r;
+    if (r == 0) continue;
+    if (a[0] == '-' && a[1]) {
       return run_usage("unknown option '%s'", a);
     } else if (!strchr(a, '=') && !o->file) {
       o->file = a;
@@ -442,7 +395,11 @@ int run_parse_args(int argc, char **argv, int first, run_opts *o) {
   if (!o->file) return run_usage("no input file%s", "");
   if (!o->kernel) return run_usage("no kernel name (-k KERNEL)%s", "");
   if (!o->grid) return run_usage("no grid (--grid X[,Y[,Z]])%s", "");
+#ifndef TILEC_RUN_EXEC_ONLY
+  return cli_check_compile_flags(&o->flags);
+#else
   return 0;
+#endif
 }
 
 /* Each --out names a binding to an array. */
@@ -865,20 +822,15 @@ static void swap_contents(const run_opts *o, void **kept) {
  * compiles in a temporary directory and keeps the kernel in memory only). */
 static void run_compile_options(const run_opts *o, bool reference, tilec_compile_options *co) {
   tilec_compile_options_init(co);
-  if (o->target) co->target = o->target;
-  co->arch = o->arch;
-  co->num_warps = o->num_warps;
-  co->ptx_version = o->ptx_version;
   if (o->no_cache) co->cache_dir = "";
-  if (reference) {
+  cli_compile_flags f = o->flags;
+  if (reference) { /* the target (--arch, --num-warps, --ptx-version with it) and the bounds checks */
+    f.opt_level = -1;
+    f.debug = f.fast_math = false;
     co->reference = true;
-    co->checks = (co->checks | o->checks) & TILEC_CHECKS_BOUNDS;
-    return;
   }
-  if (o->opt_level >= 0) co->opt_level = o->opt_level;
-  co->fast_math = o->fast_math;
-  co->checks |= o->checks;
-  co->debug_info = o->debug;
+  cli_apply_compile_flags(&f, co);
+  if (reference) co->checks &= TILEC_CHECKS_BOUNDS;
 }
 
 /* Compiles spec with tilec_jit_compile, as the API does: the disk cache (TILEC_CACHE_DIR,
@@ -1092,20 +1044,13 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
     free(defs);
     return rc;
   }
-  if (o->emit) { /* the IR of exactly what would run, for the bindings given */
-    tilec_stage stage = TILEC_STAGE_ASM;
+  if (o->flags.emit) { /* the IR of exactly what would run, for the bindings given */
     tilec_compile_options co;
     run_compile_options(o, false, &co);
     tilec_compiler *c = NULL;
-    tilec_status *st = NULL;
-    if (strcmp(o->emit, "ptx") && !tilec_stage_from_name(o->emit, &stage))
-      st = tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "unknown stage '%s' (expected tile, analysis, vector, llvm-dialect, llvm, asm or ptx)", o->emit);
-    else if (!strcmp(o->emit, "ptx") && (!o->target || strcmp(o->target, "nvptx")))
-      st = tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "--emit ptx needs --target nvptx");
-    if (!st) st = tilec_compiler_create(&co, &c);
+    tilec_status *st = tilec_compiler_create(&co, &c);
     char *text = NULL;
-    if (!st) st = tilec_compiler_emit(c, &spec, stage, &text);
+    if (!st) st = tilec_compiler_emit(c, &spec, o->flags.stage, &text);
     if (!st) fputs(text, stdout);
     free(text);
     tilec_compiler_destroy(c);
@@ -1183,8 +1128,7 @@ int tilec_cmd_exec(int argc, char **argv) {
   run_opts o;
   memset(&o, 0, sizeof o);
   int rc = run_parse_args(argc, argv, 1, &o);
-  if (!rc && (o.target || o.exec || o.reference || o.opt_level >= 0 || o.fast_math || o.debug || o.checks ||
-              o.no_cache || o.verbose))
+  if (!rc && (o.flags.given || o.exec || o.reference || o.no_cache || o.verbose))
     rc = run_usage("%s: compile options belong to `tilec run`; give the library as it was built", argv[0]);
   for (int b = 0; !rc && b < o.nbindings; b++) {
     run_binding *bd = &o.bindings[b];

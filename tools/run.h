@@ -11,6 +11,7 @@
 #include "tilec/tilec.h"
 #endif
 #include "tools/npy.h"
+#include "tools/options.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -67,15 +68,11 @@ typedef struct run_out {
 } run_out;
 
 typedef struct run_opts {
-  const char *file, *kernel, *grid, *target;
-  const char *arch;       /* --arch: the GPU of --target nvptx / nvptx-emu */
-  const char *ptx_version; /* --ptx-version */
-  uint32_t num_warps;     /* --num-warps (0: 4) */
-  const char *emit;       /* --emit STAGE: print the IR of the specialization instead of running */
+  const char *file, *kernel, *grid;
+  cli_compile_flags flags; /* --target, -O, --check, ...; --emit STAGE: print the IR of the
+                            * specialization instead of running (tools/options.c) */
   const char *exec; /* --exec CMD: run the library with this program */
-  int opt_level; /* -1: the compiler's default */
-  bool fast_math, debug, serial, reference;
-  uint32_t checks;        /* --check LIST, --check-bounds, --check-nan, --check-races: TILEC_CHECKS_* */
+  bool serial, reference;
   bool no_cache;          /* --no-cache: compile, do not use or fill the JIT disk cache */
   bool verbose;           /* -v: say on stderr whether the kernel was compiled or cached */
   bool one_program;       /* --program X,Y,Z */
@@ -97,6 +94,9 @@ bool run_parse_grid(const char *s, uint32_t xyz[3]);
 void run_summarize(double *ms, long n, double *median, double *min);
 /* Converts a scalar value to the parameter's dtype into slot; false with why. */
 bool run_store_scalar(const run_value *v, tilec_dtype want, void *slot, char *why, size_t cap);
+/* The options only `run` takes (the compile flags are options.h's). */
+extern const cli_option run_option_rows[];
+extern const int run_option_count;
 /* Parses argv[first..] into o (0, or a usage error's status); run_opts_free releases it. */
 int run_parse_args(int argc, char **argv, int first, run_opts *o);
 void run_opts_free(run_opts *o);

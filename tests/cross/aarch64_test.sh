@@ -103,7 +103,7 @@ elif grep -vq 'f4_u10' <<<"$sleef"; then echo "FAIL: log/sin call non-4-lane SLE
 else echo "ok   log/sin call $(echo $sleef)"; fi
 
 echo "== kernel-language suite: compiled for aarch64 here, run by an arm64 tilec-exec"
-"$CC" "${XCFLAGS[@]}" -I"$SRC" -DTILEC_RUN_EXEC_ONLY "$SRC/tools/exec/main.c" "$SRC/tools/run.c" "$SRC/tools/run_gpu.c" "$SRC/tools/npy.c" \
+"$CC" "${XCFLAGS[@]}" -I"$SRC" -DTILEC_RUN_EXEC_ONLY "$SRC/tools/exec/main.c" "$SRC/tools/run.c" "$SRC/tools/run_gpu.c" "$SRC/tools/options.c" "$SRC/tools/npy.c" \
   "${XLIBS[@]}" -o "$WORK/tilec-exec"
 if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
   echo "note: the kernel-language suite needs numpy for /usr/bin/python3 (python3-numpy); not run"

@@ -229,10 +229,20 @@ START_TEST(test_parse_ok) {
   ck_assert_str_eq(o.outs[0].path, "y.npy");
   ck_assert_uint_eq(o.threads, 3);
   ck_assert_int_eq(o.repeat, 5);
-  ck_assert_str_eq(o.target, "x86-64-v3");
-  ck_assert_int_eq(o.opt_level, 2);
-  ck_assert(o.fast_math && o.debug);
+  ck_assert_str_eq(o.flags.target, "x86-64-v3");
+  ck_assert_int_eq(o.flags.opt_level, 2);
+  ck_assert(o.flags.fast_math && o.flags.debug);
   ck_assert(!o.no_cache && !o.verbose);
+  run_opts_free(&o);
+
+  /* the compile flags (tools/options.c): joined forms, --emit ptx after its target */
+  ck_assert_int_eq(parse("k.py -k add --grid 1 --check=bounds,nan --emit ptx --target nvptx --num-warps 0x8", &o, buf,
+                         sizeof buf),
+                   0);
+  ck_assert_uint_eq(o.flags.checks, TILEC_CHECKS_BOUNDS | TILEC_CHECKS_NAN);
+  ck_assert_int_eq(o.flags.stage, TILEC_STAGE_ASM);
+  ck_assert_uint_eq(o.flags.num_warps, 8);
+  ck_assert(o.flags.given);
   run_opts_free(&o);
 
   /* the JIT cache's switches */
@@ -246,7 +256,7 @@ START_TEST(test_parse_ok) {
   /* Options may come anywhere; -O0 is one word too; a value may contain '='. */
   ck_assert_int_eq(parse("--grid 1 -k add -O0 k.py s=a=b", &o, buf, sizeof buf), 0);
   ck_assert_str_eq(o.file, "k.py");
-  ck_assert_int_eq(o.opt_level, 0);
+  ck_assert_int_eq(o.flags.opt_level, 0);
   ck_assert_str_eq(o.bindings[0].text, "a=b");
   ck_assert_int_eq(o.repeat, 0);
   run_opts_free(&o);
@@ -279,6 +289,15 @@ START_TEST(test_parse_usage_errors) {
       "k.py -k add --grid 1 --out x=",
       "k.py -k add --grid 1 --out =x.npy",
       "k.py -k add --grid 1 --bogus",
+      /* the compile flags (tools/options.c, shared with compile and opt) */
+      "k.py -k add --grid 1 --num-warps 0",
+      "k.py -k add --grid 1 --num-warps +4",
+      "k.py -k add --grid 1 --num-warps",
+      "k.py -k add --grid 1 --emit bogus",
+      "k.py -k add --grid 1 --emit ptx",           /* needs --target nvptx */
+      "k.py -k add --grid 1 --stage tile",         /* opt's option */
+      "k.py -k add --grid 1 -s i32",               /* compile's option */
+      "k.py -k add --grid 1 --check bogus",
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char buf[512];
@@ -411,6 +430,8 @@ START_TEST(test_exec_option_and_errors) {
   ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --target aarch64"), 2);
   ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --check-bounds"), 2);
   ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --no-cache"), 2);
+  ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --num-warps 4"), 2);
+  ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --emit tile"), 2);
   ck_assert_int_eq(exec_line("lib.so -k add"), 2);
   ck_assert_int_eq(exec_line("lib.so -k add --grid 4 n=name"), 1);
   ck_assert_int_eq(exec_line("/nonexistent/lib.so -k add --grid 4 n=3"), 1);
