@@ -70,7 +70,8 @@ def _assert_case(kernel, args, grid, outs, fail, line_text, pids=None, msg=None,
     where = "%s:%d" % (file, line_of(file, line_text))
     if where not in err:
         return "stderr lacks %r: %r" % (where, err.strip()[:300])
-    m = re.search(r"program \((\d+), (\d+), (\d+)\)", err)
+    # tilec names the program; on a GPU, CUDA's __assertfail names the CTA, which is the program
+    m = re.search(r"program \((\d+), (\d+), (\d+)\)", err) or re.search(r"block: \[(\d+),(\d+),(\d+)\]", err)
     if not m or (pids is not None and tuple(int(v) for v in m.group(1, 2, 3)) not in pids):
         return "stderr does not name a failing program %s: %r" % (pids, err.strip()[:300])
     if msg and msg not in err:

@@ -123,9 +123,11 @@ def cases():
     # fp32 exp and exp2 are expanded in line (sleef-glue/inline_exp.c): at most 1 ulp from the
     # fp64 function over every binade, the overflow/underflow boundaries, subnormal results
     # and the specials (NaN stays NaN, exp(inf) = inf, exp(-inf) = 0). On an NVIDIA GPU they
-    # are libdevice's __nv_expf/__nv_exp2f, whose documented bound is 2 ulp over the full
-    # range (CUDA C++ Programming Guide, single-precision functions; an H200 measured 1.07
-    # and 1.28 here; Triton's own ex2.approx-based tl.exp is up to 61 ulp off): the bound is
+    # are libdevice's __nv_expf (documented bound 2 ulp over the full range, CUDA C++
+    # Programming Guide; an H200 measured 1.07 here) and ex2.approx.f32, the instruction LLVM
+    # lowers exp2 to and Triton's tl.exp2 is: an H200 measured 2.055 ulp at x = -87.078 over
+    # this sweep (a relative error of 2^-22.9; Triton's tl.exp2 2.06 ulp; its ex2.approx-based
+    # tl.exp is up to 61 ulp off), so the GPU's exp2 bound is relative, 2^-22. The bound is
     # the target's. nvptx-emu computes math on the CPU (SLEEF / the inline expansion).
     for fn, lo, hi, ref64 in (("exp", -110.0, 95.0, np.exp), ("exp2", -155.0, 131.0, np.exp2)):
         re_ = rng(87 if fn == "exp" else 88)
@@ -151,10 +153,18 @@ def cases():
             with np.errstate(all="ignore"):
                 err = np.where(nan | big, 0.0, np.abs(got - ref) / ulp)
             bound = 2.0 if target() == "nvptx" else 1.0
-            bad = ~ok | (err > bound)
+            if target() == "nvptx" and fn == "exp2":   # ex2.approx.f32: relative 2^-22
+                bound = "2^-22 relative"
+                with np.errstate(all="ignore"):
+                    err = np.where(nan | big | (ref < 2.0 ** -126), err / 2.0 ** 23,
+                                   np.abs(got - ref) / np.abs(ref)) * 2.0 ** 22
+                err_bound = 1.0
+            else:
+                err_bound = bound
+            bad = ~ok | (err > err_bound)
             if bad.any():
                 i = int(np.argmax(bad))
-                return "%s(%r) = %r, want %r (%.3f ulp > %g on %s; %d bad lanes)" % (
+                return "%s(%r) = %r, want %r (%.3f > %s on %s; %d bad lanes)" % (
                     fn, float(x[i]), float(got[i]), float(ref[i]), float(err[i]), bound, target(), int(bad.sum()))
             return None
         add(F, "%s_ulp_sweep" % fn, K, "unary_kernel", ((ne + 1023) // 1024,),
