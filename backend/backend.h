@@ -30,6 +30,21 @@ typedef void (*tc_nest_body)(tc_chunk *c, const tc_pos *pos, void *user);
  * f32 (bf16 dot). */
 typedef enum { TC_PAIR_I16, TC_PAIR_BF16 } tc_pair_kind;
 
+/* Loop-carried tiles a backend keeps in registers of its own across an scf.for (nvptx: a
+ * tl.dot accumulator as each warp's MMA fragments, backend/nvptx_dot.c). For carried tile i
+ * of `loop`: count is how many new values carry it (0: the generic lowering's buffer);
+ * init emits them from the loop's init operand at L->b, before the loop; bind gives the
+ * body's block arguments for them; yield gives, at the body's end, what the body computed;
+ * done takes the loop's results (at L->b, after the loop) and leaves the tile where later
+ * code reads it. */
+typedef struct tc_loop_carries {
+  int (*count)(tc_lower *L, MlirOperation loop, int i);
+  void (*init)(tc_lower *L, MlirOperation loop, int i, MlirValue *vals);
+  void (*bind)(tc_lower *L, MlirOperation loop, int i, const MlirValue *vals);
+  void (*yield)(tc_lower *L, MlirOperation loop, int i, MlirValue *vals);
+  void (*done)(tc_lower *L, MlirOperation loop, int i, const MlirValue *vals);
+} tc_loop_carries;
+
 typedef struct tc_backend {
   const char *name;
 
@@ -68,6 +83,8 @@ typedef struct tc_backend {
    * (conversion/shape_ops.c), instead of being read through a gather per chunk. For a
    * backend whose program is one thread with wide vector registers. */
   bool transpose_in_registers;
+  /* Loop-carried tiles in the backend's own registers (above); NULL: none. */
+  const tc_loop_carries *loop_carries;
 
   /* ---- code the lowering asks for; NULL where the backend has none ---- */
   /* A prefetch of view[index] (a memref element) for reading or writing. */

@@ -25,5 +25,7 @@ MlirValue tc_nvptx_scratch(tc_lower *L, int n);
 int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n);
 int tc_nvptx_emit_scan(tc_lower *L, MlirOperation *roots, int n);
 int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n); /* nvptx_dot.c */
+/* Loop-carried tl.dot accumulators kept in the warps' MMA fragments (nvptx_dot.c). */
+extern const tc_loop_carries tc_nvptx_mma_carries;
 
 #endif

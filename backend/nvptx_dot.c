@@ -1,18 +1,31 @@
 /* backend/nvptx_dot.c — tl.dot of fp16 or bf16 tiles into fp32 on tensor cores (sm_80+):
- * mma.sync.m16n8k16.row.col. The operands and the accumulator are tiles in shared memory
- * (materialized by the threads together); C's 16x8 tiles are dealt to the warps in rounds,
- * every warp running every round (a warp past the last tile computes tile 0 and keeps
- * nothing), so all threads meet the same instructions. Each lane holds the fragments
- * PTX defines for its group g = lane / 4 and thread q = lane % 4:
+ * mma.sync.m16n8k16.row.col. C's 16x8 tiles are dealt to the warps in 2-D blocks (Triton's
+ * MMA layout: 4 warps over 128x128 -> each warp 64x64 = 4x8 tiles, at most MAXT tiles =
+ * 128 f32 registers a thread; larger C runs the blocks in rounds, every warp running every
+ * round — a warp without a block repeats another's and keeps nothing — so all threads
+ * meet the same instructions). For each k16 step a warp loads its A fragments once for
+ * all its m-tiles (32-bit shared loads of element pairs) and its B fragments once for all
+ * its n-tiles, then runs bm x bn MMAs. Each lane holds the fragments PTX defines for its
+ * group g = lane / 4 and thread q = lane % 4:
  *   A: {A[g][2q..2q+1], A[g+8][2q..], A[g][2q+8..], A[g+8][2q+8..]} (four f16x2 / bf16x2)
  *   B: {B[2q..2q+1][g], B[2q+8..2q+9][g]}                           (two)
  *   C, D: {C[g][2q], C[g][2q+1], C[g+8][2q], C[g+8][2q+1]}            (four f32)
+ * A and B are tiles in shared memory (materialized by the threads together). C starts as
+ * the dot's acc operand evaluated at each lane's fragment positions (a zero costs nothing)
+ * and is written once to the dot's destination (tc_dot_destination).
+ *
+ * Loop-carried accumulators (tc_nvptx_mma_carries, the backend's loop_carries): a tile an
+ * scf.for carries only through `acc = tl.dot(a, b, f(acc))` — f elementwise, e.g.
+ * attention's `acc * alpha[:, None]` — stays in the warps' fragments across the loop, as
+ * one vector<4xf32> iter_arg per 16x8 tile; it is written to a shared buffer once, after
+ * the loop. No C traffic through shared memory inside the loop.
+ *
  * nvptx-emu runs the same fragments through the emulator's warp-wide MMA (runtime/emu.c).
- * An fp16/bf16 result (out_dtype=tl.float16) runs the same f32 MMAs: C is widened when the
- * fragments are read and rounded once when they are stored.
- * Other dots (fp32, int8, shapes not multiples of 16x8x16, chips before sm_80) deal C's
- * blocks to threads as FMAs (conversion/dot.c over this backend's shared_loop). In: a
- * tile.dot root. Out: its result as a shared buffer. */
+ * An fp16/bf16 result (out_dtype=tl.float16) runs the same f32 MMAs: C is widened when it
+ * is read and rounded once when it is stored. Other dots (fp32, int8, 3-D, shapes not
+ * multiples of 16x8x16, chips before sm_80) deal C's blocks to threads as FMAs
+ * (conversion/dot.c over this backend's shared_loop). In: a tile.dot root, or an scf.for.
+ * Out: the dot's result as a shared buffer. */
 #include "backend/nvptx.h"
 
 #include "conversion/lower.h"
@@ -23,12 +36,182 @@
 #include <string.h>
 
 #define WARP TC_WARP_SIZE
+#define MAXT 32 /* C tiles a warp keeps in registers (4 f32 each) */
 
 /* The chip's compute capability (sm_80 -> 80); the emulator has every instruction. */
 static int capability(const tc_lower *L) {
   if (L->target->gpu_emulation) return 1000;
   const char *a = L->target->cpu;
   return a && !strncmp(a, "sm_", 3) ? atoi(a + 3) : 0;
+}
+
+/* How C's tiles are dealt: blocks of bm x bn tiles, `active` warps per round. */
+typedef struct mma_plan {
+  int64_t M, N, K;
+  int64_t bm, bn;   /* tiles of a warp block */
+  int64_t nblk_n;   /* blocks along N */
+  int64_t active;   /* warps holding a block each round (the others repeat one) */
+  int64_t rounds;
+  bool bf16;
+  MlirType ce;      /* C's element type (f32, or f16/bf16 rounded once) */
+} mma_plan;
+
+/* A plan for C of M x N over K with the target's warps; false when none fits. The warps
+ * form a wm x wn grid (powers of 2 dividing the tile counts) with the most warps busy,
+ * then the fewest fragment registers loaded per MMA ((4 bm + 2 bn) / (bm bn)). */
+static bool make_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, mma_plan *p) {
+  int64_t tm = M / 16, tn = N / 8, nwarps = L->target->num_warps;
+  bool found = false;
+  double best_cost = 0;
+  for (int64_t wm = 1; wm <= nwarps; wm *= 2) {
+    if (tm % wm) continue;
+    int64_t wn = nwarps / wm;
+    while (wn > 1 && tn % wn) wn /= 2;
+    int64_t bm = tm / wm, bn = tn / wn;
+    while (bm * bn > MAXT) {
+      if (bm % 2 == 0 && (4 * bm >= 2 * bn || bn % 2)) bm /= 2;
+      else if (bn % 2 == 0) bn /= 2;
+      else break;
+    }
+    if (bm * bn > MAXT) continue;
+    int64_t nblocks = (tm / bm) * (tn / bn), active = wm * wn;
+    double cost = (double)(4 * bm + 2 * bn) / (double)(bm * bn);
+    if (found && (active < p->active || (active == p->active && cost >= best_cost))) continue;
+    found = true;
+    best_cost = cost;
+    *p = (mma_plan){.M = M, .N = N, .K = K, .bm = bm, .bn = bn, .nblk_n = tn / bn, .active = active,
+                    .rounds = nblocks / active};
+  }
+  return found;
+}
+
+/* Whether op is a dot this file computes on tensor cores, and its plan. */
+static bool mma_dot(tc_lower *L, MlirOperation op, mma_plan *p) {
+  if (L->redundant || L->single_thread || capability(L) < 80) return false;
+  MlirType at = mlirValueGetType(mlirOperationGetOperand(op, 0)), bt = mlirValueGetType(mlirOperationGetOperand(op, 1));
+  MlirType ct = mlirValueGetType(mlirOperationGetResult(op, 0));
+  int64_t as[TC_RANK], cs[TC_RANK];
+  if (tc_shape_of(at, as) != 2 || tc_shape_of(ct, cs) != 2) return false;
+  MlirType ae = mlirShapedTypeGetElementType(at), be = mlirShapedTypeGetElementType(bt), ce = mlirShapedTypeGetElementType(ct);
+  bool f16 = mlirTypeIsAF16(ae) && mlirTypeIsAF16(be), b16 = mlirTypeIsABF16(ae) && mlirTypeIsABF16(be);
+  bool c_ok = mlirTypeIsAF32(ce) || mlirTypeIsAF16(ce) || mlirTypeIsABF16(ce);
+  if (!(f16 || b16) || !c_ok || cs[0] % 16 || cs[1] % 8 || as[1] % 16) return false;
+  if (!make_plan(L, cs[0], cs[1], as[1], p)) return false;
+  p->bf16 = b16;
+  p->ce = ce;
+  return true;
+}
+
+/* ---- fragments ------------------------------------------------------------------------ */
+
+static MlirValue cidx(tc_builder *b, int64_t c) { return tcb_const_index(b, c); }
+static MlirValue add(tc_builder *b, MlirValue x, MlirValue y) { return tcb_binary(b, "arith.addi", x, y); }
+static MlirValue addc(tc_builder *b, MlirValue x, int64_t c) { return c ? add(b, x, cidx(b, c)) : x; }
+static MlirValue mulc(tc_builder *b, MlirValue x, int64_t c) { return tcb_binary(b, "arith.muli", x, cidx(b, c)); }
+
+/* This thread's place: its warp, and g, 2q of its lane. */
+typedef struct lane_ctx {
+  MlirValue warp, g, q2;
+} lane_ctx;
+
+static lane_ctx lane_of(tc_lower *L, tc_builder *b) {
+  MlirValue tid = tc_nvptx_thread_id(L, b);
+  MlirValue lane = tcb_binary(b, "arith.remui", tid, cidx(b, WARP));
+  lane_ctx c = {.warp = tcb_binary(b, "arith.divui", tid, cidx(b, WARP)),
+                .g = tcb_binary(b, "arith.divui", lane, cidx(b, 4))};
+  c.q2 = mulc(b, tcb_binary(b, "arith.remui", lane, cidx(b, 4)), 2);
+  return c;
+}
+
+/* A warp block's rows and columns for this lane: row[i] = its A/C row g of m-tile i (row
+ * g + 8 is row[i] + 8), col[j] = its C column 2q of n-tile j, bcol[j] = its B column g. */
+typedef struct block_ctx {
+  MlirValue row[MAXT], col[MAXT], bcol[MAXT];
+  MlirValue valid; /* i1: this warp keeps what it computes */
+} block_ctx;
+
+/* The block of warp lc->warp in round r (an index; null: round 0). */
+static block_ctx block_of(tc_builder *b, const mma_plan *p, const lane_ctx *lc, MlirValue r) {
+  block_ctx k;
+  MlirValue w = tcb_binary(b, "arith.remui", lc->warp, cidx(b, p->active));
+  k.valid = tcb_cmpi(b, "ult", lc->warp, cidx(b, p->active));
+  MlirValue blk = mlirValueIsNull(r) ? w : add(b, mulc(b, r, p->active), w);
+  MlirValue r0 = add(b, mulc(b, tcb_binary(b, "arith.divui", blk, cidx(b, p->nblk_n)), p->bm * 16), lc->g);
+  MlirValue c0 = mulc(b, tcb_binary(b, "arith.remui", blk, cidx(b, p->nblk_n)), p->bn * 8);
+  MlirValue cq = add(b, c0, lc->q2), cg = add(b, c0, lc->g);
+  for (int64_t i = 0; i < p->bm; i++) k.row[i] = addc(b, r0, i * 16);
+  for (int64_t j = 0; j < p->bn; j++) k.col[j] = addc(b, cq, j * 8), k.bcol[j] = addc(b, cg, j * 8);
+  return k;
+}
+
+static MlirType vec4_f32(tc_lower *L) { return tc_vec_type(L->ctx, 4, mlirF32TypeGet(L->ctx)); }
+
+static MlirValue shuffle(tc_lower *L, tc_builder *b, MlirValue x, MlirValue y, int n, const int64_t *mask, MlirType t) {
+  MlirValue ops[2] = {x, y};
+  MlirNamedAttribute ma = tcb_named(L->ctx, "mask", mlirDenseI64ArrayGet(L->ctx, n, mask));
+  return tcb_op1(b, "vector.shuffle", t, 2, ops, 1, &ma);
+}
+
+/* Half h of a tile's vector<4xf32> (h = 0: row g, 1: row g + 8) as vector<2xf32>. */
+static MlirValue half_of(tc_lower *L, tc_builder *b, MlirValue v, int h) {
+  int64_t m[2] = {2 * h, 2 * h + 1};
+  return shuffle(L, b, v, v, 2, m, tc_vec_type(L->ctx, 2, mlirF32TypeGet(L->ctx)));
+}
+
+/* Old tile v (M x N, the dot's C type) at every fragment of the block, as one
+ * vector<4xf32> per tile (i * bn + j) in out; where `arg` is not null, that old tile is
+ * bound to the fragments in argv at the same positions (a loop-carried accumulator). */
+static void eval_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, MlirValue v, MlirValue arg,
+                           const MlirValue *argv, MlirValue *out) {
+  tc_chunk c;
+  tc_chunk_init(&c, L, b->block, 2);
+  c.b = *b;
+  MlirType f32 = mlirF32TypeGet(L->ctx), v2 = tc_vec_type(L->ctx, 2, f32);
+  MlirType ve = mlirShapedTypeGetElementType(mlirValueGetType(v));
+  MlirValue rows8[MAXT];
+  for (int64_t i = 0; i < p->bm; i++) rows8[i] = addc(&c.b, k->row[i], 8);
+  for (int64_t i = 0; i < p->bm && !L->status; i++)
+    for (int64_t j = 0; j < p->bn && !L->status; j++) {
+      int64_t t = i * p->bn + j;
+      MlirValue h[2];
+      for (int x = 0; x < 2; x++) {
+        tc_pos pos = {.rank = 2, .chunked = true};
+        pos.idx[0] = x ? rows8[i] : k->row[i];
+        pos.idx[1] = k->col[j];
+        if (!mlirValueIsNull(arg)) tc_chunk_bind(&c, arg, &pos, (tc_cval){.vec = half_of(L, &c.b, argv[t], x)});
+        h[x] = tc_eval(&c, v, &pos).vec;
+        if (L->status) break;
+        if (!mlirTypeIsAF32(ve)) h[x] = tcb_cast(&c.b, "arith.extf", h[x], v2);
+      }
+      if (L->status) break;
+      int64_t m[4] = {0, 1, 2, 3};
+      out[t] = shuffle(L, &c.b, h[0], h[1], 4, m, vec4_f32(L));
+    }
+  *b = c.b;
+  tc_chunk_free(&c);
+}
+
+/* Writes the block's fragments (out, one vector<4xf32> per tile) to the flat M x N buffer
+ * buf of C's element type, where the warp keeps its block. */
+static void store_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, MlirValue buf,
+                            const MlirValue *vals) {
+  tc_builder sb;
+  tcb_if(b, k->valid, 0, NULL, &sb, NULL);
+  MlirType ce = tcb_element_type(mlirValueGetType(buf));
+  bool narrow = !mlirTypeIsAF32(ce);
+  MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), narrow ? 4 : 8));
+  for (int64_t i = 0; i < p->bm; i++)
+    for (int64_t j = 0; j < p->bn; j++) {
+      MlirValue v = vals[i * p->bn + j];
+      for (int x = 0; x < 2; x++) {
+        MlirValue h = half_of(L, &sb, v, x);
+        if (narrow) h = tcb_cast(&sb, "arith.truncf", h, tc_vec_type(L->ctx, 2, ce));
+        MlirValue idx = add(&sb, mulc(&sb, addc(&sb, k->row[i], 8 * x), p->N), k->col[j]);
+        MlirValue o[3] = {h, buf, idx};
+        tcb_op(&sb, "vector.store", 0, NULL, 3, o, 1, &al);
+      }
+    }
+  tcb_op(&sb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
 
 /* Two elements of a flat 16-bit buffer as the 32 bits of an f16x2/bf16x2 register (the
@@ -42,16 +225,27 @@ static MlirValue pair32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i0,
                     tcb_binary(b, "arith.shli", tcb_cast(b, "arith.extui", hi, i32), tcb_const_int(b, i32, 16)));
 }
 
-static MlirValue idx2(tc_builder *b, MlirValue row, int64_t stride, MlirValue col) {
-  return tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", row, tcb_const_index(b, stride)), col);
+/* buf[i], buf[i + 1] (i even: 4-byte aligned in the 64-byte aligned buffer) as one 32-bit
+ * load. */
+static MlirValue load32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
+  MlirType e = tcb_element_type(mlirValueGetType(buf)), i32 = tcb_int_type(L->ctx, 32);
+  MlirValue o[2] = {buf, i};
+  MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 4));
+  MlirValue v = tcb_op1(b, "vector.load", tc_vec_type(L->ctx, 2, e), 2, o, 1, &al);
+  v = tcb_cast(b, "vector.bitcast", v, tc_vec_type(L->ctx, 1, i32));
+  int64_t zero = 0;
+  MlirNamedAttribute at = tcb_named(L->ctx, "static_position", mlirDenseI64ArrayGet(L->ctx, 1, &zero));
+  return tcb_op1(b, "vector.extract", i32, 1, &v, 1, &at);
 }
 
-static MlirValue add_c(tc_builder *b, MlirValue v, int64_t c) { return tcb_binary(b, "arith.addi", v, tcb_const_index(b, c)); }
-
-/* d[0..3] = mma(a[0..3], bf[0..1], c[0..3]) for the warp. */
-static void mma(tc_lower *L, tc_builder *b, bool bf16, const MlirValue *a, const MlirValue *bf, const MlirValue *c,
-                MlirValue *d) {
+/* d = mma(a[0..3], bf[0..1], c) for the warp; c and d are vector<4xf32>. */
+static MlirValue mma(tc_lower *L, tc_builder *b, bool bf16, const MlirValue *a, const MlirValue *bf, MlirValue cv) {
   MlirType f32 = mlirF32TypeGet(L->ctx), i32 = tcb_int_type(L->ctx, 32);
+  MlirValue c[4], d[4];
+  for (int64_t i = 0; i < 4; i++) {
+    MlirNamedAttribute at = tcb_named(L->ctx, "static_position", mlirDenseI64ArrayGet(L->ctx, 1, &i));
+    c[i] = tcb_op1(b, "vector.extract", f32, 1, &cv, 1, &at);
+  }
   if (L->target->gpu_emulation) {
     MlirValue out = tc_nvptx_scratch(L, 4);
     MlirValue args[12] = {tcb_const_int(b, i32, bf16), a[0], a[1], a[2], a[3], bf[0], bf[1], c[0], c[1], c[2], c[3], out};
@@ -60,120 +254,262 @@ static void mma(tc_lower *L, tc_builder *b, bool bf16, const MlirValue *a, const
       int32_t gi = i;
       MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, &gi)),
                                   tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(f32))};
-      MlirValue p = tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &out, 2, ga);
-      d[i] = tcb_op1(b, "llvm.load", f32, 1, &p, 0, NULL);
+      MlirValue ptr = tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &out, 2, ga);
+      d[i] = tcb_op1(b, "llvm.load", f32, 1, &ptr, 0, NULL);
     }
-    return;
+  } else {
+    MlirValue ops[10];
+    MlirType h2 = tc_vec_type(L->ctx, 2, mlirF16TypeGet(L->ctx));
+    for (int i = 0; i < 4; i++) ops[i] = bf16 ? a[i] : tcb_cast(b, "llvm.bitcast", a[i], h2);
+    for (int i = 0; i < 2; i++) ops[4 + i] = bf16 ? bf[i] : tcb_cast(b, "llvm.bitcast", bf[i], h2);
+    for (int i = 0; i < 4; i++) ops[6 + i] = c[i];
+    const char *ty = bf16 ? "#nvvm.mma_type<bf16>" : "#nvvm.mma_type<f16>";
+    int32_t seg[3] = {4, 2, 4};
+    MlirNamedAttribute attrs[6] = {
+        tcb_named(L->ctx, "layoutA", tcb_attr(L->ctx, "#nvvm.mma_layout<row>")),
+        tcb_named(L->ctx, "layoutB", tcb_attr(L->ctx, "#nvvm.mma_layout<col>")),
+        tcb_named(L->ctx, "multiplicandAPtxType", tcb_attr(L->ctx, ty)),
+        tcb_named(L->ctx, "multiplicandBPtxType", tcb_attr(L->ctx, ty)),
+        tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 3, seg)),
+        tcb_named(L->ctx, "shape", tcb_attr(L->ctx, "#nvvm.shape<m = 16, n = 8, k = 16>"))};
+    MlirType st = tcb_type(L->ctx, "!llvm.struct<(f32, f32, f32, f32)>");
+    MlirValue r = tcb_op1(b, "nvvm.mma.sync", st, 10, ops, 6, attrs);
+    for (int i = 0; i < 4; i++) {
+      int64_t pos = i;
+      MlirNamedAttribute pa = tcb_named(L->ctx, "position", mlirDenseI64ArrayGet(L->ctx, 1, &pos));
+      d[i] = tcb_op1(b, "llvm.extractvalue", f32, 1, &r, 1, &pa);
+    }
   }
-  MlirValue ops[10];
-  MlirType h2 = tc_vec_type(L->ctx, 2, mlirF16TypeGet(L->ctx));
-  for (int i = 0; i < 4; i++) ops[i] = bf16 ? a[i] : tcb_cast(b, "llvm.bitcast", a[i], h2);
-  for (int i = 0; i < 2; i++) ops[4 + i] = bf16 ? bf[i] : tcb_cast(b, "llvm.bitcast", bf[i], h2);
-  for (int i = 0; i < 4; i++) ops[6 + i] = c[i];
-  const char *ty = bf16 ? "#nvvm.mma_type<bf16>" : "#nvvm.mma_type<f16>";
-  int32_t seg[3] = {4, 2, 4};
-  MlirNamedAttribute attrs[6] = {
-      tcb_named(L->ctx, "layoutA", tcb_attr(L->ctx, "#nvvm.mma_layout<row>")),
-      tcb_named(L->ctx, "layoutB", tcb_attr(L->ctx, "#nvvm.mma_layout<col>")),
-      tcb_named(L->ctx, "multiplicandAPtxType", tcb_attr(L->ctx, ty)),
-      tcb_named(L->ctx, "multiplicandBPtxType", tcb_attr(L->ctx, ty)),
-      tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 3, seg)),
-      tcb_named(L->ctx, "shape", tcb_attr(L->ctx, "#nvvm.shape<m = 16, n = 8, k = 16>"))};
-  MlirType st = tcb_type(L->ctx, "!llvm.struct<(f32, f32, f32, f32)>");
-  MlirValue r = tcb_op1(b, "nvvm.mma.sync", st, 10, ops, 6, attrs);
-  for (int i = 0; i < 4; i++) {
-    int64_t pos = i;
-    MlirNamedAttribute pa = tcb_named(L->ctx, "position", mlirDenseI64ArrayGet(L->ctx, 1, &pos));
-    d[i] = tcb_op1(b, "llvm.extractvalue", f32, 1, &r, 1, &pa);
-  }
+  return tcb_op1(b, "vector.from_elements", vec4_f32(L), 4, d, 0, NULL);
 }
 
-/* Whether op is a dot this file computes on tensor cores. */
-static bool mma_dot(tc_lower *L, MlirOperation op, bool *bf16) {
-  if (L->redundant || L->single_thread || capability(L) < 80) return false;
-  MlirType at = mlirValueGetType(mlirOperationGetOperand(op, 0)), bt = mlirValueGetType(mlirOperationGetOperand(op, 1));
-  MlirType ct = mlirValueGetType(mlirOperationGetResult(op, 0));
-  int64_t as[TC_RANK], cs[TC_RANK];
-  if (tc_shape_of(at, as) != 2 || tc_shape_of(ct, cs) != 2) return false;
-  MlirType ae = mlirShapedTypeGetElementType(at), be = mlirShapedTypeGetElementType(bt), ce = mlirShapedTypeGetElementType(ct);
-  bool f16 = mlirTypeIsAF16(ae) && mlirTypeIsAF16(be), b16 = mlirTypeIsABF16(ae) && mlirTypeIsABF16(be);
-  *bf16 = b16;
-  bool c_ok = mlirTypeIsAF32(ce) || mlirTypeIsAF16(ce) || mlirTypeIsABF16(ce);
-  return (f16 || b16) && c_ok && cs[0] % 16 == 0 && cs[1] % 8 == 0 && as[1] % 16 == 0;
-}
-
-int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
-  MlirOperation op = roots[0];
-  bool bf16;
-  if (!mma_dot(L, op, &bf16)) return tc_emit_dot(L, roots, n);
-  int64_t as[TC_RANK], cs[TC_RANK];
-  tc_shape_of(mlirValueGetType(mlirOperationGetOperand(op, 0)), as);
-  tc_shape_of(mlirValueGetType(mlirOperationGetResult(op, 0)), cs);
-  int64_t M = cs[0], N = cs[1], K = as[1];
-  tc_builder *b = &L->b;
-  b->loc = mlirOperationGetLocation(op);
-  MlirValue abuf = tc_dot_operand(L, mlirOperationGetOperand(op, 0));
-  MlirValue bbuf = tc_dot_operand(L, mlirOperationGetOperand(op, 1));
-  MlirValue cbuf = tc_dot_accumulator(L, op);
-  if (L->status) return 1;
-  int64_t ntn = N / 8, tiles = (M / 16) * ntn, nwarps = L->target->num_warps;
-  tc_nvptx_barrier(L, b); /* the operands and C are complete */
-  MlirValue tid = tc_nvptx_thread_id(L, b);
-  MlirValue lane = tcb_binary(b, "arith.remui", tid, tcb_const_index(b, WARP));
-  MlirValue warp = tcb_binary(b, "arith.divui", tid, tcb_const_index(b, WARP));
-  MlirValue g = tcb_binary(b, "arith.divui", lane, tcb_const_index(b, 4));
-  MlirValue q2 = tcb_binary(b, "arith.muli", tcb_binary(b, "arith.remui", lane, tcb_const_index(b, 4)), tcb_const_index(b, 2));
-  MlirBlock rb = tc_build_for(L, b, tcb_const_index(b, 0), tcb_const_index(b, (tiles + nwarps - 1) / nwarps),
-                              tcb_const_index(b, 1), 0, NULL, NULL);
-  tc_builder r;
-  tcb_init(&r, L->ctx);
-  r.loc = b->loc;
-  tcb_set_end(&r, rb);
-  MlirValue tile = tcb_binary(&r, "arith.addi", tcb_binary(&r, "arith.muli", mlirBlockGetArgument(rb, 0),
-                                                           tcb_const_index(&r, nwarps)), warp);
-  MlirValue valid = tcb_cmpi(&r, "ult", tile, tcb_const_index(&r, tiles));
-  tile = tcb_select(&r, valid, tile, tcb_const_index(&r, 0));
-  MlirValue row0 = tcb_binary(&r, "arith.addi", tcb_binary(&r, "arith.muli", tcb_binary(&r, "arith.divui", tile, tcb_const_index(&r, ntn)),
-                                                         tcb_const_index(&r, 16)), g);
-  MlirValue row1 = add_c(&r, row0, 8);
-  MlirValue j0 = tcb_binary(&r, "arith.muli", tcb_binary(&r, "arith.remui", tile, tcb_const_index(&r, ntn)), tcb_const_index(&r, 8));
-  MlirValue col = tcb_binary(&r, "arith.addi", j0, q2), bcol = tcb_binary(&r, "arith.addi", j0, g);
-  MlirValue cidx[4] = {idx2(&r, row0, N, col), add_c(&r, idx2(&r, row0, N, col), 1), idx2(&r, row1, N, col),
-                       add_c(&r, idx2(&r, row1, N, col), 1)};
-  MlirType f32 = mlirF32TypeGet(L->ctx), ce = tcb_element_type(mlirValueGetType(cbuf));
-  bool narrow = !mlirTypeIsAF32(ce);
-  MlirValue c[4];
-  for (int i = 0; i < 4; i++) {
-    MlirValue o[2] = {cbuf, cidx[i]};
-    c[i] = tcb_op1(&r, "memref.load", ce, 2, o, 0, NULL);
-    if (narrow) c[i] = tcb_cast(&r, "arith.extf", c[i], f32);
-  }
+/* C += A x B over K for the warp's block: out[t] from in[t] (vector<4xf32> per tile).
+ * Per k16 step the A fragments of the bm m-tiles and the B fragments of the bn n-tiles
+ * are loaded once, then bm x bn MMAs run. */
+static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, const lane_ctx *lc,
+                   MlirValue abuf, MlirValue bbuf, const MlirValue *in, MlirValue *out) {
+  int nt = (int)(p->bm * p->bn);
+  int64_t K = p->K, N = p->N;
   MlirOperation kf;
-  MlirBlock kb = tc_build_for(L, &r, tcb_const_index(&r, 0), tcb_const_index(&r, K), tcb_const_index(&r, 16), 4, c, &kf);
+  MlirBlock kb = tc_build_for(L, b, cidx(b, 0), cidx(b, K), cidx(b, 16), nt, in, &kf);
+  if (L->status) return;
   tc_builder kbl;
   tcb_init(&kbl, L->ctx);
   kbl.loc = b->loc;
   tcb_set_end(&kbl, kb);
   MlirValue k0 = mlirBlockGetArgument(kb, 0);
-  MlirValue ka = tcb_binary(&kbl, "arith.addi", k0, q2), kb8 = add_c(&kbl, ka, 8);
-  MlirValue afr[4] = {pair32(L, &kbl, abuf, idx2(&kbl, row0, K, ka), add_c(&kbl, idx2(&kbl, row0, K, ka), 1)),
-                      pair32(L, &kbl, abuf, idx2(&kbl, row1, K, ka), add_c(&kbl, idx2(&kbl, row1, K, ka), 1)),
-                      pair32(L, &kbl, abuf, idx2(&kbl, row0, K, kb8), add_c(&kbl, idx2(&kbl, row0, K, kb8), 1)),
-                      pair32(L, &kbl, abuf, idx2(&kbl, row1, K, kb8), add_c(&kbl, idx2(&kbl, row1, K, kb8), 1))};
-  MlirValue bfr[2] = {pair32(L, &kbl, bbuf, idx2(&kbl, ka, N, bcol), idx2(&kbl, add_c(&kbl, ka, 1), N, bcol)),
-                      pair32(L, &kbl, bbuf, idx2(&kbl, kb8, N, bcol), idx2(&kbl, add_c(&kbl, kb8, 1), N, bcol))};
-  MlirValue cin[4], d[4];
-  for (int i = 0; i < 4; i++) cin[i] = mlirBlockGetArgument(kb, 1 + i);
-  mma(L, &kbl, bf16, afr, bfr, cin, d);
-  tcb_op(&kbl, "scf.yield", 0, NULL, 4, d, 0, NULL);
-  tc_builder sb;
-  tcb_if(&r, valid, 0, NULL, &sb, NULL);
-  for (int i = 0; i < 4; i++) {
-    MlirValue v = mlirOperationGetResult(kf, i);
-    MlirValue o[3] = {narrow ? tcb_cast(&sb, "arith.truncf", v, ce) : v, cbuf, cidx[i]};
-    tcb_op(&sb, "memref.store", 0, NULL, 3, o, 0, NULL);
+  MlirValue ka = add(&kbl, k0, lc->q2), ka8 = addc(&kbl, ka, 8);
+  MlirValue afr[MAXT][4], bfr[MAXT][2];
+  for (int64_t i = 0; i < p->bm; i++) {
+    MlirValue base0 = mulc(&kbl, k->row[i], K), base1 = addc(&kbl, base0, 8 * K);
+    afr[i][0] = load32(L, &kbl, abuf, add(&kbl, base0, ka));
+    afr[i][1] = load32(L, &kbl, abuf, add(&kbl, base1, ka));
+    afr[i][2] = load32(L, &kbl, abuf, add(&kbl, base0, ka8));
+    afr[i][3] = load32(L, &kbl, abuf, add(&kbl, base1, ka8));
   }
-  tcb_op(&sb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  MlirValue r0 = mulc(&kbl, ka, N), r8 = mulc(&kbl, ka8, N);
+  for (int64_t j = 0; j < p->bn; j++) {
+    MlirValue i0 = add(&kbl, r0, k->bcol[j]), i8 = add(&kbl, r8, k->bcol[j]);
+    bfr[j][0] = pair32(L, &kbl, bbuf, i0, addc(&kbl, i0, N));
+    bfr[j][1] = pair32(L, &kbl, bbuf, i8, addc(&kbl, i8, N));
+  }
+  MlirValue d[MAXT];
+  for (int64_t i = 0; i < p->bm; i++)
+    for (int64_t j = 0; j < p->bn; j++) {
+      int64_t t = i * p->bn + j;
+      d[t] = mma(L, &kbl, p->bf16, afr[i], bfr[j], mlirBlockGetArgument(kb, 1 + (intptr_t)t));
+    }
+  tcb_op(&kbl, "scf.yield", 0, NULL, nt, d, 0, NULL);
+  for (int t = 0; t < nt; t++) out[t] = mlirOperationGetResult(kf, t);
+}
+
+/* ---- loop-carried accumulators ------------------------------------------------------------ */
+
+/* One carried tile of one loop, from count to done. */
+typedef struct mma_carry {
+  MlirOperation loop, dot;
+  int i;            /* which carried value of the loop */
+  MlirValue arg;    /* the loop body's argument (old) */
+  mma_plan plan;
+  MlirValue in[MAXT], out[MAXT];
+  bool used, bound, emitted;
+} mma_carry;
+
+/* L->backend_carries: one malloc'ed block (lower.c frees it with the compilation). */
+typedef struct carry_set {
+  int n, cap;
+  mma_carry c[];
+} carry_set;
+
+static mma_carry *find_carry(tc_lower *L, MlirOperation loop, int i) {
+  carry_set *s = L->backend_carries;
+  for (int k = 0; s && k < s->n; k++)
+    if (s->c[k].used && mlirOperationEqual(s->c[k].loop, loop) && s->c[k].i == i) return &s->c[k];
+  return NULL;
+}
+
+static mma_carry *carry_of_dot(tc_lower *L, MlirOperation dot) {
+  carry_set *s = L->backend_carries;
+  for (int k = 0; s && k < s->n; k++)
+    if (s->c[k].used && s->c[k].bound && mlirOperationEqual(s->c[k].dot, dot)) return &s->c[k];
+  return NULL;
+}
+
+/* A free record (valid until the next call). */
+static mma_carry *new_carry(tc_lower *L) {
+  carry_set *s = L->backend_carries;
+  for (int k = 0; s && k < s->n; k++)
+    if (!s->c[k].used) return &s->c[k];
+  if (!s || s->n == s->cap) {
+    int cap = s ? 2 * s->cap : 4;
+    carry_set *g = realloc(s, sizeof *g + sizeof(mma_carry) * (size_t)cap);
+    if (!g) return NULL;
+    if (!s) g->n = 0;
+    g->cap = cap;
+    L->backend_carries = s = g;
+  }
+  return &s->c[s->n++];
+}
+
+static MlirValue only_use(MlirValue v, MlirOperation *owner, intptr_t *operand) {
+  MlirOpOperand u = mlirValueGetFirstUse(v);
+  if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) return (MlirValue){NULL};
+  *owner = mlirOpOperandGetOwner(u);
+  *operand = (intptr_t)mlirOpOperandGetOperandNumber(u);
+  return v;
+}
+
+/* Carried tile i of loop is `acc = tl.dot(a, b, f(acc))` on tensor cores in one round:
+ * the dot stands in the loop's body, its result is only yielded into slot i, and the body
+ * argument's one use reaches the dot's acc operand through single-use elementwise ops.
+ * Fills c (but its list link) when it is. */
+static bool classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c) {
+  if (L->redundant || L->single_thread || capability(L) < 80) return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  MlirValue arg = mlirBlockGetArgument(body, 1 + i), y = mlirOperationGetOperand(yield, i);
+  MlirType t = mlirValueGetType(arg);
+  int64_t s[TC_RANK];
+  if (tc_shape_of(t, s) != 2 || !mlirTypeIsAF32(mlirShapedTypeGetElementType(t)) || !mlirValueIsAOpResult(y)) return false;
+  MlirOperation dot = mlirOpResultGetOwner(y), owner;
+  intptr_t operand;
+  if (tile_op_of(dot) != TILE_DOT || !mlirBlockEqual(mlirOperationGetBlock(dot), body)) return false;
+  if (mlirValueIsNull(only_use(y, &owner, &operand)) || !mlirOperationEqual(owner, yield) || operand != i) return false;
+  mma_plan p;
+  if (!mma_dot(L, dot, &p) || p.rounds != 1 || !mlirTypeIsAF32(p.ce)) return false;
+  MlirValue v = arg;
+  for (int depth = 0;; depth++) {
+    if (depth == 16 || mlirValueIsNull(only_use(v, &owner, &operand))) return false;
+    if (mlirOperationEqual(owner, dot)) {
+      if (operand != 2) return false;
+      break;
+    }
+    if (tile_op_of(owner) || !tc_is_lazy_op(owner) || mlirOperationGetNumResults(owner) != 1 ||
+        !mlirBlockEqual(mlirOperationGetBlock(owner), body))
+      return false;
+    v = mlirOperationGetResult(owner, 0);
+    if (!mlirTypeEqual(mlirValueGetType(v), t)) return false;
+  }
+  *c = (mma_carry){.loop = loop, .dot = dot, .i = i, .arg = arg, .plan = p};
+  return true;
+}
+
+static int carry_count(tc_lower *L, MlirOperation loop, int i) {
+  mma_carry c;
+  return classify(L, loop, i, &c) ? (int)(c.plan.bm * c.plan.bn) : 0;
+}
+
+/* The record is taken here and given back by carry_done. */
+static void carry_init(tc_lower *L, MlirOperation loop, int i, MlirValue *vals) {
+  mma_carry *c = new_carry(L);
+  if (!c || !classify(L, loop, i, c)) {
+    tc_fail_here(L, TILEC_ERROR_INTERNAL, c ? "a loop's tl.dot accumulator changed its lowering" : "out of memory");
+    return;
+  }
+  c->used = true;
+  lane_ctx lc = lane_of(L, &L->b);
+  block_ctx k = block_of(&L->b, &c->plan, &lc, (MlirValue){NULL});
+  eval_fragments(L, &L->b, &c->plan, &k, mlirOperationGetOperand(loop, 3 + i), (MlirValue){NULL}, NULL, vals);
+}
+
+static void carry_bind(tc_lower *L, MlirOperation loop, int i, const MlirValue *vals) {
+  mma_carry *c = find_carry(L, loop, i);
+  memcpy(c->in, vals, sizeof(MlirValue) * (size_t)(c->plan.bm * c->plan.bn));
+  c->bound = true;
+  c->emitted = false;
+}
+
+static void carry_yield(tc_lower *L, MlirOperation loop, int i, MlirValue *vals) {
+  mma_carry *c = find_carry(L, loop, i);
+  if (!c->emitted) {
+    tc_fail_here(L, TILEC_ERROR_INTERNAL, "the loop's tl.dot accumulator was not computed before its yield");
+    return;
+  }
+  memcpy(vals, c->out, sizeof(MlirValue) * (size_t)(c->plan.bm * c->plan.bn));
+  c->bound = false;
+}
+
+/* After the loop: the fragments go to a shared buffer, the loop's result. */
+static void carry_done(tc_lower *L, MlirOperation loop, int i, const MlirValue *vals) {
+  mma_carry *c = find_carry(L, loop, i);
+  mma_plan p = c->plan;
+  c->used = false;
+  MlirValue buf = tc_alloc_buffer(L, mlirF32TypeGet(L->ctx), p.M * p.N);
+  if (L->status) return;
+  lane_ctx lc = lane_of(L, &L->b);
+  block_ctx k = block_of(&L->b, &p, &lc, (MlirValue){NULL});
+  tc_nvptx_barrier(L, &L->b); /* readers of the buffer's space before are done */
+  store_fragments(L, &L->b, &p, &k, buf, vals);
+  tc_nvptx_barrier(L, &L->b); /* C is complete for every thread */
+  tc_special *s = tc_special_put(L, mlirOperationGetResult(loop, i));
+  memset(s, 0, sizeof *s);
+  s->kind = TC_SPECIAL_BUFFER;
+  s->buffer = buf;
+}
+
+const tc_loop_carries tc_nvptx_mma_carries = {
+    .count = carry_count, .init = carry_init, .bind = carry_bind, .yield = carry_yield, .done = carry_done};
+
+/* ---- the dot root ------------------------------------------------------------------------- */
+
+int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
+  MlirOperation op = roots[0];
+  mma_plan p;
+  if (!mma_dot(L, op, &p)) return tc_emit_dot(L, roots, n);
+  tc_builder *b = &L->b;
+  b->loc = mlirOperationGetLocation(op);
+  MlirValue abuf = tc_dot_operand(L, mlirOperationGetOperand(op, 0));
+  MlirValue bbuf = tc_dot_operand(L, mlirOperationGetOperand(op, 1));
+  if (L->status) return 1;
+  mma_carry *carry = carry_of_dot(L, op);
+  MlirValue acc = mlirOperationGetOperand(op, 2);
+  if (carry) { /* C in the loop's fragments */
+    tc_nvptx_barrier(L, b); /* the operands are complete */
+    lane_ctx lc = lane_of(L, b);
+    block_ctx k = block_of(b, &p, &lc, (MlirValue){NULL});
+    MlirValue cin[MAXT];
+    eval_fragments(L, b, &p, &k, acc, carry->arg, carry->in, cin);
+    if (L->status) return 1;
+    k_loop(L, b, &p, &k, &lc, abuf, bbuf, cin, carry->out);
+    carry->emitted = true;
+    return 1;
+  }
+  MlirValue cbuf = tc_dot_destination(L, op);
+  if (L->status) return 1;
+  tc_nvptx_barrier(L, b); /* the operands and what acc reads are complete */
+  lane_ctx lc = lane_of(L, b);
+  MlirBlock rb = tc_build_for(L, b, cidx(b, 0), cidx(b, p.rounds), cidx(b, 1), 0, NULL, NULL);
+  tc_builder r;
+  tcb_init(&r, L->ctx);
+  r.loc = b->loc;
+  tcb_set_end(&r, rb);
+  block_ctx k = block_of(&r, &p, &lc, mlirBlockGetArgument(rb, 0));
+  MlirValue cin[MAXT], cout[MAXT];
+  eval_fragments(L, &r, &p, &k, acc, (MlirValue){NULL}, NULL, cin);
+  if (L->status) return 1;
+  k_loop(L, &r, &p, &k, &lc, abuf, bbuf, cin, cout);
+  if (L->status) return 1;
+  store_fragments(L, &r, &p, &k, cbuf, cout);
   tcb_op(&r, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   tc_nvptx_barrier(L, b); /* C is complete for every thread */
   tc_special *s = tc_special_put(L, mlirOperationGetResult(op, 0));

@@ -246,7 +246,7 @@ MlirValue tc_dot_accumulator(tc_lower *L, MlirOperation op) {
  * end in this buffer. In place in the loop-carried buffer the result goes back into when
  * acc reads that buffer only at the position it is evaluated at (each block reads its
  * positions before it writes them); else a buffer of the dot's own. */
-static MlirValue dot_destination(tc_lower *L, MlirOperation op) {
+MlirValue tc_dot_destination(tc_lower *L, MlirOperation op) {
   MlirValue arg = {NULL};
   MlirValue cbuf = carried_destination(L, op, &arg);
   int budget = 64;
@@ -342,7 +342,7 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
   if (L->status) return;
   /* a backend whose threads share the blocks (shared_loop) fills C before they start */
   bool acc_lazy = !L->backend->shared_loop;
-  MlirValue cbuf = acc_lazy ? dot_destination(L, op) : tc_dot_accumulator(L, op);
+  MlirValue cbuf = acc_lazy ? tc_dot_destination(L, op) : tc_dot_accumulator(L, op);
   if (L->status) return;
   /* Register blocking: MR rows x NR chunks of accumulators stay in registers over K. */
   int64_t mr = M % 4 == 0 ? 4 : M % 2 == 0 ? 2 : 1;

@@ -819,6 +819,7 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   tc_valmap_free(&L.dot_prefetched);
   free(L.group);
   free(L.deallocs);
+  free(L.backend_carries);
   if (st) {
     mlirModuleDestroy(nm);
     return st;

@@ -136,6 +136,7 @@ struct tc_lower {
                        * whole in it, buffers stay shared */
   int64_t shared_bytes;
   MlirValue shared_base;
+  void *backend_carries; /* the backend's state for its loop_carries (backend.h) */
 };
 
 /* --- op_table.c: how each tile op is lowered ------------------------------------------- */
@@ -417,6 +418,10 @@ int tc_emit_dot(tc_lower *L, MlirOperation *roots, int n);                   /* 
  * accumulates into (acc's, in place, when acc is the loop-carried tile it replaces). */
 MlirValue tc_dot_operand(tc_lower *L, MlirValue old);
 MlirValue tc_dot_accumulator(tc_lower *L, MlirOperation op);
+/* Where a dot that evaluates its acc operand at each position of C writes C: the
+ * loop-carried buffer the result goes back into when acc reads it only at the position it
+ * is evaluated at, else a buffer of the dot's own. */
+MlirValue tc_dot_destination(tc_lower *L, MlirOperation op);
 int tc_emit_sort(tc_lower *L, MlirOperation *roots, int n);                  /* sort.c */
 void tc_lower_atomic(tc_lower *L, MlirOperation op);                         /* atomics.c */
 void tc_lower_debug_op(tc_lower *L, MlirOperation op);                       /* debug_ops.c: print, assert */

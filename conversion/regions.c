@@ -1,7 +1,9 @@
 /* conversion/regions.c — scf.if / scf.for / scf.while whose values may be tiles. Scalars
  * stay SSA values; a loop-carried tile advanced by a uniform step (p += BLOCK * stride)
  * becomes its initial tile plus a scalar carried in the loop, which keeps the analyses
- * (contiguity) intact; any other tile crossing a region boundary lives in a buffer.
+ * (contiguity) intact; a tile the backend keeps in registers of its own (nvptx: a tl.dot
+ * accumulator in the warps' MMA fragments, backend.h loop_carries) is carried as those
+ * values; any other tile crossing a region boundary lives in a buffer.
  * In: old region ops. Out: the same control flow in the new function. */
 #include "conversion/lower.h"
 
@@ -86,12 +88,14 @@ void tc_set_affine(tc_lower *L, MlirValue old, MlirValue init, MlirValue delta, 
   s->step = step;
 }
 
-typedef enum carry_kind { CARRY_SCALAR, CARRY_AFFINE, CARRY_BUFFER } carry_kind;
+/* CARRY_BACKEND: in registers of the backend's (backend.h, loop_carries) */
+typedef enum carry_kind { CARRY_SCALAR, CARRY_AFFINE, CARRY_BUFFER, CARRY_BACKEND } carry_kind;
 
 typedef struct carry {
   carry_kind kind;
   MlirValue buffer;
   int new_index; /* position among the new loop's iter args */
+  int nvals;     /* CARRY_BACKEND: how many, from new_index */
 } carry;
 
 /* Writes yields of buffered tiles: values that read other carried buffers (or their
@@ -143,14 +147,24 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
     return;
   }
   carry cs[MAXC];
-  MlirValue inits[MAXC], args[MAXC], yields[MAXC];
+  MlirValue inits[TC_MAX_ITER_ARGS], args[MAXC], yields[MAXC];
   int nnew = 0;
+  const tc_loop_carries *bc = L->backend->loop_carries;
   for (int i = 0; i < n; i++) {
     MlirValue init = mlirOperationGetOperand(op, 3 + i);
     args[i] = mlirBlockGetArgument(body, 1 + i);
     yields[i] = mlirOperationGetOperand(yield, i);
     memset(&cs[i], 0, sizeof cs[i]);
     MlirType t = mlirValueGetType(init);
+    int nb = bc && is_tile(t) ? bc->count(L, op, i) : 0;
+    if (nb > 0 && nnew + nb + (n - 1 - i) <= TC_MAX_ITER_ARGS) {
+      cs[i].kind = CARRY_BACKEND;
+      cs[i].new_index = nnew;
+      cs[i].nvals = nb;
+      bc->init(L, op, i, inits + nnew);
+      nnew += nb;
+      continue;
+    }
     if (!is_tile(t)) {
       cs[i].kind = CARRY_SCALAR;
       inits[nnew] = tc_scalar(L, init);
@@ -187,6 +201,10 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
     } else if (cs[i].kind == CARRY_AFFINE) {
       tc_set_affine(L, args[i], mlirOperationGetOperand(op, 3 + i), mlirBlockGetArgument(nb, 1 + cs[i].new_index),
                     tc_affine_step(L, args[i], yields[i]));
+    } else if (cs[i].kind == CARRY_BACKEND) {
+      MlirValue vals[TC_MAX_ITER_ARGS];
+      for (int k = 0; k < cs[i].nvals; k++) vals[k] = mlirBlockGetArgument(nb, 1 + cs[i].new_index + k);
+      bc->bind(L, op, i, vals);
     } else {
       tc_special *s = tc_special_put(L, args[i]);
       memset(s, 0, sizeof *s);
@@ -202,10 +220,13 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
   L->flush_before_yield = false;
   if (L->status) return;
   L->b.loc = mlirOperationGetLocation(yield);
-  MlirValue ny[MAXC];
+  MlirValue ny[TC_MAX_ITER_ARGS];
   for (int i = 0; i < n; i++) {
     if (cs[i].kind == CARRY_SCALAR) {
       ny[cs[i].new_index] = tc_scalar(L, yields[i]);
+    } else if (cs[i].kind == CARRY_BACKEND) {
+      bc->yield(L, op, i, ny + cs[i].new_index);
+      if (L->status) return;
     } else if (cs[i].kind == CARRY_AFFINE) {
       ny[cs[i].new_index] = tc_affine_next(L, mlirBlockGetArgument(nb, 1 + cs[i].new_index), args[i], yields[i]);
       if (L->status) return;
@@ -221,6 +242,10 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
     } else if (cs[i].kind == CARRY_AFFINE) {
       tc_set_affine(L, res, mlirOperationGetOperand(op, 3 + i), mlirOperationGetResult(nf, cs[i].new_index),
                     (MlirValue){NULL});
+    } else if (cs[i].kind == CARRY_BACKEND) {
+      MlirValue vals[TC_MAX_ITER_ARGS];
+      for (int k = 0; k < cs[i].nvals; k++) vals[k] = mlirOperationGetResult(nf, cs[i].new_index + k);
+      bc->done(L, op, i, vals);
     } else {
       tc_special *s = tc_special_put(L, res);
       memset(s, 0, sizeof *s);

@@ -1,10 +1,17 @@
 # tl.dot on nvptx: fp16 and bf16 tiles into fp32 run on tensor cores from sm_80
-# (mma.sync.m16n8k16, C's 16x8 tiles dealt to the warps; the operands and C in shared
-# memory); other dots — fp32 inputs, older chips — deal C's blocks to the threads as FMAs.
+# (mma.sync.m16n8k16; C's 16x8 tiles dealt to the warps in 2-D blocks, A fragments loaded as
+# 32-bit pairs once per k16 step; the operands in shared memory, C written to shared once);
+# other dots — fp32 inputs, older chips — deal C's blocks to the threads as FMAs.
+# A K loop's accumulator (`acc = tl.dot(a, b, acc)`, also `tl.dot(a, b, acc * s)`) stays in
+# the warps' MMA fragments: the loop carries them, nothing of C goes through shared memory
+# inside it, and C is stored to shared once after the loop.
 # RUN: %tilec compile %s -k mm -s "*fp16, *fp16, *fp32, 64, 64, 32" --target nvptx --emit ptx | FileCheck %s
 # RUN: %tilec compile %s -k mm -s "*bf16, *bf16, *fp32, 64, 32, 64" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=BF16
 # RUN: %tilec compile %s -k mm -s "*fp16, *fp16, *fp32, 64, 64, 32" --target nvptx --arch sm_75 --emit ptx | FileCheck %s --check-prefix=OLD
 # RUN: %tilec compile %s -k mm -s "*fp32, *fp32, *fp32, 32, 32, 32" --target nvptx --emit ptx | FileCheck %s --check-prefix=F32
+# RUN: %tilec compile %s -k mm_loop -s "*fp16, *fp16, *fp32, i32, 128, 128, 32, 0" --target nvptx --arch sm_90 --emit vector | FileCheck %s --check-prefix=LOOP
+# RUN: %tilec compile %s -k mm_loop -s "*fp16, *fp16, *fp32, i32, 128, 128, 32, 1" --target nvptx --arch sm_90 --emit vector | FileCheck %s --check-prefix=LOOP
+# RUN: %tilec compile %s -k mm_loop -s "*fp16, *fp16, *fp32, i32, 128, 128, 32, 0" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=LOOPPTX
 import triton
 import triton.language as tl
 
@@ -18,11 +25,27 @@ def mm(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     b = tl.load(b_ptr + k[:, None] * N + n[None, :])
     tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(a, b))
 
+
+@triton.jit
+def mm_loop(a_ptr, b_ptr, c_ptr, KT, M: tl.constexpr, N: tl.constexpr, BK: tl.constexpr, SCALE: tl.constexpr):
+    m = tl.arange(0, M)
+    n = tl.arange(0, N)
+    k = tl.arange(0, BK)
+    acc = tl.zeros((M, N), dtype=tl.float32)
+    for kt in range(0, KT):
+        a = tl.load(a_ptr + m[:, None] * (KT * BK) + (kt * BK + k)[None, :])
+        b = tl.load(b_ptr + (kt * BK + k)[:, None] * N + n[None, :])
+        if SCALE:
+            acc = tl.dot(a, b, acc * 0.5)
+        else:
+            acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + m[:, None] * N + n[None, :], acc)
+
 # CHECK: .visible .entry mm(
 # CHECK: bar.sync 0
-# CHECK: ld.shared.b16
+# CHECK: ld.shared.b32
 # CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-# CHECK: st.shared.b32
+# CHECK: st.shared.v2.b32
 # CHECK: bar.sync 0
 
 # BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
@@ -33,3 +56,21 @@ def mm(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
 
 # F32-NOT: mma.sync
 # F32: fma.rn.f32
+
+# 4 warps over 128x128: each warp a 64x64 block, 32 tiles of 4 f32 carried by the K loop,
+# the k16 loop inside it carrying them too; C's stores to shared come after the K loop.
+# LOOP: {{%[0-9]+}}:32 = scf.for {{.*}} to %arg3 step
+# LOOP-NOT: vector.store {{.*}}vector<2xf32>
+# LOOP: {{%[0-9]+}}:32 = scf.for {{.*}} step %c16 iter_args(
+# LOOP-NOT: vector.store {{.*}}vector<2xf32>
+# LOOP-COUNT-32: nvvm.mma.sync
+# LOOP-NOT: vector.store {{.*}}vector<2xf32>
+# LOOP: scf.yield
+# LOOP-NOT: vector.store {{.*}}vector<2xf32>
+# LOOP: scf.yield
+# LOOP-COUNT-64: vector.store {{.*}}vector<2xf32>
+
+# LOOPPTX: .visible .entry mm_loop(
+# LOOPPTX-NOT: .local
+# LOOPPTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# LOOPPTX-NOT: .local
