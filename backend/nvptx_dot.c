@@ -4,8 +4,10 @@
  * 128 f32 registers a thread; larger C runs the blocks in rounds, every warp running every
  * round — a warp without a block repeats another's and keeps nothing — so all threads
  * meet the same instructions). For each k16 step a warp loads its A fragments once for
- * all its m-tiles (32-bit shared loads of element pairs) and its B fragments once for all
- * its n-tiles, then runs bm x bn MMAs. Each lane holds the fragments PTX defines for its
+ * all its m-tiles (ldmatrix.x4, one per m-tile) and its B fragments once for all its
+ * n-tiles (ldmatrix.x4.trans, one per two n-tiles; an odd last one from 16-bit loads), then
+ * runs bm x bn MMAs (nvptx-emu emulates ldmatrix too). Each lane holds the fragments PTX
+ * defines for its
  * group g = lane / 4 and thread q = lane % 4:
  *   A: {A[g][2q..2q+1], A[g+8][2q..], A[g][2q+8..], A[g+8][2q+8..]} (four f16x2 / bf16x2)
  *   B: {B[2q..2q+1][g], B[2q+8..2q+9][g]}                           (two)
@@ -112,6 +114,7 @@ static MlirValue mulc(tc_builder *b, MlirValue x, int64_t c) { return tcb_binary
 /* This thread's place: its warp, and g, 2q of its lane. */
 typedef struct lane_ctx {
   MlirValue warp, g, q2;
+  MlirValue lm, lr; /* ldmatrix: the 8x8 matrix (lane / 8) and row (lane % 8) this lane addresses */
 } lane_ctx;
 
 static lane_ctx lane_of(tc_lower *L, tc_builder *b) {
@@ -120,6 +123,8 @@ static lane_ctx lane_of(tc_lower *L, tc_builder *b) {
   lane_ctx c = {.warp = tcb_binary(b, "arith.divui", tid, cidx(b, WARP)),
                 .g = tcb_binary(b, "arith.divui", lane, cidx(b, 4))};
   c.q2 = mulc(b, tcb_binary(b, "arith.remui", lane, cidx(b, 4)), 2);
+  c.lm = tcb_binary(b, "arith.divui", lane, cidx(b, 8));
+  c.lr = tcb_binary(b, "arith.remui", lane, cidx(b, 8));
   return c;
 }
 
@@ -127,6 +132,7 @@ static lane_ctx lane_of(tc_lower *L, tc_builder *b) {
  * g + 8 is row[i] + 8), col[j] = its C column 2q of n-tile j, bcol[j] = its B column g. */
 typedef struct block_ctx {
   MlirValue row[MAXT], col[MAXT], bcol[MAXT];
+  MlirValue row0, col0; /* the block's first row and column */
   MlirValue valid; /* i1: this warp keeps what it computes */
 } block_ctx;
 
@@ -139,6 +145,8 @@ static block_ctx block_of(tc_builder *b, const mma_plan *p, const lane_ctx *lc, 
   MlirValue r0 = add(b, mulc(b, tcb_binary(b, "arith.divui", blk, cidx(b, p->nblk_n)), p->bm * 16), lc->g);
   MlirValue c0 = mulc(b, tcb_binary(b, "arith.remui", blk, cidx(b, p->nblk_n)), p->bn * 8);
   MlirValue cq = add(b, c0, lc->q2), cg = add(b, c0, lc->g);
+  k.row0 = tcb_binary(b, "arith.subi", r0, lc->g);
+  k.col0 = c0;
   for (int64_t i = 0; i < p->bm; i++) k.row[i] = addc(b, r0, i * 16);
   for (int64_t j = 0; j < p->bn; j++) k.col[j] = addc(b, cq, j * 8), k.bcol[j] = addc(b, cg, j * 8);
   return k;
@@ -225,19 +233,6 @@ static MlirValue pair32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i0,
                     tcb_binary(b, "arith.shli", tcb_cast(b, "arith.extui", hi, i32), tcb_const_int(b, i32, 16)));
 }
 
-/* buf[i], buf[i + 1] (i even: 4-byte aligned in the 64-byte aligned buffer) as one 32-bit
- * load. */
-static MlirValue load32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
-  MlirType e = tcb_element_type(mlirValueGetType(buf)), i32 = tcb_int_type(L->ctx, 32);
-  MlirValue o[2] = {buf, i};
-  MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 4));
-  MlirValue v = tcb_op1(b, "vector.load", tc_vec_type(L->ctx, 2, e), 2, o, 1, &al);
-  v = tcb_cast(b, "vector.bitcast", v, tc_vec_type(L->ctx, 1, i32));
-  int64_t zero = 0;
-  MlirNamedAttribute at = tcb_named(L->ctx, "static_position", mlirDenseI64ArrayGet(L->ctx, 1, &zero));
-  return tcb_op1(b, "vector.extract", i32, 1, &v, 1, &at);
-}
-
 /* d = mma(a[0..3], bf[0..1], c) for the warp; c and d are vector<4xf32>. */
 static MlirValue mma(tc_lower *L, tc_builder *b, bool bf16, const MlirValue *a, const MlirValue *bf, MlirValue cv) {
   MlirType f32 = mlirF32TypeGet(L->ctx), i32 = tcb_int_type(L->ctx, 32);
@@ -283,6 +278,46 @@ static MlirValue mma(tc_lower *L, tc_builder *b, bool bf16, const MlirValue *a, 
   return tcb_op1(b, "vector.from_elements", vec4_f32(L), 4, d, 0, NULL);
 }
 
+/* The address of element i of a 16-bit shared buffer, as ldmatrix takes it: an
+ * !llvm.ptr<3> (the emulator: a plain pointer). */
+static MlirValue elem_addr(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
+  MlirValue base = tcb_op1(b, "memref.extract_aligned_pointer_as_index", tcb_index(L->ctx), 1, &buf, 0, NULL);
+  MlirValue a = tcb_cast(b, "arith.index_cast", add(b, base, mulc(b, i, 2)), tcb_int_type(L->ctx, 64));
+  MlirValue p = tcb_cast(b, "llvm.inttoptr", a, tcb_type(L->ctx, "!llvm.ptr"));
+  if (L->target->gpu_emulation) return p;
+  return tcb_cast(b, "llvm.addrspacecast", p, tcb_type(L->ctx, "!llvm.ptr<3>"));
+}
+
+/* ldmatrix.sync.aligned.m8n8.x4(.trans).shared.b16: out[m] is this lane's register of
+ * matrix m (addr: its row lane % 8 of matrix lane / 8). */
+static void ldmatrix4(tc_lower *L, tc_builder *b, bool trans, MlirValue addr, MlirValue *out) {
+  MlirType i32 = tcb_int_type(L->ctx, 32);
+  if (L->target->gpu_emulation) {
+    MlirValue o = tc_nvptx_scratch(L, 4);
+    MlirValue args[3] = {tcb_const_int(b, i32, trans), addr, o};
+    tc_call_runtime(L, b, "tilec_rt_emu_ldmatrix_x4", 3, args);
+    for (int i = 0; i < 4; i++) {
+      int32_t gi = i;
+      MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, &gi)),
+                                  tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(i32))};
+      MlirValue ptr = tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &o, 2, ga);
+      out[i] = tcb_op1(b, "llvm.load", i32, 1, &ptr, 0, NULL);
+    }
+    return;
+  }
+  MlirNamedAttribute attrs[4] = {
+      tcb_named(L->ctx, "num", mlirIntegerAttrGet(i32, 4)),
+      tcb_named(L->ctx, "layout", tcb_attr(L->ctx, trans ? "#nvvm.mma_layout<col>" : "#nvvm.mma_layout<row>")),
+      tcb_named(L->ctx, "shape", tcb_attr(L->ctx, "#nvvm.ld_st_matrix_shape<m = 8, n = 8>")),
+      tcb_named(L->ctx, "eltType", tcb_attr(L->ctx, "#nvvm.ld_st_matrix_elt_type<b16>"))};
+  MlirValue r = tcb_op1(b, "nvvm.ldmatrix", tcb_type(L->ctx, "!llvm.struct<(i32, i32, i32, i32)>"), 1, &addr, 4, attrs);
+  for (int i = 0; i < 4; i++) {
+    int64_t pos = i;
+    MlirNamedAttribute pa = tcb_named(L->ctx, "position", mlirDenseI64ArrayGet(L->ctx, 1, &pos));
+    out[i] = tcb_op1(b, "llvm.extractvalue", i32, 1, &r, 1, &pa);
+  }
+}
+
 /* C += A x B over K for the warp's block: out[t] from in[t] (vector<4xf32> per tile).
  * Per k16 step the A fragments of the bm m-tiles and the B fragments of the bn n-tiles
  * are loaded once, then bm x bn MMAs run. */
@@ -300,15 +335,25 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
   MlirValue k0 = mlirBlockGetArgument(kb, 0);
   MlirValue ka = add(&kbl, k0, lc->q2), ka8 = addc(&kbl, ka, 8);
   MlirValue afr[MAXT][4], bfr[MAXT][2];
+  /* ldmatrix: lane 8m + r addresses row r of matrix m; A's four matrices are rows +0/+8 x
+   * k +0/+8 of the m-tile (a0..a3), B's (.trans) k +0/+8 x n-tiles j, j + 1 (b0, b1 of each) */
+  MlirValue lodd = mulc(&kbl, tcb_binary(&kbl, "arith.remui", lc->lm, cidx(&kbl, 2)), 8);
+  MlirValue lhalf = mulc(&kbl, tcb_binary(&kbl, "arith.divui", lc->lm, cidx(&kbl, 2)), 8);
+  MlirValue arow = add(&kbl, add(&kbl, k->row0, lc->lr), lodd), acol = add(&kbl, k0, lhalf);
   for (int64_t i = 0; i < p->bm; i++) {
-    MlirValue base0 = mulc(&kbl, k->row[i], K), base1 = addc(&kbl, base0, 8 * K);
-    afr[i][0] = load32(L, &kbl, abuf, add(&kbl, base0, ka));
-    afr[i][1] = load32(L, &kbl, abuf, add(&kbl, base1, ka));
-    afr[i][2] = load32(L, &kbl, abuf, add(&kbl, base0, ka8));
-    afr[i][3] = load32(L, &kbl, abuf, add(&kbl, base1, ka8));
+    MlirValue e = add(&kbl, mulc(&kbl, addc(&kbl, arow, 16 * i), K), acol);
+    ldmatrix4(L, &kbl, false, elem_addr(L, &kbl, abuf, e), afr[i]);
   }
   MlirValue r0 = mulc(&kbl, ka, N), r8 = mulc(&kbl, ka8, N);
+  MlirValue brow = mulc(&kbl, add(&kbl, add(&kbl, k0, lc->lr), lodd), N), bcol = add(&kbl, k->col0, lhalf);
   for (int64_t j = 0; j < p->bn; j++) {
+    if (j % 2 == 0 && j + 1 < p->bn) {
+      MlirValue o[4];
+      ldmatrix4(L, &kbl, true, elem_addr(L, &kbl, bbuf, add(&kbl, brow, addc(&kbl, bcol, 8 * j))), o);
+      bfr[j][0] = o[0], bfr[j][1] = o[1], bfr[j + 1][0] = o[2], bfr[j + 1][1] = o[3];
+      j++;
+      continue;
+    }
     MlirValue i0 = add(&kbl, r0, k->bcol[j]), i8 = add(&kbl, r8, k->bcol[j]);
     bfr[j][0] = pair32(L, &kbl, bbuf, i0, addc(&kbl, i0, N));
     bfr[j][1] = pair32(L, &kbl, bbuf, i8, addc(&kbl, i8, N));

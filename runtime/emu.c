@@ -109,6 +109,30 @@ void tilec_rt_emu_mma_m16n8k16(int32_t bf16, int32_t a0, int32_t a1, int32_t a2,
   pthread_barrier_wait(c->barrier);
 }
 
+/* ldmatrix.sync.aligned.m8n8.x4(.trans).shared.b16 of the warp: lane 8m + r gives the
+ * address of row r of matrix m (8 consecutive 16-bit elements); lane 4g + q gets, of each
+ * matrix m, elements [g][2q], [g][2q+1] (trans: [2q][g], [2q+1][g]) in out[m], the first
+ * in the low half. Called by every thread of the CTA at once, like the MMA. */
+void tilec_rt_emu_ldmatrix_x4(int32_t trans, const void *row, int32_t *out) {
+  emu_cta *c = tls_cta;
+  if (!c) return;
+  memcpy(c->exchange + EXCHANGE * tls_tid, &row, sizeof row);
+  pthread_barrier_wait(c->barrier);
+  const int32_t *warp = c->exchange + EXCHANGE * (tls_tid - tls_tid % 32);
+  int lane = tls_tid % 32, g = lane / 4, q = lane % 4;
+  for (int m = 0; m < 4; m++) {
+    uint32_t e[2];
+    for (int h = 0; h < 2; h++) {
+      const uint16_t *r;
+      int src = trans ? 8 * m + 2 * q + h : 8 * m + g;
+      memcpy(&r, warp + EXCHANGE * src, sizeof r);
+      e[h] = trans ? r[g] : r[2 * q + h];
+    }
+    out[m] = (int32_t)(e[0] | e[1] << 16);
+  }
+  pthread_barrier_wait(c->barrier);
+}
+
 /* ---- the pool: n - 1 workers beside the calling thread (thread 0) ------------------------ */
 
 typedef struct emu_pool emu_pool;

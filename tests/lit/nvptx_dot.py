@@ -1,6 +1,7 @@
 # tl.dot on nvptx: fp16 and bf16 tiles into fp32 run on tensor cores from sm_80
-# (mma.sync.m16n8k16; C's 16x8 tiles dealt to the warps in 2-D blocks, A fragments loaded as
-# 32-bit pairs once per k16 step; the operands in shared memory, C written to shared once);
+# (mma.sync.m16n8k16; C's 16x8 tiles dealt to the warps in 2-D blocks, the A and B fragments
+# loaded with ldmatrix (.trans for B) once per k16 step; the operands in shared memory, C
+# written to shared once);
 # other dots — fp32 inputs, older chips — deal C's blocks to the threads as FMAs.
 # A K loop's accumulator (`acc = tl.dot(a, b, acc)`, also `tl.dot(a, b, acc * s)`) stays in
 # the warps' MMA fragments: the loop carries them, nothing of C goes through shared memory
@@ -43,7 +44,8 @@ def mm_loop(a_ptr, b_ptr, c_ptr, KT, M: tl.constexpr, N: tl.constexpr, BK: tl.co
 
 # CHECK: .visible .entry mm(
 # CHECK: bar.sync 0
-# CHECK: ld.shared.b32
+# CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# CHECK: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 # CHECK: st.shared.v2.b32
 # CHECK: bar.sync 0
