@@ -3,12 +3,13 @@
 # from CMakeLists.txt at configure time; writes ${OUT} defining
 #   const char *const tilec_link_template[]  (NULL-terminated; empty when not available)
 # with placeholders @OUT@ (the library), @OBJS@ (the objects) and @RTDIR@ (the runtime's
-# directory). tilec falls back to the driver when the template is empty or the direct
+# directory). SLEEF is linked --as-needed: a library that calls none of it (a GPU library's
+# host side, a kernel without math) does not load it. tilec falls back to the driver when the template is empty or the direct
 # link fails (a toolchain changed since configure time).
 function(tilec_link_template cc out)
   set(probe ${CMAKE_BINARY_DIR}/generated/tilec-link-probe.o)
   file(WRITE ${probe} "")
-  execute_process(COMMAND ${cc} "-###" -shared -o @OUT@ ${probe} -L@RTDIR@ -Wl,-rpath,@RTDIR@ -ltilec-runtime -lsleef -lm
+  execute_process(COMMAND ${cc} "-###" -shared -o @OUT@ ${probe} -L@RTDIR@ -Wl,-rpath,@RTDIR@ -ltilec-runtime -Wl,--as-needed -lsleef -Wl,--no-as-needed -lm
                   RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
   set(entries "")
   if(rc EQUAL 0)

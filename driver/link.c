@@ -189,7 +189,9 @@ static tilec_status *link_into(const char *stub, char **objs, size_t n, const tc
     argv[k++] = rpath;
     argv[k++] = "-ltilec-runtime";
   }
+  argv[k++] = "-Wl,--as-needed"; /* only libraries that call SLEEF load it (not a GPU library's host side) */
   argv[k++] = "-lsleef";
+  argv[k++] = "-Wl,--no-as-needed";
   argv[k++] = "-lm";
   argv[k] = NULL;
   tilec_status *st = tc_run_cc(argv, dir);

@@ -9,7 +9,7 @@ bench/gpu/configs.py, `tilec compile bench/kernels/FILE -k KERNEL -s SIGNATURE -
 embeds the PTX and, where ptxas is found, the chip's cubin; it exports `int
 KERNEL_launch_async(void *cuda_stream, grid_x, grid_y, grid_z, <params>)`, pointers device
 pointers, parameters specialized to 1 left out). Then DIR/lib gets libtilec-runtime and every
-non-glibc library `ldd` says the kernel libraries need (libomp, libsleef), checked to resolve
+non-glibc library `ldd` says the kernel libraries need (libomp), checked to resolve
 inside DIR/lib with LD_LIBRARY_PATH=DIR/lib alone, and DIR/manifest.json: tilec's version and
 commit, the chip, the libraries in load order, and per configuration its signature, warps,
 library, launch symbol, the launch's parameters (name and C type, from the header) and whether
