@@ -73,6 +73,18 @@ typedef struct tc_backend {
    * share, for buffers written by shared-out nests (NULL: buffers are the program's stack,
    * conversion/memory.c). */
   MlirValue (*alloc_shared)(tc_lower *L, MlirType memref_type, int64_t bytes);
+  /* Backends whose program runs on many threads that deal a nest's chunks the same way for
+   * every nest of one shape (nvptx): may the buffered tile `old` stay in each thread's
+   * registers, because every consumer reads it only at the positions the thread itself
+   * produced (same-shaped nests, elementwise ops, a row reduction)? Then alloc_thread_tile
+   * gives it a buffer private to the thread (null: not possible), thread_tile_index the index
+   * of a chunk in such a buffer (null: buf is not one) — a reduction whose operand may stay
+   * in registers does not capture it (conversion/lower.c). NULL: never. */
+  bool (*thread_tile)(tc_lower *L, MlirValue old);
+  MlirValue (*alloc_thread_tile)(tc_lower *L, MlirValue old);
+  MlirValue (*thread_tile_index)(tc_chunk *c, MlirValue buf, const tc_pos *pos);
+  /* After a kernel's body is lowered (nvptx: drops barriers that order nothing). NULL: none. */
+  void (*finish_func)(tc_lower *L);
   /* Buffers too large for the stack may come from the heap (malloc in the kernel). */
   bool heap_buffers;
   /* Contiguous vector loads and stores carry the alignment the axis analysis proves (the

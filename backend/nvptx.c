@@ -1,9 +1,12 @@
 /* backend/nvptx.c — the NVPTX backend: PTX for NVIDIA GPUs from the same lowering as the
  * CPU, correct first. One program is one CTA of 32 * num_warps threads (Triton's model).
  * A loop nest's chunks (128 bits of lanes, a thread's widest global access) are dealt to
- * the CTA's threads round-robin (chunk c runs on thread c mod nthreads) and every nest is
- * fenced by barriers; scalar code runs in every thread, scalar stores and atomics on thread
- * 0 only. A tile one nest writes and another reads lives in dynamic shared memory;
+ * the CTA's threads round-robin (chunk c runs on thread c mod nthreads), as straight-line
+ * code when each thread has at most 16 (its loads all issued before its stores); barriers
+ * stand only where they order memory accesses of different threads. Scalar code runs in
+ * every thread, scalar stores and atomics on thread 0 only. A tile that nests over its shape
+ * read where they wrote it stays in each thread's registers; one read at other positions
+ * lives in dynamic shared memory;
  * reductions and scans are computed by the threads together through warp shuffles and
  * shared memory (backend/nvptx_reduce.c); dot and sort are computed whole by every thread
  * into its own buffers (no mma.sync yet). Math goes to libdevice (__nv_* functions, linked from the
@@ -21,6 +24,7 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Linker.h>
+#include <mlir-c/Dialect/LLVM.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <pthread.h>
@@ -63,23 +67,368 @@ void tc_nvptx_barrier(tc_lower *L, tc_builder *b) {
   else tcb_op(b, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
 }
 
-/* A nest reads memory other threads wrote before it (earlier stores, scalar loads of what
- * it overwrites) and writes what later code reads in other threads: it is fenced by
- * barriers on both sides. */
+/* ---- barriers only where they order something -------------------------------------------
+ * A nest is fenced by a barrier before it when it reads or writes memory other threads may
+ * have written or read (shared or global: every memory op except on a thread's own allocas,
+ * its registers once LLVM promotes them), and after it when it writes such memory. A nest
+ * that only computes in registers (a tile kept there, backend.h thread_tile) needs neither.
+ * After the kernel is lowered (finish_func), a barrier with no such mem_access between it and
+ * the kernel's start (no write), its end (no access) or the barrier before it goes. */
+
+static bool is_barrier(MlirOperation op) {
+  if (tc_op_is(op, "nvvm.barrier0")) return true;
+  if (!tc_op_is(op, "func.call")) return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("callee"));
+  return !mlirAttributeIsNull(a) &&
+         mlirStringRefEqual(mlirSymbolRefAttrGetRootReference(a), mlirStringRefCreateFromCString("tilec_rt_emu_barrier"));
+}
+
+static bool private_memory(MlirValue v) {
+  if (!mlirValueIsAOpResult(v)) return false;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  return tc_op_is(d, "memref.alloca") || tc_op_is(d, "llvm.alloca");
+}
+
+/* What code does to memory other threads may see: reads and writes of shared memory (a
+ * buffer of tc_nvptx_alloc_shared) and of global memory (a view of a pointer); an access
+ * through anything else counts as both. */
+enum { SHARED_R = 1, SHARED_W = 2, GLOBAL_R = 4, GLOBAL_W = 8, ALL = 15 };
+typedef unsigned mem_access;
+
+/* Which memory an address (memref or pointer) may be in. */
+static mem_access space_of(MlirValue v, bool write) {
+  mem_access r = write ? SHARED_W : SHARED_R, w = write ? GLOBAL_W : GLOBAL_R;
+  /* a scalar address: an offset from a kernel's pointer argument */
+  for (int i = 0; i < 16 && mlirValueIsAOpResult(v) && tc_op_is(mlirOpResultGetOwner(v), "llvm.getelementptr"); i++)
+    v = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
+  if (!mlirValueIsAOpResult(v)) {
+    MlirOperation f = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+    return !mlirOperationIsNull(f) && tc_op_is(f, "func.func") && mlirTypeIsALLVMPointerType(mlirValueGetType(v)) ? w : r | w;
+  }
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (tc_op_is(d, "memref.cast")) return r;                      /* tc_nvptx_alloc_shared's buffers */
+  if (tc_op_is(d, "builtin.unrealized_conversion_cast")) return w; /* a view of a pointer (memory.c) */
+  return r | w;
+}
+
+/* What op (not its regions) does to such memory. */
+static mem_access op_access(MlirOperation op) {
+  static const char *const reads[] = {"vector.load", "vector.maskedload", "vector.gather", "memref.load", "llvm.load"};
+  static const char *const writes[] = {"vector.store", "vector.maskedstore", "vector.scatter", "memref.store", "llvm.store"};
+  int kind = 0;
+  for (size_t i = 0; i < sizeof reads / sizeof reads[0] && !kind; i++)
+    if (tc_op_is(op, reads[i])) kind = 1;
+  for (size_t i = 0; i < sizeof writes / sizeof writes[0] && !kind; i++)
+    if (tc_op_is(op, writes[i])) kind = 2;
+  if (kind) {
+    mem_access a = 0;
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
+      MlirValue v = mlirOperationGetOperand(op, i);
+      MlirType t = mlirValueGetType(v);
+      if (!mlirTypeIsAMemRef(t) && !mlirTypeIsALLVMPointerType(t)) continue;
+      if (private_memory(v)) return 0; /* the thread's own: registers */
+      a |= space_of(v, kind == 2);
+    }
+    return a ? a : ALL;
+  }
+  if (tc_op_is(op, "func.call")) {
+    /* the emulator's thread id, shuffles and shared base touch nothing a barrier orders (a
+     * shuffle is an exchange of registers on the GPU); anything else may */
+    MlirAttribute c = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("callee"));
+    MlirStringRef name = mlirAttributeIsNull(c) ? mlirStringRefCreateFromCString("") : mlirSymbolRefAttrGetRootReference(c);
+    static const char emu[] = "tilec_rt_emu_";
+    if (name.length > strlen(emu) && !strncmp(name.data, emu, strlen(emu)) && !is_barrier(op)) return 0;
+    return ALL;
+  }
+  if (tc_op_is(op, "llvm.atomicrmw") || tc_op_is(op, "llvm.cmpxchg") || tc_op_is(op, "llvm.call") ||
+      tc_op_is(op, "llvm.inline_asm") || tc_op_is(op, "memref.atomic_rmw") || tc_op_is(op, "memref.generic_atomic_rmw"))
+    return ALL;
+  if (tc_op_in_dialect(op, "nvvm") && !tc_op_is(op, "nvvm.read.ptx.sreg.tid.x") && !tc_op_is(op, "nvvm.shfl.sync"))
+    return ALL; /* a barrier, mma with shared operands: as if it accessed everything */
+  return 0;
+}
+
+static MlirWalkResult walk_access(MlirOperation op, void *user) {
+  *(mem_access *)user |= op_access(op);
+  return MlirWalkResultAdvance;
+}
+
+/* What op and the ops inside it do to such memory. */
+static mem_access access_of(MlirOperation op) {
+  mem_access a = 0;
+  mlirOperationWalk(op, walk_access, &a, MlirWalkPreOrder);
+  return a;
+}
+
+/* Must code doing x run before code doing y in other threads (one writes what the other
+ * reads or writes)? */
+static bool conflict(mem_access x, mem_access y) {
+  return ((x & SHARED_W) && (y & (SHARED_R | SHARED_W))) || ((x & SHARED_R) && (y & SHARED_W)) ||
+         ((x & GLOBAL_W) && (y & (GLOBAL_R | GLOBAL_W))) || ((x & GLOBAL_R) && (y & GLOBAL_W));
+}
+
+/* The op b emitted last. */
+static MlirOperation just_emitted(const tc_builder *b) {
+  MlirOperation o = mlirBlockGetFirstOperation(b->block), last = {NULL};
+  for (; !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before); o = mlirOperationGetNextInBlock(o)) last = o;
+  return last;
+}
+
+/* The ops after `from` up to b's insertion point. */
+static mem_access access_since(MlirOperation from, const tc_builder *b) {
+  mem_access a = 0;
+  for (MlirOperation o = mlirOperationGetNextInBlock(from); !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before);
+       o = mlirOperationGetNextInBlock(o))
+    a |= access_of(o);
+  return a;
+}
+
+MlirOperation tc_nvptx_last_op(const tc_builder *b) { return just_emitted(b); }
+
+bool tc_nvptx_touches_memory(MlirOperation from, const tc_builder *b) { return access_since(from, b) != 0; }
+
+/* What the ops of a block from `from` on do until the block's first barrier (or its end:
+ * then also `after`, what runs after the block until the next barrier). */
+static mem_access access_until_barrier(MlirOperation from, mem_access after) {
+  mem_access a = 0;
+  for (MlirOperation o = from; !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+    if (is_barrier(o)) return a;
+    a |= access_of(o);
+  }
+  return a | after;
+}
+
+/* Drops the barriers of block that order nothing: in order, a barrier goes when what ran
+ * since the last barrier kept (`since` on entry: before the block) and what runs until the
+ * next barrier (`after`: past the block's end) do not conflict. The branches of an scf.if
+ * are blocks of their own (one runs, then what follows the if); a loop's body is left as
+ * it is (its barriers also order the next trip). Returns what ran since the last barrier
+ * kept at the block's end. */
+static mem_access drop_barriers(MlirBlock block, mem_access since, mem_access after) {
+  for (MlirOperation o = mlirBlockGetFirstOperation(block), next; !mlirOperationIsNull(o); o = next) {
+    next = mlirOperationGetNextInBlock(o);
+    if (is_barrier(o)) {
+      mem_access until = access_until_barrier(next, after);
+      if (conflict(since, until) || conflict(until, since)) since = 0;
+      else mlirOperationDestroy(o);
+      continue;
+    }
+    if (tc_op_is(o, "scf.if")) {
+      mem_access rest = access_until_barrier(next, after);
+      for (intptr_t r = 0; r < mlirOperationGetNumRegions(o); r++) {
+        MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(o, r));
+        if (!mlirBlockIsNull(b)) drop_barriers(b, since, rest);
+      }
+    }
+    since |= access_of(o);
+  }
+  return since;
+}
+
+/* The kernel's barriers that order nothing (see drop_barriers). */
+static void finish_func(tc_lower *L) {
+  if (L->status) return;
+  drop_barriers(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0)), 0, 0);
+}
+
+/* ---- nests: chunks dealt to the CTA's threads ------------------------------------------ */
+
+#define UNROLL_MAX TC_NVPTX_UNROLL_MAX
+
+/* The chunks of a nest over shape (rows of the last dim, chunks of w lanes). */
+static int64_t nest_chunks(tc_lower *L, int rank, const int64_t *shape, int64_t *w, int64_t *per_row) {
+  int64_t n = rank ? shape[rank - 1] : 1;
+  *w = tc_nest_width(L, n);
+  *per_row = n / *w;
+  int64_t total = *per_row;
+  for (int d = 0; d + 1 < rank; d++) total *= shape[d];
+  return total;
+}
+
+/* How many chunks of a nest over shape each thread runs, when that is few enough for the
+ * nest to be unrolled (chunk tid + k * nthreads is the thread's k-th); 0: a loop. */
+static int64_t unrolled_chunks(tc_lower *L, int rank, const int64_t *shape) {
+  int64_t w, per_row, total = nest_chunks(L, rank, shape, &w, &per_row), nthreads = tc_target_threads(L->target);
+  int64_t k = (total + nthreads - 1) / nthreads;
+  return k <= UNROLL_MAX ? k : 0;
+}
+
 /* One chunk's body at builder *at (which it advances). */
 static void run_chunk(tc_lower *L, tc_builder *at, const tc_pos *pos, int64_t w, tc_chunk_mode mode, MlirValue bound_mask,
-                      tc_nest_body body, void *user) {
+                      int slot, tc_nest_body body, void *user) {
   tc_chunk ch;
   tc_chunk_init(&ch, L, at->block, w);
   ch.b = *at;
   ch.mode = mode;
   ch.bound_mask = bound_mask;
   ch.root = *pos;
+  ch.slot = slot;
   body(&ch, pos, user);
   *at = ch.b;
   tc_chunk_free(&ch);
 }
 
+/* The position of chunk c (an index) of a nest over shape, at ib. */
+static tc_pos chunk_pos(tc_builder *ib, MlirValue c, int rank, const int64_t *shape, int64_t w, int64_t per_row) {
+  tc_pos pos = {.rank = rank, .chunked = true};
+  MlirValue rest = tcb_binary(ib, "arith.divui", c, tcb_const_index(ib, per_row));
+  if (rank) pos.idx[rank - 1] = tcb_binary(ib, "arith.muli", tcb_binary(ib, "arith.remui", c, tcb_const_index(ib, per_row)),
+                                           tcb_const_index(ib, w));
+  for (int d = rank - 2; d >= 0; d--) {
+    pos.idx[d] = tcb_binary(ib, "arith.remui", rest, tcb_const_index(ib, shape[d]));
+    rest = tcb_binary(ib, "arith.divui", rest, tcb_const_index(ib, shape[d]));
+  }
+  return pos;
+}
+
+/* The bound of bound_mask in pos's row (an index), or null. */
+static MlirValue chunk_bound(tc_lower *L, tc_builder *ib, const tc_pos *pos, int64_t w, int64_t n, MlirValue bound_mask) {
+  if (mlirValueIsNull(bound_mask) || !pos->rank) return (MlirValue){NULL};
+  tc_chunk pre;
+  tc_chunk_init(&pre, L, ib->block, w);
+  pre.b = *ib;
+  tc_pos row = *pos;
+  row.chunked = false;
+  row.idx[pos->rank - 1] = tcb_const_index(&pre.b, 0);
+  MlirValue bound = tc_mask_bound(&pre, bound_mask, &row, n);
+  *ib = pre.b;
+  tc_chunk_free(&pre);
+  return bound;
+}
+
+/* Chunk c (an index) of a nest over shape at ib: with a bound (`offs < n`), a chunk wholly
+ * inside it runs unmasked (its loads and stores become single vector accesses); the others
+ * compute their masks lane by lane. */
+static void deal_chunk(tc_lower *L, tc_builder *ib, MlirValue c, int rank, const int64_t *shape, MlirValue bound_mask,
+                       int slot, tc_nest_body body, void *user) {
+  int64_t w, per_row;
+  nest_chunks(L, rank, shape, &w, &per_row);
+  tc_pos pos = chunk_pos(ib, c, rank, shape, w, per_row);
+  MlirValue bound = chunk_bound(L, ib, &pos, w, rank ? shape[rank - 1] : 1, bound_mask);
+  if (mlirValueIsNull(bound)) {
+    run_chunk(L, ib, &pos, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, slot, body, user);
+    return;
+  }
+  tc_builder fb, gb;
+  MlirValue end = tcb_binary(ib, "arith.addi", pos.idx[rank - 1], tcb_const_index(ib, w));
+  tcb_if(ib, tcb_cmpi(ib, "ule", end, bound), 0, NULL, &fb, &gb);
+  run_chunk(L, &fb, &pos, w, TC_CHUNK_FULL, bound_mask, slot, body, user);
+  tcb_op(&fb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  run_chunk(L, &gb, &pos, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, slot, body, user);
+  tcb_op(&gb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+}
+
+static bool is_store(MlirOperation op) {
+  return tc_op_is(op, "vector.store") || tc_op_is(op, "vector.maskedstore") || tc_op_is(op, "vector.scatter") ||
+         tc_op_is(op, "memref.store") || tc_op_is(op, "llvm.store");
+}
+
+/* The stores to shared or global memory among the ops after `from` up to b's insertion
+ * point move, in their order, after everything else there: a thread's loads of all its
+ * chunks are then issued before its first store (as Triton's whole-tile load precedes
+ * its store). The lowering buffers a load its own nest's stores may overwrite
+ * (lower.c), so a nest's loads never read what its stores write; nothing moves when an
+ * op other than those stores writes such memory (or calls out). */
+static void sink_stores(MlirOperation from, const tc_builder *b) {
+  int n = 0;
+  for (MlirOperation o = mlirOperationGetNextInBlock(from); !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before);
+       o = mlirOperationGetNextInBlock(o)) {
+    mem_access a = access_of(o);
+    if (is_store(o) && a) n++;
+    else if (a & (SHARED_W | GLOBAL_W)) return;
+  }
+  if (!n) return;
+  MlirOperation *st = malloc(sizeof *st * (size_t)n);
+  if (!st) return;
+  n = 0;
+  for (MlirOperation o = mlirOperationGetNextInBlock(from); !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before);
+       o = mlirOperationGetNextInBlock(o))
+    if (is_store(o) && access_of(o)) st[n++] = o;
+  MlirOperation last = just_emitted(b);
+  for (int i = 0; i < n; i++) {
+    if (mlirOperationEqual(st[i], last)) continue; /* already last */
+    mlirOperationMoveAfter(st[i], last);
+    last = st[i];
+  }
+  free(st);
+}
+
+/* A nest's chunks, k per thread, in straight-line code at b. With a bound, the thread
+ * runs all its chunks unmasked when each is inside it (one branch), else computes every
+ * mask lane by lane (the threads at the bound). */
+static void emit_unrolled(tc_lower *L, tc_builder *b, MlirValue tid, int64_t k, int rank, const int64_t *shape,
+                          MlirValue bound_mask, tc_nest_body body, void *user) {
+  int64_t w, per_row, total = nest_chunks(L, rank, shape, &w, &per_row), nthreads = tc_target_threads(L->target);
+  int64_t n = rank ? shape[rank - 1] : 1;
+  MlirValue c[TC_NVPTX_UNROLL_MAX], has[TC_NVPTX_UNROLL_MAX];
+  for (int64_t i = 0; i < k; i++) {
+    c[i] = tcb_binary(b, "arith.addi", tid, tcb_const_index(b, i * nthreads));
+    has[i] = (i + 1) * nthreads <= total ? (MlirValue){NULL} : tcb_cmpi(b, "ult", c[i], tcb_const_index(b, total));
+  }
+  tc_builder fb = *b, gb;
+  if (!mlirValueIsNull(bound_mask) && rank) {
+    tc_pos pos[TC_NVPTX_UNROLL_MAX];
+    MlirValue all = tcb_const_int(b, tcb_int_type(L->ctx, 1), 1);
+    for (int64_t i = 0; i < k && !L->status; i++) {
+      pos[i] = chunk_pos(b, c[i], rank, shape, w, per_row);
+      MlirValue bound = chunk_bound(L, b, &pos[i], w, n, bound_mask);
+      if (mlirValueIsNull(bound)) { /* no bound after all: chunk by chunk */
+        all = (MlirValue){NULL};
+        break;
+      }
+      MlirValue end = tcb_binary(b, "arith.addi", pos[i].idx[rank - 1], tcb_const_index(b, w));
+      MlirValue in = tcb_cmpi(b, "ule", end, bound);
+      if (!mlirValueIsNull(has[i])) in = tcb_binary(b, "arith.ori", in, tcb_binary(b, "arith.xori", has[i], tcb_const_int(b, tcb_int_type(L->ctx, 1), 1)));
+      all = tcb_binary(b, "arith.andi", all, in);
+    }
+    if (!mlirValueIsNull(all) && !L->status) {
+      tcb_if(b, all, 0, NULL, &fb, &gb);
+      MlirOperation mark = tcb_op(&fb, "arith.constant", 1, (MlirType[]){tcb_index(L->ctx)}, 0, NULL, 1,
+                                  (MlirNamedAttribute[]){tcb_named(L->ctx, "value", mlirIntegerAttrGet(tcb_index(L->ctx), 0))});
+      for (int64_t i = 0; i < k && !L->status; i++) {
+        tc_builder at = fb, g;
+        if (!mlirValueIsNull(has[i])) {
+          tcb_if(&fb, has[i], 0, NULL, &g, NULL);
+          at = g;
+        }
+        run_chunk(L, &at, &pos[i], w, TC_CHUNK_FULL, bound_mask, (int)i + 1, body, user);
+        if (!mlirValueIsNull(has[i])) tcb_op(&at, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+        else fb = at;
+      }
+      sink_stores(mark, &fb);
+      tcb_op(&fb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+      fb = gb; /* the threads at the bound: masks lane by lane */
+      for (int64_t i = 0; i < k && !L->status; i++) {
+        tc_builder at = fb, g;
+        if (!mlirValueIsNull(has[i])) {
+          tcb_if(&fb, has[i], 0, NULL, &g, NULL);
+          at = g;
+        }
+        run_chunk(L, &at, &pos[i], w, TC_CHUNK_GENERIC, (MlirValue){NULL}, (int)i + 1, body, user);
+        if (!mlirValueIsNull(has[i])) tcb_op(&at, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+        else fb = at;
+      }
+      tcb_op(&fb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+      return;
+    }
+  }
+  MlirOperation mark = just_emitted(b);
+  for (int64_t i = 0; i < k && !L->status; i++) {
+    tc_builder at = *b, g;
+    if (!mlirValueIsNull(has[i])) {
+      tcb_if(b, has[i], 0, NULL, &g, NULL);
+      at = g;
+    }
+    deal_chunk(L, &at, c[i], rank, shape, bound_mask, (int)i + 1, body, user);
+    if (!mlirValueIsNull(has[i])) tcb_op(&at, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    else *b = at;
+  }
+  if (!mlirOperationIsNull(mark)) sink_stores(mark, b);
+}
+
+/* A nest over shape: thread t runs chunks t, t + T, ... (T threads) — unrolled when there
+ * are few, so a thread's loads are all in flight together and a tile it keeps in registers
+ * is indexed by constants — fenced by barriers where they order something (see above). */
 static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete,
                       tc_nest_body body, void *user) {
   if (L->redundant || L->single_thread) { /* this thread does all of the nest */
@@ -88,53 +437,107 @@ static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bou
   }
   (void)complete; /* every chunk runs */
   if (L->status) return;
-  int64_t n = rank ? shape[rank - 1] : 1;
-  int64_t w = tc_nest_width(L, n);
-  int64_t per_row = n / w, total = per_row;
-  for (int d = 0; d + 1 < rank; d++) total *= shape[d];
+  int64_t w, per_row, total = nest_chunks(L, rank, shape, &w, &per_row), nthreads = tc_target_threads(L->target);
+  int64_t k = unrolled_chunks(L, rank, shape);
   tc_builder b = L->b;
-  tc_nvptx_barrier(L, &b);
-  int64_t nthreads = tc_target_threads(L->target);
-  MlirBlock blk = tc_build_for(L, &b, tc_nvptx_thread_id(L, &b), tcb_const_index(&b, total), tcb_const_index(&b, nthreads), 0,
-                               NULL, NULL);
-  tc_builder ib;
-  tcb_init(&ib, L->ctx);
-  ib.loc = b.loc;
-  tcb_set_end(&ib, blk);
-  MlirValue c = mlirBlockGetArgument(blk, 0);
-  tc_pos pos = {.rank = rank, .chunked = true};
-  MlirValue rest = tcb_binary(&ib, "arith.divui", c, tcb_const_index(&ib, per_row));
-  if (rank) pos.idx[rank - 1] = tcb_binary(&ib, "arith.muli", tcb_binary(&ib, "arith.remui", c, tcb_const_index(&ib, per_row)),
-                                           tcb_const_index(&ib, w));
-  for (int d = rank - 2; d >= 0; d--) {
-    pos.idx[d] = tcb_binary(&ib, "arith.remui", rest, tcb_const_index(&ib, shape[d]));
-    rest = tcb_binary(&ib, "arith.divui", rest, tcb_const_index(&ib, shape[d]));
+  MlirOperation before = (tc_nvptx_barrier(L, &b), just_emitted(&b));
+  MlirValue tid = tc_nvptx_thread_id(L, &b);
+  if (k) {
+    emit_unrolled(L, &b, tid, k, rank, shape, bound_mask, body, user);
+  } else {
+    MlirBlock blk = tc_build_for(L, &b, tid, tcb_const_index(&b, total), tcb_const_index(&b, nthreads), 0, NULL, NULL);
+    tc_builder ib;
+    tcb_init(&ib, L->ctx);
+    ib.loc = b.loc;
+    tcb_set_end(&ib, blk);
+    deal_chunk(L, &ib, mlirBlockGetArgument(blk, 0), rank, shape, bound_mask, 0, body, user);
+    tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   }
-  /* With a bound (`offs < n`), a chunk wholly inside it runs unmasked (its loads and stores
-   * become single vector accesses); the others compute their masks lane by lane. */
-  MlirValue bound = {NULL};
-  if (!mlirValueIsNull(bound_mask) && rank) {
-    tc_chunk pre;
-    tc_chunk_init(&pre, L, blk, w);
-    pre.b = ib;
-    tc_pos row = pos;
-    row.chunked = false;
-    row.idx[rank - 1] = tcb_const_index(&pre.b, 0);
-    bound = tc_mask_bound(&pre, bound_mask, &row, n);
-    ib = pre.b;
-    tc_chunk_free(&pre);
+  mem_access a = access_since(before, &b);
+  if (a & (SHARED_W | GLOBAL_W)) tc_nvptx_barrier(L, &b);
+  if (!a) mlirOperationDestroy(before);
+}
+
+/* ---- tiles in registers ------------------------------------------------------------------
+ * Every nest over one shape deals the same chunks to the same thread, so a tile that one
+ * nest computes and others read at the same positions (softmax's row: loaded once, read by
+ * the max, by exp(x - max), by the store) can stay in the thread that computed it: an array
+ * of its k chunks at the kernel's entry, indexed by the unrolled nest's constant slot, which
+ * LLVM promotes to registers. No shared memory, no barrier. */
+
+static tc_builder entry_builder(tc_lower *L);
+
+#define THREAD_TILE_MARK "tilec.thread_tile"
+#define THREAD_TILE_BYTES 256 /* of one tile, per thread (64 fp32 registers) */
+
+/* Do the ops reading v (through elementwise ops, in v's block) read it only at the
+ * positions of nests over v's shape: same-shaped stores, a rank-1 reduction? */
+static bool read_in_place(MlirValue v, MlirBlock blk, const int64_t *shape, int rank, int depth) {
+  if (depth > 32) return false;
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    if (!mlirBlockEqual(mlirOperationGetBlock(user), blk)) return false;
+    tile_op_id k = tile_op_of(user);
+    if (k == TILE_STORE) {
+      int64_t s[TC_RANK];
+      if (tc_shape_of(mlirValueGetType(mlirOperationGetOperand(user, 0)), s) != rank || memcmp(s, shape, sizeof(int64_t) * (size_t)rank))
+        return false;
+      continue;
+    }
+    if (k == TILE_REDUCE) { /* nvptx_reduce.c deals a row's chunks as nests deal rank-1 shapes */
+      if (rank != 1 || tile_int_attr(user, "axis", 0) != 0) return false;
+      continue;
+    }
+    bool elementwise = k == TILE_LOAD || k == TILE_ADDPTR || k == TILE_HINT ||
+                       ((tc_op_in_dialect(user, "arith") || tc_op_in_dialect(user, "math")) && !tc_op_is(user, "arith.constant"));
+    if (!elementwise || mlirOperationGetNumResults(user) != 1) return false;
+    MlirValue r = mlirOperationGetResult(user, 0);
+    if (!mlirTypeIsARankedTensor(mlirValueGetType(r)) || !tc_same_shape(mlirValueGetType(r), mlirValueGetType(v))) return false;
+    if (!read_in_place(r, blk, shape, rank, depth + 1)) return false;
   }
-  tc_builder gb = ib, fb;
-  if (!mlirValueIsNull(bound)) {
-    MlirValue end = tcb_binary(&ib, "arith.addi", pos.idx[rank - 1], tcb_const_index(&ib, w));
-    tcb_if(&ib, tcb_cmpi(&ib, "ule", end, bound), 0, NULL, &fb, &gb);
-    run_chunk(L, &fb, &pos, w, TC_CHUNK_FULL, bound_mask, body, user);
-    tcb_op(&fb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  }
-  run_chunk(L, &gb, &pos, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, body, user);
-  if (!mlirValueIsNull(bound)) tcb_op(&gb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  tc_nvptx_barrier(L, &b);
+  return true;
+}
+
+static bool thread_tile(tc_lower *L, MlirValue old) {
+  if (L->redundant || L->single_thread || !mlirValueIsAOpResult(old)) return false;
+  MlirType t = mlirValueGetType(old);
+  if (!mlirTypeIsARankedTensor(t)) return false;
+  MlirType elem = mlirShapedTypeGetElementType(t);
+  if (tile_type_is_ptr(elem)) return false;
+  int64_t shape[TC_RANK];
+  int rank = tc_shape_of(t, shape);
+  int64_t k = rank ? unrolled_chunks(L, rank, shape) : 0, w, per_row;
+  nest_chunks(L, rank, shape, &w, &per_row);
+  int64_t bytes = k * w * (int64_t)((tcb_bitwidth(tc_memory_type(L->ctx, elem)) + 7) / 8);
+  if (!k || bytes > THREAD_TILE_BYTES) return false;
+  return read_in_place(old, mlirOperationGetBlock(mlirOpResultGetOwner(old)), shape, rank, 0);
+}
+
+static MlirValue alloc_thread_tile(tc_lower *L, MlirValue old) {
+  if (!thread_tile(L, old)) return (MlirValue){NULL};
+  MlirType t = mlirValueGetType(old);
+  int64_t shape[TC_RANK], w, per_row;
+  int rank = tc_shape_of(t, shape);
+  nest_chunks(L, rank, shape, &w, &per_row);
+  int64_t numel = unrolled_chunks(L, rank, shape) * w;
+  MlirType mt = mlirMemRefTypeContiguousGet(tc_memory_type(L->ctx, mlirShapedTypeGetElementType(t)), 1, &numel,
+                                            mlirAttributeGetNull());
+  tc_builder eb = entry_builder(L);
+  int32_t seg[2] = {0, 0};
+  MlirNamedAttribute attrs[3] = {tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
+                                 tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 16)),
+                                 tcb_named(L->ctx, THREAD_TILE_MARK, mlirUnitAttrGet(L->ctx))};
+  return tcb_op1(&eb, "memref.alloca", mt, 0, NULL, 3, attrs);
+}
+
+static MlirValue thread_tile_index(tc_chunk *c, MlirValue buf, const tc_pos *pos) {
+  if (!mlirValueIsAOpResult(buf)) return (MlirValue){NULL};
+  MlirOperation d = mlirOpResultGetOwner(buf);
+  if (mlirAttributeIsNull(mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString(THREAD_TILE_MARK))))
+    return (MlirValue){NULL};
+  if (!c->slot || !pos->chunked || !tc_pos_equal(pos, &c->root))
+    tc_fail_here(c->L, TILEC_ERROR_INTERNAL, "a tile kept in each thread's registers is read where the thread does not own it");
+  return tcb_const_index(&c->b, c->slot ? (int64_t)(c->slot - 1) * c->width : 0);
 }
 
 /* Iterations dealt round-robin (iteration i on thread i mod nthreads), between barriers;
@@ -880,6 +1283,10 @@ const tc_backend tc_backend_nvptx = {
     .alloc_shared = tc_nvptx_alloc_shared,
     .shared_loop = shared_loop,
     .loop_carries = &tc_nvptx_mma_carries,
+    .thread_tile = thread_tile,
+    .alloc_thread_tile = alloc_thread_tile,
+    .thread_tile_index = thread_tile_index,
+    .finish_func = finish_func,
     .aligned_vectors = true,
     .lower_math = lower_math,
     .emit = emit,
@@ -1040,6 +1447,10 @@ const tc_backend tc_backend_nvptx_emu = {
     .alloc_shared = tc_nvptx_alloc_shared,
     .shared_loop = shared_loop,
     .loop_carries = &tc_nvptx_mma_carries,
+    .thread_tile = thread_tile,
+    .alloc_thread_tile = alloc_thread_tile,
+    .thread_tile_index = thread_tile_index,
+    .finish_func = finish_func,
     .heap_buffers = true,
     .aligned_vectors = true,
     .lower_math = lower_math_emu,

@@ -18,6 +18,15 @@ MlirValue tc_nvptx_alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes
  * exchange is a CTA barrier). */
 MlirValue tc_nvptx_shfl(tc_lower *L, tc_builder *b, MlirValue v, int delta, bool up);
 
+/* A nest whose threads run at most this many chunks each is unrolled (nvptx.c); a row a
+ * reduction deals the same way too (nvptx_reduce.c), so a rank-1 tile kept in registers
+ * is read where it was written. */
+#define TC_NVPTX_UNROLL_MAX 16
+/* The op b emitted last; whether the ops after `from` up to b's insertion point read or
+ * write memory other threads may see (a barrier may order them). */
+MlirOperation tc_nvptx_last_op(const tc_builder *b);
+bool tc_nvptx_touches_memory(MlirOperation from, const tc_builder *b);
+
 /* n floats of this thread's own at the kernel's entry (an !llvm.ptr). */
 MlirValue tc_nvptx_scratch(tc_lower *L, int n);
 

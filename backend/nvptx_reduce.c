@@ -72,8 +72,8 @@ typedef struct coop {
   MlirValue tid, lane, warp;
 } coop;
 
-static MlirValue zero_of(tc_builder *b, MlirType t) {
-  return tcb_is_float(t) ? tcb_const_float(b, t, 0.0) : tcb_const_int(b, t, 0);
+static MlirValue zero_of(tc_builder *b, MlirType t) { /* a scalar or a vector */
+  return tcb_is_float(tcb_element_type(t)) ? tcb_const_float(b, t, 0.0) : tcb_const_int(b, t, 0);
 }
 
 static MlirValue load1(tc_builder *b, MlirValue mem, MlirValue idx) {
@@ -88,9 +88,125 @@ static void store1(tc_builder *b, MlirValue v, MlirValue mem, MlirValue idx) {
   tcb_op(b, "memref.store", 0, NULL, 3, ops, 0, NULL);
 }
 
+/* The operands at chunk i of the row (thread tid's i-th: chunk tid + i * T) into v, at
+ * builder *at: with a bound, a chunk wholly inside it evaluates unmasked (vector loads). */
+static void eval_slot(tc_lower *L, tc_builder *at, const coop *k, const tc_pos *row, MlirValue bound_mask, MlirValue bound,
+                      int64_t i, MlirValue *v) {
+  MlirValue c = tcb_binary(at, "arith.addi", k->tid, tcb_const_index(at, i * k->nthreads));
+  tc_pos p = *row;
+  p.chunked = true;
+  p.idx[p.rank - 1] = tcb_binary(at, "arith.muli", c, tcb_const_index(at, k->width));
+  MlirType vt[MAXV];
+  for (int j = 0; j < k->nvals; j++)
+    vt[j] = tc_vec_type(L->ctx, k->width, mlirShapedTypeGetElementType(mlirValueGetType(k->olds[j])));
+  tc_builder fb, gb;
+  MlirOperation iff = {NULL};
+  if (!mlirValueIsNull(bound)) {
+    MlirValue end = tcb_binary(at, "arith.addi", p.idx[p.rank - 1], tcb_const_index(at, k->width));
+    iff = tcb_if(at, tcb_cmpi(at, "ule", end, bound), k->nvals, vt, &fb, &gb);
+  } else {
+    gb = *at;
+  }
+  for (int full = mlirValueIsNull(bound) ? 0 : 1; full >= 0 && !L->status; full--) {
+    tc_builder *x = full ? &fb : &gb;
+    tc_chunk ch;
+    tc_chunk_init(&ch, L, x->block, k->width);
+    ch.b = *x;
+    ch.mode = full ? TC_CHUNK_FULL : TC_CHUNK_GENERIC;
+    ch.bound_mask = full ? bound_mask : (MlirValue){NULL};
+    ch.root = p;
+    ch.slot = (int)i + 1;
+    MlirValue r[MAXV];
+    for (int j = 0; j < k->nvals && !L->status; j++) r[j] = tc_eval(&ch, k->olds[j], &p).vec;
+    if (!mlirOperationIsNull(iff) && !L->status) tcb_op(&ch.b, "scf.yield", 0, NULL, k->nvals, r, 0, NULL);
+    if (mlirOperationIsNull(iff)) {
+      for (int j = 0; j < k->nvals; j++) v[j] = r[j];
+      *at = ch.b;
+    }
+    tc_chunk_free(&ch);
+  }
+  if (!mlirOperationIsNull(iff))
+    for (int j = 0; j < k->nvals; j++) v[j] = mlirOperationGetResult(iff, j);
+}
+
+static bool combine_into(tc_lower *L, tc_builder *b, const coop *k, MlirValue *acc, const MlirValue *v) {
+  MlirValue args[2 * MAXV];
+  for (int j = 0; j < k->nvals; j++) {
+    args[j] = acc[j];
+    args[k->nvals + j] = v[j];
+  }
+  return tc_apply_combine(L, b, k->op, args, 2 * k->nvals, acc);
+}
+
+/* thread_part for a row of at most TC_NVPTX_UNROLL_MAX chunks per thread: the chunks are
+ * evaluated one after the other in straight-line code (their loads all in flight; a tile
+ * kept in registers is read at the nests' slots) and folded as a tree. */
+static MlirValue thread_part_unrolled(tc_lower *L, tc_builder *b, const coop *k, const tc_pos *row, int64_t slots,
+                                      MlirValue *part) {
+  int64_t per_row = k->n / k->width;
+  MlirValue valid = tcb_cmpi(b, "ult", k->tid, tcb_const_index(b, per_row));
+  MlirValue bound_mask = {NULL}, bound = {NULL};
+  for (int j = 0; j < k->nvals && mlirValueIsNull(bound_mask); j++)
+    bound_mask = tc_load_mask_within(L, k->olds[j], mlirValueGetType(k->olds[j]), 0);
+  if (!mlirValueIsNull(bound_mask)) {
+    tc_chunk pre;
+    tc_chunk_init(&pre, L, b->block, k->width);
+    pre.b = *b;
+    tc_pos r = *row;
+    r.chunked = false;
+    r.idx[r.rank - 1] = tcb_const_index(&pre.b, 0);
+    bound = tc_mask_bound(&pre, bound_mask, &r, k->n);
+    *b = pre.b;
+    tc_chunk_free(&pre);
+  }
+  MlirValue vals[TC_NVPTX_UNROLL_MAX][MAXV], last[MAXV], guard = {NULL};
+  int64_t whole = 0; /* rounds in which every thread has a chunk */
+  for (int64_t i = 0; i < slots && !L->status; i++) {
+    if ((i + 1) * k->nthreads <= per_row) {
+      eval_slot(L, b, k, row, bound_mask, bound, i, vals[whole++]);
+      continue;
+    }
+    /* the last round: a thread past the row's end yields zeros, which nothing combines */
+    MlirType vt[MAXV];
+    for (int j = 0; j < k->nvals; j++)
+      vt[j] = tc_vec_type(L->ctx, k->width, mlirShapedTypeGetElementType(mlirValueGetType(k->olds[j])));
+    guard = tcb_cmpi(b, "ult", tcb_binary(b, "arith.addi", k->tid, tcb_const_index(b, i * k->nthreads)),
+                     tcb_const_index(b, per_row));
+    tc_builder gb, eb;
+    MlirOperation iff = tcb_if(b, guard, k->nvals, vt, &gb, &eb);
+    MlirValue v[MAXV], z[MAXV];
+    eval_slot(L, &gb, k, row, bound_mask, bound, i, v);
+    if (L->status) break;
+    tcb_op(&gb, "scf.yield", 0, NULL, k->nvals, v, 0, NULL);
+    for (int j = 0; j < k->nvals; j++) z[j] = zero_of(&eb, vt[j]);
+    tcb_op(&eb, "scf.yield", 0, NULL, k->nvals, z, 0, NULL);
+    for (int j = 0; j < k->nvals; j++) last[j] = mlirOperationGetResult(iff, j);
+  }
+  if (L->status) return valid;
+  MlirValue acc[MAXV];
+  if (whole) {
+    for (int64_t step = 1; step < whole && !L->status; step *= 2) /* a tree: independent combines */
+      for (int64_t i = 0; i + step < whole; i += 2 * step)
+        if (!combine_into(L, b, k, vals[i], vals[i + step])) return valid;
+    for (int j = 0; j < k->nvals; j++) acc[j] = vals[0][j];
+    if (!mlirValueIsNull(guard)) {
+      MlirValue with[MAXV];
+      for (int j = 0; j < k->nvals; j++) with[j] = acc[j];
+      if (!combine_into(L, b, k, with, last)) return valid;
+      for (int j = 0; j < k->nvals; j++) acc[j] = tcb_select(b, guard, with[j], acc[j]);
+    }
+  } else {
+    for (int j = 0; j < k->nvals; j++) acc[j] = last[j];
+  }
+  tc_reduce_horizontal(L, b, k->op, k->nvals, acc, k->width, part);
+  return valid;
+}
+
 /* This thread's fold of its chunks of the row at `row` (chunks tid, tid + T, ...): scalars
  * in part, and whether it had a chunk. */
 static MlirValue thread_part(tc_lower *L, tc_builder *b, const coop *k, const tc_pos *row, MlirValue *part) {
+  int64_t slots = (k->n / k->width + k->nthreads - 1) / k->nthreads;
+  if (slots <= TC_NVPTX_UNROLL_MAX) return thread_part_unrolled(L, b, k, row, slots, part);
   MlirValue start = tcb_binary(b, "arith.muli", k->tid, tcb_const_index(b, k->width));
   MlirValue valid = tcb_cmpi(b, "ult", start, tcb_const_index(b, k->n));
   tc_builder tb, eb;
@@ -137,8 +253,9 @@ static MlirValue thread_part(tc_lower *L, tc_builder *b, const coop *k, const tc
 }
 
 /* The row's result in every thread (v: this thread's part, valid: whether it has one). */
-static void combine_cta(tc_lower *L, tc_builder *b, const coop *k, MlirValue *v, MlirValue valid) {
+static void combine_cta(tc_lower *L, tc_builder *b, const coop *k, MlirValue *v, MlirValue valid, bool reused) {
   MlirValue args[2 * MAXV], comb[MAXV];
+  bool all_valid = k->n >= k->nthreads * k->width; /* lane 0's fold reads only lanes that have one */
   /* the warp: thread t has a part iff t * width < n, so whether lane i's partner i + s has
    * one is known without asking it */
   for (int s = WARP / 2; s >= 1 && !L->status; s /= 2) {
@@ -153,14 +270,14 @@ static void combine_cta(tc_lower *L, tc_builder *b, const coop *k, MlirValue *v,
       args[k->nvals + i] = tc_nvptx_shfl(L, b, v[i], s, false);
     }
     if (!tc_apply_combine(L, b, k->op, args, 2 * k->nvals, comb)) return;
-    for (int i = 0; i < k->nvals; i++) v[i] = tcb_select(b, ov, comb[i], v[i]);
+    for (int i = 0; i < k->nvals; i++) v[i] = all_valid ? comb[i] : tcb_select(b, ov, comb[i], v[i]);
   }
   /* the warps: lane 0 of each leaves its value (the whole fold is only in lane 0); all
    * threads read them in warp order — with one warp, this is lane 0's broadcast */
   tc_builder lb;
   tcb_if(b, tcb_cmpi(b, "eq", k->lane, tcb_const_index(b, 0)), 0, NULL, &lb, NULL);
   for (int i = 0; i < k->nvals; i++) store1(&lb, v[i], k->slots[i], k->warp);
-  store1(&lb, valid, k->valid_slot, k->warp);
+  if (!all_valid) store1(&lb, valid, k->valid_slot, k->warp);
   tcb_op(&lb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   tc_nvptx_barrier(L, b);
   MlirValue zero = tcb_const_index(b, 0);
@@ -170,7 +287,8 @@ static void combine_cta(tc_lower *L, tc_builder *b, const coop *k, MlirValue *v,
   }
   for (int64_t w = 1; w < k->nwarps && !L->status; w++) {
     MlirValue wi = tcb_const_index(b, w);
-    MlirValue wv = tcb_cmpi(b, "ne", load1(b, k->valid_slot, wi), tcb_const_int(b, tcb_int_type(L->ctx, 8), 0));
+    MlirValue wv = all_valid ? (MlirValue){NULL}
+                             : tcb_cmpi(b, "ne", load1(b, k->valid_slot, wi), tcb_const_int(b, tcb_int_type(L->ctx, 8), 0));
     for (int i = 0; i < k->nvals; i++) {
       args[i] = v[i];
       args[k->nvals + i] = load1(b, k->slots[i], wi);
@@ -178,9 +296,9 @@ static void combine_cta(tc_lower *L, tc_builder *b, const coop *k, MlirValue *v,
         args[k->nvals + i] = tcb_cast(b, "arith.trunci", args[k->nvals + i], k->types[i]);
     }
     if (!tc_apply_combine(L, b, k->op, args, 2 * k->nvals, comb)) return;
-    for (int i = 0; i < k->nvals; i++) v[i] = tcb_select(b, wv, comb[i], v[i]);
+    for (int i = 0; i < k->nvals; i++) v[i] = all_valid ? comb[i] : tcb_select(b, wv, comb[i], v[i]);
   }
-  tc_nvptx_barrier(L, b); /* the slots are free for the next row */
+  if (reused) tc_nvptx_barrier(L, b); /* the slots are free for the next row */
 }
 
 int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
@@ -206,10 +324,12 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
     k.slots[i] = tc_nvptx_alloc_shared(L, mlirMemRefTypeContiguousGet(mem, 1, &k.nwarps, mlirAttributeGetNull()),
                                        k.nwarps * ((tcb_bitwidth(mem) + 7) / 8));
   }
-  k.valid_slot = tc_nvptx_alloc_shared(
+  if (k.n < k.nthreads * k.width) /* some threads have no chunk (combine_cta) */
+    k.valid_slot = tc_nvptx_alloc_shared(
         L, mlirMemRefTypeContiguousGet(tcb_int_type(L->ctx, 8), 1, &k.nwarps, mlirAttributeGetNull()), k.nwarps);
   if (L->status) return 1;
   tc_nvptx_barrier(L, b); /* the operand may read what earlier nests wrote */
+  MlirOperation fence = tc_nvptx_last_op(b);
   k.tid = tc_nvptx_thread_id(L, b);
   k.lane = tcb_binary(b, "arith.remui", k.tid, tcb_const_index(b, WARP));
   k.warp = tcb_binary(b, "arith.divui", k.tid, tcb_const_index(b, WARP));
@@ -220,7 +340,14 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   row.idx[rank - 1] = tcb_const_index(&ob, 0);
   MlirValue v[MAXV];
   MlirValue valid = thread_part(L, &ob, &k, &row, v);
-  if (!L->status) combine_cta(L, &ob, &k, v, valid);
+  /* an operand in registers (or computed from scalars) reads no memory to order; the slots
+   * are written once unless the reduction runs again (rows, an enclosing loop) */
+  if (!L->status && rr == 0 && !tc_nvptx_touches_memory(fence, &ob)) mlirOperationDestroy(fence);
+  bool again = rr > 0;
+  for (MlirOperation p = mlirBlockGetParentOperation(b->block); !mlirOperationIsNull(p) && !again;
+       p = mlirOperationGetParentOperation(p))
+    again = tc_op_is(p, "scf.for") || tc_op_is(p, "scf.while");
+  if (!L->status) combine_cta(L, &ob, &k, v, valid, again);
   if (!L->status && rr == 0) {
     for (int i = 0; i < k.nvals; i++) tc_map_scalar(L, mlirOperationGetResult(op, i), v[i]);
   } else if (!L->status) { /* thread 0 writes the row's element of the result tile */

@@ -130,8 +130,15 @@ static tc_axis compute(tc_axis_analysis *a, MlirValue v) {
   MlirType t = mlirValueGetType(v);
   if (mlirValueIsABlockArgument(v)) {
     tc_axis x = conservative(t);
-    if (x.rank == 0) x.divisibility[0] = arg_divisibility(v);
-    else {
+    if (x.rank == 0) {
+      x.divisibility[0] = arg_divisibility(v);
+      /* an scf.for induction variable is lb + i * step: divisible by what both are (as
+       * Triton's analysis: `start` of range(0, N, BLOCK) is a multiple of BLOCK) */
+      MlirOperation loop = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+      if (!mlirOperationIsNull(loop) && op_is(loop, "scf.for") && mlirBlockArgumentGetArgNumber(v) == 0)
+        x.divisibility[0] = gcd64(tc_axis_of(a, mlirOperationGetOperand(loop, 0)).divisibility[0],
+                                  tc_axis_of(a, mlirOperationGetOperand(loop, 2)).divisibility[0]);
+    } else {
       /* Provisional answer while the loop's yield is analysed (cycles through the arg). */
       tc_axis *slot = tc_valmap_put(&a->memo, v.ptr);
       if (slot) *slot = x;

@@ -137,6 +137,18 @@ static bool escapes(tc_lower *L, MlirValue v, int depth) {
 
 static bool is_root(MlirOperation op) { return tile_op_has(op, TILE_TRAIT_ROOT); }
 
+/* How many ops read v other than through lazily evaluated ops (each evaluates it anew). */
+static int consumers(MlirValue v, int depth) {
+  if (depth > 64) return 2;
+  int n = 0;
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    if (tc_is_lazy_op(user) && mlirOperationGetNumResults(user) == 1) n += consumers(mlirOperationGetResult(user, 0), depth + 1);
+    else n++;
+  }
+  return n;
+}
+
 /* Is v (through lazily evaluated ops) the A operand of a dot in another block than
  * `block` — q of attention, loaded once before the loop over K/V blocks whose dot reads it? */
 static bool dot_a_elsewhere(MlirValue v, MlirBlock block, int depth) {
@@ -371,6 +383,9 @@ static bool shared_costly(tc_lower *L, MlirValue v) {
 
 bool tc_reduce_captures(tc_lower *L, MlirOperation op) {
   if (!(tile_op_of(op) == TILE_REDUCE) || mlirOperationGetNumOperands(op) != 1) return false;
+  /* many threads (nvptx): the operand is computed once into a buffer before the reduction
+   * (registers where thread_tile allows, else shared memory), which both then read */
+  if (L->backend->thread_tile) return false;
   MlirValue v = mlirOperationGetOperand(op, 0);
   int64_t shape[TC_RANK];
   int rank = tc_shape_of(mlirValueGetType(v), shape);
@@ -424,7 +439,12 @@ static void buffer_load(tc_lower *L, MlirOperation op, int nests) {
   if (tc_special_of(L, v)) return;
   /* A dot's A operand loaded outside the dot's loop is buffered here, once, rather than
    * by the dot in every trip. */
-  if ((nests > 1 && read_after_store(L, v)) || (escapes(L, v, 0) && !rereadable(op)) ||
+  /* A load that several nests (or code after the group) read again where each is
+   * evaluated: a backend that can keep it in each thread's registers does, so a GPU reads
+   * the row from global memory once. */
+  bool in_registers = (escapes(L, v, 0) || (nests > 1 && consumers(v, 0) > 1)) && L->backend->thread_tile &&
+                      L->backend->thread_tile(L, v);
+  if (in_registers || (nests > 1 && read_after_store(L, v)) || (escapes(L, v, 0) && !rereadable(op)) ||
       (L->group_has_store && overwritten_by_own_nest(L, op)) ||
       (escapes(L, v, 0) && dot_a_elsewhere(v, mlirOperationGetBlock(op), 0))) {
     L->b.loc = mlirOperationGetLocation(op);
@@ -771,6 +791,7 @@ static tilec_status *lower_func(tc_lower *L, MlirOperation fn, MlirBlock out_bod
   tc_checks_begin(L); /* the debug checks' per-program state (bounds.c) */
   tc_lower_block(L, entry);
   tc_checks_end(L);
+  if (!L->status && L->backend->finish_func) L->backend->finish_func(L);
   return L->status;
 }
 

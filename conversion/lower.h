@@ -69,6 +69,8 @@ struct tc_chunk {
   MlirValue tail_mask;  /* vector<width x i1>, TAIL only */
   tc_pos root;          /* the nest's own position (bound shortcuts apply only here) */
   tc_memo memo;
+  int slot; /* nvptx's unrolled nests: 1 + which of its thread's chunks this is (0: none), for
+             * tiles kept in the thread's registers (backend.h, thread_tile) */
 };
 
 typedef enum tc_special_kind { TC_SPECIAL_BUFFER = 1, TC_SPECIAL_AFFINE = 2 } tc_special_kind;

@@ -122,11 +122,21 @@ MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel) {
 
 static MlirValue zero_of(tc_builder *b, MlirType t);
 
+/* The element index of pos in buf: its row-major index, or where a backend keeps the
+ * thread's own chunks (a tile in registers, backend.h). */
+static MlirValue buffer_index(tc_chunk *c, MlirValue buf, const tc_pos *pos, const int64_t *shape) {
+  if (c->L->backend->thread_tile_index) {
+    MlirValue i = c->L->backend->thread_tile_index(c, buf, pos);
+    if (!mlirValueIsNull(i)) return i;
+  }
+  return tc_linear_index(&c->b, pos, shape);
+}
+
 MlirValue tc_buffer_read_masked(tc_chunk *c, MlirValue buf, MlirType elem, const tc_pos *pos, const int64_t *shape,
                                 MlirValue mask) {
   tc_builder *b = &c->b;
   MlirType mem = tcb_element_type(mlirValueGetType(buf));
-  MlirValue lin = tc_linear_index(b, pos, shape);
+  MlirValue lin = buffer_index(c, buf, pos, shape);
   MlirValue ops[4] = {buf, lin, mask, {NULL}};
   MlirValue v;
   if (pos->chunked) {
@@ -163,7 +173,7 @@ void tc_buffer_write_masked(tc_chunk *c, MlirValue buf, MlirValue v, const tc_po
   MlirType vt = mlirValueGetType(v);
   if (!mlirTypeEqual(tcb_element_type(vt), mem))
     v = tcb_cast(b, "arith.extui", v, pos->chunked ? tc_vec_type(c->L->ctx, c->width, mem) : mem);
-  MlirValue lin = tc_linear_index(b, pos, shape);
+  MlirValue lin = buffer_index(c, buf, pos, shape);
   if (mlirValueIsNull(mask)) {
     MlirValue ops[3] = {v, buf, lin};
     tcb_op(b, pos->chunked ? "vector.store" : "memref.store", 0, NULL, 3, ops, 0, NULL);

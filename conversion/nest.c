@@ -225,7 +225,8 @@ MlirValue tc_materialize(tc_lower *L, MlirValue old) {
   if (s && s->kind == TC_SPECIAL_BUFFER) return s->buffer;
   int64_t shape[TC_RANK];
   int rank = tc_shape_of(mlirValueGetType(old), shape);
-  MlirValue buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(old)), tc_numel(rank, shape));
+  MlirValue buf = L->backend->alloc_thread_tile ? L->backend->alloc_thread_tile(L, old) : (MlirValue){NULL};
+  if (mlirValueIsNull(buf)) buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(old)), tc_numel(rank, shape));
   tc_materialize_into(L, old, buf);
   s = tc_special_put(L, old);
   if (s) {

@@ -1,0 +1,89 @@
+# Memory-bound kernels on nvptx (backend/nvptx.c): a nest whose threads run at most 16
+# chunks each is straight-line code (chunk tid + k * nthreads is the thread's k-th), its
+# stores after all its loads; a thread whose chunks are all inside the bound (`offs < n`)
+# runs them unmasked in one branch (ld.global.v4 / st.global.v4). A tile several nests read
+# at the same positions stays in the registers of the thread that computed it (softmax's
+# row: read from global memory once, exp computed once, no shared memory but one value per
+# warp for each reduction). Barriers only where they order something: none in vector add,
+# one per reduction in softmax. No local memory.
+# RUN: %tilec compile %s -k softmax -s "*fp32:16, *fp32:16, i32:16, i32:16, 8192" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=SOFTMAX
+# RUN: %tilec compile %s -k vadd -s "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=VADD
+# RUN: %tilec compile %s -k scaled -s "*fp32:16, *fp32:16, i32:16, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=ROWNORM
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    valid = cols < n_cols
+    x = tl.load(in_ptr + row * stride + cols, mask=valid, other=-float('inf'))
+    num = tl.exp(x - tl.max(x, axis=0))
+    tl.store(out_ptr + row * stride + cols, num / tl.sum(num, axis=0), mask=valid)
+
+
+@triton.jit
+def vadd(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+
+@triton.jit
+def scaled(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(in_ptr + row * BLOCK + cols, mask=cols < n_cols, other=0.0)
+    tl.store(out_ptr + row * BLOCK + cols, x * tl.rsqrt(tl.sum(x * x, axis=0) / n_cols + 1e-6), mask=cols < n_cols)
+
+# 8192 fp32 over 256 threads: 8 chunks of 4 per thread, loaded once (the all-inside branch;
+# the other branch reads lane by lane), two reductions of one barrier each, no shared row.
+# SOFTMAX: .visible .entry softmax(
+# SOFTMAX-NOT: .local
+# SOFTMAX-COUNT-8: ld.global.v4.b32
+# SOFTMAX-NOT: ld.global.v4
+# SOFTMAX: shfl.sync.down.b32
+# SOFTMAX: st.shared.b32
+# SOFTMAX-NOT: st.shared
+# SOFTMAX: bar.sync 0
+# SOFTMAX-NOT: ld.global
+# SOFTMAX: shfl.sync.down.b32
+# SOFTMAX: st.shared.b32
+# SOFTMAX-NOT: st.shared
+# SOFTMAX: bar.sync 0
+# SOFTMAX-NOT: bar.sync
+# SOFTMAX-COUNT-8: st.global.v4.b32
+# SOFTMAX-NOT: st.global.v4
+# SOFTMAX-NOT: bar.sync
+# SOFTMAX-NOT: st.shared
+# SOFTMAX: ret;
+
+# 1024 fp32 over 128 threads: 2 chunks per thread, all four loads before the first store.
+# VADD: .visible .entry vadd(
+# VADD-NOT: bar.sync
+# VADD-NOT: .local
+# VADD: ld.global.v4.b32
+# VADD-NOT: st.global
+# VADD: ld.global.v4.b32
+# VADD-NOT: st.global
+# VADD: ld.global.v4.b32
+# VADD-NOT: st.global
+# VADD: ld.global.v4.b32
+# VADD-NOT: ld.global.v4
+# VADD: st.global.v4.b32
+# VADD-NOT: ld.global.v4
+# VADD: st.global.v4.b32
+# VADD-NOT: ld.global.v4
+# VADD-NOT: st.global.v4
+# VADD-NOT: bar.sync
+
+# The row stays in registers between the sum of squares and the scaled store.
+# ROWNORM: .visible .entry scaled(
+# ROWNORM-NOT: .local
+# ROWNORM-COUNT-4: ld.global.v4.b32
+# ROWNORM-NOT: ld.global.v4
+# ROWNORM: bar.sync 0
+# ROWNORM-NOT: bar.sync
+# ROWNORM-COUNT-4: st.global.v4.b32
+# ROWNORM-NOT: ld.global.v4
