@@ -1,5 +1,5 @@
 /* conversion/combine.c — `acc += tl.dot(a, b)` accumulates in the dot (tile IR in, tile IR
- * out; a step of tc_lower_to_vector, before the loop versioning).
+ * out; the pipeline's step dot-combine, the first after the front end).
  *
  * A dot without an accumulator is a dot into zeros: `acc += tl.dot(a, b)` (the common way
  * to write a K loop) would fill a tile of zeros, run the dot into it and add the result

@@ -818,8 +818,6 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   tc_valmap_init(&L.in_group, sizeof(int));
   tc_valmap_init(&L.views, sizeof(tc_view));
   tc_valmap_init(&L.dot_prefetched, sizeof(int));
-  tc_combine_dot_adds(tile_module);
-  tc_version_single_trip_loops(&L, tile_module);
   MlirModule nm = mlirModuleCreateEmpty(mlirOperationGetLocation(mlirModuleGetOperation(tile_module)));
   MlirBlock nbody = mlirModuleGetBody(nm);
   tilec_status *st = NULL;

@@ -183,14 +183,15 @@ bool tc_store_joins_run(tc_lower *L, const MlirOperation *run, int n, MlirOperat
 
 /* --- combine.c: before the lowering -------------------------------------------------------- */
 /* add(d, dot(a, b, 0)) -> dot(a, b, d) where the dot's result has no other use (as
- * Triton's combine pass). */
+ * Triton's combine pass; the pipeline's step dot-combine). */
 void tc_combine_dot_adds(MlirModule module);
 
 /* --- version_loops.c: before the lowering ------------------------------------------------- */
 /* Puts each kernel's code from its first accumulation loop with a buffered tile on under
  * `scf.if (every such loop runs once)`, with those loops inlined in the then-branch (see
- * the file's comment). Rewrites the tile module in place. */
-void tc_version_single_trip_loops(tc_lower *L, MlirModule module);
+ * the file's comment). Rewrites the tile module in place (the pipeline's step
+ * single-trip-loops). */
+void tc_version_single_trip_loops(const tc_target *target, MlirModule module);
 
 /* --- lower.c: driver -------------------------------------------------------------- */
 tilec_status *tc_lower_error(tc_lower *L, MlirOperation op, tilec_status_code code, const char *fmt, ...)

@@ -1,5 +1,5 @@
 /* conversion/version_loops.c — single-trip versions of accumulation loops (tile IR in,
- * tile IR out; the first step of tc_lower_to_vector).
+ * tile IR out; the pipeline's step single-trip-loops, after dot-combine, before the lowering).
  *
  * Triton's kernels size their blocks with BLOCK = next_power_of_2(N) and still loop
  * `for off in range(0, N, BLOCK)` with a tile accumulator (the tutorial layer norm): at
@@ -51,9 +51,9 @@ static MlirWalkResult check_body_op(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
-/* Does the loop carry a tile the lowering would keep in a buffer? */
-static bool carries_large_tile(tc_lower *L, MlirOperation loop) {
-  int64_t budget = (int64_t)L->backend->chunk_bits(L->target) * L->backend->vector_registers(L->target) / 2;
+/* Does the loop carry a tile the lowering would keep in a buffer (over `budget` bits: half
+ * the vector registers)? */
+static bool carries_large_tile(int64_t budget, MlirOperation loop) {
   for (intptr_t i = 0; i < mlirOperationGetNumResults(loop); i++) {
     MlirType t = mlirValueGetType(mlirOperationGetResult(loop, i));
     if (!is_tile(t)) continue;
@@ -141,7 +141,7 @@ static MlirValue runs_once(tc_builder *b, MlirValue lb, MlirValue ub, MlirValue 
   return tcb_binary(b, "arith.andi", some, one);
 }
 
-static void version_function(tc_lower *L, MlirOperation fn) {
+static void version_function(int64_t budget, MlirOperation fn) {
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0));
   MlirOperation ret = mlirBlockGetTerminator(entry);
   if (mlirBlockIsNull(entry) || mlirOperationIsNull(ret) || mlirOperationGetNumOperands(ret) != 0) return;
@@ -150,7 +150,7 @@ static void version_function(tc_lower *L, MlirOperation fn) {
   MlirOperation first = {NULL};
   for (MlirOperation o = mlirBlockGetFirstOperation(entry); !mlirOperationIsNull(o) && nloops < MAX_LOOPS;
        o = mlirOperationGetNextInBlock(o)) {
-    if (!tc_op_is(o, "scf.for") || !carries_large_tile(L, o)) continue;
+    if (!tc_op_is(o, "scf.for") || !carries_large_tile(budget, o)) continue;
     if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(o, mlirStringRefCreateFromCString("unsignedCmp"))))
       continue; /* the condition below compares signed */
     body_check c = {true};
@@ -172,7 +172,7 @@ static void version_function(tc_lower *L, MlirOperation fn) {
   if (copied > MAX_COPIED_OPS) return;
 
   tc_builder b;
-  tcb_init(&b, L->ctx);
+  tcb_init(&b, mlirOperationGetContext(fn));
   b.loc = mlirOperationGetLocation(first);
   tcb_set_before(&b, first);
   tc_valmap map;
@@ -211,11 +211,13 @@ static void version_function(tc_lower *L, MlirOperation fn) {
   tc_valmap_free(&map);
 }
 
-void tc_version_single_trip_loops(tc_lower *L, MlirModule module) {
+void tc_version_single_trip_loops(const tc_target *target, MlirModule module) {
+  const tc_backend *be = tc_backend_for(target);
+  int64_t budget = (int64_t)be->chunk_bits(target) * be->vector_registers(target) / 2;
   for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module)); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     if (!tc_op_is(op, "func.func")) continue;
     MlirAttribute vis = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_visibility"));
-    if (mlirAttributeIsNull(vis)) version_function(L, op); /* kernels, not combine functions */
+    if (mlirAttributeIsNull(vis)) version_function(budget, op); /* kernels, not combine functions */
   }
 }

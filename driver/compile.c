@@ -33,12 +33,8 @@ void tilec_compile_options_init(tilec_compile_options *o) {
 
 bool tilec_stage_from_name(const char *name, tilec_stage *out) {
   tc_stage s;
-  if (name && !strcmp(name, "analysis")) {
-    *out = TILEC_STAGE_ANALYSIS;
-    return true;
-  }
   if (!name || !tc_stage_from_name(name, &s)) return false;
-  *out = (tilec_stage)s;
+  *out = tc_stage_api(s);
   return true;
 }
 
@@ -98,24 +94,19 @@ static tc_codegen_options codegen_options(const tilec_compiler *c) {
   return o;
 }
 
-/* Runs module (tile stage) to `stage`; text for IR stages, bytes for objects. Takes the module. */
+/* Runs module (tile stage) to `stage`; text for IR stages and the analyses, bytes for
+ * objects. Takes the module. */
 static tilec_status *advance(tilec_compiler *c, MlirModule m, tc_stage stage, char **out, size_t *len) {
   tc_codegen_options o = codegen_options(c);
-  tilec_status *st = NULL;
-  tc_stage mlir_stage = stage < TC_STAGE_LLVM_DIALECT ? stage : TC_STAGE_LLVM_DIALECT;
-  st = tc_pipeline_run(&m, mlir_stage, &c->target, &o);
-  if (!st) {
-    if (stage <= TC_STAGE_LLVM_DIALECT) {
-      *out = tc_module_to_string(mlirModuleGetOperation(m));
-      if (len) *len = strlen(*out);
-    } else {
-      size_t n = 0;
-      st = tc_pipeline_emit(m, stage, &c->target, &o, out, &n);
-      if (len) *len = n;
-    }
-  }
+  tilec_status *st = tc_pipeline_output(&m, stage, &c->target, &o, out, len);
   mlirModuleDestroy(m);
   return st;
+}
+
+/* The API's stage as the pipeline's, or why not. */
+static tilec_status *pipeline_stage(tilec_stage stage, tc_stage *out) {
+  if (tc_stage_from_api(stage, out)) return NULL;
+  return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "unknown stage %d", (int)stage);
 }
 
 /* strip_asserts: removes the tile.assert ops the front end emitted (they have no results;
@@ -200,16 +191,10 @@ tilec_status *tilec_compiler_emit(tilec_compiler *c, const tilec_kernel_spec *sp
   MlirModule m;
   tc_kernel_info *info = calloc(1, sizeof *info);
   if (!info) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
-  tilec_status *st = front(c, spec, &m, info);
-  if (!st && stage == TILEC_STAGE_ANALYSIS) {
-    st = tc_analysis_print(m, text_out);
-    mlirModuleDestroy(m);
-  } else if (!st && ((int)stage < 0 || stage > TILEC_STAGE_ASM)) {
-    mlirModuleDestroy(m);
-    st = tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "unknown stage %d", (int)stage);
-  } else if (!st) {
-    st = advance(c, m, (tc_stage)stage, text_out, NULL);
-  }
+  tc_stage to;
+  tilec_status *st = pipeline_stage(stage, &to);
+  if (!st) st = front(c, spec, &m, info);
+  if (!st) st = advance(c, m, to, text_out, NULL);
   free(info);
   return st;
 }
@@ -335,7 +320,9 @@ tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, const tilec_
 }
 
 tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec_stage stage, char **text_out) {
-  tilec_status *cst = context(c);
+  tc_stage to;
+  tilec_status *cst = pipeline_stage(stage, &to);
+  if (!cst) cst = context(c);
   if (cst) return cst;
   tc_diag_capture cap;
   tc_diag_capture_begin(&cap, c->ctx);
@@ -350,16 +337,7 @@ tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec
     mlirModuleDestroy(m);
     return st;
   }
-  if (stage == TILEC_STAGE_ANALYSIS) {
-    st = tc_analysis_print(m, text_out);
-    mlirModuleDestroy(m);
-    return st;
-  }
-  if ((int)stage < 0 || stage > TILEC_STAGE_ASM) {
-    mlirModuleDestroy(m);
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "unknown stage %d", (int)stage);
-  }
-  return advance(c, m, (tc_stage)stage, text_out, NULL);
+  return advance(c, m, to, text_out, NULL);
 }
 
 const char *tilec_compiler_notes(const tilec_compiler *c) { return c ? c->notes : ""; }

@@ -105,7 +105,7 @@ static int set_checks(void *d, const char *v) {
 
 /* The stages `--emit` and `opt --stage` take: tilec_stage_from_name's, and ptx (the nvptx
  * target's assembly). */
-#define CLI_STAGES "tile, analysis, vector, llvm-dialect, llvm, asm or ptx"
+#define CLI_STAGES "tile, dot-combine, single-trip-loops, analysis, vector, llvm-dialect, llvm, asm or ptx"
 
 static int set_emit(void *d, const char *v) {
   cli_compile_flags *f = flags(d);

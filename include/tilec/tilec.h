@@ -148,17 +148,23 @@ typedef struct tilec_kernel_spec {
   size_t num_modules;
 } tilec_kernel_spec;
 
+/* Where the pipeline stops. In pipeline order: TILE, DOT_COMBINE, SINGLE_TRIP_LOOPS,
+ * ANALYSIS, VECTOR, LLVM_DIALECT, LLVM, ASM (the numbers are the ABI's, not the order). */
 typedef enum tilec_stage {
   TILEC_STAGE_TILE = 0,     /* tile dialect, as the front end emits it */
   TILEC_STAGE_VECTOR,       /* vector/scf/arith/memref after tile lowering and SLEEF glue */
   TILEC_STAGE_LLVM_DIALECT, /* MLIR LLVM dialect */
   TILEC_STAGE_LLVM,         /* optimized LLVM IR */
   TILEC_STAGE_ASM,          /* target assembly */
-  TILEC_STAGE_ANALYSIS = 16 /* not IR: the analyses the lowering decides from, per value of the
-                             * tile IR (contiguity, divisibility, constancy; mask bounds) */
+  TILEC_STAGE_ANALYSIS = 16, /* not IR: the analyses the lowering decides from, per value of the
+                              * tile IR after the tile steps (contiguity, divisibility,
+                              * constancy; mask bounds) */
+  TILEC_STAGE_DOT_COMBINE = 17,      /* tile IR after `acc += tl.dot(a, b)` became dot(a, b, acc) */
+  TILEC_STAGE_SINGLE_TRIP_LOOPS = 18 /* tile IR after accumulation loops got single-trip versions */
 } tilec_stage;
 
-/* Parses "tile", "vector", "llvm-dialect", "llvm", "asm", "analysis". */
+/* Parses "tile", "dot-combine", "single-trip-loops", "analysis", "vector", "llvm-dialect",
+ * "llvm", "asm". */
 TILEC_API bool tilec_stage_from_name(const char *name, tilec_stage *out);
 
 /* Compiles the kernel up to `stage` and returns its text (malloc'ed; free() it). */

@@ -548,7 +548,8 @@ static PyObject *compiler_compile_or_emit(tpy_compiler *self, PyObject *args, Py
   char *text = NULL;
   tilec_stage stage = TILEC_STAGE_ASM;
   if (emit && (!stage_name || !tilec_stage_from_name(stage_name, &stage))) {
-    PyErr_Format(PyExc_ValueError, "unknown stage %s (tile, vector, llvm-dialect, llvm, asm)",
+    PyErr_Format(PyExc_ValueError,
+                 "unknown stage %s (tile, dot-combine, single-trip-loops, analysis, vector, llvm-dialect, llvm, asm)",
                  stage_name ? stage_name : "None");
     goto done;
   }

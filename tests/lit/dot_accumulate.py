@@ -5,6 +5,10 @@
 # `acc = tl.dot(..., acc)` (attention's rescaling) is computed where the blocks load the
 # carried acc, in place in its buffer: no pass of its own, no copy back.
 # RUN: %tilec compile %s -k acc_forms -s "*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, 16, 32, 16" --target x86-64-v4 --emit vector | FileCheck %s
+# The pipeline's dot-combine step does the rewrite: the front end's tile IR has the add, the
+# IR after the step (--emit dot-combine) has the dot accumulating into the carried acc.
+# RUN: %tilec compile %s -k acc_forms -s "*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, 16, 32, 16" --emit tile | FileCheck %s --check-prefix=TILE
+# RUN: %tilec compile %s -k acc_forms -s "*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, 16, 32, 16" --emit dot-combine | FileCheck %s --check-prefix=COMBINED
 import triton
 import triton.language as tl
 
@@ -42,3 +46,13 @@ def acc_forms(a_ptr, b_ptr, s_ptr, c_ptr, K, M: tl.constexpr, N: tl.constexpr, B
 # CHECK-NOT: arith.addf
 # CHECK: vector.load %[[ACC]]
 # CHECK-NOT: arith.addf
+
+# TILE: %[[Z:[0-9]+]] = "tile.dot"(%{{[0-9]+}}, %{{[0-9]+}}, %[[ZERO:[0-9]+]])
+# TILE: %[[D:[0-9]+]] = "tile.dot"(%{{[0-9]+}}, %{{[0-9]+}}, %[[ZERO2:[0-9]+]])
+# TILE-NEXT: %[[SUM:[0-9]+]] = arith.addf %{{[0-9]+}}, %[[D]]
+# TILE: scf.yield %[[SUM]]
+
+# COMBINED: %[[SCALED:[0-9]+]] = arith.mulf %arg6,
+# COMBINED: %[[D:[0-9]+]] = "tile.dot"(%{{[0-9]+}}, %{{[0-9]+}}, %[[SCALED]])
+# COMBINED-NOT: arith.addf
+# COMBINED: scf.yield %[[D]]

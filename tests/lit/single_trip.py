@@ -2,10 +2,14 @@
 # a carried tile too large for the registers lives in a stack buffer, so the code from the
 # first such loop on is versioned under `scf.if (each such loop runs once)`. The then-branch
 # has the loops inlined: the accumulators are evaluated where the reductions consume them,
-# with no access to the buffers; the else-branch is the buffered loop. The tile IR is not
-# changed (the versioning happens as the lowering starts).
+# with no access to the buffers; the else-branch is the buffered loop. The versioning is the
+# pipeline's step single-trip-loops (tile IR in, tile IR out): the front end's IR and the IR
+# after the step before it (dot-combine) have the plain loops; --emit single-trip-loops shows
+# the versioned tile IR.
 # RUN: %tilec compile %s -k two_pass -s "*fp32:16, *fp32:16, i32, 8192" --target x86-64-v4 --emit vector | FileCheck %s
 # RUN: %tilec compile %s -k two_pass -s "*fp32:16, *fp32:16, i32, 8192" --emit tile | FileCheck %s --check-prefix=TILE
+# RUN: %tilec compile %s -k two_pass -s "*fp32:16, *fp32:16, i32, 8192" --emit dot-combine | FileCheck %s --check-prefix=TILE
+# RUN: %tilec compile %s -k two_pass -s "*fp32:16, *fp32:16, i32, 8192" --target x86-64-v4 --emit single-trip-loops | FileCheck %s --check-prefix=STEP
 # RUN: %tilec compile %s -k two_pass -s "*fp32:16, *fp32:16, i32, 256" --target x86-64-v4 --emit vector | FileCheck %s --check-prefix=SMALL
 import triton
 import triton.language as tl
@@ -41,6 +45,17 @@ def two_pass(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
 # TILE-NOT: scf.if
 # TILE: scf.for
 # TILE: scf.for
+
+# The then-branch has no loop: each accumulator is its initial value plus one trip's load.
+# STEP: arith.cmpi sle, {{.*}} : i64
+# STEP: scf.if %{{[0-9]+}} {
+# STEP-NOT: scf.for
+# STEP: "tile.load"
+# STEP: "tile.reduce"
+# STEP-NOT: scf.for
+# STEP: } else {
+# STEP: scf.for
+# STEP: scf.for
 
 # A tile that fits in the registers is carried there; nothing is versioned.
 # SMALL-NOT: arith.cmpi sle, {{.*}} : i64
