@@ -427,6 +427,8 @@ def child(pack, name, dry):
         except Exception as e:   # a Triton compile error, a failed launch: this line only
             # the message's last lines (a CompilationError's last line is only a caret)
             text = " | ".join(ln.strip() for ln in str(e).strip().splitlines()[-6:] if ln.strip())
+            if e.__cause__ is not None:   # Triton's CompilationError keeps the reason here
+                text += " | caused by %s: %s" % (type(e.__cause__).__name__, str(e.__cause__).strip()[:400])
             line.update(ok=False, error="%s: %s" % (type(e).__name__, text[-800:]))
         emit(line)
     emit({"name": name, "impl": "note", "note": case.note})
