@@ -89,47 +89,79 @@ static bool private_memory(MlirValue v) {
   return tc_op_is(d, "memref.alloca") || tc_op_is(d, "llvm.alloca");
 }
 
-/* What code does to memory other threads may see: reads and writes of shared memory (a
- * buffer of tc_nvptx_alloc_shared) and of global memory (a view of a pointer); an access
- * through anything else counts as both. */
-enum { SHARED_R = 1, SHARED_W = 2, GLOBAL_R = 4, GLOBAL_W = 8, ALL = 15 };
-typedef unsigned mem_access;
+/* What code does to memory other threads may see: reads and writes of shared memory and of
+ * global memory (a view of a pointer, an offset from a kernel's pointer argument). Shared
+ * buffers (tc_nvptx_alloc_shared's, never reused) are told apart, up to TRACKED of each;
+ * an access through anything else counts as one of any buffer and of global memory. */
+enum { SHARED_R = 1, SHARED_W = 2, GLOBAL_R = 4, GLOBAL_W = 8, SHARED_ANY_R = 16, SHARED_ANY_W = 32, ALL = 63 };
+#define TRACKED 8
+typedef struct mem_access {
+  unsigned bits;
+  int nr, nw;
+  const void *r[TRACKED], *w[TRACKED]; /* the shared buffers read, written */
+} mem_access;
 
-/* Which memory an address (memref or pointer) may be in. */
+static const mem_access NONE = {0, 0, 0, {0}, {0}}, EVERYTHING = {ALL, 0, 0, {0}, {0}};
+
+static void add_buffer(mem_access *a, const void *buf, bool write) {
+  const void **list = write ? a->w : a->r;
+  int *n = write ? &a->nw : &a->nr;
+  a->bits |= write ? SHARED_W : SHARED_R;
+  for (int i = 0; i < *n; i++)
+    if (list[i] == buf) return;
+  if (*n == TRACKED) a->bits |= write ? SHARED_ANY_W : SHARED_ANY_R;
+  else list[(*n)++] = buf;
+}
+
+static void merge(mem_access *a, const mem_access *b) {
+  a->bits |= b->bits;
+  for (int i = 0; i < b->nr; i++) add_buffer(a, b->r[i], false);
+  for (int i = 0; i < b->nw; i++) add_buffer(a, b->w[i], true);
+}
+
+static bool writes(const mem_access *a) { return (a->bits & (SHARED_W | GLOBAL_W)) != 0; }
+
+/* What an access through address v (memref or pointer) may touch. */
 static mem_access space_of(MlirValue v, bool write) {
-  mem_access r = write ? SHARED_W : SHARED_R, w = write ? GLOBAL_W : GLOBAL_R;
-  /* a scalar address: an offset from a kernel's pointer argument */
+  mem_access a = NONE;
+  unsigned global = write ? GLOBAL_W : GLOBAL_R, any = write ? SHARED_ANY_W | SHARED_W : SHARED_ANY_R | SHARED_R;
   for (int i = 0; i < 16 && mlirValueIsAOpResult(v) && tc_op_is(mlirOpResultGetOwner(v), "llvm.getelementptr"); i++)
     v = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
   if (!mlirValueIsAOpResult(v)) {
     MlirOperation f = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
-    return !mlirOperationIsNull(f) && tc_op_is(f, "func.func") && mlirTypeIsALLVMPointerType(mlirValueGetType(v)) ? w : r | w;
+    a.bits = !mlirOperationIsNull(f) && tc_op_is(f, "func.func") && mlirTypeIsALLVMPointerType(mlirValueGetType(v))
+                 ? global : global | any;
+    return a;
   }
   MlirOperation d = mlirOpResultGetOwner(v);
-  if (tc_op_is(d, "memref.cast")) return r;                      /* tc_nvptx_alloc_shared's buffers */
-  if (tc_op_is(d, "builtin.unrealized_conversion_cast")) return w; /* a view of a pointer (memory.c) */
-  return r | w;
+  if (tc_op_is(d, "memref.cast")) add_buffer(&a, v.ptr, write);                 /* tc_nvptx_alloc_shared's */
+  else if (tc_op_is(d, "builtin.unrealized_conversion_cast")) a.bits = global; /* a view of a pointer */
+  else a.bits = global | any;
+  return a;
 }
 
 /* What op (not its regions) does to such memory. */
 static mem_access op_access(MlirOperation op) {
   static const char *const reads[] = {"vector.load", "vector.maskedload", "vector.gather", "memref.load", "llvm.load"};
-  static const char *const writes[] = {"vector.store", "vector.maskedstore", "vector.scatter", "memref.store", "llvm.store"};
+  static const char *const stores[] = {"vector.store", "vector.maskedstore", "vector.scatter", "memref.store", "llvm.store"};
   int kind = 0;
   for (size_t i = 0; i < sizeof reads / sizeof reads[0] && !kind; i++)
     if (tc_op_is(op, reads[i])) kind = 1;
-  for (size_t i = 0; i < sizeof writes / sizeof writes[0] && !kind; i++)
-    if (tc_op_is(op, writes[i])) kind = 2;
+  for (size_t i = 0; i < sizeof stores / sizeof stores[0] && !kind; i++)
+    if (tc_op_is(op, stores[i])) kind = 2;
   if (kind) {
-    mem_access a = 0;
+    mem_access a = NONE;
+    bool found = false;
     for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
       MlirValue v = mlirOperationGetOperand(op, i);
       MlirType t = mlirValueGetType(v);
       if (!mlirTypeIsAMemRef(t) && !mlirTypeIsALLVMPointerType(t)) continue;
-      if (private_memory(v)) return 0; /* the thread's own: registers */
-      a |= space_of(v, kind == 2);
+      if (private_memory(v)) return NONE; /* the thread's own: registers */
+      mem_access x = space_of(v, kind == 2);
+      merge(&a, &x);
+      found = true;
     }
-    return a ? a : ALL;
+    return found ? a : EVERYTHING;
   }
   if (tc_op_is(op, "func.call")) {
     /* the emulator's thread id, shuffles and shared base touch nothing a barrier orders (a
@@ -137,34 +169,51 @@ static mem_access op_access(MlirOperation op) {
     MlirAttribute c = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("callee"));
     MlirStringRef name = mlirAttributeIsNull(c) ? mlirStringRefCreateFromCString("") : mlirSymbolRefAttrGetRootReference(c);
     static const char emu[] = "tilec_rt_emu_";
-    if (name.length > strlen(emu) && !strncmp(name.data, emu, strlen(emu)) && !is_barrier(op)) return 0;
-    return ALL;
+    if (name.length > strlen(emu) && !strncmp(name.data, emu, strlen(emu)) && !is_barrier(op)) return NONE;
+    return EVERYTHING;
   }
   if (tc_op_is(op, "llvm.atomicrmw") || tc_op_is(op, "llvm.cmpxchg") || tc_op_is(op, "llvm.call") ||
       tc_op_is(op, "llvm.inline_asm") || tc_op_is(op, "memref.atomic_rmw") || tc_op_is(op, "memref.generic_atomic_rmw"))
-    return ALL;
+    return EVERYTHING;
   if (tc_op_in_dialect(op, "nvvm") && !tc_op_is(op, "nvvm.read.ptx.sreg.tid.x") && !tc_op_is(op, "nvvm.shfl.sync"))
-    return ALL; /* a barrier, mma with shared operands: as if it accessed everything */
-  return 0;
+    return EVERYTHING; /* a barrier, mma with shared operands: as if it accessed everything */
+  return NONE;
 }
 
 static MlirWalkResult walk_access(MlirOperation op, void *user) {
-  *(mem_access *)user |= op_access(op);
+  mem_access x = op_access(op);
+  merge(user, &x);
   return MlirWalkResultAdvance;
 }
 
 /* What op and the ops inside it do to such memory. */
 static mem_access access_of(MlirOperation op) {
-  mem_access a = 0;
+  mem_access a = NONE;
   mlirOperationWalk(op, walk_access, &a, MlirWalkPreOrder);
   return a;
 }
 
+static bool shares(const void *const *x, int nx, const void *const *y, int ny) {
+  for (int i = 0; i < nx; i++)
+    for (int j = 0; j < ny; j++)
+      if (x[i] == y[j]) return true;
+  return false;
+}
+
 /* Must code doing x run before code doing y in other threads (one writes what the other
  * reads or writes)? */
-static bool conflict(mem_access x, mem_access y) {
-  return ((x & SHARED_W) && (y & (SHARED_R | SHARED_W))) || ((x & SHARED_R) && (y & SHARED_W)) ||
-         ((x & GLOBAL_W) && (y & (GLOBAL_R | GLOBAL_W))) || ((x & GLOBAL_R) && (y & GLOBAL_W));
+static bool conflict(const mem_access *x, const mem_access *y) {
+  if (((x->bits & GLOBAL_W) && (y->bits & (GLOBAL_R | GLOBAL_W))) || ((x->bits & GLOBAL_R) && (y->bits & GLOBAL_W)))
+    return true;
+  if ((x->bits & SHARED_W) && (y->bits & (SHARED_R | SHARED_W))) {
+    if ((x->bits & SHARED_ANY_W) || (y->bits & (SHARED_ANY_R | SHARED_ANY_W))) return true;
+    if (shares(x->w, x->nw, y->r, y->nr) || shares(x->w, x->nw, y->w, y->nw)) return true;
+  }
+  if ((x->bits & SHARED_R) && (y->bits & SHARED_W)) {
+    if ((x->bits & SHARED_ANY_R) || (y->bits & SHARED_ANY_W)) return true;
+    if (shares(x->r, x->nr, y->w, y->nw)) return true;
+  }
+  return false;
 }
 
 /* The op b emitted last. */
@@ -176,26 +225,45 @@ static MlirOperation just_emitted(const tc_builder *b) {
 
 /* The ops after `from` up to b's insertion point. */
 static mem_access access_since(MlirOperation from, const tc_builder *b) {
-  mem_access a = 0;
+  mem_access a = NONE;
   for (MlirOperation o = mlirOperationGetNextInBlock(from); !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before);
-       o = mlirOperationGetNextInBlock(o))
-    a |= access_of(o);
+       o = mlirOperationGetNextInBlock(o)) {
+    mem_access x = access_of(o);
+    merge(&a, &x);
+  }
   return a;
 }
 
 MlirOperation tc_nvptx_last_op(const tc_builder *b) { return just_emitted(b); }
 
-bool tc_nvptx_touches_memory(MlirOperation from, const tc_builder *b) { return access_since(from, b) != 0; }
+bool tc_nvptx_touches_memory(MlirOperation from, const tc_builder *b) { return access_since(from, b).bits != 0; }
 
 /* What the ops of a block from `from` on do until the block's first barrier (or its end:
- * then also `after`, what runs after the block until the next barrier). */
-static mem_access access_until_barrier(MlirOperation from, mem_access after) {
-  mem_access a = 0;
+ * then also `after`, what runs after the block until the next barrier). A loop whose body
+ * starts with a barrier adds nothing (its first trip stops there) but does not stop the
+ * scan (it may run no trip). */
+static mem_access access_until_barrier(MlirOperation from, const mem_access *after) {
+  mem_access a = NONE;
   for (MlirOperation o = from; !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
     if (is_barrier(o)) return a;
-    a |= access_of(o);
+    if (tc_op_is(o, "scf.for")) {
+      MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(o, 0));
+      mem_access head = NONE;
+      MlirOperation first = mlirBlockGetFirstOperation(body);
+      for (; !mlirOperationIsNull(first) && !is_barrier(first); first = mlirOperationGetNextInBlock(first)) {
+        mem_access x = access_of(first);
+        merge(&head, &x);
+      }
+      if (!mlirOperationIsNull(first)) { /* the body's barrier comes first: only what precedes it */
+        merge(&a, &head);
+        continue;
+      }
+    }
+    mem_access x = access_of(o);
+    merge(&a, &x);
   }
-  return a | after;
+  merge(&a, after);
+  return a;
 }
 
 /* Drops the barriers of block that order nothing: in order, a barrier goes when what ran
@@ -204,12 +272,12 @@ static mem_access access_until_barrier(MlirOperation from, mem_access after) {
  * are blocks of their own (one runs, then what follows the if); a loop's body is left as
  * it is (its barriers also order the next trip). Returns what ran since the last barrier
  * kept at the block's end. */
-static mem_access drop_barriers(MlirBlock block, mem_access since, mem_access after) {
+static mem_access drop_barriers(MlirBlock block, mem_access since, const mem_access *after) {
   for (MlirOperation o = mlirBlockGetFirstOperation(block), next; !mlirOperationIsNull(o); o = next) {
     next = mlirOperationGetNextInBlock(o);
     if (is_barrier(o)) {
       mem_access until = access_until_barrier(next, after);
-      if (conflict(since, until) || conflict(until, since)) since = 0;
+      if (conflict(&since, &until) || conflict(&until, &since)) since = NONE;
       else mlirOperationDestroy(o);
       continue;
     }
@@ -217,10 +285,11 @@ static mem_access drop_barriers(MlirBlock block, mem_access since, mem_access af
       mem_access rest = access_until_barrier(next, after);
       for (intptr_t r = 0; r < mlirOperationGetNumRegions(o); r++) {
         MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(o, r));
-        if (!mlirBlockIsNull(b)) drop_barriers(b, since, rest);
+        if (!mlirBlockIsNull(b)) drop_barriers(b, since, &rest);
       }
     }
-    since |= access_of(o);
+    mem_access x = access_of(o);
+    merge(&since, &x);
   }
   return since;
 }
@@ -228,7 +297,7 @@ static mem_access drop_barriers(MlirBlock block, mem_access since, mem_access af
 /* The kernel's barriers that order nothing (see drop_barriers). */
 static void finish_func(tc_lower *L) {
   if (L->status) return;
-  drop_barriers(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0)), 0, 0);
+  drop_barriers(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0)), NONE, &NONE);
 }
 
 /* ---- nests: chunks dealt to the CTA's threads ------------------------------------------ */
@@ -271,6 +340,10 @@ static void run_chunk(tc_lower *L, tc_builder *at, const tc_pos *pos, int64_t w,
 /* The position of chunk c (an index) of a nest over shape, at ib. */
 static tc_pos chunk_pos(tc_builder *ib, MlirValue c, int rank, const int64_t *shape, int64_t w, int64_t per_row) {
   tc_pos pos = {.rank = rank, .chunked = true};
+  if (rank == 1) { /* c < per_row wherever the chunk runs */
+    pos.idx[0] = tcb_binary(ib, "arith.muli", c, tcb_const_index(ib, w));
+    return pos;
+  }
   MlirValue rest = tcb_binary(ib, "arith.divui", c, tcb_const_index(ib, per_row));
   if (rank) pos.idx[rank - 1] = tcb_binary(ib, "arith.muli", tcb_binary(ib, "arith.remui", c, tcb_const_index(ib, per_row)),
                                            tcb_const_index(ib, w));
@@ -334,8 +407,8 @@ static void sink_stores(MlirOperation from, const tc_builder *b) {
   for (MlirOperation o = mlirOperationGetNextInBlock(from); !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before);
        o = mlirOperationGetNextInBlock(o)) {
     mem_access a = access_of(o);
-    if (is_store(o) && a) n++;
-    else if (a & (SHARED_W | GLOBAL_W)) return;
+    if (is_store(o) && a.bits) n++;
+    else if (writes(&a)) return;
   }
   if (!n) return;
   MlirOperation *st = malloc(sizeof *st * (size_t)n);
@@ -343,7 +416,7 @@ static void sink_stores(MlirOperation from, const tc_builder *b) {
   n = 0;
   for (MlirOperation o = mlirOperationGetNextInBlock(from); !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before);
        o = mlirOperationGetNextInBlock(o))
-    if (is_store(o) && access_of(o)) st[n++] = o;
+    if (is_store(o) && access_of(o).bits) st[n++] = o;
   MlirOperation last = just_emitted(b);
   for (int i = 0; i < n; i++) {
     if (mlirOperationEqual(st[i], last)) continue; /* already last */
@@ -454,8 +527,8 @@ static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bou
     tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   }
   mem_access a = access_since(before, &b);
-  if (a & (SHARED_W | GLOBAL_W)) tc_nvptx_barrier(L, &b);
-  if (!a) mlirOperationDestroy(before);
+  if (writes(&a)) tc_nvptx_barrier(L, &b);
+  if (!a.bits) mlirOperationDestroy(before);
 }
 
 /* ---- tiles in registers ------------------------------------------------------------------

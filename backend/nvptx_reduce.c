@@ -91,7 +91,7 @@ static void store1(tc_builder *b, MlirValue v, MlirValue mem, MlirValue idx) {
 /* The operands at chunk i of the row (thread tid's i-th: chunk tid + i * T) into v, at
  * builder *at: with a bound, a chunk wholly inside it evaluates unmasked (vector loads). */
 static void eval_slot(tc_lower *L, tc_builder *at, const coop *k, const tc_pos *row, MlirValue bound_mask, MlirValue bound,
-                      int64_t i, MlirValue *v) {
+                      bool full, int64_t i, MlirValue *v) {
   MlirValue c = tcb_binary(at, "arith.addi", k->tid, tcb_const_index(at, i * k->nthreads));
   tc_pos p = *row;
   p.chunked = true;
@@ -107,13 +107,14 @@ static void eval_slot(tc_lower *L, tc_builder *at, const coop *k, const tc_pos *
   } else {
     gb = *at;
   }
-  for (int full = mlirValueIsNull(bound) ? 0 : 1; full >= 0 && !L->status; full--) {
-    tc_builder *x = full ? &fb : &gb;
+  for (int f = mlirValueIsNull(bound) ? 0 : 1; f >= 0 && !L->status; f--) {
+    tc_builder *x = f ? &fb : &gb;
+    bool is_full = f || full; /* full: known inside the bound (bound_mask its mask) */
     tc_chunk ch;
     tc_chunk_init(&ch, L, x->block, k->width);
     ch.b = *x;
-    ch.mode = full ? TC_CHUNK_FULL : TC_CHUNK_GENERIC;
-    ch.bound_mask = full ? bound_mask : (MlirValue){NULL};
+    ch.mode = is_full ? TC_CHUNK_FULL : TC_CHUNK_GENERIC;
+    ch.bound_mask = is_full ? bound_mask : (MlirValue){NULL};
     ch.root = p;
     ch.slot = (int)i + 1;
     MlirValue r[MAXV];
@@ -160,12 +161,32 @@ static MlirValue thread_part_unrolled(tc_lower *L, tc_builder *b, const coop *k,
     tc_chunk_free(&pre);
   }
   MlirValue vals[TC_NVPTX_UNROLL_MAX][MAXV], last[MAXV], guard = {NULL};
-  int64_t whole = 0; /* rounds in which every thread has a chunk */
-  for (int64_t i = 0; i < slots && !L->status; i++) {
-    if ((i + 1) * k->nthreads <= per_row) {
-      eval_slot(L, b, k, row, bound_mask, bound, i, vals[whole++]);
-      continue;
+  int64_t whole = per_row / k->nthreads; /* rounds in which every thread has a chunk */
+  if (whole > slots) whole = slots;
+  if (whole > 1 && !mlirValueIsNull(bound)) {
+    /* one branch: the thread's chunks all inside the bound (their loads unmasked) or not */
+    MlirValue lastc = tcb_binary(b, "arith.addi", k->tid, tcb_const_index(b, (whole - 1) * k->nthreads));
+    MlirValue end = tcb_binary(b, "arith.muli", tcb_binary(b, "arith.addi", lastc, tcb_const_index(b, 1)),
+                               tcb_const_index(b, k->width));
+    MlirType vt[TC_NVPTX_UNROLL_MAX * MAXV];
+    for (int64_t i = 0; i < whole; i++)
+      for (int j = 0; j < k->nvals; j++)
+        vt[i * k->nvals + j] = tc_vec_type(L->ctx, k->width, mlirShapedTypeGetElementType(mlirValueGetType(k->olds[j])));
+    tc_builder fb, gb;
+    MlirOperation iff = tcb_if(b, tcb_cmpi(b, "ule", end, bound), whole * k->nvals, vt, &fb, &gb);
+    for (int full = 1; full >= 0 && !L->status; full--) {
+      tc_builder *x = full ? &fb : &gb;
+      MlirValue r[TC_NVPTX_UNROLL_MAX * MAXV];
+      for (int64_t i = 0; i < whole && !L->status; i++)
+        eval_slot(L, x, k, row, full ? bound_mask : (MlirValue){NULL}, (MlirValue){NULL}, full, i, r + i * k->nvals);
+      if (!L->status) tcb_op(x, "scf.yield", 0, NULL, whole * k->nvals, r, 0, NULL);
     }
+    for (int64_t i = 0; i < whole; i++)
+      for (int j = 0; j < k->nvals; j++) vals[i][j] = mlirOperationGetResult(iff, i * k->nvals + j);
+  } else {
+    for (int64_t i = 0; i < whole && !L->status; i++) eval_slot(L, b, k, row, bound_mask, bound, 0, i, vals[i]);
+  }
+  for (int64_t i = whole; i < slots && !L->status; i++) {
     /* the last round: a thread past the row's end yields zeros, which nothing combines */
     MlirType vt[MAXV];
     for (int j = 0; j < k->nvals; j++)
@@ -175,7 +196,7 @@ static MlirValue thread_part_unrolled(tc_lower *L, tc_builder *b, const coop *k,
     tc_builder gb, eb;
     MlirOperation iff = tcb_if(b, guard, k->nvals, vt, &gb, &eb);
     MlirValue v[MAXV], z[MAXV];
-    eval_slot(L, &gb, k, row, bound_mask, bound, i, v);
+    eval_slot(L, &gb, k, row, bound_mask, bound, 0, i, v);
     if (L->status) break;
     tcb_op(&gb, "scf.yield", 0, NULL, k->nvals, v, 0, NULL);
     for (int j = 0; j < k->nvals; j++) z[j] = zero_of(&eb, vt[j]);
