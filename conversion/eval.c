@@ -153,6 +153,8 @@ bool tc_is_lazy_op(MlirOperation op) {
   return tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math");
 }
 
+bool tc_is_always_lazy_op(MlirOperation op) { return tc_is_lazy_op(op) && !tile_op_has(op, TILE_TRAIT_ROOT); }
+
 static MlirAttribute splat_constant(MlirOperation op) {
   MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("value"));
   if (mlirAttributeIsADenseElements(a) && mlirDenseElementsAttrIsSplat(a)) return mlirDenseElementsAttrGetSplatValue(a);

@@ -232,10 +232,8 @@ static MlirValue ptr_root(MlirValue v, bool loops) {
       v = init;
       continue;
     }
-    tile_op_id k = tile_op_of(mlirOpResultGetOwner(v));
-    if (!k || (k != TILE_ADDPTR && k != TILE_SPLAT && k != TILE_BROADCAST && k != TILE_EXPAND_DIMS &&
-               k != TILE_RESHAPE && k != TILE_TRANS && k != TILE_HINT))
-      break;
+    MlirOperation d = mlirOpResultGetOwner(v); /* an offset or operand 0's pointers themselves */
+    if (tile_op_of(d) != TILE_ADDPTR && !tile_op_has(d, TILE_TRAIT_KEEPS_VALUES)) break;
     v = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
   }
   return v;
@@ -651,10 +649,7 @@ void tc_lower_op(tc_lower *L, MlirOperation op) {
 bool tc_is_pure_scalar_op(MlirOperation op) {
   if (mlirOperationGetNumResults(op) != 1 || mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0))))
     return false;
-  tile_op_id k = tile_op_of(op);
-  if (k)
-    return k == TILE_ADDPTR || k == TILE_PROGRAM_ID || k == TILE_NUM_PROGRAMS || k == TILE_HINT ||
-           k == TILE_PTR_TO_INT || k == TILE_INT_TO_PTR || k == TILE_BITCAST;
+  if (tile_op_of(op)) return tile_op_has(op, TILE_TRAIT_PURE);
   return tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math");
 }
 
@@ -664,7 +659,7 @@ static bool pure_cone(tc_lower *L, MlirValue v, int depth) {
   if (tile ? tc_special_of(L, v) != NULL : tc_valmap_get(&L->scalars, v.ptr) != NULL) return true;
   if (!mlirValueIsAOpResult(v)) return false;
   MlirOperation d = mlirOpResultGetOwner(v);
-  if (tile ? !tc_is_lazy_op(d) || (tile_op_of(d) == TILE_TRANS) || (tile_op_of(d) == TILE_RESHAPE) : !tc_is_pure_scalar_op(d))
+  if (tile ? !tc_is_always_lazy_op(d) : !tc_is_pure_scalar_op(d))
     return false;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
     if (!pure_cone(L, mlirOperationGetOperand(d, i), depth + 1)) return false;

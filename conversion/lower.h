@@ -211,7 +211,7 @@ MlirType tc_vec_type(MlirContext ctx, int64_t width, MlirType elem);
 void tc_lower_block(tc_lower *L, MlirBlock old_block);
 void tc_lower_op(tc_lower *L, MlirOperation op); /* one op of a block being lowered */
 /* A scalar op without side effects or memory reads: arith/math, and the tile dialect's
- * scalar addptr, program_id, num_programs, hint, ptr_to_int, int_to_ptr, bitcast. */
+ * TILE_TRAIT_PURE ops (scalar addptr, program_id, num_programs, hint, ptr_to_int, ...). */
 bool tc_is_pure_scalar_op(MlirOperation op);
 /* Makes v evaluable at L->b without memory reads: tiles from lazily evaluated ops (no
  * loads, no trans/reshape) over buffered or affine tiles, scalars already lowered or
@@ -238,6 +238,8 @@ MlirOperation tc_clone_elementwise(tc_builder *b, MlirOperation op, const MlirVa
 bool tc_is_guarded_int_op(const char *name);
 MlirOperation tc_build_guarded_int_op(tc_builder *b, const char *name, MlirValue x, MlirValue y, MlirType t);
 bool tc_is_lazy_op(MlirOperation op); /* pure tile op evaluated at positions */
+/* tc_is_lazy_op, and never a nest of its own instead (not reshape, trans: LAZY | ROOT). */
+bool tc_is_always_lazy_op(MlirOperation op);
 int tc_shape_of(MlirType t, int64_t *shape); /* rank of a ranked tensor (0 for scalars) */
 bool tc_same_shape(MlirType a, MlirType b);
 MlirValue tc_iota(tc_builder *b, int64_t width); /* vector<width x i32> 0, 1, ... */

@@ -365,8 +365,12 @@ static bool trip_delta(tc_lower *L, tc_builder *b, MlirOperation loop, MlirValue
   }
   MlirOperation op = mlirOpResultGetOwner(v);
   tile_op_id k = tile_op_of(op);
-  if (tc_op_is(op, "arith.constant") || k == TILE_RANGE || k == TILE_PROGRAM_ID || k == TILE_NUM_PROGRAMS) return true;
-  if (k == TILE_SPLAT || k == TILE_HINT || k == TILE_BROADCAST || k == TILE_EXPAND_DIMS || tc_op_is(op, "arith.extsi") ||
+  /* constants, and pure tile ops without operands (range, program ids), are the same every trip */
+  if (tc_op_is(op, "arith.constant") || (tile_op_has(op, TILE_TRAIT_PURE) && mlirOperationGetNumOperands(op) == 0))
+    return true;
+  /* operand 0's values (splat, broadcast, expand_dims, hint; not a reshape or trans, which may
+   * be materialized) and integer casts step as operand 0 does */
+  if ((tile_op_has(op, TILE_TRAIT_KEEPS_VALUES) && !tile_op_has(op, TILE_TRAIT_ROOT)) || tc_op_is(op, "arith.extsi") ||
       tc_op_is(op, "arith.extui") || tc_op_is(op, "arith.index_cast") || tc_op_is(op, "arith.trunci"))
     return trip_delta(L, b, loop, mlirOperationGetOperand(op, 0), depth + 1, d);
   MlirValue x = mlirOperationGetNumOperands(op) == 2 ? mlirOperationGetOperand(op, 0) : (MlirValue){NULL}, dx, dy;

@@ -64,6 +64,8 @@ enum {
   TILE_TRAIT_MOVES_LANES = 2, /* result lanes read other operand lanes */
   TILE_TRAIT_ROOT = 4,        /* runs its own loop nest over memory */
   TILE_TRAIT_WRITES = 8,      /* writes memory */
+  TILE_TRAIT_PURE = 16,       /* reads no memory, runs no nest: a function of its operands */
+  TILE_TRAIT_KEEPS_VALUES = 32, /* each result lane is a lane of operand 0, unchanged */
 };
 
 typedef enum tile_op_id {

@@ -84,7 +84,24 @@ START_TEST(test_trait_implications) {
     const char *name = tile_op_name((tile_op_id)id);
     /* a lazy op is pure: it never writes */
     ck_assert_msg(!((t & TILE_TRAIT_LAZY) && (t & TILE_TRAIT_WRITES)), "%s: lazy and writes", name);
+    /* a lazy op is pure (PURE: no memory read, no nest); a pure op writes nothing and is no
+     * root unless it is lazy when it can be (reshape, trans) */
+    ck_assert_msg(!(t & TILE_TRAIT_LAZY) || (t & TILE_TRAIT_PURE), "%s: lazy but not pure", name);
+    ck_assert_msg(!((t & TILE_TRAIT_PURE) && (t & TILE_TRAIT_WRITES)), "%s: pure and writes", name);
+    ck_assert_msg(!((t & TILE_TRAIT_PURE) && (t & TILE_TRAIT_ROOT)) || (t & TILE_TRAIT_LAZY), "%s: pure root", name);
+    /* keeping operand 0's values is lazy evaluation of a lane of operand 0 */
+    ck_assert_msg(!(t & TILE_TRAIT_KEEPS_VALUES) || (t & TILE_TRAIT_LAZY), "%s: keeps values, not lazy", name);
   }
+  /* the ops the lowering's facts were once hand lists of (lower.c, memory.c) */
+  const tile_op_id keeps[] = {TILE_SPLAT, TILE_BROADCAST, TILE_EXPAND_DIMS, TILE_RESHAPE, TILE_TRANS, TILE_HINT};
+  int nkeeps = 0;
+  for (int id = 1; id < TILE_OP_COUNT; id++) nkeeps += (tile_op_traits((tile_op_id)id) & TILE_TRAIT_KEEPS_VALUES) != 0;
+  ck_assert_int_eq(nkeeps, (int)(sizeof keeps / sizeof keeps[0]));
+  for (size_t i = 0; i < sizeof keeps / sizeof keeps[0]; i++)
+    ck_assert(tile_op_traits(keeps[i]) & TILE_TRAIT_KEEPS_VALUES);
+  ck_assert(tile_op_traits(TILE_PROGRAM_ID) & TILE_TRAIT_PURE);
+  ck_assert(!(tile_op_traits(TILE_LOAD) & TILE_TRAIT_PURE));
+  ck_assert(!(tile_op_traits(TILE_REDUCE) & TILE_TRAIT_PURE));
   ck_assert_uint_eq(tile_op_traits(TILE_NOT_TILE), 0);
   ck_assert_ptr_null(tile_op_name(TILE_NOT_TILE));
 }
