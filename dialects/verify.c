@@ -1,4 +1,4 @@
-/* dialects/verify.c — the tile-op checks IRDL cannot express: shapes and element types.
+/* dialects/verify.c — the tile-op checks IRDL cannot express: shapes, element types, axes.
  * In: a module. Out: NULL, or a status naming the op, its location and the clash. */
 #include "dialects/tile.h"
 
@@ -78,6 +78,26 @@ static tilec_status *check_op(MlirOperation op) {
     for (intptr_t i = 0; i < mlirShapedTypeGetRank(s); i++) {
       int64_t a = mlirShapedTypeGetDimSize(s, i), b = mlirShapedTypeGetDimSize(r0, i);
       if (a != b && a != 1) return fail(op, "broadcast dimension is neither equal nor 1");
+    }
+  } else if (k == TILE_REDUCE || k == TILE_SCAN) {
+    /* 1 to 8 tiles (the IRDL's operands) of one shape, combined along axis: a scan's results
+     * have that shape, a reduction's that shape without the axis (a scalar from one dim). */
+    MlirType s = mlirValueGetType(mlirOperationGetOperand(op, 0));
+    if (!mlirTypeIsARankedTensor(s)) return fail(op, "operands must be ranked tensors");
+    intptr_t rank = mlirShapedTypeGetRank(s);
+    int64_t axis = tile_int_attr(op, "axis", -1);
+    if (axis < 0 || axis >= rank) return fail(op, "axis out of range");
+    if (mlirOperationGetNumResults(op) != nops) return fail(op, "needs one result per operand");
+    for (intptr_t i = 0; i < nops; i++) {
+      if (!same_shape(s, mlirValueGetType(mlirOperationGetOperand(op, i)))) return fail(op, "operand shapes differ");
+      MlirType r = mlirValueGetType(mlirOperationGetResult(op, i));
+      if (k == TILE_SCAN && !same_shape(s, r)) return fail(op, "a scan's result shape differs from its operands'");
+      if (k == TILE_SCAN) continue;
+      intptr_t rr = mlirTypeIsARankedTensor(r) ? mlirShapedTypeGetRank(r) : 0;
+      bool ok = rr == rank - 1 && (rank > 1 || !mlirTypeIsAShaped(r));
+      for (intptr_t d = 0, e = 0; ok && d < rank; d++)
+        if (d != axis) ok = mlirShapedTypeGetDimSize(r, e++) == mlirShapedTypeGetDimSize(s, d);
+      if (!ok) return fail(op, "a reduction's result shape is not its operands' without the axis");
     }
   } else if (k == TILE_EXPAND_DIMS) {
     MlirType s = mlirValueGetType(mlirOperationGetOperand(op, 0));
