@@ -38,7 +38,8 @@
 #include <string.h>
 
 #define WARP TC_WARP_SIZE
-#define MAXT 32 /* C tiles a warp keeps in registers (4 f32 each) */
+#define MAXT 32       /* C tiles a warp keeps in registers (4 f32 each) across a loop */
+#define MAXT_ROUND 16 /* ... in one round of a dot whose C goes to shared memory */
 
 /* The chip's compute capability (sm_80 -> 80); the emulator has every instruction. */
 static int capability(const tc_lower *L) {
@@ -61,7 +62,7 @@ typedef struct mma_plan {
 /* A plan for C of M x N over K with the target's warps; false when none fits. The warps
  * form a wm x wn grid (powers of 2 dividing the tile counts) with the most warps busy,
  * then the fewest fragment registers loaded per MMA ((4 bm + 2 bn) / (bm bn)). */
-static bool make_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, mma_plan *p) {
+static bool make_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, int64_t maxt, mma_plan *p) {
   int64_t tm = M / 16, tn = N / 8, nwarps = L->target->num_warps;
   bool found = false;
   double best_cost = 0;
@@ -70,12 +71,12 @@ static bool make_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, mma_plan *p)
     int64_t wn = nwarps / wm;
     while (wn > 1 && tn % wn) wn /= 2;
     int64_t bm = tm / wm, bn = tn / wn;
-    while (bm * bn > MAXT) {
+    while (bm * bn > maxt) {
       if (bm % 2 == 0 && (4 * bm >= 2 * bn || bn % 2)) bm /= 2;
       else if (bn % 2 == 0) bn /= 2;
       else break;
     }
-    if (bm * bn > MAXT) continue;
+    if (bm * bn > maxt) continue;
     int64_t nblocks = (tm / bm) * (tn / bn), active = wm * wn;
     double cost = (double)(4 * bm + 2 * bn) / (double)(bm * bn);
     if (found && (active < p->active || (active == p->active && cost >= best_cost))) continue;
@@ -88,7 +89,7 @@ static bool make_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, mma_plan *p)
 }
 
 /* Whether op is a dot this file computes on tensor cores, and its plan. */
-static bool mma_dot(tc_lower *L, MlirOperation op, mma_plan *p) {
+static bool mma_dot(tc_lower *L, MlirOperation op, int64_t maxt, mma_plan *p) {
   if (L->redundant || L->single_thread || capability(L) < 80) return false;
   MlirType at = mlirValueGetType(mlirOperationGetOperand(op, 0)), bt = mlirValueGetType(mlirOperationGetOperand(op, 1));
   MlirType ct = mlirValueGetType(mlirOperationGetResult(op, 0));
@@ -98,7 +99,7 @@ static bool mma_dot(tc_lower *L, MlirOperation op, mma_plan *p) {
   bool f16 = mlirTypeIsAF16(ae) && mlirTypeIsAF16(be), b16 = mlirTypeIsABF16(ae) && mlirTypeIsABF16(be);
   bool c_ok = mlirTypeIsAF32(ce) || mlirTypeIsAF16(ce) || mlirTypeIsABF16(ce);
   if (!(f16 || b16) || !c_ok || cs[0] % 16 || cs[1] % 8 || as[1] % 16) return false;
-  if (!make_plan(L, cs[0], cs[1], as[1], p)) return false;
+  if (!make_plan(L, cs[0], cs[1], as[1], maxt, p)) return false;
   p->bf16 = b16;
   p->ce = ce;
   return true;
@@ -441,7 +442,7 @@ static bool classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c) {
   if (tile_op_of(dot) != TILE_DOT || !mlirBlockEqual(mlirOperationGetBlock(dot), body)) return false;
   if (mlirValueIsNull(only_use(y, &owner, &operand)) || !mlirOperationEqual(owner, yield) || operand != i) return false;
   mma_plan p;
-  if (!mma_dot(L, dot, &p) || p.rounds != 1 || !mlirTypeIsAF32(p.ce)) return false;
+  if (!mma_dot(L, dot, MAXT, &p) || p.rounds != 1 || !mlirTypeIsAF32(p.ce)) return false;
   MlirValue v = arg;
   for (int depth = 0;; depth++) {
     if (depth == 16 || mlirValueIsNull(only_use(v, &owner, &operand))) return false;
@@ -515,18 +516,98 @@ static void carry_done(tc_lower *L, MlirOperation loop, int i, const MlirValue *
 const tc_loop_carries tc_nvptx_mma_carries = {
     .count = carry_count, .init = carry_init, .bind = carry_bind, .yield = carry_yield, .done = carry_done};
 
+/* ---- operands ------------------------------------------------------------------------------ */
+
+/* A 2-D operand that is a masked tile load (or elementwise of one) in a shared buffer of its
+ * own, in 128-bit chunks dealt to the threads (u chunks each, unrolled): when the masks of
+ * all of a thread's chunks are all true at run time (every program inside a matmul's
+ * edges) they load unmasked — one ld.global.v4 each where the axis analysis proves the
+ * alignment, all issued before the shared stores — else lane by lane. Anything else (or
+ * chunks not dealt evenly, or more than 16 a thread): tc_dot_operand. */
+#define MAX_STAGE 16
+static MlirValue stage_operand(tc_lower *L, MlirValue old) {
+  tc_special *s = tc_special_of(L, old);
+  if (s && s->kind == TC_SPECIAL_BUFFER) return s->buffer;
+  MlirType t = mlirValueGetType(old);
+  MlirType e = mlirShapedTypeGetElementType(t);
+  int64_t shape[TC_RANK];
+  MlirValue mask = tc_load_mask_within(L, old, t, 0);
+  int64_t w = 128 / (int64_t)tcb_bitwidth(e), nthreads = tc_target_threads(L->target);
+  if (tc_shape_of(t, shape) != 2 || mlirValueIsNull(mask) || shape[1] % w) return tc_dot_operand(L, old);
+  int64_t per_row = shape[1] / w, total = shape[0] * per_row, u = total / nthreads;
+  if (total % nthreads || u > MAX_STAGE) return tc_dot_operand(L, old);
+  MlirValue buf = tc_alloc_buffer(L, e, shape[0] * shape[1]);
+  if (L->status) return buf;
+  tc_builder *b = &L->b;
+  tc_nvptx_barrier(L, b); /* earlier readers of the buffer's space are done */
+  MlirValue tid = tc_nvptx_thread_id(L, b);
+  tc_pos pos[MAX_STAGE];
+  MlirValue at[MAX_STAGE], full = {NULL};
+  tc_chunk pre;
+  tc_chunk_init(&pre, L, b->block, w);
+  pre.b = *b;
+  for (int64_t k = 0; k < u && !L->status; k++) {
+    MlirValue ch = addc(&pre.b, tid, k * nthreads);
+    pos[k] = (tc_pos){.rank = 2, .chunked = true};
+    pos[k].idx[0] = tcb_binary(&pre.b, "arith.divui", ch, cidx(&pre.b, per_row));
+    pos[k].idx[1] = mulc(&pre.b, tcb_binary(&pre.b, "arith.remui", ch, cidx(&pre.b, per_row)), w);
+    at[k] = add(&pre.b, mulc(&pre.b, pos[k].idx[0], shape[1]), pos[k].idx[1]);
+    MlirValue m = tc_eval(&pre, mask, &pos[k]).vec;
+    if (L->status) break;
+    MlirNamedAttribute kind = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, "#vector.kind<and>"));
+    MlirValue f = tcb_op1(&pre.b, "vector.reduction", tcb_int_type(L->ctx, 1), 1, &m, 1, &kind);
+    full = k ? tcb_binary(&pre.b, "arith.andi", full, f) : f;
+  }
+  *b = pre.b;
+  tc_chunk_free(&pre);
+  if (L->status) return buf;
+  tc_builder fb, gb;
+  tcb_if(b, full, 0, NULL, &fb, &gb);
+  MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 16));
+  for (int f = 0; f < 2 && !L->status; f++) {
+    tc_builder at_b = f ? fb : gb;
+    MlirValue v[MAX_STAGE];
+    for (int64_t k = 0; k < u && !L->status; k++) {
+      tc_chunk c;
+      tc_chunk_init(&c, L, at_b.block, w);
+      c.b = at_b;
+      c.mode = f ? TC_CHUNK_FULL : TC_CHUNK_GENERIC;
+      c.bound_mask = f ? mask : (MlirValue){NULL};
+      c.root = pos[k];
+      v[k] = tc_eval(&c, old, &pos[k]).vec;
+      at_b = c.b;
+      tc_chunk_free(&c);
+    }
+    if (L->status) break;
+    for (int64_t k = 0; k < u; k++) {
+      MlirValue o[3] = {v[k], buf, at[k]};
+      tcb_op(&at_b, "vector.store", 0, NULL, 3, o, 1, &al);
+    }
+    tcb_op(&at_b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  }
+  tc_nvptx_barrier(L, b); /* the operand is complete */
+  s = tc_special_put(L, old);
+  if (s) {
+    memset(s, 0, sizeof *s);
+    s->kind = TC_SPECIAL_BUFFER;
+    s->buffer = buf;
+    s->fill_block = b->block;
+  }
+  return buf;
+}
+
 /* ---- the dot root ------------------------------------------------------------------------- */
 
 int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   MlirOperation op = roots[0];
   mma_plan p;
-  if (!mma_dot(L, op, &p)) return tc_emit_dot(L, roots, n);
+  mma_carry *carry = carry_of_dot(L, op);
+  if (!mma_dot(L, op, carry ? MAXT : MAXT_ROUND, &p)) return tc_emit_dot(L, roots, n);
   tc_builder *b = &L->b;
   b->loc = mlirOperationGetLocation(op);
-  MlirValue abuf = tc_dot_operand(L, mlirOperationGetOperand(op, 0));
-  MlirValue bbuf = tc_dot_operand(L, mlirOperationGetOperand(op, 1));
+  MlirValue abuf = stage_operand(L, mlirOperationGetOperand(op, 0));
+  MlirValue bbuf = stage_operand(L, mlirOperationGetOperand(op, 1));
   if (L->status) return 1;
-  mma_carry *carry = carry_of_dot(L, op);
   MlirValue acc = mlirOperationGetOperand(op, 2);
   if (carry) { /* C in the loop's fragments */
     tc_nvptx_barrier(L, b); /* the operands are complete */

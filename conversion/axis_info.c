@@ -241,9 +241,11 @@ static tc_axis compute(tc_axis_analysis *a, MlirValue v) {
       }
       return x;
     }
-    /* expand_dims / unit reshape: match non-unit dims in order; unit dims are trivial. */
+    /* expand_dims / unit reshape: match non-unit dims in order; a new unit dim is a run of
+     * one element, so its divisibility is what every element has: a dim's divisibility holds
+     * only for the first element of each contiguous run (x, x + 1, ...: 1 past it). */
     int64_t g = 0;
-    for (int d = 0; d < (sr ? sr : 1); d++) g = gcd64(g, s.divisibility[d]);
+    for (int d = 0; d < (sr ? sr : 1); d++) g = gcd64(g, s.contiguity[d] > 1 ? 1 : s.divisibility[d]);
     int sd = 0;
     for (int d = 0; d < x.rank; d++) {
       int64_t n = mlirShapedTypeGetDimSize(t, d);
