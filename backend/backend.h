@@ -51,6 +51,9 @@ typedef struct tc_backend {
   /* ---- the machine, as the loop-nest lowering sees it ---- */
   /* Bits of one chunk of a nest (a vector register): chunks have bits / 32 lanes. */
   int (*chunk_bits)(const tc_target *t);
+  /* Bits of a chunk for the kernel fn (its nests' widths: bits / 32 lanes; NULL: chunk_bits):
+   * nvptx gives a kernel whose tile loads and stores are all 16-bit chunks of 8 lanes. */
+  int (*kernel_chunk_bits)(tc_lower *L, MlirOperation fn);
   /* Vector registers a loop may keep tiles in (conversion/register_tiles.c uses half). */
   int (*vector_registers)(const tc_target *t);
   /* Float min/max reductions as compare + select (one instruction on x86) instead of

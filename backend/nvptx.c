@@ -40,6 +40,32 @@ static int chunk_bits(const tc_target *t) {
   return 128; /* a thread's widest global access: ld.global.v4.f32 */
 }
 
+/* A tile load or store: the bits of its elements in memory (0: something else). */
+static MlirWalkResult narrowest_access(MlirOperation op, void *user) {
+  int *bits = user;
+  tile_op_id k = tile_op_of(op);
+  if (k == TILE_DOT) { /* tl.dot's operands and layouts are nvptx_dot.c's: 4 lanes */
+    *bits = 64;
+    return MlirWalkResultInterrupt;
+  }
+  if (k != TILE_LOAD && k != TILE_STORE) return MlirWalkResultAdvance;
+  MlirType t = mlirValueGetType(mlirOperationGetOperand(op, 0));
+  if (!mlirTypeIsARankedTensor(t)) return MlirWalkResultAdvance; /* scalar accesses: one thread's */
+  MlirType pointee = tile_ptr_pointee(mlirShapedTypeGetElementType(t));
+  int b = tile_type_is_ptr(pointee) ? 64 : (int)tcb_bitwidth(pointee);
+  if (b > *bits) *bits = b;
+  return MlirWalkResultAdvance;
+}
+
+/* Chunks of 4 lanes are a thread's 16-byte access of 32-bit elements; a kernel whose tile
+ * loads and stores are all of 16-bit (or narrower) elements, and that has no tl.dot, gets
+ * chunks of 8 lanes, so its accesses are 16 bytes too (Triton's 128-bit vectors). */
+static int kernel_chunk_bits(tc_lower *L, MlirOperation fn) {
+  int widest = 0;
+  mlirOperationWalk(fn, narrowest_access, &widest, MlirWalkPreOrder);
+  return widest > 0 && widest <= 16 ? 2 * chunk_bits(L->target) : chunk_bits(L->target);
+}
+
 static int vector_registers(const tc_target *t) {
   (void)t;
   return 16; /* what a thread may keep of a loop-carried tile before it spills */
@@ -1349,6 +1375,7 @@ static tilec_status *emit(MlirModule module, tc_stage stage, const tc_target *t,
 const tc_backend tc_backend_nvptx = {
     .name = "nvptx",
     .chunk_bits = chunk_bits,
+    .kernel_chunk_bits = kernel_chunk_bits,
     .vector_registers = vector_registers,
     .select_minmax = select_minmax,
     .emit_nest = emit_nest,
@@ -1513,6 +1540,7 @@ static tilec_status *lower_math_emu(MlirModule module, const tc_target *t, bool 
 const tc_backend tc_backend_nvptx_emu = {
     .name = "nvptx-emu",
     .chunk_bits = chunk_bits,
+    .kernel_chunk_bits = kernel_chunk_bits,
     .vector_registers = vector_registers,
     .select_minmax = select_minmax,
     .emit_nest = emit_nest,

@@ -784,6 +784,7 @@ static tilec_status *lower_func(tc_lower *L, MlirOperation fn, MlirBlock out_bod
   if (!mlirBlockIsNull(mlirBlockGetNextInRegion(entry)))
     return tc_lower_error(L, fn, TILEC_ERROR_UNSUPPORTED, "kernels with several blocks are not supported");
   tc_checks_begin(L); /* the debug checks' per-program state (bounds.c) */
+  L->chunk_bits = L->backend->kernel_chunk_bits ? L->backend->kernel_chunk_bits(L, fn) : 0;
   tc_lower_block(L, entry);
   tc_checks_end(L);
   if (!L->status && L->backend->finish_func) L->backend->finish_func(L);

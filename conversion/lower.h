@@ -138,6 +138,7 @@ struct tc_lower {
                        * whole in it, buffers stay shared */
   int64_t shared_bytes;
   MlirValue shared_base;
+  int chunk_bits; /* the kernel's chunk (backend's kernel_chunk_bits; 0: its chunk_bits) */
   void *backend_carries; /* the backend's state for its loop_carries (backend.h) */
 };
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 int64_t tc_nest_width(tc_lower *L, int64_t last_dim) {
-  int64_t w = L->backend->chunk_bits(L->target) / 32;
+  int64_t w = (L->chunk_bits ? L->chunk_bits : L->backend->chunk_bits(L->target)) / 32;
   while (w > 1 && (w > last_dim || last_dim % w)) w /= 2;
   return w < 1 ? 1 : w;
 }

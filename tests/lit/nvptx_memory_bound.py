@@ -5,10 +5,12 @@
 # at the same positions stays in the registers of the thread that computed it (softmax's
 # row: read from global memory once, exp computed once, no shared memory but one value per
 # warp for each reduction). Barriers only where they order something: none in vector add,
-# one per reduction in softmax. No local memory.
+# one per reduction in softmax. No local memory. A kernel whose tile accesses are all 16-bit
+# gets chunks of 8 lanes: 16-byte accesses too.
 # RUN: %tilec compile %s -k softmax -s "*fp32:16, *fp32:16, i32:16, i32:16, 8192" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=SOFTMAX
 # RUN: %tilec compile %s -k vadd -s "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=VADD
 # RUN: %tilec compile %s -k scaled -s "*fp32:16, *fp32:16, i32:16, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=ROWNORM
+# RUN: %tilec compile %s -k double16 -s "*bf16:16, *bf16:16, 2048" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=BF16
 import triton
 import triton.language as tl
 
@@ -28,6 +30,12 @@ def vadd(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+
+@triton.jit
+def double16(out_ptr, in_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, (tl.load(in_ptr + offs).to(tl.float32) * 2.0).to(tl.bfloat16))
 
 
 @triton.jit
@@ -87,3 +95,11 @@ def scaled(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
 # ROWNORM-NOT: bar.sync
 # ROWNORM-COUNT-4: st.global.v4.b32
 # ROWNORM-NOT: ld.global.v4
+
+# 2048 bf16 over 128 threads: 2 chunks of 8 lanes per thread, 16 bytes each.
+# BF16: .visible .entry double16(
+# BF16-NOT: ld.global.b16
+# BF16-COUNT-2: ld.global.v4.b32
+# BF16-NOT: ld.global
+# BF16-COUNT-2: st.global.v4.b32
+# BF16-NOT: st.global
