@@ -56,6 +56,7 @@ typedef struct mma_plan {
   int64_t active;   /* warps holding a block each round (the others repeat one) */
   int64_t rounds;
   bool bf16;
+  bool btrans;      /* B is tl.trans(x): its fragments are read from x's rows */
   MlirType ce;      /* C's element type (f32, or f16/bf16 rounded once) */
 } mma_plan;
 
@@ -347,7 +348,22 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
   }
   MlirValue r0 = mulc(&kbl, ka, N), r8 = mulc(&kbl, ka8, N);
   MlirValue brow = mulc(&kbl, add(&kbl, add(&kbl, k0, lc->lr), lodd), N), bcol = add(&kbl, k->col0, lhalf);
-  for (int64_t j = 0; j < p->bn; j++) {
+  for (int64_t j = 0; p->btrans && j < p->bn; j++) {
+    /* bbuf is x = B^T, [N, K] row-major: B's column n is x's row n, so b0 = x[n][k0 + 2q..]
+     * and ldmatrix without .trans: matrices (n-tile j, k +0), (j, k +8), (j + 1, +0), (j + 1, +8) */
+    if (j % 2 == 0 && j + 1 < p->bn) {
+      MlirValue xr = add(&kbl, add(&kbl, addc(&kbl, k->col0, 8 * j), lc->lr), lhalf);
+      MlirValue o[4];
+      ldmatrix4(L, &kbl, false, elem_addr(L, &kbl, bbuf, add(&kbl, mulc(&kbl, xr, K), add(&kbl, k0, lodd))), o);
+      bfr[j][0] = o[0], bfr[j][1] = o[1], bfr[j + 1][0] = o[2], bfr[j + 1][1] = o[3];
+      j++;
+      continue;
+    }
+    MlirValue i0 = add(&kbl, mulc(&kbl, k->bcol[j], K), ka), i8 = add(&kbl, mulc(&kbl, k->bcol[j], K), ka8);
+    bfr[j][0] = pair32(L, &kbl, bbuf, i0, addc(&kbl, i0, 1));
+    bfr[j][1] = pair32(L, &kbl, bbuf, i8, addc(&kbl, i8, 1));
+  }
+  for (int64_t j = 0; !p->btrans && j < p->bn; j++) {
     if (j % 2 == 0 && j + 1 < p->bn) {
       MlirValue o[4];
       ldmatrix4(L, &kbl, true, elem_addr(L, &kbl, bbuf, add(&kbl, brow, addc(&kbl, bcol, 8 * j))), o);
@@ -518,8 +534,9 @@ const tc_loop_carries tc_nvptx_mma_carries = {
 
 /* ---- operands ------------------------------------------------------------------------------ */
 
-/* A 2-D operand that is a masked tile load (or elementwise of one) in a shared buffer of its
- * own, in 128-bit chunks dealt to the threads (u chunks each, unrolled): when the masks of
+/* A 2-D operand that is a tile load (masked, or an elementwise op of a masked one) in a
+ * shared buffer of its own, in 128-bit chunks dealt to the threads (u chunks each,
+ * unrolled; an unmasked load: all at once): when the masks of
  * all of a thread's chunks are all true at run time (every program inside a matmul's
  * edges) they load unmasked — one ld.global.v4 each where the axis analysis proves the
  * alignment, all issued before the shared stores — else lane by lane. Anything else (or
@@ -533,7 +550,9 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old) {
   int64_t shape[TC_RANK];
   MlirValue mask = tc_load_mask_within(L, old, t, 0);
   int64_t w = 128 / (int64_t)tcb_bitwidth(e), nthreads = tc_target_threads(L->target);
-  if (tc_shape_of(t, shape) != 2 || mlirValueIsNull(mask) || shape[1] % w) return tc_dot_operand(L, old);
+  bool plain = mlirValueIsNull(mask) && mlirValueIsAOpResult(old) && tile_op_of(mlirOpResultGetOwner(old)) == TILE_LOAD &&
+               mlirOperationGetNumOperands(mlirOpResultGetOwner(old)) == 1;
+  if (tc_shape_of(t, shape) != 2 || (mlirValueIsNull(mask) && !plain) || shape[1] % w) return tc_dot_operand(L, old);
   int64_t per_row = shape[1] / w, total = shape[0] * per_row, u = total / nthreads;
   if (total % nthreads || u > MAX_STAGE) return tc_dot_operand(L, old);
   MlirValue buf = tc_alloc_buffer(L, e, shape[0] * shape[1]);
@@ -552,6 +571,7 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old) {
     pos[k].idx[0] = tcb_binary(&pre.b, "arith.divui", ch, cidx(&pre.b, per_row));
     pos[k].idx[1] = mulc(&pre.b, tcb_binary(&pre.b, "arith.remui", ch, cidx(&pre.b, per_row)), w);
     at[k] = add(&pre.b, mulc(&pre.b, pos[k].idx[0], shape[1]), pos[k].idx[1]);
+    if (plain) continue;
     MlirValue m = tc_eval(&pre, mask, &pos[k]).vec;
     if (L->status) break;
     MlirNamedAttribute kind = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, "#vector.kind<and>"));
@@ -562,16 +582,17 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old) {
   tc_chunk_free(&pre);
   if (L->status) return buf;
   tc_builder fb, gb;
-  tcb_if(b, full, 0, NULL, &fb, &gb);
+  if (plain) fb = *b;
+  else tcb_if(b, full, 0, NULL, &fb, &gb);
   MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 16));
-  for (int f = 0; f < 2 && !L->status; f++) {
+  for (int f = plain ? 1 : 0; f < 2 && !L->status; f++) {
     tc_builder at_b = f ? fb : gb;
     MlirValue v[MAX_STAGE];
     for (int64_t k = 0; k < u && !L->status; k++) {
       tc_chunk c;
       tc_chunk_init(&c, L, at_b.block, w);
       c.b = at_b;
-      c.mode = f ? TC_CHUNK_FULL : TC_CHUNK_GENERIC;
+      c.mode = f && !plain ? TC_CHUNK_FULL : TC_CHUNK_GENERIC;
       c.bound_mask = f ? mask : (MlirValue){NULL};
       c.root = pos[k];
       v[k] = tc_eval(&c, old, &pos[k]).vec;
@@ -583,7 +604,8 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old) {
       MlirValue o[3] = {v[k], buf, at[k]};
       tcb_op(&at_b, "vector.store", 0, NULL, 3, o, 1, &al);
     }
-    tcb_op(&at_b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    if (plain) *b = at_b;
+    else tcb_op(&at_b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   }
   tc_nvptx_barrier(L, b); /* the operand is complete */
   s = tc_special_put(L, old);
@@ -606,7 +628,18 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   tc_builder *b = &L->b;
   b->loc = mlirOperationGetLocation(op);
   MlirValue abuf = stage_operand(L, mlirOperationGetOperand(op, 0));
-  MlirValue bbuf = stage_operand(L, mlirOperationGetOperand(op, 1));
+  MlirValue bop = mlirOperationGetOperand(op, 1);
+  if (mlirValueIsAOpResult(bop) && tile_op_of(mlirOpResultGetOwner(bop)) == TILE_TRANS) {
+    MlirOperation tr = mlirOpResultGetOwner(bop);
+    MlirAttribute order = mlirOperationGetAttributeByName(tr, mlirStringRefCreateFromCString("order"));
+    int64_t xs[TC_RANK];
+    if (!mlirAttributeIsNull(order) && mlirDenseArrayGetNumElements(order) == 2 && mlirDenseI32ArrayGetElement(order, 0) == 1 &&
+        tc_shape_of(mlirValueGetType(mlirOperationGetOperand(tr, 0)), xs) == 2) {
+      p.btrans = true;
+      bop = mlirOperationGetOperand(tr, 0);
+    }
+  }
+  MlirValue bbuf = stage_operand(L, bop);
   if (L->status) return 1;
   MlirValue acc = mlirOperationGetOperand(op, 2);
   if (carry) { /* C in the loop's fragments */
