@@ -57,6 +57,7 @@ typedef struct mma_plan {
   int64_t rounds;
   bool bf16;
   bool btrans;      /* B is tl.trans(x): its fragments are read from x's rows */
+  int64_t as, bs;   /* elements between rows of A's and B's (x's) buffers (padded: staged) */
   MlirType ce;      /* C's element type (f32, or f16/bf16 rounded once) */
 } mma_plan;
 
@@ -326,7 +327,7 @@ static void ldmatrix4(tc_lower *L, tc_builder *b, bool trans, MlirValue addr, Ml
 static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, const lane_ctx *lc,
                    MlirValue abuf, MlirValue bbuf, const MlirValue *in, MlirValue *out) {
   int nt = (int)(p->bm * p->bn);
-  int64_t K = p->K, N = p->N;
+  int64_t K = p->K, as = p->as, bs = p->bs;
   MlirOperation kf;
   MlirBlock kb = tc_build_for(L, b, cidx(b, 0), cidx(b, K), cidx(b, 16), nt, in, &kf);
   if (L->status) return;
@@ -343,23 +344,23 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
   MlirValue lhalf = mulc(&kbl, tcb_binary(&kbl, "arith.divui", lc->lm, cidx(&kbl, 2)), 8);
   MlirValue arow = add(&kbl, add(&kbl, k->row0, lc->lr), lodd), acol = add(&kbl, k0, lhalf);
   for (int64_t i = 0; i < p->bm; i++) {
-    MlirValue e = add(&kbl, mulc(&kbl, addc(&kbl, arow, 16 * i), K), acol);
+    MlirValue e = add(&kbl, mulc(&kbl, addc(&kbl, arow, 16 * i), as), acol);
     ldmatrix4(L, &kbl, false, elem_addr(L, &kbl, abuf, e), afr[i]);
   }
-  MlirValue r0 = mulc(&kbl, ka, N), r8 = mulc(&kbl, ka8, N);
-  MlirValue brow = mulc(&kbl, add(&kbl, add(&kbl, k0, lc->lr), lodd), N), bcol = add(&kbl, k->col0, lhalf);
+  MlirValue r0 = mulc(&kbl, ka, bs), r8 = mulc(&kbl, ka8, bs);
+  MlirValue brow = mulc(&kbl, add(&kbl, add(&kbl, k0, lc->lr), lodd), bs), bcol = add(&kbl, k->col0, lhalf);
   for (int64_t j = 0; p->btrans && j < p->bn; j++) {
     /* bbuf is x = B^T, [N, K] row-major: B's column n is x's row n, so b0 = x[n][k0 + 2q..]
      * and ldmatrix without .trans: matrices (n-tile j, k +0), (j, k +8), (j + 1, +0), (j + 1, +8) */
     if (j % 2 == 0 && j + 1 < p->bn) {
       MlirValue xr = add(&kbl, add(&kbl, addc(&kbl, k->col0, 8 * j), lc->lr), lhalf);
       MlirValue o[4];
-      ldmatrix4(L, &kbl, false, elem_addr(L, &kbl, bbuf, add(&kbl, mulc(&kbl, xr, K), add(&kbl, k0, lodd))), o);
+      ldmatrix4(L, &kbl, false, elem_addr(L, &kbl, bbuf, add(&kbl, mulc(&kbl, xr, bs), add(&kbl, k0, lodd))), o);
       bfr[j][0] = o[0], bfr[j][1] = o[1], bfr[j + 1][0] = o[2], bfr[j + 1][1] = o[3];
       j++;
       continue;
     }
-    MlirValue i0 = add(&kbl, mulc(&kbl, k->bcol[j], K), ka), i8 = add(&kbl, mulc(&kbl, k->bcol[j], K), ka8);
+    MlirValue i0 = add(&kbl, mulc(&kbl, k->bcol[j], bs), ka), i8 = add(&kbl, mulc(&kbl, k->bcol[j], bs), ka8);
     bfr[j][0] = pair32(L, &kbl, bbuf, i0, addc(&kbl, i0, 1));
     bfr[j][1] = pair32(L, &kbl, bbuf, i8, addc(&kbl, i8, 1));
   }
@@ -372,8 +373,8 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
       continue;
     }
     MlirValue i0 = add(&kbl, r0, k->bcol[j]), i8 = add(&kbl, r8, k->bcol[j]);
-    bfr[j][0] = pair32(L, &kbl, bbuf, i0, addc(&kbl, i0, N));
-    bfr[j][1] = pair32(L, &kbl, bbuf, i8, addc(&kbl, i8, N));
+    bfr[j][0] = pair32(L, &kbl, bbuf, i0, addc(&kbl, i0, bs));
+    bfr[j][1] = pair32(L, &kbl, bbuf, i8, addc(&kbl, i8, bs));
   }
   MlirValue d[MAXT];
   for (int64_t i = 0; i < p->bm; i++)
@@ -542,12 +543,14 @@ const tc_loop_carries tc_nvptx_mma_carries = {
  * alignment, all issued before the shared stores — else lane by lane. Anything else (or
  * chunks not dealt evenly, or more than 16 a thread): tc_dot_operand. */
 #define MAX_STAGE 16
-static MlirValue stage_operand(tc_lower *L, MlirValue old) {
-  tc_special *s = tc_special_of(L, old);
-  if (s && s->kind == TC_SPECIAL_BUFFER) return s->buffer;
+static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t *stride) {
   MlirType t = mlirValueGetType(old);
   MlirType e = mlirShapedTypeGetElementType(t);
   int64_t shape[TC_RANK];
+  tc_shape_of(t, shape);
+  *stride = shape[1];
+  tc_special *s = tc_special_of(L, old);
+  if (s && s->kind == TC_SPECIAL_BUFFER) return s->buffer;
   MlirValue mask = tc_load_mask_within(L, old, t, 0);
   int64_t w = 128 / (int64_t)tcb_bitwidth(e), nthreads = tc_target_threads(L->target);
   bool plain = mlirValueIsNull(mask) && mlirValueIsAOpResult(old) && tile_op_of(mlirOpResultGetOwner(old)) == TILE_LOAD &&
@@ -555,8 +558,13 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old) {
   if (tc_shape_of(t, shape) != 2 || (mlirValueIsNull(mask) && !plain) || shape[1] % w) return tc_dot_operand(L, old);
   int64_t per_row = shape[1] / w, total = shape[0] * per_row, u = total / nthreads;
   if (total % nthreads || u > MAX_STAGE) return tc_dot_operand(L, old);
-  MlirValue buf = tc_alloc_buffer(L, e, shape[0] * shape[1]);
+  /* Rows padded to an odd number of 16-byte units: the 8 rows an ldmatrix reads fall in 8
+   * different bank groups (128 unpadded bytes a row: all in one, 8-way conflicts). The
+   * padded buffer is the dot's own (other readers of the tile expect row-major). */
+  int64_t unit = 128 / (int64_t)tcb_bitwidth(e), pad = (shape[1] / unit) % 2 ? 0 : unit;
+  MlirValue buf = tc_alloc_buffer(L, e, shape[0] * (shape[1] + pad));
   if (L->status) return buf;
+  *stride = shape[1] + pad;
   tc_builder *b = &L->b;
   tc_nvptx_barrier(L, b); /* earlier readers of the buffer's space are done */
   MlirValue tid = tc_nvptx_thread_id(L, b);
@@ -570,7 +578,7 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old) {
     pos[k] = (tc_pos){.rank = 2, .chunked = true};
     pos[k].idx[0] = tcb_binary(&pre.b, "arith.divui", ch, cidx(&pre.b, per_row));
     pos[k].idx[1] = mulc(&pre.b, tcb_binary(&pre.b, "arith.remui", ch, cidx(&pre.b, per_row)), w);
-    at[k] = add(&pre.b, mulc(&pre.b, pos[k].idx[0], shape[1]), pos[k].idx[1]);
+    at[k] = add(&pre.b, mulc(&pre.b, pos[k].idx[0], *stride), pos[k].idx[1]);
     if (plain) continue;
     MlirValue m = tc_eval(&pre, mask, &pos[k]).vec;
     if (L->status) break;
@@ -608,8 +616,7 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old) {
     else tcb_op(&at_b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   }
   tc_nvptx_barrier(L, b); /* the operand is complete */
-  s = tc_special_put(L, old);
-  if (s) {
+  if (!pad && (s = tc_special_put(L, old))) {
     memset(s, 0, sizeof *s);
     s->kind = TC_SPECIAL_BUFFER;
     s->buffer = buf;
@@ -627,7 +634,7 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   if (!mma_dot(L, op, carry ? MAXT : MAXT_ROUND, &p)) return tc_emit_dot(L, roots, n);
   tc_builder *b = &L->b;
   b->loc = mlirOperationGetLocation(op);
-  MlirValue abuf = stage_operand(L, mlirOperationGetOperand(op, 0));
+  MlirValue abuf = stage_operand(L, mlirOperationGetOperand(op, 0), &p.as);
   MlirValue bop = mlirOperationGetOperand(op, 1);
   if (mlirValueIsAOpResult(bop) && tile_op_of(mlirOpResultGetOwner(bop)) == TILE_TRANS) {
     MlirOperation tr = mlirOpResultGetOwner(bop);
@@ -639,7 +646,7 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
       bop = mlirOperationGetOperand(tr, 0);
     }
   }
-  MlirValue bbuf = stage_operand(L, bop);
+  MlirValue bbuf = stage_operand(L, bop, &p.bs);
   if (L->status) return 1;
   MlirValue acc = mlirOperationGetOperand(op, 2);
   if (carry) { /* C in the loop's fragments */
