@@ -13,6 +13,7 @@
 # RUN: %tilec compile %s -k mm_loop -s "*fp16, *fp16, *fp32, i32, 128, 128, 32, 0" --target nvptx --arch sm_90 --emit vector | FileCheck %s --check-prefix=LOOP
 # RUN: %tilec compile %s -k mm_loop -s "*fp16, *fp16, *fp32, i32, 128, 128, 32, 1" --target nvptx --arch sm_90 --emit vector | FileCheck %s --check-prefix=LOOP
 # RUN: %tilec compile %s -k mm_loop -s "*fp16, *fp16, *fp32, i32, 128, 128, 32, 0" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=LOOPPTX
+# RUN: %tilec compile %s -k mm_masked -s "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=MASKED
 import triton
 import triton.language as tl
 
@@ -41,6 +42,19 @@ def mm_loop(a_ptr, b_ptr, c_ptr, KT, M: tl.constexpr, N: tl.constexpr, BK: tl.co
         else:
             acc = tl.dot(a, b, acc)
     tl.store(c_ptr + m[:, None] * N + n[None, :], acc)
+
+@triton.jit
+def mm_masked(a_ptr, b_ptr, c_ptr, M, N, K, ld, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # the tutorial's masked K loop (row strides ld, a multiple of 16 elements)
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * ld + (k0 + rk)[None, :], mask=(rm[:, None] < M) & ((k0 + rk)[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * ld + rn[None, :], mask=((k0 + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * ld + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 # CHECK: .visible .entry mm(
 # CHECK: bar.sync 0
@@ -76,3 +90,15 @@ def mm_loop(a_ptr, b_ptr, c_ptr, KT, M: tl.constexpr, N: tl.constexpr, BK: tl.co
 # LOOPPTX-NOT: .local
 # LOOPPTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 # LOOPPTX-NOT: .local
+
+# Masked operand tiles: where a thread's chunks are all inside the masks they load with
+# ld.global.v4 (the alignment from ld:16) and are stored to shared as v4, all loads first.
+# MASKED: .visible .entry mm_masked(
+# MASKED-NOT: .local
+# MASKED: ld.global.v4.b32
+# MASKED: ld.global.v4.b32
+# MASKED: st.shared.v4.b32
+# MASKED: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# MASKED: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+# MASKED: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# MASKED-NOT: .local
