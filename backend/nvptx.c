@@ -292,12 +292,75 @@ static mem_access access_until_barrier(MlirOperation from, const mem_access *aft
   return a;
 }
 
+/* What a loop body's ops do from just after barrier `at` (its top-level op) on, until the next
+ * barrier of the body: at the body's end, `exit` (the loop's last trip: what follows the loop)
+ * and the next trip from the body's start. */
+static mem_access loop_until(MlirBlock body, MlirOperation at, const mem_access *exit) {
+  mem_access a = NONE;
+  for (MlirOperation o = mlirOperationGetNextInBlock(at); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+    if (is_barrier(o)) return a;
+    mem_access x = access_of(o);
+    merge(&a, &x);
+  }
+  merge(&a, exit);
+  for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o) && !is_barrier(o);
+       o = mlirOperationGetNextInBlock(o)) {
+    mem_access x = access_of(o);
+    merge(&a, &x);
+  }
+  return a;
+}
+
+/* What ran since the body's barrier before `at`: back to the body's start, then `pre` (the
+ * first trip: what ran before the loop since its last barrier) and the previous trip's ops
+ * after the body's last barrier. */
+static mem_access loop_since(MlirBlock body, MlirOperation at, const mem_access *pre) {
+  mem_access a = NONE;
+  MlirOperation o = mlirBlockGetFirstOperation(body), last_bar = {NULL};
+  for (; !mlirOperationIsNull(o) && !mlirOperationEqual(o, at); o = mlirOperationGetNextInBlock(o))
+    if (is_barrier(o)) last_bar = o;
+  o = mlirOperationIsNull(last_bar) ? mlirBlockGetFirstOperation(body) : mlirOperationGetNextInBlock(last_bar);
+  for (; !mlirOperationEqual(o, at); o = mlirOperationGetNextInBlock(o)) {
+    mem_access x = access_of(o);
+    merge(&a, &x);
+  }
+  if (!mlirOperationIsNull(last_bar)) return a;
+  merge(&a, pre);
+  last_bar = at; /* the previous trip: after the body's last barrier (at the latest, `at`) */
+  for (o = mlirOperationGetNextInBlock(at); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+    if (is_barrier(o)) last_bar = o;
+  for (o = mlirOperationGetNextInBlock(last_bar); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+    mem_access x = access_of(o);
+    merge(&a, &x);
+  }
+  return a;
+}
+
+/* Drops the barriers at the top level of an scf.for body that order nothing, one at a time,
+ * each judged against the barriers still there: what ran since the barrier before it (the
+ * previous trip's tail and, on the first trip, `pre`) and what runs until the one after it
+ * (the next trip's head and, after the last, `exit`) do not conflict. A barrier nested in
+ * the body's ops counts as an access of everything (it is kept, and so are its neighbours). */
+static void drop_loop_barriers(MlirBlock body, const mem_access *pre, const mem_access *exit) {
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+      if (!is_barrier(o)) continue;
+      mem_access since = loop_since(body, o, pre), until = loop_until(body, o, exit);
+      if (conflict(&since, &until) || conflict(&until, &since)) continue;
+      mlirOperationDestroy(o);
+      dropped = true;
+      break;
+    }
+  }
+}
+
 /* Drops the barriers of block that order nothing: in order, a barrier goes when what ran
  * since the last barrier kept (`since` on entry: before the block) and what runs until the
  * next barrier (`after`: past the block's end) do not conflict. The branches of an scf.if
- * are blocks of their own (one runs, then what follows the if); a loop's body is left as
- * it is (its barriers also order the next trip). Returns what ran since the last barrier
- * kept at the block's end. */
+ * are blocks of their own (one runs, then what follows the if); a loop's body is seen
+ * around its back edge (drop_loop_barriers: its barriers also order the next trip).
+ * Returns what ran since the last barrier kept at the block's end. */
 static mem_access drop_barriers(MlirBlock block, mem_access since, const mem_access *after) {
   for (MlirOperation o = mlirBlockGetFirstOperation(block), next; !mlirOperationIsNull(o); o = next) {
     next = mlirOperationGetNextInBlock(o);
@@ -306,6 +369,10 @@ static mem_access drop_barriers(MlirBlock block, mem_access since, const mem_acc
       if (conflict(&since, &until) || conflict(&until, &since)) since = NONE;
       else mlirOperationDestroy(o);
       continue;
+    }
+    if (tc_op_is(o, "scf.for")) {
+      mem_access exit = access_until_barrier(next, after);
+      drop_loop_barriers(mlirRegionGetFirstBlock(mlirOperationGetRegion(o, 0)), &since, &exit);
     }
     if (tc_op_is(o, "scf.if")) {
       mem_access rest = access_until_barrier(next, after);
@@ -350,12 +417,13 @@ static int64_t unrolled_chunks(tc_lower *L, int rank, const int64_t *shape) {
 
 /* One chunk's body at builder *at (which it advances). */
 static void run_chunk(tc_lower *L, tc_builder *at, const tc_pos *pos, int64_t w, tc_chunk_mode mode, MlirValue bound_mask,
-                      int slot, tc_nest_body body, void *user) {
+                      MlirValue tail_mask, int slot, tc_nest_body body, void *user) {
   tc_chunk ch;
   tc_chunk_init(&ch, L, at->block, w);
   ch.b = *at;
   ch.mode = mode;
   ch.bound_mask = bound_mask;
+  ch.tail_mask = tail_mask;
   ch.root = *pos;
   ch.slot = slot;
   body(&ch, pos, user);
@@ -405,15 +473,21 @@ static void deal_chunk(tc_lower *L, tc_builder *ib, MlirValue c, int rank, const
   tc_pos pos = chunk_pos(ib, c, rank, shape, w, per_row);
   MlirValue bound = chunk_bound(L, ib, &pos, w, rank ? shape[rank - 1] : 1, bound_mask);
   if (mlirValueIsNull(bound)) {
-    run_chunk(L, ib, &pos, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, slot, body, user);
+    run_chunk(L, ib, &pos, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, (MlirValue){NULL}, slot, body, user);
+    return;
+  }
+  MlirValue end = tcb_binary(ib, "arith.addi", pos.idx[rank - 1], tcb_const_index(ib, w));
+  MlirValue in = tcb_cmpi(ib, "ule", end, bound);
+  if (tc_mask_bound_chunk_uniform(&L->axis, bound_mask, rank ? shape[rank - 1] : 1, w)) {
+    /* never split by the bound: one body, its bound mask the chunk's one predicate */
+    run_chunk(L, ib, &pos, w, TC_CHUNK_TAIL, bound_mask, tc_splat_vec(ib, in, w), slot, body, user);
     return;
   }
   tc_builder fb, gb;
-  MlirValue end = tcb_binary(ib, "arith.addi", pos.idx[rank - 1], tcb_const_index(ib, w));
-  tcb_if(ib, tcb_cmpi(ib, "ule", end, bound), 0, NULL, &fb, &gb);
-  run_chunk(L, &fb, &pos, w, TC_CHUNK_FULL, bound_mask, slot, body, user);
+  tcb_if(ib, in, 0, NULL, &fb, &gb);
+  run_chunk(L, &fb, &pos, w, TC_CHUNK_FULL, bound_mask, (MlirValue){NULL}, slot, body, user);
   tcb_op(&fb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  run_chunk(L, &gb, &pos, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, slot, body, user);
+  run_chunk(L, &gb, &pos, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, (MlirValue){NULL}, slot, body, user);
   tcb_op(&gb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
 
@@ -467,7 +541,8 @@ static void emit_unrolled(tc_lower *L, tc_builder *b, MlirValue tid, int64_t k, 
   tc_builder fb = *b, gb;
   if (!mlirValueIsNull(bound_mask) && rank) {
     tc_pos pos[TC_NVPTX_UNROLL_MAX];
-    MlirValue all = tcb_const_int(b, tcb_int_type(L->ctx, 1), 1);
+    MlirValue all = tcb_const_int(b, tcb_int_type(L->ctx, 1), 1), inside[TC_NVPTX_UNROLL_MAX];
+    bool uniform = tc_mask_bound_chunk_uniform(&L->axis, bound_mask, n, w);
     for (int64_t i = 0; i < k && !L->status; i++) {
       pos[i] = chunk_pos(b, c[i], rank, shape, w, per_row);
       MlirValue bound = chunk_bound(L, b, &pos[i], w, n, bound_mask);
@@ -476,7 +551,7 @@ static void emit_unrolled(tc_lower *L, tc_builder *b, MlirValue tid, int64_t k, 
         break;
       }
       MlirValue end = tcb_binary(b, "arith.addi", pos[i].idx[rank - 1], tcb_const_index(b, w));
-      MlirValue in = tcb_cmpi(b, "ule", end, bound);
+      MlirValue in = inside[i] = tcb_cmpi(b, "ule", end, bound);
       if (!mlirValueIsNull(has[i])) in = tcb_binary(b, "arith.ori", in, tcb_binary(b, "arith.xori", has[i], tcb_const_int(b, tcb_int_type(L->ctx, 1), 1)));
       all = tcb_binary(b, "arith.andi", all, in);
     }
@@ -490,20 +565,25 @@ static void emit_unrolled(tc_lower *L, tc_builder *b, MlirValue tid, int64_t k, 
           tcb_if(&fb, has[i], 0, NULL, &g, NULL);
           at = g;
         }
-        run_chunk(L, &at, &pos[i], w, TC_CHUNK_FULL, bound_mask, (int)i + 1, body, user);
+        run_chunk(L, &at, &pos[i], w, TC_CHUNK_FULL, bound_mask, (MlirValue){NULL}, (int)i + 1, body, user);
         if (!mlirValueIsNull(has[i])) tcb_op(&at, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
         else fb = at;
       }
       sink_stores(mark, &fb);
       tcb_op(&fb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-      fb = gb; /* the threads at the bound: masks lane by lane */
+      fb = gb; /* the threads at the bound: masks lane by lane, or one predicate per chunk when
+                * the bound never splits a chunk (each is then one predicated vector access) */
       for (int64_t i = 0; i < k && !L->status; i++) {
         tc_builder at = fb, g;
         if (!mlirValueIsNull(has[i])) {
           tcb_if(&fb, has[i], 0, NULL, &g, NULL);
           at = g;
         }
-        run_chunk(L, &at, &pos[i], w, TC_CHUNK_GENERIC, (MlirValue){NULL}, (int)i + 1, body, user);
+        if (uniform)
+          run_chunk(L, &at, &pos[i], w, TC_CHUNK_TAIL, bound_mask, tc_splat_vec(&at, inside[i], w), (int)i + 1, body,
+                    user);
+        else
+          run_chunk(L, &at, &pos[i], w, TC_CHUNK_GENERIC, (MlirValue){NULL}, (MlirValue){NULL}, (int)i + 1, body, user);
         if (!mlirValueIsNull(has[i])) tcb_op(&at, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
         else fb = at;
       }

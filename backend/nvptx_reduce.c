@@ -89,9 +89,11 @@ static void store1(tc_builder *b, MlirValue v, MlirValue mem, MlirValue idx) {
 }
 
 /* The operands at chunk i of the row (thread tid's i-th: chunk tid + i * T) into v, at
- * builder *at: with a bound, a chunk wholly inside it evaluates unmasked (vector loads). */
+ * builder *at: with a bound, a chunk wholly inside it evaluates unmasked (vector loads).
+ * With ubound (the bound of a mask that never splits a chunk), no branch: the chunk's bound
+ * mask is one predicate, `end <= ubound`, for all its lanes (predicated vector loads). */
 static void eval_slot(tc_lower *L, tc_builder *at, const coop *k, const tc_pos *row, MlirValue bound_mask, MlirValue bound,
-                      bool full, int64_t i, MlirValue *v) {
+                      MlirValue ubound, bool full, int64_t i, MlirValue *v) {
   MlirValue c = tcb_binary(at, "arith.addi", k->tid, tcb_const_index(at, i * k->nthreads));
   tc_pos p = *row;
   p.chunked = true;
@@ -101,6 +103,12 @@ static void eval_slot(tc_lower *L, tc_builder *at, const coop *k, const tc_pos *
     vt[j] = tc_vec_type(L->ctx, k->width, mlirShapedTypeGetElementType(mlirValueGetType(k->olds[j])));
   tc_builder fb, gb;
   MlirOperation iff = {NULL};
+  MlirValue tail = {NULL};
+  if (!full && !mlirValueIsNull(ubound)) {
+    MlirValue end = tcb_binary(at, "arith.addi", p.idx[p.rank - 1], tcb_const_index(at, k->width));
+    tail = tc_splat_vec(at, tcb_cmpi(at, "ule", end, ubound), k->width);
+    bound = (MlirValue){NULL};
+  }
   if (!mlirValueIsNull(bound)) {
     MlirValue end = tcb_binary(at, "arith.addi", p.idx[p.rank - 1], tcb_const_index(at, k->width));
     iff = tcb_if(at, tcb_cmpi(at, "ule", end, bound), k->nvals, vt, &fb, &gb);
@@ -113,8 +121,9 @@ static void eval_slot(tc_lower *L, tc_builder *at, const coop *k, const tc_pos *
     tc_chunk ch;
     tc_chunk_init(&ch, L, x->block, k->width);
     ch.b = *x;
-    ch.mode = is_full ? TC_CHUNK_FULL : TC_CHUNK_GENERIC;
-    ch.bound_mask = is_full ? bound_mask : (MlirValue){NULL};
+    ch.mode = is_full ? TC_CHUNK_FULL : !mlirValueIsNull(tail) ? TC_CHUNK_TAIL : TC_CHUNK_GENERIC;
+    ch.bound_mask = is_full || !mlirValueIsNull(tail) ? bound_mask : (MlirValue){NULL};
+    ch.tail_mask = tail;
     ch.root = p;
     ch.slot = (int)i + 1;
     MlirValue r[MAXV];
@@ -146,7 +155,7 @@ static MlirValue thread_part_unrolled(tc_lower *L, tc_builder *b, const coop *k,
                                       MlirValue *part) {
   int64_t per_row = k->n / k->width;
   MlirValue valid = tcb_cmpi(b, "ult", k->tid, tcb_const_index(b, per_row));
-  MlirValue bound_mask = {NULL}, bound = {NULL};
+  MlirValue bound_mask = {NULL}, bound = {NULL}, ubound = {NULL};
   for (int j = 0; j < k->nvals && mlirValueIsNull(bound_mask); j++)
     bound_mask = tc_load_mask_within(L, k->olds[j], mlirValueGetType(k->olds[j]), 0);
   if (!mlirValueIsNull(bound_mask)) {
@@ -159,6 +168,7 @@ static MlirValue thread_part_unrolled(tc_lower *L, tc_builder *b, const coop *k,
     bound = tc_mask_bound(&pre, bound_mask, &r, k->n);
     *b = pre.b;
     tc_chunk_free(&pre);
+    if (!mlirValueIsNull(bound) && tc_mask_bound_chunk_uniform(&L->axis, bound_mask, k->n, k->width)) ubound = bound;
   }
   MlirValue vals[TC_NVPTX_UNROLL_MAX][MAXV], last[MAXV], guard = {NULL};
   int64_t whole = per_row / k->nthreads; /* rounds in which every thread has a chunk */
@@ -178,13 +188,14 @@ static MlirValue thread_part_unrolled(tc_lower *L, tc_builder *b, const coop *k,
       tc_builder *x = full ? &fb : &gb;
       MlirValue r[TC_NVPTX_UNROLL_MAX * MAXV];
       for (int64_t i = 0; i < whole && !L->status; i++)
-        eval_slot(L, x, k, row, full ? bound_mask : (MlirValue){NULL}, (MlirValue){NULL}, full, i, r + i * k->nvals);
+        eval_slot(L, x, k, row, full || !mlirValueIsNull(ubound) ? bound_mask : (MlirValue){NULL}, (MlirValue){NULL},
+                  ubound, full, i, r + i * k->nvals);
       if (!L->status) tcb_op(x, "scf.yield", 0, NULL, whole * k->nvals, r, 0, NULL);
     }
     for (int64_t i = 0; i < whole; i++)
       for (int j = 0; j < k->nvals; j++) vals[i][j] = mlirOperationGetResult(iff, i * k->nvals + j);
   } else {
-    for (int64_t i = 0; i < whole && !L->status; i++) eval_slot(L, b, k, row, bound_mask, bound, 0, i, vals[i]);
+    for (int64_t i = 0; i < whole && !L->status; i++) eval_slot(L, b, k, row, bound_mask, bound, ubound, 0, i, vals[i]);
   }
   for (int64_t i = whole; i < slots && !L->status; i++) {
     /* the last round: a thread past the row's end yields zeros, which nothing combines */
@@ -196,7 +207,7 @@ static MlirValue thread_part_unrolled(tc_lower *L, tc_builder *b, const coop *k,
     tc_builder gb, eb;
     MlirOperation iff = tcb_if(b, guard, k->nvals, vt, &gb, &eb);
     MlirValue v[MAXV], z[MAXV];
-    eval_slot(L, &gb, k, row, bound_mask, bound, 0, i, v);
+    eval_slot(L, &gb, k, row, bound_mask, bound, ubound, 0, i, v);
     if (L->status) break;
     tcb_op(&gb, "scf.yield", 0, NULL, k->nvals, v, 0, NULL);
     for (int j = 0; j < k->nvals; j++) z[j] = zero_of(&eb, vt[j]);

@@ -349,6 +349,10 @@ bool tc_bound_plan(tc_axis_analysis *ax, MlirValue mask, int64_t n, tc_bound *ou
  * load/store mask of a tile module, as text (conversion/analysis.c). *out is malloc'ed. */
 tilec_status *tc_analysis_print(MlirModule module, char **out);
 MlirValue tc_mask_bound(tc_chunk *pre, MlirValue mask, const tc_pos *row, int64_t n);
+/* Is a mask with a bound the same for all w lanes of each chunk at a multiple of w (`cols < N`
+ * with cols' first element and N both multiples of w)? Then a chunk is wholly inside its
+ * bound or wholly outside it, never split (conversion/mask.c). */
+bool tc_mask_bound_chunk_uniform(tc_axis_analysis *ax, MlirValue mask, int64_t n, int64_t w);
 /* Do a and b compute the same tile: equal values, or the same lazily evaluated op with
  * equal attributes over the same operands (`cols < N` written twice)? */
 bool tc_same_value(MlirValue a, MlirValue b, int depth);

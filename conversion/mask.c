@@ -99,6 +99,25 @@ MlirValue tc_mask_bound(tc_chunk *pre, MlirValue mask, const tc_pos *row, int64_
   return tcb_cast(b, "arith.index_cast", k, tcb_index(L->ctx));
 }
 
+bool tc_mask_bound_chunk_uniform(tc_axis_analysis *ax, MlirValue mask, int64_t n, int64_t w) {
+  tc_bound plan;
+  if (!tc_bound_plan(ax, mask, n, &plan)) return false;
+  switch (plan.kind) {
+  case TC_BOUND_ROW: return true;
+  case TC_BOUND_AND:
+    return tc_mask_bound_chunk_uniform(ax, plan.a, n, w) && tc_mask_bound_chunk_uniform(ax, plan.c, n, w);
+  case TC_BOUND_LESS: {
+    if (plan.inclusive) return false; /* a <= c: the bound c + 1 is not a multiple of w */
+    tc_axis xa = tc_axis_of(ax, plan.a), xc = tc_axis_of(ax, plan.c);
+    int la = xa.rank ? xa.rank - 1 : 0, lc = xc.rank ? xc.rank - 1 : 0;
+    /* a's row starts at a multiple of w and runs on by +1 (contiguity >= n, the plan's
+     * condition); c is a multiple of w: a0 + p < c implies a0 + p + w - 1 < c at p = k * w */
+    return xa.divisibility[la] % w == 0 && xc.divisibility[lc] % w == 0;
+  }
+  default: return false;
+  }
+}
+
 bool tc_same_value(MlirValue a, MlirValue b, int depth) {
   if (mlirValueEqual(a, b)) return true;
   if (depth > 32 || !mlirValueIsAOpResult(a) || !mlirValueIsAOpResult(b)) return false;

@@ -501,8 +501,12 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
       MlirNamedAttribute at = alignment_attr(L->ctx, align);
       r.vec = tcb_op1(b, "vector.load", vt, 2, ops, align ? 1 : 0, &at);
     } else {
+      /* aligned too: a mask that is one value for the whole chunk becomes one predicated
+       * vector access (LLVM's scalarization of a splat-masked load), not lane by lane */
       MlirValue ops[4] = {m, start, mask, pass};
-      r.vec = tcb_op1(b, "vector.maskedload", vt, 4, ops, 0, NULL);
+      int64_t align = chunk_alignment(c, old_ptr, mem);
+      MlirNamedAttribute at = alignment_attr(L->ctx, align);
+      r.vec = tcb_op1(b, "vector.maskedload", vt, 4, ops, align ? 1 : 0, &at);
     }
   } else {
     MlirValue offs = p.vec;
@@ -546,7 +550,9 @@ void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval 
       tcb_op(b, "vector.store", 0, NULL, 3, ops, align ? 1 : 0, &at);
     } else {
       MlirValue ops[4] = {m, start, mask, val};
-      tcb_op(b, "vector.maskedstore", 0, NULL, 4, ops, 0, NULL);
+      int64_t align = chunk_alignment(c, old_ptr, tcb_element_type(mlirValueGetType(val)));
+      MlirNamedAttribute at = alignment_attr(L->ctx, align);
+      tcb_op(b, "vector.maskedstore", 0, NULL, 4, ops, align ? 1 : 0, &at);
     }
     return;
   }

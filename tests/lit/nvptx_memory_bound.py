@@ -7,9 +7,10 @@
 # warp for each reduction). Barriers only where they order something: none in vector add,
 # one per reduction in softmax. No local memory. A kernel whose tile accesses are all 16-bit
 # gets chunks of 8 lanes: 16-byte accesses too.
-# RUN: %tilec compile %s -k softmax -s "*fp32:16, *fp32:16, i32:16, i32:16, 8192" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=SOFTMAX
-# RUN: %tilec compile %s -k vadd -s "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=VADD
-# RUN: %tilec compile %s -k scaled -s "*fp32:16, *fp32:16, i32:16, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=ROWNORM
+# RUN: %tilec compile %s -k softmax -s "*fp32:16, *fp32:16, i32:16, i32:16, 8192" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=SOFTMAX --implicit-check-not=ld.global.b32 --implicit-check-not=st.global.b32
+# RUN: %tilec compile %s -k softmax -s "*fp32:16, *fp32:16, i32:16, i32, 8192" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=SPLIT
+# RUN: %tilec compile %s -k vadd -s "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=VADD --implicit-check-not=ld.global.b32 --implicit-check-not=st.global.b32
+# RUN: %tilec compile %s -k scaled -s "*fp32:16, *fp32:16, i32:16, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=ROWNORM --implicit-check-not=ld.global.b32 --implicit-check-not=st.global.b32
 # RUN: %tilec compile %s -k double16 -s "*bf16:16, *bf16:16, 2048" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=BF16
 import triton
 import triton.language as tl
@@ -45,10 +46,13 @@ def scaled(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
     x = tl.load(in_ptr + row * BLOCK + cols, mask=cols < n_cols, other=0.0)
     tl.store(out_ptr + row * BLOCK + cols, x * tl.rsqrt(tl.sum(x * x, axis=0) / n_cols + 1e-6), mask=cols < n_cols)
 
-# 8192 fp32 over 256 threads: 8 chunks of 4 per thread, loaded once (the all-inside branch;
-# the other branch reads lane by lane), two reductions of one barrier each, no shared row.
+# 8192 fp32 over 256 threads: 8 chunks of 4 per thread, loaded once (the threads at the
+# bound: a predicated v4 per chunk, the 8th known outside; the all-inside branch: 8 v4), two
+# reductions of one barrier each, no shared row.
 # SOFTMAX: .visible .entry softmax(
 # SOFTMAX-NOT: .local
+# SOFTMAX-COUNT-7: ld.global.v4.b32
+# SOFTMAX-NOT: bar.sync
 # SOFTMAX-COUNT-8: ld.global.v4.b32
 # SOFTMAX-NOT: ld.global.v4
 # SOFTMAX: shfl.sync.down.b32
@@ -61,16 +65,28 @@ def scaled(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
 # SOFTMAX-NOT: st.shared
 # SOFTMAX: bar.sync 0
 # SOFTMAX-NOT: bar.sync
+# SOFTMAX-COUNT-7: st.global.v4.b32
 # SOFTMAX-COUNT-8: st.global.v4.b32
 # SOFTMAX-NOT: st.global.v4
 # SOFTMAX-NOT: bar.sync
 # SOFTMAX-NOT: st.shared
 # SOFTMAX: ret;
 
-# 1024 fp32 over 128 threads: 2 chunks per thread, all four loads before the first store.
+# n_cols with no known divisor: the bound may split a chunk, so the threads at it read lane by
+# lane (4 scalar loads per chunk); the others all 8 chunks as v4.
+# SPLIT: .visible .entry softmax(
+# SPLIT-COUNT-4: ld.global.b32
+# SPLIT: ld.global.v4.b32
+
+# 1024 fp32 over 128 threads: 2 chunks per thread; at the bound only the first chunk can be
+# inside (predicated v4s); else all four loads before the first store.
 # VADD: .visible .entry vadd(
 # VADD-NOT: bar.sync
 # VADD-NOT: .local
+# VADD-COUNT-2: ld.global.v4.b32
+# VADD-NOT: ld.global
+# VADD: st.global.v4.b32
+# VADD-NOT: st.global
 # VADD: ld.global.v4.b32
 # VADD-NOT: st.global
 # VADD: ld.global.v4.b32
@@ -89,12 +105,15 @@ def scaled(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
 # The row stays in registers between the sum of squares and the scaled store.
 # ROWNORM: .visible .entry scaled(
 # ROWNORM-NOT: .local
+# ROWNORM-COUNT-3: ld.global.v4.b32
 # ROWNORM-COUNT-4: ld.global.v4.b32
 # ROWNORM-NOT: ld.global.v4
 # ROWNORM: bar.sync 0
 # ROWNORM-NOT: bar.sync
+# ROWNORM-COUNT-3: st.global.v4.b32
 # ROWNORM-COUNT-4: st.global.v4.b32
 # ROWNORM-NOT: ld.global.v4
+# ROWNORM-NOT: st.global.v4
 
 # 2048 bf16 over 128 threads: 2 chunks of 8 lanes per thread, 16 bytes each.
 # BF16: .visible .entry double16(
