@@ -372,14 +372,30 @@ static mem_access drop_barriers(MlirBlock block, mem_access since, const mem_acc
     }
     if (tc_op_is(o, "scf.for")) {
       mem_access exit = access_until_barrier(next, after);
-      drop_loop_barriers(mlirRegionGetFirstBlock(mlirOperationGetRegion(o, 0)), &since, &exit);
+      MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(o, 0));
+      drop_loop_barriers(body, &since, &exit);
+      MlirOperation last = {NULL};
+      for (MlirOperation q = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(q); q = mlirOperationGetNextInBlock(q))
+        if (is_barrier(q)) last = q;
+      if (!mlirOperationIsNull(last)) { /* no trip: since; else the last trip's tail after its last barrier */
+        for (MlirOperation q = mlirOperationGetNextInBlock(last); !mlirOperationIsNull(q); q = mlirOperationGetNextInBlock(q)) {
+          mem_access x = access_of(q);
+          merge(&since, &x);
+        }
+        continue;
+      }
     }
     if (tc_op_is(o, "scf.if")) {
-      mem_access rest = access_until_barrier(next, after);
+      /* one branch runs: what ran since the last barrier kept is what either branch leaves */
+      mem_access rest = access_until_barrier(next, after), out = NONE;
       for (intptr_t r = 0; r < mlirOperationGetNumRegions(o); r++) {
         MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(o, r));
-        if (!mlirBlockIsNull(b)) drop_barriers(b, since, &rest);
+        mem_access x = mlirBlockIsNull(b) ? since : drop_barriers(b, since, &rest);
+        merge(&out, &x);
       }
+      if (mlirOperationGetNumRegions(o) < 2) merge(&out, &since);
+      since = out;
+      continue;
     }
     mem_access x = access_of(o);
     merge(&since, &x);

@@ -9,6 +9,7 @@
 # gets chunks of 8 lanes: 16-byte accesses too.
 # RUN: %tilec compile %s -k softmax -s "*fp32:16, *fp32:16, i32:16, i32:16, 8192" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=SOFTMAX --implicit-check-not=ld.global.b32 --implicit-check-not=st.global.b32
 # RUN: %tilec compile %s -k softmax -s "*fp32:16, *fp32:16, i32:16, i32, 8192" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=SPLIT
+# RUN: %tilec compile %s -k online -s "*fp32:16, *fp32:16, i32:16, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=ONLINE
 # RUN: %tilec compile %s -k vadd -s "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=VADD --implicit-check-not=ld.global.b32 --implicit-check-not=st.global.b32
 # RUN: %tilec compile %s -k scaled -s "*fp32:16, *fp32:16, i32:16, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=ROWNORM --implicit-check-not=ld.global.b32 --implicit-check-not=st.global.b32
 # RUN: %tilec compile %s -k double16 -s "*bf16:16, *bf16:16, 2048" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=BF16
@@ -122,3 +123,26 @@ def scaled(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
 # BF16-NOT: ld.global
 # BF16-COUNT-2: st.global.v4.b32
 # BF16-NOT: st.global
+
+
+@triton.jit
+def online(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    m = float('-inf')
+    d = 0.0
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(in_ptr + row * n_cols + cols, mask=cols < n_cols, other=float('-inf'))
+        m_new = tl.maximum(m, tl.max(x, axis=0))
+        d = d * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+        m = m_new
+    tl.store(out_ptr + row, m + tl.log(d))
+
+# An online softmax's sweep (as cross entropy's): the loop body keeps one barrier per
+# reduction, after its per-warp slot stores; none at the top of the body (the previous trip's
+# slot reads and this trip's loads and slot stores touch different memory) nor at its end.
+# ONLINE: .visible .entry online(
+# ONLINE-NOT: .local
+# ONLINE-COUNT-2: bar.sync 0
+# ONLINE-NOT: bar.sync
+# ONLINE: ret;
