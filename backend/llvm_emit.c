@@ -59,8 +59,8 @@ tilec_status *tc_llvm_emit(MlirModule module, tc_stage stage, const tc_target *t
   } else if (!st) {
     LLVMMemoryBufferRef mb = NULL;
     char *msg = NULL;
-    if (LLVMTargetMachineEmitToMemoryBuffer(tm, lm, stage == TC_STAGE_ASM ? LLVMAssemblyFile : LLVMObjectFile,
-                                            &msg, &mb)) {
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, lm, stage == TC_STAGE_ASM ? LLVMAssemblyFile : LLVMObjectFile, &msg,
+                                            &mb)) {
       st = tilec_status_create(TILEC_ERROR_INTERNAL, "code generation failed: %s", msg ? msg : "");
       LLVMDisposeMessage(msg);
     } else {

@@ -24,9 +24,9 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Linker.h>
-#include <mlir-c/Dialect/LLVM.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Dialect/LLVM.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,8 +105,8 @@ static bool is_barrier(MlirOperation op) {
   if (tc_op_is(op, "nvvm.barrier0")) return true;
   if (!tc_op_is(op, "func.call")) return false;
   MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("callee"));
-  return !mlirAttributeIsNull(a) &&
-         mlirStringRefEqual(mlirSymbolRefAttrGetRootReference(a), mlirStringRefCreateFromCString("tilec_rt_emu_barrier"));
+  return !mlirAttributeIsNull(a) && mlirStringRefEqual(mlirSymbolRefAttrGetRootReference(a),
+                                                       mlirStringRefCreateFromCString("tilec_rt_emu_barrier"));
 }
 
 static bool private_memory(MlirValue v) {
@@ -156,11 +156,12 @@ static mem_access space_of(MlirValue v, bool write) {
   if (!mlirValueIsAOpResult(v)) {
     MlirOperation f = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
     a.bits = !mlirOperationIsNull(f) && tc_op_is(f, "func.func") && mlirTypeIsALLVMPointerType(mlirValueGetType(v))
-                 ? global : global | any;
+                 ? global
+                 : global | any;
     return a;
   }
   MlirOperation d = mlirOpResultGetOwner(v);
-  if (tc_op_is(d, "memref.cast")) add_buffer(&a, v.ptr, write);                 /* tc_nvptx_alloc_shared's */
+  if (tc_op_is(d, "memref.cast")) add_buffer(&a, v.ptr, write);                /* tc_nvptx_alloc_shared's */
   else if (tc_op_is(d, "builtin.unrealized_conversion_cast")) a.bits = global; /* a view of a pointer */
   else a.bits = global | any;
   return a;
@@ -169,7 +170,8 @@ static mem_access space_of(MlirValue v, bool write) {
 /* What op (not its regions) does to such memory. */
 static mem_access op_access(MlirOperation op) {
   static const char *const reads[] = {"vector.load", "vector.maskedload", "vector.gather", "memref.load", "llvm.load"};
-  static const char *const stores[] = {"vector.store", "vector.maskedstore", "vector.scatter", "memref.store", "llvm.store"};
+  static const char *const stores[] = {"vector.store", "vector.maskedstore", "vector.scatter", "memref.store",
+                                       "llvm.store"};
   int kind = 0;
   for (size_t i = 0; i < sizeof reads / sizeof reads[0] && !kind; i++)
     if (tc_op_is(op, reads[i])) kind = 1;
@@ -193,7 +195,8 @@ static mem_access op_access(MlirOperation op) {
     /* the emulator's thread id, shuffles and shared base touch nothing a barrier orders (a
      * shuffle is an exchange of registers on the GPU); anything else may */
     MlirAttribute c = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("callee"));
-    MlirStringRef name = mlirAttributeIsNull(c) ? mlirStringRefCreateFromCString("") : mlirSymbolRefAttrGetRootReference(c);
+    MlirStringRef name =
+        mlirAttributeIsNull(c) ? mlirStringRefCreateFromCString("") : mlirSymbolRefAttrGetRootReference(c);
     static const char emu[] = "tilec_rt_emu_";
     if (name.length > strlen(emu) && !strncmp(name.data, emu, strlen(emu)) && !is_barrier(op)) return NONE;
     return EVERYTHING;
@@ -252,8 +255,8 @@ static MlirOperation just_emitted(const tc_builder *b) {
 /* The ops after `from` up to b's insertion point. */
 static mem_access access_since(MlirOperation from, const tc_builder *b) {
   mem_access a = NONE;
-  for (MlirOperation o = mlirOperationGetNextInBlock(from); !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before);
-       o = mlirOperationGetNextInBlock(o)) {
+  for (MlirOperation o = mlirOperationGetNextInBlock(from);
+       !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before); o = mlirOperationGetNextInBlock(o)) {
     mem_access x = access_of(o);
     merge(&a, &x);
   }
@@ -344,7 +347,8 @@ static mem_access loop_since(MlirBlock body, MlirOperation at, const mem_access 
 static void drop_loop_barriers(MlirBlock body, const mem_access *pre, const mem_access *exit) {
   for (bool dropped = true; dropped;) {
     dropped = false;
-    for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+    for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o);
+         o = mlirOperationGetNextInBlock(o)) {
       if (!is_barrier(o)) continue;
       mem_access since = loop_since(body, o, pre), until = loop_until(body, o, exit);
       if (conflict(&since, &until) || conflict(&until, &since)) continue;
@@ -375,10 +379,12 @@ static mem_access drop_barriers(MlirBlock block, mem_access since, const mem_acc
       MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(o, 0));
       drop_loop_barriers(body, &since, &exit);
       MlirOperation last = {NULL};
-      for (MlirOperation q = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(q); q = mlirOperationGetNextInBlock(q))
+      for (MlirOperation q = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(q);
+           q = mlirOperationGetNextInBlock(q))
         if (is_barrier(q)) last = q;
       if (!mlirOperationIsNull(last)) { /* no trip: since; else the last trip's tail after its last barrier */
-        for (MlirOperation q = mlirOperationGetNextInBlock(last); !mlirOperationIsNull(q); q = mlirOperationGetNextInBlock(q)) {
+        for (MlirOperation q = mlirOperationGetNextInBlock(last); !mlirOperationIsNull(q);
+             q = mlirOperationGetNextInBlock(q)) {
           mem_access x = access_of(q);
           merge(&since, &x);
         }
@@ -432,8 +438,8 @@ static int64_t unrolled_chunks(tc_lower *L, int rank, const int64_t *shape) {
 }
 
 /* One chunk's body at builder *at (which it advances). */
-static void run_chunk(tc_lower *L, tc_builder *at, const tc_pos *pos, int64_t w, tc_chunk_mode mode, MlirValue bound_mask,
-                      MlirValue tail_mask, int slot, tc_nest_body body, void *user) {
+static void run_chunk(tc_lower *L, tc_builder *at, const tc_pos *pos, int64_t w, tc_chunk_mode mode,
+                      MlirValue bound_mask, MlirValue tail_mask, int slot, tc_nest_body body, void *user) {
   tc_chunk ch;
   tc_chunk_init(&ch, L, at->block, w);
   ch.b = *at;
@@ -455,8 +461,9 @@ static tc_pos chunk_pos(tc_builder *ib, MlirValue c, int rank, const int64_t *sh
     return pos;
   }
   MlirValue rest = tcb_binary(ib, "arith.divui", c, tcb_const_index(ib, per_row));
-  if (rank) pos.idx[rank - 1] = tcb_binary(ib, "arith.muli", tcb_binary(ib, "arith.remui", c, tcb_const_index(ib, per_row)),
-                                           tcb_const_index(ib, w));
+  if (rank)
+    pos.idx[rank - 1] = tcb_binary(ib, "arith.muli", tcb_binary(ib, "arith.remui", c, tcb_const_index(ib, per_row)),
+                                   tcb_const_index(ib, w));
   for (int d = rank - 2; d >= 0; d--) {
     pos.idx[d] = tcb_binary(ib, "arith.remui", rest, tcb_const_index(ib, shape[d]));
     rest = tcb_binary(ib, "arith.divui", rest, tcb_const_index(ib, shape[d]));
@@ -465,7 +472,8 @@ static tc_pos chunk_pos(tc_builder *ib, MlirValue c, int rank, const int64_t *sh
 }
 
 /* The bound of bound_mask in pos's row (an index), or null. */
-static MlirValue chunk_bound(tc_lower *L, tc_builder *ib, const tc_pos *pos, int64_t w, int64_t n, MlirValue bound_mask) {
+static MlirValue chunk_bound(tc_lower *L, tc_builder *ib, const tc_pos *pos, int64_t w, int64_t n,
+                             MlirValue bound_mask) {
   if (mlirValueIsNull(bound_mask) || !pos->rank) return (MlirValue){NULL};
   tc_chunk pre;
   tc_chunk_init(&pre, L, ib->block, w);
@@ -520,8 +528,8 @@ static bool is_store(MlirOperation op) {
  * op other than those stores writes such memory (or calls out). */
 static void sink_stores(MlirOperation from, const tc_builder *b) {
   int n = 0;
-  for (MlirOperation o = mlirOperationGetNextInBlock(from); !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before);
-       o = mlirOperationGetNextInBlock(o)) {
+  for (MlirOperation o = mlirOperationGetNextInBlock(from);
+       !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before); o = mlirOperationGetNextInBlock(o)) {
     mem_access a = access_of(o);
     if (is_store(o) && a.bits) n++;
     else if (writes(&a)) return;
@@ -530,8 +538,8 @@ static void sink_stores(MlirOperation from, const tc_builder *b) {
   MlirOperation *st = malloc(sizeof *st * (size_t)n);
   if (!st) return;
   n = 0;
-  for (MlirOperation o = mlirOperationGetNextInBlock(from); !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before);
-       o = mlirOperationGetNextInBlock(o))
+  for (MlirOperation o = mlirOperationGetNextInBlock(from);
+       !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before); o = mlirOperationGetNextInBlock(o))
     if (is_store(o) && access_of(o).bits) st[n++] = o;
   MlirOperation last = just_emitted(b);
   for (int i = 0; i < n; i++) {
@@ -568,13 +576,16 @@ static void emit_unrolled(tc_lower *L, tc_builder *b, MlirValue tid, int64_t k, 
       }
       MlirValue end = tcb_binary(b, "arith.addi", pos[i].idx[rank - 1], tcb_const_index(b, w));
       MlirValue in = inside[i] = tcb_cmpi(b, "ule", end, bound);
-      if (!mlirValueIsNull(has[i])) in = tcb_binary(b, "arith.ori", in, tcb_binary(b, "arith.xori", has[i], tcb_const_int(b, tcb_int_type(L->ctx, 1), 1)));
+      if (!mlirValueIsNull(has[i]))
+        in = tcb_binary(b, "arith.ori", in,
+                        tcb_binary(b, "arith.xori", has[i], tcb_const_int(b, tcb_int_type(L->ctx, 1), 1)));
       all = tcb_binary(b, "arith.andi", all, in);
     }
     if (!mlirValueIsNull(all) && !L->status) {
       tcb_if(b, all, 0, NULL, &fb, &gb);
-      MlirOperation mark = tcb_op(&fb, "arith.constant", 1, (MlirType[]){tcb_index(L->ctx)}, 0, NULL, 1,
-                                  (MlirNamedAttribute[]){tcb_named(L->ctx, "value", mlirIntegerAttrGet(tcb_index(L->ctx), 0))});
+      MlirOperation mark =
+          tcb_op(&fb, "arith.constant", 1, (MlirType[]){tcb_index(L->ctx)}, 0, NULL, 1,
+                 (MlirNamedAttribute[]){tcb_named(L->ctx, "value", mlirIntegerAttrGet(tcb_index(L->ctx), 0))});
       for (int64_t i = 0; i < k && !L->status; i++) {
         tc_builder at = fb, g;
         if (!mlirValueIsNull(has[i])) {
@@ -675,7 +686,8 @@ static bool read_in_place(MlirValue v, MlirBlock blk, const int64_t *shape, int 
     tile_op_id k = tile_op_of(user);
     if (k == TILE_STORE) {
       int64_t s[TC_RANK];
-      if (tc_shape_of(mlirValueGetType(mlirOperationGetOperand(user, 0)), s) != rank || memcmp(s, shape, sizeof(int64_t) * (size_t)rank))
+      if (tc_shape_of(mlirValueGetType(mlirOperationGetOperand(user, 0)), s) != rank ||
+          memcmp(s, shape, sizeof(int64_t) * (size_t)rank))
         return false;
       continue;
     }
@@ -683,11 +695,13 @@ static bool read_in_place(MlirValue v, MlirBlock blk, const int64_t *shape, int 
       if (rank != 1 || tile_int_attr(user, "axis", 0) != 0) return false;
       continue;
     }
-    bool elementwise = k == TILE_LOAD || k == TILE_ADDPTR || k == TILE_HINT ||
-                       ((tc_op_in_dialect(user, "arith") || tc_op_in_dialect(user, "math")) && !tc_op_is(user, "arith.constant"));
+    bool elementwise =
+        k == TILE_LOAD || k == TILE_ADDPTR || k == TILE_HINT ||
+        ((tc_op_in_dialect(user, "arith") || tc_op_in_dialect(user, "math")) && !tc_op_is(user, "arith.constant"));
     if (!elementwise || mlirOperationGetNumResults(user) != 1) return false;
     MlirValue r = mlirOperationGetResult(user, 0);
-    if (!mlirTypeIsARankedTensor(mlirValueGetType(r)) || !tc_same_shape(mlirValueGetType(r), mlirValueGetType(v))) return false;
+    if (!mlirTypeIsARankedTensor(mlirValueGetType(r)) || !tc_same_shape(mlirValueGetType(r), mlirValueGetType(v)))
+      return false;
     if (!read_in_place(r, blk, shape, rank, depth + 1)) return false;
   }
   return true;
@@ -731,7 +745,8 @@ static MlirValue thread_tile_index(tc_chunk *c, MlirValue buf, const tc_pos *pos
   if (mlirAttributeIsNull(mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString(THREAD_TILE_MARK))))
     return (MlirValue){NULL};
   if (!c->slot || !pos->chunked || !tc_pos_equal(pos, &c->root))
-    tc_fail_here(c->L, TILEC_ERROR_INTERNAL, "a tile kept in each thread's registers is read where the thread does not own it");
+    tc_fail_here(c->L, TILEC_ERROR_INTERNAL,
+                 "a tile kept in each thread's registers is read where the thread does not own it");
   return tcb_const_index(&c->b, c->slot ? (int64_t)(c->slot - 1) * c->width : 0);
 }
 
@@ -769,7 +784,6 @@ static void scalar_store(tc_lower *L, MlirOperation op) {
 
 /* ---- op rows: the CPU's, without the ops that need threads to cooperate ---------------- */
 
-
 /* Atomics (and, emulated, device_print/device_assert) happen once per program: thread 0
  * runs them between barriers, its results reach the other threads through shared memory
  * (tile results are a shared buffer already; a scalar result goes through a slot). */
@@ -783,7 +797,7 @@ static void run_on_thread0(tc_lower *L, MlirOperation op, void (*lower)(tc_lower
     MlirType mem = tc_memory_type(L->ctx, t);
     int64_t one = 1;
     slots[i] = tc_nvptx_alloc_shared(L, mlirMemRefTypeContiguousGet(mem, 1, &one, mlirAttributeGetNull()),
-                            (tcb_bitwidth(mem) + 7) / 8);
+                                     (tcb_bitwidth(mem) + 7) / 8);
   }
   MlirValue first = tcb_cmpi(&L->b, "eq", tc_nvptx_thread_id(L, &L->b), tcb_const_index(&L->b, 0));
   tc_builder then_b, outer = L->b;
@@ -905,8 +919,12 @@ static void gpu_print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const 
   append(fmt, sizeof fmt, "\n");
   /* the argument buffer: each value at its natural alignment, as vprintf reads it */
   char st[512] = "!llvm.struct<(";
-  for (int i = 0; i < n; i++) append(st, sizeof st, i ? (mlirTypeEqual(types[i], f64) ? ", f64" : mlirTypeEqual(types[i], i32) ? ", i32" : ", i64")
-                                                          : "i32");
+  for (int i = 0; i < n; i++)
+    append(st, sizeof st,
+           i ? (mlirTypeEqual(types[i], f64)   ? ", f64"
+                : mlirTypeEqual(types[i], i32) ? ", i32"
+                                               : ", i64")
+             : "i32");
   append(st, sizeof st, ")>");
   MlirType stype = tcb_type(L->ctx, st);
   MlirValue buf = entry_alloca(L, stype);
@@ -960,7 +978,6 @@ static void on_thread0(tc_lower *L, MlirOperation op) { run_on_thread0(L, op, tc
 
 static void gpu_debug_on_thread0(tc_lower *L, MlirOperation op) { run_on_thread0(L, op, gpu_debug_op); }
 
-
 /* Sort, first correct: every thread computes the whole root from the operands
  * (loaded, or read from shared memory after the nests that wrote them) into buffers of its
  * own, so what follows finds the results in every thread. */
@@ -1010,7 +1027,8 @@ static const tc_op_lowering *emu_op_rows(void) {
 static MlirOperation module_global(tc_lower *L, const char *name) {
   MlirOperation mod = mlirOperationGetParentOperation(L->new_func);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(mod, 0));
-  for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+  for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o)) {
     MlirAttribute a = mlirOperationGetAttributeByName(o, mlirStringRefCreateFromCString("sym_name"));
     if (!mlirAttributeIsNull(a) && mlirStringRefEqual(mlirStringAttrGetValue(a), mlirStringRefCreateFromCString(name)))
       return o;
@@ -1036,7 +1054,8 @@ static void record_shared_bytes(tc_lower *L) {
   MlirAttribute fname = mlirOperationGetAttributeByName(L->new_func, mlirStringRefCreateFromCString("sym_name"));
   MlirStringRef fn = mlirStringAttrGetValue(fname);
   char name[300];
-  snprintf(name, sizeof name, "%s%.*s", SHARED_BYTES_PREFIX, (int)(fn.length > strlen(KERNEL_PREFIX) ? fn.length - strlen(KERNEL_PREFIX) : 0),
+  snprintf(name, sizeof name, "%s%.*s", SHARED_BYTES_PREFIX,
+           (int)(fn.length > strlen(KERNEL_PREFIX) ? fn.length - strlen(KERNEL_PREFIX) : 0),
            fn.data + strlen(KERNEL_PREFIX));
   MlirType i64 = tcb_int_type(L->ctx, 64);
   MlirAttribute value = mlirIntegerAttrGet(i64, L->shared_bytes);
@@ -1063,10 +1082,11 @@ static MlirValue shared_base(tc_lower *L) {
     return L->shared_base;
   }
   if (mlirOperationIsNull(module_global(L, SHARED_SYMBOL))) {
-    MlirNamedAttribute attrs[4] = {tcb_named(L->ctx, "global_type", mlirTypeAttrGet(tcb_type(L->ctx, "!llvm.array<0 x i8>"))),
-                                   tcb_named(L->ctx, "linkage", tcb_attr(L->ctx, "#llvm.linkage<external>")),
-                                   tcb_named(L->ctx, "addr_space", mlirIntegerAttrGet(tcb_int_type(L->ctx, 32), 3)),
-                                   tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 64))};
+    MlirNamedAttribute attrs[4] = {
+        tcb_named(L->ctx, "global_type", mlirTypeAttrGet(tcb_type(L->ctx, "!llvm.array<0 x i8>"))),
+        tcb_named(L->ctx, "linkage", tcb_attr(L->ctx, "#llvm.linkage<external>")),
+        tcb_named(L->ctx, "addr_space", mlirIntegerAttrGet(tcb_int_type(L->ctx, 32), 3)),
+        tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 64))};
     add_global(L, SHARED_SYMBOL, 4, attrs);
   }
   MlirNamedAttribute sym =
@@ -1081,7 +1101,7 @@ static int64_t shared_limit(const char *arch) {
   static const struct {
     const char *arch;
     int64_t kb;
-  } limits[] = {{"sm_70", 96}, {"sm_72", 96}, {"sm_75", 64}, {"sm_80", 163}, {"sm_86", 99},
+  } limits[] = {{"sm_70", 96},  {"sm_72", 96}, {"sm_75", 64},  {"sm_80", 163}, {"sm_86", 99},
                 {"sm_87", 163}, {"sm_89", 99}, {"sm_120", 99}, {"sm_120a", 99}};
   for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
     if (!strcmp(arch, limits[i].arch)) return limits[i].kb * 1024;
@@ -1191,7 +1211,8 @@ static tilec_status *call_libdevice(MlirModule m, MlirOperation op) {
   tcb_init(&b, ctx);
   b.loc = mlirOperationGetLocation(op);
   tcb_set_before(&b, op);
-  MlirNamedAttribute callee = tcb_named(ctx, "callee", mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(name)));
+  MlirNamedAttribute callee =
+      tcb_named(ctx, "callee", mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(name)));
   int64_t lanes = mlirTypeIsAVector(t) ? mlirShapedTypeGetDimSize(t, 0) : 0;
   if (mlirTypeIsAVector(t) && mlirShapedTypeGetRank(t) != 1)
     return tilec_status_create(TILEC_ERROR_INTERNAL, "libdevice call on a %d-d vector", (int)mlirShapedTypeGetRank(t));
@@ -1261,11 +1282,12 @@ static const char *find_libdevice(void) {
 static tilec_status *link_libdevice(LLVMModuleRef m, const char *need) {
   const char *path = find_libdevice();
   if (!path)
-    return tilec_status_create(TILEC_ERROR_UNSUPPORTED,
-                               "the kernel calls %s, which comes from NVIDIA's libdevice, and no libdevice.10.bc was found "
-                               "(set TILEC_LIBDEVICE to its path; it ships with the CUDA toolkit in nvvm/libdevice/ and "
-                               "with the PyPI package nvidia-cuda-nvcc-cu12)",
-                               need);
+    return tilec_status_create(
+        TILEC_ERROR_UNSUPPORTED,
+        "the kernel calls %s, which comes from NVIDIA's libdevice, and no libdevice.10.bc was found "
+        "(set TILEC_LIBDEVICE to its path; it ships with the CUDA toolkit in nvvm/libdevice/ and "
+        "with the PyPI package nvidia-cuda-nvcc-cu12)",
+        need);
   LLVMMemoryBufferRef buf = NULL;
   char *msg = NULL;
   if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
@@ -1510,7 +1532,8 @@ static tilec_status *make_driver_entry(LLVMModuleRef m, LLVMValueRef outer, cons
     return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
   }
   LLVMGetParamTypes(fty, types);
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0), i32 = LLVMInt32TypeInContext(ctx), i64 = LLVMInt64TypeInContext(ctx);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0), i32 = LLVMInt32TypeInContext(ctx),
+              i64 = LLVMInt64TypeInContext(ctx);
   LLVMTypeRef params[7] = {ptr, i32, i32, i32, i32, i32, i32};
   char ename[300];
   snprintf(ename, sizeof ename, "__tilec_emu_launch_%s", name);
@@ -1598,8 +1621,10 @@ static tilec_status *make_cta(LLVMModuleRef m, LLVMValueRef kernel, const tc_tar
   snprintf(bytes_name, sizeof bytes_name, "%s%s", SHARED_BYTES_PREFIX, name);
   LLVMValueRef bytes_global = LLVMGetNamedGlobal(m, bytes_name);
   unsigned long long shared = 0;
-  if (bytes_global && LLVMGetInitializer(bytes_global)) shared = LLVMConstIntGetZExtValue(LLVMGetInitializer(bytes_global));
-  LLVMValueRef cargs[4] = {LLVMConstInt(i32, (unsigned)tc_target_threads(t), 0), LLVMConstInt(i64, shared, 0), body, frame};
+  if (bytes_global && LLVMGetInitializer(bytes_global))
+    shared = LLVMConstIntGetZExtValue(LLVMGetInitializer(bytes_global));
+  LLVMValueRef cargs[4] = {LLVMConstInt(i32, (unsigned)tc_target_threads(t), 0), LLVMConstInt(i64, shared, 0), body,
+                           frame};
   LLVMBuildCall2(b, cta_ty, cta, cargs, 4, "");
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);

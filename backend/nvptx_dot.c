@@ -51,14 +51,14 @@ static int capability(const tc_lower *L) {
 /* How C's tiles are dealt: blocks of bm x bn tiles, `active` warps per round. */
 typedef struct mma_plan {
   int64_t M, N, K;
-  int64_t bm, bn;   /* tiles of a warp block */
-  int64_t nblk_n;   /* blocks along N */
-  int64_t active;   /* warps holding a block each round (the others repeat one) */
+  int64_t bm, bn; /* tiles of a warp block */
+  int64_t nblk_n; /* blocks along N */
+  int64_t active; /* warps holding a block each round (the others repeat one) */
   int64_t rounds;
   bool bf16;
-  bool btrans;      /* B is tl.trans(x): its fragments are read from x's rows */
-  int64_t as, bs;   /* elements between rows of A's and B's (x's) buffers (padded: staged) */
-  MlirType ce;      /* C's element type (f32, or f16/bf16 rounded once) */
+  bool btrans;    /* B is tl.trans(x): its fragments are read from x's rows */
+  int64_t as, bs; /* elements between rows of A's and B's (x's) buffers (padded: staged) */
+  MlirType ce;    /* C's element type (f32, or f16/bf16 rounded once) */
 } mma_plan;
 
 /* A plan for C of M x N over K with the target's warps; false when none fits. The warps
@@ -84,8 +84,8 @@ static bool make_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, int64_t maxt
     if (found && (active < p->active || (active == p->active && cost >= best_cost))) continue;
     found = true;
     best_cost = cost;
-    *p = (mma_plan){.M = M, .N = N, .K = K, .bm = bm, .bn = bn, .nblk_n = tn / bn, .active = active,
-                    .rounds = nblocks / active};
+    *p = (mma_plan){
+        .M = M, .N = N, .K = K, .bm = bm, .bn = bn, .nblk_n = tn / bn, .active = active, .rounds = nblocks / active};
   }
   return found;
 }
@@ -97,7 +97,8 @@ static bool mma_dot(tc_lower *L, MlirOperation op, int64_t maxt, mma_plan *p) {
   MlirType ct = mlirValueGetType(mlirOperationGetResult(op, 0));
   int64_t as[TC_RANK], cs[TC_RANK];
   if (tc_shape_of(at, as) != 2 || tc_shape_of(ct, cs) != 2) return false;
-  MlirType ae = mlirShapedTypeGetElementType(at), be = mlirShapedTypeGetElementType(bt), ce = mlirShapedTypeGetElementType(ct);
+  MlirType ae = mlirShapedTypeGetElementType(at), be = mlirShapedTypeGetElementType(bt),
+           ce = mlirShapedTypeGetElementType(ct);
   bool f16 = mlirTypeIsAF16(ae) && mlirTypeIsAF16(be), b16 = mlirTypeIsABF16(ae) && mlirTypeIsABF16(be);
   bool c_ok = mlirTypeIsAF32(ce) || mlirTypeIsAF16(ce) || mlirTypeIsABF16(ce);
   if (!(f16 || b16) || !c_ok || cs[0] % 16 || cs[1] % 8 || as[1] % 16) return false;
@@ -136,7 +137,7 @@ static lane_ctx lane_of(tc_lower *L, tc_builder *b) {
 typedef struct block_ctx {
   MlirValue row[MAXT], col[MAXT], bcol[MAXT];
   MlirValue row0, col0; /* the block's first row and column */
-  MlirValue valid; /* i1: this warp keeps what it computes */
+  MlirValue valid;      /* i1: this warp keeps what it computes */
 } block_ctx;
 
 /* The block of warp lc->warp in round r (an index; null: round 0). */
@@ -172,8 +173,8 @@ static MlirValue half_of(tc_lower *L, tc_builder *b, MlirValue v, int h) {
 /* Old tile v (M x N, the dot's C type) at every fragment of the block, as one
  * vector<4xf32> per tile (i * bn + j) in out; where `arg` is not null, that old tile is
  * bound to the fragments in argv at the same positions (a loop-carried accumulator). */
-static void eval_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, MlirValue v, MlirValue arg,
-                           const MlirValue *argv, MlirValue *out) {
+static void eval_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, MlirValue v,
+                           MlirValue arg, const MlirValue *argv, MlirValue *out) {
   tc_chunk c;
   tc_chunk_init(&c, L, b->block, 2);
   c.b = *b;
@@ -246,7 +247,8 @@ static MlirValue mma(tc_lower *L, tc_builder *b, bool bf16, const MlirValue *a, 
   }
   if (L->target->gpu_emulation) {
     MlirValue out = tc_nvptx_scratch(L, 4);
-    MlirValue args[12] = {tcb_const_int(b, i32, bf16), a[0], a[1], a[2], a[3], bf[0], bf[1], c[0], c[1], c[2], c[3], out};
+    MlirValue args[12] = {
+        tcb_const_int(b, i32, bf16), a[0], a[1], a[2], a[3], bf[0], bf[1], c[0], c[1], c[2], c[3], out};
     tc_call_runtime(L, b, "tilec_rt_emu_mma_m16n8k16", 12, args);
     for (int i = 0; i < 4; i++) {
       int32_t gi = i;
@@ -263,13 +265,12 @@ static MlirValue mma(tc_lower *L, tc_builder *b, bool bf16, const MlirValue *a, 
     for (int i = 0; i < 4; i++) ops[6 + i] = c[i];
     const char *ty = bf16 ? "#nvvm.mma_type<bf16>" : "#nvvm.mma_type<f16>";
     int32_t seg[3] = {4, 2, 4};
-    MlirNamedAttribute attrs[6] = {
-        tcb_named(L->ctx, "layoutA", tcb_attr(L->ctx, "#nvvm.mma_layout<row>")),
-        tcb_named(L->ctx, "layoutB", tcb_attr(L->ctx, "#nvvm.mma_layout<col>")),
-        tcb_named(L->ctx, "multiplicandAPtxType", tcb_attr(L->ctx, ty)),
-        tcb_named(L->ctx, "multiplicandBPtxType", tcb_attr(L->ctx, ty)),
-        tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 3, seg)),
-        tcb_named(L->ctx, "shape", tcb_attr(L->ctx, "#nvvm.shape<m = 16, n = 8, k = 16>"))};
+    MlirNamedAttribute attrs[6] = {tcb_named(L->ctx, "layoutA", tcb_attr(L->ctx, "#nvvm.mma_layout<row>")),
+                                   tcb_named(L->ctx, "layoutB", tcb_attr(L->ctx, "#nvvm.mma_layout<col>")),
+                                   tcb_named(L->ctx, "multiplicandAPtxType", tcb_attr(L->ctx, ty)),
+                                   tcb_named(L->ctx, "multiplicandBPtxType", tcb_attr(L->ctx, ty)),
+                                   tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 3, seg)),
+                                   tcb_named(L->ctx, "shape", tcb_attr(L->ctx, "#nvvm.shape<m = 16, n = 8, k = 16>"))};
     MlirType st = tcb_type(L->ctx, "!llvm.struct<(f32, f32, f32, f32)>");
     MlirValue r = tcb_op1(b, "nvvm.mma.sync", st, 10, ops, 6, attrs);
     for (int i = 0; i < 4; i++) {
@@ -391,8 +392,8 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
 /* One carried tile of one loop, from count to done. */
 typedef struct mma_carry {
   MlirOperation loop, dot;
-  int i;            /* which carried value of the loop */
-  MlirValue arg;    /* the loop body's argument (old) */
+  int i;         /* which carried value of the loop */
+  MlirValue arg; /* the loop body's argument (old) */
   mma_plan plan;
   MlirValue in[MAXT], out[MAXT];
   bool used, bound, emitted;
@@ -453,7 +454,8 @@ static bool classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c) {
   MlirValue arg = mlirBlockGetArgument(body, 1 + i), y = mlirOperationGetOperand(yield, i);
   MlirType t = mlirValueGetType(arg);
   int64_t s[TC_RANK];
-  if (tc_shape_of(t, s) != 2 || !mlirTypeIsAF32(mlirShapedTypeGetElementType(t)) || !mlirValueIsAOpResult(y)) return false;
+  if (tc_shape_of(t, s) != 2 || !mlirTypeIsAF32(mlirShapedTypeGetElementType(t)) || !mlirValueIsAOpResult(y))
+    return false;
   MlirOperation dot = mlirOpResultGetOwner(y), owner;
   intptr_t operand;
   if (tile_op_of(dot) != TILE_DOT || !mlirBlockEqual(mlirOperationGetBlock(dot), body)) return false;
@@ -553,7 +555,8 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t *stride) {
   if (s && s->kind == TC_SPECIAL_BUFFER) return s->buffer;
   MlirValue mask = tc_load_mask_within(L, old, t, 0);
   int64_t w = 128 / (int64_t)tcb_bitwidth(e), nthreads = tc_target_threads(L->target);
-  bool plain = mlirValueIsNull(mask) && mlirValueIsAOpResult(old) && tile_op_of(mlirOpResultGetOwner(old)) == TILE_LOAD &&
+  bool plain = mlirValueIsNull(mask) && mlirValueIsAOpResult(old) &&
+               tile_op_of(mlirOpResultGetOwner(old)) == TILE_LOAD &&
                mlirOperationGetNumOperands(mlirOpResultGetOwner(old)) == 1;
   if (tc_shape_of(t, shape) != 2 || (mlirValueIsNull(mask) && !plain) || shape[1] % w) return tc_dot_operand(L, old);
   int64_t per_row = shape[1] / w, total = shape[0] * per_row, u = total / nthreads;
@@ -640,7 +643,8 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
     MlirOperation tr = mlirOpResultGetOwner(bop);
     MlirAttribute order = mlirOperationGetAttributeByName(tr, mlirStringRefCreateFromCString("order"));
     int64_t xs[TC_RANK];
-    if (!mlirAttributeIsNull(order) && mlirDenseArrayGetNumElements(order) == 2 && mlirDenseI32ArrayGetElement(order, 0) == 1 &&
+    if (!mlirAttributeIsNull(order) && mlirDenseArrayGetNumElements(order) == 2 &&
+        mlirDenseI32ArrayGetElement(order, 0) == 1 &&
         tc_shape_of(mlirValueGetType(mlirOperationGetOperand(tr, 0)), xs) == 2) {
       p.btrans = true;
       bop = mlirOperationGetOperand(tr, 0);
@@ -649,7 +653,7 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   MlirValue bbuf = stage_operand(L, bop, &p.bs);
   if (L->status) return 1;
   MlirValue acc = mlirOperationGetOperand(op, 2);
-  if (carry) { /* C in the loop's fragments */
+  if (carry) {              /* C in the loop's fragments */
     tc_nvptx_barrier(L, b); /* the operands are complete */
     lane_ctx lc = lane_of(L, b);
     block_ctx k = block_of(b, &p, &lc, (MlirValue){NULL});

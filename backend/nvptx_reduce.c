@@ -92,8 +92,8 @@ static void store1(tc_builder *b, MlirValue v, MlirValue mem, MlirValue idx) {
  * builder *at: with a bound, a chunk wholly inside it evaluates unmasked (vector loads).
  * With ubound (the bound of a mask that never splits a chunk), no branch: the chunk's bound
  * mask is one predicate, `end <= ubound`, for all its lanes (predicated vector loads). */
-static void eval_slot(tc_lower *L, tc_builder *at, const coop *k, const tc_pos *row, MlirValue bound_mask, MlirValue bound,
-                      MlirValue ubound, bool full, int64_t i, MlirValue *v) {
+static void eval_slot(tc_lower *L, tc_builder *at, const coop *k, const tc_pos *row, MlirValue bound_mask,
+                      MlirValue bound, MlirValue ubound, bool full, int64_t i, MlirValue *v) {
   MlirValue c = tcb_binary(at, "arith.addi", k->tid, tcb_const_index(at, i * k->nthreads));
   tc_pos p = *row;
   p.chunked = true;
@@ -181,7 +181,8 @@ static MlirValue thread_part_unrolled(tc_lower *L, tc_builder *b, const coop *k,
     MlirType vt[TC_NVPTX_UNROLL_MAX * MAXV];
     for (int64_t i = 0; i < whole; i++)
       for (int j = 0; j < k->nvals; j++)
-        vt[i * k->nvals + j] = tc_vec_type(L->ctx, k->width, mlirShapedTypeGetElementType(mlirValueGetType(k->olds[j])));
+        vt[i * k->nvals + j] =
+            tc_vec_type(L->ctx, k->width, mlirShapedTypeGetElementType(mlirValueGetType(k->olds[j])));
     tc_builder fb, gb;
     MlirOperation iff = tcb_if(b, tcb_cmpi(b, "ule", end, bound), whole * k->nvals, vt, &fb, &gb);
     for (int full = 1; full >= 0 && !L->status; full--) {
@@ -255,8 +256,8 @@ static MlirValue thread_part(tc_lower *L, tc_builder *b, const coop *k, const tc
   if (!L->status && k->n > k->nthreads * k->width) {
     MlirOperation f;
     MlirValue step = tcb_const_index(&c.b, k->nthreads * k->width);
-    MlirBlock blk = tc_build_for(L, &c.b, tcb_binary(&c.b, "arith.addi", start, step), tcb_const_index(&c.b, k->n), step,
-                                 k->nvals, acc, &f);
+    MlirBlock blk = tc_build_for(L, &c.b, tcb_binary(&c.b, "arith.addi", start, step), tcb_const_index(&c.b, k->n),
+                                 step, k->nvals, acc, &f);
     tc_chunk in;
     tc_chunk_init(&in, L, blk, k->width);
     in.b.loc = b->loc;
@@ -294,8 +295,8 @@ static void combine_cta(tc_lower *L, tc_builder *b, const coop *k, MlirValue *v,
     MlirValue partner = tcb_binary(b, "arith.addi", k->tid, tcb_const_index(b, s));
     MlirValue ov = tcb_cmpi(b, "ult", tcb_binary(b, "arith.muli", partner, tcb_const_index(b, k->width)),
                             tcb_const_index(b, k->n));
-    MlirValue in_warp = tcb_cmpi(b, "ult", tcb_binary(b, "arith.addi", k->lane, tcb_const_index(b, s)),
-                                 tcb_const_index(b, WARP));
+    MlirValue in_warp =
+        tcb_cmpi(b, "ult", tcb_binary(b, "arith.addi", k->lane, tcb_const_index(b, s)), tcb_const_index(b, WARP));
     ov = tcb_binary(b, "arith.andi", ov, in_warp);
     for (int i = 0; i < k->nvals; i++) {
       args[i] = v[i];
@@ -319,8 +320,9 @@ static void combine_cta(tc_lower *L, tc_builder *b, const coop *k, MlirValue *v,
   }
   for (int64_t w = 1; w < k->nwarps && !L->status; w++) {
     MlirValue wi = tcb_const_index(b, w);
-    MlirValue wv = all_valid ? (MlirValue){NULL}
-                             : tcb_cmpi(b, "ne", load1(b, k->valid_slot, wi), tcb_const_int(b, tcb_int_type(L->ctx, 8), 0));
+    MlirValue wv = all_valid
+                       ? (MlirValue){NULL}
+                       : tcb_cmpi(b, "ne", load1(b, k->valid_slot, wi), tcb_const_int(b, tcb_int_type(L->ctx, 8), 0));
     for (int i = 0; i < k->nvals; i++) {
       args[i] = v[i];
       args[k->nvals + i] = load1(b, k->slots[i], wi);
@@ -480,8 +482,9 @@ static void scan_run(tc_lower *L, tc_builder *b, const scan_coop *k, const tc_po
   MlirValue t[MAXV];
   bool ok = scan_one(L, &ch, k, row, first, has_carry, carry, write, t);
   if (ok && k->run > 1) {
-    MlirValue end = tcb_binary(&ch.b, "arith.minui", tcb_binary(&ch.b, "arith.addi", first, tcb_const_index(&ch.b, k->run)),
-                               tcb_const_index(&ch.b, k->chunks));
+    MlirValue end =
+        tcb_binary(&ch.b, "arith.minui", tcb_binary(&ch.b, "arith.addi", first, tcb_const_index(&ch.b, k->run)),
+                   tcb_const_index(&ch.b, k->chunks));
     MlirOperation f;
     MlirBlock blk = tc_build_for(L, &ch.b, tcb_binary(&ch.b, "arith.addi", first, tcb_const_index(&ch.b, 1)), end,
                                  tcb_const_index(&ch.b, 1), k->nvals, t, &f);
@@ -512,8 +515,7 @@ static bool fold_opt(tc_lower *L, tc_builder *b, const scan_coop *k, MlirValue t
     args[k->nvals + i] = w[i];
   }
   if (!tc_apply_combine(L, b, k->op, args, 2 * k->nvals, comb)) return false;
-  for (int i = 0; i < k->nvals; i++)
-    v[i] = tcb_select(b, take, tcb_select(b, *has, comb[i], w[i]), v[i]);
+  for (int i = 0; i < k->nvals; i++) v[i] = tcb_select(b, take, tcb_select(b, *has, comb[i], w[i]), v[i]);
   *has = tcb_binary(b, "arith.ori", *has, take);
   return true;
 }
@@ -550,7 +552,8 @@ static bool thread_prefix(tc_lower *L, tc_builder *b, const scan_coop *k, const 
       MlirValue wv[MAXV];
       for (int i = 0; i < k->nvals; i++) {
         wv[i] = load1(b, k->slots[i], tcb_const_index(b, w));
-        if (!mlirTypeEqual(mlirValueGetType(wv[i]), k->types[i])) wv[i] = tcb_cast(b, "arith.trunci", wv[i], k->types[i]);
+        if (!mlirTypeEqual(mlirValueGetType(wv[i]), k->types[i]))
+          wv[i] = tcb_cast(b, "arith.trunci", wv[i], k->types[i]);
       }
       MlirValue take = tcb_cmpi(b, "ugt", k->warp, tcb_const_index(b, w));
       if (!fold_opt(L, b, k, take, has, carry, wv)) return false;
@@ -602,8 +605,7 @@ int tc_nvptx_emit_scan(tc_lower *L, MlirOperation *roots, int n) {
   row.idx[rank - 1] = tcb_const_index(&ob, 0);
   MlirValue total[MAXV], carry[MAXV], has;
   scan_run(L, &ob, &k, &row, (MlirValue){NULL}, NULL, false, total);
-  if (!L->status && thread_prefix(L, &ob, &k, total, carry, &has))
-    scan_run(L, &ob, &k, &row, has, carry, true, total);
+  if (!L->status && thread_prefix(L, &ob, &k, total, carry, &has)) scan_run(L, &ob, &k, &row, has, carry, true, total);
   tc_close_loops(L, opened, nopened);
   if (L->status) return 1;
   tc_nvptx_barrier(L, b); /* the scanned tile is complete for every thread */

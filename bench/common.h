@@ -116,8 +116,8 @@ static inline void bench_json_str(FILE *f, const char *s) {
 
 /* One result line: {"bench":…, "size":…, "impl":…, "threads":…, "status":…, …}.
  * status is "ok", "mismatch" (the output was wrong; the time is still shown) or "error". */
-static inline void bench_emit(const char *bench, const char *size, const char *impl, int threads,
-                              const bench_result *r, const char *status, const char *note) {
+static inline void bench_emit(const char *bench, const char *size, const char *impl, int threads, const bench_result *r,
+                              const char *status, const char *note) {
   printf("{\"bench\":");
   bench_json_str(stdout, bench);
   printf(",\"size\":");
@@ -127,8 +127,7 @@ static inline void bench_emit(const char *bench, const char *size, const char *i
   printf(",\"threads\":%d,\"status\":", threads);
   bench_json_str(stdout, status);
   if (r && r->reps > 0)
-    printf(",\"median_s\":%.9g,\"min_s\":%.9g,\"reps\":%d,\"batch\":%d", r->median_s, r->min_s, r->reps,
-           r->batch);
+    printf(",\"median_s\":%.9g,\"min_s\":%.9g,\"reps\":%d,\"batch\":%d", r->median_s, r->min_s, r->reps, r->batch);
   if (note && *note) {
     printf(",\"note\":");
     bench_json_str(stdout, note);
@@ -192,8 +191,8 @@ static inline double bench_check_softmax(const float *in, const float *out, int 
   return worst;
 }
 
-static inline double bench_check_layernorm(const float *x, const float *w, const float *b, const float *y,
-                                           int rows, int cols, float eps) {
+static inline double bench_check_layernorm(const float *x, const float *w, const float *b, const float *y, int rows,
+                                           int cols, float eps) {
   double worst = 0;
   for (int r = 0; r < rows; r += 7) {
     const float *xr = x + (size_t)r * cols;

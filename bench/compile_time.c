@@ -7,8 +7,8 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 #include <tilec/tilec.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -58,7 +58,13 @@ static int cached_hit_main(char **argv) {
   size_t len = 0;
   char *src = read_file(argv[3], &len);
   if (!src) return 1;
-  tilec_kernel_spec spec = {.source = src, .source_len = len, .filename = argv[3], .kernel = argv[4], .signature = argv[5], .defines = NULL, .num_defines = 0};
+  tilec_kernel_spec spec = {.source = src,
+                            .source_len = len,
+                            .filename = argv[3],
+                            .kernel = argv[4],
+                            .signature = argv[5],
+                            .defines = NULL,
+                            .num_defines = 0};
   double t0 = bench_now();
   int origin = jit_once(argv[2], &spec);
   printf("%.9f %d\n", bench_now() - t0, origin);
@@ -112,8 +118,8 @@ int main(int argc, char **argv) {
   snprintf(hdr, sizeof hdr, "%s/%s.ct.h", dir, kernel);
 
   /* 1. The command-line tool in a fresh child process: what a build system pays. */
-  char *child_argv[] = {(char *)tool, "compile", (char *)file, "-k", (char *)kernel, "-s", (char *)sig,
-                        "-o", so, "--header", hdr, NULL};
+  char *child_argv[] = {(char *)tool, "compile",  (char *)file, "-k", (char *)kernel, "-s", (char *)sig, "-o",
+                        so,           "--header", hdr,          NULL};
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0); /* errors come from step 2 */
@@ -134,7 +140,13 @@ int main(int argc, char **argv) {
   }
   tilec_compile_options opts;
   tilec_compile_options_init(&opts);
-  tilec_kernel_spec spec = {.source = src, .source_len = len, .filename = file, .kernel = kernel, .signature = sig, .defines = NULL, .num_defines = 0};
+  tilec_kernel_spec spec = {.source = src,
+                            .source_len = len,
+                            .filename = file,
+                            .kernel = kernel,
+                            .signature = sig,
+                            .defines = NULL,
+                            .num_defines = 0};
   tilec_compiler *c = NULL;
   t0 = bench_now();
   tilec_status *st = tilec_compiler_create(&opts, &c);

@@ -25,7 +25,10 @@ static void measure(const char *bench, const char *size, bench_fn fn, void *ctx,
 }
 
 #if defined(BENCH_VADD)
-typedef struct ctx { float *x, *y, *out; int32_t n; } ctx;
+typedef struct ctx {
+  float *x, *y, *out;
+  int32_t n;
+} ctx;
 static int run(void *p) {
   ctx *c = p;
   return vadd_kernel_launch(CDIV(c->n, BENCH_BLOCK), 1, 1, c->x, c->y, c->out, c->n);
@@ -46,7 +49,10 @@ static void bench_main(int argc, char **argv) {
 }
 
 #elif defined(BENCH_SOFTMAX)
-typedef struct ctx { float *in, *out; int32_t rows, cols; } ctx;
+typedef struct ctx {
+  float *in, *out;
+  int32_t rows, cols;
+} ctx;
 static int run(void *p) {
   ctx *c = p;
   return softmax_kernel_launch((uint32_t)c->rows, 1, 1, c->out, c->in, c->cols, c->cols, c->rows, c->cols);
@@ -67,7 +73,10 @@ static void bench_main(int argc, char **argv) {
 }
 
 #elif defined(BENCH_LAYERNORM)
-typedef struct ctx { float *x, *y, *w, *b, *mean, *rstd; int32_t rows, cols; } ctx;
+typedef struct ctx {
+  float *x, *y, *w, *b, *mean, *rstd;
+  int32_t rows, cols;
+} ctx;
 static const float eps = 1e-5f;
 static int run(void *p) {
   ctx *c = p;
@@ -81,8 +90,14 @@ static double check(void *p) {
 static void bench_main(int argc, char **argv) {
   int32_t rows = argc > 2 ? atoi(argv[1]) : 1024, cols = argc > 2 ? atoi(argv[2]) : 8192;
   size_t n = (size_t)rows * cols;
-  ctx c = {bench_alloc(n * 4), bench_alloc(n * 4), bench_alloc(cols * 4ull), bench_alloc(cols * 4ull),
-           bench_alloc(rows * 4ull), bench_alloc(rows * 4ull), rows, cols};
+  ctx c = {bench_alloc(n * 4),
+           bench_alloc(n * 4),
+           bench_alloc(cols * 4ull),
+           bench_alloc(cols * 4ull),
+           bench_alloc(rows * 4ull),
+           bench_alloc(rows * 4ull),
+           rows,
+           cols};
   bench_fill(c.x, n, 4, -2, 3);
   bench_fill(c.w, (size_t)cols, 5, 0.5f, 1.5f);
   bench_fill(c.b, (size_t)cols, 6, -0.5f, 0.5f);
@@ -94,7 +109,10 @@ static void bench_main(int argc, char **argv) {
 #elif defined(BENCH_MATMUL)
 /* The signature specializes stride_ak, stride_bn and stride_cn to 1 (":1", as Triton's JIT
  * does for unit strides), so they are not launch parameters. */
-typedef struct ctx { float *a, *b, *c; int32_t n; } ctx;
+typedef struct ctx {
+  float *a, *b, *c;
+  int32_t n;
+} ctx;
 static int run(void *p) {
   ctx *c = p;
   uint32_t tiles = CDIV(c->n, BENCH_BM) * CDIV(c->n, BENCH_BN);
@@ -122,7 +140,10 @@ static void bench_main(int argc, char **argv) {
 }
 
 #elif defined(BENCH_EMPTY)
-typedef struct ctx { float *x; uint32_t grid; } ctx;
+typedef struct ctx {
+  float *x;
+  uint32_t grid;
+} ctx;
 static int run(void *p) {
   ctx *c = p;
   return empty_kernel_launch(c->grid, 1, 1, c->x);

@@ -91,23 +91,23 @@ static void put_bound(printer *p, MlirValue mask, int64_t n) {
     return;
   }
   switch (b.kind) {
-  case TC_BOUND_ROW:
-    put(&p->out, "row (", 5);
-    put_value(p, b.a);
-    put(&p->out, " is constant along the last dim)", 32);
-    break;
-  case TC_BOUND_AND:
-    put(&p->out, "min(", 4);
-    put_bound(p, b.a, n);
-    put(&p->out, ", ", 2);
-    put_bound(p, b.c, n);
-    put(&p->out, ")", 1);
-    break;
-  default:
-    put_value(p, b.a);
-    putf(&p->out, " %s%s ", b.inclusive ? "<=" : "<", b.is_unsigned ? "u" : "");
-    put_value(p, b.c);
-    break;
+    case TC_BOUND_ROW:
+      put(&p->out, "row (", 5);
+      put_value(p, b.a);
+      put(&p->out, " is constant along the last dim)", 32);
+      break;
+    case TC_BOUND_AND:
+      put(&p->out, "min(", 4);
+      put_bound(p, b.a, n);
+      put(&p->out, ", ", 2);
+      put_bound(p, b.c, n);
+      put(&p->out, ")", 1);
+      break;
+    default:
+      put_value(p, b.a);
+      putf(&p->out, " %s%s ", b.inclusive ? "<=" : "<", b.is_unsigned ? "u" : "");
+      put_value(p, b.c);
+      break;
   }
 }
 

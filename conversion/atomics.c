@@ -13,8 +13,8 @@
 enum { ORD_MONOTONIC = 2, ORD_ACQUIRE = 4, ORD_ACQ_REL = 6 };
 
 static int64_t bin_op(const char *k) {
-  static const char *names[] = {"xchg", "add", "sub", "and", "nand", "or", "xor", "max",
-                                "min", "umax", "umin", "fadd", "fsub", "fmax", "fmin"};
+  static const char *names[] = {"xchg", "add",  "sub",  "and",  "nand", "or",   "xor", "max",
+                                "min",  "umax", "umin", "fadd", "fsub", "fmax", "fmin"};
   for (int i = 0; i < 15; i++)
     if (!strcmp(names[i], k)) return i;
   return -1;
@@ -58,8 +58,8 @@ static MlirValue atomic_at(tc_lower *L, tc_builder *b, MlirOperation op, MlirVal
 }
 
 /* if (mask) old = atomic(...) else old = 0 */
-static MlirValue masked_atomic(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue mask, MlirValue addr, MlirValue cmp,
-                               MlirValue val) {
+static MlirValue masked_atomic(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue mask, MlirValue addr,
+                               MlirValue cmp, MlirValue val) {
   if (mlirValueIsNull(mask)) {
     MlirValue old = atomic_at(L, b, op, addr, cmp, val);
     tc_race_atomic(L, b, op, addr, old, cmp);

@@ -9,9 +9,9 @@
 
 #include "dialects/tile.h"
 #include "runtime/debug.h" /* TILEC_RT_LOG_*: the flags kernel code reads */
+#include <math.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +39,8 @@ int tc_root_arg(tc_lower *L, MlirValue v) {
     MlirOperation d = mlirOpResultGetOwner(v);
     tile_op_id k = tile_op_of(d);
     if (!k) return -1;
-    if (k == TILE_SPLAT || k == TILE_BROADCAST || k == TILE_EXPAND_DIMS || k == TILE_RESHAPE ||
-        k == TILE_ADDPTR || k == TILE_HINT) {
+    if (k == TILE_SPLAT || k == TILE_BROADCAST || k == TILE_EXPAND_DIMS || k == TILE_RESHAPE || k == TILE_ADDPTR ||
+        k == TILE_HINT) {
       v = mlirOperationGetOperand(d, 0);
       continue;
     }
@@ -74,8 +74,8 @@ static int access_kind(MlirOperation op) {
 }
 
 /* Calls the runtime for a bad lane: elem offset and tile index (pos + lane). */
-static void report(tc_lower *L, tc_builder *b, MlirOperation op, int arg, const tc_pos *pos, MlirValue lane, MlirValue elem,
-                   MlirValue extent) {
+static void report(tc_lower *L, tc_builder *b, MlirOperation op, int arg, const tc_pos *pos, MlirValue lane,
+                   MlirValue elem, MlirValue extent) {
   MlirType i32 = tcb_int_type(L->ctx, 32), i64 = tcb_int_type(L->ctx, 64);
   MlirValue idx[4];
   for (int d = 0; d < 4; d++) {
@@ -87,9 +87,21 @@ static void report(tc_lower *L, tc_builder *b, MlirOperation op, int arg, const 
       idx[d] = tcb_const_int(b, i64, 0);
     }
   }
-  MlirValue args[16] = {tcb_const_int(b, i32, access_kind(op)), tcb_const_int(b, i32, arg), file_ptr(L, b, op),
-                        loc_line(L, b, op, 0), loc_line(L, b, op, 1), L->pid[0], L->pid[1], L->pid[2],
-                        tcb_const_int(b, i32, pos->rank), idx[0], idx[1], idx[2], idx[3], elem, extent};
+  MlirValue args[16] = {tcb_const_int(b, i32, access_kind(op)),
+                        tcb_const_int(b, i32, arg),
+                        file_ptr(L, b, op),
+                        loc_line(L, b, op, 0),
+                        loc_line(L, b, op, 1),
+                        L->pid[0],
+                        L->pid[1],
+                        L->pid[2],
+                        tcb_const_int(b, i32, pos->rank),
+                        idx[0],
+                        idx[1],
+                        idx[2],
+                        idx[3],
+                        elem,
+                        extent};
   tc_call_runtime(L, b, "tilec_rt_bounds_fail", 15, args);
 }
 
@@ -139,8 +151,10 @@ static MlirValue offset_from_arg(tc_lower *L, tc_builder *b, int arg, MlirValue 
   MlirType i64 = tcb_int_type(L->ctx, 64);
   MlirType pointee = tile_ptr_pointee(tcb_element_type(mlirValueGetType(old_ptr)));
   *size = (tcb_bitwidth(tc_memory_type(L->ctx, pointee)) + 7) / 8;
-  MlirValue argp = tc_scalar(L, mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->old_func, 0)), arg));
-  MlirValue base = tcb_binary(b, "arith.subi", tcb_cast(b, "llvm.ptrtoint", p.base, i64), tcb_cast(b, "llvm.ptrtoint", argp, i64));
+  MlirValue argp =
+      tc_scalar(L, mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->old_func, 0)), arg));
+  MlirValue base =
+      tcb_binary(b, "arith.subi", tcb_cast(b, "llvm.ptrtoint", p.base, i64), tcb_cast(b, "llvm.ptrtoint", argp, i64));
   MlirType t = chunked ? tc_vec_type(L->ctx, w, i64) : i64;
   MlirValue diff = chunked ? tc_splat_vec(b, base, w) : base;
   if (!mlirValueIsNull(p.vec)) {
@@ -166,7 +180,8 @@ void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p
   if (!pos->chunked) {
     MlirValue diff = offset_from_arg(L, b, arg, old_ptr, p, false, w, &size);
     MlirValue elem = tcb_binary(b, "arith.divsi", diff, tcb_const_int(b, i64, size));
-    MlirValue bad = tcb_binary(b, "arith.ori", tcb_cmpi(b, "slt", diff, tcb_const_int(b, i64, 0)), tcb_cmpi(b, "sge", elem, extent));
+    MlirValue bad = tcb_binary(b, "arith.ori", tcb_cmpi(b, "slt", diff, tcb_const_int(b, i64, 0)),
+                               tcb_cmpi(b, "sge", elem, extent));
     bad = tcb_binary(b, "arith.andi", bad, tcb_cmpi(b, "sge", extent, tcb_const_int(b, i64, 0)));
     if (!mlirValueIsNull(mask)) bad = tcb_binary(b, "arith.andi", bad, mask);
     tc_builder in;
@@ -212,14 +227,16 @@ MlirValue tc_bounds_bytes_within(tc_lower *L, tc_builder *b, MlirValue old_ptr, 
   MlirType i64 = tcb_int_type(L->ctx, 64);
   MlirType pointee = tile_ptr_pointee(tcb_element_type(mlirValueGetType(old_ptr)));
   int64_t size = (tcb_bitwidth(tc_memory_type(L->ctx, pointee)) + 7) / 8;
-  MlirValue argp = tc_scalar(L, mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->old_func, 0)), arg));
+  MlirValue argp =
+      tc_scalar(L, mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->old_func, 0)), arg));
   MlirValue base = tcb_cast(b, "llvm.ptrtoint", argp, i64), extent = extent_of(L, b, arg);
   MlirValue end = tcb_binary(b, "arith.addi", base, tcb_binary(b, "arith.muli", extent, tcb_const_int(b, i64, size)));
   MlirValue in = tcb_binary(b, "arith.andi", tcb_cmpi(b, "uge", lo, base), tcb_cmpi(b, "ule", hi, end));
   return tcb_binary(b, "arith.ori", in, tcb_cmpi(b, "slt", extent, tcb_const_int(b, i64, 0)));
 }
 
-void tc_check_scalar_access(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old_ptr, MlirValue addr, MlirValue mask) {
+void tc_check_scalar_access(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old_ptr, MlirValue addr,
+                            MlirValue mask) {
   if (!L->check_bounds || L->status) return;
   tc_chunk c;
   tc_chunk_init(&c, L, b->block, 1);
@@ -264,7 +281,8 @@ static MlirValue nonfinite_f64(tc_lower *L, tc_builder *b, MlirValue v) {
   if (!mlirTypeIsAFloat8E5M2(e)) return tcb_const_float(b, f64, NAN);
   MlirValue x = float_bits(b, v);
   MlirType i8 = mlirValueGetType(x);
-  MlirValue inf = tcb_cmpi(b, "eq", tcb_binary(b, "arith.andi", x, tcb_const_int(b, i8, 0x7f)), tcb_const_int(b, i8, 0x7c));
+  MlirValue inf =
+      tcb_cmpi(b, "eq", tcb_binary(b, "arith.andi", x, tcb_const_int(b, i8, 0x7f)), tcb_const_int(b, i8, 0x7c));
   MlirValue neg = tcb_cmpi(b, "slt", x, tcb_const_int(b, i8, 0));
   MlirValue signed_inf = tcb_select(b, neg, tcb_const_float(b, f64, -INFINITY), tcb_const_float(b, f64, INFINITY));
   return tcb_select(b, inf, signed_inf, tcb_const_float(b, f64, NAN));
@@ -275,7 +293,8 @@ static MlirValue nonfinite_f64(tc_lower *L, tc_builder *b, MlirValue v) {
  * computes with as with anything it loaded, or zero. */
 void tc_nan_note_load(tc_chunk *c, MlirValue v) {
   tc_lower *L = c->L;
-  if (!L->check_nan || L->status || mlirValueIsNull(L->nan_seen) || !tcb_is_float(tcb_element_type(mlirValueGetType(v))))
+  if (!L->check_nan || L->status || mlirValueIsNull(L->nan_seen) ||
+      !tcb_is_float(tcb_element_type(mlirValueGetType(v))))
     return;
   tc_builder *b = &c->b;
   MlirType i8 = tcb_int_type(L->ctx, 8);
@@ -299,9 +318,12 @@ void tc_nan_note_scalar_load(tc_lower *L, tc_builder *b, MlirValue v) {
   tc_chunk_free(&c);
 }
 
-void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirValue v, MlirValue mask, const tc_pos *pos) {
+void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirValue v, MlirValue mask,
+                        const tc_pos *pos) {
   tc_lower *L = c->L;
-  if (!L->check_nan || L->status || mlirValueIsNull(L->nan_seen) || !tcb_is_float(tcb_element_type(mlirValueGetType(v)))) return;
+  if (!L->check_nan || L->status || mlirValueIsNull(L->nan_seen) ||
+      !tcb_is_float(tcb_element_type(mlirValueGetType(v))))
+    return;
   tc_builder *b = &c->b;
   MlirType i32 = tcb_int_type(L->ctx, 32);
   MlirValue bad = nonfinite(b, v);
@@ -334,8 +356,18 @@ void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirVa
       idx[d] = tcb_const_int(&in, i64, 0);
     }
   }
-  MlirValue args[14] = {tcb_const_int(&in, i32, arg), file_ptr(L, &in, op), loc_line(L, &in, op, 0), loc_line(L, &in, op, 1),
-                        L->pid[0], L->pid[1], L->pid[2], tcb_const_int(&in, i32, pos->rank), idx[0], idx[1], idx[2], idx[3],
+  MlirValue args[14] = {tcb_const_int(&in, i32, arg),
+                        file_ptr(L, &in, op),
+                        loc_line(L, &in, op, 0),
+                        loc_line(L, &in, op, 1),
+                        L->pid[0],
+                        L->pid[1],
+                        L->pid[2],
+                        tcb_const_int(&in, i32, pos->rank),
+                        idx[0],
+                        idx[1],
+                        idx[2],
+                        idx[3],
                         val};
   tc_call_runtime(L, &in, "tilec_rt_nan_fail", 13, args);
   tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
@@ -392,8 +424,8 @@ static void race_begin(tc_lower *L) {
   MlirValue count = tcb_const_int(&L->b, i32, 0); /* the number of sites: set by tc_race_end */
   L->race_nsites = mlirOpResultGetOwner(count);
   int classes = (L->check_races ? TILEC_CHECKS_RACES : 0) | (L->check_init ? TILEC_CHECKS_INIT : 0);
-  MlirValue args[6] = {tcb_const_int(&L->b, i32, nargs), count, tcb_const_int(&L->b, i32, classes),
-                       L->pid[0], L->pid[1], L->pid[2]};
+  MlirValue args[6] = {
+      tcb_const_int(&L->b, i32, nargs), count, tcb_const_int(&L->b, i32, classes), L->pid[0], L->pid[1], L->pid[2]};
   L->race_block = tc_call_runtime_value(L, &L->b, "tilec_rt_access_program", tcb_type(L->ctx, "!llvm.ptr"), 6, args);
   /* the flags of the arguments loads may come through, once (LLVM drops the unused) */
   L->race_flags = calloc((size_t)nargs + 1, sizeof *L->race_flags);
@@ -472,7 +504,8 @@ static void log_lanes(tc_lower *L, tc_builder *b, MlirOperation op, int site, in
   MlirValue s1[3] = {addrs, a, zero}, s2[3] = {m8, act, zero};
   tcb_op(b, "vector.store", 0, NULL, 3, s1, 0, NULL);
   tcb_op(b, "vector.store", 0, NULL, 3, s2, 0, NULL);
-  MlirValue args[10] = {tcb_const_int(b, i32, site), buffer_ptr(L, b, a), buffer_ptr(L, b, act), tcb_const_int(b, i32, w)};
+  MlirValue args[10] = {tcb_const_int(b, i32, site), buffer_ptr(L, b, a), buffer_ptr(L, b, act),
+                        tcb_const_int(b, i32, w)};
   MlirValue rest[6];
   site_args(L, b, op, arg, write, size, rest);
   memcpy(args + 4, rest, sizeof rest);
@@ -504,7 +537,7 @@ void tc_race_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p,
    * to memory marked uninitialized are sent; with them, stores always, loads when the
    * kernel stores through the argument too, or its memory may be another argument's, or
    * it is marked. */
-  int64_t need = !L->check_races              ? TILEC_RT_LOG_INIT
+  int64_t need = !L->check_races                ? TILEC_RT_LOG_INIT
                  : write || L->race_stored[arg] ? 0
                                                 : TILEC_RT_LOG_LOADS | TILEC_RT_LOG_INIT;
   if (need) {
@@ -515,8 +548,9 @@ void tc_race_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p,
   if (!pos->chunked) { /* one element */
     MlirValue addr = ptr_bits(L, b, p.base);
     if (!mlirValueIsNull(p.vec))
-      addr = tcb_binary(b, "arith.addi", addr,
-                        tcb_binary(b, "arith.muli", tcb_cast(b, "arith.extsi", p.vec, i64), tcb_const_int(b, i64, size)));
+      addr =
+          tcb_binary(b, "arith.addi", addr,
+                     tcb_binary(b, "arith.muli", tcb_cast(b, "arith.extsi", p.vec, i64), tcb_const_int(b, i64, size)));
     tc_builder in = *b;
     if (!mlirValueIsNull(mask)) tcb_if(b, mask, 0, NULL, &in, NULL);
     extend_run(L, &in, op, site, arg, write, size, addr, size);
@@ -545,7 +579,8 @@ void tc_race_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p,
       if (!mlirValueIsNull(p.vec)) {
         MlirValue off = p.vec;
         if (tcb_bitwidth(tcb_element_type(mlirValueGetType(off))) < 64) off = tcb_cast(&part, "arith.extsi", off, v64);
-        addrs = tcb_binary(&part, "arith.addi", addrs, tcb_binary(&part, "arith.muli", off, tcb_const_int(&part, v64, size)));
+        addrs = tcb_binary(&part, "arith.addi", addrs,
+                           tcb_binary(&part, "arith.muli", off, tcb_const_int(&part, v64, size)));
       }
       log_lanes(L, &part, op, site, arg, write, size, addrs, mask, w);
     }

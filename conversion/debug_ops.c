@@ -13,10 +13,12 @@
 
 static MlirOperation module_of(tc_lower *L) { return mlirOperationGetParentOperation(L->new_func); }
 
-static void declare(tc_lower *L, const char *name, intptr_t n, const MlirType *ins, intptr_t nout, const MlirType *outs) {
+static void declare(tc_lower *L, const char *name, intptr_t n, const MlirType *ins, intptr_t nout,
+                    const MlirType *outs) {
   MlirOperation mod = module_of(L);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(mod, 0));
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
     MlirAttribute s = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"));
     if (!mlirAttributeIsNull(s) && mlirStringRefEqual(mlirStringAttrGetValue(s), mlirStringRefCreateFromCString(name)))
       return;
@@ -66,7 +68,8 @@ static MlirValue string_ptr(tc_lower *L, tc_builder *b, const char *s, size_t le
     else k += (size_t)snprintf(text + k, cap - k, "\\%02X", c);
   }
   k += (size_t)snprintf(text + k, cap - k, "\\00\") {addr_space = 0 : i32} : !llvm.array<%zu x i8>", len + 1);
-  MlirOperation g = mlirOperationCreateParse(L->ctx, mlirStringRefCreate(text, k), mlirStringRefCreateFromCString("tilec"));
+  MlirOperation g =
+      mlirOperationCreateParse(L->ctx, mlirStringRefCreate(text, k), mlirStringRefCreateFromCString("tilec"));
   free(text);
   if (mlirOperationIsNull(g)) {
     tc_fail(L, (MlirOperation){NULL}, TILEC_ERROR_INTERNAL, "cannot build a string constant");
@@ -74,7 +77,8 @@ static MlirValue string_ptr(tc_lower *L, tc_builder *b, const char *s, size_t le
   }
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module_of(L), 0));
   mlirBlockInsertOwnedOperationBefore(body, L->new_func, g);
-  MlirNamedAttribute a = tcb_named(L->ctx, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, mlirStringRefCreateFromCString(name)));
+  MlirNamedAttribute a =
+      tcb_named(L->ctx, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, mlirStringRefCreateFromCString(name)));
   return tcb_op1(b, "llvm.mlir.addressof", tcb_type(L->ctx, "!llvm.ptr"), 0, NULL, 1, &a);
 }
 
@@ -128,8 +132,8 @@ static void print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_p
   MlirType i32 = tcb_int_type(L->ctx, 32), i64 = tcb_int_type(L->ctx, 64), f64 = mlirF64TypeGet(L->ctx);
   MlirAttribute h = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("hex"));
   bool hex = !mlirAttributeIsNull(h) && mlirAttributeIsABool(h) && mlirBoolAttrGetValue(h);
-  MlirValue begin[9] = {L->pid[0], L->pid[1], L->pid[2], tcb_const_int(b, i32, pos->rank), idx64[0], idx64[1], idx64[2],
-                        idx64[3], str_attr_ptr(L, b, op, "prefix")};
+  MlirValue begin[9] = {L->pid[0], L->pid[1], L->pid[2], tcb_const_int(b, i32, pos->rank), idx64[0],
+                        idx64[1],  idx64[2],  idx64[3],  str_attr_ptr(L, b, op, "prefix")};
   tc_call_runtime(L, b, "tilec_rt_print_begin", 9, begin);
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op) && !L->status; i++) {
     MlirValue old = mlirOperationGetOperand(op, i);
@@ -176,9 +180,18 @@ static void assert_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_
     line = mlirLocationFileLineColRangeGetStartLine(loc);
   }
   int col = mlirLocationIsAFileLineColRange(loc) ? mlirLocationFileLineColRangeGetStartColumn(loc) : 0;
-  MlirValue args[12] = {str_attr_ptr(L, &ib, op, "message"), string_ptr(L, &ib, file, strlen(file)),
-                        tcb_const_int(&ib, i32, line), tcb_const_int(&ib, i32, col), L->pid[0], L->pid[1], L->pid[2],
-                        tcb_const_int(&ib, i32, pos->rank), idx64[0], idx64[1], idx64[2], idx64[3]};
+  MlirValue args[12] = {str_attr_ptr(L, &ib, op, "message"),
+                        string_ptr(L, &ib, file, strlen(file)),
+                        tcb_const_int(&ib, i32, line),
+                        tcb_const_int(&ib, i32, col),
+                        L->pid[0],
+                        L->pid[1],
+                        L->pid[2],
+                        tcb_const_int(&ib, i32, pos->rank),
+                        idx64[0],
+                        idx64[1],
+                        idx64[2],
+                        idx64[3]};
   tc_call_runtime(L, &ib, "tilec_rt_assert_fail", 12, args);
   tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }

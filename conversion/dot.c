@@ -80,9 +80,8 @@ static MlirValue b_row16(tc_lower *L, tc_builder *b, const b_source *src, MlirVa
     return tcb_cast(b, "vector.bitcast", v, v16);
   }
   MlirValue bbuf = src->bbuf;
-  MlirValue idx = tcb_binary(b, "arith.addi", tcb_binary(b, "arith.addi", base, tcb_binary(b, "arith.muli", k,
-                                                                                             tcb_const_index(b, N))),
-                             j);
+  MlirValue idx = tcb_binary(
+      b, "arith.addi", tcb_binary(b, "arith.addi", base, tcb_binary(b, "arith.muli", k, tcb_const_index(b, N))), j);
   MlirValue ops[2] = {bbuf, idx};
   MlirType be = tcb_element_type(mlirValueGetType(bbuf));
   MlirValue v = tcb_op1(b, "vector.load", tc_vec_type(L->ctx, 16, be), 2, ops, 0, NULL);
@@ -103,7 +102,8 @@ static int64_t pack_width(tc_lower *L, const b_source *src, int64_t N) {
 }
 
 /* pbuf[(bi*KP + t)*N + j] = pair(B[bi, 2t, j], B[bi, 2t+1, j]) for every t and j. */
-static void pack_b_pairs(tc_lower *L, tc_builder *ob, const b_source *src, MlirValue pbuf, MlirValue bi, int64_t K, int64_t N) {
+static void pack_b_pairs(tc_lower *L, tc_builder *ob, const b_source *src, MlirValue pbuf, MlirValue bi, int64_t K,
+                         int64_t N) {
   int64_t kp = (K + 1) / 2;
   int64_t pw = pack_width(L, src, N);
   MlirValue bbase = tcb_binary(ob, "arith.muli", bi, tcb_const_index(ob, K * N));
@@ -112,14 +112,15 @@ static void pack_b_pairs(tc_lower *L, tc_builder *ob, const b_source *src, MlirV
     /* full pairs, then the padded last pair of an odd K */
     int64_t lo = odd ? K / 2 : 0, hi = odd ? kp : K / 2;
     if (lo >= hi) continue;
-    MlirBlock tb = tc_build_for(L, ob, tcb_const_index(ob, lo), tcb_const_index(ob, hi), tcb_const_index(ob, 1), 0, NULL, NULL);
+    MlirBlock tb =
+        tc_build_for(L, ob, tcb_const_index(ob, lo), tcb_const_index(ob, hi), tcb_const_index(ob, 1), 0, NULL, NULL);
     tc_builder tbb;
     tcb_init(&tbb, L->ctx);
     tbb.loc = ob->loc;
     tcb_set_end(&tbb, tb);
     MlirValue t = mlirBlockGetArgument(tb, 0);
-    MlirBlock jb = tc_build_for(L, &tbb, tcb_const_index(&tbb, 0), tcb_const_index(&tbb, N), tcb_const_index(&tbb, pw), 0, NULL,
-                                NULL);
+    MlirBlock jb = tc_build_for(L, &tbb, tcb_const_index(&tbb, 0), tcb_const_index(&tbb, N), tcb_const_index(&tbb, pw),
+                                0, NULL, NULL);
     tc_builder jbb;
     tcb_init(&jbb, L->ctx);
     jbb.loc = ob->loc;
@@ -127,16 +128,18 @@ static void pack_b_pairs(tc_lower *L, tc_builder *ob, const b_source *src, MlirV
     MlirValue j = mlirBlockGetArgument(jb, 0);
     MlirValue k0 = tcb_binary(&jbb, "arith.muli", t, tcb_const_index(&jbb, 2));
     MlirValue r0 = b_row16(L, &jbb, src, bbase, k0, N, j, pw, false);
-    MlirValue r1 = b_row16(L, &jbb, src, bbase, tcb_binary(&jbb, "arith.addi", k0, tcb_const_index(&jbb, 1)), N, j, pw, odd);
+    MlirValue r1 =
+        b_row16(L, &jbb, src, bbase, tcb_binary(&jbb, "arith.addi", k0, tcb_const_index(&jbb, 1)), N, j, pw, odd);
     int64_t mask[64];
     for (int i = 0; i < pw; i++) mask[2 * i] = i, mask[2 * i + 1] = pw + i;
     MlirValue sops[2] = {r0, r1};
     MlirNamedAttribute ma = tcb_named(L->ctx, "mask", mlirDenseI64ArrayGet(L->ctx, 2 * pw, mask));
-    MlirValue inter = tcb_op1(&jbb, "vector.shuffle", tc_vec_type(L->ctx, 2 * pw, tcb_int_type(L->ctx, 16)), 2, sops, 1, &ma);
+    MlirValue inter =
+        tcb_op1(&jbb, "vector.shuffle", tc_vec_type(L->ctx, 2 * pw, tcb_int_type(L->ctx, 16)), 2, sops, 1, &ma);
     MlirValue pairs = tcb_cast(&jbb, "vector.bitcast", inter, tc_vec_type(L->ctx, pw, tcb_int_type(L->ctx, 32)));
-    MlirValue idx = tcb_binary(&jbb, "arith.addi", tcb_binary(&jbb, "arith.addi", pbase,
-                                                              tcb_binary(&jbb, "arith.muli", t, tcb_const_index(&jbb, N))),
-                               j);
+    MlirValue idx = tcb_binary(
+        &jbb, "arith.addi",
+        tcb_binary(&jbb, "arith.addi", pbase, tcb_binary(&jbb, "arith.muli", t, tcb_const_index(&jbb, N))), j);
     MlirValue st[3] = {pairs, pbuf, idx};
     tcb_op(&jbb, "vector.store", 0, NULL, 3, st, 0, NULL);
     tcb_op(&jbb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
@@ -159,7 +162,8 @@ static MlirValue a_pair_bf16(tc_lower *L, tc_builder *b, MlirValue abuf, MlirVal
   }
   MlirValue k1 = tcb_binary(b, "arith.addi", k0, tcb_const_index(b, 1));
   MlirValue k1c = tcb_binary(b, "arith.minsi", k1, tcb_const_index(b, K - 1));
-  MlirValue o0[2] = {abuf, tcb_binary(b, "arith.addi", base, k0)}, o1[2] = {abuf, tcb_binary(b, "arith.addi", base, k1c)};
+  MlirValue o0[2] = {abuf, tcb_binary(b, "arith.addi", base, k0)},
+            o1[2] = {abuf, tcb_binary(b, "arith.addi", base, k1c)};
   MlirValue e0 = tcb_cast(b, "arith.bitcast", tcb_op1(b, "memref.load", bf, 2, o0, 0, NULL), i16);
   MlirValue e1 = tcb_cast(b, "arith.bitcast", tcb_op1(b, "memref.load", bf, 2, o1, 0, NULL), i16);
   MlirValue in = tcb_cmpi(b, "slt", k1, tcb_const_index(b, K));
@@ -176,8 +180,10 @@ static MlirValue a_pair(tc_lower *L, tc_builder *b, MlirValue abuf, MlirValue ro
   MlirType i8 = tcb_int_type(L->ctx, 8), i16 = tcb_int_type(L->ctx, 16), i32 = tcb_int_type(L->ctx, 32);
   MlirValue base = tcb_binary(b, "arith.muli", row, tcb_const_index(b, K));
   MlirValue k0 = tcb_binary(b, "arith.muli", t, tcb_const_index(b, 2));
-  MlirValue k1 = tcb_binary(b, "arith.minsi", tcb_binary(b, "arith.addi", k0, tcb_const_index(b, 1)), tcb_const_index(b, K - 1));
-  MlirValue o0[2] = {abuf, tcb_binary(b, "arith.addi", base, k0)}, o1[2] = {abuf, tcb_binary(b, "arith.addi", base, k1)};
+  MlirValue k1 =
+      tcb_binary(b, "arith.minsi", tcb_binary(b, "arith.addi", k0, tcb_const_index(b, 1)), tcb_const_index(b, K - 1));
+  MlirValue o0[2] = {abuf, tcb_binary(b, "arith.addi", base, k0)},
+            o1[2] = {abuf, tcb_binary(b, "arith.addi", base, k1)};
   MlirValue e0 = tcb_cast(b, "arith.extsi", tcb_op1(b, "memref.load", i8, 2, o0, 0, NULL), i16);
   MlirValue e1 = tcb_cast(b, "arith.extsi", tcb_op1(b, "memref.load", i8, 2, o1, 0, NULL), i16);
   MlirValue lo = tcb_cast(b, "arith.extui", e0, i32), hi = tcb_cast(b, "arith.extui", e1, i32);
@@ -266,7 +272,8 @@ static void prefetch_share(tc_chunk *c, MlirValue v, int64_t rows, int64_t cols,
                              tcb_const_index(b, lines - 1));
     tc_pos p = {.rank = 2, .chunked = true};
     p.idx[0] = tcb_binary(b, "arith.divui", l, tcb_const_index(b, per_row));
-    p.idx[1] = tcb_binary(b, "arith.muli", tcb_binary(b, "arith.remui", l, tcb_const_index(b, per_row)), tcb_const_index(b, w));
+    p.idx[1] = tcb_binary(b, "arith.muli", tcb_binary(b, "arith.remui", l, tcb_const_index(b, per_row)),
+                          tcb_const_index(b, w));
     tc_prefetch_next_trip(c, v, &p);
   }
 }
@@ -284,10 +291,11 @@ static void spread_prefetches(tc_lower *L, tc_builder *ob, MlirValue a, MlirValu
   tc_chunk_init(&c, L, ob->block, w);
   c.b = *ob;
   int64_t nj = N / ncols, nq = (M / mr) * nj;
-  MlirValue q = tcb_binary(&c.b, "arith.addi",
-                           tcb_binary(&c.b, "arith.muli", tcb_binary(&c.b, "arith.divui", i0, tcb_const_index(&c.b, mr)),
-                                      tcb_const_index(&c.b, nj)),
-                           tcb_binary(&c.b, "arith.divui", j0, tcb_const_index(&c.b, ncols)));
+  MlirValue q =
+      tcb_binary(&c.b, "arith.addi",
+                 tcb_binary(&c.b, "arith.muli", tcb_binary(&c.b, "arith.divui", i0, tcb_const_index(&c.b, mr)),
+                            tcb_const_index(&c.b, nj)),
+                 tcb_binary(&c.b, "arith.divui", j0, tcb_const_index(&c.b, ncols)));
   if (pa) prefetch_share(&c, a, M, K, q, nq, w);
   if (pb) prefetch_share(&c, bm, K, N, q, nq, w);
   *ob = c.b;
@@ -360,7 +368,8 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
     tcb_set_end(&ob, blocks[nb++]);
   }
   MlirType amem = tcb_element_type(mlirValueGetType(abuf));
-  MlirType bmem = b_lazy ? mlirShapedTypeGetElementType(mlirValueGetType(bm)) : tcb_element_type(mlirValueGetType(bbuf));
+  MlirType bmem =
+      b_lazy ? mlirShapedTypeGetElementType(mlirValueGetType(bm)) : tcb_element_type(mlirValueGetType(bbuf));
   int64_t kp = (K + 1) / 2;
   MlirValue pbuf = {NULL};
   if (paired) {
@@ -379,7 +388,8 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
     j0 = tcb_binary(&ob, "arith.muli", tcb_binary(&ob, "arith.remui", t, tcb_const_index(&ob, nblocks)),
                     tcb_const_index(&ob, nr * w));
   } else {
-    blocks[nb] = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, M), tcb_const_index(&ob, mr), 0, NULL, NULL);
+    blocks[nb] =
+        tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, M), tcb_const_index(&ob, mr), 0, NULL, NULL);
     i0 = mlirBlockGetArgument(blocks[nb], 0);
     tcb_set_end(&ob, blocks[nb++]);
     blocks[nb] = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, N), tcb_const_index(&ob, nr * w), 0,
@@ -399,7 +409,8 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
       int x = r * (int)nr + q;
       coff[x] = tcb_binary(&ob, "arith.addi", base, tcb_const_index(&ob, q * w));
       if (acc_lazy) {
-        accs[x] = acc_at(L, &ob, mlirOperationGetOperand(op, 2), batched, bi, tcb_binary(&ob, "arith.addi", i0, tcb_const_index(&ob, r)),
+        accs[x] = acc_at(L, &ob, mlirOperationGetOperand(op, 2), batched, bi,
+                         tcb_binary(&ob, "arith.addi", i0, tcb_const_index(&ob, r)),
                          tcb_binary(&ob, "arith.addi", j0, tcb_const_index(&ob, q * w)), w);
       } else {
         MlirValue lops[2] = {cbuf, coff[x]};
@@ -409,8 +420,8 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
     }
   }
   MlirOperation kf;
-  MlirBlock kb = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, paired ? kp : K), tcb_const_index(&ob, 1),
-                              nacc, accs, &kf);
+  MlirBlock kb = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, paired ? kp : K),
+                              tcb_const_index(&ob, 1), nacc, accs, &kf);
   tc_builder kbld;
   tcb_init(&kbld, L->ctx);
   kbld.loc = b->loc;
@@ -419,15 +430,18 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
   MlirValue next[16];
   if (paired) {
     /* pbuf[(bi*KP + t)*N + j0 + q*16], A pairs of rows i0..i0+mr-1 */
-    MlirValue prow = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", bi, tcb_const_index(&kbld, kp)), k);
-    MlirValue pbase = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", prow, tcb_const_index(&kbld, N)), j0);
+    MlirValue prow =
+        tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", bi, tcb_const_index(&kbld, kp)), k);
+    MlirValue pbase =
+        tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", prow, tcb_const_index(&kbld, N)), j0);
     MlirValue pv[4], ap[4];
     for (int q = 0; q < nr; q++) {
       MlirValue pops[2] = {pbuf, tcb_binary(&kbld, "arith.addi", pbase, tcb_const_index(&kbld, q * w))};
       pv[q] = tcb_op1(&kbld, "vector.load", tc_vec_type(L->ctx, w, tcb_int_type(L->ctx, 32)), 2, pops, 0, NULL);
     }
     for (int r = 0; r < mr; r++) {
-      MlirValue row = tcb_binary(&kbld, "arith.addi", rowbase, tcb_binary(&kbld, "arith.addi", i0, tcb_const_index(&kbld, r)));
+      MlirValue row =
+          tcb_binary(&kbld, "arith.addi", rowbase, tcb_binary(&kbld, "arith.addi", i0, tcb_const_index(&kbld, r)));
       ap[r] = kind == TC_PAIR_BF16 ? a_pair_bf16(L, &kbld, abuf, row, k, K) : a_pair(L, &kbld, abuf, row, k, K);
     }
     for (int r = 0; r < mr; r++)
@@ -439,15 +453,18 @@ static void emit_dot(tc_lower *L, MlirOperation op) {
   }
   /* b[bi, k, j0 + q*w : +w] */
   MlirValue brow = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", bi, tcb_const_index(&kbld, K)), k);
-  MlirValue bbase = tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", brow, tcb_const_index(&kbld, N)), j0);
+  MlirValue bbase =
+      tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", brow, tcb_const_index(&kbld, N)), j0);
   MlirValue bv[4], av[4];
   for (int q = 0; q < nr; q++) {
     MlirValue bops[2] = {bbuf, tcb_binary(&kbld, "arith.addi", bbase, tcb_const_index(&kbld, q * w))};
     bv[q] = widen(&kbld, tcb_op1(&kbld, "vector.load", tc_vec_type(L->ctx, w, bmem), 2, bops, 0, NULL), at);
   }
   for (int r = 0; r < mr; r++) {
-    MlirValue row = tcb_binary(&kbld, "arith.addi", rowbase, tcb_binary(&kbld, "arith.addi", i0, tcb_const_index(&kbld, r)));
-    MlirValue aops[2] = {abuf, tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", row, tcb_const_index(&kbld, K)), k)};
+    MlirValue row =
+        tcb_binary(&kbld, "arith.addi", rowbase, tcb_binary(&kbld, "arith.addi", i0, tcb_const_index(&kbld, r)));
+    MlirValue aops[2] = {
+        abuf, tcb_binary(&kbld, "arith.addi", tcb_binary(&kbld, "arith.muli", row, tcb_const_index(&kbld, K)), k)};
     av[r] = tc_splat_vec(&kbld, widen(&kbld, tcb_op1(&kbld, "memref.load", amem, 2, aops, 0, NULL), at), w);
   }
   for (int r = 0; r < mr; r++)

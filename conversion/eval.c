@@ -235,10 +235,11 @@ tc_cval tc_eval(tc_chunk *c, MlirValue old, const tc_pos *pos) {
       r.base = tcb_op1(&c->b, "llvm.mlir.zero", tcb_type(L->ctx, "!llvm.ptr"), 0, NULL, 0, NULL);
       r.vec = a; /* byte addresses: memory.c scales by the element size when base is null */
       r.vec = tcb_binary(&c->b, "arith.divsi", a,
-                         pos->chunked ? tcb_const_int(&c->b, tc_vec_type(L->ctx, c->width, tcb_int_type(L->ctx, 64)),
-                                                      (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(elem))) + 7) / 8)
-                                      : tcb_const_int(&c->b, tcb_int_type(L->ctx, 64),
-                                                      (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(elem))) + 7) / 8));
+                         pos->chunked
+                             ? tcb_const_int(&c->b, tc_vec_type(L->ctx, c->width, tcb_int_type(L->ctx, 64)),
+                                             (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(elem))) + 7) / 8)
+                             : tcb_const_int(&c->b, tcb_int_type(L->ctx, 64),
+                                             (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(elem))) + 7) / 8));
     } else {
       MlirValue m = mlirValueIsNull(sp->mask) ? sp->mask : tc_chunk_mask(c, sp->mask, pos);
       r.vec = tc_buffer_read_masked(c, sp->buffer, elem, pos, shape, m);

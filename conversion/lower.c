@@ -100,7 +100,8 @@ bool tc_block_encloses(MlirBlock outer, MlirBlock inner) {
 
 tc_special *tc_special_of(tc_lower *L, MlirValue old) {
   tc_special *s = tc_valmap_get(&L->special, old.ptr);
-  if (s && s->kind == TC_SPECIAL_BUFFER && !mlirBlockIsNull(s->fill_block) && !tc_block_encloses(s->fill_block, L->b.block))
+  if (s && s->kind == TC_SPECIAL_BUFFER && !mlirBlockIsNull(s->fill_block) &&
+      !tc_block_encloses(s->fill_block, L->b.block))
     return NULL;
   return s;
 }
@@ -121,7 +122,8 @@ static bool escapes(tc_lower *L, MlirValue v, int depth) {
   if (depth > 64) return true;
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
     MlirOperation user = mlirOpOperandGetOwner(u);
-    if ((tc_is_lazy_op(user) && !(tile_op_of(user) == TILE_TRANS)) || gather_index(user, mlirOpOperandGetOperandNumber(u))) {
+    if ((tc_is_lazy_op(user) && !(tile_op_of(user) == TILE_TRANS)) ||
+        gather_index(user, mlirOpOperandGetOperandNumber(u))) {
       if (escapes(L, mlirOperationGetResult(user, 0), depth + 1)) return true;
     } else if (!in_group(L, user)) {
       /* The block's yield is evaluated right after this flush: with no store in the
@@ -143,7 +145,8 @@ static int consumers(MlirValue v, int depth) {
   int n = 0;
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
     MlirOperation user = mlirOpOperandGetOwner(u);
-    if (tc_is_lazy_op(user) && mlirOperationGetNumResults(user) == 1) n += consumers(mlirOperationGetResult(user, 0), depth + 1);
+    if (tc_is_lazy_op(user) && mlirOperationGetNumResults(user) == 1)
+      n += consumers(mlirOperationGetResult(user, 0), depth + 1);
     else n++;
   }
   return n;
@@ -297,9 +300,7 @@ bool tc_store_joins_run(tc_lower *L, const MlirOperation *run, int n, MlirOperat
 
 /* ---- loads re-read where they are consumed ------------------------------------------ */
 
-static bool writes_memory(MlirOperation op) {
-  return tile_op_has(op, TILE_TRAIT_WRITES) || tc_op_is(op, "func.call");
-}
+static bool writes_memory(MlirOperation op) { return tile_op_has(op, TILE_TRAIT_WRITES) || tc_op_is(op, "func.call"); }
 
 static MlirWalkResult find_write(MlirOperation op, void *user) {
   if (!writes_memory(op)) return MlirWalkResultAdvance;
@@ -326,7 +327,8 @@ static bool consumers_in_block(MlirValue v, MlirBlock blk, MlirOperation *out, i
       continue;
     }
     MlirOperation a = user;
-    while (!mlirOperationIsNull(a) && !mlirBlockEqual(mlirOperationGetBlock(a), blk)) a = mlirOperationGetParentOperation(a);
+    while (!mlirOperationIsNull(a) && !mlirBlockEqual(mlirOperationGetBlock(a), blk))
+      a = mlirOperationGetParentOperation(a);
     if (mlirOperationIsNull(a) || *n == REREAD_MAX) return false;
     out[(*n)++] = a;
   }
@@ -400,7 +402,8 @@ static void materialize_shared(tc_lower *L, MlirValue v, tc_valmap *seen, int de
   if (mark) *mark = 1;
   MlirOperation d = mlirOpResultGetOwner(v);
   if (!tc_is_lazy_op(d)) return;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) materialize_shared(L, mlirOperationGetOperand(d, i), seen, depth + 1);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
+    materialize_shared(L, mlirOperationGetOperand(d, i), seen, depth + 1);
   if (is_costly(d) && count_uses(v) >= 2) tc_materialize(L, v);
 }
 
@@ -608,8 +611,8 @@ static const struct {
   bool flush_before;
   void (*lower)(tc_lower *L, MlirOperation op);
 } other_ops[] = {
-    {"func.return", true, lower_return},   {"scf.if", true, tc_lower_if},
-    {"scf.for", true, tc_lower_for},       {"scf.while", true, tc_lower_while},
+    {"func.return", true, lower_return},       {"scf.if", true, tc_lower_if},
+    {"scf.for", true, tc_lower_for},           {"scf.while", true, tc_lower_while},
     {"llvm.intr.assume", false, lower_assume},
 };
 
@@ -642,8 +645,7 @@ void tc_lower_op(tc_lower *L, MlirOperation op) {
   MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
   if (tc_op_user_name(op)) /* never an internal op's name */
     tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "this use of %s is not supported by the lowering yet", tc_op_user_name(op));
-  else
-    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'%.*s' is not supported by the lowering yet", (int)nm.length, nm.data);
+  else tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'%.*s' is not supported by the lowering yet", (int)nm.length, nm.data);
 }
 
 bool tc_is_pure_scalar_op(MlirOperation op) {
@@ -659,8 +661,7 @@ static bool pure_cone(tc_lower *L, MlirValue v, int depth) {
   if (tile ? tc_special_of(L, v) != NULL : tc_valmap_get(&L->scalars, v.ptr) != NULL) return true;
   if (!mlirValueIsAOpResult(v)) return false;
   MlirOperation d = mlirOpResultGetOwner(v);
-  if (tile ? !tc_is_always_lazy_op(d) : !tc_is_pure_scalar_op(d))
-    return false;
+  if (tile ? !tc_is_always_lazy_op(d) : !tc_is_pure_scalar_op(d)) return false;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
     if (!pure_cone(L, mlirOperationGetOperand(d, i), depth + 1)) return false;
   if (!tile) tc_lower_op(L, d);
@@ -702,8 +703,9 @@ static MlirAttribute gpu_byval_attrs(tc_lower *L, MlirOperation fn, intptr_t n) 
   bool any = false;
   for (intptr_t i = 0; i < n; i++) {
     MlirAttribute d = i < mlirArrayAttrGetNumElements(arr) ? mlirArrayAttrGetElement(arr, i) : (MlirAttribute){NULL};
-    bool is_desc = !mlirAttributeIsNull(d) && mlirAttributeIsADictionary(d) &&
-                   !mlirAttributeIsNull(mlirDictionaryAttrGetElementByName(d, mlirStringRefCreateFromCString("tile.tensordesc")));
+    bool is_desc =
+        !mlirAttributeIsNull(d) && mlirAttributeIsADictionary(d) &&
+        !mlirAttributeIsNull(mlirDictionaryAttrGetElementByName(d, mlirStringRefCreateFromCString("tile.tensordesc")));
     if (!is_desc) {
       dicts[i] = mlirDictionaryAttrGet(L->ctx, 0, NULL);
       continue;
@@ -755,7 +757,8 @@ static tilec_status *lower_func(tc_lower *L, MlirOperation fn, MlirBlock out_bod
   char sym[256];
   snprintf(sym, sizeof sym, "__tilec_kernel_%.*s", (int)name.length, name.data);
   MlirNamedAttribute attrs[3] = {tcb_named(L->ctx, "sym_name", str_attr(L->ctx, sym)),
-                                 tcb_named(L->ctx, "function_type", mlirTypeAttrGet(ftype)), {0}};
+                                 tcb_named(L->ctx, "function_type", mlirTypeAttrGet(ftype)),
+                                 {0}};
   MlirAttribute byval = gpu_byval_attrs(L, fn, nargs + extra);
   if (!mlirAttributeIsNull(byval)) attrs[2] = tcb_named(L->ctx, "arg_attrs", byval);
   tc_builder fb;

@@ -14,9 +14,9 @@
 
 #include "backend/backend.h"
 #include "conversion/axis_info.h"
-#include "target/target.h"
 #include "conversion/valuemap.h"
 #include "dialects/builder.h"
+#include "target/target.h"
 #include "tilec/status.h"
 
 /* Lowers every func.func of `tile_module` into a fresh module (caller destroys it). */
@@ -101,34 +101,34 @@ struct tc_lower {
   const tc_target *target;
   const tc_backend *backend; /* what the nests become on the target (backend/backend.h) */
   tc_axis_analysis axis;
-  tc_valmap scalars;   /* old scalar value -> new value */
-  tc_valmap special;   /* old tile value -> tc_special */
-  tc_valmap in_group;  /* old op -> marker, for the group being formed */
-  tc_valmap views;     /* new base pointer -> tc_view */
+  tc_valmap scalars;        /* old scalar value -> new value */
+  tc_valmap special;        /* old tile value -> tc_special */
+  tc_valmap in_group;       /* old op -> marker, for the group being formed */
+  tc_valmap views;          /* new base pointer -> tc_view */
   tc_valmap dot_prefetched; /* old tile loads whose next-trip prefetch a dot spreads (dot.c) */
-  tc_builder b;        /* current insertion point (function body or a region) */
+  tc_builder b;             /* current insertion point (function body or a region) */
   MlirOperation new_func;
   MlirValue pid[3], grid[3];
   tilec_status *status;
   MlirOperation *group; /* ops of the current group, in program order */
   int ngroup, capgroup;
   bool group_has_store;
-  bool flush_before_yield; /* the flush happens right before the block's yield is lowered */
-  bool check_bounds;   /* emit bounds checks (the kernel gets an extents argument) */
-  bool check_nan;      /* emit non-finite load notes and store checks */
-  bool check_races;    /* log accesses for the runtime's race check (bounds.c) */
-  bool check_init;     /* send accesses to memory marked uninitialized to the runtime */
-  MlirValue nan_seen;          /* --check nan: memref<1xi8>, 1 once the program loaded a NaN/Inf */
-  MlirValue race_block;        /* the runtime's per-thread block: per-argument flags, cursors */
-  MlirOperation race_nsites;   /* the constant telling the runtime how many cursors */
-  int race_sites, race_nargs;  /* access sites (cursors) so far; the kernel's arguments */
-  unsigned char *race_stored;  /* per argument: the kernel stores through it */
-  MlirValue *race_flags;       /* per argument: the runtime's flag, loaded once per program */
-  MlirValue extents;   /* new !llvm.ptr to int64 extents, one per runtime argument */
+  bool flush_before_yield;    /* the flush happens right before the block's yield is lowered */
+  bool check_bounds;          /* emit bounds checks (the kernel gets an extents argument) */
+  bool check_nan;             /* emit non-finite load notes and store checks */
+  bool check_races;           /* log accesses for the runtime's race check (bounds.c) */
+  bool check_init;            /* send accesses to memory marked uninitialized to the runtime */
+  MlirValue nan_seen;         /* --check nan: memref<1xi8>, 1 once the program loaded a NaN/Inf */
+  MlirValue race_block;       /* the runtime's per-thread block: per-argument flags, cursors */
+  MlirOperation race_nsites;  /* the constant telling the runtime how many cursors */
+  int race_sites, race_nargs; /* access sites (cursors) so far; the kernel's arguments */
+  unsigned char *race_stored; /* per argument: the kernel stores through it */
+  MlirValue *race_flags;      /* per argument: the runtime's flag, loaded once per program */
+  MlirValue extents;          /* new !llvm.ptr to int64 extents, one per runtime argument */
   MlirOperation old_func;
   MlirOperation *deallocs; /* heap buffers, freed before returns */
   int ndeallocs, capdeallocs;
-  int nstrings;            /* private string globals made so far (debug_ops.c names them) */
+  int nstrings; /* private string globals made so far (debug_ops.c names them) */
   /* Backends whose program runs on many threads (nvptx): while a root's nest is emitted
    * `redundant` is set — every thread computes the whole root, sequentially, into buffers
    * of its own; otherwise nests are shared out and their buffers live in memory the
@@ -138,7 +138,7 @@ struct tc_lower {
                        * whole in it, buffers stay shared */
   int64_t shared_bytes;
   MlirValue shared_base;
-  int chunk_bits; /* the kernel's chunk (backend's kernel_chunk_bits; 0: its chunk_bits) */
+  int chunk_bits;        /* the kernel's chunk (backend's kernel_chunk_bits; 0: its chunk_bits) */
   void *backend_carries; /* the backend's state for its loop_carries (backend.h) */
 };
 
@@ -173,7 +173,7 @@ const tc_op_lowering *tc_op_rows(void);
 const char *tc_op_user_name(MlirOperation op);
 
 /* Row functions shared by several families (lower.c). */
-void tc_lower_grouped(tc_lower *L, MlirOperation op);  /* joins the group being formed */
+void tc_lower_grouped(tc_lower *L, MlirOperation op);                     /* joins the group being formed */
 int tc_emit_materialize_source(tc_lower *L, MlirOperation *roots, int n); /* operand 0 into a buffer */
 /* Does store o join the run of n same-shaped stores that share one nest (memory.c)? Not
  * when one of them scatters (an address computed from data: a loaded, sorted or gathered
@@ -306,7 +306,8 @@ MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, Mli
 /* Checks the active lanes of an access at pos against the extent of the pointer argument
  * the pointer tile derives from (no check when it derives from a loaded/int pointer). */
 void tc_check_access(tc_chunk *c, MlirOperation op, MlirValue old_ptr, tc_cval p, MlirValue mask, const tc_pos *pos);
-void tc_check_scalar_access(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old_ptr, MlirValue addr, MlirValue mask);
+void tc_check_scalar_access(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue old_ptr, MlirValue addr,
+                            MlirValue mask);
 /* i1: bytes [lo, hi) (i64 addresses) lie in the buffer of the argument old_ptr derives
  * from, or its extent is unknown; null when it derives from no argument. */
 MlirValue tc_bounds_bytes_within(tc_lower *L, tc_builder *b, MlirValue old_ptr, MlirValue lo, MlirValue hi);
@@ -329,7 +330,8 @@ void tc_race_atomic(tc_lower *L, tc_builder *b, MlirOperation op, MlirValue addr
  * float store of non-finite active lanes is reported unless the flag is set. */
 void tc_nan_note_load(tc_chunk *c, MlirValue v);
 void tc_nan_note_scalar_load(tc_lower *L, tc_builder *b, MlirValue v);
-void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirValue v, MlirValue mask, const tc_pos *pos);
+void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirValue v, MlirValue mask,
+                        const tc_pos *pos);
 
 /* --- mask.c: masks that are bounds on the last dimension ------------------------------ */
 /* If mask is "lane < bound" along the last dim at row position `row` (last index 0),
@@ -383,8 +385,8 @@ void tc_emit_scalar_nest(tc_lower *L, int rank, const int64_t *shape, tc_nest_bo
 void tc_emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, tc_nest_body body, void *user);
 /* complete: also run the chunks past the bound (generic masks), for nests that must
  * produce every element (materializations). Both go through the backend's emit_nest. */
-void tc_emit_nest_ex(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete, tc_nest_body body,
-                     void *user);
+void tc_emit_nest_ex(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete,
+                     tc_nest_body body, void *user);
 /* Evaluates old (a tile) into a new flat buffer and marks it BUFFER. */
 MlirValue tc_materialize(tc_lower *L, MlirValue old);
 /* Evaluates old into an existing buffer of its shape. */
@@ -400,30 +402,30 @@ void tc_emit_chunked_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue
                           tc_nest_body body, void *user);
 
 /* --- op table rows, by family file (see tc_op_lowering) ------------------------------------ */
-void tc_lower_grid_id(tc_lower *L, MlirOperation op);                        /* lower.c */
-tc_cval tc_eval_range(tc_chunk *c, MlirOperation op, const tc_pos *pos);     /* eval.c */
-tc_cval tc_eval_operand(tc_chunk *c, MlirOperation op, const tc_pos *pos);   /* eval.c: splat, hint */
-void tc_lower_forward(tc_lower *L, MlirOperation op);                        /* eval.c: scalar hint */
-tc_cval tc_eval_addptr(tc_chunk *c, MlirOperation op, const tc_pos *pos);    /* pointers.c */
+void tc_lower_grid_id(tc_lower *L, MlirOperation op);                      /* lower.c */
+tc_cval tc_eval_range(tc_chunk *c, MlirOperation op, const tc_pos *pos);   /* eval.c */
+tc_cval tc_eval_operand(tc_chunk *c, MlirOperation op, const tc_pos *pos); /* eval.c: splat, hint */
+void tc_lower_forward(tc_lower *L, MlirOperation op);                      /* eval.c: scalar hint */
+tc_cval tc_eval_addptr(tc_chunk *c, MlirOperation op, const tc_pos *pos);  /* pointers.c */
 tc_cval tc_eval_pointer_cast(tc_chunk *c, MlirOperation op, const tc_pos *pos);
 tc_cval tc_eval_pointer_select(tc_chunk *c, MlirOperation op, const tc_pos *pos); /* arith.select */
 void tc_lower_scalar_addptr_op(tc_lower *L, MlirOperation op);
 void tc_lower_scalar_pointer_cast(tc_lower *L, MlirOperation op);
-bool tc_reshape_is_unit(MlirOperation op);                                   /* shape_ops.c */
+bool tc_reshape_is_unit(MlirOperation op); /* shape_ops.c */
 void tc_lower_reshape(tc_lower *L, MlirOperation op);
-tc_cval tc_eval_moved(tc_chunk *c, MlirOperation op, const tc_pos *pos);     /* broadcast, expand_dims, reshape */
+tc_cval tc_eval_moved(tc_chunk *c, MlirOperation op, const tc_pos *pos); /* broadcast, expand_dims, reshape */
 tc_cval tc_eval_trans(tc_chunk *c, MlirOperation op, const tc_pos *pos);
 /* trans: its source into a buffer; on a backend that transposes in registers, the
  * transpose of the last two dims into a buffer of its own too. */
 int tc_emit_trans(tc_lower *L, MlirOperation *roots, int n);
 tc_cval tc_eval_gather(tc_chunk *c, MlirOperation op, const tc_pos *pos);
-void tc_lower_load(tc_lower *L, MlirOperation op);                           /* memory.c */
+void tc_lower_load(tc_lower *L, MlirOperation op); /* memory.c */
 void tc_lower_store(tc_lower *L, MlirOperation op);
 int tc_emit_stores(tc_lower *L, MlirOperation *roots, int n);
-void tc_lower_reduce(tc_lower *L, MlirOperation op);                         /* reduce.c */
+void tc_lower_reduce(tc_lower *L, MlirOperation op); /* reduce.c */
 int tc_emit_reduce(tc_lower *L, MlirOperation *roots, int n);
 int tc_emit_scan(tc_lower *L, MlirOperation *roots, int n);
-int tc_emit_dot(tc_lower *L, MlirOperation *roots, int n);                   /* dot.c */
+int tc_emit_dot(tc_lower *L, MlirOperation *roots, int n); /* dot.c */
 /* A dot's operand as a flat buffer (its own, or materialized); the buffer its result
  * accumulates into (acc's, in place, when acc is the loop-carried tile it replaces). */
 MlirValue tc_dot_operand(tc_lower *L, MlirValue old);
@@ -432,9 +434,9 @@ MlirValue tc_dot_accumulator(tc_lower *L, MlirOperation op);
  * loop-carried buffer the result goes back into when acc reads it only at the position it
  * is evaluated at, else a buffer of the dot's own. */
 MlirValue tc_dot_destination(tc_lower *L, MlirOperation op);
-int tc_emit_sort(tc_lower *L, MlirOperation *roots, int n);                  /* sort.c */
-void tc_lower_atomic(tc_lower *L, MlirOperation op);                         /* atomics.c */
-void tc_lower_debug_op(tc_lower *L, MlirOperation op);                       /* debug_ops.c: print, assert */
+int tc_emit_sort(tc_lower *L, MlirOperation *roots, int n); /* sort.c */
+void tc_lower_atomic(tc_lower *L, MlirOperation op);        /* atomics.c */
+void tc_lower_debug_op(tc_lower *L, MlirOperation op);      /* debug_ops.c: print, assert */
 /* The same element by element (a scalar nest over the operands' shape), with a backend's
  * own element emitters (idx64: the element's index as four i64, 0 past the rank). */
 /* The byte address of a pointer value at a position (printed by device_print). */

@@ -73,19 +73,19 @@ MlirValue tc_mask_bound(tc_chunk *pre, MlirValue mask, const tc_pos *row, int64_
   if (!tc_bound_plan(&L->axis, mask, n, &plan)) return none;
   MlirType i64 = tcb_int_type(L->ctx, 64);
   switch (plan.kind) {
-  case TC_BOUND_ROW: {
-    MlirValue rp = tc_eval(pre, mask, row).vec;
-    if (L->status) return none;
-    return tcb_select(b, rp, tcb_const_index(b, n), tcb_const_index(b, 0));
-  }
-  case TC_BOUND_AND: {
-    MlirValue l = tc_mask_bound(pre, plan.a, row, n);
-    if (mlirValueIsNull(l)) return none;
-    MlirValue r = tc_mask_bound(pre, plan.c, row, n);
-    if (mlirValueIsNull(r)) return none;
-    return tcb_binary(b, "arith.minsi", l, r);
-  }
-  default: break;
+    case TC_BOUND_ROW: {
+      MlirValue rp = tc_eval(pre, mask, row).vec;
+      if (L->status) return none;
+      return tcb_select(b, rp, tcb_const_index(b, n), tcb_const_index(b, 0));
+    }
+    case TC_BOUND_AND: {
+      MlirValue l = tc_mask_bound(pre, plan.a, row, n);
+      if (mlirValueIsNull(l)) return none;
+      MlirValue r = tc_mask_bound(pre, plan.c, row, n);
+      if (mlirValueIsNull(r)) return none;
+      return tcb_binary(b, "arith.minsi", l, r);
+    }
+    default: break;
   }
   MlirValue a0 = tc_eval(pre, plan.a, row).vec, c0 = tc_eval(pre, plan.c, row).vec;
   if (L->status || mlirValueIsNull(a0) || mlirValueIsNull(c0)) return none;
@@ -103,18 +103,18 @@ bool tc_mask_bound_chunk_uniform(tc_axis_analysis *ax, MlirValue mask, int64_t n
   tc_bound plan;
   if (!tc_bound_plan(ax, mask, n, &plan)) return false;
   switch (plan.kind) {
-  case TC_BOUND_ROW: return true;
-  case TC_BOUND_AND:
-    return tc_mask_bound_chunk_uniform(ax, plan.a, n, w) && tc_mask_bound_chunk_uniform(ax, plan.c, n, w);
-  case TC_BOUND_LESS: {
-    if (plan.inclusive) return false; /* a <= c: the bound c + 1 is not a multiple of w */
-    tc_axis xa = tc_axis_of(ax, plan.a), xc = tc_axis_of(ax, plan.c);
-    int la = xa.rank ? xa.rank - 1 : 0, lc = xc.rank ? xc.rank - 1 : 0;
-    /* a's row starts at a multiple of w and runs on by +1 (contiguity >= n, the plan's
+    case TC_BOUND_ROW: return true;
+    case TC_BOUND_AND:
+      return tc_mask_bound_chunk_uniform(ax, plan.a, n, w) && tc_mask_bound_chunk_uniform(ax, plan.c, n, w);
+    case TC_BOUND_LESS: {
+      if (plan.inclusive) return false; /* a <= c: the bound c + 1 is not a multiple of w */
+      tc_axis xa = tc_axis_of(ax, plan.a), xc = tc_axis_of(ax, plan.c);
+      int la = xa.rank ? xa.rank - 1 : 0, lc = xc.rank ? xc.rank - 1 : 0;
+      /* a's row starts at a multiple of w and runs on by +1 (contiguity >= n, the plan's
      * condition); c is a multiple of w: a0 + p < c implies a0 + p + w - 1 < c at p = k * w */
-    return xa.divisibility[la] % w == 0 && xc.divisibility[lc] % w == 0;
-  }
-  default: return false;
+      return xa.divisibility[la] % w == 0 && xc.divisibility[lc] % w == 0;
+    }
+    default: return false;
   }
 }
 
@@ -124,8 +124,7 @@ bool tc_same_value(MlirValue a, MlirValue b, int depth) {
   if (!mlirTypeEqual(mlirValueGetType(a), mlirValueGetType(b))) return false;
   MlirOperation x = mlirOpResultGetOwner(a), y = mlirOpResultGetOwner(b);
   bool pure_x = tc_is_lazy_op(x) || tc_is_pure_scalar_op(x), pure_y = tc_is_lazy_op(y) || tc_is_pure_scalar_op(y);
-  if (!pure_x || !pure_y || !mlirIdentifierEqual(mlirOperationGetName(x), mlirOperationGetName(y)))
-    return false;
+  if (!pure_x || !pure_y || !mlirIdentifierEqual(mlirOperationGetName(x), mlirOperationGetName(y))) return false;
   intptr_t n = mlirOperationGetNumOperands(x), na = mlirOperationGetNumAttributes(x);
   if (n != mlirOperationGetNumOperands(y) || na != mlirOperationGetNumAttributes(y)) return false;
   for (intptr_t i = 0; i < na; i++) {
@@ -160,16 +159,16 @@ bool tc_uniform_past_bound(tc_lower *L, MlirValue old, MlirValue bound_mask, int
   if (depth > 16 || !mlirValueIsAOpResult(old) || tc_special_of(L, old)) return false;
   MlirOperation op = mlirOpResultGetOwner(old);
   switch (tile_op_of(op)) {
-  case TILE_SPLAT: return true; /* of a scalar */
-  case TILE_HINT: return tc_uniform_past_bound(L, mlirOperationGetOperand(op, 0), bound_mask, depth + 1);
-  case TILE_LOAD: {
-    /* masked off there: every lane is `other` (or zero) and no memory is read */
-    MlirValue mask = tile_load_mask(op), other = tile_load_other(op);
-    return !mlirValueIsNull(mask) && false_past_bound(mask, bound_mask, 0) &&
-           (mlirValueIsNull(other) || tc_uniform_past_bound(L, other, bound_mask, depth + 1));
-  }
-  case TILE_NOT_TILE: break;
-  default: return false;
+    case TILE_SPLAT: return true; /* of a scalar */
+    case TILE_HINT: return tc_uniform_past_bound(L, mlirOperationGetOperand(op, 0), bound_mask, depth + 1);
+    case TILE_LOAD: {
+      /* masked off there: every lane is `other` (or zero) and no memory is read */
+      MlirValue mask = tile_load_mask(op), other = tile_load_other(op);
+      return !mlirValueIsNull(mask) && false_past_bound(mask, bound_mask, 0) &&
+             (mlirValueIsNull(other) || tc_uniform_past_bound(L, other, bound_mask, depth + 1));
+    }
+    case TILE_NOT_TILE: break;
+    default: return false;
   }
   if (tc_op_is(op, "arith.constant")) {
     MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("value"));

@@ -78,9 +78,8 @@ static MlirValue view_of(tc_lower *L, MlirValue base, MlirType mem) {
 MlirValue tc_scalar_addptr(tc_lower *L, tc_builder *b, MlirValue base, MlirValue offset, MlirType pointee) {
   MlirValue ops[2] = {base, offset};
   int32_t dynamic = INT32_MIN;
-  MlirNamedAttribute a[2] = {
-      tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, &dynamic)),
-      tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(tc_memory_type(L->ctx, pointee)))};
+  MlirNamedAttribute a[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, &dynamic)),
+                             tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(tc_memory_type(L->ctx, pointee)))};
   return tcb_op1(b, "llvm.getelementptr", ptr_type(L->ctx), 2, ops, 2, a);
 }
 
@@ -98,9 +97,8 @@ MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel) {
   if (!mlirOperationIsNull(first)) tcb_set_before(&eb, first);
   else tcb_set_end(&eb, entry);
   int32_t seg[2] = {0, 0};
-  MlirNamedAttribute attrs[2] = {
-      tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
-      tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 64))};
+  MlirNamedAttribute attrs[2] = {tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
+                                 tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 64))};
   if (bytes <= TC_STACK_BUFFER_LIMIT) return tcb_op1(&eb, "memref.alloca", mt, 0, NULL, 2, attrs);
   if (!L->backend->heap_buffers)
     tc_fail_here(L, TILEC_ERROR_UNSUPPORTED, "a tile of %lld bytes is too large for a thread's own memory on %s",
@@ -240,7 +238,9 @@ static access_kind classify(tc_chunk *c, MlirValue old_ptr, tc_cval p) {
   return ACCESS_GATHER;
 }
 
-bool tc_chunk_contiguous(tc_chunk *c, MlirValue old_ptr, tc_cval p) { return classify(c, old_ptr, p) == ACCESS_CONTIGUOUS; }
+bool tc_chunk_contiguous(tc_chunk *c, MlirValue old_ptr, tc_cval p) {
+  return classify(c, old_ptr, p) == ACCESS_CONTIGUOUS;
+}
 
 /* The alignment (bytes) the axis analysis proves for a contiguous chunk's first lane, for
  * backends that turn aligned vector accesses into wider instructions (ld.global.v4 on
@@ -306,7 +306,8 @@ static MlirValue *trip_step(tc_lower *L, MlirValue old_ptr) {
 
 /* Is v computed outside `loop` (the same in every trip)? */
 static bool outside(MlirValue v, MlirOperation loop) {
-  MlirBlock at = mlirValueIsABlockArgument(v) ? mlirBlockArgumentGetOwner(v) : mlirOperationGetBlock(mlirOpResultGetOwner(v));
+  MlirBlock at =
+      mlirValueIsABlockArgument(v) ? mlirBlockArgumentGetOwner(v) : mlirOperationGetBlock(mlirOpResultGetOwner(v));
   return !tc_block_encloses(mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)), at);
 }
 
@@ -323,9 +324,12 @@ static MlirValue lowered_i64(tc_lower *L, tc_builder *b, MlirValue old, int dept
     MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("value"));
     return mlirAttributeIsAInteger(a) ? tcb_const_int(b, i64, mlirIntegerAttrGetValueInt(a)) : none;
   }
-  if (tc_op_is(op, "arith.extsi") || tc_op_is(op, "arith.extui")) return lowered_i64(L, b, mlirOperationGetOperand(op, 0), depth + 1);
-  const char *name = tc_op_is(op, "arith.muli") ? "arith.muli" : tc_op_is(op, "arith.addi") ? "arith.addi"
-                     : tc_op_is(op, "arith.subi") ? "arith.subi" : NULL;
+  if (tc_op_is(op, "arith.extsi") || tc_op_is(op, "arith.extui"))
+    return lowered_i64(L, b, mlirOperationGetOperand(op, 0), depth + 1);
+  const char *name = tc_op_is(op, "arith.muli")   ? "arith.muli"
+                     : tc_op_is(op, "arith.addi") ? "arith.addi"
+                     : tc_op_is(op, "arith.subi") ? "arith.subi"
+                                                  : NULL;
   if (!name) return none;
   MlirValue x = lowered_i64(L, b, mlirOperationGetOperand(op, 0), depth + 1);
   MlirValue y = mlirValueIsNull(x) ? none : lowered_i64(L, b, mlirOperationGetOperand(op, 1), depth + 1);
@@ -380,7 +384,8 @@ static bool trip_delta(tc_lower *L, tc_builder *b, MlirOperation loop, MlirValue
   if (add || sub) {
     if (!trip_delta(L, b, loop, x, depth + 1, &dx) || !trip_delta(L, b, loop, y, depth + 1, &dy)) return false;
     if (mlirValueIsNull(dy)) *d = dx;
-    else if (mlirValueIsNull(dx)) *d = sub ? tcb_binary(b, "arith.subi", tcb_const_int(b, mlirValueGetType(dy), 0), dy) : dy;
+    else if (mlirValueIsNull(dx))
+      *d = sub ? tcb_binary(b, "arith.subi", tcb_const_int(b, mlirValueGetType(dy), 0), dy) : dy;
     else *d = tcb_binary(b, sub ? "arith.subi" : "arith.addi", dx, dy);
     return true;
   }
@@ -425,7 +430,8 @@ static void prefetch_next_iteration(tc_chunk *c, MlirOperation load, MlirValue v
 }
 
 bool tc_load_prefetchable(tc_lower *L, MlirValue v, int64_t width) {
-  if (!L->backend->prefetch || !mlirValueIsAOpResult(v) || tile_op_of(mlirOpResultGetOwner(v)) != TILE_LOAD) return false;
+  if (!L->backend->prefetch || !mlirValueIsAOpResult(v) || tile_op_of(mlirOpResultGetOwner(v)) != TILE_LOAD)
+    return false;
   MlirValue ptr = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
   if (!trip_step(L, ptr)) return false;
   int64_t shape[TC_RANK];

@@ -21,7 +21,8 @@ MlirBlock tc_build_for(tc_lower *L, tc_builder *b, MlirValue lb, MlirValue ub, M
   MlirLocation locs[1 + TC_MAX_ITER_ARGS];
   MlirValue ops[3 + TC_MAX_ITER_ARGS] = {lb, ub, step};
   if (niter > TC_MAX_ITER_ARGS) {
-    tc_fail(L, (MlirOperation){NULL}, TILEC_ERROR_INTERNAL, "a loop with more than %d carried values", TC_MAX_ITER_ARGS);
+    tc_fail(L, (MlirOperation){NULL}, TILEC_ERROR_INTERNAL, "a loop with more than %d carried values",
+            TC_MAX_ITER_ARGS);
     niter = 0;
   }
   types[0] = mlirValueGetType(lb);
@@ -39,8 +40,8 @@ MlirBlock tc_build_for(tc_lower *L, tc_builder *b, MlirValue lb, MlirValue ub, M
   return body;
 }
 
-static void run_body(tc_lower *L, MlirBlock block, tc_builder *at, const tc_pos *pos, int64_t width,
-                     tc_chunk_mode mode, MlirValue bound_mask, MlirValue tail_mask, tc_nest_body body, void *user) {
+static void run_body(tc_lower *L, MlirBlock block, tc_builder *at, const tc_pos *pos, int64_t width, tc_chunk_mode mode,
+                     MlirValue bound_mask, MlirValue tail_mask, tc_nest_body body, void *user) {
   tc_chunk c;
   tc_chunk_init(&c, L, block, width);
   if (at) c.b = *at;
@@ -67,8 +68,8 @@ int tc_open_loops(tc_lower *L, tc_builder *b, int ndims, const int64_t *shape, t
       pos->idx[d] = tcb_const_index(b, 0);
       continue;
     }
-    MlirBlock blk = tc_build_for(L, b, tcb_const_index(b, 0), tcb_const_index(b, shape[d]), tcb_const_index(b, 1), 0, NULL,
-                                 NULL);
+    MlirBlock blk =
+        tc_build_for(L, b, tcb_const_index(b, 0), tcb_const_index(b, shape[d]), tcb_const_index(b, 1), 0, NULL, NULL);
     pos->idx[d] = mlirBlockGetArgument(blk, 0);
     tcb_set_end(b, blk);
     opened[nopened++] = blk;
@@ -127,7 +128,8 @@ void tc_emit_chunked_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue
     tcb_if(&b, has_tail, 0, NULL, &ib, NULL);
     MlirBlock tb = ib.block;
     MlirValue rem = tcb_binary(&ib, "arith.subi", bound, full);
-    MlirValue tail = tcb_op1(&ib, "vector.create_mask", tc_vec_type(L->ctx, w, tcb_int_type(L->ctx, 1)), 1, &rem, 0, NULL);
+    MlirValue tail =
+        tcb_op1(&ib, "vector.create_mask", tc_vec_type(L->ctx, w, tcb_int_type(L->ctx, 1)), 1, &rem, 0, NULL);
     p.idx[rank - 1] = full;
     run_body(L, tb, &ib, &p, w, TC_CHUNK_TAIL, bound_mask, tail, body, user);
     yield_at_end(L, tb);
@@ -146,8 +148,8 @@ void tc_emit_chunked_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue
     p.idx[rank - 1] = tcb_const_index(&b, 0);
     run_body(L, b.block, &b, &p, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, (MlirValue){NULL}, body, user);
   } else {
-    MlirBlock blk = tc_build_for(L, &b, tcb_const_index(&b, 0), tcb_const_index(&b, n), tcb_const_index(&b, w), 0, NULL,
-                                 NULL);
+    MlirBlock blk =
+        tc_build_for(L, &b, tcb_const_index(&b, 0), tcb_const_index(&b, n), tcb_const_index(&b, w), 0, NULL, NULL);
     tc_pos p = pos;
     p.idx[rank - 1] = mlirBlockGetArgument(blk, 0);
     run_body(L, blk, NULL, &p, w, TC_CHUNK_GENERIC, (MlirValue){NULL}, (MlirValue){NULL}, body, user);
@@ -156,8 +158,8 @@ void tc_emit_chunked_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue
   tc_close_loops(L, opened, nopened);
 }
 
-void tc_emit_nest_ex(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete, tc_nest_body body,
-                     void *user) {
+void tc_emit_nest_ex(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete,
+                     tc_nest_body body, void *user) {
   L->backend->emit_nest(L, rank, shape, bound_mask, complete, body, user);
 }
 
@@ -226,7 +228,8 @@ MlirValue tc_materialize(tc_lower *L, MlirValue old) {
   int64_t shape[TC_RANK];
   int rank = tc_shape_of(mlirValueGetType(old), shape);
   MlirValue buf = L->backend->alloc_thread_tile ? L->backend->alloc_thread_tile(L, old) : (MlirValue){NULL};
-  if (mlirValueIsNull(buf)) buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(old)), tc_numel(rank, shape));
+  if (mlirValueIsNull(buf))
+    buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(old)), tc_numel(rank, shape));
   tc_materialize_into(L, old, buf);
   s = tc_special_put(L, old);
   if (s) {

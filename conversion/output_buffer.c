@@ -96,7 +96,8 @@ static bool feeds_only(MlirValue v, MlirOperation reduce, MlirOperation store, i
  * tiles, and tile loads (added to s). */
 static bool between_reads_only(MlirOperation reduce, MlirOperation store, load_set *s) {
   if (!mlirBlockEqual(mlirOperationGetBlock(reduce), mlirOperationGetBlock(store))) return false;
-  for (MlirOperation o = mlirOperationGetNextInBlock(reduce); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+  for (MlirOperation o = mlirOperationGetNextInBlock(reduce); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o)) {
     if (mlirOperationEqual(o, store)) return true;
     if (tile_op_of(o) == TILE_LOAD && mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(o, 0))))
       add_load(s, o, false);
@@ -130,7 +131,8 @@ static MlirValue byte_range(tc_chunk *c, MlirValue ptr, int64_t span, MlirValue 
   MlirType i64 = tcb_int_type(L->ctx, 64);
   MlirValue addr = tc_lane_address(c, ptr, &p0);
   *lo = tcb_cast(&c->b, "llvm.ptrtoint", addr, i64);
-  *hi = tcb_binary(&c->b, "arith.addi", *lo, tcb_const_int(&c->b, i64, span * (int64_t)((tcb_bitwidth(pointee) + 7) / 8)));
+  *hi = tcb_binary(&c->b, "arith.addi", *lo,
+                   tcb_const_int(&c->b, i64, span * (int64_t)((tcb_bitwidth(pointee) + 7) / 8)));
   return addr;
 }
 
@@ -138,13 +140,15 @@ MlirValue tc_output_buffer(tc_lower *L, tc_builder *b, MlirOperation reduce, Mli
                            bool rereads) {
   MlirValue none = {NULL};
   if (L->backend->alloc_shared || mlirOperationIsNull(store)) return none;
-  if (L->check_bounds && tc_root_arg(L, mlirOperationGetOperand(store, 0)) < 0) return none; /* nothing to check against */
+  if (L->check_bounds && tc_root_arg(L, mlirOperationGetOperand(store, 0)) < 0)
+    return none; /* nothing to check against */
   MlirValue v = mlirOperationGetOperand(reduce, 0), ptr = mlirOperationGetOperand(store, 0);
   MlirValue mask = tile_store_mask(store);
   MlirType vt = mlirValueGetType(v), elem = mlirShapedTypeGetElementType(vt);
   MlirType mem = tc_memory_type(L->ctx, elem);
   if (!tc_same_shape(vt, mlirValueGetType(mlirOperationGetOperand(store, 1))) || !mlirTypeEqual(mem, elem) ||
-      !mlirTypeEqual(tc_memory_type(L->ctx, tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(ptr)))), mem))
+      !mlirTypeEqual(tc_memory_type(L->ctx, tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(ptr)))),
+                     mem))
     return none;
   int64_t shape[TC_RANK];
   int rank = tc_shape_of(vt, shape);

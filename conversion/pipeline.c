@@ -94,15 +94,14 @@ static tilec_status *run_passes(MlirModule m, const char *pipeline, const char *
   strbuf err = {0};
   tc_diag_capture cap;
   tilec_status *st = NULL;
-  if (mlirLogicalResultIsFailure(mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
-                                                       mlirStringRefCreateFromCString(pipeline), strbuf_append, &err))) {
+  if (mlirLogicalResultIsFailure(mlirParsePassPipeline(
+          mlirPassManagerGetAsOpPassManager(pm), mlirStringRefCreateFromCString(pipeline), strbuf_append, &err))) {
     st = tilec_status_create(TILEC_ERROR_INTERNAL, "bad pass pipeline for %s: %s", what, err.data ? err.data : "");
   } else {
     tc_diag_capture_begin(&cap, ctx);
     MlirLogicalResult r = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(m));
     tc_diag_capture_end(&cap);
-    if (mlirLogicalResultIsFailure(r))
-      st = tilec_status_create(TILEC_ERROR_INTERNAL, "%s failed: %s", what, cap.text);
+    if (mlirLogicalResultIsFailure(r)) st = tilec_status_create(TILEC_ERROR_INTERNAL, "%s failed: %s", what, cap.text);
   }
   free(err.data);
   mlirPassManagerDestroy(pm);

@@ -6,8 +6,8 @@
 #ifndef TILEC_CONVERSION_PIPELINE_H
 #define TILEC_CONVERSION_PIPELINE_H
 
-#include "target/target.h"
 #include "dialects/builder.h"
+#include "target/target.h"
 #include "tilec/status.h"
 #include "tilec/tilec.h" /* TILEC_CHECKS_* */
 #include <mlir-c/IR.h>
@@ -27,10 +27,10 @@ typedef enum tc_stage {
 } tc_stage;
 
 typedef struct tc_codegen_options {
-  int opt_level;     /* 0..3 */
-  bool fast_math;    /* SLEEF _u35 and fast-math flags */
-  bool debug_info;   /* DWARF line tables */
-  uint32_t checks;   /* TILEC_CHECKS_* to instrument, as driver/checks.c resolved them */
+  int opt_level;   /* 0..3 */
+  bool fast_math;  /* SLEEF _u35 and fast-math flags */
+  bool debug_info; /* DWARF line tables */
+  uint32_t checks; /* TILEC_CHECKS_* to instrument, as driver/checks.c resolved them */
 } tc_codegen_options;
 
 /* debug_files.c: after the debug-info pass, ops located in another file than their

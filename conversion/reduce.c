@@ -5,9 +5,9 @@
 #include "conversion/lower.h"
 
 #include "dialects/tile.h"
+#include <math.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,10 +18,12 @@ static MlirOperation combine_func(tc_lower *L, MlirOperation op) {
   if (mlirAttributeIsNull(sym) || !mlirAttributeIsAFlatSymbolRef(sym)) return (MlirOperation){NULL};
   MlirStringRef name = mlirFlatSymbolRefAttrGetValue(sym);
   MlirOperation parent = mlirOperationGetParentOperation(op);
-  while (!mlirOperationIsNull(parent) && !tc_op_is(parent, "builtin.module")) parent = mlirOperationGetParentOperation(parent);
+  while (!mlirOperationIsNull(parent) && !tc_op_is(parent, "builtin.module"))
+    parent = mlirOperationGetParentOperation(parent);
   if (mlirOperationIsNull(parent)) return parent;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(parent, 0));
-  for (MlirOperation f = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(f); f = mlirOperationGetNextInBlock(f)) {
+  for (MlirOperation f = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(f);
+       f = mlirOperationGetNextInBlock(f)) {
     MlirAttribute s = mlirOperationGetAttributeByName(f, mlirStringRefCreateFromCString("sym_name"));
     if (!mlirAttributeIsNull(s) && mlirStringRefEqual(mlirStringAttrGetValue(s), name)) return f;
   }
@@ -47,7 +49,8 @@ bool tc_apply_combine(tc_lower *L, tc_builder *b, MlirOperation reduce_op, const
   tc_valmap_init(&map, sizeof(MlirValue));
   for (int i = 0; i < nargs; i++) *(MlirValue *)tc_valmap_put(&map, mlirBlockGetArgument(body, i).ptr) = args[i];
   bool ok = true;
-  for (MlirOperation o = mlirBlockGetFirstOperation(body); ok && !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+  for (MlirOperation o = mlirBlockGetFirstOperation(body); ok && !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o)) {
     if (tc_op_is(o, "func.return")) {
       for (intptr_t i = 0; i < mlirOperationGetNumOperands(o); i++) {
         MlirValue *v = tc_valmap_get(&map, mlirOperationGetOperand(o, i).ptr);
@@ -88,7 +91,7 @@ bool tc_apply_combine(tc_lower *L, tc_builder *b, MlirOperation reduce_op, const
 }
 
 bool tc_reduce_horizontal(tc_lower *L, tc_builder *b, MlirOperation op, int n, MlirValue *acc, int64_t width,
-                       MlirValue *out) {
+                          MlirValue *out) {
   for (int64_t s = width / 2; s >= 1; s /= 2) {
     /* Lane k < s combines with lane k + s; the lanes past s are never read again, and repeat
      * the same upper half (k % s + s) rather than keeping their own values: with identity
@@ -186,7 +189,8 @@ static MlirOperation single_combine_op(tc_lower *L, MlirOperation op) {
  * only a row of NaNs (all lanes) comes out wrong, as the identity: the caller then
  * recomputes the row exactly. Returns the cmpf predicate, or null. */
 static const char *minmax_select_pred(tc_lower *L, MlirOperation op, int nvals, const MlirValue *olds) {
-  if (!L->backend->select_minmax(L->target) || nvals != 1 || !tcb_is_float(mlirShapedTypeGetElementType(mlirValueGetType(olds[0]))))
+  if (!L->backend->select_minmax(L->target) || nvals != 1 ||
+      !tcb_is_float(mlirShapedTypeGetElementType(mlirValueGetType(olds[0]))))
     return NULL;
   MlirOperation m = single_combine_op(L, op);
   if (mlirOperationIsNull(m)) return NULL;
@@ -209,18 +213,16 @@ static MlirValue seed(tc_builder *b, const chunk_pass *cap, MlirValue v) {
 /* res = the accumulators args[0..nvals) combined with the chunk's values args[nvals..). */
 static void fold(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const chunk_pass *cap, const MlirValue *args,
                  MlirValue *res) {
-  if (cap->select_pred)
-    res[0] = tcb_select(b, tcb_cmpf(b, cap->select_pred, args[1], args[0]), args[1], args[0]);
-  else
-    tc_apply_combine(L, b, op, args, 2 * nvals, res);
+  if (cap->select_pred) res[0] = tcb_select(b, tcb_cmpf(b, cap->select_pred, args[1], args[0]), args[1], args[0]);
+  else tc_apply_combine(L, b, op, args, 2 * nvals, res);
 }
 
 /* One loop over chunks [lb, ub) step `u * width` folding u chunks per iteration into u
  * accumulator sets (acc: u * nvals values, replaced by the loop results). With a bound
  * mask the chunks are known full (their masks equal to the bound are dropped). */
-static void chunk_loop(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const MlirValue *olds, const tc_pos *outer,
-                       MlirValue lb, MlirValue ub, int64_t width, int u, MlirValue bound_mask, const chunk_pass *cap,
-                       MlirValue *acc) {
+static void chunk_loop(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, const MlirValue *olds,
+                       const tc_pos *outer, MlirValue lb, MlirValue ub, int64_t width, int u, MlirValue bound_mask,
+                       const chunk_pass *cap, MlirValue *acc) {
   int nacc = u * nvals;
   MlirOperation f;
   MlirBlock blk = tc_build_for(L, b, lb, ub, tcb_const_index(b, u * width), nacc, acc, &f);
@@ -278,8 +280,8 @@ static void past_bound(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, 
                        MlirValue start, MlirValue *acc) {
   MlirValue end = tcb_const_index(b, n);
   int idem = nvals == 1 ? fold_idempotence(L, op, cap) : 0;
-  bool captured_there = !mlirValueIsNull(cap->buf) &&
-                        (mlirValueIsNull(cap->wmask) || !tc_same_value(cap->wmask, bound_mask, 0));
+  bool captured_there =
+      !mlirValueIsNull(cap->buf) && (mlirValueIsNull(cap->wmask) || !tc_same_value(cap->wmask, bound_mask, 0));
   if (!idem || captured_there || !tc_uniform_past_bound(L, olds[0], bound_mask, 0)) {
     chunk_loop(L, b, op, nvals, olds, outer, start, end, width, 1, (MlirValue){NULL}, cap, acc);
     return;
@@ -427,8 +429,9 @@ typedef struct reduce_ctx {
 
 /* A select-based min/max (chunk_pass.select_pred) that came out as its identity may be a
  * row of NaNs (maxnum gives NaN there): that row is recomputed with the exact combine. */
-static MlirValue recheck_identity(tc_lower *L, tc_chunk *c, MlirOperation op, const MlirValue *olds, const tc_pos *outer,
-                                  int64_t n, MlirValue bound_mask, const chunk_pass *cap, MlirValue r) {
+static MlirValue recheck_identity(tc_lower *L, tc_chunk *c, MlirOperation op, const MlirValue *olds,
+                                  const tc_pos *outer, int64_t n, MlirValue bound_mask, const chunk_pass *cap,
+                                  MlirValue r) {
   MlirType t = mlirValueGetType(r);
   MlirValue is_identity = tcb_cmpf(&c->b, "oeq", r, minmax_identity(&c->b, cap, t));
   tc_builder tb, eb;
@@ -460,7 +463,7 @@ static void vertical_body(tc_chunk *c, const tc_pos *rpos, void *user) {
 }
 
 bool tc_reduce_operands(tc_lower *L, MlirOperation op, const char *what, const char *plural, int *nvals,
-                          MlirValue *olds, int *rank, int64_t *shape, int *axis) {
+                        MlirValue *olds, int *rank, int64_t *shape, int *axis) {
   *nvals = (int)mlirOperationGetNumOperands(op);
   if (*nvals < 1 || *nvals > MAXV) {
     tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "%s of %d tiles are not supported", plural, *nvals);
@@ -497,7 +500,8 @@ static void emit_reduce(tc_lower *L, MlirOperation op) {
     /* before the nest: the store's pointer may need scalars lowered here */
     chunk_pass cap = {{NULL}, r.shape, {NULL}, {NULL}, minmax_select_pred(L, op, r.nvals, r.olds)};
     if (tc_reduce_captures(L, op)) {
-      cap.buf = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(r.olds[0])), tc_numel(r.rank, r.shape));
+      cap.buf =
+          tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(r.olds[0])), tc_numel(r.rank, r.shape));
       cap.store = store_fed_by(r.olds[0], 0);
       /* a select-based min/max may recompute a row (recheck_identity) */
       MlirValue out = tc_output_buffer(L, b, op, cap.store, cap.buf, cap.select_pred != NULL);
@@ -570,8 +574,8 @@ typedef struct scan_ctx {
 } scan_ctx;
 
 /* combine in scan order: the running value (earlier in scan order) first */
-static bool scan_combine(tc_lower *L, tc_builder *b, const scan_ctx *s, const MlirValue *earlier, const MlirValue *later,
-                         MlirValue *out) {
+static bool scan_combine(tc_lower *L, tc_builder *b, const scan_ctx *s, const MlirValue *earlier,
+                         const MlirValue *later, MlirValue *out) {
   MlirValue args[2 * MAXV];
   /* Triton's reverse scan is flip-scan-flip: the accumulated value (from the right)
    * still comes first, so the argument order is the same both ways. */
@@ -639,8 +643,8 @@ static void scan_vertical_body(tc_chunk *c, const tc_pos *opos, void *user) {
   }
   if (L->status || n <= 1) return;
   MlirOperation f;
-  MlirBlock blk = tc_build_for(L, &c->b, tcb_const_index(&c->b, 1), tcb_const_index(&c->b, n), tcb_const_index(&c->b, 1),
-                               s->nvals, acc, &f);
+  MlirBlock blk = tc_build_for(L, &c->b, tcb_const_index(&c->b, 1), tcb_const_index(&c->b, n),
+                               tcb_const_index(&c->b, 1), s->nvals, acc, &f);
   tc_chunk in;
   tc_chunk_init(&in, L, blk, c->width);
   MlirValue it = mlirBlockGetArgument(blk, 0);
@@ -690,8 +694,8 @@ static void emit_scan(tc_lower *L, MlirOperation op) {
       }
       if (n > w) {
         MlirOperation f;
-        MlirBlock blk = tc_build_for(L, &c.b, tcb_const_index(&c.b, w), tcb_const_index(&c.b, n), tcb_const_index(&c.b, w),
-                                     s.nvals, carry, &f);
+        MlirBlock blk = tc_build_for(L, &c.b, tcb_const_index(&c.b, w), tcb_const_index(&c.b, n),
+                                     tcb_const_index(&c.b, w), s.nvals, carry, &f);
         tc_chunk in;
         tc_chunk_init(&in, L, blk, w);
         tc_pos p = pos;

@@ -117,7 +117,8 @@ static void write_buffer_yields(tc_lower *L, int n, const MlirValue *args, const
   for (int i = 0; i < n; i++) {
     if (cs[i].kind != CARRY_BUFFER || mlirValueEqual(yields[i], args[i]) || !mlirValueIsNull(temps[i])) continue;
     tc_special *ys = tc_special_of(L, yields[i]);
-    if (ys && ys->kind == TC_SPECIAL_BUFFER && mlirValueEqual(ys->buffer, cs[i].buffer)) continue; /* updated in place */
+    if (ys && ys->kind == TC_SPECIAL_BUFFER && mlirValueEqual(ys->buffer, cs[i].buffer))
+      continue; /* updated in place */
     tc_materialize_into(L, yields[i], cs[i].buffer);
   }
   for (int i = 0; i < n; i++) {
@@ -255,8 +256,8 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
   }
 }
 
-static void lower_branch(tc_lower *L, MlirBlock old, MlirBlock nb, int nres, const MlirValue *olds, const MlirValue *bufs,
-                         int nscalar) {
+static void lower_branch(tc_lower *L, MlirBlock old, MlirBlock nb, int nres, const MlirValue *olds,
+                         const MlirValue *bufs, int nscalar) {
   tcb_set_end(&L->b, nb);
   tc_lower_block(L, old);
   tc_flush(L);
@@ -341,7 +342,8 @@ void tc_lower_while(tc_lower *L, MlirOperation op) {
     memset(&cs[i], 0, sizeof cs[i]);
     if (is_tile(t)) {
       if (!mlirValueEqual(mlirOperationGetOperand(cond, 1 + i), mlirBlockGetArgument(before, i))) {
-        tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'while' loops whose condition changes a carried tile are not supported");
+        tc_fail(L, op, TILEC_ERROR_UNSUPPORTED,
+                "'while' loops whose condition changes a carried tile are not supported");
         return;
       }
       int64_t sh[TC_RANK];
@@ -350,7 +352,8 @@ void tc_lower_while(tc_lower *L, MlirOperation op) {
       cs[i].new_index = -1;
       cs[i].buffer = tc_alloc_buffer(L, mlirShapedTypeGetElementType(t), tc_numel(r, sh));
       tc_materialize_into(L, v, cs[i].buffer);
-      MlirValue olds[3] = {mlirBlockGetArgument(before, i), mlirBlockGetArgument(after, i), mlirOperationGetResult(op, i)};
+      MlirValue olds[3] = {mlirBlockGetArgument(before, i), mlirBlockGetArgument(after, i),
+                           mlirOperationGetResult(op, i)};
       for (int k = 0; k < 3; k++) {
         tc_special *sp = tc_special_put(L, olds[k]);
         memset(sp, 0, sizeof *sp);
@@ -375,7 +378,8 @@ void tc_lower_while(tc_lower *L, MlirOperation op) {
   MlirOperation nw = tcb_op_regions(&L->b, "scf.while", nnew, types, nnew, inits, 0, NULL, 2, regions);
   tc_builder outer = L->b;
   for (int i = 0; i < n; i++)
-    if (cs[i].kind == CARRY_SCALAR) tc_map_scalar(L, mlirBlockGetArgument(before, i), mlirBlockGetArgument(nb, cs[i].new_index));
+    if (cs[i].kind == CARRY_SCALAR)
+      tc_map_scalar(L, mlirBlockGetArgument(before, i), mlirBlockGetArgument(nb, cs[i].new_index));
   tcb_set_end(&L->b, nb);
   tc_lower_block(L, before);
   tc_flush(L);
@@ -387,7 +391,8 @@ void tc_lower_while(tc_lower *L, MlirOperation op) {
     if (cs[i].kind == CARRY_SCALAR) cops[nc++] = tc_scalar(L, mlirOperationGetOperand(cond, 1 + i));
   tcb_op(&L->b, "scf.condition", 0, NULL, nc, cops, 0, NULL);
   for (int i = 0; i < n; i++)
-    if (cs[i].kind == CARRY_SCALAR) tc_map_scalar(L, mlirBlockGetArgument(after, i), mlirBlockGetArgument(na, cs[i].new_index));
+    if (cs[i].kind == CARRY_SCALAR)
+      tc_map_scalar(L, mlirBlockGetArgument(after, i), mlirBlockGetArgument(na, cs[i].new_index));
   tcb_set_end(&L->b, na);
   tc_lower_block(L, after);
   tc_flush(L);
@@ -404,5 +409,6 @@ void tc_lower_while(tc_lower *L, MlirOperation op) {
   tcb_op(&L->b, "scf.yield", 0, NULL, ny, yops, 0, NULL);
   L->b = outer;
   for (int i = 0; i < n; i++)
-    if (cs[i].kind == CARRY_SCALAR) tc_map_scalar(L, mlirOperationGetResult(op, i), mlirOperationGetResult(nw, cs[i].new_index));
+    if (cs[i].kind == CARRY_SCALAR)
+      tc_map_scalar(L, mlirOperationGetResult(op, i), mlirOperationGetResult(nw, cs[i].new_index));
 }

@@ -32,7 +32,7 @@
 #include <mlir-c/BuiltinTypes.h>
 #include <string.h>
 
-#define MAXC 16        /* carried values */
+#define MAXC 16       /* carried values */
 #define MAX_CHUNKS 16 /* chunks of the carried tiles kept in registers */
 
 typedef enum { K_SCALAR, K_AFFINE, K_TILE } kind;
@@ -77,8 +77,8 @@ static bool lanewise_body(reg_loop *s) {
     for (intptr_t k = 0; k < nops; k++)
       if (tc_valmap_get(&dep, mlirOperationGetOperand(op, k).ptr)) deps = true;
     if (is_tile(mlirValueGetType(res))) {
-      if ((tile_op_of(op) == TILE_TRANS) || (tile_op_of(op) == TILE_RESHAPE) || (!tc_is_lazy_op(op) && !(tile_op_of(op) == TILE_LOAD)) ||
-          (deps && moves_lanes(op))) {
+      if ((tile_op_of(op) == TILE_TRANS) || (tile_op_of(op) == TILE_RESHAPE) ||
+          (!tc_is_lazy_op(op) && !(tile_op_of(op) == TILE_LOAD)) || (deps && moves_lanes(op))) {
         ok = false;
         break;
       }
@@ -127,7 +127,8 @@ static bool classify(reg_loop *s) {
   if (!s->ntile || !lanewise_body(s)) return false;
   /* Half the vector registers hold the tiles; the rest are for the body's temporaries. */
   s->chunks = s->len / s->width;
-  if (s->chunks * s->width != s->len || s->chunks > MAX_CHUNKS || s->chunks * regs_per_chunk > L->backend->vector_registers(L->target) / 2)
+  if (s->chunks * s->width != s->len || s->chunks > MAX_CHUNKS ||
+      s->chunks * regs_per_chunk > L->backend->vector_registers(L->target) / 2)
     return false;
   int niter = 0;
   for (int i = 0; i < s->n; i++) niter += s->kinds[i] == K_TILE ? (int)s->chunks : 1;
@@ -147,7 +148,8 @@ static void bind_carries(reg_loop *s, MlirValue k, const MlirValue *carried) {
     if (s->kinds[i] == K_SCALAR) {
       tc_map_scalar(L, s->args[i], a);
     } else {
-      tc_set_affine(L, s->args[i], mlirOperationGetOperand(s->op, 3 + i), a, tc_affine_step(L, s->args[i], s->yields[i]));
+      tc_set_affine(L, s->args[i], mlirOperationGetOperand(s->op, 3 + i), a,
+                    tc_affine_step(L, s->args[i], s->yields[i]));
     }
   }
 }

@@ -36,7 +36,8 @@ void tc_lower_reshape(tc_lower *L, MlirOperation op) {
 static MlirValue gather_lanes(tc_chunk *c, MlirValue buf, MlirValue base, MlirValue offs, MlirType mem) {
   tc_builder *b = &c->b;
   MlirType vt = tc_vec_type(c->L->ctx, c->width, mem);
-  MlirValue ops[5] = {buf, base, offs, tcb_const_int(b, tc_vec_type(c->L->ctx, c->width, tcb_int_type(c->L->ctx, 1)), 1),
+  MlirValue ops[5] = {buf, base, offs,
+                      tcb_const_int(b, tc_vec_type(c->L->ctx, c->width, tcb_int_type(c->L->ctx, 1)), 1),
                       tcb_is_float(mem) ? tcb_const_float(b, vt, 0) : tcb_const_int(b, vt, 0)};
   return tcb_op1(b, "vector.gather", vt, 5, ops, 0, NULL);
 }
@@ -144,8 +145,8 @@ tc_cval tc_eval_trans(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
     MlirValue lin = tc_linear_index(b, &spos, sshape);
     int64_t stride = 1;
     for (int d = srank - 1; d > last_src; d--) stride *= sshape[d];
-    MlirValue idx = tcb_binary(b, "arith.muli", tc_iota(b, c->width),
-                               tcb_const_int(b, tc_vec_type(L->ctx, c->width, i32), stride));
+    MlirValue idx =
+        tcb_binary(b, "arith.muli", tc_iota(b, c->width), tcb_const_int(b, tc_vec_type(L->ctx, c->width, i32), stride));
     r.vec = gather_lanes(c, s->buffer, lin, idx, mem);
     if (!mlirTypeEqual(mem, elem)) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, mlirValueGetType(r.vec), 0));
   }
@@ -191,8 +192,8 @@ static bool source_read_in_place(tc_lower *L, MlirValue src) {
   MlirOpOperand u = mlirValueGetFirstUse(src);
   return mlirShapedTypeGetRank(t) <= 3 && !tc_special_of(L, src) && mlirValueIsAOpResult(src) &&
          (tc_is_lazy_op(mlirOpResultGetOwner(src)) || tile_op_of(mlirOpResultGetOwner(src)) == TILE_LOAD) &&
-         mlirTypeEqual(tc_memory_type(L->ctx, elem), elem) &&
-         !mlirOpOperandIsNull(u) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(u));
+         mlirTypeEqual(tc_memory_type(L->ctx, elem), elem) && !mlirOpOperandIsNull(u) &&
+         mlirOpOperandIsNull(mlirOpOperandGetNextUse(u));
 }
 
 /* Rows r[0..w) of a block -> its columns, in log2(w) stages: stage h exchanges bit h of
@@ -253,10 +254,12 @@ static void transpose_blocks(tc_lower *L, MlirValue src, MlirValue sbuf, MlirVal
   /* source rows bi*w.., columns bj*w..; destination rows bj*w.., columns bi*w.. */
   MlirValue row0 = tcb_binary(b, "arith.muli", bi, tcb_const_index(b, w));
   MlirValue col0 = tcb_binary(b, "arith.muli", bj, tcb_const_index(b, w));
-  MlirValue sbase = tcb_binary(b, "arith.addi", plane,
-                               tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", row0, tcb_const_index(b, C)), col0));
-  MlirValue dbase = tcb_binary(b, "arith.addi", plane,
-                               tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", col0, tcb_const_index(b, R)), row0));
+  MlirValue sbase =
+      tcb_binary(b, "arith.addi", plane,
+                 tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", row0, tcb_const_index(b, C)), col0));
+  MlirValue dbase =
+      tcb_binary(b, "arith.addi", plane,
+                 tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", col0, tcb_const_index(b, R)), row0));
   MlirValue r[64];
   for (int64_t i = 0; i < w && !L->status; i++)
     r[i] = source_row(L, b, src, sbuf, tcb_binary(b, "arith.addi", sbase, tcb_const_index(b, i * C)), o,

@@ -33,7 +33,8 @@ static void emit_sort(tc_lower *L, MlirOperation op) {
   /* one loop over all rows */
   int64_t rows = tc_numel(rank, shape) / n;
   tc_builder b = L->b;
-  MlirBlock rb = tc_build_for(L, &b, tcb_const_index(&b, 0), tcb_const_index(&b, rows), tcb_const_index(&b, 1), 0, NULL, NULL);
+  MlirBlock rb =
+      tc_build_for(L, &b, tcb_const_index(&b, 0), tcb_const_index(&b, rows), tcb_const_index(&b, 1), 0, NULL, NULL);
   tc_builder bb;
   tcb_init(&bb, L->ctx);
   bb.loc = L->b.loc;
@@ -53,8 +54,8 @@ static void emit_sort(tc_lower *L, MlirOperation op) {
   kbld.loc = L->b.loc;
   tcb_set_end(&kbld, kb);
   MlirValue k = mlirBlockGetArgument(kb, 1), j = mlirBlockGetArgument(kb, 2);
-  MlirBlock pb = tc_build_for(L, &kbld, tcb_const_index(&kbld, 0), tcb_const_index(&kbld, n / 2), tcb_const_index(&kbld, 1),
-                              0, NULL, NULL);
+  MlirBlock pb = tc_build_for(L, &kbld, tcb_const_index(&kbld, 0), tcb_const_index(&kbld, n / 2),
+                              tcb_const_index(&kbld, 1), 0, NULL, NULL);
   tc_builder pbld;
   tcb_init(&pbld, L->ctx);
   pbld.loc = L->b.loc;

@@ -72,7 +72,8 @@ static bool defined_before(MlirValue v, MlirBlock entry, MlirOperation first) {
   if (mlirValueIsABlockArgument(v)) return mlirBlockEqual(mlirBlockArgumentGetOwner(v), entry);
   MlirOperation d = mlirOpResultGetOwner(v);
   if (!mlirBlockEqual(mlirOperationGetBlock(d), entry)) return false;
-  for (MlirOperation o = mlirBlockGetFirstOperation(entry); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+  for (MlirOperation o = mlirBlockGetFirstOperation(entry); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o)) {
     if (mlirOperationEqual(o, first)) return false;
     if (mlirOperationEqual(o, d)) return true;
   }
@@ -128,7 +129,8 @@ static void copy_single_trip(MlirOperation loop, MlirOperation before, tc_valmap
   for (intptr_t i = 0; i < mlirOperationGetNumResults(loop); i++)
     map_value(map, mlirBlockGetArgument(body, 1 + i), mapped(map, mlirOperationGetOperand(loop, 3 + i)));
   MlirOperation o = mlirBlockGetFirstOperation(body);
-  for (; !mlirOperationIsNull(o) && !tc_op_is(o, "scf.yield"); o = mlirOperationGetNextInBlock(o)) copy_op(o, before, map);
+  for (; !mlirOperationIsNull(o) && !tc_op_is(o, "scf.yield"); o = mlirOperationGetNextInBlock(o))
+    copy_op(o, before, map);
   for (intptr_t i = 0; i < mlirOperationGetNumResults(loop); i++)
     map_value(map, mlirOperationGetResult(loop, i), mapped(map, mlirOperationGetOperand(o, i)));
 }

@@ -41,17 +41,13 @@ MlirNamedAttribute tcb_named(MlirContext ctx, const char *name, MlirAttribute a)
 }
 
 static void insert(tc_builder *b, MlirOperation op) {
-  if (!mlirOperationIsNull(b->before))
-    mlirBlockInsertOwnedOperationBefore(b->block, b->before, op);
-  else
-    mlirBlockAppendOwnedOperation(b->block, op);
+  if (!mlirOperationIsNull(b->before)) mlirBlockInsertOwnedOperationBefore(b->block, b->before, op);
+  else mlirBlockAppendOwnedOperation(b->block, op);
 }
 
-MlirOperation tcb_op_regions(tc_builder *b, const char *name, intptr_t nresults,
-                             const MlirType *results, intptr_t noperands,
-                             const MlirValue *operands, intptr_t nattrs,
-                             const MlirNamedAttribute *attrs, intptr_t nregions,
-                             MlirRegion *regions) {
+MlirOperation tcb_op_regions(tc_builder *b, const char *name, intptr_t nresults, const MlirType *results,
+                             intptr_t noperands, const MlirValue *operands, intptr_t nattrs,
+                             const MlirNamedAttribute *attrs, intptr_t nregions, MlirRegion *regions) {
   MlirOperationState st = mlirOperationStateGet(mlirStringRefCreateFromCString(name), b->loc);
   if (nresults) mlirOperationStateAddResults(&st, nresults, results);
   if (noperands) mlirOperationStateAddOperands(&st, noperands, operands);
@@ -122,19 +118,19 @@ MlirOperation tcb_if(tc_builder *b, MlirValue cond, intptr_t nresults, const Mli
   return iff;
 }
 
-MlirOperation tcb_op(tc_builder *b, const char *name, intptr_t nresults, const MlirType *results,
-                     intptr_t noperands, const MlirValue *operands, intptr_t nattrs,
-                     const MlirNamedAttribute *attrs) {
+MlirOperation tcb_op(tc_builder *b, const char *name, intptr_t nresults, const MlirType *results, intptr_t noperands,
+                     const MlirValue *operands, intptr_t nattrs, const MlirNamedAttribute *attrs) {
   return tcb_op_regions(b, name, nresults, results, noperands, operands, nattrs, attrs, 0, NULL);
 }
 
-MlirValue tcb_op1(tc_builder *b, const char *name, MlirType result, intptr_t noperands,
-                  const MlirValue *operands, intptr_t nattrs, const MlirNamedAttribute *attrs) {
+MlirValue tcb_op1(tc_builder *b, const char *name, MlirType result, intptr_t noperands, const MlirValue *operands,
+                  intptr_t nattrs, const MlirNamedAttribute *attrs) {
   MlirOperation op = tcb_op(b, name, 1, &result, noperands, operands, nattrs, attrs);
   return mlirOperationGetResult(op, 0);
 }
 
-MlirValue tcb_intrinsic(tc_builder *b, const char *intrin, MlirType result, int32_t noperands, const MlirValue *operands) {
+MlirValue tcb_intrinsic(tc_builder *b, const char *intrin, MlirType result, int32_t noperands,
+                        const MlirValue *operands) {
   int32_t seg[2] = {noperands, 0};
   MlirNamedAttribute attrs[3] = {
       tcb_named(b->ctx, "intrin", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(intrin))),
@@ -146,9 +142,7 @@ MlirValue tcb_intrinsic(tc_builder *b, const char *intrin, MlirType result, int3
 
 bool tcb_is_shaped(MlirType t) { return mlirTypeIsAShaped(t); }
 
-MlirType tcb_element_type(MlirType t) {
-  return mlirTypeIsAShaped(t) ? mlirShapedTypeGetElementType(t) : t;
-}
+MlirType tcb_element_type(MlirType t) { return mlirTypeIsAShaped(t) ? mlirShapedTypeGetElementType(t) : t; }
 
 bool tcb_is_int(MlirType t) { return mlirTypeIsAInteger(t) || mlirTypeIsAIndex(t); }
 bool tcb_is_float(MlirType t) { return mlirTypeIsAFloat(t); }
@@ -173,15 +167,9 @@ static MlirValue make_const(tc_builder *b, MlirType type, int64_t iv, double fv,
   return tcb_op1(b, "arith.constant", type, 0, NULL, 1, &na);
 }
 
-MlirValue tcb_const_int(tc_builder *b, MlirType type, int64_t v) {
-  return make_const(b, type, v, 0, false);
-}
-MlirValue tcb_const_float(tc_builder *b, MlirType type, double v) {
-  return make_const(b, type, 0, v, true);
-}
-MlirValue tcb_const_index(tc_builder *b, int64_t v) {
-  return tcb_const_int(b, tcb_index(b->ctx), v);
-}
+MlirValue tcb_const_int(tc_builder *b, MlirType type, int64_t v) { return make_const(b, type, v, 0, false); }
+MlirValue tcb_const_float(tc_builder *b, MlirType type, double v) { return make_const(b, type, 0, v, true); }
+MlirValue tcb_const_index(tc_builder *b, int64_t v) { return tcb_const_int(b, tcb_index(b->ctx), v); }
 
 MlirValue tcb_binary(tc_builder *b, const char *name, MlirValue lhs, MlirValue rhs) {
   MlirValue ops[2] = {lhs, rhs};
@@ -222,15 +210,15 @@ static int64_t cmpf_code(const char *p) {
 
 MlirValue tcb_cmpi(tc_builder *b, const char *pred, MlirValue lhs, MlirValue rhs) {
   MlirValue ops[2] = {lhs, rhs};
-  MlirNamedAttribute na = tcb_named(
-      b->ctx, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 64), cmpi_code(pred)));
+  MlirNamedAttribute na =
+      tcb_named(b->ctx, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 64), cmpi_code(pred)));
   return tcb_op1(b, "arith.cmpi", i1_like(b->ctx, mlirValueGetType(lhs)), 2, ops, 1, &na);
 }
 
 MlirValue tcb_cmpf(tc_builder *b, const char *pred, MlirValue lhs, MlirValue rhs) {
   MlirValue ops[2] = {lhs, rhs};
-  MlirNamedAttribute na = tcb_named(
-      b->ctx, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 64), cmpf_code(pred)));
+  MlirNamedAttribute na =
+      tcb_named(b->ctx, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 64), cmpf_code(pred)));
   return tcb_op1(b, "arith.cmpf", i1_like(b->ctx, mlirValueGetType(lhs)), 2, ops, 1, &na);
 }
 

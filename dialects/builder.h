@@ -27,15 +27,12 @@ MlirType tcb_int_type(MlirContext ctx, unsigned width);
 MlirNamedAttribute tcb_named(MlirContext ctx, const char *name, MlirAttribute a);
 
 /* Creates an operation `name` at the insertion point. */
-MlirOperation tcb_op(tc_builder *b, const char *name, intptr_t nresults, const MlirType *results,
-                     intptr_t noperands, const MlirValue *operands, intptr_t nattrs,
-                     const MlirNamedAttribute *attrs);
+MlirOperation tcb_op(tc_builder *b, const char *name, intptr_t nresults, const MlirType *results, intptr_t noperands,
+                     const MlirValue *operands, intptr_t nattrs, const MlirNamedAttribute *attrs);
 /* Same with regions (taken over by the new operation). */
-MlirOperation tcb_op_regions(tc_builder *b, const char *name, intptr_t nresults,
-                             const MlirType *results, intptr_t noperands,
-                             const MlirValue *operands, intptr_t nattrs,
-                             const MlirNamedAttribute *attrs, intptr_t nregions,
-                             MlirRegion *regions);
+MlirOperation tcb_op_regions(tc_builder *b, const char *name, intptr_t nresults, const MlirType *results,
+                             intptr_t noperands, const MlirValue *operands, intptr_t nattrs,
+                             const MlirNamedAttribute *attrs, intptr_t nregions, MlirRegion *regions);
 /* scf.if cond at b with the given results: *then_b (and *else_b, when not NULL, which adds
  * an else block) are builders at the end of the new branch blocks; each branch must be
  * ended with an scf.yield by the caller. */
@@ -46,10 +43,11 @@ MlirOperation tcb_if(tc_builder *b, MlirValue cond, intptr_t nresults, const Mli
  * mid-walk. Returns false when out of memory. */
 bool tcb_collect(MlirOperation root, bool (*keep)(MlirOperation, void *), void *user, MlirOperation **ops, int *n);
 /* One-result shorthand. */
-MlirValue tcb_op1(tc_builder *b, const char *name, MlirType result, intptr_t noperands,
-                  const MlirValue *operands, intptr_t nattrs, const MlirNamedAttribute *attrs);
+MlirValue tcb_op1(tc_builder *b, const char *name, MlirType result, intptr_t noperands, const MlirValue *operands,
+                  intptr_t nattrs, const MlirNamedAttribute *attrs);
 /* A call of the LLVM intrinsic `intrin` (llvm.call_intrinsic, no operand bundles). */
-MlirValue tcb_intrinsic(tc_builder *b, const char *intrin, MlirType result, int32_t noperands, const MlirValue *operands);
+MlirValue tcb_intrinsic(tc_builder *b, const char *intrin, MlirType result, int32_t noperands,
+                        const MlirValue *operands);
 
 /* arith helpers */
 MlirValue tcb_const_int(tc_builder *b, MlirType type, int64_t v); /* int, index or splat vector/tensor */
@@ -66,11 +64,9 @@ MlirValue tcb_sext_i64(tc_builder *b, MlirValue v);
 /* Type queries */
 bool tcb_is_int(MlirType t);
 bool tcb_is_float(MlirType t);
-unsigned tcb_bitwidth(MlirType t); /* int or float; 0 otherwise */
+unsigned tcb_bitwidth(MlirType t);     /* int or float; 0 otherwise */
 MlirType tcb_element_type(MlirType t); /* of a shaped type; t itself otherwise */
 bool tcb_is_shaped(MlirType t);
-
-
 
 /* Prints t (or attribute a) into buf (truncated to n-1 chars, always terminated). */
 void tcb_type_str(MlirType t, char *buf, size_t n);

@@ -65,9 +65,7 @@ MlirType tile_tensor_type(MlirContext ctx, int rank, const int64_t *shape, MlirT
   return mlirRankedTensorTypeGet(rank, shape, elem, mlirAttributeGetNull());
 }
 
-static MlirAttribute i32_attr(MlirContext ctx, int64_t v) {
-  return mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), v);
-}
+static MlirAttribute i32_attr(MlirContext ctx, int64_t v) { return mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), v); }
 
 MlirValue tile_build_program_id(tc_builder *b, int axis) {
   MlirNamedAttribute a = tcb_named(b->ctx, "axis", i32_attr(b->ctx, axis));
@@ -125,8 +123,7 @@ static MlirNamedAttribute segments(MlirContext ctx, int n, const int32_t *sizes)
   return tcb_named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, n, sizes));
 }
 
-MlirValue tile_build_load(tc_builder *b, MlirValue ptr, MlirValue mask, MlirValue other,
-                          MlirType result) {
+MlirValue tile_build_load(tc_builder *b, MlirValue ptr, MlirValue mask, MlirValue other, MlirType result) {
   MlirValue ops[3];
   int n = 0;
   ops[n++] = ptr;
@@ -189,9 +186,7 @@ tile_op_id tile_op_of(MlirOperation op) {
   return tile_op_id_of_name(s.data + 5, s.length - 5);
 }
 
-const char *tile_op_name(tile_op_id id) {
-  return id > TILE_NOT_TILE && id < TILE_OP_COUNT ? op_table[id].full : NULL;
-}
+const char *tile_op_name(tile_op_id id) { return id > TILE_NOT_TILE && id < TILE_OP_COUNT ? op_table[id].full : NULL; }
 
 unsigned tile_op_traits(tile_op_id id) { return id < TILE_OP_COUNT ? op_table[id].traits : 0; }
 
@@ -257,8 +252,9 @@ MlirValue tile_build_sort(tc_builder *b, MlirValue x, bool descending, bool is_u
 }
 
 MlirValue tile_build_hint(tc_builder *b, MlirValue x, const char *kind, const int64_t *values, int n) {
-  MlirNamedAttribute at[2] = {tcb_named(b->ctx, "kind", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(kind))),
-                              tcb_named(b->ctx, "values", mlirDenseI64ArrayGet(b->ctx, n, values))};
+  MlirNamedAttribute at[2] = {
+      tcb_named(b->ctx, "kind", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(kind))),
+      tcb_named(b->ctx, "values", mlirDenseI64ArrayGet(b->ctx, n, values))};
   return tcb_op1(b, "tile.hint", mlirValueGetType(x), 1, &x, 2, at);
 }
 
@@ -306,7 +302,8 @@ MlirValue tile_build_atomic_rmw(tc_builder *b, const char *kind, MlirValue ptr, 
 void tile_build_print(tc_builder *b, MlirAttribute prefix, bool hex, intptr_t n, const MlirValue *values) {
   int32_t seg[8];
   for (int i = 0; i < 8; i++) seg[i] = i < n;
-  MlirNamedAttribute attrs[3] = {tcb_named(b->ctx, "prefix", prefix), tcb_named(b->ctx, "hex", mlirBoolAttrGet(b->ctx, hex)),
+  MlirNamedAttribute attrs[3] = {tcb_named(b->ctx, "prefix", prefix),
+                                 tcb_named(b->ctx, "hex", mlirBoolAttrGet(b->ctx, hex)),
                                  tcb_named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 8, seg))};
   tile_build_op(b, TILE_PRINT, 0, NULL, n, values, 3, attrs);
 }

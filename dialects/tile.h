@@ -30,8 +30,7 @@ MlirValue tile_build_bitcast(tc_builder *b, MlirValue v, MlirType to);
 MlirValue tile_build_ptr_to_int(tc_builder *b, MlirValue p, MlirType to);
 MlirValue tile_build_int_to_ptr(tc_builder *b, MlirValue v, MlirType to);
 /* mask and other may be null values. */
-MlirValue tile_build_load(tc_builder *b, MlirValue ptr, MlirValue mask, MlirValue other,
-                          MlirType result);
+MlirValue tile_build_load(tc_builder *b, MlirValue ptr, MlirValue mask, MlirValue other, MlirType result);
 void tile_build_store(tc_builder *b, MlirValue ptr, MlirValue value, MlirValue mask);
 /* result[..] = x permuted: result dim i is x's dim order[i]. */
 MlirValue tile_build_trans(tc_builder *b, MlirValue x, const int32_t *order, int rank, MlirType result);
@@ -60,11 +59,11 @@ void tile_build_assert(tc_builder *b, MlirValue cond, MlirAttribute message);
 
 /* ---- the op table (dialects/tile_ops.def) -------------------------------------------- */
 enum {
-  TILE_TRAIT_LAZY = 1,        /* pure, evaluated lane by lane where consumed */
-  TILE_TRAIT_MOVES_LANES = 2, /* result lanes read other operand lanes */
-  TILE_TRAIT_ROOT = 4,        /* runs its own loop nest over memory */
-  TILE_TRAIT_WRITES = 8,      /* writes memory */
-  TILE_TRAIT_PURE = 16,       /* reads no memory, runs no nest: a function of its operands */
+  TILE_TRAIT_LAZY = 1,          /* pure, evaluated lane by lane where consumed */
+  TILE_TRAIT_MOVES_LANES = 2,   /* result lanes read other operand lanes */
+  TILE_TRAIT_ROOT = 4,          /* runs its own loop nest over memory */
+  TILE_TRAIT_WRITES = 8,        /* writes memory */
+  TILE_TRAIT_PURE = 16,         /* reads no memory, runs no nest: a function of its operands */
   TILE_TRAIT_KEEPS_VALUES = 32, /* each result lane is a lane of operand 0, unchanged */
 };
 

@@ -33,16 +33,14 @@ static tilec_status *check_op(MlirOperation op) {
   tile_op_id k = tile_op_of(op);
   if (!k) return NULL;
   intptr_t nops = mlirOperationGetNumOperands(op);
-  MlirType r0 = mlirOperationGetNumResults(op) ? mlirValueGetType(mlirOperationGetResult(op, 0))
-                                                : (MlirType){NULL};
+  MlirType r0 = mlirOperationGetNumResults(op) ? mlirValueGetType(mlirOperationGetResult(op, 0)) : (MlirType){NULL};
   if (k == TILE_SPLAT) {
     if (!mlirTypeIsARankedTensor(r0)) return fail(op, "result must be a ranked tensor");
     if (!mlirTypeEqual(mlirShapedTypeGetElementType(r0), mlirValueGetType(mlirOperationGetOperand(op, 0))))
       return fail(op, "result element type differs from the scalar operand");
   } else if (k == TILE_RANGE) {
     int64_t s = tile_int_attr(op, "start", 0), e = tile_int_attr(op, "end", 0);
-    if (!mlirTypeIsARankedTensor(r0) || mlirShapedTypeGetRank(r0) != 1 ||
-        mlirShapedTypeGetDimSize(r0, 0) != e - s)
+    if (!mlirTypeIsARankedTensor(r0) || mlirShapedTypeGetRank(r0) != 1 || mlirShapedTypeGetDimSize(r0, 0) != e - s)
       return fail(op, "result must be tensor<(end - start) x i32>");
   } else if (k == TILE_ADDPTR) {
     MlirType p = mlirValueGetType(mlirOperationGetOperand(op, 0));
@@ -64,11 +62,9 @@ static tilec_status *check_op(MlirOperation op) {
       MlirType mt = mlirValueGetType(m);
       if (!same_shape(p, mt)) return fail(op, "mask shape differs from the pointer shape");
       MlirType me = tcb_element_type(mt);
-      if (!mlirTypeIsAInteger(me) || mlirIntegerTypeGetWidth(me) != 1)
-        return fail(op, "mask must be i1");
+      if (!mlirTypeIsAInteger(me) || mlirIntegerTypeGetWidth(me) != 1) return fail(op, "mask must be i1");
     }
-    if (is_load && !mlirValueIsNull(tile_load_other(op)) &&
-        !mlirTypeEqual(mlirValueGetType(tile_load_other(op)), v))
+    if (is_load && !mlirValueIsNull(tile_load_other(op)) && !mlirTypeEqual(mlirValueGetType(tile_load_other(op)), v))
       return fail(op, "'other' type differs from the result type");
   } else if (k == TILE_BROADCAST) {
     MlirType s = mlirValueGetType(mlirOperationGetOperand(op, 0));

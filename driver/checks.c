@@ -64,10 +64,22 @@ tilec_status *tilec_checks_from_env(uint32_t *out) {
 }
 
 const char *tc_checks_name(uint32_t bits) {
-  static const char *const names[16] = {
-      "none",       "bounds",            "nan",            "bounds,nan",           "races",      "bounds,races",
-      "nan,races",  "bounds,nan,races",  "init",           "bounds,init",          "nan,init",   "bounds,nan,init",
-      "races,init", "bounds,races,init", "nan,races,init", "bounds,nan,races,init"};
+  static const char *const names[16] = {"none",
+                                        "bounds",
+                                        "nan",
+                                        "bounds,nan",
+                                        "races",
+                                        "bounds,races",
+                                        "nan,races",
+                                        "bounds,nan,races",
+                                        "init",
+                                        "bounds,init",
+                                        "nan,init",
+                                        "bounds,nan,init",
+                                        "races,init",
+                                        "bounds,races,init",
+                                        "nan,races,init",
+                                        "bounds,nan,races,init"};
   return names[bits & TILEC_CHECKS_ALL];
 }
 

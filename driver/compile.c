@@ -3,14 +3,14 @@
  * In: kernel source + spec, or tile IR text. Out: IR text of a stage or a .so + header. */
 #include "tilec/tilec.h"
 
-#include "driver/compiler.h"
-#include "driver/checks.h"
 #include "conversion/lower.h"
-#include "driver/package.h"
 #include "conversion/pipeline.h"
 #include "dialects/tile.h"
-#include "runtime/files.h"
+#include "driver/checks.h"
+#include "driver/compiler.h"
+#include "driver/package.h"
 #include "frontend/frontend.h"
+#include "runtime/files.h"
 #include <mlir-c/BuiltinAttributes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,10 +60,11 @@ tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_com
   if (!st) st = tc_target_init(&c->target, c->target_name);
   if (!st) st = tc_target_set_gpu(&c->target, c->opts.arch, (int)c->opts.num_warps, c->opts.ptx_version);
   c->opts.arch = !st && c->target.is_nvptx ? c->target.cpu : NULL; /* the caller's strings are borrowed */
-  c->opts.ptx_version = NULL;                                       /* (kept as the target's features) */
+  c->opts.ptx_version = NULL;                                      /* (kept as the target's features) */
   if (!st && (c->target.is_nvptx || c->target.gpu_emulation) && (c->checks || c->opts.reference))
-    st = tilec_status_create(TILEC_ERROR_UNSUPPORTED,
-                             "--check-bounds, --check-nan, --check-races and --reference are not supported on nvptx yet");
+    st = tilec_status_create(
+        TILEC_ERROR_UNSUPPORTED,
+        "--check-bounds, --check-nan, --check-races and --reference are not supported on nvptx yet");
   /* The reference build processes one element per chunk: no vectors, no SLEEF (scalar
    * libm), a different path through the lowering than the optimized build. */
   if (!st && c->opts.reference) c->target.vector_bits = 32;
@@ -167,7 +168,8 @@ static void set_info_checks(const tilec_compiler *c, tc_kernel_info *info) {
 
 static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, MlirModule *m, tc_kernel_info *info) {
   if (!spec || (!spec->source && !spec->filename) || !spec->kernel)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel spec needs source (or a file name) and kernel name");
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "kernel spec needs source (or a file name) and kernel name");
   set_info_checks(c, info);
   c->notes[0] = 0;
   if (spec->source) {
@@ -187,7 +189,8 @@ static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, Mli
   return st;
 }
 
-tilec_status *tilec_compiler_emit(tilec_compiler *c, const tilec_kernel_spec *spec, tilec_stage stage, char **text_out) {
+tilec_status *tilec_compiler_emit(tilec_compiler *c, const tilec_kernel_spec *spec, tilec_stage stage,
+                                  char **text_out) {
   MlirModule m;
   tc_kernel_info *info = calloc(1, sizeof *info);
   if (!info) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
@@ -211,12 +214,12 @@ static tilec_status *check_outputs(const tilec_kernel_spec *specs, size_t n, con
     for (int k = 0; k < 2; k++)
       if (outs[k] && tilec_same_file(outs[k], in))
         return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                                   "output '%s' is the kernel source '%s'; refusing to overwrite an input",
-                                   outs[k], in);
+                                   "output '%s' is the kernel source '%s'; refusing to overwrite an input", outs[k],
+                                   in);
   }
   if (header_path && (tilec_same_file(so_path, header_path) || !strcmp(so_path, header_path)))
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "the library '%s' and the header '%s' are the same file", so_path, header_path);
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "the library '%s' and the header '%s' are the same file",
+                               so_path, header_path);
   return NULL;
 }
 
@@ -288,8 +291,7 @@ tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, const tilec_
   tilec_status *bad = check_outputs(specs, count, so_path, header_path);
   if (bad) return bad;
   if (count > TC_MAX_VARIANTS)
-    return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "more than %d specializations in one library",
-                               TC_MAX_VARIANTS);
+    return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "more than %d specializations in one library", TC_MAX_VARIANTS);
   tc_kernel_info *infos = calloc(count, sizeof *infos);
   tc_variant *vars = calloc(count, sizeof *vars);
   char (*symbols)[160] = calloc(count, sizeof *symbols);
@@ -298,8 +300,8 @@ tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, const tilec_
     MlirModule m;
     st = front(c, &specs[i], &m, &infos[i]);
     if (st) {
-      st = tilec_status_annotate(st, "specialization %zu (\"%s\")", i + 1,
-                                 specs[i].signature ? specs[i].signature : "");
+      st =
+          tilec_status_annotate(st, "specialization %zu (\"%s\")", i + 1, specs[i].signature ? specs[i].signature : "");
       break;
     }
     snprintf(symbols[i], sizeof symbols[i], "%s__v%zu", infos[i].name, i);
@@ -310,8 +312,7 @@ tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, const tilec_
     vars[i] = (tc_variant){&infos[i], symbols[i], obj, len};
   }
   if (!st)
-    st = tc_package_library_multi(vars, count, &c->target, specs[0].filename, so_path, header_path,
-                                  c->opts.debug_info);
+    st = tc_package_library_multi(vars, count, &c->target, specs[0].filename, so_path, header_path, c->opts.debug_info);
   for (size_t i = 0; vars && i < count; i++) free((char *)vars[i].object);
   free(vars);
   free(symbols);

@@ -14,11 +14,11 @@ struct tilec_compiler {
   tilec_compile_options opts; /* string fields point at the copies below */
   uint32_t checks;            /* TILEC_CHECKS_* instrumented: tc_checks_resolve(&opts), once */
   char target_name[32];
-  char *cache_dir_option;     /* copy of opts.cache_dir, or NULL */
+  char *cache_dir_option; /* copy of opts.cache_dir, or NULL */
   tc_target target;
-  MlirContext ctx;            /* created on first compile (compile.c: context) */
-  tc_jit_cache *jit;          /* created on first tilec_jit_compile */
-  char notes[4096];           /* tl.static_print output of the last front-end run */
+  MlirContext ctx;   /* created on first compile (compile.c: context) */
+  tc_jit_cache *jit; /* created on first tilec_jit_compile */
+  char notes[4096];  /* tl.static_print output of the last front-end run */
 };
 
 /* Resolves the disk cache directory (options, then the environment, read now). */

@@ -20,16 +20,14 @@ typedef struct dispatch_param {
 } dispatch_param;
 
 typedef struct dispatch_plan {
-  int nlaunch;                        /* parameters of KERNEL_launch */
+  int nlaunch; /* parameters of KERNEL_launch */
   dispatch_param launch[TC_MAX_PARAMS];
-  size_t order[TC_MAX_VARIANTS];      /* variants, most hints first */
-  char names[TC_MAX_VARIANTS][160];   /* descriptor names, by input index */
+  size_t order[TC_MAX_VARIANTS];                  /* variants, most hints first */
+  char names[TC_MAX_VARIANTS][160];               /* descriptor names, by input index */
   char hints[TC_MAX_VARIANTS][TC_MAX_PARAMS + 1]; /* 'd' / 'c' / 'a' per launch parameter */
 } dispatch_plan;
 
-static bool is_integer_dtype(tilec_dtype t) {
-  return t >= TILEC_DTYPE_I8 && t <= TILEC_DTYPE_U64;
-}
+static bool is_integer_dtype(tilec_dtype t) { return t >= TILEC_DTYPE_I8 && t <= TILEC_DTYPE_U64; }
 
 static bool same_runtime_type(const tc_kernel_param *a, const tc_kernel_param *b) {
   return a->kind == b->kind && a->dtype == b->dtype && a->pointer_depth == b->pointer_depth;
@@ -148,8 +146,10 @@ static void write_variant(FILE *f, const tc_variant *v, const char *desc_name, s
                           const char *source_file, bool emu) {
   const tc_kernel_info *info = v->info;
   int nargs = tc_stub_declare_kernel(f, v->symbol, info, false, emu);
-  fprintf(f, "static int __tilec_program_v%zu(void *const *args, const uint32_t pid[3], const uint32_t grid[3], "
-             "void *ctx) {\n  (void)ctx; (void)args;\n", tag);
+  fprintf(f,
+          "static int __tilec_program_v%zu(void *const *args, const uint32_t pid[3], const uint32_t grid[3], "
+          "void *ctx) {\n  (void)ctx; (void)args;\n",
+          tag);
   /* A failed device_assert unwinds the program back here (runtime/debug.c). */
   if (info->uses_assert)
     fprintf(f, "  jmp_buf jb;\n  tilec_rt_set_jmp(&jb);\n  if (setjmp(jb)) { tilec_rt_set_jmp(0); return 1; }\n");
@@ -191,7 +191,8 @@ static tilec_status *write_dispatch_stub(const char *path, const tc_variant *v, 
   char tdesc[256];
   tc_target_describe(target, tdesc, sizeof tdesc);
   for (size_t i = 0; i < n; i++) write_variant(f, &v[i], plan->names[i], i, tdesc, source_file, target->gpu_emulation);
-  fprintf(f, "__attribute__((visibility(\"default\"))) const uint32_t tilec_library_abi_version = TILEC_ABI_VERSION;\n");
+  fprintf(f,
+          "__attribute__((visibility(\"default\"))) const uint32_t tilec_library_abi_version = TILEC_ABI_VERSION;\n");
   fprintf(f, "__attribute__((visibility(\"default\"))) const tilec_kernel_desc *const tilec_kernels[] = {");
   for (size_t o = 0; o < n; o++) fprintf(f, "&tilec_desc_v%zu, ", plan->order[o]);
   fprintf(f, "0};\n");
@@ -228,8 +229,9 @@ static tilec_status *write_dispatch_stub(const char *path, const tc_variant *v, 
     if (!na) fprintf(f, "0");
     fprintf(f, "};\n    return tilec_kernel_launch_simple(&tilec_desc_v%zu, grid_x, grid_y, grid_z, args);\n  }\n", i);
   }
-  fprintf(f, "  default:\n    return tilec_rt_launch_refused(1, \"kernel '%s': no specialization accepts these "
-             "arguments (",
+  fprintf(f,
+          "  default:\n    return tilec_rt_launch_refused(1, \"kernel '%s': no specialization accepts these "
+          "arguments (",
           k);
   for (size_t o = 0; o < n; o++) {
     fprintf(f, "%s", o ? "; " : "");
@@ -243,8 +245,7 @@ static tilec_status *write_dispatch_stub(const char *path, const tc_variant *v, 
   return NULL;
 }
 
-static tilec_status *write_dispatch_header(const char *path, const tc_variant *v, size_t n,
-                                           const dispatch_plan *plan) {
+static tilec_status *write_dispatch_header(const char *path, const tc_variant *v, size_t n, const dispatch_plan *plan) {
   tilec_outfile o;
   tilec_status *st = NULL;
   FILE *f = tc_out_open(&o, path, &st);
@@ -254,7 +255,8 @@ static tilec_status *write_dispatch_header(const char *path, const tc_variant *v
           TILEC_VERSION_STRING, k, n);
   for (size_t o = 0; o < n; o++)
     fprintf(f, " *   %-40s \"%s\"\n", plan->names[plan->order[o]], v[plan->order[o]].info->signature);
-  fprintf(f, " */\n#ifndef TILEC_KERNEL_%s_H\n#define TILEC_KERNEL_%s_H\n\n#include <stdbool.h>\n#include <stdint.h>\n\n",
+  fprintf(f,
+          " */\n#ifndef TILEC_KERNEL_%s_H\n#define TILEC_KERNEL_%s_H\n\n#include <stdbool.h>\n#include <stdint.h>\n\n",
           k, k);
   fprintf(f, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
   tc_stub_tensordesc_type(f, v[0].info);
@@ -270,9 +272,8 @@ static tilec_status *write_dispatch_header(const char *path, const tc_variant *v
   return tc_out_close(&o, f, path);
 }
 
-tilec_status *tc_package_library_multi(const tc_variant *v, size_t n, const tc_target *target,
-                                       const char *source_file, const char *so_path, const char *header_path,
-                                       bool debug_info) {
+tilec_status *tc_package_library_multi(const tc_variant *v, size_t n, const tc_target *target, const char *source_file,
+                                       const char *so_path, const char *header_path, bool debug_info) {
   if (n == 0) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "no specializations to package");
   dispatch_plan *plan = calloc(1, sizeof *plan);
   if (!plan) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");

@@ -12,8 +12,8 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
-#include <stdbool.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,7 +164,8 @@ static void key_module_context(key_state *h, const tilec_kernel_spec *spec) {
       char *text = NULL;
       size_t len = 0;
       tilec_status *st = m->source ? NULL : tilec_file_read_source(m->filename, &text, &len);
-      if (m->source) tc_source_imports(m->filename, m->source, m->source_len ? m->source_len : strlen(m->source), hash_import, h);
+      if (m->source)
+        tc_source_imports(m->filename, m->source, m->source_len ? m->source_len : strlen(m->source), hash_import, h);
       else if (!st) tc_source_imports(m->filename, text, len, hash_import, h);
       tilec_status_destroy(st);
       free(text);
@@ -192,7 +193,7 @@ static jit_key cache_key(const tilec_compiler *c, const tilec_kernel_spec *spec)
   key_str(h, c->target.cpu);
   key_str(h, c->target.features);
   key_int(h, c->target.vector_bits);
-  key_int(h, c->target.num_warps);     /* nvptx, nvptx-emu: threads per program */
+  key_int(h, c->target.num_warps); /* nvptx, nvptx-emu: threads per program */
   key_int(h, c->target.gpu_emulation);
   key_str(h, c->opts.target);
   key_int(h, c->opts.opt_level);
@@ -246,8 +247,8 @@ typedef struct cache_entry {
 } cache_entry;
 
 struct tc_jit_cache {
-  char *dir; /* resolved disk cache directory; NULL: none */
-  bool swept; /* stale temporary files removed (once per compiler) */
+  char *dir;         /* resolved disk cache directory; NULL: none */
+  bool swept;        /* stale temporary files removed (once per compiler) */
   char *dir_problem; /* why there is none when one was wanted, for the warning */
   cache_entry *entries;
   size_t count, cap;
@@ -351,14 +352,11 @@ static char *check_entry(const char *path, jit_key key) {
   } else {
     trailer t;
     memcpy(&t, buf + len - sizeof t, sizeof t);
-    if (memcmp(t.magic, TRAILER_MAGIC, 8) != 0)
-      snprintf(why, sizeof why, "no tilec trailer (truncated?)");
-    else if (!key_equal(t.key, key))
-      snprintf(why, sizeof why, "written for key %s", key_format(t.key).s);
+    if (memcmp(t.magic, TRAILER_MAGIC, 8) != 0) snprintf(why, sizeof why, "no tilec trailer (truncated?)");
+    else if (!key_equal(t.key, key)) snprintf(why, sizeof why, "written for key %s", key_format(t.key).s);
     else if (t.body_size != len - sizeof t)
       snprintf(why, sizeof why, "size %zu, trailer says %llu", len - sizeof t, (unsigned long long)t.body_size);
-    else if (!key_equal(XXH3_128bits(buf, len - sizeof t), t.body_hash))
-      snprintf(why, sizeof why, "checksum mismatch");
+    else if (!key_equal(XXH3_128bits(buf, len - sizeof t), t.body_hash)) snprintf(why, sizeof why, "checksum mismatch");
   }
   free(buf);
   return why[0] ? strdup(why) : NULL;
@@ -396,7 +394,9 @@ static tilec_status *load_kernel(const char *path, const char *kernel, const cha
       l->gpu = (gpu_launch_fn)dlsym(h, "tilec_gpu_launch");
       dlclose(h);
     }
-    if (!l->gpu) st = tilec_status_create(TILEC_ERROR_ABI, "'%s': kernel '%s' has neither a CPU program nor a GPU launcher", path, kernel);
+    if (!l->gpu)
+      st = tilec_status_create(TILEC_ERROR_ABI, "'%s': kernel '%s' has neither a CPU program nor a GPU launcher", path,
+                               kernel);
   }
   if (!st && cache_path && !(l->cache_path = strdup(cache_path)))
     st = tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
@@ -548,8 +548,9 @@ static tilec_status *jit_lookup_or_build(tilec_compiler *c, const tilec_kernel_s
       bad = NULL;
     }
     if (bad) {
-      set_warning(warning, tilec_status_create(TILEC_ERROR_IO, "JIT cache entry '%s' was corrupt (%s) and has been rebuilt",
-                                               entry, bad));
+      set_warning(warning,
+                  tilec_status_create(TILEC_ERROR_IO, "JIT cache entry '%s' was corrupt (%s) and has been rebuilt",
+                                      entry, bad));
       free(bad);
     }
     if (!l) {

@@ -41,7 +41,8 @@ static void build_table(void) {
    * rand ... softmax only refuse x.NAME(...)), so its entry is the one a call compiles. */
   extern const char tilec_embedded_prelude[];
   tc_module *prelude = NULL;
-  tilec_status *st = tc_parse_module("<tilec prelude>", tilec_embedded_prelude, strlen(tilec_embedded_prelude), &prelude);
+  tilec_status *st =
+      tc_parse_module("<tilec prelude>", tilec_embedded_prelude, strlen(tilec_embedded_prelude), &prelude);
   if (st) {
     tilec_status_destroy(st); /* a broken prelude fails every compile; the unit tests see it */
   } else {

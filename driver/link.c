@@ -55,8 +55,7 @@ tilec_status *tc_cc_spawn(char *const argv[], const char *dir, tc_cc_job *j) {
 
 tilec_status *tc_cc_wait(tc_cc_job *j, const char *doing) {
   int status = 0;
-  while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) {}
   tilec_status *st = NULL;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     char msg[2048] = "";
@@ -162,8 +161,8 @@ static bool is_object(const char *path) {
  * libraries and leaves the runtime's symbols to be bound when the library is loaded by a
  * program linked against that target's libtilec-runtime: the host's runtime cannot be
  * linked into it. */
-static tilec_status *link_into(const char *stub, char **objs, size_t n, const tc_target *target,
-                               const char *so_path, bool debug_info, const char *dir) {
+static tilec_status *link_into(const char *stub, char **objs, size_t n, const tc_target *target, const char *so_path,
+                               bool debug_info, const char *dir) {
   char rt[4096], rtflag[4200], rpath[4200], target_flag[200];
   runtime_dir(rt, sizeof rt);
   snprintf(rtflag, sizeof rtflag, "-L%s", rt[0] ? rt : ".");
@@ -201,8 +200,8 @@ static tilec_status *link_into(const char *stub, char **objs, size_t n, const tc
 
 /* Links into a temporary file beside so_path and renames it into place: a failed link
  * leaves an existing library (or anything else at that path) as it was. */
-tilec_status *tc_link_objects(const char *stub, char **objs, size_t n, const tc_target *target,
-                                  const char *so_path, bool debug_info, const char *dir) {
+tilec_status *tc_link_objects(const char *stub, char **objs, size_t n, const tc_target *target, const char *so_path,
+                              bool debug_info, const char *dir) {
   tilec_outfile o;
   int err = tilec_outfile_begin(&o, so_path);
   if (err) return tilec_status_create(TILEC_ERROR_IO, "cannot write %s: %s", so_path, strerror(err));
@@ -212,4 +211,3 @@ tilec_status *tc_link_objects(const char *stub, char **objs, size_t n, const tc_
   tilec_outfile_end(&o);
   return st;
 }
-

@@ -64,7 +64,8 @@ void tc_package_free(tc_package *p) {
 tilec_status *tc_package_finish(tc_package *p, const char *object, size_t object_len, const char *so_path) {
   tilec_status *st = NULL;
   FILE *f = fopen(p->obj, "wb");
-  if (!f || fwrite(object, 1, object_len, f) != object_len) st = tilec_status_create(TILEC_ERROR_IO, "cannot write %s", p->obj);
+  if (!f || fwrite(object, 1, object_len, f) != object_len)
+    st = tilec_status_create(TILEC_ERROR_IO, "cannot write %s", p->obj);
   if (f) fclose(f);
   if (p->compiling) {
     p->compiling = false;

@@ -4,8 +4,8 @@
 #ifndef TILEC_DRIVER_PACKAGE_H
 #define TILEC_DRIVER_PACKAGE_H
 
-#include "target/target.h"
 #include "frontend/frontend.h"
+#include "target/target.h"
 #include "tilec/status.h"
 
 /* Packaging one kernel: begin (as soon as the front end has described the kernel) writes
@@ -36,8 +36,7 @@ typedef struct tc_variant {
 /* Checks that the variants differ only in :16 hints and integers fixed to 1, then writes
  * the dispatcher stub, links it with every object into so_path and writes header_path
  * (may be NULL). */
-tilec_status *tc_package_library_multi(const tc_variant *v, size_t n, const tc_target *target,
-                                       const char *source_file, const char *so_path, const char *header_path,
-                                       bool debug_info);
+tilec_status *tc_package_library_multi(const tc_variant *v, size_t n, const tc_target *target, const char *source_file,
+                                       const char *so_path, const char *header_path, bool debug_info);
 
 #endif

@@ -13,11 +13,11 @@
 #include "tilec/runtime.h"
 
 static const char *dtype_enum(tilec_dtype t) {
-  static const char *names[] = {"TILEC_DTYPE_INVALID", "TILEC_DTYPE_I1",   "TILEC_DTYPE_I8",    "TILEC_DTYPE_I16",
-                                "TILEC_DTYPE_I32",     "TILEC_DTYPE_I64",  "TILEC_DTYPE_U8",    "TILEC_DTYPE_U16",
-                                "TILEC_DTYPE_U32",     "TILEC_DTYPE_U64",  "TILEC_DTYPE_F16",   "TILEC_DTYPE_BF16",
-                                "TILEC_DTYPE_F32",     "TILEC_DTYPE_F64",  "TILEC_DTYPE_FP8E5", "TILEC_DTYPE_FP8E4NV",
-                                "TILEC_DTYPE_FP8E4B15", "TILEC_DTYPE_FP8E4B8", "TILEC_DTYPE_FP8E5B16"};
+  static const char *names[] = {
+      "TILEC_DTYPE_INVALID", "TILEC_DTYPE_I1",       "TILEC_DTYPE_I8",      "TILEC_DTYPE_I16",     "TILEC_DTYPE_I32",
+      "TILEC_DTYPE_I64",     "TILEC_DTYPE_U8",       "TILEC_DTYPE_U16",     "TILEC_DTYPE_U32",     "TILEC_DTYPE_U64",
+      "TILEC_DTYPE_F16",     "TILEC_DTYPE_BF16",     "TILEC_DTYPE_F32",     "TILEC_DTYPE_F64",     "TILEC_DTYPE_FP8E5",
+      "TILEC_DTYPE_FP8E4NV", "TILEC_DTYPE_FP8E4B15", "TILEC_DTYPE_FP8E4B8", "TILEC_DTYPE_FP8E5B16"};
   return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : names[0];
 }
 
@@ -60,11 +60,12 @@ void tc_stub_tensordesc_type(FILE *f, const tc_kernel_info *info) {
   bool any = false;
   for (int i = 0; i < info->nparams; i++) any |= info->params[i].kind == TILEC_PARAM_TENSORDESC;
   if (!any) return;
-  fprintf(f, "/* A tensor descriptor argument (tilec/abi.h): base address, shape and strides (in elements;\n"
-             " * the last stride must be 1) per dimension of the block, padding 0 (zeros) or 1 (NaN). */\n"
-             "#ifndef TILEC_TENSOR_DESCRIPTOR_DEFINED\n#define TILEC_TENSOR_DESCRIPTOR_DEFINED\n"
-             "typedef struct tilec_tensor_descriptor {\n  void *base;\n  int64_t shape[%d];\n  int64_t strides[%d];\n"
-             "  int64_t padding;\n} tilec_tensor_descriptor;\n#endif\n\n",
+  fprintf(f,
+          "/* A tensor descriptor argument (tilec/abi.h): base address, shape and strides (in elements;\n"
+          " * the last stride must be 1) per dimension of the block, padding 0 (zeros) or 1 (NaN). */\n"
+          "#ifndef TILEC_TENSOR_DESCRIPTOR_DEFINED\n#define TILEC_TENSOR_DESCRIPTOR_DEFINED\n"
+          "typedef struct tilec_tensor_descriptor {\n  void *base;\n  int64_t shape[%d];\n  int64_t strides[%d];\n"
+          "  int64_t padding;\n} tilec_tensor_descriptor;\n#endif\n\n",
           TILEC_TENSOR_DESC_MAX_RANK, TILEC_TENSOR_DESC_MAX_RANK);
 }
 
@@ -124,8 +125,10 @@ void tc_stub_args_array(FILE *f, const tc_kernel_info *info) {
  * compiled kernel's prototype. Returns the number of runtime parameters. */
 int tc_stub_declare_kernel(FILE *f, const char *symbol, const tc_kernel_info *info, bool extents, bool emu) {
   if (emu)
-    fprintf(f, "extern void __tilec_emu_launch_%s(void *const *, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, "
-               "uint32_t);\n", symbol);
+    fprintf(f,
+            "extern void __tilec_emu_launch_%s(void *const *, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, "
+            "uint32_t);\n",
+            symbol);
   fprintf(f, "extern void __tilec_kernel_%s(", symbol);
   int nargs = 0;
   for (int i = 0; i < info->nparams; i++) {
@@ -144,7 +147,7 @@ int tc_stub_declare_kernel(FILE *f, const char *symbol, const tc_kernel_info *in
  * kernel named `name` (tilec/abi.h), with tilec_program_<suffix> as its program, or none for
  * a GPU kernel. */
 void tc_stub_desc(FILE *f, const char *suffix, const char *name, const tc_kernel_info *info, const char *tdesc,
-                       const char *source_file, int nargs, bool program) {
+                  const char *source_file, int nargs, bool program) {
   fprintf(f, "static const tilec_param_desc tilec_params_%s[] = {\n", suffix);
   emit_param_rows(f, info);
   fprintf(f, "};\nstatic const tilec_kernel_desc tilec_desc_%s = {\n  TILEC_ABI_VERSION, sizeof(tilec_kernel_desc), ",
@@ -165,18 +168,20 @@ void tc_stub_desc(FILE *f, const char *suffix, const char *name, const tc_kernel
  * tilec_program_<K> as its program, or none for a GPU kernel), the ABI version and the
  * kernel table. */
 void tc_stub_library_tables(FILE *f, const tc_kernel_info *info, const tc_target *target, const char *source_file,
-                                 int nargs, bool program) {
+                            int nargs, bool program) {
   char tdesc[256];
   tc_target_describe(target, tdesc, sizeof tdesc);
   tc_stub_desc(f, info->name, info->name, info, tdesc, source_file, nargs, program);
-  fprintf(f, "__attribute__((visibility(\"default\"))) const uint32_t tilec_library_abi_version = TILEC_ABI_VERSION;\n");
-  fprintf(f, "__attribute__((visibility(\"default\"))) const tilec_kernel_desc *const tilec_kernels[] = "
-             "{&tilec_desc_%s, 0};\n",
+  fprintf(f,
+          "__attribute__((visibility(\"default\"))) const uint32_t tilec_library_abi_version = TILEC_ABI_VERSION;\n");
+  fprintf(f,
+          "__attribute__((visibility(\"default\"))) const tilec_kernel_desc *const tilec_kernels[] = "
+          "{&tilec_desc_%s, 0};\n",
           info->name);
 }
 
 tilec_status *tc_stub_write(const char *path, const tc_kernel_info *info, const tc_target *target,
-                                const char *source_file) {
+                            const char *source_file) {
   FILE *f = fopen(path, "w");
   if (!f) return tilec_status_create(TILEC_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
   const char *n = info->name;
@@ -187,28 +192,38 @@ tilec_status *tc_stub_write(const char *path, const tc_kernel_info *info, const 
   int nargs = tc_stub_declare_kernel(f, n, info, info->check_bounds, target->gpu_emulation);
   bool unwinds = info->uses_assert || info->check_bounds || info->check_nan;
   if (unwinds)
-    fprintf(f, "#include <setjmp.h>\nextern void tilec_rt_set_jmp(jmp_buf *);\nextern void tilec_rt_set_kernel(const void *);\n"
-               "static const tilec_kernel_desc tilec_desc_%s;\n", n);
+    fprintf(f,
+            "#include <setjmp.h>\nextern void tilec_rt_set_jmp(jmp_buf *);\nextern void tilec_rt_set_kernel(const void "
+            "*);\n"
+            "static const tilec_kernel_desc tilec_desc_%s;\n",
+            n);
   if (info->check_bounds) {
     /* -1: extent unknown, nothing checked for that argument */
     fprintf(f, "static const int64_t tilec_no_extents_%s[%d] = {", n, nargs ? nargs : 1);
     for (int i = 0; i < (nargs ? nargs : 1); i++) fprintf(f, "%s-1", i ? ", " : "");
     fprintf(f, "};\n");
   }
-  fprintf(f, "static int __tilec_program_%s(void *const *args, const uint32_t pid[3], const uint32_t grid[3], "
-             "void *ctx) {\n  (void)ctx; (void)args;\n", n);
+  fprintf(f,
+          "static int __tilec_program_%s(void *const *args, const uint32_t pid[3], const uint32_t grid[3], "
+          "void *ctx) {\n  (void)ctx; (void)args;\n",
+          n);
   if (info->check_bounds)
-    fprintf(f, "  const int64_t *ext = ctx && ((const tilec_program_ctx *)ctx)->extents ? "
-               "((const tilec_program_ctx *)ctx)->extents : tilec_no_extents_%s;\n", n);
+    fprintf(f,
+            "  const int64_t *ext = ctx && ((const tilec_program_ctx *)ctx)->extents ? "
+            "((const tilec_program_ctx *)ctx)->extents : tilec_no_extents_%s;\n",
+            n);
   /* A failed device_assert or bounds check unwinds the program back here (runtime/debug.c). */
   if (unwinds)
-    fprintf(f, "  jmp_buf jb;\n  tilec_rt_set_kernel(&tilec_desc_%s);\n  tilec_rt_set_jmp(&jb);\n"
-               "  if (setjmp(jb)) { tilec_rt_set_jmp(0); return 1; }\n", n);
+    fprintf(f,
+            "  jmp_buf jb;\n  tilec_rt_set_kernel(&tilec_desc_%s);\n  tilec_rt_set_jmp(&jb);\n"
+            "  if (setjmp(jb)) { tilec_rt_set_jmp(0); return 1; }\n",
+            n);
   tc_stub_kernel_call(f, n, info, target->gpu_emulation, info->check_bounds ? ", ext" : "");
   if (unwinds) fprintf(f, "  tilec_rt_set_jmp(0);\n");
   fprintf(f, "  return 0;\n}\n");
   tc_stub_library_tables(f, info, target, source_file, nargs, true);
-  fprintf(f, "__attribute__((visibility(\"default\"))) int %s_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z", n);
+  fprintf(f, "__attribute__((visibility(\"default\"))) int %s_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z",
+          n);
   tc_stub_params_proto(f, info);
   fprintf(f, ") {\n");
   tc_stub_args_array(f, info);

@@ -5,8 +5,8 @@
 #define EXAMPLES_JIT_COMMON_H
 
 #include <stdio.h>
-#include <time.h>
 #include <tilec/tilec.h>
+#include <time.h>
 
 /* Prints and destroys a failure; returns non-zero when there was one. */
 static int example_check(tilec_status *st, const char *what) {

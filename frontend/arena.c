@@ -19,13 +19,9 @@ struct tc_arena {
   tc_arena_chunk *head;
 };
 
-static size_t tc_round_up(size_t n) {
-  return (n + TC_ARENA_ALIGN - 1) & ~(size_t)(TC_ARENA_ALIGN - 1);
-}
+static size_t tc_round_up(size_t n) { return (n + TC_ARENA_ALIGN - 1) & ~(size_t)(TC_ARENA_ALIGN - 1); }
 
-static unsigned char *tc_chunk_data(tc_arena_chunk *c) {
-  return (unsigned char *)c + tc_round_up(sizeof *c);
-}
+static unsigned char *tc_chunk_data(tc_arena_chunk *c) { return (unsigned char *)c + tc_round_up(sizeof *c); }
 
 static tc_arena_chunk *tc_chunk_new(size_t cap) {
   size_t hdr = tc_round_up(sizeof(tc_arena_chunk));

@@ -64,7 +64,8 @@ bool cg_const_int(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, int6
     *out = v->i;
     return true;
   }
-  cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s must be a constexpr integer, got %s", what, v ? tv_kind_name(v) : "nothing");
+  cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s must be a constexpr integer, got %s", what,
+           v ? tv_kind_name(v) : "nothing");
   return false;
 }
 
@@ -76,8 +77,9 @@ bool cg_get_dtype(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, tc_t
   if (v && v->kind == TV_DTYPE) {
     char name[256];
     tv_dtype_name(v, name, sizeof name);
-    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s must be a scalar dtype (e.g. tl.float32), got the %s %s: its scalar type is %s",
-             what, v->ptr_block ? "block pointer type" : "block type", name,
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+             "%s must be a scalar dtype (e.g. tl.float32), got the %s %s: its scalar type is %s", what,
+             v->ptr_block ? "block pointer type" : "block type", name,
              v->ptr_block ? ".element_ty.element_ty" : ".element_ty");
     return false;
   }
@@ -111,10 +113,10 @@ bool cg_get_shape(tc_cg *cg, const tc_val *v, tc_loc loc, int *rank, int64_t *sh
     numel *= shape[i];
   }
   if (numel > TC_MAX_NUMEL) {
-    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a tile has at most %d elements, this one %lld", TC_MAX_NUMEL, (long long)numel);
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a tile has at most %d elements, this one %lld", TC_MAX_NUMEL,
+             (long long)numel);
     return false;
   }
   *rank = v->nitems;
   return true;
 }
-

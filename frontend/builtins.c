@@ -16,8 +16,8 @@
 
 /* ---- the registry --------------------------------------------------------------------- */
 
-static const cg_builtin *const families[] = {cg_builtins_core,   cg_builtins_math,       cg_builtins_tile,
-                                             cg_builtins_atomic, cg_builtins_block,      cg_builtins_descriptor,
+static const cg_builtin *const families[] = {cg_builtins_core,   cg_builtins_math,  cg_builtins_tile,
+                                             cg_builtins_atomic, cg_builtins_block, cg_builtins_descriptor,
                                              cg_builtins_debug,  cg_builtins_api};
 
 #define MAX_BUILTINS 512 /* rows of all families (a unit test checks they all fit) */
@@ -60,7 +60,8 @@ tc_val cg_builtin_not_yet(tc_cg *cg, const cg_builtin *b, tc_loc loc) {
 }
 
 tc_val cg_builtin_call(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
-  if (!b->fn) return b->data ? cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "%s", b->data) : cg_builtin_not_yet(cg, b, loc);
+  if (!b->fn)
+    return b->data ? cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "%s", b->data) : cg_builtin_not_yet(cg, b, loc);
   if (b->sig.params && !cg_check_args(cg, a, &b->sig, b->min_args, loc)) return (tc_val){0};
   return b->fn(cg, b, a, loc);
 }
@@ -73,14 +74,16 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
   if (!strncmp(full, "dtype.", 6)) return cg_dtype_method(cg, name, a, loc);
   if (!strncmp(full, "py.", 3)) {
     const cg_builtin *b = cg_py_builtin_find(name);
-    if (!b) return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "the Python builtin '%s' is not supported in kernels", name);
+    if (!b)
+      return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "the Python builtin '%s' is not supported in kernels", name);
     return cg_builtin_call(cg, b, a, loc);
   }
   if (!strcmp(full, "tl.tuple")) { /* tl.tuple(iterable): Triton's tuple of those values */
     if (a->nkw || a->nargs > 1) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.tuple() takes one tuple or list");
     if (!a->nargs) return (tc_val){.kind = TV_TUPLE};
     if (a->args[0].kind != TV_TUPLE)
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.tuple() takes a tuple or list, got %s", tv_kind_name(&a->args[0]));
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.tuple() takes a tuple or list, got %s",
+                      tv_kind_name(&a->args[0]));
     tc_val t = a->args[0];
     t.s = NULL; /* a plain tuple: a NamedTuple's field names are not kept */
     t.slen = 0;
@@ -124,7 +127,8 @@ tc_val cg_module_attr(tc_cg *cg, const tc_val *m, const char *attr, tc_loc loc) 
     if (!strcmp(attr, "libdevice")) return module("libdevice");
     if (!strcmp(mn, "tl.extra") && (!strcmp(attr, "cuda") || !strcmp(attr, "cpu") || !strcmp(attr, "hip")))
       return module("tl.extra.backend");
-    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'%s.%s' is not supported (tilec has the extra.libdevice functions)",
+    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
+                    "'%s.%s' is not supported (tilec has the extra.libdevice functions)",
                     !strcmp(mn, "tl.extra") ? "tl.extra" : "tl.extra.<backend>", attr);
   }
   if (!strcmp(mn, "libdevice")) {
@@ -212,7 +216,8 @@ static tc_val load(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
     m = cg_mask(cg, mask, "tl.load", loc);
     if (cg->err) return m;
     if (rank == 0 && m.rank > 0)
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Mask argument cannot be block type if pointer argument is not a block");
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                      "Mask argument cannot be block type if pointer argument is not a block");
     tc_val cur = tv_tensor((MlirValue){NULL}, elem, rank, shape);
     if (!cg_broadcast_shapes(cg, &cur, &m, &rank, shape, loc)) return (tc_val){0};
   }
@@ -221,7 +226,8 @@ static tc_val load(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
     o = cg_cast(cg, *other, elem, false, loc);
     if (cg->err) return o;
     if (ptr.rank == 0 && o.rank > 0)
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Other argument cannot be block type if pointer argument is not a block");
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                      "Other argument cannot be block type if pointer argument is not a block");
     tc_val cur = tv_tensor((MlirValue){NULL}, elem, rank, shape);
     if (!cg_broadcast_shapes(cg, &cur, &o, &rank, shape, loc)) return (tc_val){0};
   }
@@ -241,7 +247,8 @@ static tc_val store(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) 
   tc_val *mask = cg_arg(a, &s, "mask");
   tc_val *bc = cg_arg(a, &s, "boundary_check");
   if (ptr.kind == TV_BLOCKPTR) {
-    if (!cg_is_none(mask)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.store of a block pointer takes boundary_check, not mask");
+    if (!cg_is_none(mask))
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.store of a block pointer takes boundary_check, not mask");
     cg_block_store(cg, &ptr, val, bc, loc);
     return tv_none();
   }
@@ -264,14 +271,16 @@ static tc_val store(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) 
   int64_t shape[TC_MAX_RANK];
   memcpy(shape, ptr.shape, sizeof shape);
   if (rank == 0 && val.rank > 0)
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Value argument cannot be block type if pointer argument is not a block");
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                    "Value argument cannot be block type if pointer argument is not a block");
   if (!cg_broadcast_check(cg, &val, rank, shape, loc)) return (tc_val){0};
   tc_val m = {0};
   if (!cg_is_none(mask)) {
     m = cg_mask(cg, mask, "tl.store", loc);
     if (cg->err) return m;
     if (rank == 0 && m.rank > 0)
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Mask argument cannot be block type if pointer argument is not a block");
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                      "Mask argument cannot be block type if pointer argument is not a block");
     if (!cg_broadcast_check(cg, &m, rank, shape, loc)) return (tc_val){0};
   }
   ptr = cg_broadcast_to(cg, ptr, rank, shape, loc);
@@ -288,7 +297,8 @@ static tc_val store(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) 
 static tc_val program_id(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
   int64_t axis;
   if (!cg_const_int(cg, cg_arg(a, &b->sig, "axis"), "axis", loc, &axis)) return (tc_val){0};
-  if (axis < 0 || axis > 2) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "program_id axis must be 0, 1, or 2 but got %lld", (long long)axis);
+  if (axis < 0 || axis > 2)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "program_id axis must be 0, 1, or 2 but got %lld", (long long)axis);
   MlirValue v = !strcmp(b->name, "program_id") ? tile_build_program_id(&cg->b, (int)axis)
                                                : tile_build_num_programs(&cg->b, (int)axis);
   return tv_tensor(v, tc_ty_make(TILEC_DTYPE_I32), 0, NULL);
@@ -303,9 +313,10 @@ static tc_val arange(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc)
   if (n <= 0 || (n & (n - 1)))
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.arange's range must be a power of two, got %lld", (long long)n);
   if (n > TC_MAX_NUMEL)
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a tile has at most %d elements, tl.arange asks for %lld", TC_MAX_NUMEL,
-                    (long long)n);
-  if (st < INT32_MIN || en > INT32_MAX) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.arange bounds must fit in int32");
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a tile has at most %d elements, tl.arange asks for %lld",
+                    TC_MAX_NUMEL, (long long)n);
+  if (st < INT32_MIN || en > INT32_MAX)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.arange bounds must fit in int32");
   return tv_tensor(tile_build_range(&cg->b, (int32_t)st, (int32_t)en), tc_ty_make(TILEC_DTYPE_I32), 1, &n);
 }
 
@@ -315,7 +326,8 @@ static tc_val where(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) 
 
 /* x.logical_and(y) / x.logical_or(y): Triton's tensor methods, on the operands as booleans */
 static tc_val logical(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
-  return cg_logical(cg, !strcmp(b->name, "logical_and"), *cg_arg(a, &b->sig, "input"), *cg_arg(a, &b->sig, "other"), loc);
+  return cg_logical(cg, !strcmp(b->name, "logical_and"), *cg_arg(a, &b->sig, "input"), *cg_arg(a, &b->sig, "other"),
+                    loc);
 }
 
 static tc_val cdiv(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
@@ -351,7 +363,8 @@ static tc_val full(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
   int rank;
   int64_t shape[TC_MAX_RANK];
   tc_ty ty;
-  if (!cg_get_shape(cg, cg_arg(a, s, "shape"), loc, &rank, shape) || !cg_get_dtype(cg, cg_arg(a, s, "dtype"), "dtype", loc, &ty))
+  if (!cg_get_shape(cg, cg_arg(a, s, "shape"), loc, &rank, shape) ||
+      !cg_get_dtype(cg, cg_arg(a, s, "dtype"), "dtype", loc, &ty))
     return (tc_val){0};
   tc_val *value = cg_arg(a, s, "value"); /* NULL: tl.zeros, which has no such parameter */
   tc_val sc = cg_cast(cg, value ? *value : tv_int(0), ty, false, loc);
@@ -422,9 +435,11 @@ static tc_val pointer_type(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_lo
   return tv_dtype(t);
 }
 
-static const char *const p_load[] = {"pointer", "mask", "other", "boundary_check", "padding_option", "cache_modifier",
-                                     "eviction_policy", "volatile", NULL};
-static const char *const p_store[] = {"pointer", "value", "mask", "boundary_check", "cache_modifier", "eviction_policy", NULL};
+static const char *const p_load[] = {"pointer",         "mask",           "other",
+                                     "boundary_check",  "padding_option", "cache_modifier",
+                                     "eviction_policy", "volatile",       NULL};
+static const char *const p_store[] = {"pointer",        "value",           "mask", "boundary_check",
+                                      "cache_modifier", "eviction_policy", NULL};
 static const char *const p_axis[] = {"axis", NULL};
 static const char *const p_arange[] = {"start", "end", NULL};
 static const char *const p_where[] = {"condition", "x", "y", NULL};
@@ -499,7 +514,9 @@ tc_val cg_tensor_attr(tc_cg *cg, const tc_val *t, const char *attr, tc_loc loc) 
   /* Triton: a tile's type is block_type(dtype, shape), a scalar's its dtype */
   if (!strcmp(attr, "type")) return t->rank ? tv_block_type(t->ty, t->rank, t->shape) : tv_dtype(t->ty);
   /* Triton's tensor methods that the prelude writes in the kernel language */
-  static const struct { const char *method, *fn; } prelude_methods[] = {{"softmax", "softmax"}, {"item", "_tensor_item"}};
+  static const struct {
+    const char *method, *fn;
+  } prelude_methods[] = {{"softmax", "softmax"}, {"item", "_tensor_item"}};
   for (size_t i = 0; cg->prelude && i < sizeof prelude_methods / sizeof prelude_methods[0]; i++)
     if (!strcmp(attr, prelude_methods[i].method)) {
       const tc_func *f = tc_module_find(cg->prelude, prelude_methods[i].fn);

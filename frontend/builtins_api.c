@@ -12,9 +12,16 @@
 static tc_val cls(const char *name) { return (tc_val){.kind = TV_BUILTIN, .name = name}; }
 
 /* Classes a kernel may name (isinstance, annotations); calling one is an error. */
-static const char *const classes[] = {"tl.tensor", "tl.dtype", "tl.tuple", "tl.tensor_descriptor",
-                                      "tl.tensor_descriptor_base", "tl.block_type", "tl.pointer_type_class",
-                                      "tl.const", "tl.constexpr_type", "tl.slice"};
+static const char *const classes[] = {"tl.tensor",
+                                      "tl.dtype",
+                                      "tl.tuple",
+                                      "tl.tensor_descriptor",
+                                      "tl.tensor_descriptor_base",
+                                      "tl.block_type",
+                                      "tl.pointer_type_class",
+                                      "tl.const",
+                                      "tl.constexpr_type",
+                                      "tl.slice"};
 
 bool cg_api_is_class(const char *name) {
   for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
@@ -47,14 +54,17 @@ bool cg_api_module_attr(tc_cg *cg, const char *module, const char *attr, tc_loc 
     return true;
   }
   if (!strcmp(attr, "void")) {
-    *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.void is not a value type in tilec (only inline assembly returns it)");
+    *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
+                    "tl.void is not a value type in tilec (only inline assembly returns it)");
     return true;
   }
   if (!strcmp(attr, "target_info")) {
     *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.target_info queries GPU targets; it is not supported on CPU");
     return true;
   }
-  static const struct { const char *attr, *cls; } named[] = {
+  static const struct {
+    const char *attr, *cls;
+  } named[] = {
       {"tensor", "tl.tensor"},
       {"dtype", "tl.dtype"},
       {"tuple", "tl.tuple"},
@@ -83,7 +93,8 @@ static bool instance_of(const tc_val *x, const tc_val *c, bool *known) {
     if (!strcmp(n, "tl.tensor")) return x->kind == TV_TENSOR;
     if (!strcmp(n, "tl.dtype")) return x->kind == TV_DTYPE;
     if (!strcmp(n, "tl.block_type")) return x->kind == TV_DTYPE && x->rank && !x->ptr_block;
-    if (!strcmp(n, "tl.pointer_type")) return x->kind == TV_DTYPE && (x->ptr_block || (!x->rank && tc_ty_is_ptr(x->ty)));
+    if (!strcmp(n, "tl.pointer_type"))
+      return x->kind == TV_DTYPE && (x->ptr_block || (!x->rank && tc_ty_is_ptr(x->ty)));
     if (!strcmp(n, "tl.tuple")) return x->kind == TV_TUPLE;
     if (!strcmp(n, "tl.tensor_descriptor") || !strcmp(n, "tl.tensor_descriptor_base")) return x->kind == TV_TDESC;
     if (!strcmp(n, "py.int")) return x->kind == TV_INT || x->kind == TV_BOOL; /* bool subclasses int */
@@ -99,7 +110,8 @@ static bool instance_of(const tc_val *x, const tc_val *c, bool *known) {
 
 tc_val cg_api_isinstance(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
   (void)b;
-  if (a->nargs != 2 || a->nkw) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "isinstance() takes 2 positional arguments");
+  if (a->nargs != 2 || a->nkw)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "isinstance() takes 2 positional arguments");
   const tc_val *x = &a->args[0], *c = &a->args[1];
   const tc_val *cs = c->kind == TV_TUPLE ? c->items : c;
   int n = c->kind == TV_TUPLE ? c->nitems : 1;
@@ -124,7 +136,8 @@ static tc_val to_tensor(tc_cg *cg, const tc_val *x, tc_loc loc) {
   if (x->kind == TV_TENSOR) return *x;
   if (x->kind == TV_FLOAT && isfinite(x->f) && fabs(x->f) > 3.4028234663852886e38)
     return cg_constant(cg, tc_ty_make(TILEC_DTYPE_F64), x->f, 0, 0, NULL);
-  if (!tv_is_number(x)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.to_tensor expects a number, got %s", tv_kind_name(x));
+  if (!tv_is_number(x))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.to_tensor expects a number, got %s", tv_kind_name(x));
   return cg_to_tensor(cg, x, loc);
 }
 
@@ -192,10 +205,12 @@ static tc_val arith(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) 
 static tc_val map_elementwise(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
   (void)b;
   if (a->nargs < 2 || a->args[0].kind != TV_JITFN)
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.map_elementwise(scalar_fn, *args) needs a @triton.jit function and tensors");
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                    "tl.map_elementwise(scalar_fn, *args) needs a @triton.jit function and tensors");
   for (int k = 0; k < a->nkw; k++)
     if (strcmp(a->kwnames[k], "pack"))
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.map_elementwise() got an unexpected keyword argument '%s'", a->kwnames[k]);
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.map_elementwise() got an unexpected keyword argument '%s'",
+                      a->kwnames[k]);
   /* broadcast the operands to one shape, then run the function on whole tiles: tiles are
    * elementwise already, so this is the same map as long as the function has no runtime
    * control flow on its scalars (that needs a per-element loop tilec does not build). */
@@ -227,7 +242,8 @@ static tc_val descriptor_fn(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_l
   bool store = !strcmp(b->name, "store_tensor_descriptor");
   const cg_sig s = b->sig;
   tc_val d = *cg_arg(a, &s, "desc");
-  if (d.kind != TV_TDESC) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s expects a tensor descriptor, got %s", s.fn, tv_kind_name(&d));
+  if (d.kind != TV_TDESC)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s expects a tensor descriptor, got %s", s.fn, tv_kind_name(&d));
   tc_val args[3] = {d, *cg_arg(a, &s, "offsets"), store ? *cg_arg(a, &s, "value") : tv_none()};
   tc_callargs ca = {.args = args, .nargs = store ? 3 : 2};
   return cg_tdesc_method(cg, store ? "store" : "load", &ca, loc);
@@ -265,7 +281,8 @@ const cg_builtin cg_builtins_api[] = {
     {"load_tensor_descriptor", descriptor_fn, {"tl.load_tensor_descriptor", p_load_desc}, 2, NULL},
     {"store_tensor_descriptor", descriptor_fn, {"tl.store_tensor_descriptor", p_store_desc}, 3, NULL},
     REFUSED("atomic_poll", "tl.atomic_poll (spin-wait with a timeout) is not supported"),
-    REFUSED("inline_asm_elementwise", "tl.inline_asm_elementwise runs GPU assembly (PTX/AMDGCN); it is not supported on CPU"),
+    REFUSED("inline_asm_elementwise",
+            "tl.inline_asm_elementwise runs GPU assembly (PTX/AMDGCN); it is not supported on CPU"),
     REFUSED("dot_scaled", "tl.dot_scaled (microscaling formats) is not supported"),
     REFUSED("bitonic_merge", "tl.bitonic_merge is not supported (use tl.sort)"),
     {NULL, NULL, {NULL, NULL}, 0, NULL},

@@ -44,7 +44,8 @@ static tc_val rmw(tc_cg *cg, const char *kind, tc_val ptr, tc_val val, const tc_
  * where LLVM's fmax would ignore NaNs. Each lane runs one of the two atomics. */
 static tc_val float_minmax(tc_cg *cg, bool is_max, tc_val ptr, tc_val val, const tc_val *mask, tc_loc loc) {
   bool w64 = tc_ty_bits(val.ty) == 64;
-  tc_ty it = tc_ty_make(w64 ? TILEC_DTYPE_I64 : TILEC_DTYPE_I32), ut = tc_ty_make(w64 ? TILEC_DTYPE_U64 : TILEC_DTYPE_U32);
+  tc_ty it = tc_ty_make(w64 ? TILEC_DTYPE_I64 : TILEC_DTYPE_I32),
+        ut = tc_ty_make(w64 ? TILEC_DTYPE_U64 : TILEC_DTYPE_U32);
   tc_ty ipt = it, upt = ut;
   ipt.ptr_depth = upt.ptr_depth = 1;
   tc_val iv = cg_cast(cg, val, it, true, loc), uv = cg_cast(cg, val, ut, true, loc);
@@ -66,12 +67,12 @@ static tc_val atomic(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc)
   const char *name = b->name, *op = name + 7, *fn = b->sig.fn;
   bool cas = !strcmp(op, "cas");
   const cg_sig s = b->sig;
-  if (!sem_ok(cg, cg_arg(a, &s, "sem"), "sem", loc) || !sem_ok(cg, cg_arg(a, &s, "scope"), "scope", loc)) return (tc_val){0};
+  if (!sem_ok(cg, cg_arg(a, &s, "sem"), "sem", loc) || !sem_ok(cg, cg_arg(a, &s, "scope"), "scope", loc))
+    return (tc_val){0};
   tc_val ptr = *cg_arg(a, &s, "pointer");
   if (ptr.kind != TV_TENSOR || !tc_ty_is_ptr(ptr.ty))
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s expects a pointer or a tile of pointers", fn);
-  if (ptr.ty.is_const)
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Cannot store to a constant pointer");
+  if (ptr.ty.is_const) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Cannot store to a constant pointer");
   tc_ty elem = ptr.ty;
   elem.ptr_depth--;
   elem.is_const = false;
@@ -81,14 +82,15 @@ static tc_val atomic(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc)
   tc_ty_name(elem, en, sizeof en);
   if (tc_ty_is_ptr(elem) || tc_ty_is_bool(elem) || tc_ty_bits(elem) < 16 ||
       (tc_ty_bits(elem) == 16 && !tc_ty_is_float(elem) && !cas)) {
-    if (cas) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "atomic_cas only supports elements with width {16, 32, 64}, not %s", en);
+    if (cas)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                      "atomic_cas only supports elements with width {16, 32, 64}, not %s", en);
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s does not support %s", name, en);
   }
   if (!cas && tc_ty_bits(elem) == 16 && strcmp(op, "add"))
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s does not support %s (only atomic_add does)", name, en);
   const char *kind = cas ? "cas" : rmw_kind(op, elem);
-  if (!kind)
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s is not defined on floating-point values", fn);
+  if (!kind) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s is not defined on floating-point values", fn);
   tc_val val = cg_cast(cg, *cg_arg(a, &s, "val"), elem, false, loc);
   tc_val cmp = cas ? cg_cast(cg, *cg_arg(a, &s, "cmp"), elem, false, loc) : (tc_val){0};
   tc_val *maskp = cas ? NULL : cg_arg(a, &s, "mask");
@@ -100,8 +102,11 @@ static tc_val atomic(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc)
   int64_t shape[TC_MAX_RANK];
   memcpy(shape, ptr.shape, sizeof shape);
   if (rank == 0 && (val.rank > 0 || (cas && cmp.rank > 0) || (!cg_is_none(maskp) && mask.rank > 0)))
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: %s cannot be a block if the pointer argument is not a block", fn,
-                    val.rank > 0 ? "the value" : cas ? "cmp" : "the mask");
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: %s cannot be a block if the pointer argument is not a block",
+                    fn,
+                    val.rank > 0 ? "the value"
+                    : cas        ? "cmp"
+                                 : "the mask");
   if (!cg_broadcast_check(cg, &val, rank, shape, loc)) return (tc_val){0};
   if (cas && !cg_broadcast_check(cg, &cmp, rank, shape, loc)) return (tc_val){0};
   if (!cg_is_none(maskp) && !cg_broadcast_check(cg, &mask, rank, shape, loc)) return (tc_val){0};
@@ -128,6 +133,12 @@ static const char *const p_cas[] = {"pointer", "cmp", "val", "sem", "scope", NUL
 
 const cg_builtin cg_builtins_atomic[] = {
     {"atomic_cas", atomic, {"tl.atomic_cas", p_cas}, 3, NULL},
-    RMW("xchg"), RMW("add"), RMW("max"), RMW("min"), RMW("and"), RMW("or"), RMW("xor"),
+    RMW("xchg"),
+    RMW("add"),
+    RMW("max"),
+    RMW("min"),
+    RMW("and"),
+    RMW("or"),
+    RMW("xor"),
     {NULL, NULL, {NULL, NULL}, 0, NULL},
 };

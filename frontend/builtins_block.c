@@ -56,14 +56,15 @@ static tc_val advance(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc
   tc_val r = bp;
   r.items = items_of(cg, bp.nitems);
   memcpy(r.items, bp.items, sizeof(tc_val) * (size_t)bp.nitems);
-  for (int i = 0; i < bp.rank; i++) r.items[1 + 2 * bp.rank + i] = cg_binary(cg, TC_OP_ADD, bp.items[1 + 2 * bp.rank + i], d[i], loc);
+  for (int i = 0; i < bp.rank; i++)
+    r.items[1 + 2 * bp.rank + i] = cg_binary(cg, TC_OP_ADD, bp.items[1 + 2 * bp.rank + i], d[i], loc);
   return r;
 }
 
 /* Pointer tile and boundary mask of a block at `offs` (rank scalars). check: bitmask of
  * dims to bound-check. */
 bool cg_block_tile(tc_cg *cg, tc_val base, int rank, const int64_t *bshape, const tc_val *shape, const tc_val *strides,
-                       const tc_val *offs, unsigned check, tc_val *ptrs, tc_val *mask, tc_loc loc) {
+                   const tc_val *offs, unsigned check, tc_val *ptrs, tc_val *mask, tc_loc loc) {
   tc_val p = cg_broadcast_to(cg, base, rank, bshape, loc);
   tc_val m = {0};
   bool have_mask = false;
@@ -76,10 +77,13 @@ bool cg_block_tile(tc_cg *cg, tc_val base, int rank, const int64_t *bshape, cons
     MlirType t1 = cg_tensor_type(cg, idx.ty, rank, s1);
     if (rank > 1) idx = tv_tensor(tile_build_reshape(&cg->b, idx.v, t1), idx.ty, rank, s1);
     idx = cg_broadcast_to(cg, idx, rank, bshape, loc);
-    p = cg_binary(cg, TC_OP_ADD, p, cg_binary(cg, TC_OP_MUL, cg_cast(cg, idx, tc_ty_make(TILEC_DTYPE_I64), false, loc), strides[d], loc), loc);
+    p = cg_binary(cg, TC_OP_ADD, p,
+                  cg_binary(cg, TC_OP_MUL, cg_cast(cg, idx, tc_ty_make(TILEC_DTYPE_I64), false, loc), strides[d], loc),
+                  loc);
     if (check & (1u << d)) {
-      tc_val in = cg_logical(cg, true, cg_compare(cg, TC_CMP_GE, idx, tv_int(0), loc),
-                             cg_compare(cg, TC_CMP_LT, cg_cast(cg, idx, tc_ty_make(TILEC_DTYPE_I64), false, loc), shape[d], loc), loc);
+      tc_val in = cg_logical(
+          cg, true, cg_compare(cg, TC_CMP_GE, idx, tv_int(0), loc),
+          cg_compare(cg, TC_CMP_LT, cg_cast(cg, idx, tc_ty_make(TILEC_DTYPE_I64), false, loc), shape[d], loc), loc);
       m = have_mask ? cg_logical(cg, true, m, in, loc) : in;
       have_mask = true;
     }
@@ -106,11 +110,13 @@ static bool check_dims(tc_cg *cg, const tc_val *bc, int rank, unsigned *out, tc_
 
 static tc_val padding_value(tc_cg *cg, const tc_val *pad, tc_ty elem, tc_loc loc) {
   if (pad && pad->kind == TV_STR && pad->slen == 3 && !memcmp(pad->s, "nan", 3)) {
-    if (!tc_ty_is_float(elem)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "padding_option='nan' needs a float pointer");
+    if (!tc_ty_is_float(elem))
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "padding_option='nan' needs a float pointer");
     return tv_float(NAN);
   }
   if (pad && pad->kind == TV_STR && pad->slen && !(pad->slen == 4 && !memcmp(pad->s, "zero", 4)))
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "padding_option must be '', 'zero' or 'nan', got '%.*s'", (int)pad->slen, pad->s);
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "padding_option must be '', 'zero' or 'nan', got '%.*s'",
+                    (int)pad->slen, pad->s);
   return tv_int(0);
 }
 
@@ -143,8 +149,8 @@ tc_val cg_block_load(tc_cg *cg, const tc_val *bp, const tc_val *boundary_check, 
   if (!check_dims(cg, boundary_check, bp->rank, &check, loc)) return (tc_val){0};
   tc_val ptrs, mask;
   int r = bp->rank;
-  if (!cg_block_tile(cg, bp->items[0], r, bp->shape, bp->items + 1, bp->items + 1 + r, bp->items + 1 + 2 * r, check, &ptrs,
-                  &mask, loc))
+  if (!cg_block_tile(cg, bp->items[0], r, bp->shape, bp->items + 1, bp->items + 1 + r, bp->items + 1 + 2 * r, check,
+                     &ptrs, &mask, loc))
     return (tc_val){0};
   tc_ty elem = bp->ty;
   elem.ptr_depth--;
@@ -159,10 +165,11 @@ void cg_block_store(tc_cg *cg, const tc_val *bp, tc_val value, const tc_val *bou
   if (!check_dims(cg, boundary_check, bp->rank, &check, loc)) return;
   tc_val ptrs, mask;
   int r = bp->rank;
-  if (!cg_block_tile(cg, bp->items[0], r, bp->shape, bp->items + 1, bp->items + 1 + r, bp->items + 1 + 2 * r, check, &ptrs,
-                  &mask, loc))
+  if (!cg_block_tile(cg, bp->items[0], r, bp->shape, bp->items + 1, bp->items + 1 + r, bp->items + 1 + 2 * r, check,
+                     &ptrs, &mask, loc))
     return;
-  if (value.kind == TV_TENSOR && value.rank && (value.rank != r || memcmp(value.shape, bp->shape, sizeof(int64_t) * (size_t)r))) {
+  if (value.kind == TV_TENSOR && value.rank &&
+      (value.rank != r || memcmp(value.shape, bp->shape, sizeof(int64_t) * (size_t)r))) {
     char d[64];
     tv_describe(&value, d, sizeof d);
     cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "storing %s through a block pointer of a different block shape", d);

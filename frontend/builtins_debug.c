@@ -13,7 +13,8 @@ static MlirAttribute str(tc_cg *cg, const char *s, size_t n) {
   return mlirStringAttrGet(cg->ctx, mlirStringRefCreate(s, n));
 }
 
-tc_val cg_device_print(tc_cg *cg, const char *prefix, size_t plen, const tc_val *args, int nargs, bool hex, tc_loc loc) {
+tc_val cg_device_print(tc_cg *cg, const char *prefix, size_t plen, const tc_val *args, int nargs, bool hex,
+                       tc_loc loc) {
   tc_val ts[16];
   int n = 0, rank = 0;
   int64_t shape[TC_MAX_RANK];
@@ -25,9 +26,10 @@ tc_val cg_device_print(tc_cg *cg, const char *prefix, size_t plen, const tc_val 
       if (n == 0) {
         rank = ts[0].rank;
         memcpy(shape, ts[0].shape, sizeof shape);
-      } else if (!cg_broadcast_shapes(cg, &ts[n], &(tc_val){.kind = TV_TENSOR, .rank = rank,
-                                                               .shape = {shape[0], shape[1], shape[2], shape[3]}},
-                                      &rank, shape, loc)) {
+      } else if (!cg_broadcast_shapes(
+                     cg, &ts[n],
+                     &(tc_val){.kind = TV_TENSOR, .rank = rank, .shape = {shape[0], shape[1], shape[2], shape[3]}},
+                     &rank, shape, loc)) {
         return (tc_val){0};
       }
       n++;
@@ -71,7 +73,9 @@ static tc_val device_print(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_lo
   bool hex = false;
   for (int k = 0; k < a->nkw; k++) {
     if (!strcmp(a->kwnames[k], "hex")) hex = a->kwargs[k].kind == TV_BOOL && a->kwargs[k].i;
-    else return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.device_print() got an unexpected keyword argument '%s'", a->kwnames[k]);
+    else
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.device_print() got an unexpected keyword argument '%s'",
+                      a->kwnames[k]);
   }
   return cg_device_print(cg, a->args[0].s, a->args[0].slen, a->args + 1, a->nargs - 1, hex, loc);
 }
@@ -116,7 +120,8 @@ static tc_val compile_time_assert(tc_cg *cg, const cg_builtin *b, tc_callargs *a
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.static_assert needs a constexpr condition");
   if (!t) {
     if (a->nargs == 2 && a->args[1].kind == TV_STR)
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "static assertion failed: %.*s", (int)a->args[1].slen, a->args[1].s);
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "static assertion failed: %.*s", (int)a->args[1].slen,
+                      a->args[1].s);
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "static assertion failed");
   }
   return tv_none();

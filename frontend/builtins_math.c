@@ -33,8 +33,10 @@ tc_val cg_math_abs(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
     bits = cg_binary(cg, TC_OP_BITAND, bits, tv_int(0x7F), loc);
     return cg->err ? bits : cg_cast(cg, bits, x.ty, true, loc);
   }
-  if (tc_ty_is_float(x.ty)) return tv_tensor(tcb_cast(&cg->b, "math.absf", x.v, mlirValueGetType(x.v)), x.ty, x.rank, x.shape);
-  if (tc_ty_is_signed(x.ty)) return tv_tensor(tcb_cast(&cg->b, "math.absi", x.v, mlirValueGetType(x.v)), x.ty, x.rank, x.shape);
+  if (tc_ty_is_float(x.ty))
+    return tv_tensor(tcb_cast(&cg->b, "math.absf", x.v, mlirValueGetType(x.v)), x.ty, x.rank, x.shape);
+  if (tc_ty_is_signed(x.ty))
+    return tv_tensor(tcb_cast(&cg->b, "math.absi", x.v, mlirValueGetType(x.v)), x.ty, x.rank, x.shape);
   if (tc_ty_is_int(x.ty)) return x;
   return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.abs is not defined on pointers");
 }
@@ -93,8 +95,9 @@ static tc_val binary_math(tc_cg *cg, const char *op, tc_val x, tc_val y, const c
   if (x.kind != TV_TENSOR) x = cg_to_tensor(cg, &x, loc);
   if (y.kind != TV_TENSOR) y = cg_to_tensor(cg, &y, loc);
   if (cg->err) return x;
-  tc_ty ct = x.ty.dt == TILEC_DTYPE_F64 || y.ty.dt == TILEC_DTYPE_F64 ? tc_ty_make(TILEC_DTYPE_F64) : tc_ty_make(TILEC_DTYPE_F32);
-  if (!tc_ty_is_float(x.ty) || !tc_ty_is_float(y.ty) || (x.ty.dt != ct.dt && x.ty.dt != TILEC_DTYPE_F32) )
+  tc_ty ct = x.ty.dt == TILEC_DTYPE_F64 || y.ty.dt == TILEC_DTYPE_F64 ? tc_ty_make(TILEC_DTYPE_F64)
+                                                                      : tc_ty_make(TILEC_DTYPE_F32);
+  if (!tc_ty_is_float(x.ty) || !tc_ty_is_float(y.ty) || (x.ty.dt != ct.dt && x.ty.dt != TILEC_DTYPE_F32))
     if (!tc_ty_is_float(x.ty) || !tc_ty_is_float(y.ty))
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s expects floating-point inputs", fn);
   x = cg_cast(cg, x, ct, false, loc);
@@ -150,7 +153,8 @@ static tc_val isnan_isinf(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc
   const char *name = b->name;
   tc_val x = cg_positional(cg, a, name, 1, loc);
   if (cg->err) return x;
-  if (x.kind != TV_TENSOR || !tc_ty_is_float(x.ty)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s expects a float tensor", name);
+  if (x.kind != TV_TENSOR || !tc_ty_is_float(x.ty))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s expects a float tensor", name);
   if (!strcmp(name, "isnan")) {
     MlirValue r = tcb_cmpf(&cg->b, "uno", x.v, x.v);
     return tv_tensor(r, tc_ty_make(TILEC_DTYPE_I1), x.rank, x.shape);

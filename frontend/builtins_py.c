@@ -55,7 +55,8 @@ static tc_val py_int(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc)
   tc_val x = cg_positional(cg, a, "int", 1, loc);
   if (cg->err) return x;
   if (x.kind == TV_FLOAT && (isnan(x.f) || isinf(x.f)))
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "cannot convert float %s to integer", isnan(x.f) ? "NaN" : "infinity");
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "cannot convert float %s to integer",
+                    isnan(x.f) ? "NaN" : "infinity");
   if (x.kind == TV_FLOAT && (x.f >= 0x1p63 || x.f < -0x1p63))
     return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "int(%g) does not fit in 64 bits", x.f);
   if (tv_is_number(&x)) return tv_int(x.kind == TV_FLOAT ? (int64_t)x.f : x.i);
@@ -102,7 +103,8 @@ static tc_val py_getattr(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc 
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s(): attribute name must be a compile-time string, got %s", name,
                     tv_kind_name(&a->args[1]));
   char attr[128];
-  if (a->args[1].slen >= sizeof attr) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s(): attribute name too long", name);
+  if (a->args[1].slen >= sizeof attr)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s(): attribute name too long", name);
   memcpy(attr, a->args[1].s, a->args[1].slen);
   attr[a->args[1].slen] = 0;
   tc_val r = cg_value_attr(cg, a->args[0], attr, loc);

@@ -56,7 +56,9 @@ static tc_val reshape(tc_cg *cg, tc_val x, int rank, const int64_t *shape, tc_lo
   int64_t n = 1, m = 1;
   for (int i = 0; i < rank; i++) n *= shape[i];
   for (int i = 0; i < x.rank; i++) m *= x.shape[i];
-  if (n != m) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "cannot reshape %lld elements into %lld", (long long)m, (long long)n);
+  if (n != m)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "cannot reshape %lld elements into %lld", (long long)m,
+                    (long long)n);
   MlirType t = cg_tensor_type(cg, x.ty, rank, shape);
   if (x.rank == 0) return tv_tensor(tile_build_splat(&cg->b, x.v, t), x.ty, rank, shape);
   if (rank == 0) return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "reshaping a tile into a scalar is not supported");
@@ -124,7 +126,19 @@ static tc_val gather_op(tc_cg *cg, tc_val src, tc_val idx, int axis, tc_loc loc)
 
 /* ---- reductions ------------------------------------------------------------------ */
 
-typedef enum combine_kind { C_SUM, C_PROD, C_MAX, C_MIN, C_XOR, C_OR, C_ARGMAX, C_ARGMIN, C_FIRST, C_LAST, C_JIT } combine_kind;
+typedef enum combine_kind {
+  C_SUM,
+  C_PROD,
+  C_MAX,
+  C_MIN,
+  C_XOR,
+  C_OR,
+  C_ARGMAX,
+  C_ARGMIN,
+  C_FIRST,
+  C_LAST,
+  C_JIT
+} combine_kind;
 
 /* Emits func.func private @__tilec_combine_N(a..., b...) -> (...) before the kernel. */
 static MlirAttribute make_combine(tc_cg *cg, combine_kind kind, bool tie_left, const tc_func *fn, int n,
@@ -156,47 +170,47 @@ static MlirAttribute make_combine(tc_cg *cg, combine_kind kind, bool tie_left, c
     b[i] = tv_tensor(mlirBlockGetArgument(body, n + i), tys[i], 0, NULL);
   }
   switch (kind) {
-  case C_SUM: r[0] = cg_binary(cg, TC_OP_ADD, a[0], b[0], loc); break;
-  case C_PROD: r[0] = cg_binary(cg, TC_OP_MUL, a[0], b[0], loc); break;
-  case C_XOR: r[0] = cg_binary(cg, TC_OP_BITXOR, a[0], b[0], loc); break;
-  case C_OR: r[0] = cg_binary(cg, TC_OP_BITOR, a[0], b[0], loc); break;
-  case C_MAX: r[0] = cg_minmax(cg, true, a[0], b[0], false, loc); break;
-  case C_MIN: r[0] = cg_minmax(cg, false, a[0], b[0], false, loc); break;
-  case C_FIRST: r[0] = a[0]; break;
-  case C_LAST: r[0] = b[0]; break;
-  case C_ARGMAX:
-  case C_ARGMIN: {
-    tc_val better = cg_compare(cg, kind == C_ARGMAX ? TC_CMP_GT : TC_CMP_LT, a[0], b[0], loc);
-    if (tie_left) {
-      tc_val eq = cg_compare(cg, TC_CMP_EQ, a[0], b[0], loc);
-      tc_val lt = cg_compare(cg, TC_CMP_LT, a[1], b[1], loc);
-      better = cg_logical(cg, false, better, cg_logical(cg, true, eq, lt, loc), loc);
+    case C_SUM: r[0] = cg_binary(cg, TC_OP_ADD, a[0], b[0], loc); break;
+    case C_PROD: r[0] = cg_binary(cg, TC_OP_MUL, a[0], b[0], loc); break;
+    case C_XOR: r[0] = cg_binary(cg, TC_OP_BITXOR, a[0], b[0], loc); break;
+    case C_OR: r[0] = cg_binary(cg, TC_OP_BITOR, a[0], b[0], loc); break;
+    case C_MAX: r[0] = cg_minmax(cg, true, a[0], b[0], false, loc); break;
+    case C_MIN: r[0] = cg_minmax(cg, false, a[0], b[0], false, loc); break;
+    case C_FIRST: r[0] = a[0]; break;
+    case C_LAST: r[0] = b[0]; break;
+    case C_ARGMAX:
+    case C_ARGMIN: {
+      tc_val better = cg_compare(cg, kind == C_ARGMAX ? TC_CMP_GT : TC_CMP_LT, a[0], b[0], loc);
+      if (tie_left) {
+        tc_val eq = cg_compare(cg, TC_CMP_EQ, a[0], b[0], loc);
+        tc_val lt = cg_compare(cg, TC_CMP_LT, a[1], b[1], loc);
+        better = cg_logical(cg, false, better, cg_logical(cg, true, eq, lt, loc), loc);
+      }
+      r[0] = cg_where(cg, better, a[0], b[0], loc);
+      r[1] = cg_where(cg, better, a[1], b[1], loc);
+      break;
     }
-    r[0] = cg_where(cg, better, a[0], b[0], loc);
-    r[1] = cg_where(cg, better, a[1], b[1], loc);
-    break;
-  }
-  case C_JIT: {
-    tc_val args[16];
-    for (int i = 0; i < n; i++) {
-      args[i] = a[i];
-      args[n + i] = b[i];
+    case C_JIT: {
+      tc_val args[16];
+      for (int i = 0; i < n; i++) {
+        args[i] = a[i];
+        args[n + i] = b[i];
+      }
+      tc_val res = cg_call_jit(cg, fn, args, 2 * n, NULL, NULL, 0, loc);
+      if (cg->err) break;
+      if (n == 1 && res.kind != TV_TUPLE) r[0] = res;
+      else if (res.kind == TV_TUPLE && res.nitems == n)
+        for (int i = 0; i < n; i++) r[i] = res.items[i];
+      else
+        cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "the combine function '%s' must return %d value%s", fn->name, n,
+                 n > 1 ? "s" : "");
+      break;
     }
-    tc_val res = cg_call_jit(cg, fn, args, 2 * n, NULL, NULL, 0, loc);
-    if (cg->err) break;
-    if (n == 1 && res.kind != TV_TUPLE) r[0] = res;
-    else if (res.kind == TV_TUPLE && res.nitems == n)
-      for (int i = 0; i < n; i++) r[i] = res.items[i];
-    else
-      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "the combine function '%s' must return %d value%s", fn->name, n, n > 1 ? "s" : "");
-    break;
-  }
   }
   MlirValue rv[8];
   for (int i = 0; i < n && !cg->err; i++) {
     tc_val x = cg_cast(cg, r[i], tys[i], false, loc);
-    if (!cg->err && x.rank != 0)
-      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a combine function must return scalars");
+    if (!cg->err && x.rank != 0) cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a combine function must return scalars");
     rv[i] = x.v;
   }
   if (!cg->err) tcb_op(&cg->b, "func.return", 0, NULL, n, rv, 0, NULL);
@@ -205,8 +219,8 @@ static MlirAttribute make_combine(tc_cg *cg, combine_kind kind, bool tie_left, c
 }
 
 /* Reduces the n tiles (same shape) along axis (or all dims when axis is None). */
-static tc_val reduce(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool keep_dims, combine_kind kind, bool tie_left,
-                     const tc_func *fn, const char *what, tc_loc loc) {
+static tc_val reduce(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool keep_dims, combine_kind kind,
+                     bool tie_left, const tc_func *fn, const char *what, tc_loc loc) {
   int rank0 = xs[0].rank;
   int64_t shape0[TC_MAX_RANK];
   memcpy(shape0, xs[0].shape, sizeof shape0);
@@ -275,8 +289,8 @@ static tc_val reduce(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool ke
 static bool flag(const tc_val *v) { return v && (v->kind == TV_BOOL || v->kind == TV_INT) && v->i; }
 
 /* Inclusive scans along axis with a combine function; results keep the input shape. */
-static tc_val scan(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool reverse, combine_kind kind, const tc_func *fn,
-                   const char *what, tc_loc loc) {
+static tc_val scan(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool reverse, combine_kind kind,
+                   const tc_func *fn, const char *what, tc_loc loc) {
   for (int i = 1; i < n; i++)
     if (xs[i].rank != xs[0].rank || memcmp(xs[i].shape, xs[0].shape, sizeof(int64_t) * (size_t)xs[0].rank))
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s: all tiles must have the same shape", what);
@@ -312,7 +326,8 @@ static tc_val dot(tc_cg *cg, const cg_builtin *bi, tc_callargs *args, tc_loc loc
   tc_val b = tensor_arg(cg, cg_arg(args, &s, "other"), "tl.dot", loc);
   if (cg->err) return a;
   if (a.rank < 2 || a.rank > 3 || b.rank != a.rank)
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.dot needs two 2-D (or two 3-D) tiles, got ranks %d and %d", a.rank, b.rank);
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.dot needs two 2-D (or two 3-D) tiles, got ranks %d and %d",
+                    a.rank, b.rank);
   int r = a.rank;
   if (a.shape[r - 1] != b.shape[r - 2] || (r == 3 && a.shape[0] != b.shape[0])) {
     char sa[64], sb[64];
@@ -406,7 +421,10 @@ static tc_val max_min(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc
   tc_val *tb = cg_arg(a, &s, "return_indices_tie_break_left");
   bool tie_left = !tb || flag(tb);
   if (tc_ty_bits(x.ty) < 32)
-    x = cg_cast(cg, x, tc_ty_make(tc_ty_is_float(x.ty) ? TILEC_DTYPE_F32 : tc_ty_is_signed(x.ty) ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32),
+    x = cg_cast(cg, x,
+                tc_ty_make(tc_ty_is_float(x.ty)    ? TILEC_DTYPE_F32
+                           : tc_ty_is_signed(x.ty) ? TILEC_DTYPE_I32
+                                                   : TILEC_DTYPE_U32),
                 false, loc);
   if (flag(cg_arg(a, &s, "return_indices"))) {
     tc_val *ax = cg_arg(a, &s, "axis");
@@ -662,7 +680,8 @@ static tc_val squeeze(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc
   int ax = norm_axis(cg, d, x.rank, fn, loc);
   if (ax < 0) return (tc_val){0};
   if (x.shape[ax] != 1)
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.squeeze: dimension %d has size %lld, not 1", ax, (long long)x.shape[ax]);
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.squeeze: dimension %d has size %lld, not 1", ax,
+                    (long long)x.shape[ax]);
   int64_t sh[TC_MAX_RANK];
   int k = 0;
   for (int i = 0; i < x.rank; i++)
@@ -721,8 +740,7 @@ static tc_val trans_permute(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_l
         return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s dims must be constexpr integers", fn);
       dims[rank++] = src[i].i;
     }
-    if (rank != x.rank)
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s needs %d dims, got %d", fn, x.rank, rank);
+    if (rank != x.rank) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s needs %d dims, got %d", fn, x.rank, rank);
     for (int i = 0; i < rank; i++) order[i] = (int)dims[i];
   } else {
     if (x.rank > 2 && !strcmp(name, "trans"))
@@ -787,7 +805,8 @@ static tc_val cat(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
   if (a->nargs < 2) return cg_builtin_not_yet(cg, b, loc);
   tc_val x = tensor_arg(cg, &a->args[0], fn, loc), y = tensor_arg(cg, &a->args[1], fn, loc);
   if (cg->err) return (tc_val){0};
-  if (x.rank != y.rank || memcmp(x.shape, y.shape, sizeof(int64_t) * (size_t)x.rank) || !tc_ty_eq(x.ty, y.ty) || !x.rank)
+  if (x.rank != y.rank || memcmp(x.shape, y.shape, sizeof(int64_t) * (size_t)x.rank) || !tc_ty_eq(x.ty, y.ty) ||
+      !x.rank)
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.cat needs two tiles of the same shape and dtype");
   /* stack on a new leading dim, then merge it with dim 0: row-major keeps x then y */
   tc_val xe = expand(cg, x, 0, loc), ye = expand(cg, y, 0, loc);
@@ -806,10 +825,11 @@ static tc_val cat(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
 
 /* ---- the registry rows ---------------------------------------------------------------- */
 
-static const char *const p_dot[] = {"input", "other", "acc", "input_precision", "allow_tf32", "max_num_imprecise_acc",
-                                    "out_dtype", NULL};
+static const char *const p_dot[] = {
+    "input", "other", "acc", "input_precision", "allow_tf32", "max_num_imprecise_acc", "out_dtype", NULL};
 static const char *const p_sum[] = {"input", "axis", "keep_dims", "dtype", NULL};
-static const char *const p_max[] = {"input", "axis", "return_indices", "return_indices_tie_break_left", "keep_dims", NULL};
+static const char *const p_max[] = {"input",     "axis", "return_indices", "return_indices_tie_break_left",
+                                    "keep_dims", NULL};
 static const char *const p_argmax[] = {"input", "axis", "tie_break_left", "keep_dims", NULL};
 static const char *const p_reduce[] = {"input", "axis", "combine_fn", "keep_dims", NULL};
 static const char *const p_cumsum[] = {"input", "axis", "reverse", "dtype", NULL};

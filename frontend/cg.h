@@ -40,8 +40,8 @@ typedef struct tc_val tc_val;
 struct tc_val {
   tc_val_kind kind;
   int64_t i;
-  bool u64; /* TV_INT: i holds the bits of a value in [2^63, 2^64) */
-  bool weak; /* INT/FLOAT/BOOL bound by a plain assignment (`acc = 0`): Triton makes it a
+  bool u64;       /* TV_INT: i holds the bits of a value in [2^63, 2^64) */
+  bool weak;      /* INT/FLOAT/BOOL bound by a plain assignment (`acc = 0`): Triton makes it a
                 rank-0 tensor of the literal's type, so methods and arithmetic treat it as one */
   bool ptr_block; /* TV_DTYPE: see there */
   double f;
@@ -105,9 +105,9 @@ typedef struct tc_cg {
   MlirOperation func;
   bool uses_assert;
   tc_kernel_info *info; /* for static_print notes */
-  struct tc_mctx *mctx;  /* module context: globals, module-level statements, other sources */
-  bool in_default;       /* evaluating a parameter default (plain globals are allowed there) */
-  int ncombines;             /* combine functions emitted so far (builtins_tile.c names them) */
+  struct tc_mctx *mctx; /* module context: globals, module-level statements, other sources */
+  bool in_default;      /* evaluating a parameter default (plain globals are allowed there) */
+  int ncombines;        /* combine functions emitted so far (builtins_tile.c names them) */
 } tc_cg;
 
 /* --- value constructors ------------------------------------------------------------ */

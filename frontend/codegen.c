@@ -40,23 +40,23 @@ bool tv_is_number(const tc_val *v) { return v->kind == TV_INT || v->kind == TV_F
 
 const char *tv_kind_name(const tc_val *v) {
   switch (v->kind) {
-  case TV_NONE: return "None";
-  case TV_INT: return "int";
-  case TV_FLOAT: return "float";
-  case TV_BOOL: return "bool";
-  case TV_STR: return "str";
-  case TV_DTYPE: return "dtype";
-  case TV_TUPLE: return "tuple";
-  case TV_TENSOR: return v->rank ? "tensor" : "scalar";
-  case TV_JITFN: return "function";
-  case TV_MODULE: return "module";
-  case TV_BUILTIN: return "builtin function";
-  case TV_METHOD: return "method";
-  case TV_CONSTEXPR_TYPE: return "tl.constexpr";
-  case TV_SLICE: return "slice";
-  case TV_BLOCKPTR: return "block pointer";
-  case TV_TDESC: return "tensor descriptor";
-  default: return "invalid value";
+    case TV_NONE: return "None";
+    case TV_INT: return "int";
+    case TV_FLOAT: return "float";
+    case TV_BOOL: return "bool";
+    case TV_STR: return "str";
+    case TV_DTYPE: return "dtype";
+    case TV_TUPLE: return "tuple";
+    case TV_TENSOR: return v->rank ? "tensor" : "scalar";
+    case TV_JITFN: return "function";
+    case TV_MODULE: return "module";
+    case TV_BUILTIN: return "builtin function";
+    case TV_METHOD: return "method";
+    case TV_CONSTEXPR_TYPE: return "tl.constexpr";
+    case TV_SLICE: return "slice";
+    case TV_BLOCKPTR: return "block pointer";
+    case TV_TDESC: return "tensor descriptor";
+    default: return "invalid value";
   }
 }
 
@@ -97,8 +97,7 @@ tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, 
         const char *fname = cg->frames[i]->fn->name;
         if (!strncmp(fname, "_tensor_", 8)) /* a tensor method the prelude writes (x.item()) */
           cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tensor.%s(): %s", fname + 8, msg);
-        else
-          cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tl.%s: %s", fname, msg);
+        else cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tl.%s: %s", fname, msg);
         return (tc_val){.kind = TV_INVALID};
       }
     }
@@ -154,13 +153,17 @@ void cg_bind(tc_cg *cg, const char *name, tc_val v) {
 
 bool cg_truthy_constexpr(tc_cg *cg, const tc_val *v, tc_loc loc, bool *out) {
   switch (v->kind) {
-  case TV_NONE: *out = false; return true;
-  case TV_INT: case TV_BOOL: *out = v->i != 0; return true;
-  case TV_FLOAT: *out = v->f != 0.0; return true;
-  case TV_STR: *out = v->slen != 0; return true;
-  case TV_TUPLE: *out = v->nitems != 0; return true;
-  case TV_DTYPE: case TV_JITFN: case TV_MODULE: case TV_BUILTIN: *out = true; return true;
-  default: break;
+    case TV_NONE: *out = false; return true;
+    case TV_INT:
+    case TV_BOOL: *out = v->i != 0; return true;
+    case TV_FLOAT: *out = v->f != 0.0; return true;
+    case TV_STR: *out = v->slen != 0; return true;
+    case TV_TUPLE: *out = v->nitems != 0; return true;
+    case TV_DTYPE:
+    case TV_JITFN:
+    case TV_MODULE:
+    case TV_BUILTIN: *out = true; return true;
+    default: break;
   }
   (void)cg;
   (void)loc;
@@ -221,37 +224,38 @@ tc_val cg_value_attr(tc_cg *cg, tc_val base, const char *a, tc_loc loc) {
    * tl.constexpr objects, whose .value is the value itself (`dtype_ = dtype.value`) */
   if (!strcmp(a, "value") && (tv_is_constexpr(&base) || base.kind == TV_TUPLE)) return base;
   switch (base.kind) {
-  case TV_MODULE: return cg_module_attr(cg, &base, a, loc);
-  case TV_BLOCKPTR:
-    /* Triton <= 3.5 (and triton-cpu): a block pointer is a tensor of type
+    case TV_MODULE: return cg_module_attr(cg, &base, a, loc);
+    case TV_BLOCKPTR:
+      /* Triton <= 3.5 (and triton-cpu): a block pointer is a tensor of type
      * pointer_type(block_type(element, block_shape)); its dtype is that same pointer type */
-    if (!strcmp(a, "type") || !strcmp(a, "dtype")) {
-      tc_ty e = base.ty;
-      e.ptr_depth--;
-      e.is_const = false;
-      tc_val t = tv_block_type(e, base.rank, base.shape);
-      t.ptr_block = true;
-      return t;
-    }
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a block pointer has no attribute '%s' (it has .type and .dtype)", a);
-  case TV_TENSOR: return cg_tensor_attr(cg, &base, a, loc);
-  case TV_DTYPE: return cg_dtype_attr(cg, &base, a, loc);
-  case TV_TDESC: return cg_tdesc_attr(cg, &base, a, loc);
-  case TV_TUPLE:
-    if (base.s) { /* a NamedTuple: its fields, "f0,f1,..." */
-      size_t an = strlen(a);
-      const char *f = base.s, *end = base.s + base.slen;
-      for (int i = 0; f < end && i < base.nitems; i++) {
-        const char *c = memchr(f, ',', (size_t)(end - f));
-        size_t fn = c ? (size_t)(c - f) : (size_t)(end - f);
-        if (fn == an && !memcmp(f, a, an)) return base.items[i];
-        f += fn + 1;
+      if (!strcmp(a, "type") || !strcmp(a, "dtype")) {
+        tc_ty e = base.ty;
+        e.ptr_depth--;
+        e.is_const = false;
+        tc_val t = tv_block_type(e, base.rank, base.shape);
+        t.ptr_block = true;
+        return t;
       }
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "the NamedTuple (fields %.*s) has no attribute '%s'", (int)base.slen,
-                      base.s, a);
-    }
-    break;
-  default: break;
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a block pointer has no attribute '%s' (it has .type and .dtype)",
+                      a);
+    case TV_TENSOR: return cg_tensor_attr(cg, &base, a, loc);
+    case TV_DTYPE: return cg_dtype_attr(cg, &base, a, loc);
+    case TV_TDESC: return cg_tdesc_attr(cg, &base, a, loc);
+    case TV_TUPLE:
+      if (base.s) { /* a NamedTuple: its fields, "f0,f1,..." */
+        size_t an = strlen(a);
+        const char *f = base.s, *end = base.s + base.slen;
+        for (int i = 0; f < end && i < base.nitems; i++) {
+          const char *c = memchr(f, ',', (size_t)(end - f));
+          size_t fn = c ? (size_t)(c - f) : (size_t)(end - f);
+          if (fn == an && !memcmp(f, a, an)) return base.items[i];
+          f += fn + 1;
+        }
+        return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "the NamedTuple (fields %.*s) has no attribute '%s'",
+                        (int)base.slen, base.s, a);
+      }
+      break;
+    default: break;
   }
   return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' has no attribute '%s'", tv_kind_name(&base), a);
 }
@@ -291,29 +295,29 @@ static tc_val eval_call(tc_cg *cg, const tc_expr *e) {
   }
   cg_set_loc(cg, e->loc);
   switch (callee.kind) {
-  case TV_BUILTIN: return cg_call_builtin(cg, callee.name, &a, e->loc);
-  case TV_METHOD: {
-    if (callee.fn) { /* a tensor method the prelude writes (x.softmax()): the function with self first */
-      tc_val *args = cg_alloc(cg, sizeof(tc_val) * (size_t)(a.nargs + 2));
-      args[0] = *callee.self;
-      for (int i = 0; i < a.nargs; i++) args[i + 1] = a.args[i];
-      return cg_call_jit(cg, callee.fn, args, a.nargs + 1, a.kwnames, a.kwargs, a.nkw, e->loc);
+    case TV_BUILTIN: return cg_call_builtin(cg, callee.name, &a, e->loc);
+    case TV_METHOD: {
+      if (callee.fn) { /* a tensor method the prelude writes (x.softmax()): the function with self first */
+        tc_val *args = cg_alloc(cg, sizeof(tc_val) * (size_t)(a.nargs + 2));
+        args[0] = *callee.self;
+        for (int i = 0; i < a.nargs; i++) args[i + 1] = a.args[i];
+        return cg_call_jit(cg, callee.fn, args, a.nargs + 1, a.kwnames, a.kwargs, a.nkw, e->loc);
+      }
+      tc_callargs m = a;
+      m.args = cg_alloc(cg, sizeof(tc_val) * (size_t)(a.nargs + 1));
+      m.args[0] = *callee.self;
+      for (int i = 0; i < a.nargs; i++) m.args[i + 1] = a.args[i];
+      m.nargs = a.nargs + 1;
+      return cg_call_builtin(cg, callee.name, &m, e->loc);
     }
-    tc_callargs m = a;
-    m.args = cg_alloc(cg, sizeof(tc_val) * (size_t)(a.nargs + 1));
-    m.args[0] = *callee.self;
-    for (int i = 0; i < a.nargs; i++) m.args[i + 1] = a.args[i];
-    m.nargs = a.nargs + 1;
-    return cg_call_builtin(cg, callee.name, &m, e->loc);
-  }
-  case TV_JITFN: return cg_call_jit(cg, callee.fn, a.args, a.nargs, a.kwnames, a.kwargs, a.nkw, e->loc);
-  case TV_DTYPE:
-    return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "dtypes are not callable: use x.to(dtype) to convert");
-  case TV_CONSTEXPR_TYPE: /* tl.constexpr(v): v as a compile-time value */
-    if (a.nargs != 1 || a.nkw || !(tv_is_constexpr(&a.args[0]) || a.args[0].kind == TV_TUPLE))
-      return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "tl.constexpr() takes one compile-time value");
-    return a.args[0];
-  default: break;
+    case TV_JITFN: return cg_call_jit(cg, callee.fn, a.args, a.nargs, a.kwnames, a.kwargs, a.nkw, e->loc);
+    case TV_DTYPE:
+      return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "dtypes are not callable: use x.to(dtype) to convert");
+    case TV_CONSTEXPR_TYPE: /* tl.constexpr(v): v as a compile-time value */
+      if (a.nargs != 1 || a.nkw || !(tv_is_constexpr(&a.args[0]) || a.args[0].kind == TV_TUPLE))
+        return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "tl.constexpr() takes one compile-time value");
+      return a.args[0];
+    default: break;
   }
   return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "'%s' is not callable", tv_kind_name(&callee));
 }
@@ -327,7 +331,8 @@ static tc_val eval_subscript(tc_cg *cg, const tc_expr *e) {
     if (e->u.subscript.items[0]->kind == TC_EXPR_SLICE) return cg_tuple_slice(cg, &base, e->u.subscript.items[0]);
     tc_val idx = cg_expr(cg, e->u.subscript.items[0]);
     if (cg->err) return idx;
-    if (idx.kind != TV_INT) return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "tuple indices must be constexpr integers");
+    if (idx.kind != TV_INT)
+      return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "tuple indices must be constexpr integers");
     int64_t i = idx.i < 0 ? idx.i + base.nitems : idx.i;
     if (i < 0 || i >= base.nitems) return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "tuple index out of range");
     return base.items[i];
@@ -343,7 +348,8 @@ static tc_val eval_subscript(tc_cg *cg, const tc_expr *e) {
       if (rank == TC_MAX_RANK) return cg_error(cg, it->loc, TILEC_ERROR_UNSUPPORTED, "tiles of rank > %d", TC_MAX_RANK);
       shape[rank++] = 1;
     } else if (it->kind == TC_EXPR_SLICE && !it->u.slice.lower && !it->u.slice.upper && !it->u.slice.step) {
-      if (src >= base.rank) return cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "too many indices for a tile of rank %d", base.rank);
+      if (src >= base.rank)
+        return cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "too many indices for a tile of rank %d", base.rank);
       shape[rank++] = base.shape[src++];
     } else {
       return cg_error(cg, it->loc, TILEC_ERROR_UNSUPPORTED, "unsupported tensor index: only None and ':' are allowed");
@@ -369,8 +375,7 @@ static tc_val compare_one(tc_cg *cg, tc_cmpop op, tc_val a, tc_val b, tc_loc loc
     else if (tv_is_constexpr(&a) && tv_is_constexpr(&b)) {
       tc_val r = cg_constexpr_compare(cg, TC_CMP_EQ, &a, &b, loc);
       same = r.kind == TV_BOOL && r.i;
-    } else
-      return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'is' is only supported between compile-time values");
+    } else return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'is' is only supported between compile-time values");
     return tv_bool(op == TC_CMP_IS ? same : !same);
   }
   if (op == TC_CMP_IN || op == TC_CMP_NOT_IN) {
@@ -493,7 +498,8 @@ static tc_val eval_listcomp(tc_cg *cg, const tc_expr *e) {
     for (int c = 0; c < e->u.comp.nconds && keep && !cg->err; c++) {
       tc_val cv = cg_expr(cg, e->u.comp.conds[c]);
       if (!cg->err && !cg_truthy_constexpr(cg, &cv, e->u.comp.conds[c]->loc, &keep) && !cg->err)
-        cg_error(cg, e->u.comp.conds[c]->loc, TILEC_ERROR_SEMANTIC, "a comprehension's 'if' needs a compile-time condition");
+        cg_error(cg, e->u.comp.conds[c]->loc, TILEC_ERROR_SEMANTIC,
+                 "a comprehension's 'if' needs a compile-time condition");
     }
     if (keep && !cg->err) r.items[r.nitems++] = cg_expr(cg, e->u.comp.elt);
   }
@@ -518,49 +524,51 @@ static tc_val eval_seq(tc_cg *cg, const tc_expr *e) {
 tc_val cg_expr(tc_cg *cg, const tc_expr *e) {
   if (cg->err) return (tc_val){.kind = TV_INVALID};
   switch (e->kind) {
-  case TC_EXPR_NAME: return eval_name(cg, e);
-  case TC_EXPR_INT: {
-    tc_val r = tv_int(e->u.int_value);
-    r.u64 = e->int_u64;
-    return r;
-  }
-  case TC_EXPR_FLOAT: return tv_float(e->u.float_value);
-  case TC_EXPR_STRING: return tv_str(e->u.str.data, e->u.str.len);
-  case TC_EXPR_BOOL: return tv_bool(e->u.int_value != 0);
-  case TC_EXPR_NONE: return tv_none();
-  case TC_EXPR_ATTRIBUTE: return eval_attribute(cg, e);
-  case TC_EXPR_CALL: return eval_call(cg, e);
-  case TC_EXPR_SUBSCRIPT: return eval_subscript(cg, e);
-  case TC_EXPR_SLICE: return (tc_val){.kind = TV_SLICE};
-  case TC_EXPR_BINOP: {
-    tc_val a = cg_expr(cg, e->u.binop.lhs);
-    if (cg->err) return a;
-    tc_val b = cg_expr(cg, e->u.binop.rhs);
-    if (cg->err) return b;
-    tc_val tr;
-    if (cg_tuple_binary(cg, e->u.binop.op, &a, &b, e->loc, &tr)) return tr;
-    return cg_binop(cg, e->u.binop.op, a, b, e->loc);
-  }
-  case TC_EXPR_UNARY: {
-    tc_val a = cg_expr(cg, e->u.unary.operand);
-    if (cg->err) return a;
-    cg_set_loc(cg, e->loc);
-    return cg_unary(cg, e->u.unary.op, a, e->loc);
-  }
-  case TC_EXPR_BOOLOP: return eval_boolop(cg, e);
-  case TC_EXPR_COMPARE: return eval_compare(cg, e);
-  case TC_EXPR_IFEXP: return eval_ifexp(cg, e);
-  case TC_EXPR_TUPLE: case TC_EXPR_LIST: return eval_seq(cg, e);
-  case TC_EXPR_ELLIPSIS: return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "'...' is not supported in kernels");
-  case TC_EXPR_STARRED: return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "starred expressions are not supported here");
-  case TC_EXPR_LAMBDA: return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "lambda is not supported in @triton.jit functions");
-  case TC_EXPR_LISTCOMP: return eval_listcomp(cg, e);
+    case TC_EXPR_NAME: return eval_name(cg, e);
+    case TC_EXPR_INT: {
+      tc_val r = tv_int(e->u.int_value);
+      r.u64 = e->int_u64;
+      return r;
+    }
+    case TC_EXPR_FLOAT: return tv_float(e->u.float_value);
+    case TC_EXPR_STRING: return tv_str(e->u.str.data, e->u.str.len);
+    case TC_EXPR_BOOL: return tv_bool(e->u.int_value != 0);
+    case TC_EXPR_NONE: return tv_none();
+    case TC_EXPR_ATTRIBUTE: return eval_attribute(cg, e);
+    case TC_EXPR_CALL: return eval_call(cg, e);
+    case TC_EXPR_SUBSCRIPT: return eval_subscript(cg, e);
+    case TC_EXPR_SLICE: return (tc_val){.kind = TV_SLICE};
+    case TC_EXPR_BINOP: {
+      tc_val a = cg_expr(cg, e->u.binop.lhs);
+      if (cg->err) return a;
+      tc_val b = cg_expr(cg, e->u.binop.rhs);
+      if (cg->err) return b;
+      tc_val tr;
+      if (cg_tuple_binary(cg, e->u.binop.op, &a, &b, e->loc, &tr)) return tr;
+      return cg_binop(cg, e->u.binop.op, a, b, e->loc);
+    }
+    case TC_EXPR_UNARY: {
+      tc_val a = cg_expr(cg, e->u.unary.operand);
+      if (cg->err) return a;
+      cg_set_loc(cg, e->loc);
+      return cg_unary(cg, e->u.unary.op, a, e->loc);
+    }
+    case TC_EXPR_BOOLOP: return eval_boolop(cg, e);
+    case TC_EXPR_COMPARE: return eval_compare(cg, e);
+    case TC_EXPR_IFEXP: return eval_ifexp(cg, e);
+    case TC_EXPR_TUPLE:
+    case TC_EXPR_LIST: return eval_seq(cg, e);
+    case TC_EXPR_ELLIPSIS: return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "'...' is not supported in kernels");
+    case TC_EXPR_STARRED:
+      return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "starred expressions are not supported here");
+    case TC_EXPR_LAMBDA:
+      return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "lambda is not supported in @triton.jit functions");
+    case TC_EXPR_LISTCOMP: return eval_listcomp(cg, e);
   }
   return cg_error(cg, e->loc, TILEC_ERROR_INTERNAL, "unknown expression kind");
 }
 
 /* ---- statements ------------------------------------------------------------------- */
-
 
 void cg_assign_target(tc_cg *cg, const tc_expr *target, tc_val v) {
   if (cg->err) return;
@@ -587,7 +595,8 @@ void cg_assign_target(tc_cg *cg, const tc_expr *target, tc_val v) {
     return;
   }
   if (target->kind == TC_EXPR_SUBSCRIPT) {
-    cg_error(cg, target->loc, TILEC_ERROR_UNSUPPORTED, "assignment to a tensor element is not supported (tiles are immutable)");
+    cg_error(cg, target->loc, TILEC_ERROR_UNSUPPORTED,
+             "assignment to a tensor element is not supported (tiles are immutable)");
     return;
   }
   cg_error(cg, target->loc, TILEC_ERROR_UNSUPPORTED, "assignment to this target is not supported");
@@ -645,8 +654,9 @@ static void pyfn_while(tc_cg *cg, const tc_stmt *s) {
     bool t;
     if (!pyfn_truth(cg, s->u.while_.test, "while", &t) || !t) return;
     if (trips == PYFN_MAX_TRIPS) {
-      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "a 'while' loop in constexpr function '%s' ran %d times without ending",
-               cg_frame(cg)->fn->name, PYFN_MAX_TRIPS);
+      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC,
+               "a 'while' loop in constexpr function '%s' ran %d times without ending", cg_frame(cg)->fn->name,
+               PYFN_MAX_TRIPS);
       return;
     }
     if (!cg_pyfn_trip(cg, &s->u.while_.body)) return;
@@ -665,7 +675,8 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
       cg_for_tuple(cg, s, &t);
       return;
     }
-    cg_error(cg, it->loc, TILEC_ERROR_UNSUPPORTED, "'for' loops must iterate over range, tl.range, tl.static_range or a tuple");
+    cg_error(cg, it->loc, TILEC_ERROR_UNSUPPORTED,
+             "'for' loops must iterate over range, tl.range, tl.static_range or a tuple");
     return;
   }
   tc_val fn = cg_expr(cg, it->u.call.func);
@@ -690,7 +701,8 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
   /* tl.range(..., step=S) / tl.static_range(..., step=S); the other keywords of tl.range
    * (num_stages, loop_unroll_factor, flatten, warp_specialize, ...) are scheduling hints */
   for (int i = 0; i < it->u.call.nkwargs; i++) {
-    if (!it->u.call.kwargs[i].name || strcmp(it->u.call.kwargs[i].name, "step") || !strcmp(fn.name, "py.range")) continue;
+    if (!it->u.call.kwargs[i].name || strcmp(it->u.call.kwargs[i].name, "step") || !strcmp(fn.name, "py.range"))
+      continue;
     tc_val st = cg_expr(cg, it->u.call.kwargs[i].value);
     if (cg->err) return;
     if (n == 1) {
@@ -749,7 +761,8 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
     return;
   }
   if (trips > 4096) {
-    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "tl.static_range with more than 4096 iterations would unroll into too much code; use range()");
+    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED,
+             "tl.static_range with more than 4096 iterations would unroll into too much code; use range()");
     return;
   }
   if (s->u.for_.orelse.nstmts) {
@@ -794,82 +807,85 @@ static void stmt_assert(tc_cg *cg, const tc_stmt *s) {
 static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
   cg_set_loc(cg, s->loc);
   switch (s->kind) {
-  case TC_STMT_EXPR:
-    if (s->u.expr.value->kind == TC_EXPR_STRING) return; /* docstring */
-    cg_expr(cg, s->u.expr.value);
-    return;
-  case TC_STMT_ASSIGN: {
-    tc_val v = cg_assigned_value(cg, cg_expr(cg, s->u.assign.value));
-    for (int i = 0; i < s->u.assign.ntargets && !cg->err; i++) cg_assign_target(cg, s->u.assign.targets[i], v);
-    return;
-  }
-  case TC_STMT_AUGASSIGN: {
-    const tc_expr *t = s->u.augassign.target;
-    if (t->kind != TC_EXPR_NAME) {
-      cg_error(cg, t->loc, TILEC_ERROR_UNSUPPORTED, "augmented assignment is only supported on names");
+    case TC_STMT_EXPR:
+      if (s->u.expr.value->kind == TC_EXPR_STRING) return; /* docstring */
+      cg_expr(cg, s->u.expr.value);
+      return;
+    case TC_STMT_ASSIGN: {
+      tc_val v = cg_assigned_value(cg, cg_expr(cg, s->u.assign.value));
+      for (int i = 0; i < s->u.assign.ntargets && !cg->err; i++) cg_assign_target(cg, s->u.assign.targets[i], v);
       return;
     }
-    tc_val a = cg_expr(cg, t);
-    if (cg->err) return;
-    tc_val b = cg_expr(cg, s->u.augassign.value);
-    if (cg->err) return;
-    tc_val r;
-    if (!cg_tuple_binary(cg, s->u.augassign.op, &a, &b, s->loc, &r))
-      r = cg_binop(cg, s->u.augassign.op, a, b, s->loc);
-    if (!cg->err) cg_bind(cg, t->u.name, cg_assigned_value(cg, r));
-    return;
-  }
-  case TC_STMT_ANNASSIGN: {
-    if (!s->u.annassign.value) return;
-    tc_val v = cg_expr(cg, s->u.annassign.value);
-    if (!cg->err) cg_assign_target(cg, s->u.annassign.target, v);
-    return;
-  }
-  case TC_STMT_RETURN: {
-    tc_frame *f = cg_frame(cg);
-    if (f->loop_depth) {
+    case TC_STMT_AUGASSIGN: {
+      const tc_expr *t = s->u.augassign.target;
+      if (t->kind != TC_EXPR_NAME) {
+        cg_error(cg, t->loc, TILEC_ERROR_UNSUPPORTED, "augmented assignment is only supported on names");
+        return;
+      }
+      tc_val a = cg_expr(cg, t);
+      if (cg->err) return;
+      tc_val b = cg_expr(cg, s->u.augassign.value);
+      if (cg->err) return;
+      tc_val r;
+      if (!cg_tuple_binary(cg, s->u.augassign.op, &a, &b, s->loc, &r))
+        r = cg_binop(cg, s->u.augassign.op, a, b, s->loc);
+      if (!cg->err) cg_bind(cg, t->u.name, cg_assigned_value(cg, r));
+      return;
+    }
+    case TC_STMT_ANNASSIGN: {
+      if (!s->u.annassign.value) return;
+      tc_val v = cg_expr(cg, s->u.annassign.value);
+      if (!cg->err) cg_assign_target(cg, s->u.annassign.target, v);
+      return;
+    }
+    case TC_STMT_RETURN: {
+      tc_frame *f = cg_frame(cg);
+      if (f->loop_depth) {
+        cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED,
+                 "Cannot have `return` statements inside `while` or `for` statements in triton");
+        return;
+      }
+      tc_val v = s->u.ret.value ? cg_expr(cg, s->u.ret.value) : tv_none();
+      if (cg->err) return;
+      f->returned = true;   /* the rest of this block (up to a runtime 'if') is dead */
+      if (f->rt_if_depth) { /* under a runtime condition: see control.c */
+        cg_bind(cg, "@returned", tv_bool(true));
+        cg_bind(cg, "@retval", v);
+        return;
+      }
+      f->ret = v;
+      f->has_ret = true;
+      return;
+    }
+    case TC_STMT_IF: stmt_if(cg, s); return;
+    case TC_STMT_FOR: stmt_for(cg, s); return;
+    case TC_STMT_WHILE:
+      if (cg_frame(cg)->pyfn) pyfn_while(cg, s);
+      else cg_while(cg, s);
+      return;
+    case TC_STMT_PASS: return;
+    case TC_STMT_BREAK:
+    case TC_STMT_CONTINUE:
+      if (cg_frame(cg)->pyfn && cg_frame(cg)->pyfn_loops) {
+        cg_frame(cg)->loop_ctl = s->kind == TC_STMT_BREAK ? 1 : 2;
+        return;
+      }
+      cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'%s' is not supported in kernels",
+               s->kind == TC_STMT_BREAK ? "break" : "continue");
+      return;
+    case TC_STMT_ASSERT: stmt_assert(cg, s); return;
+    case TC_STMT_DEF:
       cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED,
-               "Cannot have `return` statements inside `while` or `for` statements in triton");
+               "nested function definitions are not supported in @triton.jit functions");
       return;
-    }
-    tc_val v = s->u.ret.value ? cg_expr(cg, s->u.ret.value) : tv_none();
-    if (cg->err) return;
-    f->returned = true; /* the rest of this block (up to a runtime 'if') is dead */
-    if (f->rt_if_depth) { /* under a runtime condition: see control.c */
-      cg_bind(cg, "@returned", tv_bool(true));
-      cg_bind(cg, "@retval", v);
+    case TC_STMT_OTHER:
+      cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "%s is not supported in @triton.jit functions", s->u.other.what);
       return;
-    }
-    f->ret = v;
-    f->has_ret = true;
-    return;
-  }
-  case TC_STMT_IF: stmt_if(cg, s); return;
-  case TC_STMT_FOR: stmt_for(cg, s); return;
-  case TC_STMT_WHILE:
-    if (cg_frame(cg)->pyfn) pyfn_while(cg, s);
-    else cg_while(cg, s);
-    return;
-  case TC_STMT_PASS: return;
-  case TC_STMT_BREAK: case TC_STMT_CONTINUE:
-    if (cg_frame(cg)->pyfn && cg_frame(cg)->pyfn_loops) {
-      cg_frame(cg)->loop_ctl = s->kind == TC_STMT_BREAK ? 1 : 2;
+    case TC_STMT_IMPORT:
+    case TC_STMT_TRY: /* module level only */
+      cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "%s is not supported in @triton.jit functions",
+               s->kind == TC_STMT_IMPORT ? "import statement" : "try statement");
       return;
-    }
-    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'%s' is not supported in kernels",
-             s->kind == TC_STMT_BREAK ? "break" : "continue");
-    return;
-  case TC_STMT_ASSERT: stmt_assert(cg, s); return;
-  case TC_STMT_DEF:
-    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "nested function definitions are not supported in @triton.jit functions");
-    return;
-  case TC_STMT_OTHER:
-    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "%s is not supported in @triton.jit functions", s->u.other.what);
-    return;
-  case TC_STMT_IMPORT: case TC_STMT_TRY: /* module level only */
-    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "%s is not supported in @triton.jit functions",
-             s->kind == TC_STMT_IMPORT ? "import statement" : "try statement");
-    return;
   }
 }
 
@@ -955,11 +971,13 @@ tc_val cg_call_jit(tc_cg *cg, const tc_func *fn, const tc_val *args, int nargs, 
       if (!strcmp(fn->params[i].name, kwnames[k])) j = i;
     if (j < 0) {
       free(bound);
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' got an unexpected keyword argument '%s'", fn->name, kwnames[k]);
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' got an unexpected keyword argument '%s'", fn->name,
+                      kwnames[k]);
     }
     if (bound[j].kind != TV_INVALID) {
       free(bound);
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' got multiple values for argument '%s'", fn->name, kwnames[k]);
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' got multiple values for argument '%s'", fn->name,
+                      kwnames[k]);
     }
     bound[j] = kwargs[k];
   }
@@ -1004,8 +1022,8 @@ static MlirAttribute arg_attrs(tc_cg *cg, const tc_kernel_info *info) {
     const tc_kernel_param *p = &info->params[i];
     if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
     if (p->divisibility > 1) {
-      MlirNamedAttribute na = tcb_named(cg->ctx, "tile.divisibility",
-                                        mlirIntegerAttrGet(mlirIntegerTypeGet(cg->ctx, 32), p->divisibility));
+      MlirNamedAttribute na =
+          tcb_named(cg->ctx, "tile.divisibility", mlirIntegerAttrGet(mlirIntegerTypeGet(cg->ctx, 32), p->divisibility));
       dicts[n++] = mlirDictionaryAttrGet(cg->ctx, 1, &na);
     } else if (p->kind == TILEC_PARAM_TENSORDESC) {
       /* the lowering passes it by value on GPUs (conversion/lower.c, lower_func) */
@@ -1079,9 +1097,10 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
       k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", i ? ", " : "", mod->funcs[i]->name);
     const char *what = functions_only ? "function" : "@triton.jit function";
     st = tilec_status_create(TILEC_ERROR_NOT_FOUND, "%s: no %s named '%s'%s%s%s%s", filename, what, spec->kernel,
-                             mod->nfuncs ? " (found: " : functions_only ? " (the source has no " : " (the file has no ",
-                             mod->nfuncs ? "" : what,
-                             mod->nfuncs ? names : "s", ")");
+                             mod->nfuncs      ? " (found: "
+                             : functions_only ? " (the source has no "
+                                              : " (the file has no ",
+                             mod->nfuncs ? "" : what, mod->nfuncs ? names : "s", ")");
     tc_module_destroy(mod);
     return st;
   }
@@ -1156,8 +1175,7 @@ tilec_status *tc_frontend_compile(MlirContext ctx, const tilec_kernel_spec *spec
   cg_block(&cg, &fn->body);
   tc_val kret = cg_frame(&cg)->has_ret ? cg_frame(&cg)->ret : tv_none();
   if (!cg.err) cg_runtime_result(&cg, &kret);
-  if (!cg.err && kret.kind != TV_NONE)
-    cg_error(&cg, fn->loc, TILEC_ERROR_SEMANTIC, "a kernel cannot return a value");
+  if (!cg.err && kret.kind != TV_NONE) cg_error(&cg, fn->loc, TILEC_ERROR_SEMANTIC, "a kernel cannot return a value");
   pop_frame(&cg);
   cg_set_loc(&cg, fn->loc);
   tcb_op(&cg.b, "func.return", 0, NULL, 0, NULL, 0, NULL);

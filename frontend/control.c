@@ -39,21 +39,21 @@ static void assigned_in(names *ns, const tc_block *b) {
   for (int i = 0; i < b->nstmts; i++) {
     const tc_stmt *s = b->stmts[i];
     switch (s->kind) {
-    case TC_STMT_ASSIGN:
-      for (int k = 0; k < s->u.assign.ntargets; k++) target_names(ns, s->u.assign.targets[k]);
-      break;
-    case TC_STMT_AUGASSIGN: target_names(ns, s->u.augassign.target); break;
-    case TC_STMT_ANNASSIGN: target_names(ns, s->u.annassign.target); break;
-    case TC_STMT_IF:
-      assigned_in(ns, &s->u.if_.body);
-      assigned_in(ns, &s->u.if_.orelse);
-      break;
-    case TC_STMT_FOR:
-      target_names(ns, s->u.for_.target);
-      assigned_in(ns, &s->u.for_.body);
-      break;
-    case TC_STMT_WHILE: assigned_in(ns, &s->u.while_.body); break;
-    default: break;
+      case TC_STMT_ASSIGN:
+        for (int k = 0; k < s->u.assign.ntargets; k++) target_names(ns, s->u.assign.targets[k]);
+        break;
+      case TC_STMT_AUGASSIGN: target_names(ns, s->u.augassign.target); break;
+      case TC_STMT_ANNASSIGN: target_names(ns, s->u.annassign.target); break;
+      case TC_STMT_IF:
+        assigned_in(ns, &s->u.if_.body);
+        assigned_in(ns, &s->u.if_.orelse);
+        break;
+      case TC_STMT_FOR:
+        target_names(ns, s->u.for_.target);
+        assigned_in(ns, &s->u.for_.body);
+        break;
+      case TC_STMT_WHILE: assigned_in(ns, &s->u.while_.body); break;
+      default: break;
     }
   }
 }
@@ -94,13 +94,14 @@ static const tc_val *snap_get(const snapshot *sn, const char *name) {
 static bool same_val(const tc_val *a, const tc_val *b) {
   if (a->kind != b->kind) return false;
   switch (a->kind) {
-  case TV_TENSOR: return mlirValueEqual(a->v, b->v);
-  case TV_INT: case TV_BOOL: return a->i == b->i;
-  case TV_FLOAT: return a->f == b->f || (a->f != a->f && b->f != b->f);
-  case TV_STR: return a->slen == b->slen && !memcmp(a->s, b->s, a->slen);
-  case TV_DTYPE: return tv_dtype_eq(a, b);
-  case TV_NONE: return true;
-  default: return a->fn == b->fn && a->name == b->name && a->items == b->items;
+    case TV_TENSOR: return mlirValueEqual(a->v, b->v);
+    case TV_INT:
+    case TV_BOOL: return a->i == b->i;
+    case TV_FLOAT: return a->f == b->f || (a->f != a->f && b->f != b->f);
+    case TV_STR: return a->slen == b->slen && !memcmp(a->s, b->s, a->slen);
+    case TV_DTYPE: return tv_dtype_eq(a, b);
+    case TV_NONE: return true;
+    default: return a->fn == b->fn && a->name == b->name && a->items == b->items;
   }
 }
 
@@ -135,8 +136,8 @@ static bool unify_leaf(tc_cg *cg, const tc_stmt *s, const char *name, tc_val *x,
     tc_val *v = k ? y : x, *o = k ? x : y;
     if (v->kind == TV_TENSOR) continue;
     if (!tv_is_number(v)) {
-      cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "'%s' is a %s in one branch of a runtime 'if' and differs in the other",
-               name, tv_kind_name(v));
+      cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED,
+               "'%s' is a %s in one branch of a runtime 'if' and differs in the other", name, tv_kind_name(v));
       return false;
     }
     tc_builder save = cg->b;
@@ -155,13 +156,14 @@ static bool unify_leaf(tc_cg *cg, const tc_stmt *s, const char *name, tc_val *x,
     describe(x, a, sizeof a);
     describe(y, b, sizeof b);
     if (!strcmp(name, RETVAL))
-      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "Inconsistent return types: %s and %s (the paths of this 'if' return different types)", a, b);
+      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC,
+               "Inconsistent return types: %s and %s (the paths of this 'if' return different types)", a, b);
     else if (!strncmp(name, "@ifexp", 6))
       cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC,
                "Ternary expression with dynamic condition has inconsistent types %s and %s", a, b);
     else
-      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "Mismatched type for %s between then block (%s) and else block (%s)", name,
-               a, b);
+      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "Mismatched type for %s between then block (%s) and else block (%s)",
+               name, a, b);
     return false;
   }
   return true;
@@ -202,8 +204,9 @@ static void runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper) {
   if (c.kind != TV_TENSOR || c.rank != 0) {
     char d[64];
     describe(&c, d, sizeof d);
-    cg_error(cg, s->u.if_.test ? s->u.if_.test->loc : s->loc, TILEC_ERROR_SEMANTIC,
-             "Boolean value of Tensor with more than one value is ambiguous: an 'if' condition must be a scalar, got %s", d);
+    cg_error(
+        cg, s->u.if_.test ? s->u.if_.test->loc : s->loc, TILEC_ERROR_SEMANTIC,
+        "Boolean value of Tensor with more than one value is ambiguous: an 'if' condition must be a scalar, got %s", d);
     return;
   }
   c = cg_to_bool(cg, c, s->loc);
@@ -234,9 +237,8 @@ static void runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper) {
 /* The values leaving both branches of a runtime if become the scf.if's results. Not
  * inlined: its arrays of leaves are large, and runtime_if recurses (an elif chain is
  * an if nested in the else branch), so they must not sit in every level's frame. */
-static __attribute__((noinline)) void merge_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper,
-                                               snapshot *before_p, snapshot after[2], tc_builder ends[2],
-                                               MlirBlock blocks[2]) {
+static __attribute__((noinline)) void merge_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper, snapshot *before_p,
+                                               snapshot after[2], tc_builder ends[2], MlirBlock blocks[2]) {
   snapshot before = *before_p;
   /* Names visible after the if: changed in a branch and defined before, or defined in
    * both. Structured values (tuples, block pointers) leave leaf by leaf. */
@@ -275,8 +277,8 @@ static __attribute__((noinline)) void merge_if(tc_cg *cg, const tc_stmt *s, tc_v
     int n = 0, m = 0;
     if (is_struct(t) || is_struct(e)) {
       if (t->kind != e->kind || count_leaves(t) != count_leaves(e)) {
-        cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "'%s' has a different structure in the two branches of a runtime 'if'",
-                 cand.v[i]);
+        cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC,
+                 "'%s' has a different structure in the two branches of a runtime 'if'", cand.v[i]);
         break;
       }
       if (nleaves + count_leaves(t) > MAXL) {
@@ -305,7 +307,8 @@ static __attribute__((noinline)) void merge_if(tc_cg *cg, const tc_stmt *s, tc_v
     }
     nnames++;
   }
-  if (cand.overflow && !cg->err) cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "too many variables assigned in one 'if'");
+  if (cand.overflow && !cg->err)
+    cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "too many variables assigned in one 'if'");
   if (cg->err) {
     free(before.vars);
     free(after[0].vars);
@@ -411,12 +414,12 @@ static tc_val rebuild(tc_cg *cg, const tc_val *templ, const tc_val *leaves, int 
 
 typedef struct carried {
   const char *name;
-  tc_val templ;   /* structure before the loop */
-  int first, n;   /* its leaves in the flat list */
+  tc_val templ; /* structure before the loop */
+  int first, n; /* its leaves in the flat list */
 } carried;
 
 typedef struct leaf {
-  tc_val init;    /* a tensor */
+  tc_val init; /* a tensor */
   bool from_number;
 } leaf;
 
@@ -486,7 +489,8 @@ static int body_yields(tc_cg *cg, carried *cs, int n, leaf *leaves, MlirValue *y
       return -1;
     }
     if (count_leaves(v) != cs[i].n || (is_struct(v) != is_struct(&cs[i].templ))) {
-      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "loop-carried variable '%s' changes structure inside the loop", cs[i].name);
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "loop-carried variable '%s' changes structure inside the loop",
+               cs[i].name);
       return -1;
     }
     tc_val flat[MAXL];
@@ -506,7 +510,8 @@ static int body_yields(tc_cg *cg, carried *cs, int n, leaf *leaves, MlirValue *y
         describe(&l->init, a, sizeof a);
         describe(&y, b, sizeof b);
         cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
-                 "loop-carried variable '%s' has type %s before the loop but %s at the end of its body", cs[i].name, a, b);
+                 "loop-carried variable '%s' has type %s before the loop but %s at the end of its body", cs[i].name, a,
+                 b);
         return -1;
       }
       ys[cs[i].first + j] = y.v;
@@ -544,7 +549,8 @@ void cg_runtime_for(tc_cg *cg, const tc_stmt *s, const tc_val *bounds, int nb) {
     cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'for ... else' is not supported");
     return;
   }
-  tc_val lbv = nb == 1 ? tv_int(0) : bounds[0], ubv = nb == 1 ? bounds[0] : bounds[1], stv = nb == 3 ? bounds[2] : tv_int(1);
+  tc_val lbv = nb == 1 ? tv_int(0) : bounds[0], ubv = nb == 1 ? bounds[0] : bounds[1],
+         stv = nb == 3 ? bounds[2] : tv_int(1);
   for (int i = 0; i < nb; i++)
     if (!(bounds[i].kind == TV_INT || bounds[i].kind == TV_BOOL ||
           (bounds[i].kind == TV_TENSOR && bounds[i].rank == 0 && tc_ty_is_int(bounds[i].ty)))) {
@@ -560,7 +566,8 @@ void cg_runtime_for(tc_cg *cg, const tc_stmt *s, const tc_val *bounds, int nb) {
   cg_set_loc(cg, loc);
   /* A negative constexpr step counts k = 0.. trips and recomputes i = lb + k * step. */
   bool reverse = stv.kind == TV_INT && stv.i < 0;
-  tc_val lb = cg_cast(cg, lbv, it, false, loc), ub = cg_cast(cg, ubv, it, false, loc), st = cg_cast(cg, stv, it, false, loc);
+  tc_val lb = cg_cast(cg, lbv, it, false, loc), ub = cg_cast(cg, ubv, it, false, loc),
+         st = cg_cast(cg, stv, it, false, loc);
   tc_val orig_lb = lb, orig_st = st;
   if (reverse) {
     tc_val span = cg_binary(cg, TC_OP_SUB, lb, ub, loc);
@@ -657,8 +664,7 @@ void cg_while(tc_cg *cg, const tc_stmt *s) {
       if (c.kind != TV_TENSOR && cg_truthy_constexpr(cg, &c, loc, &t))
         cg_error(cg, s->u.while_.test->loc, TILEC_ERROR_UNSUPPORTED,
                  "'while' needs a runtime condition (a constexpr condition would loop forever or never)");
-      else
-        cg_error(cg, s->u.while_.test->loc, TILEC_ERROR_SEMANTIC, "a 'while' condition must be a scalar");
+      else cg_error(cg, s->u.while_.test->loc, TILEC_ERROR_SEMANTIC, "a 'while' condition must be a scalar");
     }
     if (!cg->err) c = cg_to_bool(cg, c, loc);
     if (!cg->err) {

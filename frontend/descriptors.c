@@ -25,13 +25,15 @@ static bool check_block(tc_cg *cg, int rank, const int64_t *bs, tc_loc loc) {
   int64_t n = 1;
   for (int i = 0; i < rank; i++) {
     if (bs[i] < 1 || (bs[i] & (bs[i] - 1))) {
-      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "block_shape element %d must be a power of 2, got %lld", i, (long long)bs[i]);
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "block_shape element %d must be a power of 2, got %lld", i,
+               (long long)bs[i]);
       return false;
     }
     n *= bs[i];
   }
   if (n > TC_MAX_NUMEL) {
-    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "numel (%lld) exceeds triton maximum tensor numel (%d)", (long long)n, TC_MAX_NUMEL);
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "numel (%lld) exceeds triton maximum tensor numel (%d)", (long long)n,
+             TC_MAX_NUMEL);
     return false;
   }
   return true;
@@ -44,27 +46,31 @@ static tc_val make_tensor_descriptor(tc_cg *cg, const cg_builtin *b, tc_callargs
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.make_tensor_descriptor: base must be a scalar pointer");
   int rank;
   int64_t bs[TC_MAX_RANK];
-  if (!cg_get_shape(cg, cg_arg(a, &s, "block_shape"), loc, &rank, bs) || !check_block(cg, rank, bs, loc)) return (tc_val){0};
+  if (!cg_get_shape(cg, cg_arg(a, &s, "block_shape"), loc, &rank, bs) || !check_block(cg, rank, bs, loc))
+    return (tc_val){0};
   /* Triton's rules for a descriptor made in a kernel (what a TMA needs), with its messages. */
   tc_ty elem = base.ty;
   elem.ptr_depth--;
   elem.is_const = false;
   int64_t esize = tc_ty_bits(elem) / 8;
   if (bs[rank - 1] * esize < 16)
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
-                    "Descriptor block shape must have at least 16 bytes in the last dimension, but got %lld * %lld = %lld bytes",
-                    (long long)bs[rank - 1], (long long)esize, (long long)(bs[rank - 1] * esize));
+    return cg_error(
+        cg, loc, TILEC_ERROR_SEMANTIC,
+        "Descriptor block shape must have at least 16 bytes in the last dimension, but got %lld * %lld = %lld bytes",
+        (long long)bs[rank - 1], (long long)esize, (long long)(bs[rank - 1] * esize));
   tc_val *strides = cg_arg(a, &s, "strides");
   if (strides->kind == TV_TUPLE && strides->nitems == rank) {
     const tc_val *last = &strides->items[rank - 1];
     if (tv_is_number(last) && !(last->kind == TV_INT && last->i == 1))
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Tensor descriptor last dim must be 1 but got %lld", (long long)last->i);
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Tensor descriptor last dim must be 1 but got %lld",
+                      (long long)last->i);
     for (int i = 0; i < rank - 1; i++) {
       const tc_val *st = &strides->items[i];
       if (st->kind == TV_INT && (st->i * esize) % 16 != 0)
-        return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
-                        "Tensor descriptor strides must be 16-byte aligned, but got a stride of %lld * %lld = %lld bytes",
-                        (long long)st->i, (long long)esize, (long long)(st->i * esize));
+        return cg_error(
+            cg, loc, TILEC_ERROR_SEMANTIC,
+            "Tensor descriptor strides must be 16-byte aligned, but got a stride of %lld * %lld = %lld bytes",
+            (long long)st->i, (long long)esize, (long long)(st->i * esize));
     }
   }
   tc_val r = new_desc(cg, base.ty, rank, bs);
@@ -76,11 +82,13 @@ static tc_val make_tensor_descriptor(tc_cg *cg, const cg_builtin *b, tc_callargs
   const tc_val *pad = cg_arg(a, &s, "padding_option");
   int64_t padding = 0;
   if (!cg_is_none(pad)) {
-    if (pad->kind != TV_STR || !((pad->slen == 4 && !memcmp(pad->s, "zero", 4)) || (pad->slen == 3 && !memcmp(pad->s, "nan", 3))))
+    if (pad->kind != TV_STR ||
+        !((pad->slen == 4 && !memcmp(pad->s, "zero", 4)) || (pad->slen == 3 && !memcmp(pad->s, "nan", 3))))
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "padding_option must be 'zero' or 'nan'");
     padding = pad->slen == 3;
     if (padding && !tc_ty_is_float(elem))
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "padding_option='nan' is only supported for floating-point tensors");
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                      "padding_option='nan' is only supported for floating-point tensors");
   }
   r.items[1 + 2 * rank] = tv_int(padding);
   return r;
@@ -174,7 +182,8 @@ static bool rows_at(tc_cg *cg, const tc_val *d, tc_val xo, tc_val y, tc_val *ptr
   tc_val in_c = cg_logical(cg, true, cg_compare(cg, TC_CMP_GE, cols, tv_int(0), loc),
                            cg_compare(cg, TC_CMP_LT, cols, d->items[2], loc), loc);
   *mask = cg_broadcast_to(cg, cg_logical(cg, true, in_r, in_c, loc), 2, shape, loc);
-  *ptrs = cg_binary(cg, TC_OP_ADD, cg_broadcast_to(cg, d->items[0], 2, shape, loc), cg_broadcast_to(cg, off, 2, shape, loc), loc);
+  *ptrs = cg_binary(cg, TC_OP_ADD, cg_broadcast_to(cg, d->items[0], 2, shape, loc),
+                    cg_broadcast_to(cg, off, 2, shape, loc), loc);
   return !cg->err;
 }
 
@@ -199,7 +208,8 @@ tc_val cg_tdesc_method(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc) 
   tc_val d = a->args[0];
   tc_val ptrs, mask;
   if (!strcmp(name, "load")) {
-    if (!nargs_are(cg, a, 1, "load(offsets) takes 1 argument", loc) || !block_at(cg, &d, &a->args[1], &ptrs, &mask, loc))
+    if (!nargs_are(cg, a, 1, "load(offsets) takes 1 argument", loc) ||
+        !block_at(cg, &d, &a->args[1], &ptrs, &mask, loc))
       return (tc_val){0};
     return cg_block_load_tile(cg, ptrs, mask, padding_other(cg, &d, loc), loc);
   }
@@ -246,8 +256,8 @@ static tc_val tuple_of(tc_cg *cg, const tc_val *items, int n) {
 }
 
 tc_val cg_tdesc_attr(tc_cg *cg, const tc_val *d, const char *attr, tc_loc loc) {
-  static const char *const methods[] = {"load", "store", "gather", "scatter", "atomic_add", "atomic_min",
-                                        "atomic_max", "atomic_and", "atomic_or", "atomic_xor"};
+  static const char *const methods[] = {"load",       "store",      "gather",     "scatter",   "atomic_add",
+                                        "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor"};
   for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
     if (!strcmp(attr, methods[i])) {
       size_t n = strlen(attr) + 7;
@@ -274,9 +284,14 @@ tc_val cg_tdesc_attr(tc_cg *cg, const tc_val *d, const char *attr, tc_loc loc) {
   return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tensor descriptor has no attribute '%s'", attr);
 }
 
-static const char *const p_make_tensor_descriptor[] = {"base", "shape", "strides", "block_shape", "padding_option", NULL};
+static const char *const p_make_tensor_descriptor[] = {"base",        "shape",          "strides",
+                                                       "block_shape", "padding_option", NULL};
 
 const cg_builtin cg_builtins_descriptor[] = {
-    {"make_tensor_descriptor", make_tensor_descriptor, {"tl.make_tensor_descriptor", p_make_tensor_descriptor}, 4, NULL},
+    {"make_tensor_descriptor",
+     make_tensor_descriptor,
+     {"tl.make_tensor_descriptor", p_make_tensor_descriptor},
+     4,
+     NULL},
     {NULL, NULL, {NULL, NULL}, 0, NULL},
 };

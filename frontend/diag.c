@@ -24,8 +24,7 @@ const char *tc_module_line(const tc_module *m, int line, size_t *len) {
   return s + i;
 }
 
-tilec_status *tc_error_at(const tc_module *m, tc_loc loc, tilec_status_code code, const char *fmt,
-                          ...) {
+tilec_status *tc_error_at(const tc_module *m, tc_loc loc, tilec_status_code code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   if (!m) {
@@ -40,8 +39,7 @@ tilec_status *tc_error_at(const tc_module *m, tc_loc loc, tilec_status_code code
   char *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
   if (msg) vsnprintf(msg, (size_t)n + 1, fmt, ap);
   va_end(ap);
-  if (!msg)
-    return tilec_status_create(code == TILEC_OK ? TILEC_ERROR_INTERNAL : code, "out of memory");
+  if (!msg) return tilec_status_create(code == TILEC_OK ? TILEC_ERROR_INTERNAL : code, "out of memory");
   size_t len;
   const char *text = tc_module_line(m, loc.line, &len);
   tilec_status *s = tilec_status_create_at(code, m->filename, loc.line + m->line_offset, loc.col, text, "%s", msg);

@@ -14,7 +14,7 @@
 const char *tc_module_line(const tc_module *m, int line, size_t *len);
 
 /* A status pointing at loc in m's source (m may be NULL: then no location). */
-tilec_status *tc_error_at(const tc_module *m, tc_loc loc, tilec_status_code code, const char *fmt,
-                          ...) __attribute__((format(printf, 4, 5)));
+tilec_status *tc_error_at(const tc_module *m, tc_loc loc, tilec_status_code code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif

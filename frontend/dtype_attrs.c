@@ -82,19 +82,48 @@ static bool is_named(tc_ty t, const char *name) {
 
 static int exponent_bias(tc_ty t) {
   switch (t.dt) {
-  case TILEC_DTYPE_F16: case TILEC_DTYPE_FP8E5: return 15;
-  case TILEC_DTYPE_BF16: case TILEC_DTYPE_F32: return 127;
-  case TILEC_DTYPE_F64: return 1023;
-  case TILEC_DTYPE_FP8E4NV: return 7;
-  default: return 0;
+    case TILEC_DTYPE_F16:
+    case TILEC_DTYPE_FP8E5: return 15;
+    case TILEC_DTYPE_BF16:
+    case TILEC_DTYPE_F32: return 127;
+    case TILEC_DTYPE_F64: return 1023;
+    case TILEC_DTYPE_FP8E4NV: return 7;
+    default: return 0;
   }
 }
 
 static const char *const predicates[] = {
-    "is_fp8", "is_fp8e4nv", "is_fp8e4b8", "is_fp8e4b15", "is_fp8e5", "is_fp8e5b16", "is_fp16", "is_bf16", "is_fp32",
-    "is_fp64", "is_int1", "is_int8", "is_int16", "is_int32", "is_int64", "is_uint8", "is_uint16", "is_uint32",
-    "is_uint64", "is_floating", "is_standard_floating", "is_int_signed", "is_int_unsigned", "is_int", "is_bool",
-    "is_ptr", "is_block", "is_const", "is_void", "get_int_max_value", "get_int_min_value",
+    "is_fp8",
+    "is_fp8e4nv",
+    "is_fp8e4b8",
+    "is_fp8e4b15",
+    "is_fp8e5",
+    "is_fp8e5b16",
+    "is_fp16",
+    "is_bf16",
+    "is_fp32",
+    "is_fp64",
+    "is_int1",
+    "is_int8",
+    "is_int16",
+    "is_int32",
+    "is_int64",
+    "is_uint8",
+    "is_uint16",
+    "is_uint32",
+    "is_uint64",
+    "is_floating",
+    "is_standard_floating",
+    "is_int_signed",
+    "is_int_unsigned",
+    "is_int",
+    "is_bool",
+    "is_ptr",
+    "is_block",
+    "is_const",
+    "is_void",
+    "get_int_max_value",
+    "get_int_min_value",
 };
 
 static tc_val method(tc_cg *cg, const tc_val *d, const char *attr) {
@@ -131,15 +160,16 @@ static tc_val block_attr(tc_cg *cg, const tc_val *d, const char *attr, tc_loc lo
     if (!strcmp(attr, predicates[i])) return method(cg, d, attr);
   char buf[256];
   tv_dtype_name(d, buf, sizeof buf);
-  return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s %s has no attribute '%s'", d->ptr_block ? "pointer_type" : "block_type",
-                  buf, attr);
+  return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s %s has no attribute '%s'",
+                  d->ptr_block ? "pointer_type" : "block_type", buf, attr);
 }
 
 tc_val cg_dtype_attr(tc_cg *cg, const tc_val *d, const char *attr, tc_loc loc) {
   if (d->rank || d->ptr_block) return block_attr(cg, d, attr, loc);
   tc_ty t = d->ty;
   if (!strcmp(attr, "element_ty")) {
-    if (!tc_ty_is_ptr(t)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'element_ty' is only defined on pointer dtypes");
+    if (!tc_ty_is_ptr(t))
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'element_ty' is only defined on pointer dtypes");
     t.ptr_depth--;
     return tv_dtype(t);
   }
@@ -197,7 +227,8 @@ tc_val cg_dtype_method(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc) 
     r.u64 = bits == 64;
     return r;
   }
-  if (!strcmp(name, "is_void")) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "dtype.is_void() is not implemented (as in Triton)");
+  if (!strcmp(name, "is_void"))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "dtype.is_void() is not implemented (as in Triton)");
   bool r;
   if (!strcmp(name, "is_fp8")) r = strstr(tn, "fp8") != NULL && !ptr;
   else if (!strcmp(name, "is_floating")) r = fl;

@@ -19,12 +19,12 @@ typedef struct fp8_format {
 static bool format_of(tc_ty t, fp8_format *f) {
   if (t.ptr_depth) return false;
   switch (t.dt) {
-  case TILEC_DTYPE_FP8E5: *f = (fp8_format){2, 15, 0}; return true;
-  case TILEC_DTYPE_FP8E4NV: *f = (fp8_format){3, 7, 1}; return true;
-  case TILEC_DTYPE_FP8E4B15: *f = (fp8_format){3, 15, 1}; return true;
-  case TILEC_DTYPE_FP8E4B8: *f = (fp8_format){3, 8, 2}; return true;
-  case TILEC_DTYPE_FP8E5B16: *f = (fp8_format){2, 16, 2}; return true;
-  default: return false;
+    case TILEC_DTYPE_FP8E5: *f = (fp8_format){2, 15, 0}; return true;
+    case TILEC_DTYPE_FP8E4NV: *f = (fp8_format){3, 7, 1}; return true;
+    case TILEC_DTYPE_FP8E4B15: *f = (fp8_format){3, 15, 1}; return true;
+    case TILEC_DTYPE_FP8E4B8: *f = (fp8_format){3, 8, 2}; return true;
+    case TILEC_DTYPE_FP8E5B16: *f = (fp8_format){2, 16, 2}; return true;
+    default: return false;
   }
 }
 
@@ -46,7 +46,9 @@ static uint8_t encode(float x, fp8_format f) {
     uint32_t r = (a + (1u << (shift - 1)) - 1 + ((a >> shift) & 1)) >> shift;
     code = r - ((uint32_t)(127 - f.bias) << f.mant);
   }
-  uint32_t maxc = f.fmt == 0 ? ((((1u << (7 - f.mant)) - 2) << f.mant) | ((1u << f.mant) - 1)) : f.fmt == 1 ? 0x7E : 0x7F;
+  uint32_t maxc = f.fmt == 0   ? ((((1u << (7 - f.mant)) - 2) << f.mant) | ((1u << f.mant) - 1))
+                  : f.fmt == 1 ? 0x7E
+                               : 0x7F;
   if (code > maxc) code = maxc;
   if (f.fmt == 2) {
     if (code) code |= sign;
@@ -98,11 +100,13 @@ tc_val cg_fp8_cast(tc_cg *cg, tc_val v, tc_ty to, tc_loc loc) {
 /* The compute type of an operation with an fp8 operand: fp32, or fp64 when the other
  * operand is fp64. */
 static tc_ty wide_type(const tc_val *a, const tc_val *b) {
-  bool f64 = (a->kind == TV_TENSOR && a->ty.dt == TILEC_DTYPE_F64) || (b->kind == TV_TENSOR && b->ty.dt == TILEC_DTYPE_F64);
+  bool f64 =
+      (a->kind == TV_TENSOR && a->ty.dt == TILEC_DTYPE_F64) || (b->kind == TV_TENSOR && b->ty.dt == TILEC_DTYPE_F64);
   return tc_ty_make(f64 ? TILEC_DTYPE_F64 : TILEC_DTYPE_F32);
 }
 
-static bool result_type(tc_cg *cg, const tc_val *a, const tc_val *b, bool div, const char *what, tc_ty *out, tc_loc loc) {
+static bool result_type(tc_cg *cg, const tc_val *a, const tc_val *b, bool div, const char *what, tc_ty *out,
+                        tc_loc loc) {
   char err[256];
   tc_ty ta = a->kind == TV_TENSOR ? a->ty : tc_ty_make(TILEC_DTYPE_F32);
   tc_ty tb = b->kind == TV_TENSOR ? b->ty : tc_ty_make(TILEC_DTYPE_F32);

@@ -14,25 +14,25 @@
 typedef struct tc_kernel_param {
   char name[256];
   tilec_param_kind kind;
-  tilec_dtype dtype;      /* pointee for pointers */
+  tilec_dtype dtype; /* pointee for pointers */
   int pointer_depth;
-  int divisibility;       /* 1 when no hint */
-  char value[256];        /* constexpr value as text (Python literal form); for a
+  int divisibility; /* 1 when no hint */
+  char value[256];  /* constexpr value as text (Python literal form); for a
                            * tensor descriptor its signature spelling */
-  int desc_rank;          /* tensor descriptors: block rank and shape */
+  int desc_rank;    /* tensor descriptors: block rank and shape */
   int64_t desc_block[4];
 } tc_kernel_param;
 
 typedef struct tc_kernel_info {
   char name[128];
-  char signature[2048];   /* normalized, one entry per parameter */
+  char signature[2048]; /* normalized, one entry per parameter */
   int nparams;
   tc_kernel_param params[TC_MAX_PARAMS];
-  bool uses_assert;       /* the program can stop: a failed device_assert (or, nvptx-emu, a CTA
+  bool uses_assert;  /* the program can stop: a failed device_assert (or, nvptx-emu, a CTA
                            * whose threads cannot start) */
-  bool check_bounds;      /* compiled with bounds checks: the kernel takes extents */
-  bool check_nan;         /* compiled with NaN/Inf store checks (the program can unwind) */
-  char notes[4096];       /* tl.static_print output, one line per call */
+  bool check_bounds; /* compiled with bounds checks: the kernel takes extents */
+  bool check_nan;    /* compiled with NaN/Inf store checks (the program can unwind) */
+  char notes[4096];  /* tl.static_print output, one line per call */
 } tc_kernel_info;
 
 /* Parses spec->source, finds spec->kernel, specializes it and emits tile IR into a new

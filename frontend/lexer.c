@@ -32,9 +32,7 @@ typedef struct tc_lexer {
   tc_lex_error *err;
 } tc_lexer;
 
-static int tc_at(const tc_lexer *lx, size_t i) {
-  return i < lx->len ? (unsigned char)lx->src[i] : -1;
-}
+static int tc_at(const tc_lexer *lx, size_t i) { return i < lx->len ? (unsigned char)lx->src[i] : -1; }
 
 static int tc_col_of(const tc_lexer *lx, size_t pos) {
   size_t d = pos - lx->line_start;
@@ -47,8 +45,7 @@ static int tc_is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c 
 static int tc_is_ascii_id(int c) { return tc_is_alpha(c) || tc_is_digit(c) || c == '_'; }
 static int tc_is_id_char(int c) { return tc_is_ascii_id(c) || c >= 0x80; }
 
-__attribute__((format(printf, 4, 5))) static int tc_lex_fail(tc_lexer *lx, int line, int col,
-                                                             const char *fmt, ...) {
+__attribute__((format(printf, 4, 5))) static int tc_lex_fail(tc_lexer *lx, int line, int col, const char *fmt, ...) {
   lx->err->line = line;
   lx->err->col = col;
   va_list ap;
@@ -76,17 +73,14 @@ static int tc_emit(tc_lexer *lx, tc_tok_kind kind, size_t start, size_t len, int
   t->len = len;
   t->line = line;
   t->col = col;
-  if (kind != TC_TOK_NEWLINE && kind != TC_TOK_INDENT && kind != TC_TOK_DEDENT)
-    lx->line_has_tokens = 1;
+  if (kind != TC_TOK_NEWLINE && kind != TC_TOK_INDENT && kind != TC_TOK_DEDENT) lx->line_has_tokens = 1;
   return 0;
 }
 
 /* Consumes the newline at lx->pos ("\r\n" counts once, a lone "\r" too). */
 static void tc_take_newline(tc_lexer *lx) {
-  if (tc_at(lx, lx->pos) == '\r' && tc_at(lx, lx->pos + 1) == '\n')
-    lx->pos += 2;
-  else
-    lx->pos += 1;
+  if (tc_at(lx, lx->pos) == '\r' && tc_at(lx, lx->pos + 1) == '\n') lx->pos += 2;
+  else lx->pos += 1;
   lx->line++;
   lx->line_start = lx->pos;
 }
@@ -128,30 +122,25 @@ static int tc_utf8_decode(const tc_lexer *lx, size_t i, unsigned *cp) {
 /* Without a Unicode database, identifiers accept any non-ASCII letter-ish code point;
  * these ranges are the spaces, controls and punctuation people paste by accident. */
 static int tc_cp_nonprintable(unsigned cp) {
-  return (cp >= 0x80 && cp <= 0xA0) || cp == 0xAD || (cp >= 0x2000 && cp <= 0x200F) ||
-         (cp >= 0x2028 && cp <= 0x202F) || (cp >= 0x205F && cp <= 0x206F) || cp == 0x3000 ||
-         cp == 0xFEFF;
+  return (cp >= 0x80 && cp <= 0xA0) || cp == 0xAD || (cp >= 0x2000 && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202F) ||
+         (cp >= 0x205F && cp <= 0x206F) || cp == 0x3000 || cp == 0xFEFF;
 }
 
 static int tc_cp_symbol(unsigned cp) {
-  return (cp >= 0xA1 && cp <= 0xBF && cp != 0xAA && cp != 0xB5 && cp != 0xBA) || cp == 0xD7 ||
-         cp == 0xF7 || (cp >= 0x2010 && cp <= 0x2027) || (cp >= 0x2030 && cp <= 0x205E) ||
-         (cp >= 0x2190 && cp <= 0x2BFF) || (cp >= 0x3001 && cp <= 0x3003) ||
-         (cp >= 0xFF01 && cp <= 0xFF0F);
+  return (cp >= 0xA1 && cp <= 0xBF && cp != 0xAA && cp != 0xB5 && cp != 0xBA) || cp == 0xD7 || cp == 0xF7 ||
+         (cp >= 0x2010 && cp <= 0x2027) || (cp >= 0x2030 && cp <= 0x205E) || (cp >= 0x2190 && cp <= 0x2BFF) ||
+         (cp >= 0x3001 && cp <= 0x3003) || (cp >= 0xFF01 && cp <= 0xFF0F);
 }
 
 /* Validates the non-ASCII character at i as part of an identifier; *n gets its length. */
 static int tc_lex_utf8_id(tc_lexer *lx, size_t i, int *n) {
   unsigned cp = 0;
   *n = tc_utf8_decode(lx, i, &cp);
-  if (*n == 0)
-    return tc_lex_fail(lx, lx->line, tc_col_of(lx, i), "invalid UTF-8 byte 0x%02x", tc_at(lx, i));
+  if (*n == 0) return tc_lex_fail(lx, lx->line, tc_col_of(lx, i), "invalid UTF-8 byte 0x%02x", tc_at(lx, i));
   if (tc_cp_nonprintable(cp))
-    return tc_lex_fail(lx, lx->line, tc_col_of(lx, i), "invalid non-printable character U+%04X",
-                       cp);
+    return tc_lex_fail(lx, lx->line, tc_col_of(lx, i), "invalid non-printable character U+%04X", cp);
   if (tc_cp_symbol(cp))
-    return tc_lex_fail(lx, lx->line, tc_col_of(lx, i), "invalid character '%.*s' (U+%04X)", *n,
-                       lx->src + i, cp);
+    return tc_lex_fail(lx, lx->line, tc_col_of(lx, i), "invalid character '%.*s' (U+%04X)", *n, lx->src + i, cp);
   return 0;
 }
 
@@ -161,15 +150,15 @@ static int tc_string_prefix(const char *s, size_t n, int *raw, int *bytes, int *
   if (n > 2) return 0;
   for (size_t i = 0; i < n; i++) {
     switch (s[i]) {
-    case 'r':
-    case 'R': r++; break;
-    case 'b':
-    case 'B': b++; break;
-    case 'f':
-    case 'F': f++; break;
-    case 'u':
-    case 'U': u++; break;
-    default: return 0;
+      case 'r':
+      case 'R': r++; break;
+      case 'b':
+      case 'B': b++; break;
+      case 'f':
+      case 'F': f++; break;
+      case 'u':
+      case 'U': u++; break;
+      default: return 0;
     }
   }
   if (r > 1 || b > 1 || f > 1 || u > 1 || (u && n > 1) || (b && f)) return 0;
@@ -181,13 +170,11 @@ static int tc_string_prefix(const char *s, size_t n, int *raw, int *bytes, int *
 
 /* Scans a string body from the opening quote at *ip. f-strings are kept whole, but their
  * replacement fields may hold nested quotes (Python 3.12), so fields are tracked. */
-static int tc_lex_string_body(tc_lexer *lx, size_t *ip, int is_f, int nest, int tline,
-                              int tcol) {
+static int tc_lex_string_body(tc_lexer *lx, size_t *ip, int is_f, int nest, int tline, int tcol) {
   size_t i = *ip;
   int q = tc_at(lx, i);
   int triple = tc_at(lx, i + 1) == q && tc_at(lx, i + 2) == q;
-  const char *unterminated =
-      triple ? "unterminated triple-quoted string literal" : "unterminated string literal";
+  const char *unterminated = triple ? "unterminated triple-quoted string literal" : "unterminated string literal";
   i += triple ? 3 : 1;
   int depth = 0;
   for (;;) {
@@ -224,10 +211,8 @@ static int tc_lex_string_body(tc_lexer *lx, size_t *ip, int is_f, int nest, int 
         continue;
       }
       if (c == '}') {
-        if (depth > 0)
-          depth--;
-        else if (tc_at(lx, i + 1) == '}')
-          i++;
+        if (depth > 0) depth--;
+        else if (tc_at(lx, i + 1) == '}') i++;
         i++;
         continue;
       }
@@ -322,14 +307,11 @@ static int tc_lex_number(tc_lexer *lx) {
     if (tc_lex_digits(lx, &i, base, &count, NULL) || count == 0)
       return tc_lex_fail(lx, line, col, "invalid %s literal", what);
     int c = tc_at(lx, i);
-    if (tc_is_digit(c))
-      return tc_lex_fail(lx, line, tc_col_of(lx, i), "invalid digit '%c' in %s literal", c, what);
-    if (tc_is_id_char(c) && !tc_keyword_follows(lx, i))
-      return tc_lex_fail(lx, line, col, "invalid %s literal", what);
+    if (tc_is_digit(c)) return tc_lex_fail(lx, line, tc_col_of(lx, i), "invalid digit '%c' in %s literal", c, what);
+    if (tc_is_id_char(c) && !tc_keyword_follows(lx, i)) return tc_lex_fail(lx, line, col, "invalid %s literal", what);
   } else {
     int count = 0, nonzero = 0, is_float = 0;
-    if (tc_lex_digits(lx, &i, 10, &count, &nonzero))
-      return tc_lex_fail(lx, line, col, "invalid decimal literal");
+    if (tc_lex_digits(lx, &i, 10, &count, &nonzero)) return tc_lex_fail(lx, line, col, "invalid decimal literal");
     if (tc_at(lx, i) == '.') {
       is_float = 1;
       i++;
@@ -345,19 +327,16 @@ static int tc_lex_number(tc_lexer *lx) {
         int ec = 0;
         is_float = 1;
         i = j;
-        if (tc_lex_digits(lx, &i, 10, &ec, NULL))
-          return tc_lex_fail(lx, line, col, "invalid decimal literal");
+        if (tc_lex_digits(lx, &i, 10, &ec, NULL)) return tc_lex_fail(lx, line, col, "invalid decimal literal");
       }
     }
     int c = tc_at(lx, i);
-    if (c == 'j' || c == 'J')
-      return tc_lex_fail(lx, line, col, "imaginary literals are not supported");
+    if (c == 'j' || c == 'J') return tc_lex_fail(lx, line, col, "imaginary literals are not supported");
     if (!is_float && tc_at(lx, s) == '0' && nonzero)
       return tc_lex_fail(lx, line, col,
                          "leading zeros in decimal integer literals are not permitted; "
                          "use an 0o prefix for octal integers");
-    if (tc_is_id_char(c) && !tc_keyword_follows(lx, i))
-      return tc_lex_fail(lx, line, col, "invalid decimal literal");
+    if (tc_is_id_char(c) && !tc_keyword_follows(lx, i)) return tc_lex_fail(lx, line, col, "invalid decimal literal");
   }
   lx->pos = i;
   return tc_emit(lx, TC_TOK_NUMBER, s, i - s, line, col);
@@ -387,8 +366,8 @@ static int tc_lex_name_or_string(tc_lexer *lx) {
 
 static int tc_lex_op(tc_lexer *lx) {
   static const char *const ops3[] = {"**=", "//=", ">>=", "<<=", "..."};
-  static const char *const ops2[] = {"**", "//", ">>", "<<", "<=", ">=", "==", "!=", "->", ":=",
-                                     "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="};
+  static const char *const ops2[] = {
+      "**", "//", ">>", "<<", "<=", ">=", "==", "!=", "->", ":=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="};
   static const char ops1[] = "+-*/%@&|^~<>()[]{},:;.=";
   size_t s = lx->pos, n = 0;
   const char *p = lx->src + s;
@@ -402,13 +381,11 @@ static int tc_lex_op(tc_lexer *lx) {
   int line = lx->line, col = tc_col_of(lx, s);
   if (!n) {
     if (c == 0) return tc_lex_fail(lx, line, col, "source code cannot contain null bytes");
-    if (c < 0x20 || c == 0x7f)
-      return tc_lex_fail(lx, line, col, "invalid non-printable character U+%04X", (unsigned)c);
+    if (c < 0x20 || c == 0x7f) return tc_lex_fail(lx, line, col, "invalid non-printable character U+%04X", (unsigned)c);
     return tc_lex_fail(lx, line, col, "invalid character '%c'", c);
   }
   if (n == 1 && (c == '(' || c == '[' || c == '{')) {
-    if (lx->nparen == TC_MAX_PARENS)
-      return tc_lex_fail(lx, line, col, "too many nested parentheses");
+    if (lx->nparen == TC_MAX_PARENS) return tc_lex_fail(lx, line, col, "too many nested parentheses");
     lx->paren[lx->nparen].c = (char)c;
     lx->paren[lx->nparen].line = line;
     lx->paren[lx->nparen].col = col;
@@ -419,13 +396,9 @@ static int tc_lex_op(tc_lexer *lx) {
     char want = open == '(' ? ')' : open == '[' ? ']' : '}';
     if (c != want) {
       if (lx->paren[lx->nparen - 1].line != line)
-        return tc_lex_fail(
-            lx, line, col,
-            "closing parenthesis '%c' does not match opening parenthesis '%c' on line %d", c, open,
-            lx->paren[lx->nparen - 1].line);
-      return tc_lex_fail(lx, line, col,
-                         "closing parenthesis '%c' does not match opening parenthesis '%c'", c,
-                         open);
+        return tc_lex_fail(lx, line, col, "closing parenthesis '%c' does not match opening parenthesis '%c' on line %d",
+                           c, open, lx->paren[lx->nparen - 1].line);
+      return tc_lex_fail(lx, line, col, "closing parenthesis '%c' does not match opening parenthesis '%c'", c, open);
     }
     lx->nparen--;
   }
@@ -462,8 +435,7 @@ static int tc_lex_indent(tc_lexer *lx) {
   if (col == top) {
     if (alt != atop) return tc_lex_fail(lx, line, tcol, "%s", mixed);
   } else if (col > top) {
-    if (lx->nindent == TC_MAX_INDENT)
-      return tc_lex_fail(lx, line, tcol, "too many levels of indentation");
+    if (lx->nindent == TC_MAX_INDENT) return tc_lex_fail(lx, line, tcol, "too many levels of indentation");
     if (alt <= atop) return tc_lex_fail(lx, line, tcol, "%s", mixed);
     lx->nindent++;
     lx->indent[lx->nindent] = col;
@@ -506,16 +478,12 @@ static int tc_lex_run(tc_lexer *lx) {
       at_line_start = lx->nparen == 0;
     } else if (c == '\\') {
       int n = tc_at(lx, lx->pos + 1);
-      if (n < 0)
-        return tc_fail_here(lx, lx->pos,
-                            "unexpected end of file after line continuation character");
-      if (!tc_is_nl(n))
-        return tc_fail_here(lx, lx->pos, "unexpected character after line continuation character");
+      if (n < 0) return tc_fail_here(lx, lx->pos, "unexpected end of file after line continuation character");
+      if (!tc_is_nl(n)) return tc_fail_here(lx, lx->pos, "unexpected character after line continuation character");
       lx->pos++;
       tc_take_newline(lx);
       if (tc_at(lx, lx->pos) < 0)
-        return tc_lex_fail(lx, lx->line, 1,
-                           "unexpected end of file after line continuation character");
+        return tc_lex_fail(lx, lx->line, 1, "unexpected end of file after line continuation character");
     } else if (tc_is_digit(c) || (c == '.' && tc_is_digit(tc_at(lx, lx->pos + 1)))) {
       if (tc_lex_number(lx)) return -1;
     } else if (tc_is_alpha(c) || c == '_' || c >= 0x80) {
@@ -529,8 +497,7 @@ static int tc_lex_run(tc_lexer *lx) {
   int line = lx->line, col = tc_col_of(lx, lx->pos);
   if (lx->nparen > 0) {
     int k = lx->nparen - 1;
-    return tc_lex_fail(lx, lx->paren[k].line, lx->paren[k].col, "'%c' was never closed",
-                       lx->paren[k].c);
+    return tc_lex_fail(lx, lx->paren[k].line, lx->paren[k].col, "'%c' was never closed", lx->paren[k].c);
   }
   if (lx->line_has_tokens && tc_emit(lx, TC_TOK_NEWLINE, lx->pos, 0, line, col)) return -1;
   for (; lx->nindent > 0; lx->nindent--)
@@ -553,10 +520,8 @@ int tc_lex(const char *src, size_t len, tc_token **toks, size_t *ntoks, tc_lex_e
     if (ntoks) *ntoks = 0;
     return -1;
   }
-  if (toks)
-    *toks = lx.toks;
-  else
-    free(lx.toks);
+  if (toks) *toks = lx.toks;
+  else free(lx.toks);
   if (ntoks) *ntoks = lx.ntoks;
   return 0;
 }
@@ -608,8 +573,7 @@ static size_t tc_utf8_encode(char *out, unsigned cp) {
   return 4;
 }
 
-int tc_string_decode(tc_arena *arena, const tc_token *tok, char **data, size_t *len,
-                     tc_lex_error *err) {
+int tc_string_decode(tc_arena *arena, const tc_token *tok, char **data, size_t *len, tc_lex_error *err) {
   tc_string_info info;
   tc_string_info_of(tok, &info);
   const char *b = tok->start + info.body_offset;
@@ -639,77 +603,72 @@ int tc_string_decode(tc_arena *arena, const tc_token *tok, char **data, size_t *
     char e = b[i + 1];
     i += 2;
     switch (e) {
-    case '\n': break;
-    case '\r':
-      if (i < n && b[i] == '\n') i++;
-      break;
-    case '\\':
-    case '\'':
-    case '"': out[o++] = e; break;
-    case 'a': out[o++] = '\a'; break;
-    case 'b': out[o++] = '\b'; break;
-    case 'f': out[o++] = '\f'; break;
-    case 'n': out[o++] = '\n'; break;
-    case 'r': out[o++] = '\r'; break;
-    case 't': out[o++] = '\t'; break;
-    case 'v': out[o++] = '\v'; break;
-    case '0':
-    case '1':
-    case '2':
-    case '3':
-    case '4':
-    case '5':
-    case '6':
-    case '7': {
-      unsigned v = (unsigned)(e - '0');
-      for (int k = 0; k < 2 && i < n && b[i] >= '0' && b[i] <= '7'; k++)
-        v = v * 8 + (unsigned)(b[i++] - '0');
-      if (info.is_bytes)
-        out[o++] = (char)(v & 0xFF);
-      else
-        o += tc_utf8_encode(out + o, v);
-      break;
-    }
-    case 'x':
-    case 'u':
-    case 'U': {
-      int need = e == 'x' ? 2 : e == 'u' ? 4 : 8;
-      if (e != 'x' && info.is_bytes) {
+      case '\n': break;
+      case '\r':
+        if (i < n && b[i] == '\n') i++;
+        break;
+      case '\\':
+      case '\'':
+      case '"': out[o++] = e; break;
+      case 'a': out[o++] = '\a'; break;
+      case 'b': out[o++] = '\b'; break;
+      case 'f': out[o++] = '\f'; break;
+      case 'n': out[o++] = '\n'; break;
+      case 'r': out[o++] = '\r'; break;
+      case 't': out[o++] = '\t'; break;
+      case 'v': out[o++] = '\v'; break;
+      case '0':
+      case '1':
+      case '2':
+      case '3':
+      case '4':
+      case '5':
+      case '6':
+      case '7': {
+        unsigned v = (unsigned)(e - '0');
+        for (int k = 0; k < 2 && i < n && b[i] >= '0' && b[i] <= '7'; k++) v = v * 8 + (unsigned)(b[i++] - '0');
+        if (info.is_bytes) out[o++] = (char)(v & 0xFF);
+        else o += tc_utf8_encode(out + o, v);
+        break;
+      }
+      case 'x':
+      case 'u':
+      case 'U': {
+        int need = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+        if (e != 'x' && info.is_bytes) {
+          out[o++] = '\\';
+          out[o++] = e;
+          break;
+        }
+        unsigned v = 0;
+        for (int k = 0; k < need; k++) {
+          int h = i + (size_t)k < n ? tc_hex_val((unsigned char)b[i + (size_t)k]) : -1;
+          if (h < 0) {
+            err->line = tok->line;
+            err->col = tok->col;
+            snprintf(err->msg, sizeof err->msg, "truncated \\%s escape",
+                     e == 'x'   ? "xXX"
+                     : e == 'u' ? "uXXXX"
+                                : "UXXXXXXXX");
+            return -1;
+          }
+          v = v * 16 + (unsigned)h;
+        }
+        i += (size_t)need;
+        if (v > 0x10FFFF) {
+          err->line = tok->line;
+          err->col = tok->col;
+          snprintf(err->msg, sizeof err->msg, "illegal Unicode character in string literal");
+          return -1;
+        }
+        if (info.is_bytes) out[o++] = (char)v;
+        else o += tc_utf8_encode(out + o, v);
+        break;
+      }
+      default: /* unknown escapes (and \N{...}, which needs a name table) stay as written */
         out[o++] = '\\';
         out[o++] = e;
         break;
-      }
-      unsigned v = 0;
-      for (int k = 0; k < need; k++) {
-        int h = i + (size_t)k < n ? tc_hex_val((unsigned char)b[i + (size_t)k]) : -1;
-        if (h < 0) {
-          err->line = tok->line;
-          err->col = tok->col;
-          snprintf(err->msg, sizeof err->msg, "truncated \\%s escape",
-                   e == 'x'   ? "xXX"
-                   : e == 'u' ? "uXXXX"
-                              : "UXXXXXXXX");
-          return -1;
-        }
-        v = v * 16 + (unsigned)h;
-      }
-      i += (size_t)need;
-      if (v > 0x10FFFF) {
-        err->line = tok->line;
-        err->col = tok->col;
-        snprintf(err->msg, sizeof err->msg, "illegal Unicode character in string literal");
-        return -1;
-      }
-      if (info.is_bytes)
-        out[o++] = (char)v;
-      else
-        o += tc_utf8_encode(out + o, v);
-      break;
-    }
-    default: /* unknown escapes (and \N{...}, which needs a name table) stay as written */
-      out[o++] = '\\';
-      out[o++] = e;
-      break;
     }
   }
   out[o] = 0;
@@ -719,11 +678,11 @@ int tc_string_decode(tc_arena *arena, const tc_token *tok, char **data, size_t *
 }
 
 int tc_is_keyword(const char *s, size_t len) {
-  static const char *const kws[] = {
-      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
-      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
-      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
-      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
+  static const char *const kws[] = {"False",  "None",   "True",    "and",      "as",       "assert", "async",
+                                    "await",  "break",  "class",   "continue", "def",      "del",    "elif",
+                                    "else",   "except", "finally", "for",      "from",     "global", "if",
+                                    "import", "in",     "is",      "lambda",   "nonlocal", "not",    "or",
+                                    "pass",   "raise",  "return",  "try",      "while",    "with",   "yield"};
   for (size_t k = 0; k < sizeof kws / sizeof kws[0]; k++)
     if (strlen(kws[k]) == len && memcmp(s, kws[k], len) == 0) return 1;
   return 0;

@@ -47,8 +47,7 @@ void tc_string_info_of(const tc_token *tok, tc_string_info *info);
 /* Decodes a STRING token (escapes resolved unless raw) into arena memory, NUL-terminated.
  * Returns 0, or -1 with *err set (bad \x, \u, \U escapes; out of memory). f-strings
  * are returned undecoded. */
-int tc_string_decode(tc_arena *arena, const tc_token *tok, char **data, size_t *len,
-                     tc_lex_error *err);
+int tc_string_decode(tc_arena *arena, const tc_token *tok, char **data, size_t *len, tc_lex_error *err);
 
 /* Python's reserved words (not soft keywords like `match`). */
 int tc_is_keyword(const char *s, size_t len);

@@ -20,9 +20,9 @@
 /* ---- data -------------------------------------------------------------------------- */
 
 typedef enum dkind {
-  D_VALUE,  /* a value Triton lets kernels read: constexpr object, dtype, module, tl object, jit fn */
-  D_PLAIN,  /* a plain Python value (3, 0.5, "s", (2, 3)): only in parameter defaults */
-  D_OPAQUE  /* bound by code tilec does not evaluate: `why` says what */
+  D_VALUE, /* a value Triton lets kernels read: constexpr object, dtype, module, tl object, jit fn */
+  D_PLAIN, /* a plain Python value (3, 0.5, "s", (2, 3)): only in parameter defaults */
+  D_OPAQUE /* bound by code tilec does not evaluate: `why` says what */
 } dkind;
 
 typedef struct dbind {
@@ -94,19 +94,27 @@ tc_mctx *tc_mctx_create(tc_arena *arena, const tilec_kernel_spec *spec, const tc
   m->arena = arena;
   const char *allow = getenv("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS");
   m->allow_plain = allow && *allow && strcmp(allow, "0") && strcmp(allow, "false") && strcmp(allow, "False");
-  tc_unit u0 = {.filename = main->filename, .source = main->source, .len = main->source_len,
-                .functions_only = main->functions_only, .globals = spec->globals, .nglobals = spec->num_globals,
-                .mod = main, .loaded = true};
+  tc_unit u0 = {.filename = main->filename,
+                .source = main->source,
+                .len = main->source_len,
+                .functions_only = main->functions_only,
+                .globals = spec->globals,
+                .nglobals = spec->num_globals,
+                .mod = main,
+                .loaded = true};
   bool ok = add_unit(m, u0) >= 0;
   m->nmods = spec->modules ? spec->num_modules : 0;
   for (size_t i = 0; i < m->nmods; i++) {
     const tilec_source_module *sm = &spec->modules[i];
     char name[64];
     snprintf(name, sizeof name, "<module %zu>", i);
-    tc_unit u = {.filename = astrdup(m, sm->filename ? sm->filename : name), .source = sm->source,
+    tc_unit u = {.filename = astrdup(m, sm->filename ? sm->filename : name),
+                 .source = sm->source,
                  .len = sm->source ? (sm->source_len ? sm->source_len : strlen(sm->source)) : 0,
-                 .functions_only = sm->source_kind == TILEC_SOURCE_FUNCTIONS, .first_line = sm->first_line,
-                 .globals = sm->globals, .nglobals = sm->globals ? sm->num_globals : 0};
+                 .functions_only = sm->source_kind == TILEC_SOURCE_FUNCTIONS,
+                 .first_line = sm->first_line,
+                 .globals = sm->globals,
+                 .nglobals = sm->globals ? sm->num_globals : 0};
     ok = ok && add_unit(m, u) >= 0;
   }
   if (!ok) {
@@ -257,54 +265,55 @@ static bool api_value(tc_cg *cg, const tilec_global *g, tc_loc loc, bool attr, t
   tc_mctx *m = cg->mctx;
   const char *name = g->name;
   switch (g->kind) {
-  case TILEC_GLOBAL_CONSTEXPR:
-    if (!g->value) {
-      cg_error(cg, loc, TILEC_ERROR_INVALID_ARGUMENT, "constexpr global '%s' has no value", name);
+    case TILEC_GLOBAL_CONSTEXPR:
+      if (!g->value) {
+        cg_error(cg, loc, TILEC_ERROR_INVALID_ARGUMENT, "constexpr global '%s' has no value", name);
+        return true;
+      }
+      *out = tc_value_from_text(m->arena, astrdup(m, g->value), strlen(g->value));
+      return true;
+    case TILEC_GLOBAL_MODULE:
+    case TILEC_GLOBAL_OBJECT:
+      if (!g->value || !*g->value) {
+        cg_error(cg, loc, TILEC_ERROR_INVALID_ARGUMENT, "global '%s' names no module or object", name);
+        return true;
+      }
+      if (!resolve_path(cg, g->value, loc, out) && cg->err)
+        cg->err = tilec_status_annotate(cg->err, "'%s' (%s)", name, g->value);
+      return true;
+    case TILEC_GLOBAL_FUNCTION:
+    case TILEC_GLOBAL_SOURCE_MODULE: {
+      if (g->module >= m->nmods) {
+        cg_error(cg, loc, TILEC_ERROR_INVALID_ARGUMENT,
+                 "global '%s' refers to module %zu, but the spec has %zu modules", name, g->module, m->nmods);
+        return true;
+      }
+      int target = (int)g->module + 1;
+      if (!load_unit(cg, target, loc)) return true;
+      if (g->kind == TILEC_GLOBAL_SOURCE_MODULE) {
+        size_t n = strlen(m->units[target].filename) + 6;
+        char *s = cg_alloc(cg, n);
+        snprintf(s, n, "unit:%s", m->units[target].filename);
+        *out = module_val(s, target);
+        return true;
+      }
+      const char *fname = g->value && *g->value ? g->value : name;
+      const tc_func *fn = tc_module_find(m->units[target].mod, fname);
+      if (!fn && unit_lookup(cg, target, fname, loc, true, out, NULL)) return true; /* why it is not a function */
+      if (!fn) {
+        cg_error(cg, loc, TILEC_ERROR_NOT_FOUND,
+                 "global '%s' names function '%s' of %s, which has no %sfunction of that name", name, fname,
+                 m->units[target].filename, m->units[target].functions_only ? "" : "@jit ");
+        return true;
+      }
+      *out = (tc_val){.kind = TV_JITFN, .fn = fn};
       return true;
     }
-    *out = tc_value_from_text(m->arena, astrdup(m, g->value), strlen(g->value));
-    return true;
-  case TILEC_GLOBAL_MODULE:
-  case TILEC_GLOBAL_OBJECT:
-    if (!g->value || !*g->value) {
-      cg_error(cg, loc, TILEC_ERROR_INVALID_ARGUMENT, "global '%s' names no module or object", name);
-      return true;
+    case TILEC_GLOBAL_PLAIN: {
+      tc_val v = {.kind = TV_INVALID};
+      if (g->value) v = tc_value_from_text(m->arena, astrdup(m, g->value), strlen(g->value));
+      return plain_value(cg, name, &v, attr, loc, out);
     }
-    if (!resolve_path(cg, g->value, loc, out) && cg->err)
-      cg->err = tilec_status_annotate(cg->err, "'%s' (%s)", name, g->value);
-    return true;
-  case TILEC_GLOBAL_FUNCTION:
-  case TILEC_GLOBAL_SOURCE_MODULE: {
-    if (g->module >= m->nmods) {
-      cg_error(cg, loc, TILEC_ERROR_INVALID_ARGUMENT, "global '%s' refers to module %zu, but the spec has %zu modules",
-               name, g->module, m->nmods);
-      return true;
-    }
-    int target = (int)g->module + 1;
-    if (!load_unit(cg, target, loc)) return true;
-    if (g->kind == TILEC_GLOBAL_SOURCE_MODULE) {
-      size_t n = strlen(m->units[target].filename) + 6;
-      char *s = cg_alloc(cg, n);
-      snprintf(s, n, "unit:%s", m->units[target].filename);
-      *out = module_val(s, target);
-      return true;
-    }
-    const char *fname = g->value && *g->value ? g->value : name;
-    const tc_func *fn = tc_module_find(m->units[target].mod, fname);
-    if (!fn && unit_lookup(cg, target, fname, loc, true, out, NULL)) return true; /* why it is not a function */
-    if (!fn) {
-      cg_error(cg, loc, TILEC_ERROR_NOT_FOUND, "global '%s' names function '%s' of %s, which has no %sfunction of that name",
-               name, fname, m->units[target].filename, m->units[target].functions_only ? "" : "@jit ");
-      return true;
-    }
-    *out = (tc_val){.kind = TV_JITFN, .fn = fn};
-    return true;
-  }
-  case TILEC_GLOBAL_PLAIN: {
-    tc_val v = {.kind = TV_INVALID};
-    if (g->value) v = tc_value_from_text(m->arena, astrdup(m, g->value), strlen(g->value));
-    return plain_value(cg, name, &v, attr, loc, out);
-  }
   }
   cg_error(cg, loc, TILEC_ERROR_INVALID_ARGUMENT, "global '%s' has an unknown kind %d", name, (int)g->kind);
   return true;
@@ -381,9 +390,13 @@ static double num(const tc_val *v) { return v->kind == TV_FLOAT ? v->f : (double
 
 /* Python's math functions (and triton.next_power_of_2) on compile-time numbers. */
 static bool pymath_call(const char *fn, const tc_val *args, int n, tc_val *out, const char **why) {
-  static const struct { const char *name; double (*f)(double); } unary[] = {
-      {"sqrt", sqrt}, {"exp", exp}, {"log2", log2}, {"log10", log10}, {"fabs", fabs}, {"sin", sin}, {"cos", cos},
-      {"tan", tan},   {"atan", atan}, {"tanh", tanh}, {"erf", erf}, {"log1p", log1p}, {"expm1", expm1},
+  static const struct {
+    const char *name;
+    double (*f)(double);
+  } unary[] = {
+      {"sqrt", sqrt}, {"exp", exp},     {"log2", log2},   {"log10", log10}, {"fabs", fabs},
+      {"sin", sin},   {"cos", cos},     {"tan", tan},     {"atan", atan},   {"tanh", tanh},
+      {"erf", erf},   {"log1p", log1p}, {"expm1", expm1},
   };
   for (int i = 0; i < n; i++)
     if (!tv_is_number(&args[i])) {
@@ -437,8 +450,8 @@ static bool eval_call_mod(deriv *d, const dset *s, const tc_expr *e, tc_val *out
     return true;
   }
   if (f.kind == TV_BUILTIN && !strncmp(f.name, "pymath.", 7)) return pymath_call(f.name + 7, args, n, out, why);
-  if (f.kind == TV_BUILTIN && (!strcmp(f.name, "tl.cdiv") || !strcmp(f.name, "tl.pointer_type") ||
-                               !strncmp(f.name, "py.", 3))) {
+  if (f.kind == TV_BUILTIN &&
+      (!strcmp(f.name, "tl.cdiv") || !strcmp(f.name, "tl.pointer_type") || !strncmp(f.name, "py.", 3))) {
     const char *nm = f.name + 3; /* after "tl." or "py." */
     if (!strcmp(nm, "print") || !strcmp(nm, "range") || !strcmp(nm, "getattr") || !strcmp(nm, "hasattr") ||
         !strcmp(nm, "isinstance")) {
@@ -467,124 +480,127 @@ static bool eval_mod(deriv *d, const dset *s, const tc_expr *e, tc_val *out, boo
   tc_cg *cg = d->cg;
   *wrapped = false;
   switch (e->kind) {
-  case TC_EXPR_INT: *out = tv_int(e->u.int_value); out->u64 = e->int_u64; return true;
-  case TC_EXPR_FLOAT: *out = tv_float(e->u.float_value); return true;
-  case TC_EXPR_STRING: *out = tv_str(e->u.str.data, e->u.str.len); return true;
-  case TC_EXPR_BOOL: *out = tv_bool(e->u.int_value != 0); return true;
-  case TC_EXPR_NONE: *out = tv_none(); return true;
-  case TC_EXPR_NAME: {
-    const dbind *b = dset_find(s, e->u.name);
-    if (b) {
-      if (b->kind == D_OPAQUE) {
-        *why = b->why;
-        return false;
-      }
-      *out = b->val;
+    case TC_EXPR_INT:
+      *out = tv_int(e->u.int_value);
+      out->u64 = e->int_u64;
       return true;
-    }
-    tc_unit *u = &cg->mctx->units[d->unit];
-    for (size_t i = u->nglobals; i-- > 0;)
-      if (u->globals[i].name && !strcmp(u->globals[i].name, e->u.name)) {
-        api_value(cg, &u->globals[i], e->loc, true, out);
-        if (cg->err) {
-          *why = take_error(cg);
+    case TC_EXPR_FLOAT: *out = tv_float(e->u.float_value); return true;
+    case TC_EXPR_STRING: *out = tv_str(e->u.str.data, e->u.str.len); return true;
+    case TC_EXPR_BOOL: *out = tv_bool(e->u.int_value != 0); return true;
+    case TC_EXPR_NONE: *out = tv_none(); return true;
+    case TC_EXPR_NAME: {
+      const dbind *b = dset_find(s, e->u.name);
+      if (b) {
+        if (b->kind == D_OPAQUE) {
+          *why = b->why;
           return false;
         }
+        *out = b->val;
         return true;
       }
-    if (cg_global_name(cg, e->u.name, out)) return true;
-    char what[200];
-    snprintf(what, sizeof what, "name '%s' is not defined at module level", e->u.name);
-    *why = why_at(d, what, file_line(d, e->loc), "");
-    return false;
-  }
-  case TC_EXPR_ATTRIBUTE: {
-    tc_val base;
-    bool w;
-    if (!eval_mod(d, s, e->u.attr.value, &base, &w, why)) return false;
-    if (base.kind == TV_MODULE && !strcmp(base.name, "triton") &&
-        (!strcmp(e->u.attr.name, "cdiv") || !strcmp(e->u.attr.name, "next_power_of_2"))) {
-      *out = (tc_val){.kind = TV_BUILTIN, .name = e->u.attr.name[0] == 'c' ? "tl.cdiv" : "pymath.next_power_of_2"};
-      return true;
-    }
-    if (base.kind == TV_MODULE) *out = cg_module_attr(cg, &base, e->u.attr.name, e->loc);
-    else if (base.kind == TV_DTYPE) *out = cg_dtype_attr(cg, &base, e->u.attr.name, e->loc);
-    else {
-      *why = "an attribute of a value tilec does not evaluate";
+      tc_unit *u = &cg->mctx->units[d->unit];
+      for (size_t i = u->nglobals; i-- > 0;)
+        if (u->globals[i].name && !strcmp(u->globals[i].name, e->u.name)) {
+          api_value(cg, &u->globals[i], e->loc, true, out);
+          if (cg->err) {
+            *why = take_error(cg);
+            return false;
+          }
+          return true;
+        }
+      if (cg_global_name(cg, e->u.name, out)) return true;
+      char what[200];
+      snprintf(what, sizeof what, "name '%s' is not defined at module level", e->u.name);
+      *why = why_at(d, what, file_line(d, e->loc), "");
       return false;
     }
-    if (cg->err) {
-      *why = take_error(cg);
-      return false;
-    }
-    return true;
-  }
-  case TC_EXPR_TUPLE:
-  case TC_EXPR_LIST: {
-    tc_val r = {.kind = TV_TUPLE, .nitems = e->u.seq.nitems};
-    r.items = cg_alloc(cg, sizeof(tc_val) * (size_t)(r.nitems + 1));
-    for (int i = 0; i < r.nitems; i++) {
+    case TC_EXPR_ATTRIBUTE: {
+      tc_val base;
       bool w;
-      if (!eval_mod(d, s, e->u.seq.items[i], &r.items[i], &w, why)) return false;
-    }
-    *out = r;
-    return true;
-  }
-  case TC_EXPR_UNARY:
-  case TC_EXPR_BINOP:
-  case TC_EXPR_COMPARE: {
-    tc_val a, b = {0};
-    bool w;
-    const tc_expr *l = e->kind == TC_EXPR_UNARY ? e->u.unary.operand
-                       : e->kind == TC_EXPR_BINOP ? e->u.binop.lhs
-                                                  : e->u.compare.operands[0];
-    if (!eval_mod(d, s, l, &a, &w, why)) return false;
-    if (e->kind == TC_EXPR_COMPARE && e->u.compare.nops != 1) {
-      *why = "a chained comparison";
-      return false;
-    }
-    if (e->kind != TC_EXPR_UNARY &&
-        !eval_mod(d, s, e->kind == TC_EXPR_BINOP ? e->u.binop.rhs : e->u.compare.operands[1], &b, &w, why))
-      return false;
-    if (!tv_is_constexpr(&a) || (e->kind != TC_EXPR_UNARY && !tv_is_constexpr(&b))) {
-      if (e->kind == TC_EXPR_COMPARE && (e->u.compare.ops[0] == TC_CMP_EQ || e->u.compare.ops[0] == TC_CMP_NE ||
-                                         e->u.compare.ops[0] == TC_CMP_IS || e->u.compare.ops[0] == TC_CMP_IS_NOT)) {
-        bool eq = tv_equal(&a, &b);
-        *out = tv_bool((e->u.compare.ops[0] == TC_CMP_EQ || e->u.compare.ops[0] == TC_CMP_IS) ? eq : !eq);
+      if (!eval_mod(d, s, e->u.attr.value, &base, &w, why)) return false;
+      if (base.kind == TV_MODULE && !strcmp(base.name, "triton") &&
+          (!strcmp(e->u.attr.name, "cdiv") || !strcmp(e->u.attr.name, "next_power_of_2"))) {
+        *out = (tc_val){.kind = TV_BUILTIN, .name = e->u.attr.name[0] == 'c' ? "tl.cdiv" : "pymath.next_power_of_2"};
         return true;
       }
-      *why = "an operation on values tilec does not evaluate";
-      return false;
-    }
-    if (e->kind == TC_EXPR_UNARY) *out = cg_unary(cg, e->u.unary.op, a, e->loc);
-    else if (e->kind == TC_EXPR_BINOP) *out = cg_constexpr_binary(cg, e->u.binop.op, &a, &b, e->loc);
-    else if (e->u.compare.ops[0] == TC_CMP_IS || e->u.compare.ops[0] == TC_CMP_IS_NOT)
-      *out = tv_bool((e->u.compare.ops[0] == TC_CMP_IS) == tv_equal(&a, &b));
-    else *out = cg_constexpr_compare(cg, e->u.compare.ops[0], &a, &b, e->loc);
-    if (cg->err) {
-      *why = take_error(cg);
-      return false;
-    }
-    return true;
-  }
-  case TC_EXPR_BOOLOP:
-  case TC_EXPR_IFEXP: {
-    tc_val c;
-    bool w, t;
-    if (!eval_mod(d, s, e->kind == TC_EXPR_BOOLOP ? e->u.boolop.lhs : e->u.ifexp.test, &c, &w, why)) return false;
-    if (!cg_truthy_constexpr(cg, &c, e->loc, &t)) {
-      *why = "a condition tilec does not evaluate";
-      return false;
-    }
-    if (e->kind == TC_EXPR_IFEXP) return eval_mod(d, s, t ? e->u.ifexp.body : e->u.ifexp.orelse, out, wrapped, why);
-    if ((e->u.boolop.op == TC_BOOL_AND) != t) {
-      *out = c;
+      if (base.kind == TV_MODULE) *out = cg_module_attr(cg, &base, e->u.attr.name, e->loc);
+      else if (base.kind == TV_DTYPE) *out = cg_dtype_attr(cg, &base, e->u.attr.name, e->loc);
+      else {
+        *why = "an attribute of a value tilec does not evaluate";
+        return false;
+      }
+      if (cg->err) {
+        *why = take_error(cg);
+        return false;
+      }
       return true;
     }
-    return eval_mod(d, s, e->u.boolop.rhs, out, wrapped, why);
-  }
-  case TC_EXPR_CALL: return eval_call_mod(d, s, e, out, wrapped, why);
-  default: *why = "an expression tilec does not evaluate at module level"; return false;
+    case TC_EXPR_TUPLE:
+    case TC_EXPR_LIST: {
+      tc_val r = {.kind = TV_TUPLE, .nitems = e->u.seq.nitems};
+      r.items = cg_alloc(cg, sizeof(tc_val) * (size_t)(r.nitems + 1));
+      for (int i = 0; i < r.nitems; i++) {
+        bool w;
+        if (!eval_mod(d, s, e->u.seq.items[i], &r.items[i], &w, why)) return false;
+      }
+      *out = r;
+      return true;
+    }
+    case TC_EXPR_UNARY:
+    case TC_EXPR_BINOP:
+    case TC_EXPR_COMPARE: {
+      tc_val a, b = {0};
+      bool w;
+      const tc_expr *l = e->kind == TC_EXPR_UNARY   ? e->u.unary.operand
+                         : e->kind == TC_EXPR_BINOP ? e->u.binop.lhs
+                                                    : e->u.compare.operands[0];
+      if (!eval_mod(d, s, l, &a, &w, why)) return false;
+      if (e->kind == TC_EXPR_COMPARE && e->u.compare.nops != 1) {
+        *why = "a chained comparison";
+        return false;
+      }
+      if (e->kind != TC_EXPR_UNARY &&
+          !eval_mod(d, s, e->kind == TC_EXPR_BINOP ? e->u.binop.rhs : e->u.compare.operands[1], &b, &w, why))
+        return false;
+      if (!tv_is_constexpr(&a) || (e->kind != TC_EXPR_UNARY && !tv_is_constexpr(&b))) {
+        if (e->kind == TC_EXPR_COMPARE && (e->u.compare.ops[0] == TC_CMP_EQ || e->u.compare.ops[0] == TC_CMP_NE ||
+                                           e->u.compare.ops[0] == TC_CMP_IS || e->u.compare.ops[0] == TC_CMP_IS_NOT)) {
+          bool eq = tv_equal(&a, &b);
+          *out = tv_bool((e->u.compare.ops[0] == TC_CMP_EQ || e->u.compare.ops[0] == TC_CMP_IS) ? eq : !eq);
+          return true;
+        }
+        *why = "an operation on values tilec does not evaluate";
+        return false;
+      }
+      if (e->kind == TC_EXPR_UNARY) *out = cg_unary(cg, e->u.unary.op, a, e->loc);
+      else if (e->kind == TC_EXPR_BINOP) *out = cg_constexpr_binary(cg, e->u.binop.op, &a, &b, e->loc);
+      else if (e->u.compare.ops[0] == TC_CMP_IS || e->u.compare.ops[0] == TC_CMP_IS_NOT)
+        *out = tv_bool((e->u.compare.ops[0] == TC_CMP_IS) == tv_equal(&a, &b));
+      else *out = cg_constexpr_compare(cg, e->u.compare.ops[0], &a, &b, e->loc);
+      if (cg->err) {
+        *why = take_error(cg);
+        return false;
+      }
+      return true;
+    }
+    case TC_EXPR_BOOLOP:
+    case TC_EXPR_IFEXP: {
+      tc_val c;
+      bool w, t;
+      if (!eval_mod(d, s, e->kind == TC_EXPR_BOOLOP ? e->u.boolop.lhs : e->u.ifexp.test, &c, &w, why)) return false;
+      if (!cg_truthy_constexpr(cg, &c, e->loc, &t)) {
+        *why = "a condition tilec does not evaluate";
+        return false;
+      }
+      if (e->kind == TC_EXPR_IFEXP) return eval_mod(d, s, t ? e->u.ifexp.body : e->u.ifexp.orelse, out, wrapped, why);
+      if ((e->u.boolop.op == TC_BOOL_AND) != t) {
+        *out = c;
+        return true;
+      }
+      return eval_mod(d, s, e->u.boolop.rhs, out, wrapped, why);
+    }
+    case TC_EXPR_CALL: return eval_call_mod(d, s, e, out, wrapped, why);
+    default: *why = "an expression tilec does not evaluate at module level"; return false;
   }
 }
 
@@ -593,8 +609,13 @@ static bool eval_mod(deriv *d, const dset *s, const tc_expr *e, tc_val *out, boo
 static dkind classify(const tc_val *v, bool wrapped) {
   if (wrapped) return D_VALUE;
   switch (v->kind) {
-  case TV_NONE: case TV_DTYPE: case TV_MODULE: case TV_BUILTIN: case TV_JITFN: case TV_CONSTEXPR_TYPE: return D_VALUE;
-  default: return D_PLAIN;
+    case TV_NONE:
+    case TV_DTYPE:
+    case TV_MODULE:
+    case TV_BUILTIN:
+    case TV_JITFN:
+    case TV_CONSTEXPR_TYPE: return D_VALUE;
+    default: return D_PLAIN;
   }
 }
 
@@ -653,7 +674,8 @@ static tc_val unit_module_val(tc_cg *cg, int u) {
 
 /* The value an import path names; false with why. A Python module tilec does not know is a
  * value (usable for nothing), but makes the statement "not understood". */
-static bool import_value(deriv *d, const char *path, int level, tc_loc loc, tc_val *out, bool *known, const char **why) {
+static bool import_value(deriv *d, const char *path, int level, tc_loc loc, tc_val *out, bool *known,
+                         const char **why) {
   tc_cg *cg = d->cg;
   *known = true;
   const char *dot = strchr(path, '.');
@@ -851,82 +873,84 @@ static void merge_branches(deriv *d, dset *s, const dset *a, const dset *b, tc_l
 static bool apply_stmt(deriv *d, dset *s, const tc_stmt *st) {
   tc_cg *cg = d->cg;
   switch (st->kind) {
-  case TC_STMT_IMPORT: return apply_import(d, s, st);
-  case TC_STMT_ASSIGN: {
-    bool ok = true;
-    for (int i = 0; i < st->u.assign.ntargets; i++) ok = assign_name(d, s, st->u.assign.targets[i], st->u.assign.value, st->loc) && ok;
-    return ok;
-  }
-  case TC_STMT_ANNASSIGN:
-    if (!st->u.annassign.value) return true;
-    return assign_name(d, s, st->u.annassign.target, st->u.annassign.value, st->loc);
-  case TC_STMT_AUGASSIGN: {
-    if (st->u.augassign.target->kind != TC_EXPR_NAME) return true;
-    tc_expr bin = {.kind = TC_EXPR_BINOP, .loc = st->loc};
-    bin.u.binop.op = st->u.augassign.op;
-    bin.u.binop.lhs = st->u.augassign.target;
-    bin.u.binop.rhs = st->u.augassign.value;
-    return assign_name(d, s, st->u.augassign.target, &bin, st->loc);
-  }
-  case TC_STMT_DEF: {
-    tc_func *fn = st->u.def.func;
-    dset_put(s, (dbind){.name = fn->name, .kind = D_VALUE, .val = {.kind = TV_JITFN, .fn = fn}, .loc = st->loc});
-    return true;
-  }
-  case TC_STMT_OTHER: {
-    bool def = !strcmp(st->u.other.what, "function definition");
-    static const char pyfn[] = "constexpr function definition: ";
-    char rest[400];
-    if (!strncmp(st->u.other.what, pyfn, sizeof pyfn - 1))
-      snprintf(rest, sizeof rest, ", whose body uses Python tilec does not evaluate at compile time (%s)",
-               st->u.other.what + sizeof pyfn - 1);
-    const char *why = def ? why_at(d, "it is a Python function defined", file_line(d, st->loc),
-                                   ", not a @triton.jit function (kernels can only call @jit functions)")
-                      : !strncmp(st->u.other.what, pyfn, sizeof pyfn - 1)
-                          ? why_at(d, "it is a constexpr function defined", file_line(d, st->loc), rest)
-                          : why_at(d, "it is bound by host code", file_line(d, st->loc), " that tilec does not evaluate");
-    for (int i = 0; i < st->u.other.nbinds; i++) bind_opaque(s, st->u.other.binds[i], why, st->loc);
-    return st->u.other.nbinds == 0;
-  }
-  case TC_STMT_TRY: {
-    /* try: <imports> except ImportError: <other imports>: the first block tilec understands */
-    dset body = {.parent = s};
-    bool ok = apply_block(d, &body, &st->u.try_.body);
-    if (ok) {
-      dset_merge(s, &body);
-      ok = apply_block(d, s, &st->u.try_.orelse);
-    } else {
-      bool done = false;
-      for (int h = 0; h < st->u.try_.nhandlers && !done; h++) {
-        dset hs = {.parent = s};
-        if (apply_block(d, &hs, &st->u.try_.handlers[h].body)) {
-          dset_merge(s, &hs);
-          done = true;
-        }
-        free(hs.b);
-      }
-      if (!done) dset_merge(s, &body);
-      ok = done;
+    case TC_STMT_IMPORT: return apply_import(d, s, st);
+    case TC_STMT_ASSIGN: {
+      bool ok = true;
+      for (int i = 0; i < st->u.assign.ntargets; i++)
+        ok = assign_name(d, s, st->u.assign.targets[i], st->u.assign.value, st->loc) && ok;
+      return ok;
     }
-    free(body.b);
-    return apply_block(d, s, &st->u.try_.final) && ok;
-  }
-  case TC_STMT_IF: {
-    tc_val c;
-    bool w, t;
-    const char *why;
-    if (eval_mod(d, s, st->u.if_.test, &c, &w, &why) && cg_truthy_constexpr(cg, &c, st->loc, &t))
-      return apply_block(d, s, t ? &st->u.if_.body : &st->u.if_.orelse);
-    dset a = {.parent = s}, b = {.parent = s};
-    bool ok = apply_block(d, &a, &st->u.if_.body);
-    ok = apply_block(d, &b, &st->u.if_.orelse) && ok;
-    merge_branches(d, s, &a, &b, st->loc);
-    s->oom |= a.oom || b.oom;
-    free(a.b);
-    free(b.b);
-    return ok;
-  }
-  default: return true; /* expressions, pass, ... */
+    case TC_STMT_ANNASSIGN:
+      if (!st->u.annassign.value) return true;
+      return assign_name(d, s, st->u.annassign.target, st->u.annassign.value, st->loc);
+    case TC_STMT_AUGASSIGN: {
+      if (st->u.augassign.target->kind != TC_EXPR_NAME) return true;
+      tc_expr bin = {.kind = TC_EXPR_BINOP, .loc = st->loc};
+      bin.u.binop.op = st->u.augassign.op;
+      bin.u.binop.lhs = st->u.augassign.target;
+      bin.u.binop.rhs = st->u.augassign.value;
+      return assign_name(d, s, st->u.augassign.target, &bin, st->loc);
+    }
+    case TC_STMT_DEF: {
+      tc_func *fn = st->u.def.func;
+      dset_put(s, (dbind){.name = fn->name, .kind = D_VALUE, .val = {.kind = TV_JITFN, .fn = fn}, .loc = st->loc});
+      return true;
+    }
+    case TC_STMT_OTHER: {
+      bool def = !strcmp(st->u.other.what, "function definition");
+      static const char pyfn[] = "constexpr function definition: ";
+      char rest[400];
+      if (!strncmp(st->u.other.what, pyfn, sizeof pyfn - 1))
+        snprintf(rest, sizeof rest, ", whose body uses Python tilec does not evaluate at compile time (%s)",
+                 st->u.other.what + sizeof pyfn - 1);
+      const char *why =
+          def ? why_at(d, "it is a Python function defined", file_line(d, st->loc),
+                       ", not a @triton.jit function (kernels can only call @jit functions)")
+          : !strncmp(st->u.other.what, pyfn, sizeof pyfn - 1)
+              ? why_at(d, "it is a constexpr function defined", file_line(d, st->loc), rest)
+              : why_at(d, "it is bound by host code", file_line(d, st->loc), " that tilec does not evaluate");
+      for (int i = 0; i < st->u.other.nbinds; i++) bind_opaque(s, st->u.other.binds[i], why, st->loc);
+      return st->u.other.nbinds == 0;
+    }
+    case TC_STMT_TRY: {
+      /* try: <imports> except ImportError: <other imports>: the first block tilec understands */
+      dset body = {.parent = s};
+      bool ok = apply_block(d, &body, &st->u.try_.body);
+      if (ok) {
+        dset_merge(s, &body);
+        ok = apply_block(d, s, &st->u.try_.orelse);
+      } else {
+        bool done = false;
+        for (int h = 0; h < st->u.try_.nhandlers && !done; h++) {
+          dset hs = {.parent = s};
+          if (apply_block(d, &hs, &st->u.try_.handlers[h].body)) {
+            dset_merge(s, &hs);
+            done = true;
+          }
+          free(hs.b);
+        }
+        if (!done) dset_merge(s, &body);
+        ok = done;
+      }
+      free(body.b);
+      return apply_block(d, s, &st->u.try_.final) && ok;
+    }
+    case TC_STMT_IF: {
+      tc_val c;
+      bool w, t;
+      const char *why;
+      if (eval_mod(d, s, st->u.if_.test, &c, &w, &why) && cg_truthy_constexpr(cg, &c, st->loc, &t))
+        return apply_block(d, s, t ? &st->u.if_.body : &st->u.if_.orelse);
+      dset a = {.parent = s}, b = {.parent = s};
+      bool ok = apply_block(d, &a, &st->u.if_.body);
+      ok = apply_block(d, &b, &st->u.if_.orelse) && ok;
+      merge_branches(d, s, &a, &b, st->loc);
+      s->oom |= a.oom || b.oom;
+      free(a.b);
+      free(b.b);
+      return ok;
+    }
+    default: return true; /* expressions, pass, ... */
   }
 }
 
@@ -967,7 +991,8 @@ static bool unit_lookup(tc_cg *cg, int ui, const char *name, tc_loc loc, bool at
     }
   if (u->derive_state == 1) {
     /* an import cycle: the module is still being evaluated, as in Python */
-    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "cannot import name '%s' from partially initialized module %s", name, u->filename);
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "cannot import name '%s' from partially initialized module %s", name,
+             u->filename);
     return true;
   }
   derive(cg, ui);
@@ -976,12 +1001,12 @@ static bool unit_lookup(tc_cg *cg, int ui, const char *name, tc_loc loc, bool at
   const dbind *b = dset_find(&u->derived, name);
   if (b) {
     switch (b->kind) {
-    case D_VALUE: *out = b->val; return true;
-    case D_PLAIN: *kind = D_PLAIN; return plain_value(cg, name, &b->val, attr, loc, out);
-    case D_OPAQUE:
-      if (!attr && cg_global_name(cg, name, out)) return true; /* host code never shadows tl, range, ... */
-      cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'%s' cannot be used in a kernel: %s", name, b->why);
-      return true;
+      case D_VALUE: *out = b->val; return true;
+      case D_PLAIN: *kind = D_PLAIN; return plain_value(cg, name, &b->val, attr, loc, out);
+      case D_OPAQUE:
+        if (!attr && cg_global_name(cg, name, out)) return true; /* host code never shadows tl, range, ... */
+        cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'%s' cannot be used in a kernel: %s", name, b->why);
+        return true;
     }
   }
   const tc_func *fn = tc_module_find(u->mod, name);
@@ -1009,9 +1034,15 @@ tc_val cg_context_module_attr(tc_cg *cg, const tc_val *m, const char *attr, tc_l
   }
   const char *py = m->name + 3;
   if (!strcmp(py, "math")) {
-    static const struct { const char *name; double v; } consts[] = {
-        {"pi", 3.14159265358979323846}, {"e", 2.71828182845904523536}, {"tau", 6.28318530717958647692},
-        {"inf", INFINITY}, {"nan", NAN},
+    static const struct {
+      const char *name;
+      double v;
+    } consts[] = {
+        {"pi", 3.14159265358979323846},
+        {"e", 2.71828182845904523536},
+        {"tau", 6.28318530717958647692},
+        {"inf", INFINITY},
+        {"nan", NAN},
     };
     for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++)
       if (!strcmp(attr, consts[i].name)) return tv_float(consts[i].v);

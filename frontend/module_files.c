@@ -161,4 +161,3 @@ void tc_source_imports(const char *filename, const char *source, size_t len,
   deps_of(w, filename, source, len, 0);
   free(w);
 }
-

@@ -15,7 +15,9 @@ MlirType cg_tensor_type(tc_cg *cg, tc_ty ty, int rank, const int64_t *shape) {
   return mlirRankedTensorTypeGet(rank, shape, e, mlirAttributeGetNull());
 }
 
-static tc_val same_shape(MlirValue v, tc_ty ty, const tc_val *like) { return tv_tensor(v, ty, like->rank, like->shape); }
+static tc_val same_shape(MlirValue v, tc_ty ty, const tc_val *like) {
+  return tv_tensor(v, ty, like->rank, like->shape);
+}
 
 tc_val cg_constant(tc_cg *cg, tc_ty ty, double fv, int64_t iv, int rank, const int64_t *shape) {
   if (tc_ty_is_fp8(ty)) return cg_fp8_constant(cg, ty, fv, rank, shape);
@@ -75,7 +77,9 @@ tc_val cg_cast(tc_cg *cg, tc_val v, tc_ty to, bool bitcast, tc_loc loc) {
   if (v.kind != TV_TENSOR) {
     if (tv_is_number(&v)) {
       if (bitcast) v = cg_to_tensor(cg, &v, loc);
-      else return cg_constant(cg, to, literal_float(&v), tc_ty_is_bool(to) ? (literal_float(&v) != 0) : literal_int(&v), 0, NULL);
+      else
+        return cg_constant(cg, to, literal_float(&v), tc_ty_is_bool(to) ? (literal_float(&v) != 0) : literal_int(&v), 0,
+                           NULL);
     } else {
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "cannot cast %s to a dtype", tv_kind_name(&v));
     }
@@ -101,7 +105,8 @@ tc_val cg_cast(tc_cg *cg, tc_val v, tc_ty to, bool bitcast, tc_loc loc) {
   }
   if (tc_ty_is_ptr(to)) {
     if (!tc_ty_is_int(v.ty) || tc_ty_bits(v.ty) != 64)
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "only int64/uint64 values can be cast to pointers, not %s", from_name);
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "only int64/uint64 values can be cast to pointers, not %s",
+                      from_name);
     return same_shape(tile_build_int_to_ptr(b, v.v, rt), to, &v);
   }
   bool fi = tc_ty_is_float(v.ty), ft = tc_ty_is_float(to);
@@ -127,7 +132,8 @@ tc_val cg_cast(tc_cg *cg, tc_val v, tc_ty to, bool bitcast, tc_loc loc) {
     if (a > c) return same_shape(tcb_cast(b, "arith.trunci", v.v, rt), to, &v);
     return same_shape(tcb_cast(b, tc_ty_is_signed(v.ty) ? "arith.extsi" : "arith.extui", v.v, rt), to, &v);
   }
-  if (!fi && ft) return same_shape(tcb_cast(b, tc_ty_is_signed(v.ty) ? "arith.sitofp" : "arith.uitofp", v.v, rt), to, &v);
+  if (!fi && ft)
+    return same_shape(tcb_cast(b, tc_ty_is_signed(v.ty) ? "arith.sitofp" : "arith.uitofp", v.v, rt), to, &v);
   return same_shape(tcb_cast(b, tc_ty_is_signed(to) ? "arith.fptosi" : "arith.fptoui", v.v, rt), to, &v);
 }
 
@@ -152,7 +158,8 @@ bool cg_broadcast_shapes(tc_cg *cg, const tc_val *a, const tc_val *b, int *rank,
 
 static void shape_text(char *buf, size_t n, int rank, const int64_t *shape) {
   size_t w = (size_t)snprintf(buf, n, "[");
-  for (int i = 0; i < rank && w < n; i++) w += (size_t)snprintf(buf + w, n - w, "%s%lld", i ? ", " : "", (long long)shape[i]);
+  for (int i = 0; i < rank && w < n; i++)
+    w += (size_t)snprintf(buf + w, n - w, "%s%lld", i ? ", " : "", (long long)shape[i]);
   if (w < n) snprintf(buf + w, n - w, "]");
 }
 
@@ -186,7 +193,8 @@ tc_val cg_broadcast_to(tc_cg *cg, tc_val v, int rank, const int64_t *shape, tc_l
   }
   MlirType rt = cg_tensor_type(cg, v.ty, rank, shape);
   if (v.rank == 0) return tv_tensor(tile_build_splat(&cg->b, v.v, rt), v.ty, rank, shape);
-  if (v.rank > rank) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "cannot broadcast a tile of rank %d to rank %d", v.rank, rank);
+  if (v.rank > rank)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "cannot broadcast a tile of rank %d to rank %d", v.rank, rank);
   if (v.rank < rank) {
     int64_t s[TC_MAX_RANK];
     int pad = rank - v.rank;
@@ -260,7 +268,8 @@ static bool promote(tc_cg *cg, const tc_val *a, const tc_val *b, bool div_or_mod
     if (v < 0 && !tc_ty_is_signed(*ct)) {
       cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
                "Cannot perform a binary operation between an unsigned tensor and a negative scalar (%g in '%s'). "
-               "Perform a explicit cast on one of them.", v, what);
+               "Perform a explicit cast on one of them.",
+               v, what);
       return false;
     }
     int_range(*ct, &lo, &hi);
@@ -330,7 +339,8 @@ tc_val cg_binary(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc loc) {
   if (!promote(cg, &a, &b, div, &ct, loc, binop_symbol(op))) return (tc_val){0};
   if (op == TC_OP_TRUEDIV && tc_ty_is_int(ct)) ct = tc_ty_make(TILEC_DTYPE_F32);
   bool isf = tc_ty_is_float(ct);
-  bool bitwise = op == TC_OP_BITAND || op == TC_OP_BITOR || op == TC_OP_BITXOR || op == TC_OP_LSHIFT || op == TC_OP_RSHIFT;
+  bool bitwise =
+      op == TC_OP_BITAND || op == TC_OP_BITOR || op == TC_OP_BITXOR || op == TC_OP_LSHIFT || op == TC_OP_RSHIFT;
   if (bitwise && isf) { /* Triton's IncompatibleTypeErrorImpl */
     char n[16];
     tc_ty_name(ct, n, sizeof n);
@@ -349,18 +359,18 @@ tc_val cg_binary(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc loc) {
   bool sgn = tc_ty_is_signed(ct);
   const char *name = NULL;
   switch (op) {
-  case TC_OP_ADD: name = isf ? "arith.addf" : "arith.addi"; break;
-  case TC_OP_SUB: name = isf ? "arith.subf" : "arith.subi"; break;
-  case TC_OP_MUL: name = isf ? "arith.mulf" : "arith.muli"; break;
-  case TC_OP_TRUEDIV: name = "arith.divf"; break;
-  case TC_OP_FLOORDIV: name = sgn ? "arith.divsi" : "arith.divui"; break;
-  case TC_OP_MOD: name = isf ? "arith.remf" : sgn ? "arith.remsi" : "arith.remui"; break;
-  case TC_OP_BITAND: name = "arith.andi"; break;
-  case TC_OP_BITOR: name = "arith.ori"; break;
-  case TC_OP_BITXOR: name = "arith.xori"; break;
-  case TC_OP_LSHIFT: name = "arith.shli"; break;
-  case TC_OP_RSHIFT: name = ashr ? "arith.shrsi" : "arith.shrui"; break;
-  default: break;
+    case TC_OP_ADD: name = isf ? "arith.addf" : "arith.addi"; break;
+    case TC_OP_SUB: name = isf ? "arith.subf" : "arith.subi"; break;
+    case TC_OP_MUL: name = isf ? "arith.mulf" : "arith.muli"; break;
+    case TC_OP_TRUEDIV: name = "arith.divf"; break;
+    case TC_OP_FLOORDIV: name = sgn ? "arith.divsi" : "arith.divui"; break;
+    case TC_OP_MOD: name = isf ? "arith.remf" : sgn ? "arith.remsi" : "arith.remui"; break;
+    case TC_OP_BITAND: name = "arith.andi"; break;
+    case TC_OP_BITOR: name = "arith.ori"; break;
+    case TC_OP_BITXOR: name = "arith.xori"; break;
+    case TC_OP_LSHIFT: name = "arith.shli"; break;
+    case TC_OP_RSHIFT: name = ashr ? "arith.shrsi" : "arith.shrui"; break;
+    default: break;
   }
   /* Integer //, % and shifts are defined for every operand value: the lowering gives them
    * Triton's results (conversion/int_semantics.c). */
@@ -386,13 +396,13 @@ tc_val cg_compare(tc_cg *cg, tc_cmpop op, tc_val a, tc_val b, tc_loc loc) {
   const char *pred;
   bool isf = tc_ty_is_float(ct), sgn = tc_ty_is_signed(ct);
   switch (op) {
-  case TC_CMP_LT: pred = isf ? "olt" : sgn ? "slt" : "ult"; break;
-  case TC_CMP_LE: pred = isf ? "ole" : sgn ? "sle" : "ule"; break;
-  case TC_CMP_GT: pred = isf ? "ogt" : sgn ? "sgt" : "ugt"; break;
-  case TC_CMP_GE: pred = isf ? "oge" : sgn ? "sge" : "uge"; break;
-  case TC_CMP_EQ: pred = isf ? "oeq" : "eq"; break;
-  case TC_CMP_NE: pred = isf ? "une" : "ne"; break;
-  default: return cg_error(cg, loc, TILEC_ERROR_INTERNAL, "bad comparison");
+    case TC_CMP_LT: pred = isf ? "olt" : sgn ? "slt" : "ult"; break;
+    case TC_CMP_LE: pred = isf ? "ole" : sgn ? "sle" : "ule"; break;
+    case TC_CMP_GT: pred = isf ? "ogt" : sgn ? "sgt" : "ugt"; break;
+    case TC_CMP_GE: pred = isf ? "oge" : sgn ? "sge" : "uge"; break;
+    case TC_CMP_EQ: pred = isf ? "oeq" : "eq"; break;
+    case TC_CMP_NE: pred = isf ? "une" : "ne"; break;
+    default: return cg_error(cg, loc, TILEC_ERROR_INTERNAL, "bad comparison");
   }
   MlirValue r = isf ? tcb_cmpf(&cg->b, pred, a.v, b.v) : tcb_cmpi(&cg->b, pred, a.v, b.v);
   return same_shape(r, tc_ty_make(TILEC_DTYPE_I1), &a);
@@ -434,44 +444,47 @@ tc_val cg_unary(tc_cg *cg, tc_unop op, tc_val a, tc_loc loc) {
                     "compile-time unary operators on an integer constant >= 2**63 are not supported");
   if (tv_is_constexpr(&a)) {
     switch (op) {
-    case TC_UOP_POS: return a;
-    case TC_UOP_NEG:
-      if (a.kind == TV_FLOAT) return tv_float(-a.f);
-      if (a.kind == TV_INT || a.kind == TV_BOOL) {
-        if (a.i == INT64_MIN) return int_overflow(cg, "-", loc);
-        return tv_int(-a.i);
+      case TC_UOP_POS: return a;
+      case TC_UOP_NEG:
+        if (a.kind == TV_FLOAT) return tv_float(-a.f);
+        if (a.kind == TV_INT || a.kind == TV_BOOL) {
+          if (a.i == INT64_MIN) return int_overflow(cg, "-", loc);
+          return tv_int(-a.i);
+        }
+        break;
+      case TC_UOP_NOT: {
+        bool t;
+        if (cg_truthy_constexpr(cg, &a, loc, &t)) return tv_bool(!t);
+        break;
       }
-      break;
-    case TC_UOP_NOT: {
-      bool t;
-      if (cg_truthy_constexpr(cg, &a, loc, &t)) return tv_bool(!t);
-      break;
-    }
-    case TC_UOP_INVERT:
-      if (a.kind == TV_INT || a.kind == TV_BOOL) return tv_int(~a.i);
-      break;
+      case TC_UOP_INVERT:
+        if (a.kind == TV_INT || a.kind == TV_BOOL) return tv_int(~a.i);
+        break;
     }
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "bad operand type for unary operator: '%s'", tv_kind_name(&a));
   }
-  if (a.kind != TV_TENSOR) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "bad operand type for unary operator: '%s'", tv_kind_name(&a));
+  if (a.kind != TV_TENSOR)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "bad operand type for unary operator: '%s'", tv_kind_name(&a));
   if (tc_ty_is_ptr(a.ty)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "unary operators are not defined on pointers");
   switch (op) {
-  case TC_UOP_POS: return a;
-  case TC_UOP_NEG: {
-    tc_val r8;
-    if (cg_fp8_negate(cg, a, loc, &r8)) return r8;
-  }
-    if (tc_ty_is_float(a.ty)) return same_shape(tcb_cast(&cg->b, "arith.negf", a.v, mlirValueGetType(a.v)), a.ty, &a);
-    return same_shape(tcb_binary(&cg->b, "arith.subi", cg_constant(cg, a.ty, 0, 0, a.rank, a.shape).v, a.v), a.ty, &a);
-  case TC_UOP_NOT: {
-    tc_val t = cg_to_bool(cg, a, loc);
-    if (cg->err) return t;
-    MlirValue one = cg_constant(cg, t.ty, 0, 1, t.rank, t.shape).v;
-    return same_shape(tcb_binary(&cg->b, "arith.xori", t.v, one), t.ty, &t);
-  }
-  case TC_UOP_INVERT:
-    if (!tc_ty_is_int(a.ty)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'~' is only defined on integers");
-    return same_shape(tcb_binary(&cg->b, "arith.xori", a.v, cg_constant(cg, a.ty, 0, -1, a.rank, a.shape).v), a.ty, &a);
+    case TC_UOP_POS: return a;
+    case TC_UOP_NEG: {
+      tc_val r8;
+      if (cg_fp8_negate(cg, a, loc, &r8)) return r8;
+    }
+      if (tc_ty_is_float(a.ty)) return same_shape(tcb_cast(&cg->b, "arith.negf", a.v, mlirValueGetType(a.v)), a.ty, &a);
+      return same_shape(tcb_binary(&cg->b, "arith.subi", cg_constant(cg, a.ty, 0, 0, a.rank, a.shape).v, a.v), a.ty,
+                        &a);
+    case TC_UOP_NOT: {
+      tc_val t = cg_to_bool(cg, a, loc);
+      if (cg->err) return t;
+      MlirValue one = cg_constant(cg, t.ty, 0, 1, t.rank, t.shape).v;
+      return same_shape(tcb_binary(&cg->b, "arith.xori", t.v, one), t.ty, &t);
+    }
+    case TC_UOP_INVERT:
+      if (!tc_ty_is_int(a.ty)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'~' is only defined on integers");
+      return same_shape(tcb_binary(&cg->b, "arith.xori", a.v, cg_constant(cg, a.ty, 0, -1, a.rank, a.shape).v), a.ty,
+                        &a);
   }
   return (tc_val){0};
 }
@@ -517,11 +530,10 @@ tc_val cg_minmax(tc_cg *cg, bool is_max, tc_val a, tc_val b, bool propagate_nan,
   if (!unify(cg, &a, &b, ct, loc)) return (tc_val){0};
   const char *name;
   if (tc_ty_is_float(ct))
-    name = propagate_nan ? (is_max ? "arith.maximumf" : "arith.minimumf") : (is_max ? "arith.maxnumf" : "arith.minnumf");
-  else if (tc_ty_is_signed(ct))
-    name = is_max ? "arith.maxsi" : "arith.minsi";
-  else
-    name = is_max ? "arith.maxui" : "arith.minui";
+    name =
+        propagate_nan ? (is_max ? "arith.maximumf" : "arith.minimumf") : (is_max ? "arith.maxnumf" : "arith.minnumf");
+  else if (tc_ty_is_signed(ct)) name = is_max ? "arith.maxsi" : "arith.minsi";
+  else name = is_max ? "arith.maxui" : "arith.minui";
   return same_shape(tcb_binary(&cg->b, name, a.v, b.v), ct, &a);
 }
 
@@ -531,8 +543,8 @@ tc_val cg_math_unary(tc_cg *cg, const char *mlir_op, tc_val x, tc_loc loc, const
   if (x.ty.dt != TILEC_DTYPE_F32 && x.ty.dt != TILEC_DTYPE_F64) {
     char n[16];
     tc_ty_name(x.ty, n, sizeof n);
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s expects fp32 or fp64 input, got %s (convert with .to(tl.float32))",
-                    user_name, n);
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                    "%s expects fp32 or fp64 input, got %s (convert with .to(tl.float32))", user_name, n);
   }
   return same_shape(tcb_cast(&cg->b, mlir_op, x.v, mlirValueGetType(x.v)), x.ty, &x);
 }
@@ -572,49 +584,49 @@ tc_val cg_constexpr_binary(tc_cg *cg, tc_binop op, const tc_val *a, const tc_val
   int64_t i = a->i, j = b->i;
   int64_t r;
   switch (op) {
-  case TC_OP_ADD:
-    if (flt) return tv_float(x + y);
-    return __builtin_add_overflow(i, j, &r) ? int_overflow(cg, "+", loc) : tv_int(r);
-  case TC_OP_SUB:
-    if (flt) return tv_float(x - y);
-    return __builtin_sub_overflow(i, j, &r) ? int_overflow(cg, "-", loc) : tv_int(r);
-  case TC_OP_MUL:
-    if (flt) return tv_float(x * y);
-    return __builtin_mul_overflow(i, j, &r) ? int_overflow(cg, "*", loc) : tv_int(r);
-  case TC_OP_TRUEDIV:
-    if (y == 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "division by zero");
-    return tv_float(x / y);
-  case TC_OP_FLOORDIV:
-    if (y == 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "division by zero");
-    if (!flt && i == INT64_MIN && j == -1) return int_overflow(cg, "//", loc);
-    return flt ? tv_float(floor(x / y)) : tv_int(py_floordiv(i, j));
-  case TC_OP_MOD:
-    if (y == 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "modulo by zero");
-    if (flt) {
-      double r = fmod(x, y);
-      if (r != 0 && ((r < 0) != (y < 0))) r += y;
-      return tv_float(r);
-    }
-    return tv_int(j == -1 ? 0 : py_mod(i, j)); /* INT64_MIN % -1 traps in C */
-  case TC_OP_POW:
-    if (x == 0 && y < 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "0.0 cannot be raised to a negative power");
-    if (flt || j < 0) return tv_float(pow(x, y));
-    return int_pow(i, j, &r) ? tv_int(r) : int_overflow(cg, "**", loc);
-  default: break;
+    case TC_OP_ADD:
+      if (flt) return tv_float(x + y);
+      return __builtin_add_overflow(i, j, &r) ? int_overflow(cg, "+", loc) : tv_int(r);
+    case TC_OP_SUB:
+      if (flt) return tv_float(x - y);
+      return __builtin_sub_overflow(i, j, &r) ? int_overflow(cg, "-", loc) : tv_int(r);
+    case TC_OP_MUL:
+      if (flt) return tv_float(x * y);
+      return __builtin_mul_overflow(i, j, &r) ? int_overflow(cg, "*", loc) : tv_int(r);
+    case TC_OP_TRUEDIV:
+      if (y == 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "division by zero");
+      return tv_float(x / y);
+    case TC_OP_FLOORDIV:
+      if (y == 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "division by zero");
+      if (!flt && i == INT64_MIN && j == -1) return int_overflow(cg, "//", loc);
+      return flt ? tv_float(floor(x / y)) : tv_int(py_floordiv(i, j));
+    case TC_OP_MOD:
+      if (y == 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "modulo by zero");
+      if (flt) {
+        double r = fmod(x, y);
+        if (r != 0 && ((r < 0) != (y < 0))) r += y;
+        return tv_float(r);
+      }
+      return tv_int(j == -1 ? 0 : py_mod(i, j)); /* INT64_MIN % -1 traps in C */
+    case TC_OP_POW:
+      if (x == 0 && y < 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "0.0 cannot be raised to a negative power");
+      if (flt || j < 0) return tv_float(pow(x, y));
+      return int_pow(i, j, &r) ? tv_int(r) : int_overflow(cg, "**", loc);
+    default: break;
   }
   if (flt) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' is not defined on floats", binop_symbol(op));
   switch (op) {
-  case TC_OP_LSHIFT:
-  case TC_OP_RSHIFT:
-    if (j < 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "negative shift count");
-    if (op == TC_OP_RSHIFT) return tv_int(j >= 64 ? (i < 0 ? -1 : 0) : i >> j);
-    if (i == 0) return tv_int(0);
-    if (j >= 64 || (i >> (63 - j)) != (i < 0 ? -1 : 0)) return int_overflow(cg, "<<", loc);
-    return tv_int((int64_t)((uint64_t)i << j));
-  case TC_OP_BITAND: return a->kind == TV_BOOL && b->kind == TV_BOOL ? tv_bool(i & j) : tv_int(i & j);
-  case TC_OP_BITOR: return a->kind == TV_BOOL && b->kind == TV_BOOL ? tv_bool(i | j) : tv_int(i | j);
-  case TC_OP_BITXOR: return a->kind == TV_BOOL && b->kind == TV_BOOL ? tv_bool(i ^ j) : tv_int(i ^ j);
-  default: break;
+    case TC_OP_LSHIFT:
+    case TC_OP_RSHIFT:
+      if (j < 0) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "negative shift count");
+      if (op == TC_OP_RSHIFT) return tv_int(j >= 64 ? (i < 0 ? -1 : 0) : i >> j);
+      if (i == 0) return tv_int(0);
+      if (j >= 64 || (i >> (63 - j)) != (i < 0 ? -1 : 0)) return int_overflow(cg, "<<", loc);
+      return tv_int((int64_t)((uint64_t)i << j));
+    case TC_OP_BITAND: return a->kind == TV_BOOL && b->kind == TV_BOOL ? tv_bool(i & j) : tv_int(i & j);
+    case TC_OP_BITOR: return a->kind == TV_BOOL && b->kind == TV_BOOL ? tv_bool(i | j) : tv_int(i | j);
+    case TC_OP_BITXOR: return a->kind == TV_BOOL && b->kind == TV_BOOL ? tv_bool(i ^ j) : tv_int(i ^ j);
+    default: break;
   }
   return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "'%s' is not supported between constexprs", binop_symbol(op));
 }
@@ -624,7 +636,7 @@ tc_val cg_constexpr_compare(tc_cg *cg, tc_cmpop op, const tc_val *a, const tc_va
   if (tv_is_number(a) && tv_is_number(b)) {
     double x = literal_float(a), y = literal_float(b);
     if (big_int(a) || big_int(b)) /* one side >= 2^63: above every int64 */
-      c = big_int(a) && big_int(b) ? ((uint64_t)a->i < (uint64_t)b->i ? -1 : (uint64_t)a->i > (uint64_t)b->i)
+      c = big_int(a) && big_int(b) ? ((uint64_t)a->i<(uint64_t)b->i ? -1 : (uint64_t)a->i>(uint64_t) b->i)
                                    : (big_int(a) ? 1 : -1);
     else if (a->kind != TV_FLOAT && b->kind != TV_FLOAT) c = a->i < b->i ? -1 : a->i > b->i;
     else c = x < y ? -1 : x > y;
@@ -640,13 +652,13 @@ tc_val cg_constexpr_compare(tc_cg *cg, tc_cmpop op, const tc_val *a, const tc_va
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "cannot compare '%s' and '%s'", tv_kind_name(a), tv_kind_name(b));
   }
   switch (op) {
-  case TC_CMP_LT: return tv_bool(c < 0);
-  case TC_CMP_LE: return tv_bool(c <= 0);
-  case TC_CMP_GT: return tv_bool(c > 0);
-  case TC_CMP_GE: return tv_bool(c >= 0);
-  case TC_CMP_EQ: return tv_bool(c == 0);
-  case TC_CMP_NE: return tv_bool(c != 0);
-  default: break;
+    case TC_CMP_LT: return tv_bool(c < 0);
+    case TC_CMP_LE: return tv_bool(c <= 0);
+    case TC_CMP_GT: return tv_bool(c > 0);
+    case TC_CMP_GE: return tv_bool(c >= 0);
+    case TC_CMP_EQ: return tv_bool(c == 0);
+    case TC_CMP_NE: return tv_bool(c != 0);
+    default: break;
   }
   return cg_error(cg, loc, TILEC_ERROR_INTERNAL, "bad comparison");
 }

@@ -44,8 +44,7 @@ static tc_loc tc_tok_loc(const tc_token *t) { return (tc_loc){t->line, t->col}; 
 
 __attribute__((noreturn)) static void tc_throw(tc_parser *p) { longjmp(*p->jb, 1); }
 
-__attribute__((noreturn, format(printf, 3, 4))) static void tc_fail(tc_parser *p, tc_loc loc,
-                                                                    const char *fmt, ...) {
+__attribute__((noreturn, format(printf, 3, 4))) static void tc_fail(tc_parser *p, tc_loc loc, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
@@ -123,18 +122,16 @@ static const tc_token *tc_expect_op(tc_parser *p, const char *op, const char *ms
   return tc_advance(p);
 }
 
-static int tc_is_identifier(const tc_token *t) {
-  return t->kind == TC_TOK_NAME && !tc_is_keyword(t->start, t->len);
-}
+static int tc_is_identifier(const tc_token *t) { return t->kind == TC_TOK_NAME && !tc_is_keyword(t->start, t->len); }
 
 __attribute__((noreturn)) static void tc_fail_unexpected(tc_parser *p, const tc_token *t) {
   tc_loc loc = tc_tok_loc(t);
   switch (t->kind) {
-  case TC_TOK_NEWLINE: tc_fail(p, loc, "unexpected end of line");
-  case TC_TOK_INDENT: tc_fail(p, loc, "unexpected indent");
-  case TC_TOK_DEDENT: tc_fail(p, loc, "unexpected unindent");
-  case TC_TOK_ENDMARKER: tc_fail(p, loc, "unexpected end of file");
-  default: break;
+    case TC_TOK_NEWLINE: tc_fail(p, loc, "unexpected end of line");
+    case TC_TOK_INDENT: tc_fail(p, loc, "unexpected indent");
+    case TC_TOK_DEDENT: tc_fail(p, loc, "unexpected unindent");
+    case TC_TOK_ENDMARKER: tc_fail(p, loc, "unexpected end of file");
+    default: break;
   }
   if (t->len <= 40 && !memchr(t->start, '\n', t->len) && !memchr(t->start, '\r', t->len))
     tc_fail(p, loc, "unexpected token '%.*s'", (int)t->len, t->start);
@@ -151,8 +148,7 @@ static const char *tc_tok_str(tc_parser *p, const tc_token *t) {
 }
 
 static void tc_grow(tc_parser *p, tc_loc loc) {
-  if (++p->tree > TC_MAX_TREE)
-    tc_fail(p, loc, "expression too complex (more than %d operations deep)", TC_MAX_TREE);
+  if (++p->tree > TC_MAX_TREE) tc_fail(p, loc, "expression too complex (more than %d operations deep)", TC_MAX_TREE);
 }
 
 static void tc_enter(tc_parser *p) {
@@ -183,20 +179,20 @@ static tc_stmt *tc_stmt_new(tc_parser *p, tc_stmt_kind kind, tc_loc loc) {
 static int tc_starts_expr(const tc_token *t) {
   static const char *const kws[] = {"not", "lambda", "True", "False", "None", "await", "yield"};
   switch (t->kind) {
-  case TC_TOK_NUMBER:
-  case TC_TOK_STRING: return 1;
-  case TC_TOK_NAME:
-    if (!tc_is_keyword(t->start, t->len)) return 1;
-    for (size_t k = 0; k < sizeof kws / sizeof kws[0]; k++)
-      if (tc_is_kw(t, kws[k])) return 1;
-    return 0;
-  case TC_TOK_OP: {
-    static const char *const ops[] = {"(", "[", "{", "-", "+", "~", "*", "..."};
-    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
-      if (tc_is_op(t, ops[k])) return 1;
-    return 0;
-  }
-  default: return 0;
+    case TC_TOK_NUMBER:
+    case TC_TOK_STRING: return 1;
+    case TC_TOK_NAME:
+      if (!tc_is_keyword(t->start, t->len)) return 1;
+      for (size_t k = 0; k < sizeof kws / sizeof kws[0]; k++)
+        if (tc_is_kw(t, kws[k])) return 1;
+      return 0;
+    case TC_TOK_OP: {
+      static const char *const ops[] = {"(", "[", "{", "-", "+", "~", "*", "..."};
+      for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        if (tc_is_op(t, ops[k])) return 1;
+      return 0;
+    }
+    default: return 0;
   }
 }
 
@@ -255,14 +251,12 @@ static tc_expr *tc_parse_strings(tc_parser *p) {
     tc_string_info info;
     tc_string_info_of(t, &info);
     if (info.is_fstring) tc_fail(p, tc_tok_loc(t), "f-string %s", tc_unsupported_suffix);
-    if (bytes >= 0 && bytes != info.is_bytes)
-      tc_fail(p, tc_tok_loc(t), "cannot mix bytes and nonbytes literals");
+    if (bytes >= 0 && bytes != info.is_bytes) tc_fail(p, tc_tok_loc(t), "cannot mix bytes and nonbytes literals");
     bytes = info.is_bytes;
     tc_lex_error le;
     char *data;
     size_t len;
-    if (tc_string_decode(p->a, t, &data, &len, &le))
-      tc_fail(p, (tc_loc){le.line, le.col}, "%s", le.msg);
+    if (tc_string_decode(p->a, t, &data, &len, &le)) tc_fail(p, (tc_loc){le.line, le.col}, "%s", le.msg);
     tc_piece *slot = tc_vec_push(p, &parts);
     slot->data = data;
     slot->len = len;
@@ -315,13 +309,11 @@ static tc_expr *tc_parse_paren(tc_parser *p) {
   tc_vec items;
   tc_vec_init(&items, sizeof(tc_expr *));
   if (tc_accept_op(p, ")")) return tc_finish_seq(p, tc_expr_new(p, TC_EXPR_TUPLE, loc), &items);
-  if (tc_is_kw(tc_cur(p), "yield"))
-    tc_fail(p, tc_tok_loc(tc_cur(p)), "yield expression %s", tc_unsupported_suffix);
+  if (tc_is_kw(tc_cur(p), "yield")) tc_fail(p, tc_tok_loc(tc_cur(p)), "yield expression %s", tc_unsupported_suffix);
   tc_expr *first = tc_parse_star_or_test(p);
   if (tc_at_comprehension(p)) tc_fail(p, loc, "generator expression %s", tc_unsupported_suffix);
   if (tc_accept_op(p, ")")) {
-    if (first->kind == TC_EXPR_STARRED)
-      tc_fail(p, first->loc, "cannot use starred expression here");
+    if (first->kind == TC_EXPR_STARRED) tc_fail(p, first->loc, "cannot use starred expression here");
     return first;
   }
   if (!tc_is_op(tc_cur(p), ",")) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected ',' or ')'");
@@ -386,8 +378,7 @@ __attribute__((noreturn)) static void tc_parse_brace(tc_parser *p) {
   const tc_token *open = tc_advance(p);
   tc_loc loc = tc_tok_loc(open);
   const char *what = "dict literal";
-  if (tc_is_op(tc_cur(p), "}") || tc_is_op(tc_cur(p), "**"))
-    tc_fail(p, loc, "%s %s", what, tc_unsupported_suffix);
+  if (tc_is_op(tc_cur(p), "}") || tc_is_op(tc_cur(p), "**")) tc_fail(p, loc, "%s %s", what, tc_unsupported_suffix);
   tc_parse_star_or_test(p);
   if (tc_accept_op(p, ":")) {
     tc_parse_test(p);
@@ -402,36 +393,36 @@ static tc_expr *tc_parse_atom(tc_parser *p) {
   const tc_token *t = tc_cur(p);
   tc_loc loc = tc_tok_loc(t);
   switch (t->kind) {
-  case TC_TOK_NUMBER: tc_advance(p); return tc_parse_number(p, t);
-  case TC_TOK_STRING: return tc_parse_strings(p);
-  case TC_TOK_NAME: {
-    if (tc_is_kw(t, "True") || tc_is_kw(t, "False")) {
+    case TC_TOK_NUMBER: tc_advance(p); return tc_parse_number(p, t);
+    case TC_TOK_STRING: return tc_parse_strings(p);
+    case TC_TOK_NAME: {
+      if (tc_is_kw(t, "True") || tc_is_kw(t, "False")) {
+        tc_advance(p);
+        tc_expr *e = tc_expr_new(p, TC_EXPR_BOOL, loc);
+        e->u.int_value = tc_is_kw(t, "True");
+        return e;
+      }
+      if (tc_is_kw(t, "None")) {
+        tc_advance(p);
+        return tc_expr_new(p, TC_EXPR_NONE, loc);
+      }
+      if (tc_is_kw(t, "yield")) tc_fail(p, loc, "yield expression %s", tc_unsupported_suffix);
+      if (!tc_is_identifier(t)) tc_fail_unexpected(p, t);
       tc_advance(p);
-      tc_expr *e = tc_expr_new(p, TC_EXPR_BOOL, loc);
-      e->u.int_value = tc_is_kw(t, "True");
+      tc_expr *e = tc_expr_new(p, TC_EXPR_NAME, loc);
+      e->u.name = tc_tok_str(p, t);
       return e;
     }
-    if (tc_is_kw(t, "None")) {
-      tc_advance(p);
-      return tc_expr_new(p, TC_EXPR_NONE, loc);
-    }
-    if (tc_is_kw(t, "yield")) tc_fail(p, loc, "yield expression %s", tc_unsupported_suffix);
-    if (!tc_is_identifier(t)) tc_fail_unexpected(p, t);
-    tc_advance(p);
-    tc_expr *e = tc_expr_new(p, TC_EXPR_NAME, loc);
-    e->u.name = tc_tok_str(p, t);
-    return e;
-  }
-  case TC_TOK_OP:
-    if (tc_is_op(t, "(")) return tc_parse_paren(p);
-    if (tc_is_op(t, "[")) return tc_parse_list(p);
-    if (tc_is_op(t, "{")) tc_parse_brace(p);
-    if (tc_is_op(t, "...")) {
-      tc_advance(p);
-      return tc_expr_new(p, TC_EXPR_ELLIPSIS, loc);
-    }
-    break;
-  default: break;
+    case TC_TOK_OP:
+      if (tc_is_op(t, "(")) return tc_parse_paren(p);
+      if (tc_is_op(t, "[")) return tc_parse_list(p);
+      if (tc_is_op(t, "{")) tc_parse_brace(p);
+      if (tc_is_op(t, "...")) {
+        tc_advance(p);
+        return tc_expr_new(p, TC_EXPR_ELLIPSIS, loc);
+      }
+      break;
+    default: break;
   }
   tc_fail_unexpected(p, t);
 }
@@ -447,8 +438,7 @@ static tc_expr *tc_parse_call(tc_parser *p, tc_expr *func, tc_loc start) {
     tc_loc loc = tc_tok_loc(t);
     if (tc_is_op(t, "*")) {
       tc_advance(p);
-      if (saw_kw_unpack)
-        tc_fail(p, loc, "iterable argument unpacking follows keyword argument unpacking");
+      if (saw_kw_unpack) tc_fail(p, loc, "iterable argument unpacking follows keyword argument unpacking");
       tc_expr *e = tc_expr_new(p, TC_EXPR_STARRED, loc);
       e->u.starred.value = tc_parse_test(p);
       tc_vec_push_ptr(p, &args, e);
@@ -465,8 +455,7 @@ static tc_expr *tc_parse_call(tc_parser *p, tc_expr *func, tc_loc start) {
       const char *name = tc_tok_str(p, t);
       tc_keyword *prev = (tc_keyword *)(void *)kws.data;
       for (int i = 0; i < kws.n; i++)
-        if (prev[i].name && strcmp(prev[i].name, name) == 0)
-          tc_fail(p, loc, "keyword argument repeated: %s", name);
+        if (prev[i].name && strcmp(prev[i].name, name) == 0) tc_fail(p, loc, "keyword argument repeated: %s", name);
       tc_keyword *k = tc_vec_push(p, &kws);
       k->name = name;
       k->loc = loc;
@@ -474,16 +463,13 @@ static tc_expr *tc_parse_call(tc_parser *p, tc_expr *func, tc_loc start) {
       saw_kw = 1;
     } else {
       tc_expr *e = tc_parse_test(p);
-      if (tc_at_comprehension(p))
-        tc_fail(p, e->loc, "generator expression %s", tc_unsupported_suffix);
-      if (saw_kw_unpack)
-        tc_fail(p, e->loc, "positional argument follows keyword argument unpacking");
+      if (tc_at_comprehension(p)) tc_fail(p, e->loc, "generator expression %s", tc_unsupported_suffix);
+      if (saw_kw_unpack) tc_fail(p, e->loc, "positional argument follows keyword argument unpacking");
       if (saw_kw) tc_fail(p, e->loc, "positional argument follows keyword argument");
       tc_vec_push_ptr(p, &args, e);
     }
     if (tc_accept_op(p, ",")) continue;
-    if (!tc_is_op(tc_cur(p), ")"))
-      tc_fail(p, tc_tok_loc(tc_cur(p)), "expected ',' or ')' after function argument");
+    if (!tc_is_op(tc_cur(p), ")")) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected ',' or ')' after function argument");
   }
   tc_advance(p); /* ) */
   tc_expr *e = tc_expr_new(p, TC_EXPR_CALL, start);
@@ -495,9 +481,7 @@ static tc_expr *tc_parse_call(tc_parser *p, tc_expr *func, tc_loc start) {
   return e;
 }
 
-static int tc_ends_slice_part(const tc_token *t) {
-  return tc_is_op(t, ":") || tc_is_op(t, ",") || tc_is_op(t, "]");
-}
+static int tc_ends_slice_part(const tc_token *t) { return tc_is_op(t, ":") || tc_is_op(t, ",") || tc_is_op(t, "]"); }
 
 static tc_expr *tc_parse_subscript_item(tc_parser *p) {
   const tc_token *t = tc_cur(p);
@@ -571,7 +555,7 @@ static tc_expr *tc_parse_power(tc_parser *p) {
   tc_expr *e = tc_expr_new(p, TC_EXPR_BINOP, start);
   e->u.binop.op = TC_OP_POW;
   e->u.binop.lhs = base;
-  tc_enter(p); /* right-assoc: `2 ** 2 ** ...` recurses here */
+  tc_enter(p);                         /* right-assoc: `2 ** 2 ** ...` recurses here */
   e->u.binop.rhs = tc_parse_factor(p); /* and `2 ** -1` is legal */
   tc_leave(p);
   return e;
@@ -580,14 +564,10 @@ static tc_expr *tc_parse_power(tc_parser *p) {
 static tc_expr *tc_parse_factor(tc_parser *p) {
   const tc_token *t = tc_cur(p);
   tc_unop op;
-  if (tc_is_op(t, "-"))
-    op = TC_UOP_NEG;
-  else if (tc_is_op(t, "+"))
-    op = TC_UOP_POS;
-  else if (tc_is_op(t, "~"))
-    op = TC_UOP_INVERT;
-  else
-    return tc_parse_power(p);
+  if (tc_is_op(t, "-")) op = TC_UOP_NEG;
+  else if (tc_is_op(t, "+")) op = TC_UOP_POS;
+  else if (tc_is_op(t, "~")) op = TC_UOP_INVERT;
+  else return tc_parse_power(p);
   tc_advance(p);
   tc_enter(p);
   tc_expr *e = tc_expr_new(p, TC_EXPR_UNARY, tc_tok_loc(t));
@@ -603,10 +583,9 @@ static const struct {
   const char *tok;
   tc_binop op;
 } tc_binops[] = {
-    {0, "|", TC_OP_BITOR},     {1, "^", TC_OP_BITXOR},  {2, "&", TC_OP_BITAND},
-    {3, "<<", TC_OP_LSHIFT},   {3, ">>", TC_OP_RSHIFT}, {4, "+", TC_OP_ADD},
-    {4, "-", TC_OP_SUB},       {5, "*", TC_OP_MUL},     {5, "/", TC_OP_TRUEDIV},
-    {5, "//", TC_OP_FLOORDIV}, {5, "%", TC_OP_MOD},     {5, "@", TC_OP_MATMUL},
+    {0, "|", TC_OP_BITOR},   {1, "^", TC_OP_BITXOR},    {2, "&", TC_OP_BITAND}, {3, "<<", TC_OP_LSHIFT},
+    {3, ">>", TC_OP_RSHIFT}, {4, "+", TC_OP_ADD},       {4, "-", TC_OP_SUB},    {5, "*", TC_OP_MUL},
+    {5, "/", TC_OP_TRUEDIV}, {5, "//", TC_OP_FLOORDIV}, {5, "%", TC_OP_MOD},    {5, "@", TC_OP_MATMUL},
 };
 
 static tc_expr *tc_parse_binary(tc_parser *p, int level) {
@@ -728,8 +707,7 @@ static tc_expr *tc_parse_lambda(tc_parser *p) {
   int nest = 0;
   for (;;) {
     const tc_token *c = tc_cur(p);
-    if (c->kind != TC_TOK_NAME && c->kind != TC_TOK_OP && c->kind != TC_TOK_NUMBER &&
-        c->kind != TC_TOK_STRING)
+    if (c->kind != TC_TOK_NAME && c->kind != TC_TOK_OP && c->kind != TC_TOK_NUMBER && c->kind != TC_TOK_STRING)
       tc_fail(p, tc_tok_loc(c), "expected ':' in lambda expression");
     if (tc_is_op(c, "(") || tc_is_op(c, "[") || tc_is_op(c, "{")) {
       nest++;
@@ -760,8 +738,7 @@ static tc_expr *tc_parse_test(tc_parser *p) {
       tc_expr *ife = tc_expr_new(p, TC_EXPR_IFEXP, start);
       ife->u.ifexp.body = e;
       ife->u.ifexp.test = tc_parse_boolop(p, TC_BOOL_OR);
-      if (!tc_is_kw(tc_cur(p), "else"))
-        tc_fail(p, tc_tok_loc(tc_cur(p)), "expected 'else' after 'if' expression");
+      if (!tc_is_kw(tc_cur(p), "else")) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected 'else' after 'if' expression");
       tc_advance(p);
       ife->u.ifexp.orelse = tc_parse_test(p);
       e = ife;
@@ -777,20 +754,16 @@ static tc_expr *tc_parse_test(tc_parser *p) {
 static tc_expr *tc_parse_list_of(tc_parser *p, int targets) {
   tc_loc start = tc_tok_loc(tc_cur(p));
   tc_expr *first;
-  if (targets && !tc_is_op(tc_cur(p), "*"))
-    first = tc_parse_binary(p, 0);
-  else
-    first = tc_parse_star_or_test(p);
+  if (targets && !tc_is_op(tc_cur(p), "*")) first = tc_parse_binary(p, 0);
+  else first = tc_parse_star_or_test(p);
   if (!tc_is_op(tc_cur(p), ",")) return first;
   tc_vec items;
   tc_vec_init(&items, sizeof(tc_expr *));
   tc_vec_push_ptr(p, &items, first);
   while (tc_accept_op(p, ",")) {
     if (!tc_starts_expr(tc_cur(p))) break;
-    if (targets && !tc_is_op(tc_cur(p), "*"))
-      tc_vec_push_ptr(p, &items, tc_parse_binary(p, 0));
-    else
-      tc_vec_push_ptr(p, &items, tc_parse_star_or_test(p));
+    if (targets && !tc_is_op(tc_cur(p), "*")) tc_vec_push_ptr(p, &items, tc_parse_binary(p, 0));
+    else tc_vec_push_ptr(p, &items, tc_parse_star_or_test(p));
   }
   return tc_finish_seq(p, tc_expr_new(p, TC_EXPR_TUPLE, start), &items);
 }
@@ -804,41 +777,41 @@ static tc_func *tc_parse_def(tc_parser *p, tc_vec *decorators);
 
 static const char *tc_describe(const tc_expr *e) {
   switch (e->kind) {
-  case TC_EXPR_CALL: return "function call";
-  case TC_EXPR_INT:
-  case TC_EXPR_FLOAT:
-  case TC_EXPR_STRING: return "literal";
-  case TC_EXPR_ELLIPSIS: return "ellipsis";
-  case TC_EXPR_BOOL: return e->u.int_value ? "True" : "False";
-  case TC_EXPR_NONE: return "None";
-  case TC_EXPR_COMPARE: return "comparison";
-  case TC_EXPR_IFEXP: return "conditional expression";
-  case TC_EXPR_LISTCOMP: return "list comprehension";
-  case TC_EXPR_LAMBDA: return "lambda";
-  case TC_EXPR_TUPLE: return "tuple";
-  case TC_EXPR_LIST: return "list";
-  case TC_EXPR_STARRED: return "starred";
-  case TC_EXPR_NAME: return "name";
-  case TC_EXPR_ATTRIBUTE: return "attribute";
-  case TC_EXPR_SUBSCRIPT: return "subscript";
-  default: return "expression";
+    case TC_EXPR_CALL: return "function call";
+    case TC_EXPR_INT:
+    case TC_EXPR_FLOAT:
+    case TC_EXPR_STRING: return "literal";
+    case TC_EXPR_ELLIPSIS: return "ellipsis";
+    case TC_EXPR_BOOL: return e->u.int_value ? "True" : "False";
+    case TC_EXPR_NONE: return "None";
+    case TC_EXPR_COMPARE: return "comparison";
+    case TC_EXPR_IFEXP: return "conditional expression";
+    case TC_EXPR_LISTCOMP: return "list comprehension";
+    case TC_EXPR_LAMBDA: return "lambda";
+    case TC_EXPR_TUPLE: return "tuple";
+    case TC_EXPR_LIST: return "list";
+    case TC_EXPR_STARRED: return "starred";
+    case TC_EXPR_NAME: return "name";
+    case TC_EXPR_ATTRIBUTE: return "attribute";
+    case TC_EXPR_SUBSCRIPT: return "subscript";
+    default: return "expression";
   }
 }
 
 static void tc_check_target(tc_parser *p, const tc_expr *e, int top) {
   switch (e->kind) {
-  case TC_EXPR_NAME:
-  case TC_EXPR_ATTRIBUTE:
-  case TC_EXPR_SUBSCRIPT: return;
-  case TC_EXPR_TUPLE:
-  case TC_EXPR_LIST:
-    for (int i = 0; i < e->u.seq.nitems; i++) tc_check_target(p, e->u.seq.items[i], 0);
-    return;
-  case TC_EXPR_STARRED:
-    if (top) tc_fail(p, e->loc, "starred assignment target must be in a list or tuple");
-    tc_check_target(p, e->u.starred.value, 0);
-    return;
-  default: tc_fail(p, e->loc, "cannot assign to %s", tc_describe(e));
+    case TC_EXPR_NAME:
+    case TC_EXPR_ATTRIBUTE:
+    case TC_EXPR_SUBSCRIPT: return;
+    case TC_EXPR_TUPLE:
+    case TC_EXPR_LIST:
+      for (int i = 0; i < e->u.seq.nitems; i++) tc_check_target(p, e->u.seq.items[i], 0);
+      return;
+    case TC_EXPR_STARRED:
+      if (top) tc_fail(p, e->loc, "starred assignment target must be in a list or tuple");
+      tc_check_target(p, e->u.starred.value, 0);
+      return;
+    default: tc_fail(p, e->loc, "cannot assign to %s", tc_describe(e));
   }
 }
 
@@ -851,10 +824,9 @@ static const struct {
   const char *tok;
   tc_binop op;
 } tc_augops[] = {
-    {"+=", TC_OP_ADD},       {"-=", TC_OP_SUB},    {"*=", TC_OP_MUL},   {"/=", TC_OP_TRUEDIV},
-    {"//=", TC_OP_FLOORDIV}, {"%=", TC_OP_MOD},    {"**=", TC_OP_POW},  {"<<=", TC_OP_LSHIFT},
-    {">>=", TC_OP_RSHIFT},   {"&=", TC_OP_BITAND}, {"|=", TC_OP_BITOR}, {"^=", TC_OP_BITXOR},
-    {"@=", TC_OP_MATMUL},
+    {"+=", TC_OP_ADD},   {"-=", TC_OP_SUB},    {"*=", TC_OP_MUL},     {"/=", TC_OP_TRUEDIV}, {"//=", TC_OP_FLOORDIV},
+    {"%=", TC_OP_MOD},   {"**=", TC_OP_POW},   {"<<=", TC_OP_LSHIFT}, {">>=", TC_OP_RSHIFT}, {"&=", TC_OP_BITAND},
+    {"|=", TC_OP_BITOR}, {"^=", TC_OP_BITXOR}, {"@=", TC_OP_MATMUL},
 };
 
 static tc_stmt *tc_parse_expr_stmt(tc_parser *p) {
@@ -864,8 +836,7 @@ static tc_stmt *tc_parse_expr_stmt(tc_parser *p) {
   if (tc_is_op(t, ":")) {
     if (first->kind == TC_EXPR_TUPLE || first->kind == TC_EXPR_LIST)
       tc_fail(p, first->loc, "only single target (not %s) can be annotated", tc_describe(first));
-    if (first->kind != TC_EXPR_NAME && first->kind != TC_EXPR_ATTRIBUTE &&
-        first->kind != TC_EXPR_SUBSCRIPT)
+    if (first->kind != TC_EXPR_NAME && first->kind != TC_EXPR_ATTRIBUTE && first->kind != TC_EXPR_SUBSCRIPT)
       tc_fail(p, first->loc, "illegal target for annotation");
     tc_advance(p);
     tc_stmt *s = tc_stmt_new(p, TC_STMT_ANNASSIGN, loc);
@@ -876,10 +847,8 @@ static tc_stmt *tc_parse_expr_stmt(tc_parser *p) {
   }
   for (size_t k = 0; k < sizeof tc_augops / sizeof tc_augops[0]; k++) {
     if (!tc_is_op(t, tc_augops[k].tok)) continue;
-    if (first->kind != TC_EXPR_NAME && first->kind != TC_EXPR_ATTRIBUTE &&
-        first->kind != TC_EXPR_SUBSCRIPT)
-      tc_fail(p, first->loc, "'%s' is an illegal expression for augmented assignment",
-              tc_describe(first));
+    if (first->kind != TC_EXPR_NAME && first->kind != TC_EXPR_ATTRIBUTE && first->kind != TC_EXPR_SUBSCRIPT)
+      tc_fail(p, first->loc, "'%s' is an illegal expression for augmented assignment", tc_describe(first));
     tc_advance(p);
     tc_stmt *s = tc_stmt_new(p, TC_STMT_AUGASSIGN, loc);
     s->u.augassign.target = first;
@@ -918,9 +887,8 @@ static tc_stmt *tc_parse_small_stmt(tc_parser *p) {
   static const struct {
     const char *kw, *what;
   } others[] = {
-      {"import", "import statement"}, {"from", "import statement"},
-      {"global", "global statement"}, {"nonlocal", "nonlocal statement"},
-      {"del", "del statement"},       {"raise", "raise statement"},
+      {"import", "import statement"},     {"from", "import statement"}, {"global", "global statement"},
+      {"nonlocal", "nonlocal statement"}, {"del", "del statement"},     {"raise", "raise statement"},
       {"yield", "yield expression"},
   };
   const tc_token *t = tc_cur(p);
@@ -1000,8 +968,7 @@ static void tc_parse_suite(tc_parser *p, tc_block *out, const char *what, int li
   if (tc_cur(p)->kind != TC_TOK_INDENT)
     tc_fail(p, tc_tok_loc(tc_cur(p)), "expected an indented block after %s on line %d", what, line);
   tc_advance(p);
-  while (tc_cur(p)->kind != TC_TOK_DEDENT && tc_cur(p)->kind != TC_TOK_ENDMARKER)
-    tc_parse_statement(p, &stmts);
+  while (tc_cur(p)->kind != TC_TOK_DEDENT && tc_cur(p)->kind != TC_TOK_ENDMARKER) tc_parse_statement(p, &stmts);
   tc_advance(p); /* DEDENT */
   tc_finish_block(out, &stmts);
 }
@@ -1022,9 +989,7 @@ static tc_stmt *tc_parse_if(tc_parser *p) {
   for (;;) {
     int is_elif = tc_is_kw(t, "elif");
     s->u.if_.test = tc_parse_test(p);
-    tc_expect_op(p, ":",
-                 is_elif ? "expected ':' after 'elif' condition"
-                         : "expected ':' after 'if' condition");
+    tc_expect_op(p, ":", is_elif ? "expected ':' after 'elif' condition" : "expected ':' after 'if' condition");
     tc_parse_suite(p, &s->u.if_.body, is_elif ? "'elif' statement" : "'if' statement", t->line);
     if (!tc_is_kw(tc_cur(p), "elif")) break;
     /* Each elif is an if in the previous one's else: the code generator nests them. */
@@ -1047,8 +1012,7 @@ static tc_stmt *tc_parse_for(tc_parser *p) {
   tc_stmt *s = tc_stmt_new(p, TC_STMT_FOR, tc_tok_loc(t));
   s->u.for_.target = tc_parse_list_of(p, 1);
   tc_check_target(p, s->u.for_.target, 1);
-  if (!tc_is_kw(tc_cur(p), "in"))
-    tc_fail(p, tc_tok_loc(tc_cur(p)), "expected 'in' after 'for' target");
+  if (!tc_is_kw(tc_cur(p), "in")) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected 'in' after 'for' target");
   tc_advance(p);
   s->u.for_.iter = tc_parse_testlist(p);
   tc_expect_op(p, ":", "expected ':' after 'for' iterable");
@@ -1072,12 +1036,9 @@ static void tc_skip_block(tc_parser *p) {
   int depth = 0;
   do {
     const tc_token *t = tc_advance(p);
-    if (t->kind == TC_TOK_INDENT)
-      depth++;
-    else if (t->kind == TC_TOK_DEDENT)
-      depth--;
-    else if (t->kind == TC_TOK_ENDMARKER)
-      return;
+    if (t->kind == TC_TOK_INDENT) depth++;
+    else if (t->kind == TC_TOK_DEDENT) depth--;
+    else if (t->kind == TC_TOK_ENDMARKER) return;
   } while (depth > 0);
 }
 
@@ -1091,8 +1052,7 @@ static void tc_skip_logical(tc_parser *p) {
 static tc_stmt *tc_skip_compound(tc_parser *p, tc_loc loc, const char *what) {
   int is_try = tc_is_kw(tc_cur(p), "try");
   tc_skip_logical(p);
-  while (is_try && (tc_is_kw(tc_cur(p), "except") || tc_is_kw(tc_cur(p), "else") ||
-                    tc_is_kw(tc_cur(p), "finally")))
+  while (is_try && (tc_is_kw(tc_cur(p), "except") || tc_is_kw(tc_cur(p), "else") || tc_is_kw(tc_cur(p), "finally")))
     tc_skip_logical(p);
   return tc_other(p, loc, what);
 }
@@ -1138,9 +1098,7 @@ static void tc_parse_statement(tc_parser *p, tc_vec *out) {
      * which is how it differs from a call of a function named `match`. */
     if (tc_is_kw(t, "match")) {
       size_t i = p->pos;
-      while (i + 1 < p->ntoks && p->toks[i + 1].kind != TC_TOK_NEWLINE &&
-             p->toks[i + 1].kind != TC_TOK_ENDMARKER)
-        i++;
+      while (i + 1 < p->ntoks && p->toks[i + 1].kind != TC_TOK_NEWLINE && p->toks[i + 1].kind != TC_TOK_ENDMARKER) i++;
       if (i > p->pos && tc_is_op(&p->toks[i], ":")) {
         tc_vec_push_ptr(p, out, tc_skip_compound(p, loc, "match statement"));
         return;
@@ -1152,8 +1110,7 @@ static void tc_parse_statement(tc_parser *p, tc_vec *out) {
     tc_vec_init(&decos, sizeof(tc_expr *));
     while (tc_accept_op(p, "@")) {
       tc_vec_push_ptr(p, &decos, tc_parse_test(p));
-      if (tc_cur(p)->kind != TC_TOK_NEWLINE)
-        tc_fail(p, tc_tok_loc(tc_cur(p)), "expected end of line after decorator");
+      if (tc_cur(p)->kind != TC_TOK_NEWLINE) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected end of line after decorator");
       tc_advance(p);
     }
     const tc_token *d = tc_cur(p);
@@ -1165,9 +1122,7 @@ static void tc_parse_statement(tc_parser *p, tc_vec *out) {
     }
     if (tc_is_kw(d, "class") || tc_is_kw(d, "async")) {
       tc_vec_push_ptr(
-          p, out,
-          tc_skip_compound(p, tc_tok_loc(d),
-                           tc_is_kw(d, "class") ? "class definition" : "async statement"));
+          p, out, tc_skip_compound(p, tc_tok_loc(d), tc_is_kw(d, "class") ? "class definition" : "async statement"));
       return;
     }
     tc_fail(p, tc_tok_loc(d), "expected 'def' or 'class' after decorator");
@@ -1210,8 +1165,7 @@ static void tc_parse_params(tc_parser *p, tc_func *f) {
       if (tc_accept_op(p, ":")) prm.annotation = tc_parse_test(p);
       if (tc_is_op(tc_cur(p), "=")) {
         if (prm.is_star)
-          tc_fail(p, tc_tok_loc(tc_cur(p)),
-                  "var-positional or var-keyword parameter cannot have a default value");
+          tc_fail(p, tc_tok_loc(tc_cur(p)), "var-positional or var-keyword parameter cannot have a default value");
         tc_advance(p);
         prm.default_value = tc_parse_test(p);
         seen_default = 1;
@@ -1225,8 +1179,7 @@ static void tc_parse_params(tc_parser *p, tc_func *f) {
       *(tc_param *)tc_vec_push(p, &params) = prm;
     }
     if (tc_accept_op(p, ",")) continue;
-    if (!tc_is_op(tc_cur(p), ")"))
-      tc_fail(p, tc_tok_loc(tc_cur(p)), "expected ',' or ')' in parameter list");
+    if (!tc_is_op(tc_cur(p), ")")) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected ',' or ')' in parameter list");
   }
   tc_advance(p); /* ) */
   f->params = (tc_param *)(void *)params.data;
@@ -1278,8 +1231,7 @@ static tc_func *tc_parse_def(tc_parser *p, tc_vec *decorators) {
  * anything is parsed, so host functions are never parsed at all. */
 static int tc_tokens_are_jit(const tc_parser *p, size_t i) {
   if (i >= p->ntoks || !tc_is_identifier(&p->toks[i])) return 0;
-  while (i + 2 < p->ntoks && tc_is_op(&p->toks[i + 1], ".") && tc_is_identifier(&p->toks[i + 2]))
-    i += 2;
+  while (i + 2 < p->ntoks && tc_is_op(&p->toks[i + 1], ".") && tc_is_identifier(&p->toks[i + 2])) i += 2;
   return tc_tok_eq(&p->toks[i], TC_TOK_NAME, "jit");
 }
 
@@ -1287,9 +1239,9 @@ static int tc_tokens_are_jit(const tc_parser *p, size_t i) {
  * and then the end of the line: a compile-time Python function's decorator. */
 static int tc_tokens_are_pyfn(const tc_parser *p, size_t i) {
   if (i >= p->ntoks || !tc_is_identifier(&p->toks[i])) return 0;
-  while (i + 2 < p->ntoks && tc_is_op(&p->toks[i + 1], ".") && tc_is_identifier(&p->toks[i + 2]))
-    i += 2;
-  return (tc_tok_eq(&p->toks[i], TC_TOK_NAME, "constexpr_function") || tc_tok_eq(&p->toks[i], TC_TOK_NAME, "constexpr")) &&
+  while (i + 2 < p->ntoks && tc_is_op(&p->toks[i + 1], ".") && tc_is_identifier(&p->toks[i + 2])) i += 2;
+  return (tc_tok_eq(&p->toks[i], TC_TOK_NAME, "constexpr_function") ||
+          tc_tok_eq(&p->toks[i], TC_TOK_NAME, "constexpr")) &&
          i + 1 < p->ntoks && p->toks[i + 1].kind == TC_TOK_NEWLINE;
 }
 
@@ -1319,8 +1271,7 @@ static tc_expr *tc_try_decorator(tc_parser *p, jmp_buf *jb) {
   if (setjmp(*jb)) return NULL;
   p->jb = jb;
   tc_expr *e = tc_parse_test(p);
-  if (tc_cur(p)->kind != TC_TOK_NEWLINE)
-    tc_fail(p, tc_tok_loc(tc_cur(p)), "expected end of line after decorator");
+  if (tc_cur(p)->kind != TC_TOK_NEWLINE) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected end of line after decorator");
   return e;
 }
 
@@ -1355,8 +1306,7 @@ static tc_func *tc_parse_top_func(tc_parser *p) {
     tc_expr *e;
     if (tc_tokens_are_jit(p, p->pos)) {
       e = tc_parse_test(p);
-      if (tc_cur(p)->kind != TC_TOK_NEWLINE)
-        tc_fail(p, tc_tok_loc(tc_cur(p)), "expected end of line after decorator");
+      if (tc_cur(p)->kind != TC_TOK_NEWLINE) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected end of line after decorator");
       tc_advance(p);
     } else {
       e = tc_parse_host_decorator(p);
@@ -1459,7 +1409,8 @@ static const char *tc_parse_dotted(tc_parser *p) {
   char *s = tc_new(p, len + 1);
   size_t k = 0;
   for (size_t i = 0; i < len; i++)
-    if (start[i] != ' ' && start[i] != '\t' && start[i] != '\\' && start[i] != '\n' && start[i] != '\r') s[k++] = start[i];
+    if (start[i] != ' ' && start[i] != '\t' && start[i] != '\\' && start[i] != '\n' && start[i] != '\r')
+      s[k++] = start[i];
   s[k] = 0;
   return s;
 }
@@ -1607,16 +1558,16 @@ static int tc_guarded_parse(tc_guarded *g, jmp_buf *jb) {
   if (setjmp(*jb)) return 0;
   g->p->jb = jb;
   switch (g->what) {
-  case 0: tc_parse_module_simple(g->p, g->out); break;
-  case 1: tc_vec_push_ptr(g->p, g->out, tc_parse_module_try(g->p)); break;
-  case 3: {
-    tc_func *f = tc_parse_top_func(g->p);
-    tc_stmt *s = tc_stmt_new(g->p, TC_STMT_DEF, f->loc);
-    s->u.def.func = f;
-    tc_vec_push_ptr(g->p, g->out, s);
-    break;
-  }
-  default: tc_vec_push_ptr(g->p, g->out, tc_parse_module_if(g->p)); break;
+    case 0: tc_parse_module_simple(g->p, g->out); break;
+    case 1: tc_vec_push_ptr(g->p, g->out, tc_parse_module_try(g->p)); break;
+    case 3: {
+      tc_func *f = tc_parse_top_func(g->p);
+      tc_stmt *s = tc_stmt_new(g->p, TC_STMT_DEF, f->loc);
+      s->u.def.func = f;
+      tc_vec_push_ptr(g->p, g->out, s);
+      break;
+    }
+    default: tc_vec_push_ptr(g->p, g->out, tc_parse_module_if(g->p)); break;
   }
   return 1;
 }
@@ -1715,7 +1666,7 @@ static void tc_parse_module_stmt(tc_parser *p, tc_vec *out, int top) {
     while (tc_accept_op(p, "@")) tc_skip_to_newline(p);
     size_t body = p->pos;
     const char *what = tc_is_kw(tc_cur(p), "def") || tc_is_kw(tc_cur(p), "async") ? "function definition"
-                       : tc_is_kw(tc_cur(p), "class")                              ? "class definition"
+                       : tc_is_kw(tc_cur(p), "class")                             ? "class definition"
                                                                                   : "host code";
     tc_skip_logical(p);
     tc_vec_push_ptr(p, out, tc_opaque(p, loc, what, body, p->pos));
@@ -1776,20 +1727,16 @@ static void tc_run_parser(tc_parser *p) {
   p->jb = NULL;
 }
 
-tilec_status *tc_parse_module(const char *filename, const char *source, size_t len,
-                              tc_module **out) {
+tilec_status *tc_parse_module(const char *filename, const char *source, size_t len, tc_module **out) {
   return tc_parse_module_opts(filename, source, len, NULL, out);
 }
 
-tilec_status *tc_parse_module_opts(const char *filename, const char *source, size_t len,
-                                   const tc_parse_options *opts, tc_module **out) {
-  if (!out)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tc_parse_module: out is NULL");
+tilec_status *tc_parse_module_opts(const char *filename, const char *source, size_t len, const tc_parse_options *opts,
+                                   tc_module **out) {
+  if (!out) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tc_parse_module: out is NULL");
   *out = NULL;
-  if (!source && len)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tc_parse_module: source is NULL");
-  if (len == SIZE_MAX)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tc_parse_module: source too large");
+  if (!source && len) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tc_parse_module: source is NULL");
+  if (len == SIZE_MAX) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tc_parse_module: source too large");
   tc_arena *a = tc_arena_create();
   tc_module *m = a ? tc_arena_alloc(a, sizeof *m) : NULL;
   char *src = m ? tc_arena_alloc(a, len + 1) : NULL;
@@ -1814,8 +1761,8 @@ tilec_status *tc_parse_module_opts(const char *filename, const char *source, siz
   tc_lex_error le;
   if (tc_lex(src, len, &toks, &ntoks, &le)) {
     int oom = strncmp(le.msg, "out of memory", 13) == 0;
-    tilec_status *st = tc_error_at(m, (tc_loc){le.line, le.col},
-                                   oom ? TILEC_ERROR_INTERNAL : TILEC_ERROR_SYNTAX, "%s", le.msg);
+    tilec_status *st =
+        tc_error_at(m, (tc_loc){le.line, le.col}, oom ? TILEC_ERROR_INTERNAL : TILEC_ERROR_SYNTAX, "%s", le.msg);
     tc_module_destroy(m);
     return st;
   }

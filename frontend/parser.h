@@ -20,8 +20,7 @@
  * Decorators that are not `...jit` are host code: when they use syntax the AST cannot
  * hold (comprehensions, dict displays), only their dotted callee name is recorded.
  * tc_param.is_star is 1 for `*args` and for a bare `*` (name "*"), 2 for `**kwargs`. */
-tilec_status *tc_parse_module(const char *filename, const char *source, size_t len,
-                              tc_module **out);
+tilec_status *tc_parse_module(const char *filename, const char *source, size_t len, tc_module **out);
 void tc_module_destroy(tc_module *m);
 
 /* How to read a source: a whole file (default), or function definitions only (every
@@ -31,8 +30,8 @@ typedef struct tc_parse_options {
   int functions_only;
   int first_line;
 } tc_parse_options;
-tilec_status *tc_parse_module_opts(const char *filename, const char *source, size_t len,
-                                   const tc_parse_options *opts, tc_module **out);
+tilec_status *tc_parse_module_opts(const char *filename, const char *source, size_t len, const tc_parse_options *opts,
+                                   tc_module **out);
 
 /* The @triton.jit function named `name` (the last one if redefined), or NULL. */
 const tc_func *tc_module_find(const tc_module *m, const char *name);

@@ -227,8 +227,8 @@ static const char *tuple_entry(tuple_ctx *c, const char *t, size_t n, const char
     /* NAME=ENTRY: a field of a NamedTuple */
     size_t id = 0;
     while (id < in && (isalnum((unsigned char)it[id]) || it[id] == '_')) id++;
-    bool has_name = id > 0 && id < in && it[id] == '=' && (id + 1 >= in || it[id + 1] != '=') &&
-                    !isdigit((unsigned char)it[0]);
+    bool has_name =
+        id > 0 && id < in && it[id] == '=' && (id + 1 >= in || it[id + 1] != '=') && !isdigit((unsigned char)it[0]);
     if (named >= 0 && has_name != (named == 1)) return "either every element of a tuple entry has a field name or none";
     named = has_name;
     if (has_name) {
@@ -265,9 +265,11 @@ static const char *tuple_entry(tuple_ctx *c, const char *t, size_t n, const char
     }
     if (strlen(sub) >= sizeof kp->name) return "a tuple element's parameter name is too long";
     for (int i = 0; i < c->fn->nparams; i++)
-      if (!strcmp(c->fn->params[i].name, sub)) return "a tuple element's parameter name (PARAM_INDEX) is taken by another parameter";
+      if (!strcmp(c->fn->params[i].name, sub))
+        return "a tuple element's parameter name (PARAM_INDEX) is taken by another parameter";
     for (int j = 0; j < *c->k; j++)
-      if (!strcmp(c->info->params[j].name, sub)) return "a tuple element's parameter name (PARAM_INDEX) is taken by another parameter";
+      if (!strcmp(c->info->params[j].name, sub))
+        return "a tuple element's parameter name (PARAM_INDEX) is taken by another parameter";
     snprintf(kp->name, sizeof kp->name, "%s", sub);
     *v = (tc_val){.kind = TV_INVALID, .i = (*c->k)++};
   }
@@ -287,8 +289,7 @@ bool tc_tuple_param_leaf(const tc_val *v) {
 }
 
 tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec_kernel_spec *spec,
-                            tc_kernel_info *info, tc_val *vals, tc_arena *arena, tc_default_eval eval,
-                            void *eval_ctx) {
+                            tc_kernel_info *info, tc_val *vals, tc_arena *arena, tc_default_eval eval, void *eval_ctx) {
   memset(info, 0, sizeof *info);
   /* Names are kept in fixed buffers (the library's descriptor, the header): a longer one
    * would be cut and then match nothing, so it is refused where it is written. */
@@ -297,7 +298,8 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
                        sizeof info->name - 1);
   snprintf(info->name, sizeof info->name, "%s", fn->name);
   if (fn->nparams > TC_MAX_PARAMS)
-    return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "kernel '%s' has more than %d parameters", fn->name, TC_MAX_PARAMS);
+    return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "kernel '%s' has more than %d parameters", fn->name,
+                               TC_MAX_PARAMS);
   info->nparams = fn->nparams;
   entry entries[TC_MAX_PARAMS];
   memset(entries, 0, sizeof entries);
@@ -320,8 +322,7 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
                                    "signature has %d entries but kernel '%s' has %d parameters", total, fn->name,
                                    fn->nparams);
       }
-      if (n == 0)
-        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "signature entry %d is empty", nentries + 1);
+      if (n == 0) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "signature entry %d is empty", nentries + 1);
       entries[nentries].text = t;
       entries[nentries].len = n;
       entries[nentries].given = true;
@@ -352,8 +353,9 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
   for (int i = 0; i < fn->nparams; i++) {
     const tc_param *fp = &fn->params[i];
     if (k >= TC_MAX_PARAMS)
-      return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "kernel '%s' has more than %d parameters once tuples are flattened",
-                                 fn->name, TC_MAX_PARAMS);
+      return tilec_status_create(TILEC_ERROR_UNSUPPORTED,
+                                 "kernel '%s' has more than %d parameters once tuples are flattened", fn->name,
+                                 TC_MAX_PARAMS);
     tc_kernel_param *p = &info->params[k];
     int k0 = k++;
     if (strlen(fp->name) >= sizeof p->name)
@@ -383,21 +385,27 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
       const tc_expr *d = fp->default_value;
       tc_val v;
       switch (d->kind) {
-      case TC_EXPR_INT: v = tv_int(d->u.int_value); break;
-      case TC_EXPR_FLOAT: v = tv_float(d->u.float_value); break;
-      case TC_EXPR_BOOL: v = tv_bool(d->u.int_value != 0); break;
-      case TC_EXPR_NONE: v = tv_none(); break;
-      case TC_EXPR_STRING: v = tv_str(d->u.str.data, d->u.str.len); break;
-      case TC_EXPR_UNARY:
-        if (d->u.unary.op == TC_UOP_NEG && d->u.unary.operand->kind == TC_EXPR_INT) { v = tv_int(-d->u.unary.operand->u.int_value); break; }
-        if (d->u.unary.op == TC_UOP_NEG && d->u.unary.operand->kind == TC_EXPR_FLOAT) { v = tv_float(-d->u.unary.operand->u.float_value); break; }
-        /* fall through */
-      default:
-        if (!eval)
-          return tc_error_at(mod, d->loc, TILEC_ERROR_UNSUPPORTED, "default value of parameter '%s' must be a literal",
-                             fp->name);
-        tilec_status *st = eval(eval_ctx, fn, d, &v);
-        if (st) return st;
+        case TC_EXPR_INT: v = tv_int(d->u.int_value); break;
+        case TC_EXPR_FLOAT: v = tv_float(d->u.float_value); break;
+        case TC_EXPR_BOOL: v = tv_bool(d->u.int_value != 0); break;
+        case TC_EXPR_NONE: v = tv_none(); break;
+        case TC_EXPR_STRING: v = tv_str(d->u.str.data, d->u.str.len); break;
+        case TC_EXPR_UNARY:
+          if (d->u.unary.op == TC_UOP_NEG && d->u.unary.operand->kind == TC_EXPR_INT) {
+            v = tv_int(-d->u.unary.operand->u.int_value);
+            break;
+          }
+          if (d->u.unary.op == TC_UOP_NEG && d->u.unary.operand->kind == TC_EXPR_FLOAT) {
+            v = tv_float(-d->u.unary.operand->u.float_value);
+            break;
+          }
+          /* fall through */
+        default:
+          if (!eval)
+            return tc_error_at(mod, d->loc, TILEC_ERROR_UNSUPPORTED,
+                               "default value of parameter '%s' must be a literal", fp->name);
+          tilec_status *st = eval(eval_ctx, fn, d, &v);
+          if (st) return st;
       }
       p->kind = TILEC_PARAM_CONSTEXPR;
       vals[i] = v;
@@ -457,7 +465,8 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
     }
   entry_done:;
     char ent[300];
-    if (p->kind == TILEC_PARAM_CONSTEXPR || p->kind == TILEC_PARAM_TENSORDESC) snprintf(ent, sizeof ent, "%s", p->value);
+    if (p->kind == TILEC_PARAM_CONSTEXPR || p->kind == TILEC_PARAM_TENSORDESC)
+      snprintf(ent, sizeof ent, "%s", p->value);
     else {
       tc_ty ty = {p->dtype, p->pointer_depth, false};
       char tn[16];
@@ -480,19 +489,25 @@ void tc_param_c_type(const tc_kernel_param *p, char *buf, size_t n) {
   }
   const char *base;
   switch (p->dtype) {
-  case TILEC_DTYPE_I1: base = p->pointer_depth ? "int8_t" : "bool"; break;
-  case TILEC_DTYPE_I8: base = "int8_t"; break;
-  case TILEC_DTYPE_I16: base = "int16_t"; break;
-  case TILEC_DTYPE_I32: base = "int32_t"; break;
-  case TILEC_DTYPE_I64: base = "int64_t"; break;
-  case TILEC_DTYPE_U8: case TILEC_DTYPE_FP8E5: case TILEC_DTYPE_FP8E4NV: case TILEC_DTYPE_FP8E4B15:
-  case TILEC_DTYPE_FP8E4B8: case TILEC_DTYPE_FP8E5B16: base = "uint8_t"; break;
-  case TILEC_DTYPE_U16: case TILEC_DTYPE_F16: case TILEC_DTYPE_BF16: base = "uint16_t"; break;
-  case TILEC_DTYPE_U32: base = "uint32_t"; break;
-  case TILEC_DTYPE_U64: base = "uint64_t"; break;
-  case TILEC_DTYPE_F32: base = "float"; break;
-  case TILEC_DTYPE_F64: base = "double"; break;
-  default: base = "void"; break;
+    case TILEC_DTYPE_I1: base = p->pointer_depth ? "int8_t" : "bool"; break;
+    case TILEC_DTYPE_I8: base = "int8_t"; break;
+    case TILEC_DTYPE_I16: base = "int16_t"; break;
+    case TILEC_DTYPE_I32: base = "int32_t"; break;
+    case TILEC_DTYPE_I64: base = "int64_t"; break;
+    case TILEC_DTYPE_U8:
+    case TILEC_DTYPE_FP8E5:
+    case TILEC_DTYPE_FP8E4NV:
+    case TILEC_DTYPE_FP8E4B15:
+    case TILEC_DTYPE_FP8E4B8:
+    case TILEC_DTYPE_FP8E5B16: base = "uint8_t"; break;
+    case TILEC_DTYPE_U16:
+    case TILEC_DTYPE_F16:
+    case TILEC_DTYPE_BF16: base = "uint16_t"; break;
+    case TILEC_DTYPE_U32: base = "uint32_t"; break;
+    case TILEC_DTYPE_U64: base = "uint64_t"; break;
+    case TILEC_DTYPE_F32: base = "float"; break;
+    case TILEC_DTYPE_F64: base = "double"; break;
+    default: base = "void"; break;
   }
   char stars[8] = "";
   int d = p->kind == TILEC_PARAM_POINTER ? p->pointer_depth : 0;

@@ -13,8 +13,7 @@ typedef tilec_status *(*tc_default_eval)(void *ctx, const tc_func *fn, const tc_
 /* Fills info (every parameter) and vals[i] for constexpr parameters (tuple items in arena;
  * eval may be NULL: then defaults must be literals). */
 tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec_kernel_spec *spec,
-                            tc_kernel_info *info, tc_val *vals, tc_arena *arena, tc_default_eval eval,
-                            void *eval_ctx);
+                            tc_kernel_info *info, tc_val *vals, tc_arena *arena, tc_default_eval eval, void *eval_ctx);
 /* Parses a constexpr value written as text (int, float, True/False/None, quoted or bare
  * string). Strings point into `text` (not copied). */
 tc_val tc_parse_constexpr_text(const char *text, size_t len);

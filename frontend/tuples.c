@@ -68,13 +68,13 @@ bool cg_tuple_compare(tc_cg *cg, tc_cmpop op, const tc_val *a, const tc_val *b, 
     return true;
   }
   switch (op) {
-  case TC_CMP_EQ: *out = tv_bool(c == 0); break;
-  case TC_CMP_NE: *out = tv_bool(c != 0); break;
-  case TC_CMP_LT: *out = tv_bool(c < 0); break;
-  case TC_CMP_LE: *out = tv_bool(c <= 0); break;
-  case TC_CMP_GT: *out = tv_bool(c > 0); break;
-  case TC_CMP_GE: *out = tv_bool(c >= 0); break;
-  default: return false;
+    case TC_CMP_EQ: *out = tv_bool(c == 0); break;
+    case TC_CMP_NE: *out = tv_bool(c != 0); break;
+    case TC_CMP_LT: *out = tv_bool(c < 0); break;
+    case TC_CMP_LE: *out = tv_bool(c <= 0); break;
+    case TC_CMP_GT: *out = tv_bool(c > 0); break;
+    case TC_CMP_GE: *out = tv_bool(c >= 0); break;
+    default: return false;
   }
   return true;
 }
@@ -101,7 +101,8 @@ bool cg_tuple_binary(tc_cg *cg, tc_binop op, const tc_val *a, const tc_val *b, t
   if (op == TC_OP_MUL) {
     const tc_val *t = a->kind == TV_TUPLE ? a : b, *k = a->kind == TV_TUPLE ? b : a;
     if (k->kind != TV_INT) {
-      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a tuple can only be repeated by a constexpr int, not a %s", tv_kind_name(k));
+      *out = cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a tuple can only be repeated by a constexpr int, not a %s",
+                      tv_kind_name(k));
       return true;
     }
     int64_t reps = k->i < 0 ? 0 : k->i;

@@ -18,12 +18,12 @@ typedef struct tc_ty {
 tc_ty tc_ty_make(tilec_dtype dt);
 bool tc_ty_eq(tc_ty a, tc_ty b);
 bool tc_ty_is_ptr(tc_ty t);
-bool tc_ty_is_int(tc_ty t);     /* i1 included */
-bool tc_ty_is_float(tc_ty t);   /* fp8/16/32/64, bf16 */
-bool tc_ty_is_fp8(tc_ty t);     /* the five fp8 storage types */
-bool tc_ty_is_signed(tc_ty t);  /* signed integers (i1 counts as unsigned) */
+bool tc_ty_is_int(tc_ty t);    /* i1 included */
+bool tc_ty_is_float(tc_ty t);  /* fp8/16/32/64, bf16 */
+bool tc_ty_is_fp8(tc_ty t);    /* the five fp8 storage types */
+bool tc_ty_is_signed(tc_ty t); /* signed integers (i1 counts as unsigned) */
 bool tc_ty_is_bool(tc_ty t);
-unsigned tc_ty_bits(tc_ty t);   /* 64 for pointers */
+unsigned tc_ty_bits(tc_ty t); /* 64 for pointers */
 int tc_ty_mantissa_bits(tc_ty t);
 /* Triton's name: "fp32", "i32", "*fp16" ... (static storage per call site: copy it). */
 void tc_ty_name(tc_ty t, char *buf, size_t n);
@@ -36,8 +36,8 @@ MlirType tc_ty_mlir(MlirContext ctx, tc_ty t);
 
 /* Result element type of arithmetic between a and b (Triton's computation_type_impl):
  * a_is_literal/b_is_literal mark Python number literals (weakly typed). */
-bool tc_ty_computation(tc_ty a, bool a_is_literal, tc_ty b, bool b_is_literal, bool div_or_mod, tc_ty *out,
-                       char *err, size_t errn);
+bool tc_ty_computation(tc_ty a, bool a_is_literal, tc_ty b, bool b_is_literal, bool div_or_mod, tc_ty *out, char *err,
+                       size_t errn);
 tc_ty tc_ty_integer_promote(tc_ty a, tc_ty b);
 
 #endif

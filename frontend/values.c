@@ -120,45 +120,45 @@ bool tc_value_to_text(const tc_val *v, char *buf, size_t n) {
   if (!n) return false;
   buf[0] = 0;
   switch (v->kind) {
-  case TV_INT:
-    if (v->u64) snprintf(buf, n, "%llu", (unsigned long long)v->i);
-    else snprintf(buf, n, "%lld", (long long)v->i);
-    return true;
-  case TV_FLOAT: {
-    /* the shortest text that reads back as the same double, like Python's repr */
-    for (int prec = 1; prec <= 17; prec++) {
-      snprintf(buf, n, "%.*g", prec, v->f);
-      double back;
-      if (sscanf(buf, "%lf", &back) == 1 && back == v->f) break;
-    }
-    if (!strpbrk(buf, ".eEni")) snprintf(buf + strlen(buf), n - strlen(buf), ".0");
-    return true;
-  }
-  case TV_BOOL: snprintf(buf, n, "%s", v->i ? "True" : "False"); return true;
-  case TV_NONE: snprintf(buf, n, "None"); return true;
-  case TV_STR: snprintf(buf, n, "%.*s", (int)v->slen, v->s); return true;
-  case TV_DTYPE:
-    if (v->rank || v->ptr_block) return false; /* block types have no spelling as a constexpr */
-    tc_ty_tl_name(v->ty, buf, n);
-    return true;
-  case TV_TUPLE: {
-    size_t k = (size_t)snprintf(buf, n, "(");
-    for (int i = 0; i < v->nitems; i++) {
-      if (k >= n) return false;
-      if (i) k += (size_t)snprintf(buf + k, n - k, ", ");
-      if (k >= n || !tc_value_to_text(&v->items[i], buf + k, n - k)) return false;
-      if (v->items[i].kind == TV_STR) {
-        /* quoted inside a tuple so that it reads back as one item */
-        char tmp[256];
-        snprintf(tmp, sizeof tmp, "'%s'", buf + k);
-        snprintf(buf + k, n - k, "%s", tmp);
+    case TV_INT:
+      if (v->u64) snprintf(buf, n, "%llu", (unsigned long long)v->i);
+      else snprintf(buf, n, "%lld", (long long)v->i);
+      return true;
+    case TV_FLOAT: {
+      /* the shortest text that reads back as the same double, like Python's repr */
+      for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v->f);
+        double back;
+        if (sscanf(buf, "%lf", &back) == 1 && back == v->f) break;
       }
-      k += strlen(buf + k);
+      if (!strpbrk(buf, ".eEni")) snprintf(buf + strlen(buf), n - strlen(buf), ".0");
+      return true;
     }
-    if (k < n) k += (size_t)snprintf(buf + k, n - k, v->nitems == 1 ? ",)" : ")");
-    return k < n;
-  }
-  default: return false;
+    case TV_BOOL: snprintf(buf, n, "%s", v->i ? "True" : "False"); return true;
+    case TV_NONE: snprintf(buf, n, "None"); return true;
+    case TV_STR: snprintf(buf, n, "%.*s", (int)v->slen, v->s); return true;
+    case TV_DTYPE:
+      if (v->rank || v->ptr_block) return false; /* block types have no spelling as a constexpr */
+      tc_ty_tl_name(v->ty, buf, n);
+      return true;
+    case TV_TUPLE: {
+      size_t k = (size_t)snprintf(buf, n, "(");
+      for (int i = 0; i < v->nitems; i++) {
+        if (k >= n) return false;
+        if (i) k += (size_t)snprintf(buf + k, n - k, ", ");
+        if (k >= n || !tc_value_to_text(&v->items[i], buf + k, n - k)) return false;
+        if (v->items[i].kind == TV_STR) {
+          /* quoted inside a tuple so that it reads back as one item */
+          char tmp[256];
+          snprintf(tmp, sizeof tmp, "'%s'", buf + k);
+          snprintf(buf + k, n - k, "%s", tmp);
+        }
+        k += strlen(buf + k);
+      }
+      if (k < n) k += (size_t)snprintf(buf + k, n - k, v->nitems == 1 ? ",)" : ")");
+      return k < n;
+    }
+    default: return false;
   }
 }
 
@@ -172,18 +172,22 @@ bool tv_equal(const tc_val *a, const tc_val *b) {
     return false;
   }
   switch (a->kind) {
-  case TV_NONE: case TV_CONSTEXPR_TYPE: case TV_SLICE: return true;
-  case TV_INT: case TV_BOOL: return a->i == b->i && a->u64 == b->u64;
-  case TV_FLOAT: return a->f == b->f;
-  case TV_STR: return a->slen == b->slen && !memcmp(a->s, b->s, a->slen);
-  case TV_DTYPE: return tv_dtype_eq(a, b);
-  case TV_TUPLE:
-    if (a->nitems != b->nitems) return false;
-    for (int i = 0; i < a->nitems; i++)
-      if (!tv_equal(&a->items[i], &b->items[i])) return false;
-    return true;
-  case TV_JITFN: return a->fn == b->fn;
-  case TV_MODULE: case TV_BUILTIN: return !strcmp(a->name, b->name) && a->i == b->i;
-  default: return false;
+    case TV_NONE:
+    case TV_CONSTEXPR_TYPE:
+    case TV_SLICE: return true;
+    case TV_INT:
+    case TV_BOOL: return a->i == b->i && a->u64 == b->u64;
+    case TV_FLOAT: return a->f == b->f;
+    case TV_STR: return a->slen == b->slen && !memcmp(a->s, b->s, a->slen);
+    case TV_DTYPE: return tv_dtype_eq(a, b);
+    case TV_TUPLE:
+      if (a->nitems != b->nitems) return false;
+      for (int i = 0; i < a->nitems; i++)
+        if (!tv_equal(&a->items[i], &b->items[i])) return false;
+      return true;
+    case TV_JITFN: return a->fn == b->fn;
+    case TV_MODULE:
+    case TV_BUILTIN: return !strcmp(a->name, b->name) && a->i == b->i;
+    default: return false;
   }
 }

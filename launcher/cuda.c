@@ -68,14 +68,15 @@ static void open_driver(void) {
   cuda.launch = (cu_launch_fn)dlsym(h, "cuLaunchKernel");
   cuda.stream_sync = (cu_sync_fn)dlsym(h, "cuStreamSynchronize");
   cuda.error_string = (cu_error_string_fn)dlsym(h, "cuGetErrorString");
-  if (!init || !device_get || !retain || !cuda.ctx_set || !cuda.module_load || !cuda.module_function ||
-      !cuda.launch || !cuda.stream_sync) {
+  if (!init || !device_get || !retain || !cuda.ctx_set || !cuda.module_load || !cuda.module_function || !cuda.launch ||
+      !cuda.stream_sync) {
     snprintf(cuda.why, sizeof cuda.why, "the CUDA driver libcuda.so.1 lacks the driver API tilec needs");
     return;
   }
   int r = init(0);
   if (r) {
-    snprintf(cuda.why, sizeof cuda.why, "the CUDA driver cannot start (cuInit: %s): no usable NVIDIA GPU?", err_text(r));
+    snprintf(cuda.why, sizeof cuda.why, "the CUDA driver cannot start (cuInit: %s): no usable NVIDIA GPU?",
+             err_text(r));
     return;
   }
   int dev = 0;
@@ -107,7 +108,9 @@ int tilec_rt_cuda_launch(const char *kernel, const char *ptx, const unsigned cha
     r = cuda.module_load(&module, ptx); /* a cubin for another GPU: the driver compiles the PTX */
   if (!r && i < MAX_MODULES && !modules[i].image) modules[i].image = image, modules[i].module = module;
   pthread_mutex_unlock(&modules_lock);
-  if (r) return fail(TILEC_ERROR_RUNTIME, "kernel %s: the GPU cannot load its code (cuModuleLoadData: %s)", kernel, err_text(r));
+  if (r)
+    return fail(TILEC_ERROR_RUNTIME, "kernel %s: the GPU cannot load its code (cuModuleLoadData: %s)", kernel,
+                err_text(r));
   void *fn = NULL;
   if ((r = cuda.module_function(&fn, module, kernel)))
     return fail(TILEC_ERROR_RUNTIME, "kernel %s: cuModuleGetFunction: %s", kernel, err_text(r));

@@ -1,9 +1,9 @@
 /* launcher/launcher.c — runs a kernel's grid of programs: validates the launch, then runs
  * one program inline or a range of them on an OpenMP team (launcher/team.c).
  * In: a kernel descriptor, a 3-D grid, argument pointers, options. Out: a status (NULL = ok). */
-#include "tilec/runtime.h"
 #include "launcher/team.h"
 #include "runtime/debug.h"
+#include "tilec/runtime.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -69,9 +69,8 @@ static void note_failure(launch *l, uint64_t p) {
   }
   pthread_mutex_unlock(&l->failure_lock);
   uint64_t seen = atomic_load_explicit(&l->first_failure, memory_order_relaxed);
-  while (p < seen && !atomic_compare_exchange_weak_explicit(
-                         &l->first_failure, &seen, p, memory_order_relaxed, memory_order_relaxed)) {
-  }
+  while (p < seen && !atomic_compare_exchange_weak_explicit(&l->first_failure, &seen, p, memory_order_relaxed,
+                                                            memory_order_relaxed)) {}
 }
 
 static inline void run_program(launch *l, cursor *c, uint64_t p) {
@@ -86,7 +85,7 @@ static inline void run_program(launch *l, cursor *c, uint64_t p) {
 typedef struct team_work {
   launch *l;
   uint64_t first, end;
-  uint64_t chunk;      /* dynamic: programs per grab */
+  uint64_t chunk;        /* dynamic: programs per grab */
   _Atomic uint64_t next; /* dynamic: the first program not yet taken */
 } team_work;
 
@@ -139,8 +138,8 @@ static tilec_status *launch_failed(const tilec_kernel_desc *k, launch *l) {
                                   l->message.message);
   if (l->message_of == p && l->message.message[0])
     return tilec_status_create(TILEC_ERROR_RUNTIME, "kernel '%s': %s", k->name, l->message.message);
-  return tilec_status_create(TILEC_ERROR_RUNTIME, "kernel '%s' failed in program (%u, %u, %u)",
-                             k->name, (unsigned)pid[0], (unsigned)pid[1], (unsigned)pid[2]);
+  return tilec_status_create(TILEC_ERROR_RUNTIME, "kernel '%s' failed in program (%u, %u, %u)", k->name,
+                             (unsigned)pid[0], (unsigned)pid[1], (unsigned)pid[2]);
 }
 
 /* Strict decimal in [1, TILEC_MAX_THREADS]: a typo must not silently mean "default". */
@@ -157,8 +156,8 @@ static int parse_thread_count(const char *s, uint32_t *out) {
   return 1;
 }
 
-static tilec_status *team_size(const tilec_kernel_desc *k, const tilec_launch_options *opts,
-                               uint64_t programs, uint32_t *out) {
+static tilec_status *team_size(const tilec_kernel_desc *k, const tilec_launch_options *opts, uint64_t programs,
+                               uint32_t *out) {
   uint32_t want = opts ? opts->num_threads : 0;
   if (want == 0) {
     const char *env = getenv("TILEC_NUM_THREADS");
@@ -189,23 +188,19 @@ static const char *arg_name(const tilec_kernel_desc *k, uint32_t i) {
 
 /* The descriptor itself; nothing else in it is read before this passes. */
 static tilec_status *check_descriptor(const tilec_kernel_desc *k) {
-  if (!k)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_kernel_launch: kernel is NULL");
+  if (!k) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_kernel_launch: kernel is NULL");
   /* Nothing past the first two fields can be trusted until these match. */
   if (k->abi_version != TILEC_ABI_VERSION || k->struct_size != sizeof(tilec_kernel_desc))
     return tilec_status_create(TILEC_ERROR_ABI,
                                "kernel descriptor was built for tilec ABI %u (%u bytes), this "
                                "runtime is %u (%zu bytes)",
-                               (unsigned)k->abi_version, (unsigned)k->struct_size,
-                               (unsigned)TILEC_ABI_VERSION, sizeof(tilec_kernel_desc));
-  if (!k->name)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "tilec_kernel_launch: kernel has no name");
+                               (unsigned)k->abi_version, (unsigned)k->struct_size, (unsigned)TILEC_ABI_VERSION,
+                               sizeof(tilec_kernel_desc));
+  if (!k->name) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_kernel_launch: kernel has no name");
   return NULL;
 }
 
-static tilec_status *check_kernel(const tilec_kernel_desc *k, void *const *args,
-                                  const tilec_launch_options *opts) {
+static tilec_status *check_kernel(const tilec_kernel_desc *k, void *const *args, const tilec_launch_options *opts) {
   tilec_status *st = check_descriptor(k);
   if (st) return st;
   const char *name = k->name;
@@ -216,14 +211,12 @@ static tilec_status *check_kernel(const tilec_kernel_desc *k, void *const *args,
                                name, k->target ? k->target : "another target", name);
   if (k->num_args > 0) {
     if (!args)
-      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                                 "kernel '%s' takes %u argument%s but args is NULL", name,
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s' takes %u argument%s but args is NULL", name,
                                  (unsigned)k->num_args, k->num_args == 1 ? "" : "s");
     for (uint32_t i = 0; i < k->num_args; i++)
       if (!args[i])
-        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                                   "kernel '%s': argument %u ('%s') is NULL", name, (unsigned)i,
-                                   arg_name(k, i));
+        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s': argument %u ('%s') is NULL", name,
+                                   (unsigned)i, arg_name(k, i));
   }
   if (opts) {
     if (opts->schedule != TILEC_SCHEDULE_STATIC && opts->schedule != TILEC_SCHEDULE_DYNAMIC)
@@ -232,9 +225,8 @@ static tilec_status *check_kernel(const tilec_kernel_desc *k, void *const *args,
                                  "1 = dynamic)",
                                  name, (unsigned)opts->schedule);
     if (opts->num_threads > TILEC_MAX_THREADS)
-      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                                 "kernel '%s': num_threads %u exceeds the limit of %u", name,
-                                 (unsigned)opts->num_threads, TILEC_MAX_THREADS);
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s': num_threads %u exceeds the limit of %u",
+                                 name, (unsigned)opts->num_threads, TILEC_MAX_THREADS);
   }
   return NULL;
 }
@@ -257,29 +249,29 @@ static tilec_status *launch_grid(const tilec_kernel_desc *kernel, uint32_t grid_
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                "kernel '%s': grid (%u, %u, %u) exceeds Triton's limits of %u programs on "
                                "axis 0 and %u on axes 1 and 2 (program ids are 32-bit)",
-                               kernel->name, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z,
-                               TILEC_MAX_GRID_X, TILEC_MAX_GRID_YZ);
+                               kernel->name, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, TILEC_MAX_GRID_X,
+                               TILEC_MAX_GRID_YZ);
   uint64_t plane = (uint64_t)grid_x * grid_y, total;
   if (__builtin_mul_overflow(plane, (uint64_t)grid_z, &total))
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "kernel '%s': grid (%u, %u, %u) has more than 2^64 - 1 programs",
-                               kernel->name, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z);
+                               "kernel '%s': grid (%u, %u, %u) has more than 2^64 - 1 programs", kernel->name,
+                               (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z);
   uint64_t first = opts ? opts->first_program : 0;
   uint64_t count = opts ? opts->program_count : UINT64_MAX;
   if (first > total)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                "kernel '%s': first program %llu is outside the grid (%u, %u, %u) "
                                "of %llu programs",
-                               kernel->name, (unsigned long long)first, (unsigned)grid_x,
-                               (unsigned)grid_y, (unsigned)grid_z, (unsigned long long)total);
+                               kernel->name, (unsigned long long)first, (unsigned)grid_x, (unsigned)grid_y,
+                               (unsigned)grid_z, (unsigned long long)total);
   if (count == UINT64_MAX) count = total - first;
   if (count > total - first)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                "kernel '%s': programs [%llu, %llu + %llu) exceed the grid "
                                "(%u, %u, %u) of %llu programs",
                                kernel->name, (unsigned long long)first, (unsigned long long)first,
-                               (unsigned long long)count, (unsigned)grid_x, (unsigned)grid_y,
-                               (unsigned)grid_z, (unsigned long long)total);
+                               (unsigned long long)count, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z,
+                               (unsigned long long)total);
   if (count == 0) return NULL;
 
   launch l = {.program = kernel->program,
@@ -333,9 +325,8 @@ static tilec_status *launch_grid(const tilec_kernel_desc *kernel, uint32_t grid_
   return launch_failed(kernel, &l);
 }
 
-tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
-                                  uint32_t grid_z, void *const *args,
-                                  const tilec_launch_options *opts) {
+tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
+                                  void *const *args, const tilec_launch_options *opts) {
   return launch_grid(kernel, grid_x, grid_y, grid_z, args, opts);
 }
 
@@ -386,9 +377,8 @@ tilec_status *tilec_kernel_launch_checked(const tilec_kernel_desc *kernel, uint3
   if (num_args != kernel->num_args) {
     char names[512];
     arg_names(kernel, names, sizeof names);
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "kernel '%s' takes %u argument%s (%s), got %zu", kernel->name,
-                               (unsigned)kernel->num_args, kernel->num_args == 1 ? "" : "s", names,
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s' takes %u argument%s (%s), got %zu",
+                               kernel->name, (unsigned)kernel->num_args, kernel->num_args == 1 ? "" : "s", names,
                                num_args);
   }
   st = check_kernel(kernel, args, opts);
@@ -399,9 +389,8 @@ tilec_status *tilec_kernel_launch_checked(const tilec_kernel_desc *kernel, uint3
       const tilec_param_desc *p = &kernel->params[j];
       if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
       if (p->kind == TILEC_PARAM_POINTER && *(void *const *)args[a] == NULL)
-        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                                   "kernel '%s': pointer argument %u ('%s') is NULL", kernel->name,
-                                   (unsigned)a, p->name ? p->name : "?");
+        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s': pointer argument %u ('%s') is NULL",
+                                   kernel->name, (unsigned)a, p->name ? p->name : "?");
       if (p->kind == TILEC_PARAM_TENSORDESC) {
         st = check_tensordesc_arg(kernel, p, a, args[a]);
         if (st) return st;
@@ -415,8 +404,8 @@ tilec_status *tilec_kernel_launch_checked(const tilec_kernel_desc *kernel, uint3
 /* Fixed-size so a thread that exits leaves nothing to free; launch messages are short. */
 static _Thread_local char last_error[1024];
 
-int tilec_kernel_launch_simple(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
-                               uint32_t grid_z, void *const *args) {
+int tilec_kernel_launch_simple(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
+                               void *const *args) {
   tilec_status *st = tilec_kernel_launch(kernel, grid_x, grid_y, grid_z, args, NULL);
   if (!st) {
     last_error[0] = 0;

@@ -27,8 +27,8 @@ typedef struct gomp_api {
   int (*max_threads)(void);
 } gomp_api;
 
-static gomp_api gomp;             /* valid once gomp_found is 1 */
-static _Atomic int gomp_found;    /* libgomp stays loaded once seen: never reset */
+static gomp_api gomp;              /* valid once gomp_found is 1 */
+static _Atomic int gomp_found;     /* libgomp stays loaded once seen: never reset */
 static _Atomic int64_t next_probe; /* monotonic ns before which "not loaded" is not re-checked */
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -46,7 +46,7 @@ float __truncdfbf2(double x) {
    * round the 53-bit significand to bf16's precision at this exponent instead */
   uint64_t sig = (mag & 0x000fffffffffffffull) | (mag >> 52 ? 0x0010000000000000ull : 0);
   int e = exp < -126 ? -126 : exp; /* bf16 subnormals share the smallest exponent */
-  int drop = 52 - 7 + (e - exp);     /* bits below bf16's last mantissa bit */
+  int drop = 52 - 7 + (e - exp);   /* bits below bf16's last mantissa bit */
   if (mag == 0 || drop > 60) return in_return_register(sign);
   uint64_t kept = sig >> drop, rest = sig & ((1ull << drop) - 1), half = 1ull << (drop - 1);
   if (rest > half || (rest == half && (kept & 1))) kept++;

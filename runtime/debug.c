@@ -21,11 +21,8 @@ static _Thread_local size_t tls_len, tls_cap;
 static _Thread_local tilec_rt_error tls_error;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
-
 /* The trampoline registers its jmp_buf when a program starts: per-program state resets. */
-void tilec_rt_set_jmp(jmp_buf *jb) {
-  tls_jmp = jb;
-}
+void tilec_rt_set_jmp(jmp_buf *jb) { tls_jmp = jb; }
 
 static void out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void out_printf(const char *fmt, ...) {
@@ -74,7 +71,9 @@ void tilec_rt_print_begin(uint32_t px, uint32_t py, uint32_t pz, int32_t rank, i
 
 void tilec_rt_print_i64(int64_t v, int32_t is_unsigned, int32_t hex, int32_t bits) {
   /* hex shows the value's own width (an i32 -1 is 0xffffffff) */
-  if (hex) out_printf(" 0x%0*" PRIx64, (bits + 3) / 4, (uint64_t)(bits >= 64 ? (uint64_t)v : (uint64_t)v & (((uint64_t)1 << bits) - 1)));
+  if (hex)
+    out_printf(" 0x%0*" PRIx64, (bits + 3) / 4,
+               (uint64_t)(bits >= 64 ? (uint64_t)v : (uint64_t)v & (((uint64_t)1 << bits) - 1)));
   else if (is_unsigned) out_printf(" %" PRIu64, (uint64_t)v);
   else out_printf(" %" PRId64, v);
 }
@@ -162,7 +161,8 @@ void tilec_rt_bounds_fail(int32_t kind, int32_t arg, const char *file, int32_t l
   index_text(idx, sizeof idx, rank, i0, i1, i2, i3);
   record(file, line, col);
   snprintf(tls_error.message, sizeof tls_error.message,
-           "%s '%s' at element %" PRId64 " is out of bounds (buffer has %" PRId64 " elements) in program (%u, %u, %u)%s%s%s",
+           "%s '%s' at element %" PRId64 " is out of bounds (buffer has %" PRId64
+           " elements) in program (%u, %u, %u)%s%s%s",
            what[kind >= 0 && kind <= 2 ? kind : 0], arg_name(arg), elem, extent, px, py, pz,
            rank > 0 ? ", tile index [" : "", idx, rank > 0 ? "]" : "");
   if (tls_jmp) longjmp(*tls_jmp, 1);
@@ -175,7 +175,10 @@ void tilec_rt_nan_fail(int32_t arg, const char *file, int32_t line, int32_t col,
   record(file, line, col);
   snprintf(tls_error.message, sizeof tls_error.message,
            "store to '%s' writes %s produced from finite inputs in program (%u, %u, %u)%s%s%s",
-           arg >= 0 ? arg_name(arg) : "?", isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", px, py, pz,
-           rank > 0 ? ", tile index [" : "", idx, rank > 0 ? "]" : "");
+           arg >= 0 ? arg_name(arg) : "?",
+           isnan(v) ? "NaN"
+           : v > 0  ? "+Inf"
+                    : "-Inf",
+           px, py, pz, rank > 0 ? ", tile index [" : "", idx, rank > 0 ? "]" : "");
   if (tls_jmp) longjmp(*tls_jmp, 1);
 }

@@ -76,8 +76,9 @@ TILEC_RT_EXPORT int tilec_rt_launch_refused(int code, const char *msg);
 void tilec_rt_flush_output(void);
 /* --check nan: a store of a NaN/Inf fails the program (kernel code calls it only when the
  * program loaded no non-finite value: then its inputs would be to blame). */
-TILEC_RT_EXPORT void tilec_rt_nan_fail(int32_t arg, const char *file, int32_t line, int32_t col, uint32_t px, uint32_t py,
-                                       uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3, double v);
+TILEC_RT_EXPORT void tilec_rt_nan_fail(int32_t arg, const char *file, int32_t line, int32_t col, uint32_t px,
+                                       uint32_t py, uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2,
+                                       int64_t i3, double v);
 
 /* A failure recorded by kernel code or by a launch's checks: where (kernel source) and what. */
 typedef struct tilec_rt_error {
@@ -105,8 +106,8 @@ typedef struct tilec_rt_checks {
   uint32_t nargs;
   struct tc_access_site *sites;
   uint32_t nsites;
-  uint32_t classes;           /* TILEC_CHECKS_RACES / _INIT the kernel was compiled with */
-  uint64_t init_program;      /* the earliest program that loaded unwritten memory (or ~0) */
+  uint32_t classes;      /* TILEC_CHECKS_RACES / _INIT the kernel was compiled with */
+  uint64_t init_program; /* the earliest program that loaded unwritten memory (or ~0) */
   uint32_t init_site;
   uintptr_t init_addr;
 } tilec_rt_checks;

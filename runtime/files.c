@@ -5,17 +5,17 @@
  * the contents read. */
 #include "runtime/files.h"
 
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
-#include <time.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static atomic_uint outfile_counter;
@@ -152,8 +152,8 @@ static void sweep_stale(const char *root, const char *prefix) {
     long pid = strtol(e->d_name + plen + 1, &end, 10);
     if (end == e->d_name + plen + 1 || *end != '-' || pid <= 0) continue;
     struct stat sb;
-    if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(sb.st_mode) ||
-        sb.st_uid != getuid() || now - sb.st_mtime < TILEC_TEMP_STALE_SECONDS)
+    if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(sb.st_mode) || sb.st_uid != getuid() ||
+        now - sb.st_mtime < TILEC_TEMP_STALE_SECONDS)
       continue;
     if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
     size_t n = strlen(root) + strlen(e->d_name) + 2;
@@ -188,7 +188,8 @@ int tilec_file_read(const char *path, size_t max_size, bool no_follow, char **ou
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (no_follow ? O_NOFOLLOW : 0));
   if (fd < 0) {
     int err = errno;
-    snprintf(why, why_len, "cannot open '%s': %s", path, err == ELOOP && no_follow ? "it is a symbolic link" : strerror(err));
+    snprintf(why, why_len, "cannot open '%s': %s", path,
+             err == ELOOP && no_follow ? "it is a symbolic link" : strerror(err));
     return err;
   }
   struct stat sb;
@@ -238,7 +239,9 @@ tilec_status *tilec_file_read_status(const char *path, size_t max_size, bool no_
   char why[4608];
   int err = tilec_file_read(path, max_size, no_follow, out, len, why, sizeof why);
   if (err)
-    return tilec_status_create(err == ENOENT ? TILEC_ERROR_NOT_FOUND : err == ENOMEM ? TILEC_ERROR_INTERNAL : TILEC_ERROR_IO,
+    return tilec_status_create(err == ENOENT   ? TILEC_ERROR_NOT_FOUND
+                               : err == ENOMEM ? TILEC_ERROR_INTERNAL
+                                               : TILEC_ERROR_IO,
                                "%s", why);
   return NULL;
 }

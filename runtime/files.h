@@ -48,8 +48,8 @@ TILEC_OUTFILE_EXPORT int tilec_file_read(const char *path, size_t max_size, bool
 #define TILEC_MAX_SOURCE_BYTES ((size_t)64 << 20)
 /* tilec_file_read with the message as a status: TILEC_ERROR_NOT_FOUND for a missing file,
  * TILEC_ERROR_INTERNAL when out of memory, else TILEC_ERROR_IO. */
-TILEC_OUTFILE_EXPORT tilec_status *tilec_file_read_status(const char *path, size_t max_size, bool no_follow,
-                                                          char **out, size_t *len);
+TILEC_OUTFILE_EXPORT tilec_status *tilec_file_read_status(const char *path, size_t max_size, bool no_follow, char **out,
+                                                          size_t *len);
 /* A kernel source file for a spec without source text (the compiler, the JIT's cache key):
  * at most TILEC_MAX_SOURCE_BYTES, the status annotated "kernel source". */
 TILEC_OUTFILE_EXPORT tilec_status *tilec_file_read_source(const char *path, char **out, size_t *len);

@@ -89,13 +89,11 @@ static char *loadable_path(const char *path) {
 static tilec_status *check_descriptor(const char *path, size_t i, const tilec_kernel_desc *d, const segments *sg,
                                       bool gpu) {
   if (sg->n && !in_library(sg, d, sizeof *d, false))
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel #%zu in '%s' points outside the library", i,
-                               path);
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel #%zu in '%s' points outside the library", i, path);
   /* Only the first two fields are trustworthy until version and size match. */
   if (d->abi_version != TILEC_ABI_VERSION)
-    return tilec_status_create(TILEC_ERROR_ABI,
-                               "kernel #%zu in '%s' was built for tilec ABI %u, this runtime is %u",
-                               i, path, (unsigned)d->abi_version, (unsigned)TILEC_ABI_VERSION);
+    return tilec_status_create(TILEC_ERROR_ABI, "kernel #%zu in '%s' was built for tilec ABI %u, this runtime is %u", i,
+                               path, (unsigned)d->abi_version, (unsigned)TILEC_ABI_VERSION);
   if (d->struct_size != sizeof(tilec_kernel_desc))
     return tilec_status_create(TILEC_ERROR_ABI,
                                "kernel #%zu in '%s' has a %u-byte descriptor, this runtime "
@@ -103,23 +101,21 @@ static tilec_status *check_descriptor(const char *path, size_t i, const tilec_ke
                                i, path, (unsigned)d->struct_size, sizeof(tilec_kernel_desc),
                                (unsigned)TILEC_ABI_VERSION);
   if (d->name && sg->n && !string_in_library(sg, d->name))
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel #%zu in '%s' has a name outside the library",
-                               i, path);
-  if (!d->name || !d->name[0])
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel #%zu in '%s' has no name", i,
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel #%zu in '%s' has a name outside the library", i,
                                path);
+  if (!d->name || !d->name[0])
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel #%zu in '%s' has no name", i, path);
   const char *strings[] = {d->signature, d->target, d->source_file, d->tilec_version};
   for (size_t k = 0; k < sizeof strings / sizeof *strings; k++)
     if (strings[k] && sg->n && !string_in_library(sg, strings[k]))
       return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                  "kernel '%s' in '%s' has a metadata string outside the library", d->name, path);
   if (!d->program && !gpu)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "kernel '%s' in '%s' has no program function", d->name, path);
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s' in '%s' has no program function", d->name,
+                               path);
   if (d->program && sg->n && !in_library(sg, (const void *)(uintptr_t)d->program, 1, true))
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "kernel '%s' in '%s' has a program function outside the library's code", d->name,
-                               path);
+                               "kernel '%s' in '%s' has a program function outside the library's code", d->name, path);
   if (d->num_args > d->num_params || (d->num_params > 0 && !d->params) || d->num_params > MAX_PARAMS)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                "kernel '%s' in '%s' has an inconsistent parameter table "
@@ -139,13 +135,13 @@ static tilec_status *check_descriptor(const char *path, size_t i, const tilec_ke
     else if (p->dtype >= TILEC_DTYPE_COUNT || (p->kind != TILEC_PARAM_CONSTEXPR && p->dtype == TILEC_DTYPE_INVALID))
       bad = "an unknown dtype";
     else if (p->kind == TILEC_PARAM_POINTER ? p->pointer_depth < 1 || p->pointer_depth > 8
-                                             : p->kind != TILEC_PARAM_TENSORDESC && p->pointer_depth != 0)
+                                            : p->kind != TILEC_PARAM_TENSORDESC && p->pointer_depth != 0)
       bad = "a pointer depth that does not match its kind";
     else if (p->kind == TILEC_PARAM_CONSTEXPR && (!p->value || (sg->n && !string_in_library(sg, p->value))))
       bad = "a constexpr without a value inside the library";
     if (bad)
-      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s' in '%s': parameter %u has %s",
-                                 d->name, path, (unsigned)j, bad);
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "kernel '%s' in '%s': parameter %u has %s", d->name,
+                                 path, (unsigned)j, bad);
     runtime += p->kind != TILEC_PARAM_CONSTEXPR;
   }
   if (runtime != d->num_args)
@@ -166,14 +162,12 @@ static tilec_status *read_kernel_table(tilec_library *lib) {
                                "'tilec_library_abi_version'",
                                path);
   if (*version != TILEC_ABI_VERSION)
-    return tilec_status_create(TILEC_ERROR_ABI,
-                               "kernel library '%s' was built for tilec ABI %u, this runtime is %u",
+    return tilec_status_create(TILEC_ERROR_ABI, "kernel library '%s' was built for tilec ABI %u, this runtime is %u",
                                path, (unsigned)*version, (unsigned)TILEC_ABI_VERSION);
   dlerror();
   const tilec_kernel_desc *const *table = dlsym(lib->handle, "tilec_kernels");
   if (!table)
-    return tilec_status_create(TILEC_ERROR_NOT_FOUND,
-                               "kernel library '%s' does not export 'tilec_kernels'", path);
+    return tilec_status_create(TILEC_ERROR_NOT_FOUND, "kernel library '%s' does not export 'tilec_kernels'", path);
   bool gpu = dlsym(lib->handle, "tilec_gpu_launch") != NULL;
   segments sg = {.n = 0};
   struct link_map *lm = NULL;
@@ -203,20 +197,18 @@ static tilec_status *read_kernel_table(tilec_library *lib) {
     for (size_t j = i + 1; j < n; j++)
       if (strcmp(table[i]->name, table[j]->name) == 0)
         return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                                   "kernel library '%s' defines kernel '%s' twice (#%zu and #%zu)",
-                                   path, table[i]->name, i, j);
+                                   "kernel library '%s' defines kernel '%s' twice (#%zu and #%zu)", path,
+                                   table[i]->name, i, j);
   lib->kernels = table;
   lib->count = n;
   return NULL;
 }
 
 tilec_status *tilec_library_load(const char *path, tilec_library **out) {
-  if (!out)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_library_load: out is NULL");
+  if (!out) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_library_load: out is NULL");
   *out = NULL;
   if (!path || !path[0])
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "tilec_library_load: the library path is %s",
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_library_load: the library path is %s",
                                path ? "empty" : "NULL");
   tilec_library *lib = calloc(1, sizeof *lib);
   char *file = loadable_path(path);
@@ -225,8 +217,7 @@ tilec_status *tilec_library_load(const char *path, tilec_library **out) {
     if (lib) free(lib->path);
     free(lib);
     free(file);
-    return tilec_status_create(TILEC_ERROR_INTERNAL,
-                               "out of memory while loading kernel library '%s'", path);
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory while loading kernel library '%s'", path);
   }
   dlerror();
   lib->handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
@@ -238,10 +229,8 @@ tilec_status *tilec_library_load(const char *path, tilec_library **out) {
     /* dlopen folds every failure into one string; stat tells a missing file apart from one
      * the loader rejected (not ELF, wrong machine, missing dependency). */
     if (stat(file, &sb) != 0 && (errno == ENOENT || errno == ENOTDIR))
-      st = tilec_status_create(TILEC_ERROR_NOT_FOUND, "kernel library '%s' not found: %s", path,
-                               why);
-    else
-      st = tilec_status_create(TILEC_ERROR_IO, "cannot load kernel library '%s': %s", path, why);
+      st = tilec_status_create(TILEC_ERROR_NOT_FOUND, "kernel library '%s' not found: %s", path, why);
+    else st = tilec_status_create(TILEC_ERROR_IO, "cannot load kernel library '%s': %s", path, why);
   } else {
     st = read_kernel_table(lib);
   }
@@ -270,15 +259,12 @@ const tilec_kernel_desc *tilec_library_kernel_at(const tilec_library *lib, size_
   return lib->kernels[i];
 }
 
-tilec_status *tilec_library_find_kernel(const tilec_library *lib, const char *name,
-                                        const tilec_kernel_desc **out) {
-  if (!out)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "tilec_library_find_kernel: out is NULL");
+tilec_status *tilec_library_find_kernel(const tilec_library *lib, const char *name, const tilec_kernel_desc **out) {
+  if (!out) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_library_find_kernel: out is NULL");
   *out = NULL;
   if (!lib || !name)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "tilec_library_find_kernel: %s is NULL", lib ? "name" : "library");
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_library_find_kernel: %s is NULL",
+                               lib ? "name" : "library");
   for (size_t i = 0; i < lib->count; i++) {
     if (strcmp(lib->kernels[i]->name, name) == 0) {
       *out = lib->kernels[i];
@@ -288,8 +274,7 @@ tilec_status *tilec_library_find_kernel(const tilec_library *lib, const char *na
   size_t len = 1;
   for (size_t i = 0; i < lib->count; i++) len += strlen(lib->kernels[i]->name) + 2;
   char *names = malloc(len);
-  if (!names)
-    return tilec_status_create(TILEC_ERROR_NOT_FOUND, "no kernel '%s' in '%s'", name, lib->path);
+  if (!names) return tilec_status_create(TILEC_ERROR_NOT_FOUND, "no kernel '%s' in '%s'", name, lib->path);
   size_t k = 0;
   for (size_t i = 0; i < lib->count; i++) {
     size_t n = strlen(lib->kernels[i]->name);
@@ -301,9 +286,8 @@ tilec_status *tilec_library_find_kernel(const tilec_library *lib, const char *na
     k += n;
   }
   names[k] = 0;
-  tilec_status *st =
-      tilec_status_create(TILEC_ERROR_NOT_FOUND, "no kernel '%s' in '%s'; it has: %s", name,
-                          lib->path, lib->count ? names : "(no kernels)");
+  tilec_status *st = tilec_status_create(TILEC_ERROR_NOT_FOUND, "no kernel '%s' in '%s'; it has: %s", name, lib->path,
+                                         lib->count ? names : "(no kernels)");
   free(names);
   return st;
 }

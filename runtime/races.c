@@ -38,7 +38,7 @@ typedef struct access_rec {
   uintptr_t lo, hi;
   uint64_t program; /* flattened id: x + gx * (y + gy * z) */
   uint32_t site;
-  uint32_t flags;   /* REC_* */
+  uint32_t flags; /* REC_* */
 } access_rec;
 
 struct tc_access_log {
@@ -54,7 +54,7 @@ struct tc_access_site {
   int32_t line, col, arg, write, size;
 };
 
-static _Thread_local tilec_rt_checks *tls_checks;  /* the launch this thread works for */
+static _Thread_local tilec_rt_checks *tls_checks;   /* the launch this thread works for */
 static _Thread_local struct tc_access_log *tls_log; /* its log in that launch, once it has one */
 static _Thread_local uint64_t tls_program;
 static _Thread_local bool tls_in_program;
@@ -451,8 +451,7 @@ static void report(tilec_rt_checks *k, access_rec *all, size_t n, uintptr_t x, t
   qsort(all, m, sizeof *all, by_program);
   const access_rec *a = NULL, *b = NULL;
   for (size_t gs = 0, ge; gs < m && !a; gs = ge) { /* the runs of one program: [gs, ge) */
-    for (ge = gs; ge < m && all[ge].program == all[gs].program; ge++) {
-    }
+    for (ge = gs; ge < m && all[ge].program == all[gs].program; ge++) {}
     for (size_t j = gs; j < ge; j++)
       for (size_t i = 0; i < gs; i++) {
         if (!conflict(&all[i], &all[j])) continue;
@@ -548,7 +547,8 @@ int tilec_rt_checks_end(tilec_rt_checks *k, tilec_rt_error *err) {
     const tilec_param_desc *param = arg_param(k->kernel, s->arg);
     int64_t elem = -1;
     if (param && param->kind == TILEC_PARAM_POINTER)
-      elem = (int64_t)(k->init_addr - (uintptr_t)*(void *const *)k->args[s->arg]) / (int64_t)(s->size > 0 ? s->size : 1);
+      elem =
+          (int64_t)(k->init_addr - (uintptr_t)*(void *const *)k->args[s->arg]) / (int64_t)(s->size > 0 ? s->size : 1);
     char pid[96];
     pid_text(k, k->init_program, pid, sizeof pid);
     memset(err, 0, sizeof *err);

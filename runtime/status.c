@@ -78,8 +78,8 @@ tilec_status *tilec_status_create(tilec_status_code code, const char *fmt, ...) 
   return s;
 }
 
-tilec_status *tilec_status_create_at(tilec_status_code code, const char *file, int line,
-                                     int col, const char *line_text, const char *fmt, ...) {
+tilec_status *tilec_status_create_at(tilec_status_code code, const char *file, int line, int col, const char *line_text,
+                                     const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   tilec_status *s = tilec_status_createv(code, fmt, ap);
@@ -186,16 +186,16 @@ tilec_status *tilec_status_annotate(tilec_status *s, const char *fmt, ...) {
 
 const char *tilec_status_code_name(tilec_status_code code) {
   switch (code) {
-  case TILEC_OK: return "ok";
-  case TILEC_ERROR_INVALID_ARGUMENT: return "invalid argument";
-  case TILEC_ERROR_SYNTAX: return "syntax error";
-  case TILEC_ERROR_SEMANTIC: return "semantic error";
-  case TILEC_ERROR_UNSUPPORTED: return "unsupported";
-  case TILEC_ERROR_NOT_FOUND: return "not found";
-  case TILEC_ERROR_ABI: return "ABI mismatch";
-  case TILEC_ERROR_IO: return "I/O error";
-  case TILEC_ERROR_INTERNAL: return "internal error";
-  case TILEC_ERROR_RUNTIME: return "runtime error";
+    case TILEC_OK: return "ok";
+    case TILEC_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case TILEC_ERROR_SYNTAX: return "syntax error";
+    case TILEC_ERROR_SEMANTIC: return "semantic error";
+    case TILEC_ERROR_UNSUPPORTED: return "unsupported";
+    case TILEC_ERROR_NOT_FOUND: return "not found";
+    case TILEC_ERROR_ABI: return "ABI mismatch";
+    case TILEC_ERROR_IO: return "I/O error";
+    case TILEC_ERROR_INTERNAL: return "internal error";
+    case TILEC_ERROR_RUNTIME: return "runtime error";
   }
   return "unknown";
 }

@@ -24,8 +24,8 @@ static size_t nranges, capranges;
 tilec_status *tilec_debug_mark_uninitialized(const void *base, size_t bytes) {
   uintptr_t lo = (uintptr_t)base, hi = lo + bytes;
   if (!base || !bytes || hi < lo)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "tilec_debug_mark_uninitialized: %s", !base ? "base is NULL" : "no bytes to mark");
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_debug_mark_uninitialized: %s",
+                               !base ? "base is NULL" : "no bytes to mark");
   size_t words = (bytes + 63) / 64;
   _Atomic uint64_t *bits = calloc(words, sizeof *bits);
   if (!bits) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory for the marks of %zu bytes", bytes);

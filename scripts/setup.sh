@@ -9,6 +9,7 @@ set -euo pipefail
 PKGS=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22
   libomp-22-dev libsleef-dev check cmake ninja-build pkg-config
+  clang-format-22              # the C formatting check (scripts/check_format.sh, ctest lint.format)
   libxxhash-dev                # XXH3-128 for the JIT cache's keys and checksums (driver/jit.c; header only)
   python3 python3-numpy
   python3-dev python3-venv python3-pip

@@ -70,8 +70,10 @@ static MlirValue scale_pow2(tc_builder *b, MlirType vt, MlirValue p, MlirValue n
   MlirValue n1 = tcb_binary(b, "arith.shrsi", ni, tcb_const_int(b, it, 1));
   MlirValue n2 = tcb_binary(b, "arith.subi", ni, n1);
   MlirValue bias = tcb_const_int(b, it, 127), shift = tcb_const_int(b, it, 23);
-  MlirValue f1 = tcb_cast(b, "arith.bitcast", tcb_binary(b, "arith.shli", tcb_binary(b, "arith.addi", n1, bias), shift), vt);
-  MlirValue f2 = tcb_cast(b, "arith.bitcast", tcb_binary(b, "arith.shli", tcb_binary(b, "arith.addi", n2, bias), shift), vt);
+  MlirValue f1 =
+      tcb_cast(b, "arith.bitcast", tcb_binary(b, "arith.shli", tcb_binary(b, "arith.addi", n1, bias), shift), vt);
+  MlirValue f2 =
+      tcb_cast(b, "arith.bitcast", tcb_binary(b, "arith.shli", tcb_binary(b, "arith.addi", n2, bias), shift), vt);
   return tcb_binary(b, "arith.mulf", tcb_binary(b, "arith.mulf", p, f1), f2);
 }
 
@@ -79,7 +81,7 @@ static MlirValue scale_pow2(tc_builder *b, MlirType vt, MlirValue p, MlirValue n
  * second factor above, inf on overflow, 0 or a subnormal below): 16 lanes of fp32. */
 static MlirValue scale_pow2_avx512(tc_builder *b, MlirType vt, MlirValue p, MlirValue n) {
   MlirValue ops[5] = {p, n, p, tcb_const_int(b, tcb_int_type(b->ctx, 16), -1), /* every lane */
-                      tcb_const_int(b, tcb_int_type(b->ctx, 32), 4)};           /* MXCSR rounding */
+                      tcb_const_int(b, tcb_int_type(b->ctx, 32), 4)};          /* MXCSR rounding */
   return tcb_intrinsic(b, "llvm.x86.avx512.mask.scalef.ps.512", vt, 5, ops);
 }
 
@@ -98,7 +100,7 @@ static void expand(MlirOperation op, bool scalef) {
     MlirValue xc = clamp(b, x, vt, -105.0f, 89.0f);
     n = tcb_cast(b, "math.roundeven", tcb_binary(b, "arith.mulf", xc, tcb_const_float(b, vt, 0x1.715476p0f)), vt);
     MlirValue r = fma3(b, vt, n, tcb_const_float(b, vt, -0x1.62e430p-1f), xc); /* exact */
-    r = fma3(b, vt, n, tcb_const_float(b, vt, 0x1.05c610p-29f), r);           /* ln2's low part */
+    r = fma3(b, vt, n, tcb_const_float(b, vt, 0x1.05c610p-29f), r);            /* ln2's low part */
     MlirValue s = fma3(b, vt, tcb_binary(b, "arith.mulf", r, r), horner(b, vt, r, q, 6), r);
     p = tcb_binary(b, "arith.addf", tcb_const_float(b, vt, 1.0), s);
   } else {
@@ -109,7 +111,8 @@ static void expand(MlirOperation op, bool scalef) {
     MlirValue r = tcb_binary(b, "arith.subf", xc, n); /* exact */
     p = fma3(b, vt, r, horner(b, vt, r, q, 6), tcb_const_float(b, vt, 1.0));
   }
-  MlirValue y = scalef && mlirShapedTypeGetDimSize(vt, 0) == 16 ? scale_pow2_avx512(b, vt, p, n) : scale_pow2(b, vt, p, n);
+  MlirValue y =
+      scalef && mlirShapedTypeGetDimSize(vt, 0) == 16 ? scale_pow2_avx512(b, vt, p, n) : scale_pow2(b, vt, p, n);
   y = tcb_select(b, tcb_cmpf(b, "uno", x, x), x, y);
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), y);
   mlirOperationDestroy(op);

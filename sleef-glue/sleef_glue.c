@@ -12,22 +12,22 @@
 #include <string.h>
 
 typedef struct sleef_fn {
-  const char *mlir;   /* math op name without "math." */
-  const char *sleef;  /* SLEEF function stem */
+  const char *mlir;  /* math op name without "math." */
+  const char *sleef; /* SLEEF function stem */
   int nargs;
   bool has_u35;
-  bool exact;         /* no ulp suffix in SLEEF's name */
+  bool exact; /* no ulp suffix in SLEEF's name */
 } sleef_fn;
 
 static const sleef_fn table[] = {
-    {"exp", "exp", 1, false, false},     {"exp2", "exp2", 1, true, false},  {"expm1", "expm1", 1, false, false},
-    {"log", "log", 1, true, false},      {"log2", "log2", 1, true, false},  {"log10", "log10", 1, false, false},
-    {"log1p", "log1p", 1, false, false}, {"sin", "sin", 1, true, false},    {"cos", "cos", 1, true, false},
-    {"tan", "tan", 1, true, false},      {"asin", "asin", 1, true, false},  {"acos", "acos", 1, true, false},
-    {"atan", "atan", 1, true, false},    {"atan2", "atan2", 2, true, false}, {"sinh", "sinh", 1, true, false},
-    {"cosh", "cosh", 1, true, false},    {"tanh", "tanh", 1, true, false},  {"asinh", "asinh", 1, false, false},
+    {"exp", "exp", 1, false, false},     {"exp2", "exp2", 1, true, false},    {"expm1", "expm1", 1, false, false},
+    {"log", "log", 1, true, false},      {"log2", "log2", 1, true, false},    {"log10", "log10", 1, false, false},
+    {"log1p", "log1p", 1, false, false}, {"sin", "sin", 1, true, false},      {"cos", "cos", 1, true, false},
+    {"tan", "tan", 1, true, false},      {"asin", "asin", 1, true, false},    {"acos", "acos", 1, true, false},
+    {"atan", "atan", 1, true, false},    {"atan2", "atan2", 2, true, false},  {"sinh", "sinh", 1, true, false},
+    {"cosh", "cosh", 1, true, false},    {"tanh", "tanh", 1, true, false},    {"asinh", "asinh", 1, false, false},
     {"acosh", "acosh", 1, false, false}, {"atanh", "atanh", 1, false, false}, {"erf", "erf", 1, false, false},
-    {"erfc", "erfc", 1, false, false},   {"powf", "pow", 2, false, false},  {"cbrt", "cbrt", 1, true, false},
+    {"erfc", "erfc", 1, false, false},   {"powf", "pow", 2, false, false},    {"cbrt", "cbrt", 1, true, false},
 };
 
 /* Math ops LLVM has no intrinsic for: where SLEEF does not apply (scalars, vectors narrower
@@ -51,8 +51,8 @@ static int native_lanes(const tc_target *t, unsigned bits) {
   return regbits / (int)bits;
 }
 
-const char *tc_sleef_name(const tc_target *target, const char *op, int lanes, unsigned bits, bool fast_math,
-                          char *buf, size_t n) {
+const char *tc_sleef_name(const tc_target *target, const char *op, int lanes, unsigned bits, bool fast_math, char *buf,
+                          size_t n) {
   const sleef_fn *f = lookup(op);
   if (!f || (bits != 32 && bits != 64)) return NULL;
   if (lanes * (int)bits > target->vector_bits || lanes * (int)bits < 128) return NULL;
@@ -102,7 +102,8 @@ static MlirValue call(tc_builder *b, MlirModule m, const char *name, MlirType vt
   MlirType ins[2] = {vt, vt};
   MlirType fty = mlirFunctionTypeGet(b->ctx, nargs, ins, 1, &vt);
   declare(m, name, fty);
-  MlirNamedAttribute callee = tcb_named(b->ctx, "callee", mlirFlatSymbolRefAttrGet(b->ctx, mlirStringRefCreateFromCString(name)));
+  MlirNamedAttribute callee =
+      tcb_named(b->ctx, "callee", mlirFlatSymbolRefAttrGet(b->ctx, mlirStringRefCreateFromCString(name)));
   return tcb_op1(b, "func.call", vt, nargs, args, 1, &callee);
 }
 
@@ -165,7 +166,8 @@ static void rewrite(glue_state *g, MlirModule m, MlirOperation op) {
   tcb_init(&b, mlirModuleGetContext(m));
   tcb_set_before(&b, op);
   b.loc = mlirOperationGetLocation(op);
-  MlirValue args[2] = {mlirOperationGetOperand(op, 0), f->nargs > 1 ? mlirOperationGetOperand(op, 1) : (MlirValue){NULL}};
+  MlirValue args[2] = {mlirOperationGetOperand(op, 0),
+                       f->nargs > 1 ? mlirOperationGetOperand(op, 1) : (MlirValue){NULL}};
   MlirValue out;
   if (piece == lanes) {
     out = call(&b, m, sym, vt, f->nargs, args);
@@ -177,15 +179,22 @@ static void rewrite(glue_state *g, MlirModule m, MlirOperation op) {
       MlirValue parts[2];
       for (int a = 0; a < f->nargs; a++) {
         int64_t o = off, s = piece, st = 1;
-        MlirNamedAttribute at[3] = {tcb_named(b.ctx, "offsets", mlirArrayAttrGet(b.ctx, 1, (MlirAttribute[]){mlirIntegerAttrGet(tcb_int_type(b.ctx, 64), o)})),
-                                    tcb_named(b.ctx, "sizes", mlirArrayAttrGet(b.ctx, 1, (MlirAttribute[]){mlirIntegerAttrGet(tcb_int_type(b.ctx, 64), s)})),
-                                    tcb_named(b.ctx, "strides", mlirArrayAttrGet(b.ctx, 1, (MlirAttribute[]){mlirIntegerAttrGet(tcb_int_type(b.ctx, 64), st)}))};
+        MlirNamedAttribute at[3] = {
+            tcb_named(b.ctx, "offsets",
+                      mlirArrayAttrGet(b.ctx, 1, (MlirAttribute[]){mlirIntegerAttrGet(tcb_int_type(b.ctx, 64), o)})),
+            tcb_named(b.ctx, "sizes",
+                      mlirArrayAttrGet(b.ctx, 1, (MlirAttribute[]){mlirIntegerAttrGet(tcb_int_type(b.ctx, 64), s)})),
+            tcb_named(b.ctx, "strides",
+                      mlirArrayAttrGet(b.ctx, 1, (MlirAttribute[]){mlirIntegerAttrGet(tcb_int_type(b.ctx, 64), st)}))};
         parts[a] = tcb_op1(&b, "vector.extract_strided_slice", pt, 1, &args[a], 3, at);
       }
       MlirValue r = call(&b, m, sym, pt, f->nargs, parts);
       MlirValue ops[2] = {r, out};
-      MlirNamedAttribute at[2] = {tcb_named(b.ctx, "offsets", mlirArrayAttrGet(b.ctx, 1, (MlirAttribute[]){mlirIntegerAttrGet(tcb_int_type(b.ctx, 64), off)})),
-                                  tcb_named(b.ctx, "strides", mlirArrayAttrGet(b.ctx, 1, (MlirAttribute[]){mlirIntegerAttrGet(tcb_int_type(b.ctx, 64), 1)}))};
+      MlirNamedAttribute at[2] = {
+          tcb_named(b.ctx, "offsets",
+                    mlirArrayAttrGet(b.ctx, 1, (MlirAttribute[]){mlirIntegerAttrGet(tcb_int_type(b.ctx, 64), off)})),
+          tcb_named(b.ctx, "strides",
+                    mlirArrayAttrGet(b.ctx, 1, (MlirAttribute[]){mlirIntegerAttrGet(tcb_int_type(b.ctx, 64), 1)}))};
       out = tcb_op1(&b, "vector.insert_strided_slice", vt, 2, ops, 2, at);
     }
   }

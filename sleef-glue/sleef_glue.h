@@ -13,7 +13,7 @@ bool tc_inline_exp(MlirModule module, const tc_target *target);
 tilec_status *tc_sleef_glue(MlirModule module, const tc_target *target, bool fast_math);
 /* The SLEEF name for math op `op` ("exp", ...) on `lanes` x `bits`-bit floats, or NULL
  * when SLEEF has no such entry; writes into buf. */
-const char *tc_sleef_name(const tc_target *target, const char *op, int lanes, unsigned bits, bool fast_math,
-                          char *buf, size_t n);
+const char *tc_sleef_name(const tc_target *target, const char *op, int lanes, unsigned bits, bool fast_math, char *buf,
+                          size_t n);
 
 #endif

@@ -3,9 +3,9 @@
  * the real features (never AVX-512 names on an AVX2 machine). */
 #include "target/target.h"
 
-#include <pthread.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,9 +19,7 @@ static bool has_feature(const char *features, const char *f) {
   return false;
 }
 
-static void copy(char *dst, size_t n, const char *src) {
-  snprintf(dst, n, "%s", src ? src : "");
-}
+static void copy(char *dst, size_t n, const char *src) { snprintf(dst, n, "%s", src ? src : ""); }
 
 static tilec_status *tc_target_init_named(tc_target *t, const char *name);
 
@@ -66,11 +64,17 @@ static tilec_status *tc_target_init_named(tc_target *t, const char *name) {
     t->vector_bits = t->has_avx512f ? 512 : (t->has_avx2 || has_feature(t->features, "+avx")) ? 256 : 128;
     return NULL;
   }
-  static const struct { const char *name; const char *features; int bits; } levels[] = {
+  static const struct {
+    const char *name;
+    const char *features;
+    int bits;
+  } levels[] = {
       {"x86-64-v2", "+sse4.2,+popcnt,+cx16,+sahf", 128},
       {"x86-64-v3", "+avx,+avx2,+bmi,+bmi2,+f16c,+fma,+lzcnt,+movbe,+xsave,+sse4.2,+popcnt", 256},
-      {"x86-64-v4", "+avx,+avx2,+bmi,+bmi2,+f16c,+fma,+lzcnt,+movbe,+xsave,+sse4.2,+popcnt,"
-                    "+avx512f,+avx512bw,+avx512cd,+avx512dq,+avx512vl", 512},
+      {"x86-64-v4",
+       "+avx,+avx2,+bmi,+bmi2,+f16c,+fma,+lzcnt,+movbe,+xsave,+sse4.2,+popcnt,"
+       "+avx512f,+avx512bw,+avx512cd,+avx512dq,+avx512vl",
+       512},
   };
   for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
     if (strcmp(name, levels[i].name)) continue;
@@ -105,9 +109,9 @@ static tilec_status *tc_target_init_named(tc_target *t, const char *name) {
     t->vector_bits = 128; /* a thread's widest global access: ld.global.v4.f32 */
     return tc_target_set_gpu(t, NULL, 0, NULL);
   }
-  return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                             "unknown target '%s' (expected host, x86-64-v2, x86-64-v3, x86-64-v4, aarch64, nvptx or nvptx-emu)",
-                             name);
+  return tilec_status_create(
+      TILEC_ERROR_INVALID_ARGUMENT,
+      "unknown target '%s' (expected host, x86-64-v2, x86-64-v3, x86-64-v4, aarch64, nvptx or nvptx-emu)", name);
 }
 
 /* Chips LLVM 22's NVPTX backend knows, each with the PTX ISA LLVM picks for it when the
@@ -116,8 +120,8 @@ static tilec_status *tc_target_init_named(tc_target *t, const char *name) {
 static const struct {
   const char *arch;
   int min_ptx; /* 10 x the PTX ISA version */
-} gpu_archs[] = {{"sm_70", 60},  {"sm_72", 61},   {"sm_75", 63},  {"sm_80", 70},   {"sm_86", 71},
-                 {"sm_87", 74},  {"sm_89", 78},   {"sm_90", 78},  {"sm_90a", 80},  {"sm_100", 86},
+} gpu_archs[] = {{"sm_70", 60},   {"sm_72", 61},  {"sm_75", 63},   {"sm_80", 70},  {"sm_86", 71},
+                 {"sm_87", 74},   {"sm_89", 78},  {"sm_90", 78},   {"sm_90a", 80}, {"sm_100", 86},
                  {"sm_100a", 86}, {"sm_101", 86}, {"sm_101a", 86}, {"sm_120", 87}, {"sm_120a", 87}};
 
 /* PTX ISA versions LLVM 22 emits (its +ptxNN features). */
@@ -152,9 +156,9 @@ tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, c
   }
   if (!t->is_nvptx) {
     if ((arch && *arch) || num_warps || ptx_version)
-      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                                 "--arch, --num-warps and --ptx-version apply to the nvptx target only (target is '%s')",
-                                 t->name);
+      return tilec_status_create(
+          TILEC_ERROR_INVALID_ARGUMENT,
+          "--arch, --num-warps and --ptx-version apply to the nvptx target only (target is '%s')", t->name);
     return NULL;
   }
   if (!arch || !*arch) arch = "sm_80";
@@ -165,8 +169,8 @@ tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, c
     char list[256] = "";
     for (size_t i = 0; i < sizeof gpu_archs / sizeof gpu_archs[0]; i++)
       snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", gpu_archs[i].arch);
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "unknown NVIDIA GPU architecture '%s' (expected one of %s)",
-                               arch, list);
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "unknown NVIDIA GPU architecture '%s' (expected one of %s)", arch, list);
   }
   int ptx = 0;
   if (ptx_version) {
@@ -178,8 +182,9 @@ tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, c
                                  "unknown PTX ISA version '%s' (expected MAJOR.MINOR from 3.2 to 9.0, e.g. 8.0)",
                                  ptx_version);
     if (ptx < gpu_archs[chip].min_ptx)
-      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "PTX ISA %s cannot target %s: it needs PTX %d.%d or later",
-                                 ptx_version, arch, gpu_archs[chip].min_ptx / 10, gpu_archs[chip].min_ptx % 10);
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                 "PTX ISA %s cannot target %s: it needs PTX %d.%d or later", ptx_version, arch,
+                                 gpu_archs[chip].min_ptx / 10, gpu_archs[chip].min_ptx % 10);
   }
   tilec_status *st = tc_target_check_num_warps(&num_warps);
   if (st) return st;
@@ -216,18 +221,16 @@ tilec_status *tc_target_machine(const tc_target *t, int opt_level, LLVMTargetMac
   LLVMTargetRef target;
   char *err = NULL;
   if (LLVMGetTargetFromTriple(t->triple, &target, &err)) {
-    tilec_status *s = tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                                          "LLVM has no target for '%s': %s", t->triple, err ? err : "");
+    tilec_status *s =
+        tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "LLVM has no target for '%s': %s", t->triple, err ? err : "");
     LLVMDisposeMessage(err);
     return s;
   }
-  LLVMCodeGenOptLevel lvl = opt_level <= 0 ? LLVMCodeGenLevelNone
+  LLVMCodeGenOptLevel lvl = opt_level <= 0   ? LLVMCodeGenLevelNone
                             : opt_level == 1 ? LLVMCodeGenLevelLess
                             : opt_level == 2 ? LLVMCodeGenLevelDefault
                                              : LLVMCodeGenLevelAggressive;
-  *out = LLVMCreateTargetMachine(target, t->triple, t->cpu, t->features, lvl, LLVMRelocPIC,
-                                 LLVMCodeModelDefault);
-  if (!*out)
-    return tilec_status_create(TILEC_ERROR_INTERNAL, "cannot create a target machine for %s", t->triple);
+  *out = LLVMCreateTargetMachine(target, t->triple, t->cpu, t->features, lvl, LLVMRelocPIC, LLVMCodeModelDefault);
+  if (!*out) return tilec_status_create(TILEC_ERROR_INTERNAL, "cannot create a target machine for %s", t->triple);
   return NULL;
 }

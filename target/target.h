@@ -9,13 +9,13 @@
 #include <stdbool.h>
 
 typedef struct tc_target {
-  char name[32];      /* as requested */
+  char name[32]; /* as requested */
   char triple[96];
   char cpu[64];
   char features[4096];
-  int vector_bits;    /* 512 AVX-512, 256 AVX2, 128 SSE/NEON */
+  int vector_bits; /* 512 AVX-512, 256 AVX2, 128 SSE/NEON */
   bool is_x86, is_aarch64;
-  bool is_cross;      /* another architecture than the one tilec runs on */
+  bool is_cross; /* another architecture than the one tilec runs on */
   bool has_avx512f, has_avx2, has_fma;
   bool has_avx512vnni; /* VPDPWSSD for i8 dot */
   bool has_avx512bf16; /* VDPBF16PS for bf16 dot (host detection only: no named x86-64 level has it) */

@@ -13,8 +13,7 @@
 #include "tilec/runtime.h"
 
 /* .npy data is little-endian and we hand it to kernels as is. */
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-               "tools/npy.c assumes a little-endian host");
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "tools/npy.c assumes a little-endian host");
 
 #define NPY_ALIGN 64u
 /* numpy itself refuses headers over 10000 bytes by default; this only guards the malloc. */
@@ -31,12 +30,10 @@ static const struct {
   tilec_dtype dtype;
   const char *descr;
 } npy_types[] = {
-    {'b', 1, TILEC_DTYPE_I1, "|b1"},  {'i', 1, TILEC_DTYPE_I8, "|i1"},
-    {'i', 2, TILEC_DTYPE_I16, "<i2"}, {'i', 4, TILEC_DTYPE_I32, "<i4"},
-    {'i', 8, TILEC_DTYPE_I64, "<i8"}, {'u', 1, TILEC_DTYPE_U8, "|u1"},
-    {'u', 2, TILEC_DTYPE_U16, "<u2"}, {'u', 4, TILEC_DTYPE_U32, "<u4"},
-    {'u', 8, TILEC_DTYPE_U64, "<u8"}, {'f', 2, TILEC_DTYPE_F16, "<f2"},
-    {'f', 4, TILEC_DTYPE_F32, "<f4"}, {'f', 8, TILEC_DTYPE_F64, "<f8"},
+    {'b', 1, TILEC_DTYPE_I1, "|b1"},  {'i', 1, TILEC_DTYPE_I8, "|i1"},  {'i', 2, TILEC_DTYPE_I16, "<i2"},
+    {'i', 4, TILEC_DTYPE_I32, "<i4"}, {'i', 8, TILEC_DTYPE_I64, "<i8"}, {'u', 1, TILEC_DTYPE_U8, "|u1"},
+    {'u', 2, TILEC_DTYPE_U16, "<u2"}, {'u', 4, TILEC_DTYPE_U32, "<u4"}, {'u', 8, TILEC_DTYPE_U64, "<u8"},
+    {'f', 2, TILEC_DTYPE_F16, "<f2"}, {'f', 4, TILEC_DTYPE_F32, "<f4"}, {'f', 8, TILEC_DTYPE_F64, "<f8"},
 };
 #define NPY_NUM_TYPES (sizeof npy_types / sizeof npy_types[0])
 
@@ -59,16 +56,14 @@ typedef struct header {
 } header;
 
 static tilec_status *malformed(const header_parser *p, const char *what) {
-  return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                             "malformed .npy header in '%s': %s at byte %zu", p->path, what, p->i);
+  return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "malformed .npy header in '%s': %s at byte %zu", p->path,
+                             what, p->i);
 }
 
 static int peek(const header_parser *p) { return p->i < p->n ? (unsigned char)p->s[p->i] : -1; }
 
 static void skip_space(header_parser *p) {
-  while (p->i < p->n &&
-         (p->s[p->i] == ' ' || p->s[p->i] == '\t' || p->s[p->i] == '\n' || p->s[p->i] == '\r'))
-    p->i++;
+  while (p->i < p->n && (p->s[p->i] == ' ' || p->s[p->i] == '\t' || p->s[p->i] == '\n' || p->s[p->i] == '\r')) p->i++;
 }
 
 static int is_quote(int c) { return c == '\'' || c == '"'; }
@@ -137,16 +132,14 @@ static tilec_status *parse_shape(header_parser *p, header *h) {
     if (c == '-') return malformed(p, "negative dimension in 'shape'");
     if (c < '0' || c > '9') return malformed(p, "expected a dimension in 'shape'");
     if (h->ndim == TILEC_NPY_MAX_DIMS)
-      return tilec_status_create(TILEC_ERROR_UNSUPPORTED,
-                                 ".npy array in '%s' has more than %d dimensions", p->path,
+      return tilec_status_create(TILEC_ERROR_UNSUPPORTED, ".npy array in '%s' has more than %d dimensions", p->path,
                                  TILEC_NPY_MAX_DIMS);
     uint64_t v = 0;
     while ((c = peek(p)) >= '0' && c <= '9') {
       v = v * 10 + (uint64_t)(c - '0');
       if (v > (uint64_t)INT64_MAX)
-        return tilec_status_create(
-            TILEC_ERROR_INVALID_ARGUMENT,
-            "shape of .npy array in '%s' has a dimension larger than 2^63 - 1", p->path);
+        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                   "shape of .npy array in '%s' has a dimension larger than 2^63 - 1", p->path);
       p->i++;
     }
     if (peek(p) == 'L') p->i++; /* Python 2 long literal, as in old numpy files */
@@ -195,8 +188,7 @@ static tilec_status *parse_header(const char *text, size_t n, const char *path, 
         h->descr_is_string = 0;
         h->descr = text + start;
         h->descr_len = p.i - start;
-        while (h->descr_len &&
-               (h->descr[h->descr_len - 1] == ' ' || h->descr[h->descr_len - 1] == '\n'))
+        while (h->descr_len && (h->descr[h->descr_len - 1] == ' ' || h->descr[h->descr_len - 1] == '\n'))
           h->descr_len--;
       }
     } else if (key_is(key, klen, "fortran_order")) {
@@ -220,13 +212,10 @@ static tilec_status *parse_header(const char *text, size_t n, const char *path, 
   p.i++;
   skip_space(&p);
   if (p.i != p.n) return malformed(&p, "unexpected text after '}'");
-  const char *missing = !h->seen_descr     ? "descr"
-                        : !h->seen_fortran ? "fortran_order"
-                        : !h->seen_shape   ? "shape"
-                                           : NULL;
+  const char *missing = !h->seen_descr ? "descr" : !h->seen_fortran ? "fortran_order" : !h->seen_shape ? "shape" : NULL;
   if (missing)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "malformed .npy header in '%s': missing key '%s'", path, missing);
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "malformed .npy header in '%s': missing key '%s'", path,
+                               missing);
   return NULL;
 }
 
@@ -253,8 +242,8 @@ static tilec_status *dtype_of_descr(const header *h, const char *path, tilec_dty
       break;
     }
   }
-  return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "unsupported .npy dtype '%.*s%s' in '%s'",
-                             shown, h->descr, more, path);
+  return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "unsupported .npy dtype '%.*s%s' in '%s'", shown, h->descr, more,
+                             path);
 }
 
 /* ---- reading -------------------------------------------------------------------------- */
@@ -285,12 +274,10 @@ tilec_status *tilec_npy_read_stream(FILE *f, const char *path, tilec_npy *out) {
   tilec_status *st = read_exact(f, pre, 10, &got);
   if (st) return tilec_status_annotate(st, "cannot read '%s'", path);
   if (memcmp(pre, npy_magic, got < 6 ? got : 6) != 0 || got == 0)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "'%s' is not a .npy file (bad magic bytes)", path);
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "'%s' is not a .npy file (bad magic bytes)", path);
   if (got < 10)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "truncated .npy preamble in '%s': expected 10 bytes, found %zu",
-                               path, got);
+                               "truncated .npy preamble in '%s': expected 10 bytes, found %zu", path, got);
   unsigned major = pre[6], minor = pre[7];
   size_t preamble;
   uint32_t hlen;
@@ -299,14 +286,11 @@ tilec_status *tilec_npy_read_stream(FILE *f, const char *path, tilec_npy *out) {
     hlen = (uint32_t)pre[8] | (uint32_t)pre[9] << 8;
   } else if (major == 2 || major == 3) {
     preamble = 12;
-    if ((st = read_exact(f, pre + 10, 2, &got)))
-      return tilec_status_annotate(st, "cannot read '%s'", path);
+    if ((st = read_exact(f, pre + 10, 2, &got))) return tilec_status_annotate(st, "cannot read '%s'", path);
     if (got < 2)
       return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                                 "truncated .npy preamble in '%s': expected 12 bytes, found %zu",
-                                 path, 10 + got);
-    hlen = (uint32_t)pre[8] | (uint32_t)pre[9] << 8 | (uint32_t)pre[10] << 16 |
-           (uint32_t)pre[11] << 24;
+                                 "truncated .npy preamble in '%s': expected 12 bytes, found %zu", path, 10 + got);
+    hlen = (uint32_t)pre[8] | (uint32_t)pre[9] << 8 | (uint32_t)pre[10] << 16 | (uint32_t)pre[11] << 24;
   } else {
     return tilec_status_create(TILEC_ERROR_UNSUPPORTED,
                                "unsupported .npy format version %u.%u in '%s' (expected 1.0, "
@@ -315,11 +299,10 @@ tilec_status *tilec_npy_read_stream(FILE *f, const char *path, tilec_npy *out) {
   }
   if (hlen > NPY_MAX_HEADER)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               ".npy header of %u bytes in '%s' exceeds the limit of %u bytes",
-                               (unsigned)hlen, path, NPY_MAX_HEADER);
+                               ".npy header of %u bytes in '%s' exceeds the limit of %u bytes", (unsigned)hlen, path,
+                               NPY_MAX_HEADER);
   char *text = malloc(hlen ? hlen : 1);
-  if (!text)
-    return tilec_status_create(TILEC_ERROR_IO, "cannot allocate the .npy header of '%s'", path);
+  if (!text) return tilec_status_create(TILEC_ERROR_IO, "cannot allocate the .npy header of '%s'", path);
   if ((st = read_exact(f, text, hlen, &got))) {
     free(text);
     return tilec_status_annotate(st, "cannot read '%s'", path);
@@ -327,8 +310,8 @@ tilec_status *tilec_npy_read_stream(FILE *f, const char *path, tilec_npy *out) {
   if (got < hlen) {
     free(text);
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "truncated .npy header in '%s': expected %u bytes, found %zu", path,
-                               (unsigned)hlen, got);
+                               "truncated .npy header in '%s': expected %u bytes, found %zu", path, (unsigned)hlen,
+                               got);
   }
   header h;
   st = parse_header(text, hlen, path, &h);
@@ -356,9 +339,8 @@ tilec_status *tilec_npy_read_stream(FILE *f, const char *path, tilec_npy *out) {
   if (overflow || __builtin_mul_overflow(count, elem, &nbytes) || nbytes > SIZE_MAX - NPY_ALIGN) {
     char shape[TILEC_NPY_MAX_DIMS * 24];
     format_shape(shape, sizeof shape, h.ndim, h.shape);
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "shape (%s) of .npy array in '%s' is too large to address", shape,
-                               path);
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "shape (%s) of .npy array in '%s' is too large to address",
+                               shape, path);
   }
   out->count = count;
   out->nbytes = nbytes;
@@ -370,8 +352,8 @@ tilec_status *tilec_npy_read_stream(FILE *f, const char *path, tilec_npy *out) {
     uint64_t left = size > offset ? size - offset : 0;
     if (left < nbytes)
       return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                                 "truncated .npy data in '%s': expected %zu bytes, found %llu",
-                                 path, nbytes, (unsigned long long)left);
+                                 "truncated .npy data in '%s': expected %zu bytes, found %llu", path, nbytes,
+                                 (unsigned long long)left);
   }
   /* A pipe has no size to check: a header claiming nearly 2^64 bytes must not wrap the
    * rounded-up capacity (found by fuzz_npy). */
@@ -381,24 +363,20 @@ tilec_status *tilec_npy_read_stream(FILE *f, const char *path, tilec_npy *out) {
   if (cap == 0) cap = NPY_ALIGN;
   out->data = aligned_alloc(NPY_ALIGN, cap);
   if (!out->data)
-    return tilec_status_create(TILEC_ERROR_IO, "cannot allocate %zu bytes for the data of '%s'",
-                               nbytes, path);
+    return tilec_status_create(TILEC_ERROR_IO, "cannot allocate %zu bytes for the data of '%s'", nbytes, path);
   /* Padding is zeroed so vector code reading a whole last chunk sees defined bytes. */
   memset((char *)out->data + nbytes, 0, cap - nbytes);
-  if ((st = read_exact(f, out->data, nbytes, &got)))
-    return tilec_status_annotate(st, "cannot read '%s'", path);
+  if ((st = read_exact(f, out->data, nbytes, &got))) return tilec_status_annotate(st, "cannot read '%s'", path);
   if (got < nbytes)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "truncated .npy data in '%s': expected %zu bytes, found %zu", path,
-                               nbytes, got);
+                               "truncated .npy data in '%s': expected %zu bytes, found %zu", path, nbytes, got);
   return NULL;
 }
 
 tilec_status *tilec_npy_read(const char *path, tilec_npy *out) {
   if (!out) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_npy_read: out is NULL");
   memset(out, 0, sizeof *out);
-  if (!path)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_npy_read: path is NULL");
+  if (!path) return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_npy_read: path is NULL");
   FILE *f = fopen(path, "rb");
   if (!f)
     return tilec_status_create(errno == ENOENT ? TILEC_ERROR_NOT_FOUND : TILEC_ERROR_IO,
@@ -416,44 +394,37 @@ static tilec_status *check_array(const char *path, const tilec_npy *a, const cha
   for (size_t i = 0; i < NPY_NUM_TYPES; i++)
     if (npy_types[i].dtype == a->dtype) *descr = npy_types[i].descr;
   if (!*descr)
-    return tilec_status_create(TILEC_ERROR_UNSUPPORTED,
-                               "cannot write '%s': dtype %s has no .npy equivalent", path,
+    return tilec_status_create(TILEC_ERROR_UNSUPPORTED, "cannot write '%s': dtype %s has no .npy equivalent", path,
                                tilec_dtype_name(a->dtype));
   if (a->ndim < 0 || a->ndim > TILEC_NPY_MAX_DIMS)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "cannot write '%s': ndim %d is outside 0..%d", path, a->ndim,
-                               TILEC_NPY_MAX_DIMS);
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "cannot write '%s': ndim %d is outside 0..%d", path,
+                               a->ndim, TILEC_NPY_MAX_DIMS);
   size_t count = 1, nbytes;
   int zero = 0, overflow = 0;
   for (int d = 0; d < a->ndim; d++) {
     if (a->shape[d] < 0)
-      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                                 "cannot write '%s': dimension %d is negative (%lld)", path, d,
-                                 (long long)a->shape[d]);
-    if (a->shape[d] == 0)
-      zero = 1;
-    else if (__builtin_mul_overflow(count, (uint64_t)a->shape[d], &count))
-      overflow = 1;
+      return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "cannot write '%s': dimension %d is negative (%lld)",
+                                 path, d, (long long)a->shape[d]);
+    if (a->shape[d] == 0) zero = 1;
+    else if (__builtin_mul_overflow(count, (uint64_t)a->shape[d], &count)) overflow = 1;
   }
   if (zero) count = 0, overflow = 0;
   if (overflow || __builtin_mul_overflow(count, tilec_dtype_size(a->dtype), &nbytes))
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                               "cannot write '%s': the shape is too large to address", path);
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "cannot write '%s': the shape is too large to address",
+                               path);
   if (count != a->count || nbytes != a->nbytes)
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                "cannot write '%s': the shape gives %zu elements (%zu bytes) but "
                                "count is %zu and nbytes %zu",
                                path, count, nbytes, a->count, a->nbytes);
   if (nbytes && !a->data)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "cannot write '%s': data is NULL",
-                               path);
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "cannot write '%s': data is NULL", path);
   return NULL;
 }
 
 tilec_status *tilec_npy_write(const char *path, const tilec_npy *arr) {
   if (!path || !arr)
-    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_npy_write: %s is NULL",
-                               path ? "arr" : "path");
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "tilec_npy_write: %s is NULL", path ? "arr" : "path");
   const char *descr;
   tilec_status *st = check_array(path, arr, &descr);
   if (st) return st;
@@ -462,8 +433,7 @@ tilec_status *tilec_npy_write(const char *path, const tilec_npy *arr) {
   format_shape(shape, sizeof shape, arr->ndim, arr->shape);
   /* The exact text numpy.save writes, so files diff clean against numpy's own. */
   char dict[256 + sizeof shape];
-  int len = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }",
-                     descr, shape);
+  int len = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape);
   if (len < 0 || (size_t)len >= sizeof dict)
     return tilec_status_create(TILEC_ERROR_INTERNAL, "npy header for '%s' does not fit", path);
   /* Data starts on a 64-byte boundary: header = dict, spaces, '\n'. */
@@ -501,8 +471,7 @@ tilec_status *tilec_npy_write(const char *path, const tilec_npy *arr) {
   if (ok && (err = tilec_outfile_commit(&o)) != 0) ok = 0;
   tilec_outfile_end(&o);
   if (!ok)
-    return tilec_status_create(TILEC_ERROR_IO, "cannot write .npy file '%s': %s", path,
-                               strerror(err ? err : EIO));
+    return tilec_status_create(TILEC_ERROR_IO, "cannot write .npy file '%s': %s", path, strerror(err ? err : EIO));
   return NULL;
 }
 

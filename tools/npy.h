@@ -5,8 +5,8 @@
 #define TILEC_NPY_H
 
 #include <stddef.h>
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tilec/abi.h"
 #include "tilec/status.h"

@@ -75,7 +75,8 @@ static int set_check_races(void *d, const char *v) { return (void)v, flags(d)->c
  * a power of 2 up to 32 on nvptx and nvptx-emu, none on a CPU), applied by the compiler. */
 static int set_num_warps(void *d, const char *v) {
   uint64_t n;
-  if (!cli_parse_count(v, INT_MAX, &n) || n == 0) return cli_usage("--num-warps expects a number of warps, got '%s'", v);
+  if (!cli_parse_count(v, INT_MAX, &n) || n == 0)
+    return cli_usage("--num-warps expects a number of warps, got '%s'", v);
   flags(d)->num_warps = (uint32_t)n;
   return 0;
 }
@@ -123,7 +124,8 @@ const cli_option cli_compile_flag_rows[] = {
     {"--stage", NULL, "STAGE", false, CLI_OPT, "the stage to run the tile IR to (default vector; as --emit)", set_emit},
     {"--target", NULL, "T", false, CLI_COMPILE | CLI_RUN | CLI_OPT,
      "host (default), x86-64-v2, x86-64-v3, x86-64-v4, aarch64, nvptx or nvptx-emu", set_target},
-    {"--arch", NULL, "A", false, CLI_COMPILE | CLI_RUN | CLI_OPT, "nvptx: the GPU (sm_80 default, sm_90, ...)", set_arch},
+    {"--arch", NULL, "A", false, CLI_COMPILE | CLI_RUN | CLI_OPT, "nvptx: the GPU (sm_80 default, sm_90, ...)",
+     set_arch},
     {"--num-warps", NULL, "N", false, CLI_COMPILE | CLI_RUN | CLI_OPT,
      "nvptx, nvptx-emu: warps per program, a power of 2 up to 32 (default 4)", set_num_warps},
     {"--ptx-version", NULL, "V", false, CLI_COMPILE | CLI_RUN | CLI_OPT,
@@ -139,8 +141,7 @@ const cli_option cli_compile_flag_rows[] = {
     {"--check-bounds", NULL, NULL, false, CLI_COMPILE | CLI_RUN | CLI_OPT, "the same as --check bounds",
      set_check_bounds},
     {"--check-nan", NULL, NULL, false, CLI_COMPILE | CLI_RUN | CLI_OPT, "the same as --check nan", set_check_nan},
-    {"--check-races", NULL, NULL, false, CLI_COMPILE | CLI_RUN | CLI_OPT, "the same as --check races",
-     set_check_races},
+    {"--check-races", NULL, NULL, false, CLI_COMPILE | CLI_RUN | CLI_OPT, "the same as --check races", set_check_races},
 };
 const int cli_compile_flag_count = (int)(sizeof cli_compile_flag_rows / sizeof cli_compile_flag_rows[0]);
 

@@ -41,15 +41,15 @@ typedef struct cli_table {
 /* The compile flags of compile, opt and run, as parsed. */
 typedef struct cli_compile_flags {
   const char *target, *arch, *ptx_version;
-  uint32_t num_warps;   /* 0: the target's default (the rule: target/, tc_target_check_num_warps) */
-  int opt_level;        /* -1: the compiler's default */
+  uint32_t num_warps; /* 0: the target's default (the rule: target/, tc_target_check_num_warps) */
+  int opt_level;      /* -1: the compiler's default */
   bool debug, fast_math;
-  uint32_t checks;      /* --check LIST and --check-bounds/--check-nan/--check-races: TILEC_CHECKS_* */
-  const char *emit;     /* --emit / --stage STAGE as written (NULL: none) */
+  uint32_t checks;  /* --check LIST and --check-bounds/--check-nan/--check-races: TILEC_CHECKS_* */
+  const char *emit; /* --emit / --stage STAGE as written (NULL: none) */
 #ifndef TILEC_RUN_EXEC_ONLY
-  tilec_stage stage;    /* the parsed stage ("ptx": TILEC_STAGE_ASM) */
+  tilec_stage stage; /* the parsed stage ("ptx": TILEC_STAGE_ASM) */
 #endif
-  bool given;           /* one of these flags was on the command line (tilec-exec refuses them) */
+  bool given; /* one of these flags was on the command line (tilec-exec refuses them) */
 } cli_compile_flags;
 
 /* The shared table (its dest: a cli_compile_flags). */

@@ -15,9 +15,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <spawn.h>
 #include <stdarg.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,12 +32,10 @@ extern char **environ;
 /* ---- pure helpers (exercised directly by tests/unit/test_run_args.c) ------------------- */
 
 static bool run_is_identifier(const char *s, size_t n) {
-  if (n == 0 || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
-    return false;
+  if (n == 0 || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z'))) return false;
   for (size_t i = 1; i < n; i++) {
     char c = s[i];
-    if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
-      return false;
+    if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
   }
   return true;
 }
@@ -197,20 +195,39 @@ bool run_store_scalar(const run_value *v, tilec_dtype want, void *slot, char *wh
   int64_t lo = 0;
   uint64_t hi = 0;
   switch (want) {
-  case TILEC_DTYPE_I1: lo = 0; hi = 1; break;
-  case TILEC_DTYPE_I8: lo = INT8_MIN; hi = INT8_MAX; break;
-  case TILEC_DTYPE_I16: lo = INT16_MIN; hi = INT16_MAX; break;
-  case TILEC_DTYPE_I32: lo = INT32_MIN; hi = INT32_MAX; break;
-  case TILEC_DTYPE_I64: lo = INT64_MIN; hi = INT64_MAX; break;
-  case TILEC_DTYPE_U8: hi = UINT8_MAX; break;
-  case TILEC_DTYPE_U16: hi = UINT16_MAX; break;
-  case TILEC_DTYPE_U32: hi = UINT32_MAX; break;
-  case TILEC_DTYPE_U64: hi = UINT64_MAX; break;
-  case TILEC_DTYPE_F32: { float x = (float)f; memcpy(slot, &x, sizeof x); return true; }
-  case TILEC_DTYPE_F64: memcpy(slot, &f, sizeof f); return true;
-  default:
-    snprintf(why, cap, "scalar parameters of type %s are not supported by `tilec run`", tilec_dtype_name(want));
-    return false;
+    case TILEC_DTYPE_I1:
+      lo = 0;
+      hi = 1;
+      break;
+    case TILEC_DTYPE_I8:
+      lo = INT8_MIN;
+      hi = INT8_MAX;
+      break;
+    case TILEC_DTYPE_I16:
+      lo = INT16_MIN;
+      hi = INT16_MAX;
+      break;
+    case TILEC_DTYPE_I32:
+      lo = INT32_MIN;
+      hi = INT32_MAX;
+      break;
+    case TILEC_DTYPE_I64:
+      lo = INT64_MIN;
+      hi = INT64_MAX;
+      break;
+    case TILEC_DTYPE_U8: hi = UINT8_MAX; break;
+    case TILEC_DTYPE_U16: hi = UINT16_MAX; break;
+    case TILEC_DTYPE_U32: hi = UINT32_MAX; break;
+    case TILEC_DTYPE_U64: hi = UINT64_MAX; break;
+    case TILEC_DTYPE_F32: {
+      float x = (float)f;
+      memcpy(slot, &x, sizeof x);
+      return true;
+    }
+    case TILEC_DTYPE_F64: memcpy(slot, &f, sizeof f); return true;
+    default:
+      snprintf(why, cap, "scalar parameters of type %s are not supported by `tilec run`", tilec_dtype_name(want));
+      return false;
   }
   if (!is_int) {
     snprintf(why, cap, "the kernel wants %s, got a float", tilec_dtype_name(want));
@@ -347,8 +364,8 @@ const cli_option run_option_rows[] = {
     {"--kernel", "-k", "KERNEL", false, CLI_RUN, "the @triton.jit function to run", set_kernel},
     {"--grid", NULL, "X[,Y[,Z]]", false, CLI_RUN, "programs to launch on each axis", set_grid},
     {"--out", NULL, "NAME=FILE.npy", false, CLI_RUN, "write the array bound to NAME after the launch", set_out},
-    {"--threads", NULL, "N", false, CLI_RUN, "threads running the programs (0, the default: TILEC_NUM_THREADS, else the OpenMP team's)",
-     set_threads},
+    {"--threads", NULL, "N", false, CLI_RUN,
+     "threads running the programs (0, the default: TILEC_NUM_THREADS, else the OpenMP team's)", set_threads},
     {"--repeat", NULL, "N", false, CLI_RUN, "launch N times and print the median and minimum time", set_repeat},
     {"--program", NULL, "X,Y,Z", false, CLI_RUN, "run only this program of the grid", set_program},
     {"--serial", NULL, NULL, false, CLI_RUN, "run the programs one after the other, in order", set_serial},
@@ -356,8 +373,8 @@ const cli_option run_option_rows[] = {
      "also run the plain reference build on the same inputs and compare every array", set_reference},
     {"--no-cache", NULL, NULL, false, CLI_RUN, "compile without the JIT disk cache", set_no_cache},
     {"--verbose", "-v", NULL, false, CLI_RUN, "say on stderr whether the kernel was compiled or cached", set_verbose},
-    {"--exec", NULL, "CMD", false, CLI_RUN,
-     "run the library with CMD, e.g. \"qemu-aarch64 rt64/tilec-exec\"", set_exec},
+    {"--exec", NULL, "CMD", false, CLI_RUN, "run the library with CMD, e.g. \"qemu-aarch64 rt64/tilec-exec\"",
+     set_exec},
 };
 const int run_option_count = (int)(sizeof run_option_rows / sizeof run_option_rows[0]);
 
@@ -409,8 +426,8 @@ static int run_resolve_outs(run_opts *o) {
     for (int b = 0; b < o->nbindings && out->binding < 0; b++)
       if (!strcmp(o->bindings[b].name, out->name)) out->binding = b;
     if (out->binding < 0)
-      return run_fail("--out %s: no array is bound to parameter '%s' (bind it with %s=FILE.npy)", out->name,
-                      out->name, out->name);
+      return run_fail("--out %s: no array is bound to parameter '%s' (bind it with %s=FILE.npy)", out->name, out->name,
+                      out->name);
     if (o->bindings[out->binding].value.kind != RUN_VALUE_NPY)
       return run_fail("--out %s: parameter '%s' is bound to '%s', not to a .npy array", out->name, out->name,
                       o->bindings[out->binding].text);
@@ -553,8 +570,8 @@ int run_bind(run_opts *o, const tilec_source_param *params, int nparams) {
   for (int b = 0; b < o->nbindings; b++) {
     run_binding *bd = &o->bindings[b];
     if (bd->value.kind == RUN_VALUE_NPY && bd->is_constexpr)
-      return run_fail("parameter '%s' of kernel '%s' is tl.constexpr and cannot be bound to an array ('%s')",
-                      bd->name, o->kernel, bd->text);
+      return run_fail("parameter '%s' of kernel '%s' is tl.constexpr and cannot be bound to an array ('%s')", bd->name,
+                      o->kernel, bd->text);
     if (bd->value.kind == RUN_VALUE_STRING && !bd->is_constexpr)
       return run_fail("parameter '%s' of kernel '%s' is not tl.constexpr, so '%s' must be a number, True/False "
                       "or a .npy file",
@@ -588,8 +605,7 @@ int run_bind(run_opts *o, const tilec_source_param *params, int nparams) {
         snprintf(bd->entry, sizeof bd->entry, "%s:1", tilec_dtype_name(bd->value.dtype));
       else if (spec && is_int && bd->value.i % 16 == 0)
         snprintf(bd->entry, sizeof bd->entry, "%s:16", tilec_dtype_name(bd->value.dtype));
-      else
-        snprintf(bd->entry, sizeof bd->entry, "%s", tilec_dtype_name(bd->value.dtype));
+      else snprintf(bd->entry, sizeof bd->entry, "%s", tilec_dtype_name(bd->value.dtype));
     }
   }
   return 0;
@@ -607,7 +623,7 @@ static double run_now_ms(void) {
 typedef struct run_arg {
   void *ptr;
   _Alignas(8) unsigned char scalar[8];
-  int64_t extent; /* elements behind a pointer argument, -1 for scalars */
+  int64_t extent;               /* elements behind a pointer argument, -1 for scalars */
   tilec_tensor_descriptor desc; /* a tensor descriptor argument */
 } run_arg;
 
@@ -619,8 +635,7 @@ static int run_make_args(const run_opts *o, const tilec_kernel_desc *k, run_arg 
     if (pd->kind == TILEC_PARAM_CONSTEXPR) continue;
     const char *name = pd->name ? pd->name : "?";
     if (a >= k->num_args)
-      return run_fail("kernel '%s': descriptor lists more runtime parameters than num_args=%u", o->kernel,
-                      k->num_args);
+      return run_fail("kernel '%s': descriptor lists more runtime parameters than num_args=%u", o->kernel, k->num_args);
     const run_binding *bd = NULL;
     for (int b = 0; b < o->nbindings && !bd; b++)
       if (pd->name && !strcmp(o->bindings[b].name, pd->name)) bd = &o->bindings[b];
@@ -632,8 +647,8 @@ static int run_make_args(const run_opts *o, const tilec_kernel_desc *k, run_arg 
       return run_fail("kernel '%s': tl.constexpr parameter '%s' became a runtime parameter", o->kernel, name);
     if (pd->kind == TILEC_PARAM_POINTER) {
       if (bd->value.kind != RUN_VALUE_NPY)
-        return run_fail("parameter '%s' of kernel '%s' is a pointer; bind it to a .npy file, not '%s'", name,
-                        o->kernel, bd->text);
+        return run_fail("parameter '%s' of kernel '%s' is a pointer; bind it to a .npy file, not '%s'", name, o->kernel,
+                        bd->text);
       if (pd->pointer_depth != 1 || pd->dtype != (uint32_t)bd->arr.dtype)
         return run_fail("parameter '%s' of kernel '%s': compiled as %s%s but bound to an array of %s", name, o->kernel,
                         pd->pointer_depth == 1 ? "*" : "**", tilec_dtype_name((tilec_dtype)pd->dtype),
@@ -663,8 +678,8 @@ static int run_make_args(const run_opts *o, const tilec_kernel_desc *k, run_arg 
       slots[a].extent = -1; /* descriptor accesses are masked by the descriptor's shape */
     } else if (pd->kind == TILEC_PARAM_SCALAR) {
       if (bd->value.kind == RUN_VALUE_NPY)
-        return run_fail("parameter '%s' of kernel '%s' is a scalar, but is bound to an array ('%s')", name,
-                        o->kernel, bd->text);
+        return run_fail("parameter '%s' of kernel '%s' is a scalar, but is bound to an array ('%s')", name, o->kernel,
+                        bd->text);
       char why[160];
       if (!run_store_scalar(&bd->value, (tilec_dtype)pd->dtype, slots[a].scalar, why, sizeof why))
         return run_fail("parameter '%s' of kernel '%s' ('%s'): %s", name, o->kernel, bd->text, why);
@@ -685,14 +700,13 @@ static int run_make_args(const run_opts *o, const tilec_kernel_desc *k, run_arg 
       found = k->params[p].name && !strcmp(k->params[p].name, o->bindings[b].name) &&
               k->params[p].kind != TILEC_PARAM_CONSTEXPR;
     if (!found && o->bindings[b].value.kind == RUN_VALUE_NPY)
-      return run_fail("kernel '%s': array parameter '%s' is not a runtime parameter of the compiled kernel",
-                      o->kernel, o->bindings[b].name);
+      return run_fail("kernel '%s': array parameter '%s' is not a runtime parameter of the compiled kernel", o->kernel,
+                      o->bindings[b].name);
   }
   return 0;
 }
 
-static int run_launch_grid(const run_opts *o, const tilec_kernel_desc *k, void *const *args,
-                           const int64_t *extents);
+static int run_launch_grid(const run_opts *o, const tilec_kernel_desc *k, void *const *args, const int64_t *extents);
 
 /* The launch(es), with the empty: arrays marked uninitialized for --check init while they run. */
 static int run_launch(const run_opts *o, const tilec_kernel_desc *k, void *const *args, const int64_t *extents) {
@@ -708,8 +722,7 @@ static int run_launch(const run_opts *o, const tilec_kernel_desc *k, void *const
   return rc;
 }
 
-static int run_launch_grid(const run_opts *o, const tilec_kernel_desc *k, void *const *args,
-                           const int64_t *extents) {
+static int run_launch_grid(const run_opts *o, const tilec_kernel_desc *k, void *const *args, const int64_t *extents) {
   tilec_launch_options lo;
   tilec_launch_options_init(&lo);
   lo.num_threads = o->threads;
@@ -780,27 +793,70 @@ static double run_elem(const tilec_npy *a, const void *data, size_t i, bool *is_
   const unsigned char *p = (const unsigned char *)data + i * tilec_dtype_size(a->dtype);
   *is_float = false;
   switch (a->dtype) {
-  case TILEC_DTYPE_F32: { float v; memcpy(&v, p, 4); *is_float = true; return v; }
-  case TILEC_DTYPE_F64: { double v; memcpy(&v, p, 8); *is_float = true; return v; }
-  case TILEC_DTYPE_F16: {
-    uint16_t h; memcpy(&h, p, 2);
-    int e = (h >> 10) & 31, m = h & 1023;
-    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 1024, e - 25);
-    *is_float = true;
-    return (h & 0x8000) ? -v : v;
-  }
-  case TILEC_DTYPE_I8: return *(const int8_t *)p;
-  case TILEC_DTYPE_U8: case TILEC_DTYPE_I1: return *p;
-  case TILEC_DTYPE_FP8E5: case TILEC_DTYPE_FP8E4NV: case TILEC_DTYPE_FP8E4B15: case TILEC_DTYPE_FP8E4B8:
-  case TILEC_DTYPE_FP8E5B16: return *p; /* compared code for code */
-  case TILEC_DTYPE_BF16: { uint16_t v; memcpy(&v, p, 2); return v; }
-  case TILEC_DTYPE_I16: { int16_t v; memcpy(&v, p, 2); return v; }
-  case TILEC_DTYPE_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
-  case TILEC_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-  case TILEC_DTYPE_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
-  case TILEC_DTYPE_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
-  case TILEC_DTYPE_U64: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
-  default: return 0;
+    case TILEC_DTYPE_F32: {
+      float v;
+      memcpy(&v, p, 4);
+      *is_float = true;
+      return v;
+    }
+    case TILEC_DTYPE_F64: {
+      double v;
+      memcpy(&v, p, 8);
+      *is_float = true;
+      return v;
+    }
+    case TILEC_DTYPE_F16: {
+      uint16_t h;
+      memcpy(&h, p, 2);
+      int e = (h >> 10) & 31, m = h & 1023;
+      double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 1024, e - 25);
+      *is_float = true;
+      return (h & 0x8000) ? -v : v;
+    }
+    case TILEC_DTYPE_I8: return *(const int8_t *)p;
+    case TILEC_DTYPE_U8:
+    case TILEC_DTYPE_I1: return *p;
+    case TILEC_DTYPE_FP8E5:
+    case TILEC_DTYPE_FP8E4NV:
+    case TILEC_DTYPE_FP8E4B15:
+    case TILEC_DTYPE_FP8E4B8:
+    case TILEC_DTYPE_FP8E5B16: return *p; /* compared code for code */
+    case TILEC_DTYPE_BF16: {
+      uint16_t v;
+      memcpy(&v, p, 2);
+      return v;
+    }
+    case TILEC_DTYPE_I16: {
+      int16_t v;
+      memcpy(&v, p, 2);
+      return v;
+    }
+    case TILEC_DTYPE_U16: {
+      uint16_t v;
+      memcpy(&v, p, 2);
+      return v;
+    }
+    case TILEC_DTYPE_I32: {
+      int32_t v;
+      memcpy(&v, p, 4);
+      return v;
+    }
+    case TILEC_DTYPE_U32: {
+      uint32_t v;
+      memcpy(&v, p, 4);
+      return v;
+    }
+    case TILEC_DTYPE_I64: {
+      int64_t v;
+      memcpy(&v, p, 8);
+      return (double)v;
+    }
+    case TILEC_DTYPE_U64: {
+      uint64_t v;
+      memcpy(&v, p, 8);
+      return (double)v;
+    }
+    default: return 0;
   }
 }
 
@@ -838,8 +894,8 @@ static void run_compile_options(const run_opts *o, bool reference, tilec_compile
  * options, target and the compiler's own build, so an equal run loads the library the last
  * one stored. tl.static_print output appears when the kernel is compiled, not when it
  * comes from the cache (as in Triton). `what` names the build in -v lines and errors. */
-static int run_jit(const run_opts *o, const tilec_compile_options *co, const tilec_kernel_spec *spec,
-                   const char *what, tilec_jit_kernel **out) {
+static int run_jit(const run_opts *o, const tilec_compile_options *co, const tilec_kernel_spec *spec, const char *what,
+                   tilec_jit_kernel **out) {
   tilec_compiler *c = NULL;
   tilec_status *warning = NULL;
   tilec_status *st = tilec_compiler_create(co, &c);
@@ -853,10 +909,8 @@ static int run_jit(const run_opts *o, const tilec_compile_options *co, const til
     const char *path = tilec_jit_kernel_cache_path(*out);
     if (tilec_jit_kernel_origin(*out) != TILEC_JIT_COMPILED)
       fprintf(stderr, "tilec: %s '%s' loaded from the cache: %s\n", what, o->kernel, path ? path : "(memory)");
-    else if (path)
-      fprintf(stderr, "tilec: %s '%s' compiled and cached: %s\n", what, o->kernel, path);
-    else
-      fprintf(stderr, "tilec: %s '%s' compiled (not cached)\n", what, o->kernel);
+    else if (path) fprintf(stderr, "tilec: %s '%s' compiled and cached: %s\n", what, o->kernel, path);
+    else fprintf(stderr, "tilec: %s '%s' compiled (not cached)\n", what, o->kernel);
   }
   tilec_compiler_destroy(c);
   if (!st) return 0;
@@ -897,7 +951,8 @@ static int run_reference(const run_opts *o, const tilec_kernel_spec *spec, void 
     for (size_t i = 0; i < a->count; i++, compared++) {
       bool fl;
       double ref = run_elem(a, a->data, i, &fl), opt = run_elem(a, kept[b], i, &fl);
-      bool same = fl ? ((isnan(ref) && isnan(opt)) || ref == opt || fabs(opt - ref) <= 1e-6 + 1e-5 * fabs(ref)) : ref == opt;
+      bool same =
+          fl ? ((isnan(ref) && isnan(opt)) || ref == opt || fabs(opt - ref) <= 1e-6 + 1e-5 * fabs(ref)) : ref == opt;
       if (same) continue;
       char idx[128] = "";
       size_t rest = i;
@@ -991,8 +1046,7 @@ static int run_spawn(const run_opts *o, const char *so) {
     rc = run_fail("--exec: cannot run '%s': %s", argv[0], strerror(rc));
   } else {
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (WIFSIGNALED(status)) rc = run_fail("--exec: '%s' was killed by signal %d", argv[0], WTERMSIG(status));
     else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
       /* tilec-exec prints its own error first; a command that prints nothing (`--exec false`)
@@ -1037,8 +1091,13 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
     defs[b].name = bd->name;
     defs[b].value = bd->is_constexpr ? bd->text : bd->entry;
   }
-  tilec_kernel_spec spec = {.source = src, .source_len = len, .filename = o->file, .kernel = o->kernel,
-                            .signature = NULL, .defines = defs, .num_defines = (size_t)o->nbindings};
+  tilec_kernel_spec spec = {.source = src,
+                            .source_len = len,
+                            .filename = o->file,
+                            .kernel = o->kernel,
+                            .signature = NULL,
+                            .defines = defs,
+                            .num_defines = (size_t)o->nbindings};
   if (o->exec) {
     int rc = run_build_and_spawn(o, &spec);
     free(defs);
@@ -1136,8 +1195,7 @@ int tilec_cmd_exec(int argc, char **argv) {
       rc = run_fail("value '%s' of parameter '%s' does not fit in 64 bits", bd->text, bd->name);
     else if (bd->value.kind == RUN_VALUE_STRING)
       rc = run_fail("parameter '%s': '%s' must be a number, True/False or a .npy file", bd->name, bd->text);
-    else if (bd->value.kind == RUN_VALUE_NPY)
-      rc = run_load_array(bd);
+    else if (bd->value.kind == RUN_VALUE_NPY) rc = run_load_array(bd);
   }
   if (!rc) rc = run_resolve_outs(&o);
   tilec_library *lib = NULL;

@@ -44,19 +44,19 @@ typedef struct run_value {
                       * FILE.npy:DTYPE reinterpretation (INVALID: the file's own); else INVALID */
   int64_t i;         /* ints (U64 values are stored as their bit pattern) and bools */
   double f;
-  int desc_rank;     /* FILE.npy:[B0,B1,...]: bound as a tensor descriptor with this block */
+  int desc_rank; /* FILE.npy:[B0,B1,...]: bound as a tensor descriptor with this block */
   int64_t desc_block[TILEC_TENSOR_DESC_MAX_RANK];
-  bool desc_nan;     /* ...:nan: out-of-bounds descriptor loads read NaN */
-  bool empty;        /* empty:DTYPE:SHAPE: an array tilec makes, its contents not yet written */
+  bool desc_nan; /* ...:nan: out-of-bounds descriptor loads read NaN */
+  bool empty;    /* empty:DTYPE:SHAPE: an array tilec makes, its contents not yet written */
 } run_value;
 
 typedef struct run_binding {
-  char *name;          /* owned copy of the text before '=' */
-  const char *text;    /* the value, pointing into argv */
+  char *name;       /* owned copy of the text before '=' */
+  const char *text; /* the value, pointing into argv */
   run_value value;
-  int param;           /* index into the source parameters, -1 until resolved */
+  int param; /* index into the source parameters, -1 until resolved */
   bool is_constexpr;
-  tilec_npy arr;       /* loaded for pointer bindings (dtype: as the kernel sees it) */
+  tilec_npy arr;          /* loaded for pointer bindings (dtype: as the kernel sees it) */
   tilec_dtype file_dtype; /* the .npy file's own dtype (written back with it) */
   char entry[RUN_ENTRY_CAP];
 } run_binding;
@@ -71,11 +71,11 @@ typedef struct run_opts {
   const char *file, *kernel, *grid;
   cli_compile_flags flags; /* --target, -O, --check, ...; --emit STAGE: print the IR of the
                             * specialization instead of running (tools/options.c) */
-  const char *exec; /* --exec CMD: run the library with this program */
+  const char *exec;        /* --exec CMD: run the library with this program */
   bool serial, reference;
-  bool no_cache;          /* --no-cache: compile, do not use or fill the JIT disk cache */
-  bool verbose;           /* -v: say on stderr whether the kernel was compiled or cached */
-  bool one_program;       /* --program X,Y,Z */
+  bool no_cache;    /* --no-cache: compile, do not use or fill the JIT disk cache */
+  bool verbose;     /* -v: say on stderr whether the kernel was compiled or cached */
+  bool one_program; /* --program X,Y,Z */
   uint32_t program_xyz[3];
   uint32_t grid_xyz[3];
   uint32_t threads;

@@ -85,7 +85,8 @@ static int cu_open(cu_api *cu, const char *kernel) {
   int r, dev = 0;
   void *ctx = NULL;
   if ((r = cu->init(0)))
-    return gpu_fail("kernel %s: the CUDA driver cannot start (cuInit: %s): no usable NVIDIA GPU?", kernel, cu_text(cu, r));
+    return gpu_fail("kernel %s: the CUDA driver cannot start (cuInit: %s): no usable NVIDIA GPU?", kernel,
+                    cu_text(cu, r));
   if ((r = cu->device_get(&dev, 0)) || (r = cu->ctx_retain(&ctx, dev)) || (r = cu->ctx_set(ctx)))
     return gpu_fail("kernel %s: no CUDA device 0 (%s)", kernel, cu_text(cu, r));
   return 0;
@@ -137,7 +138,8 @@ static int gpu_run(const run_opts *o, const cu_api *cu, gpu_launch_fn launch, vo
       rc = gpu_fail("%s", tilec_last_error());
       break;
     }
-    if ((r = cu->event_record(ev[1], stream)) || (r = cu->event_sync(ev[1])) || (r = cu->event_elapsed(&t, ev[0], ev[1])))
+    if ((r = cu->event_record(ev[1], stream)) || (r = cu->event_sync(ev[1])) ||
+        (r = cu->event_elapsed(&t, ev[0], ev[1])))
       break;
     ms[i] = t;
   }
@@ -186,7 +188,9 @@ int run_gpu_launch(const run_opts *o, const tilec_kernel_desc *k, void **args) {
     cu_ptr d = 0;
     int r = cu.mem_alloc(&d, arr->nbytes ? arr->nbytes : 1);
     if (!r && arr->nbytes) r = cu.htod(d, arr->data, arr->nbytes);
-    if (r) rc = gpu_fail("kernel %s: %s (%zu bytes) to the GPU: %s", k->name, o->bindings[b].name, arr->nbytes, cu_text(&cu, r));
+    if (r)
+      rc = gpu_fail("kernel %s: %s (%zu bytes) to the GPU: %s", k->name, o->bindings[b].name, arr->nbytes,
+                    cu_text(&cu, r));
     if (d) bufs[nbufs++] = (dev_buf){b, d};
     *host = (void *)(uintptr_t)d;
   }

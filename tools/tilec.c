@@ -1,9 +1,9 @@
 /* tools/tilec.c — the `tilec` command: compile a kernel into a .so + header, run a kernel
  * on .npy files, print the IR of any stage (`compile --emit`, `opt --stage`).
  * In: argv. Out: files, IR on stdout, diagnostics as file:line:col: error: ... on stderr. */
-#include "tilec/runtime.h"
 #include "tilec/tilec.h"
 #include "runtime/files.h"
+#include "tilec/runtime.h"
 #include "tools/npy.h"
 #include "tools/options.h"
 #include "tools/run.h"
@@ -106,7 +106,8 @@ static void tables_of(common_opts *o, cli_table t[2]) {
 static void print_help(void) {
   printf("tilec %s — compile and run Triton-style tile kernels on CPUs\n\n"
          "usage:\n"
-         "  tilec compile FILE.py -k KERNEL -s SIGNATURE [-s SIGNATURE]... [-D NAME=VALUE]... -o OUT.so [--header OUT.h] [OPTIONS]\n"
+         "  tilec compile FILE.py -k KERNEL -s SIGNATURE [-s SIGNATURE]... [-D NAME=VALUE]... -o OUT.so [--header "
+         "OUT.h] [OPTIONS]\n"
          "  tilec compile FILE.py -k KERNEL -s SIGNATURE --emit STAGE [OPTIONS]\n"
          "  tilec run FILE.py -k KERNEL --grid X[,Y[,Z]] NAME=VALUE... [--out NAME=FILE.npy]... [OPTIONS]\n"
          "  tilec opt FILE.mlir [--stage STAGE] [OPTIONS]\n\n"
@@ -197,7 +198,13 @@ static int cmd_compile(int argc, char **argv) {
   if (!rc) {
     tilec_compiler *c = NULL;
     tilec_status *st = make_compiler(&o, &c);
-    tilec_kernel_spec spec = {.source = src, .source_len = len, .filename = o.file, .kernel = o.kernel, .signature = o.signature, .defines = o.defines, .num_defines = (size_t)o.ndefines};
+    tilec_kernel_spec spec = {.source = src,
+                              .source_len = len,
+                              .filename = o.file,
+                              .kernel = o.kernel,
+                              .signature = o.signature,
+                              .defines = o.defines,
+                              .num_defines = (size_t)o.ndefines};
     if (!st && o.flags.emit) {
       char *text = NULL;
       st = tilec_compiler_emit(c, &spec, o.flags.stage, &text);

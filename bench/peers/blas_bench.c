@@ -10,7 +10,11 @@ char *openblas_get_corename(void);
 char *openblas_get_config(void);
 void openblas_set_num_threads(int num_threads);
 
-typedef struct ctx { const float *a, *b; float *c; int n; } ctx;
+typedef struct ctx {
+  const float *a, *b;
+  float *c;
+  int n;
+} ctx;
 
 static int sgemm(void *p) {
   ctx *c = p;

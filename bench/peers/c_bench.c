@@ -22,7 +22,11 @@ static void report(const char *bench, const char *size, bench_fn fn, void *ctx, 
 }
 
 /* ---- vector add ---------------------------------------------------------------------- */
-typedef struct vctx { const float *x, *y; float *out; size_t n; } vctx;
+typedef struct vctx {
+  const float *x, *y;
+  float *out;
+  size_t n;
+} vctx;
 static int vadd(void *p) {
   vctx *c = p;
   const float *restrict x = c->x, *restrict y = c->y;
@@ -78,7 +82,11 @@ static float VHSUM(vf v) {
 #define SLEEF_EXP_NAME "Sleef_expf_u10 (scalar)"
 #endif
 
-typedef struct sctx { const float *in; float *out; int rows, cols; } sctx;
+typedef struct sctx {
+  const float *in;
+  float *out;
+  int rows, cols;
+} sctx;
 
 static void softmax_row(const float *restrict x, float *restrict y, int n) {
   int c = 0;
@@ -116,13 +124,17 @@ static void softmax_row(const float *restrict x, float *restrict y, int n) {
 static int softmax(void *p) {
   sctx *s = p;
 #pragma omp parallel for schedule(static)
-  for (int r = 0; r < s->rows; r++)
-    softmax_row(s->in + (size_t)r * s->cols, s->out + (size_t)r * s->cols, s->cols);
+  for (int r = 0; r < s->rows; r++) softmax_row(s->in + (size_t)r * s->cols, s->out + (size_t)r * s->cols, s->cols);
   return 0;
 }
 
 /* ---- layer norm ------------------------------------------------------------------------ */
-typedef struct lctx { const float *x, *w, *b; float *y, *mean, *rstd; int rows, cols; float eps; } lctx;
+typedef struct lctx {
+  const float *x, *w, *b;
+  float *y, *mean, *rstd;
+  int rows, cols;
+  float eps;
+} lctx;
 
 static int layernorm(void *p) {
   lctx *l = p;
@@ -153,7 +165,10 @@ static int layernorm(void *p) {
 __attribute__((noinline)) static void empty_program(float *x, int pid) {
   __asm__ volatile("" ::"r"(x), "r"(pid) : "memory"); /* keep the call */
 }
-typedef struct ectx { float *x; int grid; } ectx;
+typedef struct ectx {
+  float *x;
+  int grid;
+} ectx;
 static int empty_grid(void *p) {
   ectx *e = p;
   if (e->grid == 1) {
@@ -185,20 +200,25 @@ int main(int argc, char **argv) {
     bench_fill((float *)s.in, n, 3, -8, 8);
     softmax(&s);
     snprintf(size, sizeof size, "%dx%d", rows, cols);
-    report("softmax", size, softmax, &s, 1.0, bench_check_softmax(s.in, s.out, rows, cols),
-           "exp: " SLEEF_EXP_NAME);
+    report("softmax", size, softmax, &s, 1.0, bench_check_softmax(s.in, s.out, rows, cols), "exp: " SLEEF_EXP_NAME);
   } else if (!strcmp(what, "layernorm")) {
     int rows = atoi(argv[2]), cols = atoi(argv[3]);
     size_t n = (size_t)rows * cols;
-    lctx l = {bench_alloc(n * 4), bench_alloc(cols * 4ull), bench_alloc(cols * 4ull), bench_alloc(n * 4),
-              bench_alloc(rows * 4ull), bench_alloc(rows * 4ull), rows, cols, 1e-5f};
+    lctx l = {bench_alloc(n * 4),
+              bench_alloc(cols * 4ull),
+              bench_alloc(cols * 4ull),
+              bench_alloc(n * 4),
+              bench_alloc(rows * 4ull),
+              bench_alloc(rows * 4ull),
+              rows,
+              cols,
+              1e-5f};
     bench_fill((float *)l.x, n, 4, -2, 3);
     bench_fill((float *)l.w, (size_t)cols, 5, 0.5f, 1.5f);
     bench_fill((float *)l.b, (size_t)cols, 6, -0.5f, 0.5f);
     layernorm(&l);
     snprintf(size, sizeof size, "%dx%d", rows, cols);
-    report("layernorm", size, layernorm, &l, 1.0, bench_check_layernorm(l.x, l.w, l.b, l.y, rows, cols, l.eps),
-           NULL);
+    report("layernorm", size, layernorm, &l, 1.0, bench_check_layernorm(l.x, l.w, l.b, l.y, rows, cols, l.eps), NULL);
   } else if (!strcmp(what, "launch")) {
     ectx e = {bench_alloc(64), 1};
     report("launch", "grid 1", empty_grid, &e, 1.0, -1, "direct call of an empty function");

@@ -12,13 +12,13 @@ static cl_context ctx;
 static cl_device_id dev;
 static cl_command_queue queue;
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cl_int err_ = (call);                                                             \
-    if (err_ != CL_SUCCESS) {                                                         \
-      fprintf(stderr, "ocl_bench: %s failed: %d (line %d)\n", #call, err_, __LINE__); \
-      exit(1);                                                                        \
-    }                                                                                 \
+#define CHECK(call)                                                                                                    \
+  do {                                                                                                                 \
+    cl_int err_ = (call);                                                                                              \
+    if (err_ != CL_SUCCESS) {                                                                                          \
+      fprintf(stderr, "ocl_bench: %s failed: %d (line %d)\n", #call, err_, __LINE__);                                  \
+      exit(1);                                                                                                         \
+    }                                                                                                                  \
   } while (0)
 
 static char *read_text(const char *name) {
@@ -153,8 +153,8 @@ static void bench_layernorm(int rows, int cols) {
   bench_fill(x, n, 4, -2, 3);
   bench_fill(w, (size_t)cols, 5, 0.5f, 1.5f);
   bench_fill(b, (size_t)cols, 6, -0.5f, 0.5f);
-  cl_mem m[6] = {wrap(x, n * 4), wrap(y, n * 4), wrap(w, cols * 4ull), wrap(b, cols * 4ull), wrap(mean, rows * 4ull),
-                 wrap(rstd, rows * 4ull)};
+  cl_mem m[6] = {wrap(x, n * 4),       wrap(y, n * 4),          wrap(w, cols * 4ull),
+                 wrap(b, cols * 4ull), wrap(mean, rows * 4ull), wrap(rstd, rows * 4ull)};
   launch l = {kernel("layernorm.cl", "layernorm"), 1, {(size_t)rows, 0}, &rows_per_group};
   for (cl_uint i = 0; i < 6; i++) CHECK(clSetKernelArg(l.k, i, sizeof m[i], &m[i]));
   CHECK(clSetKernelArg(l.k, 6, sizeof cols, &cols));

@@ -27,8 +27,8 @@ static int run(int32_t m, int32_t n, int32_t k) {
   double s = seconds_since(&t0);
   double err = matmul_error(a, b, c, m, n, k);
   int ok = err < 1e-5;
-  printf("matmul (aot): %dx%dx%d via %s max_rel_err=%.3g %.1f GFLOP/s %s\n", m, n, k, variant ? variant : "?",
-         err, 2.0 * m * n * k / s / 1e9, ok ? "OK" : "MISMATCH");
+  printf("matmul (aot): %dx%dx%d via %s max_rel_err=%.3g %.1f GFLOP/s %s\n", m, n, k, variant ? variant : "?", err,
+         2.0 * m * n * k / s / 1e9, ok ? "OK" : "MISMATCH");
   free(a);
   free(b);
   free(c);

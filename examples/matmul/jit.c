@@ -21,7 +21,7 @@ static int run(const char *file, int32_t m, int32_t n, int32_t k) {
   if (!a || !b || !c) return 1;
   fill_matrix(a, (int64_t)m * k, 1);
   fill_matrix(b, (int64_t)k * n, 2);
-  int32_t ints[] = {m, n, k, k, 1, n, 1, n, 1}; /* M N K, then strides of A, B, C */
+  int32_t ints[] = {m, n, k, k, 1, n, 1, n, 1};     /* M N K, then strides of A, B, C */
   char sig[512] = "*fp32:16, *fp32:16, *fp32:16, "; /* aligned_alloc(64) */
   for (int i = 0; i < 9; i++) add_int(sig, sizeof sig, ints[i]);
   size_t len = strlen(sig);

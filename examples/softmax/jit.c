@@ -15,8 +15,7 @@ int main(int argc, char **argv) {
   if (!x || !out) return 1;
   fill_input(x, ROWS, COLS);
   char how[96];
-  tilec_jit_kernel *k = example_jit(file, "softmax_kernel", "*fp32:16, *fp32:16, i32, i32, i32, 1024", how,
-                                    sizeof how);
+  tilec_jit_kernel *k = example_jit(file, "softmax_kernel", "*fp32:16, *fp32:16, i32, i32, i32, 1024", how, sizeof how);
   if (!k) return 1;
   int32_t cols = COLS;
   void *args[] = {&out, &x, &cols, &cols, &cols};

@@ -13,11 +13,24 @@
 /* Element types, shared by signatures, metadata and .npy binding. */
 typedef enum tilec_dtype {
   TILEC_DTYPE_INVALID = 0,
-  TILEC_DTYPE_I1, TILEC_DTYPE_I8, TILEC_DTYPE_I16, TILEC_DTYPE_I32, TILEC_DTYPE_I64,
-  TILEC_DTYPE_U8, TILEC_DTYPE_U16, TILEC_DTYPE_U32, TILEC_DTYPE_U64,
-  TILEC_DTYPE_F16, TILEC_DTYPE_BF16, TILEC_DTYPE_F32, TILEC_DTYPE_F64,
-  TILEC_DTYPE_FP8E5, TILEC_DTYPE_FP8E4NV,
-  TILEC_DTYPE_FP8E4B15, TILEC_DTYPE_FP8E4B8, TILEC_DTYPE_FP8E5B16, /* appended: values above unchanged */
+  TILEC_DTYPE_I1,
+  TILEC_DTYPE_I8,
+  TILEC_DTYPE_I16,
+  TILEC_DTYPE_I32,
+  TILEC_DTYPE_I64,
+  TILEC_DTYPE_U8,
+  TILEC_DTYPE_U16,
+  TILEC_DTYPE_U32,
+  TILEC_DTYPE_U64,
+  TILEC_DTYPE_F16,
+  TILEC_DTYPE_BF16,
+  TILEC_DTYPE_F32,
+  TILEC_DTYPE_F64,
+  TILEC_DTYPE_FP8E5,
+  TILEC_DTYPE_FP8E4NV,
+  TILEC_DTYPE_FP8E4B15,
+  TILEC_DTYPE_FP8E4B8,
+  TILEC_DTYPE_FP8E5B16, /* appended: values above unchanged */
   TILEC_DTYPE_COUNT
 } tilec_dtype;
 
@@ -59,12 +72,12 @@ typedef struct tilec_tensor_descriptor {
 #endif
 
 typedef struct tilec_param_desc {
-  const char *name;          /* parameter name in the kernel source */
-  uint32_t kind;             /* tilec_param_kind */
-  uint32_t dtype;            /* tilec_dtype: pointee for pointers, type for scalars */
-  uint32_t pointer_depth;    /* 1 for *T, 2 for **T; 0 otherwise */
-  uint32_t divisibility;     /* :16 hint (1 when none) */
-  const char *value;         /* constexpr value as written, else NULL */
+  const char *name;       /* parameter name in the kernel source */
+  uint32_t kind;          /* tilec_param_kind */
+  uint32_t dtype;         /* tilec_dtype: pointee for pointers, type for scalars */
+  uint32_t pointer_depth; /* 1 for *T, 2 for **T; 0 otherwise */
+  uint32_t divisibility;  /* :16 hint (1 when none) */
+  const char *value;      /* constexpr value as written, else NULL */
 } tilec_param_desc;
 
 /* What the launcher hands each program (the program function's ctx argument). Kernels
@@ -78,8 +91,7 @@ typedef struct tilec_program_ctx {
  * in order; pid and grid are (x, y, z). ctx is the launch's debug context (may be NULL);
  * the return value is 0, or non-zero when the program stopped on a checked error that
  * it recorded in ctx. */
-typedef int (*tilec_program_fn)(void *const *args, const uint32_t pid[3],
-                                 const uint32_t grid[3], void *ctx);
+typedef int (*tilec_program_fn)(void *const *args, const uint32_t pid[3], const uint32_t grid[3], void *ctx);
 
 typedef struct tilec_kernel_desc {
   uint32_t abi_version;      /* TILEC_ABI_VERSION of the compiler that built it */

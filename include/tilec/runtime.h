@@ -58,9 +58,11 @@ TILEC_API tilec_status *tilec_library_find_kernel(const tilec_library *lib, cons
  * naming the kernel source line. */
 #define TILEC_CHECKS_BOUNDS 0x1u /* every active lane of every access against its buffer's extent */
 #define TILEC_CHECKS_NAN 0x2u    /* a NaN/Inf stored when the program loaded none */
-#define TILEC_CHECKS_RACES 0x4u  /* two programs of one launch accessing one element, at least one
+#define TILEC_CHECKS_RACES                                                                                             \
+  0x4u /* two programs of one launch accessing one element, at least one
                                   * storing, neither through atomics nor under a lock */
-#define TILEC_CHECKS_INIT 0x8u   /* a load of an element of memory marked uninitialized
+#define TILEC_CHECKS_INIT                                                                                              \
+  0x8u /* a load of an element of memory marked uninitialized
                                   * (below) that no store wrote since */
 #define TILEC_CHECKS_ALL 0xfu
 
@@ -123,8 +125,7 @@ TILEC_API void tilec_launch_options_init(tilec_launch_options *opts);
  * TILEC_ERROR_RUNTIME naming the lowest failing program that ran. Thread-safe: several host
  * threads may launch at once. The caller destroys the returned status. */
 TILEC_API tilec_status *tilec_kernel_launch(const tilec_kernel_desc *kernel, uint32_t grid_x, uint32_t grid_y,
-                                            uint32_t grid_z, void *const *args,
-                                            const tilec_launch_options *opts);
+                                            uint32_t grid_z, void *const *args, const tilec_launch_options *opts);
 
 /* tilec_kernel_launch after checks a caller with untyped arguments wants: num_args must
  * equal kernel->num_args, and no pointer parameter may be NULL (`*(void **)args[i]`).

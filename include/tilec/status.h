@@ -36,8 +36,8 @@ TILEC_API tilec_status *tilec_status_createv(tilec_status_code code, const char 
 
 /* A status that points into kernel source: file, 1-based line and column, and the text
  * of that source line (copied; may be NULL) for caret diagnostics. */
-TILEC_API tilec_status *tilec_status_create_at(tilec_status_code code, const char *file, int line,
-                                               int col, const char *line_text, const char *fmt, ...)
+TILEC_API tilec_status *tilec_status_create_at(tilec_status_code code, const char *file, int line, int col,
+                                               const char *line_text, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
 TILEC_API void tilec_status_destroy(tilec_status *status);

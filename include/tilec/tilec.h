@@ -19,31 +19,31 @@ extern "C" {
 TILEC_API const char *tilec_version(void);
 
 typedef struct tilec_compile_options {
-  const char *target;  /* "host" (default), "x86-64-v2", "x86-64-v3", "x86-64-v4", "aarch64",
+  const char *target; /* "host" (default), "x86-64-v2", "x86-64-v3", "x86-64-v4", "aarch64",
                         * "nvptx" (PTX for NVIDIA GPUs: --emit ptx, a host library, or the JIT,
                         * whose kernels launch on the GPU through the CUDA driver; see arch,
                         * num_warps), "nvptx-emu" (the GPU lowering run on this CPU) */
-  int opt_level;       /* 0..3, default 3 */
-  bool fast_math;      /* SLEEF _u35 variants where they exist */
-  bool debug_info;     /* DWARF line tables pointing at the kernel source */
+  int opt_level;      /* 0..3, default 3 */
+  bool fast_math;     /* SLEEF _u35 variants where they exist */
+  bool debug_info;    /* DWARF line tables pointing at the kernel source */
   /* Fields below were added after the first release; new fields are only ever appended.
    * Fill the struct with tilec_compile_options_init before setting fields so that fields a
    * program does not know about keep their defaults. */
-  bool check_bounds;     /* runtime bounds checks on loads/stores (part of the JIT cache key) */
-  const char *cache_dir; /* JIT disk cache: NULL = $TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec,
+  bool check_bounds;       /* runtime bounds checks on loads/stores (part of the JIT cache key) */
+  const char *cache_dir;   /* JIT disk cache: NULL = $TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec,
                           * else ~/.cache/tilec; "" = no disk cache (memory only). Copied. */
-  bool check_nan;        /* report the first NaN/Inf a program stores when it loaded none */
-  bool check_races;      /* report two programs of a launch accessing one element, at least one
+  bool check_nan;          /* report the first NaN/Inf a program stores when it loaded none */
+  bool check_races;        /* report two programs of a launch accessing one element, at least one
                           * storing, neither through atomics nor under a lock */
-  bool reference;        /* the plain reference build (one element at a time, libm math, -O1)
+  bool reference;          /* the plain reference build (one element at a time, libm math, -O1)
                           * that `tilec run --reference` compares the optimized build with */
-  bool strip_asserts;    /* tl.device_assert and `assert` in kernels compile to nothing, as in
+  bool strip_asserts;      /* tl.device_assert and `assert` in kernels compile to nothing, as in
                           * Triton without debug=True (the Python package sets it) */
-  const char *arch;      /* target "nvptx": the GPU ("sm_80" default, "sm_90", ...) */
-  uint32_t num_warps;    /* target "nvptx": warps per program (CTA), a power of 2 <= 32; 0 = 4 */
+  const char *arch;        /* target "nvptx": the GPU ("sm_80" default, "sm_90", ...) */
+  uint32_t num_warps;      /* target "nvptx": warps per program (CTA), a power of 2 <= 32; 0 = 4 */
   const char *ptx_version; /* target "nvptx": the PTX ISA to emit ("8.0"); NULL = the chip's
                             * lowest (sm_80: 7.0, sm_90: 7.8, ...); lower than that is refused */
-  uint32_t checks;       /* TILEC_CHECKS_* classes to instrument, added to the check_* flags
+  uint32_t checks;         /* TILEC_CHECKS_* classes to instrument, added to the check_* flags
                           * above (tilec_compile_options_init sets it from TILEC_CHECK) */
 } tilec_compile_options;
 
@@ -89,14 +89,14 @@ typedef struct tilec_define {
  * the names the file's module-level statements bind, then Python builtins and the default
  * `tl` / `triton` / `libdevice` names. */
 typedef enum tilec_global_kind {
-  TILEC_GLOBAL_CONSTEXPR = 0, /* value: a compile-time value in signature/define syntax: "3",
+  TILEC_GLOBAL_CONSTEXPR = 0,    /* value: a compile-time value in signature/define syntax: "3",
                                * "1e-06", "True", "None", "tl.float16", "(2, 3)", a bare string */
-  TILEC_GLOBAL_MODULE = 1,    /* value: the dotted module it names: "triton", "triton.language",
+  TILEC_GLOBAL_MODULE = 1,       /* value: the dotted module it names: "triton", "triton.language",
                                * "triton.language.math", "triton.language.extra.libdevice" */
-  TILEC_GLOBAL_OBJECT = 2,    /* value: the dotted path of an object imported by name:
+  TILEC_GLOBAL_OBJECT = 2,       /* value: the dotted path of an object imported by name:
                                * "triton.language.extra.libdevice.rsqrt", "triton.language.float16" */
-  TILEC_GLOBAL_FUNCTION = 3,  /* a @jit function: value is its name in modules[module] */
-  TILEC_GLOBAL_PLAIN = 4,     /* a non-constexpr Python global: value in CONSTEXPR syntax, or
+  TILEC_GLOBAL_FUNCTION = 3,     /* a @jit function: value is its name in modules[module] */
+  TILEC_GLOBAL_PLAIN = 4,        /* a non-constexpr Python global: value in CONSTEXPR syntax, or
                                * NULL when it has none; Triton's rules apply (usable in parameter
                                * defaults, elsewhere a located "Cannot access global variable"
                                * error unless TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1) */
@@ -106,37 +106,37 @@ typedef enum tilec_global_kind {
 } tilec_global_kind;
 
 typedef struct tilec_global {
-  const char *name;       /* the name as the module binds it */
+  const char *name; /* the name as the module binds it */
   tilec_global_kind kind;
   const char *value;
-  size_t module;          /* TILEC_GLOBAL_FUNCTION: index into the spec's modules */
+  size_t module; /* TILEC_GLOBAL_FUNCTION: index into the spec's modules */
 } tilec_global;
 
 typedef enum tilec_source_kind {
-  TILEC_SOURCE_FILE = 0,      /* a whole Python file: @jit-decorated top-level defs are the
+  TILEC_SOURCE_FILE = 0,     /* a whole Python file: @jit-decorated top-level defs are the
                                * kernel functions, other code is host code and is skipped */
-  TILEC_SOURCE_FUNCTIONS = 1  /* only function definitions (dedented, decorators removed), as
+  TILEC_SOURCE_FUNCTIONS = 1 /* only function definitions (dedented, decorators removed), as
                                * a caller that holds the function objects passes them: every
                                * top-level def is a kernel function */
 } tilec_source_kind;
 
 /* Another unit of source that @jit helpers come from, with its own globals. */
 typedef struct tilec_source_module {
-  const char *filename;       /* diagnostics and debug info; read when source is NULL */
+  const char *filename; /* diagnostics and debug info; read when source is NULL */
   const char *source;
   size_t source_len;
   tilec_source_kind source_kind;
-  int first_line;             /* line of filename that source's first line is (0 means 1) */
+  int first_line;              /* line of filename that source's first line is (0 means 1) */
   const tilec_global *globals; /* FUNCTION entries index the spec's modules as well */
   size_t num_globals;
 } tilec_source_module;
 
 typedef struct tilec_kernel_spec {
-  const char *source;       /* kernel file contents; NULL: read the file `filename` */
+  const char *source; /* kernel file contents; NULL: read the file `filename` */
   size_t source_len;
-  const char *filename;     /* for diagnostics and debug info */
-  const char *kernel;       /* name of the @triton.jit function */
-  const char *signature;    /* Triton AOT signature, positional; may be NULL */
+  const char *filename;        /* for diagnostics and debug info */
+  const char *kernel;          /* name of the @triton.jit function */
+  const char *signature;       /* Triton AOT signature, positional; may be NULL */
   const tilec_define *defines; /* by name; override/complete the signature */
   size_t num_defines;
   /* Module context (appended; zero-initialized = none: a plain file as before). */
@@ -151,12 +151,12 @@ typedef struct tilec_kernel_spec {
 /* Where the pipeline stops. In pipeline order: TILE, DOT_COMBINE, SINGLE_TRIP_LOOPS,
  * ANALYSIS, VECTOR, LLVM_DIALECT, LLVM, ASM (the numbers are the ABI's, not the order). */
 typedef enum tilec_stage {
-  TILEC_STAGE_TILE = 0,     /* tile dialect, as the front end emits it */
-  TILEC_STAGE_VECTOR,       /* vector/scf/arith/memref after tile lowering and SLEEF glue */
-  TILEC_STAGE_LLVM_DIALECT, /* MLIR LLVM dialect */
-  TILEC_STAGE_LLVM,         /* optimized LLVM IR */
-  TILEC_STAGE_ASM,          /* target assembly */
-  TILEC_STAGE_ANALYSIS = 16, /* not IR: the analyses the lowering decides from, per value of the
+  TILEC_STAGE_TILE = 0,              /* tile dialect, as the front end emits it */
+  TILEC_STAGE_VECTOR,                /* vector/scf/arith/memref after tile lowering and SLEEF glue */
+  TILEC_STAGE_LLVM_DIALECT,          /* MLIR LLVM dialect */
+  TILEC_STAGE_LLVM,                  /* optimized LLVM IR */
+  TILEC_STAGE_ASM,                   /* target assembly */
+  TILEC_STAGE_ANALYSIS = 16,         /* not IR: the analyses the lowering decides from, per value of the
                               * tile IR after the tile steps (contiguity, divisibility,
                               * constancy; mask bounds) */
   TILEC_STAGE_DOT_COMBINE = 17,      /* tile IR after `acc += tl.dot(a, b)` became dot(a, b, acc) */
@@ -174,8 +174,8 @@ TILEC_API tilec_status *tilec_compiler_emit(tilec_compiler *c, const tilec_kerne
 /* Compiles the kernel into a shared library at so_path (linked against the tilec runtime
  * and SLEEF) and, when header_path is non-NULL, writes a C header declaring
  *   int KERNEL_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, <runtime params>); */
-TILEC_API tilec_status *tilec_compiler_build_library(tilec_compiler *c, const tilec_kernel_spec *spec, const char *so_path,
-                                                     const char *header_path);
+TILEC_API tilec_status *tilec_compiler_build_library(tilec_compiler *c, const tilec_kernel_spec *spec,
+                                                     const char *so_path, const char *header_path);
 
 /* Compiles several specializations of ONE kernel (same kernel name; signatures that differ
  * only in :16 hints and in integers specialized to 1 with ":1" or "1") into one library.
@@ -189,8 +189,8 @@ TILEC_API tilec_status *tilec_compiler_build_library(tilec_compiler *c, const ti
  * that names the descriptor KERNEL_launch would run (NULL when none fits; the launch then
  * fails with TILEC_ERROR_INVALID_ARGUMENT). <params> is the union of the runtime
  * parameters of all specializations. */
-TILEC_API tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, const tilec_kernel_spec *specs, size_t count,
-                                                           const char *so_path, const char *header_path);
+TILEC_API tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, const tilec_kernel_spec *specs,
+                                                           size_t count, const char *so_path, const char *header_path);
 
 /* ---- JIT: compile at run time into a loaded kernel, with a cache ---------------------- */
 
@@ -199,9 +199,9 @@ TILEC_API tilec_status *tilec_compiler_build_library_multi(tilec_compiler *c, co
 typedef struct tilec_jit_kernel tilec_jit_kernel;
 
 typedef enum tilec_jit_origin {
-  TILEC_JIT_COMPILED = 0,     /* compiled by this call */
-  TILEC_JIT_DISK_CACHE = 1,   /* loaded from the disk cache, no compilation */
-  TILEC_JIT_MEMORY_CACHE = 2  /* the compiler had already loaded it */
+  TILEC_JIT_COMPILED = 0,    /* compiled by this call */
+  TILEC_JIT_DISK_CACHE = 1,  /* loaded from the disk cache, no compilation */
+  TILEC_JIT_MEMORY_CACHE = 2 /* the compiler had already loaded it */
 } tilec_jit_origin;
 
 /* Compiles spec into a loaded kernel, or finds it in the compiler's memory cache or in the
@@ -226,8 +226,9 @@ TILEC_API tilec_jit_origin tilec_jit_kernel_origin(const tilec_jit_kernel *k);
 /* The disk cache entry it came from or was stored to, or NULL (owned by the kernel). */
 TILEC_API const char *tilec_jit_kernel_cache_path(const tilec_jit_kernel *k);
 /* tilec_kernel_launch_checked on the kernel's descriptor. */
-TILEC_API tilec_status *tilec_jit_kernel_launch(const tilec_jit_kernel *k, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
-                                                void *const *args, size_t num_args, const tilec_launch_options *opts);
+TILEC_API tilec_status *tilec_jit_kernel_launch(const tilec_jit_kernel *k, uint32_t grid_x, uint32_t grid_y,
+                                                uint32_t grid_z, void *const *args, size_t num_args,
+                                                const tilec_launch_options *opts);
 /* Drops one reference; the last one unloads the library. NULL is a no-op. */
 TILEC_API void tilec_jit_kernel_release(tilec_jit_kernel *k);
 
@@ -240,11 +241,12 @@ TILEC_API const char *tilec_compiler_cache_dir(const tilec_compiler *c);
 TILEC_API const char *tilec_compiler_notes(const tilec_compiler *c);
 
 /* Parses tile-dialect IR text, verifies it and runs the pipeline up to `stage`. */
-TILEC_API tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec_stage stage, char **text_out);
+TILEC_API tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec_stage stage,
+                                           char **text_out);
 
 /* The parameters of a kernel as written in the source (before specialization). */
 typedef struct tilec_source_param {
-  char name[256]; /* longer names are refused with a located error */
+  char name[256];    /* longer names are refused with a located error */
   bool is_constexpr; /* annotated `tl.constexpr` */
   bool has_default;
 } tilec_source_param;

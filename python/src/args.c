@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-PyObject *tpy_str_data_ptr, *tpy_str_dtype, *tpy_str_is_cpu, *tpy_str_device, *tpy_str_array_interface,
-    *tpy_str_dlpack, *tpy_str_tensordesc;
+PyObject *tpy_str_data_ptr, *tpy_str_dtype, *tpy_str_is_cpu, *tpy_str_device, *tpy_str_array_interface, *tpy_str_dlpack,
+    *tpy_str_tensordesc;
 PyObject *tpy_constexpr_types;
 static PyObject *dtype_cache; /* dtype object -> int (tilec_dtype) */
 
@@ -29,17 +29,36 @@ static const struct {
   tilec_dtype dt;
 } dtype_names[] = {
     /* torch / numpy spellings */
-    {"bool", TILEC_DTYPE_I1},         {"int8", TILEC_DTYPE_I8},         {"int16", TILEC_DTYPE_I16},
-    {"int32", TILEC_DTYPE_I32},       {"int64", TILEC_DTYPE_I64},       {"uint8", TILEC_DTYPE_U8},
-    {"uint16", TILEC_DTYPE_U16},      {"uint32", TILEC_DTYPE_U32},      {"uint64", TILEC_DTYPE_U64},
-    {"float16", TILEC_DTYPE_F16},     {"half", TILEC_DTYPE_F16},        {"bfloat16", TILEC_DTYPE_BF16},
-    {"float32", TILEC_DTYPE_F32},     {"float", TILEC_DTYPE_F32},       {"float64", TILEC_DTYPE_F64},
-    {"double", TILEC_DTYPE_F64},      {"short", TILEC_DTYPE_I16},       {"int", TILEC_DTYPE_I32},
-    {"long", TILEC_DTYPE_I64},        {"float8_e5m2", TILEC_DTYPE_FP8E5}, {"float8_e4m3fn", TILEC_DTYPE_FP8E4NV},
+    {"bool", TILEC_DTYPE_I1},
+    {"int8", TILEC_DTYPE_I8},
+    {"int16", TILEC_DTYPE_I16},
+    {"int32", TILEC_DTYPE_I32},
+    {"int64", TILEC_DTYPE_I64},
+    {"uint8", TILEC_DTYPE_U8},
+    {"uint16", TILEC_DTYPE_U16},
+    {"uint32", TILEC_DTYPE_U32},
+    {"uint64", TILEC_DTYPE_U64},
+    {"float16", TILEC_DTYPE_F16},
+    {"half", TILEC_DTYPE_F16},
+    {"bfloat16", TILEC_DTYPE_BF16},
+    {"float32", TILEC_DTYPE_F32},
+    {"float", TILEC_DTYPE_F32},
+    {"float64", TILEC_DTYPE_F64},
+    {"double", TILEC_DTYPE_F64},
+    {"short", TILEC_DTYPE_I16},
+    {"int", TILEC_DTYPE_I32},
+    {"long", TILEC_DTYPE_I64},
+    {"float8_e5m2", TILEC_DTYPE_FP8E5},
+    {"float8_e4m3fn", TILEC_DTYPE_FP8E4NV},
     /* Triton spellings (tl.dtype.name) */
-    {"int1", TILEC_DTYPE_I1},         {"u1", TILEC_DTYPE_I1},           {"fp16", TILEC_DTYPE_F16},
-    {"bf16", TILEC_DTYPE_BF16},       {"fp32", TILEC_DTYPE_F32},        {"fp64", TILEC_DTYPE_F64},
-    {"fp8e5", TILEC_DTYPE_FP8E5},     {"fp8e4nv", TILEC_DTYPE_FP8E4NV},
+    {"int1", TILEC_DTYPE_I1},
+    {"u1", TILEC_DTYPE_I1},
+    {"fp16", TILEC_DTYPE_F16},
+    {"bf16", TILEC_DTYPE_BF16},
+    {"fp32", TILEC_DTYPE_F32},
+    {"fp64", TILEC_DTYPE_F64},
+    {"fp8e5", TILEC_DTYPE_FP8E5},
+    {"fp8e4nv", TILEC_DTYPE_FP8E4NV},
 };
 
 static tilec_dtype dtype_from_text(const char *s) {
@@ -204,20 +223,30 @@ static tilec_dtype dtype_from_format(const char *f, Py_ssize_t itemsize) {
   if (!f[0] || f[1]) return TILEC_DTYPE_INVALID;
   bool is_signed;
   switch (f[0]) {
-  case '?': return TILEC_DTYPE_I1;
-  case 'e': return TILEC_DTYPE_F16;
-  case 'f': return TILEC_DTYPE_F32;
-  case 'd': return TILEC_DTYPE_F64;
-  case 'b': case 'h': case 'i': case 'l': case 'q': case 'n': is_signed = true; break;
-  case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N': is_signed = false; break;
-  default: return TILEC_DTYPE_INVALID;
+    case '?': return TILEC_DTYPE_I1;
+    case 'e': return TILEC_DTYPE_F16;
+    case 'f': return TILEC_DTYPE_F32;
+    case 'd': return TILEC_DTYPE_F64;
+    case 'b':
+    case 'h':
+    case 'i':
+    case 'l':
+    case 'q':
+    case 'n': is_signed = true; break;
+    case 'B':
+    case 'H':
+    case 'I':
+    case 'L':
+    case 'Q':
+    case 'N': is_signed = false; break;
+    default: return TILEC_DTYPE_INVALID;
   }
   switch (itemsize) {
-  case 1: return is_signed ? TILEC_DTYPE_I8 : TILEC_DTYPE_U8;
-  case 2: return is_signed ? TILEC_DTYPE_I16 : TILEC_DTYPE_U16;
-  case 4: return is_signed ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32;
-  case 8: return is_signed ? TILEC_DTYPE_I64 : TILEC_DTYPE_U64;
-  default: return TILEC_DTYPE_INVALID;
+    case 1: return is_signed ? TILEC_DTYPE_I8 : TILEC_DTYPE_U8;
+    case 2: return is_signed ? TILEC_DTYPE_I16 : TILEC_DTYPE_U16;
+    case 4: return is_signed ? TILEC_DTYPE_I32 : TILEC_DTYPE_U32;
+    case 8: return is_signed ? TILEC_DTYPE_I64 : TILEC_DTYPE_U64;
+    default: return TILEC_DTYPE_INVALID;
   }
 }
 
@@ -286,8 +315,10 @@ static int classify_array_interface(PyObject *obj, PyObject *ai, const char *par
   PyObject *strides = PyDict_GetItemString(ai, "strides");
   if (!data || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) < 1 || !typestr || !PyUnicode_Check(typestr) || !shape ||
       !PyTuple_Check(shape)) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s': __array_interface__ without data/typestr/shape (or with a "
-                 "buffer object as data)", kernel, param);
+    PyErr_Format(PyExc_TypeError,
+                 "%s(): argument '%s': __array_interface__ without data/typestr/shape (or with a "
+                 "buffer object as data)",
+                 kernel, param);
     return -1;
   }
   unsigned long long addr = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
@@ -302,11 +333,15 @@ static int classify_array_interface(PyObject *obj, PyObject *ai, const char *par
     return -1;
   }
   switch (strlen(ts) >= 2 ? ts[1] : 0) {
-  case 'b': t = size == 1 ? TILEC_DTYPE_I1 : TILEC_DTYPE_INVALID; break;
-  case 'i': t = dtype_from_format("q", size) == TILEC_DTYPE_INVALID ? TILEC_DTYPE_INVALID : dtype_from_format("q", size); break;
-  case 'u': t = dtype_from_format("Q", size); break;
-  case 'f': t = size == 2 ? TILEC_DTYPE_F16 : size == 4 ? TILEC_DTYPE_F32 : size == 8 ? TILEC_DTYPE_F64 : TILEC_DTYPE_INVALID; break;
-  default: break;
+    case 'b': t = size == 1 ? TILEC_DTYPE_I1 : TILEC_DTYPE_INVALID; break;
+    case 'i':
+      t = dtype_from_format("q", size) == TILEC_DTYPE_INVALID ? TILEC_DTYPE_INVALID : dtype_from_format("q", size);
+      break;
+    case 'u': t = dtype_from_format("Q", size); break;
+    case 'f':
+      t = size == 2 ? TILEC_DTYPE_F16 : size == 4 ? TILEC_DTYPE_F32 : size == 8 ? TILEC_DTYPE_F64 : TILEC_DTYPE_INVALID;
+      break;
+    default: break;
   }
   if (t == TILEC_DTYPE_INVALID) {
     /* Extension dtypes (ml_dtypes' bfloat16, float8_*) type as raw bytes ("V2"): ask the
@@ -378,14 +413,18 @@ enum { DL_CPU = 1, DL_CUDA_HOST = 3 };
 static tilec_dtype dl_dtype(tpy_dl_dtype t) {
   if (t.lanes != 1) return TILEC_DTYPE_INVALID;
   switch (t.code) {
-  case DL_BOOL: return t.bits == 8 ? TILEC_DTYPE_I1 : TILEC_DTYPE_INVALID;
-  case DL_INT: return dtype_from_format("q", t.bits / 8);
-  case DL_UINT: return t.bits == 1 ? TILEC_DTYPE_I1 : dtype_from_format("Q", t.bits / 8);
-  case DL_FLOAT: return t.bits == 16 ? TILEC_DTYPE_F16 : t.bits == 32 ? TILEC_DTYPE_F32 : t.bits == 64 ? TILEC_DTYPE_F64 : TILEC_DTYPE_INVALID;
-  case DL_BFLOAT: return t.bits == 16 ? TILEC_DTYPE_BF16 : TILEC_DTYPE_INVALID;
-  case DL_F8_E4M3FN: return TILEC_DTYPE_FP8E4NV;
-  case DL_F8_E5M2: return TILEC_DTYPE_FP8E5;
-  default: return TILEC_DTYPE_INVALID;
+    case DL_BOOL: return t.bits == 8 ? TILEC_DTYPE_I1 : TILEC_DTYPE_INVALID;
+    case DL_INT: return dtype_from_format("q", t.bits / 8);
+    case DL_UINT: return t.bits == 1 ? TILEC_DTYPE_I1 : dtype_from_format("Q", t.bits / 8);
+    case DL_FLOAT:
+      return t.bits == 16   ? TILEC_DTYPE_F16
+             : t.bits == 32 ? TILEC_DTYPE_F32
+             : t.bits == 64 ? TILEC_DTYPE_F64
+                            : TILEC_DTYPE_INVALID;
+    case DL_BFLOAT: return t.bits == 16 ? TILEC_DTYPE_BF16 : TILEC_DTYPE_INVALID;
+    case DL_F8_E4M3FN: return TILEC_DTYPE_FP8E4NV;
+    case DL_F8_E5M2: return TILEC_DTYPE_FP8E5;
+    default: return TILEC_DTYPE_INVALID;
   }
 }
 
@@ -414,8 +453,8 @@ static int classify_dlpack(PyObject *method, const char *param, const char *kern
   tilec_dtype dt = dl_dtype(t->dtype);
   if (dt == TILEC_DTYPE_INVALID) {
     Py_DECREF(cap);
-    PyObject *name = PyUnicode_FromFormat("DLPack code %d, %d bits, %d lanes", t->dtype.code, t->dtype.bits,
-                                          t->dtype.lanes);
+    PyObject *name =
+        PyUnicode_FromFormat("DLPack code %d, %d bits, %d lanes", t->dtype.code, t->dtype.bits, t->dtype.lanes);
     return bad_dtype(param, kernel, name);
   }
   int64_t ext = -1;
@@ -438,8 +477,7 @@ static int classify_dlpack(PyObject *method, const char *param, const char *kern
 
 /* ---- the classifier ------------------------------------------------------------------- */
 
-static int classify_tensordesc(PyObject *method, const char *param, const char *kernel, bool want_extent,
-                               tpy_val *out);
+static int classify_tensordesc(PyObject *method, const char *param, const char *kernel, bool want_extent, tpy_val *out);
 
 int tpy_classify(PyObject *obj, const char *param, const char *kernel, bool want_extent, tpy_val *out) {
   memset(out, 0, sizeof *out);
@@ -512,9 +550,10 @@ int tpy_classify(PyObject *obj, const char *param, const char *kernel, bool want
     PyErr_Format(PyExc_TypeError, "%s(): argument '%s' is a tuple; tilec passes tuples only to tl.constexpr parameters",
                  kernel, param);
   else
-    PyErr_Format(PyExc_TypeError,
-                 "%s(): argument '%s' has unsupported type %.200s (expected a tensor or array, int, float, bool or None)",
-                 kernel, param, Py_TYPE(obj)->tp_name);
+    PyErr_Format(
+        PyExc_TypeError,
+        "%s(): argument '%s' has unsupported type %.200s (expected a tensor or array, int, float, bool or None)",
+        kernel, param, Py_TYPE(obj)->tp_name);
   return -1;
 }
 
@@ -535,8 +574,8 @@ static int int64_items(PyObject *seq, Py_ssize_t rank, int64_t *out, const char 
   }
   int rc = 0;
   if (PySequence_Fast_GET_SIZE(fast) != rank) {
-    PyErr_Format(PyExc_ValueError, "%s(): tensor descriptor '%s': %s has %zd entries for rank %zd", kernel, param,
-                 what, PySequence_Fast_GET_SIZE(fast), rank);
+    PyErr_Format(PyExc_ValueError, "%s(): tensor descriptor '%s': %s has %zd entries for rank %zd", kernel, param, what,
+                 PySequence_Fast_GET_SIZE(fast), rank);
     rc = -1;
   }
   for (Py_ssize_t i = 0; rc == 0 && i < rank; i++) {
@@ -559,8 +598,10 @@ static int classify_tensordesc(PyObject *method, const char *param, const char *
   if (!t) return -1;
   if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 5) {
     Py_DECREF(t);
-    PyErr_Format(PyExc_TypeError, "%s(): tensor descriptor '%s': _tilec_tensordesc() must return "
-                 "(base, shape, strides, block_shape, nan_padding)", kernel, param);
+    PyErr_Format(PyExc_TypeError,
+                 "%s(): tensor descriptor '%s': _tilec_tensordesc() must return "
+                 "(base, shape, strides, block_shape, nan_padding)",
+                 kernel, param);
     return -1;
   }
   int rc = tpy_classify(PyTuple_GET_ITEM(t, 0), param, kernel, want_extent, out);
@@ -632,8 +673,7 @@ static PyObject *py_classify(PyObject *self, PyObject *obj) {
   if (v.kind == TPY_POINTER)
     r = Py_BuildValue("(ssKL)", kinds[v.kind], tilec_dtype_name(v.dtype), (unsigned long long)(uintptr_t)v.ptr,
                       (long long)v.extent);
-  else
-    r = Py_BuildValue("(sO)", kinds[v.kind], Py_None);
+  else r = Py_BuildValue("(sO)", kinds[v.kind], Py_None);
   tpy_val_release(&v);
   return r;
 }

@@ -61,9 +61,9 @@ static PyObject *kernel_get_origin(tpy_kernel *self, void *c) {
   (void)c;
   if (kernel_ready(self)) return NULL;
   switch (tilec_jit_kernel_origin(self->k)) {
-  case TILEC_JIT_COMPILED: return PyUnicode_FromString("compiled");
-  case TILEC_JIT_DISK_CACHE: return PyUnicode_FromString("disk");
-  default: return PyUnicode_FromString("memory");
+    case TILEC_JIT_COMPILED: return PyUnicode_FromString("compiled");
+    case TILEC_JIT_DISK_CACHE: return PyUnicode_FromString("disk");
+    default: return PyUnicode_FromString("memory");
   }
 }
 static PyObject *kernel_get_cache_path(tpy_kernel *self, void *c) {
@@ -84,9 +84,9 @@ static PyObject *kernel_get_params(tpy_kernel *self, void *c) {
   static const char *kinds[] = {"?", "pointer", "scalar", "constexpr"};
   for (uint32_t i = 0; i < self->desc->num_params; i++) {
     const tilec_param_desc *p = &self->desc->params[i];
-    PyObject *t = Py_BuildValue("(ssskkz)", p->name, kinds[p->kind <= 3 ? p->kind : 0],
-                                tilec_dtype_name((tilec_dtype)p->dtype), (unsigned long)p->pointer_depth,
-                                (unsigned long)p->divisibility, p->value);
+    PyObject *t =
+        Py_BuildValue("(ssskkz)", p->name, kinds[p->kind <= 3 ? p->kind : 0], tilec_dtype_name((tilec_dtype)p->dtype),
+                      (unsigned long)p->pointer_depth, (unsigned long)p->divisibility, p->value);
     if (!t) {
       Py_DECREF(l);
       return NULL;
@@ -146,18 +146,18 @@ static int pack_for_param(const tilec_param_desc *p, const tpy_val *v, const cha
   if (v->kind != TPY_INT && v->kind != TPY_BOOL) goto bad;
   long long i = v->is_u64 ? (long long)v->u : v->i;
   switch (p->dtype) {
-  case TILEC_DTYPE_I1: slot->b = i != 0; return 0;
-  case TILEC_DTYPE_I8: slot->i8 = (int8_t)i; return 0;
-  case TILEC_DTYPE_I16: slot->i16 = (int16_t)i; return 0;
-  case TILEC_DTYPE_I32: slot->i32 = (int32_t)i; return 0;
-  case TILEC_DTYPE_I64: slot->i64 = (int64_t)i; return 0;
-  case TILEC_DTYPE_U8: slot->u8 = (uint8_t)i; return 0;
-  case TILEC_DTYPE_U16: slot->u16 = (uint16_t)i; return 0;
-  case TILEC_DTYPE_U32: slot->u32 = (uint32_t)i; return 0;
-  case TILEC_DTYPE_U64: slot->u64 = (uint64_t)i; return 0;
-  case TILEC_DTYPE_F32: slot->f32 = (float)i; return 0;
-  case TILEC_DTYPE_F64: slot->f64 = (double)i; return 0;
-  default: break;
+    case TILEC_DTYPE_I1: slot->b = i != 0; return 0;
+    case TILEC_DTYPE_I8: slot->i8 = (int8_t)i; return 0;
+    case TILEC_DTYPE_I16: slot->i16 = (int16_t)i; return 0;
+    case TILEC_DTYPE_I32: slot->i32 = (int32_t)i; return 0;
+    case TILEC_DTYPE_I64: slot->i64 = (int64_t)i; return 0;
+    case TILEC_DTYPE_U8: slot->u8 = (uint8_t)i; return 0;
+    case TILEC_DTYPE_U16: slot->u16 = (uint16_t)i; return 0;
+    case TILEC_DTYPE_U32: slot->u32 = (uint32_t)i; return 0;
+    case TILEC_DTYPE_U64: slot->u64 = (uint64_t)i; return 0;
+    case TILEC_DTYPE_F32: slot->f32 = (float)i; return 0;
+    case TILEC_DTYPE_F64: slot->f64 = (double)i; return 0;
+    default: break;
   }
 bad:
   PyErr_Format(PyExc_TypeError, "%s(): argument '%s' cannot be passed as %s", kernel, p->name,
@@ -217,10 +217,8 @@ int tpy_kernel_launch(tpy_kernel *k, const uint32_t grid[3], void *const *args, 
   o.num_threads = num_threads;
   o.buffer_extents = k->checked ? extents : NULL;
   tilec_status *st;
-  Py_BEGIN_ALLOW_THREADS
-  st = tilec_kernel_launch(k->desc, grid[0], grid[1], grid[2], args, &o);
-  Py_END_ALLOW_THREADS
-  if (st) {
+  Py_BEGIN_ALLOW_THREADS st = tilec_kernel_launch(k->desc, grid[0], grid[1], grid[2], args, &o);
+  Py_END_ALLOW_THREADS if (st) {
     tpy_raise_status(st, k->desc->name);
     return -1;
   }
@@ -277,7 +275,8 @@ static PyGetSetDef kernel_getset[] = {
     {"num_args", (getter)kernel_get_num_args, NULL, "number of runtime arguments", NULL},
     {"origin", (getter)kernel_get_origin, NULL, "'compiled', 'disk' (disk cache) or 'memory'", NULL},
     {"cache_path", (getter)kernel_get_cache_path, NULL, "disk cache entry, or None", NULL},
-    {"checked", (getter)kernel_get_checked, NULL, "compiled with debug checks (launches pass the buffers' sizes)", NULL},
+    {"checked", (getter)kernel_get_checked, NULL, "compiled with debug checks (launches pass the buffers' sizes)",
+     NULL},
     {"params", (getter)kernel_get_params, NULL, "(name, kind, dtype, pointer_depth, divisibility, value) per parameter",
      NULL},
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
@@ -306,8 +305,7 @@ PyTypeObject tpy_kernel_type = {
 /* ==== Compiler ========================================================================== */
 
 typedef struct {
-  PyObject_HEAD
-  tilec_compiler *c;
+  PyObject_HEAD tilec_compiler *c;
   PyThread_type_lock lock; /* a tilec_compiler is not thread-safe */
   bool checked;
   char *cache_dir;
@@ -326,8 +324,8 @@ static void compiler_dealloc(tpy_compiler *self) {
  *          opt_level=3, fast_math=False, cache_dir=None, target="host", strip_asserts=False,
  *          checks=0) */
 static int compiler_init(tpy_compiler *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"debug_info", "check_bounds", "check_races", "check_nan", "opt_level",
-                           "fast_math", "cache_dir", "target", "strip_asserts", "checks", NULL};
+  static char *kwlist[] = {"debug_info", "check_bounds", "check_races",   "check_nan", "opt_level", "fast_math",
+                           "cache_dir",  "target",       "strip_asserts", "checks",    NULL};
   int debug_info = 0, check_bounds = 0, check_races = 0, check_nan = 0, opt_level = 3, fast_math = 0;
   int strip_asserts = 0;
   unsigned int checks = 0;
@@ -376,7 +374,7 @@ static int compiler_init(tpy_compiler *self, PyObject *args, PyObject *kw) {
 typedef struct spec_buf {
   tilec_kernel_spec spec;
   tilec_define *defines;
-  tilec_global *globals;      /* all modules' globals, the kernel's first */
+  tilec_global *globals; /* all modules' globals, the kernel's first */
   tilec_source_module *modules;
 } spec_buf;
 
@@ -420,8 +418,8 @@ static int fill_globals(PyObject *seq, tilec_global *out, size_t *count) {
 /* Parses (kernel, filename, source, signature, defines, source_kind, first_line, globals,
  * modules) into b. Sequences are held by `keep` (PySequence_Fast results). */
 static int parse_spec(PyObject *args, PyObject *kw, spec_buf *b, PyObject **keep, int nkeep, const char **stage) {
-  static char *kwlist[] = {"kernel", "filename", "source", "signature", "defines", "source_kind",
-                           "first_line", "globals", "modules", "stage", NULL};
+  static char *kwlist[] = {"kernel",     "filename", "source",  "signature", "defines", "source_kind",
+                           "first_line", "globals",  "modules", "stage",     NULL};
   const char *kernel, *filename;
   PyObject *source = Py_None, *signature = Py_None, *defines = Py_None, *globals = Py_None, *modules = Py_None;
   int source_kind = 0, first_line = 0;
@@ -483,7 +481,8 @@ static int parse_spec(PyObject *args, PyObject *kw, spec_buf *b, PyObject **keep
     for (Py_ssize_t i = 0; i < nmod; i++) {
       PyObject *t = PySequence_Fast_GET_ITEM(keep[2], i);
       if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 5)
-        return PyErr_SetString(PyExc_TypeError, "modules entries are (filename, source, kind, first_line, globals)"), -1;
+        return PyErr_SetString(PyExc_TypeError, "modules entries are (filename, source, kind, first_line, globals)"),
+               -1;
       keep[3 + i] = PySequence_Fast(PyTuple_GET_ITEM(t, 4), "module globals must be a sequence");
       if (!keep[3 + i]) return -1;
       total += (size_t)PySequence_Fast_GET_SIZE(keep[3 + i]);
@@ -553,13 +552,11 @@ static PyObject *compiler_compile_or_emit(tpy_compiler *self, PyObject *args, Py
                  stage_name ? stage_name : "None");
     goto done;
   }
-  Py_BEGIN_ALLOW_THREADS
-  PyThread_acquire_lock(self->lock, WAIT_LOCK);
+  Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(self->lock, WAIT_LOCK);
   if (emit) st = tilec_compiler_emit(self->c, &b.spec, stage, &text);
   else st = tilec_jit_compile(self->c, &b.spec, &k, &warning);
   PyThread_release_lock(self->lock);
-  Py_END_ALLOW_THREADS
-  if (st) {
+  Py_END_ALLOW_THREADS if (st) {
     tpy_raise_status(st, NULL);
     goto done;
   }

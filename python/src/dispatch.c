@@ -19,8 +19,7 @@ static PyObject *key_one;
 enum { OPT_DEBUG = 1, OPT_CHECKS_SHIFT = 1 };
 
 typedef struct {
-  PyObject_HEAD
-  PyObject *name;       /* kernel name (str) */
+  PyObject_HEAD PyObject *name; /* kernel name (str) */
   const char *cname;
   Py_ssize_t n;
   PyObject *names;      /* tuple of parameter names */
@@ -35,8 +34,7 @@ typedef struct {
 } tpy_dispatcher;
 
 typedef struct {
-  PyObject_HEAD
-  tpy_dispatcher *d;
+  PyObject_HEAD tpy_dispatcher *d;
   PyObject *grid;
   vectorcallfunc vectorcall;
 } tpy_launcher;
@@ -87,18 +85,18 @@ static bool is_int_dtype(tilec_dtype t) { return t >= TILEC_DTYPE_I1 && t <= TIL
 
 static int pack_int(tilec_dtype t, long long i, slot_t *s) {
   switch (t) {
-  case TILEC_DTYPE_I1: s->b = i != 0; break;
-  case TILEC_DTYPE_I8: s->i8 = (int8_t)i; break;
-  case TILEC_DTYPE_I16: s->i16 = (int16_t)i; break;
-  case TILEC_DTYPE_I32: s->i32 = (int32_t)i; break;
-  case TILEC_DTYPE_I64: s->i64 = (int64_t)i; break;
-  case TILEC_DTYPE_U8: s->u8 = (uint8_t)i; break;
-  case TILEC_DTYPE_U16: s->u16 = (uint16_t)i; break;
-  case TILEC_DTYPE_U32: s->u32 = (uint32_t)i; break;
-  case TILEC_DTYPE_U64: s->u64 = (uint64_t)i; break;
-  case TILEC_DTYPE_F32: s->f32 = (float)i; break;
-  case TILEC_DTYPE_F64: s->f64 = (double)i; break;
-  default: return -1;
+    case TILEC_DTYPE_I1: s->b = i != 0; break;
+    case TILEC_DTYPE_I8: s->i8 = (int8_t)i; break;
+    case TILEC_DTYPE_I16: s->i16 = (int16_t)i; break;
+    case TILEC_DTYPE_I32: s->i32 = (int32_t)i; break;
+    case TILEC_DTYPE_I64: s->i64 = (int64_t)i; break;
+    case TILEC_DTYPE_U8: s->u8 = (uint8_t)i; break;
+    case TILEC_DTYPE_U16: s->u16 = (uint16_t)i; break;
+    case TILEC_DTYPE_U32: s->u32 = (uint32_t)i; break;
+    case TILEC_DTYPE_U64: s->u64 = (uint64_t)i; break;
+    case TILEC_DTYPE_F32: s->f32 = (float)i; break;
+    case TILEC_DTYPE_F64: s->f64 = (double)i; break;
+    default: return -1;
   }
   return 0;
 }
@@ -109,66 +107,63 @@ static int pack_int(tilec_dtype t, long long i, slot_t *s) {
 static int specialize_as(const tpy_dispatcher *d, const char *pname, bool spec, bool align, tilec_dtype ann,
                          PyObject *obj, tpy_val *v, slot_t *slot, PyObject **item) {
   switch (v->kind) {
-  case TPY_NONE:
-    *item = Py_None;
-    return 0;
-  case TPY_CONSTEXPR:
-    *item = obj;
-    return 0;
-  case TPY_TENSORDESC:
-    *item = v->desc_sig;
-    slot->desc = v->desc;
-    return 1;
-  case TPY_POINTER:
-    *item = key_ptr[v->dtype][spec && align && ((uintptr_t)v->ptr % 16) == 0];
-    slot->p = v->ptr;
-    return 1;
-  case TPY_BOOL:
-    if (ann != TILEC_DTYPE_INVALID && ann != TILEC_DTYPE_I1) break;
-    *item = key_scalar[TILEC_DTYPE_I1][0];
-    slot->b = v->i != 0;
-    return 1;
-  case TPY_FLOAT:
-    if (ann == TILEC_DTYPE_F64) {
-      *item = key_scalar[TILEC_DTYPE_F64][0];
-      slot->f64 = v->f;
+    case TPY_NONE: *item = Py_None; return 0;
+    case TPY_CONSTEXPR: *item = obj; return 0;
+    case TPY_TENSORDESC:
+      *item = v->desc_sig;
+      slot->desc = v->desc;
+      return 1;
+    case TPY_POINTER:
+      *item = key_ptr[v->dtype][spec && align && ((uintptr_t)v->ptr % 16) == 0];
+      slot->p = v->ptr;
+      return 1;
+    case TPY_BOOL:
+      if (ann != TILEC_DTYPE_INVALID && ann != TILEC_DTYPE_I1) break;
+      *item = key_scalar[TILEC_DTYPE_I1][0];
+      slot->b = v->i != 0;
+      return 1;
+    case TPY_FLOAT:
+      if (ann == TILEC_DTYPE_F64) {
+        *item = key_scalar[TILEC_DTYPE_F64][0];
+        slot->f64 = v->f;
+        return 1;
+      }
+      if (ann != TILEC_DTYPE_INVALID && ann != TILEC_DTYPE_F32) break;
+      *item = key_scalar[TILEC_DTYPE_F32][0];
+      slot->f32 = (float)v->f;
+      return 1;
+    case TPY_INT: {
+      long long x = v->is_u64 ? (long long)v->u : v->i;
+      /* Triton: % 16 of the Python value; u64 values are >= 2**63, so % 16 of the bits. */
+      bool d16 = spec && align && (v->is_u64 ? (v->u % 16 == 0) : (v->i % 16 == 0));
+      if (ann != TILEC_DTYPE_INVALID) {
+        if (!is_int_dtype(ann) && ann != TILEC_DTYPE_F32 && ann != TILEC_DTYPE_F64) break;
+        /* Annotated floats and bools are not specialized (Triton). */
+        bool hint = d16 && is_int_dtype(ann) && ann != TILEC_DTYPE_I1;
+        *item = key_scalar[ann][hint];
+        if (ann == TILEC_DTYPE_F32) slot->f32 = (float)(v->is_u64 ? (double)v->u : (double)v->i);
+        else if (ann == TILEC_DTYPE_F64) slot->f64 = v->is_u64 ? (double)v->u : (double)v->i;
+        else pack_int(ann, x, slot);
+        return 1;
+      }
+      if (spec && !v->is_u64 && v->i == 1) {
+        *item = key_one;
+        return 0;
+      }
+      tilec_dtype t = v->is_u64                                  ? TILEC_DTYPE_U64
+                      : (v->i >= INT32_MIN && v->i <= INT32_MAX) ? TILEC_DTYPE_I32
+                                                                 : TILEC_DTYPE_I64;
+      *item = key_scalar[t][d16];
+      pack_int(t, x, slot);
       return 1;
     }
-    if (ann != TILEC_DTYPE_INVALID && ann != TILEC_DTYPE_F32) break;
-    *item = key_scalar[TILEC_DTYPE_F32][0];
-    slot->f32 = (float)v->f;
-    return 1;
-  case TPY_INT: {
-    long long x = v->is_u64 ? (long long)v->u : v->i;
-    /* Triton: % 16 of the Python value; u64 values are >= 2**63, so % 16 of the bits. */
-    bool d16 = spec && align && (v->is_u64 ? (v->u % 16 == 0) : (v->i % 16 == 0));
-    if (ann != TILEC_DTYPE_INVALID) {
-      if (!is_int_dtype(ann) && ann != TILEC_DTYPE_F32 && ann != TILEC_DTYPE_F64) break;
-      /* Annotated floats and bools are not specialized (Triton). */
-      bool hint = d16 && is_int_dtype(ann) && ann != TILEC_DTYPE_I1;
-      *item = key_scalar[ann][hint];
-      if (ann == TILEC_DTYPE_F32) slot->f32 = (float)(v->is_u64 ? (double)v->u : (double)v->i);
-      else if (ann == TILEC_DTYPE_F64) slot->f64 = v->is_u64 ? (double)v->u : (double)v->i;
-      else pack_int(ann, x, slot);
-      return 1;
-    }
-    if (spec && !v->is_u64 && v->i == 1) {
-      *item = key_one;
-      return 0;
-    }
-    tilec_dtype t = v->is_u64 ? TILEC_DTYPE_U64 : (v->i >= INT32_MIN && v->i <= INT32_MAX) ? TILEC_DTYPE_I32 : TILEC_DTYPE_I64;
-    *item = key_scalar[t][d16];
-    pack_int(t, x, slot);
-    return 1;
-  }
   }
   PyErr_Format(PyExc_TypeError, "%s(): argument '%s' cannot be passed as %s (its annotation)", d->cname, pname,
                tilec_dtype_name(ann));
   return -1;
 }
 
-static int specialize(const tpy_dispatcher *d, Py_ssize_t i, PyObject *obj, tpy_val *v, slot_t *slot,
-                      PyObject **item) {
+static int specialize(const tpy_dispatcher *d, Py_ssize_t i, PyObject *obj, tpy_val *v, slot_t *slot, PyObject **item) {
   const char *pname = PyUnicode_AsUTF8(PyTuple_GET_ITEM(d->names, i));
   return specialize_as(d, pname, !d->dns[i], !d->dnsoa[i], d->annotation[i], obj, v, slot, item);
 }
@@ -190,7 +185,8 @@ typedef struct {
  * always; nested tuples the same way), runtime ones appended to the launch's arguments in
  * order. *item: a new reference, the tuple of the elements' key items, of the argument's own
  * type for a NamedTuple (so the compile sees its fields). */
-static int specialize_tuple(const tpy_dispatcher *d, const char *pname, PyObject *obj, tuple_pack *tp, PyObject **item) {
+static int specialize_tuple(const tpy_dispatcher *d, const char *pname, PyObject *obj, tuple_pack *tp,
+                            PyObject **item) {
   Py_ssize_t n = PyTuple_GET_SIZE(obj);
   PyObject *items = PyTuple_New(n);
   if (!items) return -1;
@@ -283,15 +279,13 @@ static PyObject *dispatch(tpy_dispatcher *d, PyObject *const *pos, Py_ssize_t np
   for (Py_ssize_t j = 0; j < nkw; j++) {
     Py_ssize_t i = param_index(d, kwn[j]);
     if (i >= 0) {
-      if (vals[i])
-        return PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%U'", d->cname, kwn[j]);
+      if (vals[i]) return PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%U'", d->cname, kwn[j]);
       vals[i] = kwv[j];
       continue;
     }
     int is_opt = PySet_Contains(d->options, kwn[j]);
     if (is_opt < 0) return NULL;
-    if (!is_opt)
-      return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", d->cname, kwn[j]);
+    if (!is_opt) return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", d->cname, kwn[j]);
     if (nopts < MAX_OPTS) {
       onames[nopts] = kwn[j];
       ovals[nopts++] = kwv[j];
@@ -356,7 +350,8 @@ static PyObject *dispatch(tpy_dispatcher *d, PyObject *const *pos, Py_ssize_t np
         goto out;
       }
       if (nargs >= TPY_MAX_PARAMS) {
-        PyErr_Format(PyExc_TypeError, "%s(): more than %d arguments once tuples are flattened", d->cname, TPY_MAX_PARAMS);
+        PyErr_Format(PyExc_TypeError, "%s(): more than %d arguments once tuples are flattened", d->cname,
+                     TPY_MAX_PARAMS);
         classified++;
         goto out;
       }
@@ -468,8 +463,8 @@ static bool flag_at(PyObject *seq, Py_ssize_t i) { return PyObject_IsTrue(PyTupl
  *            compile_cb, debug): per-parameter tuples of equal length; annotations holds a
  * signature type name ("i64", "fp32", ...) or None per parameter; debug is None/bool. */
 static int dispatcher_init(tpy_dispatcher *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"name",    "names",      "constexpr", "defaults", "empty", "dns", "dnsoa",
-                           "annotations", "options", "compile_cb", "debug", NULL};
+  static char *kwlist[] = {"name",  "names",       "constexpr", "defaults",   "empty", "dns",
+                           "dnsoa", "annotations", "options",   "compile_cb", "debug", NULL};
   PyObject *name, *names, *cx, *defaults, *empty, *dns, *dnsoa, *ann, *options, *cb, *debug;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "UO!O!O!OO!O!O!OOO", kwlist, &name, &PyTuple_Type, &names, &PyTuple_Type,
                                    &cx, &PyTuple_Type, &defaults, &empty, &PyTuple_Type, &dns, &PyTuple_Type, &dnsoa,

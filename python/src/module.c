@@ -19,16 +19,16 @@ static PyObject *status_line_text(tilec_status *st) {
 /* The enum's own name: tilec.errors keys on it (tilec_status_code_name is prose). */
 static const char *code_enum_name(tilec_status_code c) {
   switch (c) {
-  case TILEC_OK: return "TILEC_OK";
-  case TILEC_ERROR_INVALID_ARGUMENT: return "TILEC_ERROR_INVALID_ARGUMENT";
-  case TILEC_ERROR_SYNTAX: return "TILEC_ERROR_SYNTAX";
-  case TILEC_ERROR_SEMANTIC: return "TILEC_ERROR_SEMANTIC";
-  case TILEC_ERROR_UNSUPPORTED: return "TILEC_ERROR_UNSUPPORTED";
-  case TILEC_ERROR_NOT_FOUND: return "TILEC_ERROR_NOT_FOUND";
-  case TILEC_ERROR_ABI: return "TILEC_ERROR_ABI";
-  case TILEC_ERROR_IO: return "TILEC_ERROR_IO";
-  case TILEC_ERROR_INTERNAL: return "TILEC_ERROR_INTERNAL";
-  case TILEC_ERROR_RUNTIME: return "TILEC_ERROR_RUNTIME";
+    case TILEC_OK: return "TILEC_OK";
+    case TILEC_ERROR_INVALID_ARGUMENT: return "TILEC_ERROR_INVALID_ARGUMENT";
+    case TILEC_ERROR_SYNTAX: return "TILEC_ERROR_SYNTAX";
+    case TILEC_ERROR_SEMANTIC: return "TILEC_ERROR_SEMANTIC";
+    case TILEC_ERROR_UNSUPPORTED: return "TILEC_ERROR_UNSUPPORTED";
+    case TILEC_ERROR_NOT_FOUND: return "TILEC_ERROR_NOT_FOUND";
+    case TILEC_ERROR_ABI: return "TILEC_ERROR_ABI";
+    case TILEC_ERROR_IO: return "TILEC_ERROR_IO";
+    case TILEC_ERROR_INTERNAL: return "TILEC_ERROR_INTERNAL";
+    case TILEC_ERROR_RUNTIME: return "TILEC_ERROR_RUNTIME";
   }
   return "TILEC_ERROR_UNKNOWN";
 }
@@ -48,9 +48,8 @@ PyObject *tpy_raise_status(tilec_status *st, const char *kernel) {
   PyObject *errors = PyImport_ImportModule("tilec.errors");
   PyObject *exc = NULL;
   if (errors) {
-    exc = PyObject_CallMethod(errors, "_from_status", "ssziiOz", code_enum_name(code),
-                              tilec_status_message(st), file, tilec_status_line(st), tilec_status_column(st),
-                              line_text, kernel);
+    exc = PyObject_CallMethod(errors, "_from_status", "ssziiOz", code_enum_name(code), tilec_status_message(st), file,
+                              tilec_status_line(st), tilec_status_column(st), line_text, kernel);
     Py_DECREF(errors);
   }
   Py_DECREF(line_text);
@@ -121,10 +120,16 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef tilec_module = {
-    PyModuleDef_HEAD_INIT, "tilec._C",
+    PyModuleDef_HEAD_INIT,
+    "tilec._C",
     "tilec's C extension: compile kernels through the tilec C API, classify launch arguments, "
     "and launch compiled kernels with the GIL released.",
-    -1, module_methods, NULL, NULL, NULL, NULL};
+    -1,
+    module_methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL};
 
 PyMODINIT_FUNC PyInit__C(void) {
   PyObject *m = PyModule_Create(&tilec_module);

@@ -17,11 +17,10 @@
 
 /* ---- Kernel: one compiled, loaded specialization (tilec_jit_kernel) ---------------- */
 typedef struct {
-  PyObject_HEAD
-  tilec_jit_kernel *k;
+  PyObject_HEAD tilec_jit_kernel *k;
   const tilec_kernel_desc *desc;
-  bool checked;       /* compiled with bounds/race checks: launches pass buffer extents */
-  PyObject *dict;     /* instance attributes (Python subclasses: CompiledKernel) */
+  bool checked;   /* compiled with bounds/race checks: launches pass buffer extents */
+  PyObject *dict; /* instance attributes (Python subclasses: CompiledKernel) */
   PyObject *weaklist;
 } tpy_kernel;
 
@@ -34,9 +33,9 @@ extern PyTypeObject tpy_launcher_type;
 typedef enum {
   TPY_NONE = 0,
   TPY_BOOL,
-  TPY_INT,      /* Python int (or an integer numpy scalar) */
-  TPY_FLOAT,    /* Python float (or a floating numpy scalar) */
-  TPY_POINTER,  /* array or tensor: data pointer + element dtype */
+  TPY_INT,       /* Python int (or an integer numpy scalar) */
+  TPY_FLOAT,     /* Python float (or a floating numpy scalar) */
+  TPY_POINTER,   /* array or tensor: data pointer + element dtype */
   TPY_CONSTEXPR, /* an object the kernel sees as a compile-time value (tl.constexpr, a dtype, ...) */
   TPY_TENSORDESC /* a host tensor descriptor (Triton's TensorDescriptor): base pointer + dtype as
                   * TPY_POINTER, plus shape/strides/padding and the block shape */
@@ -44,15 +43,15 @@ typedef enum {
 
 typedef struct tpy_val {
   tpy_val_kind kind;
-  bool is_u64;        /* TPY_INT above INT64_MAX (then .u holds it) */
+  bool is_u64; /* TPY_INT above INT64_MAX (then .u holds it) */
   long long i;
   unsigned long long u;
   double f;
   void *ptr;
-  tilec_dtype dtype;  /* TPY_POINTER: element type */
-  int64_t extent;     /* TPY_POINTER: elements from ptr to the end of the buffer, -1 unknown */
-  PyObject *hold;     /* released after the launch (a DLPack capsule) */
-  PyObject *desc_sig; /* TPY_TENSORDESC: its signature entry "tensordesc<fp16[64, 64]>" (owned) */
+  tilec_dtype dtype;            /* TPY_POINTER: element type */
+  int64_t extent;               /* TPY_POINTER: elements from ptr to the end of the buffer, -1 unknown */
+  PyObject *hold;               /* released after the launch (a DLPack capsule) */
+  PyObject *desc_sig;           /* TPY_TENSORDESC: its signature entry "tensordesc<fp16[64, 64]>" (owned) */
   tilec_tensor_descriptor desc; /* TPY_TENSORDESC: what the kernel reads */
   Py_buffer view;
   bool has_view;
@@ -75,14 +74,14 @@ PyObject *tpy_raise_status(tilec_status *st, const char *kernel);
 
 /* Launches k on a grid with packed argument pointers, with the GIL released. extents may
  * be NULL. Returns 0 or -1 with an exception set. */
-int tpy_kernel_launch(tpy_kernel *k, const uint32_t grid[3], void *const *args, size_t nargs,
-                      const int64_t *extents, uint32_t num_threads);
+int tpy_kernel_launch(tpy_kernel *k, const uint32_t grid[3], void *const *args, size_t nargs, const int64_t *extents,
+                      uint32_t num_threads);
 /* grid: a tuple/list of 1-3 ints. Returns 0 or -1 with an exception set. */
 int tpy_parse_grid(PyObject *grid, uint32_t out[3]);
 
 /* Interned attribute names used on hot paths. */
-extern PyObject *tpy_str_data_ptr, *tpy_str_dtype, *tpy_str_is_cpu, *tpy_str_device,
-    *tpy_str_array_interface, *tpy_str_dlpack;
+extern PyObject *tpy_str_data_ptr, *tpy_str_dtype, *tpy_str_is_cpu, *tpy_str_device, *tpy_str_array_interface,
+    *tpy_str_dlpack;
 
 int tpy_args_init(PyObject *module);
 int tpy_compiler_init(PyObject *module);

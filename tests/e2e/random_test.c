@@ -59,18 +59,25 @@ static void philox4x64(uint64_t c[4], uint64_t k0, uint64_t k1, int rounds) {
 /* Random123 kat_vectors (philox4x32 10 / philox4x64 10): zeros, all-ones, and digits of pi.
  * If the reference disagreed with all of these its round function would be wrong. */
 static int check_known_answers(void) {
-  static const struct { uint32_t ctr[4], key[2], out[4]; } k32[] = {
+  static const struct {
+    uint32_t ctr[4], key[2], out[4];
+  } k32[] = {
       {{0, 0, 0, 0}, {0, 0}, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
-      {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff},
+      {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+       {0xffffffff, 0xffffffff},
        {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
-      {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0},
+      {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+       {0xa4093822, 0x299f31d0},
        {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
   };
-  static const struct { uint64_t ctr[4], key[2], out[4]; } k64[] = {
+  static const struct {
+    uint64_t ctr[4], key[2], out[4];
+  } k64[] = {
       {{0, 0, 0, 0},
        {0, 0},
        {0x16554d9eca36314cull, 0xdb20fe9d672d0fdcull, 0xd7e772cee186176bull, 0x7e68b68aec7ba23bull}},
-      {{~0ull, ~0ull, ~0ull, ~0ull}, {~0ull, ~0ull},
+      {{~0ull, ~0ull, ~0ull, ~0ull},
+       {~0ull, ~0ull},
        {0x87b092c3013fe90bull, 0x438c3c67be8d0224ull, 0x9cc7d7c69cd777b6ull, 0xa09caebf594f0ba0ull}},
       {{0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull},
        {0x452821e638d01377ull, 0xbe5466cf34e90c6cull},
@@ -203,7 +210,13 @@ static const tilec_kernel_desc *get_kernel(const char *kernel, const char *sig, 
   }
   char so[4200];
   snprintf(so, sizeof so, "%s/%s_%d.so", g_tmpdir, kernel, g_ncache);
-  tilec_kernel_spec spec = {.source = g_src, .source_len = g_src_len, .filename = g_src_path, .kernel = kernel, .signature = sig, .defines = NULL, .num_defines = 0};
+  tilec_kernel_spec spec = {.source = g_src,
+                            .source_len = g_src_len,
+                            .filename = g_src_path,
+                            .kernel = kernel,
+                            .signature = sig,
+                            .defines = NULL,
+                            .num_defines = 0};
   tilec_library *lib = NULL;
   const tilec_kernel_desc *d = NULL;
   tilec_status *st = tilec_compiler_build_library(g_cc, &spec, so, NULL);
@@ -248,10 +261,10 @@ static bool run_kernel(const char *kernel, const char *sig, void **args, uint32_
 
 static double as_double(tilec_dtype t, const void *p, size_t i) {
   switch (t) {
-  case TILEC_DTYPE_F32: return ((const float *)p)[i];
-  case TILEC_DTYPE_U32: return ((const uint32_t *)p)[i];
-  case TILEC_DTYPE_U64: return (double)((const uint64_t *)p)[i];
-  default: return 0;
+    case TILEC_DTYPE_F32: return ((const float *)p)[i];
+    case TILEC_DTYPE_U32: return ((const uint32_t *)p)[i];
+    case TILEC_DTYPE_U64: return (double)((const uint64_t *)p)[i];
+    default: return 0;
   }
 }
 
@@ -311,12 +324,8 @@ typedef struct seed_case {
 } seed_case;
 
 static const seed_case seeds[] = {
-    {42, false},
-    {-7, false}, /* sign-extended by Triton: k1 = 0xffffffff */
-    {0, false},
-    {3000000000ll, true},
-    {0x1234567890ABCDEFll, true},
-    {-0x0123456789ABCDEFll, true},
+    {42, false}, {-7, false}, /* sign-extended by Triton: k1 = 0xffffffff */
+    {0, false},  {3000000000ll, true}, {0x1234567890ABCDEFll, true}, {-0x0123456789ABCDEFll, true},
 };
 
 /* One seed argument of the right width for the signature. */
@@ -341,7 +350,10 @@ static int test_seed(const seed_case *s) {
   const char *sty = seed_ty(s);
 
   /* rand / randint / randn: one output. */
-  static const struct { const char *kernel, *ptr; tilec_dtype t; } one[] = {
+  static const struct {
+    const char *kernel, *ptr;
+    tilec_dtype t;
+  } one[] = {
       {"rand_kernel", "*fp32:16", TILEC_DTYPE_F32},
       {"randint_kernel", "*u32:16", TILEC_DTYPE_U32},
       {"randn_kernel", "*fp32:16", TILEC_DTYPE_F32},
@@ -368,7 +380,11 @@ static int test_seed(const seed_case *s) {
   }
 
   /* randint4x / rand4x / randn4x: four outputs. */
-  static const struct { const char *kernel, *ptr; tilec_dtype t; int kind; } four[] = {
+  static const struct {
+    const char *kernel, *ptr;
+    tilec_dtype t;
+    int kind;
+  } four[] = {
       {"randint4x_kernel", "*u32:16", TILEC_DTYPE_U32, 0},
       {"rand4x_kernel", "*fp32:16", TILEC_DTYPE_F32, 1},
       {"randn4x_kernel", "*fp32:16", TILEC_DTYPE_F32, 2},
@@ -515,8 +531,8 @@ static int test_extras(void) {
   for (int b = 0; b < 2; b++) {
     float lo = ((float *)o.want[b])[0], hi = ((float *)o.want[b])[1];
     if (lo != hi || !(lo < 1.0f) || !(lo >= 1.0f - FLT_EPSILON)) {
-      printf("FAIL reference uniform%d: INT_MIN -> %.9g, INT_MAX -> %.9g (want equal, in [1 - eps, 1))\n",
-             b ? 64 : 32, (double)lo, (double)hi);
+      printf("FAIL reference uniform%d: INT_MIN -> %.9g, INT_MAX -> %.9g (want equal, in [1 - eps, 1))\n", b ? 64 : 32,
+             (double)lo, (double)hi);
       failures++;
     }
   }

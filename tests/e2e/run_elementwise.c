@@ -125,7 +125,7 @@ typedef struct family {
   void (*init)(case_data *c);      /* fills the inputs in [0, n) */
   void (*reference)(case_data *c); /* writes the expected outputs in [0, n) */
   uint32_t (*grid)(size_t n, int block);
-  bool huge; /* also run N = 2^24 */
+  bool huge;                /* also run N = 2^24 */
   const char *typed_launch; /* exported KERNEL_launch to call once, or NULL */
 } family;
 
@@ -139,12 +139,12 @@ static uint32_t cdiv_grid(size_t n, int block) { return (uint32_t)((n + (size_t)
 /* vector_add: x + y, with infinities, NaN, signed zero and subnormals sprinkled in. */
 static float special(size_t i, uint64_t salt) {
   switch (mix(i, salt) % 97) {
-  case 0: return INFINITY;
-  case 1: return -INFINITY;
-  case 2: return NAN;
-  case 3: return -0.0f;
-  case 4: return 1e-40f;
-  default: return frand(i, salt + 1, 640000);
+    case 0: return INFINITY;
+    case 1: return -INFINITY;
+    case 2: return NAN;
+    case 3: return -0.0f;
+    case 4: return 1e-40f;
+    default: return frand(i, salt + 1, 640000);
   }
 }
 static void add_init(case_data *c) {
@@ -274,41 +274,109 @@ static void sargs_ref(case_data *c) {
 
 static const family families[] = {
     /* the kernel of examples/vector_add (one copy: the user-visible example is what is tested) */
-    {"vector_add", "../../../examples/vector_add/add.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, %d", 3,
-     {IN(TILEC_DTYPE_F32), IN(TILEC_DTYPE_F32), OUT(TILEC_DTYPE_F32, 0)}, 4,
-     {BUF("x_ptr", 0), BUF("y_ptr", 1), BUF("output_ptr", 2), NARG}, add_init, add_ref, cdiv_grid, true,
+    {"vector_add",
+     "../../../examples/vector_add/add.py",
+     "add_kernel",
+     "*fp32:16, *fp32:16, *fp32:16, i32, %d",
+     3,
+     {IN(TILEC_DTYPE_F32), IN(TILEC_DTYPE_F32), OUT(TILEC_DTYPE_F32, 0)},
+     4,
+     {BUF("x_ptr", 0), BUF("y_ptr", 1), BUF("output_ptr", 2), NARG},
+     add_init,
+     add_ref,
+     cdiv_grid,
+     true,
      "add_kernel_launch"},
-    {"float_ops", "float_ops.py", "float_ops_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, %d", 4,
-     {IN(TILEC_DTYPE_F32), IN(TILEC_DTYPE_F32), OUT(TILEC_DTYPE_F32, 1), OUT(TILEC_DTYPE_F32, 0)}, 5,
-     {BUF("x_ptr", 0), BUF("y_ptr", 1), BUF("out_ptr", 2), BUF("sel_ptr", 3), NARG}, fops_init, fops_ref, cdiv_grid,
-     false, NULL},
-    {"int_ops", "int_ops.py", "int_ops_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32, %d", 6,
+    {"float_ops",
+     "float_ops.py",
+     "float_ops_kernel",
+     "*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, %d",
+     4,
+     {IN(TILEC_DTYPE_F32), IN(TILEC_DTYPE_F32), OUT(TILEC_DTYPE_F32, 1), OUT(TILEC_DTYPE_F32, 0)},
+     5,
+     {BUF("x_ptr", 0), BUF("y_ptr", 1), BUF("out_ptr", 2), BUF("sel_ptr", 3), NARG},
+     fops_init,
+     fops_ref,
+     cdiv_grid,
+     false,
+     NULL},
+    {"int_ops",
+     "int_ops.py",
+     "int_ops_kernel",
+     "*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32, %d",
+     6,
      {IN(TILEC_DTYPE_I32), IN(TILEC_DTYPE_I32), OUT(TILEC_DTYPE_I32, 0), OUT(TILEC_DTYPE_I32, 0),
       OUT(TILEC_DTYPE_I32, 0), OUT(TILEC_DTYPE_I32, 0)},
      7,
      {BUF("a_ptr", 0), BUF("b_ptr", 1), BUF("q_ptr", 2), BUF("r_ptr", 3), BUF("s_ptr", 4), BUF("w_ptr", 5), NARG},
-     iops_init, iops_ref, cdiv_grid, false, NULL},
-    {"fp16", "fp16_ops.py", "fp16_kernel", "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, i32, %d", 5,
+     iops_init,
+     iops_ref,
+     cdiv_grid,
+     false,
+     NULL},
+    {"fp16",
+     "fp16_ops.py",
+     "fp16_kernel",
+     "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, i32, %d",
+     5,
      {IN(TILEC_DTYPE_F16), IN(TILEC_DTYPE_F16), OUT(TILEC_DTYPE_F16, 0), OUT(TILEC_DTYPE_F16, 0),
       OUT(TILEC_DTYPE_F32, 0)},
-     6, {BUF("x_ptr", 0), BUF("y_ptr", 1), BUF("out_ptr", 2), BUF("sum_ptr", 3), BUF("wide_ptr", 4), NARG}, f16_init,
-     f16_ref, cdiv_grid, false, NULL},
-    {"casts", "casts.py", "cast_kernel", "*fp32:16, *i32:16, *i8:16, *fp32:16, *i32:16, i32, %d", 5,
+     6,
+     {BUF("x_ptr", 0), BUF("y_ptr", 1), BUF("out_ptr", 2), BUF("sum_ptr", 3), BUF("wide_ptr", 4), NARG},
+     f16_init,
+     f16_ref,
+     cdiv_grid,
+     false,
+     NULL},
+    {"casts",
+     "casts.py",
+     "cast_kernel",
+     "*fp32:16, *i32:16, *i8:16, *fp32:16, *i32:16, i32, %d",
+     5,
      {IN(TILEC_DTYPE_F32), IN(TILEC_DTYPE_I32), OUT(TILEC_DTYPE_I8, 0), OUT(TILEC_DTYPE_F32, 0),
       OUT(TILEC_DTYPE_I32, 0)},
-     6, {BUF("x_ptr", 0), BUF("xi_ptr", 1), BUF("o8_ptr", 2), BUF("of_ptr", 3), BUF("oi_ptr", 4), NARG}, cast_init,
-     cast_ref, cdiv_grid, false, NULL},
+     6,
+     {BUF("x_ptr", 0), BUF("xi_ptr", 1), BUF("o8_ptr", 2), BUF("of_ptr", 3), BUF("oi_ptr", 4), NARG},
+     cast_init,
+     cast_ref,
+     cdiv_grid,
+     false,
+     NULL},
     /* No :16 hints here: unaligned-looking pointers must work too. */
-    {"programs", "programs.py", "programs_kernel", "*i32, *i32, i32, %d", 2,
-     {OUT(TILEC_DTYPE_I32, 0), OUT(TILEC_DTYPE_I32, 0)}, 3, {BUF("pid_ptr", 0), BUF("info_ptr", 1), NARG},
-     programs_init, programs_ref, programs_grid, false, NULL},
-    {"scalar_args", "scalar_args.py", "scalar_args_kernel",
-     "*fp32:16, *i32:16, *fp32:16, *i64:16, i32, fp32, fp32, i64, i32, %d", 4,
-     {IN(TILEC_DTYPE_F32), IN(TILEC_DTYPE_I32), OUT(TILEC_DTYPE_F32, 1), OUT(TILEC_DTYPE_I64, 0)}, 9,
-     {BUF("x_ptr", 0), BUF("xi_ptr", 1), BUF("out_ptr", 2), BUF("outl_ptr", 3), NARG,
-      {ARG_F32, "alpha", 0, 0, SA_ALPHA}, {ARG_F32, "beta", 0, 0, SA_BETA}, {ARG_I64, "k", 0, SA_K, 0},
+    {"programs",
+     "programs.py",
+     "programs_kernel",
+     "*i32, *i32, i32, %d",
+     2,
+     {OUT(TILEC_DTYPE_I32, 0), OUT(TILEC_DTYPE_I32, 0)},
+     3,
+     {BUF("pid_ptr", 0), BUF("info_ptr", 1), NARG},
+     programs_init,
+     programs_ref,
+     programs_grid,
+     false,
+     NULL},
+    {"scalar_args",
+     "scalar_args.py",
+     "scalar_args_kernel",
+     "*fp32:16, *i32:16, *fp32:16, *i64:16, i32, fp32, fp32, i64, i32, %d",
+     4,
+     {IN(TILEC_DTYPE_F32), IN(TILEC_DTYPE_I32), OUT(TILEC_DTYPE_F32, 1), OUT(TILEC_DTYPE_I64, 0)},
+     9,
+     {BUF("x_ptr", 0),
+      BUF("xi_ptr", 1),
+      BUF("out_ptr", 2),
+      BUF("outl_ptr", 3),
+      NARG,
+      {ARG_F32, "alpha", 0, 0, SA_ALPHA},
+      {ARG_F32, "beta", 0, 0, SA_BETA},
+      {ARG_I64, "k", 0, SA_K, 0},
       {ARG_I32, "s", 0, SA_S, 0}},
-     sargs_init, sargs_ref, cdiv_grid, false, NULL},
+     sargs_init,
+     sargs_ref,
+     cdiv_grid,
+     false,
+     NULL},
 };
 
 static const int blocks[] = {16, 128, 1024, 65536};
@@ -336,14 +404,14 @@ static uint64_t f16_ulps(uint16_t a, uint16_t b) {
 
 static void show(char *buf, size_t n, tilec_dtype t, const void *p, size_t i) {
   switch (t) {
-  case TILEC_DTYPE_F32: snprintf(buf, n, "%.9g", (double)((const float *)p)[i]); break;
-  case TILEC_DTYPE_F16:
-    snprintf(buf, n, "%.6g (0x%04x)", (double)half_to_float(((const uint16_t *)p)[i]), ((const uint16_t *)p)[i]);
-    break;
-  case TILEC_DTYPE_I8: snprintf(buf, n, "%d", ((const int8_t *)p)[i]); break;
-  case TILEC_DTYPE_I32: snprintf(buf, n, "%" PRId32, ((const int32_t *)p)[i]); break;
-  case TILEC_DTYPE_I64: snprintf(buf, n, "%" PRId64, ((const int64_t *)p)[i]); break;
-  default: snprintf(buf, n, "?"); break;
+    case TILEC_DTYPE_F32: snprintf(buf, n, "%.9g", (double)((const float *)p)[i]); break;
+    case TILEC_DTYPE_F16:
+      snprintf(buf, n, "%.6g (0x%04x)", (double)half_to_float(((const uint16_t *)p)[i]), ((const uint16_t *)p)[i]);
+      break;
+    case TILEC_DTYPE_I8: snprintf(buf, n, "%d", ((const int8_t *)p)[i]); break;
+    case TILEC_DTYPE_I32: snprintf(buf, n, "%" PRId32, ((const int32_t *)p)[i]); break;
+    case TILEC_DTYPE_I64: snprintf(buf, n, "%" PRId64, ((const int64_t *)p)[i]); break;
+    default: snprintf(buf, n, "?"); break;
   }
 }
 
@@ -364,8 +432,7 @@ static bool compare(const family *f, const case_data *c, int b, const char *labe
       same = f32_ulps(((const float *)got)[i], ((const float *)exp)[i]) <= (uint64_t)f->bufs[b].max_ulps;
     else if (t == TILEC_DTYPE_F16)
       same = f16_ulps(((const uint16_t *)got)[i], ((const uint16_t *)exp)[i]) <= (uint64_t)f->bufs[b].max_ulps;
-    else
-      same = memcmp(got + i * es, exp + i * es, es) == 0;
+    else same = memcmp(got + i * es, exp + i * es, es) == 0;
     if (!same) {
       char g[64], e[64];
       show(g, sizeof g, t, got, i);
@@ -443,11 +510,20 @@ static bool launch_and_check(const family *f, const tilec_kernel_desc *d, case_d
   for (int a = 0; a < f->nargs; a++) {
     const arg_spec *s = &f->args[a];
     switch (s->kind) {
-    case ARG_BUF: args[a] = &c->data[s->buf]; break;
-    case ARG_N: args[a] = &n32; break;
-    case ARG_I32: i32v[a] = (int32_t)s->i; args[a] = &i32v[a]; break;
-    case ARG_I64: i64v[a] = s->i; args[a] = &i64v[a]; break;
-    case ARG_F32: f32v[a] = s->f; args[a] = &f32v[a]; break;
+      case ARG_BUF: args[a] = &c->data[s->buf]; break;
+      case ARG_N: args[a] = &n32; break;
+      case ARG_I32:
+        i32v[a] = (int32_t)s->i;
+        args[a] = &i32v[a];
+        break;
+      case ARG_I64:
+        i64v[a] = s->i;
+        args[a] = &i64v[a];
+        break;
+      case ARG_F32:
+        f32v[a] = s->f;
+        args[a] = &f32v[a];
+        break;
     }
   }
   tilec_status *st = tilec_kernel_launch(d, grid, 1, 1, args, NULL);
@@ -524,7 +600,13 @@ static tilec_status *build_one(const family *f, const e2e_mode *m, const char *k
                                const char *sig, const char *so) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", kernel_dir, f->file);
-  tilec_kernel_spec spec = {.source = src, .source_len = len, .filename = path, .kernel = f->kernel, .signature = sig, .defines = NULL, .num_defines = 0};
+  tilec_kernel_spec spec = {.source = src,
+                            .source_len = len,
+                            .filename = path,
+                            .kernel = f->kernel,
+                            .signature = sig,
+                            .defines = NULL,
+                            .num_defines = 0};
   return tilec_compiler_build_library(m->cc, &spec, so, NULL);
 }
 #endif

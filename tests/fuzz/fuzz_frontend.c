@@ -54,11 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!source) abort();
   memcpy(source, p, len);
   source[len] = 0;
-  tilec_kernel_spec spec = {.source = source,
-                            .source_len = len,
-                            .filename = "fuzz.py",
-                            .kernel = kernel,
-                            .signature = signature};
+  tilec_kernel_spec spec = {
+      .source = source, .source_len = len, .filename = "fuzz.py", .kernel = kernel, .signature = signature};
   tc_kernel_info *info = calloc(1, sizeof *info);
   MlirModule m;
   tilec_status *st = tc_frontend_compile(ctx, &spec, &m, info);

@@ -35,14 +35,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   /* Small arrays only: the write/read round trip goes through a file. */
   if (a.nbytes <= (1u << 16)) {
-    if (!roundtrip_path[0]) snprintf(roundtrip_path, sizeof roundtrip_path, "/tmp/tilec-fuzz-npy-%ld.npy", (long)getpid());
+    if (!roundtrip_path[0])
+      snprintf(roundtrip_path, sizeof roundtrip_path, "/tmp/tilec-fuzz-npy-%ld.npy", (long)getpid());
     tilec_status *w = tilec_npy_write(roundtrip_path, &a);
     if (w) abort(); /* whatever was read is writable */
     tilec_npy b;
     tilec_status *r = tilec_npy_read(roundtrip_path, &b);
     if (r || b.dtype != a.dtype || b.ndim != a.ndim || b.nbytes != a.nbytes ||
-        memcmp(b.shape, a.shape, sizeof a.shape[0] * (size_t)a.ndim) ||
-        (a.nbytes && memcmp(a.data, b.data, a.nbytes)))
+        memcmp(b.shape, a.shape, sizeof a.shape[0] * (size_t)a.ndim) || (a.nbytes && memcmp(a.data, b.data, a.nbytes)))
       abort();
     tilec_npy_free(&b);
     unlink(roundtrip_path);

@@ -9,8 +9,8 @@
 
 #include "frontend/builtins.h"
 
-static const cg_builtin *const families[] = {cg_builtins_core,   cg_builtins_math,       cg_builtins_tile,
-                                             cg_builtins_atomic, cg_builtins_block,      cg_builtins_descriptor,
+static const cg_builtin *const families[] = {cg_builtins_core,   cg_builtins_math,  cg_builtins_tile,
+                                             cg_builtins_atomic, cg_builtins_block, cg_builtins_descriptor,
                                              cg_builtins_debug,  cg_builtins_api};
 
 static int nparams(const cg_builtin *b) {
@@ -45,8 +45,8 @@ END_TEST
 
 START_TEST(test_lookup) {
   ck_assert_ptr_nonnull(cg_builtin_find("load"));
-  ck_assert_ptr_nonnull(cg_builtin_find("abs"));    /* tl.abs */
-  ck_assert_ptr_nonnull(cg_builtin_find("to"));     /* x.to(...) */
+  ck_assert_ptr_nonnull(cg_builtin_find("abs"));     /* tl.abs */
+  ck_assert_ptr_nonnull(cg_builtin_find("to"));      /* x.to(...) */
   ck_assert_ptr_nonnull(cg_builtin_find("softmax")); /* prelude; x.softmax() is refused */
   ck_assert_ptr_null(cg_builtin_find("tensor"));     /* a class, not a function */
   ck_assert_ptr_null(cg_builtin_find("lgamma"));

@@ -13,18 +13,20 @@
 #include "tilec/runtime.h"
 #include "tilec/tilec.h"
 
-static const char copy_source[] =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "\n"
-    "@triton.jit\n"
-    "def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
-    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-    "    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)\n";
+static const char copy_source[] = "import triton\n"
+                                  "import triton.language as tl\n"
+                                  "\n"
+                                  "@triton.jit\n"
+                                  "def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                                  "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                                  "    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)\n";
 
 static tilec_kernel_spec copy_spec(void) {
-  tilec_kernel_spec s = {.source = copy_source, .source_len = sizeof copy_source - 1, .filename = "copy.py",
-                         .kernel = "copy_kernel", .signature = "*fp32, *fp32, i32, 64"};
+  tilec_kernel_spec s = {.source = copy_source,
+                         .source_len = sizeof copy_source - 1,
+                         .filename = "copy.py",
+                         .kernel = "copy_kernel",
+                         .signature = "*fp32, *fp32, i32, 64"};
   return s;
 }
 
@@ -96,8 +98,9 @@ START_TEST(test_environment) {
   setenv("TILEC_CHECK", "bounds,everything", 1);
   tilec_status *st = tilec_checks_from_env(&bits);
   ck_assert_ptr_nonnull(st);
-  ck_assert_str_eq(tilec_status_message(st), "TILEC_CHECK: unknown check 'everything' in 'bounds,everything' "
-                                             "(expected all, none, or a comma-separated list of bounds, nan, races and init)");
+  ck_assert_str_eq(tilec_status_message(st),
+                   "TILEC_CHECK: unknown check 'everything' in 'bounds,everything' "
+                   "(expected all, none, or a comma-separated list of bounds, nan, races and init)");
   tilec_status_destroy(st);
   tilec_compile_options_init(&o);
   o.cache_dir = "";
@@ -105,8 +108,9 @@ START_TEST(test_environment) {
   st = tilec_compiler_create(&o, &c);
   ck_assert_ptr_nonnull(st);
   ck_assert_ptr_null(c);
-  ck_assert_str_eq(tilec_status_message(st), "TILEC_CHECK: unknown check 'everything' in 'bounds,everything' "
-                                             "(expected all, none, or a comma-separated list of bounds, nan, races and init)");
+  ck_assert_str_eq(tilec_status_message(st),
+                   "TILEC_CHECK: unknown check 'everything' in 'bounds,everything' "
+                   "(expected all, none, or a comma-separated list of bounds, nan, races and init)");
   tilec_status_destroy(st);
   clear_env();
 }
@@ -250,8 +254,11 @@ static const char shift_source[] =
 
 static tilec_jit_kernel *race_kernel(const char *kernel, const char *signature) {
   tilec_compiler *c = compiler("", TILEC_CHECKS_RACES, false, false, false);
-  tilec_kernel_spec s = {.source = shift_source, .source_len = sizeof shift_source - 1, .filename = "shift.py",
-                         .kernel = kernel, .signature = signature};
+  tilec_kernel_spec s = {.source = shift_source,
+                         .source_len = sizeof shift_source - 1,
+                         .filename = "shift.py",
+                         .kernel = kernel,
+                         .signature = signature};
   tilec_jit_kernel *k = NULL;
   tilec_status *st = tilec_jit_compile(c, &s, &k, NULL);
   ck_assert_msg(st == NULL, "%s", st ? tilec_status_message(st) : "");
@@ -325,10 +332,10 @@ static void *race_thread(void *p) {
     tilec_status *st = r->racy ? tilec_jit_kernel_launch(r->k, 4, 1, 1, args1, 1, &o)
                                : tilec_jit_kernel_launch(r->k, 4, 1, 1, args3, 3, &o);
     bool want = r->racy;
-    if ((st != NULL) != want ||
-        (st && strcmp(tilec_status_message(st), "write-write race on 'dst_ptr' element 0: program (1, 0, 0) stores "
-                                                "it at shift.py:11:5 after program (0, 0, 0) stored it at shift.py:11:5, "
-                                                "with no atomic or lock ordering the two")))
+    if ((st != NULL) != want || (st && strcmp(tilec_status_message(st),
+                                              "write-write race on 'dst_ptr' element 0: program (1, 0, 0) stores "
+                                              "it at shift.py:11:5 after program (0, 0, 0) stored it at shift.py:11:5, "
+                                              "with no atomic or lock ordering the two")))
       r->failures++;
     tilec_status_destroy(st);
   }
@@ -371,8 +378,11 @@ static const char init_source[] =
 
 static tilec_jit_kernel *init_kernel(const char *kernel) {
   tilec_compiler *c = compiler("", TILEC_CHECKS_INIT, false, false, false);
-  tilec_kernel_spec s = {.source = init_source, .source_len = sizeof init_source - 1, .filename = "init.py",
-                         .kernel = kernel, .signature = "*fp32, i32, 16"};
+  tilec_kernel_spec s = {.source = init_source,
+                         .source_len = sizeof init_source - 1,
+                         .filename = "init.py",
+                         .kernel = kernel,
+                         .signature = "*fp32, i32, 16"};
   if (!strcmp(kernel, "copy")) s.signature = "*fp32, *fp32, i32, 16";
   tilec_jit_kernel *k = NULL;
   tilec_status *st = tilec_jit_compile(c, &s, &k, NULL);

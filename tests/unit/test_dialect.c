@@ -66,7 +66,8 @@ START_TEST(test_rows_are_registered_ops) {
     ck_assert_int_eq(tile_op_of(op), id);
     mlirOperationDestroy(op);
   }
-  const char *others[] = {"arith.addi", "scf.for", "func.func", "tile", "tiles.load", "tile.", "tile.loads", "tile.loa"};
+  const char *others[] = {"arith.addi", "scf.for", "func.func",  "tile",
+                          "tiles.load", "tile.",   "tile.loads", "tile.loa"};
   for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
     MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString(others[i]), loc);
     mlirContextSetAllowUnregisteredDialects(ctx, true);

@@ -12,20 +12,19 @@
 #include "tilec/runtime.h"
 #include "tilec/tilec.h"
 
-static const char source[] =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "\n"
-    "@triton.jit\n"
-    "def scale_kernel(x_ptr, out_ptr, n, stride, BLOCK: tl.constexpr):\n"
-    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-    "    mask = offs < n\n"
-    "    x = tl.load(x_ptr + offs * stride, mask=mask)\n"
-    "    tl.store(out_ptr + offs, x * 2.0, mask=mask)\n"
-    "\n"
-    "@triton.jit\n"
-    "def other_kernel(x_ptr, out_ptr, n, stride, BLOCK: tl.constexpr):\n"
-    "    tl.store(out_ptr + tl.arange(0, BLOCK), tl.load(x_ptr + tl.arange(0, BLOCK)))\n";
+static const char source[] = "import triton\n"
+                             "import triton.language as tl\n"
+                             "\n"
+                             "@triton.jit\n"
+                             "def scale_kernel(x_ptr, out_ptr, n, stride, BLOCK: tl.constexpr):\n"
+                             "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                             "    mask = offs < n\n"
+                             "    x = tl.load(x_ptr + offs * stride, mask=mask)\n"
+                             "    tl.store(out_ptr + offs, x * 2.0, mask=mask)\n"
+                             "\n"
+                             "@triton.jit\n"
+                             "def other_kernel(x_ptr, out_ptr, n, stride, BLOCK: tl.constexpr):\n"
+                             "    tl.store(out_ptr + tl.arange(0, BLOCK), tl.load(x_ptr + tl.arange(0, BLOCK)))\n";
 
 #define SIG_ANY "*fp32, *fp32, i32, i32, 64"
 #define SIG_DIV "*fp32:16, *fp32:16, i32:16, i32, 64"
@@ -37,7 +36,13 @@ typedef const char *(*variant_fn)(float *, float *, int32_t, int32_t);
 static char dir[PATH_MAX];
 
 static tilec_kernel_spec spec_of(const char *kernel, const char *sig) {
-  tilec_kernel_spec s = {.source = source, .source_len = sizeof source - 1, .filename = "scale.py", .kernel = kernel, .signature = sig, .defines = NULL, .num_defines = 0};
+  tilec_kernel_spec s = {.source = source,
+                         .source_len = sizeof source - 1,
+                         .filename = "scale.py",
+                         .kernel = kernel,
+                         .signature = sig,
+                         .defines = NULL,
+                         .num_defines = 0};
   return s;
 }
 
@@ -105,8 +110,8 @@ START_TEST(test_picks_most_specialized) {
   fclose(f);
   ck_assert_ptr_nonnull(strstr(text, "int scale_kernel_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, "
                                      "float *x_ptr, float *out_ptr, int32_t n, int32_t stride);"));
-  ck_assert_ptr_nonnull(
-      strstr(text, "const char *scale_kernel_launch_variant(float *x_ptr, float *out_ptr, int32_t n, int32_t stride);"));
+  ck_assert_ptr_nonnull(strstr(
+      text, "const char *scale_kernel_launch_variant(float *x_ptr, float *out_ptr, int32_t n, int32_t stride);"));
 
   void *handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
   ck_assert_ptr_nonnull(handle);

@@ -2,33 +2,32 @@
  * corrupt and truncated entries, unwritable cache directories, concurrent processes, and
  * checked launches. In: a vector-add kernel as a string. Out: a Check suite. */
 #include <check.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tilec/runtime.h"
 #include "tilec/tilec.h"
 
-static const char add_source[] =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "\n"
-    "@triton.jit\n"
-    "def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
-    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-    "    mask = offs < n\n"
-    "    x = tl.load(x_ptr + offs, mask=mask)\n"
-    "    y = tl.load(y_ptr + offs, mask=mask)\n"
-    "    tl.store(out_ptr + offs, x + y, mask=mask)\n";
+static const char add_source[] = "import triton\n"
+                                 "import triton.language as tl\n"
+                                 "\n"
+                                 "@triton.jit\n"
+                                 "def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                                 "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                                 "    mask = offs < n\n"
+                                 "    x = tl.load(x_ptr + offs, mask=mask)\n"
+                                 "    y = tl.load(y_ptr + offs, mask=mask)\n"
+                                 "    tl.store(out_ptr + offs, x + y, mask=mask)\n";
 
 #define ADD_SIG "*fp32, *fp32, *fp32, i32, 64"
 
@@ -47,7 +46,13 @@ static void remove_root(void) {
 }
 
 static tilec_kernel_spec add_spec(const char *signature) {
-  tilec_kernel_spec s = {.source = add_source, .source_len = sizeof add_source - 1, .filename = "add.py", .kernel = "add_kernel", .signature = signature, .defines = NULL, .num_defines = 0};
+  tilec_kernel_spec s = {.source = add_source,
+                         .source_len = sizeof add_source - 1,
+                         .filename = "add.py",
+                         .kernel = "add_kernel",
+                         .signature = signature,
+                         .defines = NULL,
+                         .num_defines = 0};
   return s;
 }
 
@@ -511,7 +516,13 @@ START_TEST(test_source_from_file) {
   fputs(add_source, f);
   fclose(f);
   tilec_compiler *c = compiler_with_cache("");
-  tilec_kernel_spec spec = {.source = NULL, .source_len = 0, .filename = file, .kernel = "add_kernel", .signature = ADD_SIG, .defines = NULL, .num_defines = 0};
+  tilec_kernel_spec spec = {.source = NULL,
+                            .source_len = 0,
+                            .filename = file,
+                            .kernel = "add_kernel",
+                            .signature = ADD_SIG,
+                            .defines = NULL,
+                            .num_defines = 0};
   tilec_jit_kernel *k = jit_ok(c, &spec);
   ck_assert_str_eq(tilec_jit_kernel_desc(k)->source_file, file);
   check_add(k, 129);

@@ -21,8 +21,8 @@ START_TEST(test_table_shape) {
   const tilec_language_function *t = tilec_language_functions(&n);
   ck_assert_uint_gt(n, 150);
   ck_assert_ptr_eq(tilec_language_functions(NULL), t); /* one table for the process */
-  static const char *const groups[] = {"core", "math", "tile", "atomic", "block", "descriptor", "debug", "api",
-                                       "prelude"};
+  static const char *const groups[] = {"core",       "math",  "tile", "atomic", "block",
+                                       "descriptor", "debug", "api",  "prelude"};
   for (size_t i = 0; i < n; i++) {
     ck_assert_msg(t[i].name[0] != '_', "%s: the prelude's private helpers are not the language", t[i].name);
     if (i) ck_assert_msg(strcmp(t[i - 1].name, t[i].name) < 0, "%s then %s", t[i - 1].name, t[i].name);
@@ -57,10 +57,10 @@ START_TEST(test_every_name_is_known_to_the_compiler) {
   ck_assert_ptr_null(tilec_compiler_create(NULL, &c));
   for (size_t i = 0; i < n; i++) {
     char src[512];
-    snprintf(src, sizeof src,
-             "import triton\nimport triton.language as tl\n\n@triton.jit\ndef k(x):\n    tl.%s()\n", t[i].name);
-    tilec_kernel_spec spec = {.source = src, .source_len = strlen(src), .filename = "k.py", .kernel = "k",
-                              .signature = "*fp32"};
+    snprintf(src, sizeof src, "import triton\nimport triton.language as tl\n\n@triton.jit\ndef k(x):\n    tl.%s()\n",
+             t[i].name);
+    tilec_kernel_spec spec = {
+        .source = src, .source_len = strlen(src), .filename = "k.py", .kernel = "k", .signature = "*fp32"};
     char *text = NULL;
     tilec_status *st = tilec_compiler_emit(c, &spec, TILEC_STAGE_TILE, &text);
     free(text);

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tilec/runtime.h"
 #include "tests/unit/expect.h"
+#include "tilec/runtime.h"
 
 /* What the fake program saw. Calls are counted in a window [base, base + cap) of flattened
  * ids so huge grids can be tested through small sub-ranges. */
@@ -41,21 +41,17 @@ static void (*rt_set_num_threads)(int) = omp_set_num_threads;
 
 static void atomic_max(_Atomic int *m, int v) {
   int seen = atomic_load(m);
-  while (v > seen && !atomic_compare_exchange_weak(m, &seen, v)) {
-  }
+  while (v > seen && !atomic_compare_exchange_weak(m, &seen, v)) {}
 }
 
-static int record_program(void *const *args, const uint32_t pid[3], const uint32_t grid[3],
-                          void *ctx) {
+static int record_program(void *const *args, const uint32_t pid[3], const uint32_t grid[3], void *ctx) {
   recorder *r = *(recorder *const *)args[0];
-  if (ctx || grid[0] != r->grid[0] || grid[1] != r->grid[1] || grid[2] != r->grid[2] ||
-      pid[0] >= grid[0] || pid[1] >= grid[1] || pid[2] >= grid[2])
+  if (ctx || grid[0] != r->grid[0] || grid[1] != r->grid[1] || grid[2] != r->grid[2] || pid[0] >= grid[0] ||
+      pid[1] >= grid[1] || pid[2] >= grid[2])
     atomic_fetch_add(&r->bad, 1);
   uint64_t flat = pid[0] + (uint64_t)grid[0] * (pid[1] + (uint64_t)grid[1] * pid[2]);
-  if (flat >= r->base && flat - r->base < r->cap)
-    atomic_fetch_add(&r->calls[flat - r->base], 1);
-  else
-    atomic_fetch_add(&r->bad, 1);
+  if (flat >= r->base && flat - r->base < r->cap) atomic_fetch_add(&r->calls[flat - r->base], 1);
+  else atomic_fetch_add(&r->bad, 1);
   atomic_fetch_add(&r->total, 1);
   atomic_max(&r->max_team, rt_num_threads());
   atomic_max(&r->max_level, rt_level());
@@ -81,8 +77,7 @@ static const tilec_kernel_desc record_kernel = {TILEC_ABI_VERSION,
                                                 record_params,
                                                 record_program};
 
-static void rec_init_window(recorder *r, uint32_t gx, uint32_t gy, uint32_t gz, uint64_t base,
-                            uint64_t cap) {
+static void rec_init_window(recorder *r, uint32_t gx, uint32_t gy, uint32_t gz, uint64_t base, uint64_t cap) {
   memset(r, 0, sizeof *r);
   r->grid[0] = gx;
   r->grid[1] = gy;
@@ -112,12 +107,11 @@ static void check_ran(const recorder *r, uint64_t first, uint64_t count) {
   for (uint64_t i = 0; i < r->cap; i++) {
     uint64_t flat = r->base + i;
     uint32_t want = flat >= first && flat - first < count;
-    ck_assert_msg(atomic_load(&r->calls[i]) == want, "program %llu ran %u times, expected %u",
-                  (unsigned long long)flat, (unsigned)atomic_load(&r->calls[i]), (unsigned)want);
+    ck_assert_msg(atomic_load(&r->calls[i]) == want, "program %llu ran %u times, expected %u", (unsigned long long)flat,
+                  (unsigned)atomic_load(&r->calls[i]), (unsigned)want);
   }
   ck_assert_uint_eq(atomic_load(&r->total), count);
 }
-
 
 static const uint32_t grids[][3] = {{1, 1, 1}, {7, 1, 1},  {5, 3, 2},  {1000, 1, 1},
                                     {1, 9, 1}, {1, 1, 11}, {3, 1, 17}, {33, 31, 3}};
@@ -193,8 +187,7 @@ START_TEST(test_empty_subranges) {
 END_TEST
 
 START_TEST(test_subranges) {
-  static const uint64_t ranges[][2] = {{7, 11}, {25, UINT64_MAX}, {0, 30}, {29, 1},
-                                       {0, 1},  {14, 2},          {1, 28}};
+  static const uint64_t ranges[][2] = {{7, 11}, {25, UINT64_MAX}, {0, 30}, {29, 1}, {0, 1}, {14, 2}, {1, 28}};
   for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
     for (uint32_t sched = 0; sched < 2; sched++) {
       recorder r;
@@ -241,16 +234,16 @@ START_TEST(test_range_errors) {
   tilec_launch_options_init(&o);
   o.first_program = 31;
   expect_status(launch(&r, &o), TILEC_ERROR_INVALID_ARGUMENT,
-               "kernel 'record': first program 31 is outside the grid (5, 3, 2) of 30 programs");
+                "kernel 'record': first program 31 is outside the grid (5, 3, 2) of 30 programs");
   o.first_program = 20;
   o.program_count = 11;
   expect_status(launch(&r, &o), TILEC_ERROR_INVALID_ARGUMENT,
-               "kernel 'record': programs [20, 20 + 11) exceed the grid (5, 3, 2) of 30 programs");
+                "kernel 'record': programs [20, 20 + 11) exceed the grid (5, 3, 2) of 30 programs");
   o.first_program = 1;
   o.program_count = UINT64_MAX - 1; /* first + count would wrap */
   expect_status(launch(&r, &o), TILEC_ERROR_INVALID_ARGUMENT,
-               "kernel 'record': programs [1, 1 + 18446744073709551614) exceed the grid "
-               "(5, 3, 2) of 30 programs");
+                "kernel 'record': programs [1, 1 + 18446744073709551614) exceed the grid "
+                "(5, 3, 2) of 30 programs");
   ck_assert_uint_eq(atomic_load(&r.total), 0);
   rec_free(&r);
 }
@@ -259,8 +252,9 @@ END_TEST
 /* Program ids are i32 in Triton: program 3,000,000,000 would see a negative id. Triton's
  * (CUDA's) limits are refused before anything runs, empty grids included. */
 START_TEST(test_grid_limits) {
-  static const uint32_t bad[][3] = {{TILEC_MAX_GRID_X + 1u, 1, 1}, {3000000000u, 1, 1}, {UINT32_MAX, UINT32_MAX, 2},
-                                    {1, TILEC_MAX_GRID_YZ + 1, 1}, {1, 1, TILEC_MAX_GRID_YZ + 1}, {UINT32_MAX, 1, 0}};
+  static const uint32_t bad[][3] = {{TILEC_MAX_GRID_X + 1u, 1, 1}, {3000000000u, 1, 1},
+                                    {UINT32_MAX, UINT32_MAX, 2},   {1, TILEC_MAX_GRID_YZ + 1, 1},
+                                    {1, 1, TILEC_MAX_GRID_YZ + 1}, {UINT32_MAX, 1, 0}};
   for (size_t g = 0; g < sizeof bad / sizeof bad[0]; g++) {
     recorder r;
     rec_init_window(&r, bad[g][0], bad[g][1], bad[g][2], 0, 1);
@@ -282,43 +276,41 @@ START_TEST(test_bad_arguments) {
   recorder *rp = &r; /* args[0] points at the pointer parameter */
   void *args[1] = {&rp};
   expect_status(tilec_kernel_launch(NULL, 1, 1, 1, args, NULL), TILEC_ERROR_INVALID_ARGUMENT,
-               "tilec_kernel_launch: kernel is NULL");
-  expect_status(tilec_kernel_launch(&record_kernel, 4, 1, 1, NULL, NULL),
-               TILEC_ERROR_INVALID_ARGUMENT, "kernel 'record' takes 1 argument but args is NULL");
+                "tilec_kernel_launch: kernel is NULL");
+  expect_status(tilec_kernel_launch(&record_kernel, 4, 1, 1, NULL, NULL), TILEC_ERROR_INVALID_ARGUMENT,
+                "kernel 'record' takes 1 argument but args is NULL");
   void *null_args[1] = {NULL};
-  expect_status(tilec_kernel_launch(&record_kernel, 4, 1, 1, null_args, NULL),
-               TILEC_ERROR_INVALID_ARGUMENT, "kernel 'record': argument 0 ('rec') is NULL");
+  expect_status(tilec_kernel_launch(&record_kernel, 4, 1, 1, null_args, NULL), TILEC_ERROR_INVALID_ARGUMENT,
+                "kernel 'record': argument 0 ('rec') is NULL");
   tilec_launch_options o;
   tilec_launch_options_init(&o);
   o.schedule = 7;
   expect_status(tilec_kernel_launch(&record_kernel, 4, 1, 1, args, &o), TILEC_ERROR_INVALID_ARGUMENT,
-               "kernel 'record': unknown schedule 7 (expected 0 = static or 1 = dynamic)");
+                "kernel 'record': unknown schedule 7 (expected 0 = static or 1 = dynamic)");
   tilec_launch_options_init(&o);
   o.num_threads = 5000;
   expect_status(tilec_kernel_launch(&record_kernel, 4, 1, 1, args, &o), TILEC_ERROR_INVALID_ARGUMENT,
-               "kernel 'record': num_threads 5000 exceeds the limit of 4096");
+                "kernel 'record': num_threads 5000 exceeds the limit of 4096");
   tilec_kernel_desc old = record_kernel;
   old.abi_version = 2;
   char want[160];
-  snprintf(want, sizeof want,
-           "kernel descriptor was built for tilec ABI 2 (%zu bytes), this runtime is 1 (%zu bytes)",
+  snprintf(want, sizeof want, "kernel descriptor was built for tilec ABI 2 (%zu bytes), this runtime is 1 (%zu bytes)",
            sizeof old, sizeof old);
   expect_status(tilec_kernel_launch(&old, 4, 1, 1, args, NULL), TILEC_ERROR_ABI, want);
   old.abi_version = TILEC_ABI_VERSION;
   old.struct_size = 64;
-  snprintf(want, sizeof want,
-           "kernel descriptor was built for tilec ABI 1 (64 bytes), this runtime is 1 (%zu bytes)",
+  snprintf(want, sizeof want, "kernel descriptor was built for tilec ABI 1 (64 bytes), this runtime is 1 (%zu bytes)",
            sizeof old);
   expect_status(tilec_kernel_launch(&old, 4, 1, 1, args, NULL), TILEC_ERROR_ABI, want);
   tilec_kernel_desc noname = record_kernel;
   noname.name = NULL;
   expect_status(tilec_kernel_launch(&noname, 4, 1, 1, args, NULL), TILEC_ERROR_INVALID_ARGUMENT,
-               "tilec_kernel_launch: kernel has no name");
+                "tilec_kernel_launch: kernel has no name");
   tilec_kernel_desc noprog = record_kernel;
   noprog.program = NULL;
   expect_status(tilec_kernel_launch(&noprog, 4, 1, 1, args, NULL), TILEC_ERROR_INVALID_ARGUMENT,
-               "kernel 'record' has no CPU program (built for host: launch it with tilec_jit_kernel_launch or its "
-               "library's record_launch)");
+                "kernel 'record' has no CPU program (built for host: launch it with tilec_jit_kernel_launch or its "
+                "library's record_launch)");
   ck_assert_uint_eq(atomic_load(&r.total), 0);
   rec_free(&r);
 }
@@ -326,16 +318,14 @@ END_TEST
 
 /* A kernel with no runtime arguments may be launched with args == NULL. */
 static _Atomic uint32_t noarg_calls;
-static int noarg_program(void *const *args, const uint32_t pid[3], const uint32_t grid[3],
-                         void *ctx) {
+static int noarg_program(void *const *args, const uint32_t pid[3], const uint32_t grid[3], void *ctx) {
   (void)args, (void)pid, (void)grid, (void)ctx;
   atomic_fetch_add(&noarg_calls, 1);
   return 0;
 }
 
 START_TEST(test_no_arguments) {
-  tilec_kernel_desc k = {
-      TILEC_ABI_VERSION, sizeof k, "noarg", "", "host", "t.py", "test", 0, 0, NULL, noarg_program};
+  tilec_kernel_desc k = {TILEC_ABI_VERSION, sizeof k, "noarg", "", "host", "t.py", "test", 0, 0, NULL, noarg_program};
   atomic_store(&noarg_calls, 0);
   ck_assert_ptr_null(tilec_kernel_launch(&k, 6, 2, 1, NULL, NULL));
   ck_assert_uint_eq(atomic_load(&noarg_calls), 12);
@@ -371,8 +361,7 @@ START_TEST(test_env_two_threads) {
     ck_assert_int_eq(atomic_load(&r.max_level), 1);
     if (sched == TILEC_SCHEDULE_STATIC) /* each thread gets a chunk of 500 */
       ck_assert_uint_eq(atomic_load(&r.thread_mask), 3);
-    else
-      ck_assert_uint_eq(atomic_load(&r.thread_mask) & ~(uint64_t)3, 0);
+    else ck_assert_uint_eq(atomic_load(&r.thread_mask) & ~(uint64_t)3, 0);
     rec_free(&r);
   }
   unsetenv("TILEC_NUM_THREADS");
@@ -400,9 +389,7 @@ START_TEST(test_env_invalid) {
     recorder r;
     rec_init(&r, 10, 1, 1);
     char want[256];
-    snprintf(want, sizeof want,
-             "kernel 'record': TILEC_NUM_THREADS='%s' is not an integer between 1 and 4096",
-             bad[i]);
+    snprintf(want, sizeof want, "kernel 'record': TILEC_NUM_THREADS='%s' is not an integer between 1 and 4096", bad[i]);
     expect_status(launch(&r, NULL), TILEC_ERROR_INVALID_ARGUMENT, want);
     ck_assert_uint_eq(atomic_load(&r.total), 0);
     rec_free(&r);
@@ -477,8 +464,7 @@ START_TEST(test_failing_program) {
       tilec_launch_options_init(&o);
       o.schedule = sched;
       o.num_threads = threads;
-      expect_status(launch(&r, &o), TILEC_ERROR_RUNTIME,
-                   "kernel 'record' failed in program (2, 0, 1)");
+      expect_status(launch(&r, &o), TILEC_ERROR_RUNTIME, "kernel 'record' failed in program (2, 0, 1)");
       ck_assert_uint_eq(atomic_load(&r.calls[17]), 1);
       ck_assert_uint_eq(atomic_load(&r.bad), 0);
       rec_free(&r);
@@ -487,8 +473,7 @@ START_TEST(test_failing_program) {
   recorder r;
   rec_init(&r, 1, 1, 1);
   r.fail_at = 0;
-  expect_status(launch(&r, NULL), TILEC_ERROR_RUNTIME,
-               "kernel 'record' failed in program (0, 0, 0)");
+  expect_status(launch(&r, NULL), TILEC_ERROR_RUNTIME, "kernel 'record' failed in program (0, 0, 0)");
   rec_free(&r);
 }
 END_TEST
@@ -568,8 +553,7 @@ START_TEST(test_concurrent_host_threads) {
   rec_init(&jobs[0].rec, 64, 2, 1);
   rec_init(&jobs[1].rec, 13, 7, 1);
   pthread_t th[2];
-  for (int i = 0; i < 2; i++)
-    ck_assert_int_eq(pthread_create(&th[i], NULL, host_thread, &jobs[i]), 0);
+  for (int i = 0; i < 2; i++) ck_assert_int_eq(pthread_create(&th[i], NULL, host_thread, &jobs[i]), 0);
   for (int i = 0; i < 2; i++) ck_assert_int_eq(pthread_join(th[i], NULL), 0);
   for (int i = 0; i < 2; i++) {
     ck_assert(jobs[i].ok);
@@ -577,10 +561,8 @@ START_TEST(test_concurrent_host_threads) {
     /* 50 launches, then the simple one: complete for job 0, stopped early for job 1. */
     for (uint64_t p = 0; p < jobs[i].rec.cap; p++) {
       uint32_t n = atomic_load(&jobs[i].rec.calls[p]);
-      if (i == 0 || p == 0)
-        ck_assert_uint_eq(n, 51);
-      else
-        ck_assert(n == 50 || n == 51);
+      if (i == 0 || p == 0) ck_assert_uint_eq(n, 51);
+      else ck_assert(n == 50 || n == 51);
     }
   }
   ck_assert_str_eq(jobs[0].last_error, "");

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tilec/runtime.h"
 #include "tests/unit/expect.h"
+#include "tilec/runtime.h"
 
 /* Three kernels; -D switches break one thing at a time. */
 static const char fake_library_source[] =
@@ -91,9 +91,7 @@ static const struct {
 
 static char tmp_dir[PATH_MAX];
 
-static void lib_path(char *buf, size_t cap, const char *name) {
-  snprintf(buf, cap, "%s/%s.so", tmp_dir, name);
-}
+static void lib_path(char *buf, size_t cap, const char *name) { snprintf(buf, cap, "%s/%s.so", tmp_dir, name); }
 
 /* The source tree's include/: TILEC_TEST_INCLUDE, else beside TILEC_TEST_DATA (tests/, as
  * ctest sets it), else from where this file was compiled. */
@@ -111,10 +109,8 @@ static void include_dir(char *buf, size_t cap) {
   const char *file = __FILE__;
   const char *tail = strstr(file, "tests/unit/test_library.c");
   int root_len = tail ? (int)(tail - file) : 0;
-  if (root_len == 0)
-    snprintf(buf, cap, "./include");
-  else
-    snprintf(buf, cap, "%.*sinclude", root_len, file);
+  if (root_len == 0) snprintf(buf, cap, "./include");
+  else snprintf(buf, cap, "%.*sinclude", root_len, file);
 }
 
 static int write_file(const char *path, const char *text, size_t len) {
@@ -143,8 +139,7 @@ static int build_libraries(void) {
   if (!write_file(src, fake_library_source, sizeof fake_library_source - 1)) return 0;
   for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
     lib_path(out, sizeof out, variants[i].name);
-    snprintf(cmd, sizeof cmd, "cc -std=c17 -shared -fPIC %s -I'%s' '%s' -o '%s'", variants[i].flags,
-             inc, src, out);
+    snprintf(cmd, sizeof cmd, "cc -std=c17 -shared -fPIC %s -I'%s' '%s' -o '%s'", variants[i].flags, inc, src, out);
     if (system(cmd) != 0) {
       fprintf(stderr, "test_library: failed: %s\n", cmd);
       return 0;
@@ -153,8 +148,7 @@ static int build_libraries(void) {
   snprintf(src, sizeof src, "%s/plain.c", tmp_dir);
   lib_path(out, sizeof out, "plain");
   snprintf(cmd, sizeof cmd, "cc -shared -fPIC '%s' -o '%s'", src, out);
-  if (!write_file(src, plain_library_source, sizeof plain_library_source - 1) || system(cmd) != 0)
-    return 0;
+  if (!write_file(src, plain_library_source, sizeof plain_library_source - 1) || system(cmd) != 0) return 0;
   /* Longer than an ELF header, so the loader reads it and rejects the contents. */
   static const char garbage[] = "this is not an ELF shared object, just text\n"
                                 "this is not an ELF shared object, just text\n"
@@ -176,7 +170,6 @@ static void remove_libraries(void) {
   }
   rmdir(tmp_dir);
 }
-
 
 /* Loading `name` fails with exactly `fmt` (one %s: the library's path). */
 static void expect_load_error(const char *name, tilec_status_code code, const char *fmt) {
@@ -222,16 +215,15 @@ START_TEST(test_find_kernel) {
   ck_assert_ptr_null(tilec_library_find_kernel(lib, "scale", &k));
   ck_assert_ptr_eq(k, tilec_library_kernel_at(lib, 1));
   char msg[PATH_MAX + 128];
-  snprintf(msg, sizeof msg, "no kernel 'add' in '%s'; it has: add_one, scale, fail_odd",
-           tilec_library_path(lib));
+  snprintf(msg, sizeof msg, "no kernel 'add' in '%s'; it has: add_one, scale, fail_odd", tilec_library_path(lib));
   expect_status(tilec_library_find_kernel(lib, "add", &k), TILEC_ERROR_NOT_FOUND, msg);
   ck_assert_ptr_null(k);
   expect_status(tilec_library_find_kernel(lib, NULL, &k), TILEC_ERROR_INVALID_ARGUMENT,
-               "tilec_library_find_kernel: name is NULL");
+                "tilec_library_find_kernel: name is NULL");
   expect_status(tilec_library_find_kernel(NULL, "scale", &k), TILEC_ERROR_INVALID_ARGUMENT,
-               "tilec_library_find_kernel: library is NULL");
+                "tilec_library_find_kernel: library is NULL");
   expect_status(tilec_library_find_kernel(lib, "scale", NULL), TILEC_ERROR_INVALID_ARGUMENT,
-               "tilec_library_find_kernel: out is NULL");
+                "tilec_library_find_kernel: out is NULL");
   tilec_library_unload(lib);
 }
 END_TEST
@@ -260,7 +252,7 @@ START_TEST(test_launch_loaded_kernels) {
   tilec_launch_options_init(&o);
   o.num_threads = 1; /* program 1 is then the first to fail */
   expect_status(tilec_kernel_launch(fail, 8, 1, 1, NULL, &o), TILEC_ERROR_RUNTIME,
-               "kernel 'fail_odd' failed in program (1, 0, 0)");
+                "kernel 'fail_odd' failed in program (1, 0, 0)");
   tilec_library_unload(lib);
 }
 END_TEST
@@ -279,14 +271,12 @@ START_TEST(test_load_twice) {
 END_TEST
 
 START_TEST(test_wrong_abi) {
-  expect_load_error("wrongabi", TILEC_ERROR_ABI,
-                    "kernel library '%s' was built for tilec ABI 999, this runtime is 1");
+  expect_load_error("wrongabi", TILEC_ERROR_ABI, "kernel library '%s' was built for tilec ABI 999, this runtime is 1");
 }
 END_TEST
 
 START_TEST(test_broken_descriptors) {
-  expect_load_error("descabi", TILEC_ERROR_ABI,
-                    "kernel #1 in '%s' was built for tilec ABI 2, this runtime is 1");
+  expect_load_error("descabi", TILEC_ERROR_ABI, "kernel #1 in '%s' was built for tilec ABI 2, this runtime is 1");
   char fmt[160];
   snprintf(fmt, sizeof fmt,
            "kernel #0 in '%%s' has a 8-byte descriptor, this runtime expects %zu bytes for "
@@ -295,10 +285,8 @@ START_TEST(test_broken_descriptors) {
   expect_load_error("descsize", TILEC_ERROR_ABI, fmt);
   expect_load_error("dup", TILEC_ERROR_INVALID_ARGUMENT,
                     "kernel library '%s' defines kernel 'add_one' twice (#0 and #2)");
-  expect_load_error("noprog", TILEC_ERROR_INVALID_ARGUMENT,
-                    "kernel 'add_one' in '%s' has no program function");
-  expect_load_error("notable", TILEC_ERROR_NOT_FOUND,
-                    "kernel library '%s' does not export 'tilec_kernels'");
+  expect_load_error("noprog", TILEC_ERROR_INVALID_ARGUMENT, "kernel 'add_one' in '%s' has no program function");
+  expect_load_error("notable", TILEC_ERROR_NOT_FOUND, "kernel library '%s' does not export 'tilec_kernels'");
   /* A parameter count beyond the table was read out of bounds at launch. */
   expect_load_error("bigcount", TILEC_ERROR_INVALID_ARGUMENT,
                     "kernel 'add_one' in '%s' has an inconsistent parameter table (100000 parameters, 2 runtime "
@@ -307,7 +295,8 @@ START_TEST(test_broken_descriptors) {
                     "kernel 'add_one' in '%s': its parameter table of 1000 entries lies outside the library");
   expect_load_error("nargs", TILEC_ERROR_INVALID_ARGUMENT,
                     "kernel 'add_one' in '%s' declares 1 runtime arguments but its parameter table has 2");
-  expect_load_error("badkind", TILEC_ERROR_INVALID_ARGUMENT, "kernel 'add_one' in '%s': parameter 1 has an unknown kind");
+  expect_load_error("badkind", TILEC_ERROR_INVALID_ARGUMENT,
+                    "kernel 'add_one' in '%s': parameter 1 has an unknown kind");
 }
 END_TEST
 
@@ -317,8 +306,7 @@ START_TEST(test_empty_table) {
   ck_assert_ptr_null(tilec_library_kernel_at(lib, 0));
   const tilec_kernel_desc *k;
   char msg[PATH_MAX + 128];
-  snprintf(msg, sizeof msg, "no kernel 'add_one' in '%s'; it has: (no kernels)",
-           tilec_library_path(lib));
+  snprintf(msg, sizeof msg, "no kernel 'add_one' in '%s'; it has: (no kernels)", tilec_library_path(lib));
   expect_status(tilec_library_find_kernel(lib, "add_one", &k), TILEC_ERROR_NOT_FOUND, msg);
   tilec_library_unload(lib);
 }
@@ -348,8 +336,7 @@ START_TEST(test_missing_file) {
 
   st = tilec_library_load("/nonexistent-tilec-dir/k.so", &lib);
   ck_assert_int_eq(tilec_status_code_of(st), TILEC_ERROR_NOT_FOUND);
-  ck_assert_ptr_nonnull(
-      strstr(tilec_status_message(st), "kernel library '/nonexistent-tilec-dir/k.so' not found: "));
+  ck_assert_ptr_nonnull(strstr(tilec_status_message(st), "kernel library '/nonexistent-tilec-dir/k.so' not found: "));
   tilec_status_destroy(st);
 }
 END_TEST
@@ -391,11 +378,10 @@ END_TEST
 START_TEST(test_bad_arguments) {
   tilec_library *lib = NULL;
   expect_status(tilec_library_load(NULL, &lib), TILEC_ERROR_INVALID_ARGUMENT,
-               "tilec_library_load: the library path is NULL");
+                "tilec_library_load: the library path is NULL");
   expect_status(tilec_library_load("", &lib), TILEC_ERROR_INVALID_ARGUMENT,
-               "tilec_library_load: the library path is empty");
-  expect_status(tilec_library_load("x.so", NULL), TILEC_ERROR_INVALID_ARGUMENT,
-               "tilec_library_load: out is NULL");
+                "tilec_library_load: the library path is empty");
+  expect_status(tilec_library_load("x.so", NULL), TILEC_ERROR_INVALID_ARGUMENT, "tilec_library_load: out is NULL");
   tilec_library_unload(NULL);
   ck_assert_uint_eq(tilec_library_kernel_count(NULL), 0);
   ck_assert_ptr_null(tilec_library_kernel_at(NULL, 0));

@@ -15,30 +15,28 @@
 #include "tilec/tilec.h"
 
 /* Function sources as the Python package passes them: dedented, no decorators. */
-static const char main_source[] =
-    "def kern(out_ptr):\n"
-    "    tl.store(out_ptr + 0, SCALE)\n"
-    "    tl.store(out_ptr + 1, N * 1.0)\n"
-    "    tl.store(out_ptr + 2, SHAPE[0] * 10 + SHAPE[1] + len(SHAPE) * 100 + 0.0)\n"
-    "    tl.store(out_ptr + 3, DT.primitive_bitwidth + DT.is_fp16() * 1000 + 0.0)\n"
-    "    x = tl.full([2], 9.0, ACC)\n"
-    "    tl.store(out_ptr + 4 + tl.arange(0, 2), ld.sqrt(x))\n"
-    "    tl.store(out_ptr + 6, tl.sum(m.exp(x - 9.0), axis=0))\n"
-    "    tl.store(out_ptr + 7, tl.sum(rs(x), axis=0))\n"
-    "    tl.store(out_ptr + 8, tl.sum(helper(x), axis=0))\n"
-    "    tl.store(out_ptr + 9, tl.sum(h.twice(x), axis=0))\n"
-    "    if DT == triton.language.float16:\n"
-    "        tl.store(out_ptr + 10, tl.sum(x.to(DT).to(tl.float32), axis=0))\n";
+static const char main_source[] = "def kern(out_ptr):\n"
+                                  "    tl.store(out_ptr + 0, SCALE)\n"
+                                  "    tl.store(out_ptr + 1, N * 1.0)\n"
+                                  "    tl.store(out_ptr + 2, SHAPE[0] * 10 + SHAPE[1] + len(SHAPE) * 100 + 0.0)\n"
+                                  "    tl.store(out_ptr + 3, DT.primitive_bitwidth + DT.is_fp16() * 1000 + 0.0)\n"
+                                  "    x = tl.full([2], 9.0, ACC)\n"
+                                  "    tl.store(out_ptr + 4 + tl.arange(0, 2), ld.sqrt(x))\n"
+                                  "    tl.store(out_ptr + 6, tl.sum(m.exp(x - 9.0), axis=0))\n"
+                                  "    tl.store(out_ptr + 7, tl.sum(rs(x), axis=0))\n"
+                                  "    tl.store(out_ptr + 8, tl.sum(helper(x), axis=0))\n"
+                                  "    tl.store(out_ptr + 9, tl.sum(h.twice(x), axis=0))\n"
+                                  "    if DT == triton.language.float16:\n"
+                                  "        tl.store(out_ptr + 10, tl.sum(x.to(DT).to(tl.float32), axis=0))\n";
 
-static const char helper_source[] =
-    "def scale_it(x):\n"
-    "    return x * SCALE\n"
-    "\n"
-    "def twice(x):\n"
-    "    return x + x\n"
-    "\n"
-    "def bad(x):\n"
-    "    return x + UNDEFINED_NAME\n";
+static const char helper_source[] = "def scale_it(x):\n"
+                                    "    return x * SCALE\n"
+                                    "\n"
+                                    "def twice(x):\n"
+                                    "    return x + x\n"
+                                    "\n"
+                                    "def bad(x):\n"
+                                    "    return x + UNDEFINED_NAME\n";
 
 #define NOUT 11
 
@@ -48,8 +46,12 @@ static tilec_global helper_globals[] = {
 };
 
 static tilec_source_module helper_module(void) {
-  tilec_source_module m = {.filename = "helpers.py", .source = helper_source, .source_len = sizeof helper_source - 1,
-                           .source_kind = TILEC_SOURCE_FUNCTIONS, .first_line = 40, .globals = helper_globals,
+  tilec_source_module m = {.filename = "helpers.py",
+                           .source = helper_source,
+                           .source_len = sizeof helper_source - 1,
+                           .source_kind = TILEC_SOURCE_FUNCTIONS,
+                           .first_line = 40,
+                           .globals = helper_globals,
                            .num_globals = 2};
   return m;
 }
@@ -81,9 +83,17 @@ static tilec_compiler *compiler(bool debug) {
 }
 
 static tilec_kernel_spec main_spec(const tilec_global *globals, size_t n, const tilec_source_module *mods, size_t nm) {
-  tilec_kernel_spec s = {.source = main_source, .source_len = sizeof main_source - 1, .filename = "kern.py",
-                         .kernel = "kern", .signature = "*fp32", .source_kind = TILEC_SOURCE_FUNCTIONS,
-                         .first_line = 100, .globals = globals, .num_globals = n, .modules = mods, .num_modules = nm};
+  tilec_kernel_spec s = {.source = main_source,
+                         .source_len = sizeof main_source - 1,
+                         .filename = "kern.py",
+                         .kernel = "kern",
+                         .signature = "*fp32",
+                         .source_kind = TILEC_SOURCE_FUNCTIONS,
+                         .first_line = 100,
+                         .globals = globals,
+                         .num_globals = n,
+                         .modules = mods,
+                         .num_modules = nm};
   return s;
 }
 
@@ -130,11 +140,11 @@ START_TEST(test_every_kind) {
   ck_assert_float_eq(out[3], 1016.0f); /* tl.float16: 16 bits, is_fp16() */
   ck_assert_float_eq(out[4], 3.0f);    /* cuda libdevice sqrt(9) */
   ck_assert_float_eq(out[5], 3.0f);
-  ck_assert_float_eq(out[6], 2.0f);    /* math.exp(0) twice */
+  ck_assert_float_eq(out[6], 2.0f); /* math.exp(0) twice */
   ck_assert_msg(fabsf(out[7] - 2.0f / 3.0f) < 1e-6f, "%g", (double)out[7]);
-  ck_assert_float_eq(out[8], 180.0f);  /* the helper's own SCALE (10), not the kernel's (2.5) */
-  ck_assert_float_eq(out[9], 36.0f);   /* h.twice through a source-module global */
-  ck_assert_float_eq(out[10], 18.0f);  /* DT == triton.language.float16 folded true */
+  ck_assert_float_eq(out[8], 180.0f); /* the helper's own SCALE (10), not the kernel's (2.5) */
+  ck_assert_float_eq(out[9], 36.0f);  /* h.twice through a source-module global */
+  ck_assert_float_eq(out[10], 18.0f); /* DT == triton.language.float16 folded true */
   tilec_jit_kernel_release(k);
   tilec_compiler_destroy(c);
 }
@@ -148,9 +158,16 @@ START_TEST(test_helper_error_located) {
       {.name = "helper", .kind = TILEC_GLOBAL_FUNCTION, .value = "bad", .module = 0},
   };
   static const char src[] = "def kern(out_ptr):\n    tl.store(out_ptr, helper(1.0))\n";
-  tilec_kernel_spec spec = {.source = src, .filename = "kern.py", .kernel = "kern", .signature = "*fp32",
-                            .source_kind = TILEC_SOURCE_FUNCTIONS, .first_line = 7, .globals = g, .num_globals = 2,
-                            .modules = mods, .num_modules = 1};
+  tilec_kernel_spec spec = {.source = src,
+                            .filename = "kern.py",
+                            .kernel = "kern",
+                            .signature = "*fp32",
+                            .source_kind = TILEC_SOURCE_FUNCTIONS,
+                            .first_line = 7,
+                            .globals = g,
+                            .num_globals = 2,
+                            .modules = mods,
+                            .num_modules = 1};
   /* helper source line 8 is file line 47 (first_line 40) */
   expect_error(c, &spec, "helpers.py", 47, 16, "name 'UNDEFINED_NAME' is not defined");
   /* the kernel's own errors honour its first_line */
@@ -195,8 +212,13 @@ START_TEST(test_plain_globals) {
   static const char use[] = "def kern(out_ptr):\n    tl.store(out_ptr, G + 0.0)\n";
   static const char deflt[] = "def kern(out_ptr, N: tl.constexpr = G):\n    tl.store(out_ptr, N + 0.5)\n";
   static const char none[] = "def kern(out_ptr):\n    tl.store(out_ptr, OPAQUE)\n";
-  tilec_kernel_spec spec = {.source = use, .filename = "p.py", .kernel = "kern", .signature = "*fp32",
-                            .source_kind = TILEC_SOURCE_FUNCTIONS, .globals = g, .num_globals = 3};
+  tilec_kernel_spec spec = {.source = use,
+                            .filename = "p.py",
+                            .kernel = "kern",
+                            .signature = "*fp32",
+                            .source_kind = TILEC_SOURCE_FUNCTIONS,
+                            .globals = g,
+                            .num_globals = 3};
   expect_error(c, &spec, "p.py", 2, 23, "Cannot access global variable G from within @jit'ed function.");
   /* a parameter default may read it, as Python evaluated it when the def ran */
   spec.source = deflt;
@@ -282,8 +304,13 @@ START_TEST(test_bad_globals) {
   static const char use_x[] = "def kern(out_ptr):\n    tl.store(out_ptr, X(1.0))\n";
   static const char use_np[] = "def kern(out_ptr):\n    tl.store(out_ptr, np.float32(1.0))\n";
   static const char use_k[] = "def kern(out_ptr):\n    tl.store(out_ptr, K)\n";
-  tilec_kernel_spec spec = {.source = use_x, .filename = "b.py", .kernel = "kern", .signature = "*fp32",
-                            .source_kind = TILEC_SOURCE_FUNCTIONS, .globals = g, .num_globals = 4};
+  tilec_kernel_spec spec = {.source = use_x,
+                            .filename = "b.py",
+                            .kernel = "kern",
+                            .signature = "*fp32",
+                            .source_kind = TILEC_SOURCE_FUNCTIONS,
+                            .globals = g,
+                            .num_globals = 4};
   expect_error(c, &spec, "b.py", 2, 23, "libdevice function 'not_a_function' is not supported");
   spec.source = use_np;
   expect_error(c, &spec, "b.py", 2, 23, "module 'numpy' cannot be used in a kernel (");
@@ -294,7 +321,8 @@ START_TEST(test_bad_globals) {
   char *text = NULL;
   tilec_status *st = tilec_compiler_emit(c, &spec, TILEC_STAGE_TILE, &text);
   ck_assert_ptr_nonnull(st);
-  ck_assert_msg(strstr(tilec_status_message(st), "no @triton.jit function named 'kern'"), "%s", tilec_status_message(st));
+  ck_assert_msg(strstr(tilec_status_message(st), "no @triton.jit function named 'kern'"), "%s",
+                tilec_status_message(st));
   tilec_status_destroy(st);
   tilec_compiler_destroy(c);
 }
@@ -404,7 +432,8 @@ START_TEST(test_dtype_and_tuple_entries) {
                             "def kern(out_ptr, S: tl.constexpr, DT: tl.constexpr, n):\n"
                             "    tl.store(out_ptr, (S[0] * 10 + S[1] + DT.primitive_bitwidth * 100 + n).to(DT))\n";
   tilec_compiler *c = compiler(false);
-  tilec_kernel_spec spec = {.source = src, .filename = "t.py", .kernel = "kern", .signature = "*i32, (2, 3), tl.int32, i32"};
+  tilec_kernel_spec spec = {
+      .source = src, .filename = "t.py", .kernel = "kern", .signature = "*i32, (2, 3), tl.int32, i32"};
   float dummy[NOUT];
   (void)dummy;
   tilec_jit_kernel *k = jit(c, &spec);
@@ -420,8 +449,12 @@ START_TEST(test_dtype_and_tuple_entries) {
   ck_assert_int_eq(out, 3224);
   tilec_jit_kernel_release(k);
   tilec_define defs[] = {{"S", "[4, 5]"}, {"DT", "triton.language.int16"}};
-  tilec_kernel_spec by_define = {.source = src, .filename = "t.py", .kernel = "kern", .signature = "*i16, 0, 0, i32",
-                                 .defines = defs, .num_defines = 2};
+  tilec_kernel_spec by_define = {.source = src,
+                                 .filename = "t.py",
+                                 .kernel = "kern",
+                                 .signature = "*i16, 0, 0, i32",
+                                 .defines = defs,
+                                 .num_defines = 2};
   k = jit(c, &by_define);
   ck_assert_str_eq(tilec_jit_kernel_desc(k)->params[1].value, "(4, 5)");
   int16_t o16 = 0;

@@ -2,27 +2,25 @@
  * In: arrays of every supported dtype, and hand-made byte files (valid and broken in one way
  * each). Out: a Check suite checking round trips, numpy's exact layout, exact error messages. */
 #include <check.h>
+#include <dirent.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
-#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/unit/expect.h"
 #include "tilec/runtime.h"
 #include "tools/npy.h"
-#include "tests/unit/expect.h"
 
 static char tmp_dir[PATH_MAX];
 
-static void tmp_path(char *buf, size_t cap, const char *name) {
-  snprintf(buf, cap, "%s/%s", tmp_dir, name);
-}
+static void tmp_path(char *buf, size_t cap, const char *name) { snprintf(buf, cap, "%s/%s", tmp_dir, name); }
 
 static void write_bytes(const char *path, const void *data, size_t len) {
   FILE *f = fopen(path, "wb");
@@ -43,8 +41,8 @@ static unsigned char *read_bytes(const char *path, size_t *len) {
 
 /* A .npy file from its parts: version, header text (used verbatim, no padding added), a
  * header length to claim (SIZE_MAX: the real one) and the data bytes. */
-static void make_npy(const char *path, int major, const char *header, size_t claimed_len,
-                     const void *data, size_t data_len) {
+static void make_npy(const char *path, int major, const char *header, size_t claimed_len, const void *data,
+                     size_t data_len) {
   size_t hlen = strlen(header);
   if (claimed_len == SIZE_MAX) claimed_len = hlen;
   size_t pre = major == 1 ? 10 : 12;
@@ -60,7 +58,6 @@ static void make_npy(const char *path, int major, const char *header, size_t cla
   free(buf);
 }
 
-
 /* Reading `path` fails with exactly `fmt` (one %s: the path); out stays zeroed. */
 static void expect_read_error(const char *path, tilec_status_code code, const char *fmt) {
   char msg[2 * PATH_MAX + 256];
@@ -74,8 +71,8 @@ static void expect_read_error(const char *path, tilec_status_code code, const ch
 }
 
 /* A file with one broken header and `data_len` zero bytes of data. */
-static void expect_header_error(const char *name, const char *header, size_t data_len,
-                                tilec_status_code code, const char *fmt) {
+static void expect_header_error(const char *name, const char *header, size_t data_len, tilec_status_code code,
+                                const char *fmt) {
   char path[PATH_MAX + 64];
   tmp_path(path, sizeof path, name);
   void *zeros = calloc(1, data_len + 1);
@@ -84,10 +81,9 @@ static void expect_header_error(const char *name, const char *header, size_t dat
   expect_read_error(path, code, fmt);
 }
 
-static const tilec_dtype npy_dtypes[] = {TILEC_DTYPE_I1,  TILEC_DTYPE_I8,  TILEC_DTYPE_I16,
-                                         TILEC_DTYPE_I32, TILEC_DTYPE_I64, TILEC_DTYPE_U8,
-                                         TILEC_DTYPE_U16, TILEC_DTYPE_U32, TILEC_DTYPE_U64,
-                                         TILEC_DTYPE_F16, TILEC_DTYPE_F32, TILEC_DTYPE_F64};
+static const tilec_dtype npy_dtypes[] = {TILEC_DTYPE_I1,  TILEC_DTYPE_I8,  TILEC_DTYPE_I16, TILEC_DTYPE_I32,
+                                         TILEC_DTYPE_I64, TILEC_DTYPE_U8,  TILEC_DTYPE_U16, TILEC_DTYPE_U32,
+                                         TILEC_DTYPE_U64, TILEC_DTYPE_F16, TILEC_DTYPE_F32, TILEC_DTYPE_F64};
 
 static void fill_array(tilec_npy *a, tilec_dtype t, int ndim, const int64_t *shape) {
   memset(a, 0, sizeof *a);
@@ -117,8 +113,7 @@ static void round_trip(tilec_dtype t, int ndim, const int64_t *shape) {
   ck_assert_msg(st == NULL, "%s", tilec_status_message(st));
   ck_assert_int_eq(b.dtype, t);
   ck_assert_int_eq(b.ndim, ndim);
-  for (int d = 0; d < TILEC_NPY_MAX_DIMS; d++)
-    ck_assert_int_eq(b.shape[d], d < ndim ? shape[d] : 0);
+  for (int d = 0; d < TILEC_NPY_MAX_DIMS; d++) ck_assert_int_eq(b.shape[d], d < ndim ? shape[d] : 0);
   ck_assert_uint_eq(b.count, a.count);
   ck_assert_uint_eq(b.nbytes, a.nbytes);
   ck_assert_ptr_nonnull(b.data);
@@ -131,14 +126,13 @@ static void round_trip(tilec_dtype t, int ndim, const int64_t *shape) {
 
 START_TEST(test_round_trip_every_dtype) {
   static const int64_t shape[] = {2, 3, 4};
-  for (size_t i = 0; i < sizeof npy_dtypes / sizeof npy_dtypes[0]; i++)
-    round_trip(npy_dtypes[i], 3, shape);
+  for (size_t i = 0; i < sizeof npy_dtypes / sizeof npy_dtypes[0]; i++) round_trip(npy_dtypes[i], 3, shape);
 }
 END_TEST
 
 START_TEST(test_round_trip_shapes) {
-  static const int64_t s0[1] = {0}, s1[] = {0}, s2[] = {7}, s3[] = {2, 0, 3},
-                       s8[] = {1, 2, 1, 2, 1, 3, 1, 2}, s4[] = {1025, 3};
+  static const int64_t s0[1] = {0}, s1[] = {0}, s2[] = {7}, s3[] = {2, 0, 3}, s8[] = {1, 2, 1, 2, 1, 3, 1, 2},
+                       s4[] = {1025, 3};
   for (size_t i = 0; i < sizeof npy_dtypes / sizeof npy_dtypes[0]; i++) {
     round_trip(npy_dtypes[i], 0, s0); /* 0-d: one element */
     round_trip(npy_dtypes[i], 1, s1); /* no elements */
@@ -183,15 +177,11 @@ static void expect_layout(tilec_dtype t, int ndim, const int64_t *shape, const c
 
 START_TEST(test_numpy_layout) {
   static const int64_t s1[] = {3}, s2[] = {2, 3}, s3[] = {4, 5, 6};
-  expect_layout(TILEC_DTYPE_F32, 1, s1,
-                "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }");
-  expect_layout(TILEC_DTYPE_I64, 2, s2,
-                "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }");
-  expect_layout(TILEC_DTYPE_I1, 3, s3,
-                "{'descr': '|b1', 'fortran_order': False, 'shape': (4, 5, 6), }");
+  expect_layout(TILEC_DTYPE_F32, 1, s1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }");
+  expect_layout(TILEC_DTYPE_I64, 2, s2, "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }");
+  expect_layout(TILEC_DTYPE_I1, 3, s3, "{'descr': '|b1', 'fortran_order': False, 'shape': (4, 5, 6), }");
   expect_layout(TILEC_DTYPE_U8, 0, s1, "{'descr': '|u1', 'fortran_order': False, 'shape': (), }");
-  expect_layout(TILEC_DTYPE_F16, 1, s1,
-                "{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }");
+  expect_layout(TILEC_DTYPE_F16, 1, s1, "{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }");
   expect_layout(TILEC_DTYPE_I8, 1, s1, "{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }");
 }
 END_TEST
@@ -205,39 +195,15 @@ START_TEST(test_read_handmade_variants) {
     int ndim;
     int64_t shape[3];
   } cases[] = {
-      {1,
-       "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }          \n",
-       TILEC_DTYPE_F32,
-       2,
-       {2, 3}},
+      {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }          \n", TILEC_DTYPE_F32, 2, {2, 3}},
       {2, "{'descr': '<i4', 'fortran_order': False, 'shape': (6,), }\n", TILEC_DTYPE_I32, 1, {6}},
-      {3,
-       "{'descr': '<u2', 'fortran_order': False, 'shape': (1, 2, 3), }\n",
-       TILEC_DTYPE_U16,
-       3,
-       {1, 2, 3}},
-      {1,
-       "{'shape': (3L, 2L), 'fortran_order': False, 'descr': '<f8'}\n",
-       TILEC_DTYPE_F64,
-       2,
-       {3, 2}},
-      {1,
-       "{\"descr\": \"|b1\", \"fortran_order\": False, \"shape\": (6,)}",
-       TILEC_DTYPE_I1,
-       1,
-       {6}},
+      {3, "{'descr': '<u2', 'fortran_order': False, 'shape': (1, 2, 3), }\n", TILEC_DTYPE_U16, 3, {1, 2, 3}},
+      {1, "{'shape': (3L, 2L), 'fortran_order': False, 'descr': '<f8'}\n", TILEC_DTYPE_F64, 2, {3, 2}},
+      {1, "{\"descr\": \"|b1\", \"fortran_order\": False, \"shape\": (6,)}", TILEC_DTYPE_I1, 1, {6}},
       {1, "{ 'descr' : '=i2' ,'fortran_order':False,'shape':( 6 , ) , }", TILEC_DTYPE_I16, 1, {6}},
-      {1,
-       "{'descr': '>u1', 'fortran_order': False, 'shape': (6,), 'extra': [1, (2, 3)]}",
-       TILEC_DTYPE_U8,
-       1,
-       {6}},
+      {1, "{'descr': '>u1', 'fortran_order': False, 'shape': (6,), 'extra': [1, (2, 3)]}", TILEC_DTYPE_U8, 1, {6}},
       {1, "{'descr': '=i1', 'fortran_order': False, 'shape': (6,)}", TILEC_DTYPE_I8, 1, {6}},
-      {1,
-       "{'descr': '<f4', 'fortran_order': True, 'shape': (6,), 'fortran_order': False}",
-       TILEC_DTYPE_F32,
-       1,
-       {6}},
+      {1, "{'descr': '<f4', 'fortran_order': True, 'shape': (6,), 'fortran_order': False}", TILEC_DTYPE_F32, 1, {6}},
   };
   unsigned char data[64];
   for (size_t i = 0; i < sizeof data; i++) data[i] = (unsigned char)(i * 7 + 1);
@@ -262,8 +228,8 @@ START_TEST(test_read_handmade_variants) {
 END_TEST
 
 START_TEST(test_fortran_order) {
-  expect_header_error("fortran.npy", "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }\n",
-                      24, TILEC_ERROR_UNSUPPORTED,
+  expect_header_error("fortran.npy", "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }\n", 24,
+                      TILEC_ERROR_UNSUPPORTED,
                       "'%s' holds a Fortran-order array (fortran_order: True); only C order is "
                       "supported");
 }
@@ -298,8 +264,7 @@ START_TEST(test_unsupported_dtypes) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char header[256], fmt[256];
-    snprintf(header, sizeof header, "{'descr': %s, 'fortran_order': False, 'shape': (2,), }\n",
-             cases[i].descr);
+    snprintf(header, sizeof header, "{'descr': %s, 'fortran_order': False, 'shape': (2,), }\n", cases[i].descr);
     snprintf(fmt, sizeof fmt, "unsupported .npy dtype '%s' in '%%s'", cases[i].shown);
     expect_header_error("dtype.npy", header, 64, TILEC_ERROR_UNSUPPORTED, fmt);
   }
@@ -310,20 +275,15 @@ START_TEST(test_bad_magic) {
   char path[PATH_MAX + 64];
   tmp_path(path, sizeof path, "magic.npy");
   write_bytes(path, "\x93NUMPX\x01\x00\x10\x00{}              ", 26);
-  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT,
-                    "'%s' is not a .npy file (bad magic bytes)");
+  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT, "'%s' is not a .npy file (bad magic bytes)");
   write_bytes(path, "PK\x03\x04 this is a zip (.npz), not .npy", 36);
-  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT,
-                    "'%s' is not a .npy file (bad magic bytes)");
+  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT, "'%s' is not a .npy file (bad magic bytes)");
   write_bytes(path, "", 0);
-  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT,
-                    "'%s' is not a .npy file (bad magic bytes)");
+  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT, "'%s' is not a .npy file (bad magic bytes)");
   write_bytes(path, "\x93NUMPY\x01\x00", 8);
-  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT,
-                    "truncated .npy preamble in '%s': expected 10 bytes, found 8");
+  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT, "truncated .npy preamble in '%s': expected 10 bytes, found 8");
   write_bytes(path, "\x93NUMPY\x02\x00\x10\x00\x00", 11);
-  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT,
-                    "truncated .npy preamble in '%s': expected 12 bytes, found 11");
+  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT, "truncated .npy preamble in '%s': expected 12 bytes, found 11");
   write_bytes(path, "\x93NUMPY\x04\x00\x10\x00\x00\x00", 12);
   expect_read_error(path, TILEC_ERROR_UNSUPPORTED,
                     "unsupported .npy format version 4.0 in '%s' (expected 1.0, 2.0 or 3.0)");
@@ -334,13 +294,11 @@ START_TEST(test_truncated_header) {
   char path[PATH_MAX + 64];
   tmp_path(path, sizeof path, "short_header.npy");
   make_npy(path, 1, "{'descr': '<f4', 'fortran_order': False, 'sh", 118, NULL, 0);
-  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT,
-                    "truncated .npy header in '%s': expected 118 bytes, found 44");
+  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT, "truncated .npy header in '%s': expected 118 bytes, found 44");
   /* A complete header that stops mid-dict. */
-  expect_header_error(
-      "open_dict.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (3,)", 0,
-      TILEC_ERROR_INVALID_ARGUMENT,
-      "malformed .npy header in '%s': expected ',' or '}' after a value at byte 54");
+  expect_header_error("open_dict.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (3,)", 0,
+                      TILEC_ERROR_INVALID_ARGUMENT,
+                      "malformed .npy header in '%s': expected ',' or '}' after a value at byte 54");
   /* A v2 header length no sane file has: refused before allocating it. */
   make_npy(path, 2, "{}", 0x7fffffff, NULL, 0);
   expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT,
@@ -352,13 +310,10 @@ START_TEST(test_truncated_data) {
   unsigned char data[12] = {0};
   char path[PATH_MAX + 64];
   tmp_path(path, sizeof path, "short_data.npy");
-  make_npy(path, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (10,), }\n", SIZE_MAX, data,
-           sizeof data);
-  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT,
-                    "truncated .npy data in '%s': expected 40 bytes, found 12");
+  make_npy(path, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (10,), }\n", SIZE_MAX, data, sizeof data);
+  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT, "truncated .npy data in '%s': expected 40 bytes, found 12");
   make_npy(path, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (), }\n", SIZE_MAX, NULL, 0);
-  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT,
-                    "truncated .npy data in '%s': expected 4 bytes, found 0");
+  expect_read_error(path, TILEC_ERROR_INVALID_ARGUMENT, "truncated .npy data in '%s': expected 4 bytes, found 0");
 }
 END_TEST
 
@@ -369,29 +324,23 @@ START_TEST(test_absurd_shapes) {
                       0, TILEC_ERROR_INVALID_ARGUMENT,
                       "shape (1000000000000, 1000000000000) of .npy array in '%s' is too large to "
                       "address");
-  expect_header_error("huge2.npy",
-                      "{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }",
-                      0, TILEC_ERROR_INVALID_ARGUMENT,
+  expect_header_error("huge2.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }", 0,
+                      TILEC_ERROR_INVALID_ARGUMENT,
                       "shape (4611686018427387904,) of .npy array in '%s' is too large to address");
   /* Addressable but not in the file: must be caught without allocating 400 GB. */
-  expect_header_error("huge3.npy",
-                      "{'descr': '<f4', 'fortran_order': False, 'shape': (100000000000,), }", 8,
+  expect_header_error("huge3.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (100000000000,), }", 8,
                       TILEC_ERROR_INVALID_ARGUMENT,
                       "truncated .npy data in '%s': expected 400000000000 bytes, found 8");
-  expect_header_error(
-      "huge4.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }",
-      0, TILEC_ERROR_INVALID_ARGUMENT,
-      "shape of .npy array in '%s' has a dimension larger than 2^63 - 1");
-  expect_header_error(
-      "ninedims.npy",
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 1), }", 4,
-      TILEC_ERROR_UNSUPPORTED, ".npy array in '%s' has more than 8 dimensions");
+  expect_header_error("huge4.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", 0,
+                      TILEC_ERROR_INVALID_ARGUMENT, "shape of .npy array in '%s' has a dimension larger than 2^63 - 1");
+  expect_header_error("ninedims.npy",
+                      "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 1), }", 4,
+                      TILEC_ERROR_UNSUPPORTED, ".npy array in '%s' has more than 8 dimensions");
   /* A zero dimension makes the rest irrelevant, as in numpy. */
   char path[PATH_MAX + 64];
   tmp_path(path, sizeof path, "zero.npy");
-  make_npy(path, 1,
-           "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4611686018427387904, 8), }",
-           SIZE_MAX, NULL, 0);
+  make_npy(path, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4611686018427387904, 8), }", SIZE_MAX, NULL,
+           0);
   tilec_npy a;
   ck_assert_ptr_null(tilec_npy_read(path, &a));
   ck_assert_uint_eq(a.count, 0);
@@ -407,12 +356,9 @@ START_TEST(test_malformed_headers) {
   } cases[] = {
       {"hello", "malformed .npy header in '%s': expected '{' at byte 0"},
       {"", "malformed .npy header in '%s': expected '{' at byte 0"},
-      {"{'descr': '<f4', 'fortran_order': False}",
-       "malformed .npy header in '%s': missing key 'shape'"},
-      {"{'fortran_order': False, 'shape': (3,)}",
-       "malformed .npy header in '%s': missing key 'descr'"},
-      {"{'descr': '<f4', 'shape': (3,)}",
-       "malformed .npy header in '%s': missing key 'fortran_order'"},
+      {"{'descr': '<f4', 'fortran_order': False}", "malformed .npy header in '%s': missing key 'shape'"},
+      {"{'fortran_order': False, 'shape': (3,)}", "malformed .npy header in '%s': missing key 'descr'"},
+      {"{'descr': '<f4', 'shape': (3,)}", "malformed .npy header in '%s': missing key 'fortran_order'"},
       {"{'descr': '<f4, 'fortran_order': False, 'shape': (3,)}",
        "malformed .npy header in '%s': expected ',' or '}' after a value at byte 17"},
       {"{'descr': '<f4', 'fortran_order': Maybe, 'shape': (3,)}",
@@ -430,13 +376,11 @@ START_TEST(test_malformed_headers) {
       {"{'descr' '<f4'}", "malformed .npy header in '%s': expected ':' after a key at byte 9"},
       {"{descr: '<f4'}", "malformed .npy header in '%s': expected a quoted string at byte 1"},
       {"{'descr", "malformed .npy header in '%s': unterminated string at byte 7"},
-      {"{'descr': [('a', '<f4')), 'shape': (3,)}",
-       "malformed .npy header in '%s': unbalanced bracket at byte 23"},
+      {"{'descr': [('a', '<f4')), 'shape': (3,)}", "malformed .npy header in '%s': unbalanced bracket at byte 23"},
       {"{'x': [[[", "malformed .npy header in '%s': unterminated value at byte 9"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    expect_header_error("malformed.npy", cases[i].header, 16, TILEC_ERROR_INVALID_ARGUMENT,
-                        cases[i].msg);
+    expect_header_error("malformed.npy", cases[i].header, 16, TILEC_ERROR_INVALID_ARGUMENT, cases[i].msg);
   /* Nesting deep enough to be an attack, not a dtype. */
   char deep[256] = "{'x': ";
   for (int i = 0; i < 100; i++) strcat(deep, "[");
@@ -452,10 +396,8 @@ START_TEST(test_missing_file) {
   char msg[PATH_MAX + 128];
   snprintf(msg, sizeof msg, "cannot open .npy file '%s': No such file or directory", path);
   expect_status(tilec_npy_read(path, &a), TILEC_ERROR_NOT_FOUND, msg);
-  expect_status(tilec_npy_read(NULL, &a), TILEC_ERROR_INVALID_ARGUMENT,
-               "tilec_npy_read: path is NULL");
-  expect_status(tilec_npy_read(path, NULL), TILEC_ERROR_INVALID_ARGUMENT,
-               "tilec_npy_read: out is NULL");
+  expect_status(tilec_npy_read(NULL, &a), TILEC_ERROR_INVALID_ARGUMENT, "tilec_npy_read: path is NULL");
+  expect_status(tilec_npy_read(path, NULL), TILEC_ERROR_INVALID_ARGUMENT, "tilec_npy_read: out is NULL");
   tilec_npy_free(NULL);
 }
 END_TEST
@@ -473,8 +415,7 @@ START_TEST(test_write_errors) {
   expect_status(tilec_npy_write(path, &a), TILEC_ERROR_UNSUPPORTED, msg);
   a.dtype = TILEC_DTYPE_I16;
   a.count = 5;
-  snprintf(msg, sizeof msg,
-           "cannot write '%s': the shape gives 4 elements (8 bytes) but count is 5 and nbytes 8",
+  snprintf(msg, sizeof msg, "cannot write '%s': the shape gives 4 elements (8 bytes) but count is 5 and nbytes 8",
            path);
   expect_status(tilec_npy_write(path, &a), TILEC_ERROR_INVALID_ARGUMENT, msg);
   a.count = 4;
@@ -491,14 +432,11 @@ START_TEST(test_write_errors) {
   snprintf(msg, sizeof msg, "cannot write '%s': data is NULL", path);
   expect_status(tilec_npy_write(path, &a), TILEC_ERROR_INVALID_ARGUMENT, msg);
   a.data = data;
-  snprintf(msg, sizeof msg,
-           "cannot create .npy file '%s/no/such/dir/x.npy': No such file or directory", tmp_dir);
+  snprintf(msg, sizeof msg, "cannot create .npy file '%s/no/such/dir/x.npy': No such file or directory", tmp_dir);
   snprintf(path, sizeof path, "%s/no/such/dir/x.npy", tmp_dir);
   expect_status(tilec_npy_write(path, &a), TILEC_ERROR_NOT_FOUND, msg);
-  expect_status(tilec_npy_write(NULL, &a), TILEC_ERROR_INVALID_ARGUMENT,
-               "tilec_npy_write: path is NULL");
-  expect_status(tilec_npy_write(path, NULL), TILEC_ERROR_INVALID_ARGUMENT,
-               "tilec_npy_write: arr is NULL");
+  expect_status(tilec_npy_write(NULL, &a), TILEC_ERROR_INVALID_ARGUMENT, "tilec_npy_write: path is NULL");
+  expect_status(tilec_npy_write(path, NULL), TILEC_ERROR_INVALID_ARGUMENT, "tilec_npy_write: arr is NULL");
   free(a.data);
 }
 END_TEST
@@ -522,8 +460,7 @@ START_TEST(test_corruption_never_crashes) {
     ck_assert_msg(st != NULL, "prefix of %zu bytes was accepted", cut);
     tilec_status_destroy(st);
   }
-  static const unsigned char pokes[] = {0,   '\'', '"', '(', ')',  '[', '{',
-                                        '}', ',',  ':', '9', 0xff, ' '};
+  static const unsigned char pokes[] = {0, '\'', '"', '(', ')', '[', '{', '}', ',', ':', '9', 0xff, ' '};
   for (size_t pos = 0; pos < 64; pos++) {
     for (size_t k = 0; k < sizeof pokes; k++) {
       unsigned char saved = file[pos];
@@ -561,17 +498,15 @@ START_TEST(test_numpy_interop) {
   static const struct {
     const char *numpy;
     tilec_dtype dtype;
-  } types[] = {
-      {"bool", TILEC_DTYPE_I1},     {"int8", TILEC_DTYPE_I8},     {"int16", TILEC_DTYPE_I16},
-      {"int32", TILEC_DTYPE_I32},   {"int64", TILEC_DTYPE_I64},   {"uint8", TILEC_DTYPE_U8},
-      {"uint16", TILEC_DTYPE_U16},  {"uint32", TILEC_DTYPE_U32},  {"uint64", TILEC_DTYPE_U64},
-      {"float16", TILEC_DTYPE_F16}, {"float32", TILEC_DTYPE_F32}, {"float64", TILEC_DTYPE_F64}};
+  } types[] = {{"bool", TILEC_DTYPE_I1},     {"int8", TILEC_DTYPE_I8},     {"int16", TILEC_DTYPE_I16},
+               {"int32", TILEC_DTYPE_I32},   {"int64", TILEC_DTYPE_I64},   {"uint8", TILEC_DTYPE_U8},
+               {"uint16", TILEC_DTYPE_U16},  {"uint32", TILEC_DTYPE_U32},  {"uint64", TILEC_DTYPE_U64},
+               {"float16", TILEC_DTYPE_F16}, {"float32", TILEC_DTYPE_F32}, {"float64", TILEC_DTYPE_F64}};
   static const struct {
     const char *numpy;
     int ndim;
     int64_t shape[3];
-  } shapes[] = {
-      {"(2, 3, 4)", 3, {2, 3, 4}}, {"()", 0, {0}}, {"(0,)", 1, {0}}, {"(1025,)", 1, {1025}}};
+  } shapes[] = {{"(2, 3, 4)", 3, {2, 3, 4}}, {"()", 0, {0}}, {"(0,)", 1, {0}}, {"(1025,)", 1, {1025}}};
   snprintf(cmd, sizeof cmd,
            "%s -c \"import numpy as np\n"
            "for t in ['bool','int8','int16','int32','int64','uint8','uint16','uint32','uint64',"
@@ -599,10 +534,8 @@ START_TEST(test_numpy_interop) {
       ck_assert_int_eq(a.ndim, shapes[k].ndim);
       for (int d = 0; d < a.ndim; d++) ck_assert_int_eq(a.shape[d], shapes[k].shape[d]);
       /* Spot-check values that every dtype represents exactly: element i is i % 100. */
-      if (a.count > 7 && types[t].dtype == TILEC_DTYPE_I32)
-        ck_assert_int_eq(((int32_t *)a.data)[7], 7);
-      if (a.count > 7 && types[t].dtype == TILEC_DTYPE_F64)
-        ck_assert_double_eq(((double *)a.data)[7], 7.0);
+      if (a.count > 7 && types[t].dtype == TILEC_DTYPE_I32) ck_assert_int_eq(((int32_t *)a.data)[7], 7);
+      if (a.count > 7 && types[t].dtype == TILEC_DTYPE_F64) ck_assert_double_eq(((double *)a.data)[7], 7.0);
       ck_assert_ptr_null(tilec_npy_write(ours, &a));
       tilec_npy_free(&a);
       size_t n1, n2;
@@ -624,7 +557,6 @@ START_TEST(test_numpy_interop) {
   }
 }
 END_TEST
-
 
 /* Files in tmp_dir whose name starts with prefix (leftover temporaries). */
 static int count_entries(const char *prefix) {

@@ -31,11 +31,9 @@ static void expect_error(const char *src, const char *msg, int line, int col) {
   ck_assert_ptr_null(m);
   ck_assert_msg(st != NULL, "no error for: %s", src);
   ck_assert_int_eq(tilec_status_code_of(st), TILEC_ERROR_SYNTAX);
-  ck_assert_msg(strcmp(tilec_status_message(st), msg) == 0, "message '%s', wanted '%s'",
-                tilec_status_message(st), msg);
-  ck_assert_msg(tilec_status_line(st) == line && tilec_status_column(st) == col,
-                "'%s' at %d:%d, wanted %d:%d", msg, tilec_status_line(st), tilec_status_column(st),
-                line, col);
+  ck_assert_msg(strcmp(tilec_status_message(st), msg) == 0, "message '%s', wanted '%s'", tilec_status_message(st), msg);
+  ck_assert_msg(tilec_status_line(st) == line && tilec_status_column(st) == col, "'%s' at %d:%d, wanted %d:%d", msg,
+                tilec_status_line(st), tilec_status_column(st), line, col);
   ck_assert_str_eq(tilec_status_file(st), "test.py");
   tilec_status_destroy(st);
 }
@@ -55,8 +53,7 @@ __attribute__((format(printf, 2, 3))) static void put(dumpbuf *b, const char *fm
 }
 
 static const char *binop_str(tc_binop op) {
-  static const char *const s[] = {"+",  "-",  "*", "/", "//", "%", "**",
-                                  "<<", ">>", "&", "|", "^",  "@"};
+  static const char *const s[] = {"+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "@"};
   return s[op];
 }
 
@@ -69,121 +66,119 @@ static const char *cmp_str(tc_cmpop op) {
 static void dump(dumpbuf *b, const tc_expr *e) {
   if (!e) return;
   switch (e->kind) {
-  case TC_EXPR_NAME: put(b, "%s", e->u.name); break;
-  case TC_EXPR_INT: put(b, "%lld", (long long)e->u.int_value); break;
-  case TC_EXPR_FLOAT: put(b, "%g", e->u.float_value); break;
-  case TC_EXPR_STRING: put(b, "'%.*s'", (int)e->u.str.len, e->u.str.data); break;
-  case TC_EXPR_BOOL: put(b, "%s", e->u.int_value ? "True" : "False"); break;
-  case TC_EXPR_NONE: put(b, "None"); break;
-  case TC_EXPR_ELLIPSIS: put(b, "..."); break;
-  case TC_EXPR_ATTRIBUTE:
-    dump(b, e->u.attr.value);
-    put(b, ".%s", e->u.attr.name);
-    break;
-  case TC_EXPR_CALL:
-    dump(b, e->u.call.func);
-    put(b, "(");
-    for (int i = 0; i < e->u.call.nargs; i++) {
-      if (i) put(b, ", ");
-      dump(b, e->u.call.args[i]);
-    }
-    for (int i = 0; i < e->u.call.nkwargs; i++) {
-      if (i || e->u.call.nargs) put(b, ", ");
-      if (e->u.call.kwargs[i].name)
-        put(b, "%s=", e->u.call.kwargs[i].name);
-      else
-        put(b, "**");
-      dump(b, e->u.call.kwargs[i].value);
-    }
-    put(b, ")");
-    break;
-  case TC_EXPR_SUBSCRIPT:
-    dump(b, e->u.subscript.value);
-    put(b, "[");
-    for (int i = 0; i < e->u.subscript.nitems; i++) {
-      if (i) put(b, ", ");
-      dump(b, e->u.subscript.items[i]);
-    }
-    put(b, "]");
-    break;
-  case TC_EXPR_SLICE:
-    dump(b, e->u.slice.lower);
-    put(b, ":");
-    dump(b, e->u.slice.upper);
-    if (e->u.slice.step) {
+    case TC_EXPR_NAME: put(b, "%s", e->u.name); break;
+    case TC_EXPR_INT: put(b, "%lld", (long long)e->u.int_value); break;
+    case TC_EXPR_FLOAT: put(b, "%g", e->u.float_value); break;
+    case TC_EXPR_STRING: put(b, "'%.*s'", (int)e->u.str.len, e->u.str.data); break;
+    case TC_EXPR_BOOL: put(b, "%s", e->u.int_value ? "True" : "False"); break;
+    case TC_EXPR_NONE: put(b, "None"); break;
+    case TC_EXPR_ELLIPSIS: put(b, "..."); break;
+    case TC_EXPR_ATTRIBUTE:
+      dump(b, e->u.attr.value);
+      put(b, ".%s", e->u.attr.name);
+      break;
+    case TC_EXPR_CALL:
+      dump(b, e->u.call.func);
+      put(b, "(");
+      for (int i = 0; i < e->u.call.nargs; i++) {
+        if (i) put(b, ", ");
+        dump(b, e->u.call.args[i]);
+      }
+      for (int i = 0; i < e->u.call.nkwargs; i++) {
+        if (i || e->u.call.nargs) put(b, ", ");
+        if (e->u.call.kwargs[i].name) put(b, "%s=", e->u.call.kwargs[i].name);
+        else put(b, "**");
+        dump(b, e->u.call.kwargs[i].value);
+      }
+      put(b, ")");
+      break;
+    case TC_EXPR_SUBSCRIPT:
+      dump(b, e->u.subscript.value);
+      put(b, "[");
+      for (int i = 0; i < e->u.subscript.nitems; i++) {
+        if (i) put(b, ", ");
+        dump(b, e->u.subscript.items[i]);
+      }
+      put(b, "]");
+      break;
+    case TC_EXPR_SLICE:
+      dump(b, e->u.slice.lower);
       put(b, ":");
-      dump(b, e->u.slice.step);
+      dump(b, e->u.slice.upper);
+      if (e->u.slice.step) {
+        put(b, ":");
+        dump(b, e->u.slice.step);
+      }
+      break;
+    case TC_EXPR_BINOP:
+      put(b, "(");
+      dump(b, e->u.binop.lhs);
+      put(b, " %s ", binop_str(e->u.binop.op));
+      dump(b, e->u.binop.rhs);
+      put(b, ")");
+      break;
+    case TC_EXPR_UNARY: {
+      static const char *const s[] = {"-", "+", "not ", "~"};
+      put(b, "(%s", s[e->u.unary.op]);
+      dump(b, e->u.unary.operand);
+      put(b, ")");
+      break;
     }
-    break;
-  case TC_EXPR_BINOP:
-    put(b, "(");
-    dump(b, e->u.binop.lhs);
-    put(b, " %s ", binop_str(e->u.binop.op));
-    dump(b, e->u.binop.rhs);
-    put(b, ")");
-    break;
-  case TC_EXPR_UNARY: {
-    static const char *const s[] = {"-", "+", "not ", "~"};
-    put(b, "(%s", s[e->u.unary.op]);
-    dump(b, e->u.unary.operand);
-    put(b, ")");
-    break;
-  }
-  case TC_EXPR_BOOLOP:
-    put(b, "(");
-    dump(b, e->u.boolop.lhs);
-    put(b, e->u.boolop.op == TC_BOOL_AND ? " and " : " or ");
-    dump(b, e->u.boolop.rhs);
-    put(b, ")");
-    break;
-  case TC_EXPR_COMPARE:
-    put(b, "(");
-    dump(b, e->u.compare.operands[0]);
-    for (int i = 0; i < e->u.compare.nops; i++) {
-      put(b, " %s ", cmp_str(e->u.compare.ops[i]));
-      dump(b, e->u.compare.operands[i + 1]);
-    }
-    put(b, ")");
-    break;
-  case TC_EXPR_IFEXP:
-    put(b, "(");
-    dump(b, e->u.ifexp.body);
-    put(b, " if ");
-    dump(b, e->u.ifexp.test);
-    put(b, " else ");
-    dump(b, e->u.ifexp.orelse);
-    put(b, ")");
-    break;
-  case TC_EXPR_TUPLE:
-  case TC_EXPR_LIST:
-    put(b, e->kind == TC_EXPR_TUPLE ? "tuple(" : "[");
-    for (int i = 0; i < e->u.seq.nitems; i++) {
-      if (i) put(b, ", ");
-      dump(b, e->u.seq.items[i]);
-    }
-    put(b, e->kind == TC_EXPR_TUPLE ? ")" : "]");
-    break;
-  case TC_EXPR_STARRED:
-    put(b, "*");
-    dump(b, e->u.starred.value);
-    break;
-  case TC_EXPR_LAMBDA:
-    put(b, "lambda: ");
-    dump(b, e->u.lambda.body);
-    break;
-  case TC_EXPR_LISTCOMP:
-    put(b, "[");
-    dump(b, e->u.comp.elt);
-    put(b, " for ");
-    dump(b, e->u.comp.target);
-    put(b, " in ");
-    dump(b, e->u.comp.iter);
-    for (int i = 0; i < e->u.comp.nconds; i++) {
+    case TC_EXPR_BOOLOP:
+      put(b, "(");
+      dump(b, e->u.boolop.lhs);
+      put(b, e->u.boolop.op == TC_BOOL_AND ? " and " : " or ");
+      dump(b, e->u.boolop.rhs);
+      put(b, ")");
+      break;
+    case TC_EXPR_COMPARE:
+      put(b, "(");
+      dump(b, e->u.compare.operands[0]);
+      for (int i = 0; i < e->u.compare.nops; i++) {
+        put(b, " %s ", cmp_str(e->u.compare.ops[i]));
+        dump(b, e->u.compare.operands[i + 1]);
+      }
+      put(b, ")");
+      break;
+    case TC_EXPR_IFEXP:
+      put(b, "(");
+      dump(b, e->u.ifexp.body);
       put(b, " if ");
-      dump(b, e->u.comp.conds[i]);
-    }
-    put(b, "]");
-    break;
+      dump(b, e->u.ifexp.test);
+      put(b, " else ");
+      dump(b, e->u.ifexp.orelse);
+      put(b, ")");
+      break;
+    case TC_EXPR_TUPLE:
+    case TC_EXPR_LIST:
+      put(b, e->kind == TC_EXPR_TUPLE ? "tuple(" : "[");
+      for (int i = 0; i < e->u.seq.nitems; i++) {
+        if (i) put(b, ", ");
+        dump(b, e->u.seq.items[i]);
+      }
+      put(b, e->kind == TC_EXPR_TUPLE ? ")" : "]");
+      break;
+    case TC_EXPR_STARRED:
+      put(b, "*");
+      dump(b, e->u.starred.value);
+      break;
+    case TC_EXPR_LAMBDA:
+      put(b, "lambda: ");
+      dump(b, e->u.lambda.body);
+      break;
+    case TC_EXPR_LISTCOMP:
+      put(b, "[");
+      dump(b, e->u.comp.elt);
+      put(b, " for ");
+      dump(b, e->u.comp.target);
+      put(b, " in ");
+      dump(b, e->u.comp.iter);
+      for (int i = 0; i < e->u.comp.nconds; i++) {
+        put(b, " if ");
+        dump(b, e->u.comp.conds[i]);
+      }
+      put(b, "]");
+      break;
   }
 }
 
@@ -197,8 +192,7 @@ static const char *dump_expr(const tc_expr *e) {
 
 static char *kernel_with(const char *body_line) {
   static char buf[4096];
-  snprintf(buf, sizeof buf, "import triton\n@triton.jit\ndef k(x, y, c, a, b):\n    %s\n",
-           body_line);
+  snprintf(buf, sizeof buf, "import triton\n@triton.jit\ndef k(x, y, c, a, b):\n    %s\n", body_line);
   return buf;
 }
 
@@ -337,8 +331,7 @@ START_TEST(test_realistic_file) {
   ck_assert_int_eq(f->decorators[0]->loc.col, 2);
   ck_assert_int_eq(f->body.nstmts, 8);
   ck_assert_str_eq(dump_expr(f->body.stmts[3]->u.assign.value), "(offsets < n_elements)");
-  ck_assert_str_eq(dump_expr(f->body.stmts[7]->u.expr.value),
-                   "tl.store((out_ptr + offsets), output, mask=mask)");
+  ck_assert_str_eq(dump_expr(f->body.stmts[7]->u.expr.value), "tl.store((out_ptr + offsets), output, mask=mask)");
 
   f = tc_module_find(m, "softmax_kernel");
   ck_assert_ptr_nonnull(f);
@@ -367,9 +360,8 @@ START_TEST(test_realistic_file) {
   ck_assert_str_eq(dump_expr(ln2->u.annassign.target), "LN2");
   ck_assert(is_constexpr(ln2->u.annassign.annotation));
   ck_assert(ln2->u.annassign.value->u.float_value == 0.6931471805599453);
-  ck_assert_str_eq(
-      dump_expr(f->body.stmts[4]->u.assign.value),
-      "tl.load(((in_ptr + (row * stride)) + cols), mask=(cols < n), other=(-float('inf')))");
+  ck_assert_str_eq(dump_expr(f->body.stmts[4]->u.assign.value),
+                   "tl.load(((in_ptr + (row * stride)) + cols), mask=(cols < n), other=(-float('inf')))");
 
   f = tc_module_find(m, "add_helper");
   ck_assert_int_eq(f->nparams, 2);
@@ -479,17 +471,16 @@ START_TEST(test_subscripts) {
 END_TEST
 
 START_TEST(test_tuples_and_augassign) {
-  tc_module *m = parse_ok(
-      "@triton.jit\n"
-      "def k(p, q):\n"
-      "    a, b = f()\n"
-      "    (c, d) = b, a\n"
-      "    e = g = h = 0\n"
-      "    p += 4\n"
-      "    q.x -= 1\n"
-      "    p[0] **= 2\n"
-      "    a //= 2; a %= 3; a <<= 1; a >>= 1; a &= 1; a |= 1; a ^= 1; a @= b; a *= 1; a /= 2\n"
-      "    return a, b\n");
+  tc_module *m = parse_ok("@triton.jit\n"
+                          "def k(p, q):\n"
+                          "    a, b = f()\n"
+                          "    (c, d) = b, a\n"
+                          "    e = g = h = 0\n"
+                          "    p += 4\n"
+                          "    q.x -= 1\n"
+                          "    p[0] **= 2\n"
+                          "    a //= 2; a %= 3; a <<= 1; a >>= 1; a &= 1; a |= 1; a ^= 1; a @= b; a *= 1; a /= 2\n"
+                          "    return a, b\n");
   const tc_block *b = &m->funcs[0]->body;
   ck_assert_int_eq(b->nstmts, 17);
   const tc_stmt *s = b->stmts[0];
@@ -578,12 +569,11 @@ START_TEST(test_statement_kinds) {
                     "    print(\"after\")\n";
   tc_module *m = parse_ok(src);
   const tc_block *b = &m->funcs[0]->body;
-  const tc_stmt_kind kinds[] = {TC_STMT_EXPR,   TC_STMT_ASSIGN, TC_STMT_ASSIGN, TC_STMT_ANNASSIGN,
-                                TC_STMT_RETURN, TC_STMT_IF,     TC_STMT_FOR,    TC_STMT_WHILE,
-                                TC_STMT_ASSERT, TC_STMT_ASSERT, TC_STMT_DEF,    TC_STMT_OTHER,
-                                TC_STMT_OTHER,  TC_STMT_OTHER,  TC_STMT_OTHER,  TC_STMT_OTHER,
-                                TC_STMT_OTHER,  TC_STMT_OTHER,  TC_STMT_OTHER,  TC_STMT_OTHER,
-                                TC_STMT_OTHER,  TC_STMT_OTHER,  TC_STMT_DEF,    TC_STMT_EXPR};
+  const tc_stmt_kind kinds[] = {TC_STMT_EXPR,  TC_STMT_ASSIGN, TC_STMT_ASSIGN, TC_STMT_ANNASSIGN, TC_STMT_RETURN,
+                                TC_STMT_IF,    TC_STMT_FOR,    TC_STMT_WHILE,  TC_STMT_ASSERT,    TC_STMT_ASSERT,
+                                TC_STMT_DEF,   TC_STMT_OTHER,  TC_STMT_OTHER,  TC_STMT_OTHER,     TC_STMT_OTHER,
+                                TC_STMT_OTHER, TC_STMT_OTHER,  TC_STMT_OTHER,  TC_STMT_OTHER,     TC_STMT_OTHER,
+                                TC_STMT_OTHER, TC_STMT_OTHER,  TC_STMT_DEF,    TC_STMT_EXPR};
   const int n = (int)(sizeof kinds / sizeof kinds[0]);
   ck_assert_int_eq(b->nstmts, n);
   for (int i = 0; i < n; i++)
@@ -625,10 +615,9 @@ START_TEST(test_statement_kinds) {
   ck_assert_int_eq(b->stmts[10]->loc.line, 22);
   ck_assert_int_eq(b->stmts[10]->loc.col, 5);
 
-  const char *whats[] = {"import statement",   "import statement", "global statement",
-                         "nonlocal statement", "del statement",    "raise statement",
-                         "with statement",     "try statement",    "class definition",
-                         "async statement",    "yield expression"};
+  const char *whats[] = {"import statement", "import statement", "global statement", "nonlocal statement",
+                         "del statement",    "raise statement",  "with statement",   "try statement",
+                         "class definition", "async statement",  "yield expression"};
   for (int i = 0; i < 11; i++) ck_assert_str_eq(b->stmts[11 + i]->u.other.what, whats[i]);
   ck_assert_int_eq(b->stmts[17]->loc.line, 30);
   ck_assert_int_eq(b->stmts[22]->u.def.func->ndecorators, 1);
@@ -699,18 +688,15 @@ START_TEST(test_errors) {
       {"    y = (x + )\n", "unexpected token ')'", 3, 14},
       {"    s = \"abc\n", "unterminated string literal", 3, 9},
       {"    s = '''abc\n\n", "unterminated triple-quoted string literal", 3, 9},
-      {"    if x:\n        y = 1\n      z = 2\n",
-       "unindent does not match any outer indentation level", 5, 7},
+      {"    if x:\n        y = 1\n      z = 2\n", "unindent does not match any outer indentation level", 5, 7},
       {"    y = $x\n", "invalid character '$'", 3, 9},
       {"    d = {\"a\": 1}\n", "dict literal is not supported in @triton.jit functions", 3, 9},
       {"    d = {}\n", "dict literal is not supported in @triton.jit functions", 3, 9},
       {"    d = {a, b}\n", "set literal is not supported in @triton.jit functions", 3, 9},
-      {"    d = {a: b for a in c}\n",
-       "dict comprehension is not supported in @triton.jit functions", 3, 9},
-      {"    l = [i for i in x for j in y]\n",
-       "nested comprehensions are not supported (Triton compiles one 'for')", 3, 23},
-      {"    l = sum(i for i in x)\n",
-       "generator expression is not supported in @triton.jit functions", 3, 13},
+      {"    d = {a: b for a in c}\n", "dict comprehension is not supported in @triton.jit functions", 3, 9},
+      {"    l = [i for i in x for j in y]\n", "nested comprehensions are not supported (Triton compiles one 'for')", 3,
+       23},
+      {"    l = sum(i for i in x)\n", "generator expression is not supported in @triton.jit functions", 3, 13},
       {"    s = f\"{x}\"\n", "f-string is not supported in @triton.jit functions", 3, 9},
       {"    n = 18446744073709551616\n", "integer literal too large (Triton's integers stop at 2**64 - 1)", 3, 9},
       {"    z = 1j\n", "imaginary literals are not supported", 3, 9},
@@ -737,8 +723,7 @@ START_TEST(test_errors) {
       {"    y = a if b\n", "expected 'else' after 'if' expression", 3, 15},
       {"    y = x.\n", "expected attribute name after '.'", 3, 11},
       {"    y = x.if\n", "expected attribute name after '.'", 3, 11},
-      {"    if (y := x): pass\n",
-       "assignment expression (':=') is not supported in @triton.jit functions", 3, 11},
+      {"    if (y := x): pass\n", "assignment expression (':=') is not supported in @triton.jit functions", 3, 11},
       {"    y = await x\n", "'await' is not supported in @triton.jit functions", 3, 9},
       {"    y = (yield)\n", "yield expression is not supported in @triton.jit functions", 3, 10},
       {"    y = 1 \\ 2\n", "unexpected character after line continuation character", 3, 11},
@@ -764,8 +749,8 @@ START_TEST(test_errors) {
     ck_assert_msg(st != NULL, "case %zu: no error", i);
     ck_assert_ptr_null(m);
     ck_assert_int_eq(tilec_status_code_of(st), TILEC_ERROR_SYNTAX);
-    ck_assert_msg(strcmp(tilec_status_message(st), cases[i].msg) == 0,
-                  "case %zu: '%s', wanted '%s'", i, tilec_status_message(st), cases[i].msg);
+    ck_assert_msg(strcmp(tilec_status_message(st), cases[i].msg) == 0, "case %zu: '%s', wanted '%s'", i,
+                  tilec_status_message(st), cases[i].msg);
     ck_assert_msg(tilec_status_line(st) == cases[i].line && tilec_status_column(st) == cases[i].col,
                   "case %zu (%s): at %d:%d, wanted %d:%d", i, cases[i].msg, tilec_status_line(st),
                   tilec_status_column(st), cases[i].line, cases[i].col);
@@ -776,15 +761,12 @@ START_TEST(test_errors) {
   expect_error("@triton.jit\ndef k(x)\n    pass\n", "expected ':' after function signature", 2, 9);
   expect_error("@triton.jit\ndef k(x=1, y):\n    pass\n",
                "parameter without a default follows parameter with a default", 2, 12);
-  expect_error("@triton.jit\ndef k(x, x):\n    pass\n",
-               "duplicate argument 'x' in function definition", 2, 10);
+  expect_error("@triton.jit\ndef k(x, x):\n    pass\n", "duplicate argument 'x' in function definition", 2, 10);
   expect_error("@triton.jit\ndef (x):\n    pass\n", "expected function name after 'def'", 2, 5);
   expect_error("@triton.jit\ndef k(x:\n    pass\n", "'(' was never closed", 2, 6);
   expect_error("@triton.jit\ndef k(x:):\n    pass\n", "unexpected token ')'", 2, 9);
-  expect_error("@triton.jit\ndef k(x):\n",
-               "expected an indented block after function definition on line 2", 3, 1);
-  expect_error("@triton.jit\ndef k(x):",
-               "expected an indented block after function definition on line 2", 2, 10);
+  expect_error("@triton.jit\ndef k(x):\n", "expected an indented block after function definition on line 2", 3, 1);
+  expect_error("@triton.jit\ndef k(x):", "expected an indented block after function definition on line 2", 2, 10);
   /* host code only has to lex, but it does have to lex */
   expect_error("@triton.jit\ndef k(x):\n    pass\nx = 'abc\n", "unterminated string literal", 4, 5);
   expect_error("def host():\n    return {1: [2, (3]}\n",
@@ -824,8 +806,8 @@ START_TEST(test_errors) {
       } else {
         /* the 1000th link, where the tree gets too deep (the statement is level 1); in a
          * call or subscript, the argument inside the 999th link */
-        int col = unit[0] == '[' || unit[0] == '(' ? 10 + 998 * (int)ul + 1
-                                                   : 10 + 999 * (int)ul + (unit[0] == ' ' ? 1 : 0);
+        int col =
+            unit[0] == '[' || unit[0] == '(' ? 10 + 998 * (int)ul + 1 : 10 + 999 * (int)ul + (unit[0] == ' ' ? 1 : 0);
         expect_error(flat, chains[c][1], 3, col);
       }
     }
@@ -877,9 +859,9 @@ START_TEST(test_truncations) {
 END_TEST
 
 START_TEST(test_mangled) {
-  static const unsigned char interesting[] = {
-      0,   '\n', '\r', '\t', ' ', '(', ')', '[', ']', '{',  '}',  '\'', '"', '\\', ':',
-      '#', '@',  '.',  '=',  '*', 'f', 'r', '0', 'x', 0x80, 0xe2, 0xff, ',', 'j',  'e'};
+  static const unsigned char interesting[] = {0,   '\n', '\r', '\t', ' ',  '(',  ')',  '[', ']', '{',
+                                              '}', '\'', '"',  '\\', ':',  '#',  '@',  '.', '=', '*',
+                                              'f', 'r',  '0',  'x',  0x80, 0xe2, 0xff, ',', 'j', 'e'};
   size_t len = strlen(realistic);
   char *copy = malloc(len);
   uint32_t seed = 12345;
@@ -890,8 +872,7 @@ START_TEST(test_mangled) {
       seed = seed * 1664525u + 1013904223u;
       size_t pos = (seed >> 8) % len;
       seed = seed * 1664525u + 1013904223u;
-      copy[pos] = (seed >> 16) % 3 ? (char)interesting[(seed >> 8) % sizeof interesting]
-                                   : (char)(seed >> 24);
+      copy[pos] = (seed >> 16) % 3 ? (char)interesting[(seed >> 8) % sizeof interesting] : (char)(seed >> 24);
     }
     parse_any(copy, len);
   }
@@ -913,8 +894,7 @@ START_TEST(test_deep_inputs) {
   size_t cap = 400000;
   char *s = malloc(cap);
   /* very deep unary, not and ternary chains, brackets, indentation, elif chains */
-  const char *units[] = {"-",        "not ", "~",  "(",  "[", "x if y else ",
-                         "lambda: ", "a.",   "f(", "x[", "{"};
+  const char *units[] = {"-", "not ", "~", "(", "[", "x if y else ", "lambda: ", "a.", "f(", "x[", "{"};
   for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
     strcpy(s, "@triton.jit\ndef k(x):\n    y = ");
     size_t n = strlen(s), ul = strlen(units[u]);
@@ -1019,26 +999,25 @@ END_TEST
 
 /* Module-level statements: imports, try/except, if, host code kept with the names it binds. */
 START_TEST(test_module_statements) {
-  const char *src =
-      "import triton.language as tl, math\n"
-      "from ..pkg.ops import (a as b, c,)\n"
-      "from . import helpers\n"
-      "try:\n"
-      "    from triton.language.extra.libdevice import rsqrt\n"
-      "except (ImportError, ModuleNotFoundError) as e:\n"
-      "    from triton.language.math import rsqrt\n"
-      "X = tl.constexpr(3)\n"
-      "y = {i: i for i in range(3)}\n"
-      "def host(a):\n"
-      "    inner = 1\n"
-      "class K:\n"
-      "    z = 2\n"
-      "for q, r in pairs:\n"
-      "    w = q\n"
-      "if cond:\n"
-      "    @triton.jit\n"
-      "    def nested(x):\n"
-      "        return x\n";
+  const char *src = "import triton.language as tl, math\n"
+                    "from ..pkg.ops import (a as b, c,)\n"
+                    "from . import helpers\n"
+                    "try:\n"
+                    "    from triton.language.extra.libdevice import rsqrt\n"
+                    "except (ImportError, ModuleNotFoundError) as e:\n"
+                    "    from triton.language.math import rsqrt\n"
+                    "X = tl.constexpr(3)\n"
+                    "y = {i: i for i in range(3)}\n"
+                    "def host(a):\n"
+                    "    inner = 1\n"
+                    "class K:\n"
+                    "    z = 2\n"
+                    "for q, r in pairs:\n"
+                    "    w = q\n"
+                    "if cond:\n"
+                    "    @triton.jit\n"
+                    "    def nested(x):\n"
+                    "        return x\n";
   tc_module *m = parse_ok(src);
   const tc_block *t = &m->toplevel;
   ck_assert_int_eq(t->nstmts, 10);

@@ -81,10 +81,9 @@ START_TEST(test_classify_others) {
   ck_assert(run_classify("1e-3", &v));
   ck_assert(fabs(v.f - 1e-3) < 1e-12);
 
-  const char *strings[] = {"leaky_relu", "e", "info", "banana", "true", "none", "0x", "1e", "1_000",
-                           "-",          "+", "12abc", "1.5.6", "0xg", " 1", "1 "};
-  for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
-    expect_kind(strings[i], RUN_VALUE_STRING);
+  const char *strings[] = {"leaky_relu", "e", "info", "banana", "true",  "none", "0x", "1e",
+                           "1_000",      "-", "+",    "12abc",  "1.5.6", "0xg",  " 1", "1 "};
+  for (size_t i = 0; i < sizeof strings / sizeof *strings; i++) expect_kind(strings[i], RUN_VALUE_STRING);
 
   expect_kind("x.npy", RUN_VALUE_NPY);
   expect_kind("dir/1.5.npy", RUN_VALUE_NPY);
@@ -106,8 +105,9 @@ START_TEST(test_grid) {
   ck_assert(g[0] == 0);
   ck_assert(run_parse_grid("4294967295", g));
   ck_assert(g[0] == UINT32_MAX);
-  const char *bad[] = {"", ",", "8,", ",8", "1,,2", "1,2,3,4", "-1", "+1", " 1", "1 ", "4294967296",
-                       "99999999999999999999999", "x", "1.5", "0x"};
+  const char *bad[] = {"",   ",",   "8,", ",8", "1,,2",       "1,2,3,4",
+                       "-1", "+1",  " 1", "1 ", "4294967296", "99999999999999999999999",
+                       "x",  "1.5", "0x"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) ck_assert_msg(!run_parse_grid(bad[i], g), "'%s'", bad[i]);
 }
 END_TEST
@@ -236,9 +236,9 @@ START_TEST(test_parse_ok) {
   run_opts_free(&o);
 
   /* the compile flags (tools/options.c): joined forms, --emit ptx after its target */
-  ck_assert_int_eq(parse("k.py -k add --grid 1 --check=bounds,nan --emit ptx --target nvptx --num-warps 0x8", &o, buf,
-                         sizeof buf),
-                   0);
+  ck_assert_int_eq(
+      parse("k.py -k add --grid 1 --check=bounds,nan --emit ptx --target nvptx --num-warps 0x8", &o, buf, sizeof buf),
+      0);
   ck_assert_uint_eq(o.flags.checks, TILEC_CHECKS_BOUNDS | TILEC_CHECKS_NAN);
   ck_assert_int_eq(o.flags.stage, TILEC_STAGE_ASM);
   ck_assert_uint_eq(o.flags.num_warps, 8);
@@ -265,9 +265,9 @@ END_TEST
 
 START_TEST(test_parse_usage_errors) {
   const char *bad[] = {
-      "k.py -k add",                               /* no --grid */
-      "k.py --grid 1",                             /* no kernel */
-      "-k add --grid 1",                           /* no file */
+      "k.py -k add",     /* no --grid */
+      "k.py --grid 1",   /* no kernel */
+      "-k add --grid 1", /* no file */
       "k.py -k add --grid 1,2,3,4",
       "k.py -k add --grid 1,x",
       "k.py -k add --grid 1 --threads abc",
@@ -279,8 +279,8 @@ START_TEST(test_parse_usage_errors) {
       "k.py -k add --grid",
       "k.py -k add --grid 1 -O 4",
       "k.py -k add --grid 1 -O9",
-      "k.py -k add --grid 1 n=1 n=2",              /* duplicate binding */
-      "k.py -k add --grid 1 other.py",             /* NAME without '=' */
+      "k.py -k add --grid 1 n=1 n=2",  /* duplicate binding */
+      "k.py -k add --grid 1 other.py", /* NAME without '=' */
       "k.py -k add --grid 1 =3",
       "k.py -k add --grid 1 1x=3",
       "k.py -k add --grid 1 a-b=3",
@@ -294,9 +294,9 @@ START_TEST(test_parse_usage_errors) {
       "k.py -k add --grid 1 --num-warps +4",
       "k.py -k add --grid 1 --num-warps",
       "k.py -k add --grid 1 --emit bogus",
-      "k.py -k add --grid 1 --emit ptx",           /* needs --target nvptx */
-      "k.py -k add --grid 1 --stage tile",         /* opt's option */
-      "k.py -k add --grid 1 -s i32",               /* compile's option */
+      "k.py -k add --grid 1 --emit ptx",   /* needs --target nvptx */
+      "k.py -k add --grid 1 --stage tile", /* opt's option */
+      "k.py -k add --grid 1 -s i32",       /* compile's option */
       "k.py -k add --grid 1 --check bogus",
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -372,16 +372,16 @@ END_TEST
 START_TEST(test_bind_errors) {
   write_npy("f.npy", TILEC_DTYPE_F32);
   const char *bad[] = {
-      "x_ptr=@/f.npy y_ptr=@/f.npy BLOCK=4",                           /* n missing */
-      "x_ptr=@/f.npy y_ptr=@/f.npy n=4",                               /* BLOCK missing */
-      "x_ptr=@/f.npy y_ptr=@/f.npy n=4 BLOCK=4 z=1",                   /* no such parameter */
-      "x_ptr=@/f.npy y_ptr=@/f.npy n=4 BLOCK=@/f.npy",                 /* array to constexpr */
-      "x_ptr=@/f.npy y_ptr=@/f.npy n=relu BLOCK=4",                    /* string to runtime */
-      "x_ptr=@/f.npy y_ptr=@/f.npy n=18446744073709551616 BLOCK=4",    /* too big */
-      "x_ptr=@/f.npy y_ptr=@/f.npy n=4 BLOCK=4 --out n=@/o.npy",       /* --out a scalar */
-      "x_ptr=@/f.npy y_ptr=@/f.npy n=4 BLOCK=4 --out eps=@/o.npy",     /* --out unbound */
-      "x_ptr=@/f.npy y_ptr=@/f.npy n=4 BLOCK=4 --out q=@/o.npy",       /* --out unknown */
-      "x_ptr=@/missing.npy y_ptr=@/f.npy n=4 BLOCK=4",                 /* unreadable array */
+      "x_ptr=@/f.npy y_ptr=@/f.npy BLOCK=4",                        /* n missing */
+      "x_ptr=@/f.npy y_ptr=@/f.npy n=4",                            /* BLOCK missing */
+      "x_ptr=@/f.npy y_ptr=@/f.npy n=4 BLOCK=4 z=1",                /* no such parameter */
+      "x_ptr=@/f.npy y_ptr=@/f.npy n=4 BLOCK=@/f.npy",              /* array to constexpr */
+      "x_ptr=@/f.npy y_ptr=@/f.npy n=relu BLOCK=4",                 /* string to runtime */
+      "x_ptr=@/f.npy y_ptr=@/f.npy n=18446744073709551616 BLOCK=4", /* too big */
+      "x_ptr=@/f.npy y_ptr=@/f.npy n=4 BLOCK=4 --out n=@/o.npy",    /* --out a scalar */
+      "x_ptr=@/f.npy y_ptr=@/f.npy n=4 BLOCK=4 --out eps=@/o.npy",  /* --out unbound */
+      "x_ptr=@/f.npy y_ptr=@/f.npy n=4 BLOCK=4 --out q=@/o.npy",    /* --out unknown */
+      "x_ptr=@/missing.npy y_ptr=@/f.npy n=4 BLOCK=4",              /* unreadable array */
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char buf[4200];

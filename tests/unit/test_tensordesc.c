@@ -12,24 +12,23 @@
 #include "tilec/runtime.h"
 #include "tilec/tilec.h"
 
-static const char source[] =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "\n"
-    "@triton.jit\n"
-    "def scale_kernel(src, dst, alpha):\n"
-    "    BM: tl.constexpr = src.block_shape[0]\n"
-    "    BN: tl.constexpr = src.block_shape[1]\n"
-    "    pm = tl.program_id(0) * BM\n"
-    "    pn = tl.program_id(1) * BN\n"
-    "    dst.store([pm, pn], src.load([pm, pn]) * alpha)\n"
-    "\n"
-    "@triton.jit\n"
-    "def edge_kernel(src, out_ptr):\n"
-    "    x = src.load([src.shape[0] - 2, src.shape[1] - 4])\n"
-    "    r = tl.arange(0, 4)[:, None]\n"
-    "    c = tl.arange(0, 8)[None, :]\n"
-    "    tl.store(out_ptr + r * 8 + c, x)\n";
+static const char source[] = "import triton\n"
+                             "import triton.language as tl\n"
+                             "\n"
+                             "@triton.jit\n"
+                             "def scale_kernel(src, dst, alpha):\n"
+                             "    BM: tl.constexpr = src.block_shape[0]\n"
+                             "    BN: tl.constexpr = src.block_shape[1]\n"
+                             "    pm = tl.program_id(0) * BM\n"
+                             "    pn = tl.program_id(1) * BN\n"
+                             "    dst.store([pm, pn], src.load([pm, pn]) * alpha)\n"
+                             "\n"
+                             "@triton.jit\n"
+                             "def edge_kernel(src, out_ptr):\n"
+                             "    x = src.load([src.shape[0] - 2, src.shape[1] - 4])\n"
+                             "    r = tl.arange(0, 4)[:, None]\n"
+                             "    c = tl.arange(0, 8)[None, :]\n"
+                             "    tl.store(out_ptr + r * 8 + c, x)\n";
 
 #define SCALE_SIG "tensordesc<fp32[4, 8]>, tensordesc<fp32[4,8]>, fp32"
 
@@ -145,7 +144,9 @@ END_TEST
 
 START_TEST(test_bad_signatures) {
   tilec_compiler *c = compiler();
-  static const struct { const char *sig, *msg; } cases[] = {
+  static const struct {
+    const char *sig, *msg;
+  } cases[] = {
       {"tensordesc<fp32[4, 6]>, tensordesc<fp32[4, 8]>, fp32",
        "block dimensions must be powers of two in signature entry 1 ('tensordesc<fp32[4, 6]>') for parameter 'src'"},
       {"tensordesc<fp33[4, 8]>, tensordesc<fp32[4, 8]>, fp32",
@@ -156,7 +157,8 @@ START_TEST(test_bad_signatures) {
        "parameter 'src'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    tilec_kernel_spec spec = {.source = source, .filename = "desc.py", .kernel = "scale_kernel", .signature = cases[i].sig};
+    tilec_kernel_spec spec = {
+        .source = source, .filename = "desc.py", .kernel = "scale_kernel", .signature = cases[i].sig};
     tilec_jit_kernel *k = NULL;
     tilec_status *st = tilec_jit_compile(c, &spec, &k, NULL);
     ck_assert_ptr_nonnull(st);

@@ -13,19 +13,18 @@
 #include "tilec/runtime.h"
 #include "tilec/tilec.h"
 
-static const char source[] =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "\n"
-    "@triton.jit\n"
-    "def row_max_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
-    "    row = tl.program_id(0)\n"
-    "    offs = tl.arange(0, BLOCK)\n"
-    "    x = tl.load(x_ptr + row * n + offs, mask=offs < n, other=-float('inf'))\n"
-    "    tl.device_assert(n <= BLOCK, \"row longer than the block\")\n"
-    "    m = tl.max(x, axis=0)\n"
-    "    s = tl.sum(tl.where(offs < n, x - m, 0.0), axis=0)\n"
-    "    tl.store(out_ptr + row, m + s * 0.0)\n";
+static const char source[] = "import triton\n"
+                             "import triton.language as tl\n"
+                             "\n"
+                             "@triton.jit\n"
+                             "def row_max_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                             "    row = tl.program_id(0)\n"
+                             "    offs = tl.arange(0, BLOCK)\n"
+                             "    x = tl.load(x_ptr + row * n + offs, mask=offs < n, other=-float('inf'))\n"
+                             "    tl.device_assert(n <= BLOCK, \"row longer than the block\")\n"
+                             "    m = tl.max(x, axis=0)\n"
+                             "    s = tl.sum(tl.where(offs < n, x - m, 0.0), axis=0)\n"
+                             "    tl.store(out_ptr + row, m + s * 0.0)\n";
 
 #define THREADS 4
 #define ROWS 8
@@ -45,8 +44,11 @@ static void *compile_and_run(void *arg) {
   tilec_status *st = tilec_compiler_create(&o, &c);
   char sig[64];
   snprintf(sig, sizeof sig, "*fp32, *fp32, i32, %d", j->block);
-  tilec_kernel_spec spec = {.source = source, .source_len = sizeof source - 1, .filename = "rowmax.py",
-                            .kernel = "row_max_kernel", .signature = sig};
+  tilec_kernel_spec spec = {.source = source,
+                            .source_len = sizeof source - 1,
+                            .filename = "rowmax.py",
+                            .kernel = "row_max_kernel",
+                            .signature = sig};
   for (int rep = 0; !st && rep < 2; rep++) {
     tilec_jit_kernel *k = NULL;
     st = tilec_jit_compile(c, &spec, &k, NULL);
@@ -59,7 +61,8 @@ static void *compile_and_run(void *arg) {
     for (int r = 0; !st && r < ROWS; r++) {
       float want = x[r * n];
       for (int i = 1; i < n; i++) want = x[r * n + i] > want ? x[r * n + i] : want;
-      if (out[r] != want) snprintf(j->error, sizeof j->error, "block %d row %d: %g, want %g", j->block, r, (double)out[r], (double)want);
+      if (out[r] != want)
+        snprintf(j->error, sizeof j->error, "block %d row %d: %g, want %g", j->block, r, (double)out[r], (double)want);
     }
     tilec_jit_kernel_release(k);
   }
