@@ -14,8 +14,8 @@
 #ifndef TILEC_BACKEND_BACKEND_H
 #define TILEC_BACKEND_BACKEND_H
 
-#include "conversion/pipeline.h"
 #include "dialects/builder.h"
+#include "target/stage.h"
 #include "target/target.h"
 #include "tilec/status.h"
 #include <mlir-c/IR.h>

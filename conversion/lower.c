@@ -7,6 +7,7 @@
 
 #include "dialects/tile.h"
 #include "tilec/abi.h"
+#include "tilec/tilec.h" /* TILEC_CHECKS_* */
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <stdarg.h>

@@ -7,31 +7,13 @@
 #define TILEC_CONVERSION_PIPELINE_H
 
 #include "dialects/builder.h"
+#include "target/stage.h"
 #include "target/target.h"
 #include "tilec/status.h"
 #include "tilec/tilec.h" /* TILEC_CHECKS_* */
 #include <mlir-c/IR.h>
 
-/* Where the pipeline stops, in pipeline order; each stage but analysis is the module after
- * the step of its name (the table in pipeline.c; the API's tilec_stage numbers them apart). */
-typedef enum tc_stage {
-  TC_STAGE_TILE = 0,          /* the front end's tile IR (no step) */
-  TC_STAGE_DOT_COMBINE,       /* tile → tile: acc += dot(a, b) accumulates in the dot (combine.c) */
-  TC_STAGE_SINGLE_TRIP_LOOPS, /* tile → tile: single-trip versions of accumulation loops (version_loops.c) */
-  TC_STAGE_ANALYSIS,          /* not IR: the analyses the lowering decides from, of the IR above (analysis.c) */
-  TC_STAGE_VECTOR,            /* tile → vector/scf/arith/memref (lower.c), clean-up, the math library */
-  TC_STAGE_LLVM_DIALECT,      /* upstream conversions to the LLVM dialect (+ debug info) */
-  TC_STAGE_LLVM,              /* the backend's LLVM IR, optimized */
-  TC_STAGE_ASM,               /* the backend's assembly */
-  TC_STAGE_OBJECT             /* the backend's object file (not a printable stage) */
-} tc_stage;
-
-typedef struct tc_codegen_options {
-  int opt_level;   /* 0..3 */
-  bool fast_math;  /* SLEEF _u35 and fast-math flags */
-  bool debug_info; /* DWARF line tables */
-  uint32_t checks; /* TILEC_CHECKS_* to instrument, as driver/checks.c resolved them */
-} tc_codegen_options;
+/* tc_stage (where the pipeline stops, in pipeline order) and tc_codegen_options: target/stage.h. */
 
 /* debug_files.c: after the debug-info pass, ops located in another file than their
  * function (inlined @jit helpers of other modules) get a DILexicalBlockFile scope naming it. */
