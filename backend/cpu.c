@@ -7,6 +7,7 @@
 #include "backend/backend.h"
 
 #include "conversion/lower.h"
+#include "conversion/op_rows.h"
 #include "sleef-glue/sleef_glue.h"
 #include <llvm-c/Core.h>
 #include <mlir-c/BuiltinAttributes.h>

@@ -19,7 +19,10 @@
  * In: a target with is_nvptx or gpu_emulation. Out: the two backends. */
 #include "backend/nvptx.h"
 
+#include "conversion/analyses.h"
 #include "conversion/lower.h"
+#include "conversion/op_rows.h"
+#include "dialects/ir_util.h"
 #include "dialects/tile.h"
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>

@@ -15,7 +15,10 @@
  * In: a tile.reduce root. Out: scalar results in every thread, or a buffered tile. */
 #include "backend/nvptx.h"
 
+#include "conversion/analyses.h"
 #include "conversion/lower.h"
+#include "conversion/op_rows.h"
+#include "dialects/ir_util.h"
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>

@@ -3,7 +3,8 @@
  * contiguity, divisibility and constancy along each dim (conversion/axis_info.c); per mask of
  * a load or store: the bound it gives the last dim (conversion/mask.c's plan), or that it has
  * none and is applied lane by lane. In: a tile module. Out: text (lit tests check it). */
-#include "conversion/lower.h"
+#include "conversion/analyses.h"
+#include "conversion/steps.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinTypes.h>

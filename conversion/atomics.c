@@ -2,7 +2,10 @@
  * llvm.cmpxchg per active lane (atomics have no vector form), in a scalar loop nest for
  * tiles; the old values land in a buffer (tiles) or an SSA value (scalars).
  * In: an atomic op after the group before it was flushed. Out: LLVM atomics in scf. */
+#include "conversion/checks.h"
 #include "conversion/lower.h"
+#include "conversion/op_rows.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>

@@ -5,7 +5,9 @@
  * --check nan: loads note NaN/Inf in a per-program flag, stores of NaN/Inf from finite
  * inputs are reported. --check races / init: accesses are logged as address runs for
  * runtime/races.c. In: accesses with their masks. Out: checks and calls beside them. */
+#include "conversion/checks.h"
 #include "conversion/lower.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include "runtime/debug.h" /* TILEC_RT_LOG_*: the flags kernel code reads */

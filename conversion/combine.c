@@ -9,7 +9,8 @@
  * so the results a GPU gives are those of the accumulating dot; this step does the same.
  * The dot moves to the add's place, so d is defined where it runs.
  * In: a tile module. Out: the same module with those adds folded into their dots. */
-#include "conversion/lower.h"
+#include "conversion/steps.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>

@@ -3,6 +3,8 @@
  * the element's index; strings become private LLVM globals. In: print/assert ops after
  * their group was flushed. Out: func.call ops to tilec_rt_*. */
 #include "conversion/lower.h"
+#include "conversion/op_rows.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>

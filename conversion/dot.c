@@ -7,6 +7,8 @@
  * (out_dtype=tl.float16) is accumulated in fp32 too and rounded once, when it is stored.
  * In: a dot op. Out: a buffered tile. */
 #include "conversion/lower.h"
+#include "conversion/op_rows.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>

@@ -3,6 +3,8 @@
  * tiles. In: an old tile value and a position. Out: a vector (chunked position) or a
  * scalar, memoized per nest body so each value is computed once per position. */
 #include "conversion/lower.h"
+#include "conversion/op_rows.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>
@@ -76,28 +78,6 @@ void tc_chunk_bind(tc_chunk *c, MlirValue old, const tc_pos *pos, tc_cval v) { m
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-int tc_shape_of(MlirType t, int64_t *shape) {
-  if (!mlirTypeIsAShaped(t)) return 0;
-  int r = (int)mlirShapedTypeGetRank(t);
-  for (int i = 0; i < r && i < TC_RANK; i++) shape[i] = mlirShapedTypeGetDimSize(t, i);
-  return r;
-}
-
-bool tc_same_shape(MlirType a, MlirType b) {
-  int64_t sa[TC_RANK], sb[TC_RANK];
-  int ra = tc_shape_of(a, sa), rb = tc_shape_of(b, sb);
-  if (ra != rb) return false;
-  for (int i = 0; i < ra; i++)
-    if (sa[i] != sb[i]) return false;
-  return true;
-}
-
-int64_t tc_numel(int rank, const int64_t *shape) {
-  int64_t n = 1;
-  for (int i = 0; i < rank; i++) n *= shape[i];
-  return n;
-}
-
 tc_pos tc_pos_with(const tc_pos *p, bool chunked) {
   tc_pos q = *p;
   q.chunked = chunked;
@@ -123,53 +103,16 @@ MlirValue tc_linear_index(tc_builder *b, const tc_pos *pos, const int64_t *shape
   return mlirValueIsNull(acc) ? tcb_const_index(b, 0) : acc;
 }
 
-MlirValue tc_splat_vec(tc_builder *b, MlirValue s, int64_t width) {
-  return tcb_op1(b, "vector.broadcast", tc_vec_type(b->ctx, width, mlirValueGetType(s)), 1, &s, 0, NULL);
-}
-
-MlirOperation tc_clone_elementwise(tc_builder *b, MlirOperation op, const MlirValue *operands, MlirType result) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  char buf[96];
-  size_t n = name.length < sizeof buf - 1 ? name.length : sizeof buf - 1;
-  memcpy(buf, name.data, n);
-  buf[n] = 0;
-  if (tc_is_guarded_int_op(buf)) return tc_build_guarded_int_op(b, buf, operands[0], operands[1], result);
-  intptr_t nattr = mlirOperationGetNumAttributes(op);
-  MlirNamedAttribute attrs[16];
-  if (nattr > 16) nattr = 16;
-  for (intptr_t i = 0; i < nattr; i++) attrs[i] = mlirOperationGetAttribute(op, i);
-  return tcb_op(b, buf, 1, &result, mlirOperationGetNumOperands(op), operands, nattr, attrs);
-}
-
 static bool is_elementwise(MlirOperation op) {
   return (tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math")) && !tc_op_is(op, "arith.constant") &&
          mlirOperationGetNumResults(op) == 1;
 }
-
-bool tc_is_lazy_op(MlirOperation op) {
-  if (mlirOperationGetNumResults(op) != 1) return false;
-  if (!mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0)))) return false;
-  if (tile_op_of(op)) return tile_op_has(op, TILE_TRAIT_LAZY);
-  return tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math");
-}
-
-bool tc_is_always_lazy_op(MlirOperation op) { return tc_is_lazy_op(op) && !tile_op_has(op, TILE_TRAIT_ROOT); }
 
 static MlirAttribute splat_constant(MlirOperation op) {
   MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("value"));
   if (mlirAttributeIsADenseElements(a) && mlirDenseElementsAttrIsSplat(a)) return mlirDenseElementsAttrGetSplatValue(a);
   if (mlirAttributeIsAInteger(a) || mlirAttributeIsAFloat(a)) return a;
   return mlirAttributeGetNull();
-}
-
-MlirValue tc_iota(tc_builder *b, int64_t width) {
-  int32_t vals[64]; /* a chunk has at most 64 lanes (512 bits of i8) */
-  if (width > 64) width = 64;
-  for (int64_t i = 0; i < width; i++) vals[i] = (int32_t)i;
-  MlirType vt = tc_vec_type(b->ctx, width, tcb_int_type(b->ctx, 32));
-  MlirAttribute a = mlirDenseElementsAttrInt32Get(vt, width, vals);
-  MlirNamedAttribute na = tcb_named(b->ctx, "value", a);
-  return tcb_op1(b, "arith.constant", vt, 0, NULL, 1, &na);
 }
 
 /* Adds a scalar delta to a value at pos (vector or scalar), widening as needed. */

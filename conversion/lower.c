@@ -4,6 +4,11 @@
  * reductions, dot, materializations) run as loop nests over native-width chunks.
  * In: a verified tile module. Out: a new module in func/scf/arith/math/vector/memref. */
 #include "conversion/lower.h"
+#include "conversion/analyses.h"
+#include "conversion/checks.h"
+#include "conversion/op_rows.h"
+#include "conversion/steps.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include "tilec/abi.h"
@@ -14,22 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-bool tc_op_is(MlirOperation op, const char *name) {
-  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
-  return s.length == strlen(name) && !memcmp(s.data, name, s.length);
-}
-
-bool tc_op_in_dialect(MlirOperation op, const char *dialect) {
-  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
-  size_t n = strlen(dialect);
-  return s.length > n && !memcmp(s.data, dialect, n) && s.data[n] == '.';
-}
-
-MlirType tc_vec_type(MlirContext ctx, int64_t width, MlirType elem) {
-  (void)ctx;
-  return mlirVectorTypeGet(1, &width, elem);
-}
 
 static tilec_status *error_at(MlirLocation loc, tilec_status_code code, const char *msg) {
   if (!mlirLocationIsNull(loc) && mlirLocationIsAFileLineColRange(loc)) {
@@ -87,16 +76,6 @@ MlirValue tc_scalar(tc_lower *L, MlirValue old) {
 void tc_map_scalar(tc_lower *L, MlirValue old, MlirValue v) {
   MlirValue *slot = tc_valmap_put(&L->scalars, old.ptr);
   if (slot) *slot = v;
-}
-
-bool tc_block_encloses(MlirBlock outer, MlirBlock inner) {
-  for (MlirBlock b = inner; !mlirBlockIsNull(b);) {
-    if (mlirBlockEqual(b, outer)) return true;
-    MlirOperation parent = mlirBlockGetParentOperation(b);
-    if (mlirOperationIsNull(parent)) return false;
-    b = mlirOperationGetBlock(parent);
-  }
-  return false;
 }
 
 tc_special *tc_special_of(tc_lower *L, MlirValue old) {
@@ -647,13 +626,6 @@ void tc_lower_op(tc_lower *L, MlirOperation op) {
   if (tc_op_user_name(op)) /* never an internal op's name */
     tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "this use of %s is not supported by the lowering yet", tc_op_user_name(op));
   else tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "'%.*s' is not supported by the lowering yet", (int)nm.length, nm.data);
-}
-
-bool tc_is_pure_scalar_op(MlirOperation op) {
-  if (mlirOperationGetNumResults(op) != 1 || mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0))))
-    return false;
-  if (tile_op_of(op)) return tile_op_has(op, TILE_TRAIT_PURE);
-  return tc_op_in_dialect(op, "arith") || tc_op_in_dialect(op, "math");
 }
 
 static bool pure_cone(tc_lower *L, MlirValue v, int depth) {

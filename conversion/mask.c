@@ -2,7 +2,9 @@
  * contiguous along the last dim, n constant along it), row conditions constant along the
  * last dim, and `&` of such. They become a lane count per row so full chunks run
  * unmasked and only the tail is masked. In: old i1 tiles. Out: bounds or chunk masks. */
+#include "conversion/analyses.h"
 #include "conversion/lower.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 

@@ -3,7 +3,10 @@
  * provably true), uniform pointers scalar accesses, irregular ones gather/scatter; plus
  * scalar memory ops and the flat stack buffers tiles live in when they must.
  * In: chunk contexts and axis info. Out: vector/memref/llvm memory ops. */
+#include "conversion/checks.h"
 #include "conversion/lower.h"
+#include "conversion/op_rows.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>
@@ -14,12 +17,6 @@
 #include <string.h>
 
 #define TC_STACK_BUFFER_LIMIT (128 * 1024)
-
-MlirType tc_memory_type(MlirContext ctx, MlirType elem) {
-  if (mlirTypeIsAInteger(elem) && mlirIntegerTypeGetWidth(elem) == 1) return mlirIntegerTypeGet(ctx, 8);
-  if (tile_type_is_ptr(elem)) return tcb_type(ctx, "!llvm.ptr");
-  return elem;
-}
 
 static MlirType ptr_type(MlirContext ctx) { return tcb_type(ctx, "!llvm.ptr"); }
 

@@ -3,6 +3,7 @@
  * masked tail. Also materialization of a tile into a flat stack buffer.
  * In: a shape and a body callback. Out: scf/vector IR at the current insertion point. */
 #include "conversion/lower.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>

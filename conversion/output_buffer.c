@@ -18,7 +18,10 @@
  * shifted, or read again by the store's value) the stack buffer is used: the choice is an
  * arith.select per program.
  * In: a capturing reduction and the store it feeds. Out: the buffer memref. */
+#include "conversion/checks.h"
 #include "conversion/lower.h"
+#include "conversion/op_rows.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinTypes.h>

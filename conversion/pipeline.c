@@ -7,7 +7,7 @@
 #include "conversion/pipeline.h"
 
 #include "backend/backend.h"
-#include "conversion/lower.h"
+#include "conversion/steps.h"
 #include <mlir-c/Diagnostics.h>
 #include <mlir-c/Pass.h>
 #include <mlir-c/RegisterEverything.h>

@@ -4,6 +4,8 @@
  * pointers made from integers keep their exact byte addresses through the casts.
  * In: the old op and a position. Out: the new value (tc_cval). */
 #include "conversion/lower.h"
+#include "conversion/op_rows.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>

@@ -2,7 +2,10 @@
  * rows, then one horizontal tree per output element, applying the combine function (a
  * func.func of scalars, cloned here with vector types). In: a reduce op. Out: scalar
  * results, or a buffered tile of the operand shape without the reduced axis. */
+#include "conversion/analyses.h"
 #include "conversion/lower.h"
+#include "conversion/op_rows.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <math.h>

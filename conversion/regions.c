@@ -5,7 +5,9 @@
  * accumulator in the warps' MMA fragments, backend.h loop_carries) is carried as those
  * values; any other tile crossing a region boundary lives in a buffer.
  * In: old region ops. Out: the same control flow in the new function. */
+#include "conversion/analyses.h"
 #include "conversion/lower.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>

@@ -27,6 +27,7 @@
  * masked code.
  * In: an old scf.for. Out: scf.while + scf.for over the loop range with vector iter_args. */
 #include "conversion/lower.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinTypes.h>

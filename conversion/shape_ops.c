@@ -5,28 +5,12 @@
  * in row-major order) and then read at the permuted / gathered / flattened index.
  * In: the old op and a position. Out: the new value (tc_cval). */
 #include "conversion/lower.h"
+#include "conversion/op_rows.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
-
-bool tc_reshape_is_unit(MlirOperation op) {
-  int64_t s[TC_RANK], r[TC_RANK];
-  int sr = tc_shape_of(mlirValueGetType(mlirOperationGetOperand(op, 0)), s);
-  int rr = tc_shape_of(mlirValueGetType(mlirOperationGetResult(op, 0)), r);
-  int64_t a[TC_RANK], b[TC_RANK];
-  int na = 0, nb = 0;
-  for (int i = 0; i < sr; i++)
-    if (s[i] != 1) a[na++] = s[i];
-  for (int i = 0; i < rr; i++)
-    if (r[i] != 1) b[nb++] = r[i];
-  if (na != nb) return false;
-  for (int i = 0; i < na; i++)
-    if (a[i] != b[i]) return false;
-  /* Lazily evaluable only if a chunk of the result's last dim is a chunk of the source's
-   * last dim (or a single element): [N,1] -> [N] reads a column, so it goes via memory. */
-  return rr == 0 || r[rr - 1] == 1 || (sr > 0 && s[sr - 1] != 1);
-}
 
 void tc_lower_reshape(tc_lower *L, MlirOperation op) {
   if (!tc_reshape_is_unit(op)) tc_lower_grouped(L, op); /* else evaluated where consumed */

@@ -3,6 +3,8 @@
  * of n/2 compare-exchanges; n is a power of two as Triton requires). In: a sort op. Out: the
  * sorted tile in a buffer. */
 #include "conversion/lower.h"
+#include "conversion/op_rows.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>

@@ -21,7 +21,10 @@
  * conversion/register_tiles.c), has no nested loop or dot in its body (keeping the copy
  * small) and has bounds computable before the first qualifying loop (kernel arguments,
  * values defined before it, or constants). */
-#include "conversion/lower.h"
+#include "backend/backend.h"
+#include "conversion/steps.h"
+#include "conversion/valuemap.h"
+#include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinTypes.h>

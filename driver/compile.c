@@ -3,7 +3,6 @@
  * In: kernel source + spec, or tile IR text. Out: IR text of a stage or a .so + header. */
 #include "tilec/tilec.h"
 
-#include "conversion/lower.h"
 #include "conversion/pipeline.h"
 #include "dialects/tile.h"
 #include "driver/checks.h"

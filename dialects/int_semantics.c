@@ -1,4 +1,4 @@
-/* conversion/int_semantics.c — integer division, remainder and shifts with a result for
+/* dialects/int_semantics.c — integer division, remainder and shifts with a result for
  * every operand value. In the tile IR these arith ops carry Triton's meaning, not LLVM's
  * (where a zero divisor or INT_MIN / -1 traps on x86 and an out-of-range shift is poison):
  * the results are those of Triton's interpreter (numpy) and of GPUs:
@@ -8,7 +8,7 @@
  * The analyses see the plain op (a divisor's divisibility, a splat amount); the guard is
  * emitted here, when the op is cloned onto scalars or vectors, and LLVM folds it away for
  * constant operands. In: op name and lowered operands. Out: the op producing the value. */
-#include "conversion/lower.h"
+#include "dialects/ir_util.h"
 
 #include <string.h>
 
