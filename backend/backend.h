@@ -73,8 +73,9 @@ typedef struct tc_backend {
   /* How each tile op is lowered (conversion/op_table.c has the rows the CPU uses). */
   const tc_op_lowering *(*op_rows)(void);
   /* A tile buffer of type memref_type (bytes long) in memory all of a program's threads
-   * share, for buffers written by shared-out nests (NULL: buffers are the program's stack,
-   * conversion/memory.c). */
+   * share, for buffers written by shared-out nests; null where the nest being emitted is the
+   * thread's own (computed redundantly): a buffer on its stack then. NULL: buffers are the
+   * program's stack (conversion/memory.c). */
   MlirValue (*alloc_shared)(tc_lower *L, MlirType memref_type, int64_t bytes);
   /* Backends whose program runs on many threads that deal a nest's chunks the same way for
    * every nest of one shape (nvptx): may the buffered tile `old` stay in each thread's
@@ -86,8 +87,18 @@ typedef struct tc_backend {
   bool (*thread_tile)(tc_lower *L, MlirValue old);
   MlirValue (*alloc_thread_tile)(tc_lower *L, MlirValue old);
   MlirValue (*thread_tile_index)(tc_chunk *c, MlirValue buf, const tc_pos *pos);
-  /* After a kernel's body is lowered (nvptx: drops barriers that order nothing). NULL: none. */
-  void (*finish_func)(tc_lower *L);
+  /* Per-kernel state, private to the backend (conversion/lower.c calls these around each
+   * kernel): begin_kernel, before the body is lowered, returns the backend's state for the
+   * kernel, which the lowering keeps in L->backend_state without looking inside (NULL: out
+   * of memory); end_kernel, after the body, also where lowering failed, finishes the kernel
+   * where L->status is null (nvptx: drops barriers that order nothing) and frees the state.
+   * NULL: no state. */
+  void *(*begin_kernel)(tc_lower *L);
+  void (*end_kernel)(tc_lower *L);
+  /* Is the nest being emitted computed whole by every thread of the program, each into
+   * buffers of its own (nvptx: tl.sort)? conversion/dot.c then does not accumulate a dot
+   * into a loop-carried buffer, which the threads share. NULL: never. */
+  bool (*redundant)(tc_lower *L);
   /* Buffers too large for the stack may come from the heap (malloc in the kernel). */
   bool heap_buffers;
   /* Contiguous vector loads and stores carry the alignment the axis analysis proves (the

@@ -101,7 +101,7 @@ void tc_nvptx_barrier(tc_lower *L, tc_builder *b) {
  * have written or read (shared or global: every memory op except on a thread's own allocas,
  * its registers once LLVM promotes them), and after it when it writes such memory. A nest
  * that only computes in registers (a tile kept there, backend.h thread_tile) needs neither.
- * After the kernel is lowered (finish_func), a barrier with no such mem_access between it and
+ * After the kernel is lowered (end_kernel), a barrier with no such mem_access between it and
  * the kernel's start (no write), its end (no access) or the barrier before it goes. */
 
 static bool is_barrier(MlirOperation op) {
@@ -412,11 +412,36 @@ static mem_access drop_barriers(MlirBlock block, mem_access since, const mem_acc
   return since;
 }
 
-/* The kernel's barriers that order nothing (see drop_barriers). */
-static void finish_func(tc_lower *L) {
-  if (L->status) return;
-  drop_barriers(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0)), NONE, &NONE);
+/* ---- per-kernel state ------------------------------------------------------------------- */
+
+tc_nvptx_kernel *tc_nvptx_kernel_of(tc_lower *L) { return L->backend_state; }
+
+bool tc_nvptx_alone(tc_lower *L) {
+  tc_nvptx_kernel *k = L->backend_state;
+  return k->redundant || k->single_thread;
 }
+
+static void *begin_kernel(tc_lower *L) {
+  (void)L;
+  return calloc(1, sizeof(tc_nvptx_kernel));
+}
+
+/* Drops the kernel's barriers that order nothing (see drop_barriers) and frees its state. */
+static void end_kernel(tc_lower *L) {
+  tc_nvptx_kernel *k = L->backend_state;
+  if (!L->status) drop_barriers(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0)), NONE, &NONE);
+  if (k) free(k->carries);
+  free(k);
+}
+
+/* A redundant root's buffers are its thread's own (the stack, conversion/memory.c). */
+static MlirValue alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes) {
+  if (tc_nvptx_kernel_of(L)->redundant) return (MlirValue){NULL};
+  return tc_nvptx_alloc_shared(L, memref_type, bytes);
+}
+
+/* Every thread computes the nest being emitted whole (conversion/dot.c asks). */
+static bool redundant(tc_lower *L) { return tc_nvptx_kernel_of(L)->redundant; }
 
 /* ---- nests: chunks dealt to the CTA's threads ------------------------------------------ */
 
@@ -640,7 +665,7 @@ static void emit_unrolled(tc_lower *L, tc_builder *b, MlirValue tid, int64_t k, 
  * is indexed by constants — fenced by barriers where they order something (see above). */
 static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete,
                       tc_nest_body body, void *user) {
-  if (L->redundant || L->single_thread) { /* this thread does all of the nest */
+  if (tc_nvptx_alone(L)) { /* this thread does all of the nest */
     tc_emit_chunked_nest(L, rank, shape, bound_mask, complete, body, user);
     return;
   }
@@ -711,7 +736,7 @@ static bool read_in_place(MlirValue v, MlirBlock blk, const int64_t *shape, int 
 }
 
 static bool thread_tile(tc_lower *L, MlirValue old) {
-  if (L->redundant || L->single_thread || !mlirValueIsAOpResult(old)) return false;
+  if (tc_nvptx_alone(L) || !mlirValueIsAOpResult(old)) return false;
   MlirType t = mlirValueGetType(old);
   if (!mlirTypeIsARankedTensor(t)) return false;
   MlirType elem = mlirShapedTypeGetElementType(t);
@@ -756,7 +781,7 @@ static MlirValue thread_tile_index(tc_chunk *c, MlirValue buf, const tc_pos *pos
 /* Iterations dealt round-robin (iteration i on thread i mod nthreads), between barriers;
  * a plain loop where one thread runs the code (thread 0's atomics, redundant roots). */
 static MlirBlock shared_loop(tc_lower *L, tc_builder *b, int64_t count, MlirValue *index) {
-  bool alone = L->redundant || L->single_thread;
+  bool alone = tc_nvptx_alone(L);
   if (!alone) tc_nvptx_barrier(L, b);
   MlirValue lb = alone ? tcb_const_index(b, 0) : tc_nvptx_thread_id(L, b);
   MlirValue step = tcb_const_index(b, alone ? 1 : (int64_t)tc_target_threads(L->target));
@@ -806,7 +831,7 @@ static void run_on_thread0(tc_lower *L, MlirOperation op, void (*lower)(tc_lower
   tc_builder then_b, outer = L->b;
   tcb_if(&L->b, first, 0, NULL, &then_b, NULL);
   L->b = then_b;
-  L->single_thread = true;
+  tc_nvptx_kernel_of(L)->single_thread = true;
   lower(L, op);
   for (intptr_t i = 0; i < nres && i < 4 && !L->status; i++) {
     if (mlirValueIsNull(slots[i])) continue;
@@ -817,7 +842,7 @@ static void run_on_thread0(tc_lower *L, MlirOperation op, void (*lower)(tc_lower
     tcb_op(&L->b, "memref.store", 0, NULL, 3, ops, 0, NULL);
   }
   tcb_op(&L->b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  L->single_thread = false;
+  tc_nvptx_kernel_of(L)->single_thread = false;
   L->b = outer;
   tc_nvptx_barrier(L, &L->b);
   for (intptr_t i = 0; i < nres && i < 4 && !L->status; i++) {
@@ -986,10 +1011,11 @@ static void gpu_debug_on_thread0(tc_lower *L, MlirOperation op) { run_on_thread0
  * own, so what follows finds the results in every thread. */
 static int emit_redundant(tc_lower *L, MlirOperation *roots, int n) {
   const tc_op_lowering *cpu = &tc_op_rows()[tile_op_of(roots[0])];
-  bool outer = L->redundant;
-  L->redundant = true;
+  tc_nvptx_kernel *state = tc_nvptx_kernel_of(L);
+  bool outer = state->redundant;
+  state->redundant = true;
   int k = cpu->emit(L, roots, n);
-  L->redundant = outer;
+  state->redundant = outer;
   return k;
 }
 
@@ -1061,7 +1087,7 @@ static void record_shared_bytes(tc_lower *L) {
            (int)(fn.length > strlen(KERNEL_PREFIX) ? fn.length - strlen(KERNEL_PREFIX) : 0),
            fn.data + strlen(KERNEL_PREFIX));
   MlirType i64 = tcb_int_type(L->ctx, 64);
-  MlirAttribute value = mlirIntegerAttrGet(i64, L->shared_bytes);
+  MlirAttribute value = mlirIntegerAttrGet(i64, tc_nvptx_kernel_of(L)->shared_bytes);
   MlirOperation g = module_global(L, name);
   if (!mlirOperationIsNull(g)) {
     mlirOperationSetAttributeByName(g, mlirStringRefCreateFromCString("value"), value);
@@ -1077,12 +1103,13 @@ static void record_shared_bytes(tc_lower *L) {
 /* The program's shared memory, as a generic pointer made at the kernel's entry: the
  * dynamic .shared array on the GPU, the emulated CTA's block on the CPU. */
 static MlirValue shared_base(tc_lower *L) {
-  if (!mlirValueIsNull(L->shared_base)) return L->shared_base;
+  tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
+  if (!mlirValueIsNull(k->shared_base)) return k->shared_base;
   tc_builder eb = entry_builder(L);
   MlirType ptr = tcb_type(L->ctx, "!llvm.ptr");
   if (L->target->gpu_emulation) {
-    L->shared_base = tc_call_runtime_value(L, &eb, "tilec_rt_emu_shared", ptr, 0, NULL);
-    return L->shared_base;
+    k->shared_base = tc_call_runtime_value(L, &eb, "tilec_rt_emu_shared", ptr, 0, NULL);
+    return k->shared_base;
   }
   if (mlirOperationIsNull(module_global(L, SHARED_SYMBOL))) {
     MlirNamedAttribute attrs[4] = {
@@ -1095,8 +1122,8 @@ static MlirValue shared_base(tc_lower *L) {
   MlirNamedAttribute sym =
       tcb_named(L->ctx, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, mlirStringRefCreateFromCString(SHARED_SYMBOL)));
   MlirValue a = tcb_op1(&eb, "llvm.mlir.addressof", tcb_type(L->ctx, "!llvm.ptr<3>"), 0, NULL, 1, &sym);
-  L->shared_base = tcb_cast(&eb, "llvm.addrspacecast", a, ptr);
-  return L->shared_base;
+  k->shared_base = tcb_cast(&eb, "llvm.addrspacecast", a, ptr);
+  return k->shared_base;
 }
 
 /* The most shared memory one CTA may have (opted in above 48 KB by the launcher), by chip. */
@@ -1113,13 +1140,14 @@ static int64_t shared_limit(const char *arch) {
 
 MlirValue tc_nvptx_alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes) {
   MlirValue base = shared_base(L);
-  int64_t offset = (L->shared_bytes + 63) & ~(int64_t)63;
-  L->shared_bytes = offset + bytes;
-  if (L->target->is_nvptx && L->shared_bytes > shared_limit(L->target->cpu))
+  tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
+  int64_t offset = (k->shared_bytes + 63) & ~(int64_t)63;
+  k->shared_bytes = offset + bytes;
+  if (L->target->is_nvptx && k->shared_bytes > shared_limit(L->target->cpu))
     tc_fail_here(L, TILEC_ERROR_UNSUPPORTED,
                  "this kernel keeps %lld bytes of tiles in shared memory; a CTA on %s has at most %lld "
                  "(smaller blocks, or another --arch)",
-                 (long long)L->shared_bytes, L->target->cpu, (long long)shared_limit(L->target->cpu));
+                 (long long)k->shared_bytes, L->target->cpu, (long long)shared_limit(L->target->cpu));
   record_shared_bytes(L);
   /* right after the base: before every use */
   tc_builder eb;
@@ -1501,13 +1529,15 @@ const tc_backend tc_backend_nvptx = {
     .select_minmax = select_minmax,
     .emit_nest = emit_nest,
     .op_rows = op_rows,
-    .alloc_shared = tc_nvptx_alloc_shared,
+    .alloc_shared = alloc_shared,
     .shared_loop = shared_loop,
     .loop_carries = &tc_nvptx_mma_carries,
     .thread_tile = thread_tile,
     .alloc_thread_tile = alloc_thread_tile,
     .thread_tile_index = thread_tile_index,
-    .finish_func = finish_func,
+    .begin_kernel = begin_kernel,
+    .end_kernel = end_kernel,
+    .redundant = redundant,
     .aligned_vectors = true,
     .lower_math = lower_math,
     .emit = emit,
@@ -1669,13 +1699,15 @@ const tc_backend tc_backend_nvptx_emu = {
     .select_minmax = select_minmax,
     .emit_nest = emit_nest,
     .op_rows = emu_op_rows,
-    .alloc_shared = tc_nvptx_alloc_shared,
+    .alloc_shared = alloc_shared,
     .shared_loop = shared_loop,
     .loop_carries = &tc_nvptx_mma_carries,
     .thread_tile = thread_tile,
     .alloc_thread_tile = alloc_thread_tile,
     .thread_tile_index = thread_tile_index,
-    .finish_func = finish_func,
+    .begin_kernel = begin_kernel,
+    .end_kernel = end_kernel,
+    .redundant = redundant,
     .heap_buffers = true,
     .aligned_vectors = true,
     .lower_math = lower_math_emu,

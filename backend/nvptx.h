@@ -6,6 +6,22 @@
 
 #include "backend/backend.h"
 
+/* The backend's state for the kernel being lowered (its begin_kernel makes it, end_kernel
+ * frees it; conversion/ keeps it in L->backend_state and never looks inside). */
+typedef struct tc_nvptx_kernel {
+  /* While a root's nest is emitted `redundant` is set (emit_redundant: tl.sort): every
+   * thread computes the whole root, sequentially, into buffers of its own; otherwise nests
+   * are shared out and their buffers live in the CTA's shared memory. */
+  bool redundant;
+  bool single_thread;    /* code thread 0 runs for the CTA (atomics): nests run whole in it, buffers stay shared */
+  int64_t shared_bytes;  /* shared memory given out so far, from shared_base */
+  MlirValue shared_base; /* made at the kernel's entry on first use (null: not yet) */
+  void *carries;         /* nvptx_dot.c's records of loop-carried MMA accumulators (one malloc'ed block) */
+} tc_nvptx_kernel;
+tc_nvptx_kernel *tc_nvptx_kernel_of(tc_lower *L);
+/* Does this thread run the nest being emitted whole (redundant or single-thread code)? */
+bool tc_nvptx_alone(tc_lower *L);
+
 /* The thread's index in its CTA (%tid.x), as an index. */
 MlirValue tc_nvptx_thread_id(tc_lower *L, tc_builder *b);
 /* bar.sync 0: only where every thread of the CTA gets (uniform control flow). */

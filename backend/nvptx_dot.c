@@ -94,7 +94,7 @@ static bool make_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, int64_t maxt
 
 /* Whether op is a dot this file computes on tensor cores, and its plan. */
 static bool mma_dot(tc_lower *L, MlirOperation op, int64_t maxt, mma_plan *p) {
-  if (L->redundant || L->single_thread || capability(L) < 80) return false;
+  if (tc_nvptx_alone(L) || capability(L) < 80) return false;
   MlirType at = mlirValueGetType(mlirOperationGetOperand(op, 0)), bt = mlirValueGetType(mlirOperationGetOperand(op, 1));
   MlirType ct = mlirValueGetType(mlirOperationGetResult(op, 0));
   int64_t as[TC_RANK], cs[TC_RANK];
@@ -401,21 +401,21 @@ typedef struct mma_carry {
   bool used, bound, emitted;
 } mma_carry;
 
-/* L->backend_carries: one malloc'ed block (lower.c frees it with the compilation). */
+/* tc_nvptx_kernel_of(L)->carries: one malloc'ed block (end_kernel frees it with the kernel's state). */
 typedef struct carry_set {
   int n, cap;
   mma_carry c[];
 } carry_set;
 
 static mma_carry *find_carry(tc_lower *L, MlirOperation loop, int i) {
-  carry_set *s = L->backend_carries;
+  carry_set *s = tc_nvptx_kernel_of(L)->carries;
   for (int k = 0; s && k < s->n; k++)
     if (s->c[k].used && mlirOperationEqual(s->c[k].loop, loop) && s->c[k].i == i) return &s->c[k];
   return NULL;
 }
 
 static mma_carry *carry_of_dot(tc_lower *L, MlirOperation dot) {
-  carry_set *s = L->backend_carries;
+  carry_set *s = tc_nvptx_kernel_of(L)->carries;
   for (int k = 0; s && k < s->n; k++)
     if (s->c[k].used && s->c[k].bound && mlirOperationEqual(s->c[k].dot, dot)) return &s->c[k];
   return NULL;
@@ -423,7 +423,7 @@ static mma_carry *carry_of_dot(tc_lower *L, MlirOperation dot) {
 
 /* A free record (valid until the next call). */
 static mma_carry *new_carry(tc_lower *L) {
-  carry_set *s = L->backend_carries;
+  carry_set *s = tc_nvptx_kernel_of(L)->carries;
   for (int k = 0; s && k < s->n; k++)
     if (!s->c[k].used) return &s->c[k];
   if (!s || s->n == s->cap) {
@@ -432,7 +432,7 @@ static mma_carry *new_carry(tc_lower *L) {
     if (!g) return NULL;
     if (!s) g->n = 0;
     g->cap = cap;
-    L->backend_carries = s = g;
+    tc_nvptx_kernel_of(L)->carries = s = g;
   }
   return &s->c[s->n++];
 }
@@ -450,7 +450,7 @@ static MlirValue only_use(MlirValue v, MlirOperation *owner, intptr_t *operand) 
  * argument's one use reaches the dot's acc operand through single-use elementwise ops.
  * Fills c (but its list link) when it is. */
 static bool classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c) {
-  if (L->redundant || L->single_thread || capability(L) < 80) return false;
+  if (tc_nvptx_alone(L) || capability(L) < 80) return false;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
   MlirOperation yield = mlirBlockGetTerminator(body);
   MlirValue arg = mlirBlockGetArgument(body, 1 + i), y = mlirOperationGetOperand(yield, i);

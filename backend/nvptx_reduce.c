@@ -343,7 +343,7 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   coop k = {.op = op};
   int rank, axis;
   int64_t shape[TC_RANK];
-  if (L->redundant || L->single_thread) return tc_emit_reduce(L, roots, n);
+  if (tc_nvptx_alone(L)) return tc_emit_reduce(L, roots, n);
   if (!tc_reduce_operands(L, op, "reduce", "reductions", &k.nvals, k.olds, &rank, shape, &axis)) return 1;
   if (axis != rank - 1) return tc_emit_reduce(L, roots, n); /* output chunks dealt to threads */
   tc_builder *b = &L->b;
@@ -572,7 +572,7 @@ int tc_nvptx_emit_scan(tc_lower *L, MlirOperation *roots, int n) {
   scan_coop k = {.op = op};
   int rank, axis;
   int64_t shape[TC_RANK];
-  if (L->redundant || L->single_thread) return tc_emit_scan(L, roots, n);
+  if (tc_nvptx_alone(L)) return tc_emit_scan(L, roots, n);
   if (!tc_reduce_operands(L, op, "scan", "scans", &k.nvals, k.olds, &rank, shape, &axis)) return 1;
   if (axis != rank - 1) return tc_emit_scan(L, roots, n); /* the other positions dealt to threads */
   MlirAttribute rv = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("reverse"));

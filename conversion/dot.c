@@ -196,11 +196,13 @@ static MlirValue a_pair(tc_lower *L, tc_builder *b, MlirValue abuf, MlirValue ro
 /* The buffer of the loop-carried tile the dot's result goes back into (`acc = tl.dot(a,
  * b, acc)` in a loop: the result's one use yields it into the slot of that tile), and the
  * loop body's argument for it in *arg; null where there is none. Not when every thread
- * of the program computes the dot (L->redundant): the carried buffer is shared by them. */
+ * of the program computes the dot (the backend's redundant): the carried buffer is shared by them. */
 static MlirValue carried_destination(tc_lower *L, MlirOperation op, MlirValue *arg) {
   MlirValue res = mlirOperationGetResult(op, 0), none = {NULL};
   MlirOpOperand u = mlirValueGetFirstUse(res);
-  if (L->redundant || mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) return none;
+  if ((L->backend->redundant && L->backend->redundant(L)) || mlirOpOperandIsNull(u) ||
+      !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)))
+    return none;
   MlirOperation y = mlirOpOperandGetOwner(u);
   if (!tc_op_is(y, "scf.yield") || !tc_op_is(mlirOperationGetParentOperation(y), "scf.for")) return none;
   MlirBlock blk = mlirOperationGetBlock(y);

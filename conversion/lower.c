@@ -759,11 +759,14 @@ static tilec_status *lower_func(tc_lower *L, MlirOperation fn, MlirBlock out_bod
   free(locs);
   if (!mlirBlockIsNull(mlirBlockGetNextInRegion(entry)))
     return tc_lower_error(L, fn, TILEC_ERROR_UNSUPPORTED, "kernels with several blocks are not supported");
+  if (L->backend->begin_kernel && !(L->backend_state = L->backend->begin_kernel(L)))
+    return tc_lower_error(L, fn, TILEC_ERROR_INTERNAL, "out of memory");
   tc_checks_begin(L); /* the debug checks' per-program state (bounds.c) */
   L->chunk_bits = L->backend->kernel_chunk_bits ? L->backend->kernel_chunk_bits(L, fn) : 0;
   tc_lower_block(L, entry);
   tc_checks_end(L);
-  if (!L->status && L->backend->finish_func) L->backend->finish_func(L);
+  if (L->backend->end_kernel) L->backend->end_kernel(L);
+  L->backend_state = NULL;
   return L->status;
 }
 
@@ -797,8 +800,6 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
        op = mlirOperationGetNextInBlock(op)) {
     if (!tc_op_is(op, "func.func") || !is_kernel(op)) continue;
     L.ndeallocs = 0;
-    L.shared_bytes = 0;
-    L.shared_base = (MlirValue){NULL};
     st = lower_func(&L, op, nbody);
     if (st) break;
   }
@@ -810,7 +811,6 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   tc_valmap_free(&L.dot_prefetched);
   free(L.group);
   free(L.deallocs);
-  free(L.backend_carries);
   if (st) {
     mlirModuleDestroy(nm);
     return st;

@@ -131,18 +131,9 @@ struct tc_lower {
   MlirOperation old_func;
   MlirOperation *deallocs; /* heap buffers, freed before returns */
   int ndeallocs, capdeallocs;
-  int nstrings; /* private string globals made so far (debug_ops.c names them) */
-  /* Backends whose program runs on many threads (nvptx): while a root's nest is emitted
-   * `redundant` is set — every thread computes the whole root, sequentially, into buffers
-   * of its own; otherwise nests are shared out and their buffers live in memory the
-   * program's threads share (shared_bytes so far, from shared_base; backend.h). */
-  bool redundant;
-  bool single_thread; /* code that one thread runs for the program (atomics): nests run
-                       * whole in it, buffers stay shared */
-  int64_t shared_bytes;
-  MlirValue shared_base;
-  int chunk_bits;        /* the kernel's chunk (backend's kernel_chunk_bits; 0: its chunk_bits) */
-  void *backend_carries; /* the backend's state for its loop_carries (backend.h) */
+  int nstrings;        /* private string globals made so far (debug_ops.c names them) */
+  int chunk_bits;      /* the kernel's chunk (backend's kernel_chunk_bits; 0: its chunk_bits) */
+  void *backend_state; /* the backend's, for the kernel being lowered (backend.h begin_kernel); never read here */
 };
 
 /* --- lower.c: driver -------------------------------------------------------------- */

@@ -84,7 +84,8 @@ MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel) {
   MlirType mem = tile_type_is_ptr(elem) ? tcb_int_type(L->ctx, 64) : tc_memory_type(L->ctx, elem);
   MlirType mt = mlirMemRefTypeContiguousGet(mem, 1, &numel, mlirAttributeGetNull());
   int64_t bytes = numel * (int64_t)((tcb_bitwidth(mem) + 7) / 8);
-  if (L->backend->alloc_shared && !L->redundant) return L->backend->alloc_shared(L, mt, bytes);
+  MlirValue shared = L->backend->alloc_shared ? L->backend->alloc_shared(L, mt, bytes) : (MlirValue){NULL};
+  if (!mlirValueIsNull(shared)) return shared;
   /* Allocation at function entry keeps loops free of stack growth. */
   tc_builder eb;
   tcb_init(&eb, L->ctx);

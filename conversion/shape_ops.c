@@ -145,7 +145,7 @@ tc_cval tc_eval_trans(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
  * be narrower than 4. *outer is the product of the leading dims, *rows x *cols the
  * source's last two. */
 static int64_t transpose_block(tc_lower *L, MlirOperation op, int64_t *outer, int64_t *rows, int64_t *cols) {
-  if (!L->backend->transpose_in_registers) return 0; /* a one-thread program: never L->redundant */
+  if (!L->backend->transpose_in_registers) return 0; /* a one-thread program: never redundant */
   MlirValue src = mlirOperationGetOperand(op, 0);
   int64_t s[TC_RANK];
   int r = tc_shape_of(mlirValueGetType(src), s);
