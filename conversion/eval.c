@@ -76,7 +76,7 @@ void tc_chunk_free(tc_chunk *c) { free(c->memo.slots); }
 
 void tc_chunk_bind(tc_chunk *c, MlirValue old, const tc_pos *pos, tc_cval v) { memo_put(&c->memo, old.ptr, pos, v); }
 
-/* ---- helpers ------------------------------------------------------------------------ */
+/* ---- positions ---------------------------------------------------------------------- */
 
 tc_pos tc_pos_with(const tc_pos *p, bool chunked) {
   tc_pos q = *p;
