@@ -2,11 +2,28 @@
  * generator. The lowering (conversion/) decides how a kernel's tiles become loop nests:
  * which ops are evaluated lazily where consumed, which share a nest, what is buffered,
  * which masks are bounds (the analyses). What those nests become on a machine is asked
- * of a backend: how wide a chunk is, how the positions of a nest are enumerated, which
- * special instructions exist, and the stages after the lowering (vector math library,
- * LLVM code generation). `tc_backend_cpu` (backend/cpu.c) is the x86-64/AArch64 one.
+ * of a backend, through the hooks of tc_backend, in five groups by who calls them:
  *
- * A second backend (NVPTX: one program = one CTA) implements the same struct: its
+ *   machine model     conversion/ (nest.c, register_tiles.c, reduce.c, shape_ops.c, memory.c,
+ *                     dot.c) asks: chunk width, vector registers, min/max as select, heap
+ *                     buffers, aligned vectors, transposes in registers, paired-dot lanes.
+ *   per-kernel state  conversion/lower.c calls begin_kernel/end_kernel around each kernel;
+ *                     the state is the backend's alone (L->backend_state, never read by
+ *                     conversion/); a fact conversion needs of it is a named hook (redundant).
+ *   nest enumeration  conversion/nest.c, memory.c, lower.c, dot.c, regions.c: how a nest's
+ *                     positions are run (emit_nest, shared_loop), where its buffers live
+ *                     (alloc_shared, thread tiles), loop-carried tiles in registers.
+ *   op rows           conversion/op_table.c takes each tile op's row from op_rows; the rows
+ *                     (conversion/ and the backend's own) ask for prefetch and pair_dot.
+ *   code generation   conversion/pipeline.c, after the lowering: lower_math (the vector
+ *                     stage's math library), emit (LLVM IR, assembly, object).
+ *
+ * This header depends on no conversion/ header: the lowering's types are opaque here, the
+ * stages and codegen options come from target/stage.h. conversion/lower.h holds only a
+ * pointer to the backend; the conversion files that ask a hook include this header.
+ *
+ * tc_backend_cpu (backend/cpu.c) is the x86-64/AArch64 one. The NVPTX backend (one program
+ * = one CTA; backend/nvptx.c, nvptx_reduce.c, nvptx_dot.c) implements the same struct: its
  * emit_nest gives each thread its share of a nest's positions, its op rows replace the
  * emitters of the roots that combine across threads (reductions, scans, dot, atomics),
  * its lower_math links libdevice, its emit prints PTX.
@@ -48,7 +65,7 @@ typedef struct tc_loop_carries {
 typedef struct tc_backend {
   const char *name;
 
-  /* ---- the machine, as the loop-nest lowering sees it ---- */
+  /* ---- machine model: what the loop-nest lowering (conversion/) asks of the machine ---- */
   /* Bits of one chunk of a nest (a vector register): chunks have bits / 32 lanes. */
   int (*chunk_bits)(const tc_target *t);
   /* Bits of a chunk for the kernel fn (its nests' widths: bits / 32 lanes; NULL: chunk_bits):
@@ -59,8 +76,33 @@ typedef struct tc_backend {
   /* Float min/max reductions as compare + select (one instruction on x86) instead of
    * maxnum/minnum. */
   bool (*select_minmax)(const tc_target *t);
+  /* Buffers too large for the stack may come from the heap (malloc in the kernel). */
+  bool heap_buffers;
+  /* Contiguous vector loads and stores carry the alignment the axis analysis proves (the
+   * CPU's vector loads do not need it; NVPTX only emits ld.global.v4 for aligned ones). */
+  bool aligned_vectors;
+  /* A tile's transpose (the last two dims swapped) is written to a buffer of its own in
+   * square blocks, each read as rows, transposed by vector shuffles and stored as rows
+   * (conversion/shape_ops.c), instead of being read through a gather per chunk. For a
+   * backend whose program is one thread with wide vector registers. */
+  bool transpose_in_registers;
+  /* The lane count pair_dot (below) takes for kind on t (0: none; NULL: no pair_dot). */
+  int64_t (*pair_dot_lanes)(const tc_target *t, tc_pair_kind kind);
 
-  /* ---- how a nest is enumerated ---- */
+  /* ---- per-kernel state, private to the backend (conversion/lower.c) ---- */
+  /* begin_kernel, before a kernel's body is lowered, returns the backend's state for the
+   * kernel, which the lowering keeps in L->backend_state without looking inside (NULL: out
+   * of memory); end_kernel, after the body, also where lowering failed, finishes the kernel
+   * where L->status is null (nvptx: drops barriers that order nothing) and frees the state.
+   * NULL: no state. */
+  void *(*begin_kernel)(tc_lower *L);
+  void (*end_kernel)(tc_lower *L);
+  /* Is the nest being emitted computed whole by every thread of the program, each into
+   * buffers of its own (nvptx: tl.sort)? conversion/dot.c then does not accumulate a dot
+   * into a loop-carried buffer, which the threads share. NULL: never. */
+  bool (*redundant)(tc_lower *L);
+
+  /* ---- nest enumeration: how a nest's positions run, where its buffers live ---- */
   /* Runs body over the positions of shape (rank >= 1): chunks of the last dim, loops over
    * the others; with a bound mask, bounded chunks (complete: also those past the bound). */
   void (*emit_nest)(tc_lower *L, int rank, const int64_t *shape, MlirValue bound_mask, bool complete, tc_nest_body body,
@@ -70,8 +112,6 @@ typedef struct tc_backend {
    * sees what the threads wrote before and what follows sees what it wrote. NULL: the
    * program is one thread (a plain loop). */
   MlirBlock (*shared_loop)(tc_lower *L, tc_builder *b, int64_t count, MlirValue *index);
-  /* How each tile op is lowered (conversion/op_table.c has the rows the CPU uses). */
-  const tc_op_lowering *(*op_rows)(void);
   /* A tile buffer of type memref_type (bytes long) in memory all of a program's threads
    * share, for buffers written by shared-out nests; null where the nest being emitted is the
    * thread's own (computed redundantly): a buffer on its stack then. NULL: buffers are the
@@ -87,42 +127,21 @@ typedef struct tc_backend {
   bool (*thread_tile)(tc_lower *L, MlirValue old);
   MlirValue (*alloc_thread_tile)(tc_lower *L, MlirValue old);
   MlirValue (*thread_tile_index)(tc_chunk *c, MlirValue buf, const tc_pos *pos);
-  /* Per-kernel state, private to the backend (conversion/lower.c calls these around each
-   * kernel): begin_kernel, before the body is lowered, returns the backend's state for the
-   * kernel, which the lowering keeps in L->backend_state without looking inside (NULL: out
-   * of memory); end_kernel, after the body, also where lowering failed, finishes the kernel
-   * where L->status is null (nvptx: drops barriers that order nothing) and frees the state.
-   * NULL: no state. */
-  void *(*begin_kernel)(tc_lower *L);
-  void (*end_kernel)(tc_lower *L);
-  /* Is the nest being emitted computed whole by every thread of the program, each into
-   * buffers of its own (nvptx: tl.sort)? conversion/dot.c then does not accumulate a dot
-   * into a loop-carried buffer, which the threads share. NULL: never. */
-  bool (*redundant)(tc_lower *L);
-  /* Buffers too large for the stack may come from the heap (malloc in the kernel). */
-  bool heap_buffers;
-  /* Contiguous vector loads and stores carry the alignment the axis analysis proves (the
-   * CPU's vector loads do not need it; NVPTX only emits ld.global.v4 for aligned ones). */
-  bool aligned_vectors;
-  /* A tile's transpose (the last two dims swapped) is written to a buffer of its own in
-   * square blocks, each read as rows, transposed by vector shuffles and stored as rows
-   * (conversion/shape_ops.c), instead of being read through a gather per chunk. For a
-   * backend whose program is one thread with wide vector registers. */
-  bool transpose_in_registers;
-  /* Loop-carried tiles in the backend's own registers (above); NULL: none. */
+  /* Loop-carried tiles in the backend's own registers (above; conversion/regions.c); NULL: none. */
   const tc_loop_carries *loop_carries;
 
-  /* ---- code the lowering asks for; NULL where the backend has none ---- */
-  /* A prefetch of view[index] (a memref element) for reading or writing. */
+  /* ---- op rows: how each tile op is lowered, and the instructions rows ask for ---- */
+  /* The rows, indexed by tile op (conversion/op_table.c has the CPU's; nvptx replaces some). */
+  const tc_op_lowering *(*op_rows)(void);
+  /* A prefetch of view[index] (a memref element) for reading or writing. NULL: none. */
   void (*prefetch)(tc_builder *b, MlirValue view, MlirValue index, bool write);
   /* Dot in pairs (conversion/dot.c): acc += a.lo * b.lo + a.hi * b.hi in each lane, where
    * a and b are vector<lanes x i32> whose lanes hold two 16-bit values of the kind's type
-   * and acc is vector<lanes x i32> (TC_PAIR_I16) or vector<lanes x f32> (TC_PAIR_BF16);
-   * pair_dot_lanes(t, kind) is the lane count it takes (0: none). */
-  int64_t (*pair_dot_lanes)(const tc_target *t, tc_pair_kind kind);
+   * and acc is vector<lanes x i32> (TC_PAIR_I16) or vector<lanes x f32> (TC_PAIR_BF16),
+   * lanes = pair_dot_lanes(t, kind). NULL: none. */
   MlirValue (*pair_dot)(tc_builder *b, tc_pair_kind kind, MlirValue acc, MlirValue a, MlirValue bv);
 
-  /* ---- the stages after the lowering ---- */
+  /* ---- code generation: the stages after the lowering (conversion/pipeline.c) ---- */
   /* math.* ops of the vector stage to the backend's math library (SLEEF, libdevice). */
   tilec_status *(*lower_math)(MlirModule module, const tc_target *t, bool fast_math);
   /* From the LLVM dialect: LLVM IR text, assembly text, or object bytes (*out malloc'ed). */

@@ -6,6 +6,7 @@
  * the type (i8, bf16), two steps of K at once on B packed as row pairs. An fp16/bf16 result
  * (out_dtype=tl.float16) is accumulated in fp32 too and rounded once, when it is stored.
  * In: a dot op. Out: a buffered tile. */
+#include "backend/backend.h"
 #include "conversion/lower.h"
 #include "conversion/op_rows.h"
 #include "dialects/ir_util.h"

@@ -4,6 +4,7 @@
  * reductions, dot, materializations) run as loop nests over native-width chunks.
  * In: a verified tile module. Out: a new module in func/scf/arith/math/vector/memref. */
 #include "conversion/lower.h"
+#include "backend/backend.h"
 #include "conversion/analyses.h"
 #include "conversion/checks.h"
 #include "conversion/op_rows.h"

@@ -19,13 +19,21 @@
 #ifndef TILEC_CONVERSION_LOWER_H
 #define TILEC_CONVERSION_LOWER_H
 
-#include "backend/backend.h"
 #include "conversion/axis_info.h"
 #include "conversion/valuemap.h"
 #include "dialects/builder.h"
 #include "dialects/ir_util.h"
 #include "target/target.h"
 #include "tilec/status.h"
+
+/* What the nests become on the target: only a pointer here (L->backend); the files that ask
+ * the backend include backend/backend.h. */
+typedef struct tc_backend tc_backend;
+typedef struct tc_lower tc_lower;
+typedef struct tc_chunk tc_chunk;
+typedef struct tc_pos tc_pos;
+/* The body of a loop nest, run at each position (tc_emit_nest, the backend's emit_nest). */
+typedef void (*tc_nest_body)(tc_chunk *c, const tc_pos *pos, void *user);
 
 /* A position in a tile: one index per dimension; when `chunked`, the last index starts a
  * chunk of the nest's width lanes. */

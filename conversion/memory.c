@@ -3,6 +3,7 @@
  * provably true), uniform pointers scalar accesses, irregular ones gather/scatter; plus
  * scalar memory ops and the flat stack buffers tiles live in when they must.
  * In: chunk contexts and axis info. Out: vector/memref/llvm memory ops. */
+#include "backend/backend.h"
 #include "conversion/checks.h"
 #include "conversion/lower.h"
 #include "conversion/op_rows.h"

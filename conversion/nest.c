@@ -2,6 +2,7 @@
  * native-width chunks over the last; with a bound mask, unmasked full chunks plus one
  * masked tail. Also materialization of a tile into a flat stack buffer.
  * In: a shape and a body callback. Out: scf/vector IR at the current insertion point. */
+#include "backend/backend.h"
 #include "conversion/lower.h"
 #include "dialects/ir_util.h"
 

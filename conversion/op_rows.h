@@ -13,6 +13,7 @@
  * (memory.c, pointers.c, shape_ops.c, reduce.c, dot.c, sort.c, atomics.c, debug_ops.c,
  * eval.c, lower.c). The driver (lower.c) and the evaluator (eval.c) dispatch through it;
  * ops of other dialects (arith, math, scf, func) are handled by name in those two files. */
+typedef struct tc_op_lowering tc_op_lowering;
 struct tc_op_lowering {
   /* Program order: the pending group's nests are emitted before the op (it reads or
    * writes memory the group's stores may touch, or prints). */

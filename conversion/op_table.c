@@ -4,6 +4,7 @@
  *   lower  program order, where the op stands (lazy tiles: never; their scalar form: here)
  *   eval   its value at a position inside a nest
  *   emit   a root's loop nest when its group is flushed */
+#include "backend/backend.h"
 #include "conversion/op_rows.h"
 
 #include "dialects/tile.h"

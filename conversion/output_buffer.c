@@ -18,6 +18,7 @@
  * shifted, or read again by the store's value) the stack buffer is used: the choice is an
  * arith.select per program.
  * In: a capturing reduction and the store it feeds. Out: the buffer memref. */
+#include "backend/backend.h"
 #include "conversion/checks.h"
 #include "conversion/lower.h"
 #include "conversion/op_rows.h"

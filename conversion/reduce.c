@@ -2,6 +2,7 @@
  * rows, then one horizontal tree per output element, applying the combine function (a
  * func.func of scalars, cloned here with vector types). In: a reduce op. Out: scalar
  * results, or a buffered tile of the operand shape without the reduced axis. */
+#include "backend/backend.h"
 #include "conversion/analyses.h"
 #include "conversion/lower.h"
 #include "conversion/op_rows.h"

@@ -5,6 +5,7 @@
  * accumulator in the warps' MMA fragments, backend.h loop_carries) is carried as those
  * values; any other tile crossing a region boundary lives in a buffer.
  * In: old region ops. Out: the same control flow in the new function. */
+#include "backend/backend.h"
 #include "conversion/analyses.h"
 #include "conversion/lower.h"
 #include "dialects/ir_util.h"

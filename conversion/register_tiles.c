@@ -26,6 +26,7 @@
  * (scf.while), the rest with masks (scf.for): LLVM merges an if/else of the two into
  * masked code.
  * In: an old scf.for. Out: scf.while + scf.for over the loop range with vector iter_args. */
+#include "backend/backend.h"
 #include "conversion/lower.h"
 #include "dialects/ir_util.h"
 

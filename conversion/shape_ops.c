@@ -4,6 +4,7 @@
  * gather and other reshapes are roots whose source is first materialized (a flat buffer
  * in row-major order) and then read at the permuted / gathered / flattened index.
  * In: the old op and a position. Out: the new value (tc_cval). */
+#include "backend/backend.h"
 #include "conversion/lower.h"
 #include "conversion/op_rows.h"
 #include "dialects/ir_util.h"
