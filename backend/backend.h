@@ -4,15 +4,17 @@
  * which masks are bounds (the analyses). What those nests become on a machine is asked
  * of a backend, through the hooks of tc_backend, in five groups by who calls them:
  *
- *   machine model     conversion/ (nest.c, register_tiles.c, reduce.c, shape_ops.c, memory.c,
- *                     dot.c) asks: chunk width, vector registers, min/max as select, heap
- *                     buffers, aligned vectors, transposes in registers, paired-dot lanes.
+ *   machine model     conversion/ (lower.c, nest.c, register_tiles.c, reduce.c, shape_ops.c,
+ *                     memory.c, dot.c) asks: chunk width, vector registers, min/max as
+ *                     select, heap buffers, aligned vectors, transposes in registers,
+ *                     paired-dot lanes.
  *   per-kernel state  conversion/lower.c calls begin_kernel/end_kernel around each kernel;
  *                     the state is the backend's alone (L->backend_state, never read by
  *                     conversion/); a fact conversion needs of it is a named hook (redundant).
- *   nest enumeration  conversion/nest.c, memory.c, lower.c, dot.c, regions.c: how a nest's
- *                     positions are run (emit_nest, shared_loop), where its buffers live
- *                     (alloc_shared, thread tiles), loop-carried tiles in registers.
+ *   nest enumeration  conversion/ (nest.c, memory.c, lower.c, dot.c, regions.c,
+ *                     output_buffer.c): how a nest's positions are run (emit_nest,
+ *                     shared_loop), where its buffers live (alloc_shared, thread tiles),
+ *                     loop-carried tiles in registers.
  *   op rows           conversion/op_table.c takes each tile op's row from op_rows; the rows
  *                     (conversion/ and the backend's own) ask for prefetch and pair_dot.
  *   code generation   conversion/pipeline.c, after the lowering: lower_math (the vector
