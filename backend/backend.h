@@ -7,7 +7,7 @@
  *   machine model     conversion/ (lower.c, nest.c, register_tiles.c, reduce.c, shape_ops.c,
  *                     memory.c, dot.c) asks: chunk width, vector registers, min/max as
  *                     select, heap buffers, aligned vectors, transposes in registers,
- *                     paired-dot lanes.
+ *                     descriptors by value, paired-dot lanes.
  *   per-kernel state  conversion/lower.c calls begin_kernel/end_kernel around each kernel;
  *                     the state is the backend's alone (L->backend_state, never read by
  *                     conversion/); a fact conversion needs of it is a named hook (redundant).
@@ -88,6 +88,10 @@ typedef struct tc_backend {
    * (conversion/shape_ops.c), instead of being read through a gather per chunk. For a
    * backend whose program is one thread with wide vector registers. */
   bool transpose_in_registers;
+  /* Tensor descriptor arguments are byval parameters holding the descriptor's bytes (a GPU
+   * kernel's parameters are copied by the launch; conversion/lower.c), not pointers to the
+   * caller's descriptor. */
+  bool descriptors_by_value;
   /* The lane count pair_dot (below) takes for kind on t (0: none; NULL: no pair_dot). */
   int64_t (*pair_dot_lanes)(const tc_target *t, tc_pair_kind kind);
 

@@ -1539,6 +1539,7 @@ const tc_backend tc_backend_nvptx = {
     .end_kernel = end_kernel,
     .redundant = redundant,
     .aligned_vectors = true,
+    .descriptors_by_value = true,
     .lower_math = lower_math,
     .emit = emit,
 };
@@ -1710,6 +1711,7 @@ const tc_backend tc_backend_nvptx_emu = {
     .redundant = redundant,
     .heap_buffers = true,
     .aligned_vectors = true,
+    .descriptors_by_value = true,
     .lower_math = lower_math_emu,
     .emit = emit_emu,
 };

@@ -663,11 +663,12 @@ static MlirAttribute str_attr(MlirContext ctx, const char *s) {
  * tile.tensordesc; args[i] points at the caller's tilec_tensor_descriptor) is therefore one
  * byval parameter of the struct's 80 bytes (.param .align 8 .b8 [80] in the PTX), read
  * with ld.param, never a pointer to host memory. The arg_attrs of the lowered function
- * with llvm.byval/llvm.align there; null when the target is not a GPU or none is. */
+ * with llvm.byval/llvm.align there; null when the backend passes descriptors by pointer
+ * (backend.h descriptors_by_value) or none is. */
 _Static_assert(sizeof(tilec_tensor_descriptor) == 8 * (2 + 2 * TILEC_TENSOR_DESC_MAX_RANK),
                "the byval parameter below is the descriptor's bytes");
 static MlirAttribute gpu_byval_attrs(tc_lower *L, MlirOperation fn, intptr_t n) {
-  if (!L->target->is_nvptx && !L->target->gpu_emulation) return (MlirAttribute){NULL};
+  if (!L->backend->descriptors_by_value) return (MlirAttribute){NULL};
   MlirAttribute arr = mlirOperationGetAttributeByName(fn, mlirStringRefCreateFromCString("arg_attrs"));
   if (mlirAttributeIsNull(arr) || !mlirAttributeIsAArray(arr)) return (MlirAttribute){NULL};
   MlirAttribute *dicts = calloc((size_t)n, sizeof *dicts);
