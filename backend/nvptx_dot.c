@@ -92,6 +92,18 @@ static bool make_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, int64_t maxt
   return found;
 }
 
+/* The four 32-bit values the emulator's warp-wide routines (runtime/emu.c) wrote to a
+ * thread's scratch (tc_nvptx_scratch), as values of type t. */
+static void load_scratch(tc_lower *L, tc_builder *b, MlirValue scratch, MlirType t, MlirValue *out) {
+  for (int i = 0; i < 4; i++) {
+    int32_t gi = i;
+    MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, &gi)),
+                                tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(t))};
+    MlirValue ptr = tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &scratch, 2, ga);
+    out[i] = tcb_op1(b, "llvm.load", t, 1, &ptr, 0, NULL);
+  }
+}
+
 /* Whether op is a dot this file computes on tensor cores, and its plan. */
 static bool mma_dot(tc_lower *L, MlirOperation op, int64_t maxt, mma_plan *p) {
   if (tc_nvptx_alone(L) || capability(L) < 80) return false;
@@ -252,13 +264,7 @@ static MlirValue mma(tc_lower *L, tc_builder *b, bool bf16, const MlirValue *a, 
     MlirValue args[12] = {
         tcb_const_int(b, i32, bf16), a[0], a[1], a[2], a[3], bf[0], bf[1], c[0], c[1], c[2], c[3], out};
     tc_call_runtime(L, b, "tilec_rt_emu_mma_m16n8k16", 12, args);
-    for (int i = 0; i < 4; i++) {
-      int32_t gi = i;
-      MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, &gi)),
-                                  tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(f32))};
-      MlirValue ptr = tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &out, 2, ga);
-      d[i] = tcb_op1(b, "llvm.load", f32, 1, &ptr, 0, NULL);
-    }
+    load_scratch(L, b, out, f32, d);
   } else {
     MlirValue ops[10];
     MlirType h2 = tc_vec_type(L->ctx, 2, mlirF16TypeGet(L->ctx));
@@ -302,13 +308,7 @@ static void ldmatrix4(tc_lower *L, tc_builder *b, bool trans, MlirValue addr, Ml
     MlirValue o = tc_nvptx_scratch(L, 4);
     MlirValue args[3] = {tcb_const_int(b, i32, trans), addr, o};
     tc_call_runtime(L, b, "tilec_rt_emu_ldmatrix_x4", 3, args);
-    for (int i = 0; i < 4; i++) {
-      int32_t gi = i;
-      MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, &gi)),
-                                  tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(i32))};
-      MlirValue ptr = tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &o, 2, ga);
-      out[i] = tcb_op1(b, "llvm.load", i32, 1, &ptr, 0, NULL);
-    }
+    load_scratch(L, b, o, i32, out);
     return;
   }
   MlirNamedAttribute attrs[4] = {
