@@ -240,9 +240,42 @@ MlirValue tile_build_gather(tc_builder *b, MlirValue src, MlirValue index, int a
   return tcb_op1(b, "tile.gather", result, 2, ops, 1, &na);
 }
 
-MlirValue tile_build_dot(tc_builder *b, MlirValue a, MlirValue bm, MlirValue acc, MlirType result) {
+static const char *const dot_precisions[] = {[TILE_DOT_IEEE] = "ieee",
+                                             [TILE_DOT_TF32] = "tf32",
+                                             [TILE_DOT_TF32X3] = "tf32x3",
+                                             [TILE_DOT_BF16X3] = "bf16x3",
+                                             [TILE_DOT_BF16X6] = "bf16x6"};
+
+const char *tile_dot_precision_name(tile_dot_precision p) { return dot_precisions[p]; }
+
+bool tile_dot_precision_parse(const char *s, size_t n, tile_dot_precision *out) {
+  for (int p = 0; p < (int)(sizeof dot_precisions / sizeof dot_precisions[0]); p++) {
+    const char *name = dot_precisions[p];
+    if (strlen(name) != n) continue;
+    size_t i = 0;
+    while (i < n && (s[i] | 0x20) == name[i]) i++; /* the names are lower case letters and digits */
+    if (i == n) {
+      *out = (tile_dot_precision)p;
+      return true;
+    }
+  }
+  return false;
+}
+
+tile_dot_precision tile_dot_precision_of(MlirOperation dot) {
+  MlirAttribute a = mlirOperationGetAttributeByName(dot, mlirStringRefCreateFromCString("input_precision"));
+  tile_dot_precision p = TILE_DOT_IEEE;
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsAString(a)) return p;
+  MlirStringRef s = mlirStringAttrGetValue(a);
+  return tile_dot_precision_parse(s.data, s.length, &p) ? p : TILE_DOT_IEEE;
+}
+
+MlirValue tile_build_dot(tc_builder *b, MlirValue a, MlirValue bm, MlirValue acc, MlirType result,
+                         tile_dot_precision p) {
   MlirValue ops[3] = {a, bm, acc};
-  return tcb_op1(b, "tile.dot", result, 3, ops, 0, NULL);
+  MlirNamedAttribute na = tcb_named(
+      b->ctx, "input_precision", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(tile_dot_precision_name(p))));
+  return tcb_op1(b, "tile.dot", result, 3, ops, 1, &na);
 }
 
 MlirValue tile_build_sort(tc_builder *b, MlirValue x, bool descending, bool is_unsigned) {

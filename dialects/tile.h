@@ -36,8 +36,27 @@ void tile_build_store(tc_builder *b, MlirValue ptr, MlirValue value, MlirValue m
 MlirValue tile_build_trans(tc_builder *b, MlirValue x, const int32_t *order, int rank, MlirType result);
 /* out[..i..] = src[..index[..i..]..] along axis; result has the index's shape. */
 MlirValue tile_build_gather(tc_builder *b, MlirValue src, MlirValue index, int axis, MlirType result);
-/* a[M,K] x b[K,N] + acc[M,N] (a leading batch dim allowed). */
-MlirValue tile_build_dot(tc_builder *b, MlirValue a, MlirValue bm, MlirValue acc, MlirType result);
+/* tl.dot's input_precision (Triton's names): how an fp32 x fp32 dot may use tensor cores —
+ * ieee: exact fp32 products; tf32: operands rounded to tf32 (10-bit mantissa); tf32x3: the
+ * three products of the operands' tf32 parts (big x big + big x small + small x big, about
+ * fp32's accuracy); bf16x3 / bf16x6: the same with bf16 parts. Dots of other element types
+ * ignore it. Stored as the string attribute "input_precision" of tile.dot (absent: ieee). */
+typedef enum tile_dot_precision {
+  TILE_DOT_IEEE,
+  TILE_DOT_TF32,
+  TILE_DOT_TF32X3,
+  TILE_DOT_BF16X3,
+  TILE_DOT_BF16X6,
+} tile_dot_precision;
+#define TILE_DOT_PRECISIONS "('tf32', 'tf32x3', 'ieee', 'bf16x3', 'bf16x6')" /* Triton's list, in its order */
+const char *tile_dot_precision_name(tile_dot_precision p);
+/* s[0..n) as a precision, case-insensitive like Triton; false for no such name. */
+bool tile_dot_precision_parse(const char *s, size_t n, tile_dot_precision *out);
+/* The dot's input_precision (ieee when it has none). */
+tile_dot_precision tile_dot_precision_of(MlirOperation dot);
+/* a[M,K] x b[K,N] + acc[M,N] (a leading batch dim allowed), with input_precision p. */
+MlirValue tile_build_dot(tc_builder *b, MlirValue a, MlirValue bm, MlirValue acc, MlirType result,
+                         tile_dot_precision p);
 /* x sorted along its last dim. */
 MlirValue tile_build_sort(tc_builder *b, MlirValue x, bool descending, bool is_unsigned);
 /* x with a hint (kind "multiple_of" | "max_contiguous" | "max_constancy", one value per dim). */

@@ -129,7 +129,9 @@ irdl.dialect @tile {
   }
 
   // --- compute ----------------------------------------------------------------------------
-  irdl.operation @dot {              // a[M,K] x b[K,N] + acc[M,N]
+  // a[M,K] x b[K,N] + acc[M,N]; an optional {input_precision = "ieee"|"tf32"|"tf32x3"|"bf16x3"|
+  // "bf16x6"} (absent: ieee; IRDL attributes cannot be optional, dialects/verify.c checks it)
+  irdl.operation @dot {
     %a = irdl.any
     %b = irdl.any
     %c = irdl.any

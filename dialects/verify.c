@@ -1,7 +1,9 @@
-/* dialects/verify.c — the tile-op checks IRDL cannot express: shapes, element types, axes.
+/* dialects/verify.c — the tile-op checks IRDL cannot express: shapes, element types, axes,
+ * tile.dot's optional input_precision.
  * In: a module. Out: NULL, or a status naming the op, its location and the clash. */
 #include "dialects/tile.h"
 
+#include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -95,6 +97,13 @@ static tilec_status *check_op(MlirOperation op) {
         if (d != axis) ok = mlirShapedTypeGetDimSize(r, e++) == mlirShapedTypeGetDimSize(s, d);
       if (!ok) return fail(op, "a reduction's result shape is not its operands' without the axis");
     }
+  } else if (k == TILE_DOT) {
+    MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("input_precision"));
+    tile_dot_precision p;
+    if (!mlirAttributeIsNull(a) &&
+        (!mlirAttributeIsAString(a) ||
+         !tile_dot_precision_parse(mlirStringAttrGetValue(a).data, mlirStringAttrGetValue(a).length, &p)))
+      return fail(op, "input_precision must be one of " TILE_DOT_PRECISIONS);
   } else if (k == TILE_EXPAND_DIMS) {
     MlirType s = mlirValueGetType(mlirOperationGetOperand(op, 0));
     if (!mlirTypeIsARankedTensor(s) || !mlirTypeIsARankedTensor(r0) ||

@@ -173,6 +173,8 @@ static void key_module_context(key_state *h, const tilec_kernel_spec *spec) {
   }
   /* read by the front end (Triton's rule for non-constexpr globals) */
   key_str(h, getenv("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS"));
+  /* tl.dot's default input_precision (frontend/builtins_tile.c) */
+  key_str(h, getenv("TRITON_F32_DEFAULT"));
 #ifdef TILEC_TEST_HOOKS
   /* changes the code the lowering emits in test builds (conversion/memory.c) */
   key_str(h, getenv("TILEC_TEST_INJECT_MISCOMPILE"));

@@ -7,6 +7,7 @@
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static tc_val tensor_arg(tc_cg *cg, const tc_val *v, const char *fn, tc_loc loc) {
@@ -320,6 +321,47 @@ static tc_val scan(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool reve
 
 /* ---- dot ----------------------------------------------------------------------------- */
 
+/* tl.dot's input_precision as Triton's core.dot decides it for NVIDIA: the argument; else
+ * TRITON_F32_DEFAULT where set (even over allow_tf32=False, as Triton); else "tf32" unless
+ * allow_tf32 (deprecated) is false, then "ieee". Giving both is an error; names are checked
+ * for every dtype (only fp32 dots use them) and case-insensitively. CPU targets compute
+ * every precision exactly (conversion/dot.c); nvptx runs tf32 and tf32x3 on tensor cores
+ * (backend/nvptx_dot.c). */
+static bool dot_precision(tc_cg *cg, const cg_sig *s, tc_callargs *args, tc_loc loc, tile_dot_precision *out) {
+  tc_val *ip = cg_arg(args, s, "input_precision"), *at = cg_arg(args, s, "allow_tf32");
+  if (!cg_is_none(ip) && !cg_is_none(at)) {
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Only one of input_precision and allow_tf32 can be specified");
+    return false;
+  }
+  const char *name;
+  size_t len;
+  const char *env = getenv("TRITON_F32_DEFAULT");
+  if (!cg_is_none(ip)) {
+    if (ip->kind != TV_STR) {
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.dot input_precision must be a constexpr string, one of %s",
+               TILE_DOT_PRECISIONS);
+      return false;
+    }
+    name = ip->s, len = ip->slen;
+  } else if (env && *env) {
+    name = env, len = strlen(env);
+  } else {
+    bool allow = true;
+    if (!cg_is_none(at) && !cg_truthy_constexpr(cg, at, loc, &allow)) {
+      if (!cg->err) cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.dot allow_tf32 must be a constexpr bool");
+      return false;
+    }
+    *out = allow ? TILE_DOT_TF32 : TILE_DOT_IEEE;
+    return true;
+  }
+  if (!tile_dot_precision_parse(name, len, out)) {
+    cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "input_precision must be one of %s. Got %.*s%s", TILE_DOT_PRECISIONS,
+             (int)(len > 64 ? 64 : len), name, cg_is_none(ip) ? " (from TRITON_F32_DEFAULT)" : "");
+    return false;
+  }
+  return true;
+}
+
 static tc_val dot(tc_cg *cg, const cg_builtin *bi, tc_callargs *args, tc_loc loc) {
   const cg_sig s = bi->sig;
   tc_val a = tensor_arg(cg, cg_arg(args, &s, "input"), "tl.dot", loc);
@@ -375,8 +417,10 @@ static tc_val dot(tc_cg *cg, const cg_builtin *bi, tc_callargs *args, tc_loc loc
     }
     out = acc.ty;
   }
+  tile_dot_precision prec;
+  if (!dot_precision(cg, &s, args, loc, &prec)) return (tc_val){0};
   cg_set_loc(cg, loc);
-  MlirValue res = tile_build_dot(&cg->b, a.v, b.v, acc.v, cg_tensor_type(cg, out, r, cs));
+  MlirValue res = tile_build_dot(&cg->b, a.v, b.v, acc.v, cg_tensor_type(cg, out, r, cs), prec);
   return tv_tensor(res, out, r, cs);
 }
 

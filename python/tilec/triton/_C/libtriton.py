@@ -30,9 +30,10 @@ llvm = types.SimpleNamespace(get_cpu_features=_cpu_features)
 cpu = types.SimpleNamespace(llvm=llvm)
 
 # The environment variables that change what tilec compiles or checks (Triton lists its own
-# compiler's): the debug flag, the run-time checks, debug info, non-constexpr globals.
+# compiler's): the debug flag, the run-time checks, debug info, non-constexpr globals, tl.dot's
+# default input_precision.
 _CACHE_INVALIDATING = ("TRITON_DEBUG", "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", "TILEC_CHECK", "TILEC_CHECK_BOUNDS",
-                       "TILEC_CHECK_RACES", "TILEC_CHECK_NAN", "TILEC_DEBUG_INFO")
+                       "TILEC_CHECK_RACES", "TILEC_CHECK_NAN", "TILEC_DEBUG_INFO", "TRITON_F32_DEFAULT")
 
 
 def get_cache_invalidating_env_vars():
