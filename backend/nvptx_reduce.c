@@ -3,7 +3,8 @@
  * them), the 32 lanes of a warp combine their partials through shuffles (shfl.sync.down,
  * five steps, which leave the warp's value in lane 0), lane 0 of each warp leaves it in
  * shared memory, and after a barrier every thread combines the warps' values in warp order,
- * so every thread holds the row's result. A tile result is written by thread 0 into a shared buffer. Reductions over
+ * so every thread holds the row's result. A tile result is written by thread 0 into a shared buffer; a tile
+ * of many rows is reduced a row per group of lanes instead (reduce_row_groups). Reductions over
  * a leading axis need no shuffles: the output's chunks are dealt to the threads (the CPU
  * emitter over this backend's nests). Inside code one thread runs for the program, the
  * CPU's emitter runs as is.
@@ -338,6 +339,76 @@ static void combine_cta(tc_lower *L, tc_builder *b, const coop *k, MlirValue *v,
   if (reused) tc_nvptx_barrier(L, b); /* the slots are free for the next row */
 }
 
+/* ---- many rows at once ----------------------------------------------------------------
+ * A tile of R rows reduced along its last axis (attention's row max and row sum of a
+ * 128x64 score tile): rather than the CTA taking the rows one after another (two barriers
+ * per row), groups of G lanes of one warp (G a power of 2 up to 32, at most the row's
+ * chunks) each take a row: every lane folds its chunks of the row, the group combines them
+ * with log2(G) shuffles, and the group's first lane writes the row's element of the result.
+ * The CTA covers T / G rows per pass, with no barrier until the result is complete. Used
+ * when the groups keep every thread busy (R * min(32, chunks) >= T); G is at least 8 lanes
+ * where the row has 8 chunks (a row's 16-byte chunks read by 8 consecutive lanes: 128
+ * contiguous bytes, no shared-memory bank conflicts) and larger when there are few rows.
+ * Every lane runs every pass (the shuffles need the whole warp): a lane past the last row
+ * folds the last row again and writes nothing. */
+static int64_t row_group_size(const coop *k, int64_t rows) {
+  int64_t chunks = k->n / k->width, cap = chunks < WARP ? chunks : WARP;
+  if (rows * cap < k->nthreads) return 0;
+  int64_t g = 1;
+  while (g < cap && (g < 8 || g * rows < k->nthreads)) g *= 2;
+  return g;
+}
+
+static void reduce_row_groups(tc_lower *L, tc_builder *b, coop *k, int rank, const int64_t *shape, int64_t rows,
+                              int64_t g, MlirValue *bufs) {
+  int rr = rank - 1;
+  MlirValue tid = k->tid;
+  int64_t per_pass = k->nthreads / g, passes = (rows + per_pass - 1) / per_pass;
+  k->tid = tcb_binary(b, "arith.remui", tid, tcb_const_index(b, g)); /* the lane's place in its group */
+  k->nthreads = g;
+  MlirValue first = tcb_binary(b, "arith.divui", tid, tcb_const_index(b, g));
+  MlirBlock blk =
+      tc_build_for(L, b, tcb_const_index(b, 0), tcb_const_index(b, passes), tcb_const_index(b, 1), 0, NULL, NULL);
+  tc_builder pb = *b;
+  tcb_set_end(&pb, blk);
+  MlirValue r = tcb_binary(&pb, "arith.addi", first,
+                           tcb_binary(&pb, "arith.muli", mlirBlockGetArgument(blk, 0), tcb_const_index(&pb, per_pass)));
+  MlirValue inside = tcb_cmpi(&pb, "ult", r, tcb_const_index(&pb, rows));
+  MlirValue re = rows % per_pass ? tcb_select(&pb, inside, r, tcb_const_index(&pb, rows - 1)) : r;
+  tc_pos row = {.rank = rank, .chunked = true};
+  int64_t stride = rows;
+  for (int d = 0; d < rr; d++) { /* the row's indices, row-major */
+    stride /= shape[d];
+    MlirValue q = tcb_binary(&pb, "arith.divui", re, tcb_const_index(&pb, stride));
+    row.idx[d] = d ? tcb_binary(&pb, "arith.remui", q, tcb_const_index(&pb, shape[d])) : q;
+  }
+  row.idx[rank - 1] = tcb_const_index(&pb, 0);
+  MlirValue v[MAXV], args[2 * MAXV], comb[MAXV];
+  thread_part(L, &pb, k, &row, v); /* every lane of a group has a chunk: g <= chunks */
+  for (int s = (int)g / 2; s >= 1 && !L->status; s /= 2) {
+    for (int i = 0; i < k->nvals; i++) {
+      args[i] = v[i];
+      args[k->nvals + i] = tc_nvptx_shfl(L, &pb, v[i], s, false);
+    }
+    if (!tc_apply_combine(L, &pb, k->op, args, 2 * k->nvals, comb)) break;
+    for (int i = 0; i < k->nvals; i++) v[i] = comb[i]; /* lane 0 of the group: the partner is in it */
+  }
+  if (L->status) return;
+  MlirValue leader = tcb_cmpi(&pb, "eq", k->tid, tcb_const_index(&pb, 0));
+  if (rows % per_pass) leader = tcb_binary(&pb, "arith.andi", leader, inside);
+  tc_builder tb;
+  tcb_if(&pb, leader, 0, NULL, &tb, NULL);
+  tc_chunk c;
+  tc_chunk_init(&c, L, tb.block, 1);
+  c.b = tb;
+  tc_pos rp = {.rank = rr, .chunked = false};
+  for (int d = 0; d < rr; d++) rp.idx[d] = row.idx[d];
+  for (int i = 0; i < k->nvals; i++) tc_buffer_write(&c, bufs[i], v[i], &rp, shape);
+  tcb_op(&c.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  tc_chunk_free(&c);
+  tc_close_loops(L, &blk, 1);
+}
+
 int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   MlirOperation op = roots[0];
   coop k = {.op = op};
@@ -353,15 +424,17 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   k.nwarps = L->target->num_warps;
   k.nthreads = tc_target_threads(L->target);
   int rr = rank - 1;
+  int64_t rows = tc_numel(rr, shape), group = rr > 0 ? row_group_size(&k, rows) : 0;
   MlirValue bufs[MAXV] = {{NULL}};
   for (int i = 0; i < k.nvals; i++) {
     k.types[i] = tcb_element_type(mlirValueGetType(mlirOperationGetResult(op, i)));
-    if (rr > 0) bufs[i] = tc_alloc_buffer(L, k.types[i], tc_numel(rr, shape));
+    if (rr > 0) bufs[i] = tc_alloc_buffer(L, k.types[i], rows);
+    if (group) continue;
     MlirType mem = tc_memory_type(L->ctx, k.types[i]);
     k.slots[i] = tc_nvptx_alloc_shared(L, mlirMemRefTypeContiguousGet(mem, 1, &k.nwarps, mlirAttributeGetNull()),
                                        k.nwarps * ((tcb_bitwidth(mem) + 7) / 8));
   }
-  if (k.n < k.nthreads * k.width) /* some threads have no chunk (combine_cta) */
+  if (!group && k.n < k.nthreads * k.width) /* some threads have no chunk (combine_cta) */
     k.valid_slot = tc_nvptx_alloc_shared(
         L, mlirMemRefTypeContiguousGet(tcb_int_type(L->ctx, 8), 1, &k.nwarps, mlirAttributeGetNull()), k.nwarps);
   if (L->status) return 1;
@@ -370,6 +443,17 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   k.tid = tc_nvptx_thread_id(L, b);
   k.lane = tcb_binary(b, "arith.remui", k.tid, tcb_const_index(b, WARP));
   k.warp = tcb_binary(b, "arith.divui", k.tid, tcb_const_index(b, WARP));
+  if (group) {
+    reduce_row_groups(L, b, &k, rank, shape, rows, group, bufs);
+    if (L->status) return 1;
+    tc_nvptx_barrier(L, b); /* the result tile is complete for every thread */
+    for (int i = 0; i < k.nvals; i++) {
+      tc_special *s = tc_special_put(L, mlirOperationGetResult(op, i));
+      s->kind = TC_SPECIAL_BUFFER;
+      s->buffer = bufs[i];
+    }
+    return 1;
+  }
   tc_builder ob = *b;
   tc_pos row = {.rank = rank, .chunked = true};
   MlirBlock opened[TC_RANK];

@@ -223,8 +223,61 @@ def _shared_steps():
                     dict(x_ptr=x.copy(), out_ptr=np.zeros(4, dt), BLOCK=block, ORDER=order), ["out_ptr"], ref)
 
 
+def _row_groups():
+    # Many rows reduced along the last axis at once (nvptx: groups of 8-32 lanes per row,
+    # shuffles inside the group, no barrier per row): attention's 128x64 row max/sum, rows
+    # of several chunks per lane, rows longer than 16 chunks per lane (a loop), masked
+    # rows and columns, 3-D tiles, value-and-index reductions with ties, fp64 and int32.
+    F = "reductions"
+    K = "reductions/kernels.py"
+    for (M, N, BM, BN) in [(100, 60, 128, 64), (30, 200, 32, 256), (6, 3000, 8, 4096), (128, 64, 128, 64)]:
+        x = rng(40 + M).standard_normal((M, N)).astype(np.float32)
+        add(F, "row_groups_sum_%dx%d" % (M, N), K, "sum_axes_kernel", (1,),
+            dict(x_ptr=x, s0_ptr=np.zeros(N, np.float32), s1_ptr=np.zeros(M, np.float32),
+                 sall_ptr=np.zeros(1, np.float32), M=M, N=N, BM=BM, BN=BN),
+            ["s0_ptr", "s1_ptr", "sall_ptr"],
+            lambda a: {"s0_ptr": a["x_ptr"].sum(0), "s1_ptr": a["x_ptr"].sum(1), "sall_ptr": [a["x_ptr"].sum()]},
+            rtol=1e-4, atol=1e-4)
+        add(F, "row_groups_maxmin_%dx%d" % (M, N), K, "maxmin_axes_kernel", (1,),
+            dict(x_ptr=x, mx0_ptr=np.zeros(N, np.float32), mn1_ptr=np.zeros(M, np.float32),
+                 mxall_ptr=np.zeros(1, np.float32), mnall_ptr=np.zeros(1, np.float32), M=M, N=N, BM=BM, BN=BN),
+            ["mx0_ptr", "mn1_ptr", "mxall_ptr", "mnall_ptr"],
+            lambda a: {"mx0_ptr": a["x_ptr"].max(0), "mn1_ptr": a["x_ptr"].min(1),
+                       "mxall_ptr": [a["x_ptr"].max()], "mnall_ptr": [a["x_ptr"].min()]})
+    xl = rng(47).standard_normal((64, 256))
+    add(F, "row_groups_sum_f64", K, "sum_axes_kernel", (1,),
+        dict(x_ptr=xl, s0_ptr=np.zeros(256), s1_ptr=np.zeros(64), sall_ptr=np.zeros(1), M=64, N=256, BM=64, BN=256),
+        ["s0_ptr", "s1_ptr", "sall_ptr"],
+        lambda a: {"s0_ptr": a["x_ptr"].sum(0), "s1_ptr": a["x_ptr"].sum(1), "sall_ptr": [a["x_ptr"].sum()]},
+        rtol=1e-12, atol=1e-12)
+    for dt in (np.float32, np.int32):
+        xi = rng(48).integers(-3, 4, (128, 64)).astype(dt)
+        xi[3, :] = 2
+        xi[:, 5] = 9
+        xi[7, 40:] = 9   # ties with the column of 9s: the lowest index wins
+        add(F, "row_groups_argmax_ties_%s" % np.dtype(dt).name, K, "indices_kernel", (1,),
+            dict(x_ptr=xi, vmax_ptr=np.zeros(128, dt), imax_ptr=np.zeros(128, np.int32),
+                 vmin_ptr=np.zeros(128, dt), imin_ptr=np.zeros(128, np.int32),
+                 amax_ptr=np.zeros(64, np.int32), amin_ptr=np.zeros(64, np.int32), M=128, N=64),
+            ["vmax_ptr", "imax_ptr", "vmin_ptr", "imin_ptr", "amax_ptr", "amin_ptr"],
+            lambda a: {"vmax_ptr": a["x_ptr"].max(1), "imax_ptr": a["x_ptr"].argmax(1),
+                       "vmin_ptr": a["x_ptr"].min(1), "imin_ptr": a["x_ptr"].argmin(1),
+                       "amax_ptr": a["x_ptr"].argmax(0), "amin_ptr": a["x_ptr"].argmin(0)})
+    xt = rng(49).integers(0, 4, (64, 128)).astype(np.int32)
+    add(F, "row_groups_tuple_combine", K, "reduce_tuple_kernel", (1,),
+        dict(x_ptr=xt, val_ptr=np.zeros(64, np.int32), idx_ptr=np.zeros(64, np.int32), M=64, N=128),
+        ["val_ptr", "idx_ptr"],
+        lambda a: {"val_ptr": a["x_ptr"].max(1), "idx_ptr": 127 - a["x_ptr"][:, ::-1].argmax(1)})
+    x3 = rng(50).standard_normal((4, 32, 64)).astype(np.float32)
+    add(F, "row_groups_3d", K, "sum_3d_kernel", (1,),
+        dict(x_ptr=x3, s2_ptr=np.zeros((4, 32), np.float32), s1_ptr=np.zeros((4, 64), np.float32), A=4, B=32, C=64),
+        ["s2_ptr", "s1_ptr"], lambda a: {"s2_ptr": a["x_ptr"].sum(2), "s1_ptr": a["x_ptr"].max(1)},
+        rtol=1e-5, atol=1e-5)
+
+
 def cases():
     _shared_steps()
     _reductions()
     _reductions_int()
     _past_bound()
+    _row_groups()
