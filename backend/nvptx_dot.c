@@ -1,20 +1,25 @@
-/* backend/nvptx_dot.c — tl.dot of fp16 or bf16 tiles into fp32 on tensor cores (sm_80+):
- * mma.sync.m16n8k16.row.col. C's 16x8 tiles are dealt to the warps in 2-D blocks (Triton's
- * MMA layout: 4 warps over 128x128 -> each warp 64x64 = 4x8 tiles, at most MAXT tiles =
- * 128 f32 registers a thread; larger C runs the blocks in rounds, every warp running every
- * round — a warp without a block repeats another's and keeps nothing — so all threads
- * meet the same instructions). For each k16 step a warp loads its A fragments once for
- * all its m-tiles (ldmatrix.x4, one per m-tile) and its B fragments once for all its
- * n-tiles (ldmatrix.x4.trans, one per two n-tiles; an odd last one from 16-bit loads), then
- * runs bm x bn MMAs (nvptx-emu emulates ldmatrix too). Each lane holds the fragments PTX
- * defines for its
- * group g = lane / 4 and thread q = lane % 4:
+/* backend/nvptx_dot.c — tl.dot on tensor cores (sm_80+): fp16 or bf16 tiles into fp32 with
+ * mma.sync.m16n8k16.row.col; fp32 tiles with input_precision tf32 (Triton's default on
+ * NVIDIA) or tf32x3 with mma.sync.m16n8k8 .tf32. C's 16x8 tiles are dealt to the warps in
+ * 2-D blocks (Triton's MMA layout: 4 warps over 128x128 -> each warp 64x64 = 4x8 tiles, at
+ * most MAXT tiles = 128 f32 registers a thread; larger C runs the blocks in rounds, every
+ * warp running every round — a warp without a block repeats another's and keeps nothing —
+ * so all threads meet the same instructions). For each k step (k16; tf32: k8) a warp loads
+ * its A fragments once for all its m-tiles (ldmatrix.x4, one per m-tile) and its B
+ * fragments once for all its n-tiles (ldmatrix.x4.trans, one per two n-tiles; an odd last
+ * one from 16-bit loads; tf32: element by element), then runs bm x bn MMAs (nvptx-emu
+ * emulates ldmatrix too). Each lane holds the fragments PTX defines for its group
+ * g = lane / 4 and thread q = lane % 4:
  *   A: {A[g][2q..2q+1], A[g+8][2q..], A[g][2q+8..], A[g+8][2q+8..]} (four f16x2 / bf16x2)
  *   B: {B[2q..2q+1][g], B[2q+8..2q+9][g]}                           (two)
+ *   tf32 A: {A[g][q], A[g+8][q], A[g][q+4], A[g+8][q+4]}, B: {B[q][g], B[q+4][g]}
  *   C, D: {C[g][2q], C[g][2q+1], C[g+8][2q], C[g+8][2q+1]}            (four f32)
- * A and B are tiles in shared memory (materialized by the threads together). C starts as
- * the dot's acc operand evaluated at each lane's fragment positions (a zero costs nothing)
- * and is written once to the dot's destination (tc_dot_destination).
+ * tf32 operands are rounded with cvt.rna.tf32.f32 as they are loaded (Triton passes the f32
+ * bits, which the tensor cores truncate); tf32x3 adds the products of the operands' small
+ * parts (v - tf32(v)), see k_loop. A and B are tiles in shared memory (materialized by the
+ * threads together). C starts as the dot's acc operand evaluated at each lane's fragment
+ * positions (a zero costs nothing) and is written once to the dot's destination
+ * (tc_dot_destination).
  *
  * Loop-carried accumulators (tc_nvptx_mma_carries, the backend's loop_carries): a tile an
  * scf.for carries only through `acc = tl.dot(a, b, f(acc))` — f elementwise, e.g.
@@ -22,12 +27,13 @@
  * one vector<4xf32> iter_arg per 16x8 tile; it is written to a shared buffer once, after
  * the loop. No C traffic through shared memory inside the loop.
  *
- * nvptx-emu runs the same fragments through the emulator's warp-wide MMA (runtime/emu.c).
- * An fp16/bf16 result (out_dtype=tl.float16) runs the same f32 MMAs: C is widened when it
- * is read and rounded once when it is stored. Other dots (fp32, int8, 3-D, shapes not
- * multiples of 16x8x16, chips before sm_80) deal C's blocks to threads as FMAs
- * (conversion/dot.c over this backend's shared_loop). In: a tile.dot root, or an scf.for.
- * Out: the dot's result as a shared buffer. */
+ * nvptx-emu runs the same fragments through the emulator's warp-wide MMAs (runtime/emu.c),
+ * the tf32 rounding in integer ops. An fp16/bf16 result (out_dtype=tl.float16) runs the same
+ * f32 MMAs: C is widened when it is read and rounded once when it is stored. Other dots
+ * (fp32 with input_precision ieee, bf16x3 or bf16x6 — exact, more precise than those two —
+ * int8, 3-D, shapes not multiples of 16x8x16 (tf32: 16x8x8), chips before sm_80) deal C's
+ * blocks to threads as FMAs (conversion/dot.c over this backend's shared_loop). In: a
+ * tile.dot root, or an scf.for. Out: the dot's result as a shared buffer. */
 #include "backend/nvptx.h"
 
 #include "conversion/lower.h"
@@ -50,6 +56,8 @@ static int capability(const tc_lower *L) {
   return a && !strncmp(a, "sm_", 3) ? atoi(a + 3) : 0;
 }
 
+typedef enum mma_ops { OPS_F16, OPS_BF16, OPS_TF32 } mma_ops;
+
 /* How C's tiles are dealt: blocks of bm x bn tiles, `active` warps per round. */
 typedef struct mma_plan {
   int64_t M, N, K;
@@ -57,7 +65,9 @@ typedef struct mma_plan {
   int64_t nblk_n; /* blocks along N */
   int64_t active; /* warps holding a block each round (the others repeat one) */
   int64_t rounds;
-  bool bf16;
+  mma_ops ops;    /* the operands' type on the tensor cores */
+  bool x3;        /* tf32x3: three MMAs of the operands' tf32 parts */
+  int64_t ks;     /* K of one MMA: 16 (16-bit operands) or 8 (tf32) */
   bool btrans;    /* B is tl.trans(x): its fragments are read from x's rows */
   int64_t as, bs; /* elements between rows of A's and B's (x's) buffers (padded: staged) */
   MlirType ce;    /* C's element type (f32, or f16/bf16 rounded once) */
@@ -115,9 +125,16 @@ static bool mma_dot(tc_lower *L, MlirOperation op, int64_t maxt, mma_plan *p) {
            ce = mlirShapedTypeGetElementType(ct);
   bool f16 = mlirTypeIsAF16(ae) && mlirTypeIsAF16(be), b16 = mlirTypeIsABF16(ae) && mlirTypeIsABF16(be);
   bool c_ok = mlirTypeIsAF32(ce) || mlirTypeIsAF16(ce) || mlirTypeIsABF16(ce);
-  if (!(f16 || b16) || !c_ok || cs[0] % 16 || cs[1] % 8 || as[1] % 16) return false;
+  /* fp32 x fp32 -> fp32 with input_precision tf32 or tf32x3 (ieee, bf16x3, bf16x6: FMAs) */
+  tile_dot_precision prec = tile_dot_precision_of(op);
+  bool tf32 = mlirTypeIsAF32(ae) && mlirTypeIsAF32(be) && mlirTypeIsAF32(ce) &&
+              (prec == TILE_DOT_TF32 || prec == TILE_DOT_TF32X3);
+  int64_t ks = tf32 ? 8 : 16;
+  if (!(f16 || b16 || tf32) || !c_ok || cs[0] % 16 || cs[1] % 8 || as[1] % ks) return false;
   if (!make_plan(L, cs[0], cs[1], as[1], maxt, p)) return false;
-  p->bf16 = b16;
+  p->ops = tf32 ? OPS_TF32 : b16 ? OPS_BF16 : OPS_F16;
+  p->x3 = tf32 && prec == TILE_DOT_TF32X3;
+  p->ks = ks;
   p->ce = ce;
   return true;
 }
@@ -131,7 +148,7 @@ static MlirValue mulc(tc_builder *b, MlirValue x, int64_t c) { return tcb_binary
 
 /* This thread's place: its warp, and g, 2q of its lane. */
 typedef struct lane_ctx {
-  MlirValue warp, g, q2;
+  MlirValue warp, g, q, q2;
   MlirValue lm, lr; /* ldmatrix: the 8x8 matrix (lane / 8) and row (lane % 8) this lane addresses */
 } lane_ctx;
 
@@ -140,7 +157,8 @@ static lane_ctx lane_of(tc_lower *L, tc_builder *b) {
   MlirValue lane = tcb_binary(b, "arith.remui", tid, cidx(b, WARP));
   lane_ctx c = {.warp = tcb_binary(b, "arith.divui", tid, cidx(b, WARP)),
                 .g = tcb_binary(b, "arith.divui", lane, cidx(b, 4))};
-  c.q2 = mulc(b, tcb_binary(b, "arith.remui", lane, cidx(b, 4)), 2);
+  c.q = tcb_binary(b, "arith.remui", lane, cidx(b, 4));
+  c.q2 = mulc(b, c.q, 2);
   c.lm = tcb_binary(b, "arith.divui", lane, cidx(b, 8));
   c.lr = tcb_binary(b, "arith.remui", lane, cidx(b, 8));
   return c;
@@ -251,8 +269,10 @@ static MlirValue pair32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i0,
                     tcb_binary(b, "arith.shli", tcb_cast(b, "arith.extui", hi, i32), tcb_const_int(b, i32, 16)));
 }
 
-/* d = mma(a[0..3], bf[0..1], c) for the warp; c and d are vector<4xf32>. */
-static MlirValue mma(tc_lower *L, tc_builder *b, bool bf16, const MlirValue *a, const MlirValue *bf, MlirValue cv) {
+/* d = mma(a[0..3], bf[0..1], c) for the warp; c and d are vector<4xf32>; a and bf are
+ * f16x2/bf16x2 pairs as i32 (m16n8k16) or tf32 values as i32 (m16n8k8). */
+static MlirValue mma(tc_lower *L, tc_builder *b, mma_ops ops, const MlirValue *a, const MlirValue *bf, MlirValue cv) {
+  bool bf16 = ops == OPS_BF16, tf32 = ops == OPS_TF32;
   MlirType f32 = mlirF32TypeGet(L->ctx), i32 = tcb_int_type(L->ctx, 32);
   MlirValue c[4], d[4];
   for (int64_t i = 0; i < 4; i++) {
@@ -263,22 +283,26 @@ static MlirValue mma(tc_lower *L, tc_builder *b, bool bf16, const MlirValue *a, 
     MlirValue out = tc_nvptx_scratch(L, 4);
     MlirValue args[12] = {
         tcb_const_int(b, i32, bf16), a[0], a[1], a[2], a[3], bf[0], bf[1], c[0], c[1], c[2], c[3], out};
-    tc_call_runtime(L, b, "tilec_rt_emu_mma_m16n8k16", 12, args);
+    if (tf32) tc_call_runtime(L, b, "tilec_rt_emu_mma_m16n8k8_tf32", 11, args + 1);
+    else tc_call_runtime(L, b, "tilec_rt_emu_mma_m16n8k16", 12, args);
     load_scratch(L, b, out, f32, d);
   } else {
     MlirValue ops[10];
     MlirType h2 = tc_vec_type(L->ctx, 2, mlirF16TypeGet(L->ctx));
-    for (int i = 0; i < 4; i++) ops[i] = bf16 ? a[i] : tcb_cast(b, "llvm.bitcast", a[i], h2);
-    for (int i = 0; i < 2; i++) ops[4 + i] = bf16 ? bf[i] : tcb_cast(b, "llvm.bitcast", bf[i], h2);
+    bool raw = bf16 || tf32; /* i32 registers as they are */
+    for (int i = 0; i < 4; i++) ops[i] = raw ? a[i] : tcb_cast(b, "llvm.bitcast", a[i], h2);
+    for (int i = 0; i < 2; i++) ops[4 + i] = raw ? bf[i] : tcb_cast(b, "llvm.bitcast", bf[i], h2);
     for (int i = 0; i < 4; i++) ops[6 + i] = c[i];
-    const char *ty = bf16 ? "#nvvm.mma_type<bf16>" : "#nvvm.mma_type<f16>";
+    const char *ty = tf32 ? "#nvvm.mma_type<tf32>" : bf16 ? "#nvvm.mma_type<bf16>" : "#nvvm.mma_type<f16>";
     int32_t seg[3] = {4, 2, 4};
-    MlirNamedAttribute attrs[6] = {tcb_named(L->ctx, "layoutA", tcb_attr(L->ctx, "#nvvm.mma_layout<row>")),
-                                   tcb_named(L->ctx, "layoutB", tcb_attr(L->ctx, "#nvvm.mma_layout<col>")),
-                                   tcb_named(L->ctx, "multiplicandAPtxType", tcb_attr(L->ctx, ty)),
-                                   tcb_named(L->ctx, "multiplicandBPtxType", tcb_attr(L->ctx, ty)),
-                                   tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 3, seg)),
-                                   tcb_named(L->ctx, "shape", tcb_attr(L->ctx, "#nvvm.shape<m = 16, n = 8, k = 16>"))};
+    MlirNamedAttribute attrs[6] = {
+        tcb_named(L->ctx, "layoutA", tcb_attr(L->ctx, "#nvvm.mma_layout<row>")),
+        tcb_named(L->ctx, "layoutB", tcb_attr(L->ctx, "#nvvm.mma_layout<col>")),
+        tcb_named(L->ctx, "multiplicandAPtxType", tcb_attr(L->ctx, ty)),
+        tcb_named(L->ctx, "multiplicandBPtxType", tcb_attr(L->ctx, ty)),
+        tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 3, seg)),
+        tcb_named(L->ctx, "shape",
+                  tcb_attr(L->ctx, tf32 ? "#nvvm.shape<m = 16, n = 8, k = 8>" : "#nvvm.shape<m = 16, n = 8, k = 16>"))};
     MlirType st = tcb_type(L->ctx, "!llvm.struct<(f32, f32, f32, f32)>");
     MlirValue r = tcb_op1(b, "nvvm.mma.sync", st, 10, ops, 6, attrs);
     for (int i = 0; i < 4; i++) {
@@ -290,11 +314,12 @@ static MlirValue mma(tc_lower *L, tc_builder *b, bool bf16, const MlirValue *a, 
   return tcb_op1(b, "vector.from_elements", vec4_f32(L), 4, d, 0, NULL);
 }
 
-/* The address of element i of a 16-bit shared buffer, as ldmatrix takes it: an
+/* The address of element i of a 16- or 32-bit shared buffer, as ldmatrix takes it: an
  * !llvm.ptr<3> (the emulator: a plain pointer). */
 static MlirValue elem_addr(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
+  int64_t bytes = tcb_bitwidth(tcb_element_type(mlirValueGetType(buf))) / 8;
   MlirValue base = tcb_op1(b, "memref.extract_aligned_pointer_as_index", tcb_index(L->ctx), 1, &buf, 0, NULL);
-  MlirValue a = tcb_cast(b, "arith.index_cast", add(b, base, mulc(b, i, 2)), tcb_int_type(L->ctx, 64));
+  MlirValue a = tcb_cast(b, "arith.index_cast", add(b, base, mulc(b, i, bytes)), tcb_int_type(L->ctx, 64));
   MlirValue p = tcb_cast(b, "llvm.inttoptr", a, tcb_type(L->ctx, "!llvm.ptr"));
   if (L->target->gpu_emulation) return p;
   return tcb_cast(b, "llvm.addrspacecast", p, tcb_type(L->ctx, "!llvm.ptr<3>"));
@@ -324,15 +349,56 @@ static void ldmatrix4(tc_lower *L, tc_builder *b, bool trans, MlirValue addr, Ml
   }
 }
 
+/* cvt.rna.tf32.f32: x (f32) rounded to tf32 (10 mantissa bits, to nearest, ties away from
+ * zero), as the i32 an MMA takes (the low 13 bits zero). The emulator rounds the same way in
+ * integer ops (half of the dropped bits' weight added to the magnitude, then dropped; the
+ * carry may round up to inf), inf stays inf and NaN becomes the canonical NaN. */
+static MlirValue to_tf32(tc_lower *L, tc_builder *b, MlirValue x) {
+  MlirType i32 = tcb_int_type(L->ctx, 32);
+  if (!L->target->gpu_emulation) {
+    MlirNamedAttribute rnd = tcb_named(L->ctx, "rnd", tcb_attr(L->ctx, "#nvvm.fp_rnd_mode<rna>"));
+    return tcb_op1(b, "nvvm.convert.float.to.tf32", i32, 1, &x, 1, &rnd);
+  }
+  MlirValue bits = tcb_cast(b, "arith.bitcast", x, i32);
+  MlirValue r = tcb_binary(b, "arith.andi", tcb_binary(b, "arith.addi", bits, tcb_const_int(b, i32, 0x1000)),
+                           tcb_const_int(b, i32, (int32_t)0xffffe000u));
+  MlirValue inf = tcb_cmpi(b, "eq", tcb_binary(b, "arith.andi", bits, tcb_const_int(b, i32, 0x7fffffff)),
+                           tcb_const_int(b, i32, 0x7f800000));
+  r = tcb_select(b, inf, bits, r);
+  return tcb_select(b, tcb_cmpf(b, "uno", x, x), tcb_const_int(b, i32, 0x7fffffff), r);
+}
+
+/* A tf32 operand register from the f32 bits v (i32): big = tf32(v); for tf32x3 also small =
+ * tf32(v - big) (exact in f32: v - big has at most 14 significant bits). */
+static void tf32_parts(tc_lower *L, tc_builder *b, MlirValue v, bool x3, MlirValue *big, MlirValue *small) {
+  MlirType f32 = mlirF32TypeGet(L->ctx);
+  MlirValue f = tcb_cast(b, "arith.bitcast", v, f32);
+  *big = to_tf32(L, b, f);
+  if (x3) *small = to_tf32(L, b, tcb_binary(b, "arith.subf", f, tcb_cast(b, "arith.bitcast", *big, f32)));
+}
+
+/* Element i of a 32-bit shared buffer as an i32. */
+static MlirValue load32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
+  MlirValue o[2] = {buf, i};
+  MlirValue v = tcb_op1(b, "memref.load", tcb_element_type(mlirValueGetType(buf)), 2, o, 0, NULL);
+  return tcb_cast(b, "arith.bitcast", v, tcb_int_type(L->ctx, 32));
+}
+
 /* C += A x B over K for the warp's block: out[t] from in[t] (vector<4xf32> per tile).
- * Per k16 step the A fragments of the bm m-tiles and the B fragments of the bn n-tiles
- * are loaded once, then bm x bn MMAs run. */
+ * Per k step (16; tf32: 8) the A fragments of the bm m-tiles and the B fragments of the bn
+ * n-tiles are loaded once, then bm x bn MMAs run. tf32 fragments: A (and a transposed B)
+ * with ldmatrix like 16-bit ones, each 32-bit element two b16 of a row, so one lane gets
+ * a whole element; a row-major B element by element (ldmatrix.trans would split them);
+ * then cvt.rna.tf32.f32. tf32x3 (Triton's 3xTF32): per tile and k step, the small products
+ * aSmall x bBig + aBig x bSmall from zero, NaN where an operand is inf (inf - inf) set to
+ * 0, added to C, then aBig x bBig: inf and NaN come out as the exact dot's. */
 static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, const lane_ctx *lc,
                    MlirValue abuf, MlirValue bbuf, const MlirValue *in, MlirValue *out) {
   int nt = (int)(p->bm * p->bn);
-  int64_t K = p->K, as = p->as, bs = p->bs;
+  int64_t K = p->K, as = p->as, bs = p->bs, ks = p->ks, kh = ks / 2;
+  bool tf32 = p->ops == OPS_TF32;
   MlirOperation kf;
-  MlirBlock kb = tc_build_for(L, b, cidx(b, 0), cidx(b, K), cidx(b, 16), nt, in, &kf);
+  MlirBlock kb = tc_build_for(L, b, cidx(b, 0), cidx(b, K), cidx(b, ks), nt, in, &kf);
   if (L->status) return;
   tc_builder kbl;
   tcb_init(&kbl, L->ctx);
@@ -340,12 +406,13 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
   tcb_set_end(&kbl, kb);
   MlirValue k0 = mlirBlockGetArgument(kb, 0);
   MlirValue ka = add(&kbl, k0, lc->q2), ka8 = addc(&kbl, ka, 8);
-  MlirValue afr[MAXT][4], bfr[MAXT][2];
+  MlirValue afr[MAXT][4], bfr[MAXT][2], afs[MAXT][4], bfs[MAXT][2];
   /* ldmatrix: lane 8m + r addresses row r of matrix m; A's four matrices are rows +0/+8 x
-   * k +0/+8 of the m-tile (a0..a3), B's (.trans) k +0/+8 x n-tiles j, j + 1 (b0, b1 of each) */
-  MlirValue lodd = mulc(&kbl, tcb_binary(&kbl, "arith.remui", lc->lm, cidx(&kbl, 2)), 8);
-  MlirValue lhalf = mulc(&kbl, tcb_binary(&kbl, "arith.divui", lc->lm, cidx(&kbl, 2)), 8);
-  MlirValue arow = add(&kbl, add(&kbl, k->row0, lc->lr), lodd), acol = add(&kbl, k0, lhalf);
+   * k +0/+kh of the m-tile (a0..a3), B's (.trans) k +0/+8 x n-tiles j, j + 1 (b0, b1 of each) */
+  MlirValue m2 = tcb_binary(&kbl, "arith.remui", lc->lm, cidx(&kbl, 2));
+  MlirValue md2 = tcb_binary(&kbl, "arith.divui", lc->lm, cidx(&kbl, 2));
+  MlirValue lodd = mulc(&kbl, m2, 8), lhalf = mulc(&kbl, md2, 8);
+  MlirValue arow = add(&kbl, add(&kbl, k->row0, lc->lr), lodd), acol = add(&kbl, k0, mulc(&kbl, md2, kh));
   for (int64_t i = 0; i < p->bm; i++) {
     MlirValue e = add(&kbl, mulc(&kbl, addc(&kbl, arow, 16 * i), as), acol);
     ldmatrix4(L, &kbl, false, elem_addr(L, &kbl, abuf, e), afr[i]);
@@ -354,20 +421,35 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
   MlirValue brow = mulc(&kbl, add(&kbl, add(&kbl, k0, lc->lr), lodd), bs), bcol = add(&kbl, k->col0, lhalf);
   for (int64_t j = 0; p->btrans && j < p->bn; j++) {
     /* bbuf is x = B^T, [N, K] row-major: B's column n is x's row n, so b0 = x[n][k0 + 2q..]
-     * and ldmatrix without .trans: matrices (n-tile j, k +0), (j, k +8), (j + 1, +0), (j + 1, +8) */
+     * (tf32: x[n][k0 + q]) and ldmatrix without .trans: matrices (n-tile j, k +0), (j, k +kh),
+     * (j + 1, +0), (j + 1, +kh) */
     if (j % 2 == 0 && j + 1 < p->bn) {
       MlirValue xr = add(&kbl, add(&kbl, addc(&kbl, k->col0, 8 * j), lc->lr), lhalf);
       MlirValue o[4];
-      ldmatrix4(L, &kbl, false, elem_addr(L, &kbl, bbuf, add(&kbl, mulc(&kbl, xr, bs), add(&kbl, k0, lodd))), o);
+      ldmatrix4(L, &kbl, false,
+                elem_addr(L, &kbl, bbuf, add(&kbl, mulc(&kbl, xr, bs), add(&kbl, k0, mulc(&kbl, m2, kh)))), o);
       bfr[j][0] = o[0], bfr[j][1] = o[1], bfr[j + 1][0] = o[2], bfr[j + 1][1] = o[3];
       j++;
       continue;
     }
-    MlirValue i0 = add(&kbl, mulc(&kbl, k->bcol[j], bs), ka), i8 = add(&kbl, mulc(&kbl, k->bcol[j], bs), ka8);
+    MlirValue xrow = mulc(&kbl, k->bcol[j], bs);
+    if (tf32) {
+      MlirValue kq = add(&kbl, k0, lc->q);
+      bfr[j][0] = load32(L, &kbl, bbuf, add(&kbl, xrow, kq));
+      bfr[j][1] = load32(L, &kbl, bbuf, add(&kbl, xrow, addc(&kbl, kq, 4)));
+      continue;
+    }
+    MlirValue i0 = add(&kbl, xrow, ka), i8 = add(&kbl, xrow, ka8);
     bfr[j][0] = pair32(L, &kbl, bbuf, i0, addc(&kbl, i0, 1));
     bfr[j][1] = pair32(L, &kbl, bbuf, i8, addc(&kbl, i8, 1));
   }
-  for (int64_t j = 0; !p->btrans && j < p->bn; j++) {
+  for (int64_t j = 0; !p->btrans && tf32 && j < p->bn; j++) {
+    /* B[k0 + q][n] and B[k0 + q + 4][n]: rows bs apart (bs = 8 mod 32: no bank conflicts) */
+    MlirValue i0 = add(&kbl, mulc(&kbl, add(&kbl, k0, lc->q), bs), k->bcol[j]);
+    bfr[j][0] = load32(L, &kbl, bbuf, i0);
+    bfr[j][1] = load32(L, &kbl, bbuf, addc(&kbl, i0, 4 * bs));
+  }
+  for (int64_t j = 0; !p->btrans && !tf32 && j < p->bn; j++) {
     if (j % 2 == 0 && j + 1 < p->bn) {
       MlirValue o[4];
       ldmatrix4(L, &kbl, true, elem_addr(L, &kbl, bbuf, add(&kbl, brow, addc(&kbl, bcol, 8 * j))), o);
@@ -379,11 +461,23 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
     bfr[j][0] = pair32(L, &kbl, bbuf, i0, addc(&kbl, i0, bs));
     bfr[j][1] = pair32(L, &kbl, bbuf, i8, addc(&kbl, i8, bs));
   }
+  for (int64_t i = 0; tf32 && i < p->bm; i++)
+    for (int x = 0; x < 4; x++) tf32_parts(L, &kbl, afr[i][x], p->x3, &afr[i][x], &afs[i][x]);
+  for (int64_t j = 0; tf32 && j < p->bn; j++)
+    for (int x = 0; x < 2; x++) tf32_parts(L, &kbl, bfr[j][x], p->x3, &bfr[j][x], &bfs[j][x]);
+  MlirValue zero = p->x3 ? tcb_const_float(&kbl, vec4_f32(L), 0.0) : (MlirValue){NULL};
   MlirValue d[MAXT];
   for (int64_t i = 0; i < p->bm; i++)
     for (int64_t j = 0; j < p->bn; j++) {
       int64_t t = i * p->bn + j;
-      d[t] = mma(L, &kbl, p->bf16, afr[i], bfr[j], mlirBlockGetArgument(kb, 1 + (intptr_t)t));
+      MlirValue c = mlirBlockGetArgument(kb, 1 + (intptr_t)t);
+      if (p->x3) {
+        MlirValue sm = mma(L, &kbl, p->ops, afs[i], bfr[j], zero);
+        sm = mma(L, &kbl, p->ops, afr[i], bfs[j], sm);
+        sm = tcb_select(&kbl, tcb_cmpf(&kbl, "uno", sm, sm), zero, sm);
+        c = tcb_binary(&kbl, "arith.addf", c, sm);
+      }
+      d[t] = mma(L, &kbl, p->ops, afr[i], bfr[j], c);
     }
   tcb_op(&kbl, "scf.yield", 0, NULL, nt, d, 0, NULL);
   for (int t = 0; t < nt; t++) out[t] = mlirOperationGetResult(kf, t);
@@ -547,7 +641,7 @@ const tc_loop_carries tc_nvptx_mma_carries = {
  * alignment, all issued before the shared stores — else lane by lane. Anything else (or
  * chunks not dealt evenly, or more than 16 a thread): tc_dot_operand. */
 #define MAX_STAGE 16
-static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t *stride) {
+static MlirValue stage_operand(tc_lower *L, MlirValue old, bool by_element, int64_t *stride) {
   MlirType t = mlirValueGetType(old);
   MlirType e = mlirShapedTypeGetElementType(t);
   int64_t shape[TC_RANK];
@@ -564,9 +658,12 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t *stride) {
   int64_t per_row = shape[1] / w, total = shape[0] * per_row, u = total / nthreads;
   if (total % nthreads || u > MAX_STAGE) return tc_dot_operand(L, old);
   /* Rows padded to an odd number of 16-byte units: the 8 rows an ldmatrix reads fall in 8
-   * different bank groups (128 unpadded bytes a row: all in one, 8-way conflicts). The
-   * padded buffer is the dot's own (other readers of the tile expect row-major). */
+   * different bank groups (128 unpadded bytes a row: all in one, 8-way conflicts). A tf32 B
+   * read by_element (rows k0 + q, columns n + g of a warp's lanes): rows 8 banks apart mod 32,
+   * so the 32 lanes hit 32 banks. The padded buffer is the dot's own (other readers of the
+   * tile expect row-major). */
   int64_t unit = 128 / (int64_t)tcb_bitwidth(e), pad = (shape[1] / unit) % 2 ? 0 : unit;
+  if (by_element) pad = ((8 - shape[1]) % 32 + 32) % 32;
   MlirValue buf = tc_alloc_buffer(L, e, shape[0] * (shape[1] + pad));
   if (L->status) return buf;
   *stride = shape[1] + pad;
@@ -639,7 +736,7 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   if (!mma_dot(L, op, carry ? MAXT : MAXT_ROUND, &p)) return tc_emit_dot(L, roots, n);
   tc_builder *b = &L->b;
   b->loc = mlirOperationGetLocation(op);
-  MlirValue abuf = stage_operand(L, mlirOperationGetOperand(op, 0), &p.as);
+  MlirValue abuf = stage_operand(L, mlirOperationGetOperand(op, 0), false, &p.as);
   MlirValue bop = mlirOperationGetOperand(op, 1);
   if (mlirValueIsAOpResult(bop) && tile_op_of(mlirOpResultGetOwner(bop)) == TILE_TRANS) {
     MlirOperation tr = mlirOpResultGetOwner(bop);
@@ -652,7 +749,7 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
       bop = mlirOperationGetOperand(tr, 0);
     }
   }
-  MlirValue bbuf = stage_operand(L, bop, &p.bs);
+  MlirValue bbuf = stage_operand(L, bop, p.ops == OPS_TF32 && !p.btrans, &p.bs);
   if (L->status) return 1;
   MlirValue acc = mlirOperationGetOperand(op, 2);
   if (carry) {              /* C in the loop's fragments */

@@ -5,6 +5,8 @@
  * fp16/bf16 inputs widen to fp32, i8 to i32 — or, where the backend has a pair dot for
  * the type (i8, bf16), two steps of K at once on B packed as row pairs. An fp16/bf16 result
  * (out_dtype=tl.float16) is accumulated in fp32 too and rounded once, when it is stored.
+ * fp32 dots are exact fp32 FMAs whatever their input_precision (as Triton's CPU backend): tf32
+ * and its splits are how GPUs use tensor cores (backend/nvptx_dot.c).
  * In: a dot op. Out: a buffered tile. */
 #include "backend/backend.h"
 #include "conversion/lower.h"

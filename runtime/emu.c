@@ -109,6 +109,37 @@ void tilec_rt_emu_mma_m16n8k16(int32_t bf16, int32_t a0, int32_t a1, int32_t a2,
   pthread_barrier_wait(c->barrier);
 }
 
+/* mma.sync.m16n8k8.row.col.f32.tf32.tf32.f32 of the warp: each lane gives its A (a0..a3) and
+ * B (b0, b1) tf32 values (f32 bits; the low 13 bits are ignored, as the tensor cores do) and
+ * its four C values; d gets its four D values. Lane = 4 * g + q holds A[g][q], A[g+8][q],
+ * A[g][q+4], A[g+8][q+4], B[q][g], B[q+4][g], C[g][2q..2q+1], C[g+8][2q..2q+1]. Products of
+ * two tf32 values are exact in f32; they are summed in f32, then added to C. */
+void tilec_rt_emu_mma_m16n8k8_tf32(int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t b0, int32_t b1, float c0,
+                                   float c1, float c2, float c3, float *d) {
+  emu_cta *c = tls_cta;
+  if (!c) return;
+  int32_t *mine = c->exchange + EXCHANGE * tls_tid;
+  mine[0] = a0, mine[1] = a1, mine[2] = a2, mine[3] = a3, mine[4] = b0, mine[5] = b1;
+  pthread_barrier_wait(c->barrier);
+  const int32_t *warp = c->exchange + EXCHANGE * (tls_tid - tls_tid % 32);
+  int lane = tls_tid % 32, g = lane / 4, q = lane % 4;
+  float cin[4] = {c0, c1, c2, c3};
+  for (int i = 0; i < 4; i++) {
+    int row = g + 8 * (i / 2), col = 2 * q + i % 2;
+    float sum = 0;
+    for (int k = 0; k < 8; k++) {
+      uint32_t ar = (uint32_t)warp[EXCHANGE * ((row % 8) * 4 + k % 4) + (row >= 8) + 2 * (k >= 4)] & 0xffffe000u;
+      uint32_t br = (uint32_t)warp[EXCHANGE * (col * 4 + k % 4) + 4 + (k >= 4)] & 0xffffe000u;
+      float x, y;
+      memcpy(&x, &ar, sizeof x);
+      memcpy(&y, &br, sizeof y);
+      sum += x * y;
+    }
+    d[i] = cin[i] + sum;
+  }
+  pthread_barrier_wait(c->barrier);
+}
+
 /* ldmatrix.sync.aligned.m8n8.x4(.trans).shared.b16 of the warp: lane 8m + r gives the
  * address of row r of matrix m (8 consecutive 16-bit elements); lane 4g + q gets, of each
  * matrix m, elements [g][2q], [g][2q+1] (trans: [2q][g], [2q+1][g]) in out[m], the first

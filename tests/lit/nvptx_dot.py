@@ -2,7 +2,8 @@
 # (mma.sync.m16n8k16; C's 16x8 tiles dealt to the warps in 2-D blocks, the A and B fragments
 # loaded with ldmatrix (.trans for B) once per k16 step; the operands in shared memory, C
 # written to shared once);
-# other dots — fp32 inputs, older chips — deal C's blocks to the threads as FMAs.
+# fp32 tiles with the default input_precision (tf32) run m16n8k8 .tf32 MMAs (nvptx_dot_tf32.py);
+# other dots — exact fp32 (input_precision="ieee"), older chips — deal C's blocks to the threads as FMAs.
 # A K loop's accumulator (`acc = tl.dot(a, b, acc)`, also `tl.dot(a, b, acc * s)`) stays in
 # the warps' MMA fragments: the loop carries them, nothing of C goes through shared memory
 # inside it, and C is stored to shared once after the loop.
@@ -70,8 +71,8 @@ def mm_masked(a_ptr, b_ptr, c_ptr, M, N, K, ld, BM: tl.constexpr, BN: tl.constex
 # OLD: fma.rn.f32
 # OLD-NOT: mma.sync
 
-# F32-NOT: mma.sync
-# F32: fma.rn.f32
+# F32: cvt.rna.tf32.f32
+# F32: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 
 # 4 warps over 128x128: each warp a 64x64 block, 32 tiles of 4 f32 carried by the K loop,
 # the k16 loop inside it carrying them too; C's stores to shared come after the K loop.

@@ -40,6 +40,18 @@ def cases():
          line="tl.store(x_ptr + a, tl.sum")
     diag(F, "diag_dot_dtype_mismatch", K, "dot_dtype_kernel", "*fp32, *fp16, *fp32", expect=("fp32", "fp16"),
          line="tl.store(c_ptr")
+    # tl.dot's input_precision: Triton's names (any case), checked for every dtype; not
+    # together with allow_tf32
+    for (name, sig) in (("fp32", "*fp32, *fp32, 'fp16', False"), ("fp16_dot", "*fp16, *fp32, 'tf16', False"),
+                        ("empty", "*fp32, *fp32, '', False")):
+        diag(F, "diag_dot_input_precision_" + name, K, "dot_precision_kernel", sig,
+             expect=("input_precision must be one of ('tf32', 'tf32x3', 'ieee', 'bf16x3', 'bf16x6'). Got",),
+             line="c = tl.dot(a, a, input_precision=P)\n")
+    diag(F, "diag_dot_input_precision_not_str", K, "dot_precision_kernel", "*fp32, *fp32, 3, False",
+         expect=("input_precision must be a constexpr string",), line="c = tl.dot(a, a, input_precision=P)\n")
+    diag(F, "diag_dot_input_precision_and_allow_tf32", K, "dot_precision_kernel", "*fp32, *fp32, 'tf32', True",
+         expect=("Only one of input_precision and allow_tf32 can be specified",),
+         line="c = tl.dot(a, a, input_precision=P, allow_tf32=True)")
     diag(F, "diag_dot_shape_mismatch", K, "dot_shape_kernel", "*fp32, *fp32",
          line="tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, a))")
     diag(F, "diag_unknown_tl_function", K, "unknown_fn_kernel", "*i32", expect=("frobulate",),

@@ -27,6 +27,17 @@ def dot_dtype_kernel(a_ptr, b_ptr, c_ptr):
 
 
 @triton.jit
+def dot_precision_kernel(a_ptr, c_ptr, P: tl.constexpr, ALLOW: tl.constexpr):
+    r = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    if ALLOW:
+        c = tl.dot(a, a, input_precision=P, allow_tf32=True)
+    else:
+        c = tl.dot(a, a, input_precision=P)
+    tl.store(c_ptr + r[:, None] * 16 + r[None, :], c)
+
+
+@triton.jit
 def dot_shape_kernel(a_ptr, c_ptr):
     r = tl.arange(0, 16)
     s = tl.arange(0, 32)

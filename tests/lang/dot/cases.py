@@ -2,6 +2,7 @@
 dot/kernels.py)."""
 import numpy as np
 
+import harness
 from harness import add, rng, bf16_bits
 
 
@@ -26,15 +27,51 @@ def within_fp32_sum(a, b, c0, k):
     return check
 
 
+def tf32_round(x):
+    """fp32 array rounded to tf32 (10 mantissa bits) to nearest, ties away from zero, as
+    cvt.rna.tf32.f32; inf and NaN kept."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    r = ((u + 0x1000) & 0xFFFFE000).astype(np.uint32)
+    special = (u & 0x7F800000) == 0x7F800000
+    return np.where(special, u.astype(np.uint32), r).view(np.float32)
+
+
+def effective_precision(p):
+    """What an fp32 tl.dot with precision p ("default", "allow_tf32=True/False" or an
+    input_precision) computes on the target of this run: CPU targets every one exactly;
+    nvptx tf32 (the default, as Triton on NVIDIA) and tf32x3 on tensor cores, the others
+    (ieee, bf16x3, bf16x6) exactly."""
+    if not harness.target().startswith("nvptx"):
+        return "ieee"
+    return {"default": "tf32", "allow_tf32=True": "tf32", "tf32": "tf32", "TF32": "tf32",
+            "tf32x3": "tf32x3"}.get(p, "ieee")
+
+
+def within_precision(a, b, c0, k, p):
+    """check= for c = c0 + a @ b with fp32 a, b by tl.dot with precision p on this target:
+    ieee within fp32 accumulation of the exact products; tf32 the same bound around the
+    product of the operands rounded to tf32 (tf32 products are exact in fp32: any other
+    rounding of the operands, or none, misses it by ~2^-11 relative); tf32x3 within
+    (3k + 16) * 2^-24 of the exact dot (the dropped small x small product and the small
+    parts' rounding are 2^-22 relative each), far inside tf32's error."""
+    def check(args, res):
+        e = effective_precision(p)
+        if e == "tf32":
+            return within_fp32_sum(tf32_round(a), tf32_round(b), c0, k)(args, res)
+        return within_fp32_sum(a, b, c0, 3 * k + 14 if e == "tf32x3" else k)(args, res)
+    return check
+
+
 def cases():
     F = "dot"
     K = "dot/kernels.py"
     for (M, N, Kd, BM, BN, BK) in [(16, 16, 16, 16, 16, 16), (33, 7, 100, 16, 8, 32), (1, 100, 7, 16, 32, 16)]:
         a = rng(40 + M).standard_normal((M, Kd)).astype(np.float32)
         b = rng(41 + N).standard_normal((Kd, N)).astype(np.float32)
+        # the default precision: tf32 on nvptx
         add(F, "dot_f32_%dx%dx%d" % (M, N, Kd), K, "dot_kernel", ((M + BM - 1) // BM, (N + BN - 1) // BN),
             dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((M, N), np.float32), M=M, N=N, K=Kd, BM=BM, BN=BN, BK=BK),
-            ["c_ptr"], lambda a: {"c_ptr": a["a_ptr"].astype(np.float64) @ a["b_ptr"]}, rtol=1e-4, atol=1e-4)
+            ["c_ptr"], None, check=within_precision(a, b, np.zeros((M, N), np.float32), Kd, "default"))
     a = rng(42).standard_normal((16, 32)).astype(np.float16)
     b = rng(43).standard_normal((32, 16)).astype(np.float16)
     add(F, "dot_f16", K, "dot_half_kernel", (1,),
@@ -184,6 +221,41 @@ def cases():
                     dict(a_ptr=a16, b_ptr=b16, c_ptr=(c0b, "bf16") if bf else c0b, M=M, N=N, K=Kd, BK=BK,
                          BF16=bf, ACC=acc),
                     ["c_ptr"], None, check=within_narrow_dots(a16, b16, c0f, BK, bf))
+    # fp32 dots by input_precision / allow_tf32 (within_precision: exact on CPU targets, tf32
+    # or tf32x3 on nvptx's tensor cores): the masked K loop (its accumulator carried in the
+    # MMA fragments) at a shape of whole tiles and at ragged edges, B read through tl.trans
+    # (ldmatrix; an odd last n-tile element by element), and one dot whose result no loop
+    # carries.
+    precisions = ("default", "ieee", "tf32", "TF32", "tf32x3", "bf16x3", "bf16x6", "allow_tf32=True",
+                  "allow_tf32=False")
+    for (M, N, Kd, BM, BN, BK, tb) in ((64, 64, 96, 64, 64, 32, False), (70, 40, 50, 32, 32, 16, False),
+                                       (64, 64, 64, 64, 64, 32, True), (64, 8, 48, 64, 8, 16, True)):
+        a = rng(100 + M).standard_normal((M, Kd)).astype(np.float32)
+        b = rng(101 + N).standard_normal((Kd, N)).astype(np.float32)
+        c0 = rng(102).standard_normal((M, N)).astype(np.float32)
+        for p in precisions if (M, tb) == (64, False) else ("default", "ieee", "tf32x3"):
+            add(F, "dot_precision_%s_%dx%dx%d%s" % (p.replace("=", "_"), M, N, Kd, "_trans_b" if tb else ""), K,
+                "dot_precision_loop_kernel", ((M + BM - 1) // BM, (N + BN - 1) // BN),
+                dict(a_ptr=a, b_ptr=b.T.copy() if tb else b, c_ptr=c0.copy(), M=M, N=N, K=Kd, BM=BM, BN=BN, BK=BK,
+                     P=p, TRANS_B=tb),
+                ["c_ptr"], None, check=within_precision(a, b, c0, Kd, p))
+    a = rng(103).standard_normal((32, 16)).astype(np.float32)
+    b = rng(104).standard_normal((16, 64)).astype(np.float32)
+    for p in ("tf32", "tf32x3", "ieee"):
+        add(F, "dot_precision_once_%s" % p, K, "dot_precision_once_kernel", (1,),
+            dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((32, 64), np.float32), M=32, N=64, K=16, P=p), ["c_ptr"], None,
+            check=within_precision(a, b, np.ones((32, 64), np.float32), 16, p))
+    # inf and NaN operands come out as the exact dot's: an inf in A's row 0 makes it inf (tf32x3:
+    # not NaN from inf - inf in the small parts), a NaN in B's column 3 makes it NaN
+    a = rng(105).uniform(0.5, 2.0, (32, 16)).astype(np.float32)
+    b = rng(106).uniform(0.5, 2.0, (16, 64)).astype(np.float32)
+    a[0, 5] = np.inf
+    b[7, 3] = np.nan
+    for p in ("tf32", "tf32x3", "ieee"):
+        add(F, "dot_precision_inf_nan_%s" % p, K, "dot_precision_once_kernel", (1,),
+            dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((32, 64), np.float32), M=32, N=64, K=16, P=p), ["c_ptr"], None,
+            check=within_precision(a, b, np.ones((32, 64), np.float32), 16, p))
+
     a16 = rng(95).standard_normal((2, 32, 64)).astype(np.float16)
     b16 = rng(96).standard_normal((2, 64, 32)).astype(np.float16)
     add(F, "dot_f16_out_3d", K, "dot_f16_out_3d_kernel", (1,),

@@ -217,3 +217,47 @@ def dot_f16_out_3d_kernel(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr,
     b = tl.load(b_ptr + rb[:, None, None] * (K * N) + rk[None, :, None] * N + rn[None, None, :])
     c = tl.dot(a, b, out_dtype=tl.float16)
     tl.store(c_ptr + rb[:, None, None] * (M * N) + rm[None, :, None] * N + rn[None, None, :], c)
+
+
+@triton.jit
+def dot_precision_loop_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                              P: tl.constexpr, TRANS_B: tl.constexpr):
+    # the masked K loop accumulating fp32 tiles into the values already in c, with the
+    # precision P: an input_precision, "default" (none given) or "allow_tf32=True/False";
+    # TRANS_B: b is [N, K] and the dot reads tl.trans of its tiles
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    cmask = (rm[:, None] < M) & (rn[None, :] < N)
+    acc = tl.load(c_ptr + rm[:, None] * N + rn[None, :], mask=cmask, other=0.0)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k0 + rk)[None, :] < K), other=0.0)
+        if TRANS_B:
+            bt = tl.load(b_ptr + rn[:, None] * K + (k0 + rk)[None, :],
+                         mask=(rn[:, None] < N) & ((k0 + rk)[None, :] < K), other=0.0)
+            b = tl.trans(bt)
+        else:
+            b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :],
+                        mask=((k0 + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        if P == "default":
+            acc = tl.dot(a, b, acc)
+        elif P == "allow_tf32=True":
+            acc = tl.dot(a, b, acc, allow_tf32=True)
+        elif P == "allow_tf32=False":
+            acc = tl.dot(a, b, acc, allow_tf32=False)
+        else:
+            acc = tl.dot(a, b, acc, input_precision=P)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=cmask)
+
+
+@triton.jit
+def dot_precision_once_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                              P: tl.constexpr):
+    # one dot of whole tiles (no loop carries its result) plus 1
+    m = tl.arange(0, M)
+    n = tl.arange(0, N)
+    k = tl.arange(0, K)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(a, b, input_precision=P) + 1.0)

@@ -2,7 +2,7 @@
 matmul (its kernels are in tutorials/kernels.py)."""
 import numpy as np
 
-from harness import add, func, rng, compare, run_kernel
+from harness import add, func, rng, compare, run_kernel, target
 
 
 def _ln_bwd_ref(x, dy, w, eps=1e-5):
@@ -101,6 +101,8 @@ def _grouped_problems(dt, seed, byte_offsets):
 
 
 def cases():
+    # fp32 tl.dot defaults to tf32 on nvptx (Triton on NVIDIA): operands rounded to 10 mantissa bits
+    tol = 1e-2 if target().startswith("nvptx") else 1e-4
     F = "tutorials"
     K = "tutorials/kernels.py"
     for (M, N, G, B, dt, th) in [(37, 100, 4, 128, np.float32, 4), (200, 33, 8, 64, np.float32, 4),
@@ -134,8 +136,8 @@ def cases():
         args.update(dims_ptr=dims, lds_ptr=lds, n_problems=nprob, BM=16, BN=16, BK=8, **extra)
         add(F, "grouped_gemm_%s_%s" % ("int2ptr" if byte_offsets else "offsets", np.dtype(dt).name), K, kernel,
             (5,), args, ["buf_ptr"], lambda a, exp=exp: {"buf_ptr": exp}, rtol=tol, atol=tol)
-    grouped("grouped_gemm_offsets_kernel", np.float32, False, {}, 1e-4, 170)
-    grouped("grouped_gemm_int2ptr_kernel", np.float32, True, dict(DT="fp32"), 1e-4, 171)
+    grouped("grouped_gemm_offsets_kernel", np.float32, False, {}, tol, 170)
+    grouped("grouped_gemm_int2ptr_kernel", np.float32, True, dict(DT="fp32"), tol, 171)
     grouped("grouped_gemm_int2ptr_kernel", np.float16, True, dict(DT="fp16"), 4e-3, 172)
 
     # 09: persistent matmul, tl.range(pid, tiles, NUM_SMS, flatten=True), split epilogue
@@ -154,4 +156,4 @@ def cases():
         add(F, "persistent_matmul_%dx%dx%d_%s_sms%d" % (M, N, Kd, np.dtype(dt).name, sms), K, "persistent_mm_kernel",
             (sms,), dict(a_ptr=a, b_ptr=b, c_ptr=c, M=M, N=N, K=Kd, lda=Kd, ldb=N, ldc=N + 5,
                          BM=BM, BN=BN, BK=BK, GROUP=2, NUM_SMS=sms),
-            ["c_ptr"], pref, rtol=1e-4, atol=1e-4)
+            ["c_ptr"], pref, rtol=tol if dt == np.float32 else 1e-4, atol=tol if dt == np.float32 else 1e-4)
