@@ -794,6 +794,7 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   tc_valmap_init(&L.special, sizeof(tc_special));
   tc_valmap_init(&L.in_group, sizeof(int));
   tc_valmap_init(&L.views, sizeof(tc_view));
+  tc_valmap_init(&L.aligned_buffers, sizeof(int));
   tc_valmap_init(&L.dot_prefetched, sizeof(int));
   MlirModule nm = mlirModuleCreateEmpty(mlirOperationGetLocation(mlirModuleGetOperation(tile_module)));
   MlirBlock nbody = mlirModuleGetBody(nm);
@@ -810,6 +811,7 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   tc_valmap_free(&L.special);
   tc_valmap_free(&L.in_group);
   tc_valmap_free(&L.views);
+  tc_valmap_free(&L.aligned_buffers);
   tc_valmap_free(&L.dot_prefetched);
   free(L.group);
   free(L.deallocs);

@@ -116,6 +116,7 @@ struct tc_lower {
   tc_valmap special;        /* old tile value -> tc_special */
   tc_valmap in_group;       /* old op -> marker, for the group being formed */
   tc_valmap views;          /* new base pointer -> tc_view */
+  tc_valmap aligned_buffers; /* new buffers tc_alloc_buffer got from the backend (64-byte aligned) */
   tc_valmap dot_prefetched; /* old tile loads whose next-trip prefetch a dot spreads (dot.c) */
   tc_builder b;             /* current insertion point (function body or a region) */
   MlirOperation new_func;

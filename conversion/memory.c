@@ -86,7 +86,10 @@ MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel) {
   MlirType mt = mlirMemRefTypeContiguousGet(mem, 1, &numel, mlirAttributeGetNull());
   int64_t bytes = numel * (int64_t)((tcb_bitwidth(mem) + 7) / 8);
   MlirValue shared = L->backend->alloc_shared ? L->backend->alloc_shared(L, mt, bytes) : (MlirValue){NULL};
-  if (!mlirValueIsNull(shared)) return shared;
+  if (!mlirValueIsNull(shared)) {
+    tc_valmap_put(&L->aligned_buffers, shared.ptr); /* the backend aligns its buffers to 64 bytes */
+    return shared;
+  }
   /* Allocation at function entry keeps loops free of stack growth. */
   tc_builder eb;
   tcb_init(&eb, L->ctx);
@@ -119,6 +122,74 @@ MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel) {
 
 static MlirValue zero_of(tc_builder *b, MlirType t);
 
+/* The largest power of 2 (up to 2^20) known to divide the index v, from how the lowering
+ * built it: constants, products, sums, shifts, casts and scf.for induction variables. */
+static int64_t index_pow2_divisor(MlirValue v, int depth) {
+  const int64_t cap = (int64_t)1 << 20;
+  if (depth > 16) return 1;
+  if (mlirValueIsABlockArgument(v)) {
+    MlirOperation loop = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+    if (mlirBlockArgumentGetArgNumber(v) != 0 || mlirOperationIsNull(loop) || !tc_op_is(loop, "scf.for")) return 1;
+    int64_t lb = index_pow2_divisor(mlirOperationGetOperand(loop, 0), depth + 1);
+    int64_t step = index_pow2_divisor(mlirOperationGetOperand(loop, 2), depth + 1);
+    return lb < step ? lb : step;
+  }
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (tc_op_is(d, "arith.constant")) {
+    MlirAttribute a = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("value"));
+    if (!mlirAttributeIsAInteger(a)) return 1;
+    int64_t x = mlirIntegerAttrGetValueInt(a);
+    if (!x) return cap;
+    int64_t p = 1;
+    while (p < cap && !(x & p)) p *= 2;
+    return p;
+  }
+  if (tc_op_is(d, "arith.index_cast") || tc_op_is(d, "arith.index_castui"))
+    return index_pow2_divisor(mlirOperationGetOperand(d, 0), depth + 1);
+  bool add = tc_op_is(d, "arith.addi") || tc_op_is(d, "arith.subi"), mul = tc_op_is(d, "arith.muli");
+  if (!add && !mul && !tc_op_is(d, "arith.shli")) return 1;
+  int64_t x = index_pow2_divisor(mlirOperationGetOperand(d, 0), depth + 1);
+  if (tc_op_is(d, "arith.shli")) {
+    MlirValue sh = mlirOperationGetOperand(d, 1);
+    MlirOperation sd = mlirValueIsAOpResult(sh) ? mlirOpResultGetOwner(sh) : (MlirOperation){NULL};
+    MlirAttribute a = mlirOperationIsNull(sd) || !tc_op_is(sd, "arith.constant")
+                          ? mlirAttributeGetNull()
+                          : mlirOperationGetAttributeByName(sd, mlirStringRefCreateFromCString("value"));
+    if (mlirAttributeIsNull(a) || !mlirAttributeIsAInteger(a)) return x;
+    int64_t n = mlirIntegerAttrGetValueInt(a);
+    for (; n > 0 && x < cap; n--) x *= 2;
+    return x;
+  }
+  int64_t y = index_pow2_divisor(mlirOperationGetOperand(d, 1), depth + 1);
+  if (add) return x < y ? x : y;
+  return x >= cap / y ? cap : x * y;
+}
+
+/* The alignment (bytes) of a chunk of buf at element index lin, for backends that turn
+ * aligned vector accesses into wide instructions (ld.shared.v4): buffers tc_alloc_buffer
+ * made (64-byte aligned) or allocas with an alignment, at an index known to be a multiple
+ * of a power of 2. 0: nothing to state. */
+static int64_t buffer_chunk_alignment(tc_chunk *c, MlirValue buf, MlirValue lin) {
+  tc_lower *L = c->L;
+  if (!L->backend->aligned_vectors) return 0;
+  int64_t base = 0;
+  if (tc_valmap_get(&L->aligned_buffers, buf.ptr)) {
+    base = 64;
+  } else if (mlirValueIsAOpResult(buf)) {
+    MlirOperation d = mlirOpResultGetOwner(buf);
+    MlirAttribute a = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("alignment"));
+    if ((tc_op_is(d, "memref.alloca") || tc_op_is(d, "memref.alloc")) && mlirAttributeIsAInteger(a))
+      base = mlirIntegerAttrGetValueInt(a);
+  }
+  int64_t elem = (tcb_bitwidth(tcb_element_type(mlirValueGetType(buf))) + 7) / 8, chunk = c->width * elem;
+  int64_t at = index_pow2_divisor(lin, 0);
+  int64_t a = at >= base / elem ? base : at * elem;
+  while (a > chunk || (a & (a - 1))) a /= 2;
+  return a > elem ? a : 0;
+}
+
+static MlirNamedAttribute alignment_attr(MlirContext ctx, int64_t bytes);
+
 /* The element index of pos in buf: its row-major index, or where a backend keeps the
  * thread's own chunks (a tile in registers, backend.h). */
 static MlirValue buffer_index(tc_chunk *c, MlirValue buf, const tc_pos *pos, const int64_t *shape) {
@@ -138,11 +209,13 @@ MlirValue tc_buffer_read_masked(tc_chunk *c, MlirValue buf, MlirType elem, const
   MlirValue v;
   if (pos->chunked) {
     MlirType vt = tc_vec_type(c->L->ctx, c->width, mem);
+    int64_t align = buffer_chunk_alignment(c, buf, lin);
+    MlirNamedAttribute at = alignment_attr(c->L->ctx, align);
     if (mlirValueIsNull(mask)) {
-      v = tcb_op1(b, "vector.load", vt, 2, ops, 0, NULL);
+      v = tcb_op1(b, "vector.load", vt, 2, ops, align ? 1 : 0, &at);
     } else {
       ops[3] = zero_of(b, vt);
-      v = tcb_op1(b, "vector.maskedload", vt, 4, ops, 0, NULL);
+      v = tcb_op1(b, "vector.maskedload", vt, 4, ops, align ? 1 : 0, &at);
     }
   } else if (mlirValueIsNull(mask)) {
     v = tcb_op1(b, "memref.load", mem, 2, ops, 0, NULL);
@@ -171,12 +244,14 @@ void tc_buffer_write_masked(tc_chunk *c, MlirValue buf, MlirValue v, const tc_po
   if (!mlirTypeEqual(tcb_element_type(vt), mem))
     v = tcb_cast(b, "arith.extui", v, pos->chunked ? tc_vec_type(c->L->ctx, c->width, mem) : mem);
   MlirValue lin = buffer_index(c, buf, pos, shape);
+  int64_t align = pos->chunked ? buffer_chunk_alignment(c, buf, lin) : 0;
+  MlirNamedAttribute at = alignment_attr(c->L->ctx, align);
   if (mlirValueIsNull(mask)) {
     MlirValue ops[3] = {v, buf, lin};
-    tcb_op(b, pos->chunked ? "vector.store" : "memref.store", 0, NULL, 3, ops, 0, NULL);
+    tcb_op(b, pos->chunked ? "vector.store" : "memref.store", 0, NULL, 3, ops, align ? 1 : 0, &at);
   } else if (pos->chunked) {
     MlirValue ops[4] = {buf, lin, mask, v};
-    tcb_op(b, "vector.maskedstore", 0, NULL, 4, ops, 0, NULL);
+    tcb_op(b, "vector.maskedstore", 0, NULL, 4, ops, align ? 1 : 0, &at);
   } else {
     tc_builder ib;
     tcb_if(b, mask, 0, NULL, &ib, NULL);

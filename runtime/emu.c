@@ -269,14 +269,22 @@ static emu_pool *pool_for(uint32_t n) {
   return pool;
 }
 
+/* The CTA's shared memory: zeroed here (a GPU leaves it undefined; the lowering never reads
+ * what it did not write), 64-byte aligned as the kernel's __tilec_shared declares, which its
+ * aligned vector accesses rely on. */
+static void *alloc_shared(uint64_t bytes) {
+  size_t n = ((size_t)(bytes ? bytes : 1) + 63) & ~(size_t)63;
+  void *p = aligned_alloc(64, n);
+  if (p) memset(p, 0, n);
+  return p;
+}
+
 void tilec_rt_emu_cta(uint32_t nthreads, uint64_t shared_bytes, void (*body)(void *ctx), void *ctx) {
   if (nthreads == 0) nthreads = 1;
-  /* shared memory starts zeroed here; a GPU leaves it undefined (the lowering never reads
-   * what it did not write) */
   emu_cta cta = {.body = body,
                  .ctx = ctx,
                  .nthreads = nthreads,
-                 .shared = calloc(1, shared_bytes ? shared_bytes : 1),
+                 .shared = alloc_shared(shared_bytes),
                  .exchange = calloc((size_t)nthreads * EXCHANGE, sizeof(int32_t))};
   emu_pool *pool = cta.shared && cta.exchange ? pool_for(nthreads) : NULL;
   if (!pool) {
