@@ -461,13 +461,14 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
     bfr[j][0] = pair32(L, &kbl, bbuf, i0, addc(&kbl, i0, bs));
     bfr[j][1] = pair32(L, &kbl, bbuf, i8, addc(&kbl, i8, bs));
   }
-  for (int64_t i = 0; tf32 && i < p->bm; i++)
-    for (int x = 0; x < 4; x++) tf32_parts(L, &kbl, afr[i][x], p->x3, &afr[i][x], &afs[i][x]);
   for (int64_t j = 0; tf32 && j < p->bn; j++)
     for (int x = 0; x < 2; x++) tf32_parts(L, &kbl, bfr[j][x], p->x3, &bfr[j][x], &bfs[j][x]);
   MlirValue zero = p->x3 ? tcb_const_float(&kbl, vec4_f32(L), 0.0) : (MlirValue){NULL};
   MlirValue d[MAXT];
-  for (int64_t i = 0; i < p->bm; i++)
+  for (int64_t i = 0; i < p->bm; i++) {
+    /* A's parts next to their MMAs: one m-tile's live at a time (tf32x3 on 4 x 8 tiles a
+     * warp: 64 bytes of spills with all of them, 8 outside the k loop this way) */
+    for (int x = 0; tf32 && x < 4; x++) tf32_parts(L, &kbl, afr[i][x], p->x3, &afr[i][x], &afs[i][x]);
     for (int64_t j = 0; j < p->bn; j++) {
       int64_t t = i * p->bn + j;
       MlirValue c = mlirBlockGetArgument(kb, 1 + (intptr_t)t);
@@ -479,6 +480,7 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
       }
       d[t] = mma(L, &kbl, p->ops, afr[i], bfr[j], c);
     }
+  }
   tcb_op(&kbl, "scf.yield", 0, NULL, nt, d, 0, NULL);
   for (int t = 0; t < nt; t++) out[t] = mlirOperationGetResult(kf, t);
 }
