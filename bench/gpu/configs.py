@@ -41,7 +41,7 @@ CONFIGS = [
     dict(name="matmul_fp32", file="matmul.py", kernel="matmul_kernel", warps=4, dims=(4096, 4096, 4096),
          dtype="fp32", signature="*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, "
                                  "i32:16, i32:1, 128, 128, 32, 8",
-         what="4096^3 fp32, 128x128x32, group 8, 4 warps (Triton, torch: tf32)"),
+         what="4096^3 fp32, 128x128x32, group 8, 4 warps (tf32: tilec, Triton, torch)"),
     dict(name="matmul_i8", file="matmul_i8.py", kernel="mm8", warps=4, dims=(4096, 4096, 4096), dtype="i8",
          signature="*i8:16, *i8:16, *i32:16, i32:16, i32:16, i32:16, 128, 128, 64",
          what="4096^3 int8 -> int32, 128x128x64, 4 warps"),
