@@ -102,15 +102,36 @@ void tc_nvptx_barrier(tc_lower *L, tc_builder *b) {
  * its registers once LLVM promotes them), and after it when it writes such memory. A nest
  * that only computes in registers (a tile kept there, backend.h thread_tile) needs neither.
  * After the kernel is lowered (end_kernel), a barrier with no such mem_access between it and
- * the kernel's start (no write), its end (no access) or the barrier before it goes. */
+ * the kernel's start (no write), its end (no access) or the barrier before it goes.
+ *
+ * Owned accesses: a nest's contiguous access marked TC_OWNER_ATTR (memory.c) through a base
+ * pointer b computed once per program (outside every loop), its first element at a byte
+ * offset from b that is a multiple of B * T (B the chunk's bytes, T threads), touches the
+ * byte at address a only from thread ((a - b) / B) mod T. Two such accesses through the same
+ * b (or through b1, b2 with b1 - b2 a multiple of B * T) with the same B touch each address
+ * from the same thread, which orders them itself: no barrier between them (cross entropy's
+ * loop loads logits and stores the gradient in place, each thread its own chunks). Through
+ * bases not known to be congruent the barrier stays, run only when they are not (a uniform
+ * test of b1 - b2, scf.if around it: a conditional barrier). A conditional barrier orders
+ * nothing for the analysis of the others (they judge as if it were not there). */
 
-static bool is_barrier(MlirOperation op) {
+#define COND_BARRIER_MARK "tilec.cond_barrier"
+
+static bool marked(MlirOperation op, const char *mark) {
+  return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(mark)));
+}
+
+/* A barrier op (nvvm.barrier0 or the emulator's call), conditional ones included. */
+static bool any_barrier(MlirOperation op) {
   if (tc_op_is(op, "nvvm.barrier0")) return true;
   if (!tc_op_is(op, "func.call")) return false;
   MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("callee"));
   return !mlirAttributeIsNull(a) && mlirStringRefEqual(mlirSymbolRefAttrGetRootReference(a),
                                                        mlirStringRefCreateFromCString("tilec_rt_emu_barrier"));
 }
+
+/* A barrier that orders everything (not a conditional one). */
+static bool is_barrier(MlirOperation op) { return any_barrier(op) && !marked(op, COND_BARRIER_MARK); }
 
 static bool private_memory(MlirValue v) {
   if (!mlirValueIsAOpResult(v)) return false;
@@ -124,13 +145,18 @@ static bool private_memory(MlirValue v) {
  * an access through anything else counts as one of any buffer and of global memory. */
 enum { SHARED_R = 1, SHARED_W = 2, GLOBAL_R = 4, GLOBAL_W = 8, SHARED_ANY_R = 16, SHARED_ANY_W = 32, ALL = 63 };
 #define TRACKED 8
+typedef struct owned {
+  MlirValue base; /* the base pointer (defined outside every loop) */
+  int64_t bytes;  /* its chunks' bytes */
+} owned;
 typedef struct mem_access {
   unsigned bits;
-  int nr, nw;
-  const void *r[TRACKED], *w[TRACKED]; /* the shared buffers read, written */
+  int nr, nw, nor, now;
+  const void *r[TRACKED], *w[TRACKED];  /* the shared buffers read, written */
+  owned own_r[TRACKED], own_w[TRACKED]; /* the owned global accesses: reads, writes */
 } mem_access;
 
-static const mem_access NONE = {0, 0, 0, {0}, {0}}, EVERYTHING = {ALL, 0, 0, {0}, {0}};
+static const mem_access NONE = {0}, EVERYTHING = {.bits = ALL};
 
 static void add_buffer(mem_access *a, const void *buf, bool write) {
   const void **list = write ? a->w : a->r;
@@ -142,13 +168,58 @@ static void add_buffer(mem_access *a, const void *buf, bool write) {
   else list[(*n)++] = buf;
 }
 
+/* An owned access through o.base; past TRACKED of them, an access of any global memory. */
+static void add_owned(mem_access *a, owned o, bool write) {
+  owned *list = write ? a->own_w : a->own_r;
+  int *n = write ? &a->now : &a->nor;
+  for (int i = 0; i < *n; i++)
+    if (mlirValueEqual(list[i].base, o.base) && list[i].bytes == o.bytes) return;
+  if (*n == TRACKED) a->bits |= write ? GLOBAL_W : GLOBAL_R;
+  else list[(*n)++] = o;
+}
+
 static void merge(mem_access *a, const mem_access *b) {
   a->bits |= b->bits;
   for (int i = 0; i < b->nr; i++) add_buffer(a, b->r[i], false);
   for (int i = 0; i < b->nw; i++) add_buffer(a, b->w[i], true);
+  for (int i = 0; i < b->nor; i++) add_owned(a, b->own_r[i], false);
+  for (int i = 0; i < b->now; i++) add_owned(a, b->own_w[i], true);
 }
 
-static bool writes(const mem_access *a) { return (a->bits & (SHARED_W | GLOBAL_W)) != 0; }
+static bool writes(const mem_access *a) { return (a->bits & (SHARED_W | GLOBAL_W)) != 0 || a->now > 0; }
+static bool touches(const mem_access *a) { return a->bits || a->nor || a->now; }
+
+/* The pointer a memref view of a pointer (memory.c's tc_memref_from_ptr) was built from. */
+static MlirValue view_pointer(MlirValue m) {
+  if (!mlirValueIsAOpResult(m) || !tc_op_is(mlirOpResultGetOwner(m), "builtin.unrealized_conversion_cast"))
+    return (MlirValue){NULL};
+  MlirValue d = mlirOperationGetOperand(mlirOpResultGetOwner(m), 0);
+  MlirOperation last = {NULL};
+  for (int i = 0; i < 16 && mlirValueIsAOpResult(d) && tc_op_is(mlirOpResultGetOwner(d), "llvm.insertvalue"); i++) {
+    last = mlirOpResultGetOwner(d);
+    d = mlirOperationGetOperand(last, 0);
+  }
+  if (mlirOperationIsNull(last) || !mlirValueIsAOpResult(d) || !tc_op_is(mlirOpResultGetOwner(d), "llvm.mlir.poison"))
+    return (MlirValue){NULL};
+  return mlirOperationGetOperand(last, 1);
+}
+
+/* Is v computed once per program: not inside a loop? */
+static bool outside_loops(MlirValue v) {
+  MlirOperation o = mlirValueIsAOpResult(v) ? mlirOperationGetParentOperation(mlirOpResultGetOwner(v))
+                                            : mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+  for (; !mlirOperationIsNull(o) && !tc_op_is(o, "func.func"); o = mlirOperationGetParentOperation(o))
+    if (tc_op_is(o, "scf.for") || tc_op_is(o, "scf.while") || tc_op_is(o, "scf.parallel")) return false;
+  return !mlirOperationIsNull(o);
+}
+
+/* The owned access op makes through memref m (its TC_OWNER_ATTR kept by mark_owned), or a
+ * null base. */
+static owned owned_access(MlirOperation op, MlirValue m) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(TC_OWNER_ATTR));
+  if (mlirAttributeIsNull(a)) return (owned){{NULL}, 0};
+  return (owned){view_pointer(m), mlirDenseI64ArrayGetElement(a, 0)};
+}
 
 /* What an access through address v (memref or pointer) may touch. */
 static mem_access space_of(MlirValue v, bool write) {
@@ -188,12 +259,19 @@ static mem_access op_access(MlirOperation op) {
       MlirType t = mlirValueGetType(v);
       if (!mlirTypeIsAMemRef(t) && !mlirTypeIsALLVMPointerType(t)) continue;
       if (private_memory(v)) return NONE; /* the thread's own: registers */
+      owned o = owned_access(op, v);
+      if (!mlirValueIsNull(o.base)) {
+        add_owned(&a, o, kind == 2);
+        found = true;
+        continue;
+      }
       mem_access x = space_of(v, kind == 2);
       merge(&a, &x);
       found = true;
     }
     return found ? a : EVERYTHING;
   }
+  if (any_barrier(op) && marked(op, COND_BARRIER_MARK)) return NONE; /* orders nothing for the analysis */
   if (tc_op_is(op, "func.call")) {
     /* the emulator's thread id, shuffles and shared base touch nothing a barrier orders (a
      * shuffle is an exchange of registers on the GPU); anything else may */
@@ -232,10 +310,46 @@ static bool shares(const void *const *x, int nx, const void *const *y, int ny) {
   return false;
 }
 
+/* Base pointers of owned accesses that must be congruent (mod their chunks' bytes * T) for
+ * the accesses to need no barrier between them. */
+#define PAIRS (2 * TRACKED * TRACKED)
+typedef struct base_pairs {
+  int n;
+  MlirValue a[PAIRS], b[PAIRS];
+  int64_t bytes[PAIRS];
+} base_pairs;
+
+/* Owned accesses x (one of nx) then y: false when some pair must be ordered whatever the
+ * bases; pairs through different bases are added to *p. */
+static bool owned_pairs(const owned *x, int nx, const owned *y, int ny, base_pairs *p) {
+  for (int i = 0; i < nx; i++)
+    for (int j = 0; j < ny; j++) {
+      if (x[i].bytes != y[j].bytes) return false;
+      if (mlirValueEqual(x[i].base, y[j].base)) continue;
+      bool known = false;
+      for (int k = 0; k < p->n && !known; k++)
+        known =
+            p->bytes[k] == x[i].bytes && ((mlirValueEqual(p->a[k], x[i].base) && mlirValueEqual(p->b[k], y[j].base)) ||
+                                          (mlirValueEqual(p->a[k], y[j].base) && mlirValueEqual(p->b[k], x[i].base)));
+      if (known) continue;
+      if (p->n == PAIRS) return false;
+      p->a[p->n] = x[i].base;
+      p->b[p->n] = y[j].base;
+      p->bytes[p->n++] = x[i].bytes;
+    }
+  return true;
+}
+
 /* Must code doing x run before code doing y in other threads (one writes what the other
- * reads or writes)? */
-static bool conflict(const mem_access *x, const mem_access *y) {
-  if (((x->bits & GLOBAL_W) && (y->bits & (GLOBAL_R | GLOBAL_W))) || ((x->bits & GLOBAL_R) && (y->bits & GLOBAL_W)))
+ * reads or writes)? True when it must; false when not, or only where owned accesses go
+ * through bases of *p that are not congruent. */
+static bool conflict(const mem_access *x, const mem_access *y, base_pairs *p) {
+  bool xg = x->bits & (GLOBAL_R | GLOBAL_W) || x->nor || x->now,
+       yg = y->bits & (GLOBAL_R | GLOBAL_W) || y->nor || y->now;
+  if (((x->bits & GLOBAL_W) && yg) || ((y->bits & GLOBAL_W) && xg)) return true;
+  if (((x->bits & GLOBAL_R) && y->now) || ((y->bits & GLOBAL_R) && x->now)) return true;
+  if (!owned_pairs(x->own_w, x->now, y->own_r, y->nor, p) || !owned_pairs(x->own_w, x->now, y->own_w, y->now, p) ||
+      !owned_pairs(x->own_r, x->nor, y->own_w, y->now, p))
     return true;
   if ((x->bits & SHARED_W) && (y->bits & (SHARED_R | SHARED_W))) {
     if ((x->bits & SHARED_ANY_W) || (y->bits & (SHARED_ANY_R | SHARED_ANY_W))) return true;
@@ -246,6 +360,59 @@ static bool conflict(const mem_access *x, const mem_access *y) {
     if (shares(x->r, x->nr, y->w, y->nw)) return true;
   }
   return false;
+}
+
+typedef enum order { ORDER_NONE, ORDER_ALWAYS, ORDER_UNLESS_CONGRUENT } order;
+
+/* What a barrier between code doing x and code doing y must order (either way round). */
+static order order_of(const mem_access *x, const mem_access *y, base_pairs *p) {
+  p->n = 0;
+  if (conflict(x, y, p) || conflict(y, x, p)) return ORDER_ALWAYS;
+  return p->n ? ORDER_UNLESS_CONGRUENT : ORDER_NONE;
+}
+
+/* Is v defined where op runs (before it in its block or an enclosing one)? */
+static bool dominates(MlirValue v, MlirOperation op) {
+  MlirBlock blk =
+      mlirValueIsAOpResult(v) ? mlirOperationGetBlock(mlirOpResultGetOwner(v)) : mlirBlockArgumentGetOwner(v);
+  for (MlirOperation o = op; !mlirOperationIsNull(o); o = mlirOperationGetParentOperation(o)) {
+    if (!mlirBlockEqual(mlirOperationGetBlock(o), blk)) continue;
+    if (!mlirValueIsAOpResult(v)) return true;
+    for (MlirOperation q = mlirOpResultGetOwner(v); !mlirOperationIsNull(q); q = mlirOperationGetNextInBlock(q))
+      if (mlirOperationEqual(q, o)) return !mlirOperationEqual(q, mlirOpResultGetOwner(v));
+    return false;
+  }
+  return false;
+}
+
+/* Makes barrier `bar` run only when some pair of *p is not congruent: (a - b) mod (bytes * T)
+ * != 0, a uniform test (scf.if around it), and marks it conditional. False (nothing changed)
+ * when a base is not defined at the barrier or bytes * T is not a power of two. */
+static bool make_conditional(MlirOperation bar, const base_pairs *p, int64_t threads) {
+  for (int i = 0; i < p->n; i++) {
+    int64_t m = p->bytes[i] * threads;
+    if (m <= 0 || (m & (m - 1)) || !dominates(p->a[i], bar) || !dominates(p->b[i], bar)) return false;
+  }
+  MlirContext ctx = mlirOperationGetContext(bar);
+  tc_builder b;
+  tcb_init(&b, ctx);
+  b.loc = mlirOperationGetLocation(bar);
+  tcb_set_before(&b, bar);
+  MlirType i64 = tcb_int_type(ctx, 64);
+  MlirValue any = {NULL};
+  for (int i = 0; i < p->n; i++) {
+    MlirValue d = tcb_binary(&b, "arith.subi", tcb_cast(&b, "llvm.ptrtoint", p->a[i], i64),
+                             tcb_cast(&b, "llvm.ptrtoint", p->b[i], i64));
+    d = tcb_binary(&b, "arith.andi", d, tcb_const_int(&b, i64, p->bytes[i] * threads - 1));
+    MlirValue ne = tcb_cmpi(&b, "ne", d, tcb_const_int(&b, i64, 0));
+    any = mlirValueIsNull(any) ? ne : tcb_binary(&b, "arith.ori", any, ne);
+  }
+  tc_builder then;
+  tcb_if(&b, any, 0, NULL, &then, NULL);
+  MlirOperation y = tcb_op(&then, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  mlirOperationMoveBefore(bar, y);
+  mlirOperationSetAttributeByName(bar, mlirStringRefCreateFromCString(COND_BARRIER_MARK), mlirUnitAttrGet(ctx));
+  return true;
 }
 
 /* The op b emitted last. */
@@ -268,7 +435,10 @@ static mem_access access_since(MlirOperation from, const tc_builder *b) {
 
 MlirOperation tc_nvptx_last_op(const tc_builder *b) { return just_emitted(b); }
 
-bool tc_nvptx_touches_memory(MlirOperation from, const tc_builder *b) { return access_since(from, b).bits != 0; }
+bool tc_nvptx_touches_memory(MlirOperation from, const tc_builder *b) {
+  mem_access a = access_since(from, b);
+  return touches(&a);
+}
 
 /* What the ops of a block from `from` on do until the block's first barrier (or its end:
  * then also `after`, what runs after the block until the next barrier). A loop whose body
@@ -342,20 +512,48 @@ static mem_access loop_since(MlirBlock body, MlirOperation at, const mem_access 
   return a;
 }
 
+/* Is bar the only barrier at the top level of body? */
+static bool only_barrier(MlirBlock body, MlirOperation bar) {
+  for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+    if (is_barrier(o) && !mlirOperationEqual(o, bar)) return false;
+  return true;
+}
+
 /* Drops the barriers at the top level of an scf.for body that order nothing, one at a time,
  * each judged against the barriers still there: what ran since the barrier before it (the
  * previous trip's tail and, on the first trip, `pre`) and what runs until the one after it
  * (the next trip's head and, after the last, `exit`) do not conflict. A barrier nested in
- * the body's ops counts as an access of everything (it is kept, and so are its neighbours). */
-static void drop_loop_barriers(MlirBlock body, const mem_access *pre, const mem_access *exit) {
+ * the body's ops counts as an access of everything (it is kept, and so are its neighbours).
+ * The body's one barrier, when needed only for what ran before the loop (`pre`: a scalar
+ * store before cross entropy's gradient loop), moves out of the trips: a copy before `loop`
+ * orders `pre`, which becomes NONE (the caller's since), and the body's barrier is judged
+ * without it (dropped, or made conditional). */
+static void drop_loop_barriers(MlirOperation loop, mem_access *pre, const mem_access *exit, int64_t threads) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+  base_pairs pairs;
   for (bool dropped = true; dropped;) {
     dropped = false;
     for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o);
          o = mlirOperationGetNextInBlock(o)) {
       if (!is_barrier(o)) continue;
       mem_access since = loop_since(body, o, pre), until = loop_until(body, o, exit);
-      if (conflict(&since, &until) || conflict(&until, &since)) continue;
-      mlirOperationDestroy(o);
+      order k = order_of(&since, &until, &pairs);
+      if (k == ORDER_ALWAYS && touches(pre) && only_barrier(body, o)) {
+        /* the body's one barrier: without pre, can it go or be made conditional? */
+        mem_access trips = loop_since(body, o, &NONE);
+        order t = order_of(&trips, &until, &pairs);
+        MlirOperation copy = mlirOperationClone(o);
+        if (t == ORDER_NONE || (t == ORDER_UNLESS_CONGRUENT && make_conditional(o, &pairs, threads))) {
+          mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(loop), loop, copy);
+          *pre = NONE;
+          if (t == ORDER_NONE) mlirOperationDestroy(o);
+          dropped = true;
+          break;
+        }
+        mlirOperationDestroy(copy);
+      }
+      if (k == ORDER_ALWAYS || (k == ORDER_UNLESS_CONGRUENT && !make_conditional(o, &pairs, threads))) continue;
+      if (k == ORDER_NONE) mlirOperationDestroy(o);
       dropped = true;
       break;
     }
@@ -368,19 +566,21 @@ static void drop_loop_barriers(MlirBlock body, const mem_access *pre, const mem_
  * are blocks of their own (one runs, then what follows the if); a loop's body is seen
  * around its back edge (drop_loop_barriers: its barriers also order the next trip).
  * Returns what ran since the last barrier kept at the block's end. */
-static mem_access drop_barriers(MlirBlock block, mem_access since, const mem_access *after) {
+static mem_access drop_barriers(MlirBlock block, mem_access since, const mem_access *after, int64_t threads) {
+  base_pairs pairs;
   for (MlirOperation o = mlirBlockGetFirstOperation(block), next; !mlirOperationIsNull(o); o = next) {
     next = mlirOperationGetNextInBlock(o);
     if (is_barrier(o)) {
       mem_access until = access_until_barrier(next, after);
-      if (conflict(&since, &until) || conflict(&until, &since)) since = NONE;
-      else mlirOperationDestroy(o);
-      continue;
+      order k = order_of(&since, &until, &pairs);
+      if (k == ORDER_NONE) mlirOperationDestroy(o);
+      else if (k == ORDER_ALWAYS || !make_conditional(o, &pairs, threads)) since = NONE;
+      continue; /* a conditional barrier: since goes on (it orders nothing for the others) */
     }
     if (tc_op_is(o, "scf.for")) {
       mem_access exit = access_until_barrier(next, after);
       MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(o, 0));
-      drop_loop_barriers(body, &since, &exit);
+      drop_loop_barriers(o, &since, &exit, threads);
       MlirOperation last = {NULL};
       for (MlirOperation q = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(q);
            q = mlirOperationGetNextInBlock(q))
@@ -399,7 +599,7 @@ static mem_access drop_barriers(MlirBlock block, mem_access since, const mem_acc
       mem_access rest = access_until_barrier(next, after), out = NONE;
       for (intptr_t r = 0; r < mlirOperationGetNumRegions(o); r++) {
         MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(o, r));
-        mem_access x = mlirBlockIsNull(b) ? since : drop_barriers(b, since, &rest);
+        mem_access x = mlirBlockIsNull(b) ? since : drop_barriers(b, since, &rest, threads);
         merge(&out, &x);
       }
       if (mlirOperationGetNumRegions(o) < 2) merge(&out, &since);
@@ -426,10 +626,41 @@ static void *begin_kernel(tc_lower *L) {
   return calloc(1, sizeof(tc_nvptx_kernel));
 }
 
+/* Keeps the TC_OWNER_ATTR marks that make an access owned (see above: a base pointer outside
+ * every loop, the first element's offset a multiple of the chunk's bytes * T), drops the
+ * others (with a user pointer: the threads). */
+static MlirWalkResult mark_owned(MlirOperation op, void *user) {
+  MlirStringRef name = mlirStringRefCreateFromCString(TC_OWNER_ATTR);
+  MlirAttribute a = mlirOperationGetAttributeByName(op, name);
+  if (mlirAttributeIsNull(a)) return MlirWalkResultAdvance;
+  int64_t threads = *(const int64_t *)user, bytes = mlirDenseI64ArrayGetElement(a, 0);
+  int64_t offset_div = mlirDenseI64ArrayGetElement(a, 1);
+  MlirValue m = {NULL};
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op) && mlirValueIsNull(m); i++)
+    if (mlirTypeIsAMemRef(mlirValueGetType(mlirOperationGetOperand(op, i)))) m = mlirOperationGetOperand(op, i);
+  MlirValue base = mlirValueIsNull(m) ? m : view_pointer(m);
+  if (mlirValueIsNull(base) || !outside_loops(base) || bytes <= 0 || offset_div % (bytes * threads))
+    mlirOperationRemoveAttributeByName(op, name);
+  return MlirWalkResultAdvance;
+}
+
+/* Takes the analysis' marks off (the barrier ops' and the accesses'). */
+static MlirWalkResult unmark(MlirOperation op, void *user) {
+  (void)user;
+  mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(TC_OWNER_ATTR));
+  mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(COND_BARRIER_MARK));
+  return MlirWalkResultAdvance;
+}
+
 /* Drops the kernel's barriers that order nothing (see drop_barriers) and frees its state. */
 static void end_kernel(tc_lower *L) {
   tc_nvptx_kernel *k = L->backend_state;
-  if (!L->status) drop_barriers(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0)), NONE, &NONE);
+  int64_t threads = tc_target_threads(L->target);
+  if (!L->status) {
+    mlirOperationWalk(L->new_func, mark_owned, &threads, MlirWalkPreOrder);
+    drop_barriers(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0)), NONE, &NONE, threads);
+    mlirOperationWalk(L->new_func, unmark, NULL, MlirWalkPreOrder);
+  }
   if (k) free(k->carries);
   free(k);
 }
@@ -476,6 +707,7 @@ static void run_chunk(tc_lower *L, tc_builder *at, const tc_pos *pos, int64_t w,
   ch.tail_mask = tail_mask;
   ch.root = *pos;
   ch.slot = slot;
+  ch.dealt = true; /* chunk c on thread c mod T (emit_nest): its accesses may be marked owned */
   body(&ch, pos, user);
   *at = ch.b;
   tc_chunk_free(&ch);
@@ -559,7 +791,7 @@ static void sink_stores(MlirOperation from, const tc_builder *b) {
   for (MlirOperation o = mlirOperationGetNextInBlock(from);
        !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before); o = mlirOperationGetNextInBlock(o)) {
     mem_access a = access_of(o);
-    if (is_store(o) && a.bits) n++;
+    if (is_store(o) && touches(&a)) n++;
     else if (writes(&a)) return;
   }
   if (!n) return;
@@ -568,7 +800,10 @@ static void sink_stores(MlirOperation from, const tc_builder *b) {
   n = 0;
   for (MlirOperation o = mlirOperationGetNextInBlock(from);
        !mlirOperationIsNull(o) && !mlirOperationEqual(o, b->before); o = mlirOperationGetNextInBlock(o))
-    if (is_store(o) && access_of(o).bits) st[n++] = o;
+    if (is_store(o)) {
+      mem_access x = access_of(o);
+      if (touches(&x)) st[n++] = o;
+    }
   MlirOperation last = just_emitted(b);
   for (int i = 0; i < n; i++) {
     if (mlirOperationEqual(st[i], last)) continue; /* already last */
@@ -689,7 +924,7 @@ static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bou
   }
   mem_access a = access_since(before, &b);
   if (writes(&a)) tc_nvptx_barrier(L, &b);
-  if (!a.bits) mlirOperationDestroy(before);
+  if (!touches(&a)) mlirOperationDestroy(before);
 }
 
 /* ---- tiles in registers ------------------------------------------------------------------

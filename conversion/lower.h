@@ -82,7 +82,16 @@ struct tc_chunk {
   tc_memo memo;
   int slot; /* nvptx's unrolled nests: 1 + which of its thread's chunks this is (0: none), for
              * tiles kept in the thread's registers (backend.h, thread_tile) */
+  /* nvptx's nests dealt to threads: position p of a rank-1 nest runs on thread (p / width)
+   * mod threads; its contiguous accesses at the chunk's own position are marked with
+   * TC_OWNER_ATTR (memory.c) for the barrier analysis */
+  bool dealt;
 };
+
+/* On a contiguous vector access of a dealt chunk (tc_chunk.dealt): [chunk bytes, the largest
+ * power of two known to divide the byte offset of the tile's first element from its base
+ * pointer]. Thread (p / width) mod T touches the element at position p. */
+#define TC_OWNER_ATTR "tilec.owner"
 
 typedef enum tc_special_kind { TC_SPECIAL_BUFFER = 1, TC_SPECIAL_AFFINE = 2 } tc_special_kind;
 
@@ -112,13 +121,13 @@ struct tc_lower {
   const tc_target *target;
   const tc_backend *backend; /* what the nests become on the target (backend/backend.h) */
   tc_axis_analysis axis;
-  tc_valmap scalars;        /* old scalar value -> new value */
-  tc_valmap special;        /* old tile value -> tc_special */
-  tc_valmap in_group;       /* old op -> marker, for the group being formed */
-  tc_valmap views;          /* new base pointer -> tc_view */
+  tc_valmap scalars;         /* old scalar value -> new value */
+  tc_valmap special;         /* old tile value -> tc_special */
+  tc_valmap in_group;        /* old op -> marker, for the group being formed */
+  tc_valmap views;           /* new base pointer -> tc_view */
   tc_valmap aligned_buffers; /* new buffers tc_alloc_buffer got from the backend (64-byte aligned) */
-  tc_valmap dot_prefetched; /* old tile loads whose next-trip prefetch a dot spreads (dot.c) */
-  tc_builder b;             /* current insertion point (function body or a region) */
+  tc_valmap dot_prefetched;  /* old tile loads whose next-trip prefetch a dot spreads (dot.c) */
+  tc_builder b;              /* current insertion point (function body or a region) */
   MlirOperation new_func;
   MlirValue pid[3], grid[3];
   tilec_status *status;

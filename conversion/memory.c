@@ -332,6 +332,34 @@ static int64_t chunk_alignment(tc_chunk *c, MlirValue old_ptr, MlirType mem) {
   return a > elem ? a : 0;
 }
 
+/* Marks a contiguous vector access of a dealt chunk (tc_chunk.dealt) at the chunk's own
+ * position with TC_OWNER_ATTR, when the rank-1 pointer tile is a scalar base plus offsets
+ * (addptr of a splat) contiguous over the whole tile: element p is then at base + off0 + p,
+ * and the mark says how far off0 (bytes) is known to be aligned. Nothing otherwise. */
+static void note_owner(tc_chunk *c, MlirOperation access, MlirValue old_ptr, const tc_pos *pos, MlirType mem) {
+  int64_t shape[TC_RANK];
+  if (!c->dealt || !pos->chunked || pos->rank != 1 || c->root.rank != 1 ||
+      !mlirValueEqual(pos->idx[0], c->root.idx[0]) || tc_shape_of(mlirValueGetType(old_ptr), shape) != 1)
+    return;
+  tc_axis ax = tc_axis_of(&c->L->axis, old_ptr);
+  if (ax.rank != 1 || ax.contiguity[0] < shape[0]) return;
+  int64_t elem = (tcb_bitwidth(mem) + 7) / 8, div = TC_AXIS_MAX_DIV;
+  MlirValue v = old_ptr;
+  for (int depth = 0;; depth++) {
+    if (depth > 32 || !mlirValueIsAOpResult(v)) return;
+    MlirOperation d = mlirOpResultGetOwner(v);
+    tile_op_id k = tile_op_of(d);
+    if (k == TILE_SPLAT) break; /* the scalar base */
+    if (k != TILE_ADDPTR) return;
+    int64_t o = tc_axis_pow2_divisor(tc_axis_of(&c->L->axis, mlirOperationGetOperand(d, 1)).divisibility[0]);
+    if (o < div) div = o;
+    v = mlirOperationGetOperand(d, 0);
+  }
+  int64_t marks[2] = {c->width * elem, div >= TC_AXIS_MAX_DIV ? TC_AXIS_MAX_DIV : div * elem};
+  mlirOperationSetAttributeByName(access, mlirStringRefCreateFromCString(TC_OWNER_ATTR),
+                                  mlirDenseI64ArrayGet(c->L->ctx, 2, marks));
+}
+
 static MlirNamedAttribute alignment_attr(MlirContext ctx, int64_t bytes) {
   return tcb_named(ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(ctx, 64), bytes));
 }
@@ -580,6 +608,7 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
       int64_t align = chunk_alignment(c, old_ptr, mem);
       MlirNamedAttribute at = alignment_attr(L->ctx, align);
       r.vec = tcb_op1(b, "vector.load", vt, 2, ops, align ? 1 : 0, &at);
+      note_owner(c, mlirOpResultGetOwner(r.vec), old_ptr, pos, mem);
     } else {
       /* aligned too: a mask that is one value for the whole chunk becomes one predicated
        * vector access (LLVM's scalarization of a splat-masked load), not lane by lane */
@@ -587,6 +616,7 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
       int64_t align = chunk_alignment(c, old_ptr, mem);
       MlirNamedAttribute at = alignment_attr(L->ctx, align);
       r.vec = tcb_op1(b, "vector.maskedload", vt, 4, ops, align ? 1 : 0, &at);
+      note_owner(c, mlirOpResultGetOwner(r.vec), old_ptr, pos, mem);
     }
   } else {
     MlirValue offs = p.vec;
@@ -627,12 +657,12 @@ void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval 
       MlirValue ops[3] = {val, m, start};
       int64_t align = chunk_alignment(c, old_ptr, tcb_element_type(mlirValueGetType(val)));
       MlirNamedAttribute at = alignment_attr(L->ctx, align);
-      tcb_op(b, "vector.store", 0, NULL, 3, ops, align ? 1 : 0, &at);
+      note_owner(c, tcb_op(b, "vector.store", 0, NULL, 3, ops, align ? 1 : 0, &at), old_ptr, pos, mem);
     } else {
       MlirValue ops[4] = {m, start, mask, val};
       int64_t align = chunk_alignment(c, old_ptr, tcb_element_type(mlirValueGetType(val)));
       MlirNamedAttribute at = alignment_attr(L->ctx, align);
-      tcb_op(b, "vector.maskedstore", 0, NULL, 4, ops, align ? 1 : 0, &at);
+      note_owner(c, tcb_op(b, "vector.maskedstore", 0, NULL, 4, ops, align ? 1 : 0, &at), old_ptr, pos, mem);
     }
     return;
   }

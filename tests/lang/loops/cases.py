@@ -111,3 +111,19 @@ def cases():
         add(F, "gather_rows_nidx%d_block512" % NIDX, K, "gather_rows_kernel", (1,),
             dict(x_ptr=x, idx_ptr=idx, out_ptr=np.zeros(300, np.float32), NIDX=NIDX, N=300, BLOCK=512), ["out_ptr"],
             lambda a, NIDX=NIDX: {"out_ptr": a["x_ptr"][a["idx_ptr"][:NIDX]].sum(0).astype(np.float32)})
+
+    # A loop that reads x and writes x + SHIFT (the same buffer): trips ordered by a barrier on
+    # nvptx unless each element is read and written by one thread (backend/nvptx.c, owned
+    # accesses); integer-valued floats, so the sequential reference is exact.
+    def shifted_rewrite_ref(a, n, shift, BLOCK):
+        x = a["x_ptr"].copy()
+        for start in range(0, n, BLOCK):
+            end = min(start + BLOCK, n)
+            x[start + shift:end + shift] = x[start:end] * np.float32(2) + np.float32(1)
+        return {"x_ptr": x}
+    for n, shift, BLOCK in [(3000, 0, 1024), (3000, 512, 1024), (3000, 1024, 1024), (3000, 4, 1024), (3000, 3, 1024),
+                            (700, 100, 256)]:
+        x = ints(n + shift, (n + shift,), -4, 5)
+        add(F, "shifted_rewrite_n%d_shift%d_block%d" % (n, shift, BLOCK), K, "shifted_rewrite_kernel", (1,),
+            dict(x_ptr=x, n=n, SHIFT=shift, BLOCK=BLOCK), ["x_ptr"],
+            lambda a, n=n, shift=shift, BLOCK=BLOCK: shifted_rewrite_ref(a, n, shift, BLOCK))

@@ -139,3 +139,16 @@ def two_loops_kernel(x_ptr, out_ptr, N1, N2, BLOCK: tl.constexpr):
         acc2 += v * v
     tl.store(out_ptr + row * 2, s1)
     tl.store(out_ptr + row * 2 + 1, tl.sum(acc2, axis=0))
+
+
+@triton.jit
+def shifted_rewrite_kernel(x_ptr, n, SHIFT, BLOCK: tl.constexpr):
+    # Each trip reads BLOCK elements of x and writes them SHIFT elements further on, where
+    # the next trip reads them (0 < SHIFT): the trips must be ordered. nvptx: a barrier
+    # between them runs unless the two base pointers are congruent modulo the CTA's span of
+    # chunks (then each element is read and written by one thread: SHIFT 0, 512 with 4 warps).
+    dst = x_ptr + SHIFT
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + cols, mask=cols < n)
+        tl.store(dst + cols, v * 2.0 + 1.0, mask=cols < n)
