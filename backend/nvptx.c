@@ -1746,8 +1746,26 @@ static tilec_status *finish(LLVMModuleRef m, const tc_target *t) {
   return NULL;
 }
 
+/* Triton compiles for NVIDIA GPUs with floating-point contraction on (its enable_fp_fusion
+ * option, default true: LLVM's AllowFPOpFusion=Fast, ptxas --fmad=true), so a * b + c is one
+ * fma.rn. Every llvm.fmul/fadd/fsub gets the contract flag, which LLVM's instruction
+ * selection fuses by; the emulator's too, so that on a host with FMA it rounds as the GPU
+ * does. */
+static MlirWalkResult set_contract(MlirOperation op, void *user) {
+  if (tc_op_is(op, "llvm.fmul") || tc_op_is(op, "llvm.fadd") || tc_op_is(op, "llvm.fsub"))
+    mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("fastmathFlags"), *(MlirAttribute *)user);
+  return MlirWalkResultAdvance;
+}
+
+static void allow_contraction(MlirModule module) {
+  MlirAttribute flags =
+      mlirAttributeParseGet(mlirModuleGetContext(module), mlirStringRefCreateFromCString("#llvm.fastmath<contract>"));
+  mlirOperationWalk(mlirModuleGetOperation(module), set_contract, &flags, MlirWalkPreOrder);
+}
+
 static tilec_status *emit(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
                           char **out, size_t *len) {
+  allow_contraction(module);
   if (stage == TC_STAGE_OBJECT)
     return tilec_status_create(TILEC_ERROR_UNSUPPORTED,
                                "nvptx has no object files: build a library of one signature with -o (it embeds the "
@@ -1920,6 +1938,7 @@ static tilec_status *prepare_emu(LLVMModuleRef m, const tc_target *t) {
 
 static tilec_status *emit_emu(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
                               char **out, size_t *len) {
+  allow_contraction(module);
   return tc_llvm_emit(module, stage, t, opts, prepare_emu, NULL, out, len);
 }
 

@@ -64,7 +64,7 @@ def show(x_ptr, BLOCK: tl.constexpr):
 # chunks wholly inside `offs < n` are one aligned 128-bit access per operand (x, y: :16)
 # CHECK: ld.global.v4.b32
 # CHECK: ld.global.v4.b32
-# CHECK: add.rn.f32
+# CHECK: add{{(\.rn)?}}.f32
 # CHECK: st.global.v4.b32
 
 # W8: .target sm_90

@@ -3,7 +3,8 @@
 # 4, 2, 1), lane 0 of each warp leaves the warp's value in shared memory and, after a
 # barrier, every thread combines the warps' values. 64-bit values are shuffled in two
 # 32-bit halves. A reduction over a leading axis deals the
-# output's chunks to the threads instead (no shuffles). A scan deals each thread a run of
+# output's chunks to the threads instead (no shuffles); one over the last axis of a tile of
+# many rows gives each row to a group of 8-32 lanes (shuffles within the group). A scan deals each thread a run of
 # chunks: the runs' totals are scanned with shfl.sync.up in each warp, carried across warps
 # through shared memory, and each thread scans its run again from its carry.
 # RUN: %tilec compile %s -k total -s "*fp32, *fp32, i32, 1024" --target nvptx --emit ptx | FileCheck %s
@@ -43,7 +44,7 @@ def prefix(x_ptr, out_ptr, N: tl.constexpr):
 # CHECK: .visible .entry total(
 # CHECK-NOT: bar.sync
 # CHECK: shfl.sync.down.b32 {{.*}}, 16, 31, -1;
-# CHECK: add.rn.f32
+# CHECK: add{{(\.rn)?}}.f32
 # CHECK: shfl.sync.down.b32 {{.*}}, 8, 31, -1;
 # CHECK: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
 # CHECK: shfl.sync.down.b32 {{.*}}, 2, 31, -1;
@@ -55,7 +56,7 @@ def prefix(x_ptr, out_ptr, N: tl.constexpr):
 
 # F64: shfl.sync.down.b32 {{.*}}, 16, 31, -1;
 # F64: shfl.sync.down.b32 {{.*}}, 16, 31, -1;
-# F64: add.rn.f64
+# F64: add{{(\.rn)?}}.f64
 # F64: st.shared.b64
 
 # one warp: lane 0 holds the fold and broadcasts it through shared memory
@@ -64,10 +65,23 @@ def prefix(x_ptr, out_ptr, N: tl.constexpr):
 # ONEWARP: bar.sync 0
 # ONEWARP: ld.shared
 
-# argmax's (value, index) pairs go through the shuffles together
-# ROWS: shfl.sync.down.b32 {{.*}}, 16, 31, -1;
-# ROWS: shfl.sync.down.b32 {{.*}}, 16, 31, -1;
+# many rows: a row per group of 8 lanes (16 chunks of 4), argmax's (value, index) pairs
+# through the group's 3 shuffles together, no barrier until the result tile is complete;
+# the result (a 64-byte aligned shared buffer) read back 16 bytes at a time
+# ROWS: .visible .entry rows(
+# ROWS-NOT: bar.sync
 # ROWS: setp.gt.f32
+# ROWS-NOT: bar.sync
+# ROWS: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
+# ROWS: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
+# ROWS-NOT: bar.sync
+# ROWS: shfl.sync.down.b32 {{.*}}, 2, 31, -1;
+# ROWS-NOT: bar.sync
+# ROWS: shfl.sync.down.b32 {{.*}}, 1, 31, -1;
+# ROWS-NOT: bar.sync
+# ROWS: st.shared.b32
+# ROWS: bar.sync 0
+# ROWS: ld.shared.v4.b32
 
 # COLS-NOT: shfl.sync
 # COLS: max.f32
