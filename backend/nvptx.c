@@ -1765,7 +1765,7 @@ static void allow_contraction(MlirModule module) {
 
 static tilec_status *emit(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
                           char **out, size_t *len) {
-  allow_contraction(module);
+  if (opts->fp_fusion) allow_contraction(module);
   if (stage == TC_STAGE_OBJECT)
     return tilec_status_create(TILEC_ERROR_UNSUPPORTED,
                                "nvptx has no object files: build a library of one signature with -o (it embeds the "
@@ -1938,7 +1938,7 @@ static tilec_status *prepare_emu(LLVMModuleRef m, const tc_target *t) {
 
 static tilec_status *emit_emu(MlirModule module, tc_stage stage, const tc_target *t, const tc_codegen_options *opts,
                               char **out, size_t *len) {
-  allow_contraction(module);
+  if (opts->fp_fusion) allow_contraction(module);
   return tc_llvm_emit(module, stage, t, opts, prepare_emu, NULL, out, len);
 }
 

@@ -89,7 +89,7 @@ void tilec_compiler_destroy(tilec_compiler *c) {
 uint32_t tilec_compiler_checks(const tilec_compiler *c) { return c ? c->checks : 0; }
 
 static tc_codegen_options codegen_options(const tilec_compiler *c) {
-  tc_codegen_options o = {c->opts.opt_level, c->opts.fast_math, c->opts.debug_info, c->checks};
+  tc_codegen_options o = {c->opts.opt_level, c->opts.fast_math, c->opts.debug_info, c->checks, !c->opts.no_fp_fusion};
   if (c->opts.reference && o.opt_level > 1) o.opt_level = 1; /* no vectorizer on the reference */
   return o;
 }

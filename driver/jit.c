@@ -200,6 +200,7 @@ static jit_key cache_key(const tilec_compiler *c, const tilec_kernel_spec *spec)
   key_str(h, c->opts.target);
   key_int(h, c->opts.opt_level);
   key_int(h, c->opts.fast_math);
+  key_int(h, c->opts.no_fp_fusion);
   key_int(h, c->opts.debug_info);
   key_int(h, c->checks); /* resolved: the same code whichever way it was asked for */
   key_int(h, c->opts.reference);

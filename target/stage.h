@@ -29,6 +29,7 @@ typedef struct tc_codegen_options {
   bool fast_math;  /* SLEEF _u35 and fast-math flags */
   bool debug_info; /* DWARF line tables */
   uint32_t checks; /* TILEC_CHECKS_* to instrument, as driver/checks.c resolved them */
+  bool fp_fusion;  /* GPU backends: a * b + c may become one fma (Triton's enable_fp_fusion) */
 } tc_codegen_options;
 
 #endif

@@ -67,6 +67,7 @@ static int set_arch(void *d, const char *v) { return flags(d)->arch = v, 0; }
 static int set_ptx_version(void *d, const char *v) { return flags(d)->ptx_version = v, 0; }
 static int set_debug(void *d, const char *v) { return (void)v, flags(d)->debug = true, 0; }
 static int set_fast_math(void *d, const char *v) { return (void)v, flags(d)->fast_math = true, 0; }
+static int set_no_fp_fusion(void *d, const char *v) { return (void)v, flags(d)->no_fp_fusion = true, 0; }
 static int set_check_bounds(void *d, const char *v) { return (void)v, flags(d)->checks |= TILEC_CHECKS_BOUNDS, 0; }
 static int set_check_nan(void *d, const char *v) { return (void)v, flags(d)->checks |= TILEC_CHECKS_NAN, 0; }
 static int set_check_races(void *d, const char *v) { return (void)v, flags(d)->checks |= TILEC_CHECKS_RACES, 0; }
@@ -136,6 +137,8 @@ const cli_option cli_compile_flag_rows[] = {
      set_debug},
     {"--fast-math", NULL, NULL, false, CLI_COMPILE | CLI_RUN | CLI_OPT, "faster, less exact math (SLEEF _u35)",
      set_fast_math},
+    {"--no-fp-fusion", NULL, NULL, false, CLI_COMPILE | CLI_RUN | CLI_OPT,
+     "nvptx, nvptx-emu: no fma from a * b + c (Triton's enable_fp_fusion=False)", set_no_fp_fusion},
     {"--check", NULL, "LIST", true, CLI_COMPILE | CLI_RUN | CLI_OPT,
      "debug checks: all, none, or some of bounds,nan,races,init", set_checks},
     {"--check-bounds", NULL, NULL, false, CLI_COMPILE | CLI_RUN | CLI_OPT, "the same as --check bounds",
@@ -160,6 +163,7 @@ void cli_apply_compile_flags(const cli_compile_flags *f, tilec_compile_options *
   if (f->opt_level >= 0) co->opt_level = f->opt_level;
   co->debug_info = f->debug;
   co->fast_math = f->fast_math;
+  co->no_fp_fusion = f->no_fp_fusion;
   co->checks |= f->checks;
 }
 #endif

@@ -43,7 +43,7 @@ typedef struct cli_compile_flags {
   const char *target, *arch, *ptx_version;
   uint32_t num_warps; /* 0: the target's default (the rule: target/, tc_target_check_num_warps) */
   int opt_level;      /* -1: the compiler's default */
-  bool debug, fast_math;
+  bool debug, fast_math, no_fp_fusion;
   uint32_t checks;  /* --check LIST and --check-bounds/--check-nan/--check-races: TILEC_CHECKS_* */
   const char *emit; /* --emit / --stage STAGE as written (NULL: none) */
 #ifndef TILEC_RUN_EXEC_ONLY

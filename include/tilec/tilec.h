@@ -45,6 +45,9 @@ typedef struct tilec_compile_options {
                             * lowest (sm_80: 7.0, sm_90: 7.8, ...); lower than that is refused */
   uint32_t checks;         /* TILEC_CHECKS_* classes to instrument, added to the check_* flags
                           * above (tilec_compile_options_init sets it from TILEC_CHECK) */
+  bool no_fp_fusion;       /* targets "nvptx", "nvptx-emu": round every product and sum on its
+                          * own (Triton's enable_fp_fusion=False); by default a * b + c may be
+                          * one fma, as Triton compiles for NVIDIA GPUs. CPU targets never fuse. */
 } tilec_compile_options;
 
 /* Fills the defaults, then the debug checks the environment asks for (tilec_checks_from_env;
