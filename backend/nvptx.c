@@ -9,13 +9,17 @@
  * lives in dynamic shared memory;
  * reductions and scans are computed by the threads together through warp shuffles and
  * shared memory (backend/nvptx_reduce.c); dot and sort are computed whole by every thread
- * into its own buffers (no mma.sync yet). Math goes to libdevice (__nv_* functions, linked from the
- * libdevice.10.bc found on the system), and each kernel gets a PTX entry taking the
+ * into its own buffers (no mma.sync yet). Math follows Triton on NVIDIA: fp32 `/` is div.full.f32,
+ * tl.exp ex2.approx.f32 of x * log2(e), tl.exp2/sqrt/rsqrt their .approx.ftz instructions
+ * (the accurate forms div_rn, sqrt_rn, libdevice.exp/exp2 stay IEEE / libdevice), the other
+ * functions libdevice's (__nv_* functions, linked from the libdevice.10.bc found on the
+ * system), and each kernel gets a PTX entry taking the
  * kernel's parameters and reading its program id from %ctaid. device_print/device_assert
  * run on thread 0 through CUDA's vprintf/__assertfail.
  *
  * tc_backend_nvptx_emu runs the same lowering on this CPU: thread ids, barriers and shared
- * memory come from runtime/emu.c, each program is a CTA of real threads, math is SLEEF.
+ * memory come from runtime/emu.c, each program is a CTA of real threads, math is SLEEF
+ * (tl.exp in the GPU's form, exp2 of x * log2(e)).
  * In: a target with is_nvptx or gpu_emulation. Out: the two backends. */
 #include "backend/nvptx.h"
 
@@ -1402,7 +1406,7 @@ MlirValue tc_nvptx_alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes
   return tcb_op1(&eb, "memref.cast", memref_type, 1, &dyn, 0, NULL);
 }
 
-/* ---- math: libdevice ------------------------------------------------------------------- */
+/* ---- math: Triton's instructions, libdevice -------------------------------------------- */
 
 /* math ops NVPTX has no instruction for, and their libdevice names (f32 adds 'f'). */
 static const struct {
@@ -1423,9 +1427,43 @@ static const char *libdevice_fn(MlirOperation op) {
   return NULL;
 }
 
-static bool has_libdevice_fn(MlirOperation op, void *user) {
+/* How one math op is computed on NVIDIA (docs/NVPTX.md, "Math accuracy"). Triton's
+ * instructions (its NVIDIA ElementwiseOpToLLVM.cpp; exp2, sqrt and rsqrt are what its
+ * libdevice calls become with __CUDA_FTZ=1), for fp32 and for fp16/bf16 computed in fp32:
+ * `/` is div.full.f32 (2 ulp), tl.exp ex2.approx.f32 of x * log2(e), tl.exp2
+ * ex2.approx.ftz.f32, tl.sqrt sqrt.approx.ftz.f32, tl.rsqrt rsqrt.approx.ftz.f32. The
+ * accurate forms (TC_ATTR_PRECISE: div_rn, fdiv(ieee_rounding=True), sqrt_rn, libdevice.exp,
+ * libdevice.exp2) and fp64 keep IEEE division and square root (LLVM's div.rn, sqrt.rn) and
+ * libdevice; the other functions are libdevice's without __CUDA_FTZ (subnormals kept: the
+ * prelude's ldexp/ilogb rely on them). */
+typedef struct {
+  char fn[32];  /* the callee: an NVVM intrinsic or __nv_NAME[f]; "" leaves the op to LLVM */
+  double scale; /* the argument is multiplied by this first (0: not) */
+} nv_math;
+
+static bool nvptx_math_of(MlirOperation op, nv_math *m) {
+  if (mlirOperationGetNumResults(op) != 1) return false;
+  MlirType elem = tcb_element_type(mlirValueGetType(mlirOperationGetResult(op, 0)));
+  bool fp32 = tcb_is_float(elem) && (tcb_bitwidth(elem) == 16 || tcb_bitwidth(elem) == 32) && !tc_op_is_precise(op);
+  m->fn[0] = 0;
+  m->scale = 0;
+  if (tc_op_is(op, "arith.divf") && fp32) snprintf(m->fn, sizeof m->fn, "llvm.nvvm.div.full");
+  else if (tc_op_is(op, "math.sqrt") && fp32) snprintf(m->fn, sizeof m->fn, "llvm.nvvm.sqrt.approx.ftz.f");
+  else if (tc_op_is(op, "math.rsqrt") && fp32) snprintf(m->fn, sizeof m->fn, "llvm.nvvm.rsqrt.approx.ftz.f");
+  else if (tc_op_is(op, "math.exp2") && fp32) snprintf(m->fn, sizeof m->fn, "llvm.nvvm.ex2.approx.ftz.f32");
+  else if (tc_op_is(op, "math.exp") && fp32) {
+    snprintf(m->fn, sizeof m->fn, "llvm.nvvm.ex2.approx.f32");
+    m->scale = 1.4426950408889634; /* log2(e), rounded to fp32 as Triton's constant */
+  } else if (libdevice_fn(op)) {
+    snprintf(m->fn, sizeof m->fn, "__nv_%s%s", libdevice_fn(op), tcb_bitwidth(elem) != 64 ? "f" : "");
+  }
+  return m->fn[0] != 0;
+}
+
+static bool has_nvptx_math(MlirOperation op, void *user) {
   (void)user;
-  return libdevice_fn(op) != NULL;
+  nv_math m;
+  return nvptx_math_of(op, &m);
 }
 
 static MlirOperation find_func(MlirModule m, const char *name) {
@@ -1455,8 +1493,20 @@ static void declare_fn(MlirModule m, const char *name, int nargs, MlirType t) {
   tcb_op_regions(&b, "func.func", 0, NULL, 0, NULL, 3, attrs, 1, &r);
 }
 
-/* One math op as libdevice calls, lane by lane for vectors. */
-static tilec_status *call_libdevice(MlirModule m, MlirOperation op) {
+/* One lane: the call on its operands (fp16/bf16 widened to fp32 and the result rounded once). */
+static MlirValue call_lane(tc_builder *b, const nv_math *nm, MlirNamedAttribute callee, int nargs, MlirValue *args,
+                           MlirType elem, MlirType calc) {
+  bool widen = tcb_bitwidth(elem) == 16;
+  for (int i = 0; i < nargs; i++) {
+    if (widen) args[i] = tcb_cast(b, "arith.extf", args[i], calc);
+    if (nm->scale) args[i] = tcb_binary(b, "arith.mulf", args[i], tcb_const_float(b, calc, nm->scale));
+  }
+  MlirValue out = tcb_op1(b, "func.call", calc, nargs, args, 1, &callee);
+  return widen ? tcb_cast(b, "arith.truncf", out, elem) : out;
+}
+
+/* One math op as calls of nm->fn, lane by lane for vectors. */
+static tilec_status *call_nvptx_math(MlirModule m, MlirOperation op, const nv_math *nm) {
   MlirContext ctx = mlirModuleGetContext(m);
   MlirValue res = mlirOperationGetResult(op, 0);
   MlirType t = mlirValueGetType(res), elem = tcb_element_type(t);
@@ -1467,30 +1517,24 @@ static tilec_status *call_libdevice(MlirModule m, MlirOperation op) {
                                (int)opname.length, opname.data, bits);
   /* fp16 and bf16: computed in fp32 and rounded once (libdevice has no half functions) */
   MlirType calc = bits == 16 ? mlirF32TypeGet(ctx) : elem;
-  char name[64];
-  snprintf(name, sizeof name, "__nv_%s%s", libdevice_fn(op), bits != 64 ? "f" : "");
   int nargs = (int)mlirOperationGetNumOperands(op);
   if (nargs < 1 || nargs > 2)
     return tilec_status_create(TILEC_ERROR_INTERNAL, "'%.*s' with %d operands", (int)opname.length, opname.data, nargs);
-  declare_fn(m, name, nargs, calc);
+  declare_fn(m, nm->fn, nargs, calc);
   tc_builder b;
   tcb_init(&b, ctx);
   b.loc = mlirOperationGetLocation(op);
   tcb_set_before(&b, op);
   MlirNamedAttribute callee =
-      tcb_named(ctx, "callee", mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(name)));
+      tcb_named(ctx, "callee", mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(nm->fn)));
   int64_t lanes = mlirTypeIsAVector(t) ? mlirShapedTypeGetDimSize(t, 0) : 0;
   if (mlirTypeIsAVector(t) && mlirShapedTypeGetRank(t) != 1)
-    return tilec_status_create(TILEC_ERROR_INTERNAL, "libdevice call on a %d-d vector", (int)mlirShapedTypeGetRank(t));
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "%s call on a %d-d vector", nm->fn, (int)mlirShapedTypeGetRank(t));
   MlirValue out;
   if (!lanes) {
     MlirValue args[2];
-    for (int i = 0; i < nargs; i++) {
-      args[i] = mlirOperationGetOperand(op, i);
-      if (bits == 16) args[i] = tcb_cast(&b, "arith.extf", args[i], calc);
-    }
-    out = tcb_op1(&b, "func.call", calc, nargs, args, 1, &callee);
-    if (bits == 16) out = tcb_cast(&b, "arith.truncf", out, elem);
+    for (int i = 0; i < nargs; i++) args[i] = mlirOperationGetOperand(op, i);
+    out = call_lane(&b, nm, callee, nargs, args, elem, calc);
   } else {
     MlirValue *vals = malloc(sizeof *vals * (size_t)lanes);
     if (!vals) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
@@ -1500,10 +1544,8 @@ static tilec_status *call_libdevice(MlirModule m, MlirOperation op) {
       for (int i = 0; i < nargs; i++) {
         MlirValue v = mlirOperationGetOperand(op, i);
         args[i] = tcb_op1(&b, "vector.extract", elem, 1, &v, 1, &at);
-        if (bits == 16) args[i] = tcb_cast(&b, "arith.extf", args[i], calc);
       }
-      vals[l] = tcb_op1(&b, "func.call", calc, nargs, args, 1, &callee);
-      if (bits == 16) vals[l] = tcb_cast(&b, "arith.truncf", vals[l], elem);
+      vals[l] = call_lane(&b, nm, callee, nargs, args, elem, calc);
     }
     out = tcb_op1(&b, "vector.from_elements", t, lanes, vals, 0, NULL);
     free(vals);
@@ -1515,13 +1557,16 @@ static tilec_status *call_libdevice(MlirModule m, MlirOperation op) {
 
 static tilec_status *lower_math(MlirModule module, const tc_target *t, bool fast_math) {
   (void)t;
-  (void)fast_math; /* libdevice has one accuracy; the FTZ choice is __nvvm_reflect's default */
+  (void)fast_math; /* Triton's instructions are already its fast forms; libdevice has one accuracy */
   MlirOperation *ops;
   int n;
-  if (!tcb_collect(mlirModuleGetOperation(module), has_libdevice_fn, NULL, &ops, &n))
+  if (!tcb_collect(mlirModuleGetOperation(module), has_nvptx_math, NULL, &ops, &n))
     return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
   tilec_status *st = NULL;
-  for (int i = 0; i < n && !st; i++) st = call_libdevice(module, ops[i]);
+  for (int i = 0; i < n && !st; i++) {
+    nv_math nm;
+    if (nvptx_math_of(ops[i], &nm)) st = call_nvptx_math(module, ops[i], &nm);
+  }
   free(ops);
   return st;
 }
@@ -1942,7 +1987,49 @@ static tilec_status *emit_emu(MlirModule module, tc_stage stage, const tc_target
   return tc_llvm_emit(module, stage, t, opts, prepare_emu, NULL, out, len);
 }
 
+/* tl.exp on fp32 (fp16/bf16 computed in fp32) in Triton's form, not the accurate one. */
+static bool is_fast_exp(MlirOperation op, void *user) {
+  (void)user;
+  if (!tc_op_is(op, "math.exp") || tc_op_is_precise(op)) return false;
+  MlirType elem = tcb_element_type(mlirValueGetType(mlirOperationGetResult(op, 0)));
+  return tcb_is_float(elem) && (tcb_bitwidth(elem) == 16 || tcb_bitwidth(elem) == 32);
+}
+
+/* t with fp32 elements (a vector's shape kept). */
+static MlirType as_f32(MlirType t) {
+  MlirType f32 = mlirF32TypeGet(mlirTypeGetContext(t));
+  if (!mlirTypeIsAVector(t)) return f32;
+  int64_t shape[TC_RANK];
+  intptr_t r = mlirShapedTypeGetRank(t);
+  for (intptr_t i = 0; i < r && i < TC_RANK; i++) shape[i] = mlirShapedTypeGetDimSize(t, i);
+  return mlirVectorTypeGet(r, shape, f32);
+}
+
+/* nvptx-emu computes math on this CPU (SLEEF, docs/NVPTX.md "Math accuracy"): division and
+ * square root exactly, the functions to SLEEF's bounds, except tl.exp, computed as the GPU
+ * does, 2^(x * log2(e)) with the product rounded to fp32 (exp2 to 1 ulp here where the GPU's
+ * ex2.approx has 2^-22): the emulator shows the error that product has for large |x|. */
 static tilec_status *lower_math_emu(MlirModule module, const tc_target *t, bool fast_math) {
+  MlirOperation *ops;
+  int n;
+  if (!tcb_collect(mlirModuleGetOperation(module), is_fast_exp, NULL, &ops, &n))
+    return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  for (int i = 0; i < n; i++) {
+    tc_builder b;
+    tcb_init(&b, mlirModuleGetContext(module));
+    b.loc = mlirOperationGetLocation(ops[i]);
+    tcb_set_before(&b, ops[i]);
+    MlirValue res = mlirOperationGetResult(ops[i], 0), x = mlirOperationGetOperand(ops[i], 0);
+    MlirType t0 = mlirValueGetType(res), calc = as_f32(t0);
+    bool widen = tcb_bitwidth(tcb_element_type(t0)) == 16;
+    if (widen) x = tcb_cast(&b, "arith.extf", x, calc);
+    MlirValue p = tcb_binary(&b, "arith.mulf", x, tcb_const_float(&b, calc, 1.4426950408889634));
+    MlirValue e = tcb_cast(&b, "math.exp2", p, calc);
+    if (widen) e = tcb_cast(&b, "arith.truncf", e, t0);
+    mlirValueReplaceAllUsesOfWith(res, e);
+    mlirOperationDestroy(ops[i]);
+  }
+  free(ops);
   return tc_backend_cpu.lower_math(module, t, fast_math);
 }
 

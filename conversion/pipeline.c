@@ -8,6 +8,7 @@
 
 #include "backend/backend.h"
 #include "conversion/steps.h"
+#include "dialects/ir_util.h"
 #include <mlir-c/Diagnostics.h>
 #include <mlir-c/Pass.h>
 #include <mlir-c/RegisterEverything.h>
@@ -140,7 +141,9 @@ static tilec_status *step_vector(MlirModule *m, const tc_target *t, const tc_cod
   tc_diag_capture_end(&cap);
   if (!ok) return tilec_status_create(TILEC_ERROR_INTERNAL, "the vector-stage IR does not verify: %s", cap.text);
   if ((st = run_passes(vec, "builtin.module(canonicalize, cse)", "vector-stage clean-up"))) return st;
-  return tc_backend_for(t)->lower_math(vec, t, o->fast_math);
+  st = tc_backend_for(t)->lower_math(vec, t, o->fast_math);
+  tc_strip_precise(mlirModuleGetOperation(vec)); /* the marker was for lower_math alone */
+  return st;
 }
 
 static tilec_status *step_llvm_dialect(MlirModule *m, const tc_target *t, const tc_codegen_options *o) {

@@ -129,3 +129,23 @@ MlirOperation tc_clone_elementwise(tc_builder *b, MlirOperation op, const MlirVa
   for (intptr_t i = 0; i < nattr; i++) attrs[i] = mlirOperationGetAttribute(op, i);
   return tcb_op(b, buf, 1, &result, mlirOperationGetNumOperands(op), operands, nattr, attrs);
 }
+
+/* ---- the accurate form of a math op ------------------------------------------------------ */
+
+bool tc_op_is_precise(MlirOperation op) {
+  return !mlirAttributeIsNull(
+      mlirOperationGetDiscardableAttributeByName(op, mlirStringRefCreateFromCString(TC_ATTR_PRECISE)));
+}
+
+void tc_op_set_precise(MlirOperation op) {
+  MlirContext ctx = mlirOperationGetContext(op);
+  mlirOperationSetDiscardableAttributeByName(op, mlirStringRefCreateFromCString(TC_ATTR_PRECISE), mlirUnitAttrGet(ctx));
+}
+
+static MlirWalkResult strip_one(MlirOperation op, void *user) {
+  (void)user;
+  mlirOperationRemoveDiscardableAttributeByName(op, mlirStringRefCreateFromCString(TC_ATTR_PRECISE));
+  return MlirWalkResultAdvance;
+}
+
+void tc_strip_precise(MlirOperation root) { mlirOperationWalk(root, strip_one, NULL, MlirWalkPreOrder); }

@@ -47,4 +47,16 @@ MlirOperation tc_clone_elementwise(tc_builder *b, MlirOperation op, const MlirVa
 bool tc_is_guarded_int_op(const char *name);
 MlirOperation tc_build_guarded_int_op(tc_builder *b, const char *name, MlirValue x, MlirValue y, MlirType t);
 
+/* --- the accurate form of a math op ----------------------------------------------------- */
+/* A unit attribute the frontend puts on arith.divf, math.sqrt and math.exp where the source
+ * asks for the accurate form (tl.div_rn, tl.fdiv(ieee_rounding=True), tl.sqrt_rn,
+ * libdevice.exp). The nvptx backend then keeps IEEE division and square root and
+ * libdevice's __nv_expf instead of Triton's approximate instructions (docs/NVPTX.md, "Math
+ * accuracy"); CPU targets compute every form accurately. Elementwise clones keep it; the
+ * pipeline removes it after the backend's lower_math. */
+#define TC_ATTR_PRECISE "tilec.precise"
+bool tc_op_is_precise(MlirOperation op);
+void tc_op_set_precise(MlirOperation op);
+void tc_strip_precise(MlirOperation root); /* removes the attribute from every op under root */
+
 #endif

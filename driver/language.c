@@ -58,6 +58,7 @@ static void build_table(void) {
   for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
     for (const cg_builtin *b = families[f].rows; b->name && ntable < MAX_FUNCTIONS; b++) {
       if (find(b->name)) continue;
+      if (strchr(b->name, '.')) continue; /* "libdevice.exp": a libdevice name's own row, not tl's */
       const char *refusal = NULL;
       if (!b->fn) refusal = b->data ? b->data : "not supported yet";
       table[ntable++] = (tilec_language_function){.name = b->name, .group = families[f].group, .refusal = refusal};

@@ -136,6 +136,10 @@ tc_val cg_module_attr(tc_cg *cg, const tc_val *m, const char *attr, tc_loc loc) 
       const tc_func *pf = tc_module_find(cg->prelude, attr);
       if (pf) return (tc_val){.kind = TV_JITFN, .fn = pf};
     }
+    /* libdevice.exp/exp2 are libdevice's __nv_expf/__nv_exp2f on NVIDIA, tl.exp/exp2
+     * Triton's ex2.approx forms */
+    if (!strcmp(attr, "exp")) return builtin(cg, "tl", "libdevice.exp");
+    if (!strcmp(attr, "exp2")) return builtin(cg, "tl", "libdevice.exp2");
     if (cg_builtin_find(attr)) return builtin(cg, "tl", attr);
     return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "libdevice function '%s' is not supported", attr);
   }

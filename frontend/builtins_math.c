@@ -1,9 +1,11 @@
 /* frontend/builtins_math.c — the elementwise math builtins: tl.exp ... tl.cbrt (one math.*
  * op each, also libdevice's names), abs, minimum/maximum, clamp, fma, sigmoid, fdiv/div_rn,
- * pow, atan2, fmod, isnan/isinf, umulhi. In: call arguments (registry rows below).
- * Out: math/arith ops on float tensors, or Triton's errors for other types. */
+ * pow, atan2, fmod, isnan/isinf, umulhi. The accurate forms (div_rn, fdiv(ieee_rounding=True),
+ * sqrt_rn, libdevice.exp/exp2) carry TC_ATTR_PRECISE for the nvptx backend. In: call arguments
+ * (registry rows below). Out: math/arith ops on float tensors, or Triton's errors for other types. */
 #include "frontend/builtins.h"
 
+#include "dialects/ir_util.h"
 #include "frontend/parser.h"
 
 #include <math.h>
@@ -111,10 +113,42 @@ static tc_val binary_math(tc_cg *cg, const char *op, tc_val x, tc_val y, const c
   return tv_tensor(tcb_binary(&cg->b, op, x.v, y.v), ct, rank, shape);
 }
 
-/* tl.fdiv / tl.div_rn: division rounded as IEEE's */
-static tc_val div_ieee(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
-  if (a->nargs < 2) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.%s() takes 2 arguments", b->name);
-  return binary_math(cg, "arith.divf", a->args[0], a->args[1], b->name, loc);
+/* The op defining v computes the accurate form (TC_ATTR_PRECISE: IEEE division and square
+ * root, libdevice's function on NVIDIA instead of Triton's approximate instruction). */
+static tc_val precise(tc_cg *cg, tc_val v) {
+  if (!cg->err && v.kind == TV_TENSOR && mlirValueIsAOpResult(v.v)) tc_op_set_precise(mlirOpResultGetOwner(v.v));
+  return v;
+}
+
+/* tl.div_rn: division rounded as IEEE's on every target */
+static tc_val div_rn(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  return precise(cg, binary_math(cg, "arith.divf", *cg_arg(a, &b->sig, "x"), *cg_arg(a, &b->sig, "y"), b->name, loc));
+}
+
+/* tl.fdiv(x, y, ieee_rounding=False, approx=False): Triton's `/` (div.full.f32 on NVIDIA)
+ * unless ieee_rounding asks for IEEE rounding; approx (Triton's div.approx.f32, fp32 only)
+ * is computed as the default division here, never less accurate. */
+static tc_val fdiv_fn(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  bool ieee = false, approx = false;
+  const tc_val *ir = cg_arg(a, &b->sig, "ieee_rounding"), *ap = cg_arg(a, &b->sig, "approx");
+  if ((ir && !cg_truthy_constexpr(cg, ir, loc, &ieee)) || (ap && !cg_truthy_constexpr(cg, ap, loc, &approx)))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.fdiv's ieee_rounding and approx must be constexpr bools");
+  if (ieee && approx) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "approx and ieee_rounding cannot both be True");
+  tc_val x = *cg_arg(a, &b->sig, "x"), y = *cg_arg(a, &b->sig, "y");
+  if (approx &&
+      ((x.kind == TV_TENSOR && x.ty.dt != TILEC_DTYPE_F32) || (y.kind == TV_TENSOR && y.ty.dt != TILEC_DTYPE_F32)))
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "approx division requires float32 operands");
+  tc_val r = binary_math(cg, "arith.divf", x, y, "fdiv", loc);
+  return ieee ? precise(cg, r) : r;
+}
+
+/* tl.NAME(x) in its accurate form: tl.sqrt_rn (sqrt.rn on NVIDIA where tl.sqrt is
+ * sqrt.approx), libdevice.exp (__nv_expf where tl.exp is ex2.approx of x * log2(e)),
+ * libdevice.exp2 (__nv_exp2f, subnormal results kept, where tl.exp2 is ex2.approx.ftz). */
+static tc_val math_unary_precise(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  tc_val x = cg_positional(cg, a, b->sig.fn, 1, loc);
+  if (cg->err) return x;
+  return precise(cg, cg_math_unary(cg, b->data, x, loc, b->sig.fn));
 }
 
 /* libdevice.pow(x, n) with an int32 n (__nv_powif on fp32, __nv_powi on fp64): x^n from pow
@@ -193,6 +227,8 @@ static tc_val umulhi(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc)
 
 static const char *const p_minmax[] = {"x", "y", "propagate_nan", NULL};
 static const char *const p_clamp[] = {"x", "min", "max", "propagate_nan", NULL};
+static const char *const p_fdiv[] = {"x", "y", "ieee_rounding", "approx", NULL};
+static const char *const p_xy[] = {"x", "y", NULL};
 
 #define UNARY(NAME, OP) {NAME, math_unary, {NAME, NULL}, 0, OP}
 
@@ -204,7 +240,7 @@ const cg_builtin cg_builtins_math[] = {
     UNARY("sin", "math.sin"),
     UNARY("cos", "math.cos"),
     UNARY("sqrt", "math.sqrt"),
-    UNARY("sqrt_rn", "math.sqrt"),
+    {"sqrt_rn", math_unary_precise, {"tl.sqrt_rn", NULL}, 0, "math.sqrt"},
     UNARY("rsqrt", "math.rsqrt"),
     UNARY("erf", "math.erf"),
     UNARY("floor", "math.floor"),
@@ -234,8 +270,11 @@ const cg_builtin cg_builtins_math[] = {
     {"clamp", clamp, {"tl.clamp", p_clamp}, 3, NULL},
     {"fma", fma3, {"tl.fma", NULL}, 0, NULL},
     {"sigmoid", sigmoid, {"tl.sigmoid", NULL}, 0, NULL},
-    {"fdiv", div_ieee, {"tl.fdiv", NULL}, 0, NULL},
-    {"div_rn", div_ieee, {"tl.div_rn", NULL}, 0, NULL},
+    {"fdiv", fdiv_fn, {"tl.fdiv", p_fdiv}, 2, NULL},
+    {"div_rn", div_rn, {"tl.div_rn", p_xy}, 2, NULL},
+    /* libdevice.exp (frontend/builtins.c): not a name tl has (a dot cannot follow tl.) */
+    {"libdevice.exp", math_unary_precise, {"libdevice.exp", NULL}, 0, "math.exp"},
+    {"libdevice.exp2", math_unary_precise, {"libdevice.exp2", NULL}, 0, "math.exp2"},
     {"pow", binary_fn, {"pow", NULL}, 0, "math.powf"},
     {"atan2", binary_fn, {"atan2", NULL}, 0, "math.atan2"},
     {"fmod", binary_fn, {"fmod", NULL}, 0, "arith.remf"},

@@ -3,6 +3,7 @@
 # function defined below is callable as tl.NAME (and as libdevice.NAME when marked so).
 import triton
 import triton.language as tl
+from triton.language.extra import libdevice
 
 # ---------------------------------------------------------------------------------------
 # Random numbers: Philox4x32-10 (and Philox4x64 for 64-bit counters) as Triton defines them
@@ -515,7 +516,7 @@ def _mul_dir(x, y, MODE: tl.constexpr):
 @triton.jit
 def _div_dir(x, y, MODE: tl.constexpr):
     _check_fp(x, y, "libdevice.div_" + MODE)
-    q = x / y
+    q = tl.div_rn(x, y)  # IEEE's quotient on every target (`/` is div.full.f32 on NVIDIA)
     if x.dtype == tl.float32:
         r = x.to(tl.float64) - q.to(tl.float64) * y.to(tl.float64)  # exact
     else:
@@ -527,7 +528,7 @@ def _div_dir(x, y, MODE: tl.constexpr):
 def _sqrt_dir(x, MODE: tl.constexpr):
     tl.static_assert(x.dtype == tl.float32 or x.dtype == tl.float64,
                      "libdevice.sqrt_" + MODE + " takes an fp32 or fp64 operand")
-    s = tl.sqrt(x)
+    s = tl.sqrt_rn(x)  # IEEE's root on every target (tl.sqrt is sqrt.approx on NVIDIA)
     if x.dtype == tl.float32:
         r = x.to(tl.float64) - s.to(tl.float64) * s.to(tl.float64)
     else:
@@ -835,8 +836,8 @@ def hypot(x, y):
     ay = tl.abs(y)
     big = tl.maximum(ax, ay)
     small = tl.minimum(ax, ay)
-    r = small / tl.where(big == 0.0, 1.0, big)
-    h = big * tl.sqrt(1.0 + r * r)
+    r = tl.div_rn(small, tl.where(big == 0.0, 1.0, big))
+    h = big * tl.sqrt_rn(1.0 + r * r)
     h = tl.where((ax != ax) | (ay != ay), ax + ay, h)
     return tl.where((ax == float("inf")) | (ay == float("inf")), float("inf"), h)
 
@@ -912,8 +913,9 @@ def ilogb(x):
     # ilogb(inf) = INT_MAX, ilogb(NaN) = INT_MIN as CUDA defines them
     ax = tl.abs(x)
     e = tl.floor(tl.log2(tl.where((ax > 0) & (ax < float("inf")), ax, 1.0))).to(tl.int32)
-    # log2 may round up just below a power of two: correct by one step
-    p = tl.exp2(e.to(x.dtype))
+    # log2 may round up just below a power of two: correct by one step (libdevice.exp2:
+    # subnormal powers kept, where tl.exp2 is ex2.approx.ftz on NVIDIA)
+    p = libdevice.exp2(e.to(x.dtype))
     e = tl.where(p > ax, e - 1, e)
     e = tl.where(ax == 0.0, -2147483648, e)
     e = tl.where(ax == float("inf"), 2147483647, e)
@@ -934,7 +936,7 @@ def ldexp(x, e):
     # x * 2**e in two steps so that 2**e alone cannot overflow or underflow
     half = tl.cast(e // 2, x.dtype)  # e may be a Python int: libdevice takes it as an int32
     rest = tl.cast(e, x.dtype) - half
-    return x * tl.exp2(half) * tl.exp2(rest)
+    return x * libdevice.exp2(half) * libdevice.exp2(rest)  # subnormal powers kept on NVIDIA too
 
 
 @triton.jit
@@ -1262,17 +1264,17 @@ def double2int_ru(x):
 
 @triton.jit
 def rsqrt_rn(x):
-    return 1.0 / tl.sqrt(x)
+    return tl.div_rn(1.0, tl.sqrt_rn(x))
 
 
 @triton.jit
 def rcp_rn(x):
-    return 1.0 / x
+    return tl.div_rn(1.0, x)
 
 
 @triton.jit
 def rcbrt(x):
-    return 1.0 / tl.math.cbrt(x)
+    return tl.div_rn(1.0, tl.math.cbrt(x))
 
 
 @triton.jit
@@ -1282,27 +1284,27 @@ def scalbn(x, n):
 
 @triton.jit
 def norm3d(a, b, c):
-    return tl.sqrt(a * a + b * b + c * c)
+    return tl.sqrt_rn(a * a + b * b + c * c)
 
 
 @triton.jit
 def norm4d(a, b, c, d):
-    return tl.sqrt(a * a + b * b + c * c + d * d)
+    return tl.sqrt_rn(a * a + b * b + c * c + d * d)
 
 
 @triton.jit
 def rnorm3d(a, b, c):
-    return 1.0 / norm3d(a, b, c)
+    return tl.div_rn(1.0, norm3d(a, b, c))
 
 
 @triton.jit
 def rnorm4d(a, b, c, d):
-    return 1.0 / norm4d(a, b, c, d)
+    return tl.div_rn(1.0, norm4d(a, b, c, d))
 
 
 @triton.jit
 def rhypot(x, y):
-    return 1.0 / hypot(x, y)
+    return tl.div_rn(1.0, hypot(x, y))
 
 
 @triton.jit

@@ -111,6 +111,26 @@ def target():
     return RUN_EXTRA[RUN_EXTRA.index("--target") + 1] if "--target" in RUN_EXTRA else "host"
 
 
+def gpu_math():
+    """Do the cases run with NVIDIA's math contract (--target nvptx, and nvptx-emu, whose
+    tests accept what the GPU computes): fp32 `/` is div.full.f32 (2 ulp), tl.exp is
+    ex2.approx.f32 of x * log2(e), tl.exp2/sqrt/rsqrt their .approx.ftz instructions, as
+    Triton's (docs/NVPTX.md, "Math accuracy"). Read it when a check runs, not when cases are
+    built (a GPU pack builds them on the host)."""
+    return target() in ("nvptx", "nvptx-emu")
+
+
+def gpu_rtol(ulps, rtol=0.0):
+    """rtol for an fp32 result `ulps` ulp from the exact one on the GPU targets (an ulp is at
+    most 2^-23 of the value), `rtol` elsewhere (in a check function: see gpu_math)."""
+    return ulps * 2.0 ** -23 if gpu_math() else rtol
+
+
+def gpu_atol(ulps, atol=0.0):
+    """atol for `ulps` ulp of a subnormal fp32 result (2^-149 each) on the GPU targets."""
+    return ulps * 2.0 ** -149 if gpu_math() else atol
+
+
 def path_of(file):
     """The absolute path of a kernel file named relative to tests/lang."""
     return os.path.normpath(os.path.join(LANG_DIR, file))

@@ -83,6 +83,12 @@ def _apply(x, y, FN: tl.constexpr):
         r = libdevice.trunc(x)
     elif FN == "tl_extra_tanh":
         r = tl.extra.libdevice.tanh(x)
+    elif FN == "libdevice_exp":
+        r = libdevice.exp(x)
+    elif FN == "fdiv_ieee":
+        r = tl.fdiv(x, y, ieee_rounding=True)
+    elif FN == "fdiv_approx":
+        r = tl.math.fdiv(x, y, approx=True)
     else:
         tl.static_assert(False, "unknown FN")
     return r
