@@ -1,6 +1,7 @@
 /* backend/nvptx_dot.c — tl.dot on tensor cores (sm_80+): fp16 or bf16 tiles into fp32 with
  * mma.sync.m16n8k16.row.col; fp32 tiles with input_precision tf32 (Triton's default on
- * NVIDIA) or tf32x3 with mma.sync.m16n8k8 .tf32. C's 16x8 tiles are dealt to the warps in
+ * NVIDIA) or tf32x3 with mma.sync.m16n8k8 .tf32, bf16x3 or bf16x6 with the bf16 m16n8k16 on
+ * the operands' bf16 parts. C's 16x8 tiles are dealt to the warps in
  * 2-D blocks (Triton's MMA layout: 4 warps over 128x128 -> each warp 64x64 = 4x8 tiles, at
  * most MAXT tiles = 128 f32 registers a thread; larger C runs the blocks in rounds, every
  * warp running every round — a warp without a block repeats another's and keeps nothing —
@@ -15,11 +16,11 @@
  *   tf32 A: {A[g][q], A[g+8][q], A[g][q+4], A[g+8][q+4]}, B: {B[q][g], B[q+4][g]}
  *   C, D: {C[g][2q], C[g][2q+1], C[g+8][2q], C[g+8][2q+1]}            (four f32)
  * tf32 operands are rounded with cvt.rna.tf32.f32 as they are loaded (Triton passes the f32
- * bits, which the tensor cores truncate); tf32x3 adds the products of the operands' small
- * parts (v - tf32(v)), see k_loop. A and B are tiles in shared memory (materialized by the
- * threads together). C starts as the dot's acc operand evaluated at each lane's fragment
- * positions (a zero costs nothing) and is written once to the dot's destination
- * (tc_dot_destination).
+ * bits, which the tensor cores truncate); tf32x3, bf16x3 and bf16x6 add the products of the
+ * operands' smaller parts (v - tf32(v); Triton's splits), see k_loop. A and B are tiles in
+ * shared memory (materialized by the threads together). C starts as the dot's acc operand
+ * evaluated at each lane's fragment positions (a zero costs nothing) and is written once to
+ * the dot's destination (tc_dot_destination).
  *
  * Loop-carried accumulators (tc_nvptx_mma_carries, the backend's loop_carries): a tile an
  * scf.for carries only through `acc = tl.dot(a, b, f(acc))` — f elementwise, e.g.
@@ -30,10 +31,10 @@
  * nvptx-emu runs the same fragments through the emulator's warp-wide MMAs (runtime/emu.c),
  * the tf32 rounding in integer ops. An fp16/bf16 result (out_dtype=tl.float16) runs the same
  * f32 MMAs: C is widened when it is read and rounded once when it is stored. Other dots
- * (fp32 with input_precision ieee, bf16x3 or bf16x6 — exact, more precise than those two —
- * int8, 3-D, shapes not multiples of 16x8x16 (tf32: 16x8x8), chips before sm_80) deal C's
- * blocks to threads as FMAs (conversion/dot.c over this backend's shared_loop). In: a
- * tile.dot root, or an scf.for. Out: the dot's result as a shared buffer. */
+ * (fp32 with input_precision ieee, int8, 3-D, shapes not multiples of 16x8x16 (tf32:
+ * 16x8x8), chips before sm_80) deal C's blocks to threads as FMAs (conversion/dot.c over
+ * this backend's shared_loop). In: a tile.dot root, or an scf.for. Out: the dot's result as
+ * a shared buffer. */
 #include "backend/nvptx.h"
 
 #include "conversion/lower.h"
@@ -66,7 +67,8 @@ typedef struct mma_plan {
   int64_t active; /* warps holding a block each round (the others repeat one) */
   int64_t rounds;
   mma_ops ops;    /* the operands' type on the tensor cores */
-  bool x3;        /* tf32x3: three MMAs of the operands' tf32 parts */
+  int nparts;     /* fp32 operands: parts each is split into (tf32: 1, tf32x3 and bf16x3: 2, bf16x6: 3) */
+  bool split16;   /* fp32 operands as bf16 parts (bf16x3, bf16x6) on the bf16 MMA */
   int64_t ks;     /* K of one MMA: 16 (16-bit operands) or 8 (tf32) */
   bool btrans;    /* B is tl.trans(x): its fragments are read from x's rows */
   int64_t as, bs; /* elements between rows of A's and B's (x's) buffers (padded: staged) */
@@ -125,15 +127,16 @@ static bool mma_dot(tc_lower *L, MlirOperation op, int64_t maxt, mma_plan *p) {
            ce = mlirShapedTypeGetElementType(ct);
   bool f16 = mlirTypeIsAF16(ae) && mlirTypeIsAF16(be), b16 = mlirTypeIsABF16(ae) && mlirTypeIsABF16(be);
   bool c_ok = mlirTypeIsAF32(ce) || mlirTypeIsAF16(ce) || mlirTypeIsABF16(ce);
-  /* fp32 x fp32 -> fp32 with input_precision tf32 or tf32x3 (ieee, bf16x3, bf16x6: FMAs) */
+  /* fp32 x fp32 -> fp32 with input_precision tf32, tf32x3, bf16x3 or bf16x6 (ieee: FMAs) */
   tile_dot_precision prec = tile_dot_precision_of(op);
-  bool tf32 = mlirTypeIsAF32(ae) && mlirTypeIsAF32(be) && mlirTypeIsAF32(ce) &&
-              (prec == TILE_DOT_TF32 || prec == TILE_DOT_TF32X3);
+  bool f32 = mlirTypeIsAF32(ae) && mlirTypeIsAF32(be) && mlirTypeIsAF32(ce) && prec != TILE_DOT_IEEE;
+  bool tf32 = f32 && (prec == TILE_DOT_TF32 || prec == TILE_DOT_TF32X3);
   int64_t ks = tf32 ? 8 : 16;
-  if (!(f16 || b16 || tf32) || !c_ok || cs[0] % 16 || cs[1] % 8 || as[1] % ks) return false;
+  if (!(f16 || b16 || f32) || !c_ok || cs[0] % 16 || cs[1] % 8 || as[1] % ks) return false;
   if (!make_plan(L, cs[0], cs[1], as[1], maxt, p)) return false;
-  p->ops = tf32 ? OPS_TF32 : b16 ? OPS_BF16 : OPS_F16;
-  p->x3 = tf32 && prec == TILE_DOT_TF32X3;
+  p->ops = tf32 ? OPS_TF32 : b16 || f32 ? OPS_BF16 : OPS_F16;
+  p->nparts = prec == TILE_DOT_BF16X6 ? 3 : prec == TILE_DOT_TF32X3 || prec == TILE_DOT_BF16X3 ? 2 : 1;
+  p->split16 = f32 && !tf32;
   p->ks = ks;
   p->ce = ce;
   return true;
@@ -368,13 +371,40 @@ static MlirValue to_tf32(tc_lower *L, tc_builder *b, MlirValue x) {
   return tcb_select(b, tcb_cmpf(b, "uno", x, x), tcb_const_int(b, i32, 0x7fffffff), r);
 }
 
-/* A tf32 operand register from the f32 bits v (i32): big = tf32(v); for tf32x3 also small =
- * tf32(v - big) (exact in f32: v - big has at most 14 significant bits). */
-static void tf32_parts(tc_lower *L, tc_builder *b, MlirValue v, bool x3, MlirValue *big, MlirValue *small) {
+/* A tf32 operand register from the f32 bits v (i32) as its n (1 or 2) parts: big = tf32(v);
+ * for tf32x3 also small = tf32(v - big) (v - big is exact in f32). */
+static void tf32_parts(tc_lower *L, tc_builder *b, MlirValue v, int n, MlirValue *out) {
   MlirType f32 = mlirF32TypeGet(L->ctx);
   MlirValue f = tcb_cast(b, "arith.bitcast", v, f32);
-  *big = to_tf32(L, b, f);
-  if (x3) *small = to_tf32(L, b, tcb_binary(b, "arith.subf", f, tcb_cast(b, "arith.bitcast", *big, f32)));
+  out[0] = to_tf32(L, b, f);
+  if (n > 1) out[1] = to_tf32(L, b, tcb_binary(b, "arith.subf", f, tcb_cast(b, "arith.bitcast", out[0], f32)));
+}
+
+/* A bf16x2 operand register from two f32 (v: vector<2xf32>, element 0 the low half) as its n
+ * parts (Triton's bf16x3 / bf16x6 split): part 0 the values rounded to bf16 (to nearest
+ * even: cvt.rn.bf16x2.f32), each next one the rest (exact in f32) rounded again. */
+static void bf16_parts(tc_lower *L, tc_builder *b, MlirValue v, int n, MlirValue *out) {
+  MlirType v2f = tc_vec_type(L->ctx, 2, mlirF32TypeGet(L->ctx)), v2b = tc_vec_type(L->ctx, 2, mlirBF16TypeGet(L->ctx));
+  for (int k = 0; k < n; k++) {
+    MlirValue h = tcb_cast(b, "arith.truncf", v, v2b);
+    out[k] = tcb_cast(b, "llvm.bitcast", h, tcb_int_type(L->ctx, 32));
+    if (k + 1 < n) v = tcb_binary(b, "arith.subf", v, tcb_cast(b, "arith.extf", h, v2f));
+  }
+}
+
+/* Elements i and i + 1 of a flat f32 buffer as a vector<2xf32> (one 64-bit load). */
+static MlirValue load_v2(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
+  MlirValue o[2] = {buf, i};
+  MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 8));
+  return tcb_op1(b, "vector.load", tc_vec_type(L->ctx, 2, mlirF32TypeGet(L->ctx)), 2, o, 1, &al);
+}
+
+/* Elements i and j of a flat f32 buffer as a vector<2xf32>. */
+static MlirValue load_2(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i, MlirValue j) {
+  MlirType f32 = mlirF32TypeGet(L->ctx);
+  MlirValue oi[2] = {buf, i}, oj[2] = {buf, j};
+  MlirValue e[2] = {tcb_op1(b, "memref.load", f32, 2, oi, 0, NULL), tcb_op1(b, "memref.load", f32, 2, oj, 0, NULL)};
+  return tcb_op1(b, "vector.from_elements", tc_vec_type(L->ctx, 2, f32), 2, e, 0, NULL);
 }
 
 /* Element i of a 32-bit shared buffer as an i32. */
@@ -384,19 +414,24 @@ static MlirValue load32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) 
   return tcb_cast(b, "arith.bitcast", v, tcb_int_type(L->ctx, 32));
 }
 
+#define MAXP 3 /* parts of an fp32 operand (bf16x6: hi, mid, lo) */
+
 /* C += A x B over K for the warp's block: out[t] from in[t] (vector<4xf32> per tile).
  * Per k step (16; tf32: 8) the A fragments of the bm m-tiles and the B fragments of the bn
  * n-tiles are loaded once, then bm x bn MMAs run. tf32 fragments: A (and a transposed B)
  * with ldmatrix like 16-bit ones, each 32-bit element two b16 of a row, so one lane gets
  * a whole element; a row-major B element by element (ldmatrix.trans would split them);
- * then cvt.rna.tf32.f32. tf32x3 (Triton's 3xTF32): per tile and k step, the small products
- * aSmall x bBig + aBig x bSmall from zero, NaN where an operand is inf (inf - inf) set to
- * 0, added to C, then aBig x bBig: inf and NaN come out as the exact dot's. */
+ * then cvt.rna.tf32.f32. fp32 operands split into bf16 parts (bf16x3, bf16x6): pairs of
+ * f32 from shared memory (64-bit loads where the pair is a row's), rounded to bf16x2.
+ * With parts (Triton's 3xTF32, 3xBF16, 6xBF16), per tile and k step the small products
+ * (bf16x6: mid x mid, lo x hi, hi x lo; then mid x hi, hi x mid) are summed from zero, a
+ * NaN among them (inf - inf in a part of an inf operand, 0 x inf) set to 0, added to C,
+ * then hi x hi: inf and NaN come out as the exact dot's. */
 static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, const lane_ctx *lc,
                    MlirValue abuf, MlirValue bbuf, const MlirValue *in, MlirValue *out) {
-  int nt = (int)(p->bm * p->bn);
+  int nt = (int)(p->bm * p->bn), np = p->nparts;
   int64_t K = p->K, as = p->as, bs = p->bs, ks = p->ks, kh = ks / 2;
-  bool tf32 = p->ops == OPS_TF32;
+  bool tf32 = p->ops == OPS_TF32, split = p->split16;
   MlirOperation kf;
   MlirBlock kb = tc_build_for(L, b, cidx(b, 0), cidx(b, K), cidx(b, ks), nt, in, &kf);
   if (L->status) return;
@@ -406,20 +441,33 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
   tcb_set_end(&kbl, kb);
   MlirValue k0 = mlirBlockGetArgument(kb, 0);
   MlirValue ka = add(&kbl, k0, lc->q2), ka8 = addc(&kbl, ka, 8);
-  MlirValue afr[MAXT][4], bfr[MAXT][2], afs[MAXT][4], bfs[MAXT][2];
+  MlirValue afr[MAXT][4], bfr[MAXT][2], bpart[MAXT][MAXP][2];
   /* ldmatrix: lane 8m + r addresses row r of matrix m; A's four matrices are rows +0/+8 x
    * k +0/+kh of the m-tile (a0..a3), B's (.trans) k +0/+8 x n-tiles j, j + 1 (b0, b1 of each) */
   MlirValue m2 = tcb_binary(&kbl, "arith.remui", lc->lm, cidx(&kbl, 2));
   MlirValue md2 = tcb_binary(&kbl, "arith.divui", lc->lm, cidx(&kbl, 2));
   MlirValue lodd = mulc(&kbl, m2, 8), lhalf = mulc(&kbl, md2, 8);
   MlirValue arow = add(&kbl, add(&kbl, k->row0, lc->lr), lodd), acol = add(&kbl, k0, mulc(&kbl, md2, kh));
-  for (int64_t i = 0; i < p->bm; i++) {
+  for (int64_t i = 0; i < p->bm && !split; i++) {
     MlirValue e = add(&kbl, mulc(&kbl, addc(&kbl, arow, 16 * i), as), acol);
     ldmatrix4(L, &kbl, false, elem_addr(L, &kbl, abuf, e), afr[i]);
   }
   MlirValue r0 = mulc(&kbl, ka, bs), r8 = mulc(&kbl, ka8, bs);
   MlirValue brow = mulc(&kbl, add(&kbl, add(&kbl, k0, lc->lr), lodd), bs), bcol = add(&kbl, k->col0, lhalf);
-  for (int64_t j = 0; p->btrans && j < p->bn; j++) {
+  for (int64_t j = 0; split && j < p->bn; j++)
+    for (int x = 0; x < 2; x++) {
+      /* b_x = B[ka + 8x .. +1][n]: x[n][ka + 8x ..] (one 64-bit load), or two rows of B */
+      MlirValue kx = addc(&kbl, ka, 8 * x), v;
+      if (p->btrans) v = load_v2(L, &kbl, bbuf, add(&kbl, mulc(&kbl, k->bcol[j], bs), kx));
+      else {
+        MlirValue i0 = add(&kbl, mulc(&kbl, kx, bs), k->bcol[j]);
+        v = load_2(L, &kbl, bbuf, i0, addc(&kbl, i0, bs));
+      }
+      MlirValue parts[MAXP];
+      bf16_parts(L, &kbl, v, np, parts);
+      for (int q = 0; q < np; q++) bpart[j][q][x] = parts[q];
+    }
+  for (int64_t j = 0; p->btrans && !split && j < p->bn; j++) {
     /* bbuf is x = B^T, [N, K] row-major: B's column n is x's row n, so b0 = x[n][k0 + 2q..]
      * (tf32: x[n][k0 + q]) and ldmatrix without .trans: matrices (n-tile j, k +0), (j, k +kh),
      * (j + 1, +0), (j + 1, +kh) */
@@ -449,7 +497,7 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
     bfr[j][0] = load32(L, &kbl, bbuf, i0);
     bfr[j][1] = load32(L, &kbl, bbuf, addc(&kbl, i0, 4 * bs));
   }
-  for (int64_t j = 0; !p->btrans && !tf32 && j < p->bn; j++) {
+  for (int64_t j = 0; !p->btrans && !tf32 && !split && j < p->bn; j++) {
     if (j % 2 == 0 && j + 1 < p->bn) {
       MlirValue o[4];
       ldmatrix4(L, &kbl, true, elem_addr(L, &kbl, bbuf, add(&kbl, brow, addc(&kbl, bcol, 8 * j))), o);
@@ -461,24 +509,44 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
     bfr[j][0] = pair32(L, &kbl, bbuf, i0, addc(&kbl, i0, bs));
     bfr[j][1] = pair32(L, &kbl, bbuf, i8, addc(&kbl, i8, bs));
   }
-  for (int64_t j = 0; tf32 && j < p->bn; j++)
-    for (int x = 0; x < 2; x++) tf32_parts(L, &kbl, bfr[j][x], p->x3, &bfr[j][x], &bfs[j][x]);
-  MlirValue zero = p->x3 ? tcb_const_float(&kbl, vec4_f32(L), 0.0) : (MlirValue){NULL};
+  for (int64_t j = 0; j < p->bn && !split; j++)
+    for (int x = 0; x < 2; x++) {
+      MlirValue parts[MAXP] = {bfr[j][x]};
+      if (tf32) tf32_parts(L, &kbl, bfr[j][x], np, parts);
+      for (int q = 0; q < np; q++) bpart[j][q][x] = parts[q];
+    }
+  MlirValue zero = np > 1 ? tcb_const_float(&kbl, vec4_f32(L), 0.0) : (MlirValue){NULL};
   MlirValue d[MAXT];
   for (int64_t i = 0; i < p->bm; i++) {
     /* A's parts next to their MMAs: one m-tile's live at a time (tf32x3 on 4 x 8 tiles a
      * warp: 64 bytes of spills with all of them, 8 outside the k loop this way) */
-    for (int x = 0; tf32 && x < 4; x++) tf32_parts(L, &kbl, afr[i][x], p->x3, &afr[i][x], &afs[i][x]);
+    MlirValue apart[MAXP][4];
+    for (int x = 0; x < 4; x++) {
+      MlirValue parts[MAXP] = {afr[i][x]};
+      if (split) /* a_x = A[row + 8 (x % 2)][ka + 8 (x / 2) ..] */
+        bf16_parts(L, &kbl,
+                   load_v2(L, &kbl, abuf,
+                           add(&kbl, mulc(&kbl, addc(&kbl, k->row[i], 8 * (x % 2)), as), addc(&kbl, ka, 8 * (x / 2)))),
+                   np, parts);
+      else if (tf32) tf32_parts(L, &kbl, afr[i][x], np, parts);
+      for (int q = 0; q < np; q++) apart[q][x] = parts[q];
+    }
     for (int64_t j = 0; j < p->bn; j++) {
       int64_t t = i * p->bn + j;
       MlirValue c = mlirBlockGetArgument(kb, 1 + (intptr_t)t);
-      if (p->x3) {
-        MlirValue sm = mma(L, &kbl, p->ops, afs[i], bfr[j], zero);
-        sm = mma(L, &kbl, p->ops, afr[i], bfs[j], sm);
+      if (np > 1) {
+        MlirValue sm = zero;
+        if (np == 3) {
+          sm = mma(L, &kbl, p->ops, apart[1], bpart[j][1], sm);
+          sm = mma(L, &kbl, p->ops, apart[2], bpart[j][0], sm);
+          sm = mma(L, &kbl, p->ops, apart[0], bpart[j][2], sm);
+        }
+        sm = mma(L, &kbl, p->ops, apart[1], bpart[j][0], sm);
+        sm = mma(L, &kbl, p->ops, apart[0], bpart[j][1], sm);
         sm = tcb_select(&kbl, tcb_cmpf(&kbl, "uno", sm, sm), zero, sm);
         c = tcb_binary(&kbl, "arith.addf", c, sm);
       }
-      d[t] = mma(L, &kbl, p->ops, afr[i], bfr[j], c);
+      d[t] = mma(L, &kbl, p->ops, apart[0], bpart[j][0], c);
     }
   }
   tcb_op(&kbl, "scf.yield", 0, NULL, nt, d, 0, NULL);
@@ -643,7 +711,7 @@ const tc_loop_carries tc_nvptx_mma_carries = {
  * alignment, all issued before the shared stores — else lane by lane. Anything else (or
  * chunks not dealt evenly, or more than 16 a thread): tc_dot_operand. */
 #define MAX_STAGE 16
-static MlirValue stage_operand(tc_lower *L, MlirValue old, bool by_element, int64_t *stride) {
+static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t bank, int64_t *stride) {
   MlirType t = mlirValueGetType(old);
   MlirType e = mlirShapedTypeGetElementType(t);
   int64_t shape[TC_RANK];
@@ -660,12 +728,14 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old, bool by_element, int6
   int64_t per_row = shape[1] / w, total = shape[0] * per_row, u = total / nthreads;
   if (total % nthreads || u > MAX_STAGE) return tc_dot_operand(L, old);
   /* Rows padded to an odd number of 16-byte units: the 8 rows an ldmatrix reads fall in 8
-   * different bank groups (128 unpadded bytes a row: all in one, 8-way conflicts). A tf32 B
-   * read by_element (rows k0 + q, columns n + g of a warp's lanes): rows 8 banks apart mod 32,
-   * so the 32 lanes hit 32 banks. The padded buffer is the dot's own (other readers of the
-   * tile expect row-major). */
+   * different bank groups (128 unpadded bytes a row: all in one, 8-way conflicts). Operands
+   * read element by element (fp32: a tf32 B, bf16 parts) instead: rows `bank` banks apart mod
+   * 32 — 8 for a tf32 B (rows k0 + q, columns n + g of a warp's lanes) and 64-bit pairs of a
+   * row (rows g of a half warp, columns 2q), 4 for the pairs of rows k0 + 2q, k0 + 2q + 1 —
+   * so a warp's loads hit distinct banks. The padded buffer is the dot's own (other readers
+   * of the tile expect row-major). */
   int64_t unit = 128 / (int64_t)tcb_bitwidth(e), pad = (shape[1] / unit) % 2 ? 0 : unit;
-  if (by_element) pad = ((8 - shape[1]) % 32 + 32) % 32;
+  if (bank) pad = ((bank - shape[1]) % 32 + 32) % 32;
   MlirValue buf = tc_alloc_buffer(L, e, shape[0] * (shape[1] + pad));
   if (L->status) return buf;
   *stride = shape[1] + pad;
@@ -738,7 +808,7 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   if (!mma_dot(L, op, carry ? MAXT : MAXT_ROUND, &p)) return tc_emit_dot(L, roots, n);
   tc_builder *b = &L->b;
   b->loc = mlirOperationGetLocation(op);
-  MlirValue abuf = stage_operand(L, mlirOperationGetOperand(op, 0), false, &p.as);
+  MlirValue abuf = stage_operand(L, mlirOperationGetOperand(op, 0), p.split16 ? 8 : 0, &p.as);
   MlirValue bop = mlirOperationGetOperand(op, 1);
   if (mlirValueIsAOpResult(bop) && tile_op_of(mlirOpResultGetOwner(bop)) == TILE_TRANS) {
     MlirOperation tr = mlirOpResultGetOwner(bop);
@@ -751,7 +821,8 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
       bop = mlirOperationGetOperand(tr, 0);
     }
   }
-  MlirValue bbuf = stage_operand(L, bop, p.ops == OPS_TF32 && !p.btrans, &p.bs);
+  int64_t bbank = p.split16 ? (p.btrans ? 8 : 4) : p.ops == OPS_TF32 && !p.btrans ? 8 : 0;
+  MlirValue bbuf = stage_operand(L, bop, bbank, &p.bs);
   if (L->status) return 1;
   MlirValue acc = mlirOperationGetOperand(op, 2);
   if (carry) {              /* C in the loop's fragments */

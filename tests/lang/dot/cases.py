@@ -39,12 +39,12 @@ def tf32_round(x):
 def effective_precision(p):
     """What an fp32 tl.dot with precision p ("default", "allow_tf32=True/False" or an
     input_precision) computes on the target of this run: CPU targets every one exactly;
-    nvptx tf32 (the default, as Triton on NVIDIA) and tf32x3 on tensor cores, the others
-    (ieee, bf16x3, bf16x6) exactly."""
+    nvptx tf32 (the default, as Triton on NVIDIA), tf32x3, bf16x3 and bf16x6 on tensor cores,
+    ieee exactly."""
     if not harness.target().startswith("nvptx"):
         return "ieee"
     return {"default": "tf32", "allow_tf32=True": "tf32", "tf32": "tf32", "TF32": "tf32",
-            "tf32x3": "tf32x3"}.get(p, "ieee")
+            "tf32x3": "tf32x3", "bf16x3": "bf16x3", "bf16x6": "bf16x6"}.get(p, "ieee")
 
 
 def within_precision(a, b, c0, k, p):
@@ -53,12 +53,15 @@ def within_precision(a, b, c0, k, p):
     product of the operands rounded to tf32 (tf32 products are exact in fp32: any other
     rounding of the operands, or none, misses it by ~2^-11 relative); tf32x3 within
     (3k + 16) * 2^-24 of the exact dot (the dropped small x small product and the small
-    parts' rounding are 2^-22 relative each), far inside tf32's error."""
+    parts' rounding are 2^-22 relative each), far inside tf32's error; bf16x3 within
+    (3k + 800) * 2^-24 (its dropped mid x mid and the mid parts' rounding: 2^-16 each), bf16x6
+    within (6k + 34) * 2^-24 (six fp32-accumulated products a step, the rest 2^-24)."""
     def check(args, res):
         e = effective_precision(p)
         if e == "tf32":
             return within_fp32_sum(tf32_round(a), tf32_round(b), c0, k)(args, res)
-        return within_fp32_sum(a, b, c0, 3 * k + 14 if e == "tf32x3" else k)(args, res)
+        kk = {"tf32x3": 3 * k + 14, "bf16x3": 3 * k + 798, "bf16x6": 6 * k + 32}.get(e, k)
+        return within_fp32_sum(a, b, c0, kk)(args, res)
     return check
 
 
@@ -233,7 +236,7 @@ def cases():
         a = rng(100 + M).standard_normal((M, Kd)).astype(np.float32)
         b = rng(101 + N).standard_normal((Kd, N)).astype(np.float32)
         c0 = rng(102).standard_normal((M, N)).astype(np.float32)
-        for p in precisions if (M, tb) == (64, False) else ("default", "ieee", "tf32x3"):
+        for p in precisions if (M, tb) == (64, False) else ("default", "ieee", "tf32x3", "bf16x3"):
             add(F, "dot_precision_%s_%dx%dx%d%s" % (p.replace("=", "_"), M, N, Kd, "_trans_b" if tb else ""), K,
                 "dot_precision_loop_kernel", ((M + BM - 1) // BM, (N + BN - 1) // BN),
                 dict(a_ptr=a, b_ptr=b.T.copy() if tb else b, c_ptr=c0.copy(), M=M, N=N, K=Kd, BM=BM, BN=BN, BK=BK,
@@ -251,10 +254,20 @@ def cases():
     b = rng(106).uniform(0.5, 2.0, (16, 64)).astype(np.float32)
     a[0, 5] = np.inf
     b[7, 3] = np.nan
-    for p in ("tf32", "tf32x3", "ieee"):
+    for p in ("tf32", "tf32x3", "bf16x3", "bf16x6", "ieee"):
         add(F, "dot_precision_inf_nan_%s" % p, K, "dot_precision_once_kernel", (1,),
             dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((32, 64), np.float32), M=32, N=64, K=16, P=p), ["c_ptr"], None,
             check=within_precision(a, b, np.ones((32, 64), np.float32), 16, p))
+
+    # Which products a precision keeps, exactly: A = B = 1 + 2^-10 everywhere (a tf32 value, bf16
+    # parts hi = 1, mid = 2^-10), K = 16, plus 1: 17 + 2^-5 + 2^-16 exactly, but bf16x3 drops
+    # mid x mid (2^-20 a product): 17 + 2^-5 (nvptx).
+    one = np.full((32, 16), 1 + 2.0 ** -10, np.float32)
+    for p in ("tf32", "tf32x3", "bf16x3", "bf16x6", "ieee"):
+        add(F, "dot_precision_parts_%s" % p, K, "dot_precision_once_kernel", (1,),
+            dict(a_ptr=one, b_ptr=one.T.copy(), c_ptr=np.zeros((32, 32), np.float32), M=32, N=32, K=16, P=p),
+            ["c_ptr"], lambda a, p=p: {"c_ptr": np.full((32, 32), 17 + 2.0 ** -5 + (
+                0 if effective_precision(p) == "bf16x3" else 2.0 ** -16))})
 
     a16 = rng(95).standard_normal((2, 32, 64)).astype(np.float16)
     b16 = rng(96).standard_normal((2, 64, 32)).astype(np.float16)
