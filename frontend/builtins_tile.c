@@ -325,7 +325,7 @@ static tc_val scan(tc_cg *cg, tc_val *xs, int n, const tc_val *axis_v, bool reve
  * TRITON_F32_DEFAULT where set (even over allow_tf32=False, as Triton); else "tf32" unless
  * allow_tf32 (deprecated) is false, then "ieee". Giving both is an error; names are checked
  * for every dtype (only fp32 dots use them) and case-insensitively. CPU targets compute
- * every precision exactly (conversion/dot.c); nvptx runs tf32 and tf32x3 on tensor cores
+ * every precision exactly (conversion/dot.c); nvptx runs all but ieee on tensor cores
  * (backend/nvptx_dot.c). */
 static bool dot_precision(tc_cg *cg, const cg_sig *s, tc_callargs *args, tc_loc loc, tile_dot_precision *out) {
   tc_val *ip = cg_arg(args, s, "input_precision"), *at = cg_arg(args, s, "allow_tf32");
