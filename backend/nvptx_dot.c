@@ -41,6 +41,7 @@
 #include "conversion/op_rows.h"
 #include "dialects/ir_util.h"
 #include "dialects/tile.h"
+#include <float.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <stdlib.h>
@@ -424,9 +425,12 @@ static MlirValue load32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) 
  * then cvt.rna.tf32.f32. fp32 operands split into bf16 parts (bf16x3, bf16x6): pairs of
  * f32 from shared memory (64-bit loads where the pair is a row's), rounded to bf16x2.
  * With parts (Triton's 3xTF32, 3xBF16, 6xBF16), per tile and k step the small products
- * (bf16x6: mid x mid, lo x hi, hi x lo; then mid x hi, hi x mid) are summed from zero, a
- * NaN among them (inf - inf in a part of an inf operand, 0 x inf) set to 0, added to C,
- * then hi x hi: inf and NaN come out as the exact dot's. */
+ * (bf16x6: mid x mid, lo x hi, hi x lo; then mid x hi, hi x mid) are summed from zero and
+ * added to C, then hi x hi. A NaN among the small ones (inf - inf in a part of an inf
+ * operand, 0 x inf) only comes with an inf or NaN operand of the same output, whose hi x hi
+ * product is then inf or NaN too: the small sum goes through max.f32 with -FLT_MAX (one
+ * instruction: NaN -> -FLT_MAX, which that product outweighs; Triton zeroes NaN with a
+ * compare and a select), so inf and NaN come out as the exact dot's. */
 static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, const lane_ctx *lc,
                    MlirValue abuf, MlirValue bbuf, const MlirValue *in, MlirValue *out) {
   int nt = (int)(p->bm * p->bn), np = p->nparts;
@@ -516,6 +520,7 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
       for (int q = 0; q < np; q++) bpart[j][q][x] = parts[q];
     }
   MlirValue zero = np > 1 ? tcb_const_float(&kbl, vec4_f32(L), 0.0) : (MlirValue){NULL};
+  MlirValue lowest = np > 1 ? tcb_const_float(&kbl, vec4_f32(L), -FLT_MAX) : (MlirValue){NULL};
   MlirValue d[MAXT];
   for (int64_t i = 0; i < p->bm; i++) {
     /* A's parts next to their MMAs: one m-tile's live at a time (tf32x3 on 4 x 8 tiles a
@@ -543,7 +548,7 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
         }
         sm = mma(L, &kbl, p->ops, apart[1], bpart[j][0], sm);
         sm = mma(L, &kbl, p->ops, apart[0], bpart[j][1], sm);
-        sm = tcb_select(&kbl, tcb_cmpf(&kbl, "uno", sm, sm), zero, sm);
+        sm = tcb_binary(&kbl, "arith.maxnumf", sm, lowest);
         c = tcb_binary(&kbl, "arith.addf", c, sm);
       }
       d[t] = mma(L, &kbl, p->ops, apart[0], bpart[j][0], c);

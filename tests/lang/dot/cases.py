@@ -249,10 +249,13 @@ def cases():
             dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((32, 64), np.float32), M=32, N=64, K=16, P=p), ["c_ptr"], None,
             check=within_precision(a, b, np.ones((32, 64), np.float32), 16, p))
     # inf and NaN operands come out as the exact dot's: an inf in A's row 0 makes it inf (tf32x3:
-    # not NaN from inf - inf in the small parts), a NaN in B's column 3 makes it NaN
+    # not NaN from inf - inf in the small parts), an inf in B's column 10 against A's column 2 of
+    # ones (small parts 0: 0 x inf) makes it inf, a NaN in B's column 3 makes it NaN
     a = rng(105).uniform(0.5, 2.0, (32, 16)).astype(np.float32)
     b = rng(106).uniform(0.5, 2.0, (16, 64)).astype(np.float32)
     a[0, 5] = np.inf
+    a[:, 2] = 1.0
+    b[2, 10] = np.inf
     b[7, 3] = np.nan
     for p in ("tf32", "tf32x3", "bf16x3", "bf16x6", "ieee"):
         add(F, "dot_precision_inf_nan_%s" % p, K, "dot_precision_once_kernel", (1,),
