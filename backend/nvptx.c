@@ -120,6 +120,7 @@ void tc_nvptx_barrier(tc_lower *L, tc_builder *b) {
  * nothing for the analysis of the others (they judge as if it were not there). */
 
 #define COND_BARRIER_MARK "tilec.cond_barrier"
+#define SHARED_GROUP_MARK "tilec.shared_group" /* pack_shared's groups of buffers sharing bytes */
 
 static bool marked(MlirOperation op, const char *mark) {
   return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(mark)));
@@ -225,6 +226,10 @@ static owned owned_access(MlirOperation op, MlirValue m) {
   return (owned){view_pointer(m), mlirDenseI64ArrayGetElement(a, 0)};
 }
 
+/* Which shared buffer a tc_nvptx_alloc_shared memref is: buffers packed into the same
+ * bytes (pack_shared) are one. */
+static const void *buffer_key(MlirValue v);
+
 /* What an access through address v (memref or pointer) may touch. */
 static mem_access space_of(MlirValue v, bool write) {
   mem_access a = NONE;
@@ -239,7 +244,7 @@ static mem_access space_of(MlirValue v, bool write) {
     return a;
   }
   MlirOperation d = mlirOpResultGetOwner(v);
-  if (tc_op_is(d, "memref.cast")) add_buffer(&a, v.ptr, write);                /* tc_nvptx_alloc_shared's */
+  if (tc_op_is(d, "memref.cast")) add_buffer(&a, buffer_key(v), write);        /* tc_nvptx_alloc_shared's */
   else if (tc_op_is(d, "builtin.unrealized_conversion_cast")) a.bits = global; /* a view of a pointer */
   else a.bits = global | any;
   return a;
@@ -653,7 +658,188 @@ static MlirWalkResult unmark(MlirOperation op, void *user) {
   (void)user;
   mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(TC_OWNER_ATTR));
   mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(COND_BARRIER_MARK));
+  mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(SHARED_GROUP_MARK));
   return MlirWalkResultAdvance;
+}
+
+/* ---- shared buffers packed by lifetime ----------------------------------------------------
+ * tc_nvptx_alloc_shared gives each buffer its own bytes as the lowering asks for them (layer
+ * norm's two loop-carried accumulators: 2 x 32 KB, which holds a CTA of 8 warps to 3 per SM).
+ * After lowering, a buffer read and written only by loads and stores is live from its first
+ * to its last use in program order (a loop around a use: the whole loop); a buffer whose
+ * last use and another's first use have a barrier between them at the top level of a block
+ * holding both (or lie in two branches of one scf.if) may take the same bytes. Buffers used
+ * otherwise (a pointer taken: tl.dot's staging) and small ones keep bytes of their own. Buffers that share
+ * bytes are one buffer for the barrier analysis (tilec.shared_group on their memref.cast). */
+
+#define MAX_PACKED 64
+static const char shared_group_keys[MAX_PACKED]; /* &shared_group_keys[g]: group g's key */
+
+typedef struct span {
+  int64_t start, end; /* an op's number in program order, the last number inside it */
+} span;
+
+static int64_t number_ops(MlirOperation op, tc_valmap *m, int64_t next) {
+  span *sp = tc_valmap_put(m, op.ptr);
+  int64_t start = next++;
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)); !mlirBlockIsNull(b);
+         b = mlirBlockGetNextInRegion(b))
+      for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+        next = number_ops(o, m, next);
+  sp = tc_valmap_get(m, op.ptr); /* the map may have grown */
+  if (sp) *sp = (span){start, next - 1};
+  return next;
+}
+
+typedef struct buf_life {
+  bool pinned;               /* used otherwise than by loads and stores: live throughout */
+  int64_t lo, hi;            /* first and last use (lo > hi: none) */
+  MlirOperation first, last; /* the ops (or loops around them) at lo and hi */
+  int64_t offset;            /* where it is placed */
+} buf_life;
+
+/* Does op only load or store through buf (its address operand, and no other)? */
+static bool loads_or_stores(MlirOperation op, MlirValue buf) {
+  static const struct {
+    const char *name;
+    int address; /* the memref operand */
+  } ops[] = {{"vector.load", 0},  {"vector.maskedload", 0},  {"vector.gather", 0},  {"memref.load", 0},
+             {"vector.store", 1}, {"vector.maskedstore", 0}, {"vector.scatter", 0}, {"memref.store", 1}};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    if (!tc_op_is(op, ops[i].name)) continue;
+    for (intptr_t j = 0; j < mlirOperationGetNumOperands(op); j++)
+      if (mlirValueEqual(mlirOperationGetOperand(op, j), buf) != (j == ops[i].address)) return false;
+    return true;
+  }
+  return false;
+}
+
+static buf_life life_of(MlirValue buf, const tc_valmap *m) {
+  buf_life l = {false, INT64_MAX, INT64_MIN, {NULL}, {NULL}, 0};
+  for (MlirOpOperand u = mlirValueGetFirstUse(buf); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    const span *sp = tc_valmap_get(m, user.ptr);
+    if (!sp || !loads_or_stores(user, buf)) {
+      l.pinned = true;
+      return l;
+    }
+    span s = *sp;
+    MlirOperation first = user, last = user;
+    for (MlirOperation a = mlirOperationGetParentOperation(user); !mlirOperationIsNull(a);
+         a = mlirOperationGetParentOperation(a))
+      if (tc_op_is(a, "scf.for") || tc_op_is(a, "scf.while")) {
+        const span *as = tc_valmap_get(m, a.ptr);
+        if (!as) {
+          l.pinned = true;
+          return l;
+        }
+        s = *as;
+        first = last = a;
+      }
+    if (s.start < l.lo) l.lo = s.start, l.first = first;
+    if (s.end > l.hi) l.hi = s.end, l.last = last;
+  }
+  return l;
+}
+
+/* Does every run of `later` come after a barrier that follows every run of `earlier` (a
+ * barrier between their ancestors at the top level of the innermost block holding both), or
+ * can the two never both run (two branches of one scf.if)? */
+static bool separated(MlirOperation earlier, MlirOperation later) {
+  for (MlirOperation b = later; !mlirOperationIsNull(b); b = mlirOperationGetParentOperation(b)) {
+    MlirBlock blk = mlirOperationGetBlock(b);
+    if (mlirBlockIsNull(blk)) return false;
+    for (MlirOperation a = earlier; !mlirOperationIsNull(a); a = mlirOperationGetParentOperation(a)) {
+      if (!mlirBlockEqual(mlirOperationGetBlock(a), blk)) continue;
+      if (mlirOperationEqual(a, b)) { /* one op holds both: two branches of an scf.if? */
+        if (!tc_op_is(a, "scf.if") || mlirOperationEqual(a, earlier) || mlirOperationEqual(b, later)) return false;
+        MlirOperation x = earlier, y = later;
+        while (!mlirOperationEqual(mlirOperationGetParentOperation(x), a)) x = mlirOperationGetParentOperation(x);
+        while (!mlirOperationEqual(mlirOperationGetParentOperation(y), a)) y = mlirOperationGetParentOperation(y);
+        MlirRegion rx = mlirBlockGetParentRegion(mlirOperationGetBlock(x));
+        MlirRegion ry = mlirBlockGetParentRegion(mlirOperationGetBlock(y));
+        return !mlirRegionEqual(rx, ry);
+      }
+      for (MlirOperation o = mlirOperationGetNextInBlock(a); !mlirOperationIsNull(o);
+           o = mlirOperationGetNextInBlock(o)) {
+        if (mlirOperationEqual(o, b)) return false;
+        if (is_barrier(o)) return true;
+      }
+      return false;
+    }
+  }
+  return false;
+}
+
+/* May buffers x and y (of xb, yb bytes) take the same bytes? Small ones (a reduction's
+ * values per warp) keep their own: sharing would save little and cost the barrier between
+ * one's last read and the other's first write that distinct bytes spare. */
+#define PACK_MIN_BYTES 1024
+static bool may_share(const buf_life *x, int64_t xb, const buf_life *y, int64_t yb) {
+  if (x->pinned || y->pinned || xb < PACK_MIN_BYTES || yb < PACK_MIN_BYTES) return false;
+  if (x->lo > x->hi || y->lo > y->hi) return true; /* one is never used */
+  if (x->hi < y->lo) return separated(x->last, y->first);
+  if (y->hi < x->lo) return separated(y->last, x->first);
+  return false;
+}
+
+static const void *buffer_key(MlirValue v) {
+  MlirAttribute g =
+      mlirOperationGetAttributeByName(mlirOpResultGetOwner(v), mlirStringRefCreateFromCString(SHARED_GROUP_MARK));
+  if (mlirAttributeIsNull(g)) return v.ptr;
+  int64_t i = mlirIntegerAttrGetValueInt(g);
+  return i >= 0 && i < MAX_PACKED ? (const void *)&shared_group_keys[i] : v.ptr;
+}
+
+static void record_shared_bytes(tc_lower *L);
+
+/* Packs the kernel's shared buffers (see above), marks the groups that share bytes. */
+static void pack_shared(tc_lower *L) {
+  tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
+  int n = k->nbufs;
+  if (n < 2 || n > MAX_PACKED) return;
+  tc_valmap m;
+  tc_valmap_init(&m, sizeof(span));
+  number_ops(L->new_func, &m, 0);
+  buf_life life[MAX_PACKED];
+  for (int i = 0; i < n; i++) life[i] = life_of(k->bufs[i].view, &m);
+  tc_valmap_free(&m);
+  int64_t total = 0;
+  for (int i = 0; i < n; i++) { /* first fit, in the order the lowering asked */
+    int64_t at = 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (int j = 0; j < i; j++)
+        if (life[j].offset < at + k->bufs[i].bytes && at < life[j].offset + k->bufs[j].bytes &&
+            !may_share(&life[i], k->bufs[i].bytes, &life[j], k->bufs[j].bytes)) {
+          at = (life[j].offset + k->bufs[j].bytes + 63) & ~(int64_t)63;
+          moved = true;
+        }
+    }
+    life[i].offset = at;
+    if (at + k->bufs[i].bytes > total) total = at + k->bufs[i].bytes;
+  }
+  if (total >= k->shared_bytes) return; /* nothing gained: the offsets stay */
+  int group[MAX_PACKED];
+  for (int i = 0; i < n; i++) group[i] = i;
+  for (int i = 0; i < n; i++) /* buffers that share bytes (transitively): one group */
+    for (int j = 0; j < i; j++)
+      if (life[j].offset < life[i].offset + k->bufs[i].bytes && life[i].offset < life[j].offset + k->bufs[j].bytes) {
+        int gi = group[i], gj = group[j];
+        for (int q = 0; q < n; q++)
+          if (group[q] == gi) group[q] = gj;
+      }
+  MlirType i64 = tcb_int_type(L->ctx, 64);
+  for (int i = 0; i < n; i++) {
+    mlirOperationSetAttributeByName(k->bufs[i].offset, mlirStringRefCreateFromCString("value"),
+                                    mlirIntegerAttrGet(i64, life[i].offset));
+    mlirOperationSetAttributeByName(mlirOpResultGetOwner(k->bufs[i].view),
+                                    mlirStringRefCreateFromCString(SHARED_GROUP_MARK),
+                                    mlirIntegerAttrGet(i64, group[i]));
+  }
+  k->shared_bytes = total;
+  record_shared_bytes(L);
 }
 
 /* Drops the kernel's barriers that order nothing (see drop_barriers) and frees its state. */
@@ -661,11 +847,13 @@ static void end_kernel(tc_lower *L) {
   tc_nvptx_kernel *k = L->backend_state;
   int64_t threads = tc_target_threads(L->target);
   if (!L->status) {
+    pack_shared(L);
     mlirOperationWalk(L->new_func, mark_owned, &threads, MlirWalkPreOrder);
     drop_barriers(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0)), NONE, &NONE, threads);
     mlirOperationWalk(L->new_func, unmark, NULL, MlirWalkPreOrder);
   }
   if (k) free(k->carries);
+  if (k) free(k->bufs);
   free(k);
 }
 
@@ -1403,7 +1591,19 @@ MlirValue tc_nvptx_alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes
                               tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(i8))};
   MlirValue p = tcb_op1(&eb, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 2, ops, 2, ga);
   MlirValue dyn = tc_memref_from_ptr(L, &eb, p, mlirShapedTypeGetElementType(memref_type));
-  return tcb_op1(&eb, "memref.cast", memref_type, 1, &dyn, 0, NULL);
+  MlirValue view = tcb_op1(&eb, "memref.cast", memref_type, 1, &dyn, 0, NULL);
+  if (k->nbufs == k->capbufs) {
+    int cap = k->capbufs ? 2 * k->capbufs : 8;
+    struct tc_nvptx_shared_buf *bufs = realloc(k->bufs, sizeof *bufs * (size_t)cap);
+    if (!bufs) {
+      tc_fail_here(L, TILEC_ERROR_INTERNAL, "out of memory");
+      return view;
+    }
+    k->bufs = bufs;
+    k->capbufs = cap;
+  }
+  k->bufs[k->nbufs++] = (struct tc_nvptx_shared_buf){view, mlirOpResultGetOwner(off), bytes};
+  return view;
 }
 
 /* ---- math: Triton's instructions, libdevice -------------------------------------------- */

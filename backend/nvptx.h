@@ -17,6 +17,14 @@ typedef struct tc_nvptx_kernel {
   int64_t shared_bytes;  /* shared memory given out so far, from shared_base */
   MlirValue shared_base; /* made at the kernel's entry on first use (null: not yet) */
   void *carries;         /* nvptx_dot.c's records of loop-carried MMA accumulators (one malloc'ed block) */
+  /* tc_nvptx_alloc_shared's buffers, in order: their memref, the constant byte offset from
+   * shared_base they are made at (end_kernel packs the ones whose lives do not meet), bytes */
+  struct tc_nvptx_shared_buf {
+    MlirValue view;
+    MlirOperation offset;
+    int64_t bytes;
+  } *bufs;
+  int nbufs, capbufs;
 } tc_nvptx_kernel;
 tc_nvptx_kernel *tc_nvptx_kernel_of(tc_lower *L);
 /* Does this thread run the nest being emitted whole (redundant or single-thread code)? */

@@ -1,0 +1,35 @@
+# Shared memory packed by lifetime (backend/nvptx.c, pack_shared): buffers of 1 KB or more
+# whose lives do not meet (a barrier between one's last use and the other's first) take the
+# same bytes. Two loops carrying a 2048-float accumulator each (layer norm's mean and
+# variance passes): 2 x 8192 bytes kept in shared memory one after the other, so one 8192 plus
+# the reductions' per-warp values (small buffers keep bytes of their own: no barrier added),
+# not 16384 plus them. The bench's layer norm (8192 floats, 8 warps): 32 KB and a little,
+# not 64 KB (3 CTAs per SM on sm_90 -> 4, then registers bound). Same on the emulator.
+# RUN: %tilec compile %s -k two_accs -s "*fp32:16, *fp32:16, i32, 2048" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=TWO
+# RUN: %tilec compile %s -k two_accs -s "*fp32:16, *fp32:16, i32, 2048" --target nvptx-emu --num-warps 4 --emit vector | FileCheck %s --check-prefix=EMU
+# RUN: %tilec compile %S/../../bench/kernels/layernorm.py -k layernorm_fwd_kernel -s "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 8192" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=LN
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def two_accs(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + cols, mask=cols < n, other=0.0)
+    mean = tl.sum(acc, axis=0) / n
+    acc2 = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        d = tl.load(x_ptr + cols, mask=cols < n, other=0.0) - mean
+        acc2 += tl.where(cols < n, d * d, 0.0)
+    tl.store(out_ptr, mean)
+    tl.store(out_ptr + 1, tl.sum(acc2, axis=0) / n)
+
+# 8192 + under 1 KB of per-warp values: 8192..9215
+# TWO: .u64 __tilec_shared_bytes_two_accs = {{(8[2-9][0-9][0-9]|9[01][0-9][0-9]|92(0[0-9]|1[0-5]))}};
+# TWO: .entry two_accs(
+# EMU: @__tilec_shared_bytes_two_accs({{(8[2-9][0-9][0-9]|9[01][0-9][0-9]|92(0[0-9]|1[0-5]))}} : i64)
+# 32768 + under 1 KB: 32768..33791
+# LN: .u64 __tilec_shared_bytes_layernorm_fwd_kernel = {{(327[6-9][0-9]|32[89][0-9][0-9]|33[0-7][0-9][0-9])}};
