@@ -809,6 +809,35 @@ def test_knobs(monkeypatch):
     assert "TRITON_PRINT_AUTOTUNING" in fresh.knob_descriptors["print"].key
 
 
+def test_knobs_fp32_default(monkeypatch):
+    # knobs.language.fp32_default is TRITON_F32_DEFAULT, which the compiler reads for tl.dot's
+    # default input_precision (CPU results are exact whatever it is): a bad name is Triton's error
+    from triton import knobs
+
+    @triton.jit
+    def dot_default_kernel(a_ptr, c_ptr):
+        r = tl.arange(0, 16)
+        a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+        tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, a))
+
+    monkeypatch.delenv("TRITON_F32_DEFAULT", raising=False)
+    assert knobs.language.fp32_default is None
+    a = torch.eye(16, dtype=torch.float32) * 3
+    c = torch.zeros(16, 16)
+    knobs.language.fp32_default = "fp64"
+    try:
+        assert os.environ["TRITON_F32_DEFAULT"] == "fp64"
+        with pytest.raises(Exception, match="input_precision must be one of"):
+            dot_default_kernel[(1, )](a, c)
+        knobs.language.fp32_default = "ieee"
+        dot_default_kernel[(1, )](a, c)
+        assert torch.equal(c, a @ a)
+    finally:
+        knobs.language.fp32_default = None
+        del knobs.language.fp32_default
+    assert "TRITON_F32_DEFAULT" not in os.environ
+
+
 def test_jit_repr_names_the_compiled_kernel():
     seen = []
 

@@ -157,10 +157,18 @@ class cache_knobs(base_knobs):
         self.remote_manager_class = None
 
 
+class language_knobs(base_knobs):
+    """tl.dot's default input_precision for fp32 operands (None: "tf32", Triton's NVIDIA
+    default); the compiler reads TRITON_F32_DEFAULT, which an assignment sets."""
+
+    fp32_default = env_opt_str("TRITON_F32_DEFAULT")
+
+
 autotuning = autotuning_knobs()
 runtime = runtime_knobs()
 compilation = compilation_knobs()
 cache = cache_knobs()
+language = language_knobs()
 
 __all__ = ["base_knobs", "env_base", "env_bool", "env_int", "env_str", "env_opt_str", "autotuning",
-           "runtime", "compilation", "cache", "propagate_env"]
+           "runtime", "compilation", "cache", "language", "propagate_env"]
