@@ -149,6 +149,9 @@ static bool private_memory(MlirValue v) {
  * buffers (tc_nvptx_alloc_shared's, never reused) are told apart, up to TRACKED of each;
  * an access through anything else counts as one of any buffer and of global memory. */
 enum { SHARED_R = 1, SHARED_W = 2, GLOBAL_R = 4, GLOBAL_W = 8, SHARED_ANY_R = 16, SHARED_ANY_W = 32, ALL = 63 };
+/* Global memory only thread 0 reads or writes (scalar stores run there): never ordered
+ * against thread 0's own accesses, against the others' as GLOBAL_R / GLOBAL_W. */
+enum { THREAD0_R = 64, THREAD0_W = 128 };
 #define TRACKED 8
 typedef struct owned {
   MlirValue base; /* the base pointer (defined outside every loop) */
@@ -191,7 +194,7 @@ static void merge(mem_access *a, const mem_access *b) {
   for (int i = 0; i < b->now; i++) add_owned(a, b->own_w[i], true);
 }
 
-static bool writes(const mem_access *a) { return (a->bits & (SHARED_W | GLOBAL_W)) != 0 || a->now > 0; }
+static bool writes(const mem_access *a) { return (a->bits & (SHARED_W | GLOBAL_W | THREAD0_W)) != 0 || a->now > 0; }
 static bool touches(const mem_access *a) { return a->bits || a->nor || a->now; }
 
 /* The pointer a memref view of a pointer (memory.c's tc_memref_from_ptr) was built from. */
@@ -250,6 +253,50 @@ static mem_access space_of(MlirValue v, bool write) {
   return a;
 }
 
+/* Is v the thread's index in its CTA (%tid.x or the emulator's, maybe cast)? */
+static bool is_thread_id(MlirValue v) {
+  for (int i = 0; i < 4 && mlirValueIsAOpResult(v); i++) {
+    MlirOperation d = mlirOpResultGetOwner(v);
+    if (tc_op_is(d, "nvvm.read.ptx.sreg.tid.x")) return true;
+    if (tc_op_is(d, "func.call")) {
+      MlirAttribute c = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("callee"));
+      return !mlirAttributeIsNull(c) && mlirStringRefEqual(mlirSymbolRefAttrGetRootReference(c),
+                                                           mlirStringRefCreateFromCString("tilec_rt_emu_thread_id"));
+    }
+    if (!tc_op_is(d, "arith.index_cast") && !tc_op_is(d, "arith.index_castui") && !tc_op_is(d, "arith.extui") &&
+        !tc_op_is(d, "arith.extsi"))
+      return false;
+    v = mlirOperationGetOperand(d, 0);
+  }
+  return false;
+}
+
+static bool is_int_zero(MlirValue v) {
+  if (!mlirValueIsAOpResult(v) || !tc_op_is(mlirOpResultGetOwner(v), "arith.constant")) return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(mlirOpResultGetOwner(v), mlirStringRefCreateFromCString("value"));
+  return mlirAttributeIsAInteger(a) && mlirIntegerAttrGetValueInt(a) == 0;
+}
+
+/* Does only thread 0 run op: is it in the then-branch of an scf.if on tid == 0 (the
+ * lowering's guard of scalar stores and atomics)? */
+static bool thread0_only(MlirOperation op) {
+  for (MlirOperation o = op, p; !mlirOperationIsNull(p = mlirOperationGetParentOperation(o)); o = p) {
+    if (tc_op_is(p, "func.func")) return false;
+    if (!tc_op_is(p, "scf.if") ||
+        !mlirRegionEqual(mlirBlockGetParentRegion(mlirOperationGetBlock(o)), mlirOperationGetRegion(p, 0)))
+      continue;
+    MlirValue c = mlirOperationGetOperand(p, 0);
+    if (!mlirValueIsAOpResult(c) || !tc_op_is(mlirOpResultGetOwner(c), "arith.cmpi")) continue;
+    MlirOperation cmp = mlirOpResultGetOwner(c);
+    MlirAttribute pred = mlirOperationGetAttributeByName(cmp, mlirStringRefCreateFromCString("predicate"));
+    if (mlirAttributeIsNull(pred) || !mlirAttributeIsAInteger(pred) || mlirIntegerAttrGetValueInt(pred) != 0)
+      continue; /* arith.cmpi eq */
+    MlirValue x = mlirOperationGetOperand(cmp, 0), y = mlirOperationGetOperand(cmp, 1);
+    if ((is_thread_id(x) && is_int_zero(y)) || (is_thread_id(y) && is_int_zero(x))) return true;
+  }
+  return false;
+}
+
 /* What op (not its regions) does to such memory. */
 static mem_access op_access(MlirOperation op) {
   static const char *const reads[] = {"vector.load", "vector.maskedload", "vector.gather", "memref.load", "llvm.load"};
@@ -275,6 +322,7 @@ static mem_access op_access(MlirOperation op) {
         continue;
       }
       mem_access x = space_of(v, kind == 2);
+      if ((x.bits == GLOBAL_R || x.bits == GLOBAL_W) && thread0_only(op)) x.bits = kind == 2 ? THREAD0_W : THREAD0_R;
       merge(&a, &x);
       found = true;
     }
@@ -353,10 +401,15 @@ static bool owned_pairs(const owned *x, int nx, const owned *y, int ny, base_pai
  * reads or writes)? True when it must; false when not, or only where owned accesses go
  * through bases of *p that are not congruent. */
 static bool conflict(const mem_access *x, const mem_access *y, base_pairs *p) {
-  bool xg = x->bits & (GLOBAL_R | GLOBAL_W) || x->nor || x->now,
-       yg = y->bits & (GLOBAL_R | GLOBAL_W) || y->nor || y->now;
+  const unsigned global = GLOBAL_R | GLOBAL_W | THREAD0_R | THREAD0_W;
+  bool xg = x->bits & global || x->nor || x->now, yg = y->bits & global || y->nor || y->now;
+  bool xw = x->bits & (GLOBAL_W | THREAD0_W) || x->now, yw = y->bits & (GLOBAL_W | THREAD0_W) || y->now;
   if (((x->bits & GLOBAL_W) && yg) || ((y->bits & GLOBAL_W) && xg)) return true;
-  if (((x->bits & GLOBAL_R) && y->now) || ((y->bits & GLOBAL_R) && x->now)) return true;
+  if (((x->bits & GLOBAL_R) && yw) || ((y->bits & GLOBAL_R) && xw)) return true;
+  /* thread 0's own accesses against the owned ones (thread 0's among them too: not told apart) */
+  if (((x->bits & THREAD0_W) && (y->nor || y->now)) || ((y->bits & THREAD0_W) && (x->nor || x->now)) ||
+      ((x->bits & THREAD0_R) && y->now) || ((y->bits & THREAD0_R) && x->now))
+    return true;
   if (!owned_pairs(x->own_w, x->now, y->own_r, y->nor, p) || !owned_pairs(x->own_w, x->now, y->own_w, y->now, p) ||
       !owned_pairs(x->own_r, x->nor, y->own_w, y->now, p))
     return true;

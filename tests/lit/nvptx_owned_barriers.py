@@ -12,6 +12,9 @@
 # RUN: %tilec compile %s -k inplace -s "*fp32:16, i32, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit vector | FileCheck %s --check-prefix=SAME
 # RUN: %tilec compile %s -k reversed -s "*fp32:16, i32, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit vector | FileCheck %s --check-prefix=REV
 # RUN: %tilec compile %s -k inplace -s "*fp32:16, i32, 1024" --target nvptx-emu --num-warps 4 --emit vector | FileCheck %s --check-prefix=EMU
+# Scalar stores run on thread 0 only: none is ordered against another (layer norm's mean and
+# rstd stores: one barrier after both, before the normalizing loop, not one after each).
+# RUN: %tilec compile %S/../../bench/kernels/layernorm.py -k layernorm_fwd_kernel -s "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 8192" --target nvptx --arch sm_90 --num-warps 8 --emit vector | FileCheck %s --check-prefix=LN
 import triton
 import triton.language as tl
 
@@ -85,3 +88,11 @@ def reversed(x_ptr, n, BLOCK: tl.constexpr):
 # EMU-LABEL: func.func @__tilec_kernel_inplace(
 # EMU-NOT: tilec_rt_emu_barrier()
 # EMU: return
+
+# LN-LABEL: func.func @__tilec_kernel_layernorm_fwd_kernel(
+# LN: llvm.store
+# LN-NOT: nvvm.barrier0
+# LN: llvm.store
+# LN-NEXT: }
+# LN-NEXT: nvvm.barrier0
+# LN-NEXT: scf.for
