@@ -135,6 +135,11 @@ typedef struct tc_backend {
   MlirValue (*thread_tile_index)(tc_chunk *c, MlirValue buf, const tc_pos *pos);
   /* Loop-carried tiles in the backend's own registers (above; conversion/regions.c); NULL: none. */
   const tc_loop_carries *loop_carries;
+  /* A costly tile two consumers need (conversion/lower.c's materialize_shared): true when the
+   * backend computed `old` into registers of its own (nvptx: a tile computed from a tl.dot
+   * result kept in the MMA fragments, whose consumers read it there); false: a buffer as
+   * usual. NULL: never. */
+  bool (*materialize_fragments)(tc_lower *L, MlirValue old);
 
   /* ---- op rows: how each tile op is lowered, and the instructions rows ask for ---- */
   /* The rows, indexed by tile op (conversion/op_table.c has the CPU's; nvptx replaces some). */

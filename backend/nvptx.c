@@ -906,6 +906,7 @@ static void end_kernel(tc_lower *L) {
     mlirOperationWalk(L->new_func, unmark, NULL, MlirWalkPreOrder);
   }
   if (k) free(k->carries);
+  if (k) free(k->frags);
   if (k) free(k->bufs);
   free(k);
 }
@@ -2083,6 +2084,7 @@ const tc_backend tc_backend_nvptx = {
     .alloc_shared = alloc_shared,
     .shared_loop = shared_loop,
     .loop_carries = &tc_nvptx_mma_carries,
+    .materialize_fragments = tc_nvptx_materialize_fragments,
     .thread_tile = thread_tile,
     .alloc_thread_tile = alloc_thread_tile,
     .thread_tile_index = thread_tile_index,
@@ -2297,6 +2299,7 @@ const tc_backend tc_backend_nvptx_emu = {
     .alloc_shared = alloc_shared,
     .shared_loop = shared_loop,
     .loop_carries = &tc_nvptx_mma_carries,
+    .materialize_fragments = tc_nvptx_materialize_fragments,
     .thread_tile = thread_tile,
     .alloc_thread_tile = alloc_thread_tile,
     .thread_tile_index = thread_tile_index,

@@ -17,6 +17,7 @@ typedef struct tc_nvptx_kernel {
   int64_t shared_bytes;  /* shared memory given out so far, from shared_base */
   MlirValue shared_base; /* made at the kernel's entry on first use (null: not yet) */
   void *carries;         /* nvptx_dot.c's records of loop-carried MMA accumulators (one malloc'ed block) */
+  void *frags;           /* nvptx_dot.c's tiles kept in MMA fragments (one malloc'ed block) */
   /* tc_nvptx_alloc_shared's buffers, in order: their memref, the constant byte offset from
    * shared_base they are made at (end_kernel packs the ones whose lives do not meet), bytes */
   struct tc_nvptx_shared_buf {
@@ -58,6 +59,11 @@ MlirValue tc_nvptx_scratch(tc_lower *L, int n);
 int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n);
 int tc_nvptx_emit_scan(tc_lower *L, MlirOperation *roots, int n);
 int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n); /* nvptx_dot.c */
+/* Tiles computed from tl.dot results kept in the warps' MMA fragments (nvptx_dot.c): a
+ * reduction over their rows (1: emitted, 0: not such a reduction), and the backend's
+ * materialize_fragments. */
+int tc_nvptx_frag_reduce(tc_lower *L, MlirOperation op);
+bool tc_nvptx_materialize_fragments(tc_lower *L, MlirValue old);
 /* Loop-carried tl.dot accumulators kept in the warps' MMA fragments (nvptx_dot.c). */
 extern const tc_loop_carries tc_nvptx_mma_carries;
 

@@ -22,6 +22,10 @@
  * evaluated at each lane's fragment positions (a zero costs nothing) and is written once to
  * the dot's destination (tc_dot_destination).
  *
+ * A result read only by row reductions and, through elementwise ops, by the A operand of
+ * the next tl.dot (attention's scores) stays in the fragments instead: "dot results kept
+ * in fragments" below.
+ *
  * Loop-carried accumulators (tc_nvptx_mma_carries, the backend's loop_carries): a tile an
  * scf.for carries only through `acc = tl.dot(a, b, f(acc))` — f elementwise, e.g.
  * attention's `acc * alpha[:, None]` — stays in the warps' fragments across the loop, as
@@ -78,12 +82,13 @@ typedef struct mma_plan {
 
 /* A plan for C of M x N over K with the target's warps; false when none fits. The warps
  * form a wm x wn grid (powers of 2 dividing the tile counts) with the most warps busy,
- * then the fewest fragment registers loaded per MMA ((4 bm + 2 bn) / (bm bn)). */
-static bool make_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, int64_t maxt, mma_plan *p) {
+ * then the fewest fragment registers loaded per MMA ((4 bm + 2 bn) / (bm bn)). rows: the
+ * warps along M only (each holds whole rows: fragment tiles, below). */
+static bool make_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, int64_t maxt, bool rows, mma_plan *p) {
   int64_t tm = M / 16, tn = N / 8, nwarps = L->target->num_warps;
   bool found = false;
   double best_cost = 0;
-  for (int64_t wm = 1; wm <= nwarps; wm *= 2) {
+  for (int64_t wm = rows ? nwarps : 1; wm <= nwarps; wm *= 2) {
     if (tm % wm) continue;
     int64_t wn = nwarps / wm;
     while (wn > 1 && tn % wn) wn /= 2;
@@ -118,11 +123,13 @@ static void load_scratch(tc_lower *L, tc_builder *b, MlirValue scratch, MlirType
 }
 
 /* Whether op is a dot this file computes on tensor cores, and its plan. */
-static bool mma_dot(tc_lower *L, MlirOperation op, int64_t maxt, mma_plan *p) {
+static bool frag_rows(tc_lower *L, MlirOperation dot);
+
+/* The tensor-core form of a tl.dot (operand types, k step), without a plan. */
+static bool mma_types(tc_lower *L, MlirOperation op, mma_plan *p, int64_t *cs, int64_t *as) {
   if (tc_nvptx_alone(L) || capability(L) < 80) return false;
   MlirType at = mlirValueGetType(mlirOperationGetOperand(op, 0)), bt = mlirValueGetType(mlirOperationGetOperand(op, 1));
   MlirType ct = mlirValueGetType(mlirOperationGetResult(op, 0));
-  int64_t as[TC_RANK], cs[TC_RANK];
   if (tc_shape_of(at, as) != 2 || tc_shape_of(ct, cs) != 2) return false;
   MlirType ae = mlirShapedTypeGetElementType(at), be = mlirShapedTypeGetElementType(bt),
            ce = mlirShapedTypeGetElementType(ct);
@@ -134,12 +141,20 @@ static bool mma_dot(tc_lower *L, MlirOperation op, int64_t maxt, mma_plan *p) {
   bool tf32 = f32 && (prec == TILE_DOT_TF32 || prec == TILE_DOT_TF32X3);
   int64_t ks = tf32 ? 8 : 16;
   if (!(f16 || b16 || f32) || !c_ok || cs[0] % 16 || cs[1] % 8 || as[1] % ks) return false;
-  if (!make_plan(L, cs[0], cs[1], as[1], maxt, p)) return false;
+  *p = (mma_plan){.M = cs[0], .N = cs[1], .K = as[1]};
   p->ops = tf32 ? OPS_TF32 : b16 || f32 ? OPS_BF16 : OPS_F16;
   p->nparts = prec == TILE_DOT_BF16X6 ? 3 : prec == TILE_DOT_TF32X3 || prec == TILE_DOT_BF16X3 ? 2 : 1;
   p->split16 = f32 && !tf32;
   p->ks = ks;
   p->ce = ce;
+  return true;
+}
+
+static bool mma_dot(tc_lower *L, MlirOperation op, int64_t maxt, mma_plan *p) {
+  int64_t as[TC_RANK], cs[TC_RANK];
+  mma_plan t;
+  if (!mma_types(L, op, &t, cs, as) || !make_plan(L, cs[0], cs[1], as[1], maxt, frag_rows(L, op), p)) return false;
+  p->ops = t.ops, p->nparts = t.nparts, p->split16 = t.split16, p->ks = t.ks, p->ce = t.ce;
   return true;
 }
 
@@ -417,8 +432,8 @@ static MlirValue load32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) 
 
 #define MAXP 3 /* parts of an fp32 operand (bf16x6: hi, mid, lo) */
 
-/* C += A x B over K for the warp's block: out[t] from in[t] (vector<4xf32> per tile).
- * Per k step (16; tf32: 8) the A fragments of the bm m-tiles and the B fragments of the bn
+/* One k step at k0 of C += A x B for the warp's block: d from c_in (one vector<4xf32> per
+ * tile). Per k step (16; tf32: 8) the A fragments of the bm m-tiles and the B fragments of the bn
  * n-tiles are loaded once, then bm x bn MMAs run. tf32 fragments: A (and a transposed B)
  * with ldmatrix like 16-bit ones, each 32-bit element two b16 of a row, so one lane gets
  * a whole element; a row-major B element by element (ldmatrix.trans would split them);
@@ -430,20 +445,15 @@ static MlirValue load32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) 
  * operand, 0 x inf) only comes with an inf or NaN operand of the same output, whose hi x hi
  * product is then inf or NaN too: the small sum goes through max.f32 with -FLT_MAX (one
  * instruction: NaN -> -FLT_MAX, which that product outweighs; Triton zeroes NaN with a
- * compare and a select), so inf and NaN come out as the exact dot's. */
-static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, const lane_ctx *lc,
-                   MlirValue abuf, MlirValue bbuf, const MlirValue *in, MlirValue *out) {
-  int nt = (int)(p->bm * p->bn), np = p->nparts;
-  int64_t K = p->K, as = p->as, bs = p->bs, ks = p->ks, kh = ks / 2;
+ * compare and a select), so inf and NaN come out as the exact dot's. afix: A's fragments
+ * given (4 registers per m-tile: fragment tiles, below) instead of read from abuf. */
+static void k_step(tc_lower *L, tc_builder *kb, const mma_plan *p, const block_ctx *k, const lane_ctx *lc,
+                   MlirValue abuf, MlirValue bbuf, MlirValue k0, const MlirValue *c_in, const MlirValue (*afix)[4],
+                   MlirValue *d) {
+  int np = p->nparts;
+  int64_t as = p->as, bs = p->bs, ks = p->ks, kh = ks / 2;
   bool tf32 = p->ops == OPS_TF32, split = p->split16;
-  MlirOperation kf;
-  MlirBlock kb = tc_build_for(L, b, cidx(b, 0), cidx(b, K), cidx(b, ks), nt, in, &kf);
-  if (L->status) return;
-  tc_builder kbl;
-  tcb_init(&kbl, L->ctx);
-  kbl.loc = b->loc;
-  tcb_set_end(&kbl, kb);
-  MlirValue k0 = mlirBlockGetArgument(kb, 0);
+  tc_builder kbl = *kb;
   MlirValue ka = add(&kbl, k0, lc->q2), ka8 = addc(&kbl, ka, 8);
   MlirValue afr[MAXT][4], bfr[MAXT][2], bpart[MAXT][MAXP][2];
   /* ldmatrix: lane 8m + r addresses row r of matrix m; A's four matrices are rows +0/+8 x
@@ -453,6 +463,10 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
   MlirValue lodd = mulc(&kbl, m2, 8), lhalf = mulc(&kbl, md2, 8);
   MlirValue arow = add(&kbl, add(&kbl, k->row0, lc->lr), lodd), acol = add(&kbl, k0, mulc(&kbl, md2, kh));
   for (int64_t i = 0; i < p->bm && !split; i++) {
+    if (afix) {
+      memcpy(afr[i], afix[i], sizeof afr[i]);
+      continue;
+    }
     MlirValue e = add(&kbl, mulc(&kbl, addc(&kbl, arow, 16 * i), as), acol);
     ldmatrix4(L, &kbl, false, elem_addr(L, &kbl, abuf, e), afr[i]);
   }
@@ -521,7 +535,6 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
     }
   MlirValue zero = np > 1 ? tcb_const_float(&kbl, vec4_f32(L), 0.0) : (MlirValue){NULL};
   MlirValue lowest = np > 1 ? tcb_const_float(&kbl, vec4_f32(L), -FLT_MAX) : (MlirValue){NULL};
-  MlirValue d[MAXT];
   for (int64_t i = 0; i < p->bm; i++) {
     /* A's parts next to their MMAs: one m-tile's live at a time (tf32x3 on 4 x 8 tiles a
      * warp: 64 bytes of spills with all of them, 8 outside the k loop this way) */
@@ -538,7 +551,7 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
     }
     for (int64_t j = 0; j < p->bn; j++) {
       int64_t t = i * p->bn + j;
-      MlirValue c = mlirBlockGetArgument(kb, 1 + (intptr_t)t);
+      MlirValue c = c_in[t];
       if (np > 1) {
         MlirValue sm = zero;
         if (np == 3) {
@@ -554,6 +567,38 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
       d[t] = mma(L, &kbl, p->ops, apart[0], bpart[j][0], c);
     }
   }
+  *kb = kbl;
+}
+
+/* The fragments' A registers of a k step (fragment tiles, below): [k step][m-tile][4]. */
+typedef MlirValue a_frags[MAXT][4];
+
+/* C += A x B over K for the warp's block: out[t] from in[t] (vector<4xf32> per tile): an
+ * scf.for over the k steps, or, with A's fragments given for every k step (afix), the k
+ * steps unrolled. */
+static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, const lane_ctx *lc,
+                   MlirValue abuf, MlirValue bbuf, const MlirValue *in, const a_frags *afix, MlirValue *out) {
+  int nt = (int)(p->bm * p->bn);
+  if (afix) {
+    MlirValue cur[MAXT];
+    memcpy(cur, in, sizeof(MlirValue) * (size_t)nt);
+    for (int64_t kk = 0; kk * p->ks < p->K && !L->status; kk++) {
+      k_step(L, b, p, k, lc, abuf, bbuf, cidx(b, kk * p->ks), cur, afix[kk], out);
+      memcpy(cur, out, sizeof(MlirValue) * (size_t)nt);
+    }
+    return;
+  }
+  MlirOperation kf;
+  MlirBlock kb = tc_build_for(L, b, cidx(b, 0), cidx(b, p->K), cidx(b, p->ks), nt, in, &kf);
+  if (L->status) return;
+  tc_builder kbl;
+  tcb_init(&kbl, L->ctx);
+  kbl.loc = b->loc;
+  tcb_set_end(&kbl, kb);
+  MlirValue c[MAXT], d[MAXT];
+  for (int t = 0; t < nt; t++) c[t] = mlirBlockGetArgument(kb, 1 + (intptr_t)t);
+  k_step(L, &kbl, p, k, lc, abuf, bbuf, mlirBlockGetArgument(kb, 0), c, NULL, d);
+  if (L->status) return;
   tcb_op(&kbl, "scf.yield", 0, NULL, nt, d, 0, NULL);
   for (int t = 0; t < nt; t++) out[t] = mlirOperationGetResult(kf, t);
 }
@@ -706,6 +751,307 @@ static void carry_done(tc_lower *L, MlirOperation loop, int i, const MlirValue *
 const tc_loop_carries tc_nvptx_mma_carries = {
     .count = carry_count, .init = carry_init, .bind = carry_bind, .yield = carry_yield, .done = carry_done};
 
+/* ---- dot results kept in fragments ----------------------------------------------------------
+ * Attention's scores s = q @ k^T feed only row reductions (tl.max(s, 1), tl.sum(p, 1)) and,
+ * through elementwise ops (p = exp2(s * c - m[:, None]), p.to(fp16)), the A operand of the
+ * next tl.dot. Such a result (frag_eligible) stays in the warps' MMA fragments, never in
+ * shared memory, with the warps along M (each holds whole rows): a row reduction folds each
+ * lane's values of a row and combines the row's 4 lanes (2 shuffles: frag_reduce); the next
+ * dot's A fragments are C fragments converted (C[g][2q..] of n-tiles 2kk and 2kk + 1 are
+ * A[g][2q..] and A[g][2q + 8..] of its k step kk: frag_a); a costly value two consumers
+ * need (p) is computed once, into fragments too (tc_nvptx_materialize_fragments). Their
+ * consumers evaluate at a lane's fragment positions with every fragment tile bound there. */
+
+typedef struct frag_tile {
+  MlirValue old;
+  mma_plan plan;
+  MlirValue vals[MAXT]; /* vector<4 x the tile's element type> per tile i * bn + j */
+  MlirBlock at;         /* the new block they were computed in: in scope there and inside */
+} frag_tile;
+
+#define MAXF 32 /* fragment tiles of one kernel */
+typedef struct frag_set {
+  int n;
+  frag_tile f[MAXF];
+} frag_set;
+
+static frag_set *frags_of(tc_lower *L) {
+  tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
+  if (!k->frags) k->frags = calloc(1, sizeof(frag_set));
+  return k->frags;
+}
+
+/* Are f's registers in scope where L emits (a block lowered twice, as versioned loops are,
+ * has its own)? */
+static bool frag_live(tc_lower *L, const frag_tile *f) {
+  for (MlirBlock b = L->b.block; !mlirBlockIsNull(b);) {
+    if (mlirBlockEqual(b, f->at)) return true;
+    MlirOperation p = mlirBlockGetParentOperation(b);
+    if (mlirOperationIsNull(p)) break;
+    b = mlirOperationGetBlock(p);
+  }
+  return false;
+}
+
+static frag_tile *frag_of(tc_lower *L, MlirValue old) {
+  frag_set *s = tc_nvptx_kernel_of(L)->frags;
+  for (int i = 0; s && i < s->n; i++)
+    if (mlirValueEqual(s->f[i].old, old) && frag_live(L, &s->f[i])) return &s->f[i];
+  return NULL;
+}
+
+/* Records f (computed at L's insertion point), replacing an earlier record of its tile. */
+static void frag_put(tc_lower *L, frag_set *s, frag_tile f) {
+  f.at = L->b.block;
+  for (int i = 0; i < s->n; i++)
+    if (mlirValueEqual(s->f[i].old, f.old)) {
+      s->f[i] = f;
+      return;
+    }
+  if (s->n < MAXF) s->f[s->n++] = f;
+  else tc_fail_here(L, TILEC_ERROR_INTERNAL, "more than %d tiles computed from tl.dot results in registers", MAXF);
+}
+
+static bool is_16bit_float(MlirType t) { return mlirTypeIsAF16(t) || mlirTypeIsABF16(t); }
+
+/* An arith/math op with one result of the 2-D shape. */
+static bool frag_elementwise(MlirOperation o, const int64_t *shape) {
+  int64_t s[TC_RANK];
+  return !tile_op_of(o) && (tc_op_in_dialect(o, "arith") || tc_op_in_dialect(o, "math")) &&
+         mlirOperationGetNumResults(o) == 1 && tc_shape_of(mlirValueGetType(mlirOperationGetResult(o, 0)), s) == 2 &&
+         s[0] == shape[0] && s[1] == shape[1];
+}
+
+/* Does every use of v (an M x N tile of blk), through elementwise ops, read it where a
+ * warp of a rows plan holds it: a row reduction (axis 1), or the 16-bit A operand of a
+ * tensor-core tl.dot over K = N whose rows plan runs in one round? */
+static bool frag_uses_ok(tc_lower *L, MlirValue v, MlirBlock blk, const int64_t *shape, int depth) {
+  if (depth > 32) return false;
+  bool any = false;
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation o = mlirOpOperandGetOwner(u);
+    any = true;
+    if (!mlirBlockEqual(mlirOperationGetBlock(o), blk)) return false;
+    tile_op_id k = tile_op_of(o);
+    if (k == TILE_REDUCE) {
+      if (tile_int_attr(o, "axis", -1) != 1) return false;
+      continue;
+    }
+    if (k == TILE_DOT) {
+      mma_plan t, q;
+      int64_t cs[TC_RANK], as[TC_RANK];
+      if (mlirOpOperandGetOperandNumber(u) != 0 || !mma_types(L, o, &t, cs, as) || t.ops == OPS_TF32 || t.split16 ||
+          !is_16bit_float(mlirShapedTypeGetElementType(mlirValueGetType(v))) || as[0] != shape[0] ||
+          as[1] != shape[1] || !make_plan(L, cs[0], cs[1], as[1], MAXT_ROUND, true, &q) || q.rounds != 1)
+        return false;
+      continue;
+    }
+    if (!frag_elementwise(o, shape) || !frag_uses_ok(L, mlirOperationGetResult(o, 0), blk, shape, depth + 1))
+      return false;
+  }
+  return any;
+}
+
+/* Is the result of dot (f32, one round of a rows plan) read only by fragment consumers? */
+static bool frag_eligible(tc_lower *L, MlirOperation dot) {
+  mma_plan t, q;
+  int64_t cs[TC_RANK], as[TC_RANK];
+  if (tile_op_of(dot) != TILE_DOT || !mma_types(L, dot, &t, cs, as) || !mlirTypeIsAF32(t.ce) ||
+      !make_plan(L, cs[0], cs[1], as[1], MAXT_ROUND, true, &q) || q.rounds != 1)
+    return false;
+  return frag_uses_ok(L, mlirOperationGetResult(dot, 0), mlirOperationGetBlock(dot), cs, 0);
+}
+
+/* The eligible dot whose result v is computed from through elementwise ops of blk. */
+static bool frag_source(tc_lower *L, MlirValue v, MlirBlock blk, int depth) {
+  if (depth > 32 || !mlirValueIsAOpResult(v)) return false;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (!mlirBlockEqual(mlirOperationGetBlock(d), blk)) return false;
+  if (tile_op_of(d) == TILE_DOT) return frag_eligible(L, d);
+  if (tile_op_of(d) || !(tc_op_in_dialect(d, "arith") || tc_op_in_dialect(d, "math"))) return false;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
+    if (frag_source(L, mlirOperationGetOperand(d, i), blk, depth + 1)) return true;
+  return false;
+}
+
+/* The warps of this dot go along M: its result stays in fragments, or its A is read from them. */
+static bool frag_rows(tc_lower *L, MlirOperation dot) {
+  return frag_eligible(L, dot) || frag_source(L, mlirOperationGetOperand(dot, 0), mlirOperationGetBlock(dot), 0);
+}
+
+/* A fragment tile in v's cone (through elementwise ops), or null. */
+static frag_tile *frag_in_cone(tc_lower *L, MlirValue v, int depth) {
+  frag_tile *f = frag_of(L, v);
+  if (f || depth > 32 || !mlirValueIsAOpResult(v)) return f;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (tile_op_of(d) || !(tc_op_in_dialect(d, "arith") || tc_op_in_dialect(d, "math"))) return NULL;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d) && !f; i++)
+    f = frag_in_cone(L, mlirOperationGetOperand(d, i), depth + 1);
+  return f;
+}
+
+/* Half h (row g, or g + 8) of a fragment value: vector<2 x its element type>. */
+static MlirValue frag_half(tc_lower *L, tc_builder *b, MlirValue v, int h) {
+  int64_t m[2] = {2 * h, 2 * h + 1};
+  return shuffle(L, b, v, v, 2, m, tc_vec_type(L->ctx, 2, tcb_element_type(mlirValueGetType(v))));
+}
+
+static MlirBlock old_block(MlirValue v) {
+  return mlirValueIsAOpResult(v) ? mlirOperationGetBlock(mlirOpResultGetOwner(v)) : mlirBlockArgumentGetOwner(v);
+}
+
+/* The chunk (width 2) at tile t's half h of this lane, every fragment tile of src's plan
+ * and block (whose registers are in scope: computed earlier in the same block) bound there. */
+static void frag_bind(tc_lower *L, tc_chunk *c, const frag_tile *src, const tc_pos *pos, int64_t t, int h) {
+  frag_set *s = tc_nvptx_kernel_of(L)->frags;
+  MlirBlock blk = old_block(src->old);
+  for (int i = 0; s && i < s->n; i++) {
+    const mma_plan *q = &s->f[i].plan;
+    if (q->M == src->plan.M && q->N == src->plan.N && q->bm == src->plan.bm && q->bn == src->plan.bn &&
+        mlirBlockEqual(old_block(s->f[i].old), blk) && frag_live(L, &s->f[i]))
+      tc_chunk_bind(c, s->f[i].old, pos, (tc_cval){.vec = frag_half(L, &c->b, s->f[i].vals[t], h)});
+  }
+}
+
+static tc_pos frag_pos(const block_ctx *k, tc_builder *b, int64_t i, int64_t j, int h) {
+  tc_pos pos = {.rank = 2, .chunked = true};
+  pos.idx[0] = addc(b, k->row[i], 8 * h);
+  pos.idx[1] = k->col[j];
+  return pos;
+}
+
+bool tc_nvptx_materialize_fragments(tc_lower *L, MlirValue old) {
+  if (frag_of(L, old)) return true;
+  frag_tile *src = frag_in_cone(L, old, 0);
+  if (!src || !mlirValueIsAOpResult(old)) return false;
+  int64_t shape[TC_RANK] = {src->plan.M, src->plan.N};
+  if (!frag_uses_ok(L, old, mlirOperationGetBlock(mlirOpResultGetOwner(old)), shape, 0)) return false;
+  frag_set *fs = frags_of(L);
+  if (!fs) {
+    tc_fail_here(L, TILEC_ERROR_INTERNAL, "out of memory");
+    return true;
+  }
+  frag_tile f = {.old = old, .plan = src->plan};
+  tc_builder *b = &L->b;
+  tc_nvptx_barrier(L, b); /* what it reads from earlier nests is complete */
+  lane_ctx lc = lane_of(L, b);
+  block_ctx k = block_of(b, &f.plan, &lc, (MlirValue){NULL});
+  tc_chunk c;
+  tc_chunk_init(&c, L, b->block, 2);
+  c.b = *b;
+  for (int64_t i = 0; i < f.plan.bm && !L->status; i++)
+    for (int64_t j = 0; j < f.plan.bn && !L->status; j++) {
+      int64_t t = i * f.plan.bn + j, m[4] = {0, 1, 2, 3};
+      MlirValue hv[2];
+      for (int h = 0; h < 2 && !L->status; h++) {
+        tc_pos pos = frag_pos(&k, &c.b, i, j, h);
+        frag_bind(L, &c, src, &pos, t, h);
+        hv[h] = tc_eval(&c, old, &pos).vec;
+      }
+      if (!L->status)
+        f.vals[t] =
+            shuffle(L, &c.b, hv[0], hv[1], 4, m, tc_vec_type(L->ctx, 4, tcb_element_type(mlirValueGetType(hv[0]))));
+    }
+  *b = c.b;
+  tc_chunk_free(&c);
+  if (!L->status) frag_put(L, fs, f);
+  return true;
+}
+
+/* A's fragments of a dot whose A operand (old) is computed from fragment tiles of plan
+ * src, for every k step: a_x of m-tile i at k step kk is the pair at row g + 8 (x % 2),
+ * columns 16 kk + 8 (x / 2) + 2q: half x % 2 of C tile (i, 2 kk + x / 2). */
+static void frag_a(tc_lower *L, tc_builder *b, const frag_tile *src, MlirValue old, int64_t ksteps, a_frags *out) {
+  lane_ctx lc = lane_of(L, b);
+  block_ctx k = block_of(b, &src->plan, &lc, (MlirValue){NULL});
+  tc_chunk c;
+  tc_chunk_init(&c, L, b->block, 2);
+  c.b = *b;
+  MlirType i32 = tcb_int_type(L->ctx, 32);
+  for (int64_t kk = 0; kk < ksteps && !L->status; kk++)
+    for (int64_t i = 0; i < src->plan.bm && !L->status; i++)
+      for (int x = 0; x < 4 && !L->status; x++) {
+        int64_t j = 2 * kk + x / 2, t = i * src->plan.bn + j;
+        tc_pos pos = frag_pos(&k, &c.b, i, j, x % 2);
+        frag_bind(L, &c, src, &pos, t, x % 2);
+        MlirValue v = tc_eval(&c, old, &pos).vec;
+        if (!L->status) out[kk][i][x] = tcb_cast(&c.b, "llvm.bitcast", v, i32);
+      }
+  *b = c.b;
+  tc_chunk_free(&c);
+}
+
+int tc_nvptx_frag_reduce(tc_lower *L, MlirOperation op) {
+  int nvals, rank, axis;
+  MlirValue olds[TC_REDUCE_MAX_VALUES];
+  int64_t shape[TC_RANK];
+  if (mlirOperationGetNumOperands(op) > TC_REDUCE_MAX_VALUES || tile_int_attr(op, "axis", -1) != 1) return 0;
+  frag_tile *src = NULL;
+  for (intptr_t n = 0; n < mlirOperationGetNumOperands(op) && !src; n++)
+    src = frag_in_cone(L, mlirOperationGetOperand(op, n), 0);
+  if (!src) return 0;
+  if (!tc_reduce_operands(L, op, "reduce", "reductions", &nvals, olds, &rank, shape, &axis)) return 1;
+  if (rank != 2 || shape[0] != src->plan.M || shape[1] != src->plan.N) return 0;
+  tc_builder *b = &L->b;
+  b->loc = mlirOperationGetLocation(op);
+  MlirValue bufs[TC_REDUCE_MAX_VALUES];
+  for (int n = 0; n < nvals; n++)
+    bufs[n] = tc_alloc_buffer(L, tcb_element_type(mlirValueGetType(mlirOperationGetResult(op, n))), shape[0]);
+  if (L->status) return 1;
+  tc_nvptx_barrier(L, b); /* what the operand reads from earlier nests is complete; the buffers are free */
+  lane_ctx lc = lane_of(L, b);
+  block_ctx k = block_of(b, &src->plan, &lc, (MlirValue){NULL});
+  MlirValue first = tcb_cmpi(b, "eq", lc.q, cidx(b, 0));
+  tc_chunk c;
+  tc_chunk_init(&c, L, b->block, 2);
+  c.b = *b;
+  for (int64_t i = 0; i < src->plan.bm && !L->status; i++)
+    for (int h = 0; h < 2 && !L->status; h++) {
+      MlirValue acc[TC_REDUCE_MAX_VALUES], args[2 * TC_REDUCE_MAX_VALUES], v[TC_REDUCE_MAX_VALUES];
+      MlirValue row = addc(&c.b, k.row[i], 8 * h);
+      for (int64_t j = 0; j < src->plan.bn && !L->status; j++) {
+        tc_pos pos = frag_pos(&k, &c.b, i, j, h);
+        frag_bind(L, &c, src, &pos, i * src->plan.bn + j, h);
+        for (int n = 0; n < nvals && !L->status; n++) {
+          args[n] = acc[n];
+          args[nvals + n] = tc_eval(&c, olds[n], &pos).vec;
+        }
+        if (L->status) break;
+        if (j == 0) memcpy(acc, args + nvals, sizeof(MlirValue) * (size_t)nvals);
+        else if (!tc_apply_combine(L, &c.b, op, args, 2 * nvals, acc)) break;
+      }
+      if (L->status || !tc_reduce_horizontal(L, &c.b, op, nvals, acc, 2, v)) break;
+      for (int d = 2; d >= 1 && !L->status; d /= 2) { /* the row's quad: lanes 4g .. 4g + 3 */
+        for (int n = 0; n < nvals; n++) {
+          args[n] = v[n];
+          args[nvals + n] = tc_nvptx_shfl(L, &c.b, v[n], d, false);
+        }
+        if (!tc_apply_combine(L, &c.b, op, args, 2 * nvals, v)) break;
+      }
+      if (L->status) break;
+      tc_builder wb;
+      tcb_if(&c.b, first, 0, NULL, &wb, NULL);
+      tc_chunk w;
+      tc_chunk_init(&w, L, wb.block, 1);
+      w.b = wb;
+      tc_pos rp = {.rank = 1, .chunked = false};
+      rp.idx[0] = row;
+      for (int n = 0; n < nvals; n++) tc_buffer_write(&w, bufs[n], v[n], &rp, shape);
+      tcb_op(&w.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+      tc_chunk_free(&w);
+    }
+  *b = c.b;
+  tc_chunk_free(&c);
+  if (L->status) return 1;
+  tc_nvptx_barrier(L, b); /* the result tile is complete for every thread */
+  for (int n = 0; n < nvals; n++) {
+    tc_special *sp = tc_special_put(L, mlirOperationGetResult(op, n));
+    sp->kind = TC_SPECIAL_BUFFER;
+    sp->buffer = bufs[n];
+  }
+  return 1;
+}
+
 /* ---- operands ------------------------------------------------------------------------------ */
 
 /* A 2-D operand that is a tile load (masked, or an elementwise op of a masked one) in a
@@ -813,7 +1159,12 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   if (!mma_dot(L, op, carry ? MAXT : MAXT_ROUND, &p)) return tc_emit_dot(L, roots, n);
   tc_builder *b = &L->b;
   b->loc = mlirOperationGetLocation(op);
-  MlirValue abuf = stage_operand(L, mlirOperationGetOperand(op, 0), p.split16 ? 8 : 0, &p.as);
+  MlirValue aop = mlirOperationGetOperand(op, 0), abuf = {NULL};
+  frag_tile *asrc = frag_in_cone(L, aop, 0);
+  if (asrc && (asrc->plan.bm != p.bm || asrc->plan.M != p.M || asrc->plan.N != p.K || p.ks != 16 || p.rounds != 1 ||
+               p.split16 || p.ops == OPS_TF32))
+    asrc = NULL; /* never by frag_eligible's plans; the staged path reads it then */
+  if (!asrc) abuf = stage_operand(L, aop, p.split16 ? 8 : 0, &p.as);
   MlirValue bop = mlirOperationGetOperand(op, 1);
   if (mlirValueIsAOpResult(bop) && tile_op_of(mlirOpResultGetOwner(bop)) == TILE_TRANS) {
     MlirOperation tr = mlirOpResultGetOwner(bop);
@@ -830,15 +1181,37 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   MlirValue bbuf = stage_operand(L, bop, bbank, &p.bs);
   if (L->status) return 1;
   MlirValue acc = mlirOperationGetOperand(op, 2);
+  a_frags *afix = NULL;
+  if (asrc) {
+    tc_nvptx_barrier(L, b); /* B and what A reads from earlier nests are complete */
+    afix = malloc(sizeof(a_frags) * (size_t)(p.K / p.ks));
+    if (!afix) {
+      tc_fail_here(L, TILEC_ERROR_INTERNAL, "out of memory");
+      return 1;
+    }
+    frag_a(L, b, asrc, aop, p.K / p.ks, afix);
+  }
   if (carry) {              /* C in the loop's fragments */
     tc_nvptx_barrier(L, b); /* the operands are complete */
     lane_ctx lc = lane_of(L, b);
     block_ctx k = block_of(b, &p, &lc, (MlirValue){NULL});
     MlirValue cin[MAXT];
     eval_fragments(L, b, &p, &k, acc, carry->arg, carry->in, cin);
-    if (L->status) return 1;
-    k_loop(L, b, &p, &k, &lc, abuf, bbuf, cin, carry->out);
+    if (!L->status) k_loop(L, b, &p, &k, &lc, abuf, bbuf, cin, afix, carry->out);
+    free(afix);
     carry->emitted = true;
+    return 1;
+  }
+  frag_set *fs = afix ? NULL : frags_of(L);
+  if (fs && p.rounds == 1 && frag_eligible(L, op)) { /* C stays in the fragments */
+    tc_nvptx_barrier(L, b);                          /* the operands and what acc reads are complete */
+    lane_ctx lc = lane_of(L, b);
+    block_ctx k = block_of(b, &p, &lc, (MlirValue){NULL});
+    frag_tile f = {.old = mlirOperationGetResult(op, 0), .plan = p};
+    MlirValue cin[MAXT];
+    eval_fragments(L, b, &p, &k, acc, (MlirValue){NULL}, NULL, cin);
+    if (!L->status) k_loop(L, b, &p, &k, &lc, abuf, bbuf, cin, NULL, f.vals);
+    if (!L->status) frag_put(L, fs, f);
     return 1;
   }
   MlirValue cbuf = tc_dot_destination(L, op);
@@ -854,7 +1227,9 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   MlirValue cin[MAXT], cout[MAXT];
   eval_fragments(L, &r, &p, &k, acc, (MlirValue){NULL}, NULL, cin);
   if (L->status) return 1;
-  k_loop(L, &r, &p, &k, &lc, abuf, bbuf, cin, cout);
+  k_loop(L, &r, &p, &k, &lc, abuf, bbuf, cin, afix, cout);
+  free(afix);
+  afix = NULL;
   if (L->status) return 1;
   store_fragments(L, &r, &p, &k, cbuf, cout);
   tcb_op(&r, "scf.yield", 0, NULL, 0, NULL, 0, NULL);

@@ -385,7 +385,9 @@ static void materialize_shared(tc_lower *L, MlirValue v, tc_valmap *seen, int de
   if (!tc_is_lazy_op(d)) return;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
     materialize_shared(L, mlirOperationGetOperand(d, i), seen, depth + 1);
-  if (is_costly(d) && count_uses(v) >= 2) tc_materialize(L, v);
+  if (is_costly(d) && count_uses(v) >= 2 &&
+      !(L->backend->materialize_fragments && L->backend->materialize_fragments(L, v)))
+    tc_materialize(L, v);
 }
 
 /* Does the tile v reach, through lazily evaluated ops and loads, the result of a root of

@@ -40,7 +40,11 @@ def cases():
     # buffered for the dot inside it, must still be there for the diagonal loop.
     for (Z, H, L, D, BM, BN, causal, bf) in [(1, 2, 64, 16, 32, 32, True, False), (2, 1, 96, 32, 32, 16, True, False),
                                              (1, 2, 64, 16, 16, 32, False, False), (1, 1, 64, 32, 32, 32, True, True),
-                                             (1, 2, 64, 16, 16, 16, False, True)]:
+                                             (1, 2, 64, 16, 16, 16, False, True),
+                                             # BLOCK_M >= 16 x warps: on nvptx the scores stay in the MMA
+                                             # fragments (row max/sum by quad shuffles, p @ v's A from them)
+                                             (1, 2, 128, 64, 64, 64, False, True), (1, 1, 256, 32, 128, 64, True, True),
+                                             (2, 1, 128, 64, 128, 32, False, True), (1, 1, 192, 16, 64, 32, True, True)]:
         r = rng(170 + L + D + bf)
         q, k, v = (r.standard_normal((Z, H, L, D)).astype(np.float32) for _ in range(3))
         sc = float(1 / np.sqrt(D))

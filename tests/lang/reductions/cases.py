@@ -230,7 +230,7 @@ def _row_groups():
     # rows and columns, 3-D tiles, value-and-index reductions with ties, fp64 and int32.
     F = "reductions"
     K = "reductions/kernels.py"
-    for (M, N, BM, BN) in [(100, 60, 128, 64), (30, 200, 32, 256), (6, 3000, 8, 4096), (128, 64, 128, 64)]:
+    for (M, N, BM, BN) in [(100, 60, 128, 64), (30, 200, 32, 256), (6, 1500, 8, 2048), (128, 64, 128, 64)]:
         x = rng(40 + M).standard_normal((M, N)).astype(np.float32)
         add(F, "row_groups_sum_%dx%d" % (M, N), K, "sum_axes_kernel", (1,),
             dict(x_ptr=x, s0_ptr=np.zeros(N, np.float32), s1_ptr=np.zeros(M, np.float32),

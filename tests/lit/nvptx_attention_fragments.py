@@ -1,0 +1,48 @@
+# Attention's scores on nvptx stay in the warps' MMA fragments (backend/nvptx_dot.c,
+# "fragment tiles"): s = q @ k^T is read only by row reductions and, through elementwise
+# ops, by the A operand of p @ v, so with the warps along M (BLOCK_M >= 16 x warps) each
+# row's max and sum are folded in the lane and combined across the row's 4 lanes (shuffles
+# by 2 and 1, no 8-lane groups), and p @ v's A fragments are converted from s's C
+# fragments. With BLOCK_M = 16 (one m-tile for 4 warps) the scores go through shared memory
+# and the row-group reductions (groups of 8 lanes: shuffles by 4, 2, 1).
+# RUN: %tilec compile %s -k attn -s "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, 128, 64, 64" --target nvptx --arch sm_90 --emit ptx | FileCheck %s
+# RUN: %tilec compile %s -k attn -s "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, 16, 64, 64" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=SMALL
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def attn(q_ptr, k_ptr, v_ptr, o_ptr, N_CTX, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
+    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+    offs_n = tl.arange(0, BN)
+    offs_d = tl.arange(0, D)
+    q = tl.load(q_ptr + offs_m[:, None] * D + offs_d[None, :])
+    m_i = tl.zeros([BM], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BM], dtype=tl.float32)
+    acc = tl.zeros([BM, D], dtype=tl.float32)
+    for start in range(0, N_CTX, BN):
+        k = tl.load(k_ptr + (start + offs_n)[:, None] * D + offs_d[None, :])
+        s = tl.dot(q, tl.trans(k))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.math.exp2(s - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + (start + offs_n)[:, None] * D + offs_d[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
+        m_i = m_new
+    tl.store(o_ptr + offs_m[:, None] * D + offs_d[None, :], (acc / l_i[:, None]).to(tl.float16))
+
+# CHECK: .visible .entry attn(
+# CHECK-NOT: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
+# CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# CHECK-NOT: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
+# CHECK: shfl.sync.down.b32 {{.*}}, 2, 31, -1;
+# CHECK: shfl.sync.down.b32 {{.*}}, 1, 31, -1;
+# CHECK-NOT: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
+# CHECK: ex2.approx
+# CHECK-NOT: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
+# CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# CHECK-NOT: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
+
+# SMALL: .visible .entry attn(
+# SMALL: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
