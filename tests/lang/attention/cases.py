@@ -70,3 +70,38 @@ def cases():
             return (compare("o_ptr", o, ref["o_ptr"], 2e-2, 2e-2) or
                     compare("lse_ptr", res["lse_ptr"].reshape(ref["lse_ptr"].shape), ref["lse_ptr"], 1e-4, 1e-4))
         add("attention", name, BENCH, "attn_fwd_kernel", (L // BM, Z * H), args, ["o_ptr", "lse_ptr"], check=check)
+
+    # Scores read only by row reductions (max, argmax, sum) and the next dot's A, K given
+    # transposed, masked keys (nvptx: kept in the MMA fragments at BM 64 and 128 with 4 warps;
+    # at BM 16 through shared memory)
+    for (M, N, D, BM, nk) in [(128, 64, 32, 64, 50), (128, 32, 64, 128, 32), (32, 64, 16, 16, 64)]:
+        r = rng(190 + M + N + D)
+        q = r.standard_normal((M, D)).astype(np.float16)
+        kt = r.standard_normal((D, N)).astype(np.float16)
+        v = r.standard_normal((N, D)).astype(np.float16)
+        q[3, :] = 0  # a row of equal scores: argmax takes the first key
+
+        def ref_rows(a, nk=nk):
+            s = a["q_ptr"].astype(np.float64) @ a["kt_ptr"].astype(np.float64)
+            s[:, nk:] = -np.inf
+            p = np.exp(s - s.max(1, keepdims=True))
+            p /= p.sum(1, keepdims=True)
+            return {"o_ptr": p @ a["v_ptr"].astype(np.float64), "amax_ptr": s.argmax(1)}
+
+        def check_rows(a, res, ref_rows=ref_rows):
+            ref = ref_rows(a)
+            # argmax of near-ties may differ by the scores' fp32 rounding: compare the scores
+            s = a["q_ptr"].astype(np.float64) @ a["kt_ptr"].astype(np.float64)
+            got = s[np.arange(s.shape[0]), res["amax_ptr"]]
+            want = s[np.arange(s.shape[0]), ref["amax_ptr"]]
+            bad = (res["amax_ptr"] >= nk) | (np.abs(got - want) > 1e-3 * (1 + np.abs(want)))
+            if bad.any():
+                return "amax_ptr: row %d: got %d, expected %d" % (np.argmax(bad), res["amax_ptr"][np.argmax(bad)],
+                                                                   ref["amax_ptr"][np.argmax(bad)])
+            if res["amax_ptr"][3] != 0:
+                return "amax_ptr[3]: got %d, expected 0 (ties: the first key)" % res["amax_ptr"][3]
+            return compare("o_ptr", res["o_ptr"], ref["o_ptr"], 1e-2, 1e-2)
+        add("attention", "scores_rows_m%d_n%d_d%d_bm%d_nk%d" % (M, N, D, BM, nk), "attention/kernels.py",
+            "scores_rows_kernel", (M // BM,),
+            dict(q_ptr=q, kt_ptr=kt, v_ptr=v, o_ptr=np.zeros((M, D), np.float32), amax_ptr=np.zeros(M, np.int32),
+                 n_keys=nk, BM=BM, BN=N, D=D), ["o_ptr", "amax_ptr"], check=check_rows)

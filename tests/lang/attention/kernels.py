@@ -41,3 +41,27 @@ def attn_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, seq_len, sm_scale,
     acc = acc / l_i[:, None]
     tl.store(lse_ptr + head * seq_len + offs_m, m_i + tl.math.log2(l_i), mask=offs_m < seq_len)
     tl.store(o_ptr + base + offs_m[:, None] * D + offs_d[None, :], acc, mask=offs_m[:, None] < seq_len)
+
+
+@triton.jit
+def scores_rows_kernel(q_ptr, kt_ptr, v_ptr, o_ptr, amax_ptr, n_keys, BM: tl.constexpr, BN: tl.constexpr,
+                       D: tl.constexpr):
+    # One key block of fp16 scores read only by row reductions and the next dot's A (on nvptx
+    # they stay in the MMA fragments when BM >= 16 x warps): K given transposed ([D, n]
+    # row-major, so B is not tl.trans), keys past n_keys masked with -inf, the row argmax,
+    # and p @ v with p = exp(s - max) / sum.
+    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+    offs_n = tl.arange(0, BN)
+    offs_d = tl.arange(0, D)
+    q = tl.load(q_ptr + offs_m[:, None] * D + offs_d[None, :])
+    kt = tl.load(kt_ptr + offs_d[:, None] * BN + offs_n[None, :])
+    s = tl.dot(q, kt)
+    s = tl.where((offs_n < n_keys)[None, :], s, float("-inf"))
+    m = tl.max(s, 1)
+    i = tl.argmax(s, 1)
+    p = tl.exp(s - m[:, None])
+    p = p / tl.sum(p, 1)[:, None]
+    v = tl.load(v_ptr + offs_n[:, None] * D + offs_d[None, :])
+    o = tl.dot(p.to(tl.float16), v)
+    tl.store(o_ptr + offs_m[:, None] * D + offs_d[None, :], o)
+    tl.store(amax_ptr + offs_m, i)
