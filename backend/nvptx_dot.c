@@ -659,39 +659,43 @@ static MlirValue only_use(MlirValue v, MlirOperation *owner, intptr_t *operand) 
   return v;
 }
 
-/* Carried tile i of loop is `acc = tl.dot(a, b, f(acc))` on tensor cores in one round:
+/* The dot of carried tile i of loop when it has the shape `acc = tl.dot(a, b, f(acc))`:
  * the dot stands in the loop's body, its result is only yielded into slot i, and the body
- * argument's one use reaches the dot's acc operand through single-use elementwise ops.
- * Fills c (but its list link) when it is. */
-static bool classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c) {
-  if (tc_nvptx_alone(L) || capability(L) < 80) return false;
+ * argument's one use reaches the dot's acc operand through single-use elementwise ops. */
+static MlirOperation carry_shape(tc_lower *L, MlirOperation loop, int i) {
+  MlirOperation none = {NULL};
+  if (tc_nvptx_alone(L) || capability(L) < 80) return none;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
   MlirOperation yield = mlirBlockGetTerminator(body);
   MlirValue arg = mlirBlockGetArgument(body, 1 + i), y = mlirOperationGetOperand(yield, i);
   MlirType t = mlirValueGetType(arg);
   int64_t s[TC_RANK];
   if (tc_shape_of(t, s) != 2 || !mlirTypeIsAF32(mlirShapedTypeGetElementType(t)) || !mlirValueIsAOpResult(y))
-    return false;
+    return none;
   MlirOperation dot = mlirOpResultGetOwner(y), owner;
   intptr_t operand;
-  if (tile_op_of(dot) != TILE_DOT || !mlirBlockEqual(mlirOperationGetBlock(dot), body)) return false;
-  if (mlirValueIsNull(only_use(y, &owner, &operand)) || !mlirOperationEqual(owner, yield) || operand != i) return false;
-  mma_plan p;
-  if (!mma_dot(L, dot, MAXT, &p) || p.rounds != 1 || !mlirTypeIsAF32(p.ce)) return false;
+  if (tile_op_of(dot) != TILE_DOT || !mlirBlockEqual(mlirOperationGetBlock(dot), body)) return none;
+  if (mlirValueIsNull(only_use(y, &owner, &operand)) || !mlirOperationEqual(owner, yield) || operand != i) return none;
   MlirValue v = arg;
   for (int depth = 0;; depth++) {
-    if (depth == 16 || mlirValueIsNull(only_use(v, &owner, &operand))) return false;
-    if (mlirOperationEqual(owner, dot)) {
-      if (operand != 2) return false;
-      break;
-    }
+    if (depth == 16 || mlirValueIsNull(only_use(v, &owner, &operand))) return none;
+    if (mlirOperationEqual(owner, dot)) return operand == 2 ? dot : none;
     if (tile_op_of(owner) || !tc_is_lazy_op(owner) || mlirOperationGetNumResults(owner) != 1 ||
         !mlirBlockEqual(mlirOperationGetBlock(owner), body))
-      return false;
+      return none;
     v = mlirOperationGetResult(owner, 0);
-    if (!mlirTypeEqual(mlirValueGetType(v), t)) return false;
+    if (!mlirTypeEqual(mlirValueGetType(v), t)) return none;
   }
-  *c = (mma_carry){.loop = loop, .dot = dot, .i = i, .arg = arg, .plan = p};
+}
+
+/* Carried tile i of loop is `acc = tl.dot(a, b, f(acc))` (carry_shape) on tensor cores in
+ * one round, C in f32. Fills c (but its list link) when it is. */
+static bool classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c) {
+  MlirOperation dot = carry_shape(L, loop, i);
+  mma_plan p;
+  if (mlirOperationIsNull(dot) || !mma_dot(L, dot, MAXT, &p) || p.rounds != 1 || !mlirTypeIsAF32(p.ce)) return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+  *c = (mma_carry){.loop = loop, .dot = dot, .i = i, .arg = mlirBlockGetArgument(body, 1 + i), .plan = p};
   return true;
 }
 
@@ -822,6 +826,18 @@ static bool frag_elementwise(MlirOperation o, const int64_t *shape) {
          s[0] == shape[0] && s[1] == shape[1];
 }
 
+/* Is dot a loop's carried accumulator in the MMA fragments (tc_nvptx_mma_carries: its C
+ * planned for MAXT tiles a warp)? */
+static bool dot_carried(tc_lower *L, MlirOperation dot) {
+  MlirOperation owner, loop = mlirOperationGetParentOperation(dot);
+  intptr_t operand;
+  if (mlirOperationIsNull(loop) || !tc_op_is(loop, "scf.for") ||
+      mlirValueIsNull(only_use(mlirOperationGetResult(dot, 0), &owner, &operand)) || !tc_op_is(owner, "scf.yield") ||
+      !mlirOperationEqual(mlirOperationGetParentOperation(owner), loop))
+    return false;
+  return mlirOperationEqual(carry_shape(L, loop, (int)operand), dot); /* and C f32: the caller's */
+}
+
 /* Does every use of v (an M x N tile of blk), through elementwise ops, read it where a
  * warp of a rows plan holds it: a row reduction (axis 1), or the 16-bit A operand of a
  * tensor-core tl.dot over K = N whose rows plan runs in one round? */
@@ -842,7 +858,9 @@ static bool frag_uses_ok(tc_lower *L, MlirValue v, MlirBlock blk, const int64_t 
       int64_t cs[TC_RANK], as[TC_RANK];
       if (mlirOpOperandGetOperandNumber(u) != 0 || !mma_types(L, o, &t, cs, as) || t.ops == OPS_TF32 || t.split16 ||
           !is_16bit_float(mlirShapedTypeGetElementType(mlirValueGetType(v))) || as[0] != shape[0] ||
-          as[1] != shape[1] || !make_plan(L, cs[0], cs[1], as[1], MAXT_ROUND, true, &q) || q.rounds != 1)
+          as[1] != shape[1] ||
+          !make_plan(L, cs[0], cs[1], as[1], dot_carried(L, o) && mlirTypeIsAF32(t.ce) ? MAXT : MAXT_ROUND, true, &q) ||
+          q.rounds != 1)
         return false;
       continue;
     }

@@ -44,7 +44,8 @@ def cases():
                                              # BLOCK_M >= 16 x warps: on nvptx the scores stay in the MMA
                                              # fragments (row max/sum by quad shuffles, p @ v's A from them)
                                              (1, 2, 128, 64, 64, 64, False, True), (1, 1, 256, 32, 128, 64, True, True),
-                                             (2, 1, 128, 64, 128, 32, False, True), (1, 1, 192, 16, 64, 32, True, True)]:
+                                             (2, 1, 128, 64, 128, 32, False, True), (1, 1, 192, 16, 64, 32, True, True),
+                                             (1, 1, 128, 128, 128, 32, True, True)]:
         r = rng(170 + L + D + bf)
         q, k, v = (r.standard_normal((Z, H, L, D)).astype(np.float32) for _ in range(3))
         sc = float(1 / np.sqrt(D))
