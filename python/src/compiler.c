@@ -322,16 +322,17 @@ static void compiler_dealloc(tpy_compiler *self) {
 
 /* Compiler(debug_info=False, check_bounds=False, check_races=False, check_nan=False,
  *          opt_level=3, fast_math=False, cache_dir=None, target="host", strip_asserts=False,
- *          checks=0) */
+ *          checks=0, enable_fp_fusion=True) */
 static int compiler_init(tpy_compiler *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"debug_info", "check_bounds", "check_races",   "check_nan", "opt_level", "fast_math",
-                           "cache_dir",  "target",       "strip_asserts", "checks",    NULL};
+  static char *kwlist[] = {"debug_info", "check_bounds", "check_races",   "check_nan", "opt_level",        "fast_math",
+                           "cache_dir",  "target",       "strip_asserts", "checks",    "enable_fp_fusion", NULL};
   int debug_info = 0, check_bounds = 0, check_races = 0, check_nan = 0, opt_level = 3, fast_math = 0;
-  int strip_asserts = 0;
+  int strip_asserts = 0, fp_fusion = 1;
   unsigned int checks = 0;
   const char *cache_dir = NULL, *target = "host";
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|ppppipzspI", kwlist, &debug_info, &check_bounds, &check_races,
-                                   &check_nan, &opt_level, &fast_math, &cache_dir, &target, &strip_asserts, &checks))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|ppppipzspIp", kwlist, &debug_info, &check_bounds, &check_races,
+                                   &check_nan, &opt_level, &fast_math, &cache_dir, &target, &strip_asserts, &checks,
+                                   &fp_fusion))
     return -1;
   if (self->c) {
     PyErr_SetString(PyExc_RuntimeError, "Compiler already initialized");
@@ -348,6 +349,7 @@ static int compiler_init(tpy_compiler *self, PyObject *args, PyObject *kw) {
   o.opt_level = opt_level;
   o.fast_math = fast_math;
   o.strip_asserts = strip_asserts;
+  o.no_fp_fusion = !fp_fusion; /* Triton's enable_fp_fusion: nvptx, nvptx-emu */
   self->cache_dir = cache_dir ? strdup(cache_dir) : NULL;
   self->target = strdup(target);
   if (!self->target || (cache_dir && !self->cache_dir)) {
@@ -629,9 +631,10 @@ PyTypeObject tpy_compiler_type = {
     .tp_dealloc = (destructor)compiler_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Compiler(debug_info=False, check_bounds=False, check_races=False, check_nan=False, opt_level=3, "
-              "fast_math=False, cache_dir=None, target='host', strip_asserts=False, checks=0): a tilec compiler with a "
-              "JIT cache; checks: the debug checks' classes (TILEC_CHECKS_* bits: 1 bounds, 2 nan, 4 races, 8 init), "
-              "added to the check_* flags.",
+              "fast_math=False, cache_dir=None, target='host', strip_asserts=False, checks=0, enable_fp_fusion=True): "
+              "a tilec compiler with a JIT cache; checks: the debug checks' classes (TILEC_CHECKS_* bits: 1 bounds, "
+              "2 nan, 4 races, 8 init), added to the check_* flags; enable_fp_fusion=False: no fma from a * b + c on "
+              "nvptx and nvptx-emu (the CPU targets never fuse).",
     .tp_methods = compiler_methods,
     .tp_getset = compiler_getset,
     .tp_init = (initproc)compiler_init,
