@@ -895,12 +895,24 @@ static void pack_shared(tc_lower *L) {
   record_shared_bytes(L);
 }
 
-/* Drops the kernel's barriers that order nothing (see drop_barriers) and frees its state. */
+static int64_t shared_limit(const char *arch);
+
+/* Packs the shared buffers and refuses a kernel still over the chip's shared memory, drops
+ * the barriers that order nothing (see drop_barriers), frees the kernel's state. */
 static void end_kernel(tc_lower *L) {
   tc_nvptx_kernel *k = L->backend_state;
   int64_t threads = tc_target_threads(L->target);
   if (!L->status) {
     pack_shared(L);
+    if (k->over_limit && k->shared_bytes > shared_limit(L->target->cpu)) {
+      L->b.loc = mlirLocationIsNull(k->over_limit_loc) ? mlirOperationGetLocation(L->old_func) : k->over_limit_loc;
+      tc_fail_here(L, TILEC_ERROR_UNSUPPORTED,
+                   "this kernel keeps %lld bytes of tiles in shared memory; a CTA on %s has at most %lld "
+                   "(smaller blocks, or another --arch)",
+                   (long long)k->shared_bytes, L->target->cpu, (long long)shared_limit(L->target->cpu));
+    }
+  }
+  if (!L->status) {
     mlirOperationWalk(L->new_func, mark_owned, &threads, MlirWalkPreOrder);
     drop_barriers(mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0)), NONE, &NONE, threads);
     mlirOperationWalk(L->new_func, unmark, NULL, MlirWalkPreOrder);
@@ -1624,11 +1636,13 @@ MlirValue tc_nvptx_alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes
   tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
   int64_t offset = (k->shared_bytes + 63) & ~(int64_t)63;
   k->shared_bytes = offset + bytes;
-  if (L->target->is_nvptx && k->shared_bytes > shared_limit(L->target->cpu))
-    tc_fail_here(L, TILEC_ERROR_UNSUPPORTED,
-                 "this kernel keeps %lld bytes of tiles in shared memory; a CTA on %s has at most %lld "
-                 "(smaller blocks, or another --arch)",
-                 (long long)k->shared_bytes, L->target->cpu, (long long)shared_limit(L->target->cpu));
+  if (L->target->is_nvptx && k->shared_bytes > shared_limit(L->target->cpu)) {
+    /* end_kernel refuses the kernel if packing does not bring it under, at the first of
+     * these allocations with a source line */
+    if (!k->over_limit || (mlirLocationIsNull(k->over_limit_loc) && mlirLocationIsAFileLineColRange(L->b.loc)))
+      k->over_limit_loc = mlirLocationIsAFileLineColRange(L->b.loc) ? L->b.loc : (MlirLocation){NULL};
+    k->over_limit = true;
+  }
   record_shared_bytes(L);
   /* right after the base: before every use */
   tc_builder eb;

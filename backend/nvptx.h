@@ -13,11 +13,13 @@ typedef struct tc_nvptx_kernel {
    * thread computes the whole root, sequentially, into buffers of its own; otherwise nests
    * are shared out and their buffers live in the CTA's shared memory. */
   bool redundant;
-  bool single_thread;    /* code thread 0 runs for the CTA (atomics): nests run whole in it, buffers stay shared */
-  int64_t shared_bytes;  /* shared memory given out so far, from shared_base */
-  MlirValue shared_base; /* made at the kernel's entry on first use (null: not yet) */
-  void *carries;         /* nvptx_dot.c's records of loop-carried MMA accumulators (one malloc'ed block) */
-  void *frags;           /* nvptx_dot.c's tiles kept in MMA fragments (one malloc'ed block) */
+  bool single_thread;   /* code thread 0 runs for the CTA (atomics): nests run whole in it, buffers stay shared */
+  int64_t shared_bytes; /* shared memory given out so far, from shared_base */
+  bool over_limit;      /* shared_bytes went over the chip's limit (checked again after packing) ... */
+  MlirLocation over_limit_loc; /* ... at the allocation there */
+  MlirValue shared_base;       /* made at the kernel's entry on first use (null: not yet) */
+  void *carries;               /* nvptx_dot.c's records of loop-carried MMA accumulators (one malloc'ed block) */
+  void *frags;                 /* nvptx_dot.c's tiles kept in MMA fragments (one malloc'ed block) */
   /* tc_nvptx_alloc_shared's buffers, in order: their memref, the constant byte offset from
    * shared_base they are made at (end_kernel packs the ones whose lives do not meet), bytes */
   struct tc_nvptx_shared_buf {

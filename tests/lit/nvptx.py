@@ -11,6 +11,7 @@
 # RUN: %tilec compile %s -k softmax -s "*fp32, *fp32, 512" --target nvptx --emit ptx | FileCheck %s --check-prefix=SOFTMAX
 # RUN: %tilec compile %s -k transpose -s "*fp32, *fp32, 32" --target nvptx --emit ptx | FileCheck %s --check-prefix=TRANS
 # RUN: not %tilec compile %s -k transpose -s "*fp32, *fp32, 256" --target nvptx --arch sm_80 --emit ptx 2>&1 | FileCheck %s --check-prefix=TOOBIG
+# RUN: %tilec compile %s -k three_transposes -s "*fp32, *fp32, *fp32, *fp32, 128" --target nvptx --arch sm_80 --emit ptx | FileCheck %s --check-prefix=PACKED
 # RUN: %tilec compile %s -k count -s "*i32, *fp32, 256" --target nvptx --emit ptx | FileCheck %s --check-prefix=ATOMIC
 # RUN: %tilec compile %s -k show -s "*fp32, 16" --target nvptx --emit ptx | FileCheck %s --check-prefix=PRINT
 # RUN: not %tilec compile %s -k add -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target nvptx --arch sm_99 --emit ptx 2>&1 | FileCheck %s --check-prefix=ARCH
@@ -44,6 +45,21 @@ def transpose(x_ptr, out_ptr, B: tl.constexpr):
     i = tl.arange(0, B)
     x = tl.load(x_ptr + i[:, None] * B + i[None, :])
     tl.store(out_ptr + i[:, None] * B + i[None, :], tl.trans(x))
+
+
+@triton.jit
+def three_transposes(x_ptr, y_ptr, z_ptr, out_ptr, B: tl.constexpr):
+    # three tiles of B*B fp32 through shared memory, one after the other: at B = 128 (64 KB
+    # each) the three would not fit an sm_80 CTA together (192 KB), but their lifetimes do
+    # not overlap, so the packed buffers share bytes and the kernel keeps 64 KB (the chip's
+    # limit is checked after packing)
+    i = tl.arange(0, B)
+    x = tl.load(x_ptr + i[:, None] * B + i[None, :])
+    tl.store(out_ptr + i[:, None] * B + i[None, :], tl.trans(x))
+    y = tl.load(y_ptr + i[:, None] * B + i[None, :])
+    tl.store(out_ptr + B * B + i[:, None] * B + i[None, :], tl.trans(y))
+    z = tl.load(z_ptr + i[:, None] * B + i[None, :])
+    tl.store(out_ptr + 2 * B * B + i[:, None] * B + i[None, :], tl.trans(z))
 
 
 @triton.jit
@@ -82,6 +98,9 @@ def show(x_ptr, BLOCK: tl.constexpr):
 
 # a 256x256 fp32 tile does not fit in a CTA's shared memory: a located error at compile time
 # TOOBIG: nvptx.py:{{[0-9]+}}:{{[0-9]+}}: error: this kernel keeps 262144 bytes of tiles in shared memory; a CTA on sm_80 has at most 166912
+
+# three 64 KB tiles one after the other: 192 KB unpacked, one 64 KB after packing, accepted
+# PACKED: __tilec_shared_bytes_three_transposes = 65536
 
 # ATOMIC: bar.sync 0
 # ATOMIC: atom.global.add.u32
