@@ -57,6 +57,9 @@ bool tc_nvptx_touches_memory(MlirOperation from, const tc_builder *b);
 /* n floats of this thread's own at the kernel's entry (an !llvm.ptr). */
 MlirValue tc_nvptx_scratch(tc_lower *L, int n);
 
+/* After the threads wrote a root's result tiles (bufs, one per result of op) into shared
+ * buffers: a barrier, then the results are those buffers (nvptx_reduce.c). */
+void tc_nvptx_publish_results(tc_lower *L, MlirOperation op, int n, const MlirValue *bufs);
 /* Op-table emitters of the roots the threads compute together (nvptx_reduce.c). */
 int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n);
 int tc_nvptx_emit_scan(tc_lower *L, MlirOperation *roots, int n);

@@ -1060,13 +1060,7 @@ int tc_nvptx_frag_reduce(tc_lower *L, MlirOperation op) {
     }
   *b = c.b;
   tc_chunk_free(&c);
-  if (L->status) return 1;
-  tc_nvptx_barrier(L, b); /* the result tile is complete for every thread */
-  for (int n = 0; n < nvals; n++) {
-    tc_special *sp = tc_special_put(L, mlirOperationGetResult(op, n));
-    sp->kind = TC_SPECIAL_BUFFER;
-    sp->buffer = bufs[n];
-  }
+  if (!L->status) tc_nvptx_publish_results(L, op, nvals, bufs);
   return 1;
 }
 

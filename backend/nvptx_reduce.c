@@ -339,6 +339,15 @@ static void combine_cta(tc_lower *L, tc_builder *b, const coop *k, MlirValue *v,
   if (reused) tc_nvptx_barrier(L, b); /* the slots are free for the next row */
 }
 
+void tc_nvptx_publish_results(tc_lower *L, MlirOperation op, int n, const MlirValue *bufs) {
+  tc_nvptx_barrier(L, &L->b); /* the result tiles are complete for every thread */
+  for (int i = 0; i < n; i++) {
+    tc_special *s = tc_special_put(L, mlirOperationGetResult(op, i));
+    s->kind = TC_SPECIAL_BUFFER;
+    s->buffer = bufs[i];
+  }
+}
+
 /* ---- many rows at once ----------------------------------------------------------------
  * A tile of R rows reduced along its last axis (attention's row max and row sum of a
  * 128x64 score tile): rather than the CTA taking the rows one after another (two barriers
@@ -446,13 +455,7 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   k.warp = tcb_binary(b, "arith.divui", k.tid, tcb_const_index(b, WARP));
   if (group) {
     reduce_row_groups(L, b, &k, rank, shape, rows, group, bufs);
-    if (L->status) return 1;
-    tc_nvptx_barrier(L, b); /* the result tile is complete for every thread */
-    for (int i = 0; i < k.nvals; i++) {
-      tc_special *s = tc_special_put(L, mlirOperationGetResult(op, i));
-      s->kind = TC_SPECIAL_BUFFER;
-      s->buffer = bufs[i];
-    }
+    if (!L->status) tc_nvptx_publish_results(L, op, k.nvals, bufs);
     return 1;
   }
   tc_builder ob = *b;
@@ -485,14 +488,7 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
     tc_chunk_free(&c);
   }
   tc_close_loops(L, opened, nopened);
-  if (rr > 0 && !L->status) {
-    tc_nvptx_barrier(L, b); /* the result tile is complete for every thread */
-    for (int i = 0; i < k.nvals; i++) {
-      tc_special *s = tc_special_put(L, mlirOperationGetResult(op, i));
-      s->kind = TC_SPECIAL_BUFFER;
-      s->buffer = bufs[i];
-    }
-  }
+  if (rr > 0 && !L->status) tc_nvptx_publish_results(L, op, k.nvals, bufs);
   return 1;
 }
 
