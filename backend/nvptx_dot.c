@@ -215,10 +215,10 @@ static MlirValue shuffle(tc_lower *L, tc_builder *b, MlirValue x, MlirValue y, i
   return tcb_op1(b, "vector.shuffle", t, 2, ops, 1, &ma);
 }
 
-/* Half h of a tile's vector<4xf32> (h = 0: row g, 1: row g + 8) as vector<2xf32>. */
+/* Half h of a tile's vector<4 x T> (h = 0: row g, 1: row g + 8) as vector<2 x T>. */
 static MlirValue half_of(tc_lower *L, tc_builder *b, MlirValue v, int h) {
   int64_t m[2] = {2 * h, 2 * h + 1};
-  return shuffle(L, b, v, v, 2, m, tc_vec_type(L->ctx, 2, mlirF32TypeGet(L->ctx)));
+  return shuffle(L, b, v, v, 2, m, tc_vec_type(L->ctx, 2, tcb_element_type(mlirValueGetType(v))));
 }
 
 /* Old tile v (M x N, the dot's C type) at every fragment of the block, as one
@@ -818,12 +818,16 @@ static void frag_put(tc_lower *L, frag_set *s, frag_tile f) {
 
 static bool is_16bit_float(MlirType t) { return mlirTypeIsAF16(t) || mlirTypeIsABF16(t); }
 
+/* An arith or math op (not a tile op): what the fragments' consumers compute through. */
+static bool arith_or_math(MlirOperation o) {
+  return !tile_op_of(o) && (tc_op_in_dialect(o, "arith") || tc_op_in_dialect(o, "math"));
+}
+
 /* An arith/math op with one result of the 2-D shape. */
 static bool frag_elementwise(MlirOperation o, const int64_t *shape) {
   int64_t s[TC_RANK];
-  return !tile_op_of(o) && (tc_op_in_dialect(o, "arith") || tc_op_in_dialect(o, "math")) &&
-         mlirOperationGetNumResults(o) == 1 && tc_shape_of(mlirValueGetType(mlirOperationGetResult(o, 0)), s) == 2 &&
-         s[0] == shape[0] && s[1] == shape[1];
+  return arith_or_math(o) && mlirOperationGetNumResults(o) == 1 &&
+         tc_shape_of(mlirValueGetType(mlirOperationGetResult(o, 0)), s) == 2 && s[0] == shape[0] && s[1] == shape[1];
 }
 
 /* Is dot a loop's carried accumulator in the MMA fragments (tc_nvptx_mma_carries: its C
@@ -886,7 +890,7 @@ static bool frag_source(tc_lower *L, MlirValue v, MlirBlock blk, int depth) {
   MlirOperation d = mlirOpResultGetOwner(v);
   if (!mlirBlockEqual(mlirOperationGetBlock(d), blk)) return false;
   if (tile_op_of(d) == TILE_DOT) return frag_eligible(L, d);
-  if (tile_op_of(d) || !(tc_op_in_dialect(d, "arith") || tc_op_in_dialect(d, "math"))) return false;
+  if (!arith_or_math(d)) return false;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
     if (frag_source(L, mlirOperationGetOperand(d, i), blk, depth + 1)) return true;
   return false;
@@ -902,16 +906,10 @@ static frag_tile *frag_in_cone(tc_lower *L, MlirValue v, int depth) {
   frag_tile *f = frag_of(L, v);
   if (f || depth > 32 || !mlirValueIsAOpResult(v)) return f;
   MlirOperation d = mlirOpResultGetOwner(v);
-  if (tile_op_of(d) || !(tc_op_in_dialect(d, "arith") || tc_op_in_dialect(d, "math"))) return NULL;
+  if (!arith_or_math(d)) return NULL;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d) && !f; i++)
     f = frag_in_cone(L, mlirOperationGetOperand(d, i), depth + 1);
   return f;
-}
-
-/* Half h (row g, or g + 8) of a fragment value: vector<2 x its element type>. */
-static MlirValue frag_half(tc_lower *L, tc_builder *b, MlirValue v, int h) {
-  int64_t m[2] = {2 * h, 2 * h + 1};
-  return shuffle(L, b, v, v, 2, m, tc_vec_type(L->ctx, 2, tcb_element_type(mlirValueGetType(v))));
 }
 
 static MlirBlock old_block(MlirValue v) {
@@ -927,7 +925,7 @@ static void frag_bind(tc_lower *L, tc_chunk *c, const frag_tile *src, const tc_p
     const mma_plan *q = &s->f[i].plan;
     if (q->M == src->plan.M && q->N == src->plan.N && q->bm == src->plan.bm && q->bn == src->plan.bn &&
         mlirBlockEqual(old_block(s->f[i].old), blk) && frag_live(L, &s->f[i]))
-      tc_chunk_bind(c, s->f[i].old, pos, (tc_cval){.vec = frag_half(L, &c->b, s->f[i].vals[t], h)});
+      tc_chunk_bind(c, s->f[i].old, pos, (tc_cval){.vec = half_of(L, &c->b, s->f[i].vals[t], h)});
   }
 }
 

@@ -122,6 +122,15 @@ MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel) {
 
 static MlirValue zero_of(tc_builder *b, MlirType t);
 
+/* v is an arith.constant integer: its value in *x. */
+static bool const_int_of(MlirValue v, int64_t *x) {
+  if (!mlirValueIsAOpResult(v) || !tc_op_is(mlirOpResultGetOwner(v), "arith.constant")) return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(mlirOpResultGetOwner(v), mlirStringRefCreateFromCString("value"));
+  if (!mlirAttributeIsAInteger(a)) return false;
+  *x = mlirIntegerAttrGetValueInt(a);
+  return true;
+}
+
 /* The largest power of 2 (up to 2^20) known to divide the index v, from how the lowering
  * built it: constants, products, sums, shifts, casts and scf.for induction variables. */
 static int64_t index_pow2_divisor(MlirValue v, int depth) {
@@ -135,13 +144,11 @@ static int64_t index_pow2_divisor(MlirValue v, int depth) {
     return lb < step ? lb : step;
   }
   MlirOperation d = mlirOpResultGetOwner(v);
-  if (tc_op_is(d, "arith.constant")) {
-    MlirAttribute a = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("value"));
-    if (!mlirAttributeIsAInteger(a)) return 1;
-    int64_t x = mlirIntegerAttrGetValueInt(a);
-    if (!x) return cap;
+  int64_t c;
+  if (const_int_of(v, &c)) {
+    if (!c) return cap;
     int64_t p = 1;
-    while (p < cap && !(x & p)) p *= 2;
+    while (p < cap && !(c & p)) p *= 2;
     return p;
   }
   if (tc_op_is(d, "arith.index_cast") || tc_op_is(d, "arith.index_castui"))
@@ -150,13 +157,8 @@ static int64_t index_pow2_divisor(MlirValue v, int depth) {
   if (!add && !mul && !tc_op_is(d, "arith.shli")) return 1;
   int64_t x = index_pow2_divisor(mlirOperationGetOperand(d, 0), depth + 1);
   if (tc_op_is(d, "arith.shli")) {
-    MlirValue sh = mlirOperationGetOperand(d, 1);
-    MlirOperation sd = mlirValueIsAOpResult(sh) ? mlirOpResultGetOwner(sh) : (MlirOperation){NULL};
-    MlirAttribute a = mlirOperationIsNull(sd) || !tc_op_is(sd, "arith.constant")
-                          ? mlirAttributeGetNull()
-                          : mlirOperationGetAttributeByName(sd, mlirStringRefCreateFromCString("value"));
-    if (mlirAttributeIsNull(a) || !mlirAttributeIsAInteger(a)) return x;
-    int64_t n = mlirIntegerAttrGetValueInt(a);
+    int64_t n;
+    if (!const_int_of(mlirOperationGetOperand(d, 1), &n)) return x;
     for (; n > 0 && x < cap; n--) x *= 2;
     return x;
   }
