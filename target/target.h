@@ -22,6 +22,9 @@ typedef struct tc_target {
   bool is_nvptx;       /* an NVIDIA GPU: cpu is the chip (sm_80 ...), one program = one CTA */
   bool gpu_emulation;  /* nvptx-emu: the nvptx lowering run on this CPU, a CTA's threads as threads */
   int num_warps;       /* nvptx: 32 * num_warps threads per CTA */
+  int num_stages;      /* nvptx: buffers a K loop's tl.dot operand loads cycle through (Triton's
+                        * num_stages: loads run num_stages - 1 trips ahead); 0 = the default,
+                        * TC_DEFAULT_NUM_STAGES; 1 = no pipelining */
 } tc_target;
 
 tilec_status *tc_target_init(tc_target *t, const char *name);
@@ -34,6 +37,7 @@ tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, c
 #define TC_WARP_SIZE 32
 #define TC_DEFAULT_NUM_WARPS 4
 #define TC_MAX_NUM_WARPS 32 /* 1024 threads, a CTA's limit */
+#define TC_DEFAULT_NUM_STAGES 3 /* Triton's default on sm_80+ */
 tilec_status *tc_target_check_num_warps(int *num_warps);
 /* Threads of one program (one CTA): TC_WARP_SIZE * num_warps. */
 int tc_target_threads(const tc_target *t);
