@@ -57,7 +57,9 @@ tilec_status *tilec_compiler_create(const tilec_compile_options *opts, tilec_com
   }
   c->opts.cache_dir = c->cache_dir_option;
   if (!st) st = tc_target_init(&c->target, c->target_name);
-  if (!st) st = tc_target_set_gpu(&c->target, c->opts.arch, (int)c->opts.num_warps, c->opts.ptx_version);
+  if (!st)
+    st = tc_target_set_gpu(&c->target, c->opts.arch, (int)c->opts.num_warps, (int)c->opts.num_stages,
+                           c->opts.ptx_version);
   c->opts.arch = !st && c->target.is_nvptx ? c->target.cpu : NULL; /* the caller's strings are borrowed */
   c->opts.ptx_version = NULL;                                      /* (kept as the target's features) */
   if (!st && (c->target.is_nvptx || c->target.gpu_emulation) && (c->checks || c->opts.reference))

@@ -195,7 +195,8 @@ static jit_key cache_key(const tilec_compiler *c, const tilec_kernel_spec *spec)
   key_str(h, c->target.cpu);
   key_str(h, c->target.features);
   key_int(h, c->target.vector_bits);
-  key_int(h, c->target.num_warps); /* nvptx, nvptx-emu: threads per program */
+  key_int(h, c->target.num_warps);  /* nvptx, nvptx-emu: threads per program */
+  key_int(h, c->target.num_stages); /* nvptx, nvptx-emu: the K loops' pipeline depth (0 on a CPU) */
   key_int(h, c->target.gpu_emulation);
   key_str(h, c->opts.target);
   key_int(h, c->opts.opt_level);

@@ -101,13 +101,14 @@ static tilec_status *tc_target_init_named(tc_target *t, const char *name) {
     copy(t->name, sizeof t->name, name);
     t->gpu_emulation = true;
     t->num_warps = TC_DEFAULT_NUM_WARPS;
+    t->num_stages = TC_DEFAULT_NUM_STAGES;
     return st;
   }
   if (!strcmp(name, "nvptx")) {
     copy(t->triple, sizeof t->triple, "nvptx64-nvidia-cuda");
     t->is_nvptx = true;
     t->vector_bits = 128; /* a thread's widest global access: ld.global.v4.f32 */
-    return tc_target_set_gpu(t, NULL, 0, NULL);
+    return tc_target_set_gpu(t, NULL, 0, 0, NULL);
   }
   return tilec_status_create(
       TILEC_ERROR_INVALID_ARGUMENT,
@@ -144,21 +145,36 @@ tilec_status *tc_target_check_num_warps(int *num_warps) {
   return NULL;
 }
 
+tilec_status *tc_target_check_num_stages(int *num_stages) {
+  if (*num_stages == 0) *num_stages = TC_DEFAULT_NUM_STAGES;
+  int n = *num_stages;
+  if (n < 1 || n > TC_MAX_NUM_STAGES)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT, "num_stages must be from 1 (no pipelining) to %d, got %d",
+                               TC_MAX_NUM_STAGES, n);
+  return NULL;
+}
+
 int tc_target_threads(const tc_target *t) { return TC_WARP_SIZE * t->num_warps; }
 
-tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, const char *ptx_version) {
+tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, int num_stages,
+                                const char *ptx_version) {
   if (t->gpu_emulation) {
+    tilec_status *st = NULL;
     if ((arch && *arch) || ptx_version) /* checked, not used */
-      return tc_target_set_gpu(&(tc_target){.is_nvptx = true}, arch, 0, ptx_version);
-    tilec_status *st = tc_target_check_num_warps(&num_warps);
-    if (!st) t->num_warps = num_warps;
-    return st;
+      st = tc_target_set_gpu(&(tc_target){.is_nvptx = true}, arch, 0, 0, ptx_version);
+    if (!st) st = tc_target_check_num_warps(&num_warps);
+    if (!st) st = tc_target_check_num_stages(&num_stages);
+    if (st) return st;
+    t->num_warps = num_warps;
+    t->num_stages = num_stages;
+    return NULL;
   }
   if (!t->is_nvptx) {
-    if ((arch && *arch) || num_warps || ptx_version)
+    if ((arch && *arch) || num_warps || num_stages || ptx_version)
       return tilec_status_create(
           TILEC_ERROR_INVALID_ARGUMENT,
-          "--arch, --num-warps and --ptx-version apply to the nvptx target only (target is '%s')", t->name);
+          "--arch, --num-warps, --num-stages and --ptx-version apply to the nvptx target only (target is '%s')",
+          t->name);
     return NULL;
   }
   if (!arch || !*arch) arch = "sm_80";
@@ -187,12 +203,14 @@ tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, c
                                  gpu_archs[chip].min_ptx / 10, gpu_archs[chip].min_ptx % 10);
   }
   tilec_status *st = tc_target_check_num_warps(&num_warps);
+  if (!st) st = tc_target_check_num_stages(&num_stages);
   if (st) return st;
   copy(t->cpu, sizeof t->cpu, arch);
   char features[16] = "";
   if (ptx) snprintf(features, sizeof features, "+ptx%d", ptx);
   copy(t->features, sizeof t->features, features);
   t->num_warps = num_warps;
+  t->num_stages = num_stages;
   return NULL;
 }
 
@@ -202,7 +220,7 @@ int tc_target_lanes(const tc_target *t, unsigned bits) {
 }
 
 void tc_target_describe(const tc_target *t, char *buf, size_t n) {
-  if (t->is_nvptx) snprintf(buf, n, "%s %s %d warps", t->triple, t->cpu, t->num_warps);
+  if (t->is_nvptx) snprintf(buf, n, "%s %s %d warps %d stages", t->triple, t->cpu, t->num_warps, t->num_stages);
   else snprintf(buf, n, "%s %s %d-bit", t->triple, t->cpu, t->vector_bits);
 }
 

@@ -28,22 +28,31 @@ typedef struct tc_target {
 } tc_target;
 
 tilec_status *tc_target_init(tc_target *t, const char *name);
-/* nvptx: the chip (NULL: sm_80) and the warps per CTA (0: 4), checked against what LLVM's
- * NVPTX backend accepts (it aborts the process on an impossible chip, so nothing else
- * reaches it). Other targets: both must be unset. */
-tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, const char *ptx_version);
+/* nvptx: the chip (NULL: sm_80), the warps per CTA (0: 4) and the pipeline stages (0: 3),
+ * checked against what LLVM's NVPTX backend accepts (it aborts the process on an impossible
+ * chip, so nothing else reaches it). nvptx-emu: the counts (a chip or PTX ISA is checked, not
+ * used). Other targets: all must be unset. */
+tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, int num_stages, const char *ptx_version);
 /* The one num_warps rule (nvptx, nvptx-emu): 0 means the default, else a power of 2 from 1
  * to TC_MAX_NUM_WARPS; *num_warps is set to the value used. */
 #define TC_WARP_SIZE 32
 #define TC_DEFAULT_NUM_WARPS 4
-#define TC_MAX_NUM_WARPS 32 /* 1024 threads, a CTA's limit */
+#define TC_MAX_NUM_WARPS 32     /* 1024 threads, a CTA's limit */
 #define TC_DEFAULT_NUM_STAGES 3 /* Triton's default on sm_80+ */
+/* At most 7 trips of operand loads in flight. Triton's tutorial configs use 2 to 5 stages
+ * (tests/python/dropin: up to 5); 8 stages of a small tile (64x64 fp16 over K = 32: 8 KiB of
+ * A and B a stage) already take 64 KiB of shared memory, and a 128x128x64 fp16 stage (32 KiB)
+ * fits 7 times in sm_90's 227 KiB. A larger count would only take shared memory. */
+#define TC_MAX_NUM_STAGES 8
 tilec_status *tc_target_check_num_warps(int *num_warps);
+/* The one num_stages rule (nvptx, nvptx-emu): 0 means the default, else 1 (no pipelining)
+ * to TC_MAX_NUM_STAGES; *num_stages is set to the value used. */
+tilec_status *tc_target_check_num_stages(int *num_stages);
 /* Threads of one program (one CTA): TC_WARP_SIZE * num_warps. */
 int tc_target_threads(const tc_target *t);
 /* Lanes of a native vector for elements of `bits` bits (at least 1). */
 int tc_target_lanes(const tc_target *t, unsigned bits);
-/* "triple cpu features" summary for metadata. */
+/* "triple cpu features" summary for metadata (nvptx: "triple chip N warps N stages"). */
 void tc_target_describe(const tc_target *t, char *buf, size_t n);
 tilec_status *tc_target_machine(const tc_target *t, int opt_level, LLVMTargetMachineRef *out);
 

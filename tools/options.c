@@ -82,6 +82,16 @@ static int set_num_warps(void *d, const char *v) {
   return 0;
 }
 
+/* A positive count, as --num-warps; the range is target/'s rule (tc_target_check_num_stages:
+ * 1 to 8 on nvptx and nvptx-emu, none on a CPU), applied by the compiler. */
+static int set_num_stages(void *d, const char *v) {
+  uint64_t n;
+  if (!cli_parse_count(v, INT_MAX, &n) || n == 0)
+    return cli_usage("--num-stages expects a number of stages (1: no pipelining), got '%s'", v);
+  flags(d)->num_stages = (uint32_t)n;
+  return 0;
+}
+
 static int set_opt_level(void *d, const char *v) {
   if (v[0] < '0' || v[0] > '3' || v[1]) return cli_usage("-O expects 0, 1, 2 or 3, got '%s'", v);
   flags(d)->opt_level = v[0] - '0';
@@ -129,6 +139,8 @@ const cli_option cli_compile_flag_rows[] = {
      set_arch},
     {"--num-warps", NULL, "N", false, CLI_COMPILE | CLI_RUN | CLI_OPT,
      "nvptx, nvptx-emu: warps per program, a power of 2 up to 32 (default 4)", set_num_warps},
+    {"--num-stages", NULL, "N", false, CLI_COMPILE | CLI_RUN | CLI_OPT,
+     "nvptx, nvptx-emu: pipeline stages of a K loop's tl.dot operand loads, 1 (none) to 8 (default 3)", set_num_stages},
     {"--ptx-version", NULL, "V", false, CLI_COMPILE | CLI_RUN | CLI_OPT,
      "nvptx: the PTX ISA to emit (e.g. 8.0; default the chip's lowest)", set_ptx_version},
     {"-O", NULL, "N", true, CLI_COMPILE | CLI_RUN | CLI_OPT, "optimization level 0, 1, 2 or 3 (default 3)",
@@ -159,6 +171,7 @@ void cli_apply_compile_flags(const cli_compile_flags *f, tilec_compile_options *
   if (f->target) co->target = f->target;
   co->arch = f->arch;
   co->num_warps = f->num_warps;
+  co->num_stages = f->num_stages;
   co->ptx_version = f->ptx_version;
   if (f->opt_level >= 0) co->opt_level = f->opt_level;
   co->debug_info = f->debug;

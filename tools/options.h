@@ -41,8 +41,9 @@ typedef struct cli_table {
 /* The compile flags of compile, opt and run, as parsed. */
 typedef struct cli_compile_flags {
   const char *target, *arch, *ptx_version;
-  uint32_t num_warps; /* 0: the target's default (the rule: target/, tc_target_check_num_warps) */
-  int opt_level;      /* -1: the compiler's default */
+  uint32_t num_warps;  /* 0: the target's default (the rule: target/, tc_target_check_num_warps) */
+  uint32_t num_stages; /* 0: the target's default (the rule: target/, tc_target_check_num_stages) */
+  int opt_level;       /* -1: the compiler's default */
   bool debug, fast_math, no_fp_fusion;
   uint32_t checks;  /* --check LIST and --check-bounds/--check-nan/--check-races: TILEC_CHECKS_* */
   const char *emit; /* --emit / --stage STAGE as written (NULL: none) */

@@ -880,7 +880,7 @@ static void run_compile_options(const run_opts *o, bool reference, tilec_compile
   tilec_compile_options_init(co);
   if (o->no_cache) co->cache_dir = "";
   cli_compile_flags f = o->flags;
-  if (reference) { /* the target (--arch, --num-warps, --ptx-version with it) and the bounds checks */
+  if (reference) { /* the target (--arch, --num-warps, --num-stages, --ptx-version with it) and the bounds checks */
     f.opt_level = -1;
     f.debug = f.fast_math = false;
     co->reference = true;

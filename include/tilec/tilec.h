@@ -48,6 +48,11 @@ typedef struct tilec_compile_options {
   bool no_fp_fusion;       /* targets "nvptx", "nvptx-emu": round every product and sum on its
                           * own (Triton's enable_fp_fusion=False); by default a * b + c may be
                           * one fma, as Triton compiles for NVIDIA GPUs. CPU targets never fuse. */
+  uint32_t num_stages;     /* targets "nvptx", "nvptx-emu": Triton's num_stages, the buffers a K loop's
+                          * tl.dot operand loads cycle through (loads run num_stages - 1 trips
+                          * ahead); 1 = no pipelining, at most 8; 0 = 3 (Triton's default on sm_80+).
+                          * Another value is TILEC_ERROR_INVALID_ARGUMENT, and so is a nonzero
+                          * value on a CPU target (as num_warps). */
 } tilec_compile_options;
 
 /* Fills the defaults, then the debug checks the environment asks for (tilec_checks_from_env;

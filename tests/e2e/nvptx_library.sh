@@ -3,7 +3,8 @@
 # --target nvptx: `tilec compile -o K.so --header K.h` embeds the PTX (and a cubin when ptxas
 # is found), exports K_launch and K_launch_async with the typed parameters, and, launched on
 # a machine without a CUDA driver or GPU, returns TILEC_ERROR_RUNTIME with a message that
-# says so; the C API's JIT compiles and caches the same library (keyed on arch and warps)
+# says so; the C API's JIT compiles and caches the same library (keyed on arch, warps and
+# stages)
 # and launches it through the driver. Where /dev/nvidia0 exists the kernel runs on the GPU
 # on device buffers and its results are checked instead.
 set -euo pipefail
@@ -14,7 +15,7 @@ trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$TILEC" compile "$ROOT/examples/vector_add/add.py" -k add_kernel -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" \
-  --target nvptx --arch sm_80 --num-warps 8 -o "$T/add.so" --header "$T/add.h"
+  --target nvptx --arch sm_80 --num-warps 8 --num-stages 2 -o "$T/add.so" --header "$T/add.h"
 grep -q 'int add_kernel_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, float \*x_ptr' "$T/add.h" || fail "header: add_kernel_launch"
 grep -q 'int add_kernel_launch_async(void \*cuda_stream' "$T/add.h" || fail "header: add_kernel_launch_async"
 # (into files first: `grep -q` in a pipeline under pipefail fails when it stops reading early)
@@ -24,6 +25,7 @@ grep -q ' T add_kernel_launch$' "$T/syms" || fail "library: no add_kernel_launch
 grep -q ' T add_kernel_launch_async$' "$T/syms" || fail "library: no add_kernel_launch_async"
 grep -q '.entry add_kernel' "$T/strings" || fail "library: no PTX entry add_kernel embedded"
 grep -q '.maxntid 256' "$T/strings" || fail "library: --num-warps 8 is not 256 threads"
+grep -q 'nvptx64-nvidia-cuda sm_80 8 warps 2 stages' "$T/strings" || fail "library: the descriptor's target is not sm_80, 8 warps, 2 stages"
 
 cat > "$T/main.c" <<'C'
 #include "add.h"
@@ -42,7 +44,7 @@ CC=${CC:-$(command -v clang-22 || command -v cc)}
 "$CC" -I"$T" -I"$INC" "$T/main.c" "$T/add.so" -L"$RT" -ltilec-runtime -Wl,-rpath,"$RT" -Wl,-rpath,"$T" -o "$T/main"
 
 # The C API's JIT with target "nvptx": the same library, cached under a key that includes the
-# target, arch and warps; its descriptor has no CPU program and tilec_jit_kernel_launch sends
+# target, arch, warps and stages (as used: 0 is the default 3); its descriptor has no CPU program and tilec_jit_kernel_launch sends
 # the grid to the GPU (args as for the CPU: args[i] points at the value).
 cat > "$T/jit.c" <<'C'
 #include <stdio.h>
@@ -52,12 +54,13 @@ cat > "$T/jit.c" <<'C'
 static const char src[] = "import triton\nimport triton.language as tl\n@triton.jit\n"
                           "def twice(x_ptr, n, BLOCK: tl.constexpr):\n    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
                           "    tl.store(x_ptr + o, tl.load(x_ptr + o, mask=o < n) * 2, mask=o < n)\n";
-static int jit(const char *arch, unsigned warps, tilec_jit_kernel **k) {
+static int jit(const char *arch, unsigned warps, unsigned stages, tilec_jit_kernel **k) {
   tilec_compile_options o;
   tilec_compile_options_init(&o);
   o.target = "nvptx";
   o.arch = arch;
   o.num_warps = warps;
+  o.num_stages = stages;
   tilec_compiler *c;
   tilec_status *st = tilec_compiler_create(&o, &c);
   tilec_kernel_spec s;
@@ -69,17 +72,19 @@ static int jit(const char *arch, unsigned warps, tilec_jit_kernel **k) {
   return st ? 1 : 0;
 }
 int main(int argc, char **argv) {
-  tilec_jit_kernel *a, *b, *a2;
-  if (jit("sm_80", 4, &a) || jit("sm_90", 8, &b) || jit("sm_80", 4, &a2)) return 1;
+  tilec_jit_kernel *a, *b, *a2, *s2;
+  if (jit("sm_80", 4, 0, &a) || jit("sm_90", 8, 0, &b) || jit("sm_80", 4, 3, &a2) || jit("sm_80", 4, 2, &s2)) return 1;
   const tilec_kernel_desc *d = tilec_jit_kernel_desc(a);
-  if (strcmp(d->name, "twice") || d->num_args != 2 || d->program || !strstr(d->target, "nvptx")) {
+  if (strcmp(d->name, "twice") || d->num_args != 2 || d->program || !strstr(d->target, "nvptx") ||
+      !strstr(d->target, "sm_80 4 warps 3 stages")) {
     printf("descriptor: %s %u %s\n", d->name, d->num_args, d->target);
     return 1;
   }
   if (!strcmp(tilec_jit_kernel_cache_path(a), tilec_jit_kernel_cache_path(b)) ||
-      strcmp(tilec_jit_kernel_cache_path(a), tilec_jit_kernel_cache_path(a2))) {
-    printf("cache keys: %s %s %s\n", tilec_jit_kernel_cache_path(a), tilec_jit_kernel_cache_path(b),
-           tilec_jit_kernel_cache_path(a2));
+      strcmp(tilec_jit_kernel_cache_path(a), tilec_jit_kernel_cache_path(a2)) ||
+      !strcmp(tilec_jit_kernel_cache_path(a), tilec_jit_kernel_cache_path(s2))) {
+    printf("cache keys: %s %s %s %s\n", tilec_jit_kernel_cache_path(a), tilec_jit_kernel_cache_path(b),
+           tilec_jit_kernel_cache_path(a2), tilec_jit_kernel_cache_path(s2));
     return 1;
   }
   int n = 4;

@@ -420,6 +420,66 @@ START_TEST(test_memory_only) {
 }
 END_TEST
 
+/* A compiler for target with num_stages (and the rest default), or the status refusing it. */
+static tilec_status *stages_compiler(const char *target, uint32_t num_stages, const char *cache, tilec_compiler **c) {
+  tilec_compile_options o;
+  tilec_compile_options_init(&o);
+  o.target = target;
+  o.num_stages = num_stages;
+  o.cache_dir = cache;
+  *c = NULL;
+  return tilec_compiler_create(&o, c);
+}
+
+static void check_refused(tilec_status *st, const char *want) {
+  ck_assert_ptr_nonnull(st);
+  ck_assert_int_eq(tilec_status_code_of(st), TILEC_ERROR_INVALID_ARGUMENT);
+  ck_assert_str_eq(tilec_status_message(st), want);
+  tilec_status_destroy(st);
+}
+
+/* num_stages (Triton's pipeline depth) reaches the GPU targets' cache key as the value used:
+ * 0 and 3 (the default) are one entry, 2 another; out of range or on a CPU target, refused. */
+START_TEST(test_num_stages) {
+  make_root();
+  char cache[PATH_MAX + 64];
+  snprintf(cache, sizeof cache, "%s", cache_in_root("cache"));
+  tilec_kernel_spec spec = add_spec(ADD_SIG);
+  tilec_compiler *c0, *c3, *c2;
+  ck_assert_ptr_null(stages_compiler("nvptx-emu", 0, cache, &c0));
+  ck_assert_ptr_null(stages_compiler("nvptx-emu", 3, cache, &c3));
+  ck_assert_ptr_null(stages_compiler("nvptx-emu", 2, cache, &c2));
+  tilec_jit_kernel *k0 = jit_ok(c0, &spec), *k3 = jit_ok(c3, &spec), *k2 = jit_ok(c2, &spec);
+  ck_assert_int_eq(tilec_jit_kernel_origin(k0), TILEC_JIT_COMPILED);
+  ck_assert_int_eq(tilec_jit_kernel_origin(k3), TILEC_JIT_DISK_CACHE);
+  ck_assert_str_eq(tilec_jit_kernel_cache_path(k3), tilec_jit_kernel_cache_path(k0));
+  ck_assert_int_eq(tilec_jit_kernel_origin(k2), TILEC_JIT_COMPILED);
+  ck_assert_str_ne(tilec_jit_kernel_cache_path(k2), tilec_jit_kernel_cache_path(k0));
+  check_add(k2, 200); /* the emulated CTA's threads, whatever the pipeline depth */
+  tilec_jit_kernel_release(k0);
+  tilec_jit_kernel_release(k3);
+  tilec_jit_kernel_release(k2);
+  tilec_compiler_destroy(c0);
+  tilec_compiler_destroy(c3);
+  tilec_compiler_destroy(c2);
+
+  tilec_compiler *bad;
+  check_refused(stages_compiler("nvptx-emu", 9, cache, &bad), "num_stages must be from 1 (no pipelining) to 8, got 9");
+  ck_assert_ptr_null(bad);
+  check_refused(stages_compiler("nvptx", UINT32_MAX, cache, &bad),
+                "num_stages must be from 1 (no pipelining) to 8, got -1");
+  check_refused(stages_compiler("host", 2, cache, &bad), "--arch, --num-warps, --num-stages and --ptx-version apply "
+                                                         "to the nvptx target only (target is 'host')");
+  ck_assert_ptr_null(stages_compiler("host", 0, cache, &bad)); /* unset: fine anywhere */
+  tilec_compiler_destroy(bad);
+  ck_assert_ptr_null(stages_compiler("nvptx", 1, cache, &bad)); /* 1: no pipelining */
+  tilec_compiler_destroy(bad);
+  ck_assert_ptr_null(stages_compiler("nvptx", 8, cache, &bad));
+  tilec_compiler_destroy(bad);
+  remove_root();
+}
+END_TEST
+
 START_TEST(test_cache_dir_resolution) {
   setenv("TILEC_CACHE_DIR", "/x/tilec-env", 1);
   setenv("XDG_CACHE_HOME", "/x/xdg", 1);
@@ -659,6 +719,7 @@ static Suite *jit_suite(void) {
   tcase_add_test(tc, test_full_cache_dir);
   tcase_add_test(tc, test_memory_only);
   tcase_add_test(tc, test_cache_dir_resolution);
+  tcase_add_test(tc, test_num_stages);
   tcase_add_test(tc, test_concurrent_processes);
   tcase_add_test(tc, test_source_from_file);
   tcase_add_test(tc, test_compile_errors);

@@ -242,7 +242,15 @@ START_TEST(test_parse_ok) {
   ck_assert_uint_eq(o.flags.checks, TILEC_CHECKS_BOUNDS | TILEC_CHECKS_NAN);
   ck_assert_int_eq(o.flags.stage, TILEC_STAGE_ASM);
   ck_assert_uint_eq(o.flags.num_warps, 8);
+  ck_assert_uint_eq(o.flags.num_stages, 0); /* not given: the target's default */
   ck_assert(o.flags.given);
+  run_opts_free(&o);
+  ck_assert_int_eq(parse("k.py -k add --grid 1 --target nvptx-emu --num-stages 4", &o, buf, sizeof buf), 0);
+  ck_assert_uint_eq(o.flags.num_stages, 4);
+  tilec_compile_options co;
+  tilec_compile_options_init(&co);
+  cli_apply_compile_flags(&o.flags, &co);
+  ck_assert_uint_eq(co.num_stages, 4);
   run_opts_free(&o);
 
   /* the JIT cache's switches */
@@ -293,6 +301,9 @@ START_TEST(test_parse_usage_errors) {
       "k.py -k add --grid 1 --num-warps 0",
       "k.py -k add --grid 1 --num-warps +4",
       "k.py -k add --grid 1 --num-warps",
+      "k.py -k add --grid 1 --num-stages 0",
+      "k.py -k add --grid 1 --num-stages -2",
+      "k.py -k add --grid 1 --num-stages",
       "k.py -k add --grid 1 --emit bogus",
       "k.py -k add --grid 1 --emit ptx",   /* needs --target nvptx */
       "k.py -k add --grid 1 --stage tile", /* opt's option */
@@ -431,6 +442,7 @@ START_TEST(test_exec_option_and_errors) {
   ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --check-bounds"), 2);
   ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --no-cache"), 2);
   ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --num-warps 4"), 2);
+  ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --num-stages 2"), 2);
   ck_assert_int_eq(exec_line("lib.so -k add --grid 4 --emit tile"), 2);
   ck_assert_int_eq(exec_line("lib.so -k add"), 2);
   ck_assert_int_eq(exec_line("lib.so -k add --grid 4 n=name"), 1);
