@@ -322,17 +322,18 @@ static void compiler_dealloc(tpy_compiler *self) {
 
 /* Compiler(debug_info=False, check_bounds=False, check_races=False, check_nan=False,
  *          opt_level=3, fast_math=False, cache_dir=None, target="host", strip_asserts=False,
- *          checks=0, enable_fp_fusion=True) */
+ *          checks=0, enable_fp_fusion=True, num_stages=0) */
 static int compiler_init(tpy_compiler *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"debug_info", "check_bounds", "check_races",   "check_nan", "opt_level",        "fast_math",
-                           "cache_dir",  "target",       "strip_asserts", "checks",    "enable_fp_fusion", NULL};
+  static char *kwlist[] = {"debug_info",       "check_bounds", "check_races", "check_nan",     "opt_level",
+                           "fast_math",        "cache_dir",    "target",      "strip_asserts", "checks",
+                           "enable_fp_fusion", "num_stages",   NULL};
   int debug_info = 0, check_bounds = 0, check_races = 0, check_nan = 0, opt_level = 3, fast_math = 0;
-  int strip_asserts = 0, fp_fusion = 1;
+  int strip_asserts = 0, fp_fusion = 1, num_stages = 0;
   unsigned int checks = 0;
   const char *cache_dir = NULL, *target = "host";
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|ppppipzspIp", kwlist, &debug_info, &check_bounds, &check_races,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|ppppipzspIpi", kwlist, &debug_info, &check_bounds, &check_races,
                                    &check_nan, &opt_level, &fast_math, &cache_dir, &target, &strip_asserts, &checks,
-                                   &fp_fusion))
+                                   &fp_fusion, &num_stages))
     return -1;
   if (self->c) {
     PyErr_SetString(PyExc_RuntimeError, "Compiler already initialized");
@@ -350,6 +351,9 @@ static int compiler_init(tpy_compiler *self, PyObject *args, PyObject *kw) {
   o.fast_math = fast_math;
   o.strip_asserts = strip_asserts;
   o.no_fp_fusion = !fp_fusion; /* Triton's enable_fp_fusion: nvptx, nvptx-emu */
+  /* Triton's num_stages: nvptx, nvptx-emu; checked by the compiler (a negative count wraps
+   * to one it refuses, naming the count as given) */
+  o.num_stages = (uint32_t)num_stages;
   self->cache_dir = cache_dir ? strdup(cache_dir) : NULL;
   self->target = strdup(target);
   if (!self->target || (cache_dir && !self->cache_dir)) {
@@ -631,10 +635,13 @@ PyTypeObject tpy_compiler_type = {
     .tp_dealloc = (destructor)compiler_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Compiler(debug_info=False, check_bounds=False, check_races=False, check_nan=False, opt_level=3, "
-              "fast_math=False, cache_dir=None, target='host', strip_asserts=False, checks=0, enable_fp_fusion=True): "
+              "fast_math=False, cache_dir=None, target='host', strip_asserts=False, checks=0, enable_fp_fusion=True, "
+              "num_stages=0): "
               "a tilec compiler with a JIT cache; checks: the debug checks' classes (TILEC_CHECKS_* bits: 1 bounds, "
               "2 nan, 4 races, 8 init), added to the check_* flags; enable_fp_fusion=False: no fma from a * b + c on "
-              "nvptx and nvptx-emu (the CPU targets never fuse).",
+              "nvptx and nvptx-emu (the CPU targets never fuse); num_stages: Triton's num_stages on nvptx and "
+              "nvptx-emu, the pipeline depth of a K loop's tl.dot operand loads, 1 (none) to 8, 0 = 3 (the default); "
+              "a nonzero num_stages on a CPU target raises tilec.CompilationError, as does a count out of range.",
     .tp_methods = compiler_methods,
     .tp_getset = compiler_getset,
     .tp_init = (initproc)compiler_init,
