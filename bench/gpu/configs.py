@@ -7,8 +7,11 @@
 #              the specialization Triton itself picks for these arguments (pointers 16-byte
 #              aligned, integers divisible by 16 ":16", integers equal to 1 ":1", constexprs as
 #              values); run.py --dry-run checks every argument it passes against it
-#   warps      num_warps for both compilers (8 where BLOCK >= 4096, else 4); Triton's default
-#              num_stages (3 on sm_80+); tilec has no num_stages
+#   warps      num_warps for both compilers (8 where BLOCK >= 4096, else 4)
+#   stages     num_stages for both compilers (stages(c): DEFAULT_STAGES = 3, Triton's default on
+#              sm_80+, where a row does not say); tilec reads it as the depth of a K loop's
+#              tl.dot operand pipeline, so the rows with a tl.dot say it; the others take the
+#              default in both compilers
 #   dims, dtype  what run.py allocates (its setup functions read them)
 #   what       the config in words (the report's "config" column)
 # Standard library only: pack.py runs with no torch or triton.
@@ -34,21 +37,28 @@ CONFIGS = [
     dict(name="cross_entropy", file="cross_entropy.py", kernel="cross_entropy_kernel", warps=8, dims=(4096, 32000),
          dtype="bf16", signature="*bf16:16, *bf16:16, *i64:16, *fp32:16, i32:16, i32:16, i32, i32, 4096",
          what="4096x32000 bf16 (loss + in-place dlogits), BLOCK 4096, 8 warps"),
-    dict(name="matmul_fp16", file="matmul.py", kernel="matmul_kernel", warps=4, dims=(4096, 4096, 4096),
+    dict(name="matmul_fp16", file="matmul.py", kernel="matmul_kernel", warps=4, stages=3, dims=(4096, 4096, 4096),
          dtype="fp16", signature="*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, "
                                  "i32:16, i32:1, 128, 128, 32, 8",
-         what="4096^3 fp16 in, fp32 acc, fp16 out, 128x128x32, group 8, 4 warps"),
-    dict(name="matmul_fp32", file="matmul.py", kernel="matmul_kernel", warps=4, dims=(4096, 4096, 4096),
+         what="4096^3 fp16 in, fp32 acc, fp16 out, 128x128x32, group 8, 4 warps, 3 stages"),
+    dict(name="matmul_fp32", file="matmul.py", kernel="matmul_kernel", warps=4, stages=3, dims=(4096, 4096, 4096),
          dtype="fp32", signature="*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, "
                                  "i32:16, i32:1, 128, 128, 32, 8",
-         what="4096^3 fp32, 128x128x32, group 8, 4 warps (tf32: tilec, Triton, torch)"),
-    dict(name="matmul_i8", file="matmul_i8.py", kernel="mm8", warps=4, dims=(4096, 4096, 4096), dtype="i8",
-         signature="*i8:16, *i8:16, *i32:16, i32:16, i32:16, i32:16, 128, 128, 64",
-         what="4096^3 int8 -> int32, 128x128x64, 4 warps"),
-    dict(name="attention", file="attention.py", kernel="attn_fwd_kernel", warps=4, dims=(1, 32, 4096, 64),
+         what="4096^3 fp32, 128x128x32, group 8, 4 warps, 3 stages (tf32: tilec, Triton, torch)"),
+    dict(name="matmul_i8", file="matmul_i8.py", kernel="mm8", warps=4, stages=3, dims=(4096, 4096, 4096),
+         dtype="i8", signature="*i8:16, *i8:16, *i32:16, i32:16, i32:16, i32:16, 128, 128, 64",
+         what="4096^3 int8 -> int32, 128x128x64, 4 warps, 3 stages"),
+    dict(name="attention", file="attention.py", kernel="attn_fwd_kernel", warps=4, stages=3, dims=(1, 32, 4096, 64),
          dtype="fp16", signature="*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32:16, i32:16, i32:16, "
                                  "i32:16, i32:16, 64, 128, 64, False",
-         what="fwd 1x32x4096x64 fp16, non-causal, BLOCK_M 128, BLOCK_N 64, 4 warps"),
+         what="fwd 1x32x4096x64 fp16, non-causal, BLOCK_M 128, BLOCK_N 64, 4 warps, 3 stages"),
 ]
 
 BY_NAME = {c["name"]: c for c in CONFIGS}
+
+DEFAULT_STAGES = 3
+
+
+def stages(c):
+    """The row's num_stages for both compilers."""
+    return c.get("stages", DEFAULT_STAGES)

@@ -5,15 +5,15 @@ usage: pack.py TILEC DIR [--arch sm_90] [--only NAME[,NAME]]   (bench/gpu/pack.s
 
 Here (no GPU; ptxas for the cubins, libdevice for the math): for every configuration of
 bench/gpu/configs.py, `tilec compile bench/kernels/FILE -k KERNEL -s SIGNATURE --target nvptx
---arch ARCH --num-warps W -o DIR/kernels/NAME.so --header DIR/kernels/NAME.h` (the host library
-embeds the PTX and, where ptxas is found, the chip's cubin; it exports `int
+--arch ARCH --num-warps W --num-stages S -o DIR/kernels/NAME.so --header DIR/kernels/NAME.h` (the
+host library embeds the PTX and, where ptxas is found, the chip's cubin; it exports `int
 KERNEL_launch_async(void *cuda_stream, grid_x, grid_y, grid_z, <params>)`, pointers device
 pointers, parameters specialized to 1 left out). Then DIR/lib gets libtilec-runtime and every
 non-glibc library `ldd` says the kernel libraries need (libomp), checked to resolve
 inside DIR/lib with LD_LIBRARY_PATH=DIR/lib alone, and DIR/manifest.json: tilec's version and
 commit, the chip, the libraries in load order, and per configuration its signature, warps,
-library, launch symbol, the launch's parameters (name and C type, from the header) and whether
-a cubin is embedded. Standard library only. Prints what it packed and DIR's size.
+stages, library, launch symbol, the launch's parameters (name and C type, from the header) and
+whether a cubin is embedded. Standard library only. Prints what it packed and DIR's size.
 """
 import argparse
 import datetime
@@ -29,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True
 
-from configs import CONFIGS  # noqa: E402
+from configs import CONFIGS, stages  # noqa: E402
 
 # glibc's libraries (every Linux has them): not packed
 SYSTEM_LIBS = {"linux-vdso.so.1", "libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1",
@@ -122,7 +122,7 @@ def main():
         h = os.path.join(out, "kernels", c["name"] + ".h")
         cmd = [tilec, "compile", os.path.join(ROOT, "bench", "kernels", c["file"]), "-k", c["kernel"],
                "-s", c["signature"], "--target", "nvptx", "--arch", opts.arch, "--num-warps", str(c["warps"]),
-               "-o", so, "--header", h]
+               "--num-stages", str(stages(c)), "-o", so, "--header", h]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             print("pack: %s: tilec compile failed (exit %d):\n%s" % (c["name"], p.returncode, p.stderr.strip()))
@@ -132,7 +132,8 @@ def main():
             cubin = f.read().find(b"\x7fELF", 1) > 0   # an ELF inside the ELF: ptxas's cubin
         manifest["configs"][c["name"]] = {
             "file": c["file"], "kernel": c["kernel"], "signature": c["signature"], "warps": c["warps"],
-            "lib": "kernels/%s.so" % c["name"], "symbol": symbol, "params": launch_params(h, symbol), "cubin": cubin}
+            "stages": stages(c), "lib": "kernels/%s.so" % c["name"], "symbol": symbol,
+            "params": launch_params(h, symbol), "cubin": cubin}
         for soname, path in ldd(so):
             if path is None:
                 print("pack: %s needs %s, which ldd does not find" % (so, soname))

@@ -11,7 +11,7 @@ packed), one child process (`run.py DIR --one NAME`, LD_LIBRARY_PATH=DIR/lib) do
   - allocates the inputs as torch CUDA tensors (fixed seed) and computes a float64 reference
     on the GPU;
   - torch's equivalent, then Triton compiling the same bench/kernels/FILE kernel (same
-    constexprs and num_warps, Triton's default num_stages), then tilec's library of that
+    constexprs, num_warps and num_stages: configs.py's, 3 = Triton's default), then tilec's library of that
     specialization through ctypes (KERNEL_launch_async on torch's current stream, tensors'
     data_ptr() as device pointers);
   - for each: clears the outputs (NaN or a sentinel), runs once, compares with the reference
@@ -45,7 +45,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True
 
-from configs import BY_NAME, CONFIGS  # noqa: E402
+from configs import BY_NAME, CONFIGS, DEFAULT_STAGES, stages  # noqa: E402
 
 TAG = "@@bench "   # a child's result lines start with this
 IMPLS = ("torch", "triton", "tilec")
@@ -361,9 +361,10 @@ def child(pack, name, dry):
     with open(os.path.join(pack, "manifest.json")) as f:
         man = json.load(f)
     entry = man["configs"][name]
-    if entry["signature"] != cfg["signature"] or entry["warps"] != cfg["warps"]:
-        raise RuntimeError("the pack's %s was built for %s (%d warps), configs.py says %s (%d): rebuild the pack" % (
-            name, entry["signature"], entry["warps"], cfg["signature"], cfg["warps"]))
+    built = (entry["signature"], entry["warps"], entry.get("stages", DEFAULT_STAGES))  # (older packs: the default)
+    if built != (cfg["signature"], cfg["warps"], stages(cfg)):
+        raise RuntimeError("the pack's %s was built for %s (%d warps, %d stages), configs.py says %s (%d, %d): "
+                           "rebuild the pack" % ((name,) + built + (cfg["signature"], cfg["warps"], stages(cfg))))
     rt = load_pack_libs(pack, man)
     launch = launch_function(pack, entry)
     import torch
@@ -403,7 +404,7 @@ def child(pack, name, dry):
                                                        (rt.tilec_last_error() or b"").decode(errors="replace")))
 
     def run_triton():
-        kernel[case.grid](**case.args, num_warps=cfg["warps"])
+        kernel[case.grid](**case.args, num_warps=cfg["warps"], num_stages=stages(cfg))
     ref = case.reference()
     torch.cuda.synchronize()
     for impl, fn, outputs in (("torch", case.torch_fn, None), ("triton", run_triton, case.outputs),
@@ -481,7 +482,7 @@ def write_report(path, man, info, rows, started, elapsed):
         man["arch"]))
     L.append("- date %s; the whole run took %.0f s" % (started, elapsed))
     L.append("- Each kernel in one process: torch's equivalent, Triton 3 compiling the same `bench/kernels` source "
-             "(same constexprs and num_warps, default num_stages), tilec's library of that specialization through "
+             "(same constexprs, num_warps and num_stages), tilec's library of that specialization through "
              "ctypes on torch's stream. Time: `triton.testing.do_bench` median (L2 flushed between calls). "
              "correct?: max |got - ref| / max |ref| against a float64 reference computed on the GPU, per "
              "implementation tilec / Triton / torch.")
