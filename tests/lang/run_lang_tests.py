@@ -128,6 +128,8 @@ def main():
                     "diagnostics and custom cases print SKIP")
     ap.add_argument("--ptxas-arch", default="sm_80,sm_90", help="GPUs for --ptxas (default sm_80,sm_90)")
     ap.add_argument("--num-warps", type=int, help="warps per program for nvptx targets (tilec run --num-warps)")
+    ap.add_argument("--num-stages", type=int, help="pipeline stages of a K loop's tl.dot operand loads for nvptx "
+                    "targets, 1 (none) to 8 (tilec run --num-stages; default 3)")
     ap.add_argument("--arch", help="the GPU for --target nvptx (default: device 0's, e.g. sm_90)")
     ap.add_argument("--timeout-scale", type=float, default=1.0,
                     help="multiply each case's time limit (nvptx-emu runs every program as 128 threads)")
@@ -138,6 +140,8 @@ def main():
         harness.RUN_EXTRA.extend(["--exec", opts.exec])
     if opts.num_warps:
         harness.RUN_EXTRA.extend(["--num-warps", str(opts.num_warps)])
+    if opts.num_stages:
+        harness.RUN_EXTRA.extend(["--num-stages", str(opts.num_stages)])
     # --target nvptx runs every case on the GPU (tilec run copies the arrays to the device
     # and back); without a driver and a GPU the run is a clean skip, not N failures
     gpu_skip = None
