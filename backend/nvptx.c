@@ -1620,6 +1620,9 @@ static MlirValue shared_base(tc_lower *L) {
 }
 
 /* The most shared memory one CTA may have (opted in above 48 KB by the launcher), by chip. */
+static int64_t shared_limit(const char *arch);
+int64_t tc_nvptx_shared_limit(tc_lower *L) { return shared_limit(L->target->cpu); }
+
 static int64_t shared_limit(const char *arch) {
   static const struct {
     const char *arch;

@@ -69,6 +69,19 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n); /* nvptx_dot.c 
  * materialize_fragments. */
 int tc_nvptx_frag_reduce(tc_lower *L, MlirOperation op);
 bool tc_nvptx_materialize_fragments(tc_lower *L, MlirValue old);
+/* The address of element i of a shared buffer (ldmatrix's, cp.async's destination): an
+ * !llvm.ptr<3> (the emulator: a plain pointer) (nvptx_dot.c). */
+MlirValue tc_nvptx_shared_address(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i);
+/* Elements between rows of a staged tl.dot operand of `cols` columns of `bits`-bit elements
+ * (padded so that ldmatrix, or element loads `bank` banks apart, meet no bank conflict). */
+int64_t tc_nvptx_operand_stride(int64_t cols, unsigned bits, int64_t bank);
+/* Bytes of shared memory a CTA may have on the target's chip. */
+int64_t tc_nvptx_shared_limit(tc_lower *L);
+/* tl.dot operands olds[0..n) (null: not to pipeline) whose tile loads the K loop around dot
+ * runs num_stages - 1 trips ahead (nvptx_pipeline.c): bufs[i] this trip's shared buffer,
+ * strides[i] its row stride, for those it took (the others null); returns how many. */
+int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *olds, const int64_t *banks, int n,
+                               MlirValue *bufs, int64_t *strides);
 /* Loop-carried tl.dot accumulators kept in the warps' MMA fragments (nvptx_dot.c). */
 extern const tc_loop_carries tc_nvptx_mma_carries;
 

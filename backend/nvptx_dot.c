@@ -333,9 +333,7 @@ static MlirValue mma(tc_lower *L, tc_builder *b, mma_ops ops, const MlirValue *a
   return tcb_op1(b, "vector.from_elements", vec4_f32(L), 4, d, 0, NULL);
 }
 
-/* The address of element i of a 16- or 32-bit shared buffer, as ldmatrix takes it: an
- * !llvm.ptr<3> (the emulator: a plain pointer). */
-static MlirValue elem_addr(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
+MlirValue tc_nvptx_shared_address(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
   int64_t bytes = tcb_bitwidth(tcb_element_type(mlirValueGetType(buf))) / 8;
   MlirValue base = tcb_op1(b, "memref.extract_aligned_pointer_as_index", tcb_index(L->ctx), 1, &buf, 0, NULL);
   MlirValue a = tcb_cast(b, "arith.index_cast", add(b, base, mulc(b, i, bytes)), tcb_int_type(L->ctx, 64));
@@ -468,7 +466,7 @@ static void k_step(tc_lower *L, tc_builder *kb, const mma_plan *p, const block_c
       continue;
     }
     MlirValue e = add(&kbl, mulc(&kbl, addc(&kbl, arow, 16 * i), as), acol);
-    ldmatrix4(L, &kbl, false, elem_addr(L, &kbl, abuf, e), afr[i]);
+    ldmatrix4(L, &kbl, false, tc_nvptx_shared_address(L, &kbl, abuf, e), afr[i]);
   }
   MlirValue r0 = mulc(&kbl, ka, bs), r8 = mulc(&kbl, ka8, bs);
   MlirValue brow = mulc(&kbl, add(&kbl, add(&kbl, k0, lc->lr), lodd), bs), bcol = add(&kbl, k->col0, lhalf);
@@ -492,8 +490,9 @@ static void k_step(tc_lower *L, tc_builder *kb, const mma_plan *p, const block_c
     if (j % 2 == 0 && j + 1 < p->bn) {
       MlirValue xr = add(&kbl, add(&kbl, addc(&kbl, k->col0, 8 * j), lc->lr), lhalf);
       MlirValue o[4];
-      ldmatrix4(L, &kbl, false,
-                elem_addr(L, &kbl, bbuf, add(&kbl, mulc(&kbl, xr, bs), add(&kbl, k0, mulc(&kbl, m2, kh)))), o);
+      ldmatrix4(
+          L, &kbl, false,
+          tc_nvptx_shared_address(L, &kbl, bbuf, add(&kbl, mulc(&kbl, xr, bs), add(&kbl, k0, mulc(&kbl, m2, kh)))), o);
       bfr[j][0] = o[0], bfr[j][1] = o[1], bfr[j + 1][0] = o[2], bfr[j + 1][1] = o[3];
       j++;
       continue;
@@ -518,7 +517,7 @@ static void k_step(tc_lower *L, tc_builder *kb, const mma_plan *p, const block_c
   for (int64_t j = 0; !p->btrans && !tf32 && !split && j < p->bn; j++) {
     if (j % 2 == 0 && j + 1 < p->bn) {
       MlirValue o[4];
-      ldmatrix4(L, &kbl, true, elem_addr(L, &kbl, bbuf, add(&kbl, brow, addc(&kbl, bcol, 8 * j))), o);
+      ldmatrix4(L, &kbl, true, tc_nvptx_shared_address(L, &kbl, bbuf, add(&kbl, brow, addc(&kbl, bcol, 8 * j))), o);
       bfr[j][0] = o[0], bfr[j][1] = o[1], bfr[j + 1][0] = o[2], bfr[j + 1][1] = o[3];
       j++;
       continue;
@@ -1072,6 +1071,12 @@ int tc_nvptx_frag_reduce(tc_lower *L, MlirOperation op) {
  * alignment, all issued before the shared stores — else lane by lane. Anything else (or
  * chunks not dealt evenly, or more than 16 a thread): tc_dot_operand. */
 #define MAX_STAGE 16
+int64_t tc_nvptx_operand_stride(int64_t cols, unsigned bits, int64_t bank) {
+  int64_t unit = 128 / (int64_t)bits, pad = (cols / unit) % 2 ? 0 : unit;
+  if (bank) pad = ((bank - cols) % 32 + 32) % 32;
+  return cols + pad;
+}
+
 static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t bank, int64_t *stride) {
   MlirType t = mlirValueGetType(old);
   MlirType e = mlirShapedTypeGetElementType(t);
@@ -1095,11 +1100,10 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t bank, int64_t
    * row (rows g of a half warp, columns 2q), 4 for the pairs of rows k0 + 2q, k0 + 2q + 1 —
    * so a warp's loads hit distinct banks. The padded buffer is the dot's own (other readers
    * of the tile expect row-major). */
-  int64_t unit = 128 / (int64_t)tcb_bitwidth(e), pad = (shape[1] / unit) % 2 ? 0 : unit;
-  if (bank) pad = ((bank - shape[1]) % 32 + 32) % 32;
-  MlirValue buf = tc_alloc_buffer(L, e, shape[0] * (shape[1] + pad));
+  *stride = tc_nvptx_operand_stride(shape[1], tcb_bitwidth(e), bank);
+  bool pad = *stride != shape[1];
+  MlirValue buf = tc_alloc_buffer(L, e, shape[0] * *stride);
   if (L->status) return buf;
-  *stride = shape[1] + pad;
   tc_builder *b = &L->b;
   tc_nvptx_barrier(L, b); /* earlier readers of the buffer's space are done */
   MlirValue tid = tc_nvptx_thread_id(L, b);
@@ -1174,7 +1178,6 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   if (asrc && (asrc->plan.bm != p.bm || asrc->plan.M != p.M || asrc->plan.N != p.K || p.ks != 16 || p.rounds != 1 ||
                p.split16 || p.ops == OPS_TF32))
     asrc = NULL; /* never by frag_eligible's plans; the staged path reads it then */
-  if (!asrc) abuf = stage_operand(L, aop, p.split16 ? 8 : 0, &p.as);
   MlirValue bop = mlirOperationGetOperand(op, 1);
   if (mlirValueIsAOpResult(bop) && tile_op_of(mlirOpResultGetOwner(bop)) == TILE_TRANS) {
     MlirOperation tr = mlirOpResultGetOwner(bop);
@@ -1188,7 +1191,15 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
     }
   }
   int64_t bbank = p.split16 ? (p.btrans ? 8 : 4) : p.ops == OPS_TF32 && !p.btrans ? 8 : 0;
-  MlirValue bbuf = stage_operand(L, bop, bbank, &p.bs);
+  /* operands loaded in the K loop around the dot: num_stages - 1 trips ahead (nvptx_pipeline.c) */
+  MlirValue olds[2] = {asrc ? (MlirValue){NULL} : aop, bop}, bufs[2];
+  int64_t banks[2] = {p.split16 ? 8 : 0, bbank}, strides[2] = {0, 0};
+  int piped = tc_nvptx_pipeline_operands(L, op, olds, banks, 2, bufs, strides);
+  if (!mlirValueIsNull(bufs[0])) abuf = bufs[0], p.as = strides[0];
+  else if (!asrc) abuf = stage_operand(L, aop, banks[0], &p.as);
+  MlirValue bbuf = bufs[1];
+  if (!mlirValueIsNull(bbuf)) p.bs = strides[1];
+  else bbuf = stage_operand(L, bop, bbank, &p.bs);
   if (L->status) return 1;
   MlirValue acc = mlirOperationGetOperand(op, 2);
   a_frags *afix = NULL;
@@ -1201,8 +1212,8 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
     }
     frag_a(L, b, asrc, aop, p.K / p.ks, afix);
   }
-  if (carry) {              /* C in the loop's fragments */
-    tc_nvptx_barrier(L, b); /* the operands are complete */
+  if (carry) {                             /* C in the loop's fragments */
+    if (piped < 2) tc_nvptx_barrier(L, b); /* the operands are complete (the pipeline's own barrier else) */
     lane_ctx lc = lane_of(L, b);
     block_ctx k = block_of(b, &p, &lc, (MlirValue){NULL});
     MlirValue cin[MAXT];

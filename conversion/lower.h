@@ -205,6 +205,14 @@ bool tc_store_prefetchable(tc_lower *L, MlirOperation store);
  * prefetches the chunk at pos of the tile the next trip loads. Such loads are otherwise
  * prefetched chunk by chunk where they are evaluated, unless in L->dot_prefetched. */
 bool tc_load_prefetchable(tc_lower *L, MlirValue v, int64_t width);
+/* How much v (an integer or pointer, scalar or tile) grows from one trip of `loop` to the
+ * next (elements for pointers), as an i64 emitted at b: *d, null for "the same every trip".
+ * False when v is not an affine function of the induction variable whose coefficients can
+ * be lowered at b. */
+bool tc_trip_delta(tc_lower *L, tc_builder *b, MlirOperation loop, MlirValue v, MlirValue *d);
+/* The alignment (bytes) the axis analysis proves for the first lane of c's contiguous
+ * chunks of pointer tile old_ptr to elements of mem; 0 when it states none (memory.c). */
+int64_t tc_chunk_alignment(tc_chunk *c, MlirValue old_ptr, MlirType mem);
 void tc_prefetch_next_trip(tc_chunk *c, MlirValue v, const tc_pos *pos);
 void tc_prefetch_store(tc_chunk *c, MlirOperation store, const tc_pos *pos);
 void tc_lower_scalar_load(tc_lower *L, MlirOperation load);

@@ -508,6 +508,12 @@ static bool trip_delta(tc_lower *L, tc_builder *b, MlirOperation loop, MlirValue
   return false;
 }
 
+bool tc_trip_delta(tc_lower *L, tc_builder *b, MlirOperation loop, MlirValue v, MlirValue *d) {
+  return trip_delta(L, b, loop, v, 0, d);
+}
+
+int64_t tc_chunk_alignment(tc_chunk *c, MlirValue old_ptr, MlirType mem) { return chunk_alignment(c, old_ptr, mem); }
+
 /* The per-trip step of a load's pointer tile in the innermost scf.for around the load
  * when the tile is recomputed from the induction variable each trip (the tutorial softmax's
  * persistent loop `for row in tl.range(pid, n_rows, num_programs)`: row pointers step by

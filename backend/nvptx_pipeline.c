@@ -1,0 +1,380 @@
+/* backend/nvptx_pipeline.c — tl.dot operands loaded num_stages - 1 trips ahead of the K
+ * loop that consumes them (Triton's software pipelining, num_stages). In: the old operand
+ * of an MMA dot (nvptx_dot.c) that is a tile load in the body of the scf.for holding the
+ * dot. Out: the shared buffer holding this trip's operand, or null (the dot stages the
+ * operand itself then).
+ *
+ * An operand qualifies when its load is used only by the dot, its chunks are 16 bytes the
+ * axis analysis proves aligned (one cp.async each) dealt evenly to the threads, and its
+ * pointer, mask and other depend on the trip only through values the lowering can move to
+ * a later trip: integer scalars and carried pointer tiles that grow by a fixed amount each
+ * trip (memory.c tc_trip_delta: `a_ptrs += BLOCK_K * stride_ak`, `k_left = K - kb *
+ * BLOCK_K`), under tile ops evaluated where they are read. Evaluating the load "d trips
+ * later" is then evaluating it with those values moved by d times their per-trip delta (the
+ * lowering's scalar map and the carried tiles' affine deltas are shifted, then restored).
+ *
+ * Each operand gets S = num_stages buffers (the padded rows of nvptx_dot.c's staging);
+ * trip t's operand is in buffer t mod S. At each trip, where the dot is:
+ *   first trip:  barrier; trips 0 .. S-2 issued (one cp.async group each)
+ *   cp.async.wait_group S-2; barrier   -> this trip's group has landed for every thread,
+ *                                         and every warp is done with trip t-1's buffer
+ *   trip t+S-1 issued into buffer (t-1) mod S; commit
+ *   the MMAs read buffer t mod S
+ * A trip past the loop's end issues nothing but still commits (an empty group), so every
+ * thread counts the same groups. Issuing a chunk: one cp.async.cg of 16 bytes when its mask
+ * (evaluated for that trip) is all true; otherwise the load, masked, through registers into
+ * the buffer (a K edge) — the barrier of the trip that reads it orders that store too. With
+ * several pipelined dots in one loop each waits for its own groups the same way (waiting
+ * with S-2 groups pending never leaves the trip's own group pending: the S-2 newer ones of
+ * that operand are already committed).
+ *
+ * nvptx-emu runs the same structure, each cp.async a plain 16-byte copy. */
+#include "backend/nvptx.h"
+
+#include "conversion/lower.h"
+#include "dialects/ir_util.h"
+#include "dialects/tile.h"
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <string.h>
+
+#define MAX_SHIFTS 32
+#define MAX_CHUNKS 16 /* a thread's chunks of one operand (nvptx_dot.c's MAX_STAGE) */
+#define MAX_STAGES 8
+
+/* A value the load's cone reads that changes from trip to trip. */
+typedef struct shift {
+  MlirValue old;   /* an integer scalar read by a tile op of the cone, or a carried affine tile */
+  bool affine;     /* the latter (its special's delta moves) */
+  MlirValue delta; /* per trip, i64 (null: the same every trip) */
+  MlirValue saved; /* while shifted: the value (or delta) it had */
+} shift;
+
+typedef struct cone {
+  MlirOperation loop;
+  shift s[MAX_SHIFTS];
+  int n;
+} cone;
+
+static bool in_loop(MlirValue v, MlirOperation loop) {
+  MlirBlock at =
+      mlirValueIsABlockArgument(v) ? mlirBlockArgumentGetOwner(v) : mlirOperationGetBlock(mlirOpResultGetOwner(v));
+  return tc_block_encloses(mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)), at);
+}
+
+static bool add_shift(tc_lower *L, cone *c, MlirValue v, bool affine) {
+  for (int i = 0; i < c->n; i++)
+    if (mlirValueEqual(c->s[i].old, v)) return true;
+  if (c->n == MAX_SHIFTS) return false;
+  MlirValue d;
+  if (!tc_trip_delta(L, &L->b, c->loop, v, &d) || L->status) return false;
+  c->s[c->n++] = (shift){v, affine, d, {NULL}};
+  return true;
+}
+
+/* Can old be evaluated for a later trip by shifting the values it reads (recorded in c)? */
+static bool walk(tc_lower *L, cone *c, MlirValue v, int depth) {
+  if (depth > 64) return false;
+  if (!in_loop(v, c->loop)) return true; /* the same in every trip */
+  if (!mlirTypeIsARankedTensor(mlirValueGetType(v))) {
+    MlirType t = mlirValueGetType(v);
+    if (mlirValueIsAOpResult(v) && tc_op_is(mlirOpResultGetOwner(v), "arith.constant")) return true;
+    if (!tcb_is_int(t) && !mlirTypeIsAIndex(t)) return false;
+    if (!tc_valmap_get(&L->scalars, v.ptr) && !tc_lower_pure_cone(L, v)) return false;
+    return add_shift(L, c, v, false);
+  }
+  if (mlirValueIsABlockArgument(v)) {
+    tc_special *s = tc_special_of(L, v);
+    if (!s || s->kind != TC_SPECIAL_AFFINE || mlirValueIsNull(s->step)) return false;
+    return add_shift(L, c, v, true);
+  }
+  if (tc_special_of(L, v)) return false; /* held in a buffer this trip wrote */
+  MlirOperation d = mlirOpResultGetOwner(v);
+  bool lazy = tc_is_always_lazy_op(d) || (tile_op_of(d) == TILE_RESHAPE && tc_reshape_is_unit(d));
+  if (!lazy && tile_op_has(d, TILE_TRAIT_PURE)) {
+    /* a reshape or transpose may be materialized where it is read: only of values the
+     * same in every trip (the front end puts `rows[:, None]` in the loop) */
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
+      if (in_loop(mlirOperationGetOperand(d, i), c->loop)) return false;
+    return true;
+  }
+  if (!lazy) return false;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
+    if (!walk(L, c, mlirOperationGetOperand(d, i), depth + 1)) return false;
+  return true;
+}
+
+/* i64 x as a value of integer or index type t. */
+static MlirValue from_i64(tc_builder *b, MlirValue x, MlirType t) {
+  if (mlirTypeIsAIndex(t)) return tcb_cast(b, "arith.index_cast", x, t);
+  unsigned w = tcb_bitwidth(t);
+  if (w < 64) return tcb_cast(b, "arith.trunci", x, t);
+  return x;
+}
+
+/* Moves c's values `trips` (i64) trips on, at b; unshift puts them back. */
+static void shift_cone(tc_lower *L, tc_builder *b, cone *c, MlirValue trips) {
+  for (int i = 0; i < c->n; i++) {
+    shift *s = &c->s[i];
+    if (mlirValueIsNull(s->delta)) continue;
+    MlirValue by = tcb_binary(b, "arith.muli", trips, s->delta);
+    if (s->affine) {
+      tc_special *sp = tc_special_of(L, s->old);
+      s->saved = sp->delta;
+      sp->delta = tcb_binary(b, "arith.addi", sp->delta, from_i64(b, by, mlirValueGetType(sp->delta)));
+    } else {
+      s->saved = tc_scalar(L, s->old);
+      tc_map_scalar(L, s->old, tcb_binary(b, "arith.addi", s->saved, from_i64(b, by, mlirValueGetType(s->saved))));
+    }
+  }
+}
+
+static void unshift_cone(tc_lower *L, cone *c) {
+  for (int i = 0; i < c->n; i++) {
+    shift *s = &c->s[i];
+    if (mlirValueIsNull(s->delta)) continue;
+    if (s->affine) tc_special_of(L, s->old)->delta = s->saved;
+    else tc_map_scalar(L, s->old, s->saved);
+  }
+}
+
+/* One pipelined operand. */
+typedef struct pipe_operand {
+  MlirValue old; /* the tile load */
+  MlirType elem;
+  int64_t w, per_row, u, stride; /* lanes a chunk, chunks a row, chunks a thread, buffer row */
+  MlirValue bufs[MAX_STAGES];
+  cone cone;
+} pipe_operand;
+
+/* The buffer of stage `stage` (index), of S. */
+static MlirValue stage_buffer(tc_builder *b, const pipe_operand *o, int S, MlirValue stage) {
+  MlirValue buf = o->bufs[S - 1];
+  for (int s = S - 2; s >= 0; s--)
+    buf = tcb_select(b, tcb_cmpi(b, "eq", stage, tcb_const_index(b, s)), o->bufs[s], buf);
+  return buf;
+}
+
+typedef struct pipe_loop {
+  MlirOperation loop;
+  MlirValue iv, lb, ub, step; /* lowered, the loop's own type */
+  MlirValue trip;             /* (iv - lb) / step, index */
+  int S;
+} pipe_loop;
+
+/* Chunk tid + off of operand o (the thread's chunks are tid, tid + threads, ...): its
+ * position in the tile and its element index in a stage buffer. */
+static void chunk_at(tc_builder *b, const pipe_operand *o, MlirValue tid, MlirValue off, tc_pos *pos, MlirValue *at) {
+  MlirValue ch = tcb_binary(b, "arith.addi", tid, off);
+  *pos = (tc_pos){.rank = 2, .chunked = true};
+  pos->idx[0] = tcb_binary(b, "arith.divui", ch, tcb_const_index(b, o->per_row));
+  pos->idx[1] = tcb_binary(b, "arith.muli", tcb_binary(b, "arith.remui", ch, tcb_const_index(b, o->per_row)),
+                           tcb_const_index(b, o->w));
+  *at =
+      tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", pos->idx[0], tcb_const_index(b, o->stride)), pos->idx[1]);
+}
+
+/* The chunks of operand o for trip `trip + trips` into its stage buffer (at b): when the
+ * load's mask is true on all of the thread's chunks (every trip inside a matmul's edges),
+ * one cp.async each; else each chunk through registers, masked. */
+static void issue_operand(tc_lower *L, tc_builder *b, const pipe_loop *pl, pipe_operand *o, MlirValue trips) {
+  MlirValue trips_index = tcb_cast(b, "arith.index_cast", trips, tcb_index(L->ctx));
+  MlirValue stage =
+      tcb_binary(b, "arith.remui", tcb_binary(b, "arith.addi", pl->trip, trips_index), tcb_const_index(b, pl->S));
+  MlirValue dst = stage_buffer(b, o, pl->S, stage);
+  shift_cone(L, b, &o->cone, trips);
+  MlirOperation load = mlirOpResultGetOwner(o->old);
+  MlirValue mask = tile_load_mask(load), ptr = mlirOperationGetOperand(load, 0);
+  MlirValue tid = tc_nvptx_thread_id(L, b);
+  int64_t nthreads = tc_target_threads(L->target);
+  MlirType mem = tc_memory_type(L->ctx, o->elem);
+  MlirType vt = tc_vec_type(L->ctx, o->w, mem);
+  MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 16));
+  tc_pos pos[MAX_CHUNKS];
+  MlirValue at[MAX_CHUNKS], full = {NULL};
+  tc_chunk c;
+  tc_chunk_init(&c, L, b->block, o->w);
+  c.b = *b;
+  for (int64_t k = 0; k < o->u && !L->status; k++) {
+    chunk_at(&c.b, o, tid, tcb_const_index(&c.b, k * nthreads), &pos[k], &at[k]);
+    if (mlirValueIsNull(mask)) continue;
+    MlirValue m = tc_eval(&c, mask, &pos[k]).vec;
+    if (L->status) break;
+    MlirNamedAttribute kind = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, "#vector.kind<and>"));
+    MlirValue f = tcb_op1(&c.b, "vector.reduction", tcb_int_type(L->ctx, 1), 1, &m, 1, &kind);
+    full = k ? tcb_binary(&c.b, "arith.andi", full, f) : f;
+  }
+  *b = c.b;
+  tc_chunk_free(&c);
+  if (L->status) return;
+  tc_builder fb = *b, gb;
+  if (!mlirValueIsNull(mask)) tcb_if(b, full, 0, NULL, &fb, &gb);
+  tc_chunk f;
+  tc_chunk_init(&f, L, fb.block, o->w);
+  f.b = fb;
+  for (int64_t k = 0; k < o->u && !L->status; k++) {
+    tc_pos lane = tc_pos_with(&pos[k], false);
+    MlirValue src = tc_lane_address(&f, ptr, &lane);
+    if (L->status) break;
+    if (L->target->gpu_emulation) { /* the copy, at once */
+      MlirValue v = tcb_op1(&f.b, "llvm.load", vt, 1, &src, 1, &al);
+      MlirValue ops[3] = {v, dst, at[k]};
+      tcb_op(&f.b, "vector.store", 0, NULL, 3, ops, 1, &al);
+      continue;
+    }
+    MlirValue ops[2] = {tc_nvptx_shared_address(L, &f.b, dst, at[k]),
+                        tcb_cast(&f.b, "llvm.addrspacecast", src, tcb_type(L->ctx, "!llvm.ptr<1>"))};
+    MlirNamedAttribute ca[2] = {tcb_named(L->ctx, "size", mlirIntegerAttrGet(tcb_int_type(L->ctx, 32), 16)),
+                                tcb_named(L->ctx, "modifier", tcb_attr(L->ctx, "#nvvm<load_cache_modifier cg>"))};
+    tcb_op(&f.b, "nvvm.cp.async.shared.global", 0, NULL, 2, ops, 2, ca);
+  }
+  if (mlirValueIsNull(mask)) *b = f.b;
+  else tcb_op(&f.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  tc_chunk_free(&f);
+  if (!mlirValueIsNull(mask) && !L->status) {
+    /* an edge: chunk by chunk through registers, masked, in a loop (unrolled, its per-chunk
+     * addresses would be hoisted out of the K loop, registers the fast path needs) */
+    MlirOperation kloop;
+    MlirBlock kb = tc_build_for(L, &gb, tcb_const_index(&gb, 0), tcb_const_index(&gb, o->u), tcb_const_index(&gb, 1), 0,
+                                NULL, &kloop);
+    mlirOperationSetAttributeByName(kloop, mlirStringRefCreateFromCString("loop_annotation"),
+                                    tcb_attr(L->ctx, "#llvm.loop_annotation<unroll = <disable = true>>"));
+    tc_chunk g;
+    tc_chunk_init(&g, L, kb, o->w);
+    tcb_init(&g.b, L->ctx);
+    g.b.loc = b->loc;
+    tcb_set_end(&g.b, kb);
+    tc_pos gp;
+    MlirValue gat;
+    chunk_at(&g.b, o, tc_nvptx_thread_id(L, &g.b),
+             tcb_binary(&g.b, "arith.muli", mlirBlockGetArgument(kb, 0), tcb_const_index(&g.b, nthreads)), &gp, &gat);
+    MlirValue v = tc_eval(&g, o->old, &gp).vec;
+    if (!L->status) {
+      MlirValue ops[3] = {v, dst, gat};
+      tcb_op(&g.b, "vector.store", 0, NULL, 3, ops, 1, &al);
+      tcb_op(&g.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    }
+    tc_chunk_free(&g);
+    tcb_op(&gb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  }
+  unshift_cone(L, &o->cone);
+}
+
+/* Trip trip + trips of every operand (when that trip exists), then the group's commit. */
+static void issue(tc_lower *L, tc_builder *b, const pipe_loop *pl, pipe_operand *ops, int n, MlirValue trips) {
+  MlirType t = mlirValueGetType(pl->iv);
+  MlirValue later = tcb_binary(b, "arith.addi", pl->iv, tcb_binary(b, "arith.muli", from_i64(b, trips, t), pl->step));
+  tc_builder ib;
+  tcb_if(b, tcb_cmpi(b, "slt", later, pl->ub), 0, NULL, &ib, NULL);
+  for (int i = 0; i < n && !L->status; i++) issue_operand(L, &ib, pl, &ops[i], trips);
+  tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  if (!L->target->gpu_emulation) tcb_op(b, "nvvm.cp.async.commit.group", 0, NULL, 0, NULL, 0, NULL);
+}
+
+/* Can operand `old` of dot be pipelined (see the top)? Fills o but its buffers. */
+static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirValue old, pipe_operand *o) {
+  if (!mlirValueIsAOpResult(old) || tile_op_of(mlirOpResultGetOwner(old)) != TILE_LOAD) return false;
+  MlirOperation load = mlirOpResultGetOwner(old);
+  if (!mlirBlockEqual(mlirOperationGetBlock(load), mlirOperationGetBlock(dot)) || tc_special_of(L, old)) return false;
+  MlirOpOperand use = mlirValueGetFirstUse(old);
+  if (mlirOpOperandIsNull(use) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(use))) return false;
+  MlirType t = mlirValueGetType(old);
+  int64_t shape[TC_RANK];
+  if (tc_shape_of(t, shape) != 2) return false;
+  o->old = old;
+  o->elem = mlirShapedTypeGetElementType(t);
+  MlirType mem = tc_memory_type(L->ctx, o->elem);
+  unsigned bits = tcb_bitwidth(mem);
+  if (bits != 8 && bits != 16 && bits != 32) return false;
+  o->w = 128 / bits;
+  int64_t nthreads = tc_target_threads(L->target);
+  if (shape[1] % o->w) return false;
+  o->per_row = shape[1] / o->w;
+  int64_t total = shape[0] * o->per_row;
+  o->u = total / nthreads;
+  if (total % nthreads || o->u < 1 || o->u > MAX_CHUNKS) return false;
+  MlirValue ptr = mlirOperationGetOperand(load, 0);
+  tc_chunk c;
+  tc_chunk_init(&c, L, L->b.block, o->w);
+  int64_t align = tc_chunk_alignment(&c, ptr, mem);
+  tc_chunk_free(&c);
+  if (align != 16) return false;
+  o->cone = (cone){.loop = loop};
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(load); i++)
+    if (!walk(L, &o->cone, mlirOperationGetOperand(load, i), 0) || L->status) return false;
+  return true;
+}
+
+int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *olds, const int64_t *banks, int n,
+                               MlirValue *bufs, int64_t *strides) {
+  for (int i = 0; i < n; i++) bufs[i] = (MlirValue){NULL};
+  int S = L->target->num_stages ? L->target->num_stages : TC_DEFAULT_NUM_STAGES;
+  if (S < 2 || S > MAX_STAGES || n > 2 || L->check_bounds || L->check_nan || L->check_races || L->check_init ||
+      tc_nvptx_alone(L))
+    return 0;
+  MlirOperation loop = mlirOperationGetParentOperation(dot);
+  if (mlirOperationIsNull(loop) || !tc_op_is(loop, "scf.for")) return 0;
+  pipe_operand ops[2];
+  int idx[2], m = 0;
+  int64_t stage_bytes = 0;
+  for (int i = 0; i < n && !L->status; i++) {
+    if (mlirValueIsNull(olds[i]) || !qualifies(L, dot, loop, olds[i], &ops[m])) continue;
+    int64_t shape[TC_RANK];
+    tc_shape_of(mlirValueGetType(olds[i]), shape);
+    ops[m].stride = tc_nvptx_operand_stride(shape[1], tcb_bitwidth(tc_memory_type(L->ctx, ops[m].elem)), banks[i]);
+    stage_bytes += shape[0] * ops[m].stride * (int64_t)(tcb_bitwidth(tc_memory_type(L->ctx, ops[m].elem)) / 8);
+    idx[m++] = i;
+  }
+  if (!m || L->status) return 0;
+  /* as many stages as the chip's shared memory leaves room for (at least 2) */
+  int64_t room = tc_nvptx_shared_limit(L) - tc_nvptx_kernel_of(L)->shared_bytes;
+  while (S > 2 && S * stage_bytes > room) S--;
+  if (S * stage_bytes > room) return 0;
+  tc_builder *b = &L->b;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+  pipe_loop pl = {loop,
+                  tc_scalar(L, mlirBlockGetArgument(body, 0)),
+                  tc_scalar(L, mlirOperationGetOperand(loop, 0)),
+                  tc_scalar(L, mlirOperationGetOperand(loop, 1)),
+                  tc_scalar(L, mlirOperationGetOperand(loop, 2)),
+                  {NULL},
+                  S};
+  if (L->status) return 0;
+  for (int j = 0; j < m; j++) {
+    int64_t shape[TC_RANK];
+    tc_shape_of(mlirValueGetType(ops[j].old), shape);
+    for (int s = 0; s < S && !L->status; s++)
+      ops[j].bufs[s] = tc_alloc_buffer(L, ops[j].elem, shape[0] * ops[j].stride);
+  }
+  if (L->status) return 0;
+  MlirType idx_t = tcb_index(L->ctx), i64 = tcb_int_type(L->ctx, 64);
+  MlirValue iv = tcb_cast(b, "arith.index_cast", pl.iv, idx_t), lb = tcb_cast(b, "arith.index_cast", pl.lb, idx_t);
+  pl.trip = tcb_binary(b, "arith.divui", tcb_binary(b, "arith.subi", iv, lb),
+                       tcb_cast(b, "arith.index_cast", pl.step, idx_t));
+  /* the first trip: trips 0 .. S-2, after every warp is done with the buffers (an outer loop's last trip) */
+  tc_builder fb;
+  tcb_if(b, tcb_cmpi(b, "eq", pl.trip, tcb_const_index(b, 0)), 0, NULL, &fb, NULL);
+  tc_nvptx_barrier(L, &fb);
+  MlirBlock pro = tc_build_for(L, &fb, tcb_const_index(&fb, 0), tcb_const_index(&fb, S - 1), tcb_const_index(&fb, 1), 0,
+                               NULL, NULL);
+  tc_builder pb;
+  tcb_init(&pb, L->ctx);
+  pb.loc = b->loc;
+  tcb_set_end(&pb, pro);
+  issue(L, &pb, &pl, ops, m, tcb_cast(&pb, "arith.index_cast", mlirBlockGetArgument(pro, 0), i64));
+  tcb_op(&pb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  tcb_op(&fb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  /* this trip's group has landed; every warp is done with trip - 1's buffers */
+  if (!L->target->gpu_emulation) {
+    MlirNamedAttribute na = tcb_named(L->ctx, "n", mlirIntegerAttrGet(tcb_int_type(L->ctx, 32), S - 2));
+    tcb_op(b, "nvvm.cp.async.wait.group", 0, NULL, 0, NULL, 1, &na);
+  }
+  tc_nvptx_barrier(L, b);
+  issue(L, b, &pl, ops, m, tcb_const_int(b, i64, S - 1));
+  MlirValue cur = tcb_binary(b, "arith.remui", pl.trip, tcb_const_index(b, S));
+  for (int j = 0; j < m; j++) {
+    bufs[idx[j]] = stage_buffer(b, &ops[j], S, cur);
+    strides[idx[j]] = ops[j].stride;
+  }
+  return L->status ? 0 : m;
+}

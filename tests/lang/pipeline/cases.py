@@ -1,0 +1,76 @@
+"""Cases of the lang family 'pipeline': K loops whose tl.dot operands nvptx loads num_stages - 1
+trips ahead with cp.async (its kernels are in pipeline/kernels.py). Inputs are small integers, so
+every product and partial sum is exact in fp32 (and tf32, bf16): a trip's operands read from the
+wrong stage buffer, a stale or missing trip, or a wrong edge mask changes the result exactly.
+Strides are multiples of 16 elements (16-byte aligned chunks: the pipelined path); K edges that
+cut a trip short, M/N edges, 1 to 7 trips (fewer than num_stages - 1 too), zero trips."""
+import numpy as np
+
+from harness import add, bf16_bits, rng
+
+KERNELS = "pipeline/kernels.py"
+
+
+def ints(seed, shape, dtype):
+    return rng(seed).integers(-3, 4, shape).astype(dtype)
+
+
+def exact(c_name, value):
+    return lambda args: {c_name: value}
+
+
+def cases():
+    # pointers carried through the loop and advanced by BK (the tutorial matmul)
+    for (M, N, K, BM, BN, BK, dt) in [(64, 64, 32, 32, 32, 32, "f16"), (100, 48, 80, 64, 32, 32, "f16"),
+                                      (128, 64, 224, 64, 64, 32, "f16"), (64, 64, 64, 64, 64, 32, "f16"),
+                                      (64, 32, 96, 32, 32, 32, "f32"), (64, 64, 128, 64, 64, 32, "bf16")]:
+        np_dt = np.float32 if dt != "f16" else np.float16
+        a = ints(400 + K, (M, K), np_dt)
+        b = ints(401 + N, (K, N), np_dt)
+        ref = a.astype(np.float64) @ b.astype(np.float64)
+        args = dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((M, N), np.float32), M=M, N=N, K=K, stride_am=K, stride_bk=N,
+                    stride_cm=N, BM=BM, BN=BN, BK=BK)
+        if dt == "bf16":
+            args.update(a_ptr=(bf16_bits(a)[0], "bf16"), b_ptr=(bf16_bits(b)[0], "bf16"))
+        add("pipeline", "pipe_carried_%s_%dx%dx%d_bk%d" % (dt, M, N, K, BK), KERNELS, "carried_kernel",
+            (-(-M // BM), -(-N // BN)), args, ["c_ptr"], exact("c_ptr", ref), rtol=0, atol=1e-6)
+
+    # pointers recomputed from the induction variable (k0 steps by BK), B transposed
+    for (M, N, K, BM, BN, BK) in [(96, 64, 160, 32, 64, 32), (50, 40, 48, 32, 32, 32), (32, 32, 16, 32, 32, 32)]:
+        a = ints(410 + K, (M, K), np.float16)
+        bt = ints(411 + N, (N, K), np.float16)
+        ref = a.astype(np.float64) @ bt.astype(np.float64).T
+        add("pipeline", "pipe_recomputed_%dx%dx%d" % (M, N, K), KERNELS, "recomputed_kernel",
+            (-(-M // BM), -(-N // BN)), dict(a_ptr=a, bt_ptr=bt, c_ptr=np.zeros((M, N), np.float32), M=M, N=N, K=K,
+                                             BM=BM, BN=BN, BK=BK),
+            ["c_ptr"], exact("c_ptr", ref), rtol=0, atol=1e-6)
+
+    # a persistent loop over tiles around the K loop
+    for (M, N, K, progs) in [(128, 96, 96, 3), (64, 64, 160, 2)]:
+        a = ints(420 + K, (M, K), np.float16)
+        b = ints(421 + N, (K, N), np.float16)
+        ref = a.astype(np.float64) @ b.astype(np.float64)
+        add("pipeline", "pipe_persistent_%dx%dx%d_p%d" % (M, N, K, progs), KERNELS, "persistent_kernel", (progs,),
+            dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((M, N), np.float32), M=M, N=N, K=K, BM=32, BN=32, BK=32),
+            ["c_ptr"], exact("c_ptr", ref), rtol=0, atol=1e-6)
+
+    # the loop from 1: three trips, one, none
+    for K in (128, 64, 32):
+        M, N = 64, 48
+        a = ints(430 + K, (M, K), np.float16)
+        b = ints(431 + K, (K, N), np.float16)
+        ref = a.astype(np.float64) @ b.astype(np.float64)
+        add("pipeline", "pipe_offset_start_k%d" % K, KERNELS, "offset_start_kernel", (2, 2),
+            dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((M, N), np.float32), M=M, N=N, K=K, BM=32, BN=32, BK=32),
+            ["c_ptr"], exact("c_ptr", ref), rtol=0, atol=1e-6)
+
+    # two dots in one loop
+    for (M, N, K) in [(64, 64, 96), (40, 48, 48)]:
+        x = ints(440 + K, (M, K), np.float16)
+        w1 = ints(441 + N, (K, N), np.float16)
+        w2 = ints(442 + N, (K, N), np.float16)
+        ref = x.astype(np.float64) @ w1.astype(np.float64) + 2 * (x.astype(np.float64) @ w2.astype(np.float64))
+        add("pipeline", "pipe_two_dots_%dx%dx%d" % (M, N, K), KERNELS, "two_dots_kernel", (-(-M // 32), -(-N // 32)),
+            dict(x_ptr=x, w1_ptr=w1, w2_ptr=w2, c_ptr=np.zeros((M, N), np.float32), M=M, N=N, K=K, BM=32, BN=32,
+                 BK=32),
+            ["c_ptr"], exact("c_ptr", ref), rtol=0, atol=1e-6)

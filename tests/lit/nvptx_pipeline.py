@@ -1,0 +1,56 @@
+# The tl.dot operands of a K loop are loaded num_stages - 1 trips ahead (Triton's software
+# pipelining, backend/nvptx_pipeline.c): one cp.async.cg of 16 bytes per chunk into a ring of
+# num_stages shared buffers; the first trip issues trips 0 .. S-2, each trip waits for its own
+# group (cp.async.wait_group S-2), meets the other warps at a barrier, issues trip t+S-1 and
+# commits it, then runs its MMAs (ldmatrix + mma.sync) on buffer t mod S. num_stages 1 turns it
+# off; operands the axis analysis cannot prove 16-byte aligned (a stride without :16) are
+# loaded in the trip that uses them, as before. ptxas: no spills at the bench's config.
+# RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --emit ptx > %t.ptx
+# RUN: FileCheck %s < %t.ptx
+# RUN: grep -c 'cp.async.cg.shared.global \[%%rd[0-9]*\], \[%%rd[0-9+]*\], 16;' %t.ptx | FileCheck %s --check-prefix=COUNT
+# RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --num-stages 4 --emit ptx | FileCheck %s --check-prefix=FOUR
+# RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --num-stages 1 --emit ptx | FileCheck %s --check-prefix=OFF
+# RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=UNALIGNED
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    ks = tl.arange(0, BK)
+    a_tile = a_ptr + rows[:, None] * stride_am + ks[None, :]
+    b_tile = b_ptr + ks[:, None] * stride_bk + cols[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for kb in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_tile, mask=(rows[:, None] < M) & (ks[None, :] < K - kb * BK), other=0.0)
+        b = tl.load(b_tile, mask=(ks[:, None] < K - kb * BK) & (cols[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_tile += BK
+        b_tile += BK * stride_bk
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16))
+
+# Each trip: its group has landed, the warps meet, trip t+2 goes out (committed), the MMAs:
+# CHECK: .visible .entry mm(
+# CHECK: cp.async.wait_group 1;
+# CHECK-NEXT: bar.sync 0;
+# CHECK: cp.async.commit_group;
+# CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# 4 + 4 chunks of 16 bytes a trip, in the first trip's loop over trips 0 and 1 and in every trip:
+# COUNT: 16
+
+# FOUR: cp.async.wait_group 2;
+
+# OFF-NOT: cp.async
+# OFF: mma.sync.aligned.m16n8k16
+# OFF-NOT: cp.async
+
+# A's rows are stride_am apart, not known to be 16-byte aligned: A is loaded in the trip that
+# uses it, element by element (its edge path), and stored to its buffer; B is still pipelined.
+# UNALIGNED: cp.async.wait_group 1;
+# UNALIGNED: cp.async.cg.shared.global
+# UNALIGNED: cp.async.commit_group;
+# UNALIGNED: ld.global.b16
+# UNALIGNED: mma.sync.aligned.m16n8k16
