@@ -192,16 +192,24 @@ static void issue_operand(tc_lower *L, tc_builder *b, const pipe_loop *pl, pipe_
   MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 16));
   tc_pos pos[MAX_CHUNKS];
   MlirValue at[MAX_CHUNKS], full = {NULL};
+  bool uniform = !mlirValueIsNull(mask) && tc_axis_of(&L->axis, mask).constancy[1] % o->w == 0;
   tc_chunk c;
   tc_chunk_init(&c, L, b->block, o->w);
   c.b = *b;
   for (int64_t k = 0; k < o->u && !L->status; k++) {
     chunk_at(&c.b, o, tid, tcb_const_index(&c.b, k * nthreads), &pos[k], &at[k]);
     if (mlirValueIsNull(mask)) continue;
-    MlirValue m = tc_eval(&c, mask, &pos[k]).vec;
+    MlirValue f;
+    if (uniform) { /* the chunk's first lane says it for all (the axis analysis) */
+      tc_pos lane = tc_pos_with(&pos[k], false);
+      f = tc_eval(&c, mask, &lane).vec;
+    } else {
+      MlirValue m = tc_eval(&c, mask, &pos[k]).vec;
+      if (L->status) break;
+      MlirNamedAttribute kind = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, "#vector.kind<and>"));
+      f = tcb_op1(&c.b, "vector.reduction", tcb_int_type(L->ctx, 1), 1, &m, 1, &kind);
+    }
     if (L->status) break;
-    MlirNamedAttribute kind = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, "#vector.kind<and>"));
-    MlirValue f = tcb_op1(&c.b, "vector.reduction", tcb_int_type(L->ctx, 1), 1, &m, 1, &kind);
     full = k ? tcb_binary(&c.b, "arith.andi", full, f) : f;
   }
   *b = c.b;

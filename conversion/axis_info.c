@@ -264,6 +264,28 @@ static tc_axis compute(tc_axis_analysis *a, MlirValue v) {
     }
     return x;
   }
+  if (op_is(op, "arith.cmpi") && mlirTypeIsAShaped(t)) {
+    /* x < y with x contiguous and y constant along d (Triton's rule for `offs < n`): in an
+     * aligned block of g = gcd(x's contiguity, x's and y's divisibility, y's constancy) lanes
+     * x is g*a .. g*a + g - 1 and y is g*b, so x < y is a < b in the whole block (signed or
+     * not: the block never crosses a multiple of g). Also x >= y, and y > x, y <= x. x <= y
+     * is not: it holds for the first lane only when a == b. */
+    MlirAttribute pa = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("predicate"));
+    int64_t pred = mlirAttributeIsAInteger(pa) ? mlirIntegerAttrGetValueInt(pa) : -1;
+    int cont = pred == 2 || pred == 5 || pred == 6 || pred == 9   ? 0 /* slt sge ult uge: x op y */
+               : pred == 3 || pred == 4 || pred == 7 || pred == 8 ? 1 /* sle sgt ule ugt: y op x */
+                                                                  : -1;
+    tc_axis l = tc_axis_of(a, mlirOperationGetOperand(op, 0)), r = tc_axis_of(a, mlirOperationGetOperand(op, 1));
+    tc_axis x = conservative(t);
+    for (int d = 0; d < x.rank; d++) {
+      x.constancy[d] = gcd64(l.constancy[d], r.constancy[d]);
+      if (cont < 0) continue;
+      const tc_axis *xs = cont ? &r : &l, *ys = cont ? &l : &r;
+      int64_t g = gcd64(gcd64(xs->contiguity[d], xs->divisibility[d]), gcd64(ys->divisibility[d], ys->constancy[d]));
+      x.constancy[d] = max64(x.constancy[d], g);
+    }
+    return x;
+  }
   /* Any other op: elementwise ops keep runs of equal inputs equal. */
   tc_axis x = conservative(t);
   if (x.rank && mlirOperationGetNumOperands(op) > 0 && !k) {
