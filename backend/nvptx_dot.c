@@ -62,7 +62,7 @@ static int capability(const tc_lower *L) {
   return a && !strncmp(a, "sm_", 3) ? atoi(a + 3) : 0;
 }
 
-typedef enum mma_ops { OPS_F16, OPS_BF16, OPS_TF32 } mma_ops;
+typedef enum mma_ops { OPS_F16, OPS_BF16, OPS_TF32, OPS_S8 } mma_ops;
 
 /* How C's tiles are dealt: blocks of bm x bn tiles, `active` warps per round. */
 typedef struct mma_plan {
@@ -74,10 +74,10 @@ typedef struct mma_plan {
   mma_ops ops;    /* the operands' type on the tensor cores */
   int nparts;     /* fp32 operands: parts each is split into (tf32: 1, tf32x3 and bf16x3: 2, bf16x6: 3) */
   bool split16;   /* fp32 operands as bf16 parts (bf16x3, bf16x6) on the bf16 MMA */
-  int64_t ks;     /* K of one MMA: 16 (16-bit operands) or 8 (tf32) */
+  int64_t ks;     /* K of one MMA: 16 (16-bit operands), 8 (tf32) or 32 (s8) */
   bool btrans;    /* B is tl.trans(x): its fragments are read from x's rows */
   int64_t as, bs; /* elements between rows of A's and B's (x's) buffers (padded: staged) */
-  MlirType ce;    /* C's element type (f32, or f16/bf16 rounded once) */
+  MlirType ce;    /* C's element type (f32, or f16/bf16 rounded once; s8: i32) */
 } mma_plan;
 
 /* A plan for C of M x N over K with the target's warps; false when none fits. The warps
@@ -125,6 +125,11 @@ static void load_scratch(tc_lower *L, tc_builder *b, MlirValue scratch, MlirType
 /* Whether op is a dot this file computes on tensor cores, and its plan. */
 static bool frag_rows(tc_lower *L, MlirOperation dot);
 
+/* A signed or signless 8-bit integer type (s8 on the tensor cores). */
+static bool is_s8(MlirType t) {
+  return mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 8 && !mlirIntegerTypeIsUnsigned(t);
+}
+
 /* The tensor-core form of a tl.dot (operand types, k step), without a plan. */
 static bool mma_types(tc_lower *L, MlirOperation op, mma_plan *p, int64_t *cs, int64_t *as) {
   if (tc_nvptx_alone(L) || capability(L) < 80) return false;
@@ -134,15 +139,18 @@ static bool mma_types(tc_lower *L, MlirOperation op, mma_plan *p, int64_t *cs, i
   MlirType ae = mlirShapedTypeGetElementType(at), be = mlirShapedTypeGetElementType(bt),
            ce = mlirShapedTypeGetElementType(ct);
   bool f16 = mlirTypeIsAF16(ae) && mlirTypeIsAF16(be), b16 = mlirTypeIsABF16(ae) && mlirTypeIsABF16(be);
-  bool c_ok = mlirTypeIsAF32(ce) || mlirTypeIsAF16(ce) || mlirTypeIsABF16(ce);
+  /* int8 x int8 -> int32 (Triton's only integer dot; a uint8 type never reaches s8) */
+  bool s8 = is_s8(ae) && is_s8(be);
+  bool c_ok = s8 ? mlirTypeIsAInteger(ce) && mlirIntegerTypeGetWidth(ce) == 32
+                 : mlirTypeIsAF32(ce) || mlirTypeIsAF16(ce) || mlirTypeIsABF16(ce);
   /* fp32 x fp32 -> fp32 with input_precision tf32, tf32x3, bf16x3 or bf16x6 (ieee: FMAs) */
   tile_dot_precision prec = tile_dot_precision_of(op);
   bool f32 = mlirTypeIsAF32(ae) && mlirTypeIsAF32(be) && mlirTypeIsAF32(ce) && prec != TILE_DOT_IEEE;
   bool tf32 = f32 && (prec == TILE_DOT_TF32 || prec == TILE_DOT_TF32X3);
-  int64_t ks = tf32 ? 8 : 16;
-  if (!(f16 || b16 || f32) || !c_ok || cs[0] % 16 || cs[1] % 8 || as[1] % ks) return false;
+  int64_t ks = tf32 ? 8 : s8 ? 32 : 16;
+  if (!(f16 || b16 || f32 || s8) || !c_ok || cs[0] % 16 || cs[1] % 8 || as[1] % ks) return false;
   *p = (mma_plan){.M = cs[0], .N = cs[1], .K = as[1]};
-  p->ops = tf32 ? OPS_TF32 : b16 || f32 ? OPS_BF16 : OPS_F16;
+  p->ops = s8 ? OPS_S8 : tf32 ? OPS_TF32 : b16 || f32 ? OPS_BF16 : OPS_F16;
   p->nparts = prec == TILE_DOT_BF16X6 ? 3 : prec == TILE_DOT_TF32X3 || prec == TILE_DOT_BF16X3 ? 2 : 1;
   p->split16 = f32 && !tf32;
   p->ks = ks;
@@ -209,6 +217,11 @@ static block_ctx block_of(tc_builder *b, const mma_plan *p, const lane_ctx *lc, 
 
 static MlirType vec4_f32(tc_lower *L) { return tc_vec_type(L->ctx, 4, mlirF32TypeGet(L->ctx)); }
 
+/* The element type of C's fragments: i32 for s8 operands, else f32. */
+static MlirType frag_elem(tc_lower *L, mma_ops ops) {
+  return ops == OPS_S8 ? tcb_int_type(L->ctx, 32) : mlirF32TypeGet(L->ctx);
+}
+
 static MlirValue shuffle(tc_lower *L, tc_builder *b, MlirValue x, MlirValue y, int n, const int64_t *mask, MlirType t) {
   MlirValue ops[2] = {x, y};
   MlirNamedAttribute ma = tcb_named(L->ctx, "mask", mlirDenseI64ArrayGet(L->ctx, n, mask));
@@ -222,14 +235,14 @@ static MlirValue half_of(tc_lower *L, tc_builder *b, MlirValue v, int h) {
 }
 
 /* Old tile v (M x N, the dot's C type) at every fragment of the block, as one
- * vector<4xf32> per tile (i * bn + j) in out; where `arg` is not null, that old tile is
+ * vector<4xf32> (s8: vector<4xi32>) per tile (i * bn + j) in out; where `arg` is not null, that old tile is
  * bound to the fragments in argv at the same positions (a loop-carried accumulator). */
 static void eval_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, MlirValue v,
                            MlirValue arg, const MlirValue *argv, MlirValue *out) {
   tc_chunk c;
   tc_chunk_init(&c, L, b->block, 2);
   c.b = *b;
-  MlirType f32 = mlirF32TypeGet(L->ctx), v2 = tc_vec_type(L->ctx, 2, f32);
+  MlirType fe = frag_elem(L, p->ops), v2 = tc_vec_type(L->ctx, 2, fe);
   MlirType ve = mlirShapedTypeGetElementType(mlirValueGetType(v));
   MlirValue rows8[MAXT];
   for (int64_t i = 0; i < p->bm; i++) rows8[i] = addc(&c.b, k->row[i], 8);
@@ -244,24 +257,24 @@ static void eval_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const 
         if (!mlirValueIsNull(arg)) tc_chunk_bind(&c, arg, &pos, (tc_cval){.vec = half_of(L, &c.b, argv[t], x)});
         h[x] = tc_eval(&c, v, &pos).vec;
         if (L->status) break;
-        if (!mlirTypeIsAF32(ve)) h[x] = tcb_cast(&c.b, "arith.extf", h[x], v2);
+        if (!mlirTypeEqual(ve, fe)) h[x] = tcb_cast(&c.b, "arith.extf", h[x], v2);
       }
       if (L->status) break;
       int64_t m[4] = {0, 1, 2, 3};
-      out[t] = shuffle(L, &c.b, h[0], h[1], 4, m, vec4_f32(L));
+      out[t] = shuffle(L, &c.b, h[0], h[1], 4, m, tc_vec_type(L->ctx, 4, fe));
     }
   *b = c.b;
   tc_chunk_free(&c);
 }
 
-/* Writes the block's fragments (out, one vector<4xf32> per tile) to the flat M x N buffer
- * buf of C's element type, where the warp keeps its block. */
+/* Writes the block's fragments (out, one vector<4xf32> or vector<4xi32> per tile) to the
+ * flat M x N buffer buf of C's element type, where the warp keeps its block. */
 static void store_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, MlirValue buf,
                             const MlirValue *vals) {
   tc_builder sb;
   tcb_if(b, k->valid, 0, NULL, &sb, NULL);
   MlirType ce = tcb_element_type(mlirValueGetType(buf));
-  bool narrow = !mlirTypeIsAF32(ce);
+  bool narrow = tcb_bitwidth(ce) < 32; /* f16, bf16 */
   MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), narrow ? 4 : 8));
   for (int64_t i = 0; i < p->bm; i++)
     for (int64_t j = 0; j < p->bn; j++) {
@@ -288,49 +301,80 @@ static MlirValue pair32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i0,
                     tcb_binary(b, "arith.shli", tcb_cast(b, "arith.extui", hi, i32), tcb_const_int(b, i32, 16)));
 }
 
-/* d = mma(a[0..3], bf[0..1], c) for the warp; c and d are vector<4xf32>; a and bf are
- * f16x2/bf16x2 pairs as i32 (m16n8k16) or tf32 values as i32 (m16n8k8). */
+/* d = mma(a[0..3], bf[0..1], c) for the warp; c and d are vector<4xf32> (s8: vector<4xi32>);
+ * a and bf are f16x2/bf16x2 pairs as i32 (m16n8k16), tf32 values as i32 (m16n8k8) or four
+ * s8 as i32 (m16n8k32 .s32.s8.s8.s32, without .satfinite: the sums wrap like the CPU
+ * targets' i32 adds and Triton's wgmma on sm_90; Triton's sm_80 mma.sync saturates). */
 static MlirValue mma(tc_lower *L, tc_builder *b, mma_ops ops, const MlirValue *a, const MlirValue *bf, MlirValue cv) {
-  bool bf16 = ops == OPS_BF16, tf32 = ops == OPS_TF32;
-  MlirType f32 = mlirF32TypeGet(L->ctx), i32 = tcb_int_type(L->ctx, 32);
+  bool bf16 = ops == OPS_BF16, tf32 = ops == OPS_TF32, s8 = ops == OPS_S8;
+  MlirType fe = frag_elem(L, ops), i32 = tcb_int_type(L->ctx, 32);
   MlirValue c[4], d[4];
   for (int64_t i = 0; i < 4; i++) {
     MlirNamedAttribute at = tcb_named(L->ctx, "static_position", mlirDenseI64ArrayGet(L->ctx, 1, &i));
-    c[i] = tcb_op1(b, "vector.extract", f32, 1, &cv, 1, &at);
+    c[i] = tcb_op1(b, "vector.extract", fe, 1, &cv, 1, &at);
   }
   if (L->target->gpu_emulation) {
     MlirValue out = tc_nvptx_scratch(L, 4);
     MlirValue args[12] = {
         tcb_const_int(b, i32, bf16), a[0], a[1], a[2], a[3], bf[0], bf[1], c[0], c[1], c[2], c[3], out};
     if (tf32) tc_call_runtime(L, b, "tilec_rt_emu_mma_m16n8k8_tf32", 11, args + 1);
+    else if (s8) tc_call_runtime(L, b, "tilec_rt_emu_mma_m16n8k32_s8", 11, args + 1);
     else tc_call_runtime(L, b, "tilec_rt_emu_mma_m16n8k16", 12, args);
-    load_scratch(L, b, out, f32, d);
+    load_scratch(L, b, out, fe, d);
   } else {
     MlirValue ops[10];
     MlirType h2 = tc_vec_type(L->ctx, 2, mlirF16TypeGet(L->ctx));
-    bool raw = bf16 || tf32; /* i32 registers as they are */
+    bool raw = bf16 || tf32 || s8; /* i32 registers as they are */
     for (int i = 0; i < 4; i++) ops[i] = raw ? a[i] : tcb_cast(b, "llvm.bitcast", a[i], h2);
     for (int i = 0; i < 2; i++) ops[4 + i] = raw ? bf[i] : tcb_cast(b, "llvm.bitcast", bf[i], h2);
     for (int i = 0; i < 4; i++) ops[6 + i] = c[i];
-    const char *ty = tf32 ? "#nvvm.mma_type<tf32>" : bf16 ? "#nvvm.mma_type<bf16>" : "#nvvm.mma_type<f16>";
+    const char *ty = s8     ? "#nvvm.mma_type<s8>"
+                     : tf32 ? "#nvvm.mma_type<tf32>"
+                     : bf16 ? "#nvvm.mma_type<bf16>"
+                            : "#nvvm.mma_type<f16>";
+    const char *shape = s8     ? "#nvvm.shape<m = 16, n = 8, k = 32>"
+                        : tf32 ? "#nvvm.shape<m = 16, n = 8, k = 8>"
+                               : "#nvvm.shape<m = 16, n = 8, k = 16>";
     int32_t seg[3] = {4, 2, 4};
-    MlirNamedAttribute attrs[6] = {
-        tcb_named(L->ctx, "layoutA", tcb_attr(L->ctx, "#nvvm.mma_layout<row>")),
-        tcb_named(L->ctx, "layoutB", tcb_attr(L->ctx, "#nvvm.mma_layout<col>")),
-        tcb_named(L->ctx, "multiplicandAPtxType", tcb_attr(L->ctx, ty)),
-        tcb_named(L->ctx, "multiplicandBPtxType", tcb_attr(L->ctx, ty)),
-        tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 3, seg)),
-        tcb_named(L->ctx, "shape",
-                  tcb_attr(L->ctx, tf32 ? "#nvvm.shape<m = 16, n = 8, k = 8>" : "#nvvm.shape<m = 16, n = 8, k = 16>"))};
-    MlirType st = tcb_type(L->ctx, "!llvm.struct<(f32, f32, f32, f32)>");
-    MlirValue r = tcb_op1(b, "nvvm.mma.sync", st, 10, ops, 6, attrs);
+    MlirNamedAttribute attrs[7] = {tcb_named(L->ctx, "layoutA", tcb_attr(L->ctx, "#nvvm.mma_layout<row>")),
+                                   tcb_named(L->ctx, "layoutB", tcb_attr(L->ctx, "#nvvm.mma_layout<col>")),
+                                   tcb_named(L->ctx, "multiplicandAPtxType", tcb_attr(L->ctx, ty)),
+                                   tcb_named(L->ctx, "multiplicandBPtxType", tcb_attr(L->ctx, ty)),
+                                   tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 3, seg)),
+                                   tcb_named(L->ctx, "shape", tcb_attr(L->ctx, shape))};
+    MlirType st = tcb_type(L->ctx, s8 ? "!llvm.struct<(i32, i32, i32, i32)>" : "!llvm.struct<(f32, f32, f32, f32)>");
+    attrs[6] = tcb_named(L->ctx, "intOverflowBehavior", tcb_attr(L->ctx, "#nvvm.mma_int_overflow<wrapped>"));
+    MlirValue r = tcb_op1(b, "nvvm.mma.sync", st, 10, ops, s8 ? 7 : 6, attrs);
     for (int i = 0; i < 4; i++) {
       int64_t pos = i;
       MlirNamedAttribute pa = tcb_named(L->ctx, "position", mlirDenseI64ArrayGet(L->ctx, 1, &pos));
-      d[i] = tcb_op1(b, "llvm.extractvalue", f32, 1, &r, 1, &pa);
+      d[i] = tcb_op1(b, "llvm.extractvalue", fe, 1, &r, 1, &pa);
     }
   }
-  return tcb_op1(b, "vector.from_elements", vec4_f32(L), 4, d, 0, NULL);
+  return tcb_op1(b, "vector.from_elements", tc_vec_type(L->ctx, 4, fe), 4, d, 0, NULL);
+}
+
+/* Four elements of a flat 8-bit buffer, i, i + s, i + 2s, i + 3s, as the 32 bits of an s8x4
+ * register (the first in the low byte). */
+static MlirValue quad32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i, int64_t s) {
+  MlirType i8 = tcb_element_type(mlirValueGetType(buf)), i32 = tcb_int_type(L->ctx, 32);
+  MlirValue r = {NULL};
+  for (int x = 0; x < 4; x++) {
+    MlirValue o[2] = {buf, addc(b, i, x * s)};
+    MlirValue e = tcb_cast(b, "arith.extui", tcb_op1(b, "memref.load", i8, 2, o, 0, NULL), i32);
+    if (x) e = tcb_binary(b, "arith.shli", e, tcb_const_int(b, i32, 8 * x));
+    r = x ? tcb_binary(b, "arith.ori", r, e) : e;
+  }
+  return r;
+}
+
+/* Elements i .. i + 3 of a flat 8-bit buffer (i a multiple of 4) as one i32 (one 32-bit load). */
+static MlirValue load_b32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
+  MlirValue o[2] = {buf, i};
+  MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 4));
+  MlirValue v =
+      tcb_op1(b, "vector.load", tc_vec_type(L->ctx, 4, tcb_element_type(mlirValueGetType(buf))), 2, o, 1, &al);
+  return tcb_cast(b, "llvm.bitcast", v, tcb_int_type(L->ctx, 32));
 }
 
 /* The address of element i of a 16- or 32-bit shared buffer, as ldmatrix takes it: an
@@ -452,7 +496,7 @@ static void k_step(tc_lower *L, tc_builder *kb, const mma_plan *p, const block_c
                    MlirValue *d) {
   int np = p->nparts;
   int64_t as = p->as, bs = p->bs, ks = p->ks, kh = ks / 2;
-  bool tf32 = p->ops == OPS_TF32, split = p->split16;
+  bool tf32 = p->ops == OPS_TF32, s8 = p->ops == OPS_S8, split = p->split16;
   tc_builder kbl = *kb;
   MlirValue ka = add(&kbl, k0, lc->q2), ka8 = addc(&kbl, ka, 8);
   MlirValue afr[MAXT][4], bfr[MAXT][2], bpart[MAXT][MAXP][2];
@@ -499,6 +543,12 @@ static void k_step(tc_lower *L, tc_builder *kb, const mma_plan *p, const block_c
       continue;
     }
     MlirValue xrow = mulc(&kbl, k->bcol[j], bs);
+    if (s8) { /* b_x = x[n][k0 + 16x + 4q .. +3]: one 32-bit load each */
+      MlirValue kq = add(&kbl, k0, mulc(&kbl, lc->q, 4));
+      bfr[j][0] = load_b32(L, &kbl, bbuf, add(&kbl, xrow, kq));
+      bfr[j][1] = load_b32(L, &kbl, bbuf, add(&kbl, xrow, addc(&kbl, kq, 16)));
+      continue;
+    }
     if (tf32) {
       MlirValue kq = add(&kbl, k0, lc->q);
       bfr[j][0] = load32(L, &kbl, bbuf, add(&kbl, xrow, kq));
@@ -515,7 +565,15 @@ static void k_step(tc_lower *L, tc_builder *kb, const mma_plan *p, const block_c
     bfr[j][0] = load32(L, &kbl, bbuf, i0);
     bfr[j][1] = load32(L, &kbl, bbuf, addc(&kbl, i0, 4 * bs));
   }
-  for (int64_t j = 0; !p->btrans && !tf32 && !split && j < p->bn; j++) {
+  for (int64_t j = 0; !p->btrans && s8 && j < p->bn; j++) {
+    /* b_x = B[k0 + 16x + 4q .. +3][n]: four bytes a column (ldmatrix.trans moves 16-bit
+     * elements, not bytes), combined into the register; rows bs apart (bs = 16 mod 32: the
+     * lanes of a load hit at most 2 rows of a bank) */
+    MlirValue i0 = add(&kbl, mulc(&kbl, add(&kbl, k0, mulc(&kbl, lc->q, 4)), bs), k->bcol[j]);
+    bfr[j][0] = quad32(L, &kbl, bbuf, i0, bs);
+    bfr[j][1] = quad32(L, &kbl, bbuf, addc(&kbl, i0, 16 * bs), bs);
+  }
+  for (int64_t j = 0; !p->btrans && !tf32 && !s8 && !split && j < p->bn; j++) {
     if (j % 2 == 0 && j + 1 < p->bn) {
       MlirValue o[4];
       ldmatrix4(L, &kbl, true, elem_addr(L, &kbl, bbuf, add(&kbl, brow, addc(&kbl, bcol, 8 * j))), o);
@@ -670,8 +728,9 @@ static MlirOperation carry_shape(tc_lower *L, MlirOperation loop, int i) {
   MlirValue arg = mlirBlockGetArgument(body, 1 + i), y = mlirOperationGetOperand(yield, i);
   MlirType t = mlirValueGetType(arg);
   int64_t s[TC_RANK];
-  if (tc_shape_of(t, s) != 2 || !mlirTypeIsAF32(mlirShapedTypeGetElementType(t)) || !mlirValueIsAOpResult(y))
-    return none;
+  MlirType e = mlirShapedTypeGetElementType(t);
+  bool i32 = mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 32;
+  if (tc_shape_of(t, s) != 2 || !(mlirTypeIsAF32(e) || i32) || !mlirValueIsAOpResult(y)) return none;
   MlirOperation dot = mlirOpResultGetOwner(y), owner;
   intptr_t operand;
   if (tile_op_of(dot) != TILE_DOT || !mlirBlockEqual(mlirOperationGetBlock(dot), body)) return none;
@@ -689,11 +748,13 @@ static MlirOperation carry_shape(tc_lower *L, MlirOperation loop, int i) {
 }
 
 /* Carried tile i of loop is `acc = tl.dot(a, b, f(acc))` (carry_shape) on tensor cores in
- * one round, C in f32. Fills c (but its list link) when it is. */
+ * one round, C in f32 (s8 operands: i32). Fills c (but its list link) when it is. */
 static bool classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c) {
   MlirOperation dot = carry_shape(L, loop, i);
   mma_plan p;
-  if (mlirOperationIsNull(dot) || !mma_dot(L, dot, MAXT, &p) || p.rounds != 1 || !mlirTypeIsAF32(p.ce)) return false;
+  if (mlirOperationIsNull(dot) || !mma_dot(L, dot, MAXT, &p) || p.rounds != 1 ||
+      !mlirTypeEqual(p.ce, frag_elem(L, p.ops)))
+    return false;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
   *c = (mma_carry){.loop = loop, .dot = dot, .i = i, .arg = mlirBlockGetArgument(body, 1 + i), .plan = p};
   return true;
@@ -739,7 +800,7 @@ static void carry_done(tc_lower *L, MlirOperation loop, int i, const MlirValue *
   mma_carry *c = find_carry(L, loop, i);
   mma_plan p = c->plan;
   c->used = false;
-  MlirValue buf = tc_alloc_buffer(L, mlirF32TypeGet(L->ctx), p.M * p.N);
+  MlirValue buf = tc_alloc_buffer(L, frag_elem(L, p.ops), p.M * p.N);
   if (L->status) return;
   lane_ctx lc = lane_of(L, &L->b);
   block_ctx k = block_of(&L->b, &p, &lc, (MlirValue){NULL});
