@@ -1,20 +1,26 @@
 /* backend/nvptx_dot.c — tl.dot on tensor cores (sm_80+): fp16 or bf16 tiles into fp32 with
  * mma.sync.m16n8k16.row.col; fp32 tiles with input_precision tf32 (Triton's default on
  * NVIDIA) or tf32x3 with mma.sync.m16n8k8 .tf32, bf16x3 or bf16x6 with the bf16 m16n8k16 on
- * the operands' bf16 parts. C's 16x8 tiles are dealt to the warps in
+ * the operands' bf16 parts; int8 tiles into int32 with mma.sync.m16n8k32 .s32.s8.s8.s32
+ * (without .satfinite: the sums wrap modulo 2^32 like the CPU targets' and Triton's wgmma on
+ * sm_90; Triton's sm_80 mma.sync saturates). C's 16x8 tiles are dealt to the warps in
  * 2-D blocks (Triton's MMA layout: 4 warps over 128x128 -> each warp 64x64 = 4x8 tiles, at
  * most MAXT tiles = 128 f32 registers a thread; larger C runs the blocks in rounds, every
  * warp running every round — a warp without a block repeats another's and keeps nothing —
- * so all threads meet the same instructions). For each k step (k16; tf32: k8) a warp loads
- * its A fragments once for all its m-tiles (ldmatrix.x4, one per m-tile) and its B
- * fragments once for all its n-tiles (ldmatrix.x4.trans, one per two n-tiles; an odd last
- * one from 16-bit loads; tf32: element by element), then runs bm x bn MMAs (nvptx-emu
- * emulates ldmatrix too). Each lane holds the fragments PTX defines for its group
- * g = lane / 4 and thread q = lane % 4:
+ * so all threads meet the same instructions). For each k step (k16; tf32: k8; s8: k32) a
+ * warp loads its A fragments once for all its m-tiles (ldmatrix.x4, one per m-tile) and its
+ * B fragments once for all its n-tiles (ldmatrix.x4.trans, one per two n-tiles; an odd last
+ * one from 16-bit loads; tf32: element by element; s8: four bytes a register, as
+ * ldmatrix.trans moves 16-bit elements, not bytes — a B = tl.trans(x) through ldmatrix
+ * without .trans, from x's rows), then runs bm x bn MMAs (nvptx-emu emulates ldmatrix too).
+ * Each lane holds the fragments PTX defines for its group g = lane / 4 and thread q = lane % 4:
  *   A: {A[g][2q..2q+1], A[g+8][2q..], A[g][2q+8..], A[g+8][2q+8..]} (four f16x2 / bf16x2)
  *   B: {B[2q..2q+1][g], B[2q+8..2q+9][g]}                           (two)
  *   tf32 A: {A[g][q], A[g+8][q], A[g][q+4], A[g+8][q+4]}, B: {B[q][g], B[q+4][g]}
- *   C, D: {C[g][2q], C[g][2q+1], C[g+8][2q], C[g+8][2q+1]}            (four f32)
+ *   s8 A: {A[g][4q..4q+3], A[g+8][4q..], A[g][4q+16..], A[g+8][4q+16..]} (four s8x4, the
+ *      first in the low byte: an 8x8 b16 matrix of ldmatrix is 8 rows x 16 bytes, so A's
+ *      loads are the 16-bit ones with a k step of 32 bytes), B: {B[4q..4q+3][g], B[4q+16..][g]}
+ *   C, D: {C[g][2q], C[g][2q+1], C[g+8][2q], C[g+8][2q+1]}      (four f32; s8: four s32)
  * tf32 operands are rounded with cvt.rna.tf32.f32 as they are loaded (Triton passes the f32
  * bits, which the tensor cores truncate); tf32x3, bf16x3 and bf16x6 add the products of the
  * operands' smaller parts (v - tf32(v); Triton's splits), see k_loop. A and B are tiles in
@@ -29,14 +35,14 @@
  * Loop-carried accumulators (tc_nvptx_mma_carries, the backend's loop_carries): a tile an
  * scf.for carries only through `acc = tl.dot(a, b, f(acc))` — f elementwise, e.g.
  * attention's `acc * alpha[:, None]` — stays in the warps' fragments across the loop, as
- * one vector<4xf32> iter_arg per 16x8 tile; it is written to a shared buffer once, after
+ * one vector<4xf32> (s8: vector<4xi32>) iter_arg per 16x8 tile; it is written to a shared buffer once, after
  * the loop. No C traffic through shared memory inside the loop.
  *
  * nvptx-emu runs the same fragments through the emulator's warp-wide MMAs (runtime/emu.c),
  * the tf32 rounding in integer ops. An fp16/bf16 result (out_dtype=tl.float16) runs the same
  * f32 MMAs: C is widened when it is read and rounded once when it is stored. Other dots
- * (fp32 with input_precision ieee, int8, 3-D, shapes not multiples of 16x8x16 (tf32:
- * 16x8x8), chips before sm_80) deal C's blocks to threads as FMAs (conversion/dot.c over
+ * (fp32 with input_precision ieee, 3-D, shapes not multiples of 16x8x16 (tf32: 16x8x8, s8:
+ * 16x8x32), chips before sm_80) deal C's blocks to threads as FMAs (conversion/dot.c over
  * this backend's shared_loop). In: a tile.dot root, or an scf.for. Out: the dot's result as
  * a shared buffer. */
 #include "backend/nvptx.h"
@@ -139,7 +145,8 @@ static bool mma_types(tc_lower *L, MlirOperation op, mma_plan *p, int64_t *cs, i
   MlirType ae = mlirShapedTypeGetElementType(at), be = mlirShapedTypeGetElementType(bt),
            ce = mlirShapedTypeGetElementType(ct);
   bool f16 = mlirTypeIsAF16(ae) && mlirTypeIsAF16(be), b16 = mlirTypeIsABF16(ae) && mlirTypeIsABF16(be);
-  /* int8 x int8 -> int32 (Triton's only integer dot; a uint8 type never reaches s8) */
+  /* int8 x int8 -> int32, Triton's only integer dot (tilec's uint8 is an i8 too, read as
+   * signed like its CPU path's) */
   bool s8 = is_s8(ae) && is_s8(be);
   bool c_ok = s8 ? mlirTypeIsAInteger(ce) && mlirIntegerTypeGetWidth(ce) == 32
                  : mlirTypeIsAF32(ce) || mlirTypeIsAF16(ce) || mlirTypeIsABF16(ce);
