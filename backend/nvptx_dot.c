@@ -1228,6 +1228,69 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t bank, int64_t
   return buf;
 }
 
+/* ---- a row-major int8 B, transposed ------------------------------------------------------- */
+
+/* B (K x N int8, rows bs apart in buf, bs and N multiples of 16) written transposed to a new
+ * buffer x = B^T (N x K, rows padded to an odd number of 16-byte units: ldmatrix without
+ * bank conflicts), so that B's s8 fragments are read like a tl.trans B's, with ldmatrix
+ * (ldmatrix.trans moves 16-bit elements, not bytes: a row-major B would take four byte loads
+ * a register). The threads take 4 x 16 blocks (rows k .. k + 3, columns n .. n + 15); each
+ * reads its block's 4 rows with 16-byte loads and writes its 16 columns as 32-bit words of x,
+ * the bytes regrouped by two shuffles (prmt). Consecutive threads take pairs of blocks side by
+ * side along N, then the next 4 rows: a warp's 32-bit stores (16 k-groups x 2, x's rows 16
+ * apart in the same banks) conflict 2-way at K = 64, the least this layout allows, and the
+ * 16-byte loads of a quarter warp (4 rows 4 apart x 2 blocks, in 4 of B's 8 16-byte bank
+ * slots: its rows are an odd number of 16-byte units) 2-way too. Per BK = 64 trip
+ * of a 128 x 128 tile this replaces 128 byte loads (and their combining) a thread by 4
+ * 16-byte loads, 16 32-bit stores and 8 ldmatrix. Out: x; *xs its row stride. */
+static MlirValue transpose_s8(tc_lower *L, MlirValue buf, int64_t K, int64_t N, int64_t bs, int64_t *xs) {
+  int64_t kgs = K / 4, ncs = N / 16, total = kgs * ncs, nthreads = tc_target_threads(L->target);
+  int64_t side = ncs % 2 ? 1 : 2; /* blocks side by side along N in a thread pair */
+  *xs = K + ((K / 16) % 2 ? 0 : 16);
+  MlirType i8 = tcb_int_type(L->ctx, 8);
+  MlirValue x = tc_alloc_buffer(L, i8, N * *xs);
+  if (L->status) return x;
+  tc_builder *b = &L->b;
+  tc_nvptx_barrier(L, b); /* earlier readers of x's space are done */
+  MlirValue tid = tc_nvptx_thread_id(L, b);
+  MlirType v16 = tc_vec_type(L->ctx, 16, i8), v32 = tc_vec_type(L->ctx, 32, i8), v64 = tc_vec_type(L->ctx, 64, i8),
+           v4 = tc_vec_type(L->ctx, 4, i8);
+  MlirNamedAttribute a16 = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 16));
+  MlirNamedAttribute a4 = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 4));
+  int64_t pairs[32], quads[64];
+  for (int n = 0; n < 16; n++) {
+    pairs[2 * n] = n, pairs[2 * n + 1] = 16 + n;                                 /* (v0[n], v1[n]) */
+    for (int r = 0; r < 4; r++) quads[4 * n + r] = (r / 2) * 32 + 2 * n + r % 2; /* (v0..v3[n]) */
+  }
+  for (int64_t r = 0; r * nthreads < total; r++) {
+    MlirValue blk = addc(b, tid, r * nthreads);
+    bool guard = (r + 1) * nthreads > total;
+    tc_builder in = *b;
+    if (guard) tcb_if(b, tcb_cmpi(b, "ult", blk, cidx(b, total)), 0, NULL, &in, NULL);
+    MlirValue rest = tcb_binary(&in, "arith.divui", blk, cidx(&in, side));
+    MlirValue k0 = mulc(&in, tcb_binary(&in, "arith.remui", rest, cidx(&in, kgs)), 4);
+    MlirValue nb = add(&in, mulc(&in, tcb_binary(&in, "arith.divui", rest, cidx(&in, kgs)), side),
+                       tcb_binary(&in, "arith.remui", blk, cidx(&in, side)));
+    MlirValue n0 = mulc(&in, nb, 16);
+    MlirValue v[4];
+    for (int i = 0; i < 4; i++) {
+      MlirValue o[2] = {buf, add(&in, mulc(&in, addc(&in, k0, i), bs), n0)};
+      v[i] = tcb_op1(&in, "vector.load", v16, 2, o, 1, &a16);
+    }
+    MlirValue w01 = shuffle(L, &in, v[0], v[1], 32, pairs, v32), w23 = shuffle(L, &in, v[2], v[3], 32, pairs, v32);
+    MlirValue t = shuffle(L, &in, w01, w23, 64, quads, v64);
+    MlirValue at = add(&in, mulc(&in, n0, *xs), k0);
+    for (int64_t n = 0; n < 16; n++) {
+      int64_t m[4] = {4 * n, 4 * n + 1, 4 * n + 2, 4 * n + 3};
+      MlirValue o[3] = {shuffle(L, &in, t, t, 4, m, v4), x, addc(&in, at, n * *xs)};
+      tcb_op(&in, "vector.store", 0, NULL, 3, o, 1, &a4);
+    }
+    if (guard) tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    else *b = in;
+  }
+  return x;
+}
+
 /* ---- the dot root ------------------------------------------------------------------------- */
 
 int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
@@ -1258,6 +1321,11 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   int64_t bbank = p.split16 ? (p.btrans ? 8 : 4) : p.ops == OPS_TF32 && !p.btrans ? 8 : 0;
   MlirValue bbuf = stage_operand(L, bop, bbank, &p.bs);
   if (L->status) return 1;
+  if (p.ops == OPS_S8 && !p.btrans && p.N % 16 == 0 && p.bs % 16 == 0) { /* read as tl.trans(B^T) */
+    bbuf = transpose_s8(L, bbuf, p.K, p.N, p.bs, &p.bs);
+    p.btrans = true;
+    if (L->status) return 1;
+  }
   MlirValue acc = mlirOperationGetOperand(op, 2);
   a_frags *afix = NULL;
   if (asrc) {

@@ -156,8 +156,9 @@ def cases():
             lambda a: {"c_ptr": 2 * (a["a_ptr"].astype(np.int64) @ a["b_ptr"].astype(np.int64))})
     # int8 dots in a masked K loop into int32 (nvptx: mma.sync m16n8k32 .s8 on tensor cores,
     # the accumulator carried in the MMA fragments): whole tiles from 16x16x32 to 128x128x128,
-    # ragged edges in M, N and K (masked loads: zeros), B read through tl.trans (ldmatrix; a
-    # single n-tile by 32-bit loads), the full int8 range (-128 x -128), and C starting near
+    # ragged edges in M, N and K (masked loads: zeros), a row-major B transposed in shared
+    # memory (N a multiple of 16; up to 2 blocks of 4 x 16 a thread) or read by bytes (N = 8),
+    # B read through tl.trans (ldmatrix; a single n-tile by 32-bit loads), the full int8 range (-128 x -128), and C starting near
     # the int32 limits so that the sums wrap modulo 2^32 (no saturation: the CPU targets' adds,
     # Triton's wgmma on sm_90). Every element of A and B reaches the result through its own
     # fragment position: a wrong lane, register or byte of the s8 layout changes it.
@@ -166,6 +167,7 @@ def cases():
     for (M, N, Kd, BM, BN, BK, tb) in ((16, 16, 32, 16, 16, 32, False), (64, 64, 128, 64, 64, 32, False),
                                        (128, 128, 128, 128, 128, 64, False), (32, 128, 96, 32, 128, 32, False),
                                        (70, 40, 100, 32, 32, 32, False), (48, 24, 64, 16, 8, 32, False),
+                                       (32, 128, 256, 32, 128, 128, False),
                                        (64, 64, 64, 64, 64, 32, True), (64, 8, 96, 64, 8, 32, True),
                                        (50, 70, 80, 32, 64, 64, True)):
         ai = rng(110 + M).integers(-128, 128, (M, Kd)).astype(np.int8)
