@@ -158,10 +158,11 @@ def cases():
     # the accumulator carried in the MMA fragments): whole tiles from 16x16x32 to 128x128x128,
     # ragged edges in M, N and K (masked loads: zeros), a row-major B transposed in shared
     # memory (N a multiple of 16; up to 2 blocks of 4 x 16 a thread) or read by bytes (N = 8),
-    # B read through tl.trans (ldmatrix; a single n-tile by 32-bit loads), the full int8 range (-128 x -128), and C starting near
-    # the int32 limits so that the sums wrap modulo 2^32 (no saturation: the CPU targets' adds,
-    # Triton's wgmma on sm_90). Every element of A and B reaches the result through its own
-    # fragment position: a wrong lane, register or byte of the s8 layout changes it.
+    # B read through tl.trans (ldmatrix; a single n-tile by 32-bit loads), the full int8 range
+    # (-128 x -128), and C starting near the int32 limits so that the sums wrap modulo 2^32 (no
+    # saturation: the CPU targets' adds, Triton's wgmma on sm_90). Every element of A and B
+    # reaches the result through its own fragment position: a wrong lane, register or byte of
+    # the s8 layout changes it.
     def wrap32(x):
         return ((x + 2 ** 31) % 2 ** 32 - 2 ** 31).astype(np.int32)
     for (M, N, Kd, BM, BN, BK, tb) in ((16, 16, 32, 16, 16, 32, False), (64, 64, 128, 64, 64, 32, False),
