@@ -10,9 +10,11 @@
  * so all threads meet the same instructions). For each k step (k16; tf32: k8; s8: k32) a
  * warp loads its A fragments once for all its m-tiles (ldmatrix.x4, one per m-tile) and its
  * B fragments once for all its n-tiles (ldmatrix.x4.trans, one per two n-tiles; an odd last
- * one from 16-bit loads; tf32: element by element; s8: four bytes a register, as
- * ldmatrix.trans moves 16-bit elements, not bytes — a B = tl.trans(x) through ldmatrix
- * without .trans, from x's rows), then runs bm x bn MMAs (nvptx-emu emulates ldmatrix too).
+ * one from 16-bit loads; tf32: element by element; s8: as ldmatrix.trans moves 16-bit
+ * elements, not bytes, a row-major B is first written transposed to shared memory
+ * (transpose_s8) and read like a B = tl.trans(x), through ldmatrix without .trans from x's
+ * rows; N not a multiple of 16: four byte loads a register), then runs bm x bn MMAs
+ * (nvptx-emu emulates ldmatrix too).
  * Each lane holds the fragments PTX defines for its group g = lane / 4 and thread q = lane % 4:
  *   A: {A[g][2q..2q+1], A[g+8][2q..], A[g][2q+8..], A[g+8][2q+8..]} (four f16x2 / bf16x2)
  *   B: {B[2q..2q+1][g], B[2q+8..2q+9][g]}                           (two)
