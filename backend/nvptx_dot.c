@@ -12,8 +12,8 @@
  * B fragments once for all its n-tiles (ldmatrix.x4.trans, one per two n-tiles; an odd last
  * one from 16-bit loads; tf32: element by element; s8: as ldmatrix.trans moves 16-bit
  * elements, not bytes, a row-major B is first written transposed to shared memory
- * (transpose_s8) and read like a B = tl.trans(x), through ldmatrix without .trans from x's
- * rows; N not a multiple of 16: four byte loads a register), then runs bm x bn MMAs
+ * (transpose_s8: a loop-carried C's dot) and read like a B = tl.trans(x), through ldmatrix
+ * without .trans from x's rows; else four byte loads a register), then runs bm x bn MMAs
  * (nvptx-emu emulates ldmatrix too).
  * Each lane holds the fragments PTX defines for its group g = lane / 4 and thread q = lane % 4:
  *   A: {A[g][2q..2q+1], A[g+8][2q..], A[g][2q+8..], A[g+8][2q+8..]} (four f16x2 / bf16x2)
@@ -1244,7 +1244,10 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t bank, int64_t
  * 16-byte loads of a quarter warp (4 rows 4 apart x 2 blocks, in 4 of B's 8 16-byte bank
  * slots: its rows are an odd number of 16-byte units) 2-way too. Per BK = 64 trip
  * of a 128 x 128 tile this replaces 128 byte loads (and their combining) a thread by 4
- * 16-byte loads, 16 32-bit stores and 8 ldmatrix. Out: x; *xs its row stride. */
+ * 16-byte loads, 16 32-bit stores and 8 ldmatrix. Only for a dot whose C a loop carries in
+ * the fragments (B read every trip): a one-off dot reads B's bytes once a round, and its C
+ * in shared memory leaves less room (two 128 x 128 int32 ones and x pass sm_80's 163 KB).
+ * Out: x; *xs its row stride. */
 static MlirValue transpose_s8(tc_lower *L, MlirValue buf, int64_t K, int64_t N, int64_t bs, int64_t *xs) {
   int64_t kgs = K / 4, ncs = N / 16, total = kgs * ncs, nthreads = tc_target_threads(L->target);
   int64_t side = ncs % 2 ? 1 : 2; /* blocks side by side along N in a thread pair */
@@ -1323,7 +1326,7 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   int64_t bbank = p.split16 ? (p.btrans ? 8 : 4) : p.ops == OPS_TF32 && !p.btrans ? 8 : 0;
   MlirValue bbuf = stage_operand(L, bop, bbank, &p.bs);
   if (L->status) return 1;
-  if (p.ops == OPS_S8 && !p.btrans && p.N % 16 == 0 && p.bs % 16 == 0) { /* read as tl.trans(B^T) */
+  if (carry && p.ops == OPS_S8 && !p.btrans && p.N % 16 == 0 && p.bs % 16 == 0) { /* read as tl.trans(B^T) */
     bbuf = transpose_s8(L, bbuf, p.K, p.N, p.bs, &p.bs);
     p.btrans = true;
     if (L->status) return 1;

@@ -2,9 +2,9 @@
 # mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 (no .satfinite: the sums wrap like the CPU
 # targets'): A's fragments, and a transposed B's (tl.trans of an [N, K] tile), with ldmatrix
 # (each b16 element two k-adjacent bytes). ldmatrix.trans would move 16-bit elements, not
-# bytes: a row-major B (N a multiple of 16) is first written transposed to shared memory by
-# the threads (16-byte loads, prmt, 32-bit stores) and read like a tl.trans B; a narrower one
-# four ld.shared.b8 a register. The K loop's accumulator stays in the MMA fragments (no local
+# bytes: a row-major B (N a multiple of 16) of a K loop's dot is first written transposed to
+# shared memory by the threads (16-byte loads, prmt, 32-bit stores) and read like a tl.trans
+# B; a narrower one, or a one-off dot's, four ld.shared.b8 a register. The K loop's accumulator stays in the MMA fragments (no local
 # memory). Older chips, and the CPU, keep the integer FMA code.
 # RUN: %tilec compile %s -k mm_loop -s "*i8, *i8, *i32, i32, 64, 64, 32, False" --target nvptx --arch sm_90 --emit ptx | FileCheck %s
 # RUN: %tilec compile %s -k mm_loop -s "*i8, *i8, *i32, i32, 64, 64, 64, False" --target nvptx --arch sm_80 --emit ptx | FileCheck %s --check-prefix=K64

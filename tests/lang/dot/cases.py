@@ -185,7 +185,8 @@ def cases():
             dict(a_ptr=ai, b_ptr=bi.T.copy() if tb else bi, c_ptr=c0.copy(), M=M, N=N, K=Kd, BM=BM, BN=BN, BK=BK,
                  TRANS_B=tb),
             ["c_ptr"], lambda a, want=want: {"c_ptr": want})
-    # one int8 dot whose C (128 x 128: 32 tiles a warp) goes to shared memory in two rounds
+    # one int8 dot whose C (128 x 128: 32 tiles a warp) goes to shared memory in two rounds (its
+    # acc another such dot's result; B read by bytes: no loop carries C)
     ai = rng(113).integers(-128, 128, (128, 64)).astype(np.int8)
     bi = rng(114).integers(-128, 128, (64, 128)).astype(np.int8)
     add(F, "dot_i8_i32_128x128x64", K, "dot_i8_kernel", (1,),
