@@ -37,8 +37,8 @@
  * Loop-carried accumulators (tc_nvptx_mma_carries, the backend's loop_carries): a tile an
  * scf.for carries only through `acc = tl.dot(a, b, f(acc))` — f elementwise, e.g.
  * attention's `acc * alpha[:, None]` — stays in the warps' fragments across the loop, as
- * one vector<4xf32> (s8: vector<4xi32>) iter_arg per 16x8 tile; it is written to a shared buffer once, after
- * the loop. No C traffic through shared memory inside the loop.
+ * one vector<4xf32> (s8: vector<4xi32>) iter_arg per 16x8 tile; it is written to a shared
+ * buffer once, after the loop. No C traffic through shared memory inside the loop.
  *
  * nvptx-emu runs the same fragments through the emulator's warp-wide MMAs (runtime/emu.c),
  * the tf32 rounding in integer ops. An fp16/bf16 result (out_dtype=tl.float16) runs the same
@@ -244,8 +244,9 @@ static MlirValue half_of(tc_lower *L, tc_builder *b, MlirValue v, int h) {
 }
 
 /* Old tile v (M x N, the dot's C type) at every fragment of the block, as one
- * vector<4xf32> (s8: vector<4xi32>) per tile (i * bn + j) in out; where `arg` is not null, that old tile is
- * bound to the fragments in argv at the same positions (a loop-carried accumulator). */
+ * vector<4xf32> (s8: vector<4xi32>) per tile (i * bn + j) in out; where `arg` is not null,
+ * that old tile is bound to the fragments in argv at the same positions (a loop-carried
+ * accumulator). */
 static void eval_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, MlirValue v,
                            MlirValue arg, const MlirValue *argv, MlirValue *out) {
   tc_chunk c;
@@ -486,10 +487,13 @@ static MlirValue load32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) 
 #define MAXP 3 /* parts of an fp32 operand (bf16x6: hi, mid, lo) */
 
 /* One k step at k0 of C += A x B for the warp's block: d from c_in (one vector<4xf32> per
- * tile). Per k step (16; tf32: 8) the A fragments of the bm m-tiles and the B fragments of the bn
- * n-tiles are loaded once, then bm x bn MMAs run. tf32 fragments: A (and a transposed B)
- * with ldmatrix like 16-bit ones, each 32-bit element two b16 of a row, so one lane gets
- * a whole element; a row-major B element by element (ldmatrix.trans would split them);
+ * tile; s8: vector<4xi32>). Per k step (16; tf32: 8; s8: 32) the A fragments of the bm
+ * m-tiles and the B fragments of the bn n-tiles are loaded once, then bm x bn MMAs run. s8
+ * fragments: A and a transposed B with ldmatrix (an 8x8 b16 matrix is 8 rows x 16 bytes),
+ * an odd last n-tile with 32-bit loads, a row-major B four bytes a register. tf32
+ * fragments: A (and a transposed B) with ldmatrix like 16-bit ones, each 32-bit element two
+ * b16 of a row, so one lane gets a whole element; a row-major B element by element
+ * (ldmatrix.trans would split them);
  * then cvt.rna.tf32.f32. fp32 operands split into bf16 parts (bf16x3, bf16x6): pairs of
  * f32 from shared memory (64-bit loads where the pair is a row's), rounded to bf16x2.
  * With parts (Triton's 3xTF32, 3xBF16, 6xBF16), per tile and k step the small products
@@ -575,9 +579,9 @@ static void k_step(tc_lower *L, tc_builder *kb, const mma_plan *p, const block_c
     bfr[j][1] = load32(L, &kbl, bbuf, addc(&kbl, i0, 4 * bs));
   }
   for (int64_t j = 0; !p->btrans && s8 && j < p->bn; j++) {
-    /* b_x = B[k0 + 16x + 4q .. +3][n]: four bytes a column (ldmatrix.trans moves 16-bit
-     * elements, not bytes), combined into the register; rows bs apart (bs = 16 mod 32: the
-     * lanes of a load hit at most 2 rows of a bank) */
+    /* b_x = B[k0 + 16x + 4q .. +3][n]: four bytes of a column (ldmatrix.trans moves 16-bit
+     * elements, not bytes), combined into the register (a staged B's rows, 16 mod 32 bytes
+     * apart, put a load's lanes in at most 2 rows of a bank) */
     MlirValue i0 = add(&kbl, mulc(&kbl, add(&kbl, k0, mulc(&kbl, lc->q, 4)), bs), k->bcol[j]);
     bfr[j][0] = quad32(L, &kbl, bbuf, i0, bs);
     bfr[j][1] = quad32(L, &kbl, bbuf, addc(&kbl, i0, 16 * bs), bs);
