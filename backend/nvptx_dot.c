@@ -1,20 +1,28 @@
 /* backend/nvptx_dot.c — tl.dot on tensor cores (sm_80+): fp16 or bf16 tiles into fp32 with
  * mma.sync.m16n8k16.row.col; fp32 tiles with input_precision tf32 (Triton's default on
  * NVIDIA) or tf32x3 with mma.sync.m16n8k8 .tf32, bf16x3 or bf16x6 with the bf16 m16n8k16 on
- * the operands' bf16 parts. C's 16x8 tiles are dealt to the warps in
+ * the operands' bf16 parts; int8 tiles into int32 with mma.sync.m16n8k32 .s32.s8.s8.s32
+ * (without .satfinite: the sums wrap modulo 2^32 like the CPU targets' and Triton's wgmma on
+ * sm_90; Triton's sm_80 mma.sync saturates). C's 16x8 tiles are dealt to the warps in
  * 2-D blocks (Triton's MMA layout: 4 warps over 128x128 -> each warp 64x64 = 4x8 tiles, at
  * most MAXT tiles = 128 f32 registers a thread; larger C runs the blocks in rounds, every
  * warp running every round — a warp without a block repeats another's and keeps nothing —
- * so all threads meet the same instructions). For each k step (k16; tf32: k8) a warp loads
- * its A fragments once for all its m-tiles (ldmatrix.x4, one per m-tile) and its B
- * fragments once for all its n-tiles (ldmatrix.x4.trans, one per two n-tiles; an odd last
- * one from 16-bit loads; tf32: element by element), then runs bm x bn MMAs (nvptx-emu
- * emulates ldmatrix too). Each lane holds the fragments PTX defines for its group
- * g = lane / 4 and thread q = lane % 4:
+ * so all threads meet the same instructions). For each k step (k16; tf32: k8; s8: k32) a
+ * warp loads its A fragments once for all its m-tiles (ldmatrix.x4, one per m-tile) and its
+ * B fragments once for all its n-tiles (ldmatrix.x4.trans, one per two n-tiles; an odd last
+ * one from 16-bit loads; tf32: element by element; s8: as ldmatrix.trans moves 16-bit
+ * elements, not bytes, a row-major B is first written transposed to shared memory
+ * (transpose_s8: a loop-carried C's dot) and read like a B = tl.trans(x), through ldmatrix
+ * without .trans from x's rows; else four byte loads a register), then runs bm x bn MMAs
+ * (nvptx-emu emulates ldmatrix too).
+ * Each lane holds the fragments PTX defines for its group g = lane / 4 and thread q = lane % 4:
  *   A: {A[g][2q..2q+1], A[g+8][2q..], A[g][2q+8..], A[g+8][2q+8..]} (four f16x2 / bf16x2)
  *   B: {B[2q..2q+1][g], B[2q+8..2q+9][g]}                           (two)
  *   tf32 A: {A[g][q], A[g+8][q], A[g][q+4], A[g+8][q+4]}, B: {B[q][g], B[q+4][g]}
- *   C, D: {C[g][2q], C[g][2q+1], C[g+8][2q], C[g+8][2q+1]}            (four f32)
+ *   s8 A: {A[g][4q..4q+3], A[g+8][4q..], A[g][4q+16..], A[g+8][4q+16..]} (four s8x4, the
+ *      first in the low byte: an 8x8 b16 matrix of ldmatrix is 8 rows x 16 bytes, so A's
+ *      loads are the 16-bit ones with a k step of 32 bytes), B: {B[4q..4q+3][g], B[4q+16..][g]}
+ *   C, D: {C[g][2q], C[g][2q+1], C[g+8][2q], C[g+8][2q+1]}      (four f32; s8: four s32)
  * tf32 operands are rounded with cvt.rna.tf32.f32 as they are loaded (Triton passes the f32
  * bits, which the tensor cores truncate); tf32x3, bf16x3 and bf16x6 add the products of the
  * operands' smaller parts (v - tf32(v); Triton's splits), see k_loop. A and B are tiles in
@@ -29,14 +37,14 @@
  * Loop-carried accumulators (tc_nvptx_mma_carries, the backend's loop_carries): a tile an
  * scf.for carries only through `acc = tl.dot(a, b, f(acc))` — f elementwise, e.g.
  * attention's `acc * alpha[:, None]` — stays in the warps' fragments across the loop, as
- * one vector<4xf32> iter_arg per 16x8 tile; it is written to a shared buffer once, after
- * the loop. No C traffic through shared memory inside the loop.
+ * one vector<4xf32> (s8: vector<4xi32>) iter_arg per 16x8 tile; it is written to a shared
+ * buffer once, after the loop. No C traffic through shared memory inside the loop.
  *
  * nvptx-emu runs the same fragments through the emulator's warp-wide MMAs (runtime/emu.c),
  * the tf32 rounding in integer ops. An fp16/bf16 result (out_dtype=tl.float16) runs the same
  * f32 MMAs: C is widened when it is read and rounded once when it is stored. Other dots
- * (fp32 with input_precision ieee, int8, 3-D, shapes not multiples of 16x8x16 (tf32:
- * 16x8x8), chips before sm_80) deal C's blocks to threads as FMAs (conversion/dot.c over
+ * (fp32 with input_precision ieee, 3-D, shapes not multiples of 16x8x16 (tf32: 16x8x8, s8:
+ * 16x8x32), chips before sm_80) deal C's blocks to threads as FMAs (conversion/dot.c over
  * this backend's shared_loop). In: a tile.dot root, or an scf.for. Out: the dot's result as
  * a shared buffer. */
 #include "backend/nvptx.h"
@@ -62,7 +70,7 @@ static int capability(const tc_lower *L) {
   return a && !strncmp(a, "sm_", 3) ? atoi(a + 3) : 0;
 }
 
-typedef enum mma_ops { OPS_F16, OPS_BF16, OPS_TF32 } mma_ops;
+typedef enum mma_ops { OPS_F16, OPS_BF16, OPS_TF32, OPS_S8 } mma_ops;
 
 /* How C's tiles are dealt: blocks of bm x bn tiles, `active` warps per round. */
 typedef struct mma_plan {
@@ -74,10 +82,10 @@ typedef struct mma_plan {
   mma_ops ops;    /* the operands' type on the tensor cores */
   int nparts;     /* fp32 operands: parts each is split into (tf32: 1, tf32x3 and bf16x3: 2, bf16x6: 3) */
   bool split16;   /* fp32 operands as bf16 parts (bf16x3, bf16x6) on the bf16 MMA */
-  int64_t ks;     /* K of one MMA: 16 (16-bit operands) or 8 (tf32) */
+  int64_t ks;     /* K of one MMA: 16 (16-bit operands), 8 (tf32) or 32 (s8) */
   bool btrans;    /* B is tl.trans(x): its fragments are read from x's rows */
   int64_t as, bs; /* elements between rows of A's and B's (x's) buffers (padded: staged) */
-  MlirType ce;    /* C's element type (f32, or f16/bf16 rounded once) */
+  MlirType ce;    /* C's element type (f32, or f16/bf16 rounded once; s8: i32) */
 } mma_plan;
 
 /* A plan for C of M x N over K with the target's warps; false when none fits. The warps
@@ -125,6 +133,11 @@ static void load_scratch(tc_lower *L, tc_builder *b, MlirValue scratch, MlirType
 /* Whether op is a dot this file computes on tensor cores, and its plan. */
 static bool frag_rows(tc_lower *L, MlirOperation dot);
 
+/* A signed or signless 8-bit integer type (s8 on the tensor cores). */
+static bool is_s8(MlirType t) {
+  return mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 8 && !mlirIntegerTypeIsUnsigned(t);
+}
+
 /* The tensor-core form of a tl.dot (operand types, k step), without a plan. */
 static bool mma_types(tc_lower *L, MlirOperation op, mma_plan *p, int64_t *cs, int64_t *as) {
   if (tc_nvptx_alone(L) || capability(L) < 80) return false;
@@ -134,15 +147,19 @@ static bool mma_types(tc_lower *L, MlirOperation op, mma_plan *p, int64_t *cs, i
   MlirType ae = mlirShapedTypeGetElementType(at), be = mlirShapedTypeGetElementType(bt),
            ce = mlirShapedTypeGetElementType(ct);
   bool f16 = mlirTypeIsAF16(ae) && mlirTypeIsAF16(be), b16 = mlirTypeIsABF16(ae) && mlirTypeIsABF16(be);
-  bool c_ok = mlirTypeIsAF32(ce) || mlirTypeIsAF16(ce) || mlirTypeIsABF16(ce);
+  /* int8 x int8 -> int32, Triton's only integer dot (tilec's uint8 is an i8 too, read as
+   * signed like its CPU path's) */
+  bool s8 = is_s8(ae) && is_s8(be);
+  bool c_ok = s8 ? mlirTypeIsAInteger(ce) && mlirIntegerTypeGetWidth(ce) == 32
+                 : mlirTypeIsAF32(ce) || mlirTypeIsAF16(ce) || mlirTypeIsABF16(ce);
   /* fp32 x fp32 -> fp32 with input_precision tf32, tf32x3, bf16x3 or bf16x6 (ieee: FMAs) */
   tile_dot_precision prec = tile_dot_precision_of(op);
   bool f32 = mlirTypeIsAF32(ae) && mlirTypeIsAF32(be) && mlirTypeIsAF32(ce) && prec != TILE_DOT_IEEE;
   bool tf32 = f32 && (prec == TILE_DOT_TF32 || prec == TILE_DOT_TF32X3);
-  int64_t ks = tf32 ? 8 : 16;
-  if (!(f16 || b16 || f32) || !c_ok || cs[0] % 16 || cs[1] % 8 || as[1] % ks) return false;
+  int64_t ks = tf32 ? 8 : s8 ? 32 : 16;
+  if (!(f16 || b16 || f32 || s8) || !c_ok || cs[0] % 16 || cs[1] % 8 || as[1] % ks) return false;
   *p = (mma_plan){.M = cs[0], .N = cs[1], .K = as[1]};
-  p->ops = tf32 ? OPS_TF32 : b16 || f32 ? OPS_BF16 : OPS_F16;
+  p->ops = s8 ? OPS_S8 : tf32 ? OPS_TF32 : b16 || f32 ? OPS_BF16 : OPS_F16;
   p->nparts = prec == TILE_DOT_BF16X6 ? 3 : prec == TILE_DOT_TF32X3 || prec == TILE_DOT_BF16X3 ? 2 : 1;
   p->split16 = f32 && !tf32;
   p->ks = ks;
@@ -209,6 +226,11 @@ static block_ctx block_of(tc_builder *b, const mma_plan *p, const lane_ctx *lc, 
 
 static MlirType vec4_f32(tc_lower *L) { return tc_vec_type(L->ctx, 4, mlirF32TypeGet(L->ctx)); }
 
+/* The element type of C's fragments: i32 for s8 operands, else f32. */
+static MlirType frag_elem(tc_lower *L, mma_ops ops) {
+  return ops == OPS_S8 ? tcb_int_type(L->ctx, 32) : mlirF32TypeGet(L->ctx);
+}
+
 static MlirValue shuffle(tc_lower *L, tc_builder *b, MlirValue x, MlirValue y, int n, const int64_t *mask, MlirType t) {
   MlirValue ops[2] = {x, y};
   MlirNamedAttribute ma = tcb_named(L->ctx, "mask", mlirDenseI64ArrayGet(L->ctx, n, mask));
@@ -222,14 +244,15 @@ static MlirValue half_of(tc_lower *L, tc_builder *b, MlirValue v, int h) {
 }
 
 /* Old tile v (M x N, the dot's C type) at every fragment of the block, as one
- * vector<4xf32> per tile (i * bn + j) in out; where `arg` is not null, that old tile is
- * bound to the fragments in argv at the same positions (a loop-carried accumulator). */
+ * vector<4xf32> (s8: vector<4xi32>) per tile (i * bn + j) in out; where `arg` is not null,
+ * that old tile is bound to the fragments in argv at the same positions (a loop-carried
+ * accumulator). */
 static void eval_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, MlirValue v,
                            MlirValue arg, const MlirValue *argv, MlirValue *out) {
   tc_chunk c;
   tc_chunk_init(&c, L, b->block, 2);
   c.b = *b;
-  MlirType f32 = mlirF32TypeGet(L->ctx), v2 = tc_vec_type(L->ctx, 2, f32);
+  MlirType fe = frag_elem(L, p->ops), v2 = tc_vec_type(L->ctx, 2, fe);
   MlirType ve = mlirShapedTypeGetElementType(mlirValueGetType(v));
   MlirValue rows8[MAXT];
   for (int64_t i = 0; i < p->bm; i++) rows8[i] = addc(&c.b, k->row[i], 8);
@@ -244,24 +267,24 @@ static void eval_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const 
         if (!mlirValueIsNull(arg)) tc_chunk_bind(&c, arg, &pos, (tc_cval){.vec = half_of(L, &c.b, argv[t], x)});
         h[x] = tc_eval(&c, v, &pos).vec;
         if (L->status) break;
-        if (!mlirTypeIsAF32(ve)) h[x] = tcb_cast(&c.b, "arith.extf", h[x], v2);
+        if (!mlirTypeEqual(ve, fe)) h[x] = tcb_cast(&c.b, "arith.extf", h[x], v2);
       }
       if (L->status) break;
       int64_t m[4] = {0, 1, 2, 3};
-      out[t] = shuffle(L, &c.b, h[0], h[1], 4, m, vec4_f32(L));
+      out[t] = shuffle(L, &c.b, h[0], h[1], 4, m, tc_vec_type(L->ctx, 4, fe));
     }
   *b = c.b;
   tc_chunk_free(&c);
 }
 
-/* Writes the block's fragments (out, one vector<4xf32> per tile) to the flat M x N buffer
- * buf of C's element type, where the warp keeps its block. */
+/* Writes the block's fragments (out, one vector<4xf32> or vector<4xi32> per tile) to the
+ * flat M x N buffer buf of C's element type, where the warp keeps its block. */
 static void store_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, MlirValue buf,
                             const MlirValue *vals) {
   tc_builder sb;
   tcb_if(b, k->valid, 0, NULL, &sb, NULL);
   MlirType ce = tcb_element_type(mlirValueGetType(buf));
-  bool narrow = !mlirTypeIsAF32(ce);
+  bool narrow = tcb_bitwidth(ce) < 32; /* f16, bf16 */
   MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), narrow ? 4 : 8));
   for (int64_t i = 0; i < p->bm; i++)
     for (int64_t j = 0; j < p->bn; j++) {
@@ -288,49 +311,80 @@ static MlirValue pair32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i0,
                     tcb_binary(b, "arith.shli", tcb_cast(b, "arith.extui", hi, i32), tcb_const_int(b, i32, 16)));
 }
 
-/* d = mma(a[0..3], bf[0..1], c) for the warp; c and d are vector<4xf32>; a and bf are
- * f16x2/bf16x2 pairs as i32 (m16n8k16) or tf32 values as i32 (m16n8k8). */
+/* d = mma(a[0..3], bf[0..1], c) for the warp; c and d are vector<4xf32> (s8: vector<4xi32>);
+ * a and bf are f16x2/bf16x2 pairs as i32 (m16n8k16), tf32 values as i32 (m16n8k8) or four
+ * s8 as i32 (m16n8k32 .s32.s8.s8.s32, without .satfinite: the sums wrap like the CPU
+ * targets' i32 adds and Triton's wgmma on sm_90; Triton's sm_80 mma.sync saturates). */
 static MlirValue mma(tc_lower *L, tc_builder *b, mma_ops ops, const MlirValue *a, const MlirValue *bf, MlirValue cv) {
-  bool bf16 = ops == OPS_BF16, tf32 = ops == OPS_TF32;
-  MlirType f32 = mlirF32TypeGet(L->ctx), i32 = tcb_int_type(L->ctx, 32);
+  bool bf16 = ops == OPS_BF16, tf32 = ops == OPS_TF32, s8 = ops == OPS_S8;
+  MlirType fe = frag_elem(L, ops), i32 = tcb_int_type(L->ctx, 32);
   MlirValue c[4], d[4];
   for (int64_t i = 0; i < 4; i++) {
     MlirNamedAttribute at = tcb_named(L->ctx, "static_position", mlirDenseI64ArrayGet(L->ctx, 1, &i));
-    c[i] = tcb_op1(b, "vector.extract", f32, 1, &cv, 1, &at);
+    c[i] = tcb_op1(b, "vector.extract", fe, 1, &cv, 1, &at);
   }
   if (L->target->gpu_emulation) {
     MlirValue out = tc_nvptx_scratch(L, 4);
     MlirValue args[12] = {
         tcb_const_int(b, i32, bf16), a[0], a[1], a[2], a[3], bf[0], bf[1], c[0], c[1], c[2], c[3], out};
     if (tf32) tc_call_runtime(L, b, "tilec_rt_emu_mma_m16n8k8_tf32", 11, args + 1);
+    else if (s8) tc_call_runtime(L, b, "tilec_rt_emu_mma_m16n8k32_s8", 11, args + 1);
     else tc_call_runtime(L, b, "tilec_rt_emu_mma_m16n8k16", 12, args);
-    load_scratch(L, b, out, f32, d);
+    load_scratch(L, b, out, fe, d);
   } else {
     MlirValue ops[10];
     MlirType h2 = tc_vec_type(L->ctx, 2, mlirF16TypeGet(L->ctx));
-    bool raw = bf16 || tf32; /* i32 registers as they are */
+    bool raw = bf16 || tf32 || s8; /* i32 registers as they are */
     for (int i = 0; i < 4; i++) ops[i] = raw ? a[i] : tcb_cast(b, "llvm.bitcast", a[i], h2);
     for (int i = 0; i < 2; i++) ops[4 + i] = raw ? bf[i] : tcb_cast(b, "llvm.bitcast", bf[i], h2);
     for (int i = 0; i < 4; i++) ops[6 + i] = c[i];
-    const char *ty = tf32 ? "#nvvm.mma_type<tf32>" : bf16 ? "#nvvm.mma_type<bf16>" : "#nvvm.mma_type<f16>";
+    const char *ty = s8     ? "#nvvm.mma_type<s8>"
+                     : tf32 ? "#nvvm.mma_type<tf32>"
+                     : bf16 ? "#nvvm.mma_type<bf16>"
+                            : "#nvvm.mma_type<f16>";
+    const char *shape = s8     ? "#nvvm.shape<m = 16, n = 8, k = 32>"
+                        : tf32 ? "#nvvm.shape<m = 16, n = 8, k = 8>"
+                               : "#nvvm.shape<m = 16, n = 8, k = 16>";
     int32_t seg[3] = {4, 2, 4};
-    MlirNamedAttribute attrs[6] = {
-        tcb_named(L->ctx, "layoutA", tcb_attr(L->ctx, "#nvvm.mma_layout<row>")),
-        tcb_named(L->ctx, "layoutB", tcb_attr(L->ctx, "#nvvm.mma_layout<col>")),
-        tcb_named(L->ctx, "multiplicandAPtxType", tcb_attr(L->ctx, ty)),
-        tcb_named(L->ctx, "multiplicandBPtxType", tcb_attr(L->ctx, ty)),
-        tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 3, seg)),
-        tcb_named(L->ctx, "shape",
-                  tcb_attr(L->ctx, tf32 ? "#nvvm.shape<m = 16, n = 8, k = 8>" : "#nvvm.shape<m = 16, n = 8, k = 16>"))};
-    MlirType st = tcb_type(L->ctx, "!llvm.struct<(f32, f32, f32, f32)>");
-    MlirValue r = tcb_op1(b, "nvvm.mma.sync", st, 10, ops, 6, attrs);
+    MlirNamedAttribute attrs[7] = {tcb_named(L->ctx, "layoutA", tcb_attr(L->ctx, "#nvvm.mma_layout<row>")),
+                                   tcb_named(L->ctx, "layoutB", tcb_attr(L->ctx, "#nvvm.mma_layout<col>")),
+                                   tcb_named(L->ctx, "multiplicandAPtxType", tcb_attr(L->ctx, ty)),
+                                   tcb_named(L->ctx, "multiplicandBPtxType", tcb_attr(L->ctx, ty)),
+                                   tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 3, seg)),
+                                   tcb_named(L->ctx, "shape", tcb_attr(L->ctx, shape))};
+    MlirType st = tcb_type(L->ctx, s8 ? "!llvm.struct<(i32, i32, i32, i32)>" : "!llvm.struct<(f32, f32, f32, f32)>");
+    attrs[6] = tcb_named(L->ctx, "intOverflowBehavior", tcb_attr(L->ctx, "#nvvm.mma_int_overflow<wrapped>"));
+    MlirValue r = tcb_op1(b, "nvvm.mma.sync", st, 10, ops, s8 ? 7 : 6, attrs);
     for (int i = 0; i < 4; i++) {
       int64_t pos = i;
       MlirNamedAttribute pa = tcb_named(L->ctx, "position", mlirDenseI64ArrayGet(L->ctx, 1, &pos));
-      d[i] = tcb_op1(b, "llvm.extractvalue", f32, 1, &r, 1, &pa);
+      d[i] = tcb_op1(b, "llvm.extractvalue", fe, 1, &r, 1, &pa);
     }
   }
-  return tcb_op1(b, "vector.from_elements", vec4_f32(L), 4, d, 0, NULL);
+  return tcb_op1(b, "vector.from_elements", tc_vec_type(L->ctx, 4, fe), 4, d, 0, NULL);
+}
+
+/* Four elements of a flat 8-bit buffer, i, i + s, i + 2s, i + 3s, as the 32 bits of an s8x4
+ * register (the first in the low byte). */
+static MlirValue quad32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i, int64_t s) {
+  MlirType i8 = tcb_element_type(mlirValueGetType(buf)), i32 = tcb_int_type(L->ctx, 32);
+  MlirValue r = {NULL};
+  for (int x = 0; x < 4; x++) {
+    MlirValue o[2] = {buf, addc(b, i, x * s)};
+    MlirValue e = tcb_cast(b, "arith.extui", tcb_op1(b, "memref.load", i8, 2, o, 0, NULL), i32);
+    if (x) e = tcb_binary(b, "arith.shli", e, tcb_const_int(b, i32, 8 * x));
+    r = x ? tcb_binary(b, "arith.ori", r, e) : e;
+  }
+  return r;
+}
+
+/* Elements i .. i + 3 of a flat 8-bit buffer (i a multiple of 4) as one i32 (one 32-bit load). */
+static MlirValue load_b32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
+  MlirValue o[2] = {buf, i};
+  MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 4));
+  MlirValue v =
+      tcb_op1(b, "vector.load", tc_vec_type(L->ctx, 4, tcb_element_type(mlirValueGetType(buf))), 2, o, 1, &al);
+  return tcb_cast(b, "llvm.bitcast", v, tcb_int_type(L->ctx, 32));
 }
 
 MlirValue tc_nvptx_shared_address(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
@@ -431,10 +485,13 @@ static MlirValue load32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) 
 #define MAXP 3 /* parts of an fp32 operand (bf16x6: hi, mid, lo) */
 
 /* One k step at k0 of C += A x B for the warp's block: d from c_in (one vector<4xf32> per
- * tile). Per k step (16; tf32: 8) the A fragments of the bm m-tiles and the B fragments of the bn
- * n-tiles are loaded once, then bm x bn MMAs run. tf32 fragments: A (and a transposed B)
- * with ldmatrix like 16-bit ones, each 32-bit element two b16 of a row, so one lane gets
- * a whole element; a row-major B element by element (ldmatrix.trans would split them);
+ * tile; s8: vector<4xi32>). Per k step (16; tf32: 8; s8: 32) the A fragments of the bm
+ * m-tiles and the B fragments of the bn n-tiles are loaded once, then bm x bn MMAs run. s8
+ * fragments: A and a transposed B with ldmatrix (an 8x8 b16 matrix is 8 rows x 16 bytes),
+ * an odd last n-tile with 32-bit loads, a row-major B four bytes a register. tf32
+ * fragments: A (and a transposed B) with ldmatrix like 16-bit ones, each 32-bit element two
+ * b16 of a row, so one lane gets a whole element; a row-major B element by element
+ * (ldmatrix.trans would split them);
  * then cvt.rna.tf32.f32. fp32 operands split into bf16 parts (bf16x3, bf16x6): pairs of
  * f32 from shared memory (64-bit loads where the pair is a row's), rounded to bf16x2.
  * With parts (Triton's 3xTF32, 3xBF16, 6xBF16), per tile and k step the small products
@@ -450,7 +507,7 @@ static void k_step(tc_lower *L, tc_builder *kb, const mma_plan *p, const block_c
                    MlirValue *d) {
   int np = p->nparts;
   int64_t as = p->as, bs = p->bs, ks = p->ks, kh = ks / 2;
-  bool tf32 = p->ops == OPS_TF32, split = p->split16;
+  bool tf32 = p->ops == OPS_TF32, s8 = p->ops == OPS_S8, split = p->split16;
   tc_builder kbl = *kb;
   MlirValue ka = add(&kbl, k0, lc->q2), ka8 = addc(&kbl, ka, 8);
   MlirValue afr[MAXT][4], bfr[MAXT][2], bpart[MAXT][MAXP][2];
@@ -498,6 +555,12 @@ static void k_step(tc_lower *L, tc_builder *kb, const mma_plan *p, const block_c
       continue;
     }
     MlirValue xrow = mulc(&kbl, k->bcol[j], bs);
+    if (s8) { /* b_x = x[n][k0 + 16x + 4q .. +3]: one 32-bit load each */
+      MlirValue kq = add(&kbl, k0, mulc(&kbl, lc->q, 4));
+      bfr[j][0] = load_b32(L, &kbl, bbuf, add(&kbl, xrow, kq));
+      bfr[j][1] = load_b32(L, &kbl, bbuf, add(&kbl, xrow, addc(&kbl, kq, 16)));
+      continue;
+    }
     if (tf32) {
       MlirValue kq = add(&kbl, k0, lc->q);
       bfr[j][0] = load32(L, &kbl, bbuf, add(&kbl, xrow, kq));
@@ -514,7 +577,15 @@ static void k_step(tc_lower *L, tc_builder *kb, const mma_plan *p, const block_c
     bfr[j][0] = load32(L, &kbl, bbuf, i0);
     bfr[j][1] = load32(L, &kbl, bbuf, addc(&kbl, i0, 4 * bs));
   }
-  for (int64_t j = 0; !p->btrans && !tf32 && !split && j < p->bn; j++) {
+  for (int64_t j = 0; !p->btrans && s8 && j < p->bn; j++) {
+    /* b_x = B[k0 + 16x + 4q .. +3][n]: four bytes of a column (ldmatrix.trans moves 16-bit
+     * elements, not bytes), combined into the register (a staged B's rows, 16 mod 32 bytes
+     * apart, put a load's lanes in at most 2 rows of a bank) */
+    MlirValue i0 = add(&kbl, mulc(&kbl, add(&kbl, k0, mulc(&kbl, lc->q, 4)), bs), k->bcol[j]);
+    bfr[j][0] = quad32(L, &kbl, bbuf, i0, bs);
+    bfr[j][1] = quad32(L, &kbl, bbuf, addc(&kbl, i0, 16 * bs), bs);
+  }
+  for (int64_t j = 0; !p->btrans && !tf32 && !s8 && !split && j < p->bn; j++) {
     if (j % 2 == 0 && j + 1 < p->bn) {
       MlirValue o[4];
       ldmatrix4(L, &kbl, true, tc_nvptx_shared_address(L, &kbl, bbuf, add(&kbl, brow, addc(&kbl, bcol, 8 * j))), o);
@@ -669,8 +740,9 @@ static MlirOperation carry_shape(tc_lower *L, MlirOperation loop, int i) {
   MlirValue arg = mlirBlockGetArgument(body, 1 + i), y = mlirOperationGetOperand(yield, i);
   MlirType t = mlirValueGetType(arg);
   int64_t s[TC_RANK];
-  if (tc_shape_of(t, s) != 2 || !mlirTypeIsAF32(mlirShapedTypeGetElementType(t)) || !mlirValueIsAOpResult(y))
-    return none;
+  MlirType e = mlirShapedTypeGetElementType(t);
+  bool i32 = mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 32;
+  if (tc_shape_of(t, s) != 2 || !(mlirTypeIsAF32(e) || i32) || !mlirValueIsAOpResult(y)) return none;
   MlirOperation dot = mlirOpResultGetOwner(y), owner;
   intptr_t operand;
   if (tile_op_of(dot) != TILE_DOT || !mlirBlockEqual(mlirOperationGetBlock(dot), body)) return none;
@@ -688,11 +760,13 @@ static MlirOperation carry_shape(tc_lower *L, MlirOperation loop, int i) {
 }
 
 /* Carried tile i of loop is `acc = tl.dot(a, b, f(acc))` (carry_shape) on tensor cores in
- * one round, C in f32. Fills c (but its list link) when it is. */
+ * one round, C in f32 (s8 operands: i32). Fills c (but its list link) when it is. */
 static bool classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c) {
   MlirOperation dot = carry_shape(L, loop, i);
   mma_plan p;
-  if (mlirOperationIsNull(dot) || !mma_dot(L, dot, MAXT, &p) || p.rounds != 1 || !mlirTypeIsAF32(p.ce)) return false;
+  if (mlirOperationIsNull(dot) || !mma_dot(L, dot, MAXT, &p) || p.rounds != 1 ||
+      !mlirTypeEqual(p.ce, frag_elem(L, p.ops)))
+    return false;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
   *c = (mma_carry){.loop = loop, .dot = dot, .i = i, .arg = mlirBlockGetArgument(body, 1 + i), .plan = p};
   return true;
@@ -738,7 +812,7 @@ static void carry_done(tc_lower *L, MlirOperation loop, int i, const MlirValue *
   mma_carry *c = find_carry(L, loop, i);
   mma_plan p = c->plan;
   c->used = false;
-  MlirValue buf = tc_alloc_buffer(L, mlirF32TypeGet(L->ctx), p.M * p.N);
+  MlirValue buf = tc_alloc_buffer(L, frag_elem(L, p.ops), p.M * p.N);
   if (L->status) return;
   lane_ctx lc = lane_of(L, &L->b);
   block_ctx k = block_of(&L->b, &p, &lc, (MlirValue){NULL});
@@ -1164,6 +1238,72 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t bank, int64_t
   return buf;
 }
 
+/* ---- a row-major int8 B, transposed ------------------------------------------------------- */
+
+/* B (K x N int8, rows bs apart in buf, bs and N multiples of 16) written transposed to a new
+ * buffer x = B^T (N x K, rows padded to an odd number of 16-byte units: ldmatrix without
+ * bank conflicts), so that B's s8 fragments are read like a tl.trans B's, with ldmatrix
+ * (ldmatrix.trans moves 16-bit elements, not bytes: a row-major B would take four byte loads
+ * a register). The threads take 4 x 16 blocks (rows k .. k + 3, columns n .. n + 15); each
+ * reads its block's 4 rows with 16-byte loads and writes its 16 columns as 32-bit words of x,
+ * the bytes regrouped by two shuffles (prmt). Consecutive threads take pairs of blocks side by
+ * side along N, then the next 4 rows: a warp's 32-bit stores (16 k-groups x 2, x's rows 16
+ * apart in the same banks) conflict 2-way at K = 64, the least this layout allows, and the
+ * 16-byte loads of a quarter warp (4 rows 4 apart x 2 blocks, in 4 of B's 8 16-byte bank
+ * slots: its rows are an odd number of 16-byte units) 2-way too. Per BK = 64 trip
+ * of a 128 x 128 tile this replaces 128 byte loads (and their combining) a thread by 4
+ * 16-byte loads, 16 32-bit stores and 8 ldmatrix. Only for a dot whose C a loop carries in
+ * the fragments (B read every trip): a one-off dot reads B's bytes once a round, and its C
+ * in shared memory leaves less room (two 128 x 128 int32 ones and x pass sm_80's 163 KB).
+ * Out: x; *xs its row stride. */
+static MlirValue transpose_s8(tc_lower *L, MlirValue buf, int64_t K, int64_t N, int64_t bs, int64_t *xs) {
+  int64_t kgs = K / 4, ncs = N / 16, total = kgs * ncs, nthreads = tc_target_threads(L->target);
+  int64_t side = ncs % 2 ? 1 : 2; /* blocks side by side along N in a thread pair */
+  *xs = K + ((K / 16) % 2 ? 0 : 16);
+  MlirType i8 = tcb_int_type(L->ctx, 8);
+  MlirValue x = tc_alloc_buffer(L, i8, N * *xs);
+  if (L->status) return x;
+  tc_builder *b = &L->b;
+  tc_nvptx_barrier(L, b); /* earlier readers of x's space are done */
+  MlirValue tid = tc_nvptx_thread_id(L, b);
+  MlirType v16 = tc_vec_type(L->ctx, 16, i8), v32 = tc_vec_type(L->ctx, 32, i8), v64 = tc_vec_type(L->ctx, 64, i8),
+           v4 = tc_vec_type(L->ctx, 4, i8);
+  MlirNamedAttribute a16 = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 16));
+  MlirNamedAttribute a4 = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 4));
+  int64_t pairs[32], quads[64];
+  for (int n = 0; n < 16; n++) {
+    pairs[2 * n] = n, pairs[2 * n + 1] = 16 + n;                                 /* (v0[n], v1[n]) */
+    for (int r = 0; r < 4; r++) quads[4 * n + r] = (r / 2) * 32 + 2 * n + r % 2; /* (v0..v3[n]) */
+  }
+  for (int64_t r = 0; r * nthreads < total; r++) {
+    MlirValue blk = addc(b, tid, r * nthreads);
+    bool guard = (r + 1) * nthreads > total;
+    tc_builder in = *b;
+    if (guard) tcb_if(b, tcb_cmpi(b, "ult", blk, cidx(b, total)), 0, NULL, &in, NULL);
+    MlirValue rest = tcb_binary(&in, "arith.divui", blk, cidx(&in, side));
+    MlirValue k0 = mulc(&in, tcb_binary(&in, "arith.remui", rest, cidx(&in, kgs)), 4);
+    MlirValue nb = add(&in, mulc(&in, tcb_binary(&in, "arith.divui", rest, cidx(&in, kgs)), side),
+                       tcb_binary(&in, "arith.remui", blk, cidx(&in, side)));
+    MlirValue n0 = mulc(&in, nb, 16);
+    MlirValue v[4];
+    for (int i = 0; i < 4; i++) {
+      MlirValue o[2] = {buf, add(&in, mulc(&in, addc(&in, k0, i), bs), n0)};
+      v[i] = tcb_op1(&in, "vector.load", v16, 2, o, 1, &a16);
+    }
+    MlirValue w01 = shuffle(L, &in, v[0], v[1], 32, pairs, v32), w23 = shuffle(L, &in, v[2], v[3], 32, pairs, v32);
+    MlirValue t = shuffle(L, &in, w01, w23, 64, quads, v64);
+    MlirValue at = add(&in, mulc(&in, n0, *xs), k0);
+    for (int64_t n = 0; n < 16; n++) {
+      int64_t m[4] = {4 * n, 4 * n + 1, 4 * n + 2, 4 * n + 3};
+      MlirValue o[3] = {shuffle(L, &in, t, t, 4, m, v4), x, addc(&in, at, n * *xs)};
+      tcb_op(&in, "vector.store", 0, NULL, 3, o, 1, &a4);
+    }
+    if (guard) tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    else *b = in;
+  }
+  return x;
+}
+
 /* ---- the dot root ------------------------------------------------------------------------- */
 
 int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
@@ -1201,6 +1341,11 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   if (!mlirValueIsNull(bbuf)) p.bs = strides[1];
   else bbuf = stage_operand(L, bop, bbank, &p.bs);
   if (L->status) return 1;
+  if (carry && p.ops == OPS_S8 && !p.btrans && p.N % 16 == 0 && p.bs % 16 == 0) { /* read as tl.trans(B^T) */
+    bbuf = transpose_s8(L, bbuf, p.K, p.N, p.bs, &p.bs);
+    p.btrans = true;
+    if (L->status) return 1;
+  }
   MlirValue acc = mlirOperationGetOperand(op, 2);
   a_frags *afix = NULL;
   if (asrc) {

@@ -30,6 +30,9 @@ TILEC_RT_EXPORT void tilec_rt_emu_mma_m16n8k16(int32_t bf16, int32_t a0, int32_t
                                                int32_t b1, float c0, float c1, float c2, float c3, float *d);
 TILEC_RT_EXPORT void tilec_rt_emu_mma_m16n8k8_tf32(int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t b0,
                                                    int32_t b1, float c0, float c1, float c2, float c3, float *d);
+TILEC_RT_EXPORT void tilec_rt_emu_mma_m16n8k32_s8(int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t b0,
+                                                  int32_t b1, int32_t c0, int32_t c1, int32_t c2, int32_t c3,
+                                                  int32_t *d);
 TILEC_RT_EXPORT void tilec_rt_emu_ldmatrix_x4(int32_t trans, const void *row, int32_t *out);
 /* Fails the running program with msg (unwinds through the trampoline, like an assert). */
 void tilec_rt_emu_fail(const char *msg);

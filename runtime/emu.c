@@ -140,6 +140,36 @@ void tilec_rt_emu_mma_m16n8k8_tf32(int32_t a0, int32_t a1, int32_t a2, int32_t a
   pthread_barrier_wait(c->barrier);
 }
 
+/* mma.sync.m16n8k32.row.col.s32.s8.s8.s32 (no .satfinite) of the warp: each lane gives its A
+ * (a0..a3) and B (b0, b1) registers of four s8 each (the first in the low byte) and its four
+ * C values; d gets its four D values. Lane = 4 * g + q holds A[g][4q..4q+3], A[g+8][4q..],
+ * A[g][4q+16..], A[g+8][4q+16..], B[4q..4q+3][g], B[4q+16..][g], C[g][2q..2q+1],
+ * C[g+8][2q..2q+1]. The sum wraps modulo 2^32, as the tensor cores' without .satfinite. */
+void tilec_rt_emu_mma_m16n8k32_s8(int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t b0, int32_t b1, int32_t c0,
+                                  int32_t c1, int32_t c2, int32_t c3, int32_t *d) {
+  emu_cta *c = tls_cta;
+  if (!c) return;
+  int32_t *mine = c->exchange + EXCHANGE * tls_tid;
+  mine[0] = a0, mine[1] = a1, mine[2] = a2, mine[3] = a3, mine[4] = b0, mine[5] = b1;
+  pthread_barrier_wait(c->barrier);
+  const int32_t *warp = c->exchange + EXCHANGE * (tls_tid - tls_tid % 32);
+  int lane = tls_tid % 32, g = lane / 4, q = lane % 4;
+  int32_t cin[4] = {c0, c1, c2, c3};
+  for (int i = 0; i < 4; i++) {
+    int row = g + 8 * (i / 2), col = 2 * q + i % 2;
+    uint32_t sum = (uint32_t)cin[i];
+    for (int k = 0; k < 32; k++) {
+      /* A[row][k]: lane 4 (row % 8) + (k % 16) / 4, register (row >= 8) + 2 (k >= 16), byte k % 4 */
+      uint32_t ar = (uint32_t)warp[EXCHANGE * ((row % 8) * 4 + (k % 16) / 4) + (row >= 8) + 2 * (k >= 16)];
+      uint32_t br = (uint32_t)warp[EXCHANGE * (col * 4 + (k % 16) / 4) + 4 + (k >= 16)];
+      int32_t x = (int8_t)(uint8_t)(ar >> (8 * (k % 4))), y = (int8_t)(uint8_t)(br >> (8 * (k % 4)));
+      sum += (uint32_t)(x * y);
+    }
+    d[i] = (int32_t)sum;
+  }
+  pthread_barrier_wait(c->barrier);
+}
+
 /* ldmatrix.sync.aligned.m8n8.x4(.trans).shared.b16 of the warp: lane 8m + r gives the
  * address of row r of matrix m (8 consecutive 16-bit elements); lane 4g + q gets, of each
  * matrix m, elements [g][2q], [g][2q+1] (trans: [2q][g], [2q+1][g]) in out[m], the first

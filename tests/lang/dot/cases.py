@@ -154,6 +154,44 @@ def cases():
         add(F, "dot_i8_i32_%dx%dx%d" % (m, n, k), K, "dot_i8_kernel", (1,),
             dict(a_ptr=ai, b_ptr=bi, c_ptr=np.zeros((m, n), np.int32), M=m, N=n, K=k), ["c_ptr"],
             lambda a: {"c_ptr": 2 * (a["a_ptr"].astype(np.int64) @ a["b_ptr"].astype(np.int64))})
+    # int8 dots in a masked K loop into int32 (nvptx: mma.sync m16n8k32 .s8 on tensor cores,
+    # the accumulator carried in the MMA fragments): whole tiles from 16x16x32 to 128x128x128,
+    # ragged edges in M, N and K (masked loads: zeros), a row-major B transposed in shared
+    # memory (N a multiple of 16; up to 2 blocks of 4 x 16 a thread) or read by bytes (N = 8),
+    # B read through tl.trans (ldmatrix; a single n-tile by 32-bit loads), the full int8 range
+    # (-128 x -128), and C starting near the int32 limits so that the sums wrap modulo 2^32 (no
+    # saturation: the CPU targets' adds, Triton's wgmma on sm_90). Every element of A and B
+    # reaches the result through its own fragment position: a wrong lane, register or byte of
+    # the s8 layout changes it.
+    def wrap32(x):
+        return ((x + 2 ** 31) % 2 ** 32 - 2 ** 31).astype(np.int32)
+    for (M, N, Kd, BM, BN, BK, tb) in ((16, 16, 32, 16, 16, 32, False), (64, 64, 128, 64, 64, 32, False),
+                                       (128, 128, 128, 128, 128, 64, False), (32, 128, 96, 32, 128, 32, False),
+                                       (70, 40, 100, 32, 32, 32, False), (48, 24, 64, 16, 8, 32, False),
+                                       (32, 128, 256, 32, 128, 128, False),
+                                       (64, 64, 64, 64, 64, 32, True), (64, 8, 96, 64, 8, 32, True),
+                                       (50, 70, 80, 32, 64, 64, True)):
+        ai = rng(110 + M).integers(-128, 128, (M, Kd)).astype(np.int8)
+        bi = rng(111 + N).integers(-128, 128, (Kd, N)).astype(np.int8)
+        ai[0, :] = -128
+        bi[:, 0] = -128
+        c0 = rng(112 + Kd).integers(-2 ** 31, 2 ** 31, (M, N), dtype=np.int64)
+        c0[0, :] = 2 ** 31 - 1  # + 128 * 128 * K: wraps to negative
+        c0[1, :] = -2 ** 31     # and below
+        c0 = c0.astype(np.int32)
+        want = wrap32(c0.astype(np.int64) + ai.astype(np.int64) @ bi.astype(np.int64))
+        add(F, "dot_i8_loop_%dx%dx%d_block_%dx%dx%d%s" % (M, N, Kd, BM, BN, BK, "_trans_b" if tb else ""), K,
+            "dot_i8_loop_kernel", ((M + BM - 1) // BM, (N + BN - 1) // BN),
+            dict(a_ptr=ai, b_ptr=bi.T.copy() if tb else bi, c_ptr=c0.copy(), M=M, N=N, K=Kd, BM=BM, BN=BN, BK=BK,
+                 TRANS_B=tb),
+            ["c_ptr"], lambda a, want=want: {"c_ptr": want})
+    # one int8 dot whose C (128 x 128: 32 tiles a warp) goes to shared memory in two rounds (its
+    # acc another such dot's result; B read by bytes: no loop carries C)
+    ai = rng(113).integers(-128, 128, (128, 64)).astype(np.int8)
+    bi = rng(114).integers(-128, 128, (64, 128)).astype(np.int8)
+    add(F, "dot_i8_i32_128x128x64", K, "dot_i8_kernel", (1,),
+        dict(a_ptr=ai, b_ptr=bi, c_ptr=np.zeros((128, 128), np.int32), M=128, N=128, K=64), ["c_ptr"],
+        lambda a: {"c_ptr": 2 * (a["a_ptr"].astype(np.int64) @ a["b_ptr"].astype(np.int64))})
     a3 = rng(48).standard_normal((2, 16, 8)).astype(np.float32)
     b3 = rng(49).standard_normal((2, 8, 16)).astype(np.float32)
     add(F, "dot_batched_3d", K, "dot_batched_kernel", (1,),

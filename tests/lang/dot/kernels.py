@@ -261,3 +261,27 @@ def dot_precision_once_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.conste
     a = tl.load(a_ptr + m[:, None] * K + k[None, :])
     b = tl.load(b_ptr + k[:, None] * N + n[None, :])
     tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(a, b, input_precision=P) + 1.0)
+
+
+@triton.jit
+def dot_i8_loop_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                       TRANS_B: tl.constexpr):
+    # the masked K loop of int8 tiles accumulating into the int32 values already in c;
+    # TRANS_B: b is [N, K] and the dot reads tl.trans of its tiles
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    cmask = (rm[:, None] < M) & (rn[None, :] < N)
+    acc = tl.load(c_ptr + rm[:, None] * N + rn[None, :], mask=cmask, other=0)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :], mask=(rm[:, None] < M) & ((k0 + rk)[None, :] < K),
+                    other=0)
+        if TRANS_B:
+            bt = tl.load(b_ptr + rn[:, None] * K + (k0 + rk)[None, :],
+                         mask=(rn[:, None] < N) & ((k0 + rk)[None, :] < K), other=0)
+            b = tl.trans(bt)
+        else:
+            b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :], mask=((k0 + rk)[:, None] < K) & (rn[None, :] < N),
+                        other=0)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=cmask)
