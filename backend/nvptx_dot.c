@@ -1344,6 +1344,7 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   if (carry && p.ops == OPS_S8 && !p.btrans && p.N % 16 == 0 && p.bs % 16 == 0) { /* read as tl.trans(B^T) */
     bbuf = transpose_s8(L, bbuf, p.K, p.N, p.bs, &p.bs);
     p.btrans = true;
+    piped = 0; /* the transpose is complete after the barrier below, not the pipeline's */
     if (L->status) return 1;
   }
   MlirValue acc = mlirOperationGetOperand(op, 2);
