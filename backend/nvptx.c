@@ -905,6 +905,7 @@ static void end_kernel(tc_lower *L) {
   if (!L->status) {
     pack_shared(L);
     if (k->over_limit && k->shared_bytes > shared_limit(L->target->cpu)) {
+      if (k->stages > 1) L->retry_stages = k->stages - 1; /* lowered again with fewer (conversion/lower.c) */
       L->b.loc = mlirLocationIsNull(k->over_limit_loc) ? mlirOperationGetLocation(L->old_func) : k->over_limit_loc;
       tc_fail_here(L, TILEC_ERROR_UNSUPPORTED,
                    "this kernel keeps %lld bytes of tiles in shared memory; a CTA on %s has at most %lld "
@@ -1523,6 +1524,7 @@ static void init_rows(void) {
   rows[TILE_REDUCE].emit = tc_nvptx_emit_reduce;
   rows[TILE_SCAN].emit = tc_nvptx_emit_scan;
   rows[TILE_DOT].emit = tc_nvptx_emit_dot;
+  rows[TILE_TRANS].emit = tc_nvptx_emit_trans;
   rows[TILE_STORE].lower = scalar_store;
   rows[TILE_ATOMIC_RMW].lower = rows[TILE_ATOMIC_CAS].lower = on_thread0;
   for (int k = 0; k < TILE_OP_COUNT; k++) emu_rows[k] = rows[k];

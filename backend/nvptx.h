@@ -20,6 +20,7 @@ typedef struct tc_nvptx_kernel {
   MlirValue shared_base;       /* made at the kernel's entry on first use (null: not yet) */
   void *carries;               /* nvptx_dot.c's records of loop-carried MMA accumulators (one malloc'ed block) */
   void *frags;                 /* nvptx_dot.c's tiles kept in MMA fragments (one malloc'ed block) */
+  int stages;                  /* the most buffers a K-loop pipeline of the kernel took (nvptx_pipeline.c; 0: none) */
   /* tc_nvptx_alloc_shared's buffers, in order: their memref, the constant byte offset from
    * shared_base they are made at (end_kernel packs the ones whose lives do not meet), bytes */
   struct tc_nvptx_shared_buf {
@@ -64,6 +65,9 @@ void tc_nvptx_publish_results(tc_lower *L, MlirOperation op, int n, const MlirVa
 int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n);
 int tc_nvptx_emit_scan(tc_lower *L, MlirOperation *roots, int n);
 int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n); /* nvptx_dot.c */
+/* tl.trans: nothing where its only reader is a tensor-core tl.dot's B (the dot reads the
+ * source itself, nvptx_dot.c), else the CPU's row (conversion/shape_ops.c). */
+int tc_nvptx_emit_trans(tc_lower *L, MlirOperation *roots, int n);
 /* Tiles computed from tl.dot results kept in the warps' MMA fragments (nvptx_dot.c): a
  * reduction over their rows (1: emitted, 0: not such a reduction), and the backend's
  * materialize_fragments. */

@@ -1304,6 +1304,31 @@ static MlirValue transpose_s8(tc_lower *L, MlirValue buf, int64_t K, int64_t N, 
   return x;
 }
 
+/* ---- tl.trans of a B operand ---------------------------------------------------------------- */
+
+/* Is op a 2-D tl.trans whose only reader is operand 1 of a tl.dot run on tensor cores? That
+ * dot stages (or pipelines) the trans's source itself and reads it transposed with ldmatrix
+ * (tc_nvptx_emit_dot's btrans): the source need not be written to a buffer first. */
+static bool trans_of_mma_b(tc_lower *L, MlirOperation op) {
+  MlirValue r = mlirOperationGetResult(op, 0);
+  MlirOpOperand u = mlirValueGetFirstUse(r);
+  if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)) ||
+      mlirOpOperandGetOperandNumber(u) != 1)
+    return false;
+  MlirOperation dot = mlirOpOperandGetOwner(u);
+  MlirAttribute order = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("order"));
+  int64_t xs[TC_RANK];
+  mma_plan p;
+  return tile_op_of(dot) == TILE_DOT && !mlirAttributeIsNull(order) && mlirDenseArrayGetNumElements(order) == 2 &&
+         mlirDenseI32ArrayGetElement(order, 0) == 1 && tc_shape_of(mlirValueGetType(r), xs) == 2 &&
+         mma_dot(L, dot, carry_of_dot(L, dot) ? MAXT : MAXT_ROUND, &p);
+}
+
+int tc_nvptx_emit_trans(tc_lower *L, MlirOperation *roots, int n) {
+  if (trans_of_mma_b(L, roots[0])) return 1;
+  return tc_emit_trans(L, roots, n);
+}
+
 /* ---- the dot root ------------------------------------------------------------------------- */
 
 int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {

@@ -338,6 +338,8 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   int64_t room = tc_nvptx_shared_limit(L) - tc_nvptx_kernel_of(L)->shared_bytes;
   while (S > 2 && S * stage_bytes > room) S--;
   if (S * stage_bytes > room) return 0;
+  tc_nvptx_kernel *kern = tc_nvptx_kernel_of(L);
+  if (S > kern->stages) kern->stages = S;
   tc_builder *b = &L->b;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
   pipe_loop pl = {loop,

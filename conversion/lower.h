@@ -152,6 +152,9 @@ struct tc_lower {
   int nstrings;        /* private string globals made so far (debug_ops.c names them) */
   int chunk_bits;      /* the kernel's chunk (backend's kernel_chunk_bits; 0: its chunk_bits) */
   void *backend_state; /* the backend's, for the kernel being lowered (backend.h begin_kernel); never read here */
+  int retry_stages;    /* set by the backend's end_kernel with a failure: lower the kernel again with
+                        * target->num_stages = this (nvptx: the K-loop pipeline's buffers took it
+                        * over the chip's shared memory) */
 };
 
 /* --- lower.c: driver -------------------------------------------------------------- */

@@ -11,6 +11,11 @@
 # RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --num-stages 4 --emit ptx | FileCheck %s --check-prefix=FOUR
 # RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --num-stages 1 --emit ptx | FileCheck %s --check-prefix=OFF
 # RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=UNALIGNED
+# Shared memory: fp32 128x128x64 takes 69 KB a stage; 3 stages fit sm_90's 227 KB until the
+# accumulator's 64 KB buffer after the loop: the kernel is lowered again with 2 stages
+# (wait_group 0); on sm_80 (163 KB) 2 do not fit either: no pipeline, and no error.
+# RUN: %tilec compile %s -k mm -s "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 64" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=RETRY
+# RUN: %tilec compile %s -k mm -s "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 64" --target nvptx --arch sm_80 --emit ptx | FileCheck %s --check-prefix=RETRY80
 import triton
 import triton.language as tl
 
@@ -54,3 +59,9 @@ def mm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, BM: tl.constexpr, BN:
 # UNALIGNED: cp.async.commit_group;
 # UNALIGNED: ld.global.b16
 # UNALIGNED: mma.sync.aligned.m16n8k16
+
+# RETRY: cp.async.wait_group 0;
+# RETRY: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+
+# RETRY80-NOT: cp.async
+# RETRY80: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
