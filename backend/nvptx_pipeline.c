@@ -316,12 +316,16 @@ static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirVa
 int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *olds, const int64_t *banks, int n,
                                MlirValue *bufs, int64_t *strides) {
   for (int i = 0; i < n; i++) bufs[i] = (MlirValue){NULL};
-  int S = L->target->num_stages ? L->target->num_stages : TC_DEFAULT_NUM_STAGES;
-  if (S < 2 || S > MAX_STAGES || n > 2 || L->check_bounds || L->check_nan || L->check_races || L->check_init ||
-      tc_nvptx_alone(L))
-    return 0;
   MlirOperation loop = mlirOperationGetParentOperation(dot);
-  if (mlirOperationIsNull(loop) || !tc_op_is(loop, "scf.for")) return 0;
+  if (mlirOperationIsNull(loop) || !tc_op_is(loop, "scf.for") || n > 2 || L->check_bounds || L->check_nan ||
+      L->check_races || L->check_init || tc_nvptx_alone(L))
+    return 0;
+  /* the loop's tl.range(..., num_stages=N), else the kernel's; a retry's cap (conversion/lower.c) */
+  int S = L->target->num_stages ? L->target->num_stages : TC_DEFAULT_NUM_STAGES;
+  MlirAttribute own = mlirOperationGetAttributeByName(loop, mlirStringRefCreateFromCString(TILE_LOOP_STAGES_ATTR));
+  if (!mlirAttributeIsNull(own) && mlirAttributeIsAInteger(own)) S = (int)mlirIntegerAttrGetValueInt(own);
+  if (L->stage_cap && S > L->stage_cap) S = L->stage_cap;
+  if (S < 2 || S > MAX_STAGES) return 0;
   pipe_operand ops[2];
   int idx[2], m = 0;
   int64_t stage_bytes = 0;

@@ -801,18 +801,18 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   MlirModule nm = mlirModuleCreateEmpty(mlirOperationGetLocation(mlirModuleGetOperation(tile_module)));
   MlirBlock nbody = mlirModuleGetBody(nm);
   tilec_status *st = NULL;
-  tc_target retry = *target; /* a kernel lowered again with fewer pipeline stages (below) */
   for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(tile_module)); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     if (!tc_op_is(op, "func.func") || !is_kernel(op)) continue;
-    L.target = target;
+    L.stage_cap = 0;
     for (;;) {
       L.ndeallocs = 0;
       L.retry_stages = 0;
       st = lower_func(&L, op, nbody);
       /* The backend's end_kernel asks for fewer stages of the K-loop pipeline where its
        * buffers took the kernel over the chip's shared memory: the kernel again, from scratch
-       * (Triton's compiler refuses such a config; tilec gives up pipeline depth first). */
+       * (Triton's compiler refuses such a config; tilec gives up pipeline depth first), every
+       * loop's pipeline at most that deep. */
       if (!st || !L.retry_stages || mlirOperationIsNull(L.new_func)) break;
       tilec_status_destroy(st);
       st = L.status = NULL;
@@ -826,8 +826,7 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
       tc_valmap_clear(&L.dot_prefetched);
       L.ngroup = 0;
       L.group_has_store = L.flush_before_yield = false;
-      retry.num_stages = L.retry_stages;
-      L.target = &retry;
+      L.stage_cap = L.retry_stages;
     }
     if (st) break;
   }

@@ -153,8 +153,9 @@ struct tc_lower {
   int chunk_bits;      /* the kernel's chunk (backend's kernel_chunk_bits; 0: its chunk_bits) */
   void *backend_state; /* the backend's, for the kernel being lowered (backend.h begin_kernel); never read here */
   int retry_stages;    /* set by the backend's end_kernel with a failure: lower the kernel again with
-                        * target->num_stages = this (nvptx: the K-loop pipeline's buffers took it
-                        * over the chip's shared memory) */
+                        * stage_cap = this (nvptx: the K-loop pipeline's buffers took it over the
+                        * chip's shared memory) */
+  int stage_cap;       /* K-loop pipelines at most this deep (0: as num_stages and tl.range say) */
 };
 
 /* --- lower.c: driver -------------------------------------------------------------- */

@@ -48,6 +48,9 @@ typedef enum tile_dot_precision {
   TILE_DOT_BF16X3,
   TILE_DOT_BF16X6,
 } tile_dot_precision;
+/* On an scf.for, tl.range(..., num_stages=N): the loop's own depth of the GPU's tl.dot operand
+ * pipeline (backend/nvptx_pipeline.c) instead of the kernel's num_stages; an i32 from 1 to 8. */
+#define TILE_LOOP_STAGES_ATTR "tilec.num_stages"
 #define TILE_DOT_PRECISIONS "('tf32', 'tf32x3', 'ieee', 'bf16x3', 'bf16x6')" /* Triton's list, in its order */
 const char *tile_dot_precision_name(tile_dot_precision p);
 /* s[0..n) as a precision, case-insensitive like Triton; false for no such name. */

@@ -108,6 +108,7 @@ typedef struct tc_cg {
   struct tc_mctx *mctx; /* module context: globals, module-level statements, other sources */
   bool in_default;      /* evaluating a parameter default (plain globals are allowed there) */
   int ncombines;        /* combine functions emitted so far (builtins_tile.c names them) */
+  int loop_stages;      /* tl.range(..., num_stages=N) of the loop cg_runtime_for builds next (0: none) */
 } tc_cg;
 
 /* --- value constructors ------------------------------------------------------------ */

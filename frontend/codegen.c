@@ -698,11 +698,24 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
     vals[i] = cg_expr(cg, it->u.call.args[i]);
     if (cg->err) return;
   }
-  /* tl.range(..., step=S) / tl.static_range(..., step=S); the other keywords of tl.range
-   * (num_stages, loop_unroll_factor, flatten, warp_specialize, ...) are scheduling hints */
+  /* tl.range(..., step=S) / tl.static_range(..., step=S); tl.range(..., num_stages=N) sets the
+   * loop's depth of the GPU's tl.dot operand pipeline (TILE_LOOP_STAGES_ATTR); its other
+   * keywords (loop_unroll_factor, flatten, warp_specialize, ...) are scheduling hints */
+  int stages = 0;
   for (int i = 0; i < it->u.call.nkwargs; i++) {
-    if (!it->u.call.kwargs[i].name || strcmp(it->u.call.kwargs[i].name, "step") || !strcmp(fn.name, "py.range"))
+    const char *kw = it->u.call.kwargs[i].name;
+    if (kw && !strcmp(kw, "num_stages") && !strcmp(fn.name, "tl.range")) {
+      tc_val ns = cg_expr(cg, it->u.call.kwargs[i].value);
+      if (cg->err) return;
+      if (ns.kind == TV_NONE) continue;
+      if (ns.kind != TV_INT || ns.i < 1 || ns.i > 8) {
+        cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "tl.range num_stages must be a constexpr integer from 1 to 8");
+        return;
+      }
+      stages = (int)ns.i;
       continue;
+    }
+    if (!kw || strcmp(kw, "step") || !strcmp(fn.name, "py.range")) continue;
     tc_val st = cg_expr(cg, it->u.call.kwargs[i].value);
     if (cg->err) return;
     if (n == 1) {
@@ -724,12 +737,14 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
       cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "tl.static_range bounds must be constexpr");
       return;
     }
+    cg->loop_stages = stages;
     cg_runtime_for(cg, s, vals, n);
     return;
   }
   bool pyfn = cg_frame(cg)->pyfn;
   if (!is_static_range(&fn) && !pyfn) {
     /* range/tl.range stay loops (as in Triton); only tl.static_range unrolls. */
+    cg->loop_stages = stages;
     cg_runtime_for(cg, s, vals, n);
     return;
   }

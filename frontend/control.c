@@ -5,6 +5,10 @@
  * In: statements and the current scope. Out: scf ops with yields, rebound names. */
 #include "frontend/cg.h"
 
+#include "dialects/tile.h"
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -545,6 +549,8 @@ static tc_ty loop_index_type(const tc_val *b, int n) {
 
 void cg_runtime_for(tc_cg *cg, const tc_stmt *s, const tc_val *bounds, int nb) {
   tc_loc loc = s->loc;
+  int stages = cg->loop_stages; /* this loop's (loops in its body are built before it) */
+  cg->loop_stages = 0;
   if (s->u.for_.orelse.nstmts) {
     cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "'for ... else' is not supported");
     return;
@@ -628,6 +634,9 @@ void cg_runtime_for(tc_cg *cg, const tc_stmt *s, const tc_val *bounds, int nb) {
     for (int i = 0; i < nl; i++) ops[3 + i] = leaves[i].init.v;
     cg_set_loc(cg, loc);
     MlirOperation op = tcb_op_regions(&cg->b, "scf.for", nl, types + 1, 3 + nl, ops, 0, NULL, 1, &region);
+    if (stages)
+      mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString(TILE_LOOP_STAGES_ATTR),
+                                      mlirIntegerAttrGet(mlirIntegerTypeGet(cg->ctx, 32), stages));
     bind_leaves(cg, cs, n, leaves, op_result, &op);
     break;
   }

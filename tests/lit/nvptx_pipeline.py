@@ -16,6 +16,12 @@
 # (wait_group 0); on sm_80 (163 KB) 2 do not fit either: no pipeline, and no error.
 # RUN: %tilec compile %s -k mm -s "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 64" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=RETRY
 # RUN: %tilec compile %s -k mm -s "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 64" --target nvptx --arch sm_80 --emit ptx | FileCheck %s --check-prefix=RETRY80
+# A loop's own tl.range(..., num_stages=N) sets its depth over the kernel's (also over --num-stages 1);
+# out of 1..8 it is an error at the call.
+# RUN: %tilec compile %s -k mm_range -s "*fp16:16, *fp16:16, *fp16:16, i32:16, 128, 128, 32, 2" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=RANGE2
+# RUN: %tilec compile %s -k mm_range -s "*fp16:16, *fp16:16, *fp16:16, i32:16, 128, 128, 32, 4" --target nvptx --arch sm_90 --num-stages 1 --emit ptx | FileCheck %s --check-prefix=RANGE4
+# RUN: not %tilec compile %s -k mm_range -s "*fp16:16, *fp16:16, *fp16:16, i32:16, 128, 128, 32, 9" --target nvptx --emit ptx 2>&1 | FileCheck %s --check-prefix=RANGE9
+# RUN: %tilec compile %s -k mm_range -s "*fp16:16, *fp16:16, *fp16:16, i32:16, 128, 128, 32, 2" --target host --emit llvm > /dev/null
 import triton
 import triton.language as tl
 
@@ -35,6 +41,22 @@ def mm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, BM: tl.constexpr, BN:
         a_tile += BK
         b_tile += BK * stride_bk
     tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16))
+
+@triton.jit
+def mm_range(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    ks = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in tl.range(0, K, BK, num_stages=STAGES):
+        a = tl.load(a_ptr + rows[:, None] * K + (k0 + ks)[None, :])
+        b = tl.load(b_ptr + (k0 + ks)[:, None] * BN + cols[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rows[:, None] * BN + cols[None, :], acc.to(tl.float16))
+
+# RANGE2: cp.async.wait_group 0;
+# RANGE4: cp.async.wait_group 2;
+# RANGE9: error: tl.range num_stages must be a constexpr integer from 1 to 8
 
 # Each trip: its group has landed, the warps meet, trip t+2 goes out (committed), the MMAs:
 # CHECK: .visible .entry mm(

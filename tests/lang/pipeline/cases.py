@@ -35,14 +35,17 @@ def cases():
         add("pipeline", "pipe_carried_%s_%dx%dx%d_bk%d" % (dt, M, N, K, BK), KERNELS, "carried_kernel",
             (-(-M // BM), -(-N // BN)), args, ["c_ptr"], exact("c_ptr", ref), rtol=0, atol=1e-6)
 
-    # pointers recomputed from the induction variable (k0 steps by BK), B transposed
-    for (M, N, K, BM, BN, BK) in [(96, 64, 160, 32, 64, 32), (50, 40, 48, 32, 32, 32), (32, 32, 16, 32, 32, 32)]:
+    # pointers recomputed from the induction variable (k0 steps by BK), B transposed, the loop's
+    # own tl.range(..., num_stages=S) (1: not pipelined)
+    for (M, N, K, BM, BN, BK, S) in [(96, 64, 160, 32, 64, 32, 3), (50, 40, 48, 32, 32, 32, 2),
+                                     (32, 32, 16, 32, 32, 32, 4), (64, 64, 224, 32, 32, 32, 5),
+                                     (64, 64, 96, 32, 32, 32, 1)]:
         a = ints(410 + K, (M, K), np.float16)
         bt = ints(411 + N, (N, K), np.float16)
         ref = a.astype(np.float64) @ bt.astype(np.float64).T
-        add("pipeline", "pipe_recomputed_%dx%dx%d" % (M, N, K), KERNELS, "recomputed_kernel",
+        add("pipeline", "pipe_recomputed_%dx%dx%d_s%d" % (M, N, K, S), KERNELS, "recomputed_kernel",
             (-(-M // BM), -(-N // BN)), dict(a_ptr=a, bt_ptr=bt, c_ptr=np.zeros((M, N), np.float32), M=M, N=N, K=K,
-                                             BM=BM, BN=BN, BK=BK),
+                                             BM=BM, BN=BN, BK=BK, STAGES=S),
             ["c_ptr"], exact("c_ptr", ref), rtol=0, atol=1e-6)
 
     # a persistent loop over tiles around the K loop

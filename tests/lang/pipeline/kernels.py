@@ -29,15 +29,17 @@ def carried_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm
 
 
 @triton.jit
-def recomputed_kernel(a_ptr, bt_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    # B given transposed (N x K, k contiguous): tl.trans in the dot; k0 steps by BK
+def recomputed_kernel(a_ptr, bt_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                      STAGES: tl.constexpr):
+    # B given transposed (N x K, k contiguous): tl.trans in the dot; k0 steps by BK; the loop's
+    # own num_stages (tl.range)
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     rows = pid_m * BM + tl.arange(0, BM)
     cols = pid_n * BN + tl.arange(0, BN)
     ks = tl.arange(0, BK)
     acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k0 in range(0, K, BK):
+    for k0 in tl.range(0, K, BK, num_stages=STAGES):
         kk = k0 + ks
         a = tl.load(a_ptr + rows[:, None] * K + kk[None, :], mask=(rows[:, None] < M) & (kk[None, :] < K), other=0.0)
         bt = tl.load(bt_ptr + cols[:, None] * K + kk[None, :], mask=(cols[:, None] < N) & (kk[None, :] < K),
