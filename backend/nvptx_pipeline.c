@@ -143,16 +143,23 @@ typedef struct pipe_operand {
   MlirValue old; /* the tile load */
   MlirType elem;
   int64_t w, per_row, u, stride; /* lanes a chunk, chunks a row, chunks a thread, buffer row */
-  MlirValue bufs[MAX_STAGES];
+  MlirValue bufs;                /* the S stages, one after the other */
+  int64_t stage_elems;
   cone cone;
 } pipe_operand;
 
-/* The buffer of stage `stage` (index), of S. */
-static MlirValue stage_buffer(tc_builder *b, const pipe_operand *o, int S, MlirValue stage) {
-  MlirValue buf = o->bufs[S - 1];
-  for (int s = S - 2; s >= 0; s--)
-    buf = tcb_select(b, tcb_cmpi(b, "eq", stage, tcb_const_index(b, s)), o->bufs[s], buf);
-  return buf;
+/* The buffer of stage `stage` (index): a view at its offset in the operand's S stages. Its
+ * address is the stages' (a constant place in shared memory) plus the stage's bytes, so the
+ * addresses derived from it stay 32-bit shared ones (a select among S buffers was a 64-bit
+ * generic pointer, and every ldmatrix address with it). */
+static MlirValue stage_buffer(tc_lower *L, tc_builder *b, const pipe_operand *o, MlirValue stage) {
+  MlirType mem = tc_memory_type(L->ctx, o->elem);
+  int64_t bytes = o->stage_elems * (int64_t)(tcb_bitwidth(mem) / 8);
+  MlirValue base = tcb_op1(b, "memref.extract_aligned_pointer_as_index", tcb_index(L->ctx), 1, &o->bufs, 0, NULL);
+  MlirValue at = tcb_binary(b, "arith.addi", base, tcb_binary(b, "arith.muli", stage, tcb_const_index(b, bytes)));
+  MlirValue p = tcb_cast(b, "llvm.inttoptr", tcb_cast(b, "arith.index_cast", at, tcb_int_type(L->ctx, 64)),
+                         tcb_type(L->ctx, "!llvm.ptr"));
+  return tc_memref_from_ptr(L, b, p, mem);
 }
 
 typedef struct pipe_loop {
@@ -181,7 +188,7 @@ static void issue_operand(tc_lower *L, tc_builder *b, const pipe_loop *pl, pipe_
   MlirValue trips_index = tcb_cast(b, "arith.index_cast", trips, tcb_index(L->ctx));
   MlirValue stage =
       tcb_binary(b, "arith.remui", tcb_binary(b, "arith.addi", pl->trip, trips_index), tcb_const_index(b, pl->S));
-  MlirValue dst = stage_buffer(b, o, pl->S, stage);
+  MlirValue dst = stage_buffer(L, b, o, stage);
   shift_cone(L, b, &o->cone, trips);
   MlirOperation load = mlirOpResultGetOwner(o->old);
   MlirValue mask = tile_load_mask(load), ptr = mlirOperationGetOperand(load, 0);
@@ -357,8 +364,11 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   for (int j = 0; j < m; j++) {
     int64_t shape[TC_RANK];
     tc_shape_of(mlirValueGetType(ops[j].old), shape);
-    for (int s = 0; s < S && !L->status; s++)
-      ops[j].bufs[s] = tc_alloc_buffer(L, ops[j].elem, shape[0] * ops[j].stride);
+    /* stages 128-byte aligned (each a whole number of 128-byte lines: cp.async's 16-byte
+     * destinations and ldmatrix's rows keep their alignment and banks in every stage) */
+    int64_t eb = tcb_bitwidth(tc_memory_type(L->ctx, ops[j].elem)) / 8;
+    ops[j].stage_elems = (shape[0] * ops[j].stride * eb + 127) / 128 * 128 / eb;
+    ops[j].bufs = tc_alloc_buffer(L, ops[j].elem, S * ops[j].stage_elems);
   }
   if (L->status) return 0;
   MlirType idx_t = tcb_index(L->ctx), i64 = tcb_int_type(L->ctx, 64);
@@ -387,7 +397,7 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   issue(L, b, &pl, ops, m, tcb_const_int(b, i64, S - 1));
   MlirValue cur = tcb_binary(b, "arith.remui", pl.trip, tcb_const_index(b, S));
   for (int j = 0; j < m; j++) {
-    bufs[idx[j]] = stage_buffer(b, &ops[j], S, cur);
+    bufs[idx[j]] = stage_buffer(L, b, &ops[j], cur);
     strides[idx[j]] = ops[j].stride;
   }
   return L->status ? 0 : m;
