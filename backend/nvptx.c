@@ -88,8 +88,17 @@ static bool select_minmax(const tc_target *t) {
 /* %tid.x on the GPU; the emulator's thread id on the CPU (runtime/emu.c). */
 MlirValue tc_nvptx_thread_id(tc_lower *L, tc_builder *b) {
   MlirType i32 = tcb_int_type(b->ctx, 32);
-  MlirValue tid = L->target->gpu_emulation ? tc_call_runtime_value(L, b, "tilec_rt_emu_thread_id", i32, 0, NULL)
-                                           : tcb_op1(b, "nvvm.read.ptx.sreg.tid.x", i32, 0, NULL, 0, NULL);
+  MlirValue tid;
+  if (L->target->gpu_emulation) {
+    tid = tc_call_runtime_value(L, b, "tilec_rt_emu_thread_id", i32, 0, NULL);
+  } else {
+    /* [0, threads): LLVM folds the checks a thread's chunks make against the CTA's span (the
+     * kernel's body is a function of its own, so the entry's nvvm.maxntid does not reach it). */
+    char range[64];
+    snprintf(range, sizeof range, "#llvm.constant_range<i32, 0, %d>", tc_target_threads(L->target));
+    MlirNamedAttribute attr = tcb_named(b->ctx, "range", tcb_attr(b->ctx, range));
+    tid = tcb_op1(b, "nvvm.read.ptx.sreg.tid.x", i32, 0, NULL, 1, &attr);
+  }
   return tcb_cast(b, "arith.index_cast", tid, tcb_index(b->ctx));
 }
 
