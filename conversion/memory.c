@@ -12,6 +12,7 @@
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Dialect/LLVM.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,11 +378,24 @@ MlirValue tc_lane_address(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos) {
   return lane_address(c, p, tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(old_ptr))));
 }
 
+/* A scalar access of memory type mem: aligned to its size, as a Triton pointer to it is (the
+ * module has no data layout when it is translated to LLVM IR: LLVM's default would give an
+ * i64 4 bytes, two 32-bit loads on NVPTX). */
+static MlirNamedAttribute natural_alignment(MlirContext ctx, MlirType mem) {
+  int64_t bytes = mlirTypeIsALLVMPointerType(mem) ? 8 : (tcb_bitwidth(mem) + 7) / 8;
+  return alignment_attr(ctx, bytes > 0 && !(bytes & (bytes - 1)) ? bytes : 1);
+}
+
+static MlirValue scalar_load(tc_builder *b, MlirValue addr, MlirType mem) {
+  MlirNamedAttribute a = natural_alignment(b->ctx, mem);
+  return tcb_op1(b, "llvm.load", mem, 1, &addr, 1, &a);
+}
+
 static MlirValue scalar_masked_load(tc_builder *b, MlirValue addr, MlirType mem, MlirValue mask, MlirValue other) {
-  if (mlirValueIsNull(mask)) return tcb_op1(b, "llvm.load", mem, 1, &addr, 0, NULL);
+  if (mlirValueIsNull(mask)) return scalar_load(b, addr, mem);
   tc_builder ib, eb;
   MlirOperation iff = tcb_if(b, mask, 1, &mem, &ib, &eb);
-  MlirValue v = tcb_op1(&ib, "llvm.load", mem, 1, &addr, 0, NULL);
+  MlirValue v = scalar_load(&ib, addr, mem);
   tcb_op(&ib, "scf.yield", 0, NULL, 1, &v, 0, NULL);
   MlirValue o = mlirValueIsNull(other) ? zero_of(&eb, mem) : other;
   tcb_op(&eb, "scf.yield", 0, NULL, 1, &o, 0, NULL);
@@ -600,7 +614,7 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
   MlirValue m = view_of(L, p.base, mem);
   access_kind kind = classify(c, old_ptr, p);
   if (kind == ACCESS_UNIFORM && mlirValueIsNull(mask)) {
-    MlirValue s = tcb_op1(b, "llvm.load", mem, 1, &p.base, 0, NULL);
+    MlirValue s = scalar_load(b, p.base, mem);
     r.vec = tc_splat_vec(b, s, c->width);
   } else if (kind == ACCESS_CONTIGUOUS) {
     MlirValue start = first_lane_offset(c, old_ptr, pos);
@@ -709,7 +723,8 @@ void tc_lower_scalar_store(tc_lower *L, MlirOperation store) {
   if (!mlirValueIsNull(old_mask)) tcb_if(&L->b, tc_scalar(L, old_mask), 0, NULL, &ib, NULL);
   if (!mlirTypeEqual(mem, elem)) val = tcb_cast(&ib, "arith.extui", val, mem);
   MlirValue ops[2] = {val, ptr};
-  tcb_op(&ib, "llvm.store", 0, NULL, 2, ops, 0, NULL);
+  MlirNamedAttribute align = natural_alignment(L->ctx, mem);
+  tcb_op(&ib, "llvm.store", 0, NULL, 2, ops, 1, &align);
   if (!mlirValueIsNull(old_mask)) tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
 

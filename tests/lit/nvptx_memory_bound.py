@@ -14,6 +14,7 @@
 # RUN: %tilec compile %s -k scaled -s "*fp32:16, *fp32:16, i32:16, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=ROWNORM --implicit-check-not=ld.global.b32 --implicit-check-not=st.global.b32
 # RUN: %tilec compile %s -k double16 -s "*bf16:16, *bf16:16, 2048" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=BF16
 # RUN: %tilec compile %s -k softmax -s "*fp32:16, *fp32:16, i32:16, 1024, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=FULL
+# RUN: %tilec compile %s -k scalar64 -s "*i64:16, *i64:16, i32" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=S64
 import triton
 import triton.language as tl
 
@@ -164,3 +165,17 @@ def online(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
 # FULL-COUNT-2: st.global.v4.b32
 # FULL-NOT: st.global
 # FULL: ret;
+
+
+@triton.jit
+def scalar64(out_ptr, in_ptr, i):
+    tl.store(out_ptr + i, tl.load(in_ptr + i) * 3)
+
+# A scalar access is aligned to its size (memory.c natural_alignment): an i64 is one 64-bit
+# load and store, not two 32-bit halves (LLVM's default data layout aligns i64 to 4).
+# S64: .visible .entry scalar64(
+# S64-NOT: ld.global.b32
+# S64: ld.global.b64
+# S64-NOT: st.global.b32
+# S64: st.global.b64
+# S64: ret;

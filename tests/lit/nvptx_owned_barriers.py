@@ -92,7 +92,7 @@ def reversed(x_ptr, n, BLOCK: tl.constexpr):
 # LN-LABEL: func.func @__tilec_kernel_layernorm_fwd_kernel(
 # LN: llvm.store
 # LN-NOT: nvvm.barrier0
-# LN: llvm.store
+# LN: llvm.store {{.*}} !llvm.ptr
 # LN-NEXT: }
 # LN-NEXT: nvvm.barrier0
 # LN-NEXT: scf.for
