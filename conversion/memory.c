@@ -335,10 +335,26 @@ static int64_t chunk_alignment(tc_chunk *c, MlirValue old_ptr, MlirType mem) {
   return a > elem ? a : 0;
 }
 
+/* The constant first value of a tile of offsets that is a tl.arange (maybe extended), or
+ * false. */
+static bool range_start(MlirValue v, int64_t *start) {
+  for (int depth = 0; depth < 4 && mlirValueIsAOpResult(v); depth++) {
+    MlirOperation d = mlirOpResultGetOwner(v);
+    if (tile_op_of(d) == TILE_RANGE) {
+      *start = tile_int_attr(d, "start", 0);
+      return true;
+    }
+    if (!tc_op_is(d, "arith.extsi") && !tc_op_is(d, "arith.extui")) return false;
+    v = mlirOperationGetOperand(d, 0);
+  }
+  return false;
+}
+
 /* Marks a contiguous vector access of a dealt chunk (tc_chunk.dealt) at the chunk's own
  * position with TC_OWNER_ATTR, when the rank-1 pointer tile is a scalar base plus offsets
  * (addptr of a splat) contiguous over the whole tile: element p is then at base + off0 + p,
- * and the mark says how far off0 (bytes) is known to be aligned. Nothing otherwise. */
+ * and the mark says how far off0 (bytes) is known to be aligned, and, when the offsets are
+ * tl.aranges (off0 a constant), the bytes from base the tile spans. Nothing otherwise. */
 static void note_owner(tc_chunk *c, MlirOperation access, MlirValue old_ptr, const tc_pos *pos, MlirType mem) {
   int64_t shape[TC_RANK];
   if (!c->dealt || !pos->chunked || pos->rank != 1 || c->root.rank != 1 ||
@@ -346,7 +362,8 @@ static void note_owner(tc_chunk *c, MlirOperation access, MlirValue old_ptr, con
     return;
   tc_axis ax = tc_axis_of(&c->L->axis, old_ptr);
   if (ax.rank != 1 || ax.contiguity[0] < shape[0]) return;
-  int64_t elem = (tcb_bitwidth(mem) + 7) / 8, div = TC_AXIS_MAX_DIV;
+  int64_t elem = (tcb_bitwidth(mem) + 7) / 8, div = TC_AXIS_MAX_DIV, first = 0;
+  bool spans = true;
   MlirValue v = old_ptr;
   for (int depth = 0;; depth++) {
     if (depth > 32 || !mlirValueIsAOpResult(v)) return;
@@ -354,13 +371,17 @@ static void note_owner(tc_chunk *c, MlirOperation access, MlirValue old_ptr, con
     tile_op_id k = tile_op_of(d);
     if (k == TILE_SPLAT) break; /* the scalar base */
     if (k != TILE_ADDPTR) return;
-    int64_t o = tc_axis_pow2_divisor(tc_axis_of(&c->L->axis, mlirOperationGetOperand(d, 1)).divisibility[0]);
+    int64_t o = tc_axis_pow2_divisor(tc_axis_of(&c->L->axis, mlirOperationGetOperand(d, 1)).divisibility[0]), start;
     if (o < div) div = o;
+    if (spans && range_start(mlirOperationGetOperand(d, 1), &start) && start >= 0 && start < ((int64_t)1 << 40))
+      first += start;
+    else spans = false;
     v = mlirOperationGetOperand(d, 0);
   }
-  int64_t marks[2] = {c->width * elem, div >= TC_AXIS_MAX_DIV ? TC_AXIS_MAX_DIV : div * elem};
+  int64_t marks[4] = {c->width * elem, div >= TC_AXIS_MAX_DIV ? TC_AXIS_MAX_DIV : div * elem, first * elem,
+                      (first + shape[0]) * elem};
   mlirOperationSetAttributeByName(access, mlirStringRefCreateFromCString(TC_OWNER_ATTR),
-                                  mlirDenseI64ArrayGet(c->L->ctx, 2, marks));
+                                  mlirDenseI64ArrayGet(c->L->ctx, spans ? 4 : 2, marks));
 }
 
 static MlirNamedAttribute alignment_attr(MlirContext ctx, int64_t bytes) {
