@@ -88,8 +88,17 @@ static bool select_minmax(const tc_target *t) {
 /* %tid.x on the GPU; the emulator's thread id on the CPU (runtime/emu.c). */
 MlirValue tc_nvptx_thread_id(tc_lower *L, tc_builder *b) {
   MlirType i32 = tcb_int_type(b->ctx, 32);
-  MlirValue tid = L->target->gpu_emulation ? tc_call_runtime_value(L, b, "tilec_rt_emu_thread_id", i32, 0, NULL)
-                                           : tcb_op1(b, "nvvm.read.ptx.sreg.tid.x", i32, 0, NULL, 0, NULL);
+  MlirValue tid;
+  if (L->target->gpu_emulation) {
+    tid = tc_call_runtime_value(L, b, "tilec_rt_emu_thread_id", i32, 0, NULL);
+  } else {
+    /* [0, threads): LLVM folds the checks a thread's chunks make against the CTA's span (the
+     * kernel's body is a function of its own, so the entry's nvvm.maxntid does not reach it). */
+    char range[64];
+    snprintf(range, sizeof range, "#llvm.constant_range<i32, 0, %d>", tc_target_threads(L->target));
+    MlirNamedAttribute attr = tcb_named(b->ctx, "range", tcb_attr(b->ctx, range));
+    tid = tcb_op1(b, "nvvm.read.ptx.sreg.tid.x", i32, 0, NULL, 1, &attr);
+  }
   return tcb_cast(b, "arith.index_cast", tid, tcb_index(b->ctx));
 }
 
@@ -156,12 +165,21 @@ enum { THREAD0_R = 64, THREAD0_W = 128 };
 typedef struct owned {
   MlirValue base; /* the base pointer (defined outside every loop) */
   int64_t bytes;  /* its chunks' bytes */
+  bool spans;     /* the tile's bytes from base are known: [lo, hi) */
+  int64_t lo, hi;
 } owned;
+/* A scalar access thread 0 makes (a scalar store, a scalar load of a thread-0 branch). */
+typedef struct scalar0 {
+  MlirValue ptr;
+  int64_t bytes;
+} scalar0;
 typedef struct mem_access {
   unsigned bits;
-  int nr, nw, nor, now;
+  int nr, nw, nor, now, n0r, n0w;
   const void *r[TRACKED], *w[TRACKED];  /* the shared buffers read, written */
   owned own_r[TRACKED], own_w[TRACKED]; /* the owned global accesses: reads, writes */
+  scalar0 t0_r[TRACKED], t0_w[TRACKED]; /* thread 0's scalar accesses (THREAD0_R / _W) */
+  bool t0_untracked;                    /* some of thread 0's accesses are not among them */
 } mem_access;
 
 static const mem_access NONE = {0}, EVERYTHING = {.bits = ALL};
@@ -181,13 +199,28 @@ static void add_owned(mem_access *a, owned o, bool write) {
   owned *list = write ? a->own_w : a->own_r;
   int *n = write ? &a->now : &a->nor;
   for (int i = 0; i < *n; i++)
-    if (mlirValueEqual(list[i].base, o.base) && list[i].bytes == o.bytes) return;
+    if (mlirValueEqual(list[i].base, o.base) && list[i].bytes == o.bytes && list[i].spans == o.spans &&
+        (!o.spans || (list[i].lo == o.lo && list[i].hi == o.hi)))
+      return;
   if (*n == TRACKED) a->bits |= write ? GLOBAL_W : GLOBAL_R;
   else list[(*n)++] = o;
 }
 
+/* A scalar access of thread 0 (its THREAD0_R / _W bit set by the caller). */
+static void add_scalar0(mem_access *a, scalar0 x, bool write) {
+  scalar0 *list = write ? a->t0_w : a->t0_r;
+  int *n = write ? &a->n0w : &a->n0r;
+  for (int i = 0; i < *n; i++)
+    if (mlirValueEqual(list[i].ptr, x.ptr) && list[i].bytes == x.bytes) return;
+  if (*n == TRACKED) a->t0_untracked = true;
+  else list[(*n)++] = x;
+}
+
 static void merge(mem_access *a, const mem_access *b) {
   a->bits |= b->bits;
+  a->t0_untracked |= b->t0_untracked;
+  for (int i = 0; i < b->n0r; i++) add_scalar0(a, b->t0_r[i], false);
+  for (int i = 0; i < b->n0w; i++) add_scalar0(a, b->t0_w[i], true);
   for (int i = 0; i < b->nr; i++) add_buffer(a, b->r[i], false);
   for (int i = 0; i < b->nw; i++) add_buffer(a, b->w[i], true);
   for (int i = 0; i < b->nor; i++) add_owned(a, b->own_r[i], false);
@@ -225,8 +258,10 @@ static bool outside_loops(MlirValue v) {
  * null base. */
 static owned owned_access(MlirOperation op, MlirValue m) {
   MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(TC_OWNER_ATTR));
-  if (mlirAttributeIsNull(a)) return (owned){{NULL}, 0};
-  return (owned){view_pointer(m), mlirDenseI64ArrayGetElement(a, 0)};
+  if (mlirAttributeIsNull(a)) return (owned){{NULL}, 0, false, 0, 0};
+  bool spans = mlirDenseArrayGetNumElements(a) >= 4;
+  return (owned){view_pointer(m), mlirDenseI64ArrayGetElement(a, 0), spans,
+                 spans ? mlirDenseI64ArrayGetElement(a, 2) : 0, spans ? mlirDenseI64ArrayGetElement(a, 3) : 0};
 }
 
 /* Which shared buffer a tc_nvptx_alloc_shared memref is: buffers packed into the same
@@ -322,7 +357,18 @@ static mem_access op_access(MlirOperation op) {
         continue;
       }
       mem_access x = space_of(v, kind == 2);
-      if ((x.bits == GLOBAL_R || x.bits == GLOBAL_W) && thread0_only(op)) x.bits = kind == 2 ? THREAD0_W : THREAD0_R;
+      if ((x.bits == GLOBAL_R || x.bits == GLOBAL_W) && thread0_only(op)) {
+        x.bits = kind == 2 ? THREAD0_W : THREAD0_R;
+        /* an llvm.load / llvm.store of a scalar: its address and size, for the test against
+         * owned tiles' spans (conflict) */
+        MlirType t = kind == 2 ? mlirValueGetType(mlirOperationGetOperand(op, 0))
+                               : mlirValueGetType(mlirOperationGetResult(op, 0));
+        int64_t bytes = mlirTypeIsALLVMPointerType(t) ? 8 : (tcb_bitwidth(t) + 7) / 8;
+        if (mlirTypeIsALLVMPointerType(mlirValueGetType(v)) &&
+            (tc_op_is(op, "llvm.load") || tc_op_is(op, "llvm.store")) && bytes > 0)
+          add_scalar0(&x, (scalar0){v, bytes}, kind == 2);
+        else x.t0_untracked = true;
+      }
       merge(&a, &x);
       found = true;
     }
@@ -367,13 +413,15 @@ static bool shares(const void *const *x, int nx, const void *const *y, int ny) {
   return false;
 }
 
-/* Base pointers of owned accesses that must be congruent (mod their chunks' bytes * T) for
- * the accesses to need no barrier between them. */
+/* What must hold for accesses to need no barrier between them: base pointers a, b of owned
+ * accesses congruent (mod their chunks' bytes * T; span 0), or a scalar of thread 0 at a
+ * (bytes long) outside the span [b + lo, b + hi) of an owned tile (span 1). */
 #define PAIRS (2 * TRACKED * TRACKED)
 typedef struct base_pairs {
   int n;
   MlirValue a[PAIRS], b[PAIRS];
-  int64_t bytes[PAIRS];
+  int64_t bytes[PAIRS], lo[PAIRS], hi[PAIRS];
+  bool span[PAIRS];
 } base_pairs;
 
 /* Owned accesses x (one of nx) then y: false when some pair must be ordered whatever the
@@ -385,14 +433,38 @@ static bool owned_pairs(const owned *x, int nx, const owned *y, int ny, base_pai
       if (mlirValueEqual(x[i].base, y[j].base)) continue;
       bool known = false;
       for (int k = 0; k < p->n && !known; k++)
-        known =
-            p->bytes[k] == x[i].bytes && ((mlirValueEqual(p->a[k], x[i].base) && mlirValueEqual(p->b[k], y[j].base)) ||
-                                          (mlirValueEqual(p->a[k], y[j].base) && mlirValueEqual(p->b[k], x[i].base)));
+        known = !p->span[k] && p->bytes[k] == x[i].bytes &&
+                ((mlirValueEqual(p->a[k], x[i].base) && mlirValueEqual(p->b[k], y[j].base)) ||
+                 (mlirValueEqual(p->a[k], y[j].base) && mlirValueEqual(p->b[k], x[i].base)));
       if (known) continue;
       if (p->n == PAIRS) return false;
       p->a[p->n] = x[i].base;
       p->b[p->n] = y[j].base;
+      p->span[p->n] = false;
       p->bytes[p->n++] = x[i].bytes;
+    }
+  return true;
+}
+
+/* Thread 0's scalar accesses x (one of nx) against owned accesses y (one of ny): false when
+ * some pair must be ordered whatever the addresses (a tile with no known span); the others
+ * are added to *p, to be ordered only when the scalar lies in the tile's span. */
+static bool scalar_pairs(const scalar0 *x, int nx, const owned *y, int ny, base_pairs *p) {
+  for (int i = 0; i < nx; i++)
+    for (int j = 0; j < ny; j++) {
+      if (!y[j].spans) return false;
+      bool known = false;
+      for (int k = 0; k < p->n && !known; k++)
+        known = p->span[k] && mlirValueEqual(p->a[k], x[i].ptr) && mlirValueEqual(p->b[k], y[j].base) &&
+                p->bytes[k] == x[i].bytes && p->lo[k] == y[j].lo && p->hi[k] == y[j].hi;
+      if (known) continue;
+      if (p->n == PAIRS) return false;
+      p->a[p->n] = x[i].ptr;
+      p->b[p->n] = y[j].base;
+      p->bytes[p->n] = x[i].bytes;
+      p->lo[p->n] = y[j].lo;
+      p->hi[p->n] = y[j].hi;
+      p->span[p->n++] = true;
     }
   return true;
 }
@@ -406,9 +478,14 @@ static bool conflict(const mem_access *x, const mem_access *y, base_pairs *p) {
   bool xw = x->bits & (GLOBAL_W | THREAD0_W) || x->now, yw = y->bits & (GLOBAL_W | THREAD0_W) || y->now;
   if (((x->bits & GLOBAL_W) && yg) || ((y->bits & GLOBAL_W) && xg)) return true;
   if (((x->bits & GLOBAL_R) && yw) || ((y->bits & GLOBAL_R) && xw)) return true;
-  /* thread 0's own accesses against the owned ones (thread 0's among them too: not told apart) */
-  if (((x->bits & THREAD0_W) && (y->nor || y->now)) || ((y->bits & THREAD0_W) && (x->nor || x->now)) ||
-      ((x->bits & THREAD0_R) && y->now) || ((y->bits & THREAD0_R) && x->now))
+  /* thread 0's own accesses against the owned ones (thread 0's among them too: not told
+   * apart), unless the scalar is outside the tile (its span known: a conditional barrier) */
+  if ((x->t0_untracked && (((x->bits & THREAD0_W) && (y->nor || y->now)) || ((x->bits & THREAD0_R) && y->now))) ||
+      (y->t0_untracked && (((y->bits & THREAD0_W) && (x->nor || x->now)) || ((y->bits & THREAD0_R) && x->now))))
+    return true;
+  if (!scalar_pairs(x->t0_w, x->n0w, y->own_r, y->nor, p) || !scalar_pairs(x->t0_w, x->n0w, y->own_w, y->now, p) ||
+      !scalar_pairs(x->t0_r, x->n0r, y->own_w, y->now, p) || !scalar_pairs(y->t0_w, y->n0w, x->own_r, x->nor, p) ||
+      !scalar_pairs(y->t0_w, y->n0w, x->own_w, x->now, p) || !scalar_pairs(y->t0_r, y->n0r, x->own_w, x->now, p))
     return true;
   if (!owned_pairs(x->own_w, x->now, y->own_r, y->nor, p) || !owned_pairs(x->own_w, x->now, y->own_w, y->now, p) ||
       !owned_pairs(x->own_r, x->nor, y->own_w, y->now, p))
@@ -447,13 +524,15 @@ static bool dominates(MlirValue v, MlirOperation op) {
   return false;
 }
 
-/* Makes barrier `bar` run only when some pair of *p is not congruent: (a - b) mod (bytes * T)
- * != 0, a uniform test (scf.if around it), and marks it conditional. False (nothing changed)
- * when a base is not defined at the barrier or bytes * T is not a power of two. */
+/* Makes barrier `bar` run only when some pair of *p does not hold: bases not congruent,
+ * (a - b) mod (bytes * T) != 0, or a scalar [a, a + bytes) meeting a span [b + lo, b + hi),
+ * a uniform test (scf.if around it), and marks it conditional. False (nothing changed) when
+ * a pointer is not defined at the barrier or bytes * T is not a power of two. */
 static bool make_conditional(MlirOperation bar, const base_pairs *p, int64_t threads) {
   for (int i = 0; i < p->n; i++) {
     int64_t m = p->bytes[i] * threads;
-    if (m <= 0 || (m & (m - 1)) || !dominates(p->a[i], bar) || !dominates(p->b[i], bar)) return false;
+    if ((!p->span[i] && (m <= 0 || (m & (m - 1)))) || !dominates(p->a[i], bar) || !dominates(p->b[i], bar))
+      return false;
   }
   MlirContext ctx = mlirOperationGetContext(bar);
   tc_builder b;
@@ -463,10 +542,19 @@ static bool make_conditional(MlirOperation bar, const base_pairs *p, int64_t thr
   MlirType i64 = tcb_int_type(ctx, 64);
   MlirValue any = {NULL};
   for (int i = 0; i < p->n; i++) {
-    MlirValue d = tcb_binary(&b, "arith.subi", tcb_cast(&b, "llvm.ptrtoint", p->a[i], i64),
-                             tcb_cast(&b, "llvm.ptrtoint", p->b[i], i64));
-    d = tcb_binary(&b, "arith.andi", d, tcb_const_int(&b, i64, p->bytes[i] * threads - 1));
-    MlirValue ne = tcb_cmpi(&b, "ne", d, tcb_const_int(&b, i64, 0));
+    MlirValue a = tcb_cast(&b, "llvm.ptrtoint", p->a[i], i64), base = tcb_cast(&b, "llvm.ptrtoint", p->b[i], i64);
+    MlirValue ne;
+    if (p->span[i]) {
+      /* a + bytes > base + lo && a < base + hi: a - (base + lo - bytes + 1) is below
+       * hi - lo + bytes - 1 (unsigned, modulo 2^64: the interval of a's that meet the span) */
+      MlirValue d = tcb_binary(&b, "arith.subi", a, base);
+      d = tcb_binary(&b, "arith.subi", d, tcb_const_int(&b, i64, p->lo[i] - p->bytes[i] + 1));
+      ne = tcb_cmpi(&b, "ult", d, tcb_const_int(&b, i64, p->hi[i] - p->lo[i] + p->bytes[i] - 1));
+    } else {
+      MlirValue d = tcb_binary(&b, "arith.subi", a, base);
+      d = tcb_binary(&b, "arith.andi", d, tcb_const_int(&b, i64, p->bytes[i] * threads - 1));
+      ne = tcb_cmpi(&b, "ne", d, tcb_const_int(&b, i64, 0));
+    }
     any = mlirValueIsNull(any) ? ne : tcb_binary(&b, "arith.ori", any, ne);
   }
   tc_builder then;

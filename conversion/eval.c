@@ -213,10 +213,81 @@ tc_cval tc_eval(tc_chunk *c, MlirValue old, const tc_pos *pos) {
   return r;
 }
 
+static MlirValue lane0(tc_builder *b, MlirValue v) {
+  int64_t k = 0;
+  MlirNamedAttribute a = tcb_named(b->ctx, "static_position", mlirDenseI64ArrayGet(b->ctx, 1, &k));
+  return tcb_op1(b, "vector.extract", tcb_element_type(mlirValueGetType(v)), 1, &v, 1, &a);
+}
+
+/* Does the axis analysis prove runs of w (a multiple of them) along v's last dimension:
+ * consecutive values (`contiguous`) or equal ones? A scalar is uniform. */
+static bool runs_of(tc_lower *L, MlirValue v, int64_t w, bool contiguous) {
+  if (!mlirTypeIsARankedTensor(mlirValueGetType(v))) return !contiguous;
+  tc_axis ax = tc_axis_of(&L->axis, v);
+  if (ax.rank < 1) return false;
+  int64_t run = contiguous ? ax.contiguity[ax.rank - 1] : ax.constancy[ax.rank - 1];
+  return run >= w && run % w == 0;
+}
+
+/* arith.cmpi eq / ne at a chunked position of a tile whose lanes there are consecutive
+ * (x0, x0 + 1, ..., maybe through one extsi / extui) against one whose lanes are equal (t):
+ * lane k holds when t - x0 == k, one scalar difference compared with the lane numbers
+ * (cross entropy's `cols == target`: no tile of lane values per chunk kept in registers
+ * across the loop, 8 of them a trip on nvptx). Exact in wrapping arithmetic: x0 + k wraps as
+ * the lanes do, and ext(a) == t iff t == ext(trunc(t)) and trunc(t) == a. Null when the
+ * operands are not of this form. */
+static MlirValue cmp_consecutive(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
+  tc_lower *L = c->L;
+  tc_builder *b = &c->b;
+  int64_t w = c->width;
+  MlirAttribute pa = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("predicate"));
+  if (!pos->chunked || w < 2 || w > 64 || !tc_op_is(op, "arith.cmpi") || mlirAttributeIsNull(pa) ||
+      !mlirAttributeIsAInteger(pa) || mlirIntegerAttrGetValueInt(pa) > 1)
+    return (MlirValue){NULL};
+  bool eq = mlirIntegerAttrGetValueInt(pa) == 0;
+  for (int s = 0; s < 2; s++) {
+    MlirValue x = mlirOperationGetOperand(op, s), t = mlirOperationGetOperand(op, 1 - s);
+    const char *ext = NULL;
+    if (mlirValueIsAOpResult(x) && mlirTypeIsARankedTensor(mlirValueGetType(x))) {
+      MlirOperation d = mlirOpResultGetOwner(x);
+      if (tc_op_is(d, "arith.extsi") || tc_op_is(d, "arith.extui")) {
+        ext = tc_op_is(d, "arith.extsi") ? "arith.extsi" : "arith.extui";
+        x = mlirOperationGetOperand(d, 0);
+      }
+    }
+    MlirType nt = tcb_element_type(mlirValueGetType(x)), mt = tcb_element_type(mlirValueGetType(t));
+    unsigned nbits = tcb_bitwidth(nt), mbits = tcb_bitwidth(mt);
+    if (!tcb_is_int(nt) || !tcb_is_int(mt) || nbits < 8 || nbits > 64 || (ext ? mbits <= nbits : mbits != nbits) ||
+        !runs_of(L, x, w, true) || !runs_of(L, t, w, false))
+      continue;
+    tc_cval xv = tc_eval(c, x, pos), tv = tc_eval(c, t, pos);
+    if (L->status || xv.is_ptr || tv.is_ptr || mlirValueIsNull(xv.vec) || mlirValueIsNull(tv.vec))
+      return (MlirValue){NULL};
+    MlirValue t0 = mlirTypeIsAVector(mlirValueGetType(tv.vec)) ? lane0(b, tv.vec) : tv.vec, tn = t0;
+    MlirValue fits = {NULL};
+    if (ext) {
+      tn = tcb_cast(b, "arith.trunci", t0, nt);
+      fits = tcb_cmpi(b, "eq", tcb_cast(b, ext, tn, mt), t0);
+    }
+    MlirValue d = tcb_binary(b, "arith.subi", tn, lane0(b, xv.vec));
+    MlirValue hit = tcb_cmpi(b, "ult", d, tcb_const_int(b, nt, w));
+    if (ext) hit = tcb_binary(b, "arith.andi", hit, fits);
+    MlirType i32 = tcb_int_type(L->ctx, 32);
+    MlirValue d32 = nbits > 32   ? tcb_cast(b, "arith.trunci", d, i32)
+                    : nbits < 32 ? tcb_cast(b, "arith.extui", d, i32)
+                                 : d;
+    MlirValue e = tcb_select(b, hit, d32, tcb_const_int(b, i32, w));
+    return tcb_cmpi(b, eq ? "eq" : "ne", tc_iota(b, w), tc_splat_vec(b, e, w));
+  }
+  return (MlirValue){NULL};
+}
+
 /* arith/math on tiles: the op cloned on its operands' values at the position. */
 static tc_cval eval_elementwise(tc_chunk *c, MlirOperation op, const tc_pos *pos) {
   tc_lower *L = c->L;
   tc_cval r = {0};
+  r.vec = cmp_consecutive(c, op, pos);
+  if (L->status || !mlirValueIsNull(r.vec)) return r;
   intptr_t n = mlirOperationGetNumOperands(op);
   MlirValue ops[4];
   if (n > 4) {

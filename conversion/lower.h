@@ -90,7 +90,9 @@ struct tc_chunk {
 
 /* On a contiguous vector access of a dealt chunk (tc_chunk.dealt): [chunk bytes, the largest
  * power of two known to divide the byte offset of the tile's first element from its base
- * pointer]. Thread (p / width) mod T touches the element at position p. */
+ * pointer] and, when the offsets are tl.aranges, [first byte, end byte] of the tile from the
+ * base pointer (masked lanes included). Thread (p / width) mod T touches the element at
+ * position p. */
 #define TC_OWNER_ATTR "tilec.owner"
 
 typedef enum tc_special_kind { TC_SPECIAL_BUFFER = 1, TC_SPECIAL_AFFINE = 2 } tc_special_kind;

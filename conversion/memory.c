@@ -12,6 +12,7 @@
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Dialect/LLVM.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,10 +335,26 @@ static int64_t chunk_alignment(tc_chunk *c, MlirValue old_ptr, MlirType mem) {
   return a > elem ? a : 0;
 }
 
+/* The constant first value of a tile of offsets that is a tl.arange (maybe extended), or
+ * false. */
+static bool range_start(MlirValue v, int64_t *start) {
+  for (int depth = 0; depth < 4 && mlirValueIsAOpResult(v); depth++) {
+    MlirOperation d = mlirOpResultGetOwner(v);
+    if (tile_op_of(d) == TILE_RANGE) {
+      *start = tile_int_attr(d, "start", 0);
+      return true;
+    }
+    if (!tc_op_is(d, "arith.extsi") && !tc_op_is(d, "arith.extui")) return false;
+    v = mlirOperationGetOperand(d, 0);
+  }
+  return false;
+}
+
 /* Marks a contiguous vector access of a dealt chunk (tc_chunk.dealt) at the chunk's own
  * position with TC_OWNER_ATTR, when the rank-1 pointer tile is a scalar base plus offsets
  * (addptr of a splat) contiguous over the whole tile: element p is then at base + off0 + p,
- * and the mark says how far off0 (bytes) is known to be aligned. Nothing otherwise. */
+ * and the mark says how far off0 (bytes) is known to be aligned, and, when the offsets are
+ * tl.aranges (off0 a constant), the bytes from base the tile spans. Nothing otherwise. */
 static void note_owner(tc_chunk *c, MlirOperation access, MlirValue old_ptr, const tc_pos *pos, MlirType mem) {
   int64_t shape[TC_RANK];
   if (!c->dealt || !pos->chunked || pos->rank != 1 || c->root.rank != 1 ||
@@ -345,7 +362,8 @@ static void note_owner(tc_chunk *c, MlirOperation access, MlirValue old_ptr, con
     return;
   tc_axis ax = tc_axis_of(&c->L->axis, old_ptr);
   if (ax.rank != 1 || ax.contiguity[0] < shape[0]) return;
-  int64_t elem = (tcb_bitwidth(mem) + 7) / 8, div = TC_AXIS_MAX_DIV;
+  int64_t elem = (tcb_bitwidth(mem) + 7) / 8, div = TC_AXIS_MAX_DIV, first = 0;
+  bool spans = true;
   MlirValue v = old_ptr;
   for (int depth = 0;; depth++) {
     if (depth > 32 || !mlirValueIsAOpResult(v)) return;
@@ -353,13 +371,17 @@ static void note_owner(tc_chunk *c, MlirOperation access, MlirValue old_ptr, con
     tile_op_id k = tile_op_of(d);
     if (k == TILE_SPLAT) break; /* the scalar base */
     if (k != TILE_ADDPTR) return;
-    int64_t o = tc_axis_pow2_divisor(tc_axis_of(&c->L->axis, mlirOperationGetOperand(d, 1)).divisibility[0]);
+    int64_t o = tc_axis_pow2_divisor(tc_axis_of(&c->L->axis, mlirOperationGetOperand(d, 1)).divisibility[0]), start;
     if (o < div) div = o;
+    if (spans && range_start(mlirOperationGetOperand(d, 1), &start) && start >= 0 && start < ((int64_t)1 << 40))
+      first += start;
+    else spans = false;
     v = mlirOperationGetOperand(d, 0);
   }
-  int64_t marks[2] = {c->width * elem, div >= TC_AXIS_MAX_DIV ? TC_AXIS_MAX_DIV : div * elem};
+  int64_t marks[4] = {c->width * elem, div >= TC_AXIS_MAX_DIV ? TC_AXIS_MAX_DIV : div * elem, first * elem,
+                      (first + shape[0]) * elem};
   mlirOperationSetAttributeByName(access, mlirStringRefCreateFromCString(TC_OWNER_ATTR),
-                                  mlirDenseI64ArrayGet(c->L->ctx, 2, marks));
+                                  mlirDenseI64ArrayGet(c->L->ctx, spans ? 4 : 2, marks));
 }
 
 static MlirNamedAttribute alignment_attr(MlirContext ctx, int64_t bytes) {
@@ -377,11 +399,24 @@ MlirValue tc_lane_address(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos) {
   return lane_address(c, p, tile_ptr_pointee(mlirShapedTypeGetElementType(mlirValueGetType(old_ptr))));
 }
 
+/* A scalar access of memory type mem: aligned to its size, as a Triton pointer to it is (the
+ * module has no data layout when it is translated to LLVM IR: LLVM's default would give an
+ * i64 4 bytes, two 32-bit loads on NVPTX). */
+static MlirNamedAttribute natural_alignment(MlirContext ctx, MlirType mem) {
+  int64_t bytes = mlirTypeIsALLVMPointerType(mem) ? 8 : (tcb_bitwidth(mem) + 7) / 8;
+  return alignment_attr(ctx, bytes > 0 && !(bytes & (bytes - 1)) ? bytes : 1);
+}
+
+static MlirValue scalar_load(tc_builder *b, MlirValue addr, MlirType mem) {
+  MlirNamedAttribute a = natural_alignment(b->ctx, mem);
+  return tcb_op1(b, "llvm.load", mem, 1, &addr, 1, &a);
+}
+
 static MlirValue scalar_masked_load(tc_builder *b, MlirValue addr, MlirType mem, MlirValue mask, MlirValue other) {
-  if (mlirValueIsNull(mask)) return tcb_op1(b, "llvm.load", mem, 1, &addr, 0, NULL);
+  if (mlirValueIsNull(mask)) return scalar_load(b, addr, mem);
   tc_builder ib, eb;
   MlirOperation iff = tcb_if(b, mask, 1, &mem, &ib, &eb);
-  MlirValue v = tcb_op1(&ib, "llvm.load", mem, 1, &addr, 0, NULL);
+  MlirValue v = scalar_load(&ib, addr, mem);
   tcb_op(&ib, "scf.yield", 0, NULL, 1, &v, 0, NULL);
   MlirValue o = mlirValueIsNull(other) ? zero_of(&eb, mem) : other;
   tcb_op(&eb, "scf.yield", 0, NULL, 1, &o, 0, NULL);
@@ -606,7 +641,7 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
   MlirValue m = view_of(L, p.base, mem);
   access_kind kind = classify(c, old_ptr, p);
   if (kind == ACCESS_UNIFORM && mlirValueIsNull(mask)) {
-    MlirValue s = tcb_op1(b, "llvm.load", mem, 1, &p.base, 0, NULL);
+    MlirValue s = scalar_load(b, p.base, mem);
     r.vec = tc_splat_vec(b, s, c->width);
   } else if (kind == ACCESS_CONTIGUOUS) {
     MlirValue start = first_lane_offset(c, old_ptr, pos);
@@ -715,7 +750,8 @@ void tc_lower_scalar_store(tc_lower *L, MlirOperation store) {
   if (!mlirValueIsNull(old_mask)) tcb_if(&L->b, tc_scalar(L, old_mask), 0, NULL, &ib, NULL);
   if (!mlirTypeEqual(mem, elem)) val = tcb_cast(&ib, "arith.extui", val, mem);
   MlirValue ops[2] = {val, ptr};
-  tcb_op(&ib, "llvm.store", 0, NULL, 2, ops, 0, NULL);
+  MlirNamedAttribute align = natural_alignment(L->ctx, mem);
+  tcb_op(&ib, "llvm.store", 0, NULL, 2, ops, 1, &align);
   if (!mlirValueIsNull(old_mask)) tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
 

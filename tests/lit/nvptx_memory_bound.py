@@ -13,6 +13,8 @@
 # RUN: %tilec compile %s -k vadd -s "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=VADD --implicit-check-not=ld.global.b32 --implicit-check-not=st.global.b32
 # RUN: %tilec compile %s -k scaled -s "*fp32:16, *fp32:16, i32:16, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=ROWNORM --implicit-check-not=ld.global.b32 --implicit-check-not=st.global.b32
 # RUN: %tilec compile %s -k double16 -s "*bf16:16, *bf16:16, 2048" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=BF16
+# RUN: %tilec compile %s -k softmax -s "*fp32:16, *fp32:16, i32:16, 1024, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=FULL
+# RUN: %tilec compile %s -k scalar64 -s "*i64:16, *i64:16, i32" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=S64
 import triton
 import triton.language as tl
 
@@ -146,3 +148,34 @@ def online(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
 # ONLINE-COUNT-2: bar.sync 0
 # ONLINE-NOT: bar.sync
 # ONLINE: ret;
+
+# n_cols a constant equal to BLOCK: every thread's chunks are inside the bound, which LLVM
+# only sees with %tid.x's range [0, threads) (the body is a function of its own, the entry's
+# .maxntid does not reach it): one straight-line copy, no bounds branch around the loads.
+# FULL: .visible .entry softmax(
+# FULL-NOT: bra
+# FULL: mov.u32 {{.*}}%tid.x;
+# FULL-NOT: bra
+# FULL-COUNT-2: ld.global.v4.b32
+# FULL-NOT: ld.global
+# FULL: bar.sync 0
+# FULL: bar.sync 0
+# FULL-NOT: bar.sync
+# FULL-NOT: ld.global
+# FULL-COUNT-2: st.global.v4.b32
+# FULL-NOT: st.global
+# FULL: ret;
+
+
+@triton.jit
+def scalar64(out_ptr, in_ptr, i):
+    tl.store(out_ptr + i, tl.load(in_ptr + i) * 3)
+
+# A scalar access is aligned to its size (memory.c natural_alignment): an i64 is one 64-bit
+# load and store, not two 32-bit halves (LLVM's default data layout aligns i64 to 4).
+# S64: .visible .entry scalar64(
+# S64-NOT: ld.global.b32
+# S64: ld.global.b64
+# S64-NOT: st.global.b32
+# S64: st.global.b64
+# S64: ret;

@@ -15,6 +15,11 @@
 # Scalar stores run on thread 0 only: none is ordered against another (layer norm's mean and
 # rstd stores: one barrier after both, before the normalizing loop, not one after each).
 # RUN: %tilec compile %S/../../bench/kernels/layernorm.py -k layernorm_fwd_kernel -s "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 8192" --target nvptx --arch sm_90 --num-warps 8 --emit vector | FileCheck %s --check-prefix=LN
+# A scalar store of thread 0 and a tile whose span from its base is known (its offsets a
+# tl.arange: memory.c's span marks) are ordered only when the scalar meets the span: rmsnorm's
+# rstd store, then its 4096 bf16 of the row (8192 bytes): the barrier runs when
+# rstd - row + 3 < 8195 (unsigned), never in the bench (distinct buffers).
+# RUN: %tilec compile %S/../../bench/kernels/rmsnorm.py -k rmsnorm_fwd_kernel -s "*bf16:16, *bf16:16, *bf16:16, *fp32:16, i32:16, i32:16, fp32, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit vector | FileCheck %s --check-prefix=RMS
 import triton
 import triton.language as tl
 
@@ -92,7 +97,24 @@ def reversed(x_ptr, n, BLOCK: tl.constexpr):
 # LN-LABEL: func.func @__tilec_kernel_layernorm_fwd_kernel(
 # LN: llvm.store
 # LN-NOT: nvvm.barrier0
-# LN: llvm.store
+# LN: llvm.store {{.*}} !llvm.ptr
 # LN-NEXT: }
 # LN-NEXT: nvvm.barrier0
 # LN-NEXT: scf.for
+
+# RMS-LABEL: func.func @__tilec_kernel_rmsnorm_fwd_kernel(
+# RMS: nvvm.barrier0
+# RMS: llvm.store
+# RMS-NOT: nvvm.barrier0
+# RMS: llvm.ptrtoint
+# RMS-NEXT: llvm.ptrtoint
+# RMS-NEXT: arith.subi
+# RMS-NEXT: arith.subi {{.*}}, %c-3_i64 : i64
+# RMS-NEXT: [[C:%[0-9]+]] = arith.cmpi ult, {{.*}}, %c8195_i64 : i64
+# RMS-NEXT: scf.if [[C]] {
+# RMS-NEXT: nvvm.barrier0
+# RMS-NEXT: }
+# RMS-NOT: nvvm.barrier0
+# RMS: vector.store
+# RMS-NOT: nvvm.barrier0
+# RMS: return

@@ -235,3 +235,33 @@ def cases():
         dict(x_ptr=wx, y_ptr=ws, shl_ptr=np.zeros(64, np.int64), shr_ptr=np.zeros(64, np.int64),
              ushr_ptr=np.zeros(64, np.int64), c_ptr=np.zeros(64, np.int32), BLOCK=64),
         ["shl_ptr", "shr_ptr", "ushr_ptr", "c_ptr"], wide_ref)
+
+    # lane_match_kernel: consecutive columns against a per-program t (see the kernel)
+    def lane_ref(start, n):
+        def ref(a):
+            k = np.arange(n, dtype=np.int64)
+            cols = _wrap(_obj(start + k), np.int32).astype(np.int64)
+            t64, t32 = a["t64_ptr"], a["t32_ptr"].astype(np.int64)
+            eq = cols[None, :] == t64[:, None]
+            c = _wrap(_obj(start + np.arange(64)), np.int32).astype(np.int64)
+            t2 = t64[(np.arange(8)[:, None] * 4 + np.arange(4)[None, :]) % 8]
+            return {"eq_ptr": eq.astype(np.int8).ravel(), "ne_ptr": (~eq).astype(np.int8).ravel(),
+                    "eq32_ptr": np.where(cols[None, :] == t32[:, None], 5, -3).astype(np.int32).ravel(),
+                    "eq64_ptr": ((start + k)[None, :] == t64[:, None]).astype(np.int8).ravel(),
+                    "eq2_ptr": (c[None, None, :] == t2[:, :, None]).astype(np.int8).ravel()}
+        return ref
+
+    for start in (0, -5, (1 << 31) - 200):
+        n = 300
+        offs = [0, 1, 127, 128, n - 1, n, -1, 205]
+        t64 = np.array([start + o for o in offs], np.int64)
+        t64[5] += 1 << 32                   # truncates onto a column: no match in 64 bits
+        if start == 0:
+            t64[6] = -(1 << 40)
+        t32 = _wrap(_obj(t64), np.int32).astype(np.int32)
+        outs = {k: np.zeros(8 * n, np.int8) for k in ("eq_ptr", "ne_ptr", "eq64_ptr")}
+        outs["eq32_ptr"] = np.zeros(8 * n, np.int32)
+        outs["eq2_ptr"] = np.zeros(8 * 256, np.int8)
+        add(F, "lane_match_%d" % start, K, "lane_match_kernel", (8,),
+            dict(t64_ptr=t64, t32_ptr=t32, **outs, start=start, n=n, BLOCK=128),
+            ["eq_ptr", "ne_ptr", "eq32_ptr", "eq64_ptr", "eq2_ptr"], lane_ref(start, n))

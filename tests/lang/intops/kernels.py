@@ -171,3 +171,30 @@ def wide_shift_kernel(x_ptr, y_ptr, shl_ptr, shr_ptr, ushr_ptr, c_ptr, BLOCK: tl
     tl.store(ushr_ptr + i, (x.to(tl.uint64, bitcast=True) >> y.to(tl.uint64, bitcast=True)).to(tl.int64, bitcast=True))
     x32 = x.to(tl.int32)
     tl.store(c_ptr + i, (x32 << 40) + (x32 >> 40) * 2 + (x32.to(tl.uint32, bitcast=True) >> 33).to(tl.int32) * 4)
+
+
+# Consecutive lanes against a value equal across them (cross entropy's `cols == target`; the
+# lowering compares t - cols[0] with the lane numbers, conversion/eval.c cmp_consecutive):
+# i32 columns (wrapping past 2^31 - 1 from `start`) against an i64 t (its sign-extended
+# compare: a t outside i32 matches nothing) and an i32 one, i64 columns, and 2-D tiles whose
+# rows compare with a per-row t.
+@triton.jit
+def lane_match_kernel(t64_ptr, t32_ptr, eq_ptr, ne_ptr, eq32_ptr, eq64_ptr, eq2_ptr, start, n,
+                      BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    t64 = tl.load(t64_ptr + pid)
+    t32 = tl.load(t32_ptr + pid)
+    for s in range(0, n, BLOCK):
+        i = s + tl.arange(0, BLOCK)
+        m = i < n
+        cols = start + i
+        out = pid * n + i
+        tl.store(eq_ptr + out, tl.where(cols == t64, 1, 0).to(tl.int8), mask=m)
+        tl.store(ne_ptr + out, (t64 != cols).to(tl.int8), mask=m)
+        tl.store(eq32_ptr + out, tl.where(cols == t32, 5, -3), mask=m)
+        tl.store(eq64_ptr + out, (start.to(tl.int64) + i == t64).to(tl.int8), mask=m)
+    r = tl.arange(0, 4)
+    c = tl.arange(0, 64)
+    t2 = tl.load(t64_ptr + (pid * 4 + r) % 8)
+    tl.store(eq2_ptr + pid * 256 + r[:, None] * 64 + c[None, :],
+             ((start + c)[None, :] == t2[:, None]).to(tl.int8))

@@ -112,3 +112,29 @@ def cases():
     add(F, "tensor_descriptor", "pointers/kernels.py", "tensor_desc_kernel", (1,),
         dict(x_ptr=xt, out_ptr=np.zeros_like(xt), M=8, N=16, BM=8, BN=16), ["out_ptr"],
         lambda a: {"out_ptr": a["x_ptr"] * 2})
+
+    # A scalar store and a tile store into one buffer (pointers/kernels.py): the scalar at
+    # soff from each program's base, the tile at 8..8+n (BLOCK lanes span 8..8+BLOCK).
+    def aliased_ref(scalar_first, n, soff, BLOCK, progs):
+        def ref(a):
+            buf, x = a["buf_ptr"].copy(), a["x_ptr"].reshape(progs, BLOCK)
+            for p in range(progs):
+                row = buf[p * (BLOCK + 16):(p + 1) * (BLOCK + 16)]
+                s = np.float32(x[p, :n].astype(np.float64).sum()) if scalar_first else np.float32(p * 3 + 1)
+                if scalar_first:
+                    row[soff] = s
+                row[8:8 + n] = x[p, :n] * np.float32(2)
+                if not scalar_first:
+                    row[soff] = s
+            return {"buf_ptr": buf}
+        return ref
+
+    for BLOCK, n in [(1024, 1024), (1024, 1000), (4096, 4096)]:
+        progs = 24
+        xs = rng(2100 + n).integers(-8, 9, progs * BLOCK).astype(np.float32)
+        for soff in sorted({7, 8, 8 + 5, 8 + n - 1, 8 + BLOCK - 1, 8 + BLOCK}):
+            for first in (True, False):
+                kname = "scalar_then_tile_kernel" if first else "tile_then_scalar_kernel"
+                add(F, "%s_b%d_n%d_off%d" % (kname[:-7], BLOCK, n, soff), K, kname, (progs,),
+                    dict(buf_ptr=np.full(progs * (BLOCK + 16), -1, np.float32), x_ptr=xs, soff=soff, n=n,
+                         BLOCK=BLOCK), ["buf_ptr"], aliased_ref(first, n, soff, BLOCK, progs))

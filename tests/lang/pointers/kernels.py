@@ -163,3 +163,32 @@ def tensor_desc_kernel(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr)
     d_out = tl.make_tensor_descriptor(out_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
     v = d_in.load([0, 0])
     d_out.store([0, 0], v * 2.0)
+
+
+# A scalar store (thread 0's on nvptx) and a tile store through pointers into one buffer:
+# program order decides which value an address both write keeps. The GPU lowering's barrier
+# between them runs only when the scalar lies in the tile's span (backend/nvptx.c, a
+# conditional barrier): rmsnorm's rstd store before its normalized row.
+@triton.jit
+def scalar_then_tile_kernel(buf_ptr, x_ptr, soff, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    base = buf_ptr + pid * (BLOCK + 16)
+    y = base + 8
+    cols = tl.arange(0, BLOCK)
+    m = cols < n
+    x = tl.load(x_ptr + pid * BLOCK + cols, mask=m, other=0.0)
+    tl.store(base + soff, tl.sum(x, axis=0))
+    tl.store(y + cols, x * 2.0, mask=m)
+
+
+# The other order: the tile, then the scalar (no reduction or load between to order them).
+@triton.jit
+def tile_then_scalar_kernel(buf_ptr, x_ptr, soff, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    base = buf_ptr + pid * (BLOCK + 16)
+    y = base + 8
+    cols = tl.arange(0, BLOCK)
+    m = cols < n
+    x = tl.load(x_ptr + pid * BLOCK + cols, mask=m, other=0.0)
+    tl.store(y + cols, x * 2.0, mask=m)
+    tl.store(base + soff, (pid * 3 + 1).to(tl.float32))
