@@ -810,7 +810,9 @@ static MlirWalkResult unmark(MlirOperation op, void *user) {
  * to its last use in program order (a loop around a use: the whole loop); a buffer whose
  * last use and another's first use have a barrier between them at the top level of a block
  * holding both (or lie in two branches of one scf.if) may take the same bytes. Buffers used
- * otherwise (a pointer taken: tl.dot's staging) and small ones keep bytes of their own. Buffers that share
+ * otherwise (a pointer taken: tl.dot's staging) and small ones keep bytes of their own, but for
+ * those the lowering says live in one loop (the K-loop pipeline's stages: the loop is their
+ * life). Buffers that share
  * bytes are one buffer for the barrier analysis (tilec.shared_group on their memref.cast). */
 
 #define MAX_PACKED 64
@@ -944,7 +946,11 @@ static void pack_shared(tc_lower *L) {
   tc_valmap_init(&m, sizeof(span));
   number_ops(L->new_func, &m, 0);
   buf_life life[MAX_PACKED];
-  for (int i = 0; i < n; i++) life[i] = life_of(k->bufs[i].view, &m);
+  for (int i = 0; i < n; i++) {
+    const span *ls = mlirOperationIsNull(k->bufs[i].loop) ? NULL : tc_valmap_get(&m, k->bufs[i].loop.ptr);
+    life[i] =
+        ls ? (buf_life){false, ls->start, ls->end, k->bufs[i].loop, k->bufs[i].loop, 0} : life_of(k->bufs[i].view, &m);
+  }
   tc_valmap_free(&m);
   int64_t total = 0;
   for (int i = 0; i < n; i++) { /* first fit, in the order the lowering asked */
@@ -1763,8 +1769,14 @@ MlirValue tc_nvptx_alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes
     k->bufs = bufs;
     k->capbufs = cap;
   }
-  k->bufs[k->nbufs++] = (struct tc_nvptx_shared_buf){view, mlirOpResultGetOwner(off), bytes};
+  k->bufs[k->nbufs++] = (struct tc_nvptx_shared_buf){view, mlirOpResultGetOwner(off), bytes, {NULL}};
   return view;
+}
+
+void tc_nvptx_shared_in_loop(tc_lower *L, MlirValue view, MlirOperation loop) {
+  tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
+  for (int i = 0; i < k->nbufs; i++)
+    if (mlirValueEqual(k->bufs[i].view, view)) k->bufs[i].loop = loop;
 }
 
 /* ---- math: Triton's instructions, libdevice -------------------------------------------- */

@@ -27,6 +27,7 @@ typedef struct tc_nvptx_kernel {
     MlirValue view;
     MlirOperation offset;
     int64_t bytes;
+    MlirOperation loop; /* non-null: used only inside this loop, through pointers (tc_nvptx_shared_in_loop) */
   } *bufs;
   int nbufs, capbufs;
 } tc_nvptx_kernel;
@@ -40,6 +41,9 @@ MlirValue tc_nvptx_thread_id(tc_lower *L, tc_builder *b);
 void tc_nvptx_barrier(tc_lower *L, tc_builder *b);
 /* A buffer in the CTA's shared memory (the backend's alloc_shared). */
 MlirValue tc_nvptx_alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes);
+/* Buffer view (tc_nvptx_alloc_shared's) is used only inside `loop`, also through pointers
+ * derived from it (the K-loop pipeline's stages): it lives there for end_kernel's packing. */
+void tc_nvptx_shared_in_loop(tc_lower *L, MlirValue view, MlirOperation loop);
 /* The scalar v of lane laneid + delta of the warp (up: laneid - delta), or v itself past
  * the warp's end: shfl.sync.down/up on the GPU (values wider than 32 bits in two halves),
  * the emulator's exchange on the CPU. Every thread of the CTA must call it (the emulator's

@@ -361,6 +361,9 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
                   {NULL},
                   S};
   if (L->status) return 0;
+  /* the lowered loop: every use of the stages is inside it (end_kernel packs them by it) */
+  MlirOperation nloop = mlirBlockGetParentOperation(L->b.block);
+  while (!mlirOperationIsNull(nloop) && !tc_op_is(nloop, "scf.for")) nloop = mlirOperationGetParentOperation(nloop);
   for (int j = 0; j < m; j++) {
     int64_t shape[TC_RANK];
     tc_shape_of(mlirValueGetType(ops[j].old), shape);
@@ -369,6 +372,7 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
     int64_t eb = tcb_bitwidth(tc_memory_type(L->ctx, ops[j].elem)) / 8;
     ops[j].stage_elems = (shape[0] * ops[j].stride * eb + 127) / 128 * 128 / eb;
     ops[j].bufs = tc_alloc_buffer(L, ops[j].elem, S * ops[j].stage_elems);
+    if (!mlirOperationIsNull(nloop)) tc_nvptx_shared_in_loop(L, ops[j].bufs, nloop);
   }
   if (L->status) return 0;
   MlirType idx_t = tcb_index(L->ctx), i64 = tcb_int_type(L->ctx, 64);
