@@ -81,6 +81,17 @@ static float bf16_to_float(uint32_t h) {
   return f;
 }
 
+/* The MMAs' exchange: this lane's A (a0..a3) and B (b0, b1) registers published, the CTA met;
+ * the warp's registers, 6 a lane at EXCHANGE apart from its lane 0. The caller meets the CTA
+ * again once it has read them. */
+static const int32_t *warp_fragments(emu_cta *c, int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t b0,
+                                     int32_t b1) {
+  int32_t *mine = c->exchange + EXCHANGE * tls_tid;
+  mine[0] = a0, mine[1] = a1, mine[2] = a2, mine[3] = a3, mine[4] = b0, mine[5] = b1;
+  pthread_barrier_wait(c->barrier);
+  return c->exchange + EXCHANGE * (tls_tid - tls_tid % 32);
+}
+
 /* mma.sync.m16n8k16.row.col.f32 of the warp: each lane gives its A (a0..a3) and B (b0, b1)
  * registers of f16x2 or bf16x2 and its four C values; d gets its four D values. The layout
  * is PTX's: lane = 4 * g + q holds A[g][2q..], A[g+8][2q..], A[g][2q+8..], A[g+8][2q+8..],
@@ -89,10 +100,7 @@ void tilec_rt_emu_mma_m16n8k16(int32_t bf16, int32_t a0, int32_t a1, int32_t a2,
                                float c0, float c1, float c2, float c3, float *d) {
   emu_cta *c = tls_cta;
   if (!c) return;
-  int32_t *mine = c->exchange + EXCHANGE * tls_tid;
-  mine[0] = a0, mine[1] = a1, mine[2] = a2, mine[3] = a3, mine[4] = b0, mine[5] = b1;
-  pthread_barrier_wait(c->barrier);
-  const int32_t *warp = c->exchange + EXCHANGE * (tls_tid - tls_tid % 32);
+  const int32_t *warp = warp_fragments(c, a0, a1, a2, a3, b0, b1);
   float (*cvt)(uint32_t) = bf16 ? bf16_to_float : half_to_float;
   int lane = tls_tid % 32, g = lane / 4, q = lane % 4;
   float cin[4] = {c0, c1, c2, c3};
@@ -118,10 +126,7 @@ void tilec_rt_emu_mma_m16n8k8_tf32(int32_t a0, int32_t a1, int32_t a2, int32_t a
                                    float c1, float c2, float c3, float *d) {
   emu_cta *c = tls_cta;
   if (!c) return;
-  int32_t *mine = c->exchange + EXCHANGE * tls_tid;
-  mine[0] = a0, mine[1] = a1, mine[2] = a2, mine[3] = a3, mine[4] = b0, mine[5] = b1;
-  pthread_barrier_wait(c->barrier);
-  const int32_t *warp = c->exchange + EXCHANGE * (tls_tid - tls_tid % 32);
+  const int32_t *warp = warp_fragments(c, a0, a1, a2, a3, b0, b1);
   int lane = tls_tid % 32, g = lane / 4, q = lane % 4;
   float cin[4] = {c0, c1, c2, c3};
   for (int i = 0; i < 4; i++) {
@@ -149,10 +154,7 @@ void tilec_rt_emu_mma_m16n8k32_s8(int32_t a0, int32_t a1, int32_t a2, int32_t a3
                                   int32_t c1, int32_t c2, int32_t c3, int32_t *d) {
   emu_cta *c = tls_cta;
   if (!c) return;
-  int32_t *mine = c->exchange + EXCHANGE * tls_tid;
-  mine[0] = a0, mine[1] = a1, mine[2] = a2, mine[3] = a3, mine[4] = b0, mine[5] = b1;
-  pthread_barrier_wait(c->barrier);
-  const int32_t *warp = c->exchange + EXCHANGE * (tls_tid - tls_tid % 32);
+  const int32_t *warp = warp_fragments(c, a0, a1, a2, a3, b0, b1);
   int lane = tls_tid % 32, g = lane / 4, q = lane % 4;
   int32_t cin[4] = {c0, c1, c2, c3};
   for (int i = 0; i < 4; i++) {
