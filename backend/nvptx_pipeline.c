@@ -4,7 +4,9 @@
  * dot. Out: the shared buffer holding this trip's operand, or null (the dot stages the
  * operand itself then).
  *
- * An operand qualifies when its load is used only by the dot, its chunks are 16 bytes the
+ * An operand qualifies when the loop writes no memory (a store between the early load and
+ * its trip could change what the trip must read), its load is used only by the dot, its
+ * chunks are 16 bytes the
  * axis analysis proves aligned (one cp.async each) dealt evenly to the threads, and its
  * pointer, mask and other depend on the trip only through values the lowering can move to
  * a later trip: integer scalars and carried pointer tiles that grow by a fixed amount each
@@ -286,6 +288,20 @@ static void issue(tc_lower *L, tc_builder *b, const pipe_loop *pl, pipe_operand 
   if (!L->target->gpu_emulation) tcb_op(b, "nvvm.cp.async.commit.group", 0, NULL, 0, NULL, 0, NULL);
 }
 
+static MlirWalkResult find_write(MlirOperation op, void *user) {
+  if (!tile_op_has(op, TILE_TRAIT_WRITES)) return MlirWalkResultAdvance;
+  *(bool *)user = true;
+  return MlirWalkResultInterrupt;
+}
+
+/* Does the loop write memory (a store or an atomic in its body)? A later trip's operand,
+ * loaded S - 1 trips early, could then miss what the trips between write. */
+static bool loop_writes(MlirOperation loop) {
+  bool w = false;
+  mlirOperationWalk(loop, find_write, &w, MlirWalkPreOrder);
+  return w;
+}
+
 /* Can operand `old` of dot be pipelined (see the top)? Fills o but its buffers. */
 static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirValue old, pipe_operand *o) {
   if (!mlirValueIsAOpResult(old) || tile_op_of(mlirOpResultGetOwner(old)) != TILE_LOAD) return false;
@@ -325,7 +341,7 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   for (int i = 0; i < n; i++) bufs[i] = (MlirValue){NULL};
   MlirOperation loop = mlirOperationGetParentOperation(dot);
   if (mlirOperationIsNull(loop) || !tc_op_is(loop, "scf.for") || n > 2 || L->check_bounds || L->check_nan ||
-      L->check_races || L->check_init || tc_nvptx_alone(L))
+      L->check_races || L->check_init || tc_nvptx_alone(L) || loop_writes(loop))
     return 0;
   /* the loop's tl.range(..., num_stages=N), else the kernel's; a retry's cap (conversion/lower.c) */
   int S = L->target->num_stages ? L->target->num_stages : TC_DEFAULT_NUM_STAGES;

@@ -77,3 +77,15 @@ def cases():
             dict(x_ptr=x, w1_ptr=w1, w2_ptr=w2, c_ptr=np.zeros((M, N), np.float32), M=M, N=N, K=K, BM=32, BN=32,
                  BK=32),
             ["c_ptr"], exact("c_ptr", ref), rtol=0, atol=1e-6)
+
+    # a loop that writes the rows its next trip loads: results as in program order
+    M, N, K = 32, 32, 96
+    a = ints(450, (M, K), np.float16)
+    b = ints(451, (K, N), np.float16)
+    bb = b.astype(np.float64).copy()
+    bb[32:] += 1  # trip 0 adds 1 to rows 32..63 before trip 1 loads them, trip 1 to rows 64..95
+    ref_b = bb.copy()
+    add("pipeline", "pipe_writes_ahead", KERNELS, "writes_ahead_kernel", (1,),
+        dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((M, N), np.float32), K=K, BM=32, BN=32, BK=32),
+        ["c_ptr", "b_ptr"], lambda args, r=a.astype(np.float64) @ bb, rb=ref_b: {"c_ptr": r, "b_ptr": rb},
+        rtol=0, atol=1e-6)

@@ -107,3 +107,20 @@ def two_dots_kernel(x_ptr, w1_ptr, w2_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN:
         acc2 = tl.dot(x2, w2, acc2)
     tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc1 + acc2 * 2.0,
              mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+@triton.jit
+def writes_ahead_kernel(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # each trip overwrites the B rows the next trip loads (b[k + BK:k + 2 BK] += 1): a loop that
+    # writes memory is not pipelined (an early load would miss the store); one program
+    rows = tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    ks = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for kb in range(0, K // BK):
+        a = tl.load(a_ptr + rows[:, None] * K + (kb * BK + ks)[None, :])
+        b = tl.load(b_ptr + (kb * BK + ks)[:, None] * BN + cols[None, :])
+        acc = tl.dot(a, b, acc)
+        nxt = b_ptr + ((kb + 1) * BK + ks)[:, None] * BN + cols[None, :]
+        tl.store(nxt, tl.load(nxt) + 1.0, mask=((kb + 1) * BK + ks)[:, None] < K)
+    tl.store(c_ptr + rows[:, None] * BN + cols[None, :], acc)
