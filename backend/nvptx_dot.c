@@ -1306,22 +1306,31 @@ static MlirValue transpose_s8(tc_lower *L, MlirValue buf, int64_t K, int64_t N, 
 
 /* ---- tl.trans of a B operand ---------------------------------------------------------------- */
 
-/* Is op a 2-D tl.trans whose only reader is operand 1 of a tl.dot run on tensor cores? That
- * dot stages (or pipelines) the trans's source itself and reads it transposed with ldmatrix
- * (tc_nvptx_emit_dot's btrans): the source need not be written to a buffer first. */
+/* The source of v when v is a 2-D tl.trans (order [1, 0]), else null: a tensor-core dot reads
+ * such a B operand's source transposed with ldmatrix (tc_nvptx_emit_dot's btrans). */
+static MlirValue transposed_source(MlirValue v) {
+  MlirValue none = {NULL};
+  if (!mlirValueIsAOpResult(v) || tile_op_of(mlirOpResultGetOwner(v)) != TILE_TRANS) return none;
+  MlirOperation tr = mlirOpResultGetOwner(v);
+  MlirAttribute order = mlirOperationGetAttributeByName(tr, mlirStringRefCreateFromCString("order"));
+  int64_t xs[TC_RANK];
+  bool ok = !mlirAttributeIsNull(order) && mlirDenseArrayGetNumElements(order) == 2 &&
+            mlirDenseI32ArrayGetElement(order, 0) == 1 &&
+            tc_shape_of(mlirValueGetType(mlirOperationGetOperand(tr, 0)), xs) == 2;
+  return ok ? mlirOperationGetOperand(tr, 0) : none;
+}
+
+/* Is op such a tl.trans whose only reader is operand 1 of a tl.dot run on tensor cores? That
+ * dot stages (or pipelines) the trans's source itself: it need not be written to a buffer first. */
 static bool trans_of_mma_b(tc_lower *L, MlirOperation op) {
   MlirValue r = mlirOperationGetResult(op, 0);
   MlirOpOperand u = mlirValueGetFirstUse(r);
   if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)) ||
-      mlirOpOperandGetOperandNumber(u) != 1)
+      mlirOpOperandGetOperandNumber(u) != 1 || mlirValueIsNull(transposed_source(r)))
     return false;
   MlirOperation dot = mlirOpOperandGetOwner(u);
-  MlirAttribute order = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("order"));
-  int64_t xs[TC_RANK];
   mma_plan p;
-  return tile_op_of(dot) == TILE_DOT && !mlirAttributeIsNull(order) && mlirDenseArrayGetNumElements(order) == 2 &&
-         mlirDenseI32ArrayGetElement(order, 0) == 1 && tc_shape_of(mlirValueGetType(r), xs) == 2 &&
-         mma_dot(L, dot, carry_of_dot(L, dot) ? MAXT : MAXT_ROUND, &p);
+  return tile_op_of(dot) == TILE_DOT && mma_dot(L, dot, carry_of_dot(L, dot) ? MAXT : MAXT_ROUND, &p);
 }
 
 int tc_nvptx_emit_trans(tc_lower *L, MlirOperation *roots, int n) {
@@ -1343,18 +1352,8 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   if (asrc && (asrc->plan.bm != p.bm || asrc->plan.M != p.M || asrc->plan.N != p.K || p.ks != 16 || p.rounds != 1 ||
                p.split16 || p.ops == OPS_TF32))
     asrc = NULL; /* never by frag_eligible's plans; the staged path reads it then */
-  MlirValue bop = mlirOperationGetOperand(op, 1);
-  if (mlirValueIsAOpResult(bop) && tile_op_of(mlirOpResultGetOwner(bop)) == TILE_TRANS) {
-    MlirOperation tr = mlirOpResultGetOwner(bop);
-    MlirAttribute order = mlirOperationGetAttributeByName(tr, mlirStringRefCreateFromCString("order"));
-    int64_t xs[TC_RANK];
-    if (!mlirAttributeIsNull(order) && mlirDenseArrayGetNumElements(order) == 2 &&
-        mlirDenseI32ArrayGetElement(order, 0) == 1 &&
-        tc_shape_of(mlirValueGetType(mlirOperationGetOperand(tr, 0)), xs) == 2) {
-      p.btrans = true;
-      bop = mlirOperationGetOperand(tr, 0);
-    }
-  }
+  MlirValue bop = mlirOperationGetOperand(op, 1), bsrc = transposed_source(bop);
+  if (!mlirValueIsNull(bsrc)) p.btrans = true, bop = bsrc;
   int64_t bbank = p.split16 ? (p.btrans ? 8 : 4) : p.ops == OPS_TF32 && !p.btrans ? 8 : 0;
   /* operands loaded in the K loop around the dot: num_stages - 1 trips ahead (nvptx_pipeline.c) */
   MlirValue olds[2] = {asrc ? (MlirValue){NULL} : aop, bop}, bufs[2];

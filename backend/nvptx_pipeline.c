@@ -58,12 +58,6 @@ typedef struct cone {
   int n;
 } cone;
 
-static bool in_loop(MlirValue v, MlirOperation loop) {
-  MlirBlock at =
-      mlirValueIsABlockArgument(v) ? mlirBlockArgumentGetOwner(v) : mlirOperationGetBlock(mlirOpResultGetOwner(v));
-  return tc_block_encloses(mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)), at);
-}
-
 static bool add_shift(tc_lower *L, cone *c, MlirValue v, bool affine) {
   for (int i = 0; i < c->n; i++)
     if (mlirValueEqual(c->s[i].old, v)) return true;
@@ -77,7 +71,7 @@ static bool add_shift(tc_lower *L, cone *c, MlirValue v, bool affine) {
 /* Can old be evaluated for a later trip by shifting the values it reads (recorded in c)? */
 static bool walk(tc_lower *L, cone *c, MlirValue v, int depth) {
   if (depth > 64) return false;
-  if (!in_loop(v, c->loop)) return true; /* the same in every trip */
+  if (tc_outside_loop(v, c->loop)) return true; /* the same in every trip */
   if (!mlirTypeIsARankedTensor(mlirValueGetType(v))) {
     MlirType t = mlirValueGetType(v);
     if (mlirValueIsAOpResult(v) && tc_op_is(mlirOpResultGetOwner(v), "arith.constant")) return true;
@@ -97,7 +91,7 @@ static bool walk(tc_lower *L, cone *c, MlirValue v, int depth) {
     /* a reshape or transpose may be materialized where it is read: only of values the
      * same in every trip (the front end puts `rows[:, None]` in the loop) */
     for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
-      if (in_loop(mlirOperationGetOperand(d, i), c->loop)) return false;
+      if (!tc_outside_loop(mlirOperationGetOperand(d, i), c->loop)) return false;
     return true;
   }
   if (!lazy) return false;
@@ -156,7 +150,7 @@ typedef struct pipe_operand {
  * generic pointer, and every ldmatrix address with it). */
 static MlirValue stage_buffer(tc_lower *L, tc_builder *b, const pipe_operand *o, MlirValue stage) {
   MlirType mem = tc_memory_type(L->ctx, o->elem);
-  int64_t bytes = o->stage_elems * (int64_t)(tcb_bitwidth(mem) / 8);
+  int64_t bytes = o->stage_elems * (16 / o->w);
   MlirValue base = tcb_op1(b, "memref.extract_aligned_pointer_as_index", tcb_index(L->ctx), 1, &o->bufs, 0, NULL);
   MlirValue at = tcb_binary(b, "arith.addi", base, tcb_binary(b, "arith.muli", stage, tcb_const_index(b, bytes)));
   MlirValue p = tcb_cast(b, "llvm.inttoptr", tcb_cast(b, "arith.index_cast", at, tcb_int_type(L->ctx, 64)),
@@ -165,7 +159,6 @@ static MlirValue stage_buffer(tc_lower *L, tc_builder *b, const pipe_operand *o,
 }
 
 typedef struct pipe_loop {
-  MlirOperation loop;
   MlirValue iv, lb, ub, step; /* lowered, the loop's own type */
   MlirValue trip;             /* (iv - lb) / step, index */
   int S;
@@ -356,8 +349,12 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
     if (mlirValueIsNull(olds[i]) || !qualifies(L, dot, loop, olds[i], &ops[m])) continue;
     int64_t shape[TC_RANK];
     tc_shape_of(mlirValueGetType(olds[i]), shape);
-    ops[m].stride = tc_nvptx_operand_stride(shape[1], tcb_bitwidth(tc_memory_type(L->ctx, ops[m].elem)), banks[i]);
-    stage_bytes += shape[0] * ops[m].stride * (int64_t)(tcb_bitwidth(tc_memory_type(L->ctx, ops[m].elem)) / 8);
+    int64_t eb = 16 / ops[m].w; /* bytes an element: a chunk is 16 */
+    ops[m].stride = tc_nvptx_operand_stride(shape[1], (unsigned)(8 * eb), banks[i]);
+    /* stages 128-byte aligned (each a whole number of 128-byte lines: cp.async's 16-byte
+     * destinations and ldmatrix's rows keep their alignment and banks in every stage) */
+    ops[m].stage_elems = (shape[0] * ops[m].stride * eb + 127) / 128 * 128 / eb;
+    stage_bytes += ops[m].stage_elems * eb;
     idx[m++] = i;
   }
   if (!m || L->status) return 0;
@@ -365,12 +362,10 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   int64_t room = tc_nvptx_shared_limit(L) - tc_nvptx_kernel_of(L)->shared_bytes;
   while (S > 2 && S * stage_bytes > room) S--;
   if (S * stage_bytes > room) return 0;
-  tc_nvptx_kernel *kern = tc_nvptx_kernel_of(L);
-  if (S > kern->stages) kern->stages = S;
+  if (S > tc_nvptx_kernel_of(L)->stages) tc_nvptx_kernel_of(L)->stages = S;
   tc_builder *b = &L->b;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
-  pipe_loop pl = {loop,
-                  tc_scalar(L, mlirBlockGetArgument(body, 0)),
+  pipe_loop pl = {tc_scalar(L, mlirBlockGetArgument(body, 0)),
                   tc_scalar(L, mlirOperationGetOperand(loop, 0)),
                   tc_scalar(L, mlirOperationGetOperand(loop, 1)),
                   tc_scalar(L, mlirOperationGetOperand(loop, 2)),
@@ -381,12 +376,6 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   MlirOperation nloop = mlirBlockGetParentOperation(L->b.block);
   while (!mlirOperationIsNull(nloop) && !tc_op_is(nloop, "scf.for")) nloop = mlirOperationGetParentOperation(nloop);
   for (int j = 0; j < m; j++) {
-    int64_t shape[TC_RANK];
-    tc_shape_of(mlirValueGetType(ops[j].old), shape);
-    /* stages 128-byte aligned (each a whole number of 128-byte lines: cp.async's 16-byte
-     * destinations and ldmatrix's rows keep their alignment and banks in every stage) */
-    int64_t eb = tcb_bitwidth(tc_memory_type(L->ctx, ops[j].elem)) / 8;
-    ops[j].stage_elems = (shape[0] * ops[j].stride * eb + 127) / 128 * 128 / eb;
     ops[j].bufs = tc_alloc_buffer(L, ops[j].elem, S * ops[j].stage_elems);
     if (!mlirOperationIsNull(nloop)) tc_nvptx_shared_in_loop(L, ops[j].bufs, nloop);
   }

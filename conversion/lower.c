@@ -798,6 +798,8 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   tc_valmap_init(&L.views, sizeof(tc_view));
   tc_valmap_init(&L.aligned_buffers, sizeof(int));
   tc_valmap_init(&L.dot_prefetched, sizeof(int));
+  /* what a kernel's lowering fills in (cleared for a retry, freed at the end) */
+  tc_valmap *maps[] = {&L.scalars, &L.special, &L.in_group, &L.views, &L.aligned_buffers, &L.dot_prefetched};
   MlirModule nm = mlirModuleCreateEmpty(mlirOperationGetLocation(mlirModuleGetOperation(tile_module)));
   MlirBlock nbody = mlirModuleGetBody(nm);
   tilec_status *st = NULL;
@@ -818,12 +820,7 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
       st = L.status = NULL;
       mlirOperationDestroy(L.new_func);
       L.new_func = (MlirOperation){NULL};
-      tc_valmap_clear(&L.scalars);
-      tc_valmap_clear(&L.special);
-      tc_valmap_clear(&L.in_group);
-      tc_valmap_clear(&L.views);
-      tc_valmap_clear(&L.aligned_buffers);
-      tc_valmap_clear(&L.dot_prefetched);
+      for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) tc_valmap_clear(maps[i]);
       L.ngroup = 0;
       L.group_has_store = L.flush_before_yield = false;
       L.stage_cap = L.retry_stages;
@@ -831,12 +828,7 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
     if (st) break;
   }
   tc_axis_free(&L.axis);
-  tc_valmap_free(&L.scalars);
-  tc_valmap_free(&L.special);
-  tc_valmap_free(&L.in_group);
-  tc_valmap_free(&L.views);
-  tc_valmap_free(&L.aligned_buffers);
-  tc_valmap_free(&L.dot_prefetched);
+  for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) tc_valmap_free(maps[i]);
   free(L.group);
   free(L.deallocs);
   if (st) {

@@ -211,6 +211,8 @@ bool tc_store_prefetchable(tc_lower *L, MlirOperation store);
  * prefetches the chunk at pos of the tile the next trip loads. Such loads are otherwise
  * prefetched chunk by chunk where they are evaluated, unless in L->dot_prefetched. */
 bool tc_load_prefetchable(tc_lower *L, MlirValue v, int64_t width);
+/* Is v computed outside `loop` (the same in every trip)? */
+bool tc_outside_loop(MlirValue v, MlirOperation loop);
 /* How much v (an integer or pointer, scalar or tile) grows from one trip of `loop` to the
  * next (elements for pointers), as an i64 emitted at b: *d, null for "the same every trip".
  * False when v is not an affine function of the induction variable whose coefficients can

@@ -444,7 +444,7 @@ static MlirValue *trip_step(tc_lower *L, MlirValue old_ptr) {
 }
 
 /* Is v computed outside `loop` (the same in every trip)? */
-static bool outside(MlirValue v, MlirOperation loop) {
+bool tc_outside_loop(MlirValue v, MlirOperation loop) {
   MlirBlock at =
       mlirValueIsABlockArgument(v) ? mlirBlockArgumentGetOwner(v) : mlirOperationGetBlock(mlirOpResultGetOwner(v));
   return !tc_block_encloses(mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)), at);
@@ -482,7 +482,7 @@ static MlirValue lowered_i64(tc_lower *L, tc_builder *b, MlirValue old, int dept
  * range(start, n, step)` grows by step * stride. */
 static bool trip_delta(tc_lower *L, tc_builder *b, MlirOperation loop, MlirValue v, int depth, MlirValue *d) {
   *d = (MlirValue){NULL};
-  if (outside(v, loop)) return true;
+  if (tc_outside_loop(v, loop)) return true;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
   if (mlirValueEqual(v, mlirBlockGetArgument(body, 0))) {
     *d = lowered_i64(L, b, mlirOperationGetOperand(loop, 2), 0);
