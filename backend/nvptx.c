@@ -268,10 +268,41 @@ static owned owned_access(MlirOperation op, MlirValue m) {
  * bytes (pack_shared) are one. */
 static const void *buffer_key(MlirValue v);
 
+/* The tc_nvptx_alloc_shared buffer (its memref.cast) an address or view v is computed from
+ * — a stage of the K-loop pipeline, an ldmatrix or cp.async address: its aligned pointer
+ * plus offsets, cast — or null (none, or more than one). */
+static MlirValue shared_buffer_behind(MlirValue v, int depth) {
+  MlirValue none = {NULL};
+  if (depth > 12 || !mlirValueIsAOpResult(v)) return none;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (tc_op_is(d, "memref.extract_aligned_pointer_as_index")) {
+    MlirValue m = mlirOperationGetOperand(d, 0);
+    if (mlirValueIsAOpResult(m) && tc_op_is(mlirOpResultGetOwner(m), "memref.cast")) return m;
+    return shared_buffer_behind(m, depth + 1); /* a view of a stage */
+  }
+  if (tc_op_is(d, "builtin.unrealized_conversion_cast")) {
+    MlirValue p = view_pointer(v);
+    return mlirValueIsNull(p) ? none : shared_buffer_behind(p, depth + 1);
+  }
+  if (tc_op_is(d, "llvm.addrspacecast") || tc_op_is(d, "llvm.inttoptr") || tc_op_is(d, "arith.index_cast") ||
+      tc_op_is(d, "arith.index_castui") || tc_op_is(d, "llvm.getelementptr"))
+    return shared_buffer_behind(mlirOperationGetOperand(d, 0), depth + 1);
+  if (!tc_op_is(d, "arith.addi") && !tc_op_is(d, "llvm.add")) return none;
+  MlirValue x = shared_buffer_behind(mlirOperationGetOperand(d, 0), depth + 1),
+            y = shared_buffer_behind(mlirOperationGetOperand(d, 1), depth + 1);
+  if (mlirValueIsNull(x)) return y;
+  return mlirValueIsNull(y) ? x : none; /* the sum of two addresses: not one buffer's */
+}
+
 /* What an access through address v (memref or pointer) may touch. */
 static mem_access space_of(MlirValue v, bool write) {
   mem_access a = NONE;
   unsigned global = write ? GLOBAL_W : GLOBAL_R, any = write ? SHARED_ANY_W | SHARED_W : SHARED_ANY_R | SHARED_R;
+  MlirValue sb = shared_buffer_behind(v, 0);
+  if (!mlirValueIsNull(sb)) {
+    add_buffer(&a, buffer_key(sb), write);
+    return a;
+  }
   for (int i = 0; i < 16 && mlirValueIsAOpResult(v) && tc_op_is(mlirOpResultGetOwner(v), "llvm.getelementptr"); i++)
     v = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
   if (!mlirValueIsAOpResult(v)) {
@@ -375,6 +406,20 @@ static mem_access op_access(MlirOperation op) {
     return found ? a : EVERYTHING;
   }
   if (any_barrier(op) && marked(op, COND_BARRIER_MARK)) return NONE; /* orders nothing for the analysis */
+  /* tensor-core instructions: ldmatrix reads its shared buffer; cp.async reads global memory
+   * and writes its shared buffer, the write landing by cp.async.wait_group, which counts as
+   * a write of any shared buffer (a barrier after it makes a stage every thread's); mma,
+   * cvt and the group's commit touch registers only */
+  if (tc_op_is(op, "nvvm.ldmatrix")) return space_of(mlirOperationGetOperand(op, 0), false);
+  if (tc_op_is(op, "nvvm.cp.async.shared.global")) {
+    mem_access a = space_of(mlirOperationGetOperand(op, 0), true), g = space_of(mlirOperationGetOperand(op, 1), false);
+    merge(&a, &g);
+    return a;
+  }
+  if (tc_op_is(op, "nvvm.cp.async.wait.group")) return (mem_access){.bits = SHARED_W | SHARED_ANY_W};
+  if (tc_op_is(op, "nvvm.mma.sync") || tc_op_is(op, "nvvm.convert.float.to.tf32") ||
+      tc_op_is(op, "nvvm.cp.async.commit.group"))
+    return NONE;
   if (tc_op_is(op, "func.call")) {
     /* the emulator's thread id, shuffles and shared base touch nothing a barrier orders (a
      * shuffle is an exchange of registers on the GPU); anything else may */
@@ -382,6 +427,8 @@ static mem_access op_access(MlirOperation op) {
     MlirStringRef name =
         mlirAttributeIsNull(c) ? mlirStringRefCreateFromCString("") : mlirSymbolRefAttrGetRootReference(c);
     static const char emu[] = "tilec_rt_emu_";
+    if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("tilec_rt_emu_ldmatrix_x4")))
+      return space_of(mlirOperationGetOperand(op, 1), false); /* the emulated ldmatrix: its row's buffer */
     if (name.length > strlen(emu) && !strncmp(name.data, emu, strlen(emu)) && !is_barrier(op)) return NONE;
     return EVERYTHING;
   }

@@ -44,11 +44,12 @@ MlirValue tc_nvptx_alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes
 /* Buffer view (tc_nvptx_alloc_shared's) is used only inside `loop`, also through pointers
  * derived from it (the K-loop pipeline's stages): it lives there for end_kernel's packing. */
 void tc_nvptx_shared_in_loop(tc_lower *L, MlirValue view, MlirOperation loop);
-/* The scalar v of lane laneid + delta of the warp (up: laneid - delta), or v itself past
- * the warp's end: shfl.sync.down/up on the GPU (values wider than 32 bits in two halves),
- * the emulator's exchange on the CPU. Every thread of the CTA must call it (the emulator's
- * exchange is a CTA barrier). */
-MlirValue tc_nvptx_shfl(tc_lower *L, tc_builder *b, MlirValue v, int delta, bool up);
+/* The scalar v of lane laneid + delta of the warp (up: laneid - delta; xor: laneid ^ delta),
+ * or v itself past the warp's end: shfl.sync.down/up/bfly on the GPU (values wider than 32
+ * bits in two halves), the emulator's exchange on the CPU. Every thread of the CTA must call
+ * it (the emulator's exchange is a CTA barrier). */
+typedef enum { TC_SHFL_DOWN, TC_SHFL_UP, TC_SHFL_XOR } tc_shfl_kind;
+MlirValue tc_nvptx_shfl(tc_lower *L, tc_builder *b, MlirValue v, int delta, tc_shfl_kind kind);
 
 /* A nest whose threads run at most this many chunks each is unrolled (nvptx.c); a row a
  * reduction deals the same way too (nvptx_reduce.c), so a rank-1 tile kept in registers

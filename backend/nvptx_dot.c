@@ -243,6 +243,8 @@ static MlirValue half_of(tc_lower *L, tc_builder *b, MlirValue v, int h) {
   return shuffle(L, b, v, v, 2, m, tc_vec_type(L->ctx, 2, tcb_element_type(mlirValueGetType(v))));
 }
 
+static void bind_rows(tc_lower *L, tc_chunk *c, const mma_plan *p, MlirValue row, int64_t i, int h);
+
 /* Old tile v (M x N, the dot's C type) at every fragment of the block, as one
  * vector<4xf32> (s8: vector<4xi32>) per tile (i * bn + j) in out; where `arg` is not null,
  * that old tile is bound to the fragments in argv at the same positions (a loop-carried
@@ -265,6 +267,7 @@ static void eval_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const 
         pos.idx[0] = x ? rows8[i] : k->row[i];
         pos.idx[1] = k->col[j];
         if (!mlirValueIsNull(arg)) tc_chunk_bind(&c, arg, &pos, (tc_cval){.vec = half_of(L, &c.b, argv[t], x)});
+        bind_rows(L, &c, p, pos.idx[0], i, x);
         h[x] = tc_eval(&c, v, &pos).vec;
         if (L->status) break;
         if (!mlirTypeEqual(ve, fe)) h[x] = tcb_cast(&c.b, "arith.extf", h[x], v2);
@@ -683,6 +686,7 @@ typedef struct mma_carry {
   mma_plan plan;
   MlirValue in[MAXT], out[MAXT];
   bool used, bound, emitted;
+  bool row; /* a row vector in the quads' registers (row_carry_*, below), not a tl.dot accumulator */
 } mma_carry;
 
 /* tc_nvptx_kernel_of(L)->carries: one malloc'ed block (end_kernel frees it with the kernel's state). */
@@ -772,14 +776,35 @@ static bool classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c) {
   return true;
 }
 
+/* Carried row vectors (m_i, l_i of attention's online softmax): "row vectors" below. */
+static bool row_carry_classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c);
+static void row_carry_init(tc_lower *L, mma_carry *c, MlirValue *vals);
+static void row_carry_bind(tc_lower *L, mma_carry *c, const MlirValue *vals);
+static void row_carry_yield(tc_lower *L, mma_carry *c, MlirValue *vals);
+static void row_carry_done(tc_lower *L, mma_carry *c, const MlirValue *vals);
+
+static bool is_row_slot(MlirOperation loop, int i) {
+  return tc_shape_of(mlirValueGetType(mlirOperationGetOperand(loop, 3 + i)), (int64_t[TC_RANK]){0}) == 1;
+}
+
 static int carry_count(tc_lower *L, MlirOperation loop, int i) {
   mma_carry c;
+  if (is_row_slot(loop, i)) return row_carry_classify(L, loop, i, &c) ? (int)(2 * c.plan.bm) : 0;
   return classify(L, loop, i, &c) ? (int)(c.plan.bm * c.plan.bn) : 0;
 }
 
 /* The record is taken here and given back by carry_done. */
 static void carry_init(tc_lower *L, MlirOperation loop, int i, MlirValue *vals) {
   mma_carry *c = new_carry(L);
+  if (c && is_row_slot(loop, i)) {
+    if (!row_carry_classify(L, loop, i, c)) {
+      tc_fail_here(L, TILEC_ERROR_INTERNAL, "a loop's row vector changed its lowering");
+      return;
+    }
+    c->used = true;
+    row_carry_init(L, c, vals);
+    return;
+  }
   if (!c || !classify(L, loop, i, c)) {
     tc_fail_here(L, TILEC_ERROR_INTERNAL, c ? "a loop's tl.dot accumulator changed its lowering" : "out of memory");
     return;
@@ -792,6 +817,10 @@ static void carry_init(tc_lower *L, MlirOperation loop, int i, MlirValue *vals) 
 
 static void carry_bind(tc_lower *L, MlirOperation loop, int i, const MlirValue *vals) {
   mma_carry *c = find_carry(L, loop, i);
+  if (c->row) {
+    row_carry_bind(L, c, vals);
+    return;
+  }
   memcpy(c->in, vals, sizeof(MlirValue) * (size_t)(c->plan.bm * c->plan.bn));
   c->bound = true;
   c->emitted = false;
@@ -799,6 +828,10 @@ static void carry_bind(tc_lower *L, MlirOperation loop, int i, const MlirValue *
 
 static void carry_yield(tc_lower *L, MlirOperation loop, int i, MlirValue *vals) {
   mma_carry *c = find_carry(L, loop, i);
+  if (c->row) {
+    row_carry_yield(L, c, vals);
+    return;
+  }
   if (!c->emitted) {
     tc_fail_here(L, TILEC_ERROR_INTERNAL, "the loop's tl.dot accumulator was not computed before its yield");
     return;
@@ -810,6 +843,11 @@ static void carry_yield(tc_lower *L, MlirOperation loop, int i, MlirValue *vals)
 /* After the loop: the fragments go to a shared buffer, the loop's result. */
 static void carry_done(tc_lower *L, MlirOperation loop, int i, const MlirValue *vals) {
   mma_carry *c = find_carry(L, loop, i);
+  if (c->row) {
+    c->used = false;
+    row_carry_done(L, c, vals);
+    return;
+  }
   mma_plan p = c->plan;
   c->used = false;
   MlirValue buf = tc_alloc_buffer(L, frag_elem(L, p.ops), p.M * p.N);
@@ -842,7 +880,8 @@ const tc_loop_carries tc_nvptx_mma_carries = {
 typedef struct frag_tile {
   MlirValue old;
   mma_plan plan;
-  MlirValue vals[MAXT]; /* vector<4 x the tile's element type> per tile i * bn + j */
+  bool row;             /* a row vector (below): vals[2 i + h] is the scalar of row row[i] + 8 h */
+  MlirValue vals[MAXT]; /* else vector<4 x the tile's element type> per tile i * bn + j */
   MlirBlock at;         /* the new block they were computed in: in scope there and inside */
 } frag_tile;
 
@@ -877,9 +916,10 @@ static frag_tile *frag_of(tc_lower *L, MlirValue old) {
   return NULL;
 }
 
-/* Records f (computed at L's insertion point), replacing an earlier record of its tile. */
-static void frag_put(tc_lower *L, frag_set *s, frag_tile f) {
-  f.at = L->b.block;
+/* Records f (its values in scope in block `at` and inside), replacing an earlier record of
+ * its tile. */
+static void frag_put(tc_lower *L, frag_set *s, frag_tile f, MlirBlock at) {
+  f.at = at;
   for (int i = 0; i < s->n; i++)
     if (mlirValueEqual(s->f[i].old, f.old)) {
       s->f[i] = f;
@@ -957,26 +997,32 @@ static bool frag_eligible(tc_lower *L, MlirOperation dot) {
   return frag_uses_ok(L, mlirOperationGetResult(dot, 0), mlirOperationGetBlock(dot), cs, 0);
 }
 
-/* The eligible dot whose result v is computed from through elementwise ops of blk. */
-static bool frag_source(tc_lower *L, MlirValue v, MlirBlock blk, int depth) {
-  if (depth > 32 || !mlirValueIsAOpResult(v)) return false;
+/* The eligible dot whose result v is computed from through elementwise ops of blk (null:
+ * none). */
+static MlirOperation frag_source(tc_lower *L, MlirValue v, MlirBlock blk, int depth) {
+  MlirOperation none = {NULL};
+  if (depth > 32 || !mlirValueIsAOpResult(v)) return none;
   MlirOperation d = mlirOpResultGetOwner(v);
-  if (!mlirBlockEqual(mlirOperationGetBlock(d), blk)) return false;
-  if (tile_op_of(d) == TILE_DOT) return frag_eligible(L, d);
-  if (!arith_or_math(d)) return false;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
-    if (frag_source(L, mlirOperationGetOperand(d, i), blk, depth + 1)) return true;
-  return false;
+  if (!mlirBlockEqual(mlirOperationGetBlock(d), blk)) return none;
+  if (tile_op_of(d) == TILE_DOT) return frag_eligible(L, d) ? d : none;
+  if (!arith_or_math(d)) return none;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
+    MlirOperation s = frag_source(L, mlirOperationGetOperand(d, i), blk, depth + 1);
+    if (!mlirOperationIsNull(s)) return s;
+  }
+  return none;
 }
 
 /* The warps of this dot go along M: its result stays in fragments, or its A is read from them. */
 static bool frag_rows(tc_lower *L, MlirOperation dot) {
-  return frag_eligible(L, dot) || frag_source(L, mlirOperationGetOperand(dot, 0), mlirOperationGetBlock(dot), 0);
+  return frag_eligible(L, dot) ||
+         !mlirOperationIsNull(frag_source(L, mlirOperationGetOperand(dot, 0), mlirOperationGetBlock(dot), 0));
 }
 
 /* A fragment tile in v's cone (through elementwise ops), or null. */
 static frag_tile *frag_in_cone(tc_lower *L, MlirValue v, int depth) {
   frag_tile *f = frag_of(L, v);
+  if (f && f->row) return NULL; /* a row vector's cone holds no tile */
   if (f || depth > 32 || !mlirValueIsAOpResult(v)) return f;
   MlirOperation d = mlirOpResultGetOwner(v);
   if (!arith_or_math(d)) return NULL;
@@ -996,10 +1042,11 @@ static void frag_bind(tc_lower *L, tc_chunk *c, const frag_tile *src, const tc_p
   MlirBlock blk = old_block(src->old);
   for (int i = 0; s && i < s->n; i++) {
     const mma_plan *q = &s->f[i].plan;
-    if (q->M == src->plan.M && q->N == src->plan.N && q->bm == src->plan.bm && q->bn == src->plan.bn &&
+    if (!s->f[i].row && q->M == src->plan.M && q->N == src->plan.N && q->bm == src->plan.bm && q->bn == src->plan.bn &&
         mlirBlockEqual(old_block(s->f[i].old), blk) && frag_live(L, &s->f[i]))
       tc_chunk_bind(c, s->f[i].old, pos, (tc_cval){.vec = half_of(L, &c->b, s->f[i].vals[t], h)});
   }
+  bind_rows(L, c, &src->plan, pos->idx[0], t / src->plan.bn, h);
 }
 
 static tc_pos frag_pos(const block_ctx *k, tc_builder *b, int64_t i, int64_t j, int h) {
@@ -1009,8 +1056,11 @@ static tc_pos frag_pos(const block_ctx *k, tc_builder *b, int64_t i, int64_t j, 
   return pos;
 }
 
+static bool materialize_row(tc_lower *L, MlirValue old);
+
 bool tc_nvptx_materialize_fragments(tc_lower *L, MlirValue old) {
   if (frag_of(L, old)) return true;
+  if (tc_shape_of(mlirValueGetType(old), (int64_t[TC_RANK]){0}) == 1) return materialize_row(L, old);
   frag_tile *src = frag_in_cone(L, old, 0);
   if (!src || !mlirValueIsAOpResult(old)) return false;
   int64_t shape[TC_RANK] = {src->plan.M, src->plan.N};
@@ -1022,7 +1072,8 @@ bool tc_nvptx_materialize_fragments(tc_lower *L, MlirValue old) {
   }
   frag_tile f = {.old = old, .plan = src->plan};
   tc_builder *b = &L->b;
-  tc_nvptx_barrier(L, b); /* what it reads from earlier nests is complete */
+  tc_nvptx_barrier(L, b); /* what it reads from earlier nests is complete (dropped below if nothing) */
+  MlirOperation fence = tc_nvptx_last_op(b);
   lane_ctx lc = lane_of(L, b);
   block_ctx k = block_of(b, &f.plan, &lc, (MlirValue){NULL});
   tc_chunk c;
@@ -1043,7 +1094,9 @@ bool tc_nvptx_materialize_fragments(tc_lower *L, MlirValue old) {
     }
   *b = c.b;
   tc_chunk_free(&c);
-  if (!L->status) frag_put(L, fs, f);
+  if (L->status) return true;
+  if (!tc_nvptx_touches_memory(fence, b)) mlirOperationDestroy(fence);
+  frag_put(L, fs, f, L->b.block);
   return true;
 }
 
@@ -1070,6 +1123,283 @@ static void frag_a(tc_lower *L, tc_builder *b, const frag_tile *src, MlirValue o
   tc_chunk_free(&c);
 }
 
+/* ---- row vectors in the quads' registers ----------------------------------------------------
+ * Attention's online softmax keeps per-row state across its K loop: m_i (the running max) and
+ * l_i (the running sum), updated from row reductions of the scores (m_new = max(m_i,
+ * tl.max(s, 1)), alpha = exp2(m_i - m_new), l_i * alpha + tl.sum(p, 1)) and read back by the
+ * fragments as row broadcasts (s - m_new[:, None], acc * alpha[:, None]). In a rows plan a
+ * lane's fragments cover rows row[i] and row[i] + 8 of each of its m-tiles i, and the four
+ * lanes of a quad hold the same rows (Triton's slice of the MMA layout): such a 1-D tile of
+ * M elements is 2 bm scalars a lane, vals[2 i + h] for row[i] + 8 h, the same in the quad's
+ * four lanes. A row reduction of fragment tiles (tc_nvptx_frag_reduce) produces one with
+ * butterfly shuffles (every lane of the quad ends with the row's value; the combine is
+ * commutative, so the four lanes agree bit for bit); elementwise ops of row vectors are
+ * evaluated at a lane's rows (row_eval; materialize_fragments computes a costly one two
+ * consumers need once); a loop carries one as its 2 bm scalars (tc_nvptx_mma_carries); the
+ * fragments read one at their rows (bind_rows, in every fragment context). No shared
+ * memory, no barrier. A row vector stays in registers only where every use reads it so
+ * (row_uses_ok): elementwise ops of rows, a broadcast [:, None] read only in fragment
+ * contexts of the same rows, a yield into a carried row vector of the loop; anything else
+ * (a store, a reduction, a load's pointer, another layout) keeps the shared buffer. */
+
+/* Do the two plans give a lane the same rows? */
+static bool same_rows(const mma_plan *a, const mma_plan *b) {
+  return a->M == b->M && a->bm == b->bm && a->active == b->active && a->nblk_n == b->nblk_n && a->rounds == 1 &&
+         b->rounds == 1;
+}
+
+static tc_pos row_pos(MlirValue row) {
+  tc_pos pos = {.rank = 1, .chunked = false};
+  pos.idx[0] = row;
+  return pos;
+}
+
+/* Binds every row vector of p's rows in scope to row (the lane's row[i] + 8 h) in c. */
+static void bind_rows(tc_lower *L, tc_chunk *c, const mma_plan *p, MlirValue row, int64_t i, int h) {
+  frag_set *s = tc_nvptx_kernel_of(L)->frags;
+  tc_pos pos = row_pos(row);
+  for (int n = 0; s && n < s->n; n++)
+    if (s->f[n].row && same_rows(&s->f[n].plan, p) && frag_live(L, &s->f[n]))
+      tc_chunk_bind(c, s->f[n].old, &pos, (tc_cval){.vec = s->f[n].vals[2 * i + h]});
+}
+
+/* Old 1-D tile v at this lane's rows of plan p (out[2 i + h]), every row vector in scope
+ * bound there. */
+static void row_eval(tc_lower *L, tc_builder *b, const mma_plan *p, MlirValue v, MlirValue *out) {
+  tc_nvptx_barrier(L, b); /* what v reads from earlier nests is complete (dropped below if nothing) */
+  MlirOperation fence = tc_nvptx_last_op(b);
+  lane_ctx lc = lane_of(L, b);
+  block_ctx k = block_of(b, p, &lc, (MlirValue){NULL});
+  tc_chunk c;
+  tc_chunk_init(&c, L, b->block, 1);
+  c.b = *b;
+  for (int64_t i = 0; i < p->bm && !L->status; i++)
+    for (int h = 0; h < 2 && !L->status; h++) {
+      MlirValue row = addc(&c.b, k.row[i], 8 * h);
+      tc_pos pos = row_pos(row);
+      bind_rows(L, &c, p, row, i, h);
+      out[2 * i + h] = tc_eval(&c, v, &pos).vec;
+    }
+  *b = c.b;
+  tc_chunk_free(&c);
+  if (!L->status && !tc_nvptx_touches_memory(fence, b)) mlirOperationDestroy(fence);
+}
+
+/* The rows plan of the first tl.dot of loop's body whose result stays in fragments. */
+static bool loop_row_plan(tc_lower *L, MlirOperation loop, mma_plan *p) {
+  if (mlirOperationIsNull(loop) || !tc_op_is(loop, "scf.for")) return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+  for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o)) {
+    mma_plan t;
+    int64_t cs[TC_RANK], as[TC_RANK];
+    if (tile_op_of(o) == TILE_DOT && frag_eligible(L, o) && mma_types(L, o, &t, cs, as) &&
+        make_plan(L, cs[0], cs[1], as[1], MAXT_ROUND, true, p))
+      return true;
+  }
+  return false;
+}
+
+/* Does r reach, through single-use elementwise ops, the acc operand of a tl.dot whose C a
+ * loop carries in the fragments of p's rows (attention's acc * alpha[:, None])? */
+static bool on_carried_acc(tc_lower *L, MlirValue r, const mma_plan *p) {
+  MlirOperation owner;
+  intptr_t operand;
+  for (int depth = 0; depth < 16; depth++) {
+    if (mlirValueIsNull(only_use(r, &owner, &operand))) return false;
+    if (tile_op_of(owner) == TILE_DOT) {
+      mma_plan q;
+      return operand == 2 && dot_carried(L, owner) && mma_dot(L, owner, MAXT, &q) && same_rows(&q, p);
+    }
+    if (tile_op_of(owner) || !tc_is_lazy_op(owner) || mlirOperationGetNumResults(owner) != 1) return false;
+    r = mlirOperationGetResult(owner, 0);
+  }
+  return false;
+}
+
+/* Is every use of the 2-D tile w of blk evaluated in a fragment context of p's rows: an
+ * elementwise op whose result is computed from a tl.dot kept in fragments of those rows
+ * and read only where the fragments are (frag_uses_ok), or is on a carried accumulator's
+ * acc operand, or leads to such through more elementwise ops? */
+static bool frag_context(tc_lower *L, MlirValue w, MlirBlock blk, const mma_plan *p, int depth) {
+  int64_t shape[TC_RANK];
+  if (depth > 16 || tc_shape_of(mlirValueGetType(w), shape) != 2) return false;
+  bool any = false;
+  for (MlirOpOperand u = mlirValueGetFirstUse(w); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation o = mlirOpOperandGetOwner(u);
+    if (!mlirBlockEqual(mlirOperationGetBlock(o), blk) || !frag_elementwise(o, shape)) return false;
+    MlirValue r = mlirOperationGetResult(o, 0);
+    MlirOperation src = frag_source(L, r, blk, 0);
+    mma_plan q;
+    int64_t cs[TC_RANK], as[TC_RANK];
+    bool in_frags = !mlirOperationIsNull(src) && mma_types(L, src, &q, cs, as) &&
+                    make_plan(L, cs[0], cs[1], as[1], MAXT_ROUND, true, &q) && same_rows(&q, p) &&
+                    frag_uses_ok(L, r, blk, shape, 0);
+    if (!in_frags && !on_carried_acc(L, r, p) && !frag_context(L, r, blk, p, depth + 1)) return false;
+    any = true;
+  }
+  return any;
+}
+
+/* Is every use of the 1-D tile v (of blk, p.M long) one that reads it in p's rows: an
+ * elementwise op of such tiles, a broadcast v[:, None] read in fragment contexts of p's
+ * rows, or a yield into one of loop's carried row vectors (`slots`)? */
+static bool row_uses_ok(tc_lower *L, MlirValue v, MlirBlock blk, MlirOperation loop, uint64_t slots, const mma_plan *p,
+                        int depth) {
+  if (depth > 32) return false;
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation o = mlirOpOperandGetOwner(u);
+    if (!mlirBlockEqual(mlirOperationGetBlock(o), blk)) return false;
+    if (tc_op_is(o, "scf.yield")) {
+      unsigned j = mlirOpOperandGetOperandNumber(u);
+      if (mlirOperationIsNull(loop) || !mlirOperationEqual(mlirOperationGetParentOperation(o), loop) || j >= 64 ||
+          !(slots >> j & 1))
+        return false;
+      continue;
+    }
+    int64_t s[TC_RANK];
+    int r = mlirOperationGetNumResults(o) == 1 ? tc_shape_of(mlirValueGetType(mlirOperationGetResult(o, 0)), s) : 0;
+    if (arith_or_math(o) && r == 1 && s[0] == p->M) {
+      if (!row_uses_ok(L, mlirOperationGetResult(o, 0), blk, loop, slots, p, depth + 1)) return false;
+      continue;
+    }
+    tile_op_id k = tile_op_of(o);
+    if (!((k == TILE_RESHAPE || k == TILE_EXPAND_DIMS) && r == 2 && s[0] == p->M && s[1] == 1)) return false;
+    for (MlirOpOperand e = mlirValueGetFirstUse(mlirOperationGetResult(o, 0)); !mlirOpOperandIsNull(e);
+         e = mlirOpOperandGetNextUse(e)) {
+      MlirOperation bc = mlirOpOperandGetOwner(e);
+      if (tile_op_of(bc) != TILE_BROADCAST || !mlirBlockEqual(mlirOperationGetBlock(bc), blk) ||
+          !frag_context(L, mlirOperationGetResult(bc, 0), blk, p, 0))
+        return false;
+    }
+  }
+  return true;
+}
+
+/* The carried tiles of loop (with p its rows plan) that stay row vectors: 1-D tiles of p.M
+ * ints or floats of at most 32 bits whose body argument is read only in p's rows (the
+ * largest such set: a slot drops out until none fails). */
+static uint64_t row_slots(tc_lower *L, MlirOperation loop, const mma_plan *p) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+  int n = (int)mlirOperationGetNumOperands(loop) - 3;
+  uint64_t slots = 0;
+  for (int i = 0; i < n && i < 64; i++) {
+    MlirType t = mlirValueGetType(mlirOperationGetOperand(loop, 3 + i));
+    int64_t s[TC_RANK];
+    if (tc_shape_of(t, s) != 1 || s[0] != p->M) continue;
+    MlirType e = mlirShapedTypeGetElementType(t);
+    if ((tcb_is_float(e) || mlirTypeIsAInteger(e)) && tcb_bitwidth(e) <= 32) slots |= (uint64_t)1 << i;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int i = 0; i < n && i < 64; i++)
+      if (slots >> i & 1 && !row_uses_ok(L, mlirBlockGetArgument(body, 1 + i), body, loop, slots, p, 0)) {
+        slots &= ~((uint64_t)1 << i);
+        changed = true;
+      }
+  }
+  return slots;
+}
+
+/* May the 1-D tile v of blk (computed in p's rows) stay a row vector? */
+static bool row_value_ok(tc_lower *L, MlirValue v, const mma_plan *p) {
+  MlirBlock blk = old_block(v);
+  MlirOperation loop = mlirBlockGetParentOperation(blk);
+  mma_plan lp;
+  uint64_t slots = 0;
+  if (loop_row_plan(L, loop, &lp) && same_rows(&lp, p)) slots = row_slots(L, loop, &lp);
+  else if (!tc_op_is(loop, "scf.for")) loop = (MlirOperation){NULL};
+  return row_uses_ok(L, v, blk, loop, slots, p, 0);
+}
+
+/* A row vector in v's cone (through 1-D elementwise ops), or null. */
+static frag_tile *row_in_cone(tc_lower *L, MlirValue v, int depth) {
+  frag_tile *f = frag_of(L, v);
+  if (f || depth > 32 || !mlirValueIsAOpResult(v)) return f && f->row ? f : NULL;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (!arith_or_math(d)) return NULL;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d) && !f; i++)
+    f = row_in_cone(L, mlirOperationGetOperand(d, i), depth + 1);
+  return f;
+}
+
+/* tc_nvptx_materialize_fragments of a 1-D tile: computed once into a row vector where it
+ * is computed from one and every use reads it in the same rows. */
+static bool materialize_row(tc_lower *L, MlirValue old) {
+  frag_tile *src = row_in_cone(L, old, 0);
+  if (!src || !mlirValueIsAOpResult(old) || !row_value_ok(L, old, &src->plan)) return false;
+  frag_set *fs = frags_of(L);
+  if (!fs) {
+    tc_fail_here(L, TILEC_ERROR_INTERNAL, "out of memory");
+    return true;
+  }
+  frag_tile f = {.old = old, .plan = src->plan, .row = true};
+  row_eval(L, &L->b, &f.plan, old, f.vals);
+  if (!L->status) frag_put(L, fs, f, L->b.block);
+  return true;
+}
+
+static bool row_carry_classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c) {
+  mma_plan p;
+  if (tc_nvptx_alone(L) || capability(L) < 80 || !loop_row_plan(L, loop, &p) || !(row_slots(L, loop, &p) >> i & 1))
+    return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+  *c = (mma_carry){.loop = loop, .i = i, .arg = mlirBlockGetArgument(body, 1 + i), .plan = p, .row = true};
+  return true;
+}
+
+static void row_carry_init(tc_lower *L, mma_carry *c, MlirValue *vals) {
+  row_eval(L, &L->b, &c->plan, mlirOperationGetOperand(c->loop, 3 + c->i), vals);
+}
+
+static void row_carry_bind(tc_lower *L, mma_carry *c, const MlirValue *vals) {
+  frag_set *fs = frags_of(L);
+  if (!fs) {
+    tc_fail_here(L, TILEC_ERROR_INTERNAL, "out of memory");
+    return;
+  }
+  frag_tile f = {.old = c->arg, .plan = c->plan, .row = true};
+  memcpy(f.vals, vals, sizeof(MlirValue) * (size_t)(2 * c->plan.bm));
+  frag_put(L, fs, f, mlirBlockArgumentGetOwner(vals[0]));
+}
+
+static void row_carry_yield(tc_lower *L, mma_carry *c, MlirValue *vals) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(c->loop, 0));
+  row_eval(L, &L->b, &c->plan, mlirOperationGetOperand(mlirBlockGetTerminator(body), c->i), vals);
+}
+
+/* After the loop: lane 0 of each quad of the warps that keep their rows writes them to a
+ * shared buffer, the loop's result. */
+static void row_carry_done(tc_lower *L, mma_carry *c, const MlirValue *vals) {
+  MlirValue res = mlirOperationGetResult(c->loop, c->i);
+  MlirType e = mlirShapedTypeGetElementType(mlirValueGetType(res));
+  int64_t shape[1] = {c->plan.M};
+  MlirValue buf = tc_alloc_buffer(L, e, c->plan.M);
+  if (L->status) return;
+  tc_builder *b = &L->b;
+  tc_nvptx_barrier(L, b); /* readers of the buffer's space before are done */
+  lane_ctx lc = lane_of(L, b);
+  block_ctx k = block_of(b, &c->plan, &lc, (MlirValue){NULL});
+  MlirValue first = tcb_binary(b, "arith.andi", k.valid, tcb_cmpi(b, "eq", lc.q, cidx(b, 0)));
+  tc_builder wb;
+  tcb_if(b, first, 0, NULL, &wb, NULL);
+  tc_chunk w;
+  tc_chunk_init(&w, L, wb.block, 1);
+  w.b = wb;
+  for (int64_t i = 0; i < c->plan.bm; i++)
+    for (int h = 0; h < 2; h++) {
+      tc_pos rp = row_pos(addc(&w.b, k.row[i], 8 * h));
+      tc_buffer_write(&w, buf, vals[2 * i + h], &rp, shape);
+    }
+  tcb_op(&w.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  tc_chunk_free(&w);
+  tc_nvptx_barrier(L, b); /* the rows are complete for every thread */
+  tc_special *s = tc_special_put(L, res);
+  memset(s, 0, sizeof *s);
+  s->kind = TC_SPECIAL_BUFFER;
+  s->buffer = buf;
+}
+
 int tc_nvptx_frag_reduce(tc_lower *L, MlirOperation op) {
   int nvals, rank, axis;
   MlirValue olds[TC_REDUCE_MAX_VALUES];
@@ -1083,11 +1413,15 @@ int tc_nvptx_frag_reduce(tc_lower *L, MlirOperation op) {
   if (rank != 2 || shape[0] != src->plan.M || shape[1] != src->plan.N) return 0;
   tc_builder *b = &L->b;
   b->loc = mlirOperationGetLocation(op);
+  /* a row vector in the quads' registers, or a shared buffer */
+  bool rows = nvals == 1 && tc_reduce_commutative(L, op) && row_value_ok(L, mlirOperationGetResult(op, 0), &src->plan);
+  frag_tile rf = {.old = mlirOperationGetResult(op, 0), .plan = src->plan, .row = true};
   MlirValue bufs[TC_REDUCE_MAX_VALUES];
-  for (int n = 0; n < nvals; n++)
+  for (int n = 0; n < nvals && !rows; n++)
     bufs[n] = tc_alloc_buffer(L, tcb_element_type(mlirValueGetType(mlirOperationGetResult(op, n))), shape[0]);
   if (L->status) return 1;
   tc_nvptx_barrier(L, b); /* what the operand reads from earlier nests is complete; the buffers are free */
+  MlirOperation fence = tc_nvptx_last_op(b);
   lane_ctx lc = lane_of(L, b);
   block_ctx k = block_of(b, &src->plan, &lc, (MlirValue){NULL});
   MlirValue first = tcb_cmpi(b, "eq", lc.q, cidx(b, 0));
@@ -1113,11 +1447,15 @@ int tc_nvptx_frag_reduce(tc_lower *L, MlirOperation op) {
       for (int d = 2; d >= 1 && !L->status; d /= 2) { /* the row's quad: lanes 4g .. 4g + 3 */
         for (int n = 0; n < nvals; n++) {
           args[n] = v[n];
-          args[nvals + n] = tc_nvptx_shfl(L, &c.b, v[n], d, false);
+          args[nvals + n] = tc_nvptx_shfl(L, &c.b, v[n], d, rows ? TC_SHFL_XOR : TC_SHFL_DOWN);
         }
         if (!tc_apply_combine(L, &c.b, op, args, 2 * nvals, v)) break;
       }
       if (L->status) break;
+      if (rows) {
+        rf.vals[2 * i + h] = v[0];
+        continue;
+      }
       tc_builder wb;
       tcb_if(&c.b, first, 0, NULL, &wb, NULL);
       tc_chunk w;
@@ -1131,7 +1469,13 @@ int tc_nvptx_frag_reduce(tc_lower *L, MlirOperation op) {
     }
   *b = c.b;
   tc_chunk_free(&c);
-  if (!L->status) tc_nvptx_publish_results(L, op, nvals, bufs);
+  if (L->status) return 1;
+  /* a row vector computed from registers only: no buffer, nothing to order */
+  if (rows && !tc_nvptx_touches_memory(fence, b)) mlirOperationDestroy(fence);
+  frag_set *fs = rows ? frags_of(L) : NULL;
+  if (fs) frag_put(L, fs, rf, b->block);
+  else if (rows) tc_fail_here(L, TILEC_ERROR_INTERNAL, "out of memory");
+  else tc_nvptx_publish_results(L, op, nvals, bufs);
   return 1;
 }
 
@@ -1340,6 +1684,12 @@ int tc_nvptx_emit_trans(tc_lower *L, MlirOperation *roots, int n) {
 
 /* ---- the dot root ------------------------------------------------------------------------- */
 
+/* Is the tile old already in a buffer (staging it writes nothing)? */
+static bool is_buffer(tc_lower *L, MlirValue old) {
+  tc_special *s = tc_special_of(L, old);
+  return s && s->kind == TC_SPECIAL_BUFFER;
+}
+
 int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   MlirOperation op = roots[0];
   mma_plan p;
@@ -1359,11 +1709,12 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   MlirValue olds[2] = {asrc ? (MlirValue){NULL} : aop, bop}, bufs[2];
   int64_t banks[2] = {p.split16 ? 8 : 0, bbank}, strides[2] = {0, 0};
   int piped = tc_nvptx_pipeline_operands(L, op, olds, banks, 2, bufs, strides);
+  bool staged = false; /* an operand written to shared memory after the pipeline's barrier */
   if (!mlirValueIsNull(bufs[0])) abuf = bufs[0], p.as = strides[0];
-  else if (!asrc) abuf = stage_operand(L, aop, banks[0], &p.as);
+  else if (!asrc) staged |= !is_buffer(L, aop), abuf = stage_operand(L, aop, banks[0], &p.as);
   MlirValue bbuf = bufs[1];
   if (!mlirValueIsNull(bbuf)) p.bs = strides[1];
-  else bbuf = stage_operand(L, bop, bbank, &p.bs);
+  else staged |= !is_buffer(L, bop), bbuf = stage_operand(L, bop, bbank, &p.bs);
   if (L->status) return 1;
   if (carry && p.ops == OPS_S8 && !p.btrans && p.N % 16 == 0 && p.bs % 16 == 0) { /* read as tl.trans(B^T) */
     bbuf = transpose_s8(L, bbuf, p.K, p.N, p.bs, &p.bs);
@@ -1371,10 +1722,14 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
     piped = 0; /* the transpose is complete after the barrier below, not the pipeline's */
     if (L->status) return 1;
   }
+  /* The pipeline's barrier (emitted at this dot, after every earlier nest of the trip)
+   * already makes the operands and what A and acc read complete, unless an operand was
+   * written after it. */
+  bool fenced = piped > 0 && !staged;
   MlirValue acc = mlirOperationGetOperand(op, 2);
   a_frags *afix = NULL;
   if (asrc) {
-    tc_nvptx_barrier(L, b); /* B and what A reads from earlier nests are complete */
+    if (!fenced) tc_nvptx_barrier(L, b); /* B and what A reads from earlier nests are complete */
     afix = malloc(sizeof(a_frags) * (size_t)(p.K / p.ks));
     if (!afix) {
       tc_fail_here(L, TILEC_ERROR_INTERNAL, "out of memory");
@@ -1382,8 +1737,8 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
     }
     frag_a(L, b, asrc, aop, p.K / p.ks, afix);
   }
-  if (carry) {                             /* C in the loop's fragments */
-    if (piped < 2) tc_nvptx_barrier(L, b); /* the operands are complete (the pipeline's own barrier else) */
+  if (carry) {                                    /* C in the loop's fragments */
+    if (!fenced && !asrc) tc_nvptx_barrier(L, b); /* the operands are complete */
     lane_ctx lc = lane_of(L, b);
     block_ctx k = block_of(b, &p, &lc, (MlirValue){NULL});
     MlirValue cin[MAXT];
@@ -1395,14 +1750,14 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   }
   frag_set *fs = afix ? NULL : frags_of(L);
   if (fs && p.rounds == 1 && frag_eligible(L, op)) { /* C stays in the fragments */
-    tc_nvptx_barrier(L, b);                          /* the operands and what acc reads are complete */
+    if (!fenced) tc_nvptx_barrier(L, b);             /* the operands and what acc reads are complete */
     lane_ctx lc = lane_of(L, b);
     block_ctx k = block_of(b, &p, &lc, (MlirValue){NULL});
     frag_tile f = {.old = mlirOperationGetResult(op, 0), .plan = p};
     MlirValue cin[MAXT];
     eval_fragments(L, b, &p, &k, acc, (MlirValue){NULL}, NULL, cin);
     if (!L->status) k_loop(L, b, &p, &k, &lc, abuf, bbuf, cin, NULL, f.vals);
-    if (!L->status) frag_put(L, fs, f);
+    if (!L->status) frag_put(L, fs, f, L->b.block);
     return 1;
   }
   MlirValue cbuf = tc_dot_destination(L, op);

@@ -29,21 +29,22 @@
 
 /* ---- shuffles -------------------------------------------------------------------------- */
 
-static MlirValue shfl_i32(tc_lower *L, tc_builder *b, MlirValue v, int delta, bool up) {
+static MlirValue shfl_i32(tc_lower *L, tc_builder *b, MlirValue v, int delta, tc_shfl_kind kind) {
+  static const char *const emu[] = {"tilec_rt_emu_shfl_down", "tilec_rt_emu_shfl_up", "tilec_rt_emu_shfl_xor"};
+  static const char *const ptx[] = {"#nvvm<shfl_kind down>", "#nvvm<shfl_kind up>", "#nvvm<shfl_kind bfly>"};
   MlirType i32 = tcb_int_type(L->ctx, 32);
   MlirValue d = tcb_const_int(b, i32, delta);
   if (L->target->gpu_emulation) {
     MlirValue args[2] = {v, d};
-    return tc_call_runtime_value(L, b, up ? "tilec_rt_emu_shfl_up" : "tilec_rt_emu_shfl_down", i32, 2, args);
+    return tc_call_runtime_value(L, b, emu[kind], i32, 2, args);
   }
-  /* all 32 lanes take part, no sub-warp segments; the clamp: lane 31 down, lane 0 up */
-  MlirValue ops[4] = {tcb_const_int(b, i32, -1), v, d, tcb_const_int(b, i32, up ? 0 : 0x1f)};
-  MlirNamedAttribute kind =
-      tcb_named(L->ctx, "kind", tcb_attr(L->ctx, up ? "#nvvm<shfl_kind up>" : "#nvvm<shfl_kind down>"));
-  return tcb_op1(b, "nvvm.shfl.sync", i32, 4, ops, 1, &kind);
+  /* all 32 lanes take part, no sub-warp segments; the clamp: lane 31 down and xor, lane 0 up */
+  MlirValue ops[4] = {tcb_const_int(b, i32, -1), v, d, tcb_const_int(b, i32, kind == TC_SHFL_UP ? 0 : 0x1f)};
+  MlirNamedAttribute k = tcb_named(L->ctx, "kind", tcb_attr(L->ctx, ptx[kind]));
+  return tcb_op1(b, "nvvm.shfl.sync", i32, 4, ops, 1, &k);
 }
 
-MlirValue tc_nvptx_shfl(tc_lower *L, tc_builder *b, MlirValue v, int delta, bool up) {
+MlirValue tc_nvptx_shfl(tc_lower *L, tc_builder *b, MlirValue v, int delta, tc_shfl_kind kind) {
   MlirType t = mlirValueGetType(v);
   unsigned bits = tcb_bitwidth(t);
   MlirType it = tcb_int_type(L->ctx, bits), i32 = tcb_int_type(L->ctx, 32);
@@ -51,13 +52,13 @@ MlirValue tc_nvptx_shfl(tc_lower *L, tc_builder *b, MlirValue v, int delta, bool
   if (bits == 64) {
     MlirValue lo = tcb_cast(b, "arith.trunci", x, i32);
     MlirValue hi = tcb_cast(b, "arith.trunci", tcb_binary(b, "arith.shrui", x, tcb_const_int(b, it, 32)), i32);
-    lo = tcb_cast(b, "arith.extui", shfl_i32(L, b, lo, delta, up), it);
-    hi = tcb_cast(b, "arith.extui", shfl_i32(L, b, hi, delta, up), it);
+    lo = tcb_cast(b, "arith.extui", shfl_i32(L, b, lo, delta, kind), it);
+    hi = tcb_cast(b, "arith.extui", shfl_i32(L, b, hi, delta, kind), it);
     r = tcb_binary(b, "arith.ori", tcb_binary(b, "arith.shli", hi, tcb_const_int(b, it, 32)), lo);
   } else if (bits < 32) {
-    r = tcb_cast(b, "arith.trunci", shfl_i32(L, b, tcb_cast(b, "arith.extui", x, i32), delta, up), it);
+    r = tcb_cast(b, "arith.trunci", shfl_i32(L, b, tcb_cast(b, "arith.extui", x, i32), delta, kind), it);
   } else {
-    r = shfl_i32(L, b, x, delta, up);
+    r = shfl_i32(L, b, x, delta, kind);
   }
   return tcb_is_float(t) ? tcb_cast(b, "arith.bitcast", r, t) : r;
 }
@@ -304,7 +305,7 @@ static void combine_cta(tc_lower *L, tc_builder *b, const coop *k, MlirValue *v,
     ov = tcb_binary(b, "arith.andi", ov, in_warp);
     for (int i = 0; i < k->nvals; i++) {
       args[i] = v[i];
-      args[k->nvals + i] = tc_nvptx_shfl(L, b, v[i], s, false);
+      args[k->nvals + i] = tc_nvptx_shfl(L, b, v[i], s, TC_SHFL_DOWN);
     }
     if (!tc_apply_combine(L, b, k->op, args, 2 * k->nvals, comb)) return;
     for (int i = 0; i < k->nvals; i++) v[i] = all_valid ? comb[i] : tcb_select(b, ov, comb[i], v[i]);
@@ -397,7 +398,7 @@ static void reduce_row_groups(tc_lower *L, tc_builder *b, coop *k, int rank, con
   for (int s = (int)g / 2; s >= 1 && !L->status; s /= 2) {
     for (int i = 0; i < k->nvals; i++) {
       args[i] = v[i];
-      args[k->nvals + i] = tc_nvptx_shfl(L, &pb, v[i], s, false);
+      args[k->nvals + i] = tc_nvptx_shfl(L, &pb, v[i], s, TC_SHFL_DOWN);
     }
     if (!tc_apply_combine(L, &pb, k->op, args, 2 * k->nvals, comb)) break;
     for (int i = 0; i < k->nvals; i++) v[i] = comb[i]; /* lane 0 of the group: the partner is in it */
@@ -613,14 +614,14 @@ static bool thread_prefix(tc_lower *L, tc_builder *b, const scan_coop *k, const 
   for (int s = 1; s < WARP; s *= 2) { /* inclusive, in the warp */
     MlirValue from = tcb_cmpi(b, "uge", k->lane, tcb_const_index(b, s));
     for (int i = 0; i < k->nvals; i++) {
-      args[i] = tc_nvptx_shfl(L, b, x[i], s, true);
+      args[i] = tc_nvptx_shfl(L, b, x[i], s, TC_SHFL_UP);
       args[k->nvals + i] = x[i];
     }
     if (!tc_apply_combine(L, b, k->op, args, 2 * k->nvals, comb)) return false;
     for (int i = 0; i < k->nvals; i++) x[i] = tcb_select(b, from, comb[i], x[i]);
   }
   MlirValue below[MAXV];
-  for (int i = 0; i < k->nvals; i++) below[i] = tc_nvptx_shfl(L, b, x[i], 1, true);
+  for (int i = 0; i < k->nvals; i++) below[i] = tc_nvptx_shfl(L, b, x[i], 1, TC_SHFL_UP);
   *has = tcb_const_int(b, tcb_int_type(L->ctx, 1), 0);
   for (int i = 0; i < k->nvals; i++) carry[i] = zero_of(b, k->types[i]);
   int64_t warps = (k->nvalid + WARP - 1) / WARP;

@@ -122,5 +122,8 @@ bool tc_scan_chunk(tc_lower *L, tc_builder *b, MlirOperation op, int nvals, bool
  * body with the operand types. n inputs (2 * nvalues) -> nvalues results. */
 bool tc_apply_combine(tc_lower *L, tc_builder *b, MlirOperation reduce_op, const MlirValue *args, int nargs,
                       MlirValue *results);
+/* Is the combine of a one-value reduce a commutative arith op of its two arguments (tl.sum,
+ * tl.max, tl.min, ...: combine(x, y) and combine(y, x) are the same bits)? */
+bool tc_reduce_commutative(tc_lower *L, MlirOperation op);
 
 #endif

@@ -161,12 +161,6 @@ static MlirValue eval_operand(tc_chunk *c, const MlirValue *olds, int i, const t
   return v;
 }
 
-/* Float min/max reductions (tl.max, tl.min) where the backend prefers compare + select
- * (x86: maxnum needs vmaxps, a NaN test and a blend per chunk, while select(x > acc, x,
- * acc) is one vmaxps that ignores a NaN x). The
- * accumulators start NaN-free (NaN lanes of the first chunks become the identity), so
- * only a row of NaNs (all lanes) comes out wrong, as the identity: the caller then
- * recomputes the row exactly. Returns the cmpf predicate, or null. */
 /* The combine's one op when it is `return op(a, b)` (or op(b, a)) of its two arguments, else
  * null: the reductions tl.sum, tl.max, tl.min, ... build. */
 static MlirOperation single_combine_op(tc_lower *L, MlirOperation op) {
@@ -184,6 +178,16 @@ static MlirOperation single_combine_op(tc_lower *L, MlirOperation op) {
   MlirValue x = mlirOperationGetOperand(m, 0), y = mlirOperationGetOperand(m, 1);
   if (!((mlirValueEqual(x, a) && mlirValueEqual(y, b)) || (mlirValueEqual(x, b) && mlirValueEqual(y, a)))) return none;
   return m;
+}
+
+bool tc_reduce_commutative(tc_lower *L, MlirOperation op) {
+  static const char *const ops[] = {"arith.addf",    "arith.addi",     "arith.mulf",     "arith.muli",  "arith.maxnumf",
+                                    "arith.minnumf", "arith.maximumf", "arith.minimumf", "arith.maxsi", "arith.minsi",
+                                    "arith.maxui",   "arith.minui",    "arith.andi",     "arith.ori",   "arith.xori"};
+  MlirOperation m = single_combine_op(L, op);
+  for (size_t i = 0; !mlirOperationIsNull(m) && i < sizeof ops / sizeof ops[0]; i++)
+    if (tc_op_is(m, ops[i])) return true;
+  return false;
 }
 
 /* Float min/max reductions (tl.max, tl.min) where the backend prefers compare + select

@@ -26,6 +26,7 @@ TILEC_RT_EXPORT void tilec_rt_emu_barrier(void);
 TILEC_RT_EXPORT void *tilec_rt_emu_shared(void);
 TILEC_RT_EXPORT int32_t tilec_rt_emu_shfl_down(int32_t v, int32_t delta);
 TILEC_RT_EXPORT int32_t tilec_rt_emu_shfl_up(int32_t v, int32_t delta);
+TILEC_RT_EXPORT int32_t tilec_rt_emu_shfl_xor(int32_t v, int32_t mask);
 TILEC_RT_EXPORT void tilec_rt_emu_mma_m16n8k16(int32_t bf16, int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t b0,
                                                int32_t b1, float c0, float c1, float c2, float c3, float *d);
 TILEC_RT_EXPORT void tilec_rt_emu_mma_m16n8k8_tf32(int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t b0,

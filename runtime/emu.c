@@ -48,22 +48,25 @@ void tilec_rt_emu_barrier(void) {
 
 void *tilec_rt_emu_shared(void) { return tls_cta ? tls_cta->shared : NULL; }
 
-/* shfl.sync over the warp: lane i gets lane i + delta's value (up: i - delta), its own
- * where that is outside the warp. Called by every thread of the CTA at once (the lowering
- * emits shuffles in uniform code), so two CTA barriers stand in for the warp's lockstep. */
-static int32_t shfl(int32_t v, int32_t delta) {
+/* shfl.sync over the warp: lane i gets lane i + delta's value (up: i - delta; xor: i ^
+ * delta), its own where that is outside the warp. Called by every thread of the CTA at once
+ * (the lowering emits shuffles in uniform code), so two CTA barriers stand in for the warp's
+ * lockstep. */
+static int32_t shfl(int32_t v, int32_t delta, bool xor) {
   emu_cta *c = tls_cta;
   if (!c) return v;
   c->exchange[EXCHANGE * tls_tid] = v;
   pthread_barrier_wait(c->barrier);
-  int64_t lane = tls_tid % 32, src_lane = lane + delta, src = (int64_t)tls_tid + delta;
+  int64_t lane = tls_tid % 32, src_lane = xor ? (lane ^ (delta & 31)) : lane + delta;
+  int64_t src = (int64_t)tls_tid - lane + src_lane;
   int32_t r = src_lane >= 0 && src_lane < 32 && src < (int64_t)c->nthreads ? c->exchange[EXCHANGE * src] : v;
   pthread_barrier_wait(c->barrier);
   return r;
 }
 
-int32_t tilec_rt_emu_shfl_down(int32_t v, int32_t delta) { return shfl(v, delta); }
-int32_t tilec_rt_emu_shfl_up(int32_t v, int32_t delta) { return shfl(v, -delta); }
+int32_t tilec_rt_emu_shfl_down(int32_t v, int32_t delta) { return shfl(v, delta, false); }
+int32_t tilec_rt_emu_shfl_up(int32_t v, int32_t delta) { return shfl(v, -delta, false); }
+int32_t tilec_rt_emu_shfl_xor(int32_t v, int32_t mask) { return shfl(v, mask, true); }
 
 static float half_to_float(uint32_t h) {
   uint32_t sign = (h >> 15) & 1, e = (h >> 10) & 31, m = h & 1023;

@@ -1,11 +1,17 @@
 # Attention's scores on nvptx stay in the warps' MMA fragments (backend/nvptx_dot.c,
 # "fragment tiles"): s = q @ k^T is read only by row reductions and, through elementwise
 # ops, by the A operand of p @ v, so with the warps along M (BLOCK_M >= 16 x warps) each
-# row's max and sum are folded in the lane and combined across the row's 4 lanes (shuffles
-# by 2 and 1, no 8-lane groups), and p @ v's A fragments are converted from s's C
-# fragments. With BLOCK_M = 16 (one m-tile for 4 warps) the scores go through shared memory
-# and the row-group reductions (groups of 8 lanes: shuffles by 4, 2, 1).
+# row's max and sum are folded in the lane and combined across the row's 4 lanes (butterfly
+# shuffles by 2 and 1, no 8-lane groups), and p @ v's A fragments are converted from s's C
+# fragments. The row vectors m_i, l_i, m_new, alpha stay in the quads' registers ("row
+# vectors"): the loop carries them as 4 f32 a lane (2 m-tiles x rows g, g + 8) beside the
+# accumulator's 16 fragments, and its body reads and writes no shared memory but through
+# ldmatrix and cp.async (the vector stage: no memref/vector load or store in the loop; its barriers are
+# the two pipelines' first-trip and per-trip ones). With BLOCK_M = 16 (one m-tile for 4
+# warps) the scores go through shared memory and the row-group reductions (groups of 8
+# lanes: shuffles by 4, 2, 1).
 # RUN: %tilec compile %s -k attn -s "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, 128, 64, 64" --target nvptx --arch sm_90 --emit ptx | FileCheck %s
+# RUN: %tilec compile %s -k attn -s "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, 128, 64, 64" --target nvptx --arch sm_90 --emit vector | FileCheck %s --check-prefix=ROWS
 # RUN: %tilec compile %s -k attn -s "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, 16, 64, 64" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=SMALL
 import triton
 import triton.language as tl
@@ -36,13 +42,33 @@ def attn(q_ptr, k_ptr, v_ptr, o_ptr, N_CTX, BM: tl.constexpr, BN: tl.constexpr, 
 # CHECK-NOT: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
 # CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 # CHECK-NOT: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
-# CHECK: shfl.sync.down.b32 {{.*}}, 2, 31, -1;
-# CHECK: shfl.sync.down.b32 {{.*}}, 1, 31, -1;
-# CHECK-NOT: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
+# CHECK: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+# CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+# CHECK-NOT: shfl.sync.down.b32
 # CHECK: ex2.approx
-# CHECK-NOT: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
-# CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-# CHECK-NOT: shfl.sync.down.b32 {{.*}}, 4, 31, -1;
+# CHECK-NOT: shfl.sync.down.b32
+
+# ROWS: scf.for {{.*}} -> (f32, f32, f32, f32, vector<4xf32>, {{.*}}, vector<4xf32>, f32, f32, f32, f32)
+# ROWS-NOT: {{memref.load|memref.store|vector.load|vector.store}}
+# ROWS: scf.if
+# ROWS-NEXT: nvvm.barrier0
+# ROWS-NOT: {{memref.load|memref.store|vector.load|vector.store}}
+# ROWS: nvvm.cp.async.wait.group 1
+# ROWS-NEXT: nvvm.barrier0
+# ROWS-NOT: {{memref.load|memref.store|vector.load|vector.store|nvvm.barrier0}}
+# ROWS: nvvm.shfl.sync  bfly
+# ROWS-NOT: {{memref.load|memref.store|vector.load|vector.store|nvvm.barrier0}}
+# ROWS: scf.if
+# ROWS-NEXT: nvvm.barrier0
+# ROWS-NOT: {{memref.load|memref.store|vector.load|vector.store}}
+# ROWS: nvvm.cp.async.wait.group 1
+# ROWS-NEXT: nvvm.barrier0
+# ROWS-NOT: {{memref.load|memref.store|vector.load|vector.store|nvvm.barrier0}}
+# ROWS: nvvm.mma.sync
+# ROWS-NOT: {{memref.load|memref.store|vector.load|vector.store|nvvm.barrier0}}
+# ROWS: scf.yield {{.*}} : f32, f32, f32, f32, vector<4xf32>
+# ROWS-NEXT: }
+# ROWS-NEXT: nvvm.barrier0
 
 # SMALL: .visible .entry attn(
 # SMALL: shfl.sync.down.b32 {{.*}}, 4, 31, -1;

@@ -106,3 +106,55 @@ def cases():
             "scores_rows_kernel", (M // BM,),
             dict(q_ptr=q, kt_ptr=kt, v_ptr=v, o_ptr=np.zeros((M, D), np.float32), amax_ptr=np.zeros(M, np.int32),
                  n_keys=nk, BM=BM, BN=N, D=D), ["o_ptr", "amax_ptr"], check=check_rows)
+
+    # Row state carried beside the accumulator: a running max starting from memory, an int32
+    # count, the rescaled acc; TRACE stores the running max inside the loop too (nvptx: the
+    # row vectors then stay in shared memory). BM 64 and 128 with 4 warps keep them in the
+    # quads' registers on nvptx; BM 16 does not.
+    for (M, N, D, BM, BN, trace) in [(128, 192, 32, 64, 64, False), (128, 128, 64, 128, 32, False),
+                                     (128, 192, 32, 64, 64, True), (32, 64, 16, 16, 32, False)]:
+        r = rng(230 + M + N + D + BM + trace)
+        q = (r.standard_normal((M, D)) * 0.5).astype(np.float16)
+        k = (r.standard_normal((N, D)) * 0.5).astype(np.float16)
+        m0 = r.standard_normal(M).astype(np.float32)
+        m0[::7] = -np.inf  # rows that start from -inf: the first block always raises them
+        nblk = N // BN
+
+        def ref_rows(a, BN=BN, nblk=nblk):
+            qd, kd = a["q_ptr"].astype(np.float64), a["k_ptr"].astype(np.float64)
+            m = a["m_ptr"].astype(np.float64).copy()
+            c = np.zeros(m.shape, np.int64)
+            acc = np.zeros(qd.shape)
+            trace = np.zeros((nblk, m.size))
+            for j in range(nblk):
+                kb = kd[j * BN:(j + 1) * BN]
+                s = (qd @ kb.T).astype(np.float32).astype(np.float64)
+                mx = s.max(1)
+                mn = np.maximum(m, mx)
+                c += mx > m
+                p = np.exp2(s - mn[:, None]).astype(np.float16).astype(np.float64)
+                acc = acc * np.exp2(m - mn)[:, None] + p @ kb
+                trace[j] = mn
+                m = mn
+            return {"o_ptr": acc, "m_ptr": m, "c_ptr": c, "trace_ptr": trace}
+
+        def check_state(a, res, ref_rows=ref_rows, trace=trace):
+            ref = ref_rows(a)
+            err = (compare("o_ptr", res["o_ptr"], ref["o_ptr"], 1e-2, 1e-2) or
+                   compare("m_ptr", res["m_ptr"], ref["m_ptr"], 1e-5, 1e-5))
+            if err:
+                return err
+            if trace:
+                err = compare("trace_ptr", res["trace_ptr"], ref["trace_ptr"], 1e-5, 1e-5)
+                if err:
+                    return err
+            # a block raises the max when its row max is above the running one (random scores:
+            # no two within their rounding of each other, so the count is exact)
+            bad = np.abs(res["c_ptr"] - ref["c_ptr"]) > 0
+            return "c_ptr: row %d: got %d, expected %d" % (np.argmax(bad), res["c_ptr"][np.argmax(bad)],
+                                                            ref["c_ptr"][np.argmax(bad)]) if bad.any() else None
+        add("attention", "row_state_m%d_n%d_d%d_bm%d_bn%d%s" % (M, N, D, BM, BN, "_trace" if trace else ""),
+            "attention/kernels.py", "row_state_kernel", (M // BM,),
+            dict(q_ptr=q, k_ptr=k, o_ptr=np.zeros((M, D), np.float32), m_ptr=m0, c_ptr=np.zeros(M, np.int32),
+                 trace_ptr=np.zeros((nblk, M), np.float32), n_keys=N, BM=BM, BN=BN, D=D, TRACE=trace),
+            ["o_ptr", "m_ptr", "c_ptr", "trace_ptr"], check=check_state)

@@ -65,3 +65,35 @@ def scores_rows_kernel(q_ptr, kt_ptr, v_ptr, o_ptr, amax_ptr, n_keys, BM: tl.con
     o = tl.dot(p.to(tl.float16), v)
     tl.store(o_ptr + offs_m[:, None] * D + offs_d[None, :], o)
     tl.store(amax_ptr + offs_m, i)
+
+
+@triton.jit
+def row_state_kernel(q_ptr, k_ptr, o_ptr, m_ptr, c_ptr, trace_ptr, n_keys, BM: tl.constexpr, BN: tl.constexpr,
+                     D: tl.constexpr, TRACE: tl.constexpr):
+    # Per-row state carried across a key loop beside a tl.dot accumulator (nvptx: in the
+    # quads' registers when BM >= 16 x warps, "row vectors" of backend/nvptx_dot.c): the
+    # running max starts from memory (m_ptr), an int32 count of the blocks that raised it, and
+    # acc = sum of exp2(s - m) @ k rescaled by exp2(m_old - m_new). TRACE also stores the
+    # running max of every block from inside the loop (a store reads the row vector: it then
+    # stays in shared memory).
+    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+    offs_n = tl.arange(0, BN)
+    offs_d = tl.arange(0, D)
+    q = tl.load(q_ptr + offs_m[:, None] * D + offs_d[None, :])
+    m_i = tl.load(m_ptr + offs_m)
+    c_i = tl.zeros([BM], dtype=tl.int32)
+    acc = tl.zeros([BM, D], dtype=tl.float32)
+    for start in range(0, n_keys, BN):
+        k = tl.load(k_ptr + (start + offs_n)[:, None] * D + offs_d[None, :])
+        s = tl.dot(q, tl.trans(k))
+        mx = tl.max(s, 1)
+        m_new = tl.maximum(m_i, mx)
+        c_i = c_i + tl.where(mx > m_i, 1, 0)
+        p = tl.math.exp2(s - m_new[:, None])
+        acc = tl.dot(p.to(tl.float16), k, acc * tl.math.exp2(m_i - m_new)[:, None])
+        if TRACE:
+            tl.store(trace_ptr + (start // BN) * (tl.num_programs(0) * BM) + offs_m, m_new)
+        m_i = m_new
+    tl.store(o_ptr + offs_m[:, None] * D + offs_d[None, :], acc)
+    tl.store(m_ptr + offs_m, m_i)
+    tl.store(c_ptr + offs_m, c_i)
