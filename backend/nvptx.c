@@ -905,30 +905,76 @@ static bool loads_or_stores(MlirOperation op, MlirValue buf) {
   return false;
 }
 
+/* Adds a use of the buffer by `user` (a loop around it: the whole loop) to l; false where
+ * the op is not numbered. */
+static bool note_use(buf_life *l, MlirOperation user, const tc_valmap *m) {
+  const span *sp = tc_valmap_get(m, user.ptr);
+  if (!sp) return false;
+  span s = *sp;
+  MlirOperation first = user, last = user;
+  for (MlirOperation a = mlirOperationGetParentOperation(user); !mlirOperationIsNull(a);
+       a = mlirOperationGetParentOperation(a))
+    if (tc_op_is(a, "scf.for") || tc_op_is(a, "scf.while")) {
+      const span *as = tc_valmap_get(m, a.ptr);
+      if (!as) return false;
+      s = *as;
+      first = last = a;
+    }
+  if (s.start < l->lo) l->lo = s.start, l->first = first;
+  if (s.end > l->hi) l->hi = s.end, l->last = last;
+  return true;
+}
+
+/* The uses of an address computed from a buffer's aligned pointer (v: the pointer, or a
+ * value computed from it): the ops that compute further addresses from it, and the shared
+ * accesses through them (ldmatrix, cp.async, loads and stores, the emulator's ldmatrix),
+ * added to l; false where the address goes anywhere else (a loop's carried value, a call). */
+static bool note_address_uses(buf_life *l, MlirValue v, const tc_valmap *m, int depth) {
+  static const char *const through[] = {"arith.addi",         "arith.muli",       "arith.index_cast",
+                                        "arith.index_castui", "llvm.inttoptr",    "llvm.addrspacecast",
+                                        "llvm.getelementptr", "llvm.insertvalue", "builtin.unrealized_conversion_cast"};
+  static const char *const access[] = {"nvvm.ldmatrix", "nvvm.cp.async.shared.global",
+                                       "llvm.load",     "llvm.store",
+                                       "vector.load",   "vector.store",
+                                       "memref.load",   "memref.store",
+                                       "func.call"};
+  if (depth > 12) return false;
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    bool ok = false;
+    for (size_t i = 0; i < sizeof through / sizeof through[0] && !ok; i++)
+      if (tc_op_is(user, through[i])) {
+        ok = note_use(l, user, m);
+        for (intptr_t r = 0; ok && r < mlirOperationGetNumResults(user); r++)
+          ok = note_address_uses(l, mlirOperationGetResult(user, r), m, depth + 1);
+        if (!ok) return false;
+      }
+    if (ok) continue;
+    for (size_t i = 0; i < sizeof access / sizeof access[0] && !ok; i++)
+      if (tc_op_is(user, access[i])) ok = true;
+    if (ok && tc_op_is(user, "func.call")) { /* the emulator's ldmatrix reads through it; nothing else may */
+      MlirAttribute c = mlirOperationGetAttributeByName(user, mlirStringRefCreateFromCString("callee"));
+      ok = !mlirAttributeIsNull(c) && mlirStringRefEqual(mlirSymbolRefAttrGetRootReference(c),
+                                                         mlirStringRefCreateFromCString("tilec_rt_emu_ldmatrix_x4"));
+    }
+    if (!ok || !note_use(l, user, m)) return false;
+  }
+  return true;
+}
+
 static buf_life life_of(MlirValue buf, const tc_valmap *m) {
   buf_life l = {false, INT64_MAX, INT64_MIN, {NULL}, {NULL}, 0};
   for (MlirOpOperand u = mlirValueGetFirstUse(buf); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
     MlirOperation user = mlirOpOperandGetOwner(u);
-    const span *sp = tc_valmap_get(m, user.ptr);
-    if (!sp || !loads_or_stores(user, buf)) {
+    /* an address taken (ldmatrix's, cp.async's): live where the addresses are used */
+    bool ok = loads_or_stores(user, buf) ? note_use(&l, user, m)
+              : tc_op_is(user, "memref.extract_aligned_pointer_as_index")
+                  ? note_use(&l, user, m) && note_address_uses(&l, mlirOperationGetResult(user, 0), m, 0)
+                  : false;
+    if (!ok) {
       l.pinned = true;
       return l;
     }
-    span s = *sp;
-    MlirOperation first = user, last = user;
-    for (MlirOperation a = mlirOperationGetParentOperation(user); !mlirOperationIsNull(a);
-         a = mlirOperationGetParentOperation(a))
-      if (tc_op_is(a, "scf.for") || tc_op_is(a, "scf.while")) {
-        const span *as = tc_valmap_get(m, a.ptr);
-        if (!as) {
-          l.pinned = true;
-          return l;
-        }
-        s = *as;
-        first = last = a;
-      }
-    if (s.start < l.lo) l.lo = s.start, l.first = first;
-    if (s.end > l.hi) l.hi = s.end, l.last = last;
   }
   return l;
 }

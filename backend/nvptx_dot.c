@@ -886,9 +886,18 @@ typedef struct frag_tile {
 } frag_tile;
 
 #define MAXF 32 /* fragment tiles of one kernel */
+#define MAXH 8  /* dot operands staged before their loop (hoisted_operand) */
 typedef struct frag_set {
   int n;
   frag_tile f[MAXF];
+  int nhoist;
+  struct hoisted {
+    MlirValue old;
+    MlirOperation nloop;
+    int64_t bank;
+    MlirValue buf;
+    int64_t stride;
+  } hoist[MAXH];
 } frag_set;
 
 static frag_set *frags_of(tc_lower *L) {
@@ -1495,14 +1504,14 @@ int64_t tc_nvptx_operand_stride(int64_t cols, unsigned bits, int64_t bank) {
   return cols + pad;
 }
 
-static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t bank, int64_t *stride) {
+static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t bank, bool copy, int64_t *stride) {
   MlirType t = mlirValueGetType(old);
   MlirType e = mlirShapedTypeGetElementType(t);
   int64_t shape[TC_RANK];
   tc_shape_of(t, shape);
   *stride = shape[1];
   tc_special *s = tc_special_of(L, old);
-  if (s && s->kind == TC_SPECIAL_BUFFER) return s->buffer;
+  if (!copy && s && s->kind == TC_SPECIAL_BUFFER) return s->buffer;
   MlirValue mask = tc_load_mask_within(L, old, t, 0);
   int64_t w = 128 / (int64_t)tcb_bitwidth(e), nthreads = tc_target_threads(L->target);
   bool plain = mlirValueIsNull(mask) && mlirValueIsAOpResult(old) &&
@@ -1573,7 +1582,7 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t bank, int64_t
     else tcb_op(&at_b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   }
   tc_nvptx_barrier(L, b); /* the operand is complete */
-  if (!pad && (s = tc_special_put(L, old))) {
+  if (!copy && !pad && (s = tc_special_put(L, old))) {
     memset(s, 0, sizeof *s);
     s->kind = TC_SPECIAL_BUFFER;
     s->buffer = buf;
@@ -1684,6 +1693,37 @@ int tc_nvptx_emit_trans(tc_lower *L, MlirOperation *roots, int n) {
 
 /* ---- the dot root ------------------------------------------------------------------------- */
 
+/* A dot operand computed outside the loop the dot stands in (attention's q, whose row-major
+ * buffer's 128-byte rows would put the 8 rows of every ldmatrix in one bank group: 8-way
+ * conflicts, each trip): staged once, its rows padded (stage_operand), before the new loop,
+ * when padding changes its layout; null otherwise. One copy per operand and new loop. */
+static MlirValue hoisted_operand(tc_lower *L, MlirOperation dot, MlirValue old, int64_t bank, int64_t *stride) {
+  MlirValue none = {NULL};
+  MlirOperation oloop = mlirOperationGetParentOperation(dot), nloop = mlirBlockGetParentOperation(L->b.block);
+  int64_t shape[TC_RANK];
+  MlirType t = mlirValueGetType(old);
+  if (mlirOperationIsNull(oloop) || !tc_op_is(oloop, "scf.for") || !tc_outside_loop(old, oloop) ||
+      mlirOperationIsNull(nloop) || !tc_op_is(nloop, "scf.for") || tc_shape_of(t, shape) != 2 ||
+      tc_nvptx_operand_stride(shape[1], tcb_bitwidth(mlirShapedTypeGetElementType(t)), bank) == shape[1])
+    return none;
+  frag_set *fs = frags_of(L);
+  if (!fs) return none;
+  for (int i = 0; i < fs->nhoist; i++)
+    if (mlirValueEqual(fs->hoist[i].old, old) && mlirOperationEqual(fs->hoist[i].nloop, nloop) &&
+        fs->hoist[i].bank == bank) {
+      *stride = fs->hoist[i].stride;
+      return fs->hoist[i].buf;
+    }
+  if (fs->nhoist == MAXH) return none;
+  tc_builder saved = L->b;
+  tcb_set_before(&L->b, nloop);
+  MlirValue buf = stage_operand(L, old, bank, true, stride);
+  L->b = saved;
+  if (L->status) return none;
+  fs->hoist[fs->nhoist++] = (struct hoisted){old, nloop, bank, buf, *stride};
+  return buf;
+}
+
 /* Is the tile old already in a buffer (staging it writes nothing)? */
 static bool is_buffer(tc_lower *L, MlirValue old) {
   tc_special *s = tc_special_of(L, old);
@@ -1711,10 +1751,12 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   int piped = tc_nvptx_pipeline_operands(L, op, olds, banks, 2, bufs, strides);
   bool staged = false; /* an operand written to shared memory after the pipeline's barrier */
   if (!mlirValueIsNull(bufs[0])) abuf = bufs[0], p.as = strides[0];
-  else if (!asrc) staged |= !is_buffer(L, aop), abuf = stage_operand(L, aop, banks[0], &p.as);
+  else if (!asrc && mlirValueIsNull(abuf = hoisted_operand(L, op, aop, banks[0], &p.as)))
+    staged |= !is_buffer(L, aop), abuf = stage_operand(L, aop, banks[0], false, &p.as);
   MlirValue bbuf = bufs[1];
   if (!mlirValueIsNull(bbuf)) p.bs = strides[1];
-  else staged |= !is_buffer(L, bop), bbuf = stage_operand(L, bop, bbank, &p.bs);
+  else if (mlirValueIsNull(bbuf = hoisted_operand(L, op, bop, bbank, &p.bs)))
+    staged |= !is_buffer(L, bop), bbuf = stage_operand(L, bop, bbank, false, &p.bs);
   if (L->status) return 1;
   if (carry && p.ops == OPS_S8 && !p.btrans && p.N % 16 == 0 && p.bs % 16 == 0) { /* read as tl.trans(B^T) */
     bbuf = transpose_s8(L, bbuf, p.K, p.N, p.bs, &p.bs);

@@ -48,6 +48,11 @@ def attn(q_ptr, k_ptr, v_ptr, o_ptr, N_CTX, BM: tl.constexpr, BN: tl.constexpr, 
 # CHECK: ex2.approx
 # CHECK-NOT: shfl.sync.down.b32
 
+# q, computed before the loop, is staged once into rows padded to 72 halves (ldmatrix without
+# bank conflicts; its row-major buffer's 128-byte rows put all 8 rows of an ldmatrix in one
+# bank group), then the loop reads it there.
+# ROWS: memref.cast {{.*}} to memref<9216xf16>
+# ROWS: vector.store {{.*}} vector<8xf16>
 # ROWS: scf.for {{.*}} -> (f32, f32, f32, f32, vector<4xf32>, {{.*}}, vector<4xf32>, f32, f32, f32, f32)
 # ROWS-NOT: {{memref.load|memref.store|vector.load|vector.store}}
 # ROWS: scf.if

@@ -13,12 +13,14 @@
 # RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=UNALIGNED
 # Shared memory: fp32 128x128x64 takes 69 KB a stage. On sm_90 3 stages fit, and the
 # accumulator's 64 KB buffer after the loop takes the stages' bytes (they live in the loop);
-# on sm_80 (163 KB) 2 stages. The bench attention at d 128, BM 128, BN 32 (bf16, causal) goes
+# on sm_80 (163 KB) 2 stages. The bench attention at d 128, BM 64, BN 128 (bf16, causal) goes
 # over sm_80's shared memory with 3 stages only once its later buffers are in: it is lowered
-# again with 2 (end_kernel's retry), not refused.
+# again with 2 (end_kernel's retry), not refused. (At BM 128, BN 32 it did too until buffers
+# whose address ldmatrix takes were packed by where those addresses are used: 121,856 bytes
+# with 3 stages now.)
 # RUN: %tilec compile %s -k mm -s "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 64" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=FP32-90
 # RUN: %tilec compile %s -k mm -s "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 64" --target nvptx --arch sm_80 --emit ptx | FileCheck %s --check-prefix=FP32-80
-# RUN: %tilec compile %S/../../bench/kernels/attention.py -k attn_fwd_kernel -s "*bf16:16, *bf16:16, *bf16:16, *bf16:16, *fp32:16, fp32, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32, True" --target nvptx --arch sm_80 --emit ptx | FileCheck %s --check-prefix=RETRY
+# RUN: %tilec compile %S/../../bench/kernels/attention.py -k attn_fwd_kernel -s "*bf16:16, *bf16:16, *bf16:16, *bf16:16, *fp32:16, fp32, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 64, 128, True" --target nvptx --arch sm_80 --emit ptx | FileCheck %s --check-prefix=RETRY
 # A loop's own tl.range(..., num_stages=N) sets its depth over the kernel's (also over --num-stages 1);
 # out of 1..8 it is an error at the call.
 # RUN: %tilec compile %s -k mm_range -s "*fp16:16, *fp16:16, *fp16:16, i32:16, 128, 128, 32, 2" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=RANGE2
@@ -91,5 +93,7 @@ def mm_range(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.
 # FP32-80: cp.async.wait_group 0;
 # FP32-80: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 
+# RETRY-NOT: cp.async.wait_group 1;
 # RETRY: cp.async.wait_group 0;
+# RETRY-NOT: cp.async.wait_group 1;
 # RETRY: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
