@@ -85,11 +85,49 @@ static bool select_minmax(const tc_target *t) {
 
 /* ---- nests: chunks dealt to the CTA's threads ------------------------------------------ */
 
+/* The read of %tid.x that LLVM may not merge with another (an inline asm with side effects). */
+#define FRESH_TID_ASM "mov.u32 $0, %tid.x;"
+
+/* Is block `inner` `outer` or nested in it? */
+static bool block_within(MlirBlock inner, MlirBlock outer) {
+  for (MlirBlock b = inner; !mlirBlockIsNull(b);) {
+    if (mlirBlockEqual(b, outer)) return true;
+    MlirOperation p = mlirBlockGetParentOperation(b);
+    if (mlirOperationIsNull(p)) return false;
+    b = mlirOperationGetBlock(p);
+  }
+  return false;
+}
+
+void tc_nvptx_fresh_thread_id(tc_lower *L, tc_builder *b) {
+  tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
+  if (L->target->gpu_emulation || !k) return;
+  MlirType i32 = tcb_int_type(b->ctx, 32);
+  MlirNamedAttribute a[3] = {
+      tcb_named(b->ctx, "asm_string", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(FRESH_TID_ASM))),
+      tcb_named(b->ctx, "constraints", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString("=r"))),
+      tcb_named(b->ctx, "has_side_effects", mlirUnitAttrGet(b->ctx))};
+  MlirValue tid = tcb_op1(b, "llvm.inline_asm", i32, 0, NULL, 3, a);
+  /* what LLVM knew of the intrinsic's range: tid < threads (the nests' checks fold) */
+  MlirValue lt = tcb_cmpi(b, "ult", tid, tcb_const_int(b, i32, tc_target_threads(L->target)));
+  MlirNamedAttribute bundles = tcb_named(L->ctx, "op_bundle_sizes", mlirDenseI32ArrayGet(L->ctx, 0, NULL));
+  tcb_op(b, "llvm.intr.assume", 0, NULL, 1, &lt, 1, &bundles);
+  if (k->nfresh < TC_NVPTX_MAX_FRESH) k->fresh[k->nfresh++] = (struct tc_nvptx_fresh){tid, b->block};
+}
+
 /* %tid.x on the GPU; the emulator's thread id on the CPU (runtime/emu.c). */
 MlirValue tc_nvptx_thread_id(tc_lower *L, tc_builder *b) {
   MlirType i32 = tcb_int_type(b->ctx, 32);
   MlirValue tid;
-  if (L->target->gpu_emulation) {
+  tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
+  int fresh = -1; /* the innermost read anew whose block holds b's */
+  for (int i = 0; k && i < k->nfresh; i++)
+    if (block_within(b->block, k->fresh[i].block) &&
+        (fresh < 0 || block_within(k->fresh[i].block, k->fresh[fresh].block)))
+      fresh = i;
+  if (fresh >= 0) {
+    tid = k->fresh[fresh].tid;
+  } else if (L->target->gpu_emulation) {
     tid = tc_call_runtime_value(L, b, "tilec_rt_emu_thread_id", i32, 0, NULL);
   } else {
     /* [0, threads): LLVM folds the checks a thread's chunks make against the CTA's span (the
@@ -431,6 +469,12 @@ static mem_access op_access(MlirOperation op) {
       return space_of(mlirOperationGetOperand(op, 1), false); /* the emulated ldmatrix: its row's buffer */
     if (name.length > strlen(emu) && !strncmp(name.data, emu, strlen(emu)) && !is_barrier(op)) return NONE;
     return EVERYTHING;
+  }
+  if (tc_op_is(op, "llvm.inline_asm")) { /* tc_nvptx_fresh_thread_id's: a register read */
+    MlirAttribute s = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("asm_string"));
+    if (!mlirAttributeIsNull(s) && mlirAttributeIsAString(s) &&
+        mlirStringRefEqual(mlirStringAttrGetValue(s), mlirStringRefCreateFromCString(FRESH_TID_ASM)))
+      return NONE;
   }
   if (tc_op_is(op, "llvm.atomicrmw") || tc_op_is(op, "llvm.cmpxchg") || tc_op_is(op, "llvm.call") ||
       tc_op_is(op, "llvm.inline_asm") || tc_op_is(op, "memref.atomic_rmw") || tc_op_is(op, "memref.generic_atomic_rmw"))

@@ -8,6 +8,7 @@
 
 /* The backend's state for the kernel being lowered (its begin_kernel makes it, end_kernel
  * frees it; conversion/ keeps it in L->backend_state and never looks inside). */
+#define TC_NVPTX_MAX_FRESH 16
 typedef struct tc_nvptx_kernel {
   /* While a root's nest is emitted `redundant` is set (emit_redundant: tl.sort): every
    * thread computes the whole root, sequentially, into buffers of its own; otherwise nests
@@ -21,6 +22,12 @@ typedef struct tc_nvptx_kernel {
   void *carries;               /* nvptx_dot.c's records of loop-carried MMA accumulators (one malloc'ed block) */
   void *frags;                 /* nvptx_dot.c's tiles kept in MMA fragments (one malloc'ed block) */
   int stages;                  /* the most buffers a K-loop pipeline of the kernel took (nvptx_pipeline.c; 0: none) */
+  /* tc_nvptx_fresh_thread_id's reads of %tid.x, each for the code in its block (the innermost) */
+  struct tc_nvptx_fresh {
+    MlirValue tid;
+    MlirBlock block;
+  } fresh[TC_NVPTX_MAX_FRESH];
+  int nfresh;
   /* tc_nvptx_alloc_shared's buffers, in order: their memref, the constant byte offset from
    * shared_base they are made at (end_kernel packs the ones whose lives do not meet), bytes */
   struct tc_nvptx_shared_buf {
@@ -37,6 +44,11 @@ bool tc_nvptx_alone(tc_lower *L);
 
 /* The thread's index in its CTA (%tid.x), as an index. */
 MlirValue tc_nvptx_thread_id(tc_lower *L, tc_builder *b);
+/* From here on (in b's block and those nested in it) the thread's index is read anew, a read
+ * LLVM keeps apart from the earlier ones: addresses after a loop that holds many registers
+ * (a tl.dot accumulator's fragments) are computed there, not kept live through the loop from
+ * the same ones before it (attention's output rows, q's: spilled around the loop). GPU only. */
+void tc_nvptx_fresh_thread_id(tc_lower *L, tc_builder *b);
 /* bar.sync 0: only where every thread of the CTA gets (uniform control flow). */
 void tc_nvptx_barrier(tc_lower *L, tc_builder *b);
 /* A buffer in the CTA's shared memory (the backend's alloc_shared). */

@@ -777,6 +777,7 @@ static bool classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c) {
 }
 
 /* Carried row vectors (m_i, l_i of attention's online softmax): "row vectors" below. */
+static void fresh_after(tc_lower *L, MlirOperation loop);
 static bool row_carry_classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c);
 static void row_carry_init(tc_lower *L, mma_carry *c, MlirValue *vals);
 static void row_carry_bind(tc_lower *L, mma_carry *c, const MlirValue *vals);
@@ -843,6 +844,7 @@ static void carry_yield(tc_lower *L, MlirOperation loop, int i, MlirValue *vals)
 /* After the loop: the fragments go to a shared buffer, the loop's result. */
 static void carry_done(tc_lower *L, MlirOperation loop, int i, const MlirValue *vals) {
   mma_carry *c = find_carry(L, loop, i);
+  fresh_after(L, loop);
   if (c->row) {
     c->used = false;
     row_carry_done(L, c, vals);
@@ -890,6 +892,7 @@ typedef struct frag_tile {
 typedef struct frag_set {
   int n;
   frag_tile f[MAXF];
+  MlirOperation refreshed_after; /* the last loop carry_done read the thread's index anew after */
   int nhoist;
   struct hoisted {
     MlirValue old;
@@ -904,6 +907,16 @@ static frag_set *frags_of(tc_lower *L) {
   tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
   if (!k->frags) k->frags = calloc(1, sizeof(frag_set));
   return k->frags;
+}
+
+/* After a loop carrying fragments, the code that follows computes its addresses anew
+ * (tc_nvptx_fresh_thread_id), once a loop. */
+static void fresh_after(tc_lower *L, MlirOperation loop) {
+  frag_set *fs = frags_of(L);
+  if (fs && !mlirOperationEqual(fs->refreshed_after, loop)) {
+    fs->refreshed_after = loop;
+    tc_nvptx_fresh_thread_id(L, &L->b);
+  }
 }
 
 /* Are f's registers in scope where L emits (a block lowered twice, as versioned loops are,

@@ -388,8 +388,13 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   tc_builder fb;
   tcb_if(b, tcb_cmpi(b, "eq", pl.trip, tcb_const_index(b, 0)), 0, NULL, &fb, NULL);
   tc_nvptx_barrier(L, &fb);
+  MlirOperation pro_loop;
   MlirBlock pro = tc_build_for(L, &fb, tcb_const_index(&fb, 0), tcb_const_index(&fb, S - 1), tcb_const_index(&fb, 1), 0,
-                               NULL, NULL);
+                               NULL, &pro_loop);
+  /* not unrolled: each stage's destinations would be addresses of their own, hoisted out of
+   * the K loop by LLVM and kept through it (attention: 16 registers, spilled) */
+  mlirOperationSetAttributeByName(pro_loop, mlirStringRefCreateFromCString("loop_annotation"),
+                                  tcb_attr(L->ctx, "#llvm.loop_annotation<unroll = <disable = true>>"));
   tc_builder pb;
   tcb_init(&pb, L->ctx);
   pb.loc = b->loc;

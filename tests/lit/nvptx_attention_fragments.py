@@ -73,6 +73,10 @@ def attn(q_ptr, k_ptr, v_ptr, o_ptr, N_CTX, BM: tl.constexpr, BN: tl.constexpr, 
 # ROWS-NOT: {{memref.load|memref.store|vector.load|vector.store|nvvm.barrier0}}
 # ROWS: scf.yield {{.*}} : f32, f32, f32, f32, vector<4xf32>
 # ROWS-NEXT: }
+# After the loop the thread's index is read anew (tc_nvptx_fresh_thread_id), then the row
+# vectors and the accumulator go to shared memory for the code that follows.
+# ROWS-NEXT: llvm.inline_asm has_side_effects "mov.u32 $0, %tid.x;"
+# ROWS: llvm.intr.assume
 # ROWS-NEXT: nvvm.barrier0
 
 # SMALL: .visible .entry attn(
