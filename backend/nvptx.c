@@ -322,8 +322,9 @@ static MlirValue shared_buffer_behind(MlirValue v, int depth) {
     MlirValue p = view_pointer(v);
     return mlirValueIsNull(p) ? none : shared_buffer_behind(p, depth + 1);
   }
-  if (tc_op_is(d, "llvm.addrspacecast") || tc_op_is(d, "llvm.inttoptr") || tc_op_is(d, "arith.index_cast") ||
-      tc_op_is(d, "arith.index_castui") || tc_op_is(d, "llvm.getelementptr"))
+  if (tc_op_is(d, "llvm.addrspacecast") || tc_op_is(d, "llvm.inttoptr") || tc_op_is(d, "llvm.ptrtoint") ||
+      tc_op_is(d, "arith.index_cast") || tc_op_is(d, "arith.index_castui") || tc_op_is(d, "arith.extui") ||
+      tc_op_is(d, "arith.trunci") || tc_op_is(d, "llvm.getelementptr"))
     return shared_buffer_behind(mlirOperationGetOperand(d, 0), depth + 1);
   if (!tc_op_is(d, "arith.addi") && !tc_op_is(d, "llvm.add")) return none;
   MlirValue x = shared_buffer_behind(mlirOperationGetOperand(d, 0), depth + 1),
@@ -975,7 +976,8 @@ static bool note_use(buf_life *l, MlirOperation user, const tc_valmap *m) {
  * added to l; false where the address goes anywhere else (a loop's carried value, a call). */
 static bool note_address_uses(buf_life *l, MlirValue v, const tc_valmap *m, int depth) {
   static const char *const through[] = {"arith.addi",         "arith.muli",       "arith.index_cast",
-                                        "arith.index_castui", "llvm.inttoptr",    "llvm.addrspacecast",
+                                        "arith.index_castui", "arith.extui",      "arith.trunci",
+                                        "llvm.inttoptr",      "llvm.ptrtoint",    "llvm.addrspacecast",
                                         "llvm.getelementptr", "llvm.insertvalue", "builtin.unrealized_conversion_cast"};
   static const char *const access[] = {"nvvm.ldmatrix", "nvvm.cp.async.shared.global",
                                        "llvm.load",     "llvm.store",

@@ -393,10 +393,18 @@ static MlirValue load_b32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i
 MlirValue tc_nvptx_shared_address(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
   int64_t bytes = tcb_bitwidth(tcb_element_type(mlirValueGetType(buf))) / 8;
   MlirValue base = tcb_op1(b, "memref.extract_aligned_pointer_as_index", tcb_index(L->ctx), 1, &buf, 0, NULL);
-  MlirValue a = tcb_cast(b, "arith.index_cast", add(b, base, mulc(b, i, bytes)), tcb_int_type(L->ctx, 64));
-  MlirValue p = tcb_cast(b, "llvm.inttoptr", a, tcb_type(L->ctx, "!llvm.ptr"));
-  if (L->target->gpu_emulation) return p;
-  return tcb_cast(b, "llvm.addrspacecast", p, tcb_type(L->ctx, "!llvm.ptr<3>"));
+  MlirType i64 = tcb_int_type(L->ctx, 64), i32 = tcb_int_type(L->ctx, 32);
+  if (L->target->gpu_emulation)
+    return tcb_cast(b, "llvm.inttoptr", tcb_cast(b, "arith.index_cast", add(b, base, mulc(b, i, bytes)), i64),
+                    tcb_type(L->ctx, "!llvm.ptr"));
+  /* The shared window's 32-bit address of the buffer, plus the element's offset in 32 bits:
+   * one 32-bit add an address (the generic 64-bit sum took a pair of adds or LEAs and two
+   * registers per address, for every ldmatrix and cp.async). */
+  MlirValue p = tcb_cast(b, "llvm.inttoptr", tcb_cast(b, "arith.index_cast", base, i64), tcb_type(L->ctx, "!llvm.ptr"));
+  MlirValue p3 = tcb_cast(b, "llvm.addrspacecast", p, tcb_type(L->ctx, "!llvm.ptr<3>"));
+  MlirValue b32 = tcb_cast(b, "arith.trunci", tcb_cast(b, "llvm.ptrtoint", p3, i64), i32);
+  MlirValue a32 = tcb_binary(b, "arith.addi", b32, tcb_cast(b, "arith.index_cast", mulc(b, i, bytes), i32));
+  return tcb_cast(b, "llvm.inttoptr", tcb_cast(b, "arith.extui", a32, i64), tcb_type(L->ctx, "!llvm.ptr<3>"));
 }
 
 /* ldmatrix.sync.aligned.m8n8.x4(.trans).shared.b16: out[m] is this lane's register of
