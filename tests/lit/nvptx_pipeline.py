@@ -7,6 +7,7 @@
 # loaded in the trip that uses them, as before. ptxas: no spills at the bench's config.
 # RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --emit ptx > %t.ptx
 # RUN: FileCheck %s < %t.ptx
+# RUN: FileCheck %s --check-prefix=WAIT < %t.ptx
 # RUN: grep -c 'cp.async.cg.shared.global \[%%rd[0-9]*\], \[%%rd[0-9+]*\], 16;' %t.ptx | FileCheck %s --check-prefix=COUNT
 # RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --num-stages 4 --emit ptx | FileCheck %s --check-prefix=FOUR
 # RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --num-stages 1 --emit ptx | FileCheck %s --check-prefix=OFF
@@ -64,12 +65,13 @@ def mm_range(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.
 # RANGE9: error: tl.range num_stages must be a constexpr integer from 1 to 8
 
 # Each trip: its group has landed, the warps meet, trip t+2 goes out (committed), the MMAs:
+# (the PTX's block order is LLVM's: the MMAs may come first in the text)
 # CHECK: .visible .entry mm(
-# CHECK: cp.async.wait_group 1;
-# CHECK-NEXT: bar.sync 0;
-# CHECK: cp.async.commit_group;
-# CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-# CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# CHECK-DAG: cp.async.commit_group;
+# CHECK-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# CHECK-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# WAIT: cp.async.wait_group 1;
+# WAIT-NEXT: bar.sync 0;
 # 4 + 4 chunks of 16 bytes a trip, in the first trip's loop over trips 0 and 1 and in every trip:
 # COUNT: 16
 
@@ -81,11 +83,11 @@ def mm_range(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.
 
 # A's rows are stride_am apart, not known to be 16-byte aligned: A is loaded in the trip that
 # uses it, element by element (its edge path), and stored to its buffer; B is still pipelined.
-# UNALIGNED: cp.async.wait_group 1;
-# UNALIGNED: cp.async.cg.shared.global
-# UNALIGNED: cp.async.commit_group;
-# UNALIGNED: ld.global.b16
-# UNALIGNED: mma.sync.aligned.m16n8k16
+# UNALIGNED-DAG: cp.async.wait_group 1;
+# UNALIGNED-DAG: cp.async.cg.shared.global
+# UNALIGNED-DAG: cp.async.commit_group;
+# UNALIGNED-DAG: ld.global.b16
+# UNALIGNED-DAG: mma.sync.aligned.m16n8k16
 
 # FP32-90: cp.async.wait_group 1;
 # FP32-90: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
