@@ -99,6 +99,14 @@ static bool block_within(MlirBlock inner, MlirBlock outer) {
   return false;
 }
 
+/* Is op tc_nvptx_fresh_thread_id's read of %tid.x? */
+static bool is_fresh_tid(MlirOperation op) {
+  if (!tc_op_is(op, "llvm.inline_asm")) return false;
+  MlirAttribute s = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("asm_string"));
+  return !mlirAttributeIsNull(s) && mlirAttributeIsAString(s) &&
+         mlirStringRefEqual(mlirStringAttrGetValue(s), mlirStringRefCreateFromCString(FRESH_TID_ASM));
+}
+
 void tc_nvptx_fresh_thread_id(tc_lower *L, tc_builder *b) {
   tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
   if (L->target->gpu_emulation || !k) return;
@@ -362,7 +370,7 @@ static mem_access space_of(MlirValue v, bool write) {
 static bool is_thread_id(MlirValue v) {
   for (int i = 0; i < 4 && mlirValueIsAOpResult(v); i++) {
     MlirOperation d = mlirOpResultGetOwner(v);
-    if (tc_op_is(d, "nvvm.read.ptx.sreg.tid.x")) return true;
+    if (tc_op_is(d, "nvvm.read.ptx.sreg.tid.x") || is_fresh_tid(d)) return true;
     if (tc_op_is(d, "func.call")) {
       MlirAttribute c = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("callee"));
       return !mlirAttributeIsNull(c) && mlirStringRefEqual(mlirSymbolRefAttrGetRootReference(c),
@@ -471,12 +479,7 @@ static mem_access op_access(MlirOperation op) {
     if (name.length > strlen(emu) && !strncmp(name.data, emu, strlen(emu)) && !is_barrier(op)) return NONE;
     return EVERYTHING;
   }
-  if (tc_op_is(op, "llvm.inline_asm")) { /* tc_nvptx_fresh_thread_id's: a register read */
-    MlirAttribute s = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("asm_string"));
-    if (!mlirAttributeIsNull(s) && mlirAttributeIsAString(s) &&
-        mlirStringRefEqual(mlirStringAttrGetValue(s), mlirStringRefCreateFromCString(FRESH_TID_ASM)))
-      return NONE;
-  }
+  if (is_fresh_tid(op)) return NONE; /* a register read */
   if (tc_op_is(op, "llvm.atomicrmw") || tc_op_is(op, "llvm.cmpxchg") || tc_op_is(op, "llvm.call") ||
       tc_op_is(op, "llvm.inline_asm") || tc_op_is(op, "memref.atomic_rmw") || tc_op_is(op, "memref.generic_atomic_rmw"))
     return EVERYTHING;
