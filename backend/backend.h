@@ -25,7 +25,7 @@
  * pointer to the backend; the conversion files that ask a hook include this header.
  *
  * tc_backend_cpu (backend/cpu.c) is the x86-64/AArch64 one. The NVPTX backend (one program
- * = one CTA; backend/nvptx.c, nvptx_reduce.c, nvptx_dot.c) implements the same struct: its
+ * = one CTA; backend/nvptx.c, nvptx_reduce.c, nvptx_dot.c, nvptx_frags.c) implements the same struct: its
  * emit_nest gives each thread its share of a nest's positions, its op rows replace the
  * emitters of the roots that combine across threads (reductions, scans, dot, atomics),
  * its lower_math links libdevice, its emit prints PTX.
@@ -50,7 +50,7 @@ typedef void (*tc_nest_body)(tc_chunk *c, const tc_pos *pos, void *user);
 typedef enum { TC_PAIR_I16, TC_PAIR_BF16 } tc_pair_kind;
 
 /* Loop-carried tiles a backend keeps in registers of its own across an scf.for (nvptx: a
- * tl.dot accumulator as each warp's MMA fragments, backend/nvptx_dot.c). For carried tile i
+ * tl.dot accumulator as each warp's MMA fragments, backend/nvptx_frags.c). For carried tile i
  * of `loop`: count is how many new values carry it (0: the generic lowering's buffer);
  * init emits them from the loop's init operand at L->b, before the loop; bind gives the
  * body's block arguments for them; yield gives, at the body's end, what the body computed;

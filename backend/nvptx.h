@@ -19,8 +19,8 @@ typedef struct tc_nvptx_kernel {
   bool over_limit;      /* shared_bytes went over the chip's limit (checked again after packing) ... */
   MlirLocation over_limit_loc; /* ... at the allocation there */
   MlirValue shared_base;       /* made at the kernel's entry on first use (null: not yet) */
-  void *carries;               /* nvptx_dot.c's records of loop-carried MMA accumulators (one malloc'ed block) */
-  void *frags;                 /* nvptx_dot.c's tiles kept in MMA fragments (one malloc'ed block) */
+  void *carries;               /* nvptx_frags.c's records of loop-carried MMA accumulators (one malloc'ed block) */
+  void *frags;                 /* nvptx_frags.c's tiles kept in MMA fragments (one malloc'ed block) */
   int stages;                  /* the most buffers a K-loop pipeline of the kernel took (nvptx_pipeline.c; 0: none) */
   /* tc_nvptx_fresh_thread_id's reads of %tid.x, each for the code in its block (the innermost) */
   struct tc_nvptx_fresh {
@@ -85,7 +85,7 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n); /* nvptx_dot.c 
 /* tl.trans: nothing where its only reader is a tensor-core tl.dot's B (the dot reads the
  * source itself, nvptx_dot.c), else the CPU's row (conversion/shape_ops.c). */
 int tc_nvptx_emit_trans(tc_lower *L, MlirOperation *roots, int n);
-/* Tiles computed from tl.dot results kept in the warps' MMA fragments (nvptx_dot.c): a
+/* Tiles computed from tl.dot results kept in the warps' MMA fragments (nvptx_frags.c): a
  * reduction over their rows (1: emitted, 0: not such a reduction), and the backend's
  * materialize_fragments. */
 int tc_nvptx_frag_reduce(tc_lower *L, MlirOperation op);
@@ -103,7 +103,7 @@ int64_t tc_nvptx_shared_limit(tc_lower *L);
  * strides[i] its row stride, for those it took (the others null); returns how many. */
 int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *olds, const int64_t *banks, int n,
                                MlirValue *bufs, int64_t *strides);
-/* Loop-carried tl.dot accumulators kept in the warps' MMA fragments (nvptx_dot.c). */
+/* Loop-carried tl.dot accumulators kept in the warps' MMA fragments (nvptx_frags.c). */
 extern const tc_loop_carries tc_nvptx_mma_carries;
 
 #endif

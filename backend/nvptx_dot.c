@@ -31,8 +31,8 @@
  * the dot's destination (tc_dot_destination).
  *
  * A result read only by row reductions and, through elementwise ops, by the A operand of
- * the next tl.dot (attention's scores) stays in the fragments instead: "dot results kept
- * in fragments" below.
+ * the next tl.dot (attention's scores) stays in the fragments instead (nvptx_frags.c, with
+ * the row vectors computed from it and the loop-carried accumulators below).
  *
  * Loop-carried accumulators (tc_nvptx_mma_carries, the backend's loop_carries): a tile an
  * scf.for carries only through `acc = tl.dot(a, b, f(acc))` — f elementwise, e.g.
@@ -45,9 +45,9 @@
  * f32 MMAs: C is widened when it is read and rounded once when it is stored. Other dots
  * (fp32 with input_precision ieee, 3-D, shapes not multiples of 16x8x16 (tf32: 16x8x8, s8:
  * 16x8x32), chips before sm_80) deal C's blocks to threads as FMAs (conversion/dot.c over
- * this backend's shared_loop). In: a tile.dot root, or an scf.for. Out: the dot's result as
- * a shared buffer. */
-#include "backend/nvptx.h"
+ * this backend's shared_loop). In: a tile.dot root. Out: the dot's result as a shared buffer,
+ * or its fragments (nvptx_frags.c's). */
+#include "backend/nvptx_mma.h"
 
 #include "conversion/lower.h"
 #include "conversion/op_rows.h"
@@ -59,40 +59,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WARP TC_WARP_SIZE
-#define MAXT 32       /* C tiles a warp keeps in registers (4 f32 each) across a loop */
-#define MAXT_ROUND 16 /* ... in one round of a dot whose C goes to shared memory */
-
 /* The chip's compute capability (sm_80 -> 80); the emulator has every instruction. */
-static int capability(const tc_lower *L) {
+int tc_mma_capability(const tc_lower *L) {
   if (L->target->gpu_emulation) return 1000;
   const char *a = L->target->cpu;
   return a && !strncmp(a, "sm_", 3) ? atoi(a + 3) : 0;
 }
 
-typedef enum mma_ops { OPS_F16, OPS_BF16, OPS_TF32, OPS_S8 } mma_ops;
-
-/* How C's tiles are dealt: blocks of bm x bn tiles, `active` warps per round. */
-typedef struct mma_plan {
-  int64_t M, N, K;
-  int64_t bm, bn; /* tiles of a warp block */
-  int64_t nblk_n; /* blocks along N */
-  int64_t active; /* warps holding a block each round (the others repeat one) */
-  int64_t rounds;
-  mma_ops ops;    /* the operands' type on the tensor cores */
-  int nparts;     /* fp32 operands: parts each is split into (tf32: 1, tf32x3 and bf16x3: 2, bf16x6: 3) */
-  bool split16;   /* fp32 operands as bf16 parts (bf16x3, bf16x6) on the bf16 MMA */
-  int64_t ks;     /* K of one MMA: 16 (16-bit operands), 8 (tf32) or 32 (s8) */
-  bool btrans;    /* B is tl.trans(x): its fragments are read from x's rows */
-  int64_t as, bs; /* elements between rows of A's and B's (x's) buffers (padded: staged) */
-  MlirType ce;    /* C's element type (f32, or f16/bf16 rounded once; s8: i32) */
-} mma_plan;
-
 /* A plan for C of M x N over K with the target's warps; false when none fits. The warps
  * form a wm x wn grid (powers of 2 dividing the tile counts) with the most warps busy,
  * then the fewest fragment registers loaded per MMA ((4 bm + 2 bn) / (bm bn)). rows: the
  * warps along M only (each holds whole rows: fragment tiles, below). */
-static bool make_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, int64_t maxt, bool rows, mma_plan *p) {
+bool tc_mma_make_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, int64_t maxt, bool rows, mma_plan *p) {
   int64_t tm = M / 16, tn = N / 8, nwarps = L->target->num_warps;
   bool found = false;
   double best_cost = 0;
@@ -130,17 +108,14 @@ static void load_scratch(tc_lower *L, tc_builder *b, MlirValue scratch, MlirType
   }
 }
 
-/* Whether op is a dot this file computes on tensor cores, and its plan. */
-static bool frag_rows(tc_lower *L, MlirOperation dot);
-
 /* A signed or signless 8-bit integer type (s8 on the tensor cores). */
 static bool is_s8(MlirType t) {
   return mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 8 && !mlirIntegerTypeIsUnsigned(t);
 }
 
 /* The tensor-core form of a tl.dot (operand types, k step), without a plan. */
-static bool mma_types(tc_lower *L, MlirOperation op, mma_plan *p, int64_t *cs, int64_t *as) {
-  if (tc_nvptx_alone(L) || capability(L) < 80) return false;
+bool tc_mma_types(tc_lower *L, MlirOperation op, mma_plan *p, int64_t *cs, int64_t *as) {
+  if (tc_nvptx_alone(L) || tc_mma_capability(L) < 80) return false;
   MlirType at = mlirValueGetType(mlirOperationGetOperand(op, 0)), bt = mlirValueGetType(mlirOperationGetOperand(op, 1));
   MlirType ct = mlirValueGetType(mlirOperationGetResult(op, 0));
   if (tc_shape_of(at, as) != 2 || tc_shape_of(ct, cs) != 2) return false;
@@ -167,28 +142,18 @@ static bool mma_types(tc_lower *L, MlirOperation op, mma_plan *p, int64_t *cs, i
   return true;
 }
 
-static bool mma_dot(tc_lower *L, MlirOperation op, int64_t maxt, mma_plan *p) {
+bool tc_mma_plan_of(tc_lower *L, MlirOperation op, int64_t maxt, mma_plan *p) {
   int64_t as[TC_RANK], cs[TC_RANK];
   mma_plan t;
-  if (!mma_types(L, op, &t, cs, as) || !make_plan(L, cs[0], cs[1], as[1], maxt, frag_rows(L, op), p)) return false;
+  if (!tc_mma_types(L, op, &t, cs, as) || !tc_mma_make_plan(L, cs[0], cs[1], as[1], maxt, tc_mma_frag_rows(L, op), p))
+    return false;
   p->ops = t.ops, p->nparts = t.nparts, p->split16 = t.split16, p->ks = t.ks, p->ce = t.ce;
   return true;
 }
 
 /* ---- fragments ------------------------------------------------------------------------ */
 
-static MlirValue cidx(tc_builder *b, int64_t c) { return tcb_const_index(b, c); }
-static MlirValue add(tc_builder *b, MlirValue x, MlirValue y) { return tcb_binary(b, "arith.addi", x, y); }
-static MlirValue addc(tc_builder *b, MlirValue x, int64_t c) { return c ? add(b, x, cidx(b, c)) : x; }
-static MlirValue mulc(tc_builder *b, MlirValue x, int64_t c) { return tcb_binary(b, "arith.muli", x, cidx(b, c)); }
-
-/* This thread's place: its warp, and g, 2q of its lane. */
-typedef struct lane_ctx {
-  MlirValue warp, g, q, q2;
-  MlirValue lm, lr; /* ldmatrix: the 8x8 matrix (lane / 8) and row (lane % 8) this lane addresses */
-} lane_ctx;
-
-static lane_ctx lane_of(tc_lower *L, tc_builder *b) {
+lane_ctx tc_mma_lane_of(tc_lower *L, tc_builder *b) {
   MlirValue tid = tc_nvptx_thread_id(L, b);
   MlirValue lane = tcb_binary(b, "arith.remui", tid, cidx(b, WARP));
   lane_ctx c = {.warp = tcb_binary(b, "arith.divui", tid, cidx(b, WARP)),
@@ -200,16 +165,8 @@ static lane_ctx lane_of(tc_lower *L, tc_builder *b) {
   return c;
 }
 
-/* A warp block's rows and columns for this lane: row[i] = its A/C row g of m-tile i (row
- * g + 8 is row[i] + 8), col[j] = its C column 2q of n-tile j, bcol[j] = its B column g. */
-typedef struct block_ctx {
-  MlirValue row[MAXT], col[MAXT], bcol[MAXT];
-  MlirValue row0, col0; /* the block's first row and column */
-  MlirValue valid;      /* i1: this warp keeps what it computes */
-} block_ctx;
-
 /* The block of warp lc->warp in round r (an index; null: round 0). */
-static block_ctx block_of(tc_builder *b, const mma_plan *p, const lane_ctx *lc, MlirValue r) {
+block_ctx tc_mma_block_of(tc_builder *b, const mma_plan *p, const lane_ctx *lc, MlirValue r) {
   block_ctx k;
   MlirValue w = tcb_binary(b, "arith.remui", lc->warp, cidx(b, p->active));
   k.valid = tcb_cmpi(b, "ult", lc->warp, cidx(b, p->active));
@@ -227,34 +184,32 @@ static block_ctx block_of(tc_builder *b, const mma_plan *p, const lane_ctx *lc, 
 static MlirType vec4_f32(tc_lower *L) { return tc_vec_type(L->ctx, 4, mlirF32TypeGet(L->ctx)); }
 
 /* The element type of C's fragments: i32 for s8 operands, else f32. */
-static MlirType frag_elem(tc_lower *L, mma_ops ops) {
+MlirType tc_mma_frag_elem(tc_lower *L, mma_ops ops) {
   return ops == OPS_S8 ? tcb_int_type(L->ctx, 32) : mlirF32TypeGet(L->ctx);
 }
 
-static MlirValue shuffle(tc_lower *L, tc_builder *b, MlirValue x, MlirValue y, int n, const int64_t *mask, MlirType t) {
+MlirValue tc_mma_shuffle(tc_lower *L, tc_builder *b, MlirValue x, MlirValue y, int n, const int64_t *mask, MlirType t) {
   MlirValue ops[2] = {x, y};
   MlirNamedAttribute ma = tcb_named(L->ctx, "mask", mlirDenseI64ArrayGet(L->ctx, n, mask));
   return tcb_op1(b, "vector.shuffle", t, 2, ops, 1, &ma);
 }
 
 /* Half h of a tile's vector<4 x T> (h = 0: row g, 1: row g + 8) as vector<2 x T>. */
-static MlirValue half_of(tc_lower *L, tc_builder *b, MlirValue v, int h) {
+MlirValue tc_mma_half_of(tc_lower *L, tc_builder *b, MlirValue v, int h) {
   int64_t m[2] = {2 * h, 2 * h + 1};
-  return shuffle(L, b, v, v, 2, m, tc_vec_type(L->ctx, 2, tcb_element_type(mlirValueGetType(v))));
+  return tc_mma_shuffle(L, b, v, v, 2, m, tc_vec_type(L->ctx, 2, tcb_element_type(mlirValueGetType(v))));
 }
-
-static void bind_rows(tc_lower *L, tc_chunk *c, const mma_plan *p, MlirValue row, int64_t i, int h);
 
 /* Old tile v (M x N, the dot's C type) at every fragment of the block, as one
  * vector<4xf32> (s8: vector<4xi32>) per tile (i * bn + j) in out; where `arg` is not null,
  * that old tile is bound to the fragments in argv at the same positions (a loop-carried
  * accumulator). */
-static void eval_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, MlirValue v,
+void tc_mma_eval_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, MlirValue v,
                            MlirValue arg, const MlirValue *argv, MlirValue *out) {
   tc_chunk c;
   tc_chunk_init(&c, L, b->block, 2);
   c.b = *b;
-  MlirType fe = frag_elem(L, p->ops), v2 = tc_vec_type(L->ctx, 2, fe);
+  MlirType fe = tc_mma_frag_elem(L, p->ops), v2 = tc_vec_type(L->ctx, 2, fe);
   MlirType ve = mlirShapedTypeGetElementType(mlirValueGetType(v));
   MlirValue rows8[MAXT];
   for (int64_t i = 0; i < p->bm; i++) rows8[i] = addc(&c.b, k->row[i], 8);
@@ -266,15 +221,15 @@ static void eval_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const 
         tc_pos pos = {.rank = 2, .chunked = true};
         pos.idx[0] = x ? rows8[i] : k->row[i];
         pos.idx[1] = k->col[j];
-        if (!mlirValueIsNull(arg)) tc_chunk_bind(&c, arg, &pos, (tc_cval){.vec = half_of(L, &c.b, argv[t], x)});
-        bind_rows(L, &c, p, pos.idx[0], i, x);
+        if (!mlirValueIsNull(arg)) tc_chunk_bind(&c, arg, &pos, (tc_cval){.vec = tc_mma_half_of(L, &c.b, argv[t], x)});
+        tc_mma_bind_rows(L, &c, p, pos.idx[0], i, x);
         h[x] = tc_eval(&c, v, &pos).vec;
         if (L->status) break;
         if (!mlirTypeEqual(ve, fe)) h[x] = tcb_cast(&c.b, "arith.extf", h[x], v2);
       }
       if (L->status) break;
       int64_t m[4] = {0, 1, 2, 3};
-      out[t] = shuffle(L, &c.b, h[0], h[1], 4, m, tc_vec_type(L->ctx, 4, fe));
+      out[t] = tc_mma_shuffle(L, &c.b, h[0], h[1], 4, m, tc_vec_type(L->ctx, 4, fe));
     }
   *b = c.b;
   tc_chunk_free(&c);
@@ -282,7 +237,7 @@ static void eval_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const 
 
 /* Writes the block's fragments (out, one vector<4xf32> or vector<4xi32> per tile) to the
  * flat M x N buffer buf of C's element type, where the warp keeps its block. */
-static void store_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, MlirValue buf,
+void tc_mma_store_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, MlirValue buf,
                             const MlirValue *vals) {
   tc_builder sb;
   tcb_if(b, k->valid, 0, NULL, &sb, NULL);
@@ -293,7 +248,7 @@ static void store_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const
     for (int64_t j = 0; j < p->bn; j++) {
       MlirValue v = vals[i * p->bn + j];
       for (int x = 0; x < 2; x++) {
-        MlirValue h = half_of(L, &sb, v, x);
+        MlirValue h = tc_mma_half_of(L, &sb, v, x);
         if (narrow) h = tcb_cast(&sb, "arith.truncf", h, tc_vec_type(L->ctx, 2, ce));
         MlirValue idx = add(&sb, mulc(&sb, addc(&sb, k->row[i], 8 * x), p->N), k->col[j]);
         MlirValue o[3] = {h, buf, idx};
@@ -320,7 +275,7 @@ static MlirValue pair32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i0,
  * targets' i32 adds and Triton's wgmma on sm_90; Triton's sm_80 mma.sync saturates). */
 static MlirValue mma(tc_lower *L, tc_builder *b, mma_ops ops, const MlirValue *a, const MlirValue *bf, MlirValue cv) {
   bool bf16 = ops == OPS_BF16, tf32 = ops == OPS_TF32, s8 = ops == OPS_S8;
-  MlirType fe = frag_elem(L, ops), i32 = tcb_int_type(L->ctx, 32);
+  MlirType fe = tc_mma_frag_elem(L, ops), i32 = tcb_int_type(L->ctx, 32);
   MlirValue c[4], d[4];
   for (int64_t i = 0; i < 4; i++) {
     MlirNamedAttribute at = tcb_named(L->ctx, "static_position", mlirDenseI64ArrayGet(L->ctx, 1, &i));
@@ -651,9 +606,6 @@ static void k_step(tc_lower *L, tc_builder *kb, const mma_plan *p, const block_c
   *kb = kbl;
 }
 
-/* The fragments' A registers of a k step (fragment tiles, below): [k step][m-tile][4]. */
-typedef MlirValue a_frags[MAXT][4];
-
 /* C += A x B over K for the warp's block: out[t] from in[t] (vector<4xf32> per tile): an
  * scf.for over the k steps, or, with A's fragments given for every k step (afix), the k
  * steps unrolled. */
@@ -689,831 +641,6 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
   if (L->status) return;
   tcb_op(&kbl, "scf.yield", 0, NULL, nt, d, 0, NULL);
   for (int t = 0; t < nt; t++) out[t] = mlirOperationGetResult(kf, t);
-}
-
-/* ---- loop-carried accumulators ------------------------------------------------------------ */
-
-/* One carried tile of one loop, from count to done. */
-typedef struct mma_carry {
-  MlirOperation loop, dot;
-  int i;         /* which carried value of the loop */
-  MlirValue arg; /* the loop body's argument (old) */
-  mma_plan plan;
-  MlirValue in[MAXT], out[MAXT];
-  bool used, bound, emitted;
-  bool row; /* a row vector in the quads' registers (row_carry_*, below), not a tl.dot accumulator */
-} mma_carry;
-
-/* tc_nvptx_kernel_of(L)->carries: one malloc'ed block (end_kernel frees it with the kernel's state). */
-typedef struct carry_set {
-  int n, cap;
-  mma_carry c[];
-} carry_set;
-
-static mma_carry *find_carry(tc_lower *L, MlirOperation loop, int i) {
-  carry_set *s = tc_nvptx_kernel_of(L)->carries;
-  for (int k = 0; s && k < s->n; k++)
-    if (s->c[k].used && mlirOperationEqual(s->c[k].loop, loop) && s->c[k].i == i) return &s->c[k];
-  return NULL;
-}
-
-static mma_carry *carry_of_dot(tc_lower *L, MlirOperation dot) {
-  carry_set *s = tc_nvptx_kernel_of(L)->carries;
-  for (int k = 0; s && k < s->n; k++)
-    if (s->c[k].used && s->c[k].bound && mlirOperationEqual(s->c[k].dot, dot)) return &s->c[k];
-  return NULL;
-}
-
-/* A free record (valid until the next call). */
-static mma_carry *new_carry(tc_lower *L) {
-  carry_set *s = tc_nvptx_kernel_of(L)->carries;
-  for (int k = 0; s && k < s->n; k++)
-    if (!s->c[k].used) return &s->c[k];
-  if (!s || s->n == s->cap) {
-    int cap = s ? 2 * s->cap : 4;
-    carry_set *g = realloc(s, sizeof *g + sizeof(mma_carry) * (size_t)cap);
-    if (!g) return NULL;
-    if (!s) g->n = 0;
-    g->cap = cap;
-    tc_nvptx_kernel_of(L)->carries = s = g;
-  }
-  return &s->c[s->n++];
-}
-
-static MlirValue only_use(MlirValue v, MlirOperation *owner, intptr_t *operand) {
-  MlirOpOperand u = mlirValueGetFirstUse(v);
-  if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) return (MlirValue){NULL};
-  *owner = mlirOpOperandGetOwner(u);
-  *operand = (intptr_t)mlirOpOperandGetOperandNumber(u);
-  return v;
-}
-
-/* The dot of carried tile i of loop when it has the shape `acc = tl.dot(a, b, f(acc))`:
- * the dot stands in the loop's body, its result is only yielded into slot i, and the body
- * argument's one use reaches the dot's acc operand through single-use elementwise ops. */
-static MlirOperation carry_shape(tc_lower *L, MlirOperation loop, int i) {
-  MlirOperation none = {NULL};
-  if (tc_nvptx_alone(L) || capability(L) < 80) return none;
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
-  MlirOperation yield = mlirBlockGetTerminator(body);
-  MlirValue arg = mlirBlockGetArgument(body, 1 + i), y = mlirOperationGetOperand(yield, i);
-  MlirType t = mlirValueGetType(arg);
-  int64_t s[TC_RANK];
-  MlirType e = mlirShapedTypeGetElementType(t);
-  bool i32 = mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 32;
-  if (tc_shape_of(t, s) != 2 || !(mlirTypeIsAF32(e) || i32) || !mlirValueIsAOpResult(y)) return none;
-  MlirOperation dot = mlirOpResultGetOwner(y), owner;
-  intptr_t operand;
-  if (tile_op_of(dot) != TILE_DOT || !mlirBlockEqual(mlirOperationGetBlock(dot), body)) return none;
-  if (mlirValueIsNull(only_use(y, &owner, &operand)) || !mlirOperationEqual(owner, yield) || operand != i) return none;
-  MlirValue v = arg;
-  for (int depth = 0;; depth++) {
-    if (depth == 16 || mlirValueIsNull(only_use(v, &owner, &operand))) return none;
-    if (mlirOperationEqual(owner, dot)) return operand == 2 ? dot : none;
-    if (tile_op_of(owner) || !tc_is_lazy_op(owner) || mlirOperationGetNumResults(owner) != 1 ||
-        !mlirBlockEqual(mlirOperationGetBlock(owner), body))
-      return none;
-    v = mlirOperationGetResult(owner, 0);
-    if (!mlirTypeEqual(mlirValueGetType(v), t)) return none;
-  }
-}
-
-/* Carried tile i of loop is `acc = tl.dot(a, b, f(acc))` (carry_shape) on tensor cores in
- * one round, C in f32 (s8 operands: i32). Fills c (but its list link) when it is. */
-static bool classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c) {
-  MlirOperation dot = carry_shape(L, loop, i);
-  mma_plan p;
-  if (mlirOperationIsNull(dot) || !mma_dot(L, dot, MAXT, &p) || p.rounds != 1 ||
-      !mlirTypeEqual(p.ce, frag_elem(L, p.ops)))
-    return false;
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
-  *c = (mma_carry){.loop = loop, .dot = dot, .i = i, .arg = mlirBlockGetArgument(body, 1 + i), .plan = p};
-  return true;
-}
-
-/* Carried row vectors (m_i, l_i of attention's online softmax): "row vectors" below. */
-static void fresh_after(tc_lower *L, MlirOperation loop);
-static bool row_carry_classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c);
-static void row_carry_init(tc_lower *L, mma_carry *c, MlirValue *vals);
-static void row_carry_bind(tc_lower *L, mma_carry *c, const MlirValue *vals);
-static void row_carry_yield(tc_lower *L, mma_carry *c, MlirValue *vals);
-static void row_carry_done(tc_lower *L, mma_carry *c, const MlirValue *vals);
-
-static bool is_row_slot(MlirOperation loop, int i) {
-  return tc_shape_of(mlirValueGetType(mlirOperationGetOperand(loop, 3 + i)), (int64_t[TC_RANK]){0}) == 1;
-}
-
-static int carry_count(tc_lower *L, MlirOperation loop, int i) {
-  mma_carry c;
-  if (is_row_slot(loop, i)) return row_carry_classify(L, loop, i, &c) ? (int)(2 * c.plan.bm) : 0;
-  return classify(L, loop, i, &c) ? (int)(c.plan.bm * c.plan.bn) : 0;
-}
-
-/* The record is taken here and given back by carry_done. */
-static void carry_init(tc_lower *L, MlirOperation loop, int i, MlirValue *vals) {
-  mma_carry *c = new_carry(L);
-  if (c && is_row_slot(loop, i)) {
-    if (!row_carry_classify(L, loop, i, c)) {
-      tc_fail_here(L, TILEC_ERROR_INTERNAL, "a loop's row vector changed its lowering");
-      return;
-    }
-    c->used = true;
-    row_carry_init(L, c, vals);
-    return;
-  }
-  if (!c || !classify(L, loop, i, c)) {
-    tc_fail_here(L, TILEC_ERROR_INTERNAL, c ? "a loop's tl.dot accumulator changed its lowering" : "out of memory");
-    return;
-  }
-  c->used = true;
-  lane_ctx lc = lane_of(L, &L->b);
-  block_ctx k = block_of(&L->b, &c->plan, &lc, (MlirValue){NULL});
-  eval_fragments(L, &L->b, &c->plan, &k, mlirOperationGetOperand(loop, 3 + i), (MlirValue){NULL}, NULL, vals);
-}
-
-static void carry_bind(tc_lower *L, MlirOperation loop, int i, const MlirValue *vals) {
-  mma_carry *c = find_carry(L, loop, i);
-  if (c->row) {
-    row_carry_bind(L, c, vals);
-    return;
-  }
-  memcpy(c->in, vals, sizeof(MlirValue) * (size_t)(c->plan.bm * c->plan.bn));
-  c->bound = true;
-  c->emitted = false;
-}
-
-static void carry_yield(tc_lower *L, MlirOperation loop, int i, MlirValue *vals) {
-  mma_carry *c = find_carry(L, loop, i);
-  if (c->row) {
-    row_carry_yield(L, c, vals);
-    return;
-  }
-  if (!c->emitted) {
-    tc_fail_here(L, TILEC_ERROR_INTERNAL, "the loop's tl.dot accumulator was not computed before its yield");
-    return;
-  }
-  memcpy(vals, c->out, sizeof(MlirValue) * (size_t)(c->plan.bm * c->plan.bn));
-  c->bound = false;
-}
-
-/* After the loop: the fragments go to a shared buffer, the loop's result. */
-static void carry_done(tc_lower *L, MlirOperation loop, int i, const MlirValue *vals) {
-  mma_carry *c = find_carry(L, loop, i);
-  fresh_after(L, loop);
-  if (c->row) {
-    c->used = false;
-    row_carry_done(L, c, vals);
-    return;
-  }
-  mma_plan p = c->plan;
-  c->used = false;
-  MlirValue buf = tc_alloc_buffer(L, frag_elem(L, p.ops), p.M * p.N);
-  if (L->status) return;
-  lane_ctx lc = lane_of(L, &L->b);
-  block_ctx k = block_of(&L->b, &p, &lc, (MlirValue){NULL});
-  tc_nvptx_barrier(L, &L->b); /* readers of the buffer's space before are done */
-  store_fragments(L, &L->b, &p, &k, buf, vals);
-  tc_nvptx_barrier(L, &L->b); /* C is complete for every thread */
-  tc_special *s = tc_special_put(L, mlirOperationGetResult(loop, i));
-  memset(s, 0, sizeof *s);
-  s->kind = TC_SPECIAL_BUFFER;
-  s->buffer = buf;
-}
-
-const tc_loop_carries tc_nvptx_mma_carries = {
-    .count = carry_count, .init = carry_init, .bind = carry_bind, .yield = carry_yield, .done = carry_done};
-
-/* ---- dot results kept in fragments ----------------------------------------------------------
- * Attention's scores s = q @ k^T feed only row reductions (tl.max(s, 1), tl.sum(p, 1)) and,
- * through elementwise ops (p = exp2(s * c - m[:, None]), p.to(fp16)), the A operand of the
- * next tl.dot. Such a result (frag_eligible) stays in the warps' MMA fragments, never in
- * shared memory, with the warps along M (each holds whole rows): a row reduction folds each
- * lane's values of a row and combines the row's 4 lanes (2 shuffles: frag_reduce); the next
- * dot's A fragments are C fragments converted (C[g][2q..] of n-tiles 2kk and 2kk + 1 are
- * A[g][2q..] and A[g][2q + 8..] of its k step kk: frag_a); a costly value two consumers
- * need (p) is computed once, into fragments too (tc_nvptx_materialize_fragments). Their
- * consumers evaluate at a lane's fragment positions with every fragment tile bound there. */
-
-typedef struct frag_tile {
-  MlirValue old;
-  mma_plan plan;
-  bool row;             /* a row vector (below): vals[2 i + h] is the scalar of row row[i] + 8 h */
-  MlirValue vals[MAXT]; /* else vector<4 x the tile's element type> per tile i * bn + j */
-  MlirBlock at;         /* the new block they were computed in: in scope there and inside */
-} frag_tile;
-
-#define MAXF 32 /* fragment tiles of one kernel */
-#define MAXH 8  /* dot operands staged before their loop (hoisted_operand) */
-typedef struct frag_set {
-  int n;
-  frag_tile f[MAXF];
-  MlirOperation refreshed_after; /* the last loop carry_done read the thread's index anew after */
-  int nhoist;
-  struct hoisted {
-    MlirValue old;
-    MlirOperation nloop;
-    int64_t bank;
-    MlirValue buf;
-    int64_t stride;
-  } hoist[MAXH];
-} frag_set;
-
-static frag_set *frags_of(tc_lower *L) {
-  tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
-  if (!k->frags) k->frags = calloc(1, sizeof(frag_set));
-  return k->frags;
-}
-
-/* After a loop carrying fragments, the code that follows computes its addresses anew
- * (tc_nvptx_fresh_thread_id), once a loop. */
-static void fresh_after(tc_lower *L, MlirOperation loop) {
-  frag_set *fs = frags_of(L);
-  if (fs && !mlirOperationEqual(fs->refreshed_after, loop)) {
-    fs->refreshed_after = loop;
-    tc_nvptx_fresh_thread_id(L, &L->b);
-  }
-}
-
-/* Are f's registers in scope where L emits (a block lowered twice, as versioned loops are,
- * has its own)? */
-static bool frag_live(tc_lower *L, const frag_tile *f) {
-  for (MlirBlock b = L->b.block; !mlirBlockIsNull(b);) {
-    if (mlirBlockEqual(b, f->at)) return true;
-    MlirOperation p = mlirBlockGetParentOperation(b);
-    if (mlirOperationIsNull(p)) break;
-    b = mlirOperationGetBlock(p);
-  }
-  return false;
-}
-
-static frag_tile *frag_of(tc_lower *L, MlirValue old) {
-  frag_set *s = tc_nvptx_kernel_of(L)->frags;
-  for (int i = 0; s && i < s->n; i++)
-    if (mlirValueEqual(s->f[i].old, old) && frag_live(L, &s->f[i])) return &s->f[i];
-  return NULL;
-}
-
-/* Records f (its values in scope in block `at` and inside), replacing an earlier record of
- * its tile. */
-static void frag_put(tc_lower *L, frag_set *s, frag_tile f, MlirBlock at) {
-  f.at = at;
-  for (int i = 0; i < s->n; i++)
-    if (mlirValueEqual(s->f[i].old, f.old)) {
-      s->f[i] = f;
-      return;
-    }
-  if (s->n < MAXF) s->f[s->n++] = f;
-  else tc_fail_here(L, TILEC_ERROR_INTERNAL, "more than %d tiles computed from tl.dot results in registers", MAXF);
-}
-
-static bool is_16bit_float(MlirType t) { return mlirTypeIsAF16(t) || mlirTypeIsABF16(t); }
-
-/* An arith or math op (not a tile op): what the fragments' consumers compute through. */
-static bool arith_or_math(MlirOperation o) {
-  return !tile_op_of(o) && (tc_op_in_dialect(o, "arith") || tc_op_in_dialect(o, "math"));
-}
-
-/* An arith/math op with one result of the 2-D shape. */
-static bool frag_elementwise(MlirOperation o, const int64_t *shape) {
-  int64_t s[TC_RANK];
-  return arith_or_math(o) && mlirOperationGetNumResults(o) == 1 &&
-         tc_shape_of(mlirValueGetType(mlirOperationGetResult(o, 0)), s) == 2 && s[0] == shape[0] && s[1] == shape[1];
-}
-
-/* Is dot a loop's carried accumulator in the MMA fragments (tc_nvptx_mma_carries: its C
- * planned for MAXT tiles a warp)? */
-static bool dot_carried(tc_lower *L, MlirOperation dot) {
-  MlirOperation owner, loop = mlirOperationGetParentOperation(dot);
-  intptr_t operand;
-  if (mlirOperationIsNull(loop) || !tc_op_is(loop, "scf.for") ||
-      mlirValueIsNull(only_use(mlirOperationGetResult(dot, 0), &owner, &operand)) || !tc_op_is(owner, "scf.yield") ||
-      !mlirOperationEqual(mlirOperationGetParentOperation(owner), loop))
-    return false;
-  return mlirOperationEqual(carry_shape(L, loop, (int)operand), dot); /* and C f32: the caller's */
-}
-
-/* Does every use of v (an M x N tile of blk), through elementwise ops, read it where a
- * warp of a rows plan holds it: a row reduction (axis 1), or the 16-bit A operand of a
- * tensor-core tl.dot over K = N whose rows plan runs in one round? */
-static bool frag_uses_ok(tc_lower *L, MlirValue v, MlirBlock blk, const int64_t *shape, int depth) {
-  if (depth > 32) return false;
-  bool any = false;
-  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
-    MlirOperation o = mlirOpOperandGetOwner(u);
-    any = true;
-    if (!mlirBlockEqual(mlirOperationGetBlock(o), blk)) return false;
-    tile_op_id k = tile_op_of(o);
-    if (k == TILE_REDUCE) {
-      if (tile_int_attr(o, "axis", -1) != 1) return false;
-      continue;
-    }
-    if (k == TILE_DOT) {
-      mma_plan t, q;
-      int64_t cs[TC_RANK], as[TC_RANK];
-      if (mlirOpOperandGetOperandNumber(u) != 0 || !mma_types(L, o, &t, cs, as) || t.ops == OPS_TF32 || t.split16 ||
-          !is_16bit_float(mlirShapedTypeGetElementType(mlirValueGetType(v))) || as[0] != shape[0] ||
-          as[1] != shape[1] ||
-          !make_plan(L, cs[0], cs[1], as[1], dot_carried(L, o) && mlirTypeIsAF32(t.ce) ? MAXT : MAXT_ROUND, true, &q) ||
-          q.rounds != 1)
-        return false;
-      continue;
-    }
-    if (!frag_elementwise(o, shape) || !frag_uses_ok(L, mlirOperationGetResult(o, 0), blk, shape, depth + 1))
-      return false;
-  }
-  return any;
-}
-
-/* Is the result of dot (f32, one round of a rows plan) read only by fragment consumers? */
-static bool frag_eligible(tc_lower *L, MlirOperation dot) {
-  mma_plan t, q;
-  int64_t cs[TC_RANK], as[TC_RANK];
-  if (tile_op_of(dot) != TILE_DOT || !mma_types(L, dot, &t, cs, as) || !mlirTypeIsAF32(t.ce) ||
-      !make_plan(L, cs[0], cs[1], as[1], MAXT_ROUND, true, &q) || q.rounds != 1)
-    return false;
-  return frag_uses_ok(L, mlirOperationGetResult(dot, 0), mlirOperationGetBlock(dot), cs, 0);
-}
-
-/* The eligible dot whose result v is computed from through elementwise ops of blk (null:
- * none). */
-static MlirOperation frag_source(tc_lower *L, MlirValue v, MlirBlock blk, int depth) {
-  MlirOperation none = {NULL};
-  if (depth > 32 || !mlirValueIsAOpResult(v)) return none;
-  MlirOperation d = mlirOpResultGetOwner(v);
-  if (!mlirBlockEqual(mlirOperationGetBlock(d), blk)) return none;
-  if (tile_op_of(d) == TILE_DOT) return frag_eligible(L, d) ? d : none;
-  if (!arith_or_math(d)) return none;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
-    MlirOperation s = frag_source(L, mlirOperationGetOperand(d, i), blk, depth + 1);
-    if (!mlirOperationIsNull(s)) return s;
-  }
-  return none;
-}
-
-/* The warps of this dot go along M: its result stays in fragments, or its A is read from them. */
-static bool frag_rows(tc_lower *L, MlirOperation dot) {
-  return frag_eligible(L, dot) ||
-         !mlirOperationIsNull(frag_source(L, mlirOperationGetOperand(dot, 0), mlirOperationGetBlock(dot), 0));
-}
-
-/* A fragment tile in v's cone (through elementwise ops), or null. */
-static frag_tile *frag_in_cone(tc_lower *L, MlirValue v, int depth) {
-  frag_tile *f = frag_of(L, v);
-  if (f && f->row) return NULL; /* a row vector's cone holds no tile */
-  if (f || depth > 32 || !mlirValueIsAOpResult(v)) return f;
-  MlirOperation d = mlirOpResultGetOwner(v);
-  if (!arith_or_math(d)) return NULL;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d) && !f; i++)
-    f = frag_in_cone(L, mlirOperationGetOperand(d, i), depth + 1);
-  return f;
-}
-
-static MlirBlock old_block(MlirValue v) {
-  return mlirValueIsAOpResult(v) ? mlirOperationGetBlock(mlirOpResultGetOwner(v)) : mlirBlockArgumentGetOwner(v);
-}
-
-/* The chunk (width 2) at tile t's half h of this lane, every fragment tile of src's plan
- * and block (whose registers are in scope: computed earlier in the same block) bound there. */
-static void frag_bind(tc_lower *L, tc_chunk *c, const frag_tile *src, const tc_pos *pos, int64_t t, int h) {
-  frag_set *s = tc_nvptx_kernel_of(L)->frags;
-  MlirBlock blk = old_block(src->old);
-  for (int i = 0; s && i < s->n; i++) {
-    const mma_plan *q = &s->f[i].plan;
-    if (!s->f[i].row && q->M == src->plan.M && q->N == src->plan.N && q->bm == src->plan.bm && q->bn == src->plan.bn &&
-        mlirBlockEqual(old_block(s->f[i].old), blk) && frag_live(L, &s->f[i]))
-      tc_chunk_bind(c, s->f[i].old, pos, (tc_cval){.vec = half_of(L, &c->b, s->f[i].vals[t], h)});
-  }
-  bind_rows(L, c, &src->plan, pos->idx[0], t / src->plan.bn, h);
-}
-
-static tc_pos frag_pos(const block_ctx *k, tc_builder *b, int64_t i, int64_t j, int h) {
-  tc_pos pos = {.rank = 2, .chunked = true};
-  pos.idx[0] = addc(b, k->row[i], 8 * h);
-  pos.idx[1] = k->col[j];
-  return pos;
-}
-
-static bool materialize_row(tc_lower *L, MlirValue old);
-
-bool tc_nvptx_materialize_fragments(tc_lower *L, MlirValue old) {
-  if (frag_of(L, old)) return true;
-  if (tc_shape_of(mlirValueGetType(old), (int64_t[TC_RANK]){0}) == 1) return materialize_row(L, old);
-  frag_tile *src = frag_in_cone(L, old, 0);
-  if (!src || !mlirValueIsAOpResult(old)) return false;
-  int64_t shape[TC_RANK] = {src->plan.M, src->plan.N};
-  if (!frag_uses_ok(L, old, mlirOperationGetBlock(mlirOpResultGetOwner(old)), shape, 0)) return false;
-  frag_set *fs = frags_of(L);
-  if (!fs) {
-    tc_fail_here(L, TILEC_ERROR_INTERNAL, "out of memory");
-    return true;
-  }
-  frag_tile f = {.old = old, .plan = src->plan};
-  tc_builder *b = &L->b;
-  tc_nvptx_barrier(L, b); /* what it reads from earlier nests is complete (dropped below if nothing) */
-  MlirOperation fence = tc_nvptx_last_op(b);
-  lane_ctx lc = lane_of(L, b);
-  block_ctx k = block_of(b, &f.plan, &lc, (MlirValue){NULL});
-  tc_chunk c;
-  tc_chunk_init(&c, L, b->block, 2);
-  c.b = *b;
-  for (int64_t i = 0; i < f.plan.bm && !L->status; i++)
-    for (int64_t j = 0; j < f.plan.bn && !L->status; j++) {
-      int64_t t = i * f.plan.bn + j, m[4] = {0, 1, 2, 3};
-      MlirValue hv[2];
-      for (int h = 0; h < 2 && !L->status; h++) {
-        tc_pos pos = frag_pos(&k, &c.b, i, j, h);
-        frag_bind(L, &c, src, &pos, t, h);
-        hv[h] = tc_eval(&c, old, &pos).vec;
-      }
-      if (!L->status)
-        f.vals[t] =
-            shuffle(L, &c.b, hv[0], hv[1], 4, m, tc_vec_type(L->ctx, 4, tcb_element_type(mlirValueGetType(hv[0]))));
-    }
-  *b = c.b;
-  tc_chunk_free(&c);
-  if (L->status) return true;
-  if (!tc_nvptx_touches_memory(fence, b)) mlirOperationDestroy(fence);
-  frag_put(L, fs, f, L->b.block);
-  return true;
-}
-
-/* A's fragments of a dot whose A operand (old) is computed from fragment tiles of plan
- * src, for every k step: a_x of m-tile i at k step kk is the pair at row g + 8 (x % 2),
- * columns 16 kk + 8 (x / 2) + 2q: half x % 2 of C tile (i, 2 kk + x / 2). */
-static void frag_a(tc_lower *L, tc_builder *b, const frag_tile *src, MlirValue old, int64_t ksteps, a_frags *out) {
-  lane_ctx lc = lane_of(L, b);
-  block_ctx k = block_of(b, &src->plan, &lc, (MlirValue){NULL});
-  tc_chunk c;
-  tc_chunk_init(&c, L, b->block, 2);
-  c.b = *b;
-  MlirType i32 = tcb_int_type(L->ctx, 32);
-  for (int64_t kk = 0; kk < ksteps && !L->status; kk++)
-    for (int64_t i = 0; i < src->plan.bm && !L->status; i++)
-      for (int x = 0; x < 4 && !L->status; x++) {
-        int64_t j = 2 * kk + x / 2, t = i * src->plan.bn + j;
-        tc_pos pos = frag_pos(&k, &c.b, i, j, x % 2);
-        frag_bind(L, &c, src, &pos, t, x % 2);
-        MlirValue v = tc_eval(&c, old, &pos).vec;
-        if (!L->status) out[kk][i][x] = tcb_cast(&c.b, "llvm.bitcast", v, i32);
-      }
-  *b = c.b;
-  tc_chunk_free(&c);
-}
-
-/* ---- row vectors in the quads' registers ----------------------------------------------------
- * Attention's online softmax keeps per-row state across its K loop: m_i (the running max) and
- * l_i (the running sum), updated from row reductions of the scores (m_new = max(m_i,
- * tl.max(s, 1)), alpha = exp2(m_i - m_new), l_i * alpha + tl.sum(p, 1)) and read back by the
- * fragments as row broadcasts (s - m_new[:, None], acc * alpha[:, None]). In a rows plan a
- * lane's fragments cover rows row[i] and row[i] + 8 of each of its m-tiles i, and the four
- * lanes of a quad hold the same rows (Triton's slice of the MMA layout): such a 1-D tile of
- * M elements is 2 bm scalars a lane, vals[2 i + h] for row[i] + 8 h, the same in the quad's
- * four lanes. A row reduction of fragment tiles (tc_nvptx_frag_reduce) produces one with
- * butterfly shuffles (every lane of the quad ends with the row's value; the combine is
- * commutative, so the four lanes agree bit for bit); elementwise ops of row vectors are
- * evaluated at a lane's rows (row_eval; materialize_fragments computes a costly one two
- * consumers need once); a loop carries one as its 2 bm scalars (tc_nvptx_mma_carries); the
- * fragments read one at their rows (bind_rows, in every fragment context). No shared
- * memory, no barrier. A row vector stays in registers only where every use reads it so
- * (row_uses_ok): elementwise ops of rows, a broadcast [:, None] read only in fragment
- * contexts of the same rows, a yield into a carried row vector of the loop; anything else
- * (a store, a reduction, a load's pointer, another layout) keeps the shared buffer. */
-
-/* Do the two plans give a lane the same rows? */
-static bool same_rows(const mma_plan *a, const mma_plan *b) {
-  return a->M == b->M && a->bm == b->bm && a->active == b->active && a->nblk_n == b->nblk_n && a->rounds == 1 &&
-         b->rounds == 1;
-}
-
-static tc_pos row_pos(MlirValue row) {
-  tc_pos pos = {.rank = 1, .chunked = false};
-  pos.idx[0] = row;
-  return pos;
-}
-
-/* Binds every row vector of p's rows in scope to row (the lane's row[i] + 8 h) in c. */
-static void bind_rows(tc_lower *L, tc_chunk *c, const mma_plan *p, MlirValue row, int64_t i, int h) {
-  frag_set *s = tc_nvptx_kernel_of(L)->frags;
-  tc_pos pos = row_pos(row);
-  for (int n = 0; s && n < s->n; n++)
-    if (s->f[n].row && same_rows(&s->f[n].plan, p) && frag_live(L, &s->f[n]))
-      tc_chunk_bind(c, s->f[n].old, &pos, (tc_cval){.vec = s->f[n].vals[2 * i + h]});
-}
-
-/* Old 1-D tile v at this lane's rows of plan p (out[2 i + h]), every row vector in scope
- * bound there. */
-static void row_eval(tc_lower *L, tc_builder *b, const mma_plan *p, MlirValue v, MlirValue *out) {
-  tc_nvptx_barrier(L, b); /* what v reads from earlier nests is complete (dropped below if nothing) */
-  MlirOperation fence = tc_nvptx_last_op(b);
-  lane_ctx lc = lane_of(L, b);
-  block_ctx k = block_of(b, p, &lc, (MlirValue){NULL});
-  tc_chunk c;
-  tc_chunk_init(&c, L, b->block, 1);
-  c.b = *b;
-  for (int64_t i = 0; i < p->bm && !L->status; i++)
-    for (int h = 0; h < 2 && !L->status; h++) {
-      MlirValue row = addc(&c.b, k.row[i], 8 * h);
-      tc_pos pos = row_pos(row);
-      bind_rows(L, &c, p, row, i, h);
-      out[2 * i + h] = tc_eval(&c, v, &pos).vec;
-    }
-  *b = c.b;
-  tc_chunk_free(&c);
-  if (!L->status && !tc_nvptx_touches_memory(fence, b)) mlirOperationDestroy(fence);
-}
-
-/* The rows plan of the first tl.dot of loop's body whose result stays in fragments. */
-static bool loop_row_plan(tc_lower *L, MlirOperation loop, mma_plan *p) {
-  if (mlirOperationIsNull(loop) || !tc_op_is(loop, "scf.for")) return false;
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
-  for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o);
-       o = mlirOperationGetNextInBlock(o)) {
-    mma_plan t;
-    int64_t cs[TC_RANK], as[TC_RANK];
-    if (tile_op_of(o) == TILE_DOT && frag_eligible(L, o) && mma_types(L, o, &t, cs, as) &&
-        make_plan(L, cs[0], cs[1], as[1], MAXT_ROUND, true, p))
-      return true;
-  }
-  return false;
-}
-
-/* Does r reach, through single-use elementwise ops, the acc operand of a tl.dot whose C a
- * loop carries in the fragments of p's rows (attention's acc * alpha[:, None])? */
-static bool on_carried_acc(tc_lower *L, MlirValue r, const mma_plan *p) {
-  MlirOperation owner;
-  intptr_t operand;
-  for (int depth = 0; depth < 16; depth++) {
-    if (mlirValueIsNull(only_use(r, &owner, &operand))) return false;
-    if (tile_op_of(owner) == TILE_DOT) {
-      mma_plan q;
-      return operand == 2 && dot_carried(L, owner) && mma_dot(L, owner, MAXT, &q) && same_rows(&q, p);
-    }
-    if (tile_op_of(owner) || !tc_is_lazy_op(owner) || mlirOperationGetNumResults(owner) != 1) return false;
-    r = mlirOperationGetResult(owner, 0);
-  }
-  return false;
-}
-
-/* Is every use of the 2-D tile w of blk evaluated in a fragment context of p's rows: an
- * elementwise op whose result is computed from a tl.dot kept in fragments of those rows
- * and read only where the fragments are (frag_uses_ok), or is on a carried accumulator's
- * acc operand, or leads to such through more elementwise ops? */
-static bool frag_context(tc_lower *L, MlirValue w, MlirBlock blk, const mma_plan *p, int depth) {
-  int64_t shape[TC_RANK];
-  if (depth > 16 || tc_shape_of(mlirValueGetType(w), shape) != 2) return false;
-  bool any = false;
-  for (MlirOpOperand u = mlirValueGetFirstUse(w); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
-    MlirOperation o = mlirOpOperandGetOwner(u);
-    if (!mlirBlockEqual(mlirOperationGetBlock(o), blk) || !frag_elementwise(o, shape)) return false;
-    MlirValue r = mlirOperationGetResult(o, 0);
-    MlirOperation src = frag_source(L, r, blk, 0);
-    mma_plan q;
-    int64_t cs[TC_RANK], as[TC_RANK];
-    bool in_frags = !mlirOperationIsNull(src) && mma_types(L, src, &q, cs, as) &&
-                    make_plan(L, cs[0], cs[1], as[1], MAXT_ROUND, true, &q) && same_rows(&q, p) &&
-                    frag_uses_ok(L, r, blk, shape, 0);
-    if (!in_frags && !on_carried_acc(L, r, p) && !frag_context(L, r, blk, p, depth + 1)) return false;
-    any = true;
-  }
-  return any;
-}
-
-/* Is every use of the 1-D tile v (of blk, p.M long) one that reads it in p's rows: an
- * elementwise op of such tiles, a broadcast v[:, None] read in fragment contexts of p's
- * rows, or a yield into one of loop's carried row vectors (`slots`)? */
-static bool row_uses_ok(tc_lower *L, MlirValue v, MlirBlock blk, MlirOperation loop, uint64_t slots, const mma_plan *p,
-                        int depth) {
-  if (depth > 32) return false;
-  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
-    MlirOperation o = mlirOpOperandGetOwner(u);
-    if (!mlirBlockEqual(mlirOperationGetBlock(o), blk)) return false;
-    if (tc_op_is(o, "scf.yield")) {
-      unsigned j = mlirOpOperandGetOperandNumber(u);
-      if (mlirOperationIsNull(loop) || !mlirOperationEqual(mlirOperationGetParentOperation(o), loop) || j >= 64 ||
-          !(slots >> j & 1))
-        return false;
-      continue;
-    }
-    int64_t s[TC_RANK];
-    int r = mlirOperationGetNumResults(o) == 1 ? tc_shape_of(mlirValueGetType(mlirOperationGetResult(o, 0)), s) : 0;
-    if (arith_or_math(o) && r == 1 && s[0] == p->M) {
-      if (!row_uses_ok(L, mlirOperationGetResult(o, 0), blk, loop, slots, p, depth + 1)) return false;
-      continue;
-    }
-    tile_op_id k = tile_op_of(o);
-    if (!((k == TILE_RESHAPE || k == TILE_EXPAND_DIMS) && r == 2 && s[0] == p->M && s[1] == 1)) return false;
-    for (MlirOpOperand e = mlirValueGetFirstUse(mlirOperationGetResult(o, 0)); !mlirOpOperandIsNull(e);
-         e = mlirOpOperandGetNextUse(e)) {
-      MlirOperation bc = mlirOpOperandGetOwner(e);
-      if (tile_op_of(bc) != TILE_BROADCAST || !mlirBlockEqual(mlirOperationGetBlock(bc), blk) ||
-          !frag_context(L, mlirOperationGetResult(bc, 0), blk, p, 0))
-        return false;
-    }
-  }
-  return true;
-}
-
-/* The carried tiles of loop (with p its rows plan) that stay row vectors: 1-D tiles of p.M
- * ints or floats of at most 32 bits whose body argument is read only in p's rows (the
- * largest such set: a slot drops out until none fails). */
-static uint64_t row_slots(tc_lower *L, MlirOperation loop, const mma_plan *p) {
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
-  int n = (int)mlirOperationGetNumOperands(loop) - 3;
-  uint64_t slots = 0;
-  for (int i = 0; i < n && i < 64; i++) {
-    MlirType t = mlirValueGetType(mlirOperationGetOperand(loop, 3 + i));
-    int64_t s[TC_RANK];
-    if (tc_shape_of(t, s) != 1 || s[0] != p->M) continue;
-    MlirType e = mlirShapedTypeGetElementType(t);
-    if ((tcb_is_float(e) || mlirTypeIsAInteger(e)) && tcb_bitwidth(e) <= 32) slots |= (uint64_t)1 << i;
-  }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (int i = 0; i < n && i < 64; i++)
-      if (slots >> i & 1 && !row_uses_ok(L, mlirBlockGetArgument(body, 1 + i), body, loop, slots, p, 0)) {
-        slots &= ~((uint64_t)1 << i);
-        changed = true;
-      }
-  }
-  return slots;
-}
-
-/* May the 1-D tile v of blk (computed in p's rows) stay a row vector? */
-static bool row_value_ok(tc_lower *L, MlirValue v, const mma_plan *p) {
-  MlirBlock blk = old_block(v);
-  MlirOperation loop = mlirBlockGetParentOperation(blk);
-  mma_plan lp;
-  uint64_t slots = 0;
-  if (loop_row_plan(L, loop, &lp) && same_rows(&lp, p)) slots = row_slots(L, loop, &lp);
-  else if (!tc_op_is(loop, "scf.for")) loop = (MlirOperation){NULL};
-  return row_uses_ok(L, v, blk, loop, slots, p, 0);
-}
-
-/* A row vector in v's cone (through 1-D elementwise ops), or null. */
-static frag_tile *row_in_cone(tc_lower *L, MlirValue v, int depth) {
-  frag_tile *f = frag_of(L, v);
-  if (f || depth > 32 || !mlirValueIsAOpResult(v)) return f && f->row ? f : NULL;
-  MlirOperation d = mlirOpResultGetOwner(v);
-  if (!arith_or_math(d)) return NULL;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d) && !f; i++)
-    f = row_in_cone(L, mlirOperationGetOperand(d, i), depth + 1);
-  return f;
-}
-
-/* tc_nvptx_materialize_fragments of a 1-D tile: computed once into a row vector where it
- * is computed from one and every use reads it in the same rows. */
-static bool materialize_row(tc_lower *L, MlirValue old) {
-  frag_tile *src = row_in_cone(L, old, 0);
-  if (!src || !mlirValueIsAOpResult(old) || !row_value_ok(L, old, &src->plan)) return false;
-  frag_set *fs = frags_of(L);
-  if (!fs) {
-    tc_fail_here(L, TILEC_ERROR_INTERNAL, "out of memory");
-    return true;
-  }
-  frag_tile f = {.old = old, .plan = src->plan, .row = true};
-  row_eval(L, &L->b, &f.plan, old, f.vals);
-  if (!L->status) frag_put(L, fs, f, L->b.block);
-  return true;
-}
-
-static bool row_carry_classify(tc_lower *L, MlirOperation loop, int i, mma_carry *c) {
-  mma_plan p;
-  if (tc_nvptx_alone(L) || capability(L) < 80 || !loop_row_plan(L, loop, &p) || !(row_slots(L, loop, &p) >> i & 1))
-    return false;
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
-  *c = (mma_carry){.loop = loop, .i = i, .arg = mlirBlockGetArgument(body, 1 + i), .plan = p, .row = true};
-  return true;
-}
-
-static void row_carry_init(tc_lower *L, mma_carry *c, MlirValue *vals) {
-  row_eval(L, &L->b, &c->plan, mlirOperationGetOperand(c->loop, 3 + c->i), vals);
-}
-
-static void row_carry_bind(tc_lower *L, mma_carry *c, const MlirValue *vals) {
-  frag_set *fs = frags_of(L);
-  if (!fs) {
-    tc_fail_here(L, TILEC_ERROR_INTERNAL, "out of memory");
-    return;
-  }
-  frag_tile f = {.old = c->arg, .plan = c->plan, .row = true};
-  memcpy(f.vals, vals, sizeof(MlirValue) * (size_t)(2 * c->plan.bm));
-  frag_put(L, fs, f, mlirBlockArgumentGetOwner(vals[0]));
-}
-
-static void row_carry_yield(tc_lower *L, mma_carry *c, MlirValue *vals) {
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(c->loop, 0));
-  row_eval(L, &L->b, &c->plan, mlirOperationGetOperand(mlirBlockGetTerminator(body), c->i), vals);
-}
-
-/* After the loop: lane 0 of each quad of the warps that keep their rows writes them to a
- * shared buffer, the loop's result. */
-static void row_carry_done(tc_lower *L, mma_carry *c, const MlirValue *vals) {
-  MlirValue res = mlirOperationGetResult(c->loop, c->i);
-  MlirType e = mlirShapedTypeGetElementType(mlirValueGetType(res));
-  int64_t shape[1] = {c->plan.M};
-  MlirValue buf = tc_alloc_buffer(L, e, c->plan.M);
-  if (L->status) return;
-  tc_builder *b = &L->b;
-  tc_nvptx_barrier(L, b); /* readers of the buffer's space before are done */
-  lane_ctx lc = lane_of(L, b);
-  block_ctx k = block_of(b, &c->plan, &lc, (MlirValue){NULL});
-  MlirValue first = tcb_binary(b, "arith.andi", k.valid, tcb_cmpi(b, "eq", lc.q, cidx(b, 0)));
-  tc_builder wb;
-  tcb_if(b, first, 0, NULL, &wb, NULL);
-  tc_chunk w;
-  tc_chunk_init(&w, L, wb.block, 1);
-  w.b = wb;
-  for (int64_t i = 0; i < c->plan.bm; i++)
-    for (int h = 0; h < 2; h++) {
-      tc_pos rp = row_pos(addc(&w.b, k.row[i], 8 * h));
-      tc_buffer_write(&w, buf, vals[2 * i + h], &rp, shape);
-    }
-  tcb_op(&w.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  tc_chunk_free(&w);
-  tc_nvptx_barrier(L, b); /* the rows are complete for every thread */
-  tc_special *s = tc_special_put(L, res);
-  memset(s, 0, sizeof *s);
-  s->kind = TC_SPECIAL_BUFFER;
-  s->buffer = buf;
-}
-
-int tc_nvptx_frag_reduce(tc_lower *L, MlirOperation op) {
-  int nvals, rank, axis;
-  MlirValue olds[TC_REDUCE_MAX_VALUES];
-  int64_t shape[TC_RANK];
-  if (mlirOperationGetNumOperands(op) > TC_REDUCE_MAX_VALUES || tile_int_attr(op, "axis", -1) != 1) return 0;
-  frag_tile *src = NULL;
-  for (intptr_t n = 0; n < mlirOperationGetNumOperands(op) && !src; n++)
-    src = frag_in_cone(L, mlirOperationGetOperand(op, n), 0);
-  if (!src) return 0;
-  if (!tc_reduce_operands(L, op, "reduce", "reductions", &nvals, olds, &rank, shape, &axis)) return 1;
-  if (rank != 2 || shape[0] != src->plan.M || shape[1] != src->plan.N) return 0;
-  tc_builder *b = &L->b;
-  b->loc = mlirOperationGetLocation(op);
-  /* a row vector in the quads' registers, or a shared buffer */
-  bool rows = nvals == 1 && tc_reduce_commutative(L, op) && row_value_ok(L, mlirOperationGetResult(op, 0), &src->plan);
-  frag_tile rf = {.old = mlirOperationGetResult(op, 0), .plan = src->plan, .row = true};
-  MlirValue bufs[TC_REDUCE_MAX_VALUES];
-  for (int n = 0; n < nvals && !rows; n++)
-    bufs[n] = tc_alloc_buffer(L, tcb_element_type(mlirValueGetType(mlirOperationGetResult(op, n))), shape[0]);
-  if (L->status) return 1;
-  tc_nvptx_barrier(L, b); /* what the operand reads from earlier nests is complete; the buffers are free */
-  MlirOperation fence = tc_nvptx_last_op(b);
-  lane_ctx lc = lane_of(L, b);
-  block_ctx k = block_of(b, &src->plan, &lc, (MlirValue){NULL});
-  MlirValue first = tcb_cmpi(b, "eq", lc.q, cidx(b, 0));
-  tc_chunk c;
-  tc_chunk_init(&c, L, b->block, 2);
-  c.b = *b;
-  for (int64_t i = 0; i < src->plan.bm && !L->status; i++)
-    for (int h = 0; h < 2 && !L->status; h++) {
-      MlirValue acc[TC_REDUCE_MAX_VALUES], args[2 * TC_REDUCE_MAX_VALUES], v[TC_REDUCE_MAX_VALUES];
-      MlirValue row = addc(&c.b, k.row[i], 8 * h);
-      for (int64_t j = 0; j < src->plan.bn && !L->status; j++) {
-        tc_pos pos = frag_pos(&k, &c.b, i, j, h);
-        frag_bind(L, &c, src, &pos, i * src->plan.bn + j, h);
-        for (int n = 0; n < nvals && !L->status; n++) {
-          args[n] = acc[n];
-          args[nvals + n] = tc_eval(&c, olds[n], &pos).vec;
-        }
-        if (L->status) break;
-        if (j == 0) memcpy(acc, args + nvals, sizeof(MlirValue) * (size_t)nvals);
-        else if (!tc_apply_combine(L, &c.b, op, args, 2 * nvals, acc)) break;
-      }
-      if (L->status || !tc_reduce_horizontal(L, &c.b, op, nvals, acc, 2, v)) break;
-      for (int d = 2; d >= 1 && !L->status; d /= 2) { /* the row's quad: lanes 4g .. 4g + 3 */
-        for (int n = 0; n < nvals; n++) {
-          args[n] = v[n];
-          args[nvals + n] = tc_nvptx_shfl(L, &c.b, v[n], d, rows ? TC_SHFL_XOR : TC_SHFL_DOWN);
-        }
-        if (!tc_apply_combine(L, &c.b, op, args, 2 * nvals, v)) break;
-      }
-      if (L->status) break;
-      if (rows) {
-        rf.vals[2 * i + h] = v[0];
-        continue;
-      }
-      tc_builder wb;
-      tcb_if(&c.b, first, 0, NULL, &wb, NULL);
-      tc_chunk w;
-      tc_chunk_init(&w, L, wb.block, 1);
-      w.b = wb;
-      tc_pos rp = {.rank = 1, .chunked = false};
-      rp.idx[0] = row;
-      for (int n = 0; n < nvals; n++) tc_buffer_write(&w, bufs[n], v[n], &rp, shape);
-      tcb_op(&w.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-      tc_chunk_free(&w);
-    }
-  *b = c.b;
-  tc_chunk_free(&c);
-  if (L->status) return 1;
-  /* a row vector computed from registers only: no buffer, nothing to order */
-  if (rows && !tc_nvptx_touches_memory(fence, b)) mlirOperationDestroy(fence);
-  frag_set *fs = rows ? frags_of(L) : NULL;
-  if (fs) frag_put(L, fs, rf, b->block);
-  else if (rows) tc_fail_here(L, TILEC_ERROR_INTERNAL, "out of memory");
-  else tc_nvptx_publish_results(L, op, nvals, bufs);
-  return 1;
 }
 
 /* ---- operands ------------------------------------------------------------------------------ */
@@ -1671,12 +798,13 @@ static MlirValue transpose_s8(tc_lower *L, MlirValue buf, int64_t K, int64_t N, 
       MlirValue o[2] = {buf, add(&in, mulc(&in, addc(&in, k0, i), bs), n0)};
       v[i] = tcb_op1(&in, "vector.load", v16, 2, o, 1, &a16);
     }
-    MlirValue w01 = shuffle(L, &in, v[0], v[1], 32, pairs, v32), w23 = shuffle(L, &in, v[2], v[3], 32, pairs, v32);
-    MlirValue t = shuffle(L, &in, w01, w23, 64, quads, v64);
+    MlirValue w01 = tc_mma_shuffle(L, &in, v[0], v[1], 32, pairs, v32),
+              w23 = tc_mma_shuffle(L, &in, v[2], v[3], 32, pairs, v32);
+    MlirValue t = tc_mma_shuffle(L, &in, w01, w23, 64, quads, v64);
     MlirValue at = add(&in, mulc(&in, n0, *xs), k0);
     for (int64_t n = 0; n < 16; n++) {
       int64_t m[4] = {4 * n, 4 * n + 1, 4 * n + 2, 4 * n + 3};
-      MlirValue o[3] = {shuffle(L, &in, t, t, 4, m, v4), x, addc(&in, at, n * *xs)};
+      MlirValue o[3] = {tc_mma_shuffle(L, &in, t, t, 4, m, v4), x, addc(&in, at, n * *xs)};
       tcb_op(&in, "vector.store", 0, NULL, 3, o, 1, &a4);
     }
     if (guard) tcb_op(&in, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
@@ -1711,7 +839,7 @@ static bool trans_of_mma_b(tc_lower *L, MlirOperation op) {
     return false;
   MlirOperation dot = mlirOpOperandGetOwner(u);
   mma_plan p;
-  return tile_op_of(dot) == TILE_DOT && mma_dot(L, dot, carry_of_dot(L, dot) ? MAXT : MAXT_ROUND, &p);
+  return tile_op_of(dot) == TILE_DOT && tc_mma_plan_of(L, dot, tc_mma_carry_of_dot(L, dot) ? MAXT : MAXT_ROUND, &p);
 }
 
 int tc_nvptx_emit_trans(tc_lower *L, MlirOperation *roots, int n) {
@@ -1734,7 +862,7 @@ static MlirValue hoisted_operand(tc_lower *L, MlirOperation dot, MlirValue old, 
       mlirOperationIsNull(nloop) || !tc_op_is(nloop, "scf.for") || tc_shape_of(t, shape) != 2 ||
       tc_nvptx_operand_stride(shape[1], tcb_bitwidth(mlirShapedTypeGetElementType(t)), bank) == shape[1])
     return none;
-  frag_set *fs = frags_of(L);
+  frag_set *fs = tc_mma_frags_of(L);
   if (!fs) return none;
   for (int i = 0; i < fs->nhoist; i++)
     if (mlirValueEqual(fs->hoist[i].old, old) && mlirOperationEqual(fs->hoist[i].nloop, nloop) &&
@@ -1761,12 +889,12 @@ static bool is_buffer(tc_lower *L, MlirValue old) {
 int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   MlirOperation op = roots[0];
   mma_plan p;
-  mma_carry *carry = carry_of_dot(L, op);
-  if (!mma_dot(L, op, carry ? MAXT : MAXT_ROUND, &p)) return tc_emit_dot(L, roots, n);
+  mma_carry *carry = tc_mma_carry_of_dot(L, op);
+  if (!tc_mma_plan_of(L, op, carry ? MAXT : MAXT_ROUND, &p)) return tc_emit_dot(L, roots, n);
   tc_builder *b = &L->b;
   b->loc = mlirOperationGetLocation(op);
   MlirValue aop = mlirOperationGetOperand(op, 0), abuf = {NULL};
-  frag_tile *asrc = frag_in_cone(L, aop, 0);
+  frag_tile *asrc = tc_mma_frag_in_cone(L, aop, 0);
   if (asrc && (asrc->plan.bm != p.bm || asrc->plan.M != p.M || asrc->plan.N != p.K || p.ks != 16 || p.rounds != 1 ||
                p.split16 || p.ops == OPS_TF32))
     asrc = NULL; /* never by frag_eligible's plans; the staged path reads it then */
@@ -1805,49 +933,49 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
       tc_fail_here(L, TILEC_ERROR_INTERNAL, "out of memory");
       return 1;
     }
-    frag_a(L, b, asrc, aop, p.K / p.ks, afix);
+    tc_mma_frag_a(L, b, asrc, aop, p.K / p.ks, afix);
   }
   if (carry) {                                    /* C in the loop's fragments */
     if (!fenced && !asrc) tc_nvptx_barrier(L, b); /* the operands are complete */
-    lane_ctx lc = lane_of(L, b);
-    block_ctx k = block_of(b, &p, &lc, (MlirValue){NULL});
+    lane_ctx lc = tc_mma_lane_of(L, b);
+    block_ctx k = tc_mma_block_of(b, &p, &lc, (MlirValue){NULL});
     MlirValue cin[MAXT];
-    eval_fragments(L, b, &p, &k, acc, carry->arg, carry->in, cin);
+    tc_mma_eval_fragments(L, b, &p, &k, acc, carry->arg, carry->in, cin);
     if (!L->status) k_loop(L, b, &p, &k, &lc, abuf, bbuf, cin, afix, carry->out);
     free(afix);
     carry->emitted = true;
     return 1;
   }
-  frag_set *fs = afix ? NULL : frags_of(L);
-  if (fs && p.rounds == 1 && frag_eligible(L, op)) { /* C stays in the fragments */
-    if (!fenced) tc_nvptx_barrier(L, b);             /* the operands and what acc reads are complete */
-    lane_ctx lc = lane_of(L, b);
-    block_ctx k = block_of(b, &p, &lc, (MlirValue){NULL});
+  frag_set *fs = afix ? NULL : tc_mma_frags_of(L);
+  if (fs && p.rounds == 1 && tc_mma_frag_eligible(L, op)) { /* C stays in the fragments */
+    if (!fenced) tc_nvptx_barrier(L, b);                    /* the operands and what acc reads are complete */
+    lane_ctx lc = tc_mma_lane_of(L, b);
+    block_ctx k = tc_mma_block_of(b, &p, &lc, (MlirValue){NULL});
     frag_tile f = {.old = mlirOperationGetResult(op, 0), .plan = p};
     MlirValue cin[MAXT];
-    eval_fragments(L, b, &p, &k, acc, (MlirValue){NULL}, NULL, cin);
+    tc_mma_eval_fragments(L, b, &p, &k, acc, (MlirValue){NULL}, NULL, cin);
     if (!L->status) k_loop(L, b, &p, &k, &lc, abuf, bbuf, cin, NULL, f.vals);
-    if (!L->status) frag_put(L, fs, f, L->b.block);
+    if (!L->status) tc_mma_frag_put(L, fs, f, L->b.block);
     return 1;
   }
   MlirValue cbuf = tc_dot_destination(L, op);
   if (L->status) return 1;
   tc_nvptx_barrier(L, b); /* the operands and what acc reads are complete */
-  lane_ctx lc = lane_of(L, b);
+  lane_ctx lc = tc_mma_lane_of(L, b);
   MlirBlock rb = tc_build_for(L, b, cidx(b, 0), cidx(b, p.rounds), cidx(b, 1), 0, NULL, NULL);
   tc_builder r;
   tcb_init(&r, L->ctx);
   r.loc = b->loc;
   tcb_set_end(&r, rb);
-  block_ctx k = block_of(&r, &p, &lc, mlirBlockGetArgument(rb, 0));
+  block_ctx k = tc_mma_block_of(&r, &p, &lc, mlirBlockGetArgument(rb, 0));
   MlirValue cin[MAXT], cout[MAXT];
-  eval_fragments(L, &r, &p, &k, acc, (MlirValue){NULL}, NULL, cin);
+  tc_mma_eval_fragments(L, &r, &p, &k, acc, (MlirValue){NULL}, NULL, cin);
   if (L->status) return 1;
   k_loop(L, &r, &p, &k, &lc, abuf, bbuf, cin, afix, cout);
   free(afix);
   afix = NULL;
   if (L->status) return 1;
-  store_fragments(L, &r, &p, &k, cbuf, cout);
+  tc_mma_store_fragments(L, &r, &p, &k, cbuf, cout);
   tcb_op(&r, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   tc_nvptx_barrier(L, b); /* C is complete for every thread */
   tc_special *s = tc_special_put(L, mlirOperationGetResult(op, 0));

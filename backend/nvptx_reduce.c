@@ -425,7 +425,7 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   int rank, axis;
   int64_t shape[TC_RANK];
   if (tc_nvptx_alone(L)) return tc_emit_reduce(L, roots, n);
-  if (tc_nvptx_frag_reduce(L, op)) return 1; /* rows of a tile in MMA fragments (nvptx_dot.c) */
+  if (tc_nvptx_frag_reduce(L, op)) return 1; /* rows of a tile in MMA fragments (nvptx_frags.c) */
   if (!tc_reduce_operands(L, op, "reduce", "reductions", &k.nvals, k.olds, &rank, shape, &axis)) return 1;
   if (axis != rank - 1) return tc_emit_reduce(L, roots, n); /* output chunks dealt to threads */
   tc_builder *b = &L->b;

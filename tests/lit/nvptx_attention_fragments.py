@@ -1,4 +1,4 @@
-# Attention's scores on nvptx stay in the warps' MMA fragments (backend/nvptx_dot.c,
+# Attention's scores on nvptx stay in the warps' MMA fragments (backend/nvptx_frags.c,
 # "fragment tiles"): s = q @ k^T is read only by row reductions and, through elementwise
 # ops, by the A operand of p @ v, so with the warps along M (BLOCK_M >= 16 x warps) each
 # row's max and sum are folded in the lane and combined across the row's 4 lanes (butterfly

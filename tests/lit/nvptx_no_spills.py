@@ -1,7 +1,7 @@
 # The tl.dot bench kernels at their bench configs (bench/gpu/configs.py, sm_90) keep every
 # value in registers: ptxas reports no stack frame and no spills (issue 31's "no local
 # memory"). Three things keep them there: attention's row vectors in the quads' registers
-# (backend/nvptx_dot.c), the code after a loop carrying MMA fragments reading the thread's
+# (backend/nvptx_frags.c), the code after a loop carrying MMA fragments reading the thread's
 # index anew (tc_nvptx_fresh_thread_id: its addresses are computed there, not kept through
 # the loop from the ones before it), and the K-loop pipeline's first-trip issue as a loop
 # (its stages' destinations are not hoisted out of the K loop one by one).

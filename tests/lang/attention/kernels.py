@@ -71,7 +71,7 @@ def scores_rows_kernel(q_ptr, kt_ptr, v_ptr, o_ptr, amax_ptr, n_keys, BM: tl.con
 def row_state_kernel(q_ptr, k_ptr, o_ptr, m_ptr, c_ptr, trace_ptr, n_keys, BM: tl.constexpr, BN: tl.constexpr,
                      D: tl.constexpr, TRACE: tl.constexpr):
     # Per-row state carried across a key loop beside a tl.dot accumulator (nvptx: in the
-    # quads' registers when BM >= 16 x warps, "row vectors" of backend/nvptx_dot.c): the
+    # quads' registers when BM >= 16 x warps, "row vectors" of backend/nvptx_frags.c): the
     # running max starts from memory (m_ptr), an int32 count of the blocks that raised it, and
     # acc = sum of exp2(s - m) @ k rescaled by exp2(m_old - m_new). TRACE also stores the
     # running max of every block from inside the loop (a store reads the row vector: it then
