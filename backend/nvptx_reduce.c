@@ -499,7 +499,12 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
  * totals' exclusive prefix in thread order comes from an inclusive shfl.sync.up scan in
  * each warp plus the earlier warps' totals from shared memory; then each thread scans its
  * run again, starting from that carry, and writes it. The combine function needs only be
- * associative (every combine keeps the earlier value first). */
+ * associative (every combine keeps the earlier value first).
+ * Rows short enough that a group of G <= 16 lanes (a power of 2, G >= the threads a row
+ * needs) covers one (a [128, 64] fp32 cumsum along axis 1: 16 chunks, 16 lanes) are scanned
+ * T / G at a time, a row per lane group: the group's shuffles stop at its first lane, no
+ * shared memory, no barrier (the CTA per row left 7 threads in 8 idle and ran the rows one
+ * after the other). */
 
 typedef struct scan_coop {
   MlirOperation op;
@@ -510,6 +515,9 @@ typedef struct scan_coop {
   const int64_t *shape;
   int64_t n, width, chunks, run, nvalid; /* chunks per row, per thread; threads with a run */
   MlirValue tid, lane, warp;
+  int64_t group;    /* lanes a row (row groups), or 0: the CTA scans one row at a time */
+  MlirValue gtid;   /* the thread's index among its row's threads (tid, or tid mod group) */
+  MlirValue row_ok; /* i1: the thread's row exists (row groups of the last pass), or null */
 } scan_coop;
 
 /* The position of chunk c (in scan order) of the row. */
@@ -557,8 +565,9 @@ static bool scan_one(tc_lower *L, tc_chunk *ch, const scan_coop *k, const tc_pos
  * run); scanned and written when `write`, from carry where has_carry. */
 static void scan_run(tc_lower *L, tc_builder *b, const scan_coop *k, const tc_pos *row, MlirValue has_carry,
                      const MlirValue *carry, bool write, MlirValue *total) {
-  MlirValue first = tcb_binary(b, "arith.muli", k->tid, tcb_const_index(b, k->run));
-  MlirValue valid = tcb_cmpi(b, "ult", k->tid, tcb_const_index(b, k->nvalid));
+  MlirValue first = tcb_binary(b, "arith.muli", k->gtid, tcb_const_index(b, k->run));
+  MlirValue valid = tcb_cmpi(b, "ult", k->gtid, tcb_const_index(b, k->nvalid));
+  if (!mlirValueIsNull(k->row_ok)) valid = tcb_binary(b, "arith.andi", valid, k->row_ok);
   tc_builder tb, eb;
   MlirOperation iff = tcb_if(b, valid, k->nvals, k->types, &tb, &eb);
   tc_chunk ch;
@@ -611,8 +620,9 @@ static bool thread_prefix(tc_lower *L, tc_builder *b, const scan_coop *k, const 
                           MlirValue *has) {
   MlirValue x[MAXV], args[2 * MAXV], comb[MAXV];
   for (int i = 0; i < k->nvals; i++) x[i] = total[i];
-  for (int s = 1; s < WARP; s *= 2) { /* inclusive, in the warp */
-    MlirValue from = tcb_cmpi(b, "uge", k->lane, tcb_const_index(b, s));
+  MlirValue lane = k->group ? k->gtid : k->lane;              /* the lane's place in its warp or row group */
+  for (int s = 1; s < (k->group ? k->group : WARP); s *= 2) { /* inclusive, in the warp or group */
+    MlirValue from = tcb_cmpi(b, "uge", lane, tcb_const_index(b, s));
     for (int i = 0; i < k->nvals; i++) {
       args[i] = tc_nvptx_shfl(L, b, x[i], s, TC_SHFL_UP);
       args[k->nvals + i] = x[i];
@@ -624,7 +634,7 @@ static bool thread_prefix(tc_lower *L, tc_builder *b, const scan_coop *k, const 
   for (int i = 0; i < k->nvals; i++) below[i] = tc_nvptx_shfl(L, b, x[i], 1, TC_SHFL_UP);
   *has = tcb_const_int(b, tcb_int_type(L->ctx, 1), 0);
   for (int i = 0; i < k->nvals; i++) carry[i] = zero_of(b, k->types[i]);
-  int64_t warps = (k->nvalid + WARP - 1) / WARP;
+  int64_t warps = k->group ? 1 : (k->nvalid + WARP - 1) / WARP;
   if (warps > 1) { /* lane 31 of each warp leaves the warp's total; later warps fold them */
     tc_builder lb;
     MlirValue leaves = tcb_binary(b, "arith.andi", tcb_cmpi(b, "eq", k->lane, tcb_const_index(b, WARP - 1)),
@@ -645,7 +655,7 @@ static bool thread_prefix(tc_lower *L, tc_builder *b, const scan_coop *k, const 
     }
     tc_nvptx_barrier(L, b); /* the slots are free for the next row */
   }
-  MlirValue lane_has = tcb_cmpi(b, "uge", k->lane, tcb_const_index(b, 1));
+  MlirValue lane_has = tcb_cmpi(b, "uge", lane, tcb_const_index(b, 1));
   return fold_opt(L, b, k, lane_has, has, carry, below);
 }
 
@@ -668,7 +678,10 @@ int tc_nvptx_emit_scan(tc_lower *L, MlirOperation *roots, int n) {
   int64_t nthreads = tc_target_threads(L->target);
   k.run = (k.chunks + nthreads - 1) / nthreads;
   k.nvalid = (k.chunks + k.run - 1) / k.run;
-  int64_t warps = (k.nvalid + WARP - 1) / WARP;
+  int64_t rows = tc_numel(rank - 1, shape), group = 1;
+  while (group < k.nvalid) group *= 2;
+  if (rows > 1 && group <= WARP / 2 && group < nthreads) k.group = group; /* row groups */
+  int64_t warps = k.group ? 1 : (k.nvalid + WARP - 1) / WARP;
   for (int i = 0; i < k.nvals; i++) {
     k.types[i] = mlirShapedTypeGetElementType(mlirValueGetType(k.olds[i]));
     k.bufs[i] = tc_alloc_buffer(L, k.types[i], tc_numel(rank, shape));
@@ -683,10 +696,34 @@ int tc_nvptx_emit_scan(tc_lower *L, MlirOperation *roots, int n) {
   k.tid = tc_nvptx_thread_id(L, b);
   k.lane = tcb_binary(b, "arith.remui", k.tid, tcb_const_index(b, WARP));
   k.warp = tcb_binary(b, "arith.divui", k.tid, tcb_const_index(b, WARP));
+  k.gtid = k.tid;
   tc_builder ob = *b;
   tc_pos row = {.rank = rank, .chunked = true};
   MlirBlock opened[TC_RANK];
-  int nopened = tc_open_loops(L, &ob, rank - 1, shape, &row, opened);
+  int nopened;
+  if (k.group) { /* pass p: row p * (T / G) + tid / G, the last pass's missing rows computing row - 1's */
+    int64_t per_pass = nthreads / k.group, passes = (rows + per_pass - 1) / per_pass;
+    k.gtid = tcb_binary(b, "arith.remui", k.tid, tcb_const_index(b, k.group));
+    MlirValue mine = tcb_binary(b, "arith.divui", k.tid, tcb_const_index(b, k.group));
+    MlirBlock pass = tc_build_for(L, &ob, tcb_const_index(&ob, 0), tcb_const_index(&ob, passes),
+                                  tcb_const_index(&ob, 1), 0, NULL, NULL);
+    tcb_set_end(&ob, pass);
+    opened[0] = pass;
+    nopened = 1;
+    MlirValue r =
+        tcb_binary(&ob, "arith.addi",
+                   tcb_binary(&ob, "arith.muli", mlirBlockGetArgument(pass, 0), tcb_const_index(&ob, per_pass)), mine);
+    if (rows % per_pass) {
+      k.row_ok = tcb_cmpi(&ob, "ult", r, tcb_const_index(&ob, rows));
+      r = tcb_binary(&ob, "arith.minui", r, tcb_const_index(&ob, rows - 1));
+    }
+    for (int d = rank - 2; d >= 0; d--) { /* the row's index along each leading dim */
+      row.idx[d] = d ? tcb_binary(&ob, "arith.remui", r, tcb_const_index(&ob, shape[d])) : r;
+      if (d) r = tcb_binary(&ob, "arith.divui", r, tcb_const_index(&ob, shape[d]));
+    }
+  } else {
+    nopened = tc_open_loops(L, &ob, rank - 1, shape, &row, opened);
+  }
   row.idx[rank - 1] = tcb_const_index(&ob, 0);
   MlirValue total[MAXV], carry[MAXV], has;
   scan_run(L, &ob, &k, &row, (MlirValue){NULL}, NULL, false, total);

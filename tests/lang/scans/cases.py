@@ -17,6 +17,17 @@ def cases():
             lambda a: {"c0_ptr": np.cumsum(a["x_ptr"], 0), "c1_ptr": np.cumsum(a["x_ptr"], 1),
                        "r0_ptr": np.cumsum(a["x_ptr"][::-1], 0)[::-1],
                        "r1_ptr": np.cumsum(a["x_ptr"][:, ::-1], 1)[:, ::-1]})
+    # Many short rows (nvptx: scanned T / G at a time, a row per group of G lanes; the 4-row
+    # cases above leave most groups past the last row)
+    for (M, N, dt) in ((128, 64, np.int32), (8, 64, np.float32), (64, 16, np.int32)):
+        x = rng(210 + M).integers(-9, 10, (M, N)).astype(dt)
+        add(F, "cumsum_axes_reverse_rows_%dx%d_%s" % (M, N, np.dtype(dt).name), K, "cumsum2d_kernel", (1,),
+            dict(x_ptr=x, c0_ptr=np.zeros_like(x), c1_ptr=np.zeros_like(x), r0_ptr=np.zeros_like(x),
+                 r1_ptr=np.zeros_like(x), M=M, N=N),
+            ["c0_ptr", "c1_ptr", "r0_ptr", "r1_ptr"],
+            lambda a: {"c0_ptr": np.cumsum(a["x_ptr"], 0), "c1_ptr": np.cumsum(a["x_ptr"], 1),
+                       "r0_ptr": np.cumsum(a["x_ptr"][::-1], 0)[::-1],
+                       "r1_ptr": np.cumsum(a["x_ptr"][:, ::-1], 1)[:, ::-1]})
     xi = rng(201).integers(-3, 4, (4, 8)).astype(np.int32)
     xf = rng(202).uniform(0.5, 1.5, (4, 8)).astype(np.float32)
     for nm, x, tol in (("int32", xi, 0), ("float32", xf, 1e-5)):
@@ -48,6 +59,15 @@ def cases():
             (1,), dict(a_ptr=ra, b_ptr=rb, h_ptr=np.zeros_like(ra), hr_ptr=np.zeros_like(ra), M=4, N=32), [out],
             lambda a, rev=rev, out=out: {out: recur(a["a_ptr"][:, ::-1], a["b_ptr"][:, ::-1])[:, ::-1] if rev
                                          else recur(a["a_ptr"], a["b_ptr"])}, rtol=1e-5, atol=1e-5)
+        # a row per lane group (nvptx), the combine not commutative: each group's shuffles
+        # must stop at its first lane
+        rmA = rng(207).uniform(0.5, 1.0, (32, 64)).astype(np.float32)
+        rmB = rng(208).standard_normal((32, 64)).astype(np.float32)
+        add(F, "assoc_scan_tuple_linear_recurrence_rows%s" % ("_reverse" if rev else ""), K,
+            "linear_recurrence_kernel", (1,),
+            dict(a_ptr=rmA, b_ptr=rmB, h_ptr=np.zeros_like(rmA), hr_ptr=np.zeros_like(rmA), M=32, N=64), [out],
+            lambda a, rev=rev, out=out: {out: recur(a["a_ptr"][:, ::-1], a["b_ptr"][:, ::-1])[:, ::-1] if rev
+                                         else recur(a["a_ptr"], a["b_ptr"])}, rtol=1e-4, atol=1e-4)
     # long rows: on nvptx each thread scans a run of several chunks and the runs' carries
     # cross warps through shared memory; the combine is not commutative
     la, lb = rng(230).uniform(0.5, 1.0, (2, 2048)).astype(np.float32), rng(231).standard_normal((2, 2048)).astype(np.float32)
