@@ -31,10 +31,11 @@
  * the dot's destination (tc_dot_destination).
  *
  * A result read only by row reductions and, through elementwise ops, by the A operand of
- * the next tl.dot (attention's scores) stays in the fragments instead (nvptx_frags.c, with
- * the row vectors computed from it and the loop-carried accumulators below).
+ * the next tl.dot (attention's scores) stays in the fragments instead, and so do the row
+ * vectors computed from it (nvptx_frags.c).
  *
- * Loop-carried accumulators (tc_nvptx_mma_carries, the backend's loop_carries): a tile an
+ * Loop-carried accumulators (nvptx_frags.c's tc_nvptx_mma_carries, the backend's
+ * loop_carries; this file computes their dots): a tile an
  * scf.for carries only through `acc = tl.dot(a, b, f(acc))` — f elementwise, e.g.
  * attention's `acc * alpha[:, None]` — stays in the warps' fragments across the loop, as
  * one vector<4xf32> (s8: vector<4xi32>) iter_arg per 16x8 tile; it is written to a shared
