@@ -88,17 +88,6 @@ static bool select_minmax(const tc_target *t) {
 /* The read of %tid.x that LLVM may not merge with another (an inline asm with side effects). */
 #define FRESH_TID_ASM "mov.u32 $0, %tid.x;"
 
-/* Is block `inner` `outer` or nested in it? */
-static bool block_within(MlirBlock inner, MlirBlock outer) {
-  for (MlirBlock b = inner; !mlirBlockIsNull(b);) {
-    if (mlirBlockEqual(b, outer)) return true;
-    MlirOperation p = mlirBlockGetParentOperation(b);
-    if (mlirOperationIsNull(p)) return false;
-    b = mlirOperationGetBlock(p);
-  }
-  return false;
-}
-
 /* Is op tc_nvptx_fresh_thread_id's read of %tid.x? */
 static bool is_fresh_tid(MlirOperation op) {
   if (!tc_op_is(op, "llvm.inline_asm")) return false;
@@ -130,8 +119,8 @@ MlirValue tc_nvptx_thread_id(tc_lower *L, tc_builder *b) {
   tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
   int fresh = -1; /* the innermost read anew whose block holds b's */
   for (int i = 0; k && i < k->nfresh; i++)
-    if (block_within(b->block, k->fresh[i].block) &&
-        (fresh < 0 || block_within(k->fresh[i].block, k->fresh[fresh].block)))
+    if (tc_block_encloses(k->fresh[i].block, b->block) &&
+        (fresh < 0 || tc_block_encloses(k->fresh[fresh].block, k->fresh[i].block)))
       fresh = i;
   if (fresh >= 0) {
     tid = k->fresh[fresh].tid;

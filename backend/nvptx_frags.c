@@ -226,15 +226,7 @@ static void fresh_after(tc_lower *L, MlirOperation loop) {
 
 /* Are f's registers in scope where L emits (a block lowered twice, as versioned loops are,
  * has its own)? */
-static bool frag_live(tc_lower *L, const frag_tile *f) {
-  for (MlirBlock b = L->b.block; !mlirBlockIsNull(b);) {
-    if (mlirBlockEqual(b, f->at)) return true;
-    MlirOperation p = mlirBlockGetParentOperation(b);
-    if (mlirOperationIsNull(p)) break;
-    b = mlirOperationGetBlock(p);
-  }
-  return false;
-}
+static bool frag_live(tc_lower *L, const frag_tile *f) { return tc_block_encloses(f->at, L->b.block); }
 
 static frag_tile *frag_of(tc_lower *L, MlirValue old) {
   frag_set *s = tc_nvptx_kernel_of(L)->frags;
@@ -252,8 +244,16 @@ void tc_mma_frag_put(tc_lower *L, frag_set *s, frag_tile f, MlirBlock at) {
       s->f[i] = f;
       return;
     }
-  if (s->n < MAXF) s->f[s->n++] = f;
-  else tc_fail_here(L, TILEC_ERROR_INTERNAL, "more than %d tiles computed from tl.dot results in registers", MAXF);
+  if (s->n < MAXF) {
+    s->f[s->n++] = f;
+    return;
+  }
+  for (int i = 0; i < s->n; i++) /* a record out of scope here and in `at` (an earlier loop's) */
+    if (!frag_live(L, &s->f[i]) && !tc_block_encloses(s->f[i].at, at)) {
+      s->f[i] = f;
+      return;
+    }
+  tc_fail_here(L, TILEC_ERROR_INTERNAL, "more than %d tiles computed from tl.dot results in registers", MAXF);
 }
 
 static bool is_16bit_float(MlirType t) { return mlirTypeIsAF16(t) || mlirTypeIsABF16(t); }

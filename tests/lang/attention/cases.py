@@ -158,3 +158,20 @@ def cases():
             dict(q_ptr=q, k_ptr=k, o_ptr=np.zeros((M, D), np.float32), m_ptr=m0, c_ptr=np.zeros(M, np.int32),
                  trace_ptr=np.zeros((nblk, M), np.float32), n_keys=N, BM=BM, BN=BN, D=D, TRACE=trace),
             ["o_ptr", "m_ptr", "c_ptr", "trace_ptr"], check=check_state)
+
+    # Six online-softmax loops in a row (nvptx: more fragment records than one kernel keeps at
+    # once; a finished loop's make room — the 32-record limit refused this before)
+    r = rng(260)
+    q = (r.standard_normal((64, 32)) * 0.3).astype(np.float16)
+    k = (r.standard_normal((128, 32)) * 0.3).astype(np.float16)
+
+    def many_ref(a):
+        s = a["q_ptr"].astype(np.float64) @ a["k_ptr"].astype(np.float64).T
+        out = np.zeros((64, 32))
+        for p in range(6):
+            e = np.exp2(s * (p + 1) - (s * (p + 1)).max(1, keepdims=True))
+            out += (e / e.sum(1, keepdims=True)) @ a["k_ptr"].astype(np.float64)
+        return {"o_ptr": out}
+    add("attention", "many_loops_6", "attention/kernels.py", "many_loops_kernel", (1,),
+        dict(q_ptr=q, k_ptr=k, o_ptr=np.zeros((64, 32), np.float32), n_keys=128, BM=64, BN=64, D=32, PASSES=6),
+        ["o_ptr"], many_ref, rtol=2e-2, atol=2e-2)

@@ -97,3 +97,31 @@ def row_state_kernel(q_ptr, k_ptr, o_ptr, m_ptr, c_ptr, trace_ptr, n_keys, BM: t
     tl.store(o_ptr + offs_m[:, None] * D + offs_d[None, :], acc)
     tl.store(m_ptr + offs_m, m_i)
     tl.store(c_ptr + offs_m, c_i)
+
+
+@triton.jit
+def many_loops_kernel(q_ptr, k_ptr, o_ptr, n_keys, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr,
+                      PASSES: tl.constexpr):
+    # PASSES online-softmax loops one after the other (nvptx: each keeps its scores, row
+    # vectors and accumulator in registers; the records of a finished loop's make room for
+    # the next one's): out = sum over p of softmax2(q k^T (p + 1)) @ k.
+    offs_m = tl.arange(0, BM)
+    offs_n = tl.arange(0, BN)
+    offs_d = tl.arange(0, D)
+    q = tl.load(q_ptr + offs_m[:, None] * D + offs_d[None, :])
+    out = tl.zeros([BM, D], dtype=tl.float32)
+    for p in tl.static_range(PASSES):
+        m_i = tl.zeros([BM], dtype=tl.float32) - float("inf")
+        l_i = tl.zeros([BM], dtype=tl.float32)
+        acc = tl.zeros([BM, D], dtype=tl.float32)
+        for start in range(0, n_keys, BN):
+            k = tl.load(k_ptr + (start + offs_n)[:, None] * D + offs_d[None, :])
+            s = tl.dot(q, tl.trans(k)) * (p + 1.0)
+            m_new = tl.maximum(m_i, tl.max(s, 1))
+            pr = tl.math.exp2(s - m_new[:, None])
+            alpha = tl.math.exp2(m_i - m_new)
+            l_i = l_i * alpha + tl.sum(pr, 1)
+            acc = tl.dot(pr.to(tl.float16), k, acc * alpha[:, None])
+            m_i = m_new
+        out += acc / l_i[:, None]
+    tl.store(o_ptr + offs_m[:, None] * D + offs_d[None, :], out)
