@@ -137,6 +137,12 @@ MlirValue tc_nvptx_thread_id(tc_lower *L, tc_builder *b) {
   return tcb_cast(b, "arith.index_cast", tid, tcb_index(b->ctx));
 }
 
+void tc_nvptx_unroll(tc_lower *L, MlirOperation loop, bool unroll) {
+  mlirOperationSetAttributeByName(loop, mlirStringRefCreateFromCString("loop_annotation"),
+                                  tcb_attr(L->ctx, unroll ? "#llvm.loop_annotation<unroll = <full = true>>"
+                                                          : "#llvm.loop_annotation<unroll = <disable = true>>"));
+}
+
 /* bar.sync 0 on the GPU; the emulated CTA's barrier on the CPU. Only ever emitted where
  * every thread of the CTA gets (scalar control flow is the same in every thread). */
 void tc_nvptx_barrier(tc_lower *L, tc_builder *b) {
@@ -303,6 +309,16 @@ static owned owned_access(MlirOperation op, MlirValue m) {
  * bytes (pack_shared) are one. */
 static const void *buffer_key(MlirValue v);
 
+/* Does op carry an address from its first operand to its result (a cast, an offset by GEP)?
+ * What the walks over shared addresses below go through, besides additions. */
+static bool address_cast(MlirOperation op) {
+  static const char *const casts[] = {"llvm.addrspacecast", "llvm.inttoptr", "llvm.ptrtoint", "arith.index_cast",
+                                      "arith.index_castui", "arith.extui",   "arith.trunci",  "llvm.getelementptr"};
+  for (size_t i = 0; i < sizeof casts / sizeof casts[0]; i++)
+    if (tc_op_is(op, casts[i])) return true;
+  return false;
+}
+
 /* The tc_nvptx_alloc_shared buffer (its memref.cast) an address or view v is computed from
  * — a stage of the K-loop pipeline, an ldmatrix or cp.async address: its aligned pointer
  * plus offsets, cast — or null (none, or more than one). */
@@ -319,10 +335,7 @@ static MlirValue shared_buffer_behind(MlirValue v, int depth) {
     MlirValue p = view_pointer(v);
     return mlirValueIsNull(p) ? none : shared_buffer_behind(p, depth + 1);
   }
-  if (tc_op_is(d, "llvm.addrspacecast") || tc_op_is(d, "llvm.inttoptr") || tc_op_is(d, "llvm.ptrtoint") ||
-      tc_op_is(d, "arith.index_cast") || tc_op_is(d, "arith.index_castui") || tc_op_is(d, "arith.extui") ||
-      tc_op_is(d, "arith.trunci") || tc_op_is(d, "llvm.getelementptr"))
-    return shared_buffer_behind(mlirOperationGetOperand(d, 0), depth + 1);
+  if (address_cast(d)) return shared_buffer_behind(mlirOperationGetOperand(d, 0), depth + 1);
   if (!tc_op_is(d, "arith.addi") && !tc_op_is(d, "llvm.add")) return none;
   MlirValue x = shared_buffer_behind(mlirOperationGetOperand(d, 0), depth + 1),
             y = shared_buffer_behind(mlirOperationGetOperand(d, 1), depth + 1);
@@ -967,10 +980,9 @@ static bool note_use(buf_life *l, MlirOperation user, const tc_valmap *m) {
  * accesses through them (ldmatrix, cp.async, loads and stores, the emulator's ldmatrix),
  * added to l; false where the address goes anywhere else (a loop's carried value, a call). */
 static bool note_address_uses(buf_life *l, MlirValue v, const tc_valmap *m, int depth) {
-  static const char *const through[] = {"arith.addi",         "arith.muli",       "arith.index_cast",
-                                        "arith.index_castui", "arith.extui",      "arith.trunci",
-                                        "llvm.inttoptr",      "llvm.ptrtoint",    "llvm.addrspacecast",
-                                        "llvm.getelementptr", "llvm.insertvalue", "builtin.unrealized_conversion_cast"};
+  /* besides address_cast's: the offset arithmetic and a memref view's descriptor */
+  static const char *const through[] = {"arith.addi", "arith.muli", "llvm.insertvalue",
+                                        "builtin.unrealized_conversion_cast"};
   static const char *const access[] = {"nvvm.ldmatrix", "nvvm.cp.async.shared.global",
                                        "llvm.load",     "llvm.store",
                                        "vector.load",   "vector.store",
@@ -979,15 +991,15 @@ static bool note_address_uses(buf_life *l, MlirValue v, const tc_valmap *m, int 
   if (depth > 12) return false;
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
     MlirOperation user = mlirOpOperandGetOwner(u);
-    bool ok = false;
-    for (size_t i = 0; i < sizeof through / sizeof through[0] && !ok; i++)
-      if (tc_op_is(user, through[i])) {
-        ok = note_use(l, user, m);
-        for (intptr_t r = 0; ok && r < mlirOperationGetNumResults(user); r++)
-          ok = note_address_uses(l, mlirOperationGetResult(user, r), m, depth + 1);
-        if (!ok) return false;
-      }
-    if (ok) continue;
+    bool ok = address_cast(user);
+    for (size_t i = 0; i < sizeof through / sizeof through[0] && !ok; i++) ok = tc_op_is(user, through[i]);
+    if (ok) { /* an address computed from v: where it goes */
+      ok = note_use(l, user, m);
+      for (intptr_t r = 0; ok && r < mlirOperationGetNumResults(user); r++)
+        ok = note_address_uses(l, mlirOperationGetResult(user, r), m, depth + 1);
+      if (!ok) return false;
+      continue;
+    }
     for (size_t i = 0; i < sizeof access / sizeof access[0] && !ok; i++)
       if (tc_op_is(user, access[i])) ok = true;
     if (ok && tc_op_is(user, "func.call")) { /* the emulator's ldmatrix reads through it; nothing else may */

@@ -49,6 +49,8 @@ MlirValue tc_nvptx_thread_id(tc_lower *L, tc_builder *b);
  * (a tl.dot accumulator's fragments) are computed there, not kept live through the loop from
  * the same ones before it (attention's output rows, q's: spilled around the loop). GPU only. */
 void tc_nvptx_fresh_thread_id(tc_lower *L, tc_builder *b);
+/* Asks LLVM to unroll the scf.for `loop` fully (unroll) or not at all (!unroll). */
+void tc_nvptx_unroll(tc_lower *L, MlirOperation loop, bool unroll);
 /* bar.sync 0: only where every thread of the CTA gets (uniform control flow). */
 void tc_nvptx_barrier(tc_lower *L, tc_builder *b);
 /* A buffer in the CTA's shared memory (the backend's alloc_shared). */

@@ -629,9 +629,7 @@ static void k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ct
    * for the body's size: the fragments' addresses become constant offsets (fp16 matmul
    * 128x128x32: 547 -> 510 SASS instructions a trip). Longer ones LLVM unrolls itself where it
    * pays, and forcing tf32's four k8 steps spilled. */
-  if (p->K / p->ks == 2 && p->ops != OPS_TF32 && !p->split16)
-    mlirOperationSetAttributeByName(kf, mlirStringRefCreateFromCString("loop_annotation"),
-                                    tcb_attr(L->ctx, "#llvm.loop_annotation<unroll = <full = true>>"));
+  if (p->K / p->ks == 2 && p->ops != OPS_TF32 && !p->split16) tc_nvptx_unroll(L, kf, true);
   tc_builder kbl;
   tcb_init(&kbl, L->ctx);
   kbl.loc = b->loc;

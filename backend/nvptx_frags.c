@@ -348,16 +348,20 @@ bool tc_mma_frag_rows(tc_lower *L, MlirOperation dot) {
 }
 
 /* A fragment tile in v's cone (through elementwise ops), or null. */
-frag_tile *tc_mma_frag_in_cone(tc_lower *L, MlirValue v, int depth) {
+/* The first record in v's cone (through elementwise ops) that is a row vector (row) or a
+ * tile (!row); null where the cone meets the other kind first or none. */
+static frag_tile *record_in_cone(tc_lower *L, MlirValue v, bool row, int depth) {
   frag_tile *f = frag_of(L, v);
-  if (f && f->row) return NULL; /* a row vector's cone holds no tile */
-  if (f || depth > 32 || !mlirValueIsAOpResult(v)) return f;
+  if (f) return f->row == row ? f : NULL; /* a row vector's cone holds no tile, and back */
+  if (depth > 32 || !mlirValueIsAOpResult(v)) return NULL;
   MlirOperation d = mlirOpResultGetOwner(v);
   if (!arith_or_math(d)) return NULL;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d) && !f; i++)
-    f = tc_mma_frag_in_cone(L, mlirOperationGetOperand(d, i), depth + 1);
+    f = record_in_cone(L, mlirOperationGetOperand(d, i), row, depth + 1);
   return f;
 }
+
+frag_tile *tc_mma_frag_in_cone(tc_lower *L, MlirValue v, int depth) { return record_in_cone(L, v, false, depth); }
 
 static MlirBlock old_block(MlirValue v) {
   return mlirValueIsAOpResult(v) ? mlirOperationGetBlock(mlirOpResultGetOwner(v)) : mlirBlockArgumentGetOwner(v);
@@ -640,21 +644,10 @@ static bool row_value_ok(tc_lower *L, MlirValue v, const mma_plan *p) {
   return row_uses_ok(L, v, blk, loop, slots, p, 0);
 }
 
-/* A row vector in v's cone (through 1-D elementwise ops), or null. */
-static frag_tile *row_in_cone(tc_lower *L, MlirValue v, int depth) {
-  frag_tile *f = frag_of(L, v);
-  if (f || depth > 32 || !mlirValueIsAOpResult(v)) return f && f->row ? f : NULL;
-  MlirOperation d = mlirOpResultGetOwner(v);
-  if (!arith_or_math(d)) return NULL;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d) && !f; i++)
-    f = row_in_cone(L, mlirOperationGetOperand(d, i), depth + 1);
-  return f;
-}
-
 /* tc_nvptx_materialize_fragments of a 1-D tile: computed once into a row vector where it
  * is computed from one and every use reads it in the same rows. */
 static bool materialize_row(tc_lower *L, MlirValue old) {
-  frag_tile *src = row_in_cone(L, old, 0);
+  frag_tile *src = record_in_cone(L, old, true, 0);
   if (!src || !mlirValueIsAOpResult(old) || !row_value_ok(L, old, &src->plan)) return false;
   frag_set *fs = tc_mma_frags_of(L);
   if (!fs) {

@@ -247,8 +247,7 @@ static void issue_operand(tc_lower *L, tc_builder *b, const pipe_loop *pl, pipe_
     MlirOperation kloop;
     MlirBlock kb = tc_build_for(L, &gb, tcb_const_index(&gb, 0), tcb_const_index(&gb, o->u), tcb_const_index(&gb, 1), 0,
                                 NULL, &kloop);
-    mlirOperationSetAttributeByName(kloop, mlirStringRefCreateFromCString("loop_annotation"),
-                                    tcb_attr(L->ctx, "#llvm.loop_annotation<unroll = <disable = true>>"));
+    tc_nvptx_unroll(L, kloop, false);
     tc_chunk g;
     tc_chunk_init(&g, L, kb, o->w);
     tcb_init(&g.b, L->ctx);
@@ -393,8 +392,7 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
                                NULL, &pro_loop);
   /* not unrolled: each stage's destinations would be addresses of their own, hoisted out of
    * the K loop by LLVM and kept through it (attention: 16 registers, spilled) */
-  mlirOperationSetAttributeByName(pro_loop, mlirStringRefCreateFromCString("loop_annotation"),
-                                  tcb_attr(L->ctx, "#llvm.loop_annotation<unroll = <disable = true>>"));
+  tc_nvptx_unroll(L, pro_loop, false);
   tc_builder pb;
   tcb_init(&pb, L->ctx);
   pb.loc = b->loc;
