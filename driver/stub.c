@@ -272,8 +272,9 @@ tilec_status *tc_package_header(const tc_kernel_info *info, const char *header_p
   fprintf(f, ");\n");
   if (gpu) {
     fprintf(f, "/* On an NVIDIA GPU (pointer parameters are device pointers): _launch waits for the kernel,\n"
-               " * _launch_async queues it on cuda_stream (a CUstream; NULL is the default stream). Without a\n"
-               " * CUDA driver or GPU they return TILEC_ERROR_RUNTIME and tilec_last_error() says why. */\n");
+               " * _launch_async queues it on cuda_stream (a CUstream; NULL is the legacy default stream)\n"
+               " * and returns without waiting. Without a CUDA driver or GPU they return\n"
+               " * TILEC_ERROR_RUNTIME and tilec_last_error() says why. */\n");
     fprintf(f, "int %s_launch_async(void *cuda_stream, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z", info->name);
     tc_stub_params_proto(f, info);
     fprintf(f, ");\n");

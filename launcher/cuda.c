@@ -10,6 +10,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,11 +40,14 @@ static struct {
   void *ctx;
 } cuda = {.once = PTHREAD_ONCE_INIT};
 
+/* Each library's image is loaded once and its kernel looked up once: a launch after the first
+ * finds the CUfunction here (the table is keyed by the image's address; one kernel each). */
 static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
 enum { MAX_MODULES = 256 };
 static struct {
   const void *image;
   void *module;
+  void *fn;
 } modules[MAX_MODULES];
 
 static const char *err_text(int r) {
@@ -90,34 +94,44 @@ static int fail(int code, const char *fmt, const char *a, const char *b) {
   return tilec_rt_launch_refused(code, msg);
 }
 
-int tilec_rt_cuda_launch(const char *kernel, const char *ptx, const unsigned char *cubin, size_t cubin_len,
-                         uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, uint32_t block_x, uint32_t shared_bytes,
-                         void **args, void *stream) {
+int tilec_rt_cuda_enqueue(const char *kernel, const char *ptx, const unsigned char *cubin, size_t cubin_len,
+                          uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, uint32_t block_x, uint32_t shared_bytes,
+                          void **args, void *stream, bool wait) {
   pthread_once(&cuda.once, open_driver);
   if (cuda.why[0]) return fail(TILEC_ERROR_RUNTIME, "kernel %s: %s", kernel, cuda.why);
   if (!grid_x || !grid_y || !grid_z) return tilec_rt_launch_refused(0, "");
   int r = cuda.ctx_set(cuda.ctx);
   if (r) return fail(TILEC_ERROR_RUNTIME, "kernel %s: cuCtxSetCurrent: %s", kernel, err_text(r));
   const void *image = cubin_len ? (const void *)cubin : (const void *)ptx;
-  void *module = NULL;
+  void *module = NULL, *fn = NULL;
   pthread_mutex_lock(&modules_lock);
   int i = 0;
   for (; i < MAX_MODULES && modules[i].image && modules[i].image != image; i++) continue;
-  if (i < MAX_MODULES && modules[i].image) module = modules[i].module;
+  if (i < MAX_MODULES && modules[i].image) module = modules[i].module, fn = modules[i].fn;
   if (!module && (r = cuda.module_load(&module, image)) && cubin_len)
     r = cuda.module_load(&module, ptx); /* a cubin for another GPU: the driver compiles the PTX */
-  if (!r && i < MAX_MODULES && !modules[i].image) modules[i].image = image, modules[i].module = module;
+  int load_error = r;
+  if (!r && !fn && !(r = cuda.module_function(&fn, module, kernel))) {
+    if (shared_bytes > 48 * 1024 && cuda.func_attr) /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+      cuda.func_attr(fn, 8, (int)shared_bytes);
+    if (i < MAX_MODULES) modules[i].image = image, modules[i].module = module, modules[i].fn = fn;
+  }
   pthread_mutex_unlock(&modules_lock);
-  if (r)
+  if (load_error)
     return fail(TILEC_ERROR_RUNTIME, "kernel %s: the GPU cannot load its code (cuModuleLoadData: %s)", kernel,
                 err_text(r));
-  void *fn = NULL;
-  if ((r = cuda.module_function(&fn, module, kernel)))
-    return fail(TILEC_ERROR_RUNTIME, "kernel %s: cuModuleGetFunction: %s", kernel, err_text(r));
-  if (shared_bytes > 48 * 1024 && cuda.func_attr) /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
-    cuda.func_attr(fn, 8, (int)shared_bytes);
+  if (r) return fail(TILEC_ERROR_RUNTIME, "kernel %s: cuModuleGetFunction: %s", kernel, err_text(r));
   r = cuda.launch(fn, grid_x, grid_y, grid_z, block_x, 1, 1, shared_bytes, stream, args, NULL);
-  if (!r && !stream) r = cuda.stream_sync(NULL);
   if (r) return fail(TILEC_ERROR_RUNTIME, "kernel %s: cuLaunchKernel: %s", kernel, err_text(r));
+  if (wait && (r = cuda.stream_sync(stream)))
+    return fail(TILEC_ERROR_RUNTIME, "kernel %s failed on the GPU: %s", kernel, err_text(r));
   return tilec_rt_launch_refused(0, "");
+}
+
+/* What libraries built by an earlier tilec call: a NULL stream waits. */
+int tilec_rt_cuda_launch(const char *kernel, const char *ptx, const unsigned char *cubin, size_t cubin_len,
+                         uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, uint32_t block_x, uint32_t shared_bytes,
+                         void **args, void *stream) {
+  return tilec_rt_cuda_enqueue(kernel, ptx, cubin, cubin_len, grid_x, grid_y, grid_z, block_x, shared_bytes, args,
+                               stream, stream == NULL);
 }

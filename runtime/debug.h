@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,9 +43,16 @@ void tilec_rt_emu_fail(const char *msg);
 jmp_buf *tilec_rt_emu_hold_jmp(void);
 void tilec_rt_emu_release_jmp(jmp_buf *jb);
 
-/* --target nvptx libraries (launcher/cuda.c): launches kernel (PTX, and a cubin when
- * cubin_len > 0) on CUDA device 0 through libcuda.so.1 loaded at run time; stream NULL
- * waits for the kernel. Returns 0 or a tilec_status_code (message: tilec_last_error()). */
+/* --target nvptx libraries (launcher/cuda.c): queues kernel (PTX, and a cubin when
+ * cubin_len > 0) on stream (a CUstream; NULL: the legacy default stream) of CUDA device 0
+ * through libcuda.so.1 loaded at run time; wait: then waits for the stream (a kernel's
+ * failure is this launch's error). Returns 0 or a tilec_status_code (message:
+ * tilec_last_error()). tilec_rt_cuda_launch is what libraries of an earlier tilec call:
+ * the same, waiting exactly when stream is NULL. */
+TILEC_RT_EXPORT int tilec_rt_cuda_enqueue(const char *kernel, const char *ptx, const unsigned char *cubin,
+                                          size_t cubin_len, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
+                                          uint32_t block_x, uint32_t shared_bytes, void **args, void *stream,
+                                          bool wait);
 TILEC_RT_EXPORT int tilec_rt_cuda_launch(const char *kernel, const char *ptx, const unsigned char *cubin,
                                          size_t cubin_len, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
                                          uint32_t block_x, uint32_t shared_bytes, void **args, void *stream);

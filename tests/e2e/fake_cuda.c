@@ -10,7 +10,8 @@
  * parameter's first 8 bytes name (a pointer or a tensor descriptor's base that is one of
  * its allocations): what a kernel wrote there must come back to the host.
  * FAKE_CUDA_FAIL=init makes cuInit fail. FAKE_CUDA_CC=MN sets the compute capability M.N
- * (default 90); a PTX module's `.target` is logged as "module sm_XX" (which library ran). */
+ * (default 90); a PTX module's `.target` is logged as "module sm_XX" (which library ran), and
+ * cuStreamSynchronize as "sync default" (the NULL stream) or "sync stream" (which launches wait). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -74,8 +75,13 @@ EXPORT int cuDevicePrimaryCtxRetain(void **ctx, int dev) {
 }
 EXPORT int cuCtxSetCurrent(void *ctx) { return ctx ? 0 : INVALID_VALUE; }
 EXPORT int cuCtxSynchronize(void) { return 0; }
+static void log_line(const char *line) {
+  const char *path = getenv("FAKE_CUDA_LOG");
+  FILE *log = path ? fopen(path, "a") : NULL;
+  if (log) fputs(line, log), fclose(log);
+}
 EXPORT int cuStreamSynchronize(void *s) {
-  (void)s;
+  log_line(s ? "sync stream\n" : "sync default\n");
   return 0;
 }
 EXPORT int cuStreamCreate(void **s, unsigned flags) {

@@ -7,7 +7,8 @@
 # pointer receives the first 8 bytes args[i] points at — the descriptor's base — and reads
 # the data as if it were the descriptor (what an H200 showed: zeros, NaN, illegal address).
 # Checked for the typed K_launch, K_launch_async and the C API's JIT launch
-# (tilec_jit_kernel_launch: args[i] points at the tilec_tensor_descriptor).
+# (tilec_jit_kernel_launch: args[i] points at the tilec_tensor_descriptor), and which of them
+# wait for the kernel (the fake driver logs cuStreamSynchronize).
 set -euo pipefail
 TILEC=$1 INC=$2 RT=$3
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -90,6 +91,12 @@ C
 out=$(LD_LIBRARY_PATH="$T/fake" TILEC_CACHE_DIR="$T/cache" FAKE_CUDA_LOG="$T/log" "$T/main") || fail "$out"
 echo "$out"
 grep -q '^launch copy_add_kernel grid 3 3 1 block 128' "$T/log" || fail "fake driver log: $(head -n 1 "$T/log")"
+# K_launch waits for its kernel, K_launch_async(NULL, ...) only queues it on the default stream
+# (a wait there would put the host's round trip into every queued launch), the JIT waits.
+order=$(grep -E '^(launch|sync) ' "$T/log" | cut -d' ' -f1,2 | tr '\n' ',')
+[ "$order" = "launch copy_add_kernel,sync default,launch copy_add_kernel,launch cp,sync default," ] ||
+  fail "launches and waits: $order"
+echo "ok: K_launch and the JIT wait for the kernel, K_launch_async(NULL) does not"
 
 # `tilec run --target nvptx`: the arrays to device buffers, the launch, --out back from the
 # device. The fake launch fills each buffer a parameter names with 0xA5: that is what --out
@@ -111,6 +118,7 @@ out=$(LD_LIBRARY_PATH="$T/fake" TILEC_CACHE_DIR="$T/cache" FAKE_CUDA_LOG="$T/log
   fail "tilec run --target nvptx (fake driver): $out"
 grep -q '^time: median_ms=0.250000 min_ms=0.250000 runs=3 (GPU, CUDA events)$' <<<"$out" || fail "--repeat timing line: $out"
 [ "$(grep -c '^launch add_kernel grid 4 1 1 block 128' "$T/log")" = 4 ] || fail "expected a warm-up and 3 timed launches: $(cat "$T/log")"
+[ "$(grep -c '^module ' "$T/log")" = 1 ] || fail "the kernel's module is loaded once for 4 launches: $(cat "$T/log")"
 "$PY" - "$T" <<'EOF2' || fail "tilec run --target nvptx: --out is not what the device buffer held"
 import sys, numpy as np
 o = np.load(sys.argv[1] + "/o2.npy")
