@@ -62,3 +62,9 @@ DEFAULT_STAGES = 3
 def stages(c):
     """The row's num_stages for both compilers."""
     return c.get("stages", DEFAULT_STAGES)
+
+
+def uses_dot(c):
+    """The rows whose kernel is a tl.dot K loop (they name their num_stages): run.py times
+    Triton's mma.sync code for them too."""
+    return "stages" in c

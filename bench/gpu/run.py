@@ -18,6 +18,11 @@ packed), one child process (`run.py DIR --one NAME`, LD_LIBRARY_PATH=DIR/lib) do
     (max |got - ref| / max |ref|, per implementation tolerance), then times it with
     triton.testing.do_bench (median ms; its default warm-up and repetitions, L2 flushed
     between calls); prints one JSON line per implementation as soon as it has it.
+For the tl.dot rows (configs.py's uses_dot), a second child times Triton again with
+DISABLE_MMA_V3=1 (its own Triton cache): Triton's mma.sync code, the instruction family tilec
+emits, beside Triton's default (wgmma on sm_90), so a report tells the gap the instruction
+family explains from the one tilec's code does. Each Triton line records which MMA its PTX
+used (wgmma, mma.sync or none).
 tilec runs last: a kernel that faults (an illegal address poisons the CUDA context) or hangs
 only loses its own line, which the parent reports as "crashed" or "timed out". The parent
 writes the markdown report (GPU, driver, CUDA, torch, triton, tilec versions, date, the table)
@@ -45,10 +50,11 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True
 
-from configs import BY_NAME, CONFIGS, DEFAULT_STAGES, stages  # noqa: E402
+from configs import BY_NAME, CONFIGS, DEFAULT_STAGES, stages, uses_dot  # noqa: E402
 
 TAG = "@@bench "   # a child's result lines start with this
 IMPLS = ("torch", "triton", "tilec")
+MMA_SYNC = "triton_mma_sync"   # Triton with DISABLE_MMA_V3=1 (the tl.dot rows' second child)
 FAKE_PTR = 1 << 20  # a 16-byte aligned stand-in for a meta tensor's address (dry run)
 
 CTYPES = {"float": ctypes.c_float, "double": ctypes.c_double, "bool": ctypes.c_bool,
@@ -355,8 +361,15 @@ def rel_error(got, ref):
     return err
 
 
-def child(pack, name, dry):
-    """One configuration, in this process: a JSON line per implementation."""
+def mma_family(compiled):
+    """Which tensor-core instructions a Triton CompiledKernel's PTX uses."""
+    ptx = (getattr(compiled, "asm", None) or {}).get("ptx", "") if compiled is not None else ""
+    return "wgmma" if "wgmma.mma_async" in ptx else "mma.sync" if "mma.sync" in ptx else "none" if ptx else "?"
+
+
+def child(pack, name, dry, mma_sync=False):
+    """One configuration, in this process: a JSON line per implementation (mma_sync: only
+    Triton's, compiled with DISABLE_MMA_V3=1, which main() set before triton was imported)."""
     cfg = BY_NAME[name]
     with open(os.path.join(pack, "manifest.json")) as f:
         man = json.load(f)
@@ -403,12 +416,18 @@ def child(pack, name, dry):
             raise RuntimeError("%s returned %d: %s" % (entry["symbol"], rc,
                                                        (rt.tilec_last_error() or b"").decode(errors="replace")))
 
+    compiled = []
+
     def run_triton():
-        kernel[case.grid](**case.args, num_warps=cfg["warps"], num_stages=stages(cfg))
+        k = kernel[case.grid](**case.args, num_warps=cfg["warps"], num_stages=stages(cfg))
+        if not compiled:
+            compiled.append(k)
     ref = case.reference()
     torch.cuda.synchronize()
-    for impl, fn, outputs in (("torch", case.torch_fn, None), ("triton", run_triton, case.outputs),
-                              ("tilec", run_tilec, case.outputs)):
+    runs = (("torch", case.torch_fn, None), ("triton", run_triton, case.outputs), ("tilec", run_tilec, case.outputs))
+    if mma_sync:
+        runs = ((MMA_SYNC, run_triton, case.outputs),)
+    for impl, fn, outputs in runs:
         line = {"name": name, "impl": impl}
         try:
             if outputs is not None:
@@ -421,6 +440,8 @@ def child(pack, name, dry):
                 torch.cuda.synchronize()
             err = rel_error(got, ref)
             line.update(err=err, tol=case.tol[impl], ok=bool(err <= case.tol[impl]))
+            if impl in ("triton", MMA_SYNC) and uses_dot(cfg):
+                line["mma"] = mma_family(compiled[0] if compiled else None)
             ms = do_bench(fn, **bench_kw)
             torch.cuda.synchronize()
             line.update(ms=float(ms), rate=case.work / (ms * 1e-3) / (1e9 if case.unit == "GB/s" else 1e12),
@@ -432,7 +453,8 @@ def child(pack, name, dry):
                 text += " | caused by %s: %s" % (type(e.__cause__).__name__, str(e.__cause__).strip()[:400])
             line.update(ok=False, error="%s: %s" % (type(e).__name__, text[-800:]))
         emit(line)
-    emit({"name": name, "impl": "note", "note": case.note})
+    if not mma_sync:
+        emit({"name": name, "impl": "note", "note": case.note})
     return 0
 
 
@@ -473,6 +495,10 @@ def driver_version():
         return "unknown"
 
 
+def ratio_of(a, b):
+    return "%.2fx" % (a["ms"] / b["ms"]) if a and b and "ms" in a and "ms" in b else "–"
+
+
 def write_report(path, man, info, rows, started, elapsed):
     L = ["# tilec vs Triton vs torch on an NVIDIA GPU (`bench/gpu/run.py`)", ""]
     L.append("- GPU: %s (%s, %s SMs), driver %s, CUDA %s (torch's)" % (
@@ -486,18 +512,26 @@ def write_report(path, man, info, rows, started, elapsed):
              "ctypes on torch's stream. Time: `triton.testing.do_bench` median (L2 flushed between calls). "
              "correct?: max |got - ref| / max |ref| against a float64 reference computed on the GPU, per "
              "implementation tilec / Triton / torch.")
+    L.append("- tl.dot rows: Triton's default (its MMA in brackets: wgmma on sm_90), and again with "
+             "DISABLE_MMA_V3=1 (\"Triton mma.sync\": the instruction family tilec emits), each ratio tilec's time "
+             "over that Triton's.")
     L += ["", "| kernel | config | tilec ms | Triton ms | torch ms | tilec rate | Triton rate | torch rate | "
-              "tilec/Triton time | correct? tilec / Triton / torch |", "|---|---|---|---|---|---|---|---|---|---|"]
+              "tilec/Triton time | Triton mma.sync ms | tilec/Triton mma.sync | correct? tilec / Triton / torch |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     notes = []
     for cfg, r in rows:
-        t, tr, to = r.get("tilec"), r.get("triton"), r.get("torch")
-        ratio = "%.2fx" % (t["ms"] / tr["ms"]) if t and tr and "ms" in t and "ms" in tr else "–"
-        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s |" % (
-            cfg["name"], cfg["what"], fmt_ms(t), fmt_ms(tr), fmt_ms(to), fmt_rate(t), fmt_rate(tr), fmt_rate(to), ratio,
-            fmt_ok(t), fmt_ok(tr), fmt_ok(to)))
+        t, tr, to, tm = r.get("tilec"), r.get("triton"), r.get("torch"), r.get(MMA_SYNC)
+        ratio, ratio_m = ratio_of(t, tr), ratio_of(t, tm)
+        mma = " [%s]" % tr["mma"] if tr and tr.get("mma") else ""
+        m_ms = fmt_ms(tm) + (" [%s]" % tm["mma"] if tm and tm.get("mma") else "") if uses_dot(cfg) else "–"
+        L.append("| %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s |" % (
+            cfg["name"], cfg["what"], fmt_ms(t), fmt_ms(tr), mma, fmt_ms(to), fmt_rate(t), fmt_rate(tr), fmt_rate(to),
+            ratio, m_ms, ratio_m, fmt_ok(t), fmt_ok(tr), fmt_ok(to)))
+        if tm and "err" in tm and not tm.get("ok"):
+            notes.append("- %s, Triton mma.sync: wrong result (%.1e)" % (cfg["name"], tm["err"]))
         if r.get("note"):
             notes.append("- %s: %s" % (cfg["name"], r["note"]))
-        for impl in IMPLS:
+        for impl in IMPLS + (MMA_SYNC,):
             line = r.get(impl)
             if line and line.get("error"):
                 notes.append("- %s, %s: %s" % (cfg["name"], impl, line["error"]))
@@ -524,16 +558,19 @@ def parent(opts):
     started = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     t0 = time.time()
     info, rows, lines, failed = {}, [], [], 0
-    for name in names:
-        cmd = [sys.executable, os.path.abspath(__file__), pack, "--one", name] + (["--dry-run"] if opts.dry_run else [])
-        r = {}
+    def run_child(name, extra):
+        """The child's stdout, stderr and exit status (None: timed out)."""
+        cmd = [sys.executable, os.path.abspath(__file__), pack, "--one", name] + extra
         try:
             p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                timeout=opts.timeout)
-            out, err, rc = p.stdout, p.stderr, p.returncode
+            return p.stdout, p.stderr, p.returncode
         except subprocess.TimeoutExpired as e:
             out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-            err, rc = "timed out after %d s" % opts.timeout, None
+            return out, "timed out after %d s" % opts.timeout, None
+
+    def read_lines(out, r):
+        nonlocal info
         for text in out.splitlines():
             if not text.startswith(TAG):
                 continue
@@ -545,6 +582,19 @@ def parent(opts):
             else:
                 r[obj["impl"]] = obj
                 lines.append(obj)
+
+    for name in names:
+        r = {}
+        out, err, rc = run_child(name, ["--dry-run"] if opts.dry_run else [])
+        read_lines(out, r)
+        if not opts.dry_run and uses_dot(BY_NAME[name]):
+            m_out, m_err, m_rc = run_child(name, ["--mma-sync"])
+            read_lines(m_out, r)
+            if MMA_SYNC not in r:
+                why = "timed out" if m_rc is None else "exit %s" % m_rc
+                r[MMA_SYNC] = {"name": name, "impl": MMA_SYNC, "ok": False, "status": why,
+                               "error": "%s: %s" % (why, (m_err.strip().splitlines() or [""])[-1][:300])}
+                lines.append(r[MMA_SYNC])
         why = None
         if rc is None:
             why = "timed out"
@@ -591,9 +641,14 @@ def main():
     ap.add_argument("--dry-run", action="store_true", help="no GPU: check the code paths (see above)")
     ap.add_argument("--timeout", type=int, default=150, help="seconds per configuration's child (default 150)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--mma-sync", action="store_true", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.one:
-        return child(os.path.abspath(opts.dir), opts.one, opts.dry_run)
+        if opts.mma_sync:   # before triton is imported: Triton reads it when it compiles, in its own cache
+            import tempfile
+            os.environ["DISABLE_MMA_V3"] = "1"
+            os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="tilec-bench-mma-sync-")
+        return child(os.path.abspath(opts.dir), opts.one, opts.dry_run, opts.mma_sync)
     return parent(opts)
 
 
