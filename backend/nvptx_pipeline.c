@@ -38,6 +38,7 @@
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
+#include <math.h>
 #include <string.h>
 
 #define MAX_SHIFTS 32
@@ -176,9 +177,69 @@ static void chunk_at(tc_builder *b, const pipe_operand *o, MlirValue tid, MlirVa
       tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", pos->idx[0], tcb_const_index(b, o->stride)), pos->idx[1]);
 }
 
-/* The chunks of operand o for trip `trip + trips` into its stage buffer (at b): when the
+/* Is a load's `other` zero in every bit (+0.0 or integer 0, splat), or absent (masked lanes
+ * undefined)? Then a masked chunk may be cp.async's zero fill. */
+static bool other_is_zero_fill(MlirOperation load) {
+  MlirValue v = tile_load_other(load);
+  if (mlirValueIsNull(v)) return true;
+  if (!mlirValueIsAOpResult(v)) return false;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (tile_op_of(d) == TILE_SPLAT) {
+    MlirValue s = mlirOperationGetOperand(d, 0);
+    if (!mlirValueIsAOpResult(s)) return false;
+    d = mlirOpResultGetOwner(s);
+  }
+  if (!tc_op_is(d, "arith.constant")) return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("value"));
+  if (!mlirAttributeIsNull(a) && mlirAttributeIsADenseElements(a))
+    a = mlirDenseElementsAttrIsSplat(a) ? mlirDenseElementsAttrGetSplatValue(a) : (MlirAttribute){NULL};
+  if (mlirAttributeIsNull(a)) return false;
+  if (mlirAttributeIsAInteger(a)) return mlirIntegerAttrGetValueInt(a) == 0;
+  if (!mlirAttributeIsAFloat(a)) return false;
+  double x = mlirFloatAttrGetValueDouble(a);
+  return x == 0.0 && !signbit(x);
+}
+
+/* One chunk into the buffer: cp.async.cg of 16 bytes, of src_size of them (the rest zero
+ * filled) when src_size is given; nvptx-emu copies at once (zeros where src_size is 0). */
+static void copy_chunk(tc_lower *L, tc_builder *b, const pipe_operand *o, MlirValue dst, MlirValue at, MlirValue src,
+                       MlirValue in) {
+  MlirType mem = tc_memory_type(L->ctx, o->elem);
+  MlirType vt = tc_vec_type(L->ctx, o->w, mem);
+  MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 16));
+  if (L->target->gpu_emulation) {
+    tc_builder cb = *b, zb;
+    if (!mlirValueIsNull(in)) tcb_if(b, in, 0, NULL, &cb, &zb);
+    MlirValue v = tcb_op1(&cb, "llvm.load", vt, 1, &src, 1, &al);
+    MlirValue ops[3] = {v, dst, at};
+    tcb_op(&cb, "vector.store", 0, NULL, 3, ops, 1, &al);
+    if (mlirValueIsNull(in)) {
+      *b = cb;
+      return;
+    }
+    tcb_op(&cb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    ops[0] = tcb_is_float(mem) ? tcb_const_float(&zb, vt, 0.0) : tcb_const_int(&zb, vt, 0);
+    tcb_op(&zb, "vector.store", 0, NULL, 3, ops, 1, &al);
+    tcb_op(&zb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    return;
+  }
+  MlirValue ops[3] = {tc_nvptx_shared_address(L, b, dst, at),
+                      tcb_cast(b, "llvm.addrspacecast", src, tcb_type(L->ctx, "!llvm.ptr<1>")), {NULL}};
+  MlirNamedAttribute ca[2] = {tcb_named(L->ctx, "size", mlirIntegerAttrGet(tcb_int_type(L->ctx, 32), 16)),
+                              tcb_named(L->ctx, "modifier", tcb_attr(L->ctx, "#nvvm<load_cache_modifier cg>"))};
+  if (!mlirValueIsNull(in)) {
+    MlirType i32 = tcb_int_type(L->ctx, 32);
+    ops[2] = tcb_select(b, in, tcb_const_int(b, i32, 16), tcb_const_int(b, i32, 0));
+  }
+  tcb_op(b, "nvvm.cp.async.shared.global", 0, NULL, mlirValueIsNull(in) ? 2 : 3, ops, 2, ca);
+}
+
+/* The chunks of operand o for trip `trip + trips` into its stage buffer (at b). When the
  * load's mask is true on all of the thread's chunks (every trip inside a matmul's edges),
- * one cp.async each; else each chunk through registers, masked. */
+ * one cp.async each. Else, when the mask is the same over each chunk (the axis analysis)
+ * and the masked value zero (or undefined), still one cp.async each, with a source size of
+ * 0 where the chunk is masked off (zero filled, nothing read: Triton's form; no branch);
+ * otherwise each chunk through registers, masked, behind a branch. */
 static void issue_operand(tc_lower *L, tc_builder *b, const pipe_loop *pl, pipe_operand *o, MlirValue trips) {
   MlirValue trips_index = tcb_cast(b, "arith.index_cast", trips, tcb_index(L->ctx));
   MlirValue stage =
@@ -189,16 +250,16 @@ static void issue_operand(tc_lower *L, tc_builder *b, const pipe_loop *pl, pipe_
   MlirValue mask = tile_load_mask(load), ptr = mlirOperationGetOperand(load, 0);
   MlirValue tid = tc_nvptx_thread_id(L, b);
   int64_t nthreads = tc_target_threads(L->target);
-  MlirType mem = tc_memory_type(L->ctx, o->elem);
-  MlirType vt = tc_vec_type(L->ctx, o->w, mem);
   MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 16));
   tc_pos pos[MAX_CHUNKS];
-  MlirValue at[MAX_CHUNKS], full = {NULL};
+  MlirValue at[MAX_CHUNKS], in[MAX_CHUNKS], full = {NULL};
   bool uniform = !mlirValueIsNull(mask) && tc_axis_of(&L->axis, mask).constancy[1] % o->w == 0;
+  bool zero_fill = uniform && other_is_zero_fill(load);
   tc_chunk c;
   tc_chunk_init(&c, L, b->block, o->w);
   c.b = *b;
   for (int64_t k = 0; k < o->u && !L->status; k++) {
+    in[k] = (MlirValue){NULL};
     chunk_at(&c.b, o, tid, tcb_const_index(&c.b, k * nthreads), &pos[k], &at[k]);
     if (mlirValueIsNull(mask)) continue;
     MlirValue f;
@@ -212,7 +273,19 @@ static void issue_operand(tc_lower *L, tc_builder *b, const pipe_loop *pl, pipe_
       f = tcb_op1(&c.b, "vector.reduction", tcb_int_type(L->ctx, 1), 1, &m, 1, &kind);
     }
     if (L->status) break;
+    in[k] = f;
     full = k ? tcb_binary(&c.b, "arith.andi", full, f) : f;
+  }
+  if (zero_fill && !L->status) { /* in the same context: the masks' values are at hand */
+    for (int64_t k = 0; k < o->u && !L->status; k++) {
+      tc_pos lane = tc_pos_with(&pos[k], false);
+      MlirValue src = tc_lane_address(&c, ptr, &lane);
+      if (!L->status) copy_chunk(L, &c.b, o, dst, at[k], src, in[k]);
+    }
+    *b = c.b;
+    tc_chunk_free(&c);
+    unshift_cone(L, &o->cone);
+    return;
   }
   *b = c.b;
   tc_chunk_free(&c);
@@ -225,18 +298,7 @@ static void issue_operand(tc_lower *L, tc_builder *b, const pipe_loop *pl, pipe_
   for (int64_t k = 0; k < o->u && !L->status; k++) {
     tc_pos lane = tc_pos_with(&pos[k], false);
     MlirValue src = tc_lane_address(&f, ptr, &lane);
-    if (L->status) break;
-    if (L->target->gpu_emulation) { /* the copy, at once */
-      MlirValue v = tcb_op1(&f.b, "llvm.load", vt, 1, &src, 1, &al);
-      MlirValue ops[3] = {v, dst, at[k]};
-      tcb_op(&f.b, "vector.store", 0, NULL, 3, ops, 1, &al);
-      continue;
-    }
-    MlirValue ops[2] = {tc_nvptx_shared_address(L, &f.b, dst, at[k]),
-                        tcb_cast(&f.b, "llvm.addrspacecast", src, tcb_type(L->ctx, "!llvm.ptr<1>"))};
-    MlirNamedAttribute ca[2] = {tcb_named(L->ctx, "size", mlirIntegerAttrGet(tcb_int_type(L->ctx, 32), 16)),
-                                tcb_named(L->ctx, "modifier", tcb_attr(L->ctx, "#nvvm<load_cache_modifier cg>"))};
-    tcb_op(&f.b, "nvvm.cp.async.shared.global", 0, NULL, 2, ops, 2, ca);
+    if (!L->status) copy_chunk(L, &f.b, o, dst, at[k], src, (MlirValue){NULL});
   }
   if (mlirValueIsNull(mask)) *b = f.b;
   else tcb_op(&f.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);

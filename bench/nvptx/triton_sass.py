@@ -13,6 +13,9 @@ usage: triton_sass.py [--tilec build/tilec] [--arch sm_90] [--only NAME,...] [--
            fold for both compilers, each emits the bench's hot path as one straight-line copy
   --keep   write each kernel's .ptx / .cubin / .sass (tilec_NAME.*, triton_NAME.*) there
 
+DISABLE_MMA_V3=1 in the environment makes Triton emit mma.sync (the instructions tilec emits)
+instead of wgmma on sm_90: the tl.dot rows then compare code of one instruction family.
+
 Needs Python with triton (3.x: triton.compile, ASTSource, GPUTarget) and NVIDIA's cuobjdump
 (the nvidia-cuda-* wheels', CUDA's, or Triton's bundled one). Times nothing.
 """

@@ -8,7 +8,8 @@
 # RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --emit ptx > %t.ptx
 # RUN: FileCheck %s < %t.ptx
 # RUN: FileCheck %s --check-prefix=WAIT < %t.ptx
-# RUN: grep -c 'cp.async.cg.shared.global \[%%rd[0-9]*\], \[%%rd[0-9+]*\], 16;' %t.ptx | FileCheck %s --check-prefix=COUNT
+# RUN: grep -c 'cp.async.cg.shared.global \[%%rd[0-9]*\], \[%%rd[0-9+]*\], 16, %%r[0-9]*;' %t.ptx | FileCheck %s --check-prefix=COUNT
+# RUN: FileCheck %s --check-prefix=ZFILL < %t.ptx
 # RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --num-stages 4 --emit ptx | FileCheck %s --check-prefix=FOUR
 # RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --num-stages 1 --emit ptx | FileCheck %s --check-prefix=OFF
 # RUN: %tilec compile %s -k mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32, i32:16, 128, 128, 32" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=UNALIGNED
@@ -72,8 +73,13 @@ def mm_range(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.
 # CHECK-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 # WAIT: cp.async.wait_group 1;
 # WAIT-NEXT: bar.sync 0;
-# 4 + 4 chunks of 16 bytes a trip, in the first trip's loop over trips 0 and 1 and in every trip:
+# 4 + 4 chunks of 16 bytes a trip, in the first trip's loop over trips 0 and 1 and in every trip,
+# each with a source size (16, or 0 where its mask is false: zero filled, as other=0.0 asks):
 # COUNT: 16
+# and no edge path through registers (no global load at all: the operands only by cp.async)
+# ZFILL: .visible .entry mm(
+# ZFILL-NOT: ld.global
+# ZFILL: ret;
 
 # FOUR: cp.async.wait_group 2;
 

@@ -89,3 +89,30 @@ def cases():
         dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((M, N), np.float32), K=K, BM=32, BN=32, BK=32),
         ["c_ptr", "b_ptr"], lambda args, r=a.astype(np.float64) @ bb, rb=ref_b: {"c_ptr": r, "b_ptr": rb},
         rtol=0, atol=1e-6)
+
+    # the masked value of A: 0 (zero filled by cp.async with a source size of 0), -2 (the edge
+    # path through registers); B's masked value 1, so each masked A element adds OTHER to C
+    for (M, N, K, other) in [(48, 64, 80, 0.0), (48, 64, 80, -2.0), (64, 32, 40, 0.0), (40, 40, 72, -2.0)]:
+        BM, BN, BK = 32, 32, 32
+        a = ints(460 + K, (M, K), np.float16)
+        b = ints(461 + N, (K, N), np.float16)
+        Mp, Kp = -(-M // BM) * BM, -(-K // BK) * BK
+        ap = np.full((Mp, Kp), other)
+        ap[:M, :K] = a
+        bp = np.ones((Kp, N))
+        bp[:K] = b
+        ref = (ap @ bp)[:M]
+        add("pipeline", "pipe_other_%g_%dx%dx%d" % (other, M, N, K), KERNELS, "other_kernel",
+            (-(-M // BM), -(-N // BN)), dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((M, N), np.float32), M=M, N=N, K=K,
+                                             OTHER=other, BM=BM, BN=BN, BK=BK),
+            ["c_ptr"], exact("c_ptr", ref), rtol=0, atol=1e-6)
+
+    # no `other`: rows past M masked, their results not stored
+    for (M, N, K) in [(40, 32, 96), (70, 64, 64)]:
+        a = ints(470 + M, (M, K), np.float16)
+        b = ints(471 + N, (K, N), np.float16)
+        ref = a.astype(np.float64) @ b.astype(np.float64)
+        add("pipeline", "pipe_no_other_%dx%dx%d" % (M, N, K), KERNELS, "no_other_kernel", (-(-M // 32), -(-N // 32)),
+            dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((M, N), np.float32), M=M, N=N, K=K, BM=32, BN=32, BK=32),
+            ["c_ptr"], exact("c_ptr", ref), rtol=0, atol=1e-6)
+
