@@ -36,9 +36,9 @@
 #include "conversion/lower.h"
 #include "dialects/ir_util.h"
 #include "dialects/tile.h"
+#include <math.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
-#include <math.h>
 #include <string.h>
 
 #define MAX_SHIFTS 32
@@ -224,7 +224,8 @@ static void copy_chunk(tc_lower *L, tc_builder *b, const pipe_operand *o, MlirVa
     return;
   }
   MlirValue ops[3] = {tc_nvptx_shared_address(L, b, dst, at),
-                      tcb_cast(b, "llvm.addrspacecast", src, tcb_type(L->ctx, "!llvm.ptr<1>")), {NULL}};
+                      tcb_cast(b, "llvm.addrspacecast", src, tcb_type(L->ctx, "!llvm.ptr<1>")),
+                      {NULL}};
   MlirNamedAttribute ca[2] = {tcb_named(L->ctx, "size", mlirIntegerAttrGet(tcb_int_type(L->ctx, 32), 16)),
                               tcb_named(L->ctx, "modifier", tcb_attr(L->ctx, "#nvvm<load_cache_modifier cg>"))};
   if (!mlirValueIsNull(in)) {
