@@ -261,11 +261,23 @@ void tc_mma_store_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const
 
 /* Two elements of a flat 16-bit buffer as the 32 bits of an f16x2/bf16x2 register (the
  * first in the low half). */
+/* A value of type t (an element, or a vector of them) at element i of an operand's shared
+ * buffer, align bytes aligned: on the GPU a load from its shared address (ld.shared: the
+ * buffer's memref is a generic pointer, whose loads were generic LD.E with the pipeline's
+ * stage buffers), in the emulator a load of the memref. */
+static MlirValue shared_load(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i, MlirType t, int64_t align) {
+  MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), align));
+  MlirValue o[2] = {buf, i};
+  if (L->target->gpu_emulation)
+    return mlirTypeIsAVector(t) ? tcb_op1(b, "vector.load", t, 2, o, 1, &al) : tcb_op1(b, "memref.load", t, 2, o, 0, NULL);
+  MlirValue addr = tc_nvptx_shared_address(L, b, buf, i);
+  return tcb_op1(b, "llvm.load", t, 1, &addr, 1, &al);
+}
+
 static MlirValue pair32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i0, MlirValue i1) {
   MlirType e = tcb_element_type(mlirValueGetType(buf)), i16 = tcb_int_type(L->ctx, 16), i32 = tcb_int_type(L->ctx, 32);
-  MlirValue o0[2] = {buf, i0}, o1[2] = {buf, i1};
-  MlirValue lo = tcb_cast(b, "arith.bitcast", tcb_op1(b, "memref.load", e, 2, o0, 0, NULL), i16);
-  MlirValue hi = tcb_cast(b, "arith.bitcast", tcb_op1(b, "memref.load", e, 2, o1, 0, NULL), i16);
+  MlirValue lo = tcb_cast(b, "arith.bitcast", shared_load(L, b, buf, i0, e, 2), i16);
+  MlirValue hi = tcb_cast(b, "arith.bitcast", shared_load(L, b, buf, i1, e, 2), i16);
   return tcb_binary(b, "arith.ori", tcb_cast(b, "arith.extui", lo, i32),
                     tcb_binary(b, "arith.shli", tcb_cast(b, "arith.extui", hi, i32), tcb_const_int(b, i32, 16)));
 }
@@ -329,8 +341,7 @@ static MlirValue quad32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i, 
   MlirType i8 = tcb_element_type(mlirValueGetType(buf)), i32 = tcb_int_type(L->ctx, 32);
   MlirValue r = {NULL};
   for (int x = 0; x < 4; x++) {
-    MlirValue o[2] = {buf, addc(b, i, x * s)};
-    MlirValue e = tcb_cast(b, "arith.extui", tcb_op1(b, "memref.load", i8, 2, o, 0, NULL), i32);
+    MlirValue e = tcb_cast(b, "arith.extui", shared_load(L, b, buf, addc(b, i, x * s), i8, 1), i32);
     if (x) e = tcb_binary(b, "arith.shli", e, tcb_const_int(b, i32, 8 * x));
     r = x ? tcb_binary(b, "arith.ori", r, e) : e;
   }
@@ -339,10 +350,7 @@ static MlirValue quad32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i, 
 
 /* Elements i .. i + 3 of a flat 8-bit buffer (i a multiple of 4) as one i32 (one 32-bit load). */
 static MlirValue load_b32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
-  MlirValue o[2] = {buf, i};
-  MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 4));
-  MlirValue v =
-      tcb_op1(b, "vector.load", tc_vec_type(L->ctx, 4, tcb_element_type(mlirValueGetType(buf))), 2, o, 1, &al);
+  MlirValue v = shared_load(L, b, buf, i, tc_vec_type(L->ctx, 4, tcb_element_type(mlirValueGetType(buf))), 4);
   return tcb_cast(b, "llvm.bitcast", v, tcb_int_type(L->ctx, 32));
 }
 
@@ -429,23 +437,19 @@ static void bf16_parts(tc_lower *L, tc_builder *b, MlirValue v, int n, MlirValue
 
 /* Elements i and i + 1 of a flat f32 buffer as a vector<2xf32> (one 64-bit load). */
 static MlirValue load_v2(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
-  MlirValue o[2] = {buf, i};
-  MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 8));
-  return tcb_op1(b, "vector.load", tc_vec_type(L->ctx, 2, mlirF32TypeGet(L->ctx)), 2, o, 1, &al);
+  return shared_load(L, b, buf, i, tc_vec_type(L->ctx, 2, mlirF32TypeGet(L->ctx)), 8);
 }
 
 /* Elements i and j of a flat f32 buffer as a vector<2xf32>. */
 static MlirValue load_2(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i, MlirValue j) {
   MlirType f32 = mlirF32TypeGet(L->ctx);
-  MlirValue oi[2] = {buf, i}, oj[2] = {buf, j};
-  MlirValue e[2] = {tcb_op1(b, "memref.load", f32, 2, oi, 0, NULL), tcb_op1(b, "memref.load", f32, 2, oj, 0, NULL)};
+  MlirValue e[2] = {shared_load(L, b, buf, i, f32, 4), shared_load(L, b, buf, j, f32, 4)};
   return tcb_op1(b, "vector.from_elements", tc_vec_type(L->ctx, 2, f32), 2, e, 0, NULL);
 }
 
 /* Element i of a 32-bit shared buffer as an i32. */
 static MlirValue load32(tc_lower *L, tc_builder *b, MlirValue buf, MlirValue i) {
-  MlirValue o[2] = {buf, i};
-  MlirValue v = tcb_op1(b, "memref.load", tcb_element_type(mlirValueGetType(buf)), 2, o, 0, NULL);
+  MlirValue v = shared_load(L, b, buf, i, tcb_element_type(mlirValueGetType(buf)), 4);
   return tcb_cast(b, "arith.bitcast", v, tcb_int_type(L->ctx, 32));
 }
 

@@ -20,7 +20,9 @@
 # again with 2 (end_kernel's retry), not refused. (At BM 128, BN 32 it did too until buffers
 # whose address ldmatrix takes were packed by where those addresses are used: 121,856 bytes
 # with 3 stages now.)
-# RUN: %tilec compile %s -k mm -s "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 64" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=FP32-90
+# RUN: %tilec compile %s -k mm -s "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 64" --target nvptx --arch sm_90 --emit ptx > %t.f32.ptx
+# RUN: FileCheck %s --check-prefix=FP32-90 < %t.f32.ptx
+# RUN: FileCheck %s --check-prefix=FP32LD < %t.f32.ptx
 # RUN: %tilec compile %s -k mm -s "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 64" --target nvptx --arch sm_80 --emit ptx | FileCheck %s --check-prefix=FP32-80
 # RUN: %tilec compile %S/../../bench/kernels/attention.py -k attn_fwd_kernel -s "*bf16:16, *bf16:16, *bf16:16, *bf16:16, *fp32:16, fp32, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 64, 128, True" --target nvptx --arch sm_80 --emit ptx | FileCheck %s --check-prefix=RETRY
 # A loop's own tl.range(..., num_stages=N) sets its depth over the kernel's (also over --num-stages 1);
@@ -97,6 +99,11 @@ def mm_range(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.
 
 # FP32-90: cp.async.wait_group 1;
 # FP32-90: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+# B's tf32 elements come from the stage buffer with ld.shared, never a generic ld (LD.E):
+# FP32LD-NOT: {{^\s+ld\.b32}}
+# FP32LD: ld.shared.b32
+# FP32LD-NOT: {{^\s+ld\.b32}}
+# FP32LD: ret;
 
 # FP32-80: cp.async.wait_group 0;
 # FP32-80: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
