@@ -269,7 +269,8 @@ static MlirValue shared_load(tc_lower *L, tc_builder *b, MlirValue buf, MlirValu
   MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), align));
   MlirValue o[2] = {buf, i};
   if (L->target->gpu_emulation)
-    return mlirTypeIsAVector(t) ? tcb_op1(b, "vector.load", t, 2, o, 1, &al) : tcb_op1(b, "memref.load", t, 2, o, 0, NULL);
+    return mlirTypeIsAVector(t) ? tcb_op1(b, "vector.load", t, 2, o, 1, &al)
+                                : tcb_op1(b, "memref.load", t, 2, o, 0, NULL);
   MlirValue addr = tc_nvptx_shared_address(L, b, buf, i);
   return tcb_op1(b, "llvm.load", t, 1, &addr, 1, &al);
 }
