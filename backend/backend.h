@@ -133,6 +133,11 @@ typedef struct tc_backend {
   bool (*thread_tile)(tc_lower *L, MlirValue old);
   MlirValue (*alloc_thread_tile)(tc_lower *L, MlirValue old);
   MlirValue (*thread_tile_index)(tc_chunk *c, MlirValue buf, const tc_pos *pos);
+  /* The same for tile i a scf.for carries in a buffer (conversion/regions.c): a buffer
+   * private to the thread when the body reads it, and the code after the loop its result,
+   * only where the thread produced it (layer norm's `acc += x` across column blocks); null:
+   * a shared buffer. NULL: never. */
+  MlirValue (*alloc_carried_tile)(tc_lower *L, MlirOperation loop, int i);
   /* Loop-carried tiles in the backend's own registers (above; conversion/regions.c); NULL: none. */
   const tc_loop_carries *loop_carries;
   /* A costly tile two consumers need (conversion/lower.c's materialize_shared): true when the

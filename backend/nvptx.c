@@ -1436,12 +1436,16 @@ static tc_builder entry_builder(tc_lower *L);
 #define THREAD_TILE_BYTES 256 /* of one tile, per thread (64 fp32 registers) */
 
 /* Do the ops reading v (through elementwise ops, in v's block) read it only at the
- * positions of nests over v's shape: same-shaped stores, a rank-1 reduction? */
-static bool read_in_place(MlirValue v, MlirBlock blk, const int64_t *shape, int rank, int depth) {
+ * positions of nests over v's shape: same-shaped stores, a rank-1 reduction, and where
+ * `yield` is not null that scf.for terminator (its carried buffers are written by nests
+ * over the shape)? */
+static bool read_in_place_or_yield(MlirValue v, MlirBlock blk, const int64_t *shape, int rank, MlirOperation yield,
+                                   int depth) {
   if (depth > 32) return false;
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
     MlirOperation user = mlirOpOperandGetOwner(u);
     if (!mlirBlockEqual(mlirOperationGetBlock(user), blk)) return false;
+    if (!mlirOperationIsNull(yield) && mlirOperationEqual(user, yield)) continue;
     tile_op_id k = tile_op_of(user);
     if (k == TILE_STORE) {
       int64_t s[TC_RANK];
@@ -1461,29 +1465,37 @@ static bool read_in_place(MlirValue v, MlirBlock blk, const int64_t *shape, int 
     MlirValue r = mlirOperationGetResult(user, 0);
     if (!mlirTypeIsARankedTensor(mlirValueGetType(r)) || !tc_same_shape(mlirValueGetType(r), mlirValueGetType(v)))
       return false;
-    if (!read_in_place(r, blk, shape, rank, depth + 1)) return false;
+    if (!read_in_place_or_yield(r, blk, shape, rank, yield, depth + 1)) return false;
   }
   return true;
 }
 
-static bool thread_tile(tc_lower *L, MlirValue old) {
-  if (tc_nvptx_alone(L) || !mlirValueIsAOpResult(old)) return false;
-  MlirType t = mlirValueGetType(old);
-  if (!mlirTypeIsARankedTensor(t)) return false;
+static bool read_in_place(MlirValue v, MlirBlock blk, const int64_t *shape, int rank, int depth) {
+  return read_in_place_or_yield(v, blk, shape, rank, (MlirOperation){NULL}, depth);
+}
+
+/* Can a tile of type t stay in each thread's registers (an unrolled nest's chunks, at most
+ * THREAD_TILE_BYTES a thread)? Its shape in shape, rank returned (0: no). */
+static int thread_tile_shape(tc_lower *L, MlirType t, int64_t *shape) {
+  if (tc_nvptx_alone(L) || !mlirTypeIsARankedTensor(t)) return 0;
   MlirType elem = mlirShapedTypeGetElementType(t);
-  if (tile_type_is_ptr(elem)) return false;
-  int64_t shape[TC_RANK];
+  if (tile_type_is_ptr(elem)) return 0;
   int rank = tc_shape_of(t, shape);
   int64_t k = rank ? unrolled_chunks(L, rank, shape) : 0, w, per_row;
   nest_chunks(L, rank, shape, &w, &per_row);
   int64_t bytes = k * w * (int64_t)((tcb_bitwidth(tc_memory_type(L->ctx, elem)) + 7) / 8);
-  if (!k || bytes > THREAD_TILE_BYTES) return false;
-  return read_in_place(old, mlirOperationGetBlock(mlirOpResultGetOwner(old)), shape, rank, 0);
+  return k && bytes <= THREAD_TILE_BYTES ? rank : 0;
 }
 
-static MlirValue alloc_thread_tile(tc_lower *L, MlirValue old) {
-  if (!thread_tile(L, old)) return (MlirValue){NULL};
-  MlirType t = mlirValueGetType(old);
+static bool thread_tile(tc_lower *L, MlirValue old) {
+  int64_t shape[TC_RANK];
+  int rank = mlirValueIsAOpResult(old) ? thread_tile_shape(L, mlirValueGetType(old), shape) : 0;
+  return rank && read_in_place(old, mlirOperationGetBlock(mlirOpResultGetOwner(old)), shape, rank, 0);
+}
+
+/* The thread's own array for a tile of type t, at the kernel's entry (LLVM promotes it to
+ * registers: every access has a constant index). */
+static MlirValue thread_tile_buffer(tc_lower *L, MlirType t) {
   int64_t shape[TC_RANK], w, per_row;
   int rank = tc_shape_of(t, shape);
   nest_chunks(L, rank, shape, &w, &per_row);
@@ -1496,6 +1508,26 @@ static MlirValue alloc_thread_tile(tc_lower *L, MlirValue old) {
                                  tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 16)),
                                  tcb_named(L->ctx, THREAD_TILE_MARK, mlirUnitAttrGet(L->ctx))};
   return tcb_op1(&eb, "memref.alloca", mt, 0, NULL, 3, attrs);
+}
+
+static MlirValue alloc_thread_tile(tc_lower *L, MlirValue old) {
+  return thread_tile(L, old) ? thread_tile_buffer(L, mlirValueGetType(old)) : (MlirValue){NULL};
+}
+
+/* Tile i carried by scf.for `loop`: in the thread's registers when its value in the body is
+ * read there only in place or yielded (the yields are written to the carried buffers by nests
+ * over the shape, which read in place too), and the loop's result only in place after it. */
+static MlirValue alloc_carried_tile(tc_lower *L, MlirOperation loop, int i) {
+  int64_t shape[TC_RANK];
+  MlirValue res = mlirOperationGetResult(loop, i);
+  int rank = thread_tile_shape(L, mlirValueGetType(res), shape);
+  if (!rank) return (MlirValue){NULL};
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  if (!read_in_place_or_yield(mlirBlockGetArgument(body, 1 + i), body, shape, rank, yield, 0) ||
+      !read_in_place(res, mlirOperationGetBlock(loop), shape, rank, 0))
+    return (MlirValue){NULL};
+  return thread_tile_buffer(L, mlirValueGetType(res));
 }
 
 static MlirValue thread_tile_index(tc_chunk *c, MlirValue buf, const tc_pos *pos) {
@@ -2349,6 +2381,7 @@ const tc_backend tc_backend_nvptx = {
     .materialize_fragments = tc_nvptx_materialize_fragments,
     .thread_tile = thread_tile,
     .alloc_thread_tile = alloc_thread_tile,
+    .alloc_carried_tile = alloc_carried_tile,
     .thread_tile_index = thread_tile_index,
     .begin_kernel = begin_kernel,
     .end_kernel = end_kernel,
@@ -2564,6 +2597,7 @@ const tc_backend tc_backend_nvptx_emu = {
     .materialize_fragments = tc_nvptx_materialize_fragments,
     .thread_tile = thread_tile,
     .alloc_thread_tile = alloc_thread_tile,
+    .alloc_carried_tile = alloc_carried_tile,
     .thread_tile_index = thread_tile_index,
     .begin_kernel = begin_kernel,
     .end_kernel = end_kernel,

@@ -3,7 +3,8 @@
  * becomes its initial tile plus a scalar carried in the loop, which keeps the analyses
  * (contiguity) intact; a tile the backend keeps in registers of its own (nvptx: a tl.dot
  * accumulator in the warps' MMA fragments, backend.h loop_carries) is carried as those
- * values; any other tile crossing a region boundary lives in a buffer.
+ * values; any other tile crossing a region boundary lives in a buffer (nvptx: each thread's
+ * own, in its registers, where only nests at its positions read it: alloc_carried_tile).
  * In: old region ops. Out: the same control flow in the new function. */
 #include "backend/backend.h"
 #include "conversion/analyses.h"
@@ -97,13 +98,15 @@ typedef enum carry_kind { CARRY_SCALAR, CARRY_AFFINE, CARRY_BUFFER, CARRY_BACKEN
 typedef struct carry {
   carry_kind kind;
   MlirValue buffer;
-  int new_index; /* position among the new loop's iter args */
-  int nvals;     /* CARRY_BACKEND: how many, from new_index */
+  bool private_buffer; /* CARRY_BUFFER: the backend's alloc_carried_tile (each thread's own) */
+  int new_index;       /* position among the new loop's iter args */
+  int nvals;           /* CARRY_BACKEND: how many, from new_index */
 } carry;
 
 /* Writes yields of buffered tiles: values that read other carried buffers (or their
  * own at moved positions) go through a temporary first. */
-static void write_buffer_yields(tc_lower *L, int n, const MlirValue *args, const MlirValue *yields, const carry *cs) {
+static void write_buffer_yields(tc_lower *L, MlirOperation loop, int n, const MlirValue *args, const MlirValue *yields,
+                                const carry *cs) {
   MlirValue temps[MAXC] = {{NULL}};
   for (int i = 0; i < n; i++) {
     if (cs[i].kind != CARRY_BUFFER || mlirValueEqual(yields[i], args[i])) continue;
@@ -114,7 +117,11 @@ static void write_buffer_yields(tc_lower *L, int n, const MlirValue *args, const
     if (!hazard) continue;
     int64_t shape[TC_RANK];
     int rank = tc_shape_of(mlirValueGetType(yields[i]), shape);
-    temps[i] = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(yields[i])), tc_numel(rank, shape));
+    /* written and read only by nests over the shape: each thread's own where the carried
+     * buffer is */
+    if (cs[i].private_buffer) temps[i] = L->backend->alloc_carried_tile(L, loop, i);
+    if (mlirValueIsNull(temps[i]))
+      temps[i] = tc_alloc_buffer(L, mlirShapedTypeGetElementType(mlirValueGetType(yields[i])), tc_numel(rank, shape));
     tc_materialize_into(L, yields[i], temps[i]);
   }
   for (int i = 0; i < n; i++) {
@@ -186,10 +193,12 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
     cs[i].kind = CARRY_BUFFER;
     cs[i].new_index = -1;
     /* The loop owns a private buffer: readers of init after the loop must not see the
-     * loop's updates. */
+     * loop's updates (in each thread's registers where the backend can keep it there). */
     int64_t s[TC_RANK];
     int r = tc_shape_of(t, s);
-    MlirValue own = tc_alloc_buffer(L, elem, tc_numel(r, s));
+    MlirValue own = L->backend->alloc_carried_tile ? L->backend->alloc_carried_tile(L, op, i) : (MlirValue){NULL};
+    cs[i].private_buffer = !mlirValueIsNull(own);
+    if (mlirValueIsNull(own)) own = tc_alloc_buffer(L, elem, tc_numel(r, s));
     tc_materialize_into(L, init, own);
     cs[i].buffer = own;
   }
@@ -236,7 +245,7 @@ void tc_lower_for(tc_lower *L, MlirOperation op) {
       if (L->status) return;
     }
   }
-  write_buffer_yields(L, n, args, yields, cs);
+  write_buffer_yields(L, op, n, args, yields, cs);
   tcb_op(&L->b, "scf.yield", 0, NULL, nnew, ny, 0, NULL);
   L->b = outer;
   for (int i = 0; i < n; i++) {
@@ -408,7 +417,7 @@ void tc_lower_while(tc_lower *L, MlirOperation op) {
     yields[i] = mlirOperationGetOperand(y, i);
     if (cs[i].kind == CARRY_SCALAR) yops[ny++] = tc_scalar(L, yields[i]);
   }
-  write_buffer_yields(L, n, args, yields, cs);
+  write_buffer_yields(L, op, n, args, yields, cs);
   tcb_op(&L->b, "scf.yield", 0, NULL, ny, yops, 0, NULL);
   L->b = outer;
   for (int i = 0; i < n; i++)

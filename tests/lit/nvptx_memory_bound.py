@@ -15,6 +15,10 @@
 # RUN: %tilec compile %s -k double16 -s "*bf16:16, *bf16:16, 2048" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=BF16
 # RUN: %tilec compile %s -k softmax -s "*fp32:16, *fp32:16, i32:16, 1024, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=FULL
 # RUN: %tilec compile %s -k scalar64 -s "*i64:16, *i64:16, i32" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=S64
+# A tile a loop carries (layer norm's `acc += x` over column blocks), read after the loop only
+# where each thread produced it (a row sum), stays in the threads' registers: no shared
+# buffer of BLOCK floats (32 KB here), only the reduction's per-warp slots.
+# RUN: %tilec compile %s -k carried -s "*fp32:16, *fp32:16, i32:16, 8192" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=CARRIED
 import triton
 import triton.language as tl
 
@@ -179,3 +183,16 @@ def scalar64(out_ptr, in_ptr, i):
 # S64-NOT: st.global.b32
 # S64: st.global.b64
 # S64: ret;
+
+
+@triton.jit
+def carried(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        acc += tl.load(in_ptr + row * n + cols, mask=cols < n, other=0.0)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
+
+# CARRIED: .visible .global .align 8 .u64 __tilec_shared_bytes_carried = {{[0-9]?[0-9]?[0-9]}};
+# CARRIED-NOT: .local

@@ -127,3 +127,39 @@ def cases():
         add(F, "shifted_rewrite_n%d_shift%d_block%d" % (n, shift, BLOCK), K, "shifted_rewrite_kernel", (1,),
             dict(x_ptr=x, n=n, SHIFT=shift, BLOCK=BLOCK), ["x_ptr"],
             lambda a, n=n, shift=shift, BLOCK=BLOCK: shifted_rewrite_ref(a, n, shift, BLOCK))
+
+    # carried tiles a GPU keeps in each thread's registers (read in place after the loop:
+    # stored, reduced), or cannot (read reversed, through an if): the same results either way
+    def blocked(x, N, BLOCK):
+        return list(blocks(x, N, BLOCK))
+    for N, BLOCK in [(3000, 1024), (2048, 2048), (100, 512)]:
+        x = ints(900 + N, (R, N), -8, 9)
+        bl = blocked(x, N, BLOCK)
+        add(F, "carried_flip_n%d_block%d" % (N, BLOCK), K, "carried_flip_kernel", (R,),
+            dict(x_ptr=x, out_ptr=np.zeros((R, BLOCK), np.float32), N=N, BLOCK=BLOCK), ["out_ptr"],
+            lambda a, bl=bl: {"out_ptr": sum(bl)[:, ::-1]})
+        a, b = np.zeros((R, BLOCK), np.float32), np.ones((R, BLOCK), np.float32)
+        for v in bl:
+            a, b = b, a + v
+        add(F, "carried_swap_n%d_block%d" % (N, BLOCK), K, "carried_swap_kernel", (R,),
+            dict(x_ptr=x, out_ptr=np.zeros((R, 2, BLOCK), np.float32), N=N, BLOCK=BLOCK), ["out_ptr"],
+            lambda args, a=a, b=b: {"out_ptr": np.stack([a, 2 * b], axis=1)})
+        acc = np.zeros((R, BLOCK), np.float32)
+        for k, v in enumerate(bl):
+            acc = (acc * 0.5 if k else acc) + v
+        add(F, "carried_if_n%d_block%d" % (N, BLOCK), K, "carried_if_kernel", (R,),
+            dict(x_ptr=x, out_ptr=np.zeros((R, BLOCK), np.float32), N=N, BLOCK=BLOCK), ["out_ptr"],
+            lambda args, acc=acc: {"out_ptr": acc})
+    for RB, BR, BC in [(3, 16, 64), (5, 32, 32)]:
+        x = ints(910 + RB, (RB * BR, BC), -8, 9)
+        add(F, "carried_2d_%dx%dx%d" % (RB, BR, BC), K, "carried_2d_kernel", (1,),
+            dict(x_ptr=x, out_ptr=np.zeros((BR, BC), np.float32), R=RB, BR=BR, BC=BC), ["out_ptr"],
+            lambda a, RB=RB, BR=BR, BC=BC: {"out_ptr": a["x_ptr"].reshape(RB, BR, BC).sum(0)})
+    for ROWS, N, BLOCK, progs in [(7, 3000, 1024, 3), (4, 512, 256, 4)]:
+        x = ints(920 + N, (ROWS, N), -8, 9)
+        acc = sum(blocked(x, N, BLOCK)).astype(np.float64)
+        d = acc - acc.sum(1, keepdims=True) / BLOCK
+        add(F, "carried_nested_r%d_n%d_block%d" % (ROWS, N, BLOCK), K, "carried_nested_kernel", (progs,),
+            dict(x_ptr=x, out_ptr=np.zeros(ROWS, np.float32), ROWS=ROWS, N=N, BLOCK=BLOCK), ["out_ptr"],
+            lambda args, d=d: {"out_ptr": (d * d).sum(1)}, rtol=1e-5)
+

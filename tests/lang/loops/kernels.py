@@ -152,3 +152,67 @@ def shifted_rewrite_kernel(x_ptr, n, SHIFT, BLOCK: tl.constexpr):
         cols = start + tl.arange(0, BLOCK)
         v = tl.load(x_ptr + cols, mask=cols < n)
         tl.store(dst + cols, v * 2.0 + 1.0, mask=cols < n)
+
+
+@triton.jit
+def carried_flip_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    # the carried tile is read reversed after the loop (other threads' lanes): on a GPU it
+    # cannot stay in each thread's registers
+    row = tl.program_id(0)
+    cols0 = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, N, BLOCK):
+        acc += tl.load(x_ptr + row * N + start + cols0, mask=start + cols0 < N, other=0.0)
+    tl.store(out_ptr + row * BLOCK + cols0, tl.flip(acc, 0))
+
+
+@triton.jit
+def carried_swap_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    # two carried tiles that trade places every trip (a, b = b, a + x), both stored after
+    row = tl.program_id(0)
+    cols0 = tl.arange(0, BLOCK)
+    a = tl.zeros([BLOCK], dtype=tl.float32)
+    b = tl.zeros([BLOCK], dtype=tl.float32) + 1.0
+    for start in range(0, N, BLOCK):
+        x = tl.load(x_ptr + row * N + start + cols0, mask=start + cols0 < N, other=0.0)
+        a, b = b, a + x
+    tl.store(out_ptr + row * 2 * BLOCK + cols0, a)
+    tl.store(out_ptr + row * 2 * BLOCK + BLOCK + cols0, b * 2.0)
+
+
+@triton.jit
+def carried_2d_kernel(x_ptr, out_ptr, R, BR: tl.constexpr, BC: tl.constexpr):
+    # a 2-D tile summed over R blocks of rows: out = sum_k x[k*BR:(k+1)*BR, :BC]
+    r0 = tl.arange(0, BR)
+    c0 = tl.arange(0, BC)
+    acc = tl.zeros([BR, BC], dtype=tl.float32)
+    for k in range(0, R):
+        acc += tl.load(x_ptr + (k * BR + r0)[:, None] * BC + c0[None, :])
+    tl.store(out_ptr + r0[:, None] * BC + c0[None, :], acc)
+
+
+@triton.jit
+def carried_nested_kernel(x_ptr, out_ptr, ROWS, N, BLOCK: tl.constexpr):
+    # an outer loop over rows, an inner one over the row's blocks, the accumulator made anew
+    # for each row; the sum of squares of (acc - its mean) after the inner loop
+    cols0 = tl.arange(0, BLOCK)
+    for row in range(tl.program_id(0), ROWS, tl.num_programs(0)):
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for start in range(0, N, BLOCK):
+            acc += tl.load(x_ptr + row * N + start + cols0, mask=start + cols0 < N, other=0.0)
+        d = acc - tl.sum(acc, axis=0) / BLOCK
+        tl.store(out_ptr + row, tl.sum(d * d, axis=0))
+
+
+@triton.jit
+def carried_if_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    # the carried tile goes through an if inside the body (a region: a buffer on a GPU)
+    row = tl.program_id(0)
+    cols0 = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, N, BLOCK):
+        v = tl.load(x_ptr + row * N + start + cols0, mask=start + cols0 < N, other=0.0)
+        if start > 0:
+            acc = acc * 0.5
+        acc += v
+    tl.store(out_ptr + row * BLOCK + cols0, acc)
