@@ -1437,15 +1437,21 @@ static tc_builder entry_builder(tc_lower *L);
 
 /* Do the ops reading v (through elementwise ops, in v's block) read it only at the
  * positions of nests over v's shape: same-shaped stores, a rank-1 reduction, and where
- * `yield` is not null that scf.for terminator (its carried buffers are written by nests
- * over the shape)? */
-static bool read_in_place_or_yield(MlirValue v, MlirBlock blk, const int64_t *shape, int rank, MlirOperation yield,
-                                   int depth) {
+ * `loop` is not null its body's yield into a carried value in a buffer (written by nests
+ * over the shape), not into one the warps' MMA fragments carry (read at theirs)? */
+static bool read_in_place_or_yield(tc_lower *L, MlirValue v, MlirBlock blk, const int64_t *shape, int rank,
+                                   MlirOperation loop, int depth) {
   if (depth > 32) return false;
+  MlirOperation yield = mlirOperationIsNull(loop)
+                            ? (MlirOperation){NULL}
+                            : mlirBlockGetTerminator(mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)));
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
     MlirOperation user = mlirOpOperandGetOwner(u);
     if (!mlirBlockEqual(mlirOperationGetBlock(user), blk)) return false;
-    if (!mlirOperationIsNull(yield) && mlirOperationEqual(user, yield)) continue;
+    if (!mlirOperationIsNull(yield) && mlirOperationEqual(user, yield)) {
+      if (tc_nvptx_mma_carries.count(L, loop, (int)mlirOpOperandGetOperandNumber(u))) return false;
+      continue;
+    }
     tile_op_id k = tile_op_of(user);
     if (k == TILE_STORE) {
       int64_t s[TC_RANK];
@@ -1465,13 +1471,13 @@ static bool read_in_place_or_yield(MlirValue v, MlirBlock blk, const int64_t *sh
     MlirValue r = mlirOperationGetResult(user, 0);
     if (!mlirTypeIsARankedTensor(mlirValueGetType(r)) || !tc_same_shape(mlirValueGetType(r), mlirValueGetType(v)))
       return false;
-    if (!read_in_place_or_yield(r, blk, shape, rank, yield, depth + 1)) return false;
+    if (!read_in_place_or_yield(L, r, blk, shape, rank, loop, depth + 1)) return false;
   }
   return true;
 }
 
-static bool read_in_place(MlirValue v, MlirBlock blk, const int64_t *shape, int rank, int depth) {
-  return read_in_place_or_yield(v, blk, shape, rank, (MlirOperation){NULL}, depth);
+static bool read_in_place(tc_lower *L, MlirValue v, MlirBlock blk, const int64_t *shape, int rank) {
+  return read_in_place_or_yield(L, v, blk, shape, rank, (MlirOperation){NULL}, 0);
 }
 
 /* Can a tile of type t stay in each thread's registers (an unrolled nest's chunks, at most
@@ -1490,7 +1496,7 @@ static int thread_tile_shape(tc_lower *L, MlirType t, int64_t *shape) {
 static bool thread_tile(tc_lower *L, MlirValue old) {
   int64_t shape[TC_RANK];
   int rank = mlirValueIsAOpResult(old) ? thread_tile_shape(L, mlirValueGetType(old), shape) : 0;
-  return rank && read_in_place(old, mlirOperationGetBlock(mlirOpResultGetOwner(old)), shape, rank, 0);
+  return rank && read_in_place(L, old, mlirOperationGetBlock(mlirOpResultGetOwner(old)), shape, rank);
 }
 
 /* The thread's own array for a tile of type t, at the kernel's entry (LLVM promotes it to
@@ -1523,9 +1529,8 @@ static MlirValue alloc_carried_tile(tc_lower *L, MlirOperation loop, int i) {
   int rank = thread_tile_shape(L, mlirValueGetType(res), shape);
   if (!rank) return (MlirValue){NULL};
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
-  MlirOperation yield = mlirBlockGetTerminator(body);
-  if (!read_in_place_or_yield(mlirBlockGetArgument(body, 1 + i), body, shape, rank, yield, 0) ||
-      !read_in_place(res, mlirOperationGetBlock(loop), shape, rank, 0))
+  if (!read_in_place_or_yield(L, mlirBlockGetArgument(body, 1 + i), body, shape, rank, loop, 0) ||
+      !read_in_place(L, res, mlirOperationGetBlock(loop), shape, rank))
     return (MlirValue){NULL};
   return thread_tile_buffer(L, mlirValueGetType(res));
 }

@@ -196,10 +196,26 @@ static MlirValue a_pair(tc_lower *L, tc_builder *b, MlirValue abuf, MlirValue ro
   return tc_splat_vec(b, pair, 16);
 }
 
+/* Is every reader of v the dot op's accumulator (operand 2), directly or through
+ * elementwise ops whose results go only there? Then nothing reads v after the dot. */
+static bool feeds_only_acc(MlirValue v, MlirOperation op, int depth) {
+  if (depth > 16) return false;
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    if (mlirOperationEqual(user, op) && mlirOpOperandGetOperandNumber(u) == 2) continue;
+    if (tile_op_of(user) || !tc_is_lazy_op(user) || mlirOperationGetNumResults(user) != 1 ||
+        !feeds_only_acc(mlirOperationGetResult(user, 0), op, depth + 1))
+      return false;
+  }
+  return true;
+}
+
 /* The buffer of the loop-carried tile the dot's result goes back into (`acc = tl.dot(a,
  * b, acc)` in a loop: the result's one use yields it into the slot of that tile), and the
  * loop body's argument for it in *arg; null where there is none. Not when every thread
- * of the program computes the dot (the backend's redundant): the carried buffer is shared by them. */
+ * of the program computes the dot (the backend's redundant): the carried buffer is shared by
+ * them. Not when the body reads that tile other than into this dot's accumulator (`acc, t =
+ * tl.dot(a, b, acc), acc + t`: evaluated after the dot, `acc + t` must see the old acc). */
 static MlirValue carried_destination(tc_lower *L, MlirOperation op, MlirValue *arg) {
   MlirValue res = mlirOperationGetResult(op, 0), none = {NULL};
   MlirOpOperand u = mlirValueGetFirstUse(res);
@@ -212,6 +228,7 @@ static MlirValue carried_destination(tc_lower *L, MlirOperation op, MlirValue *a
   intptr_t slot = (intptr_t)mlirOpOperandGetOperandNumber(u) + 1; /* after the induction variable */
   if (slot >= mlirBlockGetNumArguments(blk)) return none;
   *arg = mlirBlockGetArgument(blk, slot);
+  if (!feeds_only_acc(*arg, op, 0)) return none;
   tc_special *s = tc_special_of(L, *arg);
   return s && s->kind == TC_SPECIAL_BUFFER ? s->buffer : none;
 }

@@ -163,3 +163,13 @@ def cases():
             dict(x_ptr=x, out_ptr=np.zeros(ROWS, np.float32), ROWS=ROWS, N=N, BLOCK=BLOCK), ["out_ptr"],
             lambda args, d=d: {"out_ptr": (d * d).sum(1)}, rtol=1e-5)
 
+    # a dot's accumulator also read by another carried value's update in the same trip
+    for KD, BM, BN, BK, dt in [(96, 32, 32, 32, np.float16), (64, 16, 64, 16, np.float32)]:
+        a = ints(930 + KD, (BM, KD), -3, 4, dt)
+        b = ints(931 + KD, (KD, BN), -3, 4, dt)
+        acc, t = np.zeros((BM, BN)), np.ones((BM, BN))
+        for k in range(0, KD, BK):
+            acc, t = acc + a[:, k:k + BK].astype(np.float64) @ b[k:k + BK].astype(np.float64), acc + t
+        add(F, "carried_dot_swap_k%d_%s" % (KD, np.dtype(dt).name), K, "carried_dot_swap_kernel", (1,),
+            dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((BM, BN), np.float32), K=KD, BM=BM, BN=BN, BK=BK), ["c_ptr"],
+            lambda args, r=acc * 1000 + t: {"c_ptr": r}, rtol=0, atol=1e-3)

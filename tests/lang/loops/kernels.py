@@ -216,3 +216,20 @@ def carried_if_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
             acc = acc * 0.5
         acc += v
     tl.store(out_ptr + row * BLOCK + cols0, acc)
+
+
+@triton.jit
+def carried_dot_swap_kernel(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # acc, t = tl.dot(a, b, acc), acc + t: the right side is evaluated before either is
+    # assigned, so t's sum reads the acc of the trip's start (the dot must not update the
+    # carried acc in place under it)
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    t = tl.zeros((BM, BN), dtype=tl.float32) + 1.0
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
+        acc, t = tl.dot(a, b, acc), acc + t
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc * 1000.0 + t)
