@@ -1529,6 +1529,10 @@ static MlirValue alloc_carried_tile(tc_lower *L, MlirOperation loop, int i) {
   int rank = thread_tile_shape(L, mlirValueGetType(res), shape);
   if (!rank) return (MlirValue){NULL};
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+  /* a dot's result may be written into the carried buffer in place (conversion/dot.c),
+   * by the warps' fragments rather than by nests */
+  MlirValue y = mlirOperationGetOperand(mlirBlockGetTerminator(body), i);
+  if (mlirValueIsAOpResult(y) && tile_op_of(mlirOpResultGetOwner(y)) == TILE_DOT) return (MlirValue){NULL};
   if (!read_in_place_or_yield(L, mlirBlockGetArgument(body, 1 + i), body, shape, rank, loop, 0) ||
       !read_in_place(L, res, mlirOperationGetBlock(loop), shape, rank))
     return (MlirValue){NULL};

@@ -173,3 +173,13 @@ def cases():
         add(F, "carried_dot_swap_k%d_%s" % (KD, np.dtype(dt).name), K, "carried_dot_swap_kernel", (1,),
             dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((BM, BN), np.float32), K=KD, BM=BM, BN=BN, BK=BK), ["c_ptr"],
             lambda args, r=acc * 1000 + t: {"c_ptr": r}, rtol=0, atol=1e-3)
+
+    # the carried tile is each trip's dot (no accumulator): the last trip's product
+    for KD, BM, BN, BK, dt, ieee in [(96, 32, 32, 32, np.float16, False), (64, 32, 32, 16, np.float32, True)]:
+        a = ints(940 + KD, (BM, KD), -3, 4, dt)
+        b = ints(941 + KD, (KD, BN), -3, 4, dt)
+        ref = a[:, KD - BK:].astype(np.float64) @ b[KD - BK:].astype(np.float64)
+        add(F, "carried_last_dot_k%d_%s" % (KD, np.dtype(dt).name), K, "carried_last_dot_kernel", (1,),
+            dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((BM, BN), np.float32), K=KD, BM=BM, BN=BN, BK=BK, IEEE=ieee),
+            ["c_ptr"], lambda args, r=ref: {"c_ptr": r}, rtol=0, atol=1e-3)
+

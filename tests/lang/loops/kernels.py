@@ -233,3 +233,21 @@ def carried_dot_swap_kernel(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.con
         b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
         acc, t = tl.dot(a, b, acc), acc + t
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc * 1000.0 + t)
+
+
+@triton.jit
+def carried_last_dot_kernel(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                            IEEE: tl.constexpr):
+    # the carried tile is each trip's dot, without an accumulator: the last trip's product
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
+        if IEEE:
+            acc = tl.dot(a, b, input_precision="ieee")
+        else:
+            acc = tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
