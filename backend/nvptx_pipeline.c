@@ -181,23 +181,7 @@ static void chunk_at(tc_builder *b, const pipe_operand *o, MlirValue tid, MlirVa
  * undefined)? Then a masked chunk may be cp.async's zero fill. */
 static bool other_is_zero_fill(MlirOperation load) {
   MlirValue v = tile_load_other(load);
-  if (mlirValueIsNull(v)) return true;
-  if (!mlirValueIsAOpResult(v)) return false;
-  MlirOperation d = mlirOpResultGetOwner(v);
-  if (tile_op_of(d) == TILE_SPLAT) {
-    MlirValue s = mlirOperationGetOperand(d, 0);
-    if (!mlirValueIsAOpResult(s)) return false;
-    d = mlirOpResultGetOwner(s);
-  }
-  if (!tc_op_is(d, "arith.constant")) return false;
-  MlirAttribute a = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("value"));
-  if (!mlirAttributeIsNull(a) && mlirAttributeIsADenseElements(a))
-    a = mlirDenseElementsAttrIsSplat(a) ? mlirDenseElementsAttrGetSplatValue(a) : (MlirAttribute){NULL};
-  if (mlirAttributeIsNull(a)) return false;
-  if (mlirAttributeIsAInteger(a)) return mlirIntegerAttrGetValueInt(a) == 0;
-  if (!mlirAttributeIsAFloat(a)) return false;
-  double x = mlirFloatAttrGetValueDouble(a);
-  return x == 0.0 && !signbit(x);
+  return mlirValueIsNull(v) || tc_is_zero_splat(v, true);
 }
 
 /* One chunk into the buffer: cp.async.cg of 16 bytes, of src_size of them (the rest zero

@@ -23,36 +23,13 @@ static bool is_tile_add(MlirOperation op, void *user) {
          mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0)));
 }
 
-/* A scalar zero (+0.0, -0.0 or integer 0) made a tile: a splat of a zero constant, or a
- * dense constant whose every element is zero. */
-static bool is_zero_attr(MlirAttribute v) {
-  if (mlirAttributeIsAFloat(v)) return mlirFloatAttrGetValueDouble(v) == 0.0;
-  if (mlirAttributeIsAInteger(v)) return mlirIntegerAttrGetValueInt(v) == 0;
-  return false;
-}
-
-static bool is_zero_tile(MlirValue v) {
-  if (!mlirValueIsAOpResult(v)) return false;
-  MlirOperation d = mlirOpResultGetOwner(v);
-  if (tile_op_of(d) == TILE_SPLAT) {
-    MlirValue s = mlirOperationGetOperand(d, 0);
-    if (!mlirValueIsAOpResult(s)) return false;
-    d = mlirOpResultGetOwner(s);
-  }
-  if (!tc_op_is(d, "arith.constant")) return false;
-  MlirAttribute a = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("value"));
-  if (mlirAttributeIsNull(a)) return false;
-  if (mlirAttributeIsADenseElements(a))
-    return mlirDenseElementsAttrIsSplat(a) && is_zero_attr(mlirDenseElementsAttrGetSplatValue(a));
-  return is_zero_attr(a);
-}
-
 /* The dot (into zeros, read by nothing else) that operand k of add is, or null. */
 static MlirOperation zero_dot(MlirOperation add, int k) {
   MlirValue v = mlirOperationGetOperand(add, k);
   if (!mlirValueIsAOpResult(v)) return (MlirOperation){NULL};
   MlirOperation dot = mlirOpResultGetOwner(v);
-  if (tile_op_of(dot) != TILE_DOT || !is_zero_tile(mlirOperationGetOperand(dot, 2))) return (MlirOperation){NULL};
+  if (tile_op_of(dot) != TILE_DOT || !tc_is_zero_splat(mlirOperationGetOperand(dot, 2), false))
+    return (MlirOperation){NULL};
   MlirOpOperand u = mlirValueGetFirstUse(v);
   if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) return (MlirOperation){NULL};
   /* x + x would read the dot twice */

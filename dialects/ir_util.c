@@ -4,6 +4,7 @@
 #include "dialects/ir_util.h"
 
 #include "dialects/tile.h"
+#include <math.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <string.h>
@@ -149,3 +150,28 @@ static MlirWalkResult strip_one(MlirOperation op, void *user) {
 }
 
 void tc_strip_precise(MlirOperation root) { mlirOperationWalk(root, strip_one, NULL, MlirWalkPreOrder); }
+
+static bool is_zero_attr(MlirAttribute v, bool bits) {
+  if (mlirAttributeIsAFloat(v)) {
+    double x = mlirFloatAttrGetValueDouble(v);
+    return x == 0.0 && !(bits && signbit(x));
+  }
+  if (mlirAttributeIsAInteger(v)) return mlirIntegerAttrGetValueInt(v) == 0;
+  return false;
+}
+
+bool tc_is_zero_splat(MlirValue v, bool bits) {
+  if (!mlirValueIsAOpResult(v)) return false;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (tile_op_of(d) == TILE_SPLAT) {
+    MlirValue s = mlirOperationGetOperand(d, 0);
+    if (!mlirValueIsAOpResult(s)) return false;
+    d = mlirOpResultGetOwner(s);
+  }
+  if (!tc_op_is(d, "arith.constant")) return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("value"));
+  if (mlirAttributeIsNull(a)) return false;
+  if (mlirAttributeIsADenseElements(a))
+    return mlirDenseElementsAttrIsSplat(a) && is_zero_attr(mlirDenseElementsAttrGetSplatValue(a), bits);
+  return is_zero_attr(a, bits);
+}

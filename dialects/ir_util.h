@@ -32,6 +32,9 @@ bool tc_reshape_is_unit(MlirOperation op);
 /* --- shapes and types ------------------------------------------------------------------- */
 int tc_shape_of(MlirType t, int64_t *shape); /* rank of a ranked tensor (0 for scalars) */
 bool tc_same_shape(MlirType a, MlirType b);
+/* Is v a zero made a tile (a splat of a zero constant, a splat dense constant) or a zero
+ * scalar constant? bits: only +0.0 among floats (every bit zero), else -0.0 too. */
+bool tc_is_zero_splat(MlirValue v, bool bits);
 int64_t tc_numel(int rank, const int64_t *shape);
 MlirType tc_vec_type(MlirContext ctx, int64_t width, MlirType elem);
 MlirType tc_memory_type(MlirContext ctx, MlirType elem); /* i1 is stored as i8, !tile.ptr as !llvm.ptr */
