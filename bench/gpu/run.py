@@ -23,6 +23,9 @@ DISABLE_MMA_V3=1 (its own Triton cache): Triton's mma.sync code, the instruction
 emits, beside Triton's default (wgmma on sm_90), so a report tells the gap the instruction
 family explains from the one tilec's code does. Each Triton line records which MMA its PTX
 used (wgmma, mma.sync or none).
+After its timing, tilec and Triton are each launched 50 times back to back without a wait:
+the host's time a launch goes into the notes (a launch that waited for its kernel shows the
+kernel's time there).
 tilec runs last: a kernel that faults (an illegal address poisons the CUDA context) or hangs
 only loses its own line, which the parent reports as "crashed" or "timed out". The parent
 writes the markdown report (GPU, driver, CUDA, torch, triton, tilec versions, date, the table)
@@ -361,6 +364,19 @@ def rel_error(got, ref):
     return err
 
 
+def host_us_per_launch(fn, torch, n=50):
+    """The host's time for one of n launches queued back to back (no wait between): a few
+    microseconds where a launch only queues its kernel, about the kernel's own time where it
+    waits for it (what tilec's NULL-stream launches did before 2026-11-28)."""
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    t = (time.perf_counter() - t0) / n * 1e6
+    torch.cuda.synchronize()
+    return t
+
+
 def mma_family(compiled):
     """Which tensor-core instructions a Triton CompiledKernel's PTX uses."""
     ptx = (getattr(compiled, "asm", None) or {}).get("ptx", "") if compiled is not None else ""
@@ -446,6 +462,8 @@ def child(pack, name, dry, mma_sync=False):
             torch.cuda.synchronize()
             line.update(ms=float(ms), rate=case.work / (ms * 1e-3) / (1e9 if case.unit == "GB/s" else 1e12),
                         unit=case.unit)
+            if impl in ("triton", "tilec"):
+                line["host_us"] = host_us_per_launch(fn, torch)
         except Exception as e:   # a Triton compile error, a failed launch: this line only
             # the message's last lines (a CompilationError's last line is only a caret)
             text = " | ".join(ln.strip() for ln in str(e).strip().splitlines()[-6:] if ln.strip())
@@ -531,6 +549,9 @@ def write_report(path, man, info, rows, started, elapsed):
             notes.append("- %s, Triton mma.sync: wrong result (%.1e)" % (cfg["name"], tm["err"]))
         if r.get("note"):
             notes.append("- %s: %s" % (cfg["name"], r["note"]))
+        if (t or {}).get("host_us") is not None and (tr or {}).get("host_us") is not None:
+            notes.append("- %s: host time a launch (50 queued back to back): tilec %.1f us, Triton %.1f us" % (
+                cfg["name"], t["host_us"], tr["host_us"]))
         for impl in IMPLS + (MMA_SYNC,):
             line = r.get(impl)
             if line and line.get("error"):
