@@ -36,7 +36,6 @@
 #include "conversion/lower.h"
 #include "dialects/ir_util.h"
 #include "dialects/tile.h"
-#include <math.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <string.h>
