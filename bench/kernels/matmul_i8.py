@@ -21,7 +21,7 @@ def mm8(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl
     b_ptrs = b_ptr + rk[:, None] * N + rn[None, :]
     acc = tl.zeros((BM, BN), dtype=tl.int32)
     for k in range(0, K, BK):
-        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc, out_dtype=tl.int32)
         a_ptrs += BK
         b_ptrs += BK * N
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)

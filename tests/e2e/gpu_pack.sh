@@ -162,4 +162,20 @@ set +e
 out=$(env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="$T/fake" FAKE_CUDA_CC=75 "$P/gpu_check.sh" --run "$P" 2>&1); rc=$?
 set -e
 [ $rc = 2 ] && grep -q 'the pack has code for sm_80, sm_90 only, this GPU is sm_75' <<<"$out" || fail "sm_75: exit $rc: $out"
+# the cases are built for what the GPU computes, not for this host's CPU: an fp32 attention's
+# tolerance is tf32's, bf16x3's reference drops the middle parts' product (tests/lang/dot)
+"$ROOT/scripts/gpu_check.sh" --pack "$T/pc" --arch sm_90 --only attention --case h3_l7_d16 "$BUILD" >/dev/null ||
+  fail "--pack of an attention case"
+"$ROOT/scripts/gpu_check.sh" --pack "$T/pd" --arch sm_90 --only dot --case dot_precision_parts_bf16x3 "$BUILD" >/dev/null ||
+  fail "--pack of dot_precision_parts_bf16x3"
+"$PY" - "$T/pc" "$T/pd" <<'EOF' || fail "the pack's cases are not nvptx's"
+import json, sys
+import numpy as np
+e = json.load(open(sys.argv[1] + "/pack.json"))["cases"]
+assert [(c["name"], c["rtol"]) for c in e] == [("attn_fwd_h3_l7_d16", 5e-3)], [(c["name"], c["rtol"]) for c in e]
+e = json.load(open(sys.argv[2] + "/pack.json"))["cases"][0]
+with np.load(sys.argv[2] + "/" + e["expected"]) as z:
+    assert (z["c_ptr"] == np.float32(17 + 2.0 ** -5)).all(), z["c_ptr"][0, 0]
+EOF
+echo "ok: the packed cases hold nvptx's tolerances and references"
 echo "gpu_pack: ok"

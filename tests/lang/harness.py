@@ -37,6 +37,8 @@ PTXAS = None     # --ptxas PATH: assemble each run case's PTX instead of running
 PTXAS_ARCHS = []  # ... for these GPUs (--ptxas-arch)
 NOT_A_RUN = "not a kernel run: nothing for ptxas"
 TIMEOUT_SCALE = 1.0  # --timeout-scale: slower modes (nvptx-emu runs 128 threads a program)
+CONTRACT = None  # the target whose results the cases describe when it is not the run's: a GPU
+                 # pack builds its cases (tolerances, references) here for "nvptx"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -107,7 +109,11 @@ def func(*a, **k):
 
 def target():
     """The --target the cases are compiled for ("host" without one): what a case whose
-    contract differs by target (a math function's ulp bound) checks against."""
+    contract differs by target (a math function's ulp bound, tf32 dots) checks against.
+    CONTRACT, where set, overrides it (tests/lang/gpu_pack.py: cases built on the host for a
+    GPU)."""
+    if CONTRACT:
+        return CONTRACT
     return RUN_EXTRA[RUN_EXTRA.index("--target") + 1] if "--target" in RUN_EXTRA else "host"
 
 
