@@ -150,6 +150,15 @@ void tc_nvptx_barrier(tc_lower *L, tc_builder *b) {
   else tcb_op(b, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
 }
 
+void tc_nvptx_asm(tc_lower *L, tc_builder *b, const char *ptx) {
+  if (L->target->gpu_emulation) return;
+  MlirNamedAttribute a[3] = {
+      tcb_named(b->ctx, "asm_string", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(ptx))),
+      tcb_named(b->ctx, "constraints", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString("~{memory}"))),
+      tcb_named(b->ctx, "has_side_effects", mlirUnitAttrGet(b->ctx))};
+  tcb_op(b, "llvm.inline_asm", 0, NULL, 0, NULL, 3, a);
+}
+
 /* ---- barriers only where they order something -------------------------------------------
  * A nest is fenced by a barrier before it when it reads or writes memory other threads may
  * have written or read (shared or global: every memory op except on a thread's own allocas,
@@ -478,6 +487,12 @@ static mem_access op_access(MlirOperation op) {
     static const char emu[] = "tilec_rt_emu_";
     if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("tilec_rt_emu_ldmatrix_x4")))
       return space_of(mlirOperationGetOperand(op, 1), false); /* the emulated ldmatrix: its row's buffer */
+    if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("tilec_rt_emu_wgmma_m64nNk16"))) {
+      mem_access a = space_of(mlirOperationGetOperand(op, 3), false),
+                 g = space_of(mlirOperationGetOperand(op, 5), false);
+      merge(&a, &g); /* the emulated wgmma: its operands' stage buffers */
+      return a;
+    }
     if (name.length > strlen(emu) && !strncmp(name.data, emu, strlen(emu)) && !is_barrier(op)) return NONE;
     return EVERYTHING;
   }

@@ -102,9 +102,14 @@ int64_t tc_nvptx_operand_stride(int64_t cols, unsigned bits, int64_t bank);
 int64_t tc_nvptx_shared_limit(tc_lower *L);
 /* tl.dot operands olds[0..n) (null: not to pipeline) whose tile loads the K loop around dot
  * runs num_stages - 1 trips ahead (nvptx_pipeline.c): bufs[i] this trip's shared buffer,
- * strides[i] its row stride, for those it took (the others null); returns how many. */
+ * strides[i] its row stride, for those it took (the others null); returns how many. core:
+ * every operand in wgmma's core-matrix form (8-row x 16-byte blocks, nvptx_pipeline.c's
+ * chunk_at; strides 0), or none is taken (0, nothing emitted but dead values). */
 int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *olds, const int64_t *banks, int n,
-                               MlirValue *bufs, int64_t *strides);
+                               bool core, MlirValue *bufs, int64_t *strides);
+/* One PTX statement without operands, as an inline asm with side effects that orders memory
+ * (a fence, wgmma's fence/commit); nothing in the emulator. */
+void tc_nvptx_asm(tc_lower *L, tc_builder *b, const char *ptx);
 /* Loop-carried tl.dot accumulators kept in the warps' MMA fragments (nvptx_frags.c). */
 extern const tc_loop_carries tc_nvptx_mma_carries;
 

@@ -146,8 +146,15 @@ bool tc_mma_types(tc_lower *L, MlirOperation op, mma_plan *p, int64_t *cs, int64
 bool tc_mma_plan_of(tc_lower *L, MlirOperation op, int64_t maxt, mma_plan *p) {
   int64_t as[TC_RANK], cs[TC_RANK];
   mma_plan t;
-  if (!tc_mma_types(L, op, &t, cs, as) || !tc_mma_make_plan(L, cs[0], cs[1], as[1], maxt, tc_mma_frag_rows(L, op), p))
-    return false;
+  if (!tc_mma_types(L, op, &t, cs, as)) return false;
+  bool rows = tc_mma_frag_rows(L, op);
+  /* a loop's carried accumulator (maxt MAXT) on sm_90a: the warpgroups' plan (nvptx_wgmma.c) */
+  mma_plan w = t;
+  if (maxt == MAXT && !rows && tc_wgmma_plan(L, &w)) {
+    *p = w;
+    return true;
+  }
+  if (!tc_mma_make_plan(L, cs[0], cs[1], as[1], maxt, rows, p)) return false;
   p->ops = t.ops, p->nparts = t.nparts, p->split16 = t.split16, p->ks = t.ks, p->ce = t.ce;
   return true;
 }
@@ -169,6 +176,19 @@ lane_ctx tc_mma_lane_of(tc_lower *L, tc_builder *b) {
 /* The block of warp lc->warp in round r (an index; null: round 0). */
 block_ctx tc_mma_block_of(tc_builder *b, const mma_plan *p, const lane_ctx *lc, MlirValue r) {
   block_ctx k;
+  if (p->wg) { /* warpgroup w / 4: bm 64-row m-tiles; warp w % 4: rows 16 (w % 4) + g (+ 8) of each */
+    MlirValue wg = tcb_binary(b, "arith.divui", lc->warp, cidx(b, 4)),
+              wl = tcb_binary(b, "arith.remui", lc->warp, cidx(b, 4));
+    k.valid = tcb_cmpi(b, "ult", lc->warp, cidx(b, p->active));
+    k.row0 = add(b, mulc(b, wg, 64 * p->bm), mulc(b, wl, 16));
+    k.col0 = cidx(b, 0);
+    k.mstep = 64;
+    MlirValue r0 = add(b, k.row0, lc->g);
+    for (int64_t i = 0; i < p->bm; i++) k.row[i] = addc(b, r0, 64 * i);
+    for (int64_t j = 0; j < p->bn; j++) k.col[j] = addc(b, lc->q2, j * 8), k.bcol[j] = addc(b, lc->g, j * 8);
+    return k;
+  }
+  k.mstep = 16;
   MlirValue w = tcb_binary(b, "arith.remui", lc->warp, cidx(b, p->active));
   k.valid = tcb_cmpi(b, "ult", lc->warp, cidx(b, p->active));
   MlirValue blk = mlirValueIsNull(r) ? w : add(b, mulc(b, r, p->active), w);
@@ -494,7 +514,7 @@ static void k_step(tc_lower *L, tc_builder *kb, const mma_plan *p, const block_c
       memcpy(afr[i], afix[i], sizeof afr[i]);
       continue;
     }
-    MlirValue e = add(&kbl, mulc(&kbl, addc(&kbl, arow, 16 * i), as), acol);
+    MlirValue e = add(&kbl, mulc(&kbl, addc(&kbl, arow, k->mstep * i), as), acol);
     ldmatrix4(L, &kbl, false, tc_nvptx_shared_address(L, &kbl, abuf, e), afr[i]);
   }
   MlirValue r0 = mulc(&kbl, ka, bs), r8 = mulc(&kbl, ka8, bs);
@@ -908,7 +928,9 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   /* operands loaded in the K loop around the dot: num_stages - 1 trips ahead (nvptx_pipeline.c) */
   MlirValue olds[2] = {asrc ? (MlirValue){NULL} : aop, bop}, bufs[2];
   int64_t banks[2] = {p.split16 ? 8 : 0, bbank}, strides[2] = {0, 0};
-  int piped = tc_nvptx_pipeline_operands(L, op, olds, banks, 2, bufs, strides);
+  /* sm_90a: both in wgmma's core-matrix form, or the padded rows of the mma.sync path */
+  bool wg = p.wg && carry && !asrc && tc_nvptx_pipeline_operands(L, op, olds, banks, 2, true, bufs, strides) == 2;
+  int piped = wg ? 2 : tc_nvptx_pipeline_operands(L, op, olds, banks, 2, false, bufs, strides);
   bool staged = false; /* an operand written to shared memory after the pipeline's barrier */
   if (!mlirValueIsNull(bufs[0])) abuf = bufs[0], p.as = strides[0];
   else if (!asrc && mlirValueIsNull(abuf = hoisted_operand(L, op, aop, banks[0], &p.as)))
@@ -945,7 +967,8 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
     block_ctx k = tc_mma_block_of(b, &p, &lc, (MlirValue){NULL});
     MlirValue cin[MAXT];
     tc_mma_eval_fragments(L, b, &p, &k, acc, carry->arg, carry->in, cin);
-    if (!L->status) k_loop(L, b, &p, &k, &lc, abuf, bbuf, cin, afix, carry->out);
+    if (!L->status && wg) tc_wgmma_k_loop(L, b, &p, &lc, abuf, bbuf, cin, carry->out);
+    else if (!L->status) k_loop(L, b, &p, &k, &lc, abuf, bbuf, cin, afix, carry->out);
     free(afix);
     carry->emitted = true;
     return 1;

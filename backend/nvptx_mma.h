@@ -30,6 +30,9 @@ typedef struct mma_plan {
   bool btrans;    /* B is tl.trans(x): its fragments are read from x's rows */
   int64_t as, bs; /* elements between rows of A's and B's (x's) buffers (padded: staged) */
   MlirType ce;    /* C's element type (f32, or f16/bf16 rounded once; s8: i32) */
+  bool wg;        /* the warpgroups' layout (sm_90a's wgmma, nvptx_wgmma.c): warp w of warpgroup
+                   * w / 4 holds rows 64 (bm (w / 4) + i) + 16 (w % 4) + g of m-tile i, every
+                   * column (bn = N / 8); the m-tiles of a block are 64 rows apart, not 16 */
 } mma_plan;
 
 static inline MlirValue cidx(tc_builder *b, int64_t c) { return tcb_const_index(b, c); }
@@ -50,6 +53,7 @@ typedef struct lane_ctx {
 typedef struct block_ctx {
   MlirValue row[MAXT], col[MAXT], bcol[MAXT];
   MlirValue row0, col0; /* the block's first row and column */
+  int64_t mstep;        /* rows from m-tile i to i + 1: 16, or 64 (wg) */
   MlirValue valid;      /* i1: this warp keeps what it computes */
 } block_ctx;
 
@@ -120,6 +124,17 @@ void tc_mma_eval_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const 
 /* Writes the block's fragments to the flat M x N buffer buf, where the warp keeps its block. */
 void tc_mma_store_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const block_ctx *k, MlirValue buf,
                             const MlirValue *vals);
+
+/* ---- nvptx_wgmma.c ---- */
+/* Does the target have wgmma (sm_90a, or nvptx-emu emulating it)? */
+bool tc_wgmma_target(const tc_lower *L);
+/* The warpgroups' plan of a C tile (wg: see mma_plan) when a carried accumulator's dot can
+ * run on wgmma (its types in p already); false otherwise. */
+bool tc_wgmma_plan(tc_lower *L, mma_plan *p);
+/* C += A x B over K with wgmma, A and B the pipeline's stage buffers in core-matrix form
+ * (tc_nvptx_pipeline_operands with TC_PIPE_CORE): out[t] from in[t] (vector<4xf32> a tile). */
+void tc_wgmma_k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const lane_ctx *lc, MlirValue abuf, MlirValue bbuf,
+                     const MlirValue *in, MlirValue *out);
 
 /* ---- nvptx_frags.c ---- */
 frag_set *tc_mma_frags_of(tc_lower *L);

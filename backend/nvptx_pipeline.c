@@ -139,6 +139,7 @@ typedef struct pipe_operand {
   MlirValue old; /* the tile load */
   MlirType elem;
   int64_t w, per_row, u, stride; /* lanes a chunk, chunks a row, chunks a thread, buffer row */
+  bool core;                     /* core-matrix form (wgmma's), not padded rows: below */
   MlirValue bufs;                /* the S stages, one after the other */
   int64_t stage_elems;
   cone cone;
@@ -165,10 +166,27 @@ typedef struct pipe_loop {
 } pipe_loop;
 
 /* Chunk tid + off of operand o (the thread's chunks are tid, tid + threads, ...): its
- * position in the tile and its element index in a stage buffer. */
+ * position in the tile and its element index in a stage buffer. Padded rows: chunks in row
+ * order, rows `stride` elements apart. Core-matrix form (wgmma's layout without swizzling,
+ * TC_PIPE_CORE): the tile's 8-row x 16-byte blocks ("core matrices"), each 128 contiguous
+ * bytes, block (r / 8, c / w) at (r / 8) * per_row + c / w; consecutive chunks go down the 8
+ * rows of a block first (8 threads' 16-byte stores fill one 128-byte block: no bank
+ * conflicts), then along the row (a warp reads 4 chunks of 8 rows: whole 32-byte sectors). */
 static void chunk_at(tc_builder *b, const pipe_operand *o, MlirValue tid, MlirValue off, tc_pos *pos, MlirValue *at) {
   MlirValue ch = tcb_binary(b, "arith.addi", tid, off);
   *pos = (tc_pos){.rank = 2, .chunked = true};
+  if (o->core) {
+    MlirValue band = tcb_binary(b, "arith.divui", ch, tcb_const_index(b, 8 * o->per_row));
+    MlirValue r8 = tcb_binary(b, "arith.remui", ch, tcb_const_index(b, 8));
+    MlirValue cc = tcb_binary(b, "arith.remui", tcb_binary(b, "arith.divui", ch, tcb_const_index(b, 8)),
+                              tcb_const_index(b, o->per_row));
+    pos->idx[0] = tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", band, tcb_const_index(b, 8)), r8);
+    pos->idx[1] = tcb_binary(b, "arith.muli", cc, tcb_const_index(b, o->w));
+    MlirValue blk = tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", band, tcb_const_index(b, o->per_row)), cc);
+    *at = tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", blk, tcb_const_index(b, 8 * o->w)),
+                     tcb_binary(b, "arith.muli", r8, tcb_const_index(b, o->w)));
+    return;
+  }
   pos->idx[0] = tcb_binary(b, "arith.divui", ch, tcb_const_index(b, o->per_row));
   pos->idx[1] = tcb_binary(b, "arith.muli", tcb_binary(b, "arith.remui", ch, tcb_const_index(b, o->per_row)),
                            tcb_const_index(b, o->w));
@@ -341,7 +359,7 @@ static bool loop_writes(MlirOperation loop) {
 }
 
 /* Can operand `old` of dot be pipelined (see the top)? Fills o but its buffers. */
-static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirValue old, pipe_operand *o) {
+static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirValue old, bool core, pipe_operand *o) {
   if (!mlirValueIsAOpResult(old) || tile_op_of(mlirOpResultGetOwner(old)) != TILE_LOAD) return false;
   MlirOperation load = mlirOpResultGetOwner(old);
   if (!mlirBlockEqual(mlirOperationGetBlock(load), mlirOperationGetBlock(dot)) || tc_special_of(L, old)) return false;
@@ -350,7 +368,9 @@ static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirVa
   MlirType t = mlirValueGetType(old);
   int64_t shape[TC_RANK];
   if (tc_shape_of(t, shape) != 2) return false;
+  if (core && shape[0] % 8) return false;
   o->old = old;
+  o->core = core;
   o->elem = mlirShapedTypeGetElementType(t);
   MlirType mem = tc_memory_type(L->ctx, o->elem);
   unsigned bits = tcb_bitwidth(mem);
@@ -375,7 +395,7 @@ static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirVa
 }
 
 int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *olds, const int64_t *banks, int n,
-                               MlirValue *bufs, int64_t *strides) {
+                               bool core, MlirValue *bufs, int64_t *strides) {
   for (int i = 0; i < n; i++) bufs[i] = (MlirValue){NULL};
   MlirOperation loop = mlirOperationGetParentOperation(dot);
   if (mlirOperationIsNull(loop) || !tc_op_is(loop, "scf.for") || n > 2 || L->check_bounds || L->check_nan ||
@@ -391,14 +411,17 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   int idx[2], m = 0;
   int64_t stage_bytes = 0;
   for (int i = 0; i < n && !L->status; i++) {
-    if (mlirValueIsNull(olds[i]) || !qualifies(L, dot, loop, olds[i], &ops[m])) continue;
+    if (mlirValueIsNull(olds[i]) || !qualifies(L, dot, loop, olds[i], core, &ops[m])) {
+      if (core) return 0; /* all or none: the caller stages them its other way */
+      continue;
+    }
     int64_t shape[TC_RANK];
     tc_shape_of(mlirValueGetType(olds[i]), shape);
     int64_t eb = 16 / ops[m].w; /* bytes an element: a chunk is 16 */
-    ops[m].stride = tc_nvptx_operand_stride(shape[1], (unsigned)(8 * eb), banks[i]);
+    ops[m].stride = core ? 0 : tc_nvptx_operand_stride(shape[1], (unsigned)(8 * eb), banks[i]);
     /* stages 128-byte aligned (each a whole number of 128-byte lines: cp.async's 16-byte
      * destinations and ldmatrix's rows keep their alignment and banks in every stage) */
-    ops[m].stage_elems = (shape[0] * ops[m].stride * eb + 127) / 128 * 128 / eb;
+    ops[m].stage_elems = (shape[0] * (core ? shape[1] : ops[m].stride) * eb + 127) / 128 * 128 / eb;
     stage_bytes += ops[m].stage_elems * eb;
     idx[m++] = i;
   }
@@ -450,6 +473,9 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   if (!L->target->gpu_emulation) {
     MlirNamedAttribute na = tcb_named(L->ctx, "n", mlirIntegerAttrGet(tcb_int_type(L->ctx, 32), S - 2));
     tcb_op(b, "nvvm.cp.async.wait.group", 0, NULL, 0, NULL, 1, &na);
+    /* wgmma reads the stages through the async proxy: this thread's copies (generic proxy)
+     * are made visible to it before the barrier that publishes them */
+    if (core) tc_nvptx_asm(L, b, "fence.proxy.async.shared::cta;");
   }
   tc_nvptx_barrier(L, b);
   issue(L, b, &pl, ops, m, tcb_const_int(b, i64, S - 1));

@@ -198,6 +198,7 @@ static jit_key cache_key(const tilec_compiler *c, const tilec_kernel_spec *spec)
   key_int(h, c->target.num_warps);  /* nvptx, nvptx-emu: threads per program */
   key_int(h, c->target.num_stages); /* nvptx, nvptx-emu: the K loops' pipeline depth (0 on a CPU) */
   key_int(h, c->target.gpu_emulation);
+  key_str(h, c->target.emu_arch); /* nvptx-emu: sm_90a emulates wgmma */
   key_str(h, c->opts.target);
   key_int(h, c->opts.opt_level);
   key_int(h, c->opts.fast_math);

@@ -120,6 +120,40 @@ void tilec_rt_emu_mma_m16n8k16(int32_t bf16, int32_t a0, int32_t a1, int32_t a2,
   pthread_barrier_wait(c->barrier);
 }
 
+/* wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16} of the thread's warpgroup (warp
+ * (tid / 32) % 4 of it), both operands in shared memory through matrix descriptors without
+ * swizzling (PTX ISA "Matrix Descriptor Format"; here the start address, bits 0-13, counts
+ * 16-byte units from a / b, not from the shared window): A K-major, element (r, k) at start +
+ * (r / 8) SBO + (k / 8) LBO + (r % 8) 16 + (k % 8) 2; B N-major (trans_b) at (n / 8) SBO +
+ * (k / 8) LBO + (k % 8) 16 + (n % 8) 2, or K-major at (n / 8) SBO + (k / 8) LBO + (n % 8) 16
+ * + (k % 8) 2. The thread's fragment only (it needs no other thread's registers): acc[4j + e]
+ * is D[16 w + g + 8 (e / 2)][8 j + 2 q + e % 2], += the 16 products summed in f32 from 0. A
+ * swizzled descriptor fails the program (tilec never makes one). */
+void tilec_rt_emu_wgmma_m64nNk16(int32_t bf16, int32_t n, int32_t trans_b, const void *a, int64_t desc_a, const void *b,
+                                 int64_t desc_b, float *acc) {
+  if ((uint64_t)desc_a >> 62 || (uint64_t)desc_b >> 62) tilec_rt_emu_fail("wgmma: a swizzled descriptor");
+  float (*cvt)(uint32_t) = bf16 ? bf16_to_float : half_to_float;
+  const uint8_t *sa = (const uint8_t *)a + (((uint64_t)desc_a & 0x3fff) << 4);
+  const uint8_t *sb = (const uint8_t *)b + (((uint64_t)desc_b & 0x3fff) << 4);
+  uint64_t lbo_a = (((uint64_t)desc_a >> 16) & 0x3fff) << 4, sbo_a = (((uint64_t)desc_a >> 32) & 0x3fff) << 4;
+  uint64_t lbo_b = (((uint64_t)desc_b >> 16) & 0x3fff) << 4, sbo_b = (((uint64_t)desc_b >> 32) & 0x3fff) << 4;
+  int w = (tls_tid / 32) % 4, lane = tls_tid % 32, g = lane / 4, q = lane % 4;
+  for (int j = 0; j < n / 8; j++)
+    for (int e = 0; e < 4; e++) {
+      int r = 16 * w + g + 8 * (e / 2), c = 8 * j + 2 * q + e % 2;
+      float sum = 0;
+      for (int k = 0; k < 16; k++) {
+        uint16_t x, y;
+        memcpy(&x, sa + (r / 8) * sbo_a + (k / 8) * lbo_a + (r % 8) * 16 + (k % 8) * 2, 2);
+        const uint8_t *pb = trans_b ? sb + (c / 8) * sbo_b + (k / 8) * lbo_b + (k % 8) * 16 + (c % 8) * 2
+                                    : sb + (c / 8) * sbo_b + (k / 8) * lbo_b + (c % 8) * 16 + (k % 8) * 2;
+        memcpy(&y, pb, 2);
+        sum += cvt(x) * cvt(y);
+      }
+      acc[4 * j + e] += sum;
+    }
+}
+
 /* mma.sync.m16n8k8.row.col.f32.tf32.tf32.f32 of the warp: each lane gives its A (a0..a3) and
  * B (b0, b1) tf32 values (f32 bits; the low 13 bits are ignored, as the tensor cores do) and
  * its four C values; d gets its four D values. Lane = 4 * g + q holds A[g][q], A[g+8][q],

@@ -160,13 +160,14 @@ tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, i
                                 const char *ptx_version) {
   if (t->gpu_emulation) {
     tilec_status *st = NULL;
-    if ((arch && *arch) || ptx_version) /* checked, not used */
+    if ((arch && *arch) || ptx_version) /* checked; the chip kept (emu_arch) */
       st = tc_target_set_gpu(&(tc_target){.is_nvptx = true}, arch, 0, 0, ptx_version);
     if (!st) st = tc_target_check_num_warps(&num_warps);
     if (!st) st = tc_target_check_num_stages(&num_stages);
     if (st) return st;
     t->num_warps = num_warps;
     t->num_stages = num_stages;
+    copy(t->emu_arch, sizeof t->emu_arch, arch ? arch : "");
     return NULL;
   }
   if (!t->is_nvptx) {

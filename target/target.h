@@ -22,6 +22,8 @@ typedef struct tc_target {
   bool is_nvptx;       /* an NVIDIA GPU: cpu is the chip (sm_80 ...), one program = one CTA */
   bool gpu_emulation;  /* nvptx-emu: the nvptx lowering run on this CPU, a CTA's threads as threads */
   int num_warps;       /* nvptx: 32 * num_warps threads per CTA */
+  char emu_arch[16];   /* nvptx-emu: the chip asked for (--arch), whose instructions it emulates
+                        * where they differ (sm_90a: wgmma); "" = none */
   int num_stages;      /* nvptx: buffers a K loop's tl.dot operand loads cycle through (Triton's
                         * num_stages: loads run num_stages - 1 trips ahead); 0 = the default,
                         * TC_DEFAULT_NUM_STAGES; 1 = no pipelining */
@@ -30,8 +32,9 @@ typedef struct tc_target {
 tilec_status *tc_target_init(tc_target *t, const char *name);
 /* nvptx: the chip (NULL: sm_80), the warps per CTA (0: 4) and the pipeline stages (0: 3),
  * checked against what LLVM's NVPTX backend accepts (it aborts the process on an impossible
- * chip, so nothing else reaches it). nvptx-emu: the counts (a chip or PTX ISA is checked, not
- * used). Other targets: all must be unset. */
+ * chip, so nothing else reaches it). nvptx-emu: the counts, and the chip (checked; kept in
+ * emu_arch: sm_90a's wgmma is emulated) and PTX ISA (checked, not used). Other targets: all
+ * must be unset. */
 tilec_status *tc_target_set_gpu(tc_target *t, const char *arch, int num_warps, int num_stages, const char *ptx_version);
 /* The one num_warps rule (nvptx, nvptx-emu): 0 means the default, else a power of 2 from 1
  * to TC_MAX_NUM_WARPS; *num_warps is set to the value used. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds the GPU bench's pack: what bench/gpu/run.py needs on a GPU machine without LLVM/MLIR.
 
-usage: pack.py TILEC DIR [--arch sm_90] [--only NAME[,NAME]]   (bench/gpu/pack.sh wraps it)
+usage: pack.py TILEC DIR [--arch sm_90a] [--only NAME[,NAME]]   (bench/gpu/pack.sh wraps it)
 
 Here (no GPU; ptxas for the cubins, libdevice for the math): for every configuration of
 bench/gpu/configs.py, `tilec compile bench/kernels/FILE -k KERNEL -s SIGNATURE --target nvptx
@@ -94,7 +94,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("tilec")
     ap.add_argument("dir")
-    ap.add_argument("--arch", default="sm_90", help="the GPU's chip (default sm_90; the PTX also runs on newer chips)")
+    ap.add_argument("--arch", default="sm_90a",
+                    help="the GPU's chip (default sm_90a: H100/H200, wgmma; sm_90's PTX also runs on newer chips)")
     ap.add_argument("--only", help="comma-separated configuration names (default: all)")
     opts = ap.parse_args()
     names = [c["name"] for c in CONFIGS]

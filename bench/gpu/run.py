@@ -20,8 +20,9 @@ packed), one child process (`run.py DIR --one NAME`, LD_LIBRARY_PATH=DIR/lib) do
     between calls); prints one JSON line per implementation as soon as it has it.
 For the tl.dot rows (configs.py's uses_dot), a second child times Triton again with
 DISABLE_MMA_V3=1 (its own Triton cache): Triton's mma.sync code, the instruction family tilec
-emits, beside Triton's default (wgmma on sm_90), so a report tells the gap the instruction
-family explains from the one tilec's code does. Each Triton line records which MMA its PTX
+emits for sm_80/sm_90 (and on sm_90a for the dots it keeps off wgmma: tf32, int8, attention),
+beside Triton's default (wgmma on sm_90), so a report tells the gap the instruction family
+explains from the one tilec's code does. Each Triton line records which MMA its PTX
 used (wgmma, mma.sync or none).
 After its timing, tilec and Triton are each launched 50 times back to back without a wait:
 the host's time a launch goes into the notes (a launch that waited for its kernel shows the
@@ -532,8 +533,8 @@ def write_report(path, man, info, rows, started, elapsed):
              "correct?: max |got - ref| / max |ref| against a float64 reference computed on the GPU, per "
              "implementation tilec / Triton / torch.")
     L.append("- tl.dot rows: Triton's default (its MMA in brackets: wgmma on sm_90), and again with "
-             "DISABLE_MMA_V3=1 (\"Triton mma.sync\": the instruction family tilec emits), each ratio tilec's time "
-             "over that Triton's.")
+             "DISABLE_MMA_V3=1 (\"Triton mma.sync\": tilec's family for sm_80/sm_90, and on sm_90a for all but "
+             "the fp16/bf16 K-loop accumulators, which are wgmma), each ratio tilec's time over that Triton's.")
     L += ["", "| kernel | config | tilec ms | Triton ms | torch ms | tilec rate | Triton rate | torch rate | "
               "tilec/Triton time | Triton mma.sync ms | tilec/Triton mma.sync | correct? tilec / Triton / torch |",
           "|---|---|---|---|---|---|---|---|---|---|---|---|"]

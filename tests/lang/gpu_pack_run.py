@@ -54,18 +54,19 @@ def scalar_text(v):
 
 
 def parse_arch(a):
-    """'sm_90' -> (9, 0); None for another form."""
-    m = re.match(r"^sm_(\d+)(\d)$", a)
+    """'sm_90' -> (9, 0), 'sm_90a' too; None for another form."""
+    m = re.match(r"^sm_(\d+)(\d)a?$", a)
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def choose_arch(packed, major, minor):
-    """(arch, how) for a device of compute capability major.minor, or (None, why)."""
-    cands = sorted((parse_arch(a), a) for a in packed if parse_arch(a))
-    same = [a for (mj, mn), a in cands if mj == major and mn <= minor]
+    """(arch, how) for a device of compute capability major.minor, or (None, why). An
+    architecture-specific chip (sm_90a) runs on that chip only, and is preferred there."""
+    cands = sorted((parse_arch(a), a.endswith("a"), a) for a in packed if parse_arch(a))
+    same = [a for (mj, mn), spec, a in cands if mj == major and (mn == minor if spec else mn <= minor)]
     if same:
         return same[-1], "its cubin"
-    older = [a for (mj, mn), a in cands if (mj, mn) <= (major, minor)]
+    older = [a for (mj, mn), spec, a in cands if (mj, mn) <= (major, minor) and not spec]
     if older:
         return older[-1], "its PTX, compiled by the driver"
     return None, "the pack has code for %s only, this GPU is sm_%d%d" % (", ".join(packed), major, minor)

@@ -66,7 +66,8 @@ KNOWN_FAILURES = {
 
 # Chips `tilec --arch` knows (target/target.c); a GPU of another kind runs the sm_80 PTX,
 # which its driver compiles.
-KNOWN_ARCHS = {"sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_101", "sm_120"}
+KNOWN_ARCHS = {"sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_101",
+               "sm_120"}
 
 
 def gpu_probe():
@@ -86,6 +87,8 @@ def gpu_probe():
     cu.cuDeviceGetAttribute(ctypes.byref(major), 75, 0)  # compute capability major, minor
     cu.cuDeviceGetAttribute(ctypes.byref(minor), 76, 0)
     arch = "sm_%d%d" % (major.value, minor.value)
+    if arch == "sm_90":  # Hopper's own target, as Triton's: wgmma (backend/nvptx_wgmma.c)
+        arch = "sm_90a"
     return (arch if arch in KNOWN_ARCHS else None), None
 
 

@@ -23,7 +23,13 @@ def cases():
     # pointers carried through the loop and advanced by BK (the tutorial matmul)
     for (M, N, K, BM, BN, BK, dt) in [(64, 64, 32, 32, 32, 32, "f16"), (100, 48, 80, 64, 32, 32, "f16"),
                                       (128, 64, 224, 64, 64, 32, "f16"), (64, 64, 64, 64, 64, 32, "f16"),
-                                      (64, 32, 96, 32, 32, 32, "f32"), (64, 64, 128, 64, 64, 32, "bf16")]:
+                                      (64, 32, 96, 32, 32, 32, "f32"), (64, 64, 128, 64, 64, 32, "bf16"),
+                                      # sm_90a's wgmma (lang.nvptx_emu_sm90a): two m-tiles a warp
+                                      # (the bench's 128x128x32), M/N/K edges, N = 256 (its widest),
+                                      # N = 8 (operands too small to pipeline: mma.sync in the
+                                      # warpgroups' layout)
+                                      (128, 128, 96, 128, 128, 32, "f16"), (200, 136, 80, 128, 128, 32, "f16"),
+                                      (64, 256, 64, 64, 256, 32, "bf16"), (64, 8, 48, 64, 8, 16, "f16")]:
         np_dt = np.float32 if dt != "f16" else np.float16
         a = ints(400 + K, (M, K), np_dt)
         b = ints(401 + N, (K, N), np_dt)
@@ -39,7 +45,9 @@ def cases():
     # own tl.range(..., num_stages=S) (1: not pipelined)
     for (M, N, K, BM, BN, BK, S) in [(96, 64, 160, 32, 64, 32, 3), (50, 40, 48, 32, 32, 32, 2),
                                      (32, 32, 16, 32, 32, 32, 4), (64, 64, 224, 32, 32, 32, 5),
-                                     (64, 64, 96, 32, 32, 32, 1)]:
+                                     (64, 64, 96, 32, 32, 32, 1),
+                                     # wgmma with a K-major B (tl.trans), n32 and n64
+                                     (128, 64, 160, 64, 64, 32, 3), (64, 96, 64, 64, 32, 32, 2)]:
         a = ints(410 + K, (M, K), np.float16)
         bt = ints(411 + N, (N, K), np.float16)
         ref = a.astype(np.float64) @ bt.astype(np.float64).T
