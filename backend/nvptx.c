@@ -1112,13 +1112,13 @@ static void pack_shared(tc_lower *L) {
   tc_valmap_free(&m);
   int64_t total = 0;
   for (int i = 0; i < n; i++) { /* first fit, in the order the lowering asked */
-    int64_t at = 0;
+    int64_t at = 0, al = k->bufs[i].align;
     for (bool moved = true; moved;) {
       moved = false;
       for (int j = 0; j < i; j++)
         if (life[j].offset < at + k->bufs[i].bytes && at < life[j].offset + k->bufs[j].bytes &&
             !may_share(&life[i], k->bufs[i].bytes, &life[j], k->bufs[j].bytes)) {
-          at = (life[j].offset + k->bufs[j].bytes + 63) & ~(int64_t)63;
+          at = (life[j].offset + k->bufs[j].bytes + al - 1) & ~(al - 1);
           moved = true;
         }
     }
@@ -1904,8 +1904,8 @@ static MlirValue shared_base(tc_lower *L) {
         tcb_named(L->ctx, "global_type", mlirTypeAttrGet(tcb_type(L->ctx, "!llvm.array<0 x i8>"))),
         tcb_named(L->ctx, "linkage", tcb_attr(L->ctx, "#llvm.linkage<external>")),
         tcb_named(L->ctx, "addr_space", mlirIntegerAttrGet(tcb_int_type(L->ctx, 32), 3)),
-        tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 64))};
-    add_global(L, SHARED_SYMBOL, 4, attrs);
+        tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 1024))};
+    add_global(L, SHARED_SYMBOL, 4, attrs); /* 1024: wgmma's 128-byte swizzle repeats every 1024 bytes */
   }
   MlirNamedAttribute sym =
       tcb_named(L->ctx, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, mlirStringRefCreateFromCString(SHARED_SYMBOL)));
@@ -1932,7 +1932,8 @@ static int64_t shared_limit(const char *arch) {
 MlirValue tc_nvptx_alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes) {
   MlirValue base = shared_base(L);
   tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
-  int64_t offset = (k->shared_bytes + 63) & ~(int64_t)63;
+  int64_t align = k->next_align ? k->next_align : 64;
+  int64_t offset = (k->shared_bytes + align - 1) & ~(align - 1);
   k->shared_bytes = offset + bytes;
   if (L->target->is_nvptx && k->shared_bytes > shared_limit(L->target->cpu)) {
     /* end_kernel refuses the kernel if packing does not bring it under, at the first of
@@ -1968,8 +1969,16 @@ MlirValue tc_nvptx_alloc_shared(tc_lower *L, MlirType memref_type, int64_t bytes
     k->bufs = bufs;
     k->capbufs = cap;
   }
-  k->bufs[k->nbufs++] = (struct tc_nvptx_shared_buf){view, mlirOpResultGetOwner(off), bytes, {NULL}};
+  k->bufs[k->nbufs++] = (struct tc_nvptx_shared_buf){view, mlirOpResultGetOwner(off), bytes, {NULL}, align};
   return view;
+}
+
+MlirValue tc_nvptx_alloc_aligned(tc_lower *L, MlirType elem, int64_t n, int64_t align) {
+  tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
+  k->next_align = align;
+  MlirValue v = tc_alloc_buffer(L, elem, n);
+  k->next_align = 0;
+  return v;
 }
 
 void tc_nvptx_shared_in_loop(tc_lower *L, MlirValue view, MlirOperation loop) {

@@ -35,8 +35,10 @@ typedef struct tc_nvptx_kernel {
     MlirOperation offset;
     int64_t bytes;
     MlirOperation loop; /* non-null: used only inside this loop, through pointers (tc_nvptx_shared_in_loop) */
+    int64_t align;      /* its offset's alignment in bytes (64, or 1024: wgmma's swizzled stages) */
   } *bufs;
   int nbufs, capbufs;
+  int64_t next_align; /* the next shared buffer's alignment (tc_nvptx_alloc_aligned), 0: 64 */
 } tc_nvptx_kernel;
 tc_nvptx_kernel *tc_nvptx_kernel_of(tc_lower *L);
 /* Does this thread run the nest being emitted whole (redundant or single-thread code)? */
@@ -107,6 +109,9 @@ int64_t tc_nvptx_shared_limit(tc_lower *L);
  * chunk_at; strides 0), or none is taken (0, nothing emitted but dead values). */
 int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *olds, const int64_t *banks, int n,
                                bool core, MlirValue *bufs, int64_t *strides);
+/* A shared buffer of n elements of type elem whose offset is a multiple of align bytes (and
+ * stays one when buffers are packed), the CTA's shared memory itself being 1024-aligned. */
+MlirValue tc_nvptx_alloc_aligned(tc_lower *L, MlirType elem, int64_t n, int64_t align);
 /* One PTX statement without operands, as an inline asm with side effects that orders memory
  * (a fence, wgmma's fence/commit); nothing in the emulator. */
 void tc_nvptx_asm(tc_lower *L, tc_builder *b, const char *ptx);

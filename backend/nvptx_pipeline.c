@@ -165,33 +165,43 @@ typedef struct pipe_loop {
   int S;
 } pipe_loop;
 
-/* Chunk tid + off of operand o (the thread's chunks are tid, tid + threads, ...): its
- * position in the tile and its element index in a stage buffer. Padded rows: chunks in row
- * order, rows `stride` elements apart. Core-matrix form (wgmma's layout without swizzling,
- * TC_PIPE_CORE): the tile's 8-row x 16-byte blocks ("core matrices"), each 128 contiguous
- * bytes, block (r / 8, c / w) at (r / 8) * per_row + c / w; consecutive chunks go down the 8
- * rows of a block first (8 threads' 16-byte stores fill one 128-byte block: no bank
- * conflicts), then along the row (a warp reads 4 chunks of 8 rows: whole 32-byte sectors). */
+/* Chunk tid + off of operand o (the thread's chunks are tid, tid + threads, ...), in row
+ * order: its position in the tile and its element index in a stage buffer. Padded rows: rows
+ * `stride` elements apart. Swizzled (wgmma's canonical layouts, TC_PIPE_CORE; the stages
+ * 1024-byte aligned): a row's 16-byte chunks go in atoms of 8 rows x A bytes, A = the row's
+ * bytes up to 128 (cpa = A / 16 chunks a row of an atom; a longer row takes several atoms side
+ * by side, na of them), atom (r / 8, c / cpa) at chunk ((r / 8) na + c / cpa) 8 cpa; in it row
+ * r % 8 at (r % 8) cpa and chunk c % cpa at (c % cpa) ^ ((r % 8) cpa / 8 mod cpa): bits 4.. of
+ * the byte offset XOR bits 7.. (the hardware's 32-, 64- or 128-byte swizzle). A warp's 16-byte
+ * stores of 8 consecutive chunks land in 8 different 16-byte bank groups. */
 static void chunk_at(tc_builder *b, const pipe_operand *o, MlirValue tid, MlirValue off, tc_pos *pos, MlirValue *at) {
   MlirValue ch = tcb_binary(b, "arith.addi", tid, off);
   *pos = (tc_pos){.rank = 2, .chunked = true};
-  if (o->core) {
-    MlirValue band = tcb_binary(b, "arith.divui", ch, tcb_const_index(b, 8 * o->per_row));
-    MlirValue r8 = tcb_binary(b, "arith.remui", ch, tcb_const_index(b, 8));
-    MlirValue cc = tcb_binary(b, "arith.remui", tcb_binary(b, "arith.divui", ch, tcb_const_index(b, 8)),
-                              tcb_const_index(b, o->per_row));
-    pos->idx[0] = tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", band, tcb_const_index(b, 8)), r8);
-    pos->idx[1] = tcb_binary(b, "arith.muli", cc, tcb_const_index(b, o->w));
-    MlirValue blk = tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", band, tcb_const_index(b, o->per_row)), cc);
-    *at = tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", blk, tcb_const_index(b, 8 * o->w)),
-                     tcb_binary(b, "arith.muli", r8, tcb_const_index(b, o->w)));
+  pos->idx[0] = tcb_binary(b, "arith.divui", ch, tcb_const_index(b, o->per_row));
+  MlirValue c = tcb_binary(b, "arith.remui", ch, tcb_const_index(b, o->per_row));
+  pos->idx[1] = tcb_binary(b, "arith.muli", c, tcb_const_index(b, o->w));
+  if (!o->core) {
+    *at = tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", pos->idx[0], tcb_const_index(b, o->stride)),
+                     pos->idx[1]);
     return;
   }
-  pos->idx[0] = tcb_binary(b, "arith.divui", ch, tcb_const_index(b, o->per_row));
-  pos->idx[1] = tcb_binary(b, "arith.muli", tcb_binary(b, "arith.remui", ch, tcb_const_index(b, o->per_row)),
-                           tcb_const_index(b, o->w));
-  *at =
-      tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", pos->idx[0], tcb_const_index(b, o->stride)), pos->idx[1]);
+  int64_t cpa = o->per_row < 8 ? o->per_row : 8, na = o->per_row / cpa;
+  MlirValue r = pos->idx[0];
+  MlirValue r8 = tcb_binary(b, "arith.remui", r, tcb_const_index(b, 8));
+  MlirValue atom = tcb_binary(
+      b, "arith.addi",
+      tcb_binary(b, "arith.muli", tcb_binary(b, "arith.divui", r, tcb_const_index(b, 8)), tcb_const_index(b, na)),
+      tcb_binary(b, "arith.divui", c, tcb_const_index(b, cpa)));
+  MlirValue f = tcb_binary(
+      b, "arith.remui",
+      tcb_binary(b, "arith.divui", tcb_binary(b, "arith.muli", r8, tcb_const_index(b, cpa)), tcb_const_index(b, 8)),
+      tcb_const_index(b, cpa));
+  MlirValue cw = tcb_binary(b, "arith.xori", tcb_binary(b, "arith.remui", c, tcb_const_index(b, cpa)), f);
+  MlirValue u = tcb_binary(b, "arith.addi",
+                           tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", atom, tcb_const_index(b, 8 * cpa)),
+                                      tcb_binary(b, "arith.muli", r8, tcb_const_index(b, cpa))),
+                           cw);
+  *at = tcb_binary(b, "arith.muli", u, tcb_const_index(b, o->w));
 }
 
 /* Is a load's `other` zero in every bit (+0.0 or integer 0, splat), or absent (masked lanes
@@ -368,7 +378,7 @@ static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirVa
   MlirType t = mlirValueGetType(old);
   int64_t shape[TC_RANK];
   if (tc_shape_of(t, shape) != 2) return false;
-  if (core && shape[0] % 8) return false;
+  if (core && shape[0] % 8) return false; /* whole atoms of 8 rows */
   o->old = old;
   o->core = core;
   o->elem = mlirShapedTypeGetElementType(t);
@@ -379,6 +389,8 @@ static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirVa
   int64_t nthreads = tc_target_threads(L->target);
   if (shape[1] % o->w) return false;
   o->per_row = shape[1] / o->w;
+  /* swizzled rows: 32, 64 or 128 bytes, or a multiple of 128 (atoms side by side) */
+  if (core && (o->per_row < 2 || (o->per_row & (o->per_row - 1)) || (o->per_row > 8 && o->per_row % 8))) return false;
   int64_t total = shape[0] * o->per_row;
   o->u = total / nthreads;
   if (total % nthreads || o->u < 1 || o->u > MAX_CHUNKS) return false;
@@ -420,8 +432,10 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
     int64_t eb = 16 / ops[m].w; /* bytes an element: a chunk is 16 */
     ops[m].stride = core ? 0 : tc_nvptx_operand_stride(shape[1], (unsigned)(8 * eb), banks[i]);
     /* stages 128-byte aligned (each a whole number of 128-byte lines: cp.async's 16-byte
-     * destinations and ldmatrix's rows keep their alignment and banks in every stage) */
-    ops[m].stage_elems = (shape[0] * (core ? shape[1] : ops[m].stride) * eb + 127) / 128 * 128 / eb;
+     * destinations and ldmatrix's rows keep their alignment and banks in every stage);
+     * swizzled ones 1024 (the 128-byte swizzle's period: the hardware swizzles by address) */
+    int64_t line = core ? 1024 : 128;
+    ops[m].stage_elems = (shape[0] * (core ? shape[1] : ops[m].stride) * eb + line - 1) / line * line / eb;
     stage_bytes += ops[m].stage_elems * eb;
     idx[m++] = i;
   }
@@ -444,7 +458,8 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   MlirOperation nloop = mlirBlockGetParentOperation(L->b.block);
   while (!mlirOperationIsNull(nloop) && !tc_op_is(nloop, "scf.for")) nloop = mlirOperationGetParentOperation(nloop);
   for (int j = 0; j < m; j++) {
-    ops[j].bufs = tc_alloc_buffer(L, ops[j].elem, S * ops[j].stage_elems);
+    ops[j].bufs = core ? tc_nvptx_alloc_aligned(L, ops[j].elem, S * ops[j].stage_elems, 1024)
+                       : tc_alloc_buffer(L, ops[j].elem, S * ops[j].stage_elems);
     if (!mlirOperationIsNull(nloop)) tc_nvptx_shared_in_loop(L, ops[j].bufs, nloop);
   }
   if (L->status) return 0;

@@ -12,15 +12,17 @@
  * 8][8j + 2q + 1]}, the same as mma.sync's C fragment of n-tile j (so the carried fragments,
  * their initial values and their store after the loop are nvptx_frags.c's, unchanged).
  *
- * The operands: both pipelined (nvptx_pipeline.c, TC_PIPE_CORE) into wgmma's canonical layout
- * without swizzling: the tile's 8-row x 16-byte core matrices, 128 contiguous bytes each, block
- * (r / 8, c / 8) at byte (r / 8 * C / 8 + c / 8) * 128. Read through matrix descriptors
- * (PTX ISA "Matrix Descriptor Format": start address, leading byte offset LBO = the K
- * direction's core-matrix stride, stride byte offset SBO = the M/N direction's, both >> 4):
- *   A [M][K], K-major:                 LBO 128, SBO K/8 * 128; m-tile i, k step s at
- *                                      (64 i / 8 * K / 8 + 2 s) * 128
- *   B [K][N], row-major = N-major:     imm-trans-b 1, LBO N/8 * 128, SBO 128; k step s at 2 s N/8 * 128
- *   B = tl.trans(x), x [N][K]:         imm-trans-b 0 (K-major), LBO 128, SBO K/8 * 128; at 2 s * 128
+ * The operands: both pipelined (nvptx_pipeline.c, core) into wgmma's canonical swizzled
+ * layouts, 1024-byte aligned: rows of A bytes (A = the row's bytes up to 128: 32, 64 or
+ * 128-byte swizzle) in atoms of 8 rows, each row's 16-byte chunk c at c ^ (bits 7.. of its
+ * offset); a row longer than 128 bytes in several atoms side by side. Read through matrix
+ * descriptors (PTX ISA "Matrix Descriptor Format": start address, leading byte offset LBO,
+ * stride byte offset SBO, both >> 4, the swizzle mode in bits 62-63):
+ *   A [M][K], K-major (K <= 64):   SBO = 8 rows = 8 A, LBO unused (1); m-tile i, k step s at
+ *                                  i 64 A + 32 s (the k step moves the start inside the atom)
+ *   B [K][N] row-major = N-major:  imm-trans-b 1; LBO = 8 A (the next 128-byte column of atoms),
+ *                                  SBO = the next 8 rows of K; k step s at 2 s SBO
+ *   B = tl.trans(x), x [N][K]:     imm-trans-b 0, K-major like A; k step s at 32 s
  * If the operands cannot both be pipelined that way (nvptx_dot.c), the same plan runs on
  * mma.sync from padded rows (its m-tiles 64 rows apart: block_ctx.mstep).
  *
@@ -42,7 +44,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_WG_K 256 /* k steps unrolled in a trip: K / 16 x bm wgmma */
 #define MAX_REGS (MAXT * 4)
 
 bool tc_wgmma_target(const tc_lower *L) {
@@ -55,7 +56,9 @@ bool tc_wgmma_plan(tc_lower *L, mma_plan *p) {
   if (!tc_wgmma_target(L) || (p->ops != OPS_F16 && p->ops != OPS_BF16) || p->nparts != 1 || p->split16 || nw % 4)
     return false;
   int64_t nwg = nw / 4;
-  if (p->M % (64 * nwg) || p->N % 8 || p->N > 256 || p->K % 16 || p->K > MAX_WG_K) return false;
+  /* K-major rows of at most 128 bytes (one swizzle atom wide); N-major rows of 32, 64 or a
+   * multiple of 128 bytes */
+  if (p->M % (64 * nwg) || p->N % 16 || p->N > 256 || (p->N > 64 && p->N % 64) || p->K % 16 || p->K > 64) return false;
   int64_t bm = p->M / 64 / nwg, bn = p->N / 8;
   if (bm * bn > MAXT) return false;
   p->bm = bm, p->bn = bn, p->nblk_n = 1, p->active = nw, p->rounds = 1, p->wg = true;
@@ -64,11 +67,16 @@ bool tc_wgmma_plan(tc_lower *L, mma_plan *p) {
 
 static MlirValue i64c(tc_builder *b, int64_t v) { return tcb_const_int(b, tcb_int_type(b->ctx, 64), v); }
 
-/* The descriptor of a core-matrix buffer with these strides, its start address the buffer's
- * (GPU: its 32-bit shared address; emulator: 0, the buffer passed beside it). */
-static MlirValue descriptor(tc_lower *L, tc_builder *b, MlirValue buf, int64_t lbo, int64_t sbo) {
+/* The swizzle-mode field of a layout whose atoms are aw bytes wide (128, 64, 32). */
+static int64_t swizzle_mode(int64_t aw) { return aw == 128 ? 1 : aw == 64 ? 2 : 3; }
+
+/* The descriptor of a swizzled buffer (atoms aw bytes wide) with these strides, its start
+ * address the buffer's (GPU: its 32-bit shared address; emulator: 0, the buffer passed beside
+ * it). Base offset 0: the buffer is 1024-byte aligned. */
+static MlirValue descriptor(tc_lower *L, tc_builder *b, MlirValue buf, int64_t aw, int64_t lbo, int64_t sbo) {
   MlirType i64 = tcb_int_type(L->ctx, 64);
-  MlirValue d = i64c(b, ((lbo >> 4) << 16) | ((sbo >> 4) << 32)); /* swizzle 0, base offset 0 */
+  MlirValue d = i64c(
+      b, (int64_t)(((uint64_t)swizzle_mode(aw) << 62) | ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32)));
   if (L->target->gpu_emulation) return d;
   MlirValue p3 = tc_nvptx_shared_address(L, b, buf, cidx(b, 0));
   MlirValue a = tcb_cast(b, "llvm.ptrtoint", p3, i64);
@@ -165,12 +173,14 @@ static void wgmma(tc_lower *L, tc_builder *b, const mma_plan *p, bool trans_b, M
 void tc_wgmma_k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const lane_ctx *lc, MlirValue abuf, MlirValue bbuf,
                      const MlirValue *in, MlirValue *out) {
   MlirType f32 = mlirF32TypeGet(L->ctx), i64 = tcb_int_type(L->ctx, 64);
-  int64_t cca = p->K / 8, ccb = p->btrans ? p->K / 8 : p->N / 8;
-  int64_t lbo_b = p->btrans ? 128 : ccb * 128, sbo_b = p->btrans ? ccb * 128 : 128;
-  MlirValue da0 = descriptor(L, b, abuf, 128, cca * 128), db0 = descriptor(L, b, bbuf, lbo_b, sbo_b);
-  /* this warpgroup's first m-tile: bm (w / 4) 64-row blocks of K/8 core matrices each */
+  int64_t awa = 2 * p->K; /* A's rows: K fp16/bf16 (at most 128 bytes) */
+  int64_t awb = p->btrans ? 2 * p->K : (2 * p->N < 128 ? 2 * p->N : 128);
+  int64_t na = p->btrans ? 1 : 2 * p->N / awb;
+  int64_t lbo_b = p->btrans ? 16 : 8 * awb, sbo_b = p->btrans ? 8 * awb : na * 8 * awb;
+  MlirValue da0 = descriptor(L, b, abuf, awa, 16, 8 * awa), db0 = descriptor(L, b, bbuf, awb, lbo_b, sbo_b);
+  /* this warpgroup's first m-tile: bm (w / 4) 64-row blocks of 8 atoms each */
   MlirValue wgi = tcb_binary(b, "arith.divui", lc->warp, cidx(b, 4));
-  MlirValue wg_off = tcb_cast(b, "arith.index_cast", mulc(b, wgi, p->bm * cca * 1024 / 16), i64);
+  MlirValue wg_off = tcb_cast(b, "arith.index_cast", mulc(b, wgi, p->bm * 64 * awa / 16), i64);
   da0 = tcb_binary(b, "arith.addi", da0, wg_off);
   int n = (int)(p->N / 2);
   MlirValue regs[MAX_REGS]; /* bm x N/2 */
@@ -179,9 +189,9 @@ void tc_wgmma_k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const lane_c
     for (int e = 0; e < 4; e++) regs[t * 4 + e] = extract(L, b, in[t], e, f32);
   tc_nvptx_asm(L, b, "wgmma.fence.sync.aligned;");
   for (int64_t s = 0; s * 16 < p->K && !L->status; s++) {
-    MlirValue db = tcb_binary(b, "arith.addi", db0, i64c(b, (p->btrans ? 2 * s * 128 : 2 * s * ccb * 128) / 16));
+    MlirValue db = tcb_binary(b, "arith.addi", db0, i64c(b, (p->btrans ? 32 * s : 2 * s * sbo_b) / 16));
     for (int64_t i = 0; i < p->bm; i++) {
-      MlirValue da = tcb_binary(b, "arith.addi", da0, i64c(b, (i * cca * 1024 + 2 * s * 128) / 16));
+      MlirValue da = tcb_binary(b, "arith.addi", da0, i64c(b, (i * 64 * awa + 32 * s) / 16));
       wgmma(L, b, p, !p->btrans, abuf, da, bbuf, db, &regs[i * n]);
     }
   }

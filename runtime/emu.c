@@ -120,23 +120,37 @@ void tilec_rt_emu_mma_m16n8k16(int32_t bf16, int32_t a0, int32_t a1, int32_t a2,
   pthread_barrier_wait(c->barrier);
 }
 
+/* The byte offset of element (i, k) of a wgmma operand (i its row of A or column of B, k
+ * along K) behind descriptor d, from the buffer its start address counts from (here: 16-byte
+ * units from the buffer tilec passes, 1024-byte aligned on the GPU, so that the swizzle's
+ * address bits are the same). PTX ISA "Shared Memory Matrix Layout": K-major (A, or B with
+ * imm-trans-b 0) rows of i; MN-major (B with imm-trans-b 1) rows of k. Swizzled (mode 1, 2,
+ * 3: 128-, 64-, 32-byte atoms): K-major at start + (i / 8) SBO + (i % 8) A + 2 k, MN-major at
+ * start + (2 i / A) LBO + (k / 8) SBO + (k % 8) A + 2 i % A, then bits 4.. XOR bits 7.. (as
+ * many as the atom has chunks); no swizzle (0): 8 x 16-byte core matrices, K-major at (i / 8)
+ * SBO + (k / 8) LBO + (i % 8) 16 + 2 (k % 8), MN-major at (i / 8) SBO + (k / 8) LBO + (k % 8)
+ * 16 + 2 (i % 8). */
+static uint64_t wgmma_offset(uint64_t d, bool mn_major, int i, int k) {
+  uint64_t start = (d & 0x3fff) << 4, lbo = ((d >> 16) & 0x3fff) << 4, sbo = ((d >> 32) & 0x3fff) << 4;
+  unsigned mode = (unsigned)(d >> 62);
+  if (!mode)
+    return mn_major ? start + (uint64_t)(i / 8) * sbo + (uint64_t)(k / 8) * lbo + (uint64_t)(k % 8) * 16 + 2u * (i % 8)
+                    : start + (uint64_t)(i / 8) * sbo + (uint64_t)(k / 8) * lbo + (uint64_t)(i % 8) * 16 + 2u * (k % 8);
+  uint64_t aw = mode == 1 ? 128 : mode == 2 ? 64 : 32;
+  uint64_t o = mn_major ? start + (2u * (uint64_t)i / aw) * lbo + (uint64_t)(k / 8) * sbo + (uint64_t)(k % 8) * aw +
+                              (2u * (uint64_t)i) % aw
+                        : start + (uint64_t)(i / 8) * sbo + (uint64_t)(i % 8) * aw + 2u * (uint64_t)k;
+  return o ^ (((o >> 7) & (aw / 16 - 1)) << 4);
+}
+
 /* wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16} of the thread's warpgroup (warp
- * (tid / 32) % 4 of it), both operands in shared memory through matrix descriptors without
- * swizzling (PTX ISA "Matrix Descriptor Format"; here the start address, bits 0-13, counts
- * 16-byte units from a / b, not from the shared window): A K-major, element (r, k) at start +
- * (r / 8) SBO + (k / 8) LBO + (r % 8) 16 + (k % 8) 2; B N-major (trans_b) at (n / 8) SBO +
- * (k / 8) LBO + (k % 8) 16 + (n % 8) 2, or K-major at (n / 8) SBO + (k / 8) LBO + (n % 8) 16
- * + (k % 8) 2. The thread's fragment only (it needs no other thread's registers): acc[4j + e]
- * is D[16 w + g + 8 (e / 2)][8 j + 2 q + e % 2], += the 16 products summed in f32 from 0. A
- * swizzled descriptor fails the program (tilec never makes one). */
+ * (tid / 32) % 4 of it), both operands in shared memory through matrix descriptors (A
+ * K-major, B N-major when trans_b, else K-major: wgmma_offset). The thread's fragment only
+ * (it needs no other thread's registers): acc[4j + e] is D[16 w + g + 8 (e / 2)][8 j + 2 q +
+ * e % 2], += the 16 products summed in f32 from 0. */
 void tilec_rt_emu_wgmma_m64nNk16(int32_t bf16, int32_t n, int32_t trans_b, const void *a, int64_t desc_a, const void *b,
                                  int64_t desc_b, float *acc) {
-  if ((uint64_t)desc_a >> 62 || (uint64_t)desc_b >> 62) tilec_rt_emu_fail("wgmma: a swizzled descriptor");
   float (*cvt)(uint32_t) = bf16 ? bf16_to_float : half_to_float;
-  const uint8_t *sa = (const uint8_t *)a + (((uint64_t)desc_a & 0x3fff) << 4);
-  const uint8_t *sb = (const uint8_t *)b + (((uint64_t)desc_b & 0x3fff) << 4);
-  uint64_t lbo_a = (((uint64_t)desc_a >> 16) & 0x3fff) << 4, sbo_a = (((uint64_t)desc_a >> 32) & 0x3fff) << 4;
-  uint64_t lbo_b = (((uint64_t)desc_b >> 16) & 0x3fff) << 4, sbo_b = (((uint64_t)desc_b >> 32) & 0x3fff) << 4;
   int w = (tls_tid / 32) % 4, lane = tls_tid % 32, g = lane / 4, q = lane % 4;
   for (int j = 0; j < n / 8; j++)
     for (int e = 0; e < 4; e++) {
@@ -144,10 +158,8 @@ void tilec_rt_emu_wgmma_m64nNk16(int32_t bf16, int32_t n, int32_t trans_b, const
       float sum = 0;
       for (int k = 0; k < 16; k++) {
         uint16_t x, y;
-        memcpy(&x, sa + (r / 8) * sbo_a + (k / 8) * lbo_a + (r % 8) * 16 + (k % 8) * 2, 2);
-        const uint8_t *pb = trans_b ? sb + (c / 8) * sbo_b + (k / 8) * lbo_b + (k % 8) * 16 + (c % 8) * 2
-                                    : sb + (c / 8) * sbo_b + (k / 8) * lbo_b + (c % 8) * 16 + (k % 8) * 2;
-        memcpy(&y, pb, 2);
+        memcpy(&x, (const uint8_t *)a + wgmma_offset((uint64_t)desc_a, false, r, k), 2);
+        memcpy(&y, (const uint8_t *)b + wgmma_offset((uint64_t)desc_b, trans_b != 0, c, k), 2);
         sum += cvt(x) * cvt(y);
       }
       acc[4 * j + e] += sum;

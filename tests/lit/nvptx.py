@@ -90,7 +90,7 @@ def show(x_ptr, BLOCK: tl.constexpr):
 # SOFTMAX: bar.sync 0
 
 # the transposed tile is written by the threads into shared memory, then read across
-# TRANS: .extern .shared .align 64 .b8 __tilec_shared[];
+# TRANS: .extern .shared .align 1024 .b8 __tilec_shared[];
 # TRANS: .visible .entry transpose(
 # TRANS: st.shared
 # TRANS: bar.sync 0
