@@ -25,9 +25,9 @@ def cases():
                                       (128, 64, 224, 64, 64, 32, "f16"), (64, 64, 64, 64, 64, 32, "f16"),
                                       (64, 32, 96, 32, 32, 32, "f32"), (64, 64, 128, 64, 64, 32, "bf16"),
                                       # sm_90a's wgmma (lang.nvptx_emu_sm90a): two m-tiles a warp
-                                      # (the bench's 128x128x32), M/N/K edges, N = 256 (its widest),
-                                      # N = 8 (operands too small to pipeline: mma.sync in the
-                                      # warpgroups' layout)
+                                      # (the bench's 128x128x32), M/N/K edges (strides not multiples
+                                      # of 16: not pipelined, mma.sync in the warpgroups' layout),
+                                      # N = 256 (its widest), N = 8 (below wgmma's rows: mma.sync)
                                       (128, 128, 96, 128, 128, 32, "f16"), (200, 136, 80, 128, 128, 32, "f16"),
                                       (64, 256, 64, 64, 256, 32, "bf16"), (64, 8, 48, 64, 8, 16, "f16")]:
         np_dt = np.float32 if dt != "f16" else np.float16
@@ -40,6 +40,20 @@ def cases():
             args.update(a_ptr=(bf16_bits(a)[0], "bf16"), b_ptr=(bf16_bits(b)[0], "bf16"))
         add("pipeline", "pipe_carried_%s_%dx%dx%d_bk%d" % (dt, M, N, K, BK), KERNELS, "carried_kernel",
             (-(-M // BM), -(-N // BN)), args, ["c_ptr"], exact("c_ptr", ref), rtol=0, atol=1e-6)
+
+    # padded rows (strides multiples of 16: pipelined) with K = 84: the last trip's mask cuts a
+    # 16-byte chunk (k 80..87), so that chunk goes through registers into the stage (on sm_90a
+    # into the swizzled layout, published to wgmma by the same proxy fence)
+    for (M, N, K, BM, BN, BK) in [(200, 136, 84, 128, 128, 32), (64, 48, 20, 64, 16, 16)]:
+        lda, ldb = -(-K // 16) * 16 + 16, -(-N // 16) * 16 + 16
+        a = ints(430 + K, (M, lda), np.float16)
+        b = ints(431 + N, (K, ldb), np.float16)
+        ref = a[:, :K].astype(np.float64) @ b[:, :N].astype(np.float64)
+        add("pipeline", "pipe_padded_f16_%dx%dx%d_bk%d" % (M, N, K, BK), KERNELS, "carried_kernel",
+            (-(-M // BM), -(-N // BN)),
+            dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((M, N), np.float32), M=M, N=N, K=K, stride_am=lda, stride_bk=ldb,
+                 stride_cm=N, BM=BM, BN=BN, BK=BK),
+            ["c_ptr"], exact("c_ptr", ref), rtol=0, atol=1e-6)
 
     # pointers recomputed from the induction variable (k0 steps by BK), B transposed, the loop's
     # own tl.range(..., num_stages=S) (1: not pipelined)
