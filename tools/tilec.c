@@ -108,7 +108,7 @@ static void print_help(void) {
          "usage:\n"
          "  tilec compile FILE.py -k KERNEL -s SIGNATURE [-s SIGNATURE]... [-D NAME=VALUE]... -o OUT.so [--header "
          "OUT.h] [OPTIONS]\n"
-         "  tilec compile FILE.py -k KERNEL -s SIGNATURE --emit STAGE [OPTIONS]\n"
+         "  tilec compile FILE.py -k KERNEL -s SIGNATURE --emit STAGE [-o FILE] [OPTIONS]\n"
          "  tilec run FILE.py -k KERNEL --grid X[,Y[,Z]] NAME=VALUE... [--out NAME=FILE.npy]... [OPTIONS]\n"
          "  tilec opt FILE.mlir [--stage STAGE] [OPTIONS]\n\n"
          "compile flags (compile, run and opt):\n",
@@ -151,6 +151,16 @@ static int read_file(const char *path, char **out, size_t *len) {
   return 0;
 }
 
+/* `--emit STAGE -o FILE`: the text into FILE (written beside it, then renamed), never over the
+ * kernel source. */
+static tilec_status *write_text(const char *path, const char *source, const char *text) {
+  if (tilec_same_file(path, source))
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "output '%s' is the kernel source '%s'; refusing to overwrite an input", path, source);
+  int err = tilec_outfile_write(path, text, strlen(text));
+  return err ? tilec_status_create(TILEC_ERROR_IO, "cannot write '%s': %s", path, strerror(err)) : NULL;
+}
+
 static tilec_status *make_compiler(const common_opts *o, tilec_compiler **c) {
   tilec_compile_options co;
   tilec_compile_options_init(&co);
@@ -185,6 +195,8 @@ static int check_compile_args(const common_opts *o) {
   if (!o->kernel) return usage_error("no kernel name (-k KERNEL)%s", "");
   if (!o->flags.emit && !o->output) return usage_error("no output (-o OUT.so or --emit STAGE)%s", "");
   if (o->nsignatures > 1 && o->flags.emit) return usage_error("--emit takes one signature, got %s", "several -s");
+  if (o->flags.emit && o->header)
+    return usage_error("--header goes with a library (-o OUT.so), not %s", "--emit (-o FILE takes the text)");
   return cli_check_compile_flags(&o->flags);
 }
 
@@ -205,13 +217,13 @@ static int cmd_compile(int argc, char **argv) {
                               .signature = o.signature,
                               .defines = o.defines,
                               .num_defines = (size_t)o.ndefines};
-    if (!st && o.flags.emit) {
+    if (!st && o.flags.emit) { /* the text, to stdout or to -o FILE (as `cc -S -o`) */
       char *text = NULL;
       st = tilec_compiler_emit(c, &spec, o.flags.stage, &text);
-      if (!st) fputs(text, stdout);
+      if (!st && o.output) st = write_text(o.output, o.file, text);
+      else if (!st) fputs(text, stdout);
       free(text);
-    }
-    if (!st && o.output && o.nsignatures > 1) {
+    } else if (!st && o.output && o.nsignatures > 1) {
       /* Several -s: one library with every specialization and a dispatching launch. */
       tilec_kernel_spec specs[MAX_SIGNATURES];
       for (int k = 0; k < o.nsignatures; k++) {

@@ -119,6 +119,8 @@ CASES=(
   "multi_type_mismatch|error: parameter 'y_ptr' of kernel 'add_kernel' has different types in specialization 1 (\"*fp32:16, *fp32:16, *fp32:16, i32, 1024\") and 2 (\"*fp32, *fp16, *fp32, i32, 1024\")|compile add.py -k add_kernel -s \"\$SIG\" -s '*fp32, *fp16, *fp32, i32, 1024' -o out.so"
   "output_is_source|error: output 'add.py' is the kernel source 'add.py'; refusing to overwrite an input|compile add.py -k add_kernel -s \"\$SIG\" -o add.py"
   "header_is_source|error: output './add.py' is the kernel source 'add.py'; refusing to overwrite an input|compile add.py -k add_kernel -s \"\$SIG\" -o out.so --header ./add.py"
+  "emit_over_source|error: output 'add.py' is the kernel source 'add.py'; refusing to overwrite an input|compile add.py -k add_kernel -s \"\$SIG\" --emit tile -o add.py"
+  "emit_with_header|tilec: error: --header goes with a library (-o OUT.so), not --emit (-o FILE takes the text)|compile add.py -k add_kernel -s \"\$SIG\" --emit tile -o out.mlir --header out.h"
   "header_is_library|error: the library 'out.so' and the header 'out.so' are the same file|compile add.py -k add_kernel -s \"\$SIG\" -o out.so --header out.so"
   "multi_constexpr_differs|error: specializations 1 (\"*fp32:16, *fp32:16, *fp32:16, i32, 1024\") and 2 (\"*fp32, *fp32, *fp32, i32, 512\") of kernel 'add_kernel' fix constexpr 'BLOCK_SIZE' to different values (1024 and 512); specializations may differ only in :16 hints and integers fixed to 1 (build one library per value)|compile add.py -k add_kernel -s \"\$SIG\" -s '*fp32, *fp32, *fp32, i32, 512' -o out.so"
   "multi_check_races|error: debug checks (races) are not supported yet in libraries with several specializations|compile add.py -k add_kernel -s \"\$SIG\" -s '*fp32, *fp32, *fp32, i32, 1024' --check-races -o out.so"
@@ -211,6 +213,15 @@ for cmd in "compile add.py -k add_kernel -s \"\$SIG\" -O 1 --emit tile" "run --h
     echo "ok    tilec $cmd"
   fi
 done
+
+# `--emit STAGE -o FILE` writes the text to FILE (as `cc -S -o`), not a library, and prints nothing.
+if "$TILEC" compile add.py -k add_kernel -s "$SIG" --emit tile -o emitted.mlir > stdout.txt 2> stderr.txt &&
+  [ ! -s stdout.txt ] && head -c 200 emitted.mlir | grep -q 'tile\.' && ! head -c 4 emitted.mlir | grep -q ELF; then
+  echo "ok    emit_to_file"
+else
+  fail=$((fail + 1))
+  echo "FAIL  emit_to_file: $(head -n 1 stderr.txt)"
+fi
 
 # A 120-character parameter name binds by name in `tilec run` (names were cut at 95).
 if "$TILEC" run long120.py -k k --grid 1 x_ptr=x.npy "$N120=3" B=16 > stdout.txt 2> stderr.txt; then
