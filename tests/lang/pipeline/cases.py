@@ -29,7 +29,9 @@ def cases():
                                       # of 16: not pipelined, mma.sync in the warpgroups' layout),
                                       # N = 256 (its widest), N = 8 (below wgmma's rows: mma.sync)
                                       (128, 128, 96, 128, 128, 32, "f16"), (200, 136, 80, 128, 128, 32, "f16"),
-                                      (64, 256, 64, 64, 256, 32, "bf16"), (64, 8, 48, 64, 8, 16, "f16")]:
+                                      (64, 256, 64, 64, 256, 32, "bf16"), (64, 8, 48, 64, 8, 16, "f16"),
+                                      # four m-tiles a warp, a 128-byte swizzle (BK = 64)
+                                      (256, 64, 128, 256, 64, 64, "f16")]:
         np_dt = np.float32 if dt != "f16" else np.float16
         a = ints(400 + K, (M, K), np_dt)
         b = ints(401 + N, (K, N), np_dt)
