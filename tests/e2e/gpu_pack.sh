@@ -162,6 +162,19 @@ set +e
 out=$(env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="$T/fake" FAKE_CUDA_CC=75 "$P/gpu_check.sh" --run "$P" 2>&1); rc=$?
 set -e
 [ $rc = 2 ] && grep -q 'the pack has code for sm_80, sm_90 only, this GPU is sm_75' <<<"$out" || fail "sm_75: exit $rc: $out"
+# an architecture-specific library (sm_90a: wgmma) runs on its own chip only, and is preferred there
+"$PY" - "$P" <<'EOF' || fail "choose_arch with sm_90a"
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("packrun", sys.argv[1] + "/run.py")
+r = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(r)
+c = r.choose_arch
+assert c(["sm_80", "sm_90", "sm_90a"], 9, 0) == ("sm_90a", "its cubin"), c(["sm_80", "sm_90", "sm_90a"], 9, 0)
+assert c(["sm_80", "sm_90a"], 10, 0) == ("sm_80", "its PTX, compiled by the driver"), c(["sm_80", "sm_90a"], 10, 0)
+assert c(["sm_90a"], 12, 0)[0] is None and c(["sm_90a"], 8, 9)[0] is None
+assert c(["sm_80", "sm_90"], 9, 0) == ("sm_90", "its cubin")
+EOF
+echo "ok: sm_90a libraries run on sm_90 chips only"
 # the cases are built for what the GPU computes, not for this host's CPU: an fp32 attention's
 # tolerance is tf32's, bf16x3's reference drops the middle parts' product (tests/lang/dot)
 "$ROOT/scripts/gpu_check.sh" --pack "$T/pc" --arch sm_90 --only attention --case h3_l7_d16 "$BUILD" >/dev/null ||
