@@ -4,8 +4,9 @@
  * When (tc_wgmma_plan): the target is sm_90a (`--arch sm_90a`; nvptx-emu with that --arch
  * emulates it), the dot's C is carried by its loop in the fragments (nvptx_frags.c) and is not
  * a rows plan's (attention's kept-in-fragments dots stay on mma.sync), num_warps a multiple of
- * 4, M a multiple of 64 per warpgroup, N a multiple of 8 up to 256, K a multiple of 16 up to
- * 256, at most MAXT tiles a warp. C is then dealt the warpgroup way (mma_plan.wg): warpgroup
+ * 4, M a multiple of 64 per warpgroup, N 16, 32, 64 or a multiple of 64 up to 256, K a
+ * multiple of 16 up to 64 (a K-major row fits one 128-byte swizzle atom), at most MAXT tiles a
+ * warp. C is then dealt the warpgroup way (mma_plan.wg): warpgroup
  * G = w / 4 takes m-tiles G bm .. G bm + bm - 1 of 64 rows each, its warp w % 4 rows 16 (w %
  * 4) + g and + 8 of each, every column — exactly the layout of wgmma's accumulator, whose
  * registers per 8 columns j are {D[g][8j + 2q], D[g][8j + 2q + 1], D[g + 8][8j + 2q], D[g +
@@ -58,7 +59,9 @@ bool tc_wgmma_plan(tc_lower *L, mma_plan *p) {
   int64_t nwg = nw / 4;
   /* K-major rows of at most 128 bytes (one swizzle atom wide); N-major rows of 32, 64 or a
    * multiple of 128 bytes */
-  if (p->M % (64 * nwg) || p->N % 16 || p->N > 256 || (p->N > 64 && p->N % 64) || p->K % 16 || p->K > 64) return false;
+  if (p->M % (64 * nwg) || p->N % 16 || p->N > 256 || (p->N <= 64 ? p->N & (p->N - 1) : p->N % 64) || p->K % 16 ||
+      p->K > 64)
+    return false;
   int64_t bm = p->M / 64 / nwg, bn = p->N / 8;
   if (bm * bn > MAXT) return false;
   p->bm = bm, p->bn = bn, p->nblk_n = 1, p->active = nw, p->rounds = 1, p->wg = true;
