@@ -104,11 +104,12 @@ int64_t tc_nvptx_operand_stride(int64_t cols, unsigned bits, int64_t bank);
 int64_t tc_nvptx_shared_limit(tc_lower *L);
 /* tl.dot operands olds[0..n) (null: not to pipeline) whose tile loads the K loop around dot
  * runs num_stages - 1 trips ahead (nvptx_pipeline.c): bufs[i] this trip's shared buffer,
- * strides[i] its row stride, for those it took (the others null); returns how many. core:
- * every operand in wgmma's core-matrix form (8-row x 16-byte blocks, nvptx_pipeline.c's
- * chunk_at; strides 0), or none is taken (0, nothing emitted but dead values). */
+ * strides[i] its row stride, for those it took (the others null); returns how many. swizzled:
+ * every operand in wgmma's swizzled layouts (atoms of 8 rows, 1024-byte aligned stages,
+ * nvptx_pipeline.c's chunk_at; strides 0), or none is taken (0, nothing emitted but dead
+ * values). */
 int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *olds, const int64_t *banks, int n,
-                               bool core, MlirValue *bufs, int64_t *strides);
+                               bool swizzled, MlirValue *bufs, int64_t *strides);
 /* A shared buffer of n elements of type elem whose offset is a multiple of align bytes (and
  * stays one when buffers are packed), the CTA's shared memory itself being 1024-aligned. */
 MlirValue tc_nvptx_alloc_aligned(tc_lower *L, MlirType elem, int64_t n, int64_t align);

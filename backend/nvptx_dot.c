@@ -928,7 +928,7 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   /* operands loaded in the K loop around the dot: num_stages - 1 trips ahead (nvptx_pipeline.c) */
   MlirValue olds[2] = {asrc ? (MlirValue){NULL} : aop, bop}, bufs[2];
   int64_t banks[2] = {p.split16 ? 8 : 0, bbank}, strides[2] = {0, 0};
-  /* sm_90a: both in wgmma's core-matrix form, or the padded rows of the mma.sync path */
+  /* sm_90a: both in wgmma's swizzled layouts, or the padded rows of the mma.sync path */
   bool wg = p.wg && carry && !asrc && tc_nvptx_pipeline_operands(L, op, olds, banks, 2, true, bufs, strides) == 2;
   int piped = wg ? 2 : tc_nvptx_pipeline_operands(L, op, olds, banks, 2, false, bufs, strides);
   bool staged = false; /* an operand written to shared memory after the pipeline's barrier */

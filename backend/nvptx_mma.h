@@ -131,8 +131,8 @@ bool tc_wgmma_target(const tc_lower *L);
 /* The warpgroups' plan of a C tile (wg: see mma_plan) when a carried accumulator's dot can
  * run on wgmma (its types in p already); false otherwise. */
 bool tc_wgmma_plan(tc_lower *L, mma_plan *p);
-/* C += A x B over K with wgmma, A and B the pipeline's stage buffers in core-matrix form
- * (tc_nvptx_pipeline_operands with TC_PIPE_CORE): out[t] from in[t] (vector<4xf32> a tile). */
+/* C += A x B over K with wgmma, A and B the pipeline's stage buffers in the swizzled layouts
+ * (tc_nvptx_pipeline_operands with swizzled): out[t] from in[t] (vector<4xf32> a tile). */
 void tc_wgmma_k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const lane_ctx *lc, MlirValue abuf, MlirValue bbuf,
                      const MlirValue *in, MlirValue *out);
 

@@ -139,7 +139,7 @@ typedef struct pipe_operand {
   MlirValue old; /* the tile load */
   MlirType elem;
   int64_t w, per_row, u, stride; /* lanes a chunk, chunks a row, chunks a thread, buffer row */
-  bool core;                     /* core-matrix form (wgmma's), not padded rows: below */
+  bool swizzled;                 /* wgmma's swizzled layout, not padded rows: chunk_at */
   MlirValue bufs;                /* the S stages, one after the other */
   int64_t stage_elems;
   cone cone;
@@ -167,7 +167,7 @@ typedef struct pipe_loop {
 
 /* Chunk tid + off of operand o (the thread's chunks are tid, tid + threads, ...), in row
  * order: its position in the tile and its element index in a stage buffer. Padded rows: rows
- * `stride` elements apart. Swizzled (wgmma's canonical layouts, TC_PIPE_CORE; the stages
+ * `stride` elements apart. Swizzled (wgmma's canonical layouts, tc_nvptx_pipeline_operands' swizzled; the stages
  * 1024-byte aligned): a row's 16-byte chunks go in atoms of 8 rows x A bytes, A = the row's
  * bytes up to 128 (cpa = A / 16 chunks a row of an atom; a longer row takes several atoms side
  * by side, na of them), atom (r / 8, c / cpa) at chunk ((r / 8) na + c / cpa) 8 cpa; in it row
@@ -180,7 +180,7 @@ static void chunk_at(tc_builder *b, const pipe_operand *o, MlirValue tid, MlirVa
   pos->idx[0] = tcb_binary(b, "arith.divui", ch, tcb_const_index(b, o->per_row));
   MlirValue c = tcb_binary(b, "arith.remui", ch, tcb_const_index(b, o->per_row));
   pos->idx[1] = tcb_binary(b, "arith.muli", c, tcb_const_index(b, o->w));
-  if (!o->core) {
+  if (!o->swizzled) {
     *at = tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", pos->idx[0], tcb_const_index(b, o->stride)),
                      pos->idx[1]);
     return;
@@ -369,7 +369,8 @@ static bool loop_writes(MlirOperation loop) {
 }
 
 /* Can operand `old` of dot be pipelined (see the top)? Fills o but its buffers. */
-static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirValue old, bool core, pipe_operand *o) {
+static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirValue old, bool swizzled,
+                      pipe_operand *o) {
   if (!mlirValueIsAOpResult(old) || tile_op_of(mlirOpResultGetOwner(old)) != TILE_LOAD) return false;
   MlirOperation load = mlirOpResultGetOwner(old);
   if (!mlirBlockEqual(mlirOperationGetBlock(load), mlirOperationGetBlock(dot)) || tc_special_of(L, old)) return false;
@@ -378,9 +379,9 @@ static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirVa
   MlirType t = mlirValueGetType(old);
   int64_t shape[TC_RANK];
   if (tc_shape_of(t, shape) != 2) return false;
-  if (core && shape[0] % 8) return false; /* whole atoms of 8 rows */
+  if (swizzled && shape[0] % 8) return false; /* whole atoms of 8 rows */
   o->old = old;
-  o->core = core;
+  o->swizzled = swizzled;
   o->elem = mlirShapedTypeGetElementType(t);
   MlirType mem = tc_memory_type(L->ctx, o->elem);
   unsigned bits = tcb_bitwidth(mem);
@@ -390,7 +391,8 @@ static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirVa
   if (shape[1] % o->w) return false;
   o->per_row = shape[1] / o->w;
   /* swizzled rows: 32, 64 or 128 bytes, or a multiple of 128 (atoms side by side) */
-  if (core && (o->per_row < 2 || (o->per_row & (o->per_row - 1)) || (o->per_row > 8 && o->per_row % 8))) return false;
+  if (swizzled && (o->per_row < 2 || (o->per_row & (o->per_row - 1)) || (o->per_row > 8 && o->per_row % 8)))
+    return false;
   int64_t total = shape[0] * o->per_row;
   o->u = total / nthreads;
   if (total % nthreads || o->u < 1 || o->u > MAX_CHUNKS) return false;
@@ -407,7 +409,7 @@ static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirVa
 }
 
 int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *olds, const int64_t *banks, int n,
-                               bool core, MlirValue *bufs, int64_t *strides) {
+                               bool swizzled, MlirValue *bufs, int64_t *strides) {
   for (int i = 0; i < n; i++) bufs[i] = (MlirValue){NULL};
   MlirOperation loop = mlirOperationGetParentOperation(dot);
   if (mlirOperationIsNull(loop) || !tc_op_is(loop, "scf.for") || n > 2 || L->check_bounds || L->check_nan ||
@@ -423,19 +425,19 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   int idx[2], m = 0;
   int64_t stage_bytes = 0;
   for (int i = 0; i < n && !L->status; i++) {
-    if (mlirValueIsNull(olds[i]) || !qualifies(L, dot, loop, olds[i], core, &ops[m])) {
-      if (core) return 0; /* all or none: the caller stages them its other way */
+    if (mlirValueIsNull(olds[i]) || !qualifies(L, dot, loop, olds[i], swizzled, &ops[m])) {
+      if (swizzled) return 0; /* all or none: the caller stages them its other way */
       continue;
     }
     int64_t shape[TC_RANK];
     tc_shape_of(mlirValueGetType(olds[i]), shape);
     int64_t eb = 16 / ops[m].w; /* bytes an element: a chunk is 16 */
-    ops[m].stride = core ? 0 : tc_nvptx_operand_stride(shape[1], (unsigned)(8 * eb), banks[i]);
+    ops[m].stride = swizzled ? 0 : tc_nvptx_operand_stride(shape[1], (unsigned)(8 * eb), banks[i]);
     /* stages 128-byte aligned (each a whole number of 128-byte lines: cp.async's 16-byte
      * destinations and ldmatrix's rows keep their alignment and banks in every stage);
      * swizzled ones 1024 (the 128-byte swizzle's period: the hardware swizzles by address) */
-    int64_t line = core ? 1024 : 128;
-    ops[m].stage_elems = (shape[0] * (core ? shape[1] : ops[m].stride) * eb + line - 1) / line * line / eb;
+    int64_t line = swizzled ? 1024 : 128;
+    ops[m].stage_elems = (shape[0] * (swizzled ? shape[1] : ops[m].stride) * eb + line - 1) / line * line / eb;
     stage_bytes += ops[m].stage_elems * eb;
     idx[m++] = i;
   }
@@ -458,8 +460,8 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   MlirOperation nloop = mlirBlockGetParentOperation(L->b.block);
   while (!mlirOperationIsNull(nloop) && !tc_op_is(nloop, "scf.for")) nloop = mlirOperationGetParentOperation(nloop);
   for (int j = 0; j < m; j++) {
-    ops[j].bufs = core ? tc_nvptx_alloc_aligned(L, ops[j].elem, S * ops[j].stage_elems, 1024)
-                       : tc_alloc_buffer(L, ops[j].elem, S * ops[j].stage_elems);
+    ops[j].bufs = swizzled ? tc_nvptx_alloc_aligned(L, ops[j].elem, S * ops[j].stage_elems, 1024)
+                           : tc_alloc_buffer(L, ops[j].elem, S * ops[j].stage_elems);
     if (!mlirOperationIsNull(nloop)) tc_nvptx_shared_in_loop(L, ops[j].bufs, nloop);
   }
   if (L->status) return 0;
@@ -490,7 +492,7 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
     tcb_op(b, "nvvm.cp.async.wait.group", 0, NULL, 0, NULL, 1, &na);
     /* wgmma reads the stages through the async proxy: this thread's copies (generic proxy)
      * are made visible to it before the barrier that publishes them */
-    if (core) tc_nvptx_asm(L, b, "fence.proxy.async.shared::cta;");
+    if (swizzled) tc_nvptx_asm(L, b, "fence.proxy.async.shared::cta;");
   }
   tc_nvptx_barrier(L, b);
   issue(L, b, &pl, ops, m, tcb_const_int(b, i64, S - 1));

@@ -13,7 +13,7 @@
  * 8][8j + 2q + 1]}, the same as mma.sync's C fragment of n-tile j (so the carried fragments,
  * their initial values and their store after the loop are nvptx_frags.c's, unchanged).
  *
- * The operands: both pipelined (nvptx_pipeline.c, core) into wgmma's canonical swizzled
+ * The operands: both pipelined (nvptx_pipeline.c, swizzled) into wgmma's canonical swizzled
  * layouts, 1024-byte aligned: rows of A bytes (A = the row's bytes up to 128: 32, 64 or
  * 128-byte swizzle) in atoms of 8 rows, each row's 16-byte chunk c at c ^ (bits 7.. of its
  * offset); a row longer than 128 bytes in several atoms side by side. Read through matrix
