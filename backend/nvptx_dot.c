@@ -97,14 +97,23 @@ bool tc_mma_make_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, int64_t maxt
   return found;
 }
 
+MlirValue tc_mma_scratch_slot(tc_lower *L, tc_builder *b, MlirValue scratch, int i, MlirType t) {
+  int32_t gi = i;
+  MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, &gi)),
+                              tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(t))};
+  return tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &scratch, 2, ga);
+}
+
+MlirValue tc_mma_field(tc_lower *L, tc_builder *b, MlirValue s, int64_t i, MlirType t) {
+  MlirNamedAttribute pa = tcb_named(L->ctx, "position", mlirDenseI64ArrayGet(L->ctx, 1, &i));
+  return tcb_op1(b, "llvm.extractvalue", t, 1, &s, 1, &pa);
+}
+
 /* The four 32-bit values the emulator's warp-wide routines (runtime/emu.c) wrote to a
  * thread's scratch (tc_nvptx_scratch), as values of type t. */
 static void load_scratch(tc_lower *L, tc_builder *b, MlirValue scratch, MlirType t, MlirValue *out) {
   for (int i = 0; i < 4; i++) {
-    int32_t gi = i;
-    MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, &gi)),
-                                tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(t))};
-    MlirValue ptr = tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &scratch, 2, ga);
+    MlirValue ptr = tc_mma_scratch_slot(L, b, scratch, i, t);
     out[i] = tcb_op1(b, "llvm.load", t, 1, &ptr, 0, NULL);
   }
 }
@@ -347,11 +356,7 @@ static MlirValue mma(tc_lower *L, tc_builder *b, mma_ops ops, const MlirValue *a
     MlirType st = tcb_type(L->ctx, s8 ? "!llvm.struct<(i32, i32, i32, i32)>" : "!llvm.struct<(f32, f32, f32, f32)>");
     attrs[6] = tcb_named(L->ctx, "intOverflowBehavior", tcb_attr(L->ctx, "#nvvm.mma_int_overflow<wrapped>"));
     MlirValue r = tcb_op1(b, "nvvm.mma.sync", st, 10, ops, s8 ? 7 : 6, attrs);
-    for (int i = 0; i < 4; i++) {
-      int64_t pos = i;
-      MlirNamedAttribute pa = tcb_named(L->ctx, "position", mlirDenseI64ArrayGet(L->ctx, 1, &pos));
-      d[i] = tcb_op1(b, "llvm.extractvalue", fe, 1, &r, 1, &pa);
-    }
+    for (int i = 0; i < 4; i++) d[i] = tc_mma_field(L, b, r, i, fe);
   }
   return tcb_op1(b, "vector.from_elements", tc_vec_type(L->ctx, 4, fe), 4, d, 0, NULL);
 }
@@ -409,11 +414,7 @@ static void ldmatrix4(tc_lower *L, tc_builder *b, bool trans, MlirValue addr, Ml
       tcb_named(L->ctx, "shape", tcb_attr(L->ctx, "#nvvm.ld_st_matrix_shape<m = 8, n = 8>")),
       tcb_named(L->ctx, "eltType", tcb_attr(L->ctx, "#nvvm.ld_st_matrix_elt_type<b16>"))};
   MlirValue r = tcb_op1(b, "nvvm.ldmatrix", tcb_type(L->ctx, "!llvm.struct<(i32, i32, i32, i32)>"), 1, &addr, 4, attrs);
-  for (int i = 0; i < 4; i++) {
-    int64_t pos = i;
-    MlirNamedAttribute pa = tcb_named(L->ctx, "position", mlirDenseI64ArrayGet(L->ctx, 1, &pos));
-    out[i] = tcb_op1(b, "llvm.extractvalue", i32, 1, &r, 1, &pa);
-  }
+  for (int i = 0; i < 4; i++) out[i] = tc_mma_field(L, b, r, i, i32);
 }
 
 /* cvt.rna.tf32.f32: x (f32) rounded to tf32 (10 mantissa bits, to nearest, ties away from

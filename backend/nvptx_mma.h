@@ -100,6 +100,11 @@ typedef struct frag_set {
 } frag_set;
 
 /* ---- nvptx_dot.c ---- */
+/* A pointer to slot i (of type t) of a thread's scratch (tc_nvptx_scratch), which the
+ * emulator's tensor-core routines read and write. */
+MlirValue tc_mma_scratch_slot(tc_lower *L, tc_builder *b, MlirValue scratch, int i, MlirType t);
+/* Field i (of type t) of an LLVM struct (an MMA's, ldmatrix's or inline asm's results). */
+MlirValue tc_mma_field(tc_lower *L, tc_builder *b, MlirValue s, int64_t i, MlirType t);
 /* The chip's compute capability (sm_80 -> 80); the emulator has every instruction. */
 int tc_mma_capability(const tc_lower *L);
 /* A plan for C of M x N over K with the target's warps (rows: the warps along M only); false

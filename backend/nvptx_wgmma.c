@@ -92,11 +92,6 @@ static MlirValue extract(tc_lower *L, tc_builder *b, MlirValue v, int64_t i, Mli
   return tcb_op1(b, "vector.extract", t, 1, &v, 1, &at);
 }
 
-static MlirValue struct_field(tc_lower *L, tc_builder *b, MlirValue s, int64_t i, MlirType t) {
-  MlirNamedAttribute pa = tcb_named(L->ctx, "position", mlirDenseI64ArrayGet(L->ctx, 1, &i));
-  return tcb_op1(b, "llvm.extractvalue", t, 1, &s, 1, &pa);
-}
-
 /* An inline asm with side effects (and a memory clobber): n f32 outputs tied to the f32
  * inputs in[0..n), after the other inputs extra[0..ne) (their constraints ec, "l,l,r"); out
  * gets the outputs. */
@@ -120,7 +115,7 @@ static void tied_asm(tc_lower *L, tc_builder *b, const char *ptx, int n, const M
       tcb_named(L->ctx, "constraints", mlirStringAttrGet(L->ctx, mlirStringRefCreateFromCString(cons))),
       tcb_named(L->ctx, "has_side_effects", mlirUnitAttrGet(L->ctx))};
   MlirValue r = tcb_op1(b, "llvm.inline_asm", tcb_type(L->ctx, st), ne + n, ops, 3, a);
-  for (int i = 0; i < n; i++) out[i] = struct_field(L, b, r, i, f32);
+  for (int i = 0; i < n; i++) out[i] = tc_mma_field(L, b, r, i, f32);
 }
 
 /* One wgmma.mma_async.m64nNk16 of this warp's m-tile: acc[0 .. N/2) (the tile's registers in
@@ -134,11 +129,7 @@ static void wgmma(tc_lower *L, tc_builder *b, const mma_plan *p, bool trans_b, M
   if (L->target->gpu_emulation) {
     MlirValue scratch = tc_nvptx_scratch(L, n);
     for (int i = 0; i < n; i++) {
-      int32_t gi = i;
-      MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, &gi)),
-                                  tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(f32))};
-      MlirValue ptr = tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &scratch, 2, ga);
-      MlirValue st[2] = {acc[i], ptr};
+      MlirValue st[2] = {acc[i], tc_mma_scratch_slot(L, b, scratch, i, f32)};
       tcb_op(b, "llvm.store", 0, NULL, 2, st, 0, NULL);
     }
     MlirValue args[8] = {tcb_const_int(b, i32, bf16),
@@ -151,10 +142,7 @@ static void wgmma(tc_lower *L, tc_builder *b, const mma_plan *p, bool trans_b, M
                          scratch};
     tc_call_runtime(L, b, "tilec_rt_emu_wgmma_m64nNk16", 8, args);
     for (int i = 0; i < n; i++) {
-      int32_t gi = i;
-      MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, &gi)),
-                                  tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(f32))};
-      MlirValue ptr = tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &scratch, 2, ga);
+      MlirValue ptr = tc_mma_scratch_slot(L, b, scratch, i, f32);
       acc[i] = tcb_op1(b, "llvm.load", f32, 1, &ptr, 0, NULL);
     }
     return;
