@@ -488,9 +488,9 @@ static mem_access op_access(MlirOperation op) {
     if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("tilec_rt_emu_ldmatrix_x4")))
       return space_of(mlirOperationGetOperand(op, 1), false); /* the emulated ldmatrix: its row's buffer */
     if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("tilec_rt_emu_wgmma_m64nNk16"))) {
-      mem_access a = space_of(mlirOperationGetOperand(op, 3), false),
-                 g = space_of(mlirOperationGetOperand(op, 5), false);
-      merge(&a, &g); /* the emulated wgmma: its operands' stage buffers */
+      mem_access a = space_of(mlirOperationGetOperand(op, 2), false),
+                 g = space_of(mlirOperationGetOperand(op, 4), false);
+      merge(&a, &g); /* the emulated wgmma: its operands' stage buffers (A from registers: B's twice) */
       return a;
     }
     if (name.length > strlen(emu) && !strncmp(name.data, emu, strlen(emu)) && !is_barrier(op)) return NONE;
@@ -1979,6 +1979,18 @@ MlirValue tc_nvptx_alloc_aligned(tc_lower *L, MlirType elem, int64_t n, int64_t 
   MlirValue v = tc_alloc_buffer(L, elem, n);
   k->next_align = 0;
   return v;
+}
+
+int64_t tc_nvptx_shared_live(tc_lower *L) {
+  tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
+  int64_t dead = 0;
+  for (int i = 0; i < k->nbufs; i++) {
+    MlirOperation loop = k->bufs[i].loop;
+    if (!mlirOperationIsNull(loop) &&
+        !tc_block_encloses(mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)), L->b.block))
+      dead += k->bufs[i].bytes;
+  }
+  return k->shared_bytes - dead;
 }
 
 void tc_nvptx_shared_in_loop(tc_lower *L, MlirValue view, MlirOperation loop) {

@@ -110,6 +110,16 @@ int64_t tc_nvptx_shared_limit(tc_lower *L);
  * values). */
 int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *olds, const int64_t *banks, int n,
                                bool swizzled, MlirValue *bufs, int64_t *strides);
+/* The kernel's shared bytes so far but those of buffers used only inside loops that do not
+ * enclose where L emits (end_kernel's packing lets later buffers share their bytes). */
+int64_t tc_nvptx_shared_live(tc_lower *L);
+/* Can a tile of `rows` rows of per_row 16-byte chunks take wgmma's swizzled layout (whole
+ * atoms of 8 rows; rows of 32, 64 or a multiple of 128 bytes)? */
+bool tc_nvptx_swizzle_fits(int64_t rows, int64_t per_row);
+/* The element index of chunk c of row r (index values) of such a tile of w-element chunks in
+ * the swizzled layout (nvptx_pipeline.c's chunk_at): what the stages and a dot's operand
+ * staged once (nvptx_dot.c) share. */
+MlirValue tc_nvptx_swizzled_at(tc_builder *b, int64_t per_row, int64_t w, MlirValue r, MlirValue c);
 /* A shared buffer of n elements of type elem whose offset is a multiple of align bytes (and
  * stays one when buffers are packed), the CTA's shared memory itself being 1024-aligned. */
 MlirValue tc_nvptx_alloc_aligned(tc_lower *L, MlirType elem, int64_t n, int64_t align);

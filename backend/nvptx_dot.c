@@ -72,6 +72,7 @@ int tc_mma_capability(const tc_lower *L) {
  * then the fewest fragment registers loaded per MMA ((4 bm + 2 bn) / (bm bn)). rows: the
  * warps along M only (each holds whole rows: fragment tiles, below). */
 bool tc_mma_make_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, int64_t maxt, bool rows, mma_plan *p) {
+  if (rows && tc_wgmma_rows_plan(L, M, N, K, maxt, p)) return true; /* sm_90a: the warpgroups' rows */
   int64_t tm = M / 16, tn = N / 8, nwarps = L->target->num_warps;
   bool found = false;
   double best_cost = 0;
@@ -684,22 +685,47 @@ int64_t tc_nvptx_operand_stride(int64_t cols, unsigned bits, int64_t bank) {
   return cols + pad;
 }
 
-static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t bank, bool copy, int64_t *stride) {
+/* Can stage_operand write old in 16-byte chunks (a tile load, masked or plain)? Its mask in
+ * *mask (null: plain), the chunks' elements *w, a row's chunks *per_row, a thread's *u. */
+static bool stage_fits(tc_lower *L, MlirValue old, MlirValue *mask, int64_t *w, int64_t *per_row, int64_t *u) {
+  MlirType t = mlirValueGetType(old);
+  int64_t shape[TC_RANK];
+  if (tc_shape_of(t, shape) != 2) return false;
+  *mask = tc_load_mask_within(L, old, t, 0);
+  *w = 128 / (int64_t)tcb_bitwidth(mlirShapedTypeGetElementType(t));
+  bool plain = mlirValueIsNull(*mask) && mlirValueIsAOpResult(old) &&
+               tile_op_of(mlirOpResultGetOwner(old)) == TILE_LOAD &&
+               mlirOperationGetNumOperands(mlirOpResultGetOwner(old)) == 1;
+  if ((mlirValueIsNull(*mask) && !plain) || shape[1] % *w) return false;
+  int64_t nthreads = tc_target_threads(L->target);
+  *per_row = shape[1] / *w;
+  *u = shape[0] * *per_row / nthreads;
+  return (shape[0] * *per_row) % nthreads == 0 && *u <= MAX_STAGE;
+}
+
+/* Could old be staged in wgmma's swizzled layout (stage_operand with swizzled)? */
+static bool stage_swizzled_fits(tc_lower *L, MlirValue old) {
+  MlirValue mask;
+  int64_t w, per_row, u, shape[TC_RANK];
+  return stage_fits(L, old, &mask, &w, &per_row, &u) && tc_shape_of(mlirValueGetType(old), shape) == 2 &&
+         tc_nvptx_swizzle_fits(shape[0], per_row);
+}
+
+/* old (a 2-D tile) written to a shared buffer of its own; swizzled: in wgmma's swizzled
+ * layout (1024-byte aligned, tc_nvptx_swizzled_at; *stride 0), which stage_swizzled_fits
+ * must have allowed. */
+static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t bank, bool copy, bool swizzled, int64_t *stride) {
   MlirType t = mlirValueGetType(old);
   MlirType e = mlirShapedTypeGetElementType(t);
   int64_t shape[TC_RANK];
   tc_shape_of(t, shape);
   *stride = shape[1];
   tc_special *s = tc_special_of(L, old);
-  if (!copy && s && s->kind == TC_SPECIAL_BUFFER) return s->buffer;
-  MlirValue mask = tc_load_mask_within(L, old, t, 0);
-  int64_t w = 128 / (int64_t)tcb_bitwidth(e), nthreads = tc_target_threads(L->target);
-  bool plain = mlirValueIsNull(mask) && mlirValueIsAOpResult(old) &&
-               tile_op_of(mlirOpResultGetOwner(old)) == TILE_LOAD &&
-               mlirOperationGetNumOperands(mlirOpResultGetOwner(old)) == 1;
-  if (tc_shape_of(t, shape) != 2 || (mlirValueIsNull(mask) && !plain) || shape[1] % w) return tc_dot_operand(L, old);
-  int64_t per_row = shape[1] / w, total = shape[0] * per_row, u = total / nthreads;
-  if (total % nthreads || u > MAX_STAGE) return tc_dot_operand(L, old);
+  if (!copy && !swizzled && s && s->kind == TC_SPECIAL_BUFFER) return s->buffer;
+  MlirValue mask;
+  int64_t w, per_row, u, nthreads = tc_target_threads(L->target);
+  if (!stage_fits(L, old, &mask, &w, &per_row, &u)) return tc_dot_operand(L, old);
+  bool plain = mlirValueIsNull(mask);
   /* Rows padded to an odd number of 16-byte units: the 8 rows an ldmatrix reads fall in 8
    * different bank groups (128 unpadded bytes a row: all in one, 8-way conflicts). Operands
    * read element by element (fp32: a tf32 B, bf16 parts) instead: rows `bank` banks apart mod
@@ -707,9 +733,10 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t bank, bool co
    * row (rows g of a half warp, columns 2q), 4 for the pairs of rows k0 + 2q, k0 + 2q + 1 —
    * so a warp's loads hit distinct banks. The padded buffer is the dot's own (other readers
    * of the tile expect row-major). */
-  *stride = tc_nvptx_operand_stride(shape[1], tcb_bitwidth(e), bank);
-  bool pad = *stride != shape[1];
-  MlirValue buf = tc_alloc_buffer(L, e, shape[0] * *stride);
+  *stride = swizzled ? 0 : tc_nvptx_operand_stride(shape[1], tcb_bitwidth(e), bank);
+  bool pad = swizzled || *stride != shape[1];
+  MlirValue buf =
+      swizzled ? tc_nvptx_alloc_aligned(L, e, shape[0] * shape[1], 1024) : tc_alloc_buffer(L, e, shape[0] * *stride);
   if (L->status) return buf;
   tc_builder *b = &L->b;
   tc_nvptx_barrier(L, b); /* earlier readers of the buffer's space are done */
@@ -724,7 +751,9 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t bank, bool co
     pos[k] = (tc_pos){.rank = 2, .chunked = true};
     pos[k].idx[0] = tcb_binary(&pre.b, "arith.divui", ch, cidx(&pre.b, per_row));
     pos[k].idx[1] = mulc(&pre.b, tcb_binary(&pre.b, "arith.remui", ch, cidx(&pre.b, per_row)), w);
-    at[k] = add(&pre.b, mulc(&pre.b, pos[k].idx[0], *stride), pos[k].idx[1]);
+    at[k] = swizzled ? tc_nvptx_swizzled_at(&pre.b, per_row, w, pos[k].idx[0],
+                                            tcb_binary(&pre.b, "arith.remui", ch, cidx(&pre.b, per_row)))
+                     : add(&pre.b, mulc(&pre.b, pos[k].idx[0], *stride), pos[k].idx[1]);
     if (plain) continue;
     MlirValue m = tc_eval(&pre, mask, &pos[k]).vec;
     if (L->status) break;
@@ -761,6 +790,9 @@ static MlirValue stage_operand(tc_lower *L, MlirValue old, int64_t bank, bool co
     if (plain) *b = at_b;
     else tcb_op(&at_b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   }
+  /* wgmma reads a swizzled operand through the async proxy: the stores (generic proxy) are
+   * made visible to it before the barrier that publishes them */
+  if (swizzled) tc_nvptx_asm(L, b, "fence.proxy.async.shared::cta;");
   tc_nvptx_barrier(L, b); /* the operand is complete */
   if (!copy && !pad && (s = tc_special_put(L, old))) {
     memset(s, 0, sizeof *s);
@@ -876,19 +908,23 @@ int tc_nvptx_emit_trans(tc_lower *L, MlirOperation *roots, int n) {
 
 /* A dot operand computed outside the loop the dot stands in (attention's q, whose row-major
  * buffer's 128-byte rows would put the 8 rows of every ldmatrix in one bank group: 8-way
- * conflicts, each trip): staged once, its rows padded (stage_operand), before the new loop,
- * when padding changes its layout; null otherwise. One copy per operand and new loop. */
-static MlirValue hoisted_operand(tc_lower *L, MlirOperation dot, MlirValue old, int64_t bank, int64_t *stride) {
+ * conflicts, each trip): staged once before the new loop, its rows padded (stage_operand) when
+ * padding changes its layout, or in wgmma's swizzled layout (swizzled); null otherwise. One
+ * copy per operand, new loop and layout. */
+static MlirValue hoisted_operand(tc_lower *L, MlirOperation dot, MlirValue old, int64_t bank, bool swizzled,
+                                 int64_t *stride) {
   MlirValue none = {NULL};
   MlirOperation oloop = mlirOperationGetParentOperation(dot), nloop = mlirBlockGetParentOperation(L->b.block);
   int64_t shape[TC_RANK];
   MlirType t = mlirValueGetType(old);
   if (mlirOperationIsNull(oloop) || !tc_op_is(oloop, "scf.for") || !tc_outside_loop(old, oloop) ||
       mlirOperationIsNull(nloop) || !tc_op_is(nloop, "scf.for") || tc_shape_of(t, shape) != 2 ||
-      tc_nvptx_operand_stride(shape[1], tcb_bitwidth(mlirShapedTypeGetElementType(t)), bank) == shape[1])
+      (swizzled ? !stage_swizzled_fits(L, old)
+                : tc_nvptx_operand_stride(shape[1], tcb_bitwidth(mlirShapedTypeGetElementType(t)), bank) == shape[1]))
     return none;
   frag_set *fs = tc_mma_frags_of(L);
   if (!fs) return none;
+  if (swizzled) bank = -1;
   for (int i = 0; i < fs->nhoist; i++)
     if (mlirValueEqual(fs->hoist[i].old, old) && mlirOperationEqual(fs->hoist[i].nloop, nloop) &&
         fs->hoist[i].bank == bank) {
@@ -898,11 +934,48 @@ static MlirValue hoisted_operand(tc_lower *L, MlirOperation dot, MlirValue old, 
   if (fs->nhoist == MAXH) return none;
   tc_builder saved = L->b;
   tcb_set_before(&L->b, nloop);
-  MlirValue buf = stage_operand(L, old, bank, true, stride);
+  MlirValue buf = stage_operand(L, old, bank, true, swizzled, stride);
   L->b = saved;
   if (L->status) return none;
   fs->hoist[fs->nhoist++] = (struct hoisted){old, nloop, bank, buf, *stride};
   return buf;
+}
+
+/* Could hoisted_operand stage old swizzled for dot (the check without the staging)? */
+static bool hoists_swizzled(tc_lower *L, MlirOperation dot, MlirValue old) {
+  MlirOperation oloop = mlirOperationGetParentOperation(dot), nloop = mlirBlockGetParentOperation(L->b.block);
+  frag_set *fs = tc_mma_frags_of(L);
+  if (mlirOperationIsNull(oloop) || !tc_op_is(oloop, "scf.for") || !tc_outside_loop(old, oloop) ||
+      mlirOperationIsNull(nloop) || !tc_op_is(nloop, "scf.for") || !fs || !stage_swizzled_fits(L, old))
+    return false;
+  for (int i = 0; i < fs->nhoist; i++)
+    if (mlirValueEqual(fs->hoist[i].old, old) && mlirOperationEqual(fs->hoist[i].nloop, nloop) &&
+        fs->hoist[i].bank == -1)
+      return true;
+  return fs->nhoist < MAXH;
+}
+
+/* sm_90a: can the dot of plan p run on wgmma, each operand in its swizzled layout —
+ * pipelined (nvptx_pipeline.c), staged once before its loop (hoisted_operand, a value the
+ * loop does not change: attention's q) or, for A, the fragments' registers (olds[0] null:
+ * tc_mma_frag_a)? The pipelined ones are taken (bufs, strides; *piped how many); the others
+ * are for the caller to stage. Else nothing is taken. */
+static bool wgmma_operands(tc_lower *L, MlirOperation op, const mma_plan *p, const MlirValue *olds,
+                           const int64_t *banks, MlirValue *bufs, int64_t *strides, int *piped) {
+  bool afix = mlirValueIsNull(olds[0]);
+  if (!tc_wgmma_runs(p, afix)) return false;
+  MlirValue pipe[2];
+  int need = 0;
+  for (int i = 0; i < 2; i++) {
+    pipe[i] = olds[i];
+    if (!mlirValueIsNull(olds[i]) && hoists_swizzled(L, op, olds[i])) pipe[i] = (MlirValue){NULL};
+    need += !mlirValueIsNull(pipe[i]);
+  }
+  /* a K-major A, or B = tl.trans(x), has rows of 2 K bytes, an N-major B of 2 N */
+  if ((!afix && !tc_nvptx_swizzle_fits(8, p->K / 8)) || !tc_nvptx_swizzle_fits(8, (p->btrans ? p->K : p->N) / 8))
+    return false;
+  *piped = need ? tc_nvptx_pipeline_operands(L, op, pipe, banks, 2, true, bufs, strides) : 0;
+  return *piped == need;
 }
 
 /* Is the tile old already in a buffer (staging it writes nothing)? */
@@ -920,8 +993,8 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   b->loc = mlirOperationGetLocation(op);
   MlirValue aop = mlirOperationGetOperand(op, 0), abuf = {NULL};
   frag_tile *asrc = tc_mma_frag_in_cone(L, aop, 0);
-  if (asrc && (asrc->plan.bm != p.bm || asrc->plan.M != p.M || asrc->plan.N != p.K || p.ks != 16 || p.rounds != 1 ||
-               p.split16 || p.ops == OPS_TF32))
+  if (asrc && (asrc->plan.bm != p.bm || asrc->plan.M != p.M || asrc->plan.N != p.K || asrc->plan.wg != p.wg ||
+               p.ks != 16 || p.rounds != 1 || p.split16 || p.ops == OPS_TF32))
     asrc = NULL; /* never by frag_eligible's plans; the staged path reads it then */
   MlirValue bop = mlirOperationGetOperand(op, 1), bsrc = transposed_source(bop);
   if (!mlirValueIsNull(bsrc)) p.btrans = true, bop = bsrc;
@@ -929,17 +1002,26 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   /* operands loaded in the K loop around the dot: num_stages - 1 trips ahead (nvptx_pipeline.c) */
   MlirValue olds[2] = {asrc ? (MlirValue){NULL} : aop, bop}, bufs[2];
   int64_t banks[2] = {p.split16 ? 8 : 0, bbank}, strides[2] = {0, 0};
-  /* sm_90a: both in wgmma's swizzled layouts, or the padded rows of the mma.sync path */
-  bool wg = p.wg && carry && !asrc && tc_nvptx_pipeline_operands(L, op, olds, banks, 2, true, bufs, strides) == 2;
-  int piped = wg ? 2 : tc_nvptx_pipeline_operands(L, op, olds, banks, 2, false, bufs, strides);
+  /* C stays in the fragments (attention's scores) */
+  bool frag_result = !carry && !asrc && p.rounds == 1 && tc_mma_frag_eligible(L, op);
+  int piped = 0;
+  bool wg = p.wg && (carry || frag_result) && wgmma_operands(L, op, &p, olds, banks, bufs, strides, &piped);
+  if (!wg) piped = tc_nvptx_pipeline_operands(L, op, olds, banks, 2, false, bufs, strides);
+  if (wg && !asrc && mlirValueIsNull(bufs[0])) bufs[0] = hoisted_operand(L, op, aop, 0, true, &strides[0]);
+  if (wg && mlirValueIsNull(bufs[1])) bufs[1] = hoisted_operand(L, op, bop, 0, true, &strides[1]);
+  if (L->status) return 1;
+  if (wg && (mlirValueIsNull(bufs[1]) || (!asrc && mlirValueIsNull(bufs[0])))) {
+    tc_fail_here(L, TILEC_ERROR_INTERNAL, "a wgmma operand could not be staged");
+    return 1;
+  }
   bool staged = false; /* an operand written to shared memory after the pipeline's barrier */
   if (!mlirValueIsNull(bufs[0])) abuf = bufs[0], p.as = strides[0];
-  else if (!asrc && mlirValueIsNull(abuf = hoisted_operand(L, op, aop, banks[0], &p.as)))
-    staged |= !is_buffer(L, aop), abuf = stage_operand(L, aop, banks[0], false, &p.as);
+  else if (!asrc && mlirValueIsNull(abuf = hoisted_operand(L, op, aop, banks[0], false, &p.as)))
+    staged |= !is_buffer(L, aop), abuf = stage_operand(L, aop, banks[0], false, false, &p.as);
   MlirValue bbuf = bufs[1];
   if (!mlirValueIsNull(bbuf)) p.bs = strides[1];
-  else if (mlirValueIsNull(bbuf = hoisted_operand(L, op, bop, bbank, &p.bs)))
-    staged |= !is_buffer(L, bop), bbuf = stage_operand(L, bop, bbank, false, &p.bs);
+  else if (mlirValueIsNull(bbuf = hoisted_operand(L, op, bop, bbank, false, &p.bs)))
+    staged |= !is_buffer(L, bop), bbuf = stage_operand(L, bop, bbank, false, false, &p.bs);
   if (L->status) return 1;
   if (carry && p.ops == OPS_S8 && !p.btrans && p.N % 16 == 0 && p.bs % 16 == 0) { /* read as tl.trans(B^T) */
     bbuf = transpose_s8(L, bbuf, p.K, p.N, p.bs, &p.bs);
@@ -968,21 +1050,23 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
     block_ctx k = tc_mma_block_of(b, &p, &lc, (MlirValue){NULL});
     MlirValue cin[MAXT];
     tc_mma_eval_fragments(L, b, &p, &k, acc, carry->arg, carry->in, cin);
-    if (!L->status && wg) tc_wgmma_k_loop(L, b, &p, &lc, abuf, bbuf, cin, carry->out);
+    if (!L->status && wg) tc_wgmma_k_loop(L, b, &p, &lc, abuf, bbuf, afix, false, cin, carry->out);
     else if (!L->status) k_loop(L, b, &p, &k, &lc, abuf, bbuf, cin, afix, carry->out);
     free(afix);
     carry->emitted = true;
     return 1;
   }
-  frag_set *fs = afix ? NULL : tc_mma_frags_of(L);
-  if (fs && p.rounds == 1 && tc_mma_frag_eligible(L, op)) { /* C stays in the fragments */
-    if (!fenced) tc_nvptx_barrier(L, b);                    /* the operands and what acc reads are complete */
+  frag_set *fs = frag_result ? tc_mma_frags_of(L) : NULL;
+  if (fs) {                              /* C stays in the fragments */
+    if (!fenced) tc_nvptx_barrier(L, b); /* the operands and what acc reads are complete */
     lane_ctx lc = tc_mma_lane_of(L, b);
     block_ctx k = tc_mma_block_of(b, &p, &lc, (MlirValue){NULL});
     frag_tile f = {.old = mlirOperationGetResult(op, 0), .plan = p};
     MlirValue cin[MAXT];
-    tc_mma_eval_fragments(L, b, &p, &k, acc, (MlirValue){NULL}, NULL, cin);
-    if (!L->status) k_loop(L, b, &p, &k, &lc, abuf, bbuf, cin, NULL, f.vals);
+    bool zero = wg && tc_is_zero_splat(acc, false); /* wgmma's scale-d 0: C = A x B */
+    if (!zero) tc_mma_eval_fragments(L, b, &p, &k, acc, (MlirValue){NULL}, NULL, cin);
+    if (!L->status && wg) tc_wgmma_k_loop(L, b, &p, &lc, abuf, bbuf, NULL, zero, cin, f.vals);
+    else if (!L->status) k_loop(L, b, &p, &k, &lc, abuf, bbuf, cin, NULL, f.vals);
     if (!L->status) tc_mma_frag_put(L, fs, f, L->b.block);
     return 1;
   }

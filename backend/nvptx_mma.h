@@ -134,12 +134,20 @@ void tc_mma_store_fragments(tc_lower *L, tc_builder *b, const mma_plan *p, const
 /* Does the target have wgmma (sm_90a, or nvptx-emu emulating it)? */
 bool tc_wgmma_target(const tc_lower *L);
 /* The warpgroups' plan of a C tile (wg: see mma_plan) when a carried accumulator's dot can
- * run on wgmma (its types in p already); false otherwise. */
+ * run on wgmma from two swizzled stages (its types in p already); false otherwise. */
 bool tc_wgmma_plan(tc_lower *L, mma_plan *p);
-/* C += A x B over K with wgmma, A and B the pipeline's stage buffers in the swizzled layouts
- * (tc_nvptx_pipeline_operands with swizzled): out[t] from in[t] (vector<4xf32> a tile). */
+/* A rows plan (each warp holds whole rows) in the warpgroups' layout, on a wgmma target
+ * (tc_mma_make_plan's rows plans there: the same rows for every dot of a kernel's fragments,
+ * whichever instruction computes each); false when M does not fill the warpgroups. */
+bool tc_wgmma_rows_plan(tc_lower *L, int64_t M, int64_t N, int64_t K, int64_t maxt, mma_plan *p);
+/* Can wgmma compute this plan's dot (its types and shape; where the operands are staged is
+ * the caller's): afix, with A from the fragments' registers. */
+bool tc_wgmma_runs(const mma_plan *p, bool afix);
+/* C += A x B over K with wgmma (zero: C = A x B, in not read): B the swizzled stage buffer
+ * bbuf, A the swizzled K-major abuf or, with afix, the fragments' registers of every k step
+ * (tc_mma_frag_a); out[t] from in[t] (vector<4xf32> a tile). */
 void tc_wgmma_k_loop(tc_lower *L, tc_builder *b, const mma_plan *p, const lane_ctx *lc, MlirValue abuf, MlirValue bbuf,
-                     const MlirValue *in, MlirValue *out);
+                     const a_frags *afix, bool zero, const MlirValue *in, MlirValue *out);
 
 /* ---- nvptx_frags.c ---- */
 frag_set *tc_mma_frags_of(tc_lower *L);

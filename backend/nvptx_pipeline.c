@@ -185,8 +185,15 @@ static void chunk_at(tc_builder *b, const pipe_operand *o, MlirValue tid, MlirVa
                      pos->idx[1]);
     return;
   }
-  int64_t cpa = o->per_row < 8 ? o->per_row : 8, na = o->per_row / cpa;
-  MlirValue r = pos->idx[0];
+  *at = tc_nvptx_swizzled_at(b, o->per_row, o->w, pos->idx[0], c);
+}
+
+bool tc_nvptx_swizzle_fits(int64_t rows, int64_t per_row) {
+  return rows % 8 == 0 && (per_row == 2 || per_row == 4 || (per_row > 0 && per_row % 8 == 0));
+}
+
+MlirValue tc_nvptx_swizzled_at(tc_builder *b, int64_t per_row, int64_t w, MlirValue r, MlirValue c) {
+  int64_t cpa = per_row < 8 ? per_row : 8, na = per_row / cpa;
   MlirValue r8 = tcb_binary(b, "arith.remui", r, tcb_const_index(b, 8));
   MlirValue atom = tcb_binary(
       b, "arith.addi",
@@ -201,7 +208,7 @@ static void chunk_at(tc_builder *b, const pipe_operand *o, MlirValue tid, MlirVa
                            tcb_binary(b, "arith.addi", tcb_binary(b, "arith.muli", atom, tcb_const_index(b, 8 * cpa)),
                                       tcb_binary(b, "arith.muli", r8, tcb_const_index(b, cpa))),
                            cw);
-  *at = tcb_binary(b, "arith.muli", u, tcb_const_index(b, o->w));
+  return tcb_binary(b, "arith.muli", u, tcb_const_index(b, w));
 }
 
 /* Is a load's `other` zero in every bit (+0.0 or integer 0, splat), or absent (masked lanes
@@ -379,7 +386,6 @@ static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirVa
   MlirType t = mlirValueGetType(old);
   int64_t shape[TC_RANK];
   if (tc_shape_of(t, shape) != 2) return false;
-  if (swizzled && shape[0] % 8) return false; /* whole atoms of 8 rows */
   o->old = old;
   o->swizzled = swizzled;
   o->elem = mlirShapedTypeGetElementType(t);
@@ -390,9 +396,7 @@ static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirVa
   int64_t nthreads = tc_target_threads(L->target);
   if (shape[1] % o->w) return false;
   o->per_row = shape[1] / o->w;
-  /* swizzled rows: 32, 64 or 128 bytes, or a multiple of 128 (atoms side by side) */
-  if (swizzled && (o->per_row < 2 || (o->per_row & (o->per_row - 1)) || (o->per_row > 8 && o->per_row % 8)))
-    return false;
+  if (swizzled && !tc_nvptx_swizzle_fits(shape[0], o->per_row)) return false;
   int64_t total = shape[0] * o->per_row;
   o->u = total / nthreads;
   if (total % nthreads || o->u < 1 || o->u > MAX_CHUNKS) return false;
@@ -425,7 +429,8 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   int idx[2], m = 0;
   int64_t stage_bytes = 0;
   for (int i = 0; i < n && !L->status; i++) {
-    if (mlirValueIsNull(olds[i]) || !qualifies(L, dot, loop, olds[i], swizzled, &ops[m])) {
+    if (mlirValueIsNull(olds[i])) continue;
+    if (!qualifies(L, dot, loop, olds[i], swizzled, &ops[m])) {
       if (swizzled) return 0; /* all or none: the caller stages them its other way */
       continue;
     }
@@ -443,7 +448,7 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   }
   if (!m || L->status) return 0;
   /* as many stages as the chip's shared memory leaves room for (at least 2) */
-  int64_t room = tc_nvptx_shared_limit(L) - tc_nvptx_kernel_of(L)->shared_bytes;
+  int64_t room = tc_nvptx_shared_limit(L) - tc_nvptx_shared_live(L);
   while (S > 2 && S * stage_bytes > room) S--;
   if (S * stage_bytes > room) return 0;
   if (S > tc_nvptx_kernel_of(L)->stages) tc_nvptx_kernel_of(L)->stages = S;

@@ -36,8 +36,13 @@ TILEC_RT_EXPORT void tilec_rt_emu_mma_m16n8k32_s8(int32_t a0, int32_t a1, int32_
                                                   int32_t b1, int32_t c0, int32_t c1, int32_t c2, int32_t c3,
                                                   int32_t *d);
 TILEC_RT_EXPORT void tilec_rt_emu_ldmatrix_x4(int32_t trans, const void *row, int32_t *out);
-TILEC_RT_EXPORT void tilec_rt_emu_wgmma_m64nNk16(int32_t bf16, int32_t n, int32_t trans_b, const void *a,
-                                                 int64_t desc_a, const void *b, int64_t desc_b, float *acc);
+/* tilec_rt_emu_wgmma_m64nNk16's mode bits */
+#define TILEC_EMU_WGMMA_BF16 1    /* the operands are bf16 (else f16) */
+#define TILEC_EMU_WGMMA_TRANS_B 2 /* B is N-major (imm-trans-b 1) */
+#define TILEC_EMU_WGMMA_ZERO 4    /* scale-d 0: D = A x B */
+#define TILEC_EMU_WGMMA_A_REGS 8  /* A from the warp's registers (after acc), not a descriptor */
+TILEC_RT_EXPORT void tilec_rt_emu_wgmma_m64nNk16(int32_t mode, int32_t n, const void *a, int64_t desc_a, const void *b,
+                                                 int64_t desc_b, float *acc);
 /* Fails the running program with msg (unwinds through the trampoline, like an assert). */
 void tilec_rt_emu_fail(const char *msg);
 /* While a CTA runs, a failed assert only records its error (the CTA's other threads must

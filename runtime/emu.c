@@ -144,26 +144,45 @@ static uint64_t wgmma_offset(uint64_t d, bool mn_major, int i, int k) {
 }
 
 /* wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16} of the thread's warpgroup (warp
- * (tid / 32) % 4 of it), both operands in shared memory through matrix descriptors (A
- * K-major, B N-major when trans_b, else K-major: wgmma_offset). The thread's fragment only
- * (it needs no other thread's registers): acc[4j + e] is D[16 w + g + 8 (e / 2)][8 j + 2 q +
- * e % 2], += the 16 products summed in f32 from 0. */
-void tilec_rt_emu_wgmma_m64nNk16(int32_t bf16, int32_t n, int32_t trans_b, const void *a, int64_t desc_a, const void *b,
-                                 int64_t desc_b, float *acc) {
-  float (*cvt)(uint32_t) = bf16 ? bf16_to_float : half_to_float;
+ * w = (tid / 32) % 4 of it). B in shared memory through its matrix descriptor (N-major when
+ * mode has TILEC_EMU_WGMMA_TRANS_B, else K-major: wgmma_offset); A the same way (K-major), or,
+ * with TILEC_EMU_WGMMA_A_REGS, from the warp's registers: each lane's four f16x2/bf16x2 words
+ * after its accumulator (acc[n / 2 .. n / 2 + 3], int32 bits), mma.sync's A fragment of the
+ * warp's 16 rows (PTX's "register fragment layout for matrix A" of wgmma m64k16). acc[4j + e]
+ * is D[16 w + g + 8 (e / 2)][8 j + 2 q + e % 2], += the 16 products summed in f32 from 0 (=
+ * with TILEC_EMU_WGMMA_ZERO: scale-d 0). With A in registers every thread of the CTA calls it
+ * at once (the warp's registers are exchanged, like an mma.sync's). */
+void tilec_rt_emu_wgmma_m64nNk16(int32_t mode, int32_t n, const void *a, int64_t desc_a, const void *b, int64_t desc_b,
+                                 float *acc) {
+  float (*cvt)(uint32_t) = mode & TILEC_EMU_WGMMA_BF16 ? bf16_to_float : half_to_float;
+  bool trans_b = mode & TILEC_EMU_WGMMA_TRANS_B, regs = mode & TILEC_EMU_WGMMA_A_REGS;
   int w = (tls_tid / 32) % 4, lane = tls_tid % 32, g = lane / 4, q = lane % 4;
+  const int32_t *warp = NULL;
+  emu_cta *c = tls_cta;
+  if (regs) {
+    if (!c) return;
+    int32_t ar[4];
+    memcpy(ar, acc + n / 2, sizeof ar);
+    warp = warp_fragments(c, ar[0], ar[1], ar[2], ar[3], 0, 0);
+  }
+  float out[128];
   for (int j = 0; j < n / 8; j++)
     for (int e = 0; e < 4; e++) {
-      int r = 16 * w + g + 8 * (e / 2), c = 8 * j + 2 * q + e % 2;
+      int r = 16 * w + g + 8 * (e / 2), col = 8 * j + 2 * q + e % 2;
       float sum = 0;
       for (int k = 0; k < 16; k++) {
         uint16_t x, y;
-        memcpy(&x, (const uint8_t *)a + wgmma_offset((uint64_t)desc_a, false, r, k), 2);
-        memcpy(&y, (const uint8_t *)b + wgmma_offset((uint64_t)desc_b, trans_b != 0, c, k), 2);
+        if (regs) { /* row g + 8 (e / 2) of the warp's 16: lane 4 g + (k % 8) / 2, word e / 2 + 2 (k >= 8) */
+          uint32_t word = (uint32_t)warp[EXCHANGE * (g * 4 + (k % 8) / 2) + e / 2 + 2 * (k >= 8)];
+          x = (uint16_t)(word >> (16 * (k % 2)));
+        } else memcpy(&x, (const uint8_t *)a + wgmma_offset((uint64_t)desc_a, false, r, k), 2);
+        memcpy(&y, (const uint8_t *)b + wgmma_offset((uint64_t)desc_b, trans_b, col, k), 2);
         sum += cvt(x) * cvt(y);
       }
-      acc[4 * j + e] += sum;
+      out[4 * j + e] = mode & TILEC_EMU_WGMMA_ZERO ? sum : acc[4 * j + e] + sum;
     }
+  memcpy(acc, out, sizeof(float) * (size_t)(n / 2));
+  if (regs) pthread_barrier_wait(c->barrier);
 }
 
 /* mma.sync.m16n8k8.row.col.f32.tf32.tf32.f32 of the warp: each lane gives its A (a0..a3) and

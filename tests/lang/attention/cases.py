@@ -72,6 +72,28 @@ def cases():
                     compare("lse_ptr", res["lse_ptr"].reshape(ref["lse_ptr"].shape), ref["lse_ptr"], 1e-4, 1e-4))
         add("attention", name, BENCH, "attn_fwd_kernel", (L // BM, Z * H), args, ["o_ptr", "lse_ptr"], check=check)
 
+    # fp16 at the bench's blocks (BLOCK_M 128, BLOCK_N 64): on sm_90a both dots run on wgmma
+    # (q staged once, swizzled; p @ v's A from the scores' registers); HEAD_DIM 128 puts q's and
+    # k's 256-byte rows in two 128-byte swizzle atoms; BLOCK_M 64 is one m-tile a warpgroup.
+    for (Z, H, L, D, BM, BN, causal) in [(1, 2, 256, 64, 128, 64, False), (1, 1, 256, 64, 128, 64, True),
+                                         (1, 1, 128, 128, 64, 32, False), (1, 1, 192, 128, 64, 64, True)]:
+        r = rng(230 + L + D + BM + causal)
+        q, k, v = (r.standard_normal((Z, H, L, D)).astype(np.float16) for _ in range(3))
+        sc = float(1 / np.sqrt(D))
+        ref = attn_ref({"q_ptr": q.reshape(Z * H, L, D), "k_ptr": k.reshape(Z * H, L, D),
+                        "v_ptr": v.reshape(Z * H, L, D), "sm_scale": sc}, causal)
+        args = dict(q_ptr=q, k_ptr=k, v_ptr=v, o_ptr=np.zeros_like(q), lse_ptr=np.zeros((Z * H, L), np.float32),
+                    sm_scale=sc, stride_z=H * L * D, stride_h=L * D, stride_n=D, H=H, SEQ=L,
+                    HEAD_DIM=D, BLOCK_M=BM, BLOCK_N=BN, CAUSAL=causal)
+
+        def check16(a, res, ref=ref):
+            # p is rounded to fp16 for the second dot and o stored as fp16: ~2^-11 relative
+            o = res["o_ptr"].astype(np.float64).reshape(ref["o_ptr"].shape)
+            return (compare("o_ptr", o, ref["o_ptr"], 4e-3, 4e-3) or
+                    compare("lse_ptr", res["lse_ptr"].reshape(ref["lse_ptr"].shape), ref["lse_ptr"], 1e-4, 1e-4))
+        add("attention", "attn_bench_z%d_h%d_l%d_d%d_bm%d_bn%d%s_fp16" % (Z, H, L, D, BM, BN, "_causal" if causal else ""),
+            BENCH, "attn_fwd_kernel", (L // BM, Z * H), args, ["o_ptr", "lse_ptr"], check=check16)
+
     # Scores read only by row reductions (max, argmax, sum) and the next dot's A, K given
     # transposed, masked keys (nvptx: kept in the MMA fragments at BM 64 and 128 with 4 warps;
     # at BM 16 through shared memory)

@@ -30,8 +30,9 @@ def cases():
                                       # N = 256 (its widest), N = 8 (below wgmma's rows: mma.sync)
                                       (128, 128, 96, 128, 128, 32, "f16"), (200, 136, 80, 128, 128, 32, "f16"),
                                       (64, 256, 64, 64, 256, 32, "bf16"), (64, 8, 48, 64, 8, 16, "f16"),
-                                      # four m-tiles a warp, a 128-byte swizzle (BK = 64)
-                                      (256, 64, 128, 256, 64, 64, "f16")]:
+                                      # four m-tiles a warp, a 128-byte swizzle (BK = 64); BK = 128:
+                                      # A's 256-byte rows in two swizzle atoms
+                                      (256, 64, 128, 256, 64, 64, "f16"), (64, 64, 384, 64, 64, 128, "f16")]:
         np_dt = np.float32 if dt != "f16" else np.float16
         a = ints(400 + K, (M, K), np_dt)
         b = ints(401 + N, (K, N), np_dt)
