@@ -161,9 +161,19 @@ static MlirValue stage_buffer(tc_lower *L, tc_builder *b, const pipe_operand *o,
 
 typedef struct pipe_loop {
   MlirValue iv, lb, ub, step; /* lowered, the loop's own type */
-  MlirValue trip;             /* (iv - lb) / step, index */
+  MlirValue trip;             /* (iv - lb) / step: i32 for a loop of 32 bits or fewer, else index */
   int S;
 } pipe_loop;
+
+/* The stage of trip trip + k (k of the trip's type), an index: (trip + k) mod S, in 32 bits
+ * where the loop's are (a 64-bit unsigned modulo by a constant is four wide multiplies). */
+static MlirValue stage_of(tc_lower *L, tc_builder *b, const pipe_loop *pl, MlirValue k) {
+  MlirValue t = mlirValueIsNull(k) ? pl->trip : tcb_binary(b, "arith.addi", pl->trip, k);
+  MlirType tt = mlirValueGetType(pl->trip);
+  MlirValue st =
+      tcb_binary(b, "arith.remui", t, mlirTypeIsAIndex(tt) ? tcb_const_index(b, pl->S) : tcb_const_int(b, tt, pl->S));
+  return mlirTypeIsAIndex(tt) ? st : tcb_cast(b, "arith.index_castui", st, tcb_index(L->ctx));
+}
 
 /* Chunk tid + off of operand o (the thread's chunks are tid, tid + threads, ...), in row
  * order: its position in the tile and its element index in a stage buffer. Padded rows: rows
@@ -260,10 +270,7 @@ static void copy_chunk(tc_lower *L, tc_builder *b, const pipe_operand *o, MlirVa
  * 0 where the chunk is masked off (zero filled, nothing read: Triton's form; no branch);
  * otherwise each chunk through registers, masked, behind a branch. */
 static void issue_operand(tc_lower *L, tc_builder *b, const pipe_loop *pl, pipe_operand *o, MlirValue trips) {
-  MlirValue trips_index = tcb_cast(b, "arith.index_cast", trips, tcb_index(L->ctx));
-  MlirValue stage =
-      tcb_binary(b, "arith.remui", tcb_binary(b, "arith.addi", pl->trip, trips_index), tcb_const_index(b, pl->S));
-  MlirValue dst = stage_buffer(L, b, o, stage);
+  MlirValue dst = stage_buffer(L, b, o, stage_of(L, b, pl, from_i64(b, trips, mlirValueGetType(pl->trip))));
   shift_cone(L, b, &o->cone, trips);
   MlirOperation load = mlirOpResultGetOwner(o->old);
   MlirValue mask = tile_load_mask(load), ptr = mlirOperationGetOperand(load, 0);
@@ -470,13 +477,19 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
     if (!mlirOperationIsNull(nloop)) tc_nvptx_shared_in_loop(L, ops[j].bufs, nloop);
   }
   if (L->status) return 0;
-  MlirType idx_t = tcb_index(L->ctx), i64 = tcb_int_type(L->ctx, 64);
-  MlirValue iv = tcb_cast(b, "arith.index_cast", pl.iv, idx_t), lb = tcb_cast(b, "arith.index_cast", pl.lb, idx_t);
-  pl.trip = tcb_binary(b, "arith.divui", tcb_binary(b, "arith.subi", iv, lb),
-                       tcb_cast(b, "arith.index_cast", pl.step, idx_t));
+  MlirType i64 = tcb_int_type(L->ctx, 64), lt = mlirValueGetType(pl.iv);
+  /* the trip in the loop's own 32 bits (or fewer, widened), else as an index */
+  MlirType tt = !mlirTypeIsAIndex(lt) && tcb_bitwidth(lt) <= 32 ? tcb_int_type(L->ctx, 32) : tcb_index(L->ctx);
+  MlirValue ops3[3] = {pl.iv, pl.lb, pl.step};
+  for (int i = 0; i < 3; i++)
+    ops3[i] = mlirTypeIsAIndex(tt)    ? tcb_cast(b, "arith.index_cast", ops3[i], tt)
+              : tcb_bitwidth(lt) < 32 ? tcb_cast(b, "arith.extsi", ops3[i], tt)
+                                      : ops3[i];
+  pl.trip = tcb_binary(b, "arith.divui", tcb_binary(b, "arith.subi", ops3[0], ops3[1]), ops3[2]);
+  MlirValue zero_trip = mlirTypeIsAIndex(tt) ? tcb_const_index(b, 0) : tcb_const_int(b, tt, 0);
   /* the first trip: trips 0 .. S-2, after every warp is done with the buffers (an outer loop's last trip) */
   tc_builder fb;
-  tcb_if(b, tcb_cmpi(b, "eq", pl.trip, tcb_const_index(b, 0)), 0, NULL, &fb, NULL);
+  tcb_if(b, tcb_cmpi(b, "eq", pl.trip, zero_trip), 0, NULL, &fb, NULL);
   tc_nvptx_barrier(L, &fb);
   MlirOperation pro_loop;
   MlirBlock pro = tc_build_for(L, &fb, tcb_const_index(&fb, 0), tcb_const_index(&fb, S - 1), tcb_const_index(&fb, 1), 0,
@@ -501,7 +514,7 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   }
   tc_nvptx_barrier(L, b);
   issue(L, b, &pl, ops, m, tcb_const_int(b, i64, S - 1));
-  MlirValue cur = tcb_binary(b, "arith.remui", pl.trip, tcb_const_index(b, S));
+  MlirValue cur = stage_of(L, b, &pl, (MlirValue){NULL});
   for (int j = 0; j < m; j++) {
     bufs[idx[j]] = stage_buffer(L, b, &ops[j], cur);
     strides[idx[j]] = ops[j].stride;

@@ -7,7 +7,7 @@ tilec's PTX assembled by that ptxas, and both cubins disassembled (cuobjdump --d
 table: registers, SASS instructions (NOPs and the trailing self-branch left out), global
 loads/stores, shared loads/stores, barriers, shuffles and MUFU (ex2, rcp, rsqrt, lg2) counts.
 
-usage: triton_sass.py [--tilec build/tilec] [--arch sm_90] [--only NAME,...] [--const]
+usage: triton_sass.py [--tilec build/tilec] [--arch sm_90|sm_90a] [--only NAME,...] [--const]
                       [--keep DIR]
   --const  also the memory-bound rows with n_cols (N) a constant equal to BLOCK: the masks
            fold for both compilers, each emits the bench's hot path as one straight-line copy
@@ -60,6 +60,11 @@ def tool(name, triton_dir):
     sys.exit(f"triton_sass.py: no {name}")
 
 
+def capability(arch):
+    """sm_90a -> 90: Triton's target is the compute capability (it picks sm_90a for 90 itself)."""
+    return int(re.match(r"sm_(\d+)", arch).group(1))
+
+
 def triton_compile(c, arch):
     """Triton's PTX and cubin for configuration c, with the specialization its signature says."""
     import triton
@@ -83,7 +88,7 @@ def triton_compile(c, arch):
             if hint == "16":
                 attrs[(i,)] = [["tt.divisibility", 16]]
     src = triton.compiler.ASTSource(fn=fn, signature=types, constexprs=consts, attrs=attrs)
-    target = triton.backends.compiler.GPUTarget("cuda", int(arch[3:]), 32)
+    target = triton.backends.compiler.GPUTarget("cuda", capability(arch), 32)
     backend = triton.compiler.make_backend(target)
     opts = backend.parse_options({"num_warps": c["warps"], "num_stages": 3})
     k = triton.compile(src, target=target, options=opts.__dict__)
@@ -117,7 +122,7 @@ def main():
     import triton
     from triton.backends.nvidia.compiler import get_ptxas
     tdir = os.path.dirname(triton.__file__)
-    ptxas, cuobjdump = get_ptxas(int(a.arch[3:])).path, tool("cuobjdump", tdir)  # the ptxas Triton runs
+    ptxas, cuobjdump = get_ptxas(capability(a.arch)).path, tool("cuobjdump", tdir)  # the ptxas Triton runs
     only = set(filter(None, a.only.split(",")))
     rows = [c for c in CONFIGS if not only or c["name"] in only]
     if a.const:
