@@ -150,13 +150,20 @@ void tc_nvptx_barrier(tc_lower *L, tc_builder *b) {
   else tcb_op(b, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
 }
 
+#define SHARED_READ_MARK "tilec.shared_read" /* tc_nvptx_mark_shared_read's inline asm */
+
 void tc_nvptx_asm(tc_lower *L, tc_builder *b, const char *ptx) {
   if (L->target->gpu_emulation) return;
   MlirNamedAttribute a[3] = {
       tcb_named(b->ctx, "asm_string", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(ptx))),
       tcb_named(b->ctx, "constraints", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString("~{memory}"))),
       tcb_named(b->ctx, "has_side_effects", mlirUnitAttrGet(b->ctx))};
-  tcb_op(b, "llvm.inline_asm", 0, NULL, 0, NULL, 3, a);
+  tc_nvptx_mark_shared_read(tcb_op(b, "llvm.inline_asm", 0, NULL, 0, NULL, 3, a));
+}
+
+void tc_nvptx_mark_shared_read(MlirOperation op) {
+  mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString(SHARED_READ_MARK),
+                                  mlirUnitAttrGet(mlirOperationGetContext(op)));
 }
 
 /* ---- barriers only where they order something -------------------------------------------
@@ -179,6 +186,7 @@ void tc_nvptx_asm(tc_lower *L, tc_builder *b, const char *ptx) {
  * nothing for the analysis of the others (they judge as if it were not there). */
 
 #define COND_BARRIER_MARK "tilec.cond_barrier"
+#define SHARED_READ_MARK "tilec.shared_read"   /* tc_nvptx_mark_shared_read's inline asm */
 #define SHARED_GROUP_MARK "tilec.shared_group" /* pack_shared's groups of buffers sharing bytes */
 
 static bool marked(MlirOperation op, const char *mark) {
@@ -496,7 +504,9 @@ static mem_access op_access(MlirOperation op) {
     if (name.length > strlen(emu) && !strncmp(name.data, emu, strlen(emu)) && !is_barrier(op)) return NONE;
     return EVERYTHING;
   }
-  if (is_fresh_tid(op)) return NONE; /* a register read */
+  if (is_fresh_tid(op)) return NONE;                                   /* a register read */
+  if (tc_op_is(op, "llvm.inline_asm") && marked(op, SHARED_READ_MARK)) /* wgmma, its fences */
+    return (mem_access){.bits = SHARED_R | SHARED_ANY_R};
   if (tc_op_is(op, "llvm.atomicrmw") || tc_op_is(op, "llvm.cmpxchg") || tc_op_is(op, "llvm.call") ||
       tc_op_is(op, "llvm.inline_asm") || tc_op_is(op, "memref.atomic_rmw") || tc_op_is(op, "memref.generic_atomic_rmw"))
     return EVERYTHING;
@@ -700,6 +710,11 @@ MlirOperation tc_nvptx_last_op(const tc_builder *b) { return just_emitted(b); }
 bool tc_nvptx_touches_memory(MlirOperation from, const tc_builder *b) {
   mem_access a = access_since(from, b);
   return touches(&a);
+}
+
+bool tc_nvptx_writes_memory(MlirOperation from, const tc_builder *b) {
+  mem_access a = access_since(from, b);
+  return writes(&a);
 }
 
 /* What the ops of a block from `from` on do until the block's first barrier (or its end:
@@ -912,6 +927,7 @@ static MlirWalkResult unmark(MlirOperation op, void *user) {
   mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(TC_OWNER_ATTR));
   mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(COND_BARRIER_MARK));
   mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(SHARED_GROUP_MARK));
+  mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString(SHARED_READ_MARK));
   return MlirWalkResultAdvance;
 }
 
@@ -1157,7 +1173,10 @@ static void end_kernel(tc_lower *L) {
   if (!L->status) {
     pack_shared(L);
     if (k->over_limit && k->shared_bytes > shared_limit(L->target->cpu)) {
-      if (k->stages > 1) L->retry_stages = k->stages - 1; /* lowered again with fewer (conversion/lower.c) */
+      /* lowered again (conversion/lower.c): first as deep, the pipelines' room counting every
+       * byte (tc_nvptx_shared_live's estimate of what packing frees was too hopeful) and each
+       * dot's operands in groups of their own (nvptx_pipeline.c), then with fewer stages */
+      if (k->stages > 1) L->retry_stages = L->retries ? k->stages - 1 : k->stages;
       L->b.loc = mlirLocationIsNull(k->over_limit_loc) ? mlirOperationGetLocation(L->old_func) : k->over_limit_loc;
       tc_fail_here(L, TILEC_ERROR_UNSUPPORTED,
                    "this kernel keeps %lld bytes of tiles in shared memory; a CTA on %s has at most %lld "
@@ -1172,6 +1191,7 @@ static void end_kernel(tc_lower *L) {
   }
   if (k) free(k->carries);
   if (k) free(k->frags);
+  if (k) free(k->pipes);
   if (k) free(k->bufs);
   free(k);
 }
@@ -1983,6 +2003,7 @@ MlirValue tc_nvptx_alloc_aligned(tc_lower *L, MlirType elem, int64_t n, int64_t 
 
 int64_t tc_nvptx_shared_live(tc_lower *L) {
   tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
+  if (L->retries) return k->shared_bytes; /* end_kernel found the estimate too hopeful */
   int64_t dead = 0;
   for (int i = 0; i < k->nbufs; i++) {
     MlirOperation loop = k->bufs[i].loop;

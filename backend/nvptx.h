@@ -21,6 +21,7 @@ typedef struct tc_nvptx_kernel {
   MlirValue shared_base;       /* made at the kernel's entry on first use (null: not yet) */
   void *carries;               /* nvptx_frags.c's records of loop-carried MMA accumulators (one malloc'ed block) */
   void *frags;                 /* nvptx_frags.c's tiles kept in MMA fragments (one malloc'ed block) */
+  void *pipes;                 /* nvptx_pipeline.c's groups: loops' operands loaded together (one malloc'ed block) */
   int stages;                  /* the most buffers a K-loop pipeline of the kernel took (nvptx_pipeline.c; 0: none) */
   /* tc_nvptx_fresh_thread_id's reads of %tid.x, each for the code in its block (the innermost) */
   struct tc_nvptx_fresh {
@@ -75,6 +76,11 @@ MlirValue tc_nvptx_shfl(tc_lower *L, tc_builder *b, MlirValue v, int delta, tc_s
  * write memory other threads may see (a barrier may order them). */
 MlirOperation tc_nvptx_last_op(const tc_builder *b);
 bool tc_nvptx_touches_memory(MlirOperation from, const tc_builder *b);
+/* ... whether they write such memory. */
+bool tc_nvptx_writes_memory(MlirOperation from, const tc_builder *b);
+/* An inline asm that reads shared memory at most (wgmma, its fences and waits): the barrier
+ * analysis counts it as a read of any shared buffer, not as everything. */
+void tc_nvptx_mark_shared_read(MlirOperation op);
 
 /* n floats of this thread's own at the kernel's entry (an !llvm.ptr). */
 MlirValue tc_nvptx_scratch(tc_lower *L, int n);
@@ -107,11 +113,23 @@ int64_t tc_nvptx_shared_limit(tc_lower *L);
  * strides[i] its row stride, for those it took (the others null); returns how many. swizzled:
  * every operand in wgmma's swizzled layouts (atoms of 8 rows, 1024-byte aligned stages,
  * nvptx_pipeline.c's chunk_at; strides 0), or none is taken (0, nothing emitted but dead
- * values). */
+ * values). *fenced: a barrier since the operands landed orders everything before the dot
+ * (the first dot of a loop's group emits it; a later one's operands come from that group,
+ * fenced when nothing since wrote memory). */
 int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *olds, const int64_t *banks, int n,
-                               bool swizzled, MlirValue *bufs, int64_t *strides);
+                               bool swizzled, MlirValue *bufs, int64_t *strides, bool *fenced);
+/* What a tl.dot not yet lowered will ask of the pipeline (nvptx_dot.c: the first pipelined
+ * dot of a loop loads the later ones' operands in its groups): wgmma's layouts for wg[]
+ * (try_wg: all of them swizzled, or none), else padded rows for olds[] (banks[]). */
+typedef struct tc_pipe_request {
+  bool try_wg;
+  MlirValue wg[2], olds[2];
+  int64_t banks[2];
+} tc_pipe_request;
+bool tc_nvptx_dot_request(tc_lower *L, MlirOperation dot, tc_pipe_request *r);
 /* The kernel's shared bytes so far but those of buffers used only inside loops that do not
- * enclose where L emits (end_kernel's packing lets later buffers share their bytes). */
+ * enclose where L emits (end_kernel's packing lets later buffers share their bytes; a kernel
+ * lowered again because packing fell short counts every byte). */
 int64_t tc_nvptx_shared_live(tc_lower *L);
 /* Can a tile of `rows` rows of per_row 16-byte chunks take wgmma's swizzled layout (whole
  * atoms of 8 rows; rows of 32, 64 or a multiple of 128 bytes)? */

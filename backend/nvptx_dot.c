@@ -955,27 +955,55 @@ static bool hoists_swizzled(tc_lower *L, MlirOperation dot, MlirValue old) {
   return fs->nhoist < MAXH;
 }
 
-/* sm_90a: can the dot of plan p run on wgmma, each operand in its swizzled layout —
- * pipelined (nvptx_pipeline.c), staged once before its loop (hoisted_operand, a value the
- * loop does not change: attention's q) or, for A, the fragments' registers (olds[0] null:
- * tc_mma_frag_a)? The pipelined ones are taken (bufs, strides; *piped how many); the others
- * are for the caller to stage. Else nothing is taken. */
-static bool wgmma_operands(tc_lower *L, MlirOperation op, const mma_plan *p, const MlirValue *olds,
-                           const int64_t *banks, MlirValue *bufs, int64_t *strides, int *piped) {
-  bool afix = mlirValueIsNull(olds[0]);
-  if (!tc_wgmma_runs(p, afix)) return false;
-  MlirValue pipe[2];
-  int need = 0;
-  for (int i = 0; i < 2; i++) {
-    pipe[i] = olds[i];
-    if (!mlirValueIsNull(olds[i]) && hoists_swizzled(L, op, olds[i])) pipe[i] = (MlirValue){NULL};
-    need += !mlirValueIsNull(pipe[i]);
-  }
+/* Can a dot of plan p read its A from fragment tiles of plan src (attention's p @ v)? */
+static bool a_compatible(const mma_plan *src, const mma_plan *p) {
+  return src->bm == p->bm && src->M == p->M && src->N == p->K && src->wg == p->wg && p->ks == 16 && p->rounds == 1 &&
+         !p->split16 && p->ops != OPS_TF32;
+}
+
+/* Where a tensor-core dot of plan p reads its operands from: olds = A (null: the fragments'
+ * registers, afix) and B (tl.trans's source when btrans) with their banks; frag_result: C
+ * stays in the fragments (attention's scores); try_wg (sm_90a): wgmma's layouts are worth
+ * trying, wg_pipe the operands to pipeline swizzled then (all or none), the others (a value
+ * the loop does not change: attention's q) staged once before the loop (hoisted_operand); A
+ * from registers stays there. Else padded rows (the pipeline's, or staged). Both the dot
+ * and the pipeline's look ahead (tc_nvptx_dot_request) decide by this. */
+typedef struct dot_operands {
+  MlirValue olds[2];
+  int64_t banks[2];
+  bool frag_result, try_wg;
+  MlirValue wg_pipe[2];
+} dot_operands;
+
+static void operands_of(tc_lower *L, MlirOperation op, mma_plan *p, bool carry, bool afix, dot_operands *d) {
+  MlirValue aop = mlirOperationGetOperand(op, 0), bop = mlirOperationGetOperand(op, 1), bsrc = transposed_source(bop);
+  if (!mlirValueIsNull(bsrc)) p->btrans = true, bop = bsrc;
+  int64_t bbank = p->split16 ? (p->btrans ? 8 : 4) : p->ops == OPS_TF32 && !p->btrans ? 8 : 0;
+  *d = (dot_operands){.olds = {afix ? (MlirValue){NULL} : aop, bop}, .banks = {p->split16 ? 8 : 0, bbank}};
+  d->frag_result = !carry && !afix && p->rounds == 1 && tc_mma_frag_eligible(L, op);
   /* a K-major A, or B = tl.trans(x), has rows of 2 K bytes, an N-major B of 2 N */
-  if ((!afix && !tc_nvptx_swizzle_fits(8, p->K / 8)) || !tc_nvptx_swizzle_fits(8, (p->btrans ? p->K : p->N) / 8))
-    return false;
-  *piped = need ? tc_nvptx_pipeline_operands(L, op, pipe, banks, 2, true, bufs, strides) : 0;
-  return *piped == need;
+  d->try_wg = p->wg && (carry || d->frag_result) && tc_wgmma_runs(p, afix) &&
+              (afix || tc_nvptx_swizzle_fits(8, p->K / 8)) && tc_nvptx_swizzle_fits(8, (p->btrans ? p->K : p->N) / 8);
+  for (int i = 0; d->try_wg && i < 2; i++)
+    d->wg_pipe[i] = mlirValueIsNull(d->olds[i]) || hoists_swizzled(L, op, d->olds[i]) ? (MlirValue){NULL} : d->olds[i];
+}
+
+bool tc_nvptx_dot_request(tc_lower *L, MlirOperation dot, tc_pipe_request *r) {
+  mma_carry *carry = tc_mma_carry_of_dot(L, dot);
+  mma_plan p, q;
+  int64_t cs[TC_RANK], as[TC_RANK];
+  if (!tc_mma_plan_of(L, dot, carry ? MAXT : MAXT_ROUND, &p)) return false;
+  /* A from the fragments: a dot kept in them in A's cone (as tc_mma_frag_in_cone will find it) */
+  MlirOperation src = tc_mma_frag_a_source(L, dot);
+  bool afix = !mlirOperationIsNull(src) && tc_mma_types(L, src, &q, cs, as) &&
+              tc_mma_make_plan(L, cs[0], cs[1], as[1], MAXT_ROUND, true, &q) && a_compatible(&q, &p);
+  dot_operands d;
+  operands_of(L, dot, &p, carry != NULL, afix, &d);
+  *r = (tc_pipe_request){.try_wg = d.try_wg,
+                         .wg = {d.wg_pipe[0], d.wg_pipe[1]},
+                         .olds = {d.olds[0], d.olds[1]},
+                         .banks = {d.banks[0], d.banks[1]}};
+  return true;
 }
 
 /* Is the tile old already in a buffer (staging it writes nothing)? */
@@ -993,20 +1021,21 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   b->loc = mlirOperationGetLocation(op);
   MlirValue aop = mlirOperationGetOperand(op, 0), abuf = {NULL};
   frag_tile *asrc = tc_mma_frag_in_cone(L, aop, 0);
-  if (asrc && (asrc->plan.bm != p.bm || asrc->plan.M != p.M || asrc->plan.N != p.K || asrc->plan.wg != p.wg ||
-               p.ks != 16 || p.rounds != 1 || p.split16 || p.ops == OPS_TF32))
+  if (asrc && !a_compatible(&asrc->plan, &p))
     asrc = NULL; /* never by frag_eligible's plans; the staged path reads it then */
-  MlirValue bop = mlirOperationGetOperand(op, 1), bsrc = transposed_source(bop);
-  if (!mlirValueIsNull(bsrc)) p.btrans = true, bop = bsrc;
-  int64_t bbank = p.split16 ? (p.btrans ? 8 : 4) : p.ops == OPS_TF32 && !p.btrans ? 8 : 0;
-  /* operands loaded in the K loop around the dot: num_stages - 1 trips ahead (nvptx_pipeline.c) */
-  MlirValue olds[2] = {asrc ? (MlirValue){NULL} : aop, bop}, bufs[2];
-  int64_t banks[2] = {p.split16 ? 8 : 0, bbank}, strides[2] = {0, 0};
-  /* C stays in the fragments (attention's scores) */
-  bool frag_result = !carry && !asrc && p.rounds == 1 && tc_mma_frag_eligible(L, op);
-  int piped = 0;
-  bool wg = p.wg && (carry || frag_result) && wgmma_operands(L, op, &p, olds, banks, bufs, strides, &piped);
-  if (!wg) piped = tc_nvptx_pipeline_operands(L, op, olds, banks, 2, false, bufs, strides);
+  dot_operands d;
+  operands_of(L, op, &p, carry != NULL, asrc != NULL, &d);
+  MlirValue bop = d.olds[1], bufs[2];
+  int64_t bbank = d.banks[1], strides[2] = {0, 0};
+  bool frag_result = d.frag_result, fenced = false;
+  /* operands loaded in the K loop around the dot: num_stages - 1 trips ahead (nvptx_pipeline.c);
+   * sm_90a: in wgmma's swizzled layouts (d.wg_pipe all, or none), the others staged once */
+  int piped = 0, need = 0;
+  for (int i = 0; i < 2; i++) need += !mlirValueIsNull(d.wg_pipe[i]);
+  bool wg = d.try_wg && (!need || (piped = tc_nvptx_pipeline_operands(L, op, d.wg_pipe, d.banks, 2, true, bufs, strides,
+                                                                      &fenced)) == need);
+  if (!wg) piped = tc_nvptx_pipeline_operands(L, op, d.olds, d.banks, 2, false, bufs, strides, &fenced);
+  if (wg && !need) bufs[0] = bufs[1] = (MlirValue){NULL};
   if (wg && !asrc && mlirValueIsNull(bufs[0])) bufs[0] = hoisted_operand(L, op, aop, 0, true, &strides[0]);
   if (wg && mlirValueIsNull(bufs[1])) bufs[1] = hoisted_operand(L, op, bop, 0, true, &strides[1]);
   if (L->status) return 1;
@@ -1014,6 +1043,7 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
     tc_fail_here(L, TILEC_ERROR_INTERNAL, "a wgmma operand could not be staged");
     return 1;
   }
+  int64_t banks[2] = {d.banks[0], d.banks[1]};
   bool staged = false; /* an operand written to shared memory after the pipeline's barrier */
   if (!mlirValueIsNull(bufs[0])) abuf = bufs[0], p.as = strides[0];
   else if (!asrc && mlirValueIsNull(abuf = hoisted_operand(L, op, aop, banks[0], false, &p.as)))
@@ -1026,13 +1056,13 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   if (carry && p.ops == OPS_S8 && !p.btrans && p.N % 16 == 0 && p.bs % 16 == 0) { /* read as tl.trans(B^T) */
     bbuf = transpose_s8(L, bbuf, p.K, p.N, p.bs, &p.bs);
     p.btrans = true;
-    piped = 0; /* the transpose is complete after the barrier below, not the pipeline's */
+    fenced = false; /* the transpose is complete after the barrier below, not the pipeline's */
     if (L->status) return 1;
   }
-  /* The pipeline's barrier (emitted at this dot, after every earlier nest of the trip)
-   * already makes the operands and what A and acc read complete, unless an operand was
-   * written after it. */
-  bool fenced = piped > 0 && !staged;
+  /* The pipeline's barrier (emitted at this dot, after every earlier nest of the trip, or at
+   * the first dot of its group with nothing written since) already makes the operands and
+   * what A and acc read complete, unless an operand was written after it. */
+  fenced = piped > 0 && fenced && !staged;
   MlirValue acc = mlirOperationGetOperand(op, 2);
   a_frags *afix = NULL;
   if (asrc) {

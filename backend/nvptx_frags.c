@@ -341,6 +341,10 @@ static MlirOperation frag_source(tc_lower *L, MlirValue v, MlirBlock blk, int de
   return none;
 }
 
+MlirOperation tc_mma_frag_a_source(tc_lower *L, MlirOperation dot) {
+  return frag_source(L, mlirOperationGetOperand(dot, 0), mlirOperationGetBlock(dot), 0);
+}
+
 /* The warps of this dot go along M: its result stays in fragments, or its A is read from them. */
 bool tc_mma_frag_rows(tc_lower *L, MlirOperation dot) {
   return tc_mma_frag_eligible(L, dot) ||

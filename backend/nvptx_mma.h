@@ -157,6 +157,9 @@ void tc_mma_frag_put(tc_lower *L, frag_set *s, frag_tile f, MlirBlock at);
 bool tc_mma_frag_eligible(tc_lower *L, MlirOperation dot);
 /* The warps of this dot go along M: its result stays in fragments, or its A is read from them. */
 bool tc_mma_frag_rows(tc_lower *L, MlirOperation dot);
+/* The dot kept in fragments whose result dot's A operand is computed from (through
+ * elementwise ops of its block), or null: A read from the fragments (before it is lowered). */
+MlirOperation tc_mma_frag_a_source(tc_lower *L, MlirOperation dot);
 /* A fragment tile in v's cone (through elementwise ops), or null. */
 frag_tile *tc_mma_frag_in_cone(tc_lower *L, MlirValue v, int depth);
 /* A's fragments, for every k step, of a dot whose A operand (old) is computed from src. */

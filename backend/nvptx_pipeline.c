@@ -25,10 +25,17 @@
  * A trip past the loop's end issues nothing but still commits (an empty group), so every
  * thread counts the same groups. Issuing a chunk: one cp.async.cg of 16 bytes when its mask
  * (evaluated for that trip) is all true; otherwise the load, masked, through registers into
- * the buffer (a K edge) — the barrier of the trip that reads it orders that store too. With
- * several pipelined dots in one loop each waits for its own groups the same way (waiting
- * with S-2 groups pending never leaves the trip's own group pending: the S-2 newer ones of
- * that operand are already committed).
+ * the buffer (a K edge) — the barrier of the trip that reads it orders that store too.
+ *
+ * Several dots in one loop (attention's q @ k^T and p @ v): the first pipelined one also
+ * loads the later dots' operands (as they will ask for them, nvptx_dot.c's
+ * tc_nvptx_dot_request: the same layout decisions) into the same groups, Triton's one wait
+ * and one barrier a trip; a later dot then takes this trip's stage from the loop's group (its
+ * barrier orders everything before that dot too when nothing wrote memory since). Where they
+ * do not all fit at the loop's full depth, or a later dot asks otherwise than foreseen, or the
+ * kernel is lowered again for its shared memory, each dot waits for its own groups the same
+ * way (waiting with S-2 groups pending never leaves the trip's own group pending: the S-2
+ * newer ones of that operand are already committed).
  *
  * nvptx-emu runs the same structure, each cp.async a plain 16-byte copy. */
 #include "backend/nvptx.h"
@@ -38,6 +45,7 @@
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_SHIFTS 32
@@ -419,43 +427,146 @@ static bool qualifies(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirVa
   return true;
 }
 
+/* A loop's group (see the top): the operands its first pipelined dot took for the later
+ * ones, in scope in `block` and inside. */
+#define MAX_GROUP 4 /* operands a group loads: two dots' */
+#define MAX_GROUPS 16
+typedef struct pipe_group {
+  MlirOperation nloop; /* the lowered loop (a body lowered twice has two) */
+  MlirBlock block;
+  MlirOperation end; /* the first dot's last op: a later one checks what ran since */
+  int n;
+  struct taken {
+    MlirOperation dot;
+    MlirValue old;
+    bool swizzled;
+    int64_t bank;
+    MlirValue buf; /* this trip's stage */
+    int64_t stride;
+  } t[MAX_GROUP];
+} pipe_group;
+typedef struct pipe_groups {
+  int n;
+  pipe_group g[MAX_GROUPS];
+} pipe_groups;
+
+static pipe_group *group_of(tc_lower *L, MlirOperation nloop) {
+  pipe_groups *gs = tc_nvptx_kernel_of(L)->pipes;
+  for (int i = 0; gs && i < gs->n; i++)
+    if (mlirOperationEqual(gs->g[i].nloop, nloop)) return &gs->g[i];
+  return NULL;
+}
+
+/* A later dot's operands olds[0..n) from its loop's group, when the group took every one of
+ * them in the layout asked (bufs, strides; how many). */
+static int serve(tc_lower *L, const pipe_group *g, MlirOperation dot, const MlirValue *olds, const int64_t *banks,
+                 int n, bool swizzled, MlirValue *bufs, int64_t *strides) {
+  if (!tc_block_encloses(g->block, L->b.block)) return 0;
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    if (mlirValueIsNull(olds[i])) continue;
+    const struct taken *t = NULL;
+    for (int j = 0; j < g->n && !t; j++)
+      if (mlirOperationEqual(g->t[j].dot, dot) && mlirValueEqual(g->t[j].old, olds[i]) &&
+          g->t[j].swizzled == swizzled && (swizzled || g->t[j].bank == banks[i]))
+        t = &g->t[j];
+    if (!t) return 0;
+    bufs[i] = t->buf, strides[i] = t->stride, m++;
+  }
+  return m;
+}
+
+/* Fills o (but its buffers) for operand old of dot when it qualifies, with its stage's size. */
+static bool take(tc_lower *L, MlirOperation dot, MlirOperation loop, MlirValue old, bool swizzled, int64_t bank,
+                 pipe_operand *o, int64_t *stage_bytes) {
+  if (!qualifies(L, dot, loop, old, swizzled, o)) return false;
+  int64_t shape[TC_RANK];
+  tc_shape_of(mlirValueGetType(old), shape);
+  int64_t eb = 16 / o->w; /* bytes an element: a chunk is 16 */
+  o->stride = swizzled ? 0 : tc_nvptx_operand_stride(shape[1], (unsigned)(8 * eb), bank);
+  /* stages 128-byte aligned (each a whole number of 128-byte lines: cp.async's 16-byte
+   * destinations and ldmatrix's rows keep their alignment and banks in every stage);
+   * swizzled ones 1024 (the 128-byte swizzle's period: the hardware swizzles by address) */
+  int64_t line = swizzled ? 1024 : 128;
+  o->stage_elems = (shape[0] * (swizzled ? shape[1] : o->stride) * eb + line - 1) / line * line / eb;
+  *stage_bytes += o->stage_elems * eb;
+  return true;
+}
+
 int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *olds, const int64_t *banks, int n,
-                               bool swizzled, MlirValue *bufs, int64_t *strides) {
+                               bool swizzled, MlirValue *bufs, int64_t *strides, bool *fenced) {
   for (int i = 0; i < n; i++) bufs[i] = (MlirValue){NULL};
+  *fenced = false;
   MlirOperation loop = mlirOperationGetParentOperation(dot);
   if (mlirOperationIsNull(loop) || !tc_op_is(loop, "scf.for") || n > 2 || L->check_bounds || L->check_nan ||
       L->check_races || L->check_init || tc_nvptx_alone(L) || loop_writes(loop))
     return 0;
+  /* the lowered loop: every use of the stages is inside it (end_kernel packs them by it) */
+  MlirOperation nloop = mlirBlockGetParentOperation(L->b.block);
+  while (!mlirOperationIsNull(nloop) && !tc_op_is(nloop, "scf.for")) nloop = mlirOperationGetParentOperation(nloop);
+  pipe_group *g = mlirOperationIsNull(nloop) ? NULL : group_of(L, nloop);
+  if (g) { /* a later dot: its operands from the group, published by the first dot's barrier */
+    int m = serve(L, g, dot, olds, banks, n, swizzled, bufs, strides);
+    /* ... with nothing written since that another thread might read here */
+    if (m) *fenced = !tc_nvptx_writes_memory(g->end, &L->b);
+    if (m) return m;
+  }
   /* the loop's tl.range(..., num_stages=N), else the kernel's; a retry's cap (conversion/lower.c) */
   int S = L->target->num_stages ? L->target->num_stages : TC_DEFAULT_NUM_STAGES;
   MlirAttribute own = mlirOperationGetAttributeByName(loop, mlirStringRefCreateFromCString(TILE_LOOP_STAGES_ATTR));
   if (!mlirAttributeIsNull(own) && mlirAttributeIsAInteger(own)) S = (int)mlirIntegerAttrGetValueInt(own);
   if (L->stage_cap && S > L->stage_cap) S = L->stage_cap;
   if (S < 2 || S > MAX_STAGES) return 0;
-  pipe_operand ops[2];
-  int idx[2], m = 0;
+  pipe_operand ops[MAX_GROUP];
+  int idx[MAX_GROUP], m = 0;
   int64_t stage_bytes = 0;
   for (int i = 0; i < n && !L->status; i++) {
     if (mlirValueIsNull(olds[i])) continue;
-    if (!qualifies(L, dot, loop, olds[i], swizzled, &ops[m])) {
+    if (!take(L, dot, loop, olds[i], swizzled, banks[i], &ops[m], &stage_bytes)) {
       if (swizzled) return 0; /* all or none: the caller stages them its other way */
       continue;
     }
-    int64_t shape[TC_RANK];
-    tc_shape_of(mlirValueGetType(olds[i]), shape);
-    int64_t eb = 16 / ops[m].w; /* bytes an element: a chunk is 16 */
-    ops[m].stride = swizzled ? 0 : tc_nvptx_operand_stride(shape[1], (unsigned)(8 * eb), banks[i]);
-    /* stages 128-byte aligned (each a whole number of 128-byte lines: cp.async's 16-byte
-     * destinations and ldmatrix's rows keep their alignment and banks in every stage);
-     * swizzled ones 1024 (the 128-byte swizzle's period: the hardware swizzles by address) */
-    int64_t line = swizzled ? 1024 : 128;
-    ops[m].stage_elems = (shape[0] * (swizzled ? shape[1] : ops[m].stride) * eb + line - 1) / line * line / eb;
-    stage_bytes += ops[m].stage_elems * eb;
     idx[m++] = i;
   }
   if (!m || L->status) return 0;
-  /* as many stages as the chip's shared memory leaves room for (at least 2) */
+  /* The first pipelined dot of the loop also loads the later dots' operands (as they will ask
+   * for them: tc_nvptx_dot_request) into the same groups: one wait and one barrier a trip. */
+  int mine = m; /* this dot's */
+  int64_t own_bytes = stage_bytes;
+  MlirOperation later[MAX_GROUP];
+  int64_t later_bank[MAX_GROUP];
+  pipe_groups *gs = tc_nvptx_kernel_of(L)->pipes;
+  /* (not in a kernel lowered again for its shared memory: the groups' sizes are known before
+   * what the later dots stage, which the separate groups' room counted) */
+  bool group = !g && !mlirOperationIsNull(nloop) && (!gs || gs->n < MAX_GROUPS) && !L->retries;
+  for (MlirOperation e = mlirOperationGetNextInBlock(dot); group && !mlirOperationIsNull(e) && !L->status;
+       e = mlirOperationGetNextInBlock(e)) {
+    tc_pipe_request r;
+    if (tile_op_of(e) != TILE_DOT || !tc_nvptx_dot_request(L, e, &r)) continue;
+    int64_t sb = 0;
+    int k = 0;
+    pipe_operand tmp[2];
+    bool sw = r.try_wg;
+    for (int i = 0; sw && i < 2; i++) /* wgmma's layouts: all of them, or none */
+      if (!mlirValueIsNull(r.wg[i])) {
+        if (m + k == MAX_GROUP || !take(L, e, loop, r.wg[i], true, 0, &tmp[k], &sb)) sw = false;
+        else later_bank[m + k++] = 0;
+      }
+    if (!sw) { /* else padded rows: each that qualifies */
+      k = 0, sb = 0;
+      for (int i = 0; i < 2; i++)
+        if (!mlirValueIsNull(r.olds[i]) && m + k < MAX_GROUP &&
+            take(L, e, loop, r.olds[i], false, r.banks[i], &tmp[k], &sb))
+          later_bank[m + k++] = r.banks[i];
+    }
+    for (int i = 0; i < k; i++) later[m] = e, ops[m++] = tmp[i];
+    stage_bytes += sb;
+  }
+  if (L->status) return 0;
+  /* as many stages as the chip's shared memory leaves room for (at least 2); the later dots'
+   * operands stay out (they pipeline apart) unless all fit at the loop's full depth */
   int64_t room = tc_nvptx_shared_limit(L) - tc_nvptx_shared_live(L);
+  if (S * stage_bytes > room) m = mine, stage_bytes = own_bytes;
   while (S > 2 && S * stage_bytes > room) S--;
   if (S * stage_bytes > room) return 0;
   if (S > tc_nvptx_kernel_of(L)->stages) tc_nvptx_kernel_of(L)->stages = S;
@@ -468,12 +579,9 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
                   {NULL},
                   S};
   if (L->status) return 0;
-  /* the lowered loop: every use of the stages is inside it (end_kernel packs them by it) */
-  MlirOperation nloop = mlirBlockGetParentOperation(L->b.block);
-  while (!mlirOperationIsNull(nloop) && !tc_op_is(nloop, "scf.for")) nloop = mlirOperationGetParentOperation(nloop);
   for (int j = 0; j < m; j++) {
-    ops[j].bufs = swizzled ? tc_nvptx_alloc_aligned(L, ops[j].elem, S * ops[j].stage_elems, 1024)
-                           : tc_alloc_buffer(L, ops[j].elem, S * ops[j].stage_elems);
+    ops[j].bufs = ops[j].swizzled ? tc_nvptx_alloc_aligned(L, ops[j].elem, S * ops[j].stage_elems, 1024)
+                                  : tc_alloc_buffer(L, ops[j].elem, S * ops[j].stage_elems);
     if (!mlirOperationIsNull(nloop)) tc_nvptx_shared_in_loop(L, ops[j].bufs, nloop);
   }
   if (L->status) return 0;
@@ -510,14 +618,30 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
     tcb_op(b, "nvvm.cp.async.wait.group", 0, NULL, 0, NULL, 1, &na);
     /* wgmma reads the stages through the async proxy: this thread's copies (generic proxy)
      * are made visible to it before the barrier that publishes them */
-    if (swizzled) tc_nvptx_asm(L, b, "fence.proxy.async.shared::cta;");
+    bool any_swizzled = false;
+    for (int j = 0; j < m; j++) any_swizzled |= ops[j].swizzled;
+    if (any_swizzled) tc_nvptx_asm(L, b, "fence.proxy.async.shared::cta;");
   }
   tc_nvptx_barrier(L, b);
   issue(L, b, &pl, ops, m, tcb_const_int(b, i64, S - 1));
   MlirValue cur = stage_of(L, b, &pl, (MlirValue){NULL});
-  for (int j = 0; j < m; j++) {
+  for (int j = 0; j < mine; j++) {
     bufs[idx[j]] = stage_buffer(L, b, &ops[j], cur);
     strides[idx[j]] = ops[j].stride;
   }
-  return L->status ? 0 : m;
+  if (L->status) return 0;
+  if (m > mine) { /* the group, for the later dots */
+    if (!gs && !(gs = tc_nvptx_kernel_of(L)->pipes = calloc(1, sizeof(pipe_groups)))) {
+      tc_fail_here(L, TILEC_ERROR_INTERNAL, "out of memory");
+      return 0;
+    }
+    pipe_group *ng = &gs->g[gs->n++];
+    *ng = (pipe_group){.nloop = nloop, .block = b->block};
+    for (int j = mine; j < m; j++)
+      ng->t[ng->n++] = (struct taken){
+          later[j], ops[j].old, ops[j].swizzled, later_bank[j], stage_buffer(L, b, &ops[j], cur), ops[j].stride};
+    ng->end = tc_nvptx_last_op(b);
+  }
+  *fenced = true;
+  return L->status ? 0 : mine;
 }

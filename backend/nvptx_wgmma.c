@@ -161,6 +161,7 @@ static void tied_asm(tc_lower *L, tc_builder *b, const char *ptx, int nf, int ni
       tcb_named(L->ctx, "constraints", mlirStringAttrGet(L->ctx, mlirStringRefCreateFromCString(cons))),
       tcb_named(L->ctx, "has_side_effects", mlirUnitAttrGet(L->ctx))};
   MlirValue r = tcb_op1(b, "llvm.inline_asm", tcb_type(L->ctx, st), ne + n, ops, 3, a);
+  tc_nvptx_mark_shared_read(mlirOpResultGetOwner(r)); /* reads shared memory (wgmma), or waits for that */
   for (int i = 0; i < n; i++) out[i] = tc_mma_field(L, b, r, i, i < nf ? f32 : i32);
 }
 

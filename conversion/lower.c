@@ -807,6 +807,7 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
        op = mlirOperationGetNextInBlock(op)) {
     if (!tc_op_is(op, "func.func") || !is_kernel(op)) continue;
     L.stage_cap = 0;
+    L.retries = 0;
     for (;;) {
       L.ndeallocs = 0;
       L.retry_stages = 0;
@@ -824,6 +825,7 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
       L.ngroup = 0;
       L.group_has_store = L.flush_before_yield = false;
       L.stage_cap = L.retry_stages;
+      L.retries++;
     }
     if (st) break;
   }

@@ -158,6 +158,7 @@ struct tc_lower {
                         * stage_cap = this (nvptx: the K-loop pipeline's buffers took it over the
                         * chip's shared memory) */
   int stage_cap;       /* K-loop pipelines at most this deep (0: as num_stages and tl.range say) */
+  int retries;         /* how many times the kernel has been lowered again so far */
 };
 
 /* --- lower.c: driver -------------------------------------------------------------- */
