@@ -4,7 +4,7 @@
 # in wgmma's accumulator registers and the row max/sum are the quads' shuffles as on mma.sync.
 # q, the same every trip, is staged once before the loop in the swizzled K-major layout (its
 # stores made visible to the async proxy); k and v are pipelined by cp.async into swizzled
-# stages. s: 4 k steps x 2 m-tiles of m64n64k16 from two descriptors (k^T = tl.trans(k):
+# stages, in one group (one wait a trip). s: 4 k steps x 2 m-tiles of m64n64k16 from two descriptors (k^T = tl.trans(k):
 # K-major, imm-trans-b 0), the first of each m-tile with scale-d 0 (s starts at zero: no
 # accumulator registers to clear). p @ v: A from the registers s's fragments were converted
 # into ({a0..a3}: mma.sync's A fragment of the warp's 16 rows), B = v N-major (imm-trans-b 1).
@@ -16,6 +16,8 @@
 # RUN: FileCheck %s --check-prefix=NOSYNC < %t.ptx
 # RUN: grep -c 'wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {[^}]*}, %rd[0-9]*, %rd[0-9]*, p, 1, 1, 0, 0;' %t.ptx | FileCheck %s --check-prefix=COUNT
 # RUN: grep -c 'wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {[^}]*}, {%r[0-9]*, %r[0-9]*, %r[0-9]*, %r[0-9]*}, %rd[0-9]*, p, 1, 1, 1;' %t.ptx | FileCheck %s --check-prefix=COUNT
+# k and v in one pipeline group: one cp.async wait a trip (and one proxy fence before its barrier)
+# RUN: grep -c 'cp.async.wait_group' %t.ptx | FileCheck %s --check-prefix=ONE
 # RUN: %tilec compile %S/../../bench/kernels/attention.py -k attn_fwd_kernel -s "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 128, 64, False" --target nvptx --arch sm_90 --emit ptx | FileCheck %s --check-prefix=SM90
 
 # q staged before the loop, swizzled, then published to the async proxy
@@ -44,6 +46,7 @@
 # NOSYNC-NOT: ldmatrix
 
 # COUNT: 8
+# ONE: 1
 
 # SM90: .target sm_90
 # SM90-NOT: wgmma
