@@ -141,3 +141,14 @@ def cases():
             dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((M, N), np.float32), M=M, N=N, K=K, BM=32, BN=32, BK=32),
             ["c_ptr"], exact("c_ptr", ref), rtol=0, atol=1e-6)
 
+
+    # loop-invariant operands (a dot in a loop that loads nothing): acc_i = acc_{i-1} / 2 + a @ b
+    for (M, N, K, n) in [(128, 64, 64, 3), (64, 128, 32, 2)]:
+        a = ints(480 + M, (M, K), np.float16)
+        b = ints(481 + N, (K, N), np.float16)
+        ref = np.zeros((M, N))
+        for _ in range(n):
+            ref = ref * 0.5 + a.astype(np.float64) @ b.astype(np.float64)
+        add("pipeline", "pipe_invariant_%dx%dx%d_n%d" % (M, N, K, n), KERNELS, "invariant_kernel", (1,),
+            dict(a_ptr=a, b_ptr=b, c_ptr=np.zeros((M, N), np.float32), n=n, M=M, N=N, K=K),
+            ["c_ptr"], exact("c_ptr", ref), rtol=0, atol=1e-6)

@@ -161,3 +161,18 @@ def no_other_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.const
         b = tl.load(b_ptr + kk[:, None] * N + cols[None, :])
         acc = tl.dot(a, b, acc)
     tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc, mask=rows[:, None] < M)
+
+
+@triton.jit
+def invariant_kernel(a_ptr, b_ptr, c_ptr, n, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    # both operands the same every trip: nothing to pipeline (sm_90a: both staged once before
+    # the loop in wgmma's swizzled layouts)
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    acc = tl.zeros([M, N], dtype=tl.float32)
+    for i in range(n):
+        acc = tl.dot(a, b, acc * 0.5)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
