@@ -379,7 +379,7 @@ static void frag_bind(tc_lower *L, tc_chunk *c, const frag_tile *src, const tc_p
   for (int i = 0; s && i < s->n; i++) {
     const mma_plan *q = &s->f[i].plan;
     if (!s->f[i].row && q->M == src->plan.M && q->N == src->plan.N && q->bm == src->plan.bm && q->bn == src->plan.bn &&
-        mlirBlockEqual(old_block(s->f[i].old), blk) && frag_live(L, &s->f[i]))
+        q->wg == src->plan.wg && mlirBlockEqual(old_block(s->f[i].old), blk) && frag_live(L, &s->f[i]))
       tc_chunk_bind(c, s->f[i].old, pos, (tc_cval){.vec = tc_mma_half_of(L, &c->b, s->f[i].vals[t], h)});
   }
   tc_mma_bind_rows(L, c, &src->plan, pos->idx[0], t / src->plan.bn, h);
@@ -480,8 +480,8 @@ void tc_mma_frag_a(tc_lower *L, tc_builder *b, const frag_tile *src, MlirValue o
 
 /* Do the two plans give a lane the same rows? */
 static bool same_rows(const mma_plan *a, const mma_plan *b) {
-  return a->M == b->M && a->bm == b->bm && a->active == b->active && a->nblk_n == b->nblk_n && a->rounds == 1 &&
-         b->rounds == 1;
+  return a->M == b->M && a->bm == b->bm && a->active == b->active && a->nblk_n == b->nblk_n && a->wg == b->wg &&
+         a->rounds == 1 && b->rounds == 1;
 }
 
 static tc_pos row_pos(MlirValue row) {
