@@ -909,11 +909,11 @@ int tc_nvptx_emit_trans(tc_lower *L, MlirOperation *roots, int n) {
 /* A dot operand computed outside the loop the dot stands in (attention's q, whose row-major
  * buffer's 128-byte rows would put the 8 rows of every ldmatrix in one bank group: 8-way
  * conflicts, each trip): staged once before the new loop, its rows padded (stage_operand) when
- * padding changes its layout, or in wgmma's swizzled layout (swizzled); null otherwise. One
- * copy per operand, new loop and layout. */
-static MlirValue hoisted_operand(tc_lower *L, MlirOperation dot, MlirValue old, int64_t bank, bool swizzled,
-                                 int64_t *stride) {
-  MlirValue none = {NULL};
+ * padding changes its layout, or in wgmma's swizzled layout (swizzled). One copy per operand,
+ * new loop and layout (bank -1: swizzled). hoist_slot: the index of old's copy among the
+ * kernel's (fs->nhoist: a new one), or -1 when it is not hoisted; hoisted_operand: the copy,
+ * made where it is new, or null. */
+static int hoist_slot(tc_lower *L, MlirOperation dot, MlirValue old, int64_t bank, bool swizzled) {
   MlirOperation oloop = mlirOperationGetParentOperation(dot), nloop = mlirBlockGetParentOperation(L->b.block);
   int64_t shape[TC_RANK];
   MlirType t = mlirValueGetType(old);
@@ -921,38 +921,34 @@ static MlirValue hoisted_operand(tc_lower *L, MlirOperation dot, MlirValue old, 
       mlirOperationIsNull(nloop) || !tc_op_is(nloop, "scf.for") || tc_shape_of(t, shape) != 2 ||
       (swizzled ? !stage_swizzled_fits(L, old)
                 : tc_nvptx_operand_stride(shape[1], tcb_bitwidth(mlirShapedTypeGetElementType(t)), bank) == shape[1]))
-    return none;
+    return -1;
   frag_set *fs = tc_mma_frags_of(L);
-  if (!fs) return none;
+  if (!fs) return -1;
   if (swizzled) bank = -1;
   for (int i = 0; i < fs->nhoist; i++)
     if (mlirValueEqual(fs->hoist[i].old, old) && mlirOperationEqual(fs->hoist[i].nloop, nloop) &&
-        fs->hoist[i].bank == bank) {
-      *stride = fs->hoist[i].stride;
-      return fs->hoist[i].buf;
-    }
-  if (fs->nhoist == MAXH) return none;
+        fs->hoist[i].bank == bank)
+      return i;
+  return fs->nhoist < MAXH ? fs->nhoist : -1;
+}
+
+static MlirValue hoisted_operand(tc_lower *L, MlirOperation dot, MlirValue old, int64_t bank, bool swizzled,
+                                 int64_t *stride) {
+  int i = hoist_slot(L, dot, old, bank, swizzled);
+  if (i < 0) return (MlirValue){NULL};
+  frag_set *fs = tc_mma_frags_of(L);
+  if (i < fs->nhoist) {
+    *stride = fs->hoist[i].stride;
+    return fs->hoist[i].buf;
+  }
+  MlirOperation nloop = mlirBlockGetParentOperation(L->b.block);
   tc_builder saved = L->b;
   tcb_set_before(&L->b, nloop);
   MlirValue buf = stage_operand(L, old, bank, true, swizzled, stride);
   L->b = saved;
-  if (L->status) return none;
-  fs->hoist[fs->nhoist++] = (struct hoisted){old, nloop, bank, buf, *stride};
+  if (L->status) return (MlirValue){NULL};
+  fs->hoist[fs->nhoist++] = (struct hoisted){old, nloop, swizzled ? -1 : bank, buf, *stride};
   return buf;
-}
-
-/* Could hoisted_operand stage old swizzled for dot (the check without the staging)? */
-static bool hoists_swizzled(tc_lower *L, MlirOperation dot, MlirValue old) {
-  MlirOperation oloop = mlirOperationGetParentOperation(dot), nloop = mlirBlockGetParentOperation(L->b.block);
-  frag_set *fs = tc_mma_frags_of(L);
-  if (mlirOperationIsNull(oloop) || !tc_op_is(oloop, "scf.for") || !tc_outside_loop(old, oloop) ||
-      mlirOperationIsNull(nloop) || !tc_op_is(nloop, "scf.for") || !fs || !stage_swizzled_fits(L, old))
-    return false;
-  for (int i = 0; i < fs->nhoist; i++)
-    if (mlirValueEqual(fs->hoist[i].old, old) && mlirOperationEqual(fs->hoist[i].nloop, nloop) &&
-        fs->hoist[i].bank == -1)
-      return true;
-  return fs->nhoist < MAXH;
 }
 
 /* Can a dot of plan p read its A from fragment tiles of plan src (attention's p @ v)? */
@@ -985,7 +981,8 @@ static void operands_of(tc_lower *L, MlirOperation op, mma_plan *p, bool carry, 
   d->try_wg = p->wg && (carry || d->frag_result) && tc_wgmma_runs(p, afix) &&
               (afix || tc_nvptx_swizzle_fits(8, p->K / 8)) && tc_nvptx_swizzle_fits(8, (p->btrans ? p->K : p->N) / 8);
   for (int i = 0; d->try_wg && i < 2; i++)
-    d->wg_pipe[i] = mlirValueIsNull(d->olds[i]) || hoists_swizzled(L, op, d->olds[i]) ? (MlirValue){NULL} : d->olds[i];
+    d->wg_pipe[i] =
+        mlirValueIsNull(d->olds[i]) || hoist_slot(L, op, d->olds[i], 0, true) >= 0 ? (MlirValue){NULL} : d->olds[i];
 }
 
 bool tc_nvptx_dot_request(tc_lower *L, MlirOperation dot, tc_pipe_request *r) {
@@ -1025,8 +1022,8 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
     asrc = NULL; /* never by frag_eligible's plans; the staged path reads it then */
   dot_operands d;
   operands_of(L, op, &p, carry != NULL, asrc != NULL, &d);
-  MlirValue bop = d.olds[1], bufs[2];
-  int64_t bbank = d.banks[1], strides[2] = {0, 0};
+  MlirValue bop = d.olds[1], bufs[2] = {{NULL}, {NULL}};
+  int64_t strides[2] = {0, 0};
   bool frag_result = d.frag_result, fenced = false;
   /* operands loaded in the K loop around the dot: num_stages - 1 trips ahead (nvptx_pipeline.c);
    * sm_90a: in wgmma's swizzled layouts (d.wg_pipe all, or none), the others staged once */
@@ -1035,7 +1032,6 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   bool wg = d.try_wg && (!need || (piped = tc_nvptx_pipeline_operands(L, op, d.wg_pipe, d.banks, 2, true, bufs, strides,
                                                                       &fenced)) == need);
   if (!wg) piped = tc_nvptx_pipeline_operands(L, op, d.olds, d.banks, 2, false, bufs, strides, &fenced);
-  if (wg && !need) bufs[0] = bufs[1] = (MlirValue){NULL};
   if (wg && !asrc && mlirValueIsNull(bufs[0])) bufs[0] = hoisted_operand(L, op, aop, 0, true, &strides[0]);
   if (wg && mlirValueIsNull(bufs[1])) bufs[1] = hoisted_operand(L, op, bop, 0, true, &strides[1]);
   if (L->status) return 1;
@@ -1043,15 +1039,14 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
     tc_fail_here(L, TILEC_ERROR_INTERNAL, "a wgmma operand could not be staged");
     return 1;
   }
-  int64_t banks[2] = {d.banks[0], d.banks[1]};
   bool staged = false; /* an operand written to shared memory after the pipeline's barrier */
   if (!mlirValueIsNull(bufs[0])) abuf = bufs[0], p.as = strides[0];
-  else if (!asrc && mlirValueIsNull(abuf = hoisted_operand(L, op, aop, banks[0], false, &p.as)))
-    staged |= !is_buffer(L, aop), abuf = stage_operand(L, aop, banks[0], false, false, &p.as);
+  else if (!asrc && mlirValueIsNull(abuf = hoisted_operand(L, op, aop, d.banks[0], false, &p.as)))
+    staged |= !is_buffer(L, aop), abuf = stage_operand(L, aop, d.banks[0], false, false, &p.as);
   MlirValue bbuf = bufs[1];
   if (!mlirValueIsNull(bbuf)) p.bs = strides[1];
-  else if (mlirValueIsNull(bbuf = hoisted_operand(L, op, bop, bbank, false, &p.bs)))
-    staged |= !is_buffer(L, bop), bbuf = stage_operand(L, bop, bbank, false, false, &p.bs);
+  else if (mlirValueIsNull(bbuf = hoisted_operand(L, op, bop, d.banks[1], false, &p.bs)))
+    staged |= !is_buffer(L, bop), bbuf = stage_operand(L, bop, d.banks[1], false, false, &p.bs);
   if (L->status) return 1;
   if (carry && p.ops == OPS_S8 && !p.btrans && p.N % 16 == 0 && p.bs % 16 == 0) { /* read as tl.trans(B^T) */
     bbuf = transpose_s8(L, bbuf, p.K, p.N, p.bs, &p.bs);
@@ -1062,7 +1057,7 @@ int tc_nvptx_emit_dot(tc_lower *L, MlirOperation *roots, int n) {
   /* The pipeline's barrier (emitted at this dot, after every earlier nest of the trip, or at
    * the first dot of its group with nothing written since) already makes the operands and
    * what A and acc read complete, unless an operand was written after it. */
-  fenced = piped > 0 && fenced && !staged;
+  fenced = fenced && !staged;
   MlirValue acc = mlirOperationGetOperand(op, 2);
   a_frags *afix = NULL;
   if (asrc) {

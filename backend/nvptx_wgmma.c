@@ -16,7 +16,7 @@
  *     that all the dots and row vectors of a kernel's fragments share the same rows whichever
  *     instruction computes each.
  * A dot of such a plan runs on wgmma when the instruction takes it (tc_wgmma_runs) and its
- * operands can be had in wgmma's layouts (nvptx_dot.c's wgmma_operands): each pipelined
+ * operands can be had in wgmma's layouts (nvptx_dot.c's operands_of): each pipelined
  * (nvptx_pipeline.c, swizzled) or, when its loop does not change it (attention's q), staged
  * once before the loop in the same layout, or, for A, the registers of a fragment tile
  * (tc_mma_frag_a: attention's p, the wgmma form with A in registers). Otherwise mma.sync
@@ -94,12 +94,9 @@ bool tc_wgmma_runs(const mma_plan *p, bool afix) {
 }
 
 bool tc_wgmma_plan(tc_lower *L, mma_plan *p) {
-  /* rows of the swizzled stages: 32, 64 or a multiple of 128 bytes (N-major B: 2 N; K-major
-   * A: 2 K) */
-  if (!tc_wgmma_runs(p, false) || (p->N <= 64 ? p->N & (p->N - 1) : p->N % 64) || p->N < 16 ||
-      (p->K <= 64 ? p->K & (p->K - 1) : p->K % 64))
-    return false;
-  return wg_layout(L, p, MAXT);
+  /* rows the swizzled stages take (N-major B: 2 N bytes; K-major A: 2 K) */
+  return wg_layout(L, p, MAXT) && tc_wgmma_runs(p, false) && tc_nvptx_swizzle_fits(8, p->N / 8) &&
+         tc_nvptx_swizzle_fits(8, p->K / 8);
 }
 
 static MlirValue i64c(tc_builder *b, int64_t v) { return tcb_const_int(b, tcb_int_type(b->ctx, 64), v); }
