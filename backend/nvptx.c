@@ -495,6 +495,14 @@ static mem_access op_access(MlirOperation op) {
     static const char emu[] = "tilec_rt_emu_";
     if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("tilec_rt_emu_ldmatrix_x4")))
       return space_of(mlirOperationGetOperand(op, 1), false); /* the emulated ldmatrix: its row's buffer */
+    if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("tilec_rt_emu_cp_async"))) {
+      mem_access a = space_of(mlirOperationGetOperand(op, 0), true),
+                 g = space_of(mlirOperationGetOperand(op, 1), false);
+      merge(&a, &g); /* the emulated cp.async: as nvvm's */
+      return a;
+    }
+    if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("tilec_rt_emu_cp_async_wait")))
+      return (mem_access){.bits = SHARED_W | SHARED_ANY_W};
     if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("tilec_rt_emu_wgmma_m64nNk16"))) {
       mem_access a = space_of(mlirOperationGetOperand(op, 2), false),
                  g = space_of(mlirOperationGetOperand(op, 4), false);
@@ -1033,10 +1041,12 @@ static bool note_address_uses(buf_life *l, MlirValue v, const tc_valmap *m, int 
     }
     for (size_t i = 0; i < sizeof access / sizeof access[0] && !ok; i++)
       if (tc_op_is(user, access[i])) ok = true;
-    if (ok && tc_op_is(user, "func.call")) { /* the emulator's ldmatrix reads through it; nothing else may */
+    if (ok && tc_op_is(user, "func.call")) { /* the emulator's ldmatrix and cp.async; nothing else may */
       MlirAttribute c = mlirOperationGetAttributeByName(user, mlirStringRefCreateFromCString("callee"));
-      ok = !mlirAttributeIsNull(c) && mlirStringRefEqual(mlirSymbolRefAttrGetRootReference(c),
-                                                         mlirStringRefCreateFromCString("tilec_rt_emu_ldmatrix_x4"));
+      MlirStringRef callee =
+          mlirAttributeIsNull(c) ? mlirStringRefCreateFromCString("") : mlirSymbolRefAttrGetRootReference(c);
+      ok = mlirStringRefEqual(callee, mlirStringRefCreateFromCString("tilec_rt_emu_ldmatrix_x4")) ||
+           mlirStringRefEqual(callee, mlirStringRefCreateFromCString("tilec_rt_emu_cp_async"));
     }
     if (!ok || !note_use(l, user, m)) return false;
   }

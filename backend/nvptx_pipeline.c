@@ -37,7 +37,9 @@
  * way (waiting with S-2 groups pending never leaves the trip's own group pending: the S-2
  * newer ones of that operand are already committed).
  *
- * nvptx-emu runs the same structure, each cp.async a plain 16-byte copy. */
+ * nvptx-emu runs the same structure with the emulator's cp.async (runtime/emu.c): a chunk lands
+ * in its stage at the wait_group that covers its group, not at the issue, so a read of a stage
+ * without its wait, or a wait with too many groups pending, reads stale bytes there too. */
 #include "backend/nvptx.h"
 
 #include "conversion/lower.h"
@@ -237,37 +239,22 @@ static bool other_is_zero_fill(MlirOperation load) {
 }
 
 /* One chunk into the buffer: cp.async.cg of 16 bytes, of src_size of them (the rest zero
- * filled) when src_size is given; nvptx-emu copies at once (zeros where src_size is 0). */
-static void copy_chunk(tc_lower *L, tc_builder *b, const pipe_operand *o, MlirValue dst, MlirValue at, MlirValue src,
-                       MlirValue in) {
-  MlirType mem = tc_memory_type(L->ctx, o->elem);
-  MlirType vt = tc_vec_type(L->ctx, o->w, mem);
-  MlirNamedAttribute al = tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 16));
+ * filled) when src_size is given. nvptx-emu: the emulator's cp.async, which lands the chunk
+ * at the wait_group that covers it (runtime/emu.c), as late as a GPU may. */
+static void copy_chunk(tc_lower *L, tc_builder *b, MlirValue dst, MlirValue at, MlirValue src, MlirValue in) {
+  MlirType i32 = tcb_int_type(L->ctx, 32);
+  MlirValue size =
+      mlirValueIsNull(in) ? (MlirValue){NULL} : tcb_select(b, in, tcb_const_int(b, i32, 16), tcb_const_int(b, i32, 0));
   if (L->target->gpu_emulation) {
-    tc_builder cb = *b, zb;
-    if (!mlirValueIsNull(in)) tcb_if(b, in, 0, NULL, &cb, &zb);
-    MlirValue v = tcb_op1(&cb, "llvm.load", vt, 1, &src, 1, &al);
-    MlirValue ops[3] = {v, dst, at};
-    tcb_op(&cb, "vector.store", 0, NULL, 3, ops, 1, &al);
-    if (mlirValueIsNull(in)) {
-      *b = cb;
-      return;
-    }
-    tcb_op(&cb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-    ops[0] = tcb_is_float(mem) ? tcb_const_float(&zb, vt, 0.0) : tcb_const_int(&zb, vt, 0);
-    tcb_op(&zb, "vector.store", 0, NULL, 3, ops, 1, &al);
-    tcb_op(&zb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    MlirValue args[3] = {tc_nvptx_shared_address(L, b, dst, at), src,
+                         mlirValueIsNull(size) ? tcb_const_int(b, i32, 16) : size};
+    tc_call_runtime(L, b, "tilec_rt_emu_cp_async", 3, args);
     return;
   }
   MlirValue ops[3] = {tc_nvptx_shared_address(L, b, dst, at),
-                      tcb_cast(b, "llvm.addrspacecast", src, tcb_type(L->ctx, "!llvm.ptr<1>")),
-                      {NULL}};
-  MlirNamedAttribute ca[2] = {tcb_named(L->ctx, "size", mlirIntegerAttrGet(tcb_int_type(L->ctx, 32), 16)),
+                      tcb_cast(b, "llvm.addrspacecast", src, tcb_type(L->ctx, "!llvm.ptr<1>")), size};
+  MlirNamedAttribute ca[2] = {tcb_named(L->ctx, "size", mlirIntegerAttrGet(i32, 16)),
                               tcb_named(L->ctx, "modifier", tcb_attr(L->ctx, "#nvvm<load_cache_modifier cg>"))};
-  if (!mlirValueIsNull(in)) {
-    MlirType i32 = tcb_int_type(L->ctx, 32);
-    ops[2] = tcb_select(b, in, tcb_const_int(b, i32, 16), tcb_const_int(b, i32, 0));
-  }
   tcb_op(b, "nvvm.cp.async.shared.global", 0, NULL, mlirValueIsNull(in) ? 2 : 3, ops, 2, ca);
 }
 
@@ -314,7 +301,7 @@ static void issue_operand(tc_lower *L, tc_builder *b, const pipe_loop *pl, pipe_
     for (int64_t k = 0; k < o->u && !L->status; k++) {
       tc_pos lane = tc_pos_with(&pos[k], false);
       MlirValue src = tc_lane_address(&c, ptr, &lane);
-      if (!L->status) copy_chunk(L, &c.b, o, dst, at[k], src, in[k]);
+      if (!L->status) copy_chunk(L, &c.b, dst, at[k], src, in[k]);
     }
     *b = c.b;
     tc_chunk_free(&c);
@@ -332,7 +319,7 @@ static void issue_operand(tc_lower *L, tc_builder *b, const pipe_loop *pl, pipe_
   for (int64_t k = 0; k < o->u && !L->status; k++) {
     tc_pos lane = tc_pos_with(&pos[k], false);
     MlirValue src = tc_lane_address(&f, ptr, &lane);
-    if (!L->status) copy_chunk(L, &f.b, o, dst, at[k], src, (MlirValue){NULL});
+    if (!L->status) copy_chunk(L, &f.b, dst, at[k], src, (MlirValue){NULL});
   }
   if (mlirValueIsNull(mask)) *b = f.b;
   else tcb_op(&f.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
@@ -373,7 +360,8 @@ static void issue(tc_lower *L, tc_builder *b, const pipe_loop *pl, pipe_operand 
   tcb_if(b, tcb_cmpi(b, "slt", later, pl->ub), 0, NULL, &ib, NULL);
   for (int i = 0; i < n && !L->status; i++) issue_operand(L, &ib, pl, &ops[i], trips);
   tcb_op(&ib, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  if (!L->target->gpu_emulation) tcb_op(b, "nvvm.cp.async.commit.group", 0, NULL, 0, NULL, 0, NULL);
+  if (L->target->gpu_emulation) tc_call_runtime(L, b, "tilec_rt_emu_cp_async_commit", 0, NULL);
+  else tcb_op(b, "nvvm.cp.async.commit.group", 0, NULL, 0, NULL, 0, NULL);
 }
 
 static MlirWalkResult find_write(MlirOperation op, void *user) {
@@ -613,7 +601,10 @@ int tc_nvptx_pipeline_operands(tc_lower *L, MlirOperation dot, const MlirValue *
   tcb_op(&pb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   tcb_op(&fb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   /* this trip's group has landed; every warp is done with trip - 1's buffers */
-  if (!L->target->gpu_emulation) {
+  if (L->target->gpu_emulation) {
+    MlirValue pending = tcb_const_int(b, tcb_int_type(L->ctx, 32), S - 2);
+    tc_call_runtime(L, b, "tilec_rt_emu_cp_async_wait", 1, &pending);
+  } else {
     MlirNamedAttribute na = tcb_named(L->ctx, "n", mlirIntegerAttrGet(tcb_int_type(L->ctx, 32), S - 2));
     tcb_op(b, "nvvm.cp.async.wait.group", 0, NULL, 0, NULL, 1, &na);
     /* wgmma reads the stages through the async proxy: this thread's copies (generic proxy)

@@ -36,6 +36,11 @@ TILEC_RT_EXPORT void tilec_rt_emu_mma_m16n8k32_s8(int32_t a0, int32_t a1, int32_
                                                   int32_t b1, int32_t c0, int32_t c1, int32_t c2, int32_t c3,
                                                   int32_t *d);
 TILEC_RT_EXPORT void tilec_rt_emu_ldmatrix_x4(int32_t trans, const void *row, int32_t *out);
+/* cp.async.cg of 16 bytes (src_size of them read, the rest zero), its commit_group and
+ * wait_group `pending`: the copy lands in shared memory at the wait that covers its group */
+TILEC_RT_EXPORT void tilec_rt_emu_cp_async(void *dst, const void *src, int32_t src_size);
+TILEC_RT_EXPORT void tilec_rt_emu_cp_async_commit(void);
+TILEC_RT_EXPORT void tilec_rt_emu_cp_async_wait(int32_t pending);
 /* tilec_rt_emu_wgmma_m64nNk16's mode bits */
 #define TILEC_EMU_WGMMA_BF16 1    /* the operands are bf16 (else f16) */
 #define TILEC_EMU_WGMMA_TRANS_B 2 /* B is N-major (imm-trans-b 1) */

@@ -16,10 +16,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A thread's cp.async copies in flight: each lands in shared memory at the first
+ * cp.async.wait_group that waits for its group, not before (the latest moment the hardware
+ * may complete it: a read of the stage without that wait, or a barrier before it, sees the
+ * old bytes here as it may on a GPU). The source is read at the issue. */
+typedef struct emu_copy {
+  void *dst;
+  uint32_t group; /* the commit count when it was issued: its group */
+  uint8_t bytes[16];
+} emu_copy;
+typedef struct emu_copies {
+  emu_copy *v;
+  uint32_t n, cap;
+  uint32_t committed; /* groups committed so far */
+} emu_copies;
+
 typedef struct emu_cta {
   pthread_barrier_t *barrier;
   void *shared;
-  int32_t *exchange; /* EXCHANGE words per thread: the shuffles' and the MMAs' registers */
+  int32_t *exchange;  /* EXCHANGE words per thread: the shuffles' and the MMAs' registers */
+  emu_copies *copies; /* per thread */
   uint32_t nthreads;
   void (*body)(void *ctx);
   void *ctx;
@@ -47,6 +63,43 @@ void tilec_rt_emu_barrier(void) {
 }
 
 void *tilec_rt_emu_shared(void) { return tls_cta ? tls_cta->shared : NULL; }
+
+void tilec_rt_emu_cp_async(void *dst, const void *src, int32_t src_size) {
+  emu_cta *c = tls_cta;
+  if (!c) return;
+  emu_copies *q = &c->copies[tls_tid];
+  if (q->n == q->cap) {
+    uint32_t cap = q->cap ? 2 * q->cap : 64;
+    emu_copy *v = realloc(q->v, cap * sizeof *v);
+    if (!v) {
+      tilec_rt_emu_fail("nvptx-emu: out of memory for cp.async's copies in flight");
+      return;
+    }
+    q->v = v, q->cap = cap;
+  }
+  emu_copy *e = &q->v[q->n++];
+  e->dst = dst;
+  e->group = q->committed;
+  memset(e->bytes, 0, sizeof e->bytes);                                           /* zero fill past src_size */
+  if (src_size > 0) memcpy(e->bytes, src, src_size < 16 ? (size_t)src_size : 16); /* nothing read at 0 */
+}
+
+void tilec_rt_emu_cp_async_commit(void) {
+  if (tls_cta) tls_cta->copies[tls_tid].committed++;
+}
+
+void tilec_rt_emu_cp_async_wait(int32_t pending) {
+  emu_cta *c = tls_cta;
+  if (!c) return;
+  emu_copies *q = &c->copies[tls_tid];
+  /* every committed group but the newest `pending` ones lands, in issue order */
+  uint32_t limit = (uint32_t)pending >= q->committed ? 0 : q->committed - (uint32_t)pending, kept = 0;
+  for (uint32_t i = 0; i < q->n; i++) {
+    if (q->v[i].group < limit) memcpy(q->v[i].dst, q->v[i].bytes, sizeof q->v[i].bytes);
+    else q->v[kept++] = q->v[i];
+  }
+  q->n = kept;
+}
 
 /* shfl.sync over the warp: lane i gets lane i + delta's value (up: i - delta; xor: i ^
  * delta), its own where that is outside the warp. Called by every thread of the CTA at once
@@ -385,14 +438,17 @@ void tilec_rt_emu_cta(uint32_t nthreads, uint64_t shared_bytes, void (*body)(voi
                  .ctx = ctx,
                  .nthreads = nthreads,
                  .shared = alloc_shared(shared_bytes),
-                 .exchange = calloc((size_t)nthreads * EXCHANGE, sizeof(int32_t))};
-  emu_pool *pool = cta.shared && cta.exchange ? pool_for(nthreads) : NULL;
+                 .exchange = calloc((size_t)nthreads * EXCHANGE, sizeof(int32_t)),
+                 .copies = calloc(nthreads, sizeof(emu_copies))};
+  bool allocated = cta.shared && cta.exchange && cta.copies;
+  emu_pool *pool = allocated ? pool_for(nthreads) : NULL;
   if (!pool) {
     free(cta.shared);
     free(cta.exchange);
+    free(cta.copies);
     char msg[160];
     snprintf(msg, sizeof msg, "nvptx-emu: a program of %u threads %s", nthreads,
-             cta.shared && cta.exchange ? "cannot create its threads" : "cannot allocate its shared memory");
+             allocated ? "cannot create its threads" : "cannot allocate its shared memory");
     tilec_rt_emu_fail(msg);
     return;
   }
@@ -410,5 +466,7 @@ void tilec_rt_emu_cta(uint32_t nthreads, uint64_t shared_bytes, void (*body)(voi
   pthread_mutex_unlock(&pool->lock);
   free(cta.shared);
   free(cta.exchange);
+  for (uint32_t i = 0; i < nthreads; i++) free(cta.copies[i].v); /* copies never waited for: dropped */
+  free(cta.copies);
   tilec_rt_emu_release_jmp(unwind); /* a failed assert of thread 0 unwinds the program now */
 }
