@@ -15,7 +15,22 @@ def sigmoid(v):
         return 1.0 / (1.0 + np.exp(-v))
 
 
-HEADER = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+HEADER = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def _add(a, b):
+    return a + b
+
+
+@triton.jit
+def _max(a, b):
+    return tl.maximum(a, b)
+
+
+@triton.jit
+"""
 
 
 class Gen:
@@ -30,13 +45,15 @@ class Gen:
         self.params = []
         r = self.r
         self.dot = r.random() < 0.35
-        sizes = [16, 32, 64] if self.dot else [1, 2, 4, 8, 16, 32, 64, 128, 256]
+        sizes = [16, 32, 64, 128] if self.dot else [1, 2, 4, 8, 16, 32, 64, 128, 256]
+        self.BK = r.choice([16, 32, 64])
         while True:
             self.BM = r.choice(sizes + ([128] if self.dot else []))
             self.BN = r.choice(sizes)
-            if self.BM * self.BN <= (8192 if self.dot else 16384):
+            # at most 8192 elements: three live 128 x 128 fp32 tiles kept in shared memory (64 KiB
+            # each) are more than sm_80 has, which tilec refuses (Triton would spill registers)
+            if self.BM * self.BN <= 8192:
                 break
-        self.BK = r.choice([16, 32, 64])
         # the real extents: sometimes the block's, sometimes ragged (masked rows and columns)
         self.N = self.BN if r.random() < 0.5 else r.randint(1, self.BN)
         self.progs = r.choice([1, 1, 2, 3])
@@ -87,7 +104,7 @@ class Gen:
                 val = arr.astype(np.float64)
             other = r.choice([0.0, 0.0, 1.0, -1.5])
         else:
-            dt = r.choice(["int32", "int32", "int8", "int16", "uint8"])
+            dt = r.choice(["int32", "int32", "int8", "int16", "uint8", "int64"])
             arr = self.np.integers(0 if dt == "uint8" else -6, 7, (self.M, self.N)).astype(dt)
             val = arr.astype(np.int64)
             other = r.choice([0, 0, 3, -2]) if dt != "uint8" else r.choice([0, 3])
@@ -95,7 +112,7 @@ class Gen:
         full = np.full((self.BM * self.progs, self.BN), other, dtype=np.float64 if kind == "f" else np.int64)
         full[: self.M, : self.N] = val
         code = "tl.load(%s + rows[:, None] * %d + cols[None, :], mask=mask, other=%r)" % (pname, self.N, other)
-        if dt not in ("fp32", "int32"):
+        if dt not in ("fp32", "int32", "int64"):  # int64 stays: its arithmetic promotes the int32 it meets
             code += ".to(tl.float32)" if kind == "f" else ".to(tl.int32)"
         return self.var(code, full, kind, "T")
 
@@ -108,6 +125,9 @@ class Gen:
         if kind == "bf16":
             bits = (base.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
             return (bits, "bf16"), (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+        if kind == "f32":
+            a = base.astype(np.float32)
+            return a, a.astype(np.float64)
         a = base.astype(np.float16)
         return a, a.astype(np.float64)
 
@@ -122,7 +142,9 @@ class Gen:
             return self.chain_tile()
         if c < 0.3:
             return self.flash_tile()
-        ek = r.choice(["f16", "f16", "bf16", "i8"])
+        ek = r.choice(["f16", "f16", "bf16", "i8", "f32"])
+        # fp32: Triton's default tf32 on the GPU (within the tolerance at these K), or ieee
+        prec = ', input_precision="ieee"' if ek == "f32" and r.random() < 0.5 else ""
         i8 = ek == "i8"
         ksteps = r.choice([1, 2, 3])
         K = self.BK * ksteps
@@ -171,14 +193,16 @@ class Gen:
             val = val + init[1]
         else:
             self.lines.append("    %s = tl.zeros((%d, %d), dtype=%s)" % (name, self.BM, BN, acc_t))
-        self.lines.append("    for k0 in range(0, %s, %d):" % ("k_" + an if ragged else K, BK))
+        rng = "range" if r.random() < 0.7 else "tl.range"
+        st = ", num_stages=%d" % r.choice([1, 2, 4]) if rng == "tl.range" and r.random() < 0.7 else ""
+        self.lines.append("    for k0 in %s(0, %s, %d%s):" % (rng, "k_" + an if ragged else K, BK, st))
         self.lines.append("        kk = k0 + tl.arange(0, %d)" % BK)
         self.lines.append("        a_%s = tl.load(%s + %s%s)" % (name, an, ka, am))
         self.lines.append("        b_%s = %s" % (name, bload))
         if r.random() < 0.5:
-            self.lines.append("        %s += tl.dot(a_%s, b_%s)" % (name, name, name))
+            self.lines.append("        %s += tl.dot(a_%s, b_%s%s)" % (name, name, name, prec))
         else:
-            self.lines.append("        %s = tl.dot(a_%s, b_%s, %s)" % (name, name, name, name))
+            self.lines.append("        %s = tl.dot(a_%s, b_%s, %s%s)" % (name, name, name, name, prec))
         self.rename(first, name)
         return (name, val, "i" if i8 else "f", "T")
 
@@ -270,42 +294,59 @@ class Gen:
                     return self.cast(d, kind)
             return self.load_tile(kind)
         c = r.random()
-        if c < 0.3:
+        if c < 0.24:
             return self.binary(self.tile(kind, depth - 1), self.tile(kind, depth - 1), kind)
-        if c < 0.45:
+        if c < 0.36:
             return self.unary(self.tile(kind, depth - 1))
-        if c < 0.6:  # a broadcast row or column vector
+        if c < 0.48:  # a broadcast row or column vector
             t = self.tile(kind, depth - 1)
             v = self.vector(kind, depth - 1, r.choice("RC"))
             return self.binary(t, self.spread(v), kind)
-        if c < 0.68:
+        if c < 0.54:
             t = self.tile(kind, depth - 1)
             return self.var("tl.cumsum(%s, axis=%d)" % (t[0], 1), np.cumsum(t[1], axis=1), kind, "T")
-        if c < 0.74:
+        if c < 0.59:
             t = self.tile(kind, depth - 1)
             vals = self.blocks(t[1])
             out = np.concatenate([np.cumsum(b, axis=0) for b in vals])
             return self.var("tl.cumsum(%s, axis=0)" % t[0], out, kind, "T")
-        if c < 0.8 and self.BM == self.BN:
+        if c < 0.64 and self.BM == self.BN:
             t = self.tile(kind, depth - 1)
             out = np.concatenate([b.T for b in self.blocks(t[1])])
             return self.var("tl.trans(%s)" % t[0], out, kind, "T")
-        if c < 0.86:  # reshape to (BN, BM) and transpose back: a reordering of the elements
+        if c < 0.69:  # reshape to (BN, BM) and transpose back: a reordering of the elements
             t = self.tile(kind, depth - 1)
             out = np.concatenate([b.reshape(self.BN, self.BM).T for b in self.blocks(t[1])])
             return self.var("tl.trans(tl.reshape(%s, (%d, %d)))" % (t[0], self.BN, self.BM), out, kind, "T")
-        if c < 0.94:  # where on an index condition
+        if c < 0.75:  # where on an index condition
             a, b = self.tile(kind, depth - 1), self.tile(kind, depth - 1)
             lim = r.randint(0, self.BN)
             cond = np.broadcast_to(np.arange(self.BN)[None, :] < lim, a[1].shape)
             return self.var("tl.where(cols[None, :] < %d, %s, %s)" % (lim, a[0], b[0]), np.where(cond, a[1], b[1]),
                             kind, "T")
-        if c < 0.95:
+        if c < 0.76:
             v = self.vector(kind, depth - 1, "R")
             w = self.vector(kind, depth - 1, "C")
             return self.binary(self.spread(v), self.spread(w), kind)
         c = r.random()
-        if c < 0.3:  # a loop carrying a tile
+        if c < 0.07:  # a while loop carrying a tile and a counter
+            t, u = self.tile(kind, depth - 1), self.tile(kind, depth - 1)
+            n = r.randint(0, 3)
+            name = "v%d" % self.n
+            self.n += 1
+            self.lines += ["    %s = %s" % (name, t[0]), "    i_%s = 0" % name, "    while i_%s < %d:" % (name, n)]
+            val = t[1]
+            if kind == "f":
+                self.lines.append("        %s = tl.maximum(%s, %s) * 0.5" % (name, name, u[0]))
+                for _ in range(n):
+                    val = np.maximum(val, u[1]) * 0.5
+            else:
+                self.lines.append("        %s = (%s - (%s >> 2)).to(%s.dtype)" % (name, name, u[0], name))
+                for _ in range(n):
+                    val = val - (u[1] >> 2)
+            self.lines.append("        i_%s += 1" % name)
+            return (name, val, kind, "T")
+        if c < 0.14:  # a loop carrying a tile
             t, u = self.tile(kind, depth - 1), self.tile(kind, depth - 1)
             n = r.randint(1, 3)
             name = "v%d" % self.n
@@ -318,14 +359,53 @@ class Gen:
                 for _ in range(n):
                     val = val * 0.5 + u[1]
             else:
-                self.lines.append("        %s = (%s >> 1) + %s" % (name, name, u[0]))
+                self.lines.append("        %s = ((%s >> 1) + %s).to(%s.dtype)" % (name, name, u[0], name))
                 for _ in range(n):
                     val = (val >> 1) + u[1]
             return (name, val, kind, "T")
-        if c < 0.5:  # flip along the columns
+        if c < 0.3 and self.BN % 2 == 0:  # pairs of columns summed in 3-D, then joined back
+            t = self.tile(kind, depth - 1)
+            pair = t[1].reshape(-1, self.BN // 2, 2).sum(axis=2)
+            v = self.var("tl.sum(tl.reshape(%s, (%d, %d, 2)), axis=2)" % (t[0], self.BM, self.BN // 2), pair, kind, "H")
+            return self.var("tl.reshape(tl.join(%s, %s), (%d, %d))" % (v[0], v[0], self.BM, self.BN),
+                            np.repeat(pair, 2, axis=1), kind, "T")
+        if c < 0.37 and self.BN % 2 == 0:  # the middle axis of a 3-D view reduced, then joined back
+            t = self.tile(kind, depth - 1)
+            h = self.BN // 2
+            mx = t[1].reshape(-1, 2, h).max(axis=1)
+            v = self.var("tl.max(tl.reshape(%s, (%d, 2, %d)), axis=1)" % (t[0], self.BM, h), mx, kind, "H")
+            j = np.stack([mx, mx], axis=2).reshape(-1, self.BN)
+            return self.var("tl.reshape(tl.join(%s, %s), (%d, %d))" % (v[0], v[0], self.BM, self.BN), j, kind, "T")
+        if c < 0.44:  # a gather along the columns
+            t = self.tile(kind, depth - 1)
+            k = r.choice([1, 3, 5, 7])
+            idx = (np.arange(self.BN)[None, :] * k + np.arange(self.BM)[:, None]) % self.BN
+            val = np.concatenate([np.take_along_axis(b, idx, axis=1) for b in self.blocks(t[1])])
+            return self.var("tl.gather(%s, (cols[None, :] * %d + tl.arange(0, BM)[:, None]) %% BN, 1)" % (t[0], k),
+                            val, kind, "T")
+        if c < 0.56:  # one tile or another by the program's parity (an scf.if yielding tiles)
+            a, b = self.tile(kind, depth - 1), self.tile(kind, depth - 1)
+            name = "v%d" % self.n
+            self.n += 1
+            cv = ".to(tl.int32)" if kind == "i" else ""  # one type from both branches (int64 loads)
+            self.lines += ["    if tl.program_id(0) % 2 == 0:", "        %s = (%s)%s" % (name, a[0], cv), "    else:",
+                           "        %s = (%s)%s" % (name, b[0], cv)]
+            even = (np.arange(self.BM * self.progs) // self.BM % 2 == 0)[:, None]
+            return (name, np.where(even, a[1], b[1]), kind, "T")
+        if c < 0.7:  # a scan with a combine function, or cumsum from the end
+            t = self.tile(kind, depth - 1)
+            axis = r.choice([0, 1])
+            rev = r.random() < 0.5
+            blocks = self.blocks(t[1])
+            if rev:
+                val = np.concatenate([np.flip(np.cumsum(np.flip(b, axis), axis=axis), axis) for b in blocks])
+                return self.var("tl.cumsum(%s, axis=%d, reverse=True)" % (t[0], axis), val, kind, "T")
+            val = np.concatenate([np.maximum.accumulate(b, axis=axis) for b in blocks])
+            return self.var("tl.associative_scan(%s, %d, _max)" % (t[0], axis), val, kind, "T")
+        if c < 0.76:  # flip along the columns
             t = self.tile(kind, depth - 1)
             return self.var("tl.flip(%s, 1)" % t[0], t[1][:, ::-1], kind, "T")
-        if c < 0.7:  # sort a loaded tile's rows
+        if c < 0.84:  # sort a loaded tile's rows
             t = self.load_tile(kind)
             desc = r.random() < 0.5
             val = np.sort(t[1], axis=1)
@@ -345,25 +425,48 @@ class Gen:
             op = r.choice(["argmax", "argmin"])
             return self.reduce(t, op, shape)
         t = self.tile(kind, depth)
-        op = r.choice(["sum", "max", "min"])
-        return self.reduce(t, op, shape)
+        op = r.choice(["sum", "max", "min", "sum", "max", "min", "_add", "_max"])
+        v = self.reduce(t, op, shape)
+        c = r.random()
+        if c < 0.1 and depth > 0:  # two vectors of one shape combined (a 1-D tile op)
+            w = self.vector(kind, depth - 1, shape)
+            f = {"f": (np.maximum, "tl.maximum"), "i": (np.minimum, "tl.minimum")}[kind]
+            return self.var("%s(%s, %s)" % (f[1], v[0], w[0]), f[0](v[1], w[1]), kind, shape)
+        if c < 0.18:  # a 1-D scan or flip of the vector (per program)
+            if shape == "R":
+                blocks = v[1].reshape(self.progs, self.BM)
+                if r.random() < 0.5:
+                    return self.var("tl.cumsum(%s, 0)" % v[0], np.cumsum(blocks, axis=1).reshape(-1), kind, shape)
+                return self.var("tl.flip(%s, 0)" % v[0], blocks[:, ::-1].reshape(-1), kind, shape)
+            if r.random() < 0.5:
+                return self.var("tl.cumsum(%s, 0)" % v[0], np.cumsum(v[1], axis=1), kind, shape)
+            return self.var("tl.flip(%s, 0)" % v[0], v[1][:, ::-1], kind, shape)
+        return v
 
     def reduce(self, t, op, shape):
         axis = 1 if shape == "R" else 0
-        f = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin}[op]
+        f = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin, "_add": np.sum,
+             "_max": np.max}[op]
         if axis == 1:
             val = f(t[1], axis=1)
         else:
             val = np.stack([f(b, axis=0) for b in self.blocks(t[1])])  # per program: (progs, BN)
         kind = "i" if op.startswith("arg") else t[2]
+        if op.startswith("_"):  # tl.reduce with a combine function of the kernel's file
+            return self.var("tl.reduce(%s, %d, %s)" % (t[0], axis, op), val, kind, shape)
         return self.var("tl.%s(%s, axis=%d)" % (op, t[0], axis), val, kind, shape)
 
     def spread(self, v):
         """A row vector as [:, None] or a column vector (one per program) as [None, :]: the
         tile it broadcasts to."""
+        r = self.r.random()
         if v[3] == "R":
-            return (v[0] + "[:, None]", np.broadcast_to(v[1][:, None], (len(v[1]), self.BN)), v[2], "T")
-        return (v[0] + "[None, :]", np.repeat(v[1], self.BM, axis=0), v[2], "T")
+            code = (v[0] + "[:, None]" if r < 0.6 else "tl.expand_dims(%s, 1)" % v[0] if r < 0.8 else
+                    "tl.broadcast_to(%s[:, None], (BM, BN))" % v[0])
+            return (code, np.broadcast_to(v[1][:, None], (len(v[1]), self.BN)), v[2], "T")
+        code = (v[0] + "[None, :]" if r < 0.6 else "tl.expand_dims(%s, 0)" % v[0] if r < 0.8 else
+                "tl.broadcast_to(%s[None, :], (BM, BN))" % v[0])
+        return (code, np.repeat(v[1], self.BM, axis=0), v[2], "T")
 
     def binary(self, a, b, kind):
         r = self.r
@@ -428,6 +531,16 @@ class Gen:
             self.param("ROW", np.zeros(self.M, vdt))
             outs["ROW"] = v[1][: self.M]
             store.append("    tl.store(ROW + rows, %s, mask=rows < M)" % v[0])
+        if r.random() < 0.25:  # every program's column reductions into one vector, atomically
+            u = self.tile(kind, r.choice([0, 1, 2]))
+            if kind == "f":
+                self.param("ATOM", np.zeros(self.N, np.float32))
+                outs["ATOM"] = u[1].sum(axis=0)[: self.N]
+                store.append("    tl.atomic_add(ATOM + cols, tl.sum(%s, axis=0), mask=cols < N)" % u[0])
+            else:
+                self.param("ATOM", np.full(self.N, -1000, np.int32))
+                outs["ATOM"] = np.maximum(u[1].max(axis=0)[: self.N], -1000)
+                store.append("    tl.atomic_max(ATOM + cols, tl.max(%s, axis=0), mask=cols < N)" % u[0])
         head = ["def kernel(%s, M, N, BM: tl.constexpr, BN: tl.constexpr):" % ", ".join(self.params),
                 "    rows = tl.program_id(0) * BM + tl.arange(0, BM)",
                 "    cols = tl.arange(0, BN)",
