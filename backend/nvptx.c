@@ -1480,10 +1480,26 @@ static tc_builder entry_builder(tc_lower *L);
 #define THREAD_TILE_MARK "tilec.thread_tile"
 #define THREAD_TILE_BYTES 256 /* of one tile, per thread (64 fp32 registers) */
 
-/* Do the ops reading v (through elementwise ops, in v's block) read it only at the
- * positions of nests over v's shape: same-shaped stores, a rank-1 reduction, and where
- * `loop` is not null its body's yield into a carried value in a buffer (written by nests
- * over the shape), not into one the warps' MMA fragments carry (read at theirs)? */
+/* Is `inner` blk or a block nested in it through loops and ifs only (whose nests deal a
+ * shape's chunks to the threads as blk's do)? */
+static bool in_control_flow_of(MlirBlock blk, MlirBlock inner) {
+  for (MlirBlock b = inner; !mlirBlockEqual(b, blk);) {
+    MlirOperation parent = mlirBlockGetParentOperation(b);
+    if (mlirOperationIsNull(parent) ||
+        !(tc_op_is(parent, "scf.for") || tc_op_is(parent, "scf.if") || tc_op_is(parent, "scf.while")))
+      return false;
+    b = mlirOperationGetBlock(parent);
+    if (mlirBlockIsNull(b)) return false;
+  }
+  return true;
+}
+
+/* Do the ops reading v (through elementwise ops, in v's block or the loops and ifs in it:
+ * every nest over one shape deals the same chunks to the same thread, so a loop's body reads
+ * a tile computed before it in place) read it only at the positions of nests over v's shape:
+ * same-shaped stores, a rank-1 reduction, and where `loop` is not null its body's yield into
+ * a carried value in a buffer (written by nests over the shape), not into one the warps' MMA
+ * fragments carry (read at theirs)? */
 static bool read_in_place_or_yield(tc_lower *L, MlirValue v, MlirBlock blk, const int64_t *shape, int rank,
                                    MlirOperation loop, int depth) {
   if (depth > 32) return false;
@@ -1492,7 +1508,7 @@ static bool read_in_place_or_yield(tc_lower *L, MlirValue v, MlirBlock blk, cons
                             : mlirBlockGetTerminator(mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)));
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
     MlirOperation user = mlirOpOperandGetOwner(u);
-    if (!mlirBlockEqual(mlirOperationGetBlock(user), blk)) return false;
+    if (!in_control_flow_of(blk, mlirOperationGetBlock(user))) return false;
     if (!mlirOperationIsNull(yield) && mlirOperationEqual(user, yield)) {
       if (tc_nvptx_mma_carries.count(L, loop, (int)mlirOpOperandGetOperandNumber(u))) return false;
       continue;
@@ -1538,10 +1554,16 @@ static int thread_tile_shape(tc_lower *L, MlirType t, int64_t *shape) {
   return k && bytes <= THREAD_TILE_BYTES ? rank : 0;
 }
 
+/* A tile computed in a loop's body may also be yielded there (a carried tile's next value:
+ * `dw += dy * xn`), which the carried buffer's nests write in place. */
 static bool thread_tile(tc_lower *L, MlirValue old) {
   int64_t shape[TC_RANK];
   int rank = mlirValueIsAOpResult(old) ? thread_tile_shape(L, mlirValueGetType(old), shape) : 0;
-  return rank && read_in_place(L, old, mlirOperationGetBlock(mlirOpResultGetOwner(old)), shape, rank);
+  if (!rank) return false;
+  MlirBlock blk = mlirOperationGetBlock(mlirOpResultGetOwner(old));
+  MlirOperation parent = mlirBlockGetParentOperation(blk);
+  MlirOperation loop = !mlirOperationIsNull(parent) && tc_op_is(parent, "scf.for") ? parent : (MlirOperation){NULL};
+  return read_in_place_or_yield(L, old, blk, shape, rank, loop, 0);
 }
 
 /* The thread's own array for a tile of type t, at the kernel's entry (LLVM promotes it to
