@@ -34,6 +34,13 @@ CONFIGS = [
     dict(name="swiglu_fwd", file="swiglu.py", kernel="swiglu_fwd_kernel", warps=8, dims=(4096, 8192), dtype="bf16",
          signature="*bf16:16, *bf16:16, *bf16:16, i32:16, i32:16, 8192",
          what="4096x8192 bf16, BLOCK 8192, 8 warps"),
+    dict(name="rmsnorm_bwd", file="rmsnorm.py", kernel="rmsnorm_bwd_kernel", warps=8, dims=(4096, 4096),
+         dtype="bf16", signature="*bf16:16, *bf16:16, *bf16:16, *bf16:16, *fp32:16, *fp32:16, i32:16, i32:16, "
+                                 "i32:16, i32:16, 4096",
+         what="4096x4096 bf16 (dx, dw partials), 32 rows a program, BLOCK 4096, 8 warps"),
+    dict(name="swiglu_bwd", file="swiglu.py", kernel="swiglu_bwd_kernel", warps=8, dims=(4096, 8192), dtype="bf16",
+         signature="*bf16:16, *bf16:16, *bf16:16, *bf16:16, *bf16:16, i32:16, i32:16, 8192",
+         what="4096x8192 bf16 (da, db), BLOCK 8192, 8 warps"),
     dict(name="cross_entropy", file="cross_entropy.py", kernel="cross_entropy_kernel", warps=8, dims=(4096, 32000),
          dtype="bf16", signature="*bf16:16, *bf16:16, *i64:16, *fp32:16, i32:16, i32:16, i32, i32, 4096",
          what="4096x32000 bf16 (loss + in-place dlogits), BLOCK 4096, 8 warps"),

@@ -183,6 +183,44 @@ def setup(cfg, dev):
                               BLOCK_SIZE=sig_block), grid=(R,), outputs=lambda: (y,), clear=lambda: fill_bad(y, rstd),
                     torch_fn=eager, reference=ref, work=2 * 2 * R * N, unit="GB/s", tol=tol,
                     note="bytes: read x, write y; torch: eager Llama RMSNorm")
+    if name == "rmsnorm_bwd":
+        R, N = dims
+        rows_per_program = 32
+        progs = (R + rows_per_program - 1) // rows_per_program
+        x, dy, w = rnd(R, N), rnd(R, N), rnd(N, scale=0.1)
+        dx, dw_partial = empty(R, N), empty(progs, N, dtype=torch.float32)
+        if dev != "meta":
+            w += 1
+        rstd = (torch.empty(R, dtype=torch.float32, device="meta") if dev == "meta" else
+                torch.rsqrt(x.float().pow(2).mean(-1) + 1e-6))
+
+        def grads(dtype):  # autograd of Llama's RMSNorm (eager torch in the input's dtype, or float64)
+            xt = x.to(dtype).detach().requires_grad_()
+            wt = w.to(dtype).detach().requires_grad_()
+            xf = xt.float() if dtype != torch.float64 else xt
+            y = wt * (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)).to(dtype)
+            return torch.autograd.grad(y, (xt, wt), dy.to(dtype))
+        return Case(args=dict(dx_ptr=dx, dy_ptr=dy, x_ptr=x, w_ptr=w, rstd_ptr=rstd, dw_partial_ptr=dw_partial,
+                              row_stride=N, n_rows=R, n_cols=N, rows_per_program=rows_per_program,
+                              BLOCK_SIZE=sig_block), grid=(progs,),
+                    outputs=lambda: (dx, dw_partial.sum(0)), clear=lambda: fill_bad(dx, dw_partial),
+                    torch_fn=lambda: grads(x.dtype), reference=lambda: grads(torch.float64), work=3 * 2 * R * N,
+                    unit="GB/s", tol=tol,
+                    note="bytes: read x, dy, write dx (dw: the programs' partial sums, added on the host); "
+                         "torch: autograd of eager Llama RMSNorm")
+    if name == "swiglu_bwd":
+        R, N = dims
+        a, b, dc = rnd(R, N, scale=2.0), rnd(R, N), rnd(R, N)
+        da, db = empty(R, N), empty(R, N)
+
+        def grads(dtype):  # autograd of F.silu(a) * b
+            at, bt = a.to(dtype).detach().requires_grad_(), b.to(dtype).detach().requires_grad_()
+            return torch.autograd.grad(F.silu(at) * bt, (at, bt), dc.to(dtype))
+        return Case(args=dict(da_ptr=da, db_ptr=db, dc_ptr=dc, a_ptr=a, b_ptr=b, row_stride=N, n_cols=N,
+                              BLOCK_SIZE=sig_block), grid=(R,), outputs=lambda: (da, db),
+                    clear=lambda: fill_bad(da, db), torch_fn=lambda: grads(a.dtype),
+                    reference=lambda: grads(torch.float64), work=5 * 2 * R * N, unit="GB/s", tol=tol,
+                    note="bytes: read dc, a, b, write da, db; torch: autograd of F.silu(a) * b")
     if name == "swiglu_fwd":
         R, N = dims
         a, b, c = rnd(R, N, scale=2.0), rnd(R, N), empty(R, N)
