@@ -33,7 +33,7 @@ static void body(void *ctx) {
   tilec_rt_emu_cp_async(dst[t][3], src[t][2], 16); /* group 2: never waited for */
   tilec_rt_emu_cp_async_commit();
   seen[t][0] = all(dst[t][0], 0xEE, 16) && all(dst[t][1], 0xEE, 16); /* nothing landed at the issue */
-  tilec_rt_emu_cp_async_wait(2);                                    /* group 0 only */
+  tilec_rt_emu_cp_async_wait(2);                                     /* group 0 only */
   seen[t][1] = !memcmp(dst[t][0], src[t][0], 16) && all(dst[t][1], 0xEE, 16) && all(dst[t][2], 0xEE, 16);
   tilec_rt_emu_cp_async_wait(1); /* group 1 */
   seen[t][2] = !memcmp(dst[t][1], src[t][1], 8) && all(dst[t][1] + 8, 0, 8);
