@@ -24,7 +24,7 @@
 # yield into the carried dw): all in the threads' registers, as Triton keeps them; only the
 # reduction's per-warp slots in shared memory (w and dw were 24,576 bytes of shared buffers,
 # 47 LDS and 20 STS in the SASS).
-# RUN: %tilec compile %s -k rms_bwd -s "*bf16:16, *bf16:16, *bf16:16, *bf16:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=RMSBWD
+# RUN: %tilec compile %S/../../bench/kernels/rmsnorm.py -k rmsnorm_bwd_kernel -s "*bf16:16, *bf16:16, *bf16:16, *bf16:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=RMSBWD
 import triton
 import triton.language as tl
 
@@ -203,28 +203,5 @@ def carried(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
 # CARRIED: .visible .global .align 8 .u64 __tilec_shared_bytes_carried = {{[0-9]?[0-9]?[0-9]}};
 # CARRIED-NOT: .local
 
-
-@triton.jit
-def rms_bwd(dx_ptr, dy_ptr, x_ptr, w_ptr, rstd_ptr, dw_partial_ptr, row_stride, n_rows, n_cols, rows_per_program,
-            BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(0)
-    first = pid * rows_per_program
-    last = tl.minimum(first + rows_per_program, n_rows)
-    cols = tl.arange(0, BLOCK_SIZE)
-    mask = cols < n_cols
-    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
-    dw = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    for r in range(first, last):
-        row = r.to(tl.int64)
-        x = tl.load(x_ptr + row * row_stride + cols, mask=mask, other=0.0).to(tl.float32)
-        dy = tl.load(dy_ptr + row * row_stride + cols, mask=mask, other=0.0).to(tl.float32)
-        rstd = tl.load(rstd_ptr + row)
-        xn = x * rstd
-        m = dy * w
-        dx = rstd * m - (rstd / n_cols) * tl.sum(m * xn, axis=0) * xn
-        tl.store(dx_ptr + row * row_stride + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)
-        dw += dy * xn
-    tl.store(dw_partial_ptr + pid * n_cols + cols, dw, mask=mask)
-
-# RMSBWD: .visible .global .align 8 .u64 __tilec_shared_bytes_rms_bwd = {{[0-9]?[0-9]?[0-9]}};
+# RMSBWD: .visible .global .align 8 .u64 __tilec_shared_bytes_rmsnorm_bwd_kernel = {{[0-9]?[0-9]?[0-9]}};
 # RMSBWD-NOT: .local
