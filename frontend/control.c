@@ -248,7 +248,11 @@ static __attribute__((noinline)) void merge_if(tc_cg *cg, const tc_stmt *s, tc_v
    * both. Structured values (tuples, block pointers) leave leaf by leaf. */
   names cand = {0};
   for (int k = 0; k < 2; k++)
-    for (int i = 0; i < after[k].n; i++) add_name(&cand, after[k].vars[i].name);
+    for (int i = 0; i < after[k].n; i++) { /* what a branch left as it was is not a candidate */
+      const char *nm = after[k].vars[i].name;
+      const tc_val *b0 = snap_get(&before, nm), *a = snap_get(&after[k], nm);
+      if (!b0 || !a || !same_val(b0, a)) add_name(&cand, nm);
+    }
   const char *rnames[MAXN];
   tc_val templ[MAXN];
   int first[MAXN], nl[MAXN];

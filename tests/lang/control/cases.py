@@ -108,3 +108,9 @@ def cases():
         dict(x_ptr=xe, out_ptr=np.zeros(8, np.float32), n=5, BLOCK=8), ["out_ptr"],
         lambda a: {"out_ptr": (a["x_ptr"] * np.array([1, -1, 1, -1, 1], np.float32)[:, None]).sum(0)},
         rtol=1e-5, atol=1e-6)
+    # n69 = offs + sum of (i % 3) for i < 70 = offs + 69
+    for flag in (3, 0):  # not 1: an int equal to 1 is specialized, and the if with it
+        add(F, "runtime_if_many_names_flag%d" % flag, K, "many_names_kernel", (1,),
+            dict(x_ptr=xs, out_ptr=np.zeros(16, np.float32), flag=flag, BLOCK=16), ["out_ptr"],
+            lambda a, flag=flag: {"out_ptr": a["x_ptr"] * 2.0 + (np.arange(16) + 69) if flag > 0
+                                  else a["x_ptr"] - (np.arange(16) + 69)}, rtol=1e-6)

@@ -165,3 +165,86 @@ def ternary_effects_kernel(a_ptr, b_ptr, x_ptr, out_ptr):
     tl.store(out_ptr + 8 + pid, 1.0) if pid == 0 else tl.store(out_ptr + 8 + pid, 2.0)
     w = (1 if pid == 1 else 2) if pid < 2 else 3
     tl.store(out_ptr + 12 + pid, w)
+
+
+@triton.jit
+def many_names_kernel(x_ptr, out_ptr, flag, BLOCK: tl.constexpr):
+    # 72 variables in scope when the runtime if runs: only `acc` changes in it (a scope of
+    # more than 64 names made every runtime if fail with "too many variables assigned")
+    offs = tl.arange(0, BLOCK)
+    acc = tl.load(x_ptr + offs)
+    n0 = offs + 0
+    n1 = n0 + 1
+    n2 = n1 + 2
+    n3 = n2 + 0
+    n4 = n3 + 1
+    n5 = n4 + 2
+    n6 = n5 + 0
+    n7 = n6 + 1
+    n8 = n7 + 2
+    n9 = n8 + 0
+    n10 = n9 + 1
+    n11 = n10 + 2
+    n12 = n11 + 0
+    n13 = n12 + 1
+    n14 = n13 + 2
+    n15 = n14 + 0
+    n16 = n15 + 1
+    n17 = n16 + 2
+    n18 = n17 + 0
+    n19 = n18 + 1
+    n20 = n19 + 2
+    n21 = n20 + 0
+    n22 = n21 + 1
+    n23 = n22 + 2
+    n24 = n23 + 0
+    n25 = n24 + 1
+    n26 = n25 + 2
+    n27 = n26 + 0
+    n28 = n27 + 1
+    n29 = n28 + 2
+    n30 = n29 + 0
+    n31 = n30 + 1
+    n32 = n31 + 2
+    n33 = n32 + 0
+    n34 = n33 + 1
+    n35 = n34 + 2
+    n36 = n35 + 0
+    n37 = n36 + 1
+    n38 = n37 + 2
+    n39 = n38 + 0
+    n40 = n39 + 1
+    n41 = n40 + 2
+    n42 = n41 + 0
+    n43 = n42 + 1
+    n44 = n43 + 2
+    n45 = n44 + 0
+    n46 = n45 + 1
+    n47 = n46 + 2
+    n48 = n47 + 0
+    n49 = n48 + 1
+    n50 = n49 + 2
+    n51 = n50 + 0
+    n52 = n51 + 1
+    n53 = n52 + 2
+    n54 = n53 + 0
+    n55 = n54 + 1
+    n56 = n55 + 2
+    n57 = n56 + 0
+    n58 = n57 + 1
+    n59 = n58 + 2
+    n60 = n59 + 0
+    n61 = n60 + 1
+    n62 = n61 + 2
+    n63 = n62 + 0
+    n64 = n63 + 1
+    n65 = n64 + 2
+    n66 = n65 + 0
+    n67 = n66 + 1
+    n68 = n67 + 2
+    n69 = n68 + 0
+    if flag > 0:
+        acc = acc * 2.0 + n69
+    else:
+        acc = acc - n69
+    tl.store(out_ptr + offs, acc)
