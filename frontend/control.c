@@ -21,11 +21,13 @@ typedef struct names {
   const char *v[MAXN];
   int n;
   bool overflow;
+  tc_cg *defined_in; /* where set: only names bound there (a loop's carried candidates) */
 } names;
 
 static void add_name(names *ns, const char *s) {
   for (int i = 0; i < ns->n; i++)
     if (!strcmp(ns->v[i], s)) return;
+  if (ns->defined_in && !cg_lookup(ns->defined_in, s)) return; /* a name of the body's own */
   if (ns->n == MAXN) {
     ns->overflow = true;
     return;
@@ -434,7 +436,7 @@ typedef struct leaf {
 /* Names the body assigns that exist before the loop with tensor/number leaves. */
 static int collect_carried(tc_cg *cg, const tc_block *body, const tc_expr *skip_target, carried *out, leaf *leaves,
                            int *nleaves, tc_loc loc) {
-  names ns = {0};
+  names ns = {.defined_in = cg}; /* the body's own temporaries are not carried: not counted */
   assigned_in(&ns, body);
   names tgt = {0};
   if (skip_target) target_names(&tgt, skip_target);

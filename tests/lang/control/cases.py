@@ -114,3 +114,7 @@ def cases():
             dict(x_ptr=xs, out_ptr=np.zeros(16, np.float32), flag=flag, BLOCK=16), ["out_ptr"],
             lambda a, flag=flag: {"out_ptr": a["x_ptr"] * 2.0 + (np.arange(16) + 69) if flag > 0
                                   else a["x_ptr"] - (np.arange(16) + 69)}, rtol=1e-6)
+    # t69 = x + i + 35 (the odd k of 1..69 add 1); n trips
+    add(F, "loop_many_temporaries", K, "many_temps_loop_kernel", (1,),
+        dict(x_ptr=xs, out_ptr=np.zeros(16, np.float32), n=3, BLOCK=16), ["out_ptr"],
+        lambda a: {"out_ptr": sum(a["x_ptr"] + i + 35 for i in range(3))}, rtol=1e-6, atol=1e-5)

@@ -248,3 +248,84 @@ def many_names_kernel(x_ptr, out_ptr, flag, BLOCK: tl.constexpr):
     else:
         acc = acc - n69
     tl.store(out_ptr + offs, acc)
+
+
+@triton.jit
+def many_temps_loop_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # a loop body with 70 names of its own and one carried value (a body of more than 64
+    # assigned names failed with "too many variables assigned in one loop")
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for i in range(n):
+        t0 = tl.load(x_ptr + offs) + i
+        t1 = t0 + 1
+        t2 = t1 + 0
+        t3 = t2 + 1
+        t4 = t3 + 0
+        t5 = t4 + 1
+        t6 = t5 + 0
+        t7 = t6 + 1
+        t8 = t7 + 0
+        t9 = t8 + 1
+        t10 = t9 + 0
+        t11 = t10 + 1
+        t12 = t11 + 0
+        t13 = t12 + 1
+        t14 = t13 + 0
+        t15 = t14 + 1
+        t16 = t15 + 0
+        t17 = t16 + 1
+        t18 = t17 + 0
+        t19 = t18 + 1
+        t20 = t19 + 0
+        t21 = t20 + 1
+        t22 = t21 + 0
+        t23 = t22 + 1
+        t24 = t23 + 0
+        t25 = t24 + 1
+        t26 = t25 + 0
+        t27 = t26 + 1
+        t28 = t27 + 0
+        t29 = t28 + 1
+        t30 = t29 + 0
+        t31 = t30 + 1
+        t32 = t31 + 0
+        t33 = t32 + 1
+        t34 = t33 + 0
+        t35 = t34 + 1
+        t36 = t35 + 0
+        t37 = t36 + 1
+        t38 = t37 + 0
+        t39 = t38 + 1
+        t40 = t39 + 0
+        t41 = t40 + 1
+        t42 = t41 + 0
+        t43 = t42 + 1
+        t44 = t43 + 0
+        t45 = t44 + 1
+        t46 = t45 + 0
+        t47 = t46 + 1
+        t48 = t47 + 0
+        t49 = t48 + 1
+        t50 = t49 + 0
+        t51 = t50 + 1
+        t52 = t51 + 0
+        t53 = t52 + 1
+        t54 = t53 + 0
+        t55 = t54 + 1
+        t56 = t55 + 0
+        t57 = t56 + 1
+        t58 = t57 + 0
+        t59 = t58 + 1
+        t60 = t59 + 0
+        t61 = t60 + 1
+        t62 = t61 + 0
+        t63 = t62 + 1
+        t64 = t63 + 0
+        t65 = t64 + 1
+        t66 = t65 + 0
+        t67 = t66 + 1
+        t68 = t67 + 0
+        t69 = t68 + 1
+        acc += t69
+    tl.store(out_ptr + offs, acc)
