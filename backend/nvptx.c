@@ -193,14 +193,20 @@ static bool marked(MlirOperation op, const char *mark) {
   return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(mark)));
 }
 
-/* A barrier op (nvvm.barrier0 or the emulator's call), conditional ones included. */
-static bool any_barrier(MlirOperation op) {
-  if (tc_op_is(op, "nvvm.barrier0")) return true;
-  if (!tc_op_is(op, "func.call")) return false;
-  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("callee"));
-  return !mlirAttributeIsNull(a) && mlirStringRefEqual(mlirSymbolRefAttrGetRootReference(a),
-                                                       mlirStringRefCreateFromCString("tilec_rt_emu_barrier"));
+/* The function a func.call calls ("" for any other op): the emulator's runtime calls. */
+static MlirStringRef callee_of(MlirOperation op) {
+  MlirAttribute a = tc_op_is(op, "func.call")
+                        ? mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("callee"))
+                        : mlirAttributeGetNull();
+  return mlirAttributeIsNull(a) ? mlirStringRefCreateFromCString("") : mlirSymbolRefAttrGetRootReference(a);
 }
+
+static bool calls(MlirOperation op, const char *name) {
+  return mlirStringRefEqual(callee_of(op), mlirStringRefCreateFromCString(name));
+}
+
+/* A barrier op (nvvm.barrier0 or the emulator's call), conditional ones included. */
+static bool any_barrier(MlirOperation op) { return tc_op_is(op, "nvvm.barrier0") || calls(op, "tilec_rt_emu_barrier"); }
 
 /* A barrier that orders everything (not a conditional one). */
 static bool is_barrier(MlirOperation op) { return any_barrier(op) && !marked(op, COND_BARRIER_MARK); }
@@ -390,11 +396,7 @@ static bool is_thread_id(MlirValue v) {
   for (int i = 0; i < 4 && mlirValueIsAOpResult(v); i++) {
     MlirOperation d = mlirOpResultGetOwner(v);
     if (tc_op_is(d, "nvvm.read.ptx.sreg.tid.x") || is_fresh_tid(d)) return true;
-    if (tc_op_is(d, "func.call")) {
-      MlirAttribute c = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("callee"));
-      return !mlirAttributeIsNull(c) && mlirStringRefEqual(mlirSymbolRefAttrGetRootReference(c),
-                                                           mlirStringRefCreateFromCString("tilec_rt_emu_thread_id"));
-    }
+    if (tc_op_is(d, "func.call")) return calls(d, "tilec_rt_emu_thread_id");
     if (!tc_op_is(d, "arith.index_cast") && !tc_op_is(d, "arith.index_castui") && !tc_op_is(d, "arith.extui") &&
         !tc_op_is(d, "arith.extsi"))
       return false;
@@ -477,33 +479,24 @@ static mem_access op_access(MlirOperation op) {
    * a write of any shared buffer (a barrier after it makes a stage every thread's); mma,
    * cvt and the group's commit touch registers only */
   if (tc_op_is(op, "nvvm.ldmatrix")) return space_of(mlirOperationGetOperand(op, 0), false);
-  if (tc_op_is(op, "nvvm.cp.async.shared.global")) {
+  if (tc_op_is(op, "nvvm.cp.async.shared.global") || calls(op, "tilec_rt_emu_cp_async")) { /* the emulator's too */
     mem_access a = space_of(mlirOperationGetOperand(op, 0), true), g = space_of(mlirOperationGetOperand(op, 1), false);
     merge(&a, &g);
     return a;
   }
-  if (tc_op_is(op, "nvvm.cp.async.wait.group")) return (mem_access){.bits = SHARED_W | SHARED_ANY_W};
+  if (tc_op_is(op, "nvvm.cp.async.wait.group") || calls(op, "tilec_rt_emu_cp_async_wait"))
+    return (mem_access){.bits = SHARED_W | SHARED_ANY_W};
   if (tc_op_is(op, "nvvm.mma.sync") || tc_op_is(op, "nvvm.convert.float.to.tf32") ||
       tc_op_is(op, "nvvm.cp.async.commit.group"))
     return NONE;
   if (tc_op_is(op, "func.call")) {
     /* the emulator's thread id, shuffles and shared base touch nothing a barrier orders (a
      * shuffle is an exchange of registers on the GPU); anything else may */
-    MlirAttribute c = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("callee"));
-    MlirStringRef name =
-        mlirAttributeIsNull(c) ? mlirStringRefCreateFromCString("") : mlirSymbolRefAttrGetRootReference(c);
+    MlirStringRef name = callee_of(op);
     static const char emu[] = "tilec_rt_emu_";
-    if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("tilec_rt_emu_ldmatrix_x4")))
+    if (calls(op, "tilec_rt_emu_ldmatrix_x4"))
       return space_of(mlirOperationGetOperand(op, 1), false); /* the emulated ldmatrix: its row's buffer */
-    if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("tilec_rt_emu_cp_async"))) {
-      mem_access a = space_of(mlirOperationGetOperand(op, 0), true),
-                 g = space_of(mlirOperationGetOperand(op, 1), false);
-      merge(&a, &g); /* the emulated cp.async: as nvvm's */
-      return a;
-    }
-    if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("tilec_rt_emu_cp_async_wait")))
-      return (mem_access){.bits = SHARED_W | SHARED_ANY_W};
-    if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("tilec_rt_emu_wgmma_m64nNk16"))) {
+    if (calls(op, "tilec_rt_emu_wgmma_m64nNk16")) {
       mem_access a = space_of(mlirOperationGetOperand(op, 2), false),
                  g = space_of(mlirOperationGetOperand(op, 4), false);
       merge(&a, &g); /* the emulated wgmma: its operands' stage buffers (A from registers: B's twice) */
@@ -1041,13 +1034,8 @@ static bool note_address_uses(buf_life *l, MlirValue v, const tc_valmap *m, int 
     }
     for (size_t i = 0; i < sizeof access / sizeof access[0] && !ok; i++)
       if (tc_op_is(user, access[i])) ok = true;
-    if (ok && tc_op_is(user, "func.call")) { /* the emulator's ldmatrix and cp.async; nothing else may */
-      MlirAttribute c = mlirOperationGetAttributeByName(user, mlirStringRefCreateFromCString("callee"));
-      MlirStringRef callee =
-          mlirAttributeIsNull(c) ? mlirStringRefCreateFromCString("") : mlirSymbolRefAttrGetRootReference(c);
-      ok = mlirStringRefEqual(callee, mlirStringRefCreateFromCString("tilec_rt_emu_ldmatrix_x4")) ||
-           mlirStringRefEqual(callee, mlirStringRefCreateFromCString("tilec_rt_emu_cp_async"));
-    }
+    if (ok && tc_op_is(user, "func.call")) /* the emulator's ldmatrix and cp.async; nothing else may */
+      ok = calls(user, "tilec_rt_emu_ldmatrix_x4") || calls(user, "tilec_rt_emu_cp_async");
     if (!ok || !note_use(l, user, m)) return false;
   }
   return true;
