@@ -1456,6 +1456,16 @@ static void emit_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue bou
   if (!touches(&a)) mlirOperationDestroy(before);
 }
 
+int64_t tc_nvptx_unrolled_chunks(tc_lower *L, int rank, const int64_t *shape) {
+  return tc_nvptx_alone(L) ? 0 : unrolled_chunks(L, rank, shape);
+}
+
+void tc_nvptx_deal_unrolled(tc_lower *L, tc_builder *b, int rank, const int64_t *shape, MlirValue bound_mask,
+                            tc_nest_body body, void *user) {
+  int64_t k = tc_nvptx_unrolled_chunks(L, rank, shape);
+  if (k) emit_unrolled(L, b, tc_nvptx_thread_id(L, b), k, rank, shape, bound_mask, body, user);
+}
+
 /* ---- tiles in registers ------------------------------------------------------------------
  * Every nest over one shape deals the same chunks to the same thread, so a tile that one
  * nest computes and others read at the same positions (softmax's row: loaded once, read by
@@ -1482,12 +1492,39 @@ static bool in_control_flow_of(MlirBlock blk, MlirBlock inner) {
   return true;
 }
 
+/* May op (a reduction) be taken at the warps' MMA fragments (nvptx_frags.c, first): does
+ * an operand come through elementwise ops from a tl.dot or a loop-carried accumulator? */
+static bool cone_reaches_fragments(tc_lower *L, MlirValue v, int depth) {
+  if (depth > 32) return true;
+  if (!mlirTypeIsARankedTensor(mlirValueGetType(v))) return false;
+  if (!mlirValueIsAOpResult(v)) {
+    MlirOperation loop = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+    intptr_t n = mlirBlockArgumentGetArgNumber(v);
+    return !mlirOperationIsNull(loop) && tc_op_is(loop, "scf.for") && n >= 1 &&
+           tc_nvptx_mma_carries.count(L, loop, (int)n - 1) > 0;
+  }
+  MlirOperation d = mlirOpResultGetOwner(v);
+  if (tile_op_of(d) == TILE_DOT) return true;
+  if (tc_op_is(d, "scf.for")) return tc_nvptx_mma_carries.count(L, d, (int)mlirOpResultGetResultNumber(v)) > 0;
+  if (tile_op_of(d) || !(tc_op_in_dialect(d, "arith") || tc_op_in_dialect(d, "math"))) return false;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
+    if (cone_reaches_fragments(L, mlirOperationGetOperand(d, i), depth + 1)) return true;
+  return false;
+}
+
+static bool reads_fragments(tc_lower *L, MlirOperation op) {
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++)
+    if (cone_reaches_fragments(L, mlirOperationGetOperand(op, i), 0)) return true;
+  return false;
+}
+
 /* Do the ops reading v (through elementwise ops, in v's block or the loops and ifs in it:
  * every nest over one shape deals the same chunks to the same thread, so a loop's body reads
  * a tile computed before it in place) read it only at the positions of nests over v's shape:
- * same-shaped stores, a rank-1 reduction, and where `loop` is not null its body's yield into
- * a carried value in a buffer (written by nests over the shape), not into one the warps' MMA
- * fragments carry (read at theirs)? */
+ * same-shaped stores, a reduction along the last axis that deals the rows as nests do
+ * (nvptx_reduce.c, not one the warps' MMA fragments take), and where `loop` is not null its
+ * body's yield into a carried value in a buffer (written by nests over the shape), not into
+ * one the warps' MMA fragments carry (read at theirs)? */
 static bool read_in_place_or_yield(tc_lower *L, MlirValue v, MlirBlock blk, const int64_t *shape, int rank,
                                    MlirOperation loop, int depth) {
   if (depth > 32) return false;
@@ -1509,8 +1546,9 @@ static bool read_in_place_or_yield(tc_lower *L, MlirValue v, MlirBlock blk, cons
         return false;
       continue;
     }
-    if (k == TILE_REDUCE) { /* nvptx_reduce.c deals a row's chunks as nests deal rank-1 shapes */
-      if (rank != 1 || tile_int_attr(user, "axis", 0) != 0) return false;
+    if (k == TILE_REDUCE) { /* nvptx_reduce.c deals a row's chunks as nests deal the shape */
+      if (tile_int_attr(user, "axis", 0) != rank - 1) return false;
+      if (rank > 1 && (!tc_nvptx_reduce_deals(L, rank, shape) || reads_fragments(L, user))) return false;
       continue;
     }
     bool elementwise =
@@ -1554,21 +1592,27 @@ static bool thread_tile(tc_lower *L, MlirValue old) {
   return read_in_place_or_yield(L, old, blk, shape, rank, loop, 0);
 }
 
+/* An array of n elements of type elem (kept in memory as tc_memory_type) of the thread's
+ * own, at the kernel's entry; `mark`: a thread tile's (thread_tile_index reads it). */
+static MlirValue entry_array(tc_lower *L, MlirType elem, int64_t n, bool mark) {
+  MlirType mt = mlirMemRefTypeContiguousGet(tc_memory_type(L->ctx, elem), 1, &n, mlirAttributeGetNull());
+  tc_builder eb = entry_builder(L);
+  int32_t seg[2] = {0, 0};
+  MlirNamedAttribute attrs[3] = {tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
+                                 tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 16)),
+                                 tcb_named(L->ctx, THREAD_TILE_MARK, mlirUnitAttrGet(L->ctx))};
+  return tcb_op1(&eb, "memref.alloca", mt, 0, NULL, mark ? 3 : 2, attrs);
+}
+
+MlirValue tc_nvptx_private_array(tc_lower *L, MlirType elem, int64_t n) { return entry_array(L, elem, n, false); }
+
 /* The thread's own array for a tile of type t, at the kernel's entry (LLVM promotes it to
  * registers: every access has a constant index). */
 static MlirValue thread_tile_buffer(tc_lower *L, MlirType t) {
   int64_t shape[TC_RANK], w, per_row;
   int rank = tc_shape_of(t, shape);
   nest_chunks(L, rank, shape, &w, &per_row);
-  int64_t numel = unrolled_chunks(L, rank, shape) * w;
-  MlirType mt = mlirMemRefTypeContiguousGet(tc_memory_type(L->ctx, mlirShapedTypeGetElementType(t)), 1, &numel,
-                                            mlirAttributeGetNull());
-  tc_builder eb = entry_builder(L);
-  int32_t seg[2] = {0, 0};
-  MlirNamedAttribute attrs[3] = {tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
-                                 tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 16)),
-                                 tcb_named(L->ctx, THREAD_TILE_MARK, mlirUnitAttrGet(L->ctx))};
-  return tcb_op1(&eb, "memref.alloca", mt, 0, NULL, 3, attrs);
+  return entry_array(L, mlirShapedTypeGetElementType(t), unrolled_chunks(L, rank, shape) * w, true);
 }
 
 static MlirValue alloc_thread_tile(tc_lower *L, MlirValue old) {

@@ -72,6 +72,19 @@ MlirValue tc_nvptx_shfl(tc_lower *L, tc_builder *b, MlirValue v, int delta, tc_s
  * reduction deals the same way too (nvptx_reduce.c), so a rank-1 tile kept in registers
  * is read where it was written. */
 #define TC_NVPTX_UNROLL_MAX 16
+/* How many chunks of a nest over shape each thread runs when the nest is unrolled (chunk
+ * tid + i T at slot i + 1); 0: it is a loop, or a thread runs it whole. */
+int64_t tc_nvptx_unrolled_chunks(tc_lower *L, int rank, const int64_t *shape);
+/* This thread's chunks of an unrolled nest over shape, as nests deal them (so a tile kept in
+ * its registers is read in place), at b, with no barrier. */
+void tc_nvptx_deal_unrolled(tc_lower *L, tc_builder *b, int rank, const int64_t *shape, MlirValue bound_mask,
+                            tc_nest_body body, void *user);
+/* n elements of type elem of the thread's own at the kernel's entry (a memref; registers
+ * when every access has a constant index). */
+MlirValue tc_nvptx_private_array(tc_lower *L, MlirType elem, int64_t n);
+/* Does a reduction along the last axis of a rank >= 2 tile of this shape fold each thread's
+ * chunks where nests deal them (nvptx_reduce.c), reading a tile kept in registers in place? */
+bool tc_nvptx_reduce_deals(tc_lower *L, int rank, const int64_t *shape);
 /* The op b emitted last; whether the ops after `from` up to b's insertion point read or
  * write memory other threads may see (a barrier may order them). */
 MlirOperation tc_nvptx_last_op(const tc_builder *b);

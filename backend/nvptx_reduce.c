@@ -349,6 +349,20 @@ void tc_nvptx_publish_results(tc_lower *L, MlirOperation op, int n, const MlirVa
   }
 }
 
+/* The position of flattened row r (an index) of a tile of shape: its indices along the
+ * leading dims, row-major; the last one 0. */
+static tc_pos row_at(tc_builder *b, MlirValue r, int rank, const int64_t *shape) {
+  tc_pos row = {.rank = rank, .chunked = true};
+  int64_t stride = tc_numel(rank - 1, shape);
+  for (int d = 0; d + 1 < rank; d++) {
+    stride /= shape[d];
+    MlirValue q = tcb_binary(b, "arith.divui", r, tcb_const_index(b, stride));
+    row.idx[d] = d ? tcb_binary(b, "arith.remui", q, tcb_const_index(b, shape[d])) : q;
+  }
+  row.idx[rank - 1] = tcb_const_index(b, 0);
+  return row;
+}
+
 /* ---- many rows at once ----------------------------------------------------------------
  * A tile of R rows reduced along its last axis (attention's row max and row sum of a
  * 128x64 score tile): rather than the CTA taking the rows one after another (two barriers
@@ -385,14 +399,7 @@ static void reduce_row_groups(tc_lower *L, tc_builder *b, coop *k, int rank, con
                            tcb_binary(&pb, "arith.muli", mlirBlockGetArgument(blk, 0), tcb_const_index(&pb, per_pass)));
   MlirValue inside = tcb_cmpi(&pb, "ult", r, tcb_const_index(&pb, rows));
   MlirValue re = rows % per_pass ? tcb_select(&pb, inside, r, tcb_const_index(&pb, rows - 1)) : r;
-  tc_pos row = {.rank = rank, .chunked = true};
-  int64_t stride = rows;
-  for (int d = 0; d < rr; d++) { /* the row's indices, row-major */
-    stride /= shape[d];
-    MlirValue q = tcb_binary(&pb, "arith.divui", re, tcb_const_index(&pb, stride));
-    row.idx[d] = d ? tcb_binary(&pb, "arith.remui", q, tcb_const_index(&pb, shape[d])) : q;
-  }
-  row.idx[rank - 1] = tcb_const_index(&pb, 0);
+  tc_pos row = row_at(&pb, re, rank, shape);
   MlirValue v[MAXV], args[2 * MAXV], comb[MAXV];
   thread_part(L, &pb, k, &row, v); /* every lane of a group has a chunk: g <= chunks */
   for (int s = (int)g / 2; s >= 1 && !L->status; s /= 2) {
@@ -419,6 +426,126 @@ static void reduce_row_groups(tc_lower *L, tc_builder *b, coop *k, int rank, con
   tc_close_loops(L, &blk, 1);
 }
 
+/* ---- rows as nests deal them ------------------------------------------------------------
+ * A tile of rows of P chunks reduced along its last axis, whose nest is unrolled (thread t
+ * runs chunks t + i T, i < k <= 16) and where P and the CTA's T threads divide one another:
+ * each thread folds the chunks nests give it, at their slots, so a tile kept in the
+ * threads' registers (nvptx.c thread_tile: softmax's rows, loaded once) is read where it
+ * lies and never goes through shared memory — Triton's blocked layout reduces so. Then the
+ * TP = min(P, T) threads that share a row combine: shuffles down among min(TP, 32) lanes,
+ * and where TP spans warps each warp's lane 0 leaves its value in shared memory and thread
+ * r folds row r's in warp order. With P >= T every thread holds m = P / T chunks of each of
+ * the k / m rows (row j: slots j m .. j m + m - 1, folded in column order); with P < T a
+ * thread's slot j is one chunk of row t / P + j T / P. */
+bool tc_nvptx_reduce_deals(tc_lower *L, int rank, const int64_t *shape) {
+  int64_t k = rank >= 2 ? tc_nvptx_unrolled_chunks(L, rank, shape) : 0, nthreads = tc_target_threads(L->target);
+  if (!k) return false;
+  int64_t p = shape[rank - 1] / tc_nest_width(L, shape[rank - 1]);
+  return p % nthreads == 0 || nthreads % p == 0;
+}
+
+typedef struct dealt {
+  const coop *k;
+  MlirValue parts[MAXV]; /* the thread's own: its chunks' folds, by slot */
+} dealt;
+
+static void dealt_chunk(tc_chunk *c, const tc_pos *pos, void *user) {
+  dealt *d = user;
+  const coop *k = d->k;
+  MlirValue v[MAXV], s[MAXV];
+  for (int j = 0; j < k->nvals && !c->L->status; j++) v[j] = tc_eval(c, k->olds[j], pos).vec;
+  if (c->L->status || !tc_reduce_horizontal(c->L, &c->b, k->op, k->nvals, v, c->width, s)) return;
+  for (int j = 0; j < k->nvals; j++) store1(&c->b, s[j], d->parts[j], tcb_const_index(&c->b, c->slot - 1));
+}
+
+static MlirValue read_part(tc_builder *b, const coop *k, MlirValue mem, int j, MlirValue idx) {
+  MlirValue v = load1(b, mem, idx);
+  return mlirTypeEqual(mlirValueGetType(v), k->types[j]) ? v : tcb_cast(b, "arith.trunci", v, k->types[j]);
+}
+
+static void reduce_dealt(tc_lower *L, tc_builder *b, coop *k, int rank, const int64_t *shape, MlirValue *bufs) {
+  int64_t nt = k->nthreads, kk = tc_nvptx_unrolled_chunks(L, rank, shape), p = k->n / k->width;
+  int64_t rows = tc_numel(rank - 1, shape), total = rows * p;
+  int64_t tp = p < nt ? p : nt, m = p > nt ? p / nt : 1, lanes = tp < WARP ? tp : WARP;
+  int64_t wpr = tp > WARP ? tp / WARP : 0; /* warps a row spans (0: one warp or less) */
+  dealt d = {.k = k};
+  MlirValue bound_mask = {NULL}, args[2 * MAXV], comb[MAXV], v[MAXV], wslots[MAXV] = {{NULL}};
+  for (int j = 0; j < k->nvals; j++) {
+    d.parts[j] = tc_nvptx_private_array(L, k->types[j], kk);
+    if (wpr) {
+      MlirType mem = tc_memory_type(L->ctx, k->types[j]);
+      int64_t nslots = rows * wpr;
+      wslots[j] = tc_nvptx_alloc_shared(L, mlirMemRefTypeContiguousGet(mem, 1, &nslots, mlirAttributeGetNull()),
+                                        nslots * ((tcb_bitwidth(mem) + 7) / 8));
+    }
+    if (mlirValueIsNull(bound_mask)) bound_mask = tc_load_mask_within(L, k->olds[j], mlirValueGetType(k->olds[j]), 0);
+  }
+  if (L->status) return;
+  for (int64_t i = total / nt; i < kk; i++) /* slots a thread may not have: zeros, combined in no row */
+    for (int j = 0; j < k->nvals; j++) store1(b, zero_of(b, k->types[j]), d.parts[j], tcb_const_index(b, i));
+  tc_nvptx_deal_unrolled(L, b, rank, shape, bound_mask, dealt_chunk, &d);
+  MlirValue group_tid = tcb_binary(b, "arith.remui", k->tid, tcb_const_index(b, tp));
+  MlirValue first_row = tcb_binary(b, "arith.divui", k->tid, tcb_const_index(b, tp));
+  for (int64_t r = 0; r < kk / m && !L->status; r++) {
+    for (int j = 0; j < k->nvals; j++) v[j] = read_part(b, k, d.parts[j], j, tcb_const_index(b, r * m));
+    for (int64_t i = 1; i < m && !L->status; i++) {
+      MlirValue w[MAXV];
+      for (int j = 0; j < k->nvals; j++) w[j] = read_part(b, k, d.parts[j], j, tcb_const_index(b, r * m + i));
+      combine_into(L, b, k, v, w);
+    }
+    for (int s = (int)lanes / 2; s >= 1 && !L->status; s /= 2) { /* the group's first lane gets its row */
+      for (int j = 0; j < k->nvals; j++) {
+        args[j] = v[j];
+        args[k->nvals + j] = tc_nvptx_shfl(L, b, v[j], s, TC_SHFL_DOWN);
+      }
+      if (!tc_apply_combine(L, b, k->op, args, 2 * k->nvals, comb)) return;
+      for (int j = 0; j < k->nvals; j++) v[j] = comb[j];
+    }
+    MlirValue row = tcb_binary(b, "arith.addi", first_row, tcb_const_index(b, r * (nt / tp)));
+    MlirValue leader = tcb_cmpi(b, "eq", wpr ? k->lane : group_tid, tcb_const_index(b, 0));
+    if (kk * nt > total)
+      leader = tcb_binary(b, "arith.andi", leader, tcb_cmpi(b, "ult", row, tcb_const_index(b, rows)));
+    tc_builder tb;
+    tcb_if(b, leader, 0, NULL, &tb, NULL);
+    if (wpr) { /* the warp's place among its row's */
+      MlirValue at = tcb_binary(&tb, "arith.addi", tcb_binary(&tb, "arith.muli", row, tcb_const_index(&tb, wpr)),
+                                tcb_binary(&tb, "arith.remui", k->warp, tcb_const_index(&tb, wpr)));
+      for (int j = 0; j < k->nvals; j++) store1(&tb, v[j], wslots[j], at);
+    } else {
+      tc_chunk c;
+      tc_chunk_init(&c, L, tb.block, 1);
+      c.b = tb;
+      tc_pos rp = row_at(&c.b, row, rank, shape);
+      rp.rank = rank - 1;
+      rp.chunked = false;
+      for (int j = 0; j < k->nvals; j++) tc_buffer_write(&c, bufs[j], v[j], &rp, shape);
+      tb = c.b;
+      tc_chunk_free(&c);
+    }
+    tcb_op(&tb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  }
+  if (!wpr || L->status) return;
+  tc_nvptx_barrier(L, b); /* thread r folds row r's warps (rows <= T) */
+  tc_builder tb;
+  tcb_if(b, tcb_cmpi(b, "ult", k->tid, tcb_const_index(b, rows)), 0, NULL, &tb, NULL);
+  MlirValue base = tcb_binary(&tb, "arith.muli", k->tid, tcb_const_index(&tb, wpr));
+  for (int j = 0; j < k->nvals; j++) v[j] = read_part(&tb, k, wslots[j], j, base);
+  for (int64_t i = 1; i < wpr && !L->status; i++) {
+    MlirValue w[MAXV], at = tcb_binary(&tb, "arith.addi", base, tcb_const_index(&tb, i));
+    for (int j = 0; j < k->nvals; j++) w[j] = read_part(&tb, k, wslots[j], j, at);
+    combine_into(L, &tb, k, v, w);
+  }
+  tc_chunk c;
+  tc_chunk_init(&c, L, tb.block, 1);
+  c.b = tb;
+  tc_pos rp = row_at(&c.b, k->tid, rank, shape);
+  rp.rank = rank - 1;
+  rp.chunked = false;
+  for (int j = 0; j < k->nvals && !L->status; j++) tc_buffer_write(&c, bufs[j], v[j], &rp, shape);
+  tcb_op(&c.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  tc_chunk_free(&c);
+}
+
 int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   MlirOperation op = roots[0];
   coop k = {.op = op};
@@ -435,17 +562,19 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   k.nwarps = L->target->num_warps;
   k.nthreads = tc_target_threads(L->target);
   int rr = rank - 1;
-  int64_t rows = tc_numel(rr, shape), group = rr > 0 ? row_group_size(&k, rows) : 0;
+  int64_t rows = tc_numel(rr, shape);
+  bool deals = tc_nvptx_reduce_deals(L, rank, shape);
+  int64_t group = rr > 0 && !deals ? row_group_size(&k, rows) : 0;
   MlirValue bufs[MAXV] = {{NULL}};
   for (int i = 0; i < k.nvals; i++) {
     k.types[i] = tcb_element_type(mlirValueGetType(mlirOperationGetResult(op, i)));
     if (rr > 0) bufs[i] = tc_alloc_buffer(L, k.types[i], rows);
-    if (group) continue;
+    if (group || deals) continue;
     MlirType mem = tc_memory_type(L->ctx, k.types[i]);
     k.slots[i] = tc_nvptx_alloc_shared(L, mlirMemRefTypeContiguousGet(mem, 1, &k.nwarps, mlirAttributeGetNull()),
                                        k.nwarps * ((tcb_bitwidth(mem) + 7) / 8));
   }
-  if (!group && k.n < k.nthreads * k.width) /* some threads have no chunk (combine_cta) */
+  if (!group && !deals && k.n < k.nthreads * k.width) /* some threads have no chunk (combine_cta) */
     k.valid_slot = tc_nvptx_alloc_shared(
         L, mlirMemRefTypeContiguousGet(tcb_int_type(L->ctx, 8), 1, &k.nwarps, mlirAttributeGetNull()), k.nwarps);
   if (L->status) return 1;
@@ -454,8 +583,9 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   k.tid = tc_nvptx_thread_id(L, b);
   k.lane = tcb_binary(b, "arith.remui", k.tid, tcb_const_index(b, WARP));
   k.warp = tcb_binary(b, "arith.divui", k.tid, tcb_const_index(b, WARP));
-  if (group) {
-    reduce_row_groups(L, b, &k, rank, shape, rows, group, bufs);
+  if (deals || group) {
+    if (deals) reduce_dealt(L, b, &k, rank, shape, bufs);
+    else reduce_row_groups(L, b, &k, rank, shape, rows, group, bufs);
     if (!L->status) tc_nvptx_publish_results(L, op, k.nvals, bufs);
     return 1;
   }

@@ -18,8 +18,10 @@ _Static_assert(TC_AXIS_MAX_RANK == TC_RANK, "the axis analysis covers every dime
 /* What the bound analysis finds in a mask over rows of n lanes (conversion/mask.c):
  * ROW  — constant along the last dim (the row is in or out; a = the mask);
  * LESS — a < c (a <= c when inclusive), a contiguous and c constant along the last dim;
- * AND  — a & c, both bounds. */
-enum { TC_BOUND_NONE = 0, TC_BOUND_ROW, TC_BOUND_LESS, TC_BOUND_AND };
+ * AND  — a & c, both bounds;
+ * BCAST — a broadcast of a (same rank, same last dim) along leading dims, a's bound: row r
+ *         of the mask is row r of a, its broadcast dims at 0 (`cols[None, :] < N` of a 2-D mask). */
+enum { TC_BOUND_NONE = 0, TC_BOUND_ROW, TC_BOUND_LESS, TC_BOUND_AND, TC_BOUND_BCAST };
 typedef struct tc_bound {
   int kind;
   MlirValue a, c;

@@ -104,6 +104,11 @@ static void put_bound(printer *p, MlirValue mask, int64_t n) {
       put_bound(p, b.c, n);
       put(&p->out, ")", 1);
       break;
+    case TC_BOUND_BCAST:
+      put(&p->out, "broadcast(", 10);
+      put_bound(p, b.a, n);
+      put(&p->out, ")", 1);
+      break;
     default:
       put_value(p, b.a);
       putf(&p->out, " %s%s ", b.inclusive ? "<=" : "<", b.is_unsigned ? "u" : "");

@@ -45,6 +45,18 @@ bool tc_bound_plan(tc_axis_analysis *ax, MlirValue mask, int64_t n, tc_bound *ou
     out->c = mlirOperationGetOperand(op, 1);
     return true;
   }
+  if (tile_op_of(op) == TILE_BROADCAST) {
+    MlirValue src = mlirOperationGetOperand(op, 0);
+    int64_t ss[TC_RANK], ms[TC_RANK];
+    int rank = tc_shape_of(mlirValueGetType(mask), ms);
+    tc_bound inner;
+    if (tc_shape_of(mlirValueGetType(src), ss) != rank || !rank || ss[rank - 1] != ms[rank - 1] ||
+        !tc_bound_plan(ax, src, n, &inner))
+      return false;
+    out->kind = TC_BOUND_BCAST;
+    out->a = src;
+    return true;
+  }
   if (!tc_op_is(op, "arith.cmpi")) return false;
   int64_t p = cmpi_predicate(op);
   MlirValue a = mlirOperationGetOperand(op, 0), c = mlirOperationGetOperand(op, 1);
@@ -87,6 +99,14 @@ MlirValue tc_mask_bound(tc_chunk *pre, MlirValue mask, const tc_pos *row, int64_
       if (mlirValueIsNull(r)) return none;
       return tcb_binary(b, "arith.minsi", l, r);
     }
+    case TC_BOUND_BCAST: { /* the source's row: its broadcast dims at 0 */
+      int64_t ss[TC_RANK];
+      tc_pos r = *row;
+      tc_shape_of(mlirValueGetType(plan.a), ss);
+      for (int d = 0; d + 1 < r.rank; d++)
+        if (ss[d] == 1) r.idx[d] = tcb_const_index(b, 0);
+      return tc_mask_bound(pre, plan.a, &r, n);
+    }
     default: break;
   }
   MlirValue a0 = tc_eval(pre, plan.a, row).vec, c0 = tc_eval(pre, plan.c, row).vec;
@@ -108,6 +128,7 @@ bool tc_mask_bound_chunk_uniform(tc_axis_analysis *ax, MlirValue mask, int64_t n
     case TC_BOUND_ROW: return true;
     case TC_BOUND_AND:
       return tc_mask_bound_chunk_uniform(ax, plan.a, n, w) && tc_mask_bound_chunk_uniform(ax, plan.c, n, w);
+    case TC_BOUND_BCAST: return tc_mask_bound_chunk_uniform(ax, plan.a, n, w);
     case TC_BOUND_LESS: {
       if (plan.inclusive) return false; /* a <= c: the bound c + 1 is not a multiple of w */
       tc_axis xa = tc_axis_of(ax, plan.a), xc = tc_axis_of(ax, plan.c);

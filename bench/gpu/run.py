@@ -145,6 +145,15 @@ def setup(cfg, dev):
                     outputs=lambda: (o,), clear=lambda: fill_bad(o),
                     torch_fn=lambda: (torch.add(x, y, out=o_t),), reference=lambda: (x.double() + y.double(),),
                     work=3 * 4 * n, unit="GB/s", tol={k: 1e-6 for k in IMPLS}, note="bytes: read x, y, write out")
+    if name == "softmax_rows":
+        R, N = dims
+        bm = int(cfg["signature"].split(",")[-2])
+        x, o = rnd(R, N), empty(R, N)
+        return Case(args=dict(out_ptr=o, in_ptr=x, in_row_stride=N, out_row_stride=N, n_rows=R, n_cols=N,
+                              BLOCK_M=bm, BLOCK_SIZE=sig_block), grid=((R + bm - 1) // bm,), outputs=lambda: (o,),
+                    clear=lambda: fill_bad(o), torch_fn=lambda: (torch.softmax(x, -1),),
+                    reference=lambda: (torch.softmax(x.double(), -1),),
+                    work=2 * 4 * R * N, unit="GB/s", tol=tol, note="bytes: read x, write y")
     if name.startswith("softmax"):
         R, N = dims
         x, o = rnd(R, N), empty(R, N)

@@ -32,3 +32,18 @@ def gather_rows(x_ptr, idx_ptr, y_ptr, BLOCK: tl.constexpr):
 # an index loaded from memory is nothing contiguous: a gather, and its mask has no bound
 # GATHER: = tile.addptr at {{.*}}analysis.py:29:{{[0-9]+}}: contiguity [1] divisibility [1] constancy [1]
 # GATHER: mask {{%[0-9]+}} of tile.load at {{.*}}analysis.py:29:{{[0-9]+}}: bound over 64 lanes: none (masked lane by lane)
+
+
+# A 2-D mask of a row condition and a column bound, each broadcast from its own axis (the
+# rows-and-columns mask of every 2-D tile): a bound per row, so a row's full chunks load
+# unmasked (it was masked lane by lane).
+# RUN: %tilec compile %s -k rows_cols -s "*fp32:16, *fp32:16, i32:16, i32:16, 16, 256" --emit analysis | FileCheck %s --check-prefix=ROWS
+@triton.jit
+def rows_cols(x_ptr, y_ptr, n_rows, n_cols, BM: tl.constexpr, BN: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    x = tl.load(x_ptr + rows[:, None] * n_cols + cols[None, :], mask=mask)
+    tl.store(y_ptr + rows[:, None] * n_cols + cols[None, :], x + 1, mask=mask)
+
+# ROWS: mask {{%[0-9]+}} of tile.load at {{.*}}analysis.py:{{[0-9]+}}:{{[0-9]+}}: bound over 256 lanes: min(row ({{%[0-9]+}} is constant along the last dim), broadcast({{%[0-9]+}} < {{%[0-9]+}}))

@@ -25,6 +25,13 @@
 # reduction's per-warp slots in shared memory (w and dw were 24,576 bytes of shared buffers,
 # 47 LDS and 20 STS in the SASS).
 # RUN: %tilec compile %S/../../bench/kernels/rmsnorm.py -k rmsnorm_bwd_kernel -s "*bf16:16, *bf16:16, *bf16:16, *bf16:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=RMSBWD
+# Several rows a program, reduced along the last axis (bench/kernels/softmax.py's
+# softmax_rows_kernel): each thread folds the chunks the nests deal it, so the 16x256 tile
+# stays in its registers (it was 16,464 bytes of shared memory) and, the mask being a row
+# condition & a column bound, a thread's rows load as 16-byte vectors (they were masked
+# lane by lane: ld.global.b32). 4x1024 at 4 warps: 4 rows spanning the CTA.
+# RUN: %tilec compile %S/../../bench/kernels/softmax.py -k softmax_rows_kernel -s "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 16, 256" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=ROWS --implicit-check-not=ld.global.b32
+# RUN: %tilec compile %S/../../bench/kernels/softmax.py -k softmax_rows_kernel -s "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 4, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=ROWS --implicit-check-not=ld.global.b32
 import triton
 import triton.language as tl
 
@@ -205,3 +212,11 @@ def carried(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
 
 # RMSBWD: .visible .global .align 8 .u64 __tilec_shared_bytes_rmsnorm_bwd_kernel = {{[0-9]?[0-9]?[0-9]}};
 # RMSBWD-NOT: .local
+
+# ROWS: .visible .global .align 8 .u64 __tilec_shared_bytes_softmax_rows_kernel = {{[0-9]?[0-9]?[0-9]}};
+# ROWS: .visible .entry softmax_rows_kernel(
+# ROWS-NOT: .local
+# ROWS: ld.global.v4.b32
+# ROWS-NOT: .local
+# ROWS: st.global.v4.b32
+# ROWS: ret;

@@ -275,9 +275,41 @@ def _row_groups():
         rtol=1e-5, atol=1e-5)
 
 
+def _dealt_rows():
+    # Several rows a program reduced along the last axis (nvptx: each thread folds the chunks
+    # the nests deal it, so the tile stays in its registers): rows of many chunks per thread
+    # (4x1024, 2x4096), rows spanning several warps (2x512 at 8 warps), rows of a few lanes
+    # (16x64, 8x128), a tile smaller than the CTA (2x32: threads without a chunk), masked
+    # rows and columns, value-and-index reductions, int32 and bool over 3-D tiles.
+    F = "reductions"
+    K = "reductions/kernels.py"
+    for (M, N, BM, BN) in [(10, 1000, 4, 1024), (5, 4000, 2, 4096), (37, 500, 2, 512), (50, 60, 16, 64),
+                           (7, 30, 2, 32), (9, 100, 8, 128), (6, 256, 4, 256)]:
+        x = rng(60 + M).standard_normal((M, N)).astype(np.float32)
+        x[M // 2, N // 3] = x[M // 2, N // 2] = 9.0  # a tie: the lowest index wins
+
+        def ref(a):
+            v = a["x_ptr"].astype(np.float64)
+            e = np.exp(v - v.max(1, keepdims=True))
+            return {"y_ptr": e / e.sum(1, keepdims=True), "s_ptr": e.sum(1), "i_ptr": a["x_ptr"].argmax(1)}
+        add(F, "dealt_rows_%dx%d_block%dx%d" % (M, N, BM, BN), K, "dealt_rows_kernel", ((M + BM - 1) // BM,),
+            dict(x_ptr=x, y_ptr=np.zeros_like(x), s_ptr=np.zeros(M, np.float32), i_ptr=np.zeros(M, np.int32),
+                 n_rows=M, n_cols=N, BM=BM, BN=BN),
+            ["y_ptr", "s_ptr", "i_ptr"], ref, rtol=1e-5, atol=1e-6)
+    for (A, B, C) in [(2, 4, 256), (4, 8, 32), (2, 2, 2048)]:
+        xi = rng(70 + C).integers(-20, 8, (A, B, C)).astype(np.int32)
+        add(F, "dealt_int_3d_%dx%dx%d" % (A, B, C), K, "dealt_int_3d_kernel", (1,),
+            dict(x_ptr=xi, s_ptr=np.zeros((A, B), np.int32), mx_ptr=np.zeros((A, B), np.int32),
+                 any_ptr=np.zeros((A, B), np.int32), A=A, B=B, C=C),
+            ["s_ptr", "mx_ptr", "any_ptr"],
+            lambda a: {"s_ptr": (a["x_ptr"] * 3 - 1).sum(2), "mx_ptr": (a["x_ptr"] * 3 - 1).max(2),
+                       "any_ptr": (a["x_ptr"] > 5).any(2).astype(np.int32)})
+
+
 def cases():
     _shared_steps()
     _reductions()
     _reductions_int()
     _past_bound()
     _row_groups()
+    _dealt_rows()

@@ -209,3 +209,31 @@ def sum_argmax_shared_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr, ORDER: tl.cons
         tl.store(out_ptr, s)
         tl.store(out_ptr + 1, i)
     tl.store(out_ptr + 2, m.to(out_ptr.dtype.element_ty))
+
+
+@triton.jit
+def dealt_rows_kernel(x_ptr, y_ptr, s_ptr, i_ptr, n_rows, n_cols, BM: tl.constexpr, BN: tl.constexpr):
+    # several rows a program, each reduced along its last axis twice (max, then the sum of
+    # what the max gave) and once with indices: the tile stays where the nests put it
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    x = tl.load(x_ptr + rows[:, None] * n_cols + cols[None, :], mask=mask, other=-float("inf"))
+    m = tl.max(x, axis=1)
+    e = tl.exp(x - m[:, None])
+    s = tl.sum(e, axis=1)
+    tl.store(y_ptr + rows[:, None] * n_cols + cols[None, :], e / s[:, None], mask=mask)
+    tl.store(s_ptr + rows, s, mask=rows < n_rows)
+    tl.store(i_ptr + rows, tl.argmax(x, axis=1), mask=rows < n_rows)
+
+
+@triton.jit
+def dealt_int_3d_kernel(x_ptr, s_ptr, mx_ptr, any_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
+    a = tl.arange(0, A)
+    b = tl.arange(0, B)
+    c = tl.arange(0, C)
+    x = tl.load(x_ptr + a[:, None, None] * (B * C) + b[None, :, None] * C + c[None, None, :])
+    y = x * 3 - 1
+    tl.store(s_ptr + a[:, None] * B + b[None, :], tl.sum(y, axis=2))
+    tl.store(mx_ptr + a[:, None] * B + b[None, :], tl.max(y, axis=2))
+    tl.store(any_ptr + a[:, None] * B + b[None, :], tl.reduce_or(x > 5, axis=2).to(tl.int32))
