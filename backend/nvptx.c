@@ -1521,8 +1521,8 @@ static bool reads_fragments(tc_lower *L, MlirOperation op) {
 /* Do the ops reading v (through elementwise ops, in v's block or the loops and ifs in it:
  * every nest over one shape deals the same chunks to the same thread, so a loop's body reads
  * a tile computed before it in place) read it only at the positions of nests over v's shape:
- * same-shaped stores, a reduction along the last axis that deals the rows as nests do
- * (nvptx_reduce.c, not one the warps' MMA fragments take), and where `loop` is not null its
+ * same-shaped stores, a reduction that deals the rows or columns as nests do (nvptx_reduce.c,
+ * not one the warps' MMA fragments take), and where `loop` is not null its
  * body's yield into a carried value in a buffer (written by nests over the shape), not into
  * one the warps' MMA fragments carry (read at theirs)? */
 static bool read_in_place_or_yield(tc_lower *L, MlirValue v, MlirBlock blk, const int64_t *shape, int rank,
@@ -1547,8 +1547,9 @@ static bool read_in_place_or_yield(tc_lower *L, MlirValue v, MlirBlock blk, cons
       continue;
     }
     if (k == TILE_REDUCE) { /* nvptx_reduce.c deals a row's chunks as nests deal the shape */
-      if (tile_int_attr(user, "axis", 0) != rank - 1) return false;
-      if (rank > 1 && (!tc_nvptx_reduce_deals(L, rank, shape) || reads_fragments(L, user))) return false;
+      int axis = (int)tile_int_attr(user, "axis", 0);
+      if (rank == 1 ? axis != 0 : !tc_nvptx_reduce_deals(L, rank, shape, axis) || reads_fragments(L, user))
+        return false;
       continue;
     }
     bool elementwise =
@@ -1618,6 +1619,10 @@ static MlirValue thread_tile_buffer(tc_lower *L, MlirType t) {
 static MlirValue alloc_thread_tile(tc_lower *L, MlirValue old) {
   return thread_tile(L, old) ? thread_tile_buffer(L, mlirValueGetType(old)) : (MlirValue){NULL};
 }
+
+bool tc_nvptx_thread_tile_ok(tc_lower *L, MlirValue old) { return thread_tile(L, old); }
+
+MlirValue tc_nvptx_thread_tile(tc_lower *L, MlirValue old) { return alloc_thread_tile(L, old); }
 
 /* Tile i carried by scf.for `loop`: in the thread's registers when its value in the body is
  * read there only in place or yielded (the yields are written to the carried buffers by nests

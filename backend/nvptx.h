@@ -82,9 +82,15 @@ void tc_nvptx_deal_unrolled(tc_lower *L, tc_builder *b, int rank, const int64_t 
 /* n elements of type elem of the thread's own at the kernel's entry (a memref; registers
  * when every access has a constant index). */
 MlirValue tc_nvptx_private_array(tc_lower *L, MlirType elem, int64_t n);
-/* Does a reduction along the last axis of a rank >= 2 tile of this shape fold each thread's
- * chunks where nests deal them (nvptx_reduce.c), reading a tile kept in registers in place? */
-bool tc_nvptx_reduce_deals(tc_lower *L, int rank, const int64_t *shape);
+/* The thread's own array (its registers) for the tile `old`, written and read only at the
+ * chunks an unrolled nest over its shape deals the thread (chunk t + i T at index i * width),
+ * where every reader reads it so (backend.h alloc_thread_tile); null: a shared buffer. */
+MlirValue tc_nvptx_thread_tile(tc_lower *L, MlirValue old);
+bool tc_nvptx_thread_tile_ok(tc_lower *L, MlirValue old); /* would it be one? */
+/* Does a reduction along `axis` of a rank >= 2 tile of this shape (its last axis, or axis 0
+ * of a 2-D tile) fold each thread's chunks where nests deal them (nvptx_reduce.c), reading a
+ * tile kept in registers in place? */
+bool tc_nvptx_reduce_deals(tc_lower *L, int rank, const int64_t *shape, int axis);
 /* The op b emitted last; whether the ops after `from` up to b's insertion point read or
  * write memory other threads may see (a barrier may order them). */
 MlirOperation tc_nvptx_last_op(const tc_builder *b);

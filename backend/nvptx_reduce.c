@@ -437,11 +437,13 @@ static void reduce_row_groups(tc_lower *L, tc_builder *b, coop *k, int rank, con
  * r folds row r's in warp order. With P >= T every thread holds m = P / T chunks of each of
  * the k / m rows (row j: slots j m .. j m + m - 1, folded in column order); with P < T a
  * thread's slot j is one chunk of row t / P + j T / P. */
-bool tc_nvptx_reduce_deals(tc_lower *L, int rank, const int64_t *shape) {
+bool tc_nvptx_reduce_deals(tc_lower *L, int rank, const int64_t *shape, int axis) {
   int64_t k = rank >= 2 ? tc_nvptx_unrolled_chunks(L, rank, shape) : 0, nthreads = tc_target_threads(L->target);
   if (!k) return false;
   int64_t p = shape[rank - 1] / tc_nest_width(L, shape[rank - 1]);
-  return p % nthreads == 0 || nthreads % p == 0;
+  if (p % nthreads && nthreads % p) return false;
+  if (axis == rank - 1) return true;
+  return rank == 2 && axis == 0 && (shape[0] * p) % nthreads == 0; /* columns: every thread runs k chunks */
 }
 
 typedef struct dealt {
@@ -546,6 +548,165 @@ static void reduce_dealt(tc_lower *L, tc_builder *b, coop *k, int rank, const in
   tc_chunk_free(&c);
 }
 
+/* ---- columns as nests deal them ---------------------------------------------------------
+ * A [R, N] tile reduced along its rows (axis 0: a column sum) whose unrolled nest gives every
+ * thread the same k chunks (R P a multiple of T): each thread folds, lane by lane, its chunks
+ * of one column chunk, so a tile kept in its registers is read where it lies. With P >= T
+ * thread t holds column chunks t + q T (q < P / T) of every row, row by row in its slots
+ * (slot r P / T + q): its folds are the result's chunks, written as they are. With P < T it
+ * holds column chunk t mod P of rows t / P + j T / P (slot j): the lanes of a warp holding
+ * one column chunk combine by shuffles down (16 .. P apart), and where several warps hold it
+ * each leaves its fold in shared memory and thread c < P folds column chunk c's in warp order. */
+
+typedef struct dealt_cols {
+  const coop *k;
+  int64_t n;             /* elements of parts */
+  MlirValue parts[MAXV]; /* the thread's own: its chunks, by slot */
+} dealt_cols;
+
+static void dealt_column_chunk(tc_chunk *c, const tc_pos *pos, void *user) {
+  dealt_cols *d = user;
+  tc_pos at = {.rank = 1, .chunked = true};
+  at.idx[0] = tcb_const_index(&c->b, (c->slot - 1) * c->width);
+  for (int j = 0; j < d->k->nvals && !c->L->status; j++) {
+    MlirValue v = tc_eval(c, d->k->olds[j], pos).vec;
+    if (!c->L->status) tc_buffer_write(c, d->parts[j], v, &at, &d->n);
+  }
+}
+
+static tc_pos lane_at(MlirValue first) { /* the chunk of a rank-1 tile starting at element first */
+  tc_pos at = {.rank = 1, .chunked = true};
+  at.idx[0] = first;
+  return at;
+}
+
+/* Lane by lane, v of lane laneid + s. */
+static MlirValue shfl_down_vec(tc_lower *L, tc_builder *b, MlirValue v, int64_t width, int s) {
+  MlirValue e[64];
+  for (int64_t i = 0; i < width; i++) {
+    MlirNamedAttribute a = tcb_named(L->ctx, "static_position", mlirDenseI64ArrayGet(L->ctx, 1, &i));
+    e[i] = tc_nvptx_shfl(L, b, tcb_op1(b, "vector.extract", tcb_element_type(mlirValueGetType(v)), 1, &v, 1, &a), s,
+                         TC_SHFL_DOWN);
+  }
+  return tcb_op1(b, "vector.from_elements", mlirValueGetType(v), (intptr_t)width, e, 0, NULL);
+}
+
+/* With P >= T a thread's folds are the chunks a nest over the result deals it (chunk t + q T
+ * at slot q): where every reader of the results reads them so, they stay in its registers
+ * (bufs: the threads' own arrays; true), else false (nothing allocated). */
+static bool columns_in_registers(tc_lower *L, MlirOperation op, int nvals, const int64_t *shape, MlirValue *bufs) {
+  int64_t nt = tc_target_threads(L->target), w = tc_nest_width(L, shape[1]), p = shape[1] / w;
+  if (p < nt || tc_nvptx_unrolled_chunks(L, 1, &shape[1]) != p / nt) return false;
+  for (int j = 0; j < nvals; j++)
+    if (!tc_nvptx_thread_tile_ok(L, mlirOperationGetResult(op, j))) return false;
+  for (int j = 0; j < nvals; j++) bufs[j] = tc_nvptx_thread_tile(L, mlirOperationGetResult(op, j));
+  return true;
+}
+
+static void reduce_columns_dealt(tc_lower *L, tc_builder *b, coop *k, const int64_t *shape, bool in_regs,
+                                 MlirValue *bufs) {
+  int64_t nt = k->nthreads, kk = tc_nvptx_unrolled_chunks(L, 2, shape), w = k->width, p = shape[1] / w;
+  int64_t out_shape[1] = {shape[1]};
+  dealt_cols d = {.k = k, .n = kk * w};
+  MlirValue bound_mask = {NULL}, acc[MAXV], x[MAXV], wslots[MAXV] = {{NULL}};
+  int64_t holders = p < nt ? nt / (p > WARP ? p : WARP) : 1; /* warps holding one column chunk */
+  for (int j = 0; j < k->nvals; j++) {
+    d.parts[j] = tc_nvptx_private_array(L, k->types[j], kk * w);
+    if (holders > 1) {
+      MlirType mem = tc_memory_type(L->ctx, k->types[j]);
+      int64_t nslots = holders * p * w;
+      wslots[j] = tc_nvptx_alloc_shared(L, mlirMemRefTypeContiguousGet(mem, 1, &nslots, mlirAttributeGetNull()),
+                                        nslots * ((tcb_bitwidth(mem) + 7) / 8));
+    }
+    if (mlirValueIsNull(bound_mask)) bound_mask = tc_load_mask_within(L, k->olds[j], mlirValueGetType(k->olds[j]), 0);
+  }
+  if (L->status || w > 64) return;
+  tc_nvptx_deal_unrolled(L, b, 2, shape, bound_mask, dealt_column_chunk, &d);
+  tc_chunk c;
+  tc_chunk_init(&c, L, b->block, w);
+  c.b = *b;
+  int64_t m = p >= nt ? p / nt : 1, folds = p >= nt ? m : 1; /* the thread's column chunks */
+  for (int64_t q = 0; q < folds && !L->status; q++) {
+    for (int64_t r = 0; r < kk / m && !L->status; r++) { /* its rows, in order */
+      tc_pos at = lane_at(tcb_const_index(&c.b, (r * m + q) * w));
+      for (int j = 0; j < k->nvals; j++) x[j] = tc_buffer_read(&c, d.parts[j], k->types[j], &at, &d.n);
+      if (r == 0)
+        for (int j = 0; j < k->nvals; j++) acc[j] = x[j];
+      else combine_into(L, &c.b, k, acc, x);
+    }
+    if (p >= nt) { /* chunk t + q T of the result is this thread's */
+      MlirValue col = tcb_binary(&c.b, "arith.addi", k->tid, tcb_const_index(&c.b, q * nt));
+      tc_pos at = lane_at(tcb_binary(&c.b, "arith.muli", col, tcb_const_index(&c.b, w)));
+      for (int j = 0; j < k->nvals; j++) {
+        if (!in_regs) {
+          tc_buffer_write(&c, bufs[j], acc[j], &at, out_shape);
+          continue;
+        }
+        MlirType mt = tcb_element_type(mlirValueGetType(bufs[j])); /* slot q of the thread's array */
+        MlirValue v = mlirTypeEqual(mt, tcb_element_type(mlirValueGetType(acc[j])))
+                          ? acc[j]
+                          : tcb_cast(&c.b, "arith.extui", acc[j], tc_vec_type(L->ctx, w, mt));
+        MlirValue ops[3] = {v, bufs[j], tcb_const_index(&c.b, q * w)};
+        tcb_op(&c.b, "vector.store", 0, NULL, 3, ops, 0, NULL);
+      }
+    }
+  }
+  if (p >= nt || L->status) {
+    *b = c.b;
+    tc_chunk_free(&c);
+    return;
+  }
+  MlirValue args[2 * MAXV], comb[MAXV];
+  for (int s = WARP / 2; s >= p && !L->status; s /= 2) { /* lanes l < P of the warp: column chunk l's fold */
+    for (int j = 0; j < k->nvals; j++) {
+      args[j] = acc[j];
+      args[k->nvals + j] = shfl_down_vec(L, &c.b, acc[j], w, s);
+    }
+    if (!tc_apply_combine(L, &c.b, k->op, args, 2 * k->nvals, comb)) break;
+    for (int j = 0; j < k->nvals; j++) acc[j] = comb[j];
+  }
+  MlirValue col = tcb_binary(&c.b, "arith.remui", k->tid, tcb_const_index(&c.b, p));
+  MlirValue holder = tcb_cmpi(&c.b, "ult", k->lane, tcb_const_index(&c.b, p < WARP ? p : WARP));
+  tc_builder tb;
+  tcb_if(&c.b, holder, 0, NULL, &tb, NULL);
+  tc_chunk hc;
+  tc_chunk_init(&hc, L, tb.block, w);
+  hc.b = tb;
+  if (holders == 1) { /* one warp holds each column chunk */
+    tc_pos at = lane_at(tcb_binary(&hc.b, "arith.muli", col, tcb_const_index(&hc.b, w)));
+    for (int j = 0; j < k->nvals; j++) tc_buffer_write(&hc, bufs[j], acc[j], &at, out_shape);
+  } else { /* slot (warp's place among the column's holders, column chunk) */
+    int64_t n = holders * p * w;
+    MlirValue g = tcb_binary(&hc.b, "arith.divui", k->tid, tcb_const_index(&hc.b, p > WARP ? p : WARP));
+    MlirValue at0 = tcb_binary(&hc.b, "arith.addi", tcb_binary(&hc.b, "arith.muli", g, tcb_const_index(&hc.b, p)), col);
+    tc_pos at = lane_at(tcb_binary(&hc.b, "arith.muli", at0, tcb_const_index(&hc.b, w)));
+    for (int j = 0; j < k->nvals; j++) tc_buffer_write(&hc, wslots[j], acc[j], &at, &n);
+  }
+  tcb_op(&hc.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  tc_chunk_free(&hc);
+  if (holders > 1 && !L->status) {
+    int64_t n = holders * p * w;
+    tc_nvptx_barrier(L, &c.b);
+    tcb_if(&c.b, tcb_cmpi(&c.b, "ult", k->tid, tcb_const_index(&c.b, p)), 0, NULL, &tb, NULL);
+    tc_chunk_init(&hc, L, tb.block, w);
+    hc.b = tb;
+    for (int64_t g = 0; g < holders && !L->status; g++) {
+      MlirValue at0 = tcb_binary(&hc.b, "arith.addi", k->tid, tcb_const_index(&hc.b, g * p));
+      tc_pos at = lane_at(tcb_binary(&hc.b, "arith.muli", at0, tcb_const_index(&hc.b, w)));
+      for (int j = 0; j < k->nvals; j++) x[j] = tc_buffer_read(&hc, wslots[j], k->types[j], &at, &n);
+      if (g == 0)
+        for (int j = 0; j < k->nvals; j++) acc[j] = x[j];
+      else combine_into(L, &hc.b, k, acc, x);
+    }
+    tc_pos at = lane_at(tcb_binary(&hc.b, "arith.muli", k->tid, tcb_const_index(&hc.b, w)));
+    for (int j = 0; j < k->nvals && !L->status; j++) tc_buffer_write(&hc, bufs[j], acc[j], &at, out_shape);
+    tcb_op(&hc.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    tc_chunk_free(&hc);
+  }
+  *b = c.b;
+  tc_chunk_free(&c);
+}
+
 int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   MlirOperation op = roots[0];
   coop k = {.op = op};
@@ -554,8 +715,9 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   if (tc_nvptx_alone(L)) return tc_emit_reduce(L, roots, n);
   if (tc_nvptx_frag_reduce(L, op)) return 1; /* rows of a tile in MMA fragments (nvptx_frags.c) */
   if (!tc_reduce_operands(L, op, "reduce", "reductions", &k.nvals, k.olds, &rank, shape, &axis)) return 1;
-  if (axis != rank - 1) return tc_emit_reduce(L, roots, n); /* output chunks dealt to threads */
   tc_builder *b = &L->b;
+  if (axis != rank - 1 && !tc_nvptx_reduce_deals(L, rank, shape, axis))
+    return tc_emit_reduce(L, roots, n); /* output chunks dealt to threads */
   b->loc = mlirOperationGetLocation(op);
   k.n = shape[rank - 1];
   k.width = tc_nest_width(L, k.n);
@@ -563,12 +725,13 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   k.nthreads = tc_target_threads(L->target);
   int rr = rank - 1;
   int64_t rows = tc_numel(rr, shape);
-  bool deals = tc_nvptx_reduce_deals(L, rank, shape);
+  bool deals = tc_nvptx_reduce_deals(L, rank, shape, axis);
   int64_t group = rr > 0 && !deals ? row_group_size(&k, rows) : 0;
   MlirValue bufs[MAXV] = {{NULL}};
+  bool own = deals && axis != rank - 1 && columns_in_registers(L, op, k.nvals, shape, bufs);
   for (int i = 0; i < k.nvals; i++) {
     k.types[i] = tcb_element_type(mlirValueGetType(mlirOperationGetResult(op, i)));
-    if (rr > 0) bufs[i] = tc_alloc_buffer(L, k.types[i], rows);
+    if (rr > 0 && !own) bufs[i] = tc_alloc_buffer(L, k.types[i], axis == rank - 1 ? rows : shape[1]);
     if (group || deals) continue;
     MlirType mem = tc_memory_type(L->ctx, k.types[i]);
     k.slots[i] = tc_nvptx_alloc_shared(L, mlirMemRefTypeContiguousGet(mem, 1, &k.nwarps, mlirAttributeGetNull()),
@@ -584,7 +747,8 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   k.lane = tcb_binary(b, "arith.remui", k.tid, tcb_const_index(b, WARP));
   k.warp = tcb_binary(b, "arith.divui", k.tid, tcb_const_index(b, WARP));
   if (deals || group) {
-    if (deals) reduce_dealt(L, b, &k, rank, shape, bufs);
+    if (deals && axis != rank - 1) reduce_columns_dealt(L, b, &k, shape, own, bufs);
+    else if (deals) reduce_dealt(L, b, &k, rank, shape, bufs);
     else reduce_row_groups(L, b, &k, rank, shape, rows, group, bufs);
     if (!L->status) tc_nvptx_publish_results(L, op, k.nvals, bufs);
     return 1;

@@ -32,6 +32,12 @@
 # lane by lane: ld.global.b32). 4x1024 at 4 warps: 4 rows spanning the CTA.
 # RUN: %tilec compile %S/../../bench/kernels/softmax.py -k softmax_rows_kernel -s "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 16, 256" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=ROWS --implicit-check-not=ld.global.b32
 # RUN: %tilec compile %S/../../bench/kernels/softmax.py -k softmax_rows_kernel -s "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 4, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=ROWS --implicit-check-not=ld.global.b32
+# A tile reduced along its rows (axis 0: column sums, layer norm backward's dw) and along its
+# columns is folded by each thread over the chunks the nests gave it: with rows of more chunks
+# than threads, a thread's column sums are the result's chunks it would store, so neither the
+# 8x1024 tile nor the column sums go through shared memory (36,896 bytes before; 192 now: the
+# row sums' per-warp slots and buffer).
+# RUN: %tilec compile %s -k col_sums -s "*fp32:16, *fp32:16, *fp32:16, i32:16, 8, 1024" --target nvptx --arch sm_90 --num-warps 4 --emit ptx | FileCheck %s --check-prefix=COLS --implicit-check-not=ld.global.b32
 import triton
 import triton.language as tl
 
@@ -220,3 +226,21 @@ def carried(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
 # ROWS-NOT: .local
 # ROWS: st.global.v4.b32
 # ROWS: ret;
+
+
+@triton.jit
+def col_sums(out_ptr, rows_ptr, in_ptr, n_rows, BM: tl.constexpr, BN: tl.constexpr):
+    rows = tl.arange(0, BM)
+    cols = tl.program_id(0) * BN + tl.arange(0, BN)
+    x = tl.load(in_ptr + rows[:, None] * BN + cols[None, :], mask=rows[:, None] < n_rows, other=0.0)
+    x2 = x * x
+    tl.store(out_ptr + cols, tl.sum(x2, axis=0))
+    tl.store(rows_ptr + tl.program_id(0) * BM + rows, tl.sum(x2, axis=1))
+
+# COLS: .visible .global .align 8 .u64 __tilec_shared_bytes_col_sums = {{[0-9]?[0-9]?[0-9]}};
+# COLS: .visible .entry col_sums(
+# COLS-NOT: .local
+# COLS: ld.global.v4.b32
+# COLS-NOT: .local
+# COLS: st.global.v4.b32
+# COLS: ret;

@@ -296,6 +296,31 @@ def _dealt_rows():
             dict(x_ptr=x, y_ptr=np.zeros_like(x), s_ptr=np.zeros(M, np.float32), i_ptr=np.zeros(M, np.int32),
                  n_rows=M, n_cols=N, BM=BM, BN=BN),
             ["y_ptr", "s_ptr", "i_ptr"], ref, rtol=1e-5, atol=1e-6)
+    # columns (axis 0): rows of more chunks than threads (each thread's own columns), of
+    # fewer (the lanes and warps holding a column combine), and a tile smaller than the CTA
+    for (M, N, BM, BN) in [(7, 3000, 8, 1024), (30, 100, 32, 128), (100, 40, 128, 64), (5, 20, 8, 32),
+                           (3, 600, 4, 2048), (16, 256, 16, 256)]:
+        x = rng(80 + M).standard_normal((M, N)).astype(np.float32)
+        x[M // 2, N // 3] = x[0, N // 3] = 9.0  # a tie: the lowest row wins
+        nprog = (N + BN - 1) // BN
+
+        def ref(a, M=M, BM=BM, BN=BN, nprog=nprog):
+            v = a["x_ptr"].astype(np.float64)
+            r = np.zeros((nprog, BM))
+            for q in range(nprog):
+                r[q, :M] = (v[:, q * BN:(q + 1) * BN] * 2 + 1).sum(1)
+            return {"s_ptr": (v * 2 + 1).sum(0), "mx_ptr": a["x_ptr"].max(0), "i_ptr": a["x_ptr"].argmax(0),
+                    "r_ptr": r.reshape(-1)}
+        add(F, "dealt_cols_%dx%d_block%dx%d" % (M, N, BM, BN), K, "dealt_cols_kernel", (nprog,),
+            dict(x_ptr=x, s_ptr=np.zeros(N, np.float32), mx_ptr=np.zeros(N, np.float32), i_ptr=np.zeros(N, np.int32),
+                 r_ptr=np.zeros(nprog * BM, np.float32), n_rows=M, n_cols=N, BM=BM, BN=BN),
+            ["s_ptr", "mx_ptr", "i_ptr", "r_ptr"], ref, rtol=1e-5, atol=1e-4)
+    for (M, N) in [(16, 64), (4, 1024), (64, 32)]:
+        xi = rng(90 + N).integers(-9, 8, (M, N)).astype(np.int32)
+        add(F, "dealt_cols_int_%dx%d" % (M, N), K, "dealt_cols_int_kernel", (1,),
+            dict(x_ptr=xi, s_ptr=np.zeros(N, np.int32), o_ptr=np.zeros(N, np.int32), M=M, N=N),
+            ["s_ptr", "o_ptr"],
+            lambda a: {"s_ptr": (a["x_ptr"] - 3).sum(0), "o_ptr": (a["x_ptr"] > 6).any(0).astype(np.int32)})
     for (A, B, C) in [(2, 4, 256), (4, 8, 32), (2, 2, 2048)]:
         xi = rng(70 + C).integers(-20, 8, (A, B, C)).astype(np.int32)
         add(F, "dealt_int_3d_%dx%dx%d" % (A, B, C), K, "dealt_int_3d_kernel", (1,),

@@ -237,3 +237,26 @@ def dealt_int_3d_kernel(x_ptr, s_ptr, mx_ptr, any_ptr, A: tl.constexpr, B: tl.co
     tl.store(s_ptr + a[:, None] * B + b[None, :], tl.sum(y, axis=2))
     tl.store(mx_ptr + a[:, None] * B + b[None, :], tl.max(y, axis=2))
     tl.store(any_ptr + a[:, None] * B + b[None, :], tl.reduce_or(x > 5, axis=2).to(tl.int32))
+
+
+@triton.jit
+def dealt_cols_kernel(x_ptr, s_ptr, mx_ptr, i_ptr, r_ptr, n_rows, n_cols, BM: tl.constexpr, BN: tl.constexpr):
+    # a tile reduced along its rows (axis 0) three ways and along its columns once
+    rows = tl.arange(0, BM)
+    cols = tl.program_id(0) * BN + tl.arange(0, BN)
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    x = tl.load(x_ptr + rows[:, None] * n_cols + cols[None, :], mask=mask, other=-float("inf"))
+    y = tl.where(mask, x * 2.0 + 1.0, 0.0)
+    tl.store(s_ptr + cols, tl.sum(y, axis=0), mask=cols < n_cols)
+    tl.store(mx_ptr + cols, tl.max(x, axis=0), mask=cols < n_cols)
+    tl.store(i_ptr + cols, tl.argmax(x, axis=0), mask=cols < n_cols)
+    tl.store(r_ptr + tl.program_id(0) * BM + rows, tl.sum(y, axis=1))
+
+
+@triton.jit
+def dealt_cols_int_kernel(x_ptr, s_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
+    tl.store(s_ptr + cols, tl.sum(x - 3, axis=0))
+    tl.store(o_ptr + cols, tl.reduce_or(x > 6, axis=0).to(tl.int32))
