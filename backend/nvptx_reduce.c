@@ -620,7 +620,9 @@ static void reduce_columns_dealt(tc_lower *L, tc_builder *b, coop *k, const int6
     }
     if (mlirValueIsNull(bound_mask)) bound_mask = tc_load_mask_within(L, k->olds[j], mlirValueGetType(k->olds[j]), 0);
   }
-  if (L->status || w > 64) return;
+  if (w > 64) /* shfl_down_vec's lanes; a chunk is 16 bytes */
+    tc_fail_here(L, TILEC_ERROR_INTERNAL, "a column reduction's chunk has more than 64 lanes");
+  if (L->status) return;
   tc_nvptx_deal_unrolled(L, b, 2, shape, bound_mask, dealt_column_chunk, &d);
   tc_chunk c;
   tc_chunk_init(&c, L, b->block, w);
