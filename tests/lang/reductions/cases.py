@@ -321,6 +321,13 @@ def _dealt_rows():
             dict(x_ptr=xi, s_ptr=np.zeros(N, np.int32), o_ptr=np.zeros(N, np.int32), M=M, N=N),
             ["s_ptr", "o_ptr"],
             lambda a: {"s_ptr": (a["x_ptr"] - 3).sum(0), "o_ptr": (a["x_ptr"] > 6).any(0).astype(np.int32)})
+    for (BM, BN) in [(8, 1024), (4, 4096)]:
+        xn = rng(95 + BM).standard_normal((BM, BN)).astype(np.float32)
+        add(F, "dealt_cols_nested_%dx%d" % (BM, BN), K, "dealt_cols_nested_kernel", (1,),
+            dict(x_ptr=xn, c_ptr=np.zeros(BN, np.float32), t_ptr=np.zeros(1, np.float32), BM=BM, BN=BN),
+            ["c_ptr", "t_ptr"],
+            lambda a: {"c_ptr": 2 * a["x_ptr"].astype(np.float64).sum(0),
+                       "t_ptr": [a["x_ptr"].astype(np.float64).sum(0).max()]}, rtol=1e-5, atol=1e-5)
     for (A, B, C) in [(2, 4, 256), (4, 8, 32), (2, 2, 2048)]:
         xi = rng(70 + C).integers(-20, 8, (A, B, C)).astype(np.int32)
         add(F, "dealt_int_3d_%dx%dx%d" % (A, B, C), K, "dealt_int_3d_kernel", (1,),

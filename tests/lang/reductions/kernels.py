@@ -260,3 +260,13 @@ def dealt_cols_int_kernel(x_ptr, s_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr)
     x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
     tl.store(s_ptr + cols, tl.sum(x - 3, axis=0))
     tl.store(o_ptr + cols, tl.reduce_or(x > 6, axis=0).to(tl.int32))
+
+
+@triton.jit
+def dealt_cols_nested_kernel(x_ptr, c_ptr, t_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    # column sums (kept where the threads computed them) read by a store and by a reduction
+    rows = tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    c = tl.sum(tl.load(x_ptr + rows[:, None] * BN + cols[None, :]), axis=0)
+    tl.store(c_ptr + cols, c * 2.0)
+    tl.store(t_ptr, tl.max(c, axis=0))
