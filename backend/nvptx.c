@@ -1492,8 +1492,8 @@ static bool in_control_flow_of(MlirBlock blk, MlirBlock inner) {
   return true;
 }
 
-/* May op (a reduction) be taken at the warps' MMA fragments (nvptx_frags.c, first): does
- * an operand come through elementwise ops from a tl.dot or a loop-carried accumulator? */
+/* Does tile v come, through elementwise ops, from a tl.dot or a loop-carried accumulator the
+ * warps' MMA fragments may hold (conservatively yes past 32 levels)? */
 static bool cone_reaches_fragments(tc_lower *L, MlirValue v, int depth) {
   if (depth > 32) return true;
   if (!mlirTypeIsARankedTensor(mlirValueGetType(v))) return false;
@@ -1512,6 +1512,7 @@ static bool cone_reaches_fragments(tc_lower *L, MlirValue v, int depth) {
   return false;
 }
 
+/* May op (a reduction) be taken at the fragments' positions (nvptx_frags.c, tried first)? */
 static bool reads_fragments(tc_lower *L, MlirOperation op) {
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++)
     if (cone_reaches_fragments(L, mlirOperationGetOperand(op, i), 0)) return true;
@@ -1522,9 +1523,9 @@ static bool reads_fragments(tc_lower *L, MlirOperation op) {
  * every nest over one shape deals the same chunks to the same thread, so a loop's body reads
  * a tile computed before it in place) read it only at the positions of nests over v's shape:
  * same-shaped stores, a reduction that deals the rows or columns as nests do (nvptx_reduce.c,
- * not one the warps' MMA fragments take), and where `loop` is not null its
- * body's yield into a carried value in a buffer (written by nests over the shape), not into
- * one the warps' MMA fragments carry (read at theirs)? */
+ * not one the warps' MMA fragments take), and where `loop` is not null its body's yield into
+ * a carried value in a buffer (written by nests over the shape), not into one the warps' MMA
+ * fragments carry (read at theirs)? */
 static bool read_in_place_or_yield(tc_lower *L, MlirValue v, MlirBlock blk, const int64_t *shape, int rank,
                                    MlirOperation loop, int depth) {
   if (depth > 32) return false;

@@ -3,11 +3,13 @@
  * them), the 32 lanes of a warp combine their partials through shuffles (shfl.sync.down,
  * five steps, which leave the warp's value in lane 0), lane 0 of each warp leaves it in
  * shared memory, and after a barrier every thread combines the warps' values in warp order,
- * so every thread holds the row's result. A tile result is written by thread 0 into a shared buffer; a tile
- * of many rows is reduced a row per group of lanes instead (reduce_row_groups). Reductions over
- * a leading axis need no shuffles: the output's chunks are dealt to the threads (the CPU
- * emitter over this backend's nests). Inside code one thread runs for the program, the
- * CPU's emitter runs as is.
+ * so every thread holds the row's result. A tile result is written by thread 0 into a
+ * shared buffer; a tile of many rows is reduced where the nests deal its chunks when they are
+ * unrolled (reduce_dealt: a tile kept in the threads' registers is read in place), else a row
+ * per group of lanes (reduce_row_groups). A 2-D tile reduced along axis 0 is folded where the
+ * nests deal it too (reduce_columns_dealt); other reductions over a leading axis need no
+ * shuffles: the output's chunks are dealt to the threads (the CPU emitter over this backend's
+ * nests). Inside code one thread runs for the program, the CPU's emitter runs as is.
  *
  * Order: a thread folds chunks t, t + T, ..., and the warps' shuffle tree pairs lanes
  * (i, i + 16), (i, i + 8), ...: the combine function must be associative and commutative,
