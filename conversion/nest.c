@@ -135,8 +135,11 @@ void tc_emit_chunked_nest(tc_lower *L, int rank, const int64_t *shape, MlirValue
     p.idx[rank - 1] = full;
     run_body(L, tb, &ib, &p, w, TC_CHUNK_TAIL, bound_mask, tail, body, user);
     yield_at_end(L, tb);
-    if (complete) {
-      /* Chunks past the bound still have to be produced (with their masks all-false). */
+    if (complete || L->check_bounds) {
+      /* Chunks past the bound still have to be produced (with their masks all-false); with
+       * bounds checks they run too, so an unmasked load there (a bug the bound would hide:
+       * `tl.load(x_ptr + offs)` beside `tl.store(..., mask=offs < n)`) is checked wherever
+       * the vector width puts the bound. */
       MlirValue after = tcb_binary(&b, "arith.andi", tcb_binary(&b, "arith.addi", bound, tcb_const_index(&b, w - 1)),
                                    tcb_const_index(&b, -w));
       MlirBlock rb = tc_build_for(L, &b, after, tcb_const_index(&b, n), tcb_const_index(&b, w), 0, NULL, NULL);
