@@ -365,6 +365,20 @@ static tc_pos row_at(tc_builder *b, MlirValue r, int rank, const int64_t *shape)
   return row;
 }
 
+/* The result tiles' element of the row at `row` (a position in the operand: its leading
+ * indices) is v, written at *b (which advances). */
+static void write_row_result(tc_lower *L, tc_builder *b, const coop *k, const MlirValue *bufs, const MlirValue *v,
+                             const tc_pos *row, const int64_t *shape) {
+  tc_chunk c;
+  tc_chunk_init(&c, L, b->block, 1);
+  c.b = *b;
+  tc_pos rp = {.rank = row->rank - 1, .chunked = false};
+  for (int d = 0; d < rp.rank; d++) rp.idx[d] = row->idx[d];
+  for (int i = 0; i < k->nvals && !L->status; i++) tc_buffer_write(&c, bufs[i], v[i], &rp, shape);
+  *b = c.b;
+  tc_chunk_free(&c);
+}
+
 /* ---- many rows at once ----------------------------------------------------------------
  * A tile of R rows reduced along its last axis (attention's row max and row sum of a
  * 128x64 score tile): rather than the CTA taking the rows one after another (two barriers
@@ -387,7 +401,6 @@ static int64_t row_group_size(const coop *k, int64_t rows) {
 
 static void reduce_row_groups(tc_lower *L, tc_builder *b, coop *k, int rank, const int64_t *shape, int64_t rows,
                               int64_t g, MlirValue *bufs) {
-  int rr = rank - 1;
   MlirValue tid = k->tid;
   int64_t per_pass = k->nthreads / g, passes = (rows + per_pass - 1) / per_pass;
   k->tid = tcb_binary(b, "arith.remui", tid, tcb_const_index(b, g)); /* the lane's place in its group */
@@ -417,14 +430,8 @@ static void reduce_row_groups(tc_lower *L, tc_builder *b, coop *k, int rank, con
   if (rows % per_pass) leader = tcb_binary(&pb, "arith.andi", leader, inside);
   tc_builder tb;
   tcb_if(&pb, leader, 0, NULL, &tb, NULL);
-  tc_chunk c;
-  tc_chunk_init(&c, L, tb.block, 1);
-  c.b = tb;
-  tc_pos rp = {.rank = rr, .chunked = false};
-  for (int d = 0; d < rr; d++) rp.idx[d] = row.idx[d];
-  for (int i = 0; i < k->nvals; i++) tc_buffer_write(&c, bufs[i], v[i], &rp, shape);
-  tcb_op(&c.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  tc_chunk_free(&c);
+  write_row_result(L, &tb, k, bufs, v, &row, shape);
+  tcb_op(&tb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   tc_close_loops(L, &blk, 1);
 }
 
@@ -516,15 +523,8 @@ static void reduce_dealt(tc_lower *L, tc_builder *b, coop *k, int rank, const in
                                 tcb_binary(&tb, "arith.remui", k->warp, tcb_const_index(&tb, wpr)));
       for (int j = 0; j < k->nvals; j++) store1(&tb, v[j], wslots[j], at);
     } else {
-      tc_chunk c;
-      tc_chunk_init(&c, L, tb.block, 1);
-      c.b = tb;
-      tc_pos rp = row_at(&c.b, row, rank, shape);
-      rp.rank = rank - 1;
-      rp.chunked = false;
-      for (int j = 0; j < k->nvals; j++) tc_buffer_write(&c, bufs[j], v[j], &rp, shape);
-      tb = c.b;
-      tc_chunk_free(&c);
+      tc_pos rp = row_at(&tb, row, rank, shape);
+      write_row_result(L, &tb, k, bufs, v, &rp, shape);
     }
     tcb_op(&tb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   }
@@ -539,15 +539,9 @@ static void reduce_dealt(tc_lower *L, tc_builder *b, coop *k, int rank, const in
     for (int j = 0; j < k->nvals; j++) w[j] = read_part(&tb, k, wslots[j], j, at);
     combine_into(L, &tb, k, v, w);
   }
-  tc_chunk c;
-  tc_chunk_init(&c, L, tb.block, 1);
-  c.b = tb;
-  tc_pos rp = row_at(&c.b, k->tid, rank, shape);
-  rp.rank = rank - 1;
-  rp.chunked = false;
-  for (int j = 0; j < k->nvals && !L->status; j++) tc_buffer_write(&c, bufs[j], v[j], &rp, shape);
-  tcb_op(&c.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  tc_chunk_free(&c);
+  tc_pos rp = row_at(&tb, k->tid, rank, shape);
+  write_row_result(L, &tb, k, bufs, v, &rp, shape);
+  tcb_op(&tb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
 }
 
 /* ---- columns as nests deal them ---------------------------------------------------------
@@ -566,20 +560,19 @@ typedef struct dealt_cols {
   MlirValue parts[MAXV]; /* the thread's own: its chunks, by slot */
 } dealt_cols;
 
-static void dealt_column_chunk(tc_chunk *c, const tc_pos *pos, void *user) {
-  dealt_cols *d = user;
-  tc_pos at = {.rank = 1, .chunked = true};
-  at.idx[0] = tcb_const_index(&c->b, (c->slot - 1) * c->width);
-  for (int j = 0; j < d->k->nvals && !c->L->status; j++) {
-    MlirValue v = tc_eval(c, d->k->olds[j], pos).vec;
-    if (!c->L->status) tc_buffer_write(c, d->parts[j], v, &at, &d->n);
-  }
-}
-
 static tc_pos lane_at(MlirValue first) { /* the chunk of a rank-1 tile starting at element first */
   tc_pos at = {.rank = 1, .chunked = true};
   at.idx[0] = first;
   return at;
+}
+
+static void dealt_column_chunk(tc_chunk *c, const tc_pos *pos, void *user) {
+  dealt_cols *d = user;
+  tc_pos at = lane_at(tcb_const_index(&c->b, (c->slot - 1) * c->width));
+  for (int j = 0; j < d->k->nvals && !c->L->status; j++) {
+    MlirValue v = tc_eval(c, d->k->olds[j], pos).vec;
+    if (!c->L->status) tc_buffer_write(c, d->parts[j], v, &at, &d->n);
+  }
 }
 
 /* Lane by lane, v of lane laneid + s. */
@@ -777,14 +770,8 @@ int tc_nvptx_emit_reduce(tc_lower *L, MlirOperation *roots, int n) {
   } else if (!L->status) { /* thread 0 writes the row's element of the result tile */
     tc_builder tb;
     tcb_if(&ob, tcb_cmpi(&ob, "eq", k.tid, tcb_const_index(&ob, 0)), 0, NULL, &tb, NULL);
-    tc_chunk c;
-    tc_chunk_init(&c, L, tb.block, 1);
-    c.b = tb;
-    tc_pos rp = {.rank = rr, .chunked = false};
-    for (int d = 0; d < rr; d++) rp.idx[d] = row.idx[d];
-    for (int i = 0; i < k.nvals; i++) tc_buffer_write(&c, bufs[i], v[i], &rp, shape);
-    tcb_op(&c.b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-    tc_chunk_free(&c);
+    write_row_result(L, &tb, &k, bufs, v, &row, shape);
+    tcb_op(&tb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   }
   tc_close_loops(L, opened, nopened);
   if (rr > 0 && !L->status) tc_nvptx_publish_results(L, op, k.nvals, bufs);
