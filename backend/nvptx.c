@@ -47,30 +47,50 @@ static int chunk_bits(const tc_target *t) {
   return 128; /* a thread's widest global access: ld.global.v4.f32 */
 }
 
-/* A tile load or store: the bits of its elements in memory (0: something else). */
-static MlirWalkResult narrowest_access(MlirOperation op, void *user) {
-  int *bits = user;
+/* The tile loads and stores a kernel's chunk width is chosen by: those of the deepest loop
+ * nest (the accesses that run most), the widest element among them; a tl.dot anywhere sets
+ * dot (its operands and layouts are nvptx_dot.c's: 4 lanes). */
+typedef struct access_scan {
+  MlirOperation fn;
+  int depth, bits;
+  bool dot;
+} access_scan;
+
+/* The loops around op inside fn. */
+static int loop_depth(MlirOperation op, MlirOperation fn) {
+  int d = 0;
+  for (MlirOperation p = mlirOperationGetParentOperation(op); !mlirOperationIsNull(p) && !mlirOperationEqual(p, fn);
+       p = mlirOperationGetParentOperation(p))
+    d += tc_op_is(p, "scf.for") || tc_op_is(p, "scf.while");
+  return d;
+}
+
+static MlirWalkResult scan_access(MlirOperation op, void *user) {
+  access_scan *s = user;
   tile_op_id k = tile_op_of(op);
-  if (k == TILE_DOT) { /* tl.dot's operands and layouts are nvptx_dot.c's: 4 lanes */
-    *bits = 64;
+  if (k == TILE_DOT) {
+    s->dot = true;
     return MlirWalkResultInterrupt;
   }
   if (k != TILE_LOAD && k != TILE_STORE) return MlirWalkResultAdvance;
   MlirType t = mlirValueGetType(mlirOperationGetOperand(op, 0));
   if (!mlirTypeIsARankedTensor(t)) return MlirWalkResultAdvance; /* scalar accesses: one thread's */
   MlirType pointee = tile_ptr_pointee(mlirShapedTypeGetElementType(t));
-  int b = tile_type_is_ptr(pointee) ? 64 : (int)tcb_bitwidth(pointee);
-  if (b > *bits) *bits = b;
+  int b = tile_type_is_ptr(pointee) ? 64 : (int)tcb_bitwidth(pointee), d = loop_depth(op, s->fn);
+  if (d > s->depth) s->depth = d, s->bits = b;
+  else if (d == s->depth && b > s->bits) s->bits = b;
   return MlirWalkResultAdvance;
 }
 
-/* Chunks of 4 lanes are a thread's 16-byte access of 32-bit elements; a kernel whose tile
- * loads and stores are all of 16-bit (or narrower) elements, and that has no tl.dot, gets
- * chunks of 8 lanes, so its accesses are 16 bytes too (Triton's 128-bit vectors). */
+/* Chunks of 4 lanes are a thread's 16-byte access of 32-bit elements; a kernel without tl.dot
+ * whose hottest tile loads and stores (those of its deepest loops) are all of 16-bit (or
+ * narrower) elements gets chunks of 8 lanes, so those accesses are 16 bytes too (Triton's
+ * 128-bit vectors: LLM backward kernels read bf16 rows in a loop and store fp32 partial sums
+ * once after it, each such store then two 16-byte accesses a chunk). */
 static int kernel_chunk_bits(tc_lower *L, MlirOperation fn) {
-  int widest = 0;
-  mlirOperationWalk(fn, narrowest_access, &widest, MlirWalkPreOrder);
-  return widest > 0 && widest <= 16 ? 2 * chunk_bits(L->target) : chunk_bits(L->target);
+  access_scan s = {.fn = fn, .depth = -1};
+  mlirOperationWalk(fn, scan_access, &s, MlirWalkPreOrder);
+  return !s.dot && s.bits > 0 && s.bits <= 16 ? 2 * chunk_bits(L->target) : chunk_bits(L->target);
 }
 
 static int vector_registers(const tc_target *t) {

@@ -23,8 +23,10 @@
 # and read in its body, the body's xn read by a reduction, by dx and by `dw += dy * xn` (a
 # yield into the carried dw): all in the threads' registers, as Triton keeps them; only the
 # reduction's per-warp slots in shared memory (w and dw were 24,576 bytes of shared buffers,
-# 47 LDS and 20 STS in the SASS).
-# RUN: %tilec compile %S/../../bench/kernels/rmsnorm.py -k rmsnorm_bwd_kernel -s "*bf16:16, *bf16:16, *bf16:16, *bf16:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=RMSBWD
+# 47 LDS and 20 STS in the SASS). Its bf16 rows, read and written in the loop, are 16-byte
+# accesses (8-lane chunks: the loop's accesses choose; dw's fp32 store after the loop is two
+# 16-byte stores a chunk): they were 8-byte ones (ld.global.v2.b32) when dw's fp32 chose 4 lanes.
+# RUN: %tilec compile %S/../../bench/kernels/rmsnorm.py -k rmsnorm_bwd_kernel -s "*bf16:16, *bf16:16, *bf16:16, *bf16:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=RMSBWD --implicit-check-not=ld.global.v2.b32 --implicit-check-not=st.global.v2.b32 --implicit-check-not=ld.global.v4.b16
 # Several rows a program, reduced along the last axis (bench/kernels/softmax.py's
 # softmax_rows_kernel): each thread folds the chunks the nests deal it, so the 16x256 tile
 # stays in its registers (it was 16,464 bytes of shared memory) and, the mask being a row
@@ -218,6 +220,8 @@ def carried(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
 
 # RMSBWD: .visible .global .align 8 .u64 __tilec_shared_bytes_rmsnorm_bwd_kernel = {{[0-9]?[0-9]?[0-9]}};
 # RMSBWD-NOT: .local
+# RMSBWD: ld.global.v4.b32
+# RMSBWD: st.global.v4.b32
 
 # ROWS: .visible .global .align 8 .u64 __tilec_shared_bytes_softmax_rows_kernel = {{[0-9]?[0-9]?[0-9]}};
 # ROWS: .visible .entry softmax_rows_kernel(

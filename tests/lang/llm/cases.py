@@ -51,7 +51,10 @@ def cases():
                  n_cols=N, eps=1e-6, BLOCK_SIZE=B), ["y_ptr", "rstd_ptr"], check=check)
 
     # RMSNorm backward: dx and per-program partial sums of dw (their sum is dw)
-    for (R, N, B, progs, bf) in [(7, 100, 128, 3, False), (4, 33, 64, 3, False), (6, 300, 512, 2, True)]:
+    # (5, 1999, 2048): bf16 rows in the loop, fp32 dw after it: 8-lane chunks on nvptx, a
+    # thread's several chunks and the chunk the bound splits stored as two 16-byte halves each
+    for (R, N, B, progs, bf) in [(7, 100, 128, 3, False), (4, 33, 64, 3, False), (6, 300, 512, 2, True),
+                                 (5, 1999, 2048, 2, True)]:
         per = (R + progs - 1) // progs
         r = rng(950 + N + bf)
         x, xf = values(r.standard_normal((R, N)), bf)
