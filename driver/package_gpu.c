@@ -83,11 +83,14 @@ tilec_status *tc_package_gpu(const tc_kernel_info *info, const tc_target *target
             TILEC_VERSION_STRING, n, target->cpu, tilec_embedded_abi_h);
     fprintf(f, "extern int tilec_rt_cuda_enqueue(const char *, const char *, const unsigned char *, size_t, uint32_t, "
                "uint32_t, uint32_t, uint32_t, uint32_t, void **, void *, bool);\n");
+    fprintf(f, "extern void tilec_rt_cuda_forget(const char *);\n");
     fprintf(f, "static const char tilec_ptx[] = ");
     tc_stub_c_string(f, ptx);
     fprintf(f, ";\nstatic const unsigned char tilec_cubin[] = {0");
     c_bytes(f, cubin, cubin_len);
     fprintf(f, "};\n");
+    /* unloaded: the launcher's module of this PTX must not serve a library mapped here later */
+    fprintf(f, "__attribute__((destructor)) static void tilec_unloaded(void) { tilec_rt_cuda_forget(tilec_ptx); }\n");
     /* The three entry points share one call: the image, this kernel's threads and dynamic
      * shared memory, then where it is queued and whether the launch waits for it. */
     fprintf(f,

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef int (*cu_init_fn)(unsigned);
@@ -41,14 +42,71 @@ static struct {
 } cuda = {.once = PTHREAD_ONCE_INIT};
 
 /* Each library's image is loaded once and its kernel looked up once: a launch after the first
- * finds the CUfunction here (the table is keyed by the image's address; one kernel each). */
+ * finds the CUfunction here. The table is keyed by the library's PTX (its address: one kernel
+ * a library), an open-addressing hash table that grows with the libraries launched (an
+ * autotuner's hundreds of configurations each keep their module). A library built by this
+ * tilec forgets its entry when it is unloaded (tilec_rt_cuda_forget from its destructor), so
+ * another library mapped later at the same address loads its own code; the module itself is
+ * left to the context (the destructor may run at exit, after the driver is gone). A module
+ * whose kernel lookup failed stays cached (the lookup is retried, the image not reloaded). */
 static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
-enum { MAX_MODULES = 256 };
+typedef struct module_entry {
+  const void *key; /* the library's PTX; NULL: empty; FORGOTTEN: a removed entry */
+  void *module, *fn;
+} module_entry;
+#define FORGOTTEN ((const void *)&modules)
 static struct {
-  const void *image;
-  void *module;
-  void *fn;
-} modules[MAX_MODULES];
+  module_entry *slots;
+  size_t cap, used, live; /* used: live and forgotten slots */
+} modules;
+
+static size_t slot_of(const void *key, size_t cap) {
+  uint64_t x = (uint64_t)(uintptr_t)key;
+  x ^= x >> 33, x *= 0xff51afd7ed558ccdULL, x ^= x >> 33;
+  return (size_t)x & (cap - 1);
+}
+
+static module_entry *module_find(const void *key) {
+  for (size_t i = modules.cap ? slot_of(key, modules.cap) : 0, n = 0; n < modules.cap;
+       i = (i + 1) & (modules.cap - 1), n++) {
+    if (!modules.slots[i].key) return NULL;
+    if (modules.slots[i].key == key) return &modules.slots[i];
+  }
+  return NULL;
+}
+
+/* A new entry for key (not in the table), or NULL when memory runs out (the launch goes on
+ * uncached). */
+static module_entry *module_insert(const void *key) {
+  if ((modules.used + 1) * 4 > modules.cap * 3) { /* rehash the live entries into a larger table */
+    size_t cap = 64;
+    while (cap < (modules.live + 1) * 4) cap *= 2;
+    module_entry *slots = calloc(cap, sizeof *slots);
+    if (!slots) return NULL;
+    for (size_t i = 0; i < modules.cap; i++) {
+      module_entry *e = &modules.slots[i];
+      if (!e->key || e->key == FORGOTTEN) continue;
+      size_t j = slot_of(e->key, cap);
+      while (slots[j].key) j = (j + 1) & (cap - 1);
+      slots[j] = *e;
+    }
+    free(modules.slots);
+    modules.slots = slots, modules.cap = cap, modules.used = modules.live;
+  }
+  size_t i = slot_of(key, modules.cap);
+  while (modules.slots[i].key && modules.slots[i].key != FORGOTTEN) i = (i + 1) & (modules.cap - 1);
+  modules.used += !modules.slots[i].key;
+  modules.live++;
+  modules.slots[i] = (module_entry){key, NULL, NULL};
+  return &modules.slots[i];
+}
+
+void tilec_rt_cuda_forget(const char *ptx) {
+  pthread_mutex_lock(&modules_lock);
+  module_entry *e = module_find(ptx);
+  if (e) *e = (module_entry){FORGOTTEN, NULL, NULL}, modules.live--;
+  pthread_mutex_unlock(&modules_lock);
+}
 
 static const char *err_text(int r) {
   const char *s = NULL;
@@ -105,16 +163,16 @@ int tilec_rt_cuda_enqueue(const char *kernel, const char *ptx, const unsigned ch
   const void *image = cubin_len ? (const void *)cubin : (const void *)ptx;
   void *module = NULL, *fn = NULL;
   pthread_mutex_lock(&modules_lock);
-  int i = 0;
-  for (; i < MAX_MODULES && modules[i].image && modules[i].image != image; i++) continue;
-  if (i < MAX_MODULES && modules[i].image) module = modules[i].module, fn = modules[i].fn;
-  if (!module && (r = cuda.module_load(&module, image)) && cubin_len)
+  module_entry *e = module_find(ptx);
+  if (e) module = e->module, fn = e->fn;
+  else if ((r = cuda.module_load(&module, image)) && cubin_len)
     r = cuda.module_load(&module, ptx); /* a cubin for another GPU: the driver compiles the PTX */
   int load_error = r;
+  if (!r && !e && (e = module_insert(ptx))) e->module = module;
   if (!r && !fn && !(r = cuda.module_function(&fn, module, kernel))) {
     if (shared_bytes > 48 * 1024 && cuda.func_attr) /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
       cuda.func_attr(fn, 8, (int)shared_bytes);
-    if (i < MAX_MODULES) modules[i].image = image, modules[i].module = module, modules[i].fn = fn;
+    if (e) e->fn = fn;
   }
   pthread_mutex_unlock(&modules_lock);
   if (load_error)

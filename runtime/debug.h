@@ -68,6 +68,9 @@ TILEC_RT_EXPORT int tilec_rt_cuda_enqueue(const char *kernel, const char *ptx, c
 TILEC_RT_EXPORT int tilec_rt_cuda_launch(const char *kernel, const char *ptx, const unsigned char *cubin,
                                          size_t cubin_len, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
                                          uint32_t block_x, uint32_t shared_bytes, void **args, void *stream);
+/* Called by a GPU library's destructor (dlclose, or exit): the launcher forgets the module it
+ * loaded for that library's PTX, so a library mapped later at the same address loads its own. */
+TILEC_RT_EXPORT void tilec_rt_cuda_forget(const char *ptx);
 
 /* Called by the generated trampoline around each program that can fail. */
 TILEC_RT_EXPORT void tilec_rt_set_jmp(jmp_buf *jb);

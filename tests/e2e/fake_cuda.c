@@ -9,7 +9,7 @@
  * FAKE_CUDA_LAUNCH=fill makes a launch write 0xA5 into every byte of each buffer a
  * parameter's first 8 bytes name (a pointer or a tensor descriptor's base that is one of
  * its allocations): what a kernel wrote there must come back to the host.
- * FAKE_CUDA_FAIL=init makes cuInit fail. FAKE_CUDA_CC=MN sets the compute capability M.N
+ * FAKE_CUDA_FAIL=init makes cuInit fail, FAKE_CUDA_FAIL=function every cuModuleGetFunction. FAKE_CUDA_CC=MN sets the compute capability M.N
  * (default 90); a PTX module's `.target` is logged as "module sm_XX" (which library ran), and
  * cuStreamSynchronize as "sync default" (the NULL stream) or "sync stream" (which launches wait). */
 #define _POSIX_C_SOURCE 200809L
@@ -120,8 +120,8 @@ static size_t scalar_size(const char *t) {
 EXPORT int cuModuleGetFunction(void **fn, void *module, const char *name) {
   char key[300];
   snprintf(key, sizeof key, ".entry %s(", name);
-  const char *p = strstr(module, key);
-  if (!p) return NOT_FOUND;
+  const char *p = strstr(module, key), *fail = getenv("FAKE_CUDA_FAIL");
+  if (!p || (fail && !strcmp(fail, "function"))) return NOT_FOUND;
   fake_fn *f = calloc(1, sizeof *f);
   if (!f) return 2;
   snprintf(f->name, sizeof f->name, "%s", name);
