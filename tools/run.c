@@ -289,6 +289,7 @@ static bool run_split(const char *arg, char **name, const char **value) {
 void run_opts_free(run_opts *o) {
   for (int i = 0; i < o->nbindings; i++) {
     free(o->bindings[i].name);
+    free(o->bindings[i].owned_text);
     tilec_npy_free(&o->bindings[i].arr);
   }
   for (int i = 0; i < o->nouts; i++) free(o->outs[i].name);
@@ -403,6 +404,7 @@ int run_parse_args(int argc, char **argv, int first, run_opts *o) {
         return run_usage("expected NAME=VALUE with NAME a parameter name, got '%s'", a);
       }
       b->param = -1;
+      b->parent = -1;
       o->nbindings++;
       if (!*b->text) return run_usage("empty value in '%s'", a);
       for (int j = 0; j < o->nbindings - 1; j++)
@@ -548,14 +550,129 @@ static int run_unknown_param(const run_opts *o, const char *name, const tilec_so
   return rc;
 }
 
+/* The elements of a tuple text "(A, (B, C), D)" (its top-level commas; a trailing comma ends
+ * it): at most cap, each [start, start + len) trimmed; -1 when it is not one tuple. */
+static int run_tuple_elements(const char *text, const char **start, size_t *len, int cap) {
+  size_t n = strlen(text);
+  while (n && text[n - 1] == ' ') n--;
+  while (n && *text == ' ') text++, n--;
+  if (n < 2 || text[0] != '(' || text[n - 1] != ')') return -1;
+  int count = 0, depth = 0;
+  const char *item = text + 1;
+  for (const char *p = text + 1; p <= text + n - 1; p++) {
+    bool end = p == text + n - 1;
+    if (!end && (*p == '(' || *p == '[')) depth++;
+    else if (!end && (*p == ')' || *p == ']')) {
+      if (--depth < 0) return -1;
+    } else if ((end && depth == 0) || (*p == ',' && depth == 0)) {
+      const char *a = item, *e = p;
+      while (a < e && *a == ' ') a++;
+      while (e > a && e[-1] == ' ') e--;
+      if (a == e && !(end && count)) return -1; /* "(,)", "(a,,b)"; "(a,)" is one element */
+      if (a < e) {
+        if (count == cap) return -1;
+        start[count] = a, len[count++] = (size_t)(e - a);
+      }
+      item = p + 1;
+    }
+  }
+  return depth ? -1 : count;
+}
+
+/* Does a tuple text hold an array (then it binds a runtime tuple: Triton flattens it into
+ * the kernel's arguments; a tuple of numbers stays a compile-time value)? */
+static bool run_tuple_has_array(const char *text) {
+  const char *start[RUN_MAX_PARAMS / 16];
+  size_t len[RUN_MAX_PARAMS / 16];
+  int n = run_tuple_elements(text, start, len, RUN_MAX_PARAMS / 16);
+  for (int i = 0; i < n; i++) {
+    char *e = strndup(start[i], len[i]);
+    run_value v;
+    bool array = e && (e[0] == '(' ? run_tuple_has_array(e) : run_classify(e, &v) && v.kind == RUN_VALUE_NPY);
+    free(e);
+    if (array) return true;
+  }
+  return false;
+}
+
+/* Binding b is a runtime tuple: its elements become bindings NAME_0, NAME_1, ... after the
+ * others (the names the front end gives the flattened arguments), nested tuples likewise. */
+static int run_expand_tuple(run_opts *o, int b) {
+  const char *start[RUN_MAX_PARAMS / 16];
+  size_t len[RUN_MAX_PARAMS / 16];
+  int n = run_tuple_elements(o->bindings[b].text, start, len, RUN_MAX_PARAMS / 16);
+  if (n <= 0)
+    return run_fail("parameter '%s': '%s' is not a tuple of arrays, numbers and True/False", o->bindings[b].name,
+                    o->bindings[b].text);
+  o->bindings[b].tuple = true;
+  o->bindings[b].value.kind = RUN_VALUE_STRING; /* not an array itself (--out, --reference) */
+  run_binding *grown = realloc(o->bindings, sizeof *grown * (size_t)(o->nbindings + n));
+  if (!grown) return run_fail("out of memory");
+  o->bindings = grown;
+  int first = o->nbindings;
+  for (int i = 0; i < n; i++) {
+    run_binding *c = &o->bindings[o->nbindings++];
+    memset(c, 0, sizeof *c);
+    c->param = o->bindings[b].param, c->parent = b;
+    c->owned_text = strndup(start[i], len[i]);
+    if (!c->owned_text || asprintf(&c->name, "%s_%d", o->bindings[b].name, i) < 0) {
+      c->name = NULL;
+      return run_fail("out of memory");
+    }
+    c->text = c->owned_text;
+  }
+  for (int i = first; i < first + n; i++) {
+    run_binding *c = &o->bindings[i];
+    if (c->text[0] == '(') {
+      int rc = run_expand_tuple(o, i);
+      if (rc) return rc;
+      continue;
+    }
+    if (!run_classify(c->text, &c->value))
+      return run_fail("element '%s' of parameter '%s' does not fit in 64 bits", c->text, o->bindings[b].name);
+    if (c->value.kind == RUN_VALUE_STRING)
+      return run_fail("element '%s' of parameter '%s' (a tuple of arrays): its elements must be arrays, numbers, "
+                      "True/False or tuples of those",
+                      c->text, o->bindings[b].name);
+  }
+  return 0;
+}
+
+/* A runtime tuple's signature entry from its elements' ("(*fp32:16, i32)"). */
+static int run_tuple_entry(run_opts *o, int b) {
+  run_binding *bd = &o->bindings[b];
+  size_t k = 0;
+  bd->entry[k++] = '(';
+  for (int i = b + 1, n = 0; i < o->nbindings; i++) {
+    const run_binding *c = &o->bindings[i];
+    if (c->parent != b) continue;
+    int w = snprintf(bd->entry + k, sizeof bd->entry - k, "%s%s", n++ ? ", " : "", c->entry);
+    if (w < 0 || (size_t)w >= sizeof bd->entry - k - 1)
+      return run_fail("parameter '%s': the tuple '%s' has too many elements", bd->name, bd->text);
+    k += (size_t)w;
+  }
+  bd->entry[k++] = ')';
+  bd->entry[k] = 0;
+  return 0;
+}
+
 /* Matches bindings and --out names to parameters and decides each signature entry, loading
- * the .npy arrays (their dtype is part of the entry). */
+ * the .npy arrays (their dtype is part of the entry). A tuple holding arrays is a runtime
+ * tuple: its elements are bound as the flattened arguments NAME_0, NAME_1, .... */
 int run_bind(run_opts *o, const tilec_source_param *params, int nparams) {
-  for (int b = 0; b < o->nbindings; b++) {
+  for (int b = 0, given = o->nbindings; b < given; b++) {
     run_binding *bd = &o->bindings[b];
     for (int p = 0; p < nparams && bd->param < 0; p++)
       if (!strcmp(params[p].name, bd->name)) bd->param = p;
     if (bd->param < 0) return run_unknown_param(o, bd->name, params, nparams);
+    if (bd->text[0] == '(' && run_tuple_has_array(bd->text)) {
+      if (params[bd->param].is_constexpr)
+        return run_fail("parameter '%s' of kernel '%s' is tl.constexpr and cannot be bound to arrays ('%s')", bd->name,
+                        o->kernel, bd->text);
+      int rc = run_expand_tuple(o, b);
+      if (rc) return rc;
+      continue;
+    }
     bd->is_constexpr = params[bd->param].is_constexpr || run_is_compile_time_text(bd->text);
     /* A constexpr's text goes to the front end verbatim, so only runtime ints must fit. */
     if (!run_classify(bd->text, &bd->value) && !bd->is_constexpr)
@@ -569,6 +686,7 @@ int run_bind(run_opts *o, const tilec_source_param *params, int nparams) {
   }
   for (int b = 0; b < o->nbindings; b++) {
     run_binding *bd = &o->bindings[b];
+    if (bd->tuple) continue;
     if (bd->value.kind == RUN_VALUE_NPY && bd->is_constexpr)
       return run_fail("parameter '%s' of kernel '%s' is tl.constexpr and cannot be bound to an array ('%s')", bd->name,
                       o->kernel, bd->text);
@@ -581,7 +699,7 @@ int run_bind(run_opts *o, const tilec_source_param *params, int nparams) {
   if (rc) return rc;
   for (int b = 0; b < o->nbindings; b++) {
     run_binding *bd = &o->bindings[b];
-    if (bd->is_constexpr) continue; /* the entry is the text itself */
+    if (bd->is_constexpr || bd->tuple) continue; /* the entry is the text itself; a tuple's, below */
     if (bd->value.kind == RUN_VALUE_NPY) {
       rc = run_load_array(bd);
       if (rc) return rc;
@@ -608,6 +726,8 @@ int run_bind(run_opts *o, const tilec_source_param *params, int nparams) {
       else snprintf(bd->entry, sizeof bd->entry, "%s", tilec_dtype_name(bd->value.dtype));
     }
   }
+  for (int b = o->nbindings - 1; b >= 0; b--) /* a tuple's elements (and nested tuples) come after it */
+    if (o->bindings[b].tuple && (rc = run_tuple_entry(o, b))) return rc;
   return 0;
 }
 
@@ -1028,7 +1148,7 @@ static int run_spawn(const run_opts *o, const char *so) {
   }
   for (int b = 0; b < o->nbindings; b++) {
     const run_binding *bd = &o->bindings[b];
-    if (bd->is_constexpr) continue;
+    if (bd->is_constexpr || bd->tuple) continue; /* a tuple goes as its elements, NAME_I=... */
     if (asprintf(&owned[nowned], "%s=%s", bd->name, bd->text) < 0) owned[nowned] = NULL;
     if (owned[nowned]) argv[n++] = owned[nowned++];
   }
@@ -1086,10 +1206,12 @@ static int run_build_and_spawn(const run_opts *o, const tilec_kernel_spec *spec)
 static int run_compile_and_launch(const run_opts *o, const char *src, size_t len) {
   tilec_define *defs = calloc((size_t)o->nbindings + 1, sizeof *defs);
   if (!defs) return run_fail("out of memory");
+  size_t ndefs = 0;
   for (int b = 0; b < o->nbindings; b++) {
     const run_binding *bd = &o->bindings[b];
-    defs[b].name = bd->name;
-    defs[b].value = bd->is_constexpr ? bd->text : bd->entry;
+    if (bd->parent >= 0) continue; /* a tuple's element: in the tuple's entry */
+    defs[ndefs].name = bd->name;
+    defs[ndefs++].value = bd->is_constexpr ? bd->text : bd->entry;
   }
   tilec_kernel_spec spec = {.source = src,
                             .source_len = len,
@@ -1097,7 +1219,7 @@ static int run_compile_and_launch(const run_opts *o, const char *src, size_t len
                             .kernel = o->kernel,
                             .signature = NULL,
                             .defines = defs,
-                            .num_defines = (size_t)o->nbindings};
+                            .num_defines = ndefs};
   if (o->exec) {
     int rc = run_build_and_spawn(o, &spec);
     free(defs);

@@ -25,8 +25,9 @@ int tilec_cmd_exec(int argc, char **argv);
 #define RUN_MAX_PARAMS 4096
 /* A timing array of this many doubles is still small; more runs is a typo. */
 #define RUN_MAX_REPEAT 10000000L
-/* Room for the longest signature entry we build from a number or dtype ("*fp8e4nv:16"). */
-#define RUN_ENTRY_CAP 96
+/* Room for the longest signature entry we build: one from a number or dtype ("*fp8e4nv:16"),
+ * or a runtime tuple's ("(*fp32:16, (*i32:16, i32))"). */
+#define RUN_ENTRY_CAP 1024
 
 /* What a NAME=VALUE text means, decided from the text alone (Triton's rules for Python
  * values: bool before int, int before float, anything else is a string constexpr). */
@@ -52,9 +53,13 @@ typedef struct run_value {
 
 typedef struct run_binding {
   char *name;       /* owned copy of the text before '=' */
-  const char *text; /* the value, pointing into argv */
+  const char *text; /* the value, pointing into argv (or into owned_text) */
+  char *owned_text; /* a tuple element's text */
   run_value value;
-  int param; /* index into the source parameters, -1 until resolved */
+  int param;  /* index into the source parameters, -1 until resolved */
+  int parent; /* a runtime tuple's element (NAME_I, as the front end flattens it): the tuple's
+               * binding; -1 for the bindings given */
+  bool tuple; /* a runtime tuple (it holds an array): its elements are the bindings after it */
   bool is_constexpr;
   tilec_npy arr;          /* loaded for pointer bindings (dtype: as the kernel sees it) */
   tilec_dtype file_dtype; /* the .npy file's own dtype (written back with it) */

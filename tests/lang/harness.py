@@ -220,8 +220,19 @@ def run_kernel(file, kernel, grid, args, outs, timeout=60, extra=()):
     try:
         cmd = [TILEC, "run", path_of(file), "-k", kernel,
                "--grid", ",".join(str(g) for g in grid)] + list(extra) + RUN_EXTRA
+        def element(name, v):  # a list: a runtime tuple "(A, B, ...)", its elements NAME_0, NAME_1, ...
+            if isinstance(v, list):
+                return "(%s)" % ", ".join(element("%s_%d" % (name, i), e) for i, e in enumerate(v))
+            if isinstance(v, np.ndarray):
+                path = os.path.join(tmp, name + ".npy")
+                np.save(path, v)
+                return path
+            return "True" if v is True else "False" if v is False else repr(v) if isinstance(v, float) else str(v)
+
         for k, v in args.items():
-            if isinstance(v, tuple):  # (uint8 codes, "fp8e4nv"): bound as FILE.npy:DTYPE
+            if isinstance(v, list):
+                cmd.append("%s=%s" % (k, element(k, v)))
+            elif isinstance(v, tuple):  # (uint8 codes, "fp8e4nv"): bound as FILE.npy:DTYPE
                 path = os.path.join(tmp, k + ".npy")
                 np.save(path, v[0])
                 cmd.append("%s=%s:%s" % (k, path, v[1]))

@@ -32,6 +32,16 @@ def cases():
     add(F, "comprehension_and_tl_tuple", K, "comprehension_kernel", (1,), dict(out_ptr=np.zeros(6, np.int32), n=7),
         ["out_ptr"], lambda a: {"out_ptr": np.array([7, 21, 23, 1, 33, 7], np.int32)})
     func(F, "tuple_signature_flattened", tuple_signature_header)
+    # runtime tuples bound by `tilec run` (NAME=(A, B, ...): the harness's lists), their
+    # elements' arrays written back through --out NAME_I
+    r = rng(77)
+    x = r.standard_normal(1000).astype(np.float32)
+    add(F, "run_tuple_of_arrays", K, "tuple_pointers_kernel", (8,),
+        dict(ptrs=[x, np.zeros(1000, np.float32), np.zeros(1000, np.float32)], n=1000, scales=[2.5, 3], BLOCK=128),
+        ["ptrs_1", "ptrs_2"], lambda a, x=x: {"ptrs_1": x * np.float32(2.5), "ptrs_2": x + np.float32(3)})
+    add(F, "run_tuple_nested", K, "tuple_nested_kernel", (1,),
+        dict(args=[x[:64], [np.full(64, -1, np.float32), 50]], BLOCK=64), ["args_1_0"],
+        lambda a, x=x: {"args_1_0": np.where(np.arange(64) < 50, x[:64] * 2 + 1, -1).astype(np.float32)})
     diag(F, "diag_comprehension_over_tensor", K, "comprehension_over_tensor_kernel", "*i32",
          expect=("only comprehensions over tuples are supported", "got"), line="tl.arange(0, 4)]")
     diag(F, "diag_comprehension_nested", "tuples/nested_comprehension.py", "comprehension_nested_kernel", "*i32",

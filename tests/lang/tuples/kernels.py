@@ -137,3 +137,24 @@ def tuple_param_kernel(t, out_ptr):
 def comprehension_over_tensor_kernel(out_ptr):
     u = [i for i in tl.arange(0, 4)]
     tl.store(out_ptr, len(u))
+
+
+@triton.jit
+def tuple_pointers_kernel(ptrs, n, scales, BLOCK: tl.constexpr):
+    # `tilec run ptrs=(x.npy, y.npy, z.npy) scales=(2.5, 3)`: runtime tuples of arrays and
+    # numbers, flattened into ptrs_0, ptrs_1, ptrs_2, scales_0, scales_1
+    x, y, z = ptrs
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = o < n
+    a = tl.load(x + o, mask=m)
+    tl.store(y + o, a * scales[0], mask=m)
+    tl.store(z + o, a + scales[1], mask=m)
+
+
+@triton.jit
+def tuple_nested_kernel(args, BLOCK: tl.constexpr):
+    # a nested runtime tuple: (x, (y, n)), the out array the inner tuple's first element
+    x, (y, n) = args
+    o = tl.arange(0, BLOCK)
+    m = o < n
+    tl.store(y + o, tl.load(x + o, mask=m) * 2 + 1, mask=m)
