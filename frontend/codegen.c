@@ -322,6 +322,13 @@ static tc_val eval_call(tc_cg *cg, const tc_expr *e) {
   return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "'%s' is not callable", tv_kind_name(&callee));
 }
 
+/* A slice's bound or step that is absent or None (`x[None:]` is `x[:]`). */
+static bool slice_part_none(tc_cg *cg, const tc_expr *part) {
+  if (!part) return true;
+  tc_val v = cg_expr(cg, part);
+  return !cg->err && v.kind == TV_NONE;
+}
+
 static tc_val eval_subscript(tc_cg *cg, const tc_expr *e) {
   tc_val base = cg_expr(cg, e->u.subscript.value);
   if (cg->err) return base;
@@ -339,7 +346,8 @@ static tc_val eval_subscript(tc_cg *cg, const tc_expr *e) {
   }
   if (base.kind != TV_TENSOR)
     return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "'%s' is not subscriptable", tv_kind_name(&base));
-  /* Only `None` (new axis) and `:` (keep axis) are valid tensor indices in Triton. */
+  /* Only `None` (new axis) and `:` (keep axis, its bounds and step absent or None) are valid
+   * tensor indices in Triton. */
   int rank = 0, src = 0;
   int64_t shape[TC_MAX_RANK];
   for (int i = 0; i < n; i++) {
@@ -347,7 +355,8 @@ static tc_val eval_subscript(tc_cg *cg, const tc_expr *e) {
     if (it->kind == TC_EXPR_NONE) {
       if (rank == TC_MAX_RANK) return cg_error(cg, it->loc, TILEC_ERROR_UNSUPPORTED, "tiles of rank > %d", TC_MAX_RANK);
       shape[rank++] = 1;
-    } else if (it->kind == TC_EXPR_SLICE && !it->u.slice.lower && !it->u.slice.upper && !it->u.slice.step) {
+    } else if (it->kind == TC_EXPR_SLICE && slice_part_none(cg, it->u.slice.lower) &&
+               slice_part_none(cg, it->u.slice.upper) && slice_part_none(cg, it->u.slice.step)) {
       if (src >= base.rank)
         return cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "too many indices for a tile of rank %d", base.rank);
       shape[rank++] = base.shape[src++];
@@ -477,15 +486,61 @@ static tc_val eval_ifexp(tc_cg *cg, const tc_expr *e) {
                   tv_kind_name(&c));
 }
 
-/* [elt for target in iter if cond ...] over a tuple, as Triton compiles it: one element per
- * item whose (compile-time) conditions hold, a tuple. The target is the comprehension's own
- * (Python 3): the names it binds are restored afterwards. */
+/* A comprehension's iterable: range / tl.range / tl.static_range with compile-time bounds is
+ * the tuple of its integers (newer Triton's `[tl.load(p + i) for i in range(N)]`), anything
+ * else its value. */
+static tc_val comp_iterable(tc_cg *cg, const tc_expr *iter) {
+  if (iter->kind != TC_EXPR_CALL) return cg_expr(cg, iter);
+  tc_val fn = cg_expr(cg, iter->u.call.func);
+  if (cg->err) return fn;
+  if (fn.kind != TV_BUILTIN ||
+      (strcmp(fn.name, "py.range") && strcmp(fn.name, "tl.range") && strcmp(fn.name, "tl.static_range")))
+    return cg_expr(cg, iter);
+  int n = iter->u.call.nargs;
+  if (n < 1 || n > 3) return cg_error(cg, iter->loc, TILEC_ERROR_SEMANTIC, "range expects 1 to 3 arguments, got %d", n);
+  int64_t b[3] = {0, 0, 1};
+  for (int i = 0; i < n; i++) {
+    tc_val v = cg_expr(cg, iter->u.call.args[i]);
+    if (cg->err) return v;
+    if (v.kind != TV_INT && v.kind != TV_BOOL)
+      return cg_error(cg, iter->loc, TILEC_ERROR_SEMANTIC,
+                      "a comprehension over range() needs compile-time integer bounds (it is unrolled), got %s",
+                      tv_kind_name(&v));
+    b[n == 1 ? 1 : i] = v.i;
+  }
+  for (int i = 0; i < iter->u.call.nkwargs; i++) {
+    const char *kw = iter->u.call.kwargs[i].name;
+    if (!kw || strcmp(kw, "step") || !strcmp(fn.name, "py.range")) continue;
+    tc_val st = cg_expr(cg, iter->u.call.kwargs[i].value);
+    if (cg->err) return st;
+    if (st.kind != TV_INT)
+      return cg_error(cg, iter->loc, TILEC_ERROR_SEMANTIC, "range step must be a constexpr integer");
+    if (n == 1) b[0] = 0;
+    b[2] = st.i;
+  }
+  if (b[2] == 0) return cg_error(cg, iter->loc, TILEC_ERROR_SEMANTIC, "range step must not be zero");
+  int64_t trips = b[2] > 0 ? (b[1] - b[0] + b[2] - 1) / b[2] : (b[0] - b[1] - b[2] - 1) / (-b[2]);
+  if (trips < 0) trips = 0;
+  if (trips > 4096)
+    return cg_error(cg, iter->loc, TILEC_ERROR_UNSUPPORTED,
+                    "a comprehension over range() with more than 4096 items would unroll into too much code");
+  tc_val t = {.kind = TV_TUPLE};
+  t.items = cg_alloc(cg, sizeof(tc_val) * (size_t)(trips + 1));
+  for (int64_t i = b[0]; b[2] > 0 ? i < b[1] : i > b[1]; i += b[2]) t.items[t.nitems++] = tv_int(i);
+  return t;
+}
+
+/* [elt for target in iter if cond ...] over a tuple (or a compile-time range), as Triton
+ * compiles it: one element per item whose (compile-time) conditions hold, a tuple. The
+ * target is the comprehension's own (Python 3): the names it binds are restored afterwards. */
 static tc_val eval_listcomp(tc_cg *cg, const tc_expr *e) {
-  tc_val it = cg_expr(cg, e->u.comp.iter);
+  tc_val it = comp_iterable(cg, e->u.comp.iter);
   if (cg->err) return it;
   if (it.kind != TV_TUPLE)
     return cg_error(cg, e->u.comp.iter->loc, TILEC_ERROR_UNSUPPORTED,
-                    "only comprehensions over tuples are supported (Triton's rule), got %s", tv_kind_name(&it));
+                    "only comprehensions over tuples are supported (Triton's rule; also range() with compile-time "
+                    "bounds), got %s",
+                    tv_kind_name(&it));
   tc_scope *sc = &cg_frame(cg)->scope;
   int saved_n = sc->nvars;
   tc_binding *saved = cg_alloc(cg, sizeof(tc_binding) * (size_t)(saved_n + 1));

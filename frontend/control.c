@@ -4,6 +4,7 @@
  * type must not change (a constexpr number adopts the type the body gives it).
  * In: statements and the current scope. Out: scf ops with yields, rebound names. */
 #include "frontend/cg.h"
+#include "frontend/parser.h"
 
 #include "dialects/tile.h"
 #include <mlir-c/BuiltinAttributes.h>
@@ -207,6 +208,13 @@ static void merge_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper, snapsh
                      tc_builder ends[2], MlirBlock blocks[2]);
 
 static void runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper) {
+  int64_t numel = 1;
+  for (int i = 0; c.kind == TV_TENSOR && i < c.rank; i++) numel *= c.shape[i];
+  const tc_func *item = cg->prelude ? tc_module_find(cg->prelude, "_tensor_item") : NULL;
+  if (c.kind == TV_TENSOR && c.rank && numel == 1 && item) { /* a tile of one element: its value (Triton's unsplat) */
+    c = cg_call_jit(cg, item, &c, 1, NULL, NULL, 0, s->loc);
+    if (cg->err) return;
+  }
   if (c.kind != TV_TENSOR || c.rank != 0) {
     char d[64];
     describe(&c, d, sizeof d);

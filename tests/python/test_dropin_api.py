@@ -809,6 +809,30 @@ def test_knobs(monkeypatch):
     assert "TRITON_PRINT_AUTOTUNING" in fresh.knob_descriptors["print"].key
 
 
+def test_fresh_knobs_impl(monkeypatch):
+    # Triton's conftest.py fixtures fresh_knobs / fresh_knobs_except_libraries: knob groups
+    # without assignments and without their environment, all put back by reset
+    from triton import knobs
+    from triton._internal_testing import _fresh_knobs_impl
+
+    monkeypatch.setenv("TRITON_PRINT_AUTOTUNING", "1")
+    autotuning, cache = knobs.autotuning, knobs.cache
+    fresh, reset = _fresh_knobs_impl(skipped_attr={"cache"})
+    k = fresh()
+    try:
+        assert k is knobs and knobs.autotuning is not autotuning and knobs.cache is cache
+        assert "TRITON_PRINT_AUTOTUNING" not in os.environ and knobs.autotuning.print is False
+        knobs.language.default_fp_fusion = False
+        knobs.autotuning.print = True
+        assert not knobs.language.fp_fusion_enabled(None) and knobs.language.fp_fusion_enabled(True)
+    finally:
+        reset()
+    assert knobs.autotuning is autotuning and os.environ["TRITON_PRINT_AUTOTUNING"] == "1"
+    assert "TRITON_DEFAULT_FP_FUSION" not in os.environ and knobs.language.default_fp_fusion is True
+    monkeypatch.setenv("TRITON_FORCE_DISABLE_FP_FUSION", "1")
+    assert not knobs.language.fp_fusion_enabled(True)
+
+
 def test_knobs_fp32_default(monkeypatch):
     # knobs.language.fp32_default is TRITON_F32_DEFAULT, which the compiler reads for tl.dot's
     # default input_precision (CPU results are exact whatever it is): a bad name is Triton's error

@@ -217,6 +217,39 @@ def skip_if_unsupported_cluster_size(num_ctas):
     pass
 
 
+def _fresh_knobs_impl(skipped_attr=None):
+    """What Triton's python/test/conftest.py builds its `fresh_knobs` fixtures from: a pair
+    (fresh, reset). fresh() gives each knob group of triton.knobs (but those named in
+    skipped_attr) a copy with no assignments, unsets the groups' environment variables and
+    returns triton.knobs; reset() puts the groups, the variables and propagate_env back."""
+    skipped = set(skipped_attr or ())
+    groups = {name: group for name, group in vars(knobs).items()
+              if isinstance(group, knobs.base_knobs) and name not in skipped}
+    saved_env = {}
+    saved_propagate = knobs.propagate_env
+
+    def fresh():
+        for name, group in groups.items():
+            setattr(knobs, name, group.copy().reset())
+            for knob in group.knob_descriptors.values():
+                if knob.key not in saved_env:
+                    saved_env[knob.key] = os.environ.pop(knob.key, None)
+        knobs.propagate_env = True
+        return knobs
+
+    def reset():
+        for name, group in groups.items():
+            setattr(knobs, name, group)
+        for key, value in saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        knobs.propagate_env = saved_propagate
+
+    return fresh, reset
+
+
 def default_alloc_fn(size: int, align: int, _):
     import torch
     return torch.empty(size, dtype=torch.int8, device="cpu")

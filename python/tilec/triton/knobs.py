@@ -162,6 +162,13 @@ class language_knobs(base_knobs):
     default); the compiler reads TRITON_F32_DEFAULT, which an assignment sets."""
 
     fp32_default = env_opt_str("TRITON_F32_DEFAULT")
+    default_fp_fusion = env_bool("TRITON_DEFAULT_FP_FUSION", True)
+    force_disable_fp_fusion = env_bool("TRITON_FORCE_DISABLE_FP_FUSION")
+
+    def fp_fusion_enabled(self, requested=None):
+        """Whether a * b + c may become an fma: the launch's enable_fp_fusion, else the
+        default; never with force_disable_fp_fusion (Triton 3.9's rule)."""
+        return not self.force_disable_fp_fusion and (self.default_fp_fusion if requested is None else requested)
 
 
 autotuning = autotuning_knobs()

@@ -13,6 +13,10 @@ def cases():
         add(F, "if_elif_else_sel%d" % sel, K, "if_elif_kernel", (1,),
             dict(x_ptr=x, out_ptr=np.zeros(32, np.float32), sel=sel, BLOCK=32), ["out_ptr"],
             lambda a, fn=fn: {"out_ptr": fn(a["x_ptr"])}, rtol=1e-6, atol=1e-6)
+    for v, explicit in [(41, False), (43, False), (43, True), (-7, False)]:
+        add(F, "if_one_element_%d_%s" % (v, "item" if explicit else "tile"), K, "if_one_element_kernel", (1,),
+            dict(x_ptr=np.array([v], np.int32), out_ptr=np.zeros(2, np.int32), explicit=explicit), ["out_ptr"],
+            lambda a, v=v: {"out_ptr": np.array([int(v > 42), 2 if v < 0 else 3], np.int32)})
     xv = rng(61).standard_normal(100).astype(np.float32) + 0.1
 
     def if_tile_ref(a):

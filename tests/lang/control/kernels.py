@@ -329,3 +329,18 @@ def many_temps_loop_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
         t69 = t68 + 1
         acc += t69
     tl.store(out_ptr + offs, acc)
+
+
+@triton.jit
+def if_one_element_kernel(x_ptr, out_ptr, explicit: tl.constexpr):
+    # a tile of one element as an `if` condition is its value (Triton's unsplat), at rank 1 and 2
+    c = tl.load(x_ptr + tl.arange(0, 1)) > 42
+    if explicit:
+        c = c.item()
+    if c:
+        tl.store(out_ptr, 1)
+    d = tl.load(x_ptr + tl.arange(0, 1)[:, None] + tl.arange(0, 1)[None, :])
+    if d < 0:
+        tl.store(out_ptr + 1, 2)
+    else:
+        tl.store(out_ptr + 1, 3)

@@ -8,6 +8,9 @@ from harness import add, bf16_bits, compare, rng
 def cases():
     F = "ndtiles"
     K = "ndtiles/kernels.py"
+    ar = np.arange(16, dtype=np.int32)
+    add(F, "slice_none_bounds", K, "slice_none_bounds_kernel", (1,), dict(out_ptr=np.zeros((1, 16), np.int32), XBLOCK=16),
+        ["out_ptr"], lambda a: {"out_ptr": (ar + ar * 10 + ar * 100 + 2 * ar * 1000)[None, :]})
     for (M, N, BM, BN) in [(7, 33, 8, 16), (100, 1, 32, 4), (1, 100, 2, 32), (33, 7, 16, 8)]:
         src = rng(M * 1000 + N).standard_normal((M, N)).astype(np.float32)
         # destination with a wider row stride: untouched padding must stay as it was

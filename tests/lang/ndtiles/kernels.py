@@ -278,3 +278,19 @@ def trans_sources_kernel(src_ptr, out_ptr, n_rows, M: tl.constexpr, N: tl.conste
         x = tl.load(src_ptr + offs)
         tl.store(src_ptr + offs, x * 0.0)
         tl.store(out_ptr + o, tl.trans(x))
+
+
+@triton.jit
+def slice_none_bounds_kernel(out_ptr, XBLOCK: tl.constexpr):
+    # `x[None:]`, `x[:None]`, `x[None:None:None]`, `x[::None]` keep the axis like `x[:]`
+    data = tl.arange(0, XBLOCK)
+    a = data[None, None:]
+    tl.static_assert(a.shape == [1, XBLOCK])
+    b = data[None, :None]
+    c = data[None, None:None:None, None]
+    tl.static_assert(c.shape == [1, XBLOCK, 1])
+    d = data[None, ::None, None]
+    tl.static_assert(d.shape == [1, XBLOCK, 1])
+    e = data[None, None::None, None]
+    o = tl.arange(0, XBLOCK)[None, :]
+    tl.store(out_ptr + o, a + b * 10 + tl.reshape(c, (1, XBLOCK)) * 100 + tl.reshape(d + e, (1, XBLOCK)) * 1000)

@@ -32,6 +32,15 @@ def cases():
     add(F, "comprehension_and_tl_tuple", K, "comprehension_kernel", (1,), dict(out_ptr=np.zeros(6, np.int32), n=7),
         ["out_ptr"], lambda a: {"out_ptr": np.array([7, 21, 23, 1, 33, 7], np.int32)})
     func(F, "tuple_signature_flattened", tuple_signature_header)
+    for N in (4, 8):
+        xs = rng(90 + N).standard_normal((3, N, N)).astype(np.float32)
+        nodd = len([i for i in range(1, N, 2) if i != 3])
+        add(F, "listcomp_range_%d" % N, K, "listcomp_range_kernel", (3,),
+            dict(X_ptr=xs, Y_ptr=np.zeros((3, N, N), np.float32), sb=N * N, si=N, sj=1, N=N), ["Y_ptr"],
+            lambda a, xs=xs, N=N, nodd=nodd: {"Y_ptr": xs * (np.arange(N, dtype=np.float32) + 1)[None, :, None]
+                                              + np.float32(nodd * 1000)})
+    diag(F, "diag_listcomp_runtime_range", K, "listcomp_runtime_range_kernel", "*i32, i32",
+         expect=("a comprehension over range() needs compile-time integer bounds",), line="range(n)]")
     # runtime tuples bound by `tilec run` (NAME=(A, B, ...): the harness's lists), their
     # elements' arrays written back through --out NAME_I
     r = rng(77)

@@ -158,3 +158,21 @@ def tuple_nested_kernel(args, BLOCK: tl.constexpr):
     o = tl.arange(0, BLOCK)
     m = o < n
     tl.store(y + o, tl.load(x + o, mask=m) * 2 + 1, mask=m)
+
+
+@triton.jit
+def listcomp_range_kernel(X_ptr, Y_ptr, sb, si, sj, N: tl.constexpr):
+    # comprehensions over range() with compile-time bounds unroll into tuples (newer Triton)
+    b = tl.program_id(0)
+    j = tl.arange(0, N)
+    row = [tl.load(X_ptr + b * sb + i * si + j * sj) for i in range(N)]
+    row = [row[i] * (i + 1) for i in range(N)]
+    odd = [i for i in tl.static_range(1, N, 2) if i != 3]
+    for i in tl.static_range(0, N):
+        tl.store(Y_ptr + b * sb + i * si + j * sj, row[i] + len(odd) * 1000)
+
+
+@triton.jit
+def listcomp_runtime_range_kernel(x_ptr, n):
+    v = [i for i in range(n)]
+    tl.store(x_ptr, len(v))
