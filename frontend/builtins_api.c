@@ -202,15 +202,108 @@ static tc_val arith(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) 
   return cg_binary(cg, op, x, y, loc);
 }
 
+/* A builtin tl.NAME applied to n positional values. */
+static tc_val call_tl(tc_cg *cg, const char *name, tc_val *args, int n, tc_loc loc) {
+  tc_callargs c = {.args = args, .nargs = n};
+  return cg_call_builtin(cg, name, &c, loc);
+}
+
+/* Element j of each group of p consecutive elements of tile t (numel m p, p = 2^k), into
+ * out[base + j * step ...]: t reshaped to (m, 2, ..., 2), split along its last axis (bit
+ * `bit` of j) until one axis is left. */
+static void unpack_groups(tc_cg *cg, tc_val t, int64_t bit, int64_t p, int64_t base, tc_val *out, tc_loc loc) {
+  if (bit == p) {
+    out[base] = t;
+    return;
+  }
+  tc_val halves = call_tl(cg, "tl.split", &t, 1, loc);
+  if (cg->err) return;
+  unpack_groups(cg, halves.items[0], bit * 2, p, base, out, loc);
+  unpack_groups(cg, halves.items[1], bit * 2, p, base + bit, out, loc);
+}
+
+/* The inverse: parts[base + j bit-spaced] joined back into (m, 2, ..., 2). */
+static tc_val pack_groups(tc_cg *cg, const tc_val *parts, int64_t bit, int64_t p, int64_t base, tc_loc loc) {
+  if (bit == p) return parts[base];
+  tc_val two[2] = {pack_groups(cg, parts, bit * 2, p, base, loc), pack_groups(cg, parts, bit * 2, p, base + bit, loc)};
+  if (cg->err) return two[0];
+  return call_tl(cg, "tl.join", two, 2, loc);
+}
+
+static tc_val shape_tuple(tc_cg *cg, const int64_t *dims, int n) {
+  tc_val t = {.kind = TV_TUPLE, .nitems = n};
+  t.items = cg_alloc(cg, sizeof(tc_val) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) t.items[i] = tv_int(dims[i]);
+  return t;
+}
+
+/* map_elementwise with pack = p > 1: the function takes p consecutive elements of each
+ * operand (operand i's element j is its argument i p + j) and returns p of each result
+ * (result r's element j at r p + j); each operand's groups are reshaped and split into p
+ * tiles of numel / p elements, the results joined back. Elements are independent, so which
+ * elements share a call is not observable (Triton groups a thread's contiguous ones). */
+static tc_val map_packed(tc_cg *cg, const tc_val *fn, tc_val *xs, int n, int64_t p, tc_loc loc) {
+  int rank = xs[0].rank;
+  int64_t numel = 1, dims[TC_MAX_RANK + 1];
+  for (int i = 0; i < rank; i++) numel *= xs[0].shape[i];
+  int k = 0;
+  while (((int64_t)1 << k) < p) k++;
+  if (((int64_t)1 << k) != p || numel % p)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                    "tl.map_elementwise: pack=%lld must divide the operands' %lld elements (a power of 2)",
+                    (long long)p, (long long)numel);
+  if (k + 1 > TC_MAX_RANK)
+    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
+                    "tl.map_elementwise: pack=%lld needs tiles of rank %d (at most %d)", (long long)p, k + 1,
+                    TC_MAX_RANK);
+  dims[0] = numel / p;
+  for (int i = 1; i <= k; i++) dims[i] = 2;
+  tc_val *args = cg_alloc(cg, sizeof(tc_val) * (size_t)(n * p));
+  for (int i = 0; i < n && !cg->err; i++) {
+    tc_val r[2] = {xs[i], shape_tuple(cg, dims, k + 1)};
+    tc_val grouped = call_tl(cg, "tl.reshape", r, 2, loc);
+    if (!cg->err) unpack_groups(cg, grouped, 1, p, (int64_t)i * p, args, loc);
+  }
+  if (cg->err) return (tc_val){0};
+  tc_val got = cg_call_jit(cg, fn->fn, args, (int)(n * p), NULL, NULL, 0, loc);
+  if (cg->err) return got;
+  if (got.kind != TV_TUPLE || got.nitems % p)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                    "tl.map_elementwise: with pack=%lld the function must return a tuple of a multiple of %lld values",
+                    (long long)p, (long long)p);
+  int nres = (int)(got.nitems / p);
+  tc_val out = {.kind = TV_TUPLE, .nitems = nres};
+  out.items = cg_alloc(cg, sizeof(tc_val) * (size_t)(nres + 1));
+  for (int r = 0; r < nres && !cg->err; r++) {
+    tc_val *parts = &got.items[r * p];
+    for (int64_t j = 0; j < p && !cg->err; j++) /* a scalar result (a constant) takes the group's shape */
+      if (parts[j].kind != TV_TENSOR || parts[j].rank != 1)
+        parts[j] =
+            cg_broadcast_to(cg, parts[j].kind == TV_TENSOR ? parts[j] : cg_to_tensor(cg, &parts[j], loc), 1, dims, loc);
+    if (cg->err) break;
+    tc_val joined = pack_groups(cg, parts, 1, p, 0, loc);
+    if (cg->err) break;
+    tc_val r2[2] = {joined, shape_tuple(cg, xs[0].shape, rank)};
+    out.items[r] = call_tl(cg, "tl.reshape", r2, 2, loc);
+  }
+  if (cg->err) return (tc_val){0};
+  return nres == 1 ? out.items[0] : out;
+}
+
 static tc_val map_elementwise(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
   (void)b;
   if (a->nargs < 2 || a->args[0].kind != TV_JITFN)
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
                     "tl.map_elementwise(scalar_fn, *args) needs a @triton.jit function and tensors");
-  for (int k = 0; k < a->nkw; k++)
+  int64_t pack = 1;
+  for (int k = 0; k < a->nkw; k++) {
     if (strcmp(a->kwnames[k], "pack"))
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.map_elementwise() got an unexpected keyword argument '%s'",
                       a->kwnames[k]);
+    if (a->kwargs[k].kind != TV_INT || a->kwargs[k].i < 1)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.map_elementwise: pack must be a constexpr integer >= 1");
+    pack = a->kwargs[k].i;
+  }
   /* broadcast the operands to one shape, then run the function on whole tiles: tiles are
    * elementwise already, so this is the same map as long as the function has no runtime
    * control flow on its scalars (that needs a per-element loop tilec does not build). */
@@ -234,6 +327,7 @@ static tc_val map_elementwise(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc
   }
   for (int i = 0; i < n; i++) xs[i] = cg_broadcast_to(cg, xs[i], rank, shape, loc);
   if (cg->err) return (tc_val){0};
+  if (pack > 1) return map_packed(cg, &a->args[0], xs, n, pack, loc);
   return cg_call_jit(cg, a->args[0].fn, xs, n, NULL, NULL, 0, loc);
 }
 

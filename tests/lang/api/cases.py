@@ -69,6 +69,19 @@ def cases():
     add(F, "map_elementwise", K, "map_elementwise_kernel", (1,),
         dict(x_ptr=fv, out_ptr=np.zeros(32, np.float32), N=32), ["out_ptr"],
         lambda a: {"out_ptr": a["x_ptr"] * a["x_ptr"] + np.float32(1)}, rtol=1e-6)
+    pa = rng(307).integers(-1000, 1000, 64).astype(np.int32)
+    pb = rng(308).integers(1, 50, 64).astype(np.int32) * np.where(np.arange(64) % 3 == 0, -1, 1).astype(np.int32)
+    px = rng(309).standard_normal((4, 16)).astype(np.float32)
+
+    def pack_ref(a):
+        q = np.trunc(pa / pb).astype(np.int32)  # Triton's // and % on ints truncate (C)
+        return {"q_ptr": q, "r_ptr": (pa - q * pb).astype(np.int32),
+                "y_ptr": px * np.float32(2) + np.tile(np.arange(4, dtype=np.float32), 16).reshape(4, 16)}
+    add(F, "map_elementwise_pack", K, "map_pack_kernel", (1,),
+        dict(a_ptr=pa, b_ptr=pb, q_ptr=np.zeros(64, np.int32), r_ptr=np.zeros(64, np.int32), x_ptr=px,
+             y_ptr=np.zeros((4, 16), np.float32), N=64, M=4, K=16), ["q_ptr", "r_ptr", "y_ptr"], pack_ref, rtol=1e-6)
+    diag(F, "diag_map_elementwise_pack", K, "map_pack_bad_kernel", "*fp32",
+         expect=("pack=3 must divide the operands' 8 elements",))
     M, N = 19, 37
     xm = rng(305).standard_normal((M, N)).astype(np.float32)
     add(F, "load_store_tensor_descriptor", K, "descriptor_fn_kernel", (3, 3),

@@ -112,6 +112,34 @@ def map_elementwise_kernel(x_ptr, out_ptr, N: tl.constexpr):
 
 
 @triton.jit
+def _divmod2(a0, a1, b0, b1):
+    return a0 // b0, a1 // b1, a0 % b0, a1 % b1
+
+
+@triton.jit
+def _affine4(x0, x1, x2, x3, s0, s1, s2, s3):
+    return x0 * s0, x1 * s1 + 1.0, x2 * s2 + 2.0, x3 * s3 + 3.0
+
+
+@triton.jit
+def map_pack_kernel(a_ptr, b_ptr, q_ptr, r_ptr, x_ptr, y_ptr, N: tl.constexpr, M: tl.constexpr, K: tl.constexpr):
+    # pack=P: the function takes P elements of each operand and returns P of each result
+    offs = tl.arange(0, N)
+    q, r = tl.map_elementwise(_divmod2, tl.load(a_ptr + offs), tl.load(b_ptr + offs), pack=2)
+    tl.store(q_ptr + offs, q)
+    tl.store(r_ptr + offs, r)
+    o2 = tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :]
+    tl.store(y_ptr + o2, tl.map_elementwise(_affine4, tl.load(x_ptr + o2), 2.0, pack=4))
+
+
+@triton.jit
+def map_pack_bad_kernel(x_ptr):
+    offs = tl.arange(0, 8)
+    x = tl.load(x_ptr + offs)
+    tl.store(x_ptr + offs, tl.map_elementwise(_square_plus, x, x, pack=3))
+
+
+@triton.jit
 def descriptor_fn_kernel(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
     src = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
     dst = tl.make_tensor_descriptor(out_ptr, [M, N], [N, 1], [BM, BN])
