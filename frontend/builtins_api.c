@@ -305,8 +305,8 @@ static tc_val map_elementwise(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc
     pack = a->kwargs[k].i;
   }
   /* broadcast the operands to one shape, then run the function on whole tiles: tiles are
-   * elementwise already, so this is the same map as long as the function has no runtime
-   * control flow on its scalars (that needs a per-element loop tilec does not build). */
+   * elementwise already, so this is the same map; an 'if' on the elements runs both branches
+   * and selects each element's (control.c select_if), as a GPU's threads would diverge. */
   int n = a->nargs - 1;
   tc_val *xs = cg_alloc(cg, sizeof(tc_val) * (size_t)n);
   int rank = 0;
@@ -327,8 +327,11 @@ static tc_val map_elementwise(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc
   }
   for (int i = 0; i < n; i++) xs[i] = cg_broadcast_to(cg, xs[i], rank, shape, loc);
   if (cg->err) return (tc_val){0};
-  if (pack > 1) return map_packed(cg, &a->args[0], xs, n, pack, loc);
-  return cg_call_jit(cg, a->args[0].fn, xs, n, NULL, NULL, 0, loc);
+  cg->map_depth++; /* the function's conditions on its elements are tiles: control.c select_if */
+  tc_val r = pack > 1 ? map_packed(cg, &a->args[0], xs, n, pack, loc)
+                      : cg_call_jit(cg, a->args[0].fn, xs, n, NULL, NULL, 0, loc);
+  cg->map_depth--;
+  return r;
 }
 
 /* tl.load_tensor_descriptor(desc, offsets) / tl.store_tensor_descriptor(desc, offsets, value) */

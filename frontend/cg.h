@@ -109,6 +109,8 @@ typedef struct tc_cg {
   bool in_default;      /* evaluating a parameter default (plain globals are allowed there) */
   int ncombines;        /* combine functions emitted so far (builtins_tile.c names them) */
   int loop_stages;      /* tl.range(..., num_stages=N) of the loop cg_runtime_for builds next (0: none) */
+  int map_depth;        /* inside tl.map_elementwise's function: an 'if' on the mapped elements (a tile)
+                         * runs both branches and selects per element (control.c select_if) */
 } tc_cg;
 
 /* --- value constructors ------------------------------------------------------------ */

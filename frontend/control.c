@@ -10,6 +10,7 @@
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,7 +208,97 @@ static tc_val placeholder_in(tc_cg *cg, tc_builder *end, const tc_val *v, tc_loc
 static void merge_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper, snapshot *before, snapshot after[2],
                      tc_builder ends[2], MlirBlock blocks[2]);
 
+/* Did the ops after `last` in blk (or all of them) store, print or assert? */
+static MlirWalkResult effect_walk(MlirOperation op, void *user) {
+  MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
+  char name[96];
+  snprintf(name, sizeof name, "%.*s", (int)nm.length, nm.data);
+  if (strstr(name, "store") || strstr(name, "atomic") || strstr(name, "print") || strstr(name, "assert")) {
+    *(bool *)user = true;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static bool effects_after(MlirBlock blk, MlirOperation last) {
+  bool found = false;
+  MlirOperation op = mlirOperationIsNull(last) ? mlirBlockGetFirstOperation(blk) : mlirOperationGetNextInBlock(last);
+  for (; !mlirOperationIsNull(op) && !found; op = mlirOperationGetNextInBlock(op))
+    mlirOperationWalk(op, effect_walk, &found, MlirWalkPreOrder);
+  return found;
+}
+
+/* An 'if' on the elements of tl.map_elementwise's operands (c a tile): both branches run, one
+ * after the other, and each name they leave differently takes each element's value from the
+ * branch its condition chose (tl.where) — early returns too ("@returned" becomes a tile, so
+ * what follows runs under `if not @returned`, the same way, and "@retval" holds each
+ * element's first returned value). A branch may not store, print or assert: both run. */
+static void select_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper) {
+  tc_loc loc = s->u.if_.test ? s->u.if_.test->loc : s->loc;
+  c = cg_to_bool(cg, c, loc);
+  if (cg->err) return;
+  MlirBlock blk = cg->b.block;
+  MlirOperation last = {NULL}; /* the block's last op: what the branches add comes after it */
+  for (MlirOperation op = mlirBlockGetFirstOperation(blk); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    last = op;
+  snapshot before = snap(cg);
+  snapshot after[2];
+  const tc_block *bodies[2] = {&s->u.if_.body, &s->u.if_.orelse};
+  tc_frame *fr = cg_frame(cg);
+  for (int k = 0; k < 2; k++) {
+    if (wrapper && k == 0) cg_bind(cg, RETURNED, tv_bool(false));
+    fr->rt_if_depth++;
+    cg_block(cg, bodies[k]);
+    fr->rt_if_depth--;
+    fr->returned = false; /* a return in the branch is in "@returned" */
+    after[k] = snap(cg);
+    restore(cg, &before);
+  }
+  if (!cg->err && cg->b.before.ptr == NULL && effects_after(blk, last))
+    cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
+             "tl.map_elementwise: a branch on the mapped elements stores, prints or asserts (tilec runs both branches "
+             "and selects each element's values; only values may differ between them)");
+  for (int k = 0; k < 2 && !cg->err; k++)
+    for (int i = 0; i < after[k].n && !cg->err; i++) {
+      const char *nm = after[k].vars[i].name;
+      if (k == 1 && snap_get(&after[0], nm)) continue; /* merged with branch 0's */
+      const tc_val *v0 = snap_get(&after[0], nm), *v1 = snap_get(&after[1], nm), *b = snap_get(&before, nm);
+      tc_val f = tv_bool(false);
+      bool ret = !strcmp(nm, RETURNED);
+      if (!v0) v0 = ret ? &f : b ? b : v1; /* a name one branch did not touch or define */
+      if (!v1) v1 = ret ? &f : b ? b : v0;
+      if (!strcmp(nm, RETVAL) && v0->kind == TV_NONE) v0 = v1; /* no element returned there yet */
+      if (!strcmp(nm, RETVAL) && v1->kind == TV_NONE) v1 = v0;
+      if (same_val(v0, v1)) {
+        cg_bind(cg, nm, *v0);
+        continue;
+      }
+      if (!(v0->kind == TV_TENSOR || tv_is_number(v0)) || !(v1->kind == TV_TENSOR || tv_is_number(v1))) {
+        char d0[64], d1[64];
+        describe(v0, d0, sizeof d0);
+        describe(v1, d1, sizeof d1);
+        cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
+                 "tl.map_elementwise: '%s' is %s in one branch and %s in the other of a condition on the mapped "
+                 "elements; only numbers and tensors can be selected per element",
+                 nm[0] == '@' ? "the return value" : nm, d0, d1);
+        break;
+      }
+      tc_val w[3] = {c, *v0, *v1};
+      tc_callargs ca = {.args = w, .nargs = 3};
+      tc_val m = cg_call_builtin(cg, "tl.where", &ca, loc);
+      if (!cg->err) cg_bind(cg, nm, m);
+    }
+  free(before.vars);
+  free(after[0].vars);
+  free(after[1].vars);
+}
+
 static void runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper) {
+  if (cg->map_depth && c.kind == TV_TENSOR && c.rank > 0) {
+    select_if(cg, s, c, wrapper);
+    return;
+  }
   int64_t numel = 1;
   for (int i = 0; c.kind == TV_TENSOR && i < c.rank; i++) numel *= c.shape[i];
   const tc_func *item = cg->prelude ? tc_module_find(cg->prelude, "_tensor_item") : NULL;

@@ -80,6 +80,22 @@ def cases():
     add(F, "map_elementwise_pack", K, "map_pack_kernel", (1,),
         dict(a_ptr=pa, b_ptr=pb, q_ptr=np.zeros(64, np.int32), r_ptr=np.zeros(64, np.int32), x_ptr=px,
              y_ptr=np.zeros((4, 16), np.float32), N=64, M=4, K=16), ["q_ptr", "r_ptr", "y_ptr"], pack_ref, rtol=1e-6)
+    bx = rng(310).integers(-300, 300, 128).astype(np.int32)
+    by = np.where(np.arange(128) % 4 == 0, bx, rng(311).integers(-300, 300, 128)).astype(np.int32)
+
+    def branches_ref(a):
+        xf = bx.astype(np.float32)
+        s = xf / np.float32(10)
+        y = np.where(xf > 10, np.float32(10), xf)
+        z = np.maximum(y * 2, 0) + 1
+        return {"c_ptr": np.sign(bx - by).astype(np.int32),
+                "s_ptr": np.where(s > 0, s, np.float32(1.5) * (np.exp(s) - 1)).astype(np.float32),
+                "k_ptr": np.where(xf > 100, np.float32(-1), z).astype(np.float32)}
+    add(F, "map_elementwise_branches", K, "map_branches_kernel", (1,),
+        dict(x_ptr=bx, y_ptr=by, c_ptr=np.zeros(128, np.int32), s_ptr=np.zeros(128, np.float32),
+             k_ptr=np.zeros(128, np.float32), N=128), ["c_ptr", "s_ptr", "k_ptr"], branches_ref, rtol=1e-5, atol=1e-6)
+    diag(F, "diag_map_elementwise_branch_effect", K, "map_branch_effect_kernel", "*fp32",
+         expect=("a branch on the mapped elements stores, prints or asserts",))
     diag(F, "diag_map_elementwise_pack", K, "map_pack_bad_kernel", "*fp32",
          expect=("pack=3 must divide the operands' 8 elements",))
     M, N = 19, 37

@@ -133,6 +133,60 @@ def map_pack_kernel(a_ptr, b_ptr, q_ptr, r_ptr, x_ptr, y_ptr, N: tl.constexpr, M
 
 
 @triton.jit
+def _compare(x, y):
+    if x < y:
+        return -1
+    elif x == y:
+        return 0
+    else:
+        return 1
+
+
+@triton.jit
+def _clamp_steps(x):
+    y = x
+    if x > 10:
+        y = 10.0
+        if x > 100:
+            return -1.0
+    z = y * 2
+    if z < 0:
+        z = 0.0
+    return z + 1
+
+
+@triton.jit
+def _selu(x, alpha):
+    if x > 0:
+        return x
+    return alpha * (tl.exp(x) - 1)
+
+
+@triton.jit
+def map_branches_kernel(x_ptr, y_ptr, c_ptr, s_ptr, k_ptr, N: tl.constexpr):
+    # runtime branches on the mapped elements (early returns, nested ifs, a name set in one
+    # branch): each element takes its own path's values
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(c_ptr + offs, tl.map_elementwise(_compare, x, tl.load(y_ptr + offs)))
+    tl.store(s_ptr + offs, tl.map_elementwise(_selu, x.to(tl.float32) / 10, 1.5))
+    tl.store(k_ptr + offs, tl.map_elementwise(_clamp_steps, x.to(tl.float32)))
+
+
+@triton.jit
+def _printing(x):
+    if x > 0:
+        tl.device_print("positive", x)
+    return x
+
+
+@triton.jit
+def map_branch_effect_kernel(x_ptr):
+    offs = tl.arange(0, 8)
+    tl.store(x_ptr + offs, tl.map_elementwise(_printing, tl.load(x_ptr + offs)))
+
+
+@triton.jit
 def map_pack_bad_kernel(x_ptr):
     offs = tl.arange(0, 8)
     x = tl.load(x_ptr + offs)
