@@ -31,6 +31,7 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Linker.h>
+#include <llvm-c/Target.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <mlir-c/Dialect/LLVM.h>
@@ -1362,9 +1363,10 @@ static void sink_stores(MlirOperation from, const tc_builder *b) {
   free(st);
 }
 
-/* A nest's chunks, k per thread, in straight-line code at b. With a bound, the thread
- * runs all its chunks unmasked when each is inside it (one branch), else computes every
- * mask lane by lane (the threads at the bound). */
+/* A nest's chunks, k per thread, in straight-line code at b. With a bound that never splits
+ * a chunk, each chunk is one predicated access; with another bound, the thread runs all its
+ * chunks unmasked when each is inside it (one branch), else computes every mask lane by lane
+ * (the threads at the bound). */
 static void emit_unrolled(tc_lower *L, tc_builder *b, MlirValue tid, int64_t k, int rank, const int64_t *shape,
                           MlirValue bound_mask, tc_nest_body body, void *user) {
   int64_t w, per_row, total = nest_chunks(L, rank, shape, &w, &per_row), nthreads = tc_target_threads(L->target);
@@ -1393,6 +1395,25 @@ static void emit_unrolled(tc_lower *L, tc_builder *b, MlirValue tid, int64_t k, 
                         tcb_binary(b, "arith.xori", has[i], tcb_const_int(b, tcb_int_type(L->ctx, 1), 1)));
       all = tcb_binary(b, "arith.andi", all, in);
     }
+    if (!mlirValueIsNull(all) && !L->status && uniform) {
+      /* never split by the bound: straight-line code, each chunk one predicated access (as
+       * Triton's); a branch between full and partial rows would split the thread's loads into
+       * one diamond per nest, which ptxas serializes inside a loop (one DRAM latency each) */
+      MlirOperation mark = just_emitted(b);
+      for (int64_t i = 0; i < k && !L->status; i++) {
+        tc_builder at = *b, g;
+        if (!mlirValueIsNull(has[i])) {
+          tcb_if(b, has[i], 0, NULL, &g, NULL);
+          at = g;
+        }
+        run_chunk(L, &at, &pos[i], w, TC_CHUNK_TAIL, bound_mask, tc_splat_vec(&at, inside[i], w), (int)i + 1, body,
+                  user);
+        if (!mlirValueIsNull(has[i])) tcb_op(&at, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+        else *b = at;
+      }
+      if (!mlirOperationIsNull(mark)) sink_stores(mark, b);
+      return;
+    }
     if (!mlirValueIsNull(all) && !L->status) {
       tcb_if(b, all, 0, NULL, &fb, &gb);
       MlirOperation mark =
@@ -1410,19 +1431,14 @@ static void emit_unrolled(tc_lower *L, tc_builder *b, MlirValue tid, int64_t k, 
       }
       sink_stores(mark, &fb);
       tcb_op(&fb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-      fb = gb; /* the threads at the bound: masks lane by lane, or one predicate per chunk when
-                * the bound never splits a chunk (each is then one predicated vector access) */
+      fb = gb; /* the threads at the bound: masks lane by lane */
       for (int64_t i = 0; i < k && !L->status; i++) {
         tc_builder at = fb, g;
         if (!mlirValueIsNull(has[i])) {
           tcb_if(&fb, has[i], 0, NULL, &g, NULL);
           at = g;
         }
-        if (uniform)
-          run_chunk(L, &at, &pos[i], w, TC_CHUNK_TAIL, bound_mask, tc_splat_vec(&at, inside[i], w), (int)i + 1, body,
-                    user);
-        else
-          run_chunk(L, &at, &pos[i], w, TC_CHUNK_GENERIC, (MlirValue){NULL}, (MlirValue){NULL}, (int)i + 1, body, user);
+        run_chunk(L, &at, &pos[i], w, TC_CHUNK_GENERIC, (MlirValue){NULL}, (MlirValue){NULL}, (int)i + 1, body, user);
         if (!mlirValueIsNull(has[i])) tcb_op(&at, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
         else fb = at;
       }
@@ -2459,6 +2475,116 @@ static unsigned elem_int_width(LLVMTypeRef ty) {
   return LLVMGetTypeKind(ty) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(ty) : 0;
 }
 
+/* A masked load or store whose mask is one value for the whole vector (a chunk that a bound
+ * never splits: conversion/mask.c) is one predicated ld/st.global.v4 in straight-line code,
+ * as Triton's. LLVM's NVPTX code generation instead scalarizes llvm.masked.load/store with a
+ * splat mask into a branch around a vector access: each access its own basic block, which
+ * ptxas will not schedule across, so a thread's loads of several tiles were issued one
+ * after another's use (swiglu's backward: three batches of four LDG.128 with the sigmoid
+ * between them; RMSNorm's backward: one DRAM latency per tile each trip of its row loop).
+ * The rewrite keeps the access's meaning: the predicated-off lanes keep the pass-through
+ * value (tied inputs), and the asm has side effects, so nothing moves across it. Only
+ * accesses of 4, 8 or 16 bytes at their own alignment through a pointer that comes from a
+ * kernel argument (global memory) are rewritten; the rest stay LLVM's. */
+
+/* The i1 that a splat mask repeats (shufflevector of lane 0 of an insertelement), or NULL. */
+static LLVMValueRef splat_condition(LLVMValueRef mask) {
+  if (!LLVMIsAShuffleVectorInst(mask)) return NULL;
+  for (unsigned k = 0; k < LLVMGetNumMaskElements(mask); k++)
+    if (LLVMGetMaskValue(mask, k) != 0) return NULL;
+  LLVMValueRef ins = LLVMGetOperand(mask, 0);
+  if (!LLVMIsAInsertElementInst(ins)) return NULL;
+  LLVMValueRef idx = LLVMGetOperand(ins, 2);
+  if (!LLVMIsAConstantInt(idx) || LLVMConstIntGetZExtValue(idx) != 0) return NULL;
+  return LLVMGetOperand(ins, 1);
+}
+
+/* Does pointer p come from a kernel argument (through GEPs, casts and phis), so that it
+ * points to global memory? */
+static bool from_argument(LLVMValueRef p, int depth) {
+  if (depth > 8) return false;
+  if (LLVMIsAArgument(p)) return LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMPointerTypeKind;
+  if (LLVMIsAGetElementPtrInst(p) || LLVMIsABitCastInst(p)) return from_argument(LLVMGetOperand(p, 0), depth + 1);
+  if (LLVMIsAPHINode(p)) {
+    for (unsigned k = 0; k < LLVMCountIncoming(p); k++) {
+      LLVMValueRef in = LLVMGetIncomingValue(p, k);
+      if (in != p && !from_argument(in, depth + 1)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+/* The alignment the call's argument `arg` (0-based) carries, 0 when none. */
+static unsigned arg_alignment(LLVMValueRef call, unsigned arg) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("align", 5);
+  LLVMAttributeRef a = LLVMGetCallSiteEnumAttribute(call, arg + 1, kind);
+  return a ? (unsigned)LLVMGetEnumAttributeValue(a) : 0;
+}
+
+/* 32-bit words of a vector type that is 4, 8 or 16 bytes (0 otherwise). */
+static unsigned vector_words(LLVMTargetDataRef dl, LLVMTypeRef ty) {
+  if (LLVMGetTypeKind(ty) != LLVMVectorTypeKind) return 0;
+  unsigned long long bytes = LLVMStoreSizeOfType(dl, ty);
+  return bytes == 4 || bytes == 8 || bytes == 16 ? (unsigned)(bytes / 4) : 0;
+}
+
+static const char *const PRED_LD[] = {"", "@$2 ld.global.b32 $0, [$1];", "@$3 ld.global.v2.b32 {$0, $1}, [$2];", "",
+                                      "@$5 ld.global.v4.b32 {$0, $1, $2, $3}, [$4];"};
+static const char *const PRED_LD_CONS[] = {"", "=r,l,b,0", "=r,=r,l,b,0,1", "", "=r,=r,=r,=r,l,b,0,1,2,3"};
+static const char *const PRED_ST[] = {"", "@$0 st.global.b32 [$1], $2;", "@$0 st.global.v2.b32 [$1], {$2, $3};", "",
+                                      "@$0 st.global.v4.b32 [$1], {$2, $3, $4, $5};"};
+static const char *const PRED_ST_CONS[] = {"", "b,l,r", "b,l,r,r", "", "b,l,r,r,r,r"};
+
+/* Rewrites `call` (an llvm.masked.load/store) as above; false when it does not qualify. */
+static bool predicate_masked_access(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  size_t len = 0;
+  const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+  bool load = !strncmp(name, "llvm.masked.load.", 17), store = !strncmp(name, "llvm.masked.store.", 18);
+  if (!load && !store) return false;
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  LLVMTargetDataRef dl = LLVMGetModuleDataLayout(m);
+  LLVMValueRef ptr = LLVMGetOperand(call, load ? 0 : 1), mask = LLVMGetOperand(call, load ? 1 : 2);
+  LLVMValueRef data = load ? call : LLVMGetOperand(call, 0);
+  LLVMTypeRef vty = LLVMTypeOf(data);
+  unsigned n = vector_words(dl, vty);
+  LLVMValueRef pred = splat_condition(mask);
+  if (!n || !pred || arg_alignment(call, load ? 0 : 1) < 4 * n || !from_argument(ptr, 0)) return false;
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx), wty = LLVMVectorType(i32, n);
+  LLVMValueRef ops[10];
+  LLVMTypeRef tys[10];
+  LLVMPositionBuilderBefore(b, call);
+  if (store) {
+    LLVMValueRef words = LLVMBuildBitCast(b, data, wty, "");
+    ops[0] = pred, ops[1] = ptr;
+    for (unsigned k = 0; k < n; k++) ops[2 + k] = LLVMBuildExtractElement(b, words, LLVMConstInt(i32, k, 0), "");
+    for (unsigned k = 0; k < n + 2; k++) tys[k] = LLVMTypeOf(ops[k]);
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), tys, n + 2, 0);
+    LLVMValueRef asm_ = LLVMGetInlineAsm(fty, PRED_ST[n], strlen(PRED_ST[n]), PRED_ST_CONS[n],
+                                         strlen(PRED_ST_CONS[n]), 1, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMBuildCall2(b, fty, asm_, ops, n + 2, "");
+    LLVMInstructionEraseFromParent(call);
+    return true;
+  }
+  LLVMValueRef pass = LLVMBuildBitCast(b, LLVMGetOperand(call, 2), wty, "");
+  ops[0] = ptr, ops[1] = pred;
+  for (unsigned k = 0; k < n; k++) ops[2 + k] = LLVMBuildExtractElement(b, pass, LLVMConstInt(i32, k, 0), "");
+  for (unsigned k = 0; k < n + 2; k++) tys[k] = LLVMTypeOf(ops[k]);
+  LLVMTypeRef outs[4] = {i32, i32, i32, i32};
+  LLVMTypeRef rty = n == 1 ? i32 : LLVMStructTypeInContext(ctx, outs, n, 0);
+  LLVMTypeRef fty = LLVMFunctionType(rty, tys, n + 2, 0);
+  LLVMValueRef asm_ = LLVMGetInlineAsm(fty, PRED_LD[n], strlen(PRED_LD[n]), PRED_LD_CONS[n], strlen(PRED_LD_CONS[n]),
+                                       1, 0, LLVMInlineAsmDialectATT, 0);
+  LLVMValueRef r = LLVMBuildCall2(b, fty, asm_, ops, n + 2, ""), words = LLVMGetPoison(wty);
+  for (unsigned k = 0; k < n; k++)
+    words = LLVMBuildInsertElement(b, words, n == 1 ? r : LLVMBuildExtractValue(b, r, k, ""),
+                                   LLVMConstInt(i32, k, 0), "");
+  LLVMReplaceAllUsesWith(call, LLVMBuildBitCast(b, words, vty, ""));
+  LLVMInstructionEraseFromParent(call);
+  return true;
+}
+
 static tilec_status *finish(LLVMModuleRef m, const tc_target *t) {
   (void)t;
   LLVMContextRef ctx = LLVMGetModuleContext(m);
@@ -2469,6 +2595,7 @@ static tilec_status *finish(LLVMModuleRef m, const tc_target *t) {
       for (LLVMValueRef in = LLVMGetFirstInstruction(bb), next; in; in = next) {
         next = LLVMGetNextInstruction(in);
         LLVMOpcode op = LLVMGetInstructionOpcode(in);
+        if (op == LLVMCall && predicate_masked_access(m, b, in)) continue;
         LLVMTypeRef ty = LLVMTypeOf(in);
         unsigned w = elem_int_width(ty);
         if ((op == LLVMShl || op == LLVMLShr) && w == 64 && !LLVMIsAConstant(LLVMGetOperand(in, 1))) {

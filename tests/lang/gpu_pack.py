@@ -100,7 +100,7 @@ class Packer:
         """(record, None) for one launch's libraries, or (None, error)."""
         rec = {"file": file, "kernel": kernel, "grid": [int(g) for g in grid], "extra": list(extra), "libs": {},
                "arrays": {}, "scalars": {}}
-        for k, v in args.items():  # what the specialization was built for, constexprs included
+        for k, v in runfmt.flat_args(args).items():  # what the specialization was built for, constexprs included
             a = v[0] if isinstance(v, tuple) else v
             if isinstance(a, np.ndarray):
                 rec["arrays"][k] = [str(a.dtype), list(a.shape)]
@@ -198,7 +198,7 @@ def pack_case(packer, c):
              "outs": list(c.outs), "rtol": c.rtol, "atol": c.atol, "timeout": c.timeout, "args": [],
              "inputs": "data/%s.npz" % c.name}
     arrays = {}
-    for k, v in c.args.items():
+    for k, v in runfmt.flat_args(c.args).items():
         if isinstance(v, tuple):
             arrays[k] = v[0]
             entry["args"].append([k, ["tuple", v[1]]])

@@ -53,6 +53,28 @@ def scalar_text(v):
     return "%s" % v
 
 
+def flat_args(args):
+    """The arguments as tilec run passes them to the library: a list or tuple holding an array
+    (a runtime tuple, harness.run_kernel's NAME=(...)) becomes its elements NAME_0, NAME_1_0,
+    ...; a list of numbers alone stays one compile-time value; an (array, suffix) pair stays."""
+    import numpy as np
+
+    def has_array(v):
+        return isinstance(v, np.ndarray) or (isinstance(v, list) and any(has_array(e) for e in v))
+
+    out = {}
+
+    def put(name, v):
+        if isinstance(v, list) and has_array(v):
+            for i, e in enumerate(v):
+                put("%s_%d" % (name, i), e)
+        else:
+            out[name] = v
+    for k, v in args.items():
+        put(k, v)
+    return out
+
+
 def parse_arch(a):
     """'sm_90' -> (9, 0), 'sm_90a' too; None for another form."""
     m = re.match(r"^sm_(\d+)(\d)a?$", a)
@@ -133,6 +155,7 @@ class Pack:
         scalars must equal the packed ones, arrays have the packed dtypes and shapes).
         Returns (exit status or None, stdout, stderr, {out: array}) like harness.run_kernel."""
         import numpy as np
+        args = flat_args(args)
         for name in sorted(set(rec["scalars"]) | {k for k, v in args.items() if not isinstance(
                 v[0] if isinstance(v, tuple) else v, np.ndarray)}):
             here = scalar_text(args[name]) if name in args else "missing"

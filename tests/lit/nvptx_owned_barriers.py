@@ -68,9 +68,9 @@ def reversed(x_ptr, n, BLOCK: tl.constexpr):
 # CE-NEXT: nvvm.barrier0
 # CE-NEXT: }
 # CE-NOT: nvvm.barrier0
-# CE: vector.load
+# CE: vector.{{(masked)?}}load
 # CE-NOT: nvvm.barrier0
-# CE: vector.store
+# CE: vector.{{(masked)?}}store
 # CE-NOT: nvvm.barrier0
 # CE: return
 
@@ -115,6 +115,6 @@ def reversed(x_ptr, n, BLOCK: tl.constexpr):
 # RMS-NEXT: nvvm.barrier0
 # RMS-NEXT: }
 # RMS-NOT: nvvm.barrier0
-# RMS: vector.store
+# RMS: vector.{{(masked)?}}store
 # RMS-NOT: nvvm.barrier0
 # RMS: return
