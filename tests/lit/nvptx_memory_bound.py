@@ -29,6 +29,12 @@
 # accesses (8-lane chunks: the loop's accesses choose; dw's fp32 store after the loop is two
 # 16-byte stores a chunk): they were 8-byte ones (ld.global.v2.b32) when dw's fp32 chose 4 lanes.
 # RUN: %tilec compile %S/../../bench/kernels/rmsnorm.py -k rmsnorm_bwd_kernel -s "*bf16:16, *bf16:16, *bf16:16, *bf16:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | FileCheck %s --check-prefix=RMSBWD --implicit-check-not=ld.global.v2.b32 --implicit-check-not=st.global.v2.b32 --implicit-check-not=ld.global.v4.b16
+# In the row loop a thread's four 16-byte loads (two chunks of x and of dy) and rstd's are
+# straight-line code before the reduction: issued together, one DRAM latency a trip (with a
+# branch around each nest's accesses ptxas issued them in three batches). The memory ops in
+# order, on one line (P: a predicated one):
+# RUN: %tilec compile %S/../../bench/kernels/rmsnorm.py -k rmsnorm_bwd_kernel -s "*bf16:16, *bf16:16, *bf16:16, *bf16:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 4096" --target nvptx --arch sm_90 --num-warps 8 --emit ptx | grep -oE "@%%p[0-9]+ ld.global.v4.b32|ld.global.b32|ld.global.v4.b32|bra|shfl.sync.down.b32|st.global.v4.b32|bar.sync" | sed 's/^@%%p[0-9]* /P:/' | tr '\n' ' ' | FileCheck %s --check-prefix=RMSLOOP
+# RMSLOOP: P:ld.global.v4.b32 P:ld.global.v4.b32 P:ld.global.v4.b32 P:ld.global.v4.b32 ld.global.b32 shfl.sync.down.b32
 # Several rows a program, reduced along the last axis (bench/kernels/softmax.py's
 # softmax_rows_kernel): each thread folds the chunks the nests deal it, so the 16x256 tile
 # stays in its registers (it was 16,464 bytes of shared memory) and, the mask being a row
@@ -76,12 +82,14 @@ def scaled(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
     x = tl.load(in_ptr + row * BLOCK + cols, mask=cols < n_cols, other=0.0)
     tl.store(out_ptr + row * BLOCK + cols, x * tl.rsqrt(tl.sum(x * x, axis=0) / n_cols + 1e-6), mask=cols < n_cols)
 
-# 8192 fp32 over 256 threads: 8 chunks of 4 per thread, loaded once, each one predicated v4
-# (the 8th known outside at the bound), two reductions of one barrier each, no shared row.
+# 8192 fp32 over 256 threads: 8 chunks of 4 per thread, loaded once (the threads at the
+# bound: a predicated v4 per chunk, the 8th known outside; the all-inside branch: 8 v4), two
+# reductions of one barrier each, no shared row.
 # SOFTMAX: .visible .entry softmax(
 # SOFTMAX-NOT: .local
-# SOFTMAX-NOT: bra
-# SOFTMAX-COUNT-8: @%p{{[0-9]+}} ld.global.v4.b32
+# SOFTMAX-COUNT-7: ld.global.v4.b32
+# SOFTMAX-NOT: bar.sync
+# SOFTMAX-COUNT-8: ld.global.v4.b32
 # SOFTMAX-NOT: ld.global.v4
 # SOFTMAX: shfl.sync.down.b32
 # SOFTMAX: st.shared.b32
@@ -93,7 +101,8 @@ def scaled(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
 # SOFTMAX-NOT: st.shared
 # SOFTMAX: bar.sync 0
 # SOFTMAX-NOT: bar.sync
-# SOFTMAX-COUNT-8: @%p{{[0-9]+}} st.global.v4.b32
+# SOFTMAX-COUNT-7: st.global.v4.b32
+# SOFTMAX-COUNT-8: st.global.v4.b32
 # SOFTMAX-NOT: st.global.v4
 # SOFTMAX-NOT: bar.sync
 # SOFTMAX-NOT: st.shared
@@ -105,33 +114,40 @@ def scaled(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
 # SPLIT-COUNT-4: ld.global.b32
 # SPLIT: ld.global.v4.b32
 
-# 1024 fp32 over 128 threads: 2 chunks per thread, each a predicated v4 (one predicate per
-# chunk, shared by x and y); all four loads before the first store, no branch.
+# 1024 fp32 over 128 threads: 2 chunks per thread; at the bound only the first chunk can be
+# inside (predicated v4s); else all four loads before the first store.
 # VADD: .visible .entry vadd(
 # VADD-NOT: bar.sync
 # VADD-NOT: .local
-# VADD-NOT: bra
-# VADD: @[[P1:%p[0-9]+]] ld.global.v4.b32
-# VADD: @[[P1]] ld.global.v4.b32
+# VADD-COUNT-2: ld.global.v4.b32
+# VADD-NOT: ld.global
+# VADD: st.global.v4.b32
 # VADD-NOT: st.global
-# VADD: @[[P2:%p[0-9]+]] ld.global.v4.b32
-# VADD: @[[P2]] ld.global.v4.b32
-# VADD-NOT: ld.global
-# VADD: @[[P1]] st.global.v4.b32
-# VADD-NOT: ld.global
-# VADD: @[[P2]] st.global.v4.b32
-# VADD-NOT: ld.global
+# VADD: ld.global.v4.b32
 # VADD-NOT: st.global
+# VADD: ld.global.v4.b32
+# VADD-NOT: st.global
+# VADD: ld.global.v4.b32
+# VADD-NOT: st.global
+# VADD: ld.global.v4.b32
+# VADD-NOT: ld.global.v4
+# VADD: st.global.v4.b32
+# VADD-NOT: ld.global.v4
+# VADD: st.global.v4.b32
+# VADD-NOT: ld.global.v4
+# VADD-NOT: st.global.v4
 # VADD-NOT: bar.sync
 
 # The row stays in registers between the sum of squares and the scaled store.
 # ROWNORM: .visible .entry scaled(
 # ROWNORM-NOT: .local
-# ROWNORM-COUNT-4: @%p{{[0-9]+}} ld.global.v4.b32
+# ROWNORM-COUNT-3: ld.global.v4.b32
+# ROWNORM-COUNT-4: ld.global.v4.b32
 # ROWNORM-NOT: ld.global.v4
 # ROWNORM: bar.sync 0
 # ROWNORM-NOT: bar.sync
-# ROWNORM-COUNT-4: @%p{{[0-9]+}} st.global.v4.b32
+# ROWNORM-COUNT-3: st.global.v4.b32
+# ROWNORM-COUNT-4: st.global.v4.b32
 # ROWNORM-NOT: ld.global.v4
 # ROWNORM-NOT: st.global.v4
 
@@ -212,22 +228,6 @@ def carried(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
 
 # RMSBWD: .visible .global .align 8 .u64 __tilec_shared_bytes_rmsnorm_bwd_kernel = {{[0-9]?[0-9]?[0-9]}};
 # RMSBWD-NOT: .local
-# In the row loop a thread's four 16-byte loads (two chunks of x and of dy) and rstd's are
-# straight-line code before the reduction: issued together, one DRAM latency a trip (with a
-# branch around each predicated access ptxas issued them in three batches).
-# RMSBWD: {{^\$L__BB0_[0-9]+}}:
-# RMSBWD-NOT: {{bra|shfl|st.global|bar.sync}}
-# RMSBWD: @%p{{[0-9]+}} ld.global.v4.b32
-# RMSBWD-NOT: {{bra|shfl|st.global|bar.sync}}
-# RMSBWD: @%p{{[0-9]+}} ld.global.v4.b32
-# RMSBWD-NOT: {{bra|shfl|st.global|bar.sync}}
-# RMSBWD: @%p{{[0-9]+}} ld.global.v4.b32
-# RMSBWD-NOT: {{bra|shfl|st.global|bar.sync}}
-# RMSBWD: @%p{{[0-9]+}} ld.global.v4.b32
-# RMSBWD-NOT: {{bra|shfl|st.global|bar.sync}}
-# RMSBWD: ld.global.b32
-# RMSBWD-NOT: bra
-# RMSBWD: shfl.sync.down.b32
 # RMSBWD: st.global.v4.b32
 
 # ROWS: .visible .global .align 8 .u64 __tilec_shared_bytes_softmax_rows_kernel = {{[0-9]?[0-9]?[0-9]}};
