@@ -1378,6 +1378,26 @@ static void sink_stores(MlirOperation from, const tc_builder *b) {
   free(st);
 }
 
+/* The thread's k chunks at *b, each run in `mode` (TC_CHUNK_TAIL: its bound mask the splat of
+ * inside[i]; TC_CHUNK_FULL: unmasked inside bound_mask; TC_CHUNK_GENERIC: lane by lane),
+ * chunk i under `if has[i]` where some thread lacks it. */
+static void run_chunks(tc_lower *L, tc_builder *b, int64_t k, const MlirValue *has, const tc_pos *pos, int64_t w,
+                       tc_chunk_mode mode, MlirValue bound_mask, const MlirValue *inside, tc_nest_body body,
+                       void *user) {
+  for (int64_t i = 0; i < k && !L->status; i++) {
+    tc_builder at = *b, g;
+    if (!mlirValueIsNull(has[i])) {
+      tcb_if(b, has[i], 0, NULL, &g, NULL);
+      at = g;
+    }
+    MlirValue mask = mode == TC_CHUNK_TAIL ? tc_splat_vec(&at, inside[i], w) : (MlirValue){NULL};
+    run_chunk(L, &at, &pos[i], w, mode, mode == TC_CHUNK_GENERIC ? (MlirValue){NULL} : bound_mask, mask, (int)i + 1,
+              body, user);
+    if (!mlirValueIsNull(has[i])) tcb_op(&at, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    else *b = at;
+  }
+}
+
 /* Is blk inside a loop of the kernel (an scf.for or scf.while around it)? */
 static bool in_loop(MlirBlock blk) {
   for (MlirOperation p = mlirBlockGetParentOperation(blk); !mlirOperationIsNull(p);) {
@@ -1431,17 +1451,7 @@ static void emit_unrolled(tc_lower *L, tc_builder *b, MlirValue tid, int64_t k, 
        * H200 run: softmax_rows 1.01x with the branch, 1.08x straight-line; SwiGLU's backward
        * 1.00x and 1.03x). */
       MlirOperation mark = just_emitted(b);
-      for (int64_t i = 0; i < k && !L->status; i++) {
-        tc_builder at = *b, g;
-        if (!mlirValueIsNull(has[i])) {
-          tcb_if(b, has[i], 0, NULL, &g, NULL);
-          at = g;
-        }
-        run_chunk(L, &at, &pos[i], w, TC_CHUNK_TAIL, bound_mask, tc_splat_vec(&at, inside[i], w), (int)i + 1, body,
-                  user);
-        if (!mlirValueIsNull(has[i])) tcb_op(&at, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-        else *b = at;
-      }
+      run_chunks(L, b, k, has, pos, w, TC_CHUNK_TAIL, bound_mask, inside, body, user);
       if (!mlirOperationIsNull(mark)) sink_stores(mark, b);
       return;
     }
@@ -1450,34 +1460,12 @@ static void emit_unrolled(tc_lower *L, tc_builder *b, MlirValue tid, int64_t k, 
       MlirOperation mark =
           tcb_op(&fb, "arith.constant", 1, (MlirType[]){tcb_index(L->ctx)}, 0, NULL, 1,
                  (MlirNamedAttribute[]){tcb_named(L->ctx, "value", mlirIntegerAttrGet(tcb_index(L->ctx), 0))});
-      for (int64_t i = 0; i < k && !L->status; i++) {
-        tc_builder at = fb, g;
-        if (!mlirValueIsNull(has[i])) {
-          tcb_if(&fb, has[i], 0, NULL, &g, NULL);
-          at = g;
-        }
-        run_chunk(L, &at, &pos[i], w, TC_CHUNK_FULL, bound_mask, (MlirValue){NULL}, (int)i + 1, body, user);
-        if (!mlirValueIsNull(has[i])) tcb_op(&at, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-        else fb = at;
-      }
+      run_chunks(L, &fb, k, has, pos, w, TC_CHUNK_FULL, bound_mask, inside, body, user);
       sink_stores(mark, &fb);
       tcb_op(&fb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
       fb = gb; /* the threads at the bound: masks lane by lane, or one predicate per chunk when
                 * the bound never splits a chunk (each is then one predicated vector access) */
-      for (int64_t i = 0; i < k && !L->status; i++) {
-        tc_builder at = fb, g;
-        if (!mlirValueIsNull(has[i])) {
-          tcb_if(&fb, has[i], 0, NULL, &g, NULL);
-          at = g;
-        }
-        if (uniform)
-          run_chunk(L, &at, &pos[i], w, TC_CHUNK_TAIL, bound_mask, tc_splat_vec(&at, inside[i], w), (int)i + 1, body,
-                    user);
-        else
-          run_chunk(L, &at, &pos[i], w, TC_CHUNK_GENERIC, (MlirValue){NULL}, (MlirValue){NULL}, (int)i + 1, body, user);
-        if (!mlirValueIsNull(has[i])) tcb_op(&at, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-        else fb = at;
-      }
+      run_chunks(L, &fb, k, has, pos, w, uniform ? TC_CHUNK_TAIL : TC_CHUNK_GENERIC, bound_mask, inside, body, user);
       tcb_op(&fb, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
       return;
     }
