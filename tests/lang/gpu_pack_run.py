@@ -54,9 +54,9 @@ def scalar_text(v):
 
 
 def flat_args(args):
-    """The arguments as tilec run passes them to the library: a list or tuple holding an array
-    (a runtime tuple, harness.run_kernel's NAME=(...)) becomes its elements NAME_0, NAME_1_0,
-    ...; a list of numbers alone stays one compile-time value; an (array, suffix) pair stays."""
+    """The arguments as tilec run passes them to the library: a list holding an array (a
+    runtime tuple, harness.run_kernel's NAME=(...)) becomes its elements NAME_0, NAME_1_0, ...;
+    a list of numbers alone stays one compile-time value; an (array, suffix) tuple stays."""
     import numpy as np
 
     def has_array(v):
