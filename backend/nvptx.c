@@ -1533,8 +1533,6 @@ void tc_nvptx_deal_unrolled(tc_lower *L, tc_builder *b, int rank, const int64_t 
  * of its k chunks at the kernel's entry, indexed by the unrolled nest's constant slot, which
  * LLVM promotes to registers. No shared memory, no barrier. */
 
-static tc_builder entry_builder(tc_lower *L);
-
 #define THREAD_TILE_MARK "tilec.thread_tile"
 #define THREAD_TILE_BYTES 256 /* of one tile, per thread (64 fp32 registers) */
 
@@ -1658,7 +1656,7 @@ static bool thread_tile(tc_lower *L, MlirValue old) {
  * own, at the kernel's entry; `mark`: a thread tile's (thread_tile_index reads it). */
 static MlirValue entry_array(tc_lower *L, MlirType elem, int64_t n, bool mark) {
   MlirType mt = mlirMemRefTypeContiguousGet(tc_memory_type(L->ctx, elem), 1, &n, mlirAttributeGetNull());
-  tc_builder eb = entry_builder(L);
+  tc_builder eb = tc_entry_builder(L);
   int32_t seg[2] = {0, 0};
   MlirNamedAttribute attrs[3] = {tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
                                  tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 16)),
@@ -1797,37 +1795,17 @@ static void run_on_thread0(tc_lower *L, MlirOperation op, void (*lower)(tc_lower
 
 /* ---- device_print / device_assert on the GPU: CUDA's vprintf and __assertfail --------- */
 
-/* A builder at the start of the kernel's entry block (before every use). */
-static tc_builder entry_builder(tc_lower *L) {
-  tc_builder eb;
-  tcb_init(&eb, L->ctx);
-  eb.loc = mlirOperationGetLocation(L->new_func);
-  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0));
-  MlirOperation first = mlirBlockGetFirstOperation(entry);
-  if (!mlirOperationIsNull(first)) tcb_set_before(&eb, first);
-  else tcb_set_end(&eb, entry);
-  return eb;
-}
-
-/* An llvm.alloca of type t at the kernel's entry (a scalar nest would grow the stack). */
-static MlirValue entry_alloca(tc_lower *L, MlirType t) {
-  tc_builder eb = entry_builder(L);
-  MlirValue one = tcb_const_int(&eb, tcb_int_type(L->ctx, 64), 1);
-  MlirNamedAttribute et = tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(t));
-  return tcb_op1(&eb, "llvm.alloca", tcb_type(L->ctx, "!llvm.ptr"), 1, &one, 1, &et);
-}
-
 MlirValue tc_nvptx_scratch(tc_lower *L, int n) {
   char t[64];
   snprintf(t, sizeof t, "!llvm.array<%d x f32>", n);
-  return entry_alloca(L, tcb_type(L->ctx, t));
+  return tc_entry_alloca(L, tcb_type(L->ctx, t));
 }
 
 static void append(char *buf, size_t n, const char *s) { snprintf(buf + strlen(buf), n - strlen(buf), "%s", s); }
 
 /* One line per element, in one vprintf call (so lines of different programs never mix),
  * in the CPU runtime's format: "pid (x, y, z) idx (i, j) PREFIX v1 v2\n". */
-static void gpu_print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos, MlirValue idx64[4]) {
+static void gpu_print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos) {
   tc_builder *b = &c->b;
   MlirType i32 = tcb_int_type(L->ctx, 32), i64 = tcb_int_type(L->ctx, 64), f64 = mlirF64TypeGet(L->ctx);
   MlirAttribute h = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("hex"));
@@ -1835,15 +1813,15 @@ static void gpu_print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const 
   MlirAttribute pa = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("prefix"));
   MlirStringRef prefix = mlirAttributeIsNull(pa) ? mlirStringRefCreateFromCString("") : mlirStringAttrGetValue(pa);
   char fmt[1024] = "pid (%u, %u, %u) ";
-  MlirValue vals[3 + 4 + 8];
-  MlirType types[3 + 4 + 8];
+  MlirValue vals[3 + TC_RANK + 8];
+  MlirType types[3 + TC_RANK + 8];
   int n = 0;
   for (int i = 0; i < 3; i++) vals[n] = L->pid[i], types[n++] = i32;
   if (pos->rank > 0) {
     append(fmt, sizeof fmt, "idx (");
     for (int d = 0; d < pos->rank; d++) {
       append(fmt, sizeof fmt, d ? ", %lld" : "%lld");
-      vals[n] = idx64[d], types[n++] = i64;
+      vals[n] = tcb_cast(b, "arith.index_cast", pos->idx[d], i64), types[n++] = i64;
     }
     append(fmt, sizeof fmt, ") ");
   }
@@ -1892,7 +1870,7 @@ static void gpu_print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const 
              : "i32");
   append(st, sizeof st, ")>");
   MlirType stype = tcb_type(L->ctx, st);
-  MlirValue buf = entry_alloca(L, stype);
+  MlirValue buf = tc_entry_alloca(L, stype);
   for (int i = 0; i < n; i++) {
     int32_t idx[2] = {0, i};
     MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 2, idx)),
@@ -1907,8 +1885,7 @@ static void gpu_print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const 
 
 /* A failing element calls __assertfail (the kernel stops with cudaErrorAssert), with the
  * message, the kernel's file and line, and the kernel's name. */
-static void gpu_assert_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos, MlirValue idx64[4]) {
-  (void)idx64;
+static void gpu_assert_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos) {
   tc_builder *b = &c->b;
   MlirValue cond = tc_eval(c, mlirOperationGetOperand(op, 0), pos).vec;
   if (L->status) return;
@@ -2043,7 +2020,7 @@ static void record_shared_bytes(tc_lower *L) {
 static MlirValue shared_base(tc_lower *L) {
   tc_nvptx_kernel *k = tc_nvptx_kernel_of(L);
   if (!mlirValueIsNull(k->shared_base)) return k->shared_base;
-  tc_builder eb = entry_builder(L);
+  tc_builder eb = tc_entry_builder(L);
   MlirType ptr = tcb_type(L->ctx, "!llvm.ptr");
   if (L->target->gpu_emulation) {
     k->shared_base = tc_call_runtime_value(L, &eb, "tilec_rt_emu_shared", ptr, 0, NULL);

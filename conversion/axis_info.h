@@ -8,7 +8,7 @@
 #include <mlir-c/IR.h>
 #include <stdint.h>
 
-#define TC_AXIS_MAX_RANK 4
+#define TC_AXIS_MAX_RANK 16
 #define TC_AXIS_MAX_DIV ((int64_t)1 << 30)
 
 typedef struct tc_axis {

@@ -79,17 +79,9 @@ static int access_kind(MlirOperation op) {
 /* Calls the runtime for a bad lane: elem offset and tile index (pos + lane). */
 static void report(tc_lower *L, tc_builder *b, MlirOperation op, int arg, const tc_pos *pos, MlirValue lane,
                    MlirValue elem, MlirValue extent) {
-  MlirType i32 = tcb_int_type(L->ctx, 32), i64 = tcb_int_type(L->ctx, 64);
+  MlirType i32 = tcb_int_type(L->ctx, 32);
   MlirValue idx[4];
-  for (int d = 0; d < 4; d++) {
-    if (d < pos->rank) {
-      MlirValue x = pos->idx[d];
-      if (d == pos->rank - 1 && !mlirValueIsNull(lane)) x = tcb_binary(b, "arith.addi", x, lane);
-      idx[d] = tcb_cast(b, "arith.index_cast", x, i64);
-    } else {
-      idx[d] = tcb_const_int(b, i64, 0);
-    }
-  }
+  tc_index_words(L, b, pos, lane, idx);
   MlirValue args[16] = {tcb_const_int(b, i32, access_kind(op)),
                         tcb_const_int(b, i32, arg),
                         file_ptr(L, b, op),
@@ -348,17 +340,8 @@ void tc_nan_check_store(tc_chunk *c, MlirOperation op, MlirValue old_ptr, MlirVa
     tcb_if(b, tcb_binary(b, "arith.andi", bad, clean), 0, NULL, &in, NULL);
   }
   val = nonfinite_f64(L, &in, val);
-  MlirType i64 = tcb_int_type(L->ctx, 64);
   MlirValue idx[4];
-  for (int d = 0; d < 4; d++) {
-    if (d < pos->rank) {
-      MlirValue x = pos->idx[d];
-      if (d == pos->rank - 1 && !mlirValueIsNull(lane)) x = tcb_binary(&in, "arith.addi", x, lane);
-      idx[d] = tcb_cast(&in, "arith.index_cast", x, i64);
-    } else {
-      idx[d] = tcb_const_int(&in, i64, 0);
-    }
-  }
+  tc_index_words(L, &in, pos, lane, idx);
   MlirValue args[14] = {tcb_const_int(&in, i32, arg),
                         file_ptr(L, &in, op),
                         loc_line(L, &in, op, 0),

@@ -95,14 +95,34 @@ typedef struct element_ctx {
   tc_debug_element fn;
 } element_ctx;
 
-/* One element of a print/assert: its index as four i64s for the runtime (0 past rank). */
 static void debug_element(tc_chunk *c, const tc_pos *pos, void *user) {
   element_ctx *e = user;
-  MlirValue idx64[4];
-  MlirType i64 = tcb_int_type(c->L->ctx, 64);
-  for (int d = 0; d < 4; d++)
-    idx64[d] = d < pos->rank ? tcb_cast(&c->b, "arith.index_cast", pos->idx[d], i64) : tcb_const_int(&c->b, i64, 0);
-  e->fn(c->L, c, e->op, pos, idx64);
+  e->fn(c->L, c, e->op, pos);
+}
+
+void tc_index_words(tc_lower *L, tc_builder *b, const tc_pos *pos, MlirValue lane, MlirValue words[4]) {
+  MlirType i64 = tcb_int_type(L->ctx, 64);
+  MlirValue idx[TC_RANK];
+  for (int d = 0; d < pos->rank; d++) {
+    MlirValue x = pos->idx[d];
+    if (d == pos->rank - 1 && !mlirValueIsNull(lane)) x = tcb_binary(b, "arith.addi", x, lane);
+    idx[d] = tcb_cast(b, "arith.index_cast", x, i64);
+  }
+  for (int d = 0; d < 4; d++) words[d] = d < pos->rank && pos->rank <= 4 ? idx[d] : tcb_const_int(b, i64, 0);
+  if (pos->rank <= 4) return;
+  char t[48];
+  snprintf(t, sizeof t, "!llvm.array<%d x i64>", TC_RANK);
+  MlirType at = tcb_type(L->ctx, t);
+  MlirValue buf = tc_entry_alloca(L, at);
+  for (int d = 0; d < pos->rank; d++) {
+    int32_t gi[2] = {0, d};
+    MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 2, gi)),
+                                tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(at))};
+    MlirValue slot = tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &buf, 2, ga);
+    MlirValue ops[2] = {idx[d], slot};
+    tcb_op(b, "llvm.store", 0, NULL, 2, ops, 0, NULL);
+  }
+  words[0] = tcb_cast(b, "llvm.ptrtoint", buf, i64);
 }
 
 MlirValue tc_debug_address(tc_chunk *c, tc_cval v, MlirType ptr_type) {
@@ -129,8 +149,10 @@ static int op_rank(MlirOperation op, int64_t *shape) {
   return rank;
 }
 
-static void print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos, MlirValue idx64[4]) {
+static void print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos) {
   tc_builder *b = &c->b;
+  MlirValue idx64[4];
+  tc_index_words(L, b, pos, (MlirValue){NULL}, idx64);
   MlirType i32 = tcb_int_type(L->ctx, 32), i64 = tcb_int_type(L->ctx, 64), f64 = mlirF64TypeGet(L->ctx);
   MlirAttribute h = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("hex"));
   bool hex = !mlirAttributeIsNull(h) && mlirAttributeIsABool(h) && mlirBoolAttrGetValue(h);
@@ -165,7 +187,7 @@ static void print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_p
   tc_call_runtime(L, b, "tilec_rt_print_end", 0, NULL);
 }
 
-static void assert_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos, MlirValue idx64[4]) {
+static void assert_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos) {
   tc_builder *b = &c->b;
   MlirValue cond = tc_eval(c, mlirOperationGetOperand(op, 0), pos).vec;
   if (L->status) return;
@@ -182,6 +204,8 @@ static void assert_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_
     line = mlirLocationFileLineColRangeGetStartLine(loc);
   }
   int col = mlirLocationIsAFileLineColRange(loc) ? mlirLocationFileLineColRangeGetStartColumn(loc) : 0;
+  MlirValue idx64[4];
+  tc_index_words(L, &ib, pos, (MlirValue){NULL}, idx64);
   MlirValue args[12] = {str_attr_ptr(L, &ib, op, "message"),
                         string_ptr(L, &ib, file, strlen(file)),
                         tcb_const_int(&ib, i32, line),

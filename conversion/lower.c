@@ -88,6 +88,24 @@ tc_special *tc_special_of(tc_lower *L, MlirValue old) {
 }
 tc_special *tc_special_put(tc_lower *L, MlirValue old) { return tc_valmap_put(&L->special, old.ptr); }
 
+tc_builder tc_entry_builder(tc_lower *L) {
+  tc_builder eb;
+  tcb_init(&eb, L->ctx);
+  eb.loc = mlirOperationGetLocation(L->new_func);
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0));
+  MlirOperation first = mlirBlockGetFirstOperation(entry);
+  if (!mlirOperationIsNull(first)) tcb_set_before(&eb, first);
+  else tcb_set_end(&eb, entry);
+  return eb;
+}
+
+MlirValue tc_entry_alloca(tc_lower *L, MlirType t) {
+  tc_builder eb = tc_entry_builder(L);
+  MlirValue one = tcb_const_int(&eb, tcb_int_type(L->ctx, 64), 1);
+  MlirNamedAttribute et = tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(t));
+  return tcb_op1(&eb, "llvm.alloca", tcb_type(L->ctx, "!llvm.ptr"), 1, &one, 1, &et);
+}
+
 static bool is_tile(MlirType t) { return mlirTypeIsARankedTensor(t); }
 
 /* ---- groups ----------------------------------------------------------------------- */

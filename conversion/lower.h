@@ -181,6 +181,11 @@ bool tc_lower_pure_cone(tc_lower *L, MlirValue v);
 void tc_flush(tc_lower *L);
 tc_special *tc_special_of(tc_lower *L, MlirValue old);
 tc_special *tc_special_put(tc_lower *L, MlirValue old);
+/* A builder at the start of the kernel's entry block (before every use): allocations made
+ * there keep loops free of stack growth. */
+tc_builder tc_entry_builder(tc_lower *L);
+/* An llvm.alloca of one t at the kernel's entry. */
+MlirValue tc_entry_alloca(tc_lower *L, MlirType t);
 
 /* --- eval.c: values at positions ------------------------------------------------------ */
 tc_cval tc_eval(tc_chunk *c, MlirValue old, const tc_pos *pos);
@@ -297,6 +302,11 @@ MlirValue tc_call_runtime_value(tc_lower *L, tc_builder *b, const char *name, Ml
 /* An !llvm.ptr to a NUL-terminated private copy of s (of string attribute attr of op). */
 MlirValue tc_string_constant(tc_lower *L, tc_builder *b, const char *s);
 MlirValue tc_string_attr_constant(tc_lower *L, tc_builder *b, MlirOperation op, const char *attr);
+/* A position's tile index as the runtime's reports take it (runtime/debug.h): four i64
+ * words, the indices up to rank 4 (0 past the rank); above rank 4 the first word is the
+ * address of an i64 array of every index (made at the kernel's entry), the others 0. lane
+ * (null: none) is added to the last index. */
+void tc_index_words(tc_lower *L, tc_builder *b, const tc_pos *pos, MlirValue lane, MlirValue words[4]);
 void tc_lower_if(tc_lower *L, MlirOperation op);
 void tc_lower_for(tc_lower *L, MlirOperation op);
 void tc_lower_while(tc_lower *L, MlirOperation op);

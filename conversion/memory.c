@@ -92,13 +92,8 @@ MlirValue tc_alloc_buffer(tc_lower *L, MlirType elem, int64_t numel) {
     return shared;
   }
   /* Allocation at function entry keeps loops free of stack growth. */
-  tc_builder eb;
-  tcb_init(&eb, L->ctx);
+  tc_builder eb = tc_entry_builder(L);
   eb.loc = L->b.loc;
-  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(L->new_func, 0));
-  MlirOperation first = mlirBlockGetFirstOperation(entry);
-  if (!mlirOperationIsNull(first)) tcb_set_before(&eb, first);
-  else tcb_set_end(&eb, entry);
   int32_t seg[2] = {0, 0};
   MlirNamedAttribute attrs[2] = {tcb_named(L->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
                                  tcb_named(L->ctx, "alignment", mlirIntegerAttrGet(tcb_int_type(L->ctx, 64), 64))};

@@ -87,8 +87,8 @@ void tc_lower_debug_op(tc_lower *L, MlirOperation op);      /* debug_ops.c: prin
 /* The byte address of a pointer value at a position (printed by device_print). */
 MlirValue tc_debug_address(tc_chunk *c, tc_cval v, MlirType ptr_type);
 /* The same element by element (a scalar nest over the operands' shape), with a backend's
- * own element emitters (idx64: the element's index as four i64, 0 past the rank). */
-typedef void (*tc_debug_element)(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos, MlirValue idx64[4]);
+ * own element emitters (pos: the element's index). */
+typedef void (*tc_debug_element)(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos);
 void tc_lower_debug_op_with(tc_lower *L, MlirOperation op, tc_debug_element print, tc_debug_element assert_);
 
 /* --- shared by the rows of reductions and scans (reduce.c; a backend's own rows) ------------ */

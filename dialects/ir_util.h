@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 /* The most dimensions a tile has (conversion/axis_info.h's TC_AXIS_MAX_RANK agrees). */
-#define TC_RANK 4
+#define TC_RANK 16
 
 /* --- ops ------------------------------------------------------------------------------- */
 bool tc_op_is(MlirOperation op, const char *name);

@@ -98,7 +98,7 @@ bool cg_get_shape(tc_cg *cg, const tc_val *v, tc_loc loc, int *rank, int64_t *sh
     cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "shape must be a tuple or list of constexpr integers");
     return false;
   }
-  if (v->nitems > TC_MAX_RANK) { /* Triton allows more; tilec's tiles stop at rank 4 */
+  if (v->nitems > TC_MAX_RANK) { /* Triton has no limit; tilec's fixed arrays stop at TC_MAX_RANK */
     cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tiles of rank > %d are not supported (this shape has %d dimensions)",
              TC_MAX_RANK, v->nitems);
     return false;

@@ -67,7 +67,8 @@ static tc_val reshape(tc_cg *cg, tc_val x, int rank, const int64_t *shape, tc_lo
 }
 
 static tc_val expand(tc_cg *cg, tc_val x, int axis, tc_loc loc) {
-  if (x.rank >= TC_MAX_RANK) return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tiles of rank > %d", TC_MAX_RANK);
+  if (x.rank >= TC_MAX_RANK)
+    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tiles of rank > %d are not supported", TC_MAX_RANK);
   int64_t s[TC_MAX_RANK];
   int k = 0;
   for (int i = 0; i <= x.rank; i++) s[i] = i == axis ? 1 : x.shape[k++];
@@ -689,7 +690,7 @@ static tc_val expand_dims(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc
    * and the new axes are inserted in ascending order. */
   int final_rank = x.rank + nax;
   if (nax > TC_MAX_RANK || final_rank > TC_MAX_RANK)
-    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "%s: tiles of rank above %d are not supported", fn, TC_MAX_RANK);
+    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "%s: tiles of rank > %d are not supported", fn, TC_MAX_RANK);
   int at[TC_MAX_RANK];
   for (int i = 0; i < nax; i++) {
     if (axes[i] < -final_rank || axes[i] >= final_rank)
@@ -811,6 +812,7 @@ static tc_val join_interleave(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc
   y = cg_broadcast_to(cg, y, rank, shape, loc);
   /* join(x, y)[..., k] = k == 0 ? x : y, all lazily evaluated */
   tc_val xe = expand(cg, x, rank, loc), ye = expand(cg, y, rank, loc);
+  if (cg->err) return (tc_val){0}; /* rank TC_MAX_RANK already: no room for the new axis */
   int64_t js[TC_MAX_RANK];
   memcpy(js, shape, sizeof js);
   js[rank] = 2;

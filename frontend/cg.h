@@ -10,7 +10,7 @@
 #include "frontend/frontend.h"
 #include "frontend/types.h"
 
-#define TC_MAX_RANK 4
+#define TC_MAX_RANK 16
 #define TC_MAX_NUMEL (1 << 20) /* Triton's TRITON_MAX_TENSOR_NUMEL */
 
 typedef enum tc_val_kind {

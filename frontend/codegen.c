@@ -353,7 +353,8 @@ static tc_val eval_subscript(tc_cg *cg, const tc_expr *e) {
   for (int i = 0; i < n; i++) {
     const tc_expr *it = e->u.subscript.items[i];
     if (it->kind == TC_EXPR_NONE) {
-      if (rank == TC_MAX_RANK) return cg_error(cg, it->loc, TILEC_ERROR_UNSUPPORTED, "tiles of rank > %d", TC_MAX_RANK);
+      if (rank == TC_MAX_RANK)
+        return cg_error(cg, it->loc, TILEC_ERROR_UNSUPPORTED, "tiles of rank > %d are not supported", TC_MAX_RANK);
       shape[rank++] = 1;
     } else if (it->kind == TC_EXPR_SLICE && slice_part_none(cg, it->u.slice.lower) &&
                slice_part_none(cg, it->u.slice.upper) && slice_part_none(cg, it->u.slice.step)) {
@@ -365,7 +366,8 @@ static tc_val eval_subscript(tc_cg *cg, const tc_expr *e) {
     }
   }
   while (src < base.rank && rank < TC_MAX_RANK) shape[rank++] = base.shape[src++];
-  if (src < base.rank) return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "tiles of rank > %d", TC_MAX_RANK);
+  if (src < base.rank)
+    return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "tiles of rank > %d are not supported", TC_MAX_RANK);
   if (rank == base.rank) return base;
   cg_set_loc(cg, e->loc);
   MlirType t = cg_tensor_type(cg, base.ty, rank, shape);

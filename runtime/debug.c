@@ -50,18 +50,21 @@ static void out_printf(const char *fmt, ...) {
   tls_len += (size_t)n;
 }
 
+#define TILE_INDEX_TEXT 400 /* 16 indices of up to 22 characters and their commas */
+
 static void index_text(char *buf, size_t n, int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
-  int64_t idx[4] = {i0, i1, i2, i3};
+  int64_t four[4] = {i0, i1, i2, i3};
+  const int64_t *idx = rank > 4 ? (const int64_t *)(intptr_t)i0 : four; /* debug.h: above rank 4, i0 points */
   size_t k = 0;
   buf[0] = 0;
-  for (int32_t d = 0; d < rank && d < 4 && k + 24 < n; d++)
+  for (int32_t d = 0; d < rank && k + 24 < n; d++)
     k += (size_t)snprintf(buf + k, n - k, "%s%" PRId64, d ? ", " : "", idx[d]);
 }
 
 void tilec_rt_print_begin(uint32_t px, uint32_t py, uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2,
                           int64_t i3, const char *prefix) {
   if (rank > 0) {
-    char idx[96];
+    char idx[TILE_INDEX_TEXT];
     index_text(idx, sizeof idx, rank, i0, i1, i2, i3);
     out_printf("pid (%u, %u, %u) idx (%s) %s", px, py, pz, idx, prefix ? prefix : "");
   } else {
@@ -107,7 +110,7 @@ static void record(const char *file, int32_t line, int32_t col) {
 
 void tilec_rt_assert_fail(const char *msg, const char *file, int32_t line, int32_t col, uint32_t px, uint32_t py,
                           uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
-  char idx[96];
+  char idx[TILE_INDEX_TEXT];
   index_text(idx, sizeof idx, rank, i0, i1, i2, i3);
   record(file, line, col);
   snprintf(tls_error.message, sizeof tls_error.message, "device assertion failed in program (%u, %u, %u)%s%s%s: %s", px,
@@ -157,7 +160,7 @@ void tilec_rt_bounds_fail(int32_t kind, int32_t arg, const char *file, int32_t l
                           uint32_t py, uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3,
                           int64_t elem, int64_t extent) {
   static const char *const what[] = {"load from", "store to", "atomic on"};
-  char idx[96];
+  char idx[TILE_INDEX_TEXT];
   index_text(idx, sizeof idx, rank, i0, i1, i2, i3);
   record(file, line, col);
   snprintf(tls_error.message, sizeof tls_error.message,
@@ -170,7 +173,7 @@ void tilec_rt_bounds_fail(int32_t kind, int32_t arg, const char *file, int32_t l
 
 void tilec_rt_nan_fail(int32_t arg, const char *file, int32_t line, int32_t col, uint32_t px, uint32_t py, uint32_t pz,
                        int32_t rank, int64_t i0, int64_t i1, int64_t i2, int64_t i3, double v) {
-  char idx[96];
+  char idx[TILE_INDEX_TEXT];
   index_text(idx, sizeof idx, rank, i0, i1, i2, i3);
   record(file, line, col);
   snprintf(tls_error.message, sizeof tls_error.message,

@@ -75,7 +75,10 @@ TILEC_RT_EXPORT void tilec_rt_cuda_forget(const char *ptx);
 /* Called by the generated trampoline around each program that can fail. */
 TILEC_RT_EXPORT void tilec_rt_set_jmp(jmp_buf *jb);
 
-/* device_print: one line per element: begin, one value per argument, end. */
+/* A tile index in the calls below: `rank` indices in i0..i3 up to rank 4; above rank 4, i0
+ * is the address of an int64_t array of the `rank` indices (the kernel's own stack) and
+ * i1..i3 are 0.
+ * device_print: one line per element: begin, one value per argument, end. */
 TILEC_RT_EXPORT void tilec_rt_print_begin(uint32_t px, uint32_t py, uint32_t pz, int32_t rank, int64_t i0, int64_t i1,
                                           int64_t i2, int64_t i3, const char *prefix);
 TILEC_RT_EXPORT void tilec_rt_print_i64(int64_t v, int32_t is_unsigned, int32_t hex, int32_t bits);

@@ -153,3 +153,23 @@ def cases():
             return "tl.static_print printed nothing (stdout %r, stderr %r)" % (out[:100], err[:100])
         return None
     func(F, "static_print_output", static_print)
+
+    # tiles above rank 4: every index printed and reported
+    k5 = np.arange(16, dtype=np.int32) * 7 - 3
+    func(F, "device_print_5d_idx", lambda: _print_case(
+        "print5d_kernel", dict(k_ptr=k5), (1,),
+        {((0, 0, 0), tuple(int(v) for v in np.unravel_index(i, (2, 1, 2, 2, 2))), "five"): [int(k5[i])]
+         for i in range(16)}))
+
+    def report_case(kernel, args, extra, want):
+        rc, out, err, _ = run_kernel(K, kernel, (1,), args, [], extra=extra)
+        if rc != 1:
+            return "exit status %s, expected 1 (stderr %r)" % (rc, err.strip()[:300])
+        missing = [w for w in want if w not in err]
+        return "stderr lacks %r: %r" % (missing, err.strip()[:300]) if missing else None
+    func(F, "device_assert_6d_index", lambda: report_case(
+        "assert6d_kernel", dict(x_ptr=np.arange(64, dtype=np.int32)), [],
+        ["x hit 37", "tile index [1, 0, 0, 1, 0, 1]"]))
+    func(F, "check_bounds_5d_index", lambda: report_case(
+        "oob5d_kernel", dict(x_ptr=np.zeros(50, np.float32), out_ptr=np.zeros(64, np.float32)), ["--check", "bounds"],
+        ["load from 'x_ptr' at element 50 is out of bounds (buffer has 50 elements)", "tile index [1, 1, 0, 0, 2]"]))

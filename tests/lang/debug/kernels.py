@@ -66,3 +66,22 @@ def device_print_kernel(x_ptr, out_ptr, N: tl.constexpr):
     tl.device_print("x", x)
     tl.device_assert(x >= 0, "negative input")
     tl.store(out_ptr + i, x)
+
+
+# Tiles above rank 4: the runtime gets their index through an array (runtime/debug.h).
+@triton.jit
+def print5d_kernel(k_ptr):
+    k = tl.load(k_ptr + tl.reshape(tl.arange(0, 16), (2, 1, 2, 2, 2)))
+    tl.device_print("five", k)
+
+
+@triton.jit
+def assert6d_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.reshape(tl.arange(0, 64), (2, 2, 2, 2, 2, 2)))
+    tl.device_assert(x != 37, "x hit 37")
+
+
+@triton.jit
+def oob5d_kernel(x_ptr, out_ptr):
+    offs = tl.reshape(tl.arange(0, 64), (2, 2, 2, 2, 4))
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))

@@ -322,5 +322,10 @@ def constexpr_function_cases():
         dict(x_ptr=x, out_ptr=np.zeros(3, np.int32), BLOCK=8), ["out_ptr"],
         lambda a: {"out_ptr": np.array([a["x_ptr"].min(), np.argmin(a["x_ptr"]),
                                         np.prod(a["x_ptr"].astype(np.int64))], np.int32)})
-    diag(F, "diag_reshape_rank_9", K, "reshape_tuple_constexpr_kernel", "*i32, *i32, 512, (2, 2, 2, 2, 2, 2, 2, 2, 2)",
-         expect=("tiles of rank > 4 are not supported", "9 dimensions"), line="tl.reshape(x, OUT_SHAPE)")
+    x = np.arange(512, dtype=np.int32)
+    add(F, "reshape_tuple_constexpr_rank9", K, "reshape_tuple_constexpr_kernel", (1,),
+        dict(z_ptr=np.zeros(512, np.int32), x_ptr=x, N=512, OUT_SHAPE="(2,2,2,2,2,2,2,2,2)"), ["z_ptr"],
+        lambda a: {"z_ptr": a["x_ptr"] + 1})
+    diag(F, "diag_reshape_rank_17", K, "reshape_tuple_constexpr_kernel",
+         "*i32, *i32, 131072, (2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2)",
+         expect=("tiles of rank > 16 are not supported", "17 dimensions"), line="tl.reshape(x, OUT_SHAPE)")

@@ -2,7 +2,7 @@
 ndtiles/kernels.py)."""
 import numpy as np
 
-from harness import add, bf16_bits, compare, rng
+from harness import add, bf16_bits, compare, diag, rng
 
 
 def cases():
@@ -159,3 +159,40 @@ def cases():
         add(F, "trans_source_form%d" % form, K, "trans_sources_kernel", (1,),
             dict(src_ptr=s.copy(), out_ptr=np.zeros((16, 32), np.float32), n_rows=20, M=32, N=16, FORM=form),
             ["out_ptr"], lambda a, ref=ref, s=s: {"out_ptr": ref(s)})
+    # tiles above rank 4: Triton's test_chained_reductions at half its shapes (32768 fp32
+    # elements loaded and permuted take 256 KiB of a CTA's shared memory on nvptx), rank 6, 9-D
+    for shape, perm, red in [((4, 32, 16, 4, 2), (2, 1, 0, 3, 4), (3, 1, 0)),
+                             ((8, 2, 16, 4, 16), (4, 0, 1, 3, 2), (0, 2, 0))]:
+        src = rng(180 + shape[0]).integers(-20, 20, int(np.prod(shape))).astype(np.float32)
+
+        def chain_ref(a, shape=shape, perm=perm, red=red):
+            v = a["in_ptr"].reshape(shape).transpose(perm)
+            for r in red:
+                v = v.sum(axis=r)
+            return {"out_ptr": v}
+        out_shape = chain_ref({"in_ptr": src})["out_ptr"].shape
+        params = dict(("D%d" % i, s) for i, s in enumerate(shape))
+        params.update(("P%d" % i, p) for i, p in enumerate(perm))
+        params.update(("R%d" % i, r) for i, r in enumerate(red))
+        add(F, "chained_reduce5d_%s" % "x".join(map(str, shape)), K, "chained_reduce5d_kernel", (1,),
+            dict(in_ptr=src, out_ptr=np.zeros(out_shape, np.float32), **params), ["out_ptr"], chain_ref)
+    for n in (256, 200):
+        x6 = rng(190 + n).standard_normal(256).astype(np.float32)
+
+        def bcast_ref(a, n=n):
+            x = np.where(np.arange(256) < n, a["x_ptr"], -1.0).astype(np.float32).reshape(2, 4, 2, 2, 8)
+            y = x[:, :, None]
+            m = y.max(axis=5, keepdims=True)
+            z = np.where(y > 0, y * 2 + m, m - y)
+            return {"out_ptr": z.reshape(256), "mx_ptr": x.max(axis=4).max(axis=0).reshape(16)}
+        add(F, "bcast6d_n%d" % n, K, "bcast6d_kernel", (1,),
+            dict(x_ptr=x6, out_ptr=np.zeros(256, np.float32), mx_ptr=np.zeros(16, np.float32), n=n),
+            ["out_ptr", "mx_ptr"], bcast_ref, rtol=1e-6)
+    x9 = rng(200).integers(-1000, 1000, 1024).astype(np.int32)
+    add(F, "reshape9d_permute_sum", K, "reshape9d_kernel", (1,),
+        dict(x_ptr=x9, t_ptr=np.zeros(1024, np.int32), s_ptr=np.zeros(512, np.int32), N=1024), ["t_ptr", "s_ptr"],
+        lambda a: {"t_ptr": a["x_ptr"].reshape(2, 2, 2, 2, 2, 2, 2, 2, 4).transpose().ravel(),
+                   "s_ptr": a["x_ptr"].reshape(2, 2, 2, 2, 2, 2, 2, 2, 4).sum(axis=3).ravel().astype(np.int32)})
+    for how, line in enumerate(["y = x[None, :]", "y = tl.join(x, x)", "y = tl.expand_dims(x, 0)"]):
+        diag(F, "diag_rank17_%d" % how, K, "rank17_kernel", "*fp32, %d" % how,
+             expect=("tiles of rank > 16 are not supported",), line=line)

@@ -294,3 +294,61 @@ def slice_none_bounds_kernel(out_ptr, XBLOCK: tl.constexpr):
     e = data[None, None::None, None]
     o = tl.arange(0, XBLOCK)[None, :]
     tl.store(out_ptr + o, a + b * 10 + tl.reshape(c, (1, XBLOCK)) * 100 + tl.reshape(d + e, (1, XBLOCK)) * 1000)
+
+
+# Tiles above rank 4 (Triton has no rank limit; tilec's is TC_MAX_RANK = 16).
+@triton.jit
+def chained_reduce5d_kernel(in_ptr, out_ptr, D0: tl.constexpr, D1: tl.constexpr, D2: tl.constexpr,
+                            D3: tl.constexpr, D4: tl.constexpr, P0: tl.constexpr, P1: tl.constexpr,
+                            P2: tl.constexpr, P3: tl.constexpr, P4: tl.constexpr, R0: tl.constexpr,
+                            R1: tl.constexpr, R2: tl.constexpr):
+    idx = tl.arange(0, D0 * D1 * D2 * D3 * D4).reshape(D0, D1, D2, D3, D4)
+    vals = tl.load(in_ptr + idx)
+    vals = tl.permute(vals, [P0, P1, P2, P3, P4])
+    r = tl.sum(tl.sum(tl.sum(vals, R0), R1), R2)
+    st = tl.arange(0, r.shape[0] * r.shape[1]).reshape(r.shape)
+    tl.store(out_ptr + st, r)
+
+
+@triton.jit
+def bcast6d_kernel(x_ptr, out_ptr, mx_ptr, n):
+    # a 5-D pointer tile from aranges, a masked load, a 6-D tile by expand_dims, keep_dims
+    # reductions broadcast back, where, and 6-D / 4-D stores
+    a = tl.arange(0, 2)
+    b = tl.arange(0, 4)
+    c = tl.arange(0, 2)
+    d = tl.arange(0, 2)
+    e = tl.arange(0, 8)
+    off = (a[:, None, None, None, None] * 128 + b[None, :, None, None, None] * 32 + c[None, None, :, None, None] * 16
+           + d[None, None, None, :, None] * 8 + e[None, None, None, None, :])
+    x = tl.load(x_ptr + off, mask=off < n, other=-1.0)
+    y = tl.expand_dims(x, 2)
+    m = tl.max(y, axis=5, keep_dims=True)
+    z = tl.where(y > 0, y * 2.0 + m, m - y)
+    tl.store(out_ptr + tl.expand_dims(off, 2), z)
+    mx = tl.max(tl.max(x, axis=4), axis=0)
+    o4 = tl.arange(0, 4)[:, None, None] * 4 + tl.arange(0, 2)[None, :, None] * 2 + tl.arange(0, 2)[None, None, :]
+    tl.store(mx_ptr + o4, mx)
+
+
+@triton.jit
+def reshape9d_kernel(x_ptr, t_ptr, s_ptr, N: tl.constexpr):
+    # 9-D: reshape, a full reversal of the axes, a reduction over a middle axis
+    x = tl.load(x_ptr + tl.arange(0, N))
+    y = tl.reshape(x, (2, 2, 2, 2, 2, 2, 2, 2, N // 256))
+    t = tl.permute(y, (8, 7, 6, 5, 4, 3, 2, 1, 0))
+    tl.store(t_ptr + tl.arange(0, N), tl.reshape(t, (N,)))
+    s = tl.sum(y, axis=3)
+    tl.store(s_ptr + tl.arange(0, N // 2), tl.reshape(s, (N // 2,)))
+
+
+@triton.jit
+def rank17_kernel(x_ptr, HOW: tl.constexpr):
+    x = tl.load(x_ptr + tl.reshape(tl.arange(0, 2), (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2)))
+    if HOW == 0:
+        y = x[None, :]
+    elif HOW == 1:
+        y = tl.join(x, x)
+    else:
+        y = tl.expand_dims(x, 0)
+    tl.store(x_ptr + tl.arange(0, 2), tl.reshape(tl.sum(y, axis=0), (2,)))
