@@ -1108,7 +1108,8 @@ static MlirAttribute arg_attrs(tc_cg *cg, const tc_kernel_info *info) {
   return mlirArrayAttrGet(cg->ctx, n, dicts);
 }
 
-/* A parameter default that is not a literal, in fn's module context (tc_specialize). */
+/* A parameter default that is not a literal, or a global an "@NAME" argument names, in fn's
+ * module context (tc_specialize). */
 static tilec_status *eval_default(void *ctx, const tc_func *fn, const tc_expr *e, tc_val *out) {
   tc_cg *cg = ctx;
   /* nothing should be emitted, but whatever is goes into a block that is thrown away */
@@ -1118,7 +1119,7 @@ static tilec_status *eval_default(void *ctx, const tc_func *fn, const tc_expr *e
     cg->in_default = true;
     *out = cg_expr(cg, e);
     cg->in_default = false;
-    if (!cg->err && !tv_is_constexpr(out) && out->kind != TV_TUPLE && out->kind != TV_JITFN)
+    if (!cg->err && !tv_is_constexpr(out) && out->kind != TV_TUPLE && out->kind != TV_JITFN && out->kind != TV_BUILTIN)
       cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "a parameter default must be a compile-time value, got %s",
                tv_kind_name(out));
     pop_frame(cg);

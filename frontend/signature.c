@@ -410,6 +410,22 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
       p->kind = TILEC_PARAM_CONSTEXPR;
       vals[i] = v;
       value_text(&v, p->value, sizeof p->value);
+    } else if (e->len > 1 && e->text[0] == '@') {
+      /* "@NAME": a value with no text of its own (a @jit function, a language builtin), the
+       * global NAME of the kernel's module context (the drop-in adds one per such argument) */
+      if (!eval)
+        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                                   "parameter '%s' of kernel '%s': '%.*s' names a global, which needs a module context",
+                                   fp->name, fn->name, (int)e->len, e->text);
+      char *name = tc_arena_alloc(arena, e->len);
+      if (!name) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+      memcpy(name, e->text + 1, e->len - 1);
+      name[e->len - 1] = 0;
+      tc_expr ref = {.kind = TC_EXPR_NAME, .loc = fn->loc, .u.name = name};
+      tilec_status *st = eval(eval_ctx, fn, &ref, &vals[i]);
+      if (st) return st;
+      p->kind = TILEC_PARAM_CONSTEXPR;
+      snprintf(p->value, sizeof p->value, "%.*s", (int)e->len, e->text);
     } else if (is_ce) {
       p->kind = TILEC_PARAM_CONSTEXPR;
       vals[i] = tc_value_from_text(arena, e->text, e->len);

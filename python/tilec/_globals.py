@@ -339,12 +339,25 @@ def context_digest(context):
     return h.hexdigest()
 
 
-def module_context(jitfn):
-    """Keyword arguments for ``_C.Compiler.compile`` describing where ``jitfn`` comes from."""
+def global_value_entry(value):
+    """Whether a compile-time argument with no text of its own (a @jit function, a
+    ``@constexpr_function``, a language builtin such as ``tl.extra.cuda.globaltimer``) can
+    reach the kernel as a global of its module context (``module_context(extra=...)``)."""
+    return _is_jit(value) or _constexpr_function_of(value) is not None or (
+        callable(value) and _path_of(value) is not None)
+
+
+def module_context(jitfn, extra=None):
+    """Keyword arguments for ``_C.Compiler.compile`` describing where ``jitfn`` comes from;
+    ``extra``: {name: value} globals added to the kernel's (arguments passed as "@name")."""
     filename, source, first_line = function_source(jitfn.fn)
     patched = _patched_source(jitfn)
     b = _Builder()
     entries = b.globals_of(jitfn.fn, _loaded_names(patched) if patched is not None else ())
+    for name, value in (extra or {}).items():
+        entry = b.entry(name, value)
+        if entry is not None:
+            entries.append(entry)
     source = patched if patched is not None else source
     return {
         "filename": filename,

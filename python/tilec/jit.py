@@ -425,11 +425,20 @@ class JITFunction:
         context (see tilec._globals)."""
         return _globals.module_context(self)
 
-    def _signature_defines(self, key):
-        """[(name, value)] for every parameter from a specialization key."""
+    def _signature_defines(self, key, extra):
+        """[(name, value)] for every parameter from a specialization key; a constexpr
+        argument with no text of its own (a @jit function, a builtin) becomes "@NAME", a
+        global of the kernel's module context that ``extra`` ({NAME: value}) collects."""
         defines = []
         for p, item in zip(self.params, key[1:]):
-            if not p.is_constexpr and isinstance(item, tuple):
+            value = item
+            while type(value).__name__ == "constexpr" and hasattr(value, "value"):
+                value = value.value
+            if (p.is_constexpr or not isinstance(item, (str, tuple))) and _globals.global_value_entry(value):
+                name = "__tilec_arg_" + p.name
+                extra[name] = value
+                text = "@" + name
+            elif not p.is_constexpr and isinstance(item, tuple):
                 text = _tuple_entry_text(self.__name__, p.name, item)
             elif p.is_constexpr or not isinstance(item, str):
                 text = _globals.value_text(item)
@@ -452,9 +461,11 @@ class JITFunction:
         debug = bool(bits & _OPT_DEBUG)
         debug_info = debug or _env_on("TILEC_DEBUG_INFO")
         compiler = _compiler(debug, debug_info, bits >> _OPT_CHECKS_SHIFT)
-        spec = dict(self._tilec_source())
+        extra = {}
+        defines = self._signature_defines(key, extra)
+        spec = dict(_globals.module_context(self, extra) if extra else self._tilec_source())
         spec["kernel"] = self.fn.__name__
-        spec["defines"] = self._signature_defines(key)
+        spec["defines"] = defines
         kernel, warning = compiler.compile(cls=CompiledKernel, **spec)
         if warning:
             warnings.warn(f"tilec: {warning}", RuntimeWarning, stacklevel=3)

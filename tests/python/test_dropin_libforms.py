@@ -413,3 +413,45 @@ def test_layer_norm_backward_bf16():
     assert (err <= 2.0 * ulp + 16 * 2.0 ** -24 * (np.abs(wdy) + np.abs(xh * c1) + np.abs(c2)) / std).all()
     assert _bf16_ulps(dwp.sum(0).to(torch.bfloat16).float().numpy(), (DY * xh).sum(0)).max() <= 0.51
     assert _bf16_ulps(dbp.sum(0).to(torch.bfloat16).float().numpy(), DY.sum(0)).max() <= 0.51
+
+
+# ---- functions as compile-time arguments -------------------------------------------------------
+
+@triton.jit
+def _relu(x):
+    return tl.maximum(x, 0.0)
+
+
+@triton.jit
+def _apply_kernel(x_ptr, y_ptr, n, ACT: tl.constexpr, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = i < n
+    tl.store(y_ptr + i, ACT(tl.load(x_ptr + i, mask=m)), mask=m)
+
+
+@triton.jit
+def _apply_unannotated(x_ptr, y_ptr, n, fn, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = i < n
+    tl.store(y_ptr + i, fn(tl.load(x_ptr + i, mask=m)), mask=m)
+
+
+def test_functions_as_constexpr_arguments():
+    # a @jit function (module-level, local to the test, wrapped in tl.constexpr) or a language
+    # builtin passed where the kernel calls it, as Triton's `fn: tl.constexpr` parameters take them
+    @triton.jit
+    def leaky(x):
+        return tl.where(x > 0, x, 0.125 * _relu(-x) * -1.0)
+
+    x = torch.linspace(-3, 3, 100, dtype=torch.float32)
+    xs = x.double().numpy()
+    cases = [(_relu, np.maximum(xs, 0)), (leaky, np.where(xs > 0, xs, 0.125 * xs)), (tl.abs, np.abs(xs)),
+             (tl.constexpr(leaky), np.where(xs > 0, xs, 0.125 * xs)), (_relu, np.maximum(xs, 0))]
+    for fn, ref in cases:
+        y = torch.full_like(x, 7.0)
+        _apply_kernel[(4,)](x, y, 100, fn, BLOCK=32)
+        np.testing.assert_allclose(y.numpy(), ref, rtol=1e-6, atol=0)
+        if isinstance(fn, triton.JITFunction):  # an unannotated parameter takes @jit functions as constexprs
+            y = torch.full_like(x, 7.0)
+            _apply_unannotated[(4,)](x, y, 100, fn, BLOCK=32)
+            np.testing.assert_allclose(y.numpy(), ref, rtol=1e-6, atol=0)

@@ -329,3 +329,9 @@ def constexpr_function_cases():
     diag(F, "diag_reshape_rank_17", K, "reshape_tuple_constexpr_kernel",
          "*i32, *i32, 131072, (2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2)",
          expect=("tiles of rank > 16 are not supported", "17 dimensions"), line="tl.reshape(x, OUT_SHAPE)")
+    xa = np.linspace(-3, 3, 32).astype(np.float32)
+    add(F, "function_argument_jit", K, "apply_fn_kernel", (1,),
+        dict(x_ptr=xa, y_ptr=np.zeros(32, np.float32), ACT="@_softsign", N=32), ["y_ptr"],
+        lambda a: {"y_ptr": a["x_ptr"] / (1 + np.abs(a["x_ptr"]))}, rtol=1e-6)
+    diag(F, "diag_function_argument_undefined", K, "apply_fn_kernel", "*fp32, *fp32, @_no_such_fn, 32",
+         expect=("name '_no_such_fn' is not defined",))

@@ -339,3 +339,15 @@ def int_exponent_forms_kernel(x_ptr, e_ptr, out_ptr, BLOCK: tl.constexpr):
 def item_of_many_kernel(out_ptr):
     x = tl.arange(0, 4)
     tl.store(out_ptr, x.item())
+
+
+@triton.jit
+def _softsign(x):
+    return x / (1.0 + tl.abs(x))
+
+
+@triton.jit
+def apply_fn_kernel(x_ptr, y_ptr, ACT: tl.constexpr, N: tl.constexpr):
+    # ACT: a @jit function or a builtin, passed as "@NAME" (the drop-in's function arguments)
+    i = tl.arange(0, N)
+    tl.store(y_ptr + i, ACT(tl.load(x_ptr + i)))
