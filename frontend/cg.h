@@ -32,8 +32,10 @@ typedef enum tc_val_kind {
   TV_SLICE,          /* `:` in a subscript */
   TV_BLOCKPTR,       /* tl.make_block_ptr: items = base, shape[rank], strides[rank], offsets[rank];
                         shape[] = block shape */
-  TV_TDESC           /* tensor descriptor (descriptors.c): items = base, shape[rank],
+  TV_TDESC,          /* tensor descriptor (descriptors.c): items = base, shape[rank],
                         strides[rank], padding; shape[] = block shape */
+  TV_TUPLE_CLASS     /* a NamedTuple class: name; s, slen: its fields "f0,f1" (a NamedTuple
+                        value's s); items[nitems]: each field's default (TV_INVALID: none) */
 } tc_val_kind;
 
 typedef struct tc_val tc_val;

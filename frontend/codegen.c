@@ -56,6 +56,7 @@ const char *tv_kind_name(const tc_val *v) {
     case TV_SLICE: return "slice";
     case TV_BLOCKPTR: return "block pointer";
     case TV_TDESC: return "tensor descriptor";
+    case TV_TUPLE_CLASS: return "NamedTuple class";
     default: return "invalid value";
   }
 }
@@ -266,6 +267,47 @@ static tc_val eval_attribute(tc_cg *cg, const tc_expr *e) {
   return cg_value_attr(cg, base, e->u.attr.name, e->loc);
 }
 
+/* cls(...) for a NamedTuple class: positional and keyword arguments bound to its fields in
+ * order (defaults fill the rest), Python's errors otherwise; a tuple with cls's fields. */
+static tc_val make_named_tuple(tc_cg *cg, const tc_val *cls, const tc_callargs *a, tc_loc loc) {
+  int nf = cls->nitems;
+  const char *names[64];
+  size_t lens[64];
+  const char *p = cls->s, *end = cls->s + cls->slen;
+  for (int i = 0; i < nf && i < 64; i++) {
+    const char *c = memchr(p, ',', (size_t)(end - p));
+    names[i] = p;
+    lens[i] = (size_t)((c ? c : end) - p);
+    p = c ? c + 1 : end;
+  }
+  if (nf > 64) return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "%s has more than 64 fields", cls->name);
+  if (a->nargs > nf)
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s.__new__() takes %d positional arguments but %d were given",
+                    cls->name, nf + 1, a->nargs + 1);
+  tc_val *items = cg_alloc(cg, sizeof(tc_val) * (size_t)(nf + 1));
+  for (int i = 0; i < nf; i++) items[i] = i < a->nargs ? a->args[i] : (tc_val){.kind = TV_INVALID};
+  for (int k = 0; k < a->nkw; k++) {
+    int f = -1;
+    for (int i = 0; i < nf && f < 0; i++)
+      if (strlen(a->kwnames[k]) == lens[i] && !memcmp(a->kwnames[k], names[i], lens[i])) f = i;
+    if (f < 0)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s.__new__() got an unexpected keyword argument '%s'", cls->name,
+                      a->kwnames[k]);
+    if (items[f].kind != TV_INVALID)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s.__new__() got multiple values for argument '%s'", cls->name,
+                      a->kwnames[k]);
+    items[f] = a->kwargs[k];
+  }
+  for (int i = 0; i < nf; i++) {
+    if (items[i].kind != TV_INVALID) continue;
+    if (cls->items[i].kind == TV_INVALID)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s.__new__() missing required argument '%.*s'", cls->name,
+                      (int)lens[i], names[i]);
+    items[i] = cls->items[i];
+  }
+  return (tc_val){.kind = TV_TUPLE, .items = items, .nitems = nf, .s = cls->s, .slen = cls->slen};
+}
+
 static tc_val eval_call(tc_cg *cg, const tc_expr *e) {
   tc_val callee = cg_expr(cg, e->u.call.func);
   if (cg->err) return callee;
@@ -275,13 +317,19 @@ static tc_val eval_call(tc_cg *cg, const tc_expr *e) {
   a.args = cg_alloc(cg, sizeof(tc_val) * (size_t)(n + 1));
   a.kwargs = cg_alloc(cg, sizeof(tc_val) * (size_t)(nk + 1));
   a.kwnames = cg_alloc(cg, sizeof(char *) * (size_t)(nk + 1));
+  int cap = n + 1;
   for (int i = 0; i < n; i++) {
     const tc_expr *x = e->u.call.args[i];
-    if (x->kind == TC_EXPR_STARRED) {
+    if (x->kind == TC_EXPR_STARRED) { /* f(a, *t, b): t's items in its place */
       tc_val t = cg_expr(cg, x->u.starred.value);
       if (cg->err) return t;
       if (t.kind != TV_TUPLE) return cg_error(cg, x->loc, TILEC_ERROR_SEMANTIC, "only tuples can be unpacked with *");
-      return cg_error(cg, x->loc, TILEC_ERROR_UNSUPPORTED, "*args in calls is not supported");
+      cap += t.nitems;
+      tc_val *grown = cg_alloc(cg, sizeof(tc_val) * (size_t)cap);
+      memcpy(grown, a.args, sizeof(tc_val) * (size_t)a.nargs);
+      a.args = grown;
+      for (int j = 0; j < t.nitems; j++) a.args[a.nargs++] = t.items[j];
+      continue;
     }
     a.args[a.nargs++] = cg_expr(cg, x);
     if (cg->err) return a.args[a.nargs - 1];
@@ -311,6 +359,7 @@ static tc_val eval_call(tc_cg *cg, const tc_expr *e) {
       return cg_call_builtin(cg, callee.name, &m, e->loc);
     }
     case TV_JITFN: return cg_call_jit(cg, callee.fn, a.args, a.nargs, a.kwnames, a.kwargs, a.nkw, e->loc);
+    case TV_TUPLE_CLASS: return make_named_tuple(cg, &callee, &a, e->loc);
     case TV_DTYPE:
       return cg_error(cg, e->loc, TILEC_ERROR_SEMANTIC, "dtypes are not callable: use x.to(dtype) to convert");
     case TV_CONSTEXPR_TYPE: /* tl.constexpr(v): v as a compile-time value */

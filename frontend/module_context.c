@@ -11,6 +11,7 @@
 #include "frontend/parser.h"
 #include "frontend/signature.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,6 +262,50 @@ static bool plain_value(tc_cg *cg, const char *name, const tc_val *v, bool attr,
   return true;
 }
 
+/* A NamedTuple class from its fields text "f0, f1=DEFAULT, ..." (tilec.h). */
+static bool namedtuple_class(tc_cg *cg, const tilec_global *g, tc_loc loc, tc_val *out) {
+  tc_mctx *m = cg->mctx;
+  const char *text = g->value ? g->value : "";
+  int cap = 1;
+  for (const char *c = text; *c; c++) cap += *c == ',';
+  tc_val *defaults = tc_arena_alloc(m->arena, sizeof(tc_val) * (size_t)(cap + 1));
+  char *fields = tc_arena_alloc(m->arena, strlen(text) + 1);
+  if (!defaults || !fields) {
+    cg_error(cg, loc, TILEC_ERROR_INTERNAL, "out of memory");
+    return true;
+  }
+  size_t fl = 0;
+  int n = 0;
+  const char *p = text;
+  while (*p) {
+    const char *e = p; /* the next top-level comma */
+    int depth = 0;
+    char quote = 0;
+    for (; *e && (quote || depth || *e != ','); e++) {
+      if (quote) quote = *e == quote ? 0 : quote;
+      else if (*e == '\'' || *e == '"') quote = *e;
+      else depth += (*e == '(' || *e == '[') - (*e == ')' || *e == ']');
+    }
+    const char *s = p, *eq = memchr(p, '=', (size_t)(e - p));
+    while (s < e && isspace((unsigned char)*s)) s++;
+    const char *ne = eq ? eq : e;
+    while (ne > s && isspace((unsigned char)ne[-1])) ne--;
+    bool ident = ne > s && !isdigit((unsigned char)*s);
+    for (const char *c = s; c < ne && ident; c++) ident = isalnum((unsigned char)*c) || *c == '_';
+    if (!ident) {
+      cg_error(cg, loc, TILEC_ERROR_INVALID_ARGUMENT, "NamedTuple global '%s': bad field list '%s'", g->name, text);
+      return true;
+    }
+    fl += (size_t)sprintf(fields + fl, "%s%.*s", n ? "," : "", (int)(ne - s), s);
+    defaults[n++] = eq ? tc_value_from_text(m->arena, tc_arena_strndup(m->arena, eq + 1, (size_t)(e - eq - 1)),
+                                            (size_t)(e - eq - 1))
+                       : (tc_val){.kind = TV_INVALID};
+    p = *e ? e + 1 : e;
+  }
+  *out = (tc_val){.kind = TV_TUPLE_CLASS, .name = g->name, .s = fields, .slen = fl, .items = defaults, .nitems = n};
+  return true;
+}
+
 static bool api_value(tc_cg *cg, const tilec_global *g, tc_loc loc, bool attr, tc_val *out) {
   tc_mctx *m = cg->mctx;
   const char *name = g->name;
@@ -309,6 +354,7 @@ static bool api_value(tc_cg *cg, const tilec_global *g, tc_loc loc, bool attr, t
       *out = (tc_val){.kind = TV_JITFN, .fn = fn};
       return true;
     }
+    case TILEC_GLOBAL_NAMEDTUPLE: return namedtuple_class(cg, g, loc, out);
     case TILEC_GLOBAL_PLAIN: {
       tc_val v = {.kind = TV_INVALID};
       if (g->value) v = tc_value_from_text(m->arena, astrdup(m, g->value), strlen(g->value));

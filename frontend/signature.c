@@ -196,8 +196,27 @@ typedef struct tuple_ctx {
   tc_kernel_info *info;
   int *k;
   const tc_func *fn;
+  tc_default_eval eval; /* "@NAME" elements: the global NAME (NULL: none may appear) */
+  void *eval_ctx;
   tc_arena *arena;
+  tilec_status *err; /* why an "@NAME" element failed (returned instead of the entry's text) */
 } tuple_ctx;
+
+/* "@NAME" (len > 1): the value of global NAME of fn's module context (a @jit function, a
+ * language builtin: values with no text of their own). */
+static tilec_status *global_entry(const tc_func *fn, const char *t, size_t n, tc_arena *arena, tc_default_eval eval,
+                                  void *eval_ctx, tc_val *out) {
+  if (!eval)
+    return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
+                               "'%.*s' names a global of the kernel's module, which this compilation does not have",
+                               (int)n, t);
+  char *name = tc_arena_alloc(arena, n);
+  if (!name) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
+  memcpy(name, t + 1, n - 1);
+  name[n - 1] = 0;
+  tc_expr ref = {.kind = TC_EXPR_NAME, .loc = fn->loc, .u.name = name};
+  return eval(eval_ctx, fn, &ref, out);
+}
 
 /* A runtime tuple argument, "(ENTRY, ...)" (Triton flattens a tuple argument into its
  * elements): each element a runtime entry, a value, or a tuple again; "(NAME=ENTRY, ...)"
@@ -251,6 +270,12 @@ static const char *tuple_entry(tuple_ctx *c, const char *t, size_t n, const char
       const char *why = tuple_entry(c, it, in, sub, v);
       if (why) return why;
       continue;
+    }
+    if (in > 1 && it[0] == '@') {
+      tilec_status *st = global_entry(c->fn, it, in, c->arena, c->eval, c->eval_ctx, v);
+      if (!st) continue;
+      c->err = st;
+      return "an element '@NAME' names no global of the kernel's module";
     }
     if (*c->k >= TC_MAX_PARAMS) return "more than 128 kernel parameters once tuples are flattened";
     tc_kernel_param *kp = &c->info->params[*c->k];
@@ -413,16 +438,7 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
     } else if (e->len > 1 && e->text[0] == '@') {
       /* "@NAME": a value with no text of its own (a @jit function, a language builtin), the
        * global NAME of the kernel's module context (the drop-in adds one per such argument) */
-      if (!eval)
-        return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
-                                   "parameter '%s' of kernel '%s': '%.*s' names a global, which needs a module context",
-                                   fp->name, fn->name, (int)e->len, e->text);
-      char *name = tc_arena_alloc(arena, e->len);
-      if (!name) return tilec_status_create(TILEC_ERROR_INTERNAL, "out of memory");
-      memcpy(name, e->text + 1, e->len - 1);
-      name[e->len - 1] = 0;
-      tc_expr ref = {.kind = TC_EXPR_NAME, .loc = fn->loc, .u.name = name};
-      tilec_status *st = eval(eval_ctx, fn, &ref, &vals[i]);
+      tilec_status *st = global_entry(fn, e->text, e->len, arena, eval, eval_ctx, &vals[i]);
       if (st) return st;
       p->kind = TILEC_PARAM_CONSTEXPR;
       snprintf(p->value, sizeof p->value, "%.*s", (int)e->len, e->text);
@@ -437,12 +453,12 @@ tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec
       size_t n = e->len;
       trim(&t, &n);
       tc_val tv;
-      tuple_ctx tc = {info, &k, fn, arena};
+      tuple_ctx tc = {info, &k, fn, eval, eval_ctx, arena, NULL};
       bool tuple = n >= 2 && t[0] == '(' && t[n - 1] == ')';
       k = k0;
       if (tuple) {
         const char *why = tuple_entry(&tc, t, n, fp->name, &tv);
-        if (why) return bad_entry(why, i, fp->name, e->text, e->len);
+        if (why) return tc.err ? tc.err : bad_entry(why, i, fp->name, e->text, e->len);
       }
       if (k > k0) { /* runtime elements: they are the kernel's parameters, this one is not */
         vals[i] = tv;

@@ -97,20 +97,24 @@ typedef struct tilec_define {
  * the names the file's module-level statements bind, then Python builtins and the default
  * `tl` / `triton` / `libdevice` names. */
 typedef enum tilec_global_kind {
-  TILEC_GLOBAL_CONSTEXPR = 0,    /* value: a compile-time value in signature/define syntax: "3",
+  TILEC_GLOBAL_CONSTEXPR = 0,     /* value: a compile-time value in signature/define syntax: "3",
                                * "1e-06", "True", "None", "tl.float16", "(2, 3)", a bare string */
-  TILEC_GLOBAL_MODULE = 1,       /* value: the dotted module it names: "triton", "triton.language",
+  TILEC_GLOBAL_MODULE = 1,        /* value: the dotted module it names: "triton", "triton.language",
                                * "triton.language.math", "triton.language.extra.libdevice" */
-  TILEC_GLOBAL_OBJECT = 2,       /* value: the dotted path of an object imported by name:
+  TILEC_GLOBAL_OBJECT = 2,        /* value: the dotted path of an object imported by name:
                                * "triton.language.extra.libdevice.rsqrt", "triton.language.float16" */
-  TILEC_GLOBAL_FUNCTION = 3,     /* a @jit function: value is its name in modules[module] */
-  TILEC_GLOBAL_PLAIN = 4,        /* a non-constexpr Python global: value in CONSTEXPR syntax, or
+  TILEC_GLOBAL_FUNCTION = 3,      /* a @jit function: value is its name in modules[module] */
+  TILEC_GLOBAL_PLAIN = 4,         /* a non-constexpr Python global: value in CONSTEXPR syntax, or
                                * NULL when it has none; Triton's rules apply (usable in parameter
                                * defaults, elsewhere a located "Cannot access global variable"
                                * error unless TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1) */
-  TILEC_GLOBAL_SOURCE_MODULE = 5 /* a Python module whose source is modules[module]: attributes
-                                  * (`h.my_jit_fn` after `import helpers as h`) resolve in that
-                                  * module's globals and functions; value unused */
+  TILEC_GLOBAL_SOURCE_MODULE = 5, /* a Python module whose source is modules[module]: attributes
+                                   * (`h.my_jit_fn` after `import helpers as h`) resolve in that
+                                   * module's globals and functions; value unused */
+  TILEC_GLOBAL_NAMEDTUPLE = 6     /* a NamedTuple class (`class T(NamedTuple)`): value lists its
+                                   * fields in order, "f0, f1=DEFAULT, ...", a default in
+                                   * CONSTEXPR syntax; T(...) in a kernel builds a tuple whose
+                                   * fields T.f0 ... read */
 } tilec_global_kind;
 
 typedef struct tilec_global {

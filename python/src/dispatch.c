@@ -26,7 +26,7 @@ typedef struct {
   PyObject *defaults;   /* tuple: default per parameter, `empty` when none */
   PyObject *empty;      /* the "no default" sentinel (inspect.Parameter.empty) */
   PyObject *options;    /* set of launch option names accepted and ignored */
-  PyObject *compile_cb; /* compile_cb(key, bound_args, options) -> Kernel */
+  PyObject *compile_cb; /* compile_cb(key, bound_args, options) -> Kernel, or None: skip the launch */
   PyObject *cache;      /* dict: key -> Kernel */
   int debug;            /* the function's debug flag */
   uint8_t *is_constexpr, *dns, *dnsoa;
@@ -386,6 +386,10 @@ static PyObject *dispatch(tpy_dispatcher *d, PyObject *const *pos, Py_ssize_t np
     kernel = PyObject_CallFunctionObjArgs(d->compile_cb, key, bound, NULL);
     Py_DECREF(bound);
     if (!kernel) goto out;
+    if (kernel == Py_None) { /* knobs.runtime.jit_cache_hook took the compile: nothing runs, as in Triton */
+      result = kernel;
+      goto out;
+    }
     if (!PyObject_TypeCheck(kernel, &tpy_kernel_type)) {
       PyErr_Format(PyExc_TypeError, "compile callback returned %.100s, not a tilec kernel", Py_TYPE(kernel)->tp_name);
       Py_DECREF(kernel);

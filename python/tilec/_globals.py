@@ -24,7 +24,7 @@ import types
 __all__ = ["function_source", "module_context", "value_text"]
 
 (GLOBAL_CONSTEXPR, GLOBAL_MODULE, GLOBAL_OBJECT, GLOBAL_FUNCTION, GLOBAL_PLAIN,
- GLOBAL_SOURCE_MODULE) = range(6)
+ GLOBAL_SOURCE_MODULE, GLOBAL_NAMEDTUPLE) = range(7)
 SOURCE_FILE, SOURCE_FUNCTIONS = 0, 1
 
 _LIBDEVICE_ALIASES = (
@@ -259,6 +259,9 @@ class _Builder:
             return (name, kind, path, 0)
         if _dtype_attr(value) is not None:
             return (name, GLOBAL_OBJECT, "triton.language." + _dtype_attr(value), 0)
+        fields = _namedtuple_fields(value)
+        if fields is not None:
+            return (name, GLOBAL_NAMEDTUPLE, fields, 0)
         if isinstance(value, types.ModuleType):
             if _has_kernel_names(value):
                 return (name, GLOBAL_SOURCE_MODULE, None, self.python_module(value))
@@ -266,6 +269,19 @@ class _Builder:
         if value is getattr(builtins, name, object()):
             return None
         return (name, GLOBAL_PLAIN, value_text(value), 0)
+
+
+def _namedtuple_fields(value):
+    """A NamedTuple class's fields as the compiler takes them ("ptr, shape, stride=(1, 1)"; a
+    default with no compile-time text is left out, so a call must give that field), or None."""
+    if not (isinstance(value, type) and issubclass(value, tuple) and isinstance(getattr(value, "_fields", None), tuple)):
+        return None
+    defaults = getattr(value, "_field_defaults", {}) or {}
+    parts = []
+    for f in value._fields:
+        text = value_text(defaults[f]) if f in defaults else None
+        parts.append(f if text is None else f"{f}={text}")
+    return ", ".join(parts)
 
 
 def _constexpr_function_of(value):

@@ -10,6 +10,7 @@ loaded from tilec's disk cache.
 
 import inspect
 import os
+import sys
 import types
 import warnings
 
@@ -174,6 +175,21 @@ class CompiledKernel(_C.Kernel):
     def name(self):
         return self.__dict__.get("_repr_name") or _C.Kernel.name.__get__(self)
 
+    @property
+    def hash(self):
+        """Triton's CompiledKernel.hash: a sha256 hex digest naming what was compiled (the
+        kernel's module context, name, parameter values and types, target and options), equal
+        for two compiles of the same specialization (a warmup and a preload)."""
+        h = self.__dict__.get("_hash")
+        if h is None:
+            import hashlib
+
+            spec = self._spec
+            text = repr((_globals.context_digest(spec), spec.get("kernel"), spec.get("defines"), self.target,
+                         spec.get("_debug"), self.metadata.num_warps, self.metadata.num_stages))
+            h = self._hash = hashlib.sha256(text.encode()).hexdigest()
+        return h
+
     def _set_name(self, name):
         self._repr_name = str(name)
         self.metadata.name = self._repr_name
@@ -291,6 +307,7 @@ class JITFunction:
         returns the CompiledKernel."""
         if self.pre_run_hooks:
             self._call_pre_run_hooks(args, kwargs)
+        self._warmup = warmup  # what knobs.runtime's jit hooks are told (is_warmup)
         return self._dispatcher.run(args, kwargs, grid, warmup)
 
     def __getitem__(self, grid):
@@ -415,6 +432,14 @@ class JITFunction:
         """dict: specialization key -> CompiledKernel (this process's compiled kernels)."""
         return self._dispatcher.cache
 
+    @property
+    def device_caches(self):
+        """Triton's per-device caches: ``device_caches[device][0]`` is the dict of compiled
+        kernels (the same for every device: tilec's kernels run on the CPU), which
+        ``.clear()`` empties so the next launch compiles again; the other entries (target,
+        backend, binder) are None."""
+        return _DeviceCaches(self)
+
     def __repr__(self):
         return f"JITFunction({self.module}:{self.__qualname__})"
 
@@ -439,7 +464,7 @@ class JITFunction:
                 extra[name] = value
                 text = "@" + name
             elif not p.is_constexpr and isinstance(item, tuple):
-                text = _tuple_entry_text(self.__name__, p.name, item)
+                text = _tuple_entry_text(self.__name__, p.name, item, extra)
             elif p.is_constexpr or not isinstance(item, str):
                 text = _globals.value_text(item)
                 if text is None:
@@ -461,6 +486,10 @@ class JITFunction:
         debug = bool(bits & _OPT_DEBUG)
         debug_info = debug or _env_on("TILEC_DEBUG_INFO")
         compiler = _compiler(debug, debug_info, bits >> _OPT_CHECKS_SHIFT)
+        cache_hook, post_hook = _jit_hooks()
+        hook_args = self._hook_args(key, options) if cache_hook or post_hook else None
+        if cache_hook and cache_hook(**hook_args):
+            return None  # the hook took the compile: nothing compiled, nothing launched (Triton)
         extra = {}
         defines = self._signature_defines(key, extra)
         spec = dict(_globals.module_context(self, extra) if extra else self._tilec_source())
@@ -473,7 +502,62 @@ class JITFunction:
         kernel._init(self, spec, compiler, options)
         if self._repr is not None:
             kernel._set_name(self._repr(self._specialization(key)))
+        if post_hook:
+            post_hook(**hook_args)
         return kernel
+
+    def _hook_args(self, key, options):
+        """The keyword arguments of Triton's knobs.runtime.jit_cache_hook and
+        jit_post_compile_hook for a compile of ``key``; ``compile["specialization_data"]`` is
+        the JSON ``preload`` takes."""
+        import json
+        import platform
+
+        sp = self._specialization(key)
+        constants, attrs = {}, {}
+
+        def walk(path, item, ty):
+            if isinstance(ty, tuple):
+                for j, (x, t) in enumerate(zip(item, ty)):
+                    walk(path + (j, ), x, t)
+            elif ty == "constexpr":
+                value = 1 if item == "1" else item
+                while type(value).__name__ == "constexpr" and hasattr(value, "value"):
+                    value = value.value
+                constants[path] = value
+            elif isinstance(item, str) and item.endswith(":16"):
+                attrs[path] = [["tt.divisibility", 16]]
+
+        for p, item in zip(self.params, key[1:]):
+            walk((p.num, ), item, sp.signature[p.name])
+
+        def encode(v):
+            if isinstance(v, JITFunction):
+                return {"jit_function": f"{v.module}:{v.__qualname__}"}
+            if _is_dtype(v):
+                return str(v)
+            if isinstance(v, tuple):
+                return [encode(x) for x in v]
+            return v if v is None or isinstance(v, (bool, int, float, str)) else repr(v)
+
+        opts = {"num_warps": options.get("num_warps", 4), "num_ctas": options.get("num_ctas", 1),
+                "num_stages": options.get("num_stages", 3), "enable_fp_fusion": options.get("enable_fp_fusion", True),
+                "launch_cooperative_grid": False, "extern_libs": None, "debug": bool(key[0] & _OPT_DEBUG)}
+        target = {"backend": "cpu", "arch": platform.machine(), "warp_size": 1}
+        data = json.dumps({"name": self._fn_name, "signature": sp.signature,
+                           "constant_keys": [list(k) for k in constants], "constant_vals": [encode(v) for v in
+                                                                                            constants.values()],
+                           "attrs_keys": [list(k) for k in attrs], "attrs_vals": list(attrs.values()),
+                           "options": opts, "key": repr(key), "target": target})
+        arg_reprs = ", ".join(f"{p.name}: {ty}" for p, ty in zip(self.params, key[1:]))
+        warmup = getattr(self, "_warmup", False)
+        compile = {"key": key, "signature": sp.signature, "device": "cpu", "constants": constants,
+                   "num_warps": opts["num_warps"], "num_ctas": opts["num_ctas"], "num_stages": opts["num_stages"],
+                   "enable_fp_fusion": opts["enable_fp_fusion"], "launch_cooperative_grid": False,
+                   "extern_libs": None, "configs": [attrs], "specialization_data": data, "is_warmup": warmup}
+        return {"key": key, "repr": f"{self.__qualname__}[num_warps={opts['num_warps']}]({arg_reprs})",
+                "fn": _JitFunctionInfo(sys.modules.get(self.module), self.__qualname__, self), "compile": compile,
+                "is_manual_warmup": warmup, "already_compiled": False}
 
     def _specialization(self, key):
         """What Triton's ``@jit(repr=...)`` callback gets: the kernel's name, ``signature``
@@ -495,17 +579,56 @@ class JITFunction:
         return types.SimpleNamespace(name=self.__name__, fn=self, signature=signature, constants=constants)
 
 
-def _tuple_entry_text(kernel, name, item):
+class _JitFunctionInfo(types.SimpleNamespace):
+    """Triton's JitFunctionInfo: module, name, jit_function."""
+
+    def __init__(self, module, name, jit_function):
+        super().__init__(module=module, name=name, jit_function=jit_function)
+
+
+def _jit_hooks():
+    """(jit_cache_hook, jit_post_compile_hook) of the drop-in's knobs.runtime (None when the
+    drop-in was never imported)."""
+    knobs = sys.modules.get("tilec.triton.knobs")
+    runtime = getattr(knobs, "runtime", None)
+    return getattr(runtime, "jit_cache_hook", None), getattr(runtime, "jit_post_compile_hook", None)
+
+
+class _DeviceCaches:
+    """JITFunction.device_caches: any device -> (kernel cache, key cache, None, None, None)."""
+
+    def __init__(self, fn):
+        self._fn = fn
+
+    def __getitem__(self, device):
+        return (self._fn.cache, {}, None, None, None)
+
+    def __contains__(self, device):
+        return True
+
+    def __repr__(self):
+        return f"device_caches({self._fn!r})"
+
+
+def _tuple_entry_text(kernel, name, item, extra, path=""):
     """The compiler's signature entry of a tuple argument from its key item (the dispatcher's
     specialization of each element): "(*fp32:16, i32, 1, None, (fp32,))", a runtime element
-    as its type, a compile-time one as its value; a NamedTuple's elements as FIELD=ENTRY."""
+    as its type, a compile-time one as its value; a NamedTuple's elements as FIELD=ENTRY; a
+    @jit function or builtin element as "@NAME", a global ``extra`` collects."""
     fields = getattr(item, "_fields", None)
     parts = []
     for j, x in enumerate(item):
+        value = x
+        while type(value).__name__ == "constexpr" and hasattr(value, "value"):
+            value = value.value
         if isinstance(x, tuple):
-            text = _tuple_entry_text(kernel, name, x)
+            text = _tuple_entry_text(kernel, name, x, extra, f"{path}_{j}")
         elif isinstance(x, str):
             text = x
+        elif _globals.global_value_entry(value):
+            glob = f"__tilec_arg_{name}{path}_{j}"
+            extra[glob] = value
+            text = "@" + glob
         else:
             text = _globals.value_text(x)
             if text is None:
@@ -559,25 +682,33 @@ def _preload(jitfn, data_text):
             value = value["constexpr"]
         return tuple(decode(v) for v in value) if isinstance(value, list) else value
 
+    def stand_in(name, path, ty):
+        # a value of the type the data gives (a tuple parameter: one per element, by path)
+        if isinstance(ty, list):
+            return tuple(stand_in(name, path + (j, ), t) for j, t in enumerate(ty))
+        divisible = ["tt.divisibility", 16] in attrs.get(path, [])
+        if ty == "constexpr":
+            if path not in constants:
+                raise RuntimeError(f"preload: the specialization data has no value for parameter '{name}'")
+            value = decode(constants[path])
+            return tl.constexpr(value) if len(path) > 1 else value
+        if ty.startswith("*"):
+            elem = tl.str_to_ty(ty.lstrip("*k"), None)
+            return _PreloadPointer(elem, 0 if divisible else 4)
+        if ty in _PRELOAD_INTS:
+            return _PRELOAD_INTS[ty][0 if divisible else 1]
+        if ty in ("i1", "u1"):
+            return True
+        if ty == "fp32":
+            return 0.5
+        raise RuntimeError(f"preload: parameter '{name}' of type {ty} cannot be preloaded by tilec")
+
     args = []
     for p in jitfn.params:
         ty = signature.get(p.name)
-        divisible = ["tt.divisibility", 16] in attrs.get((p.num, ), [])
         if ty is None:
             raise RuntimeError(f"preload: the specialization data has no type for parameter '{p.name}'")
-        if ty == "constexpr":
-            args.append(decode(constants[(p.num, )]))
-        elif ty.startswith("*"):
-            elem = tl.str_to_ty(ty.lstrip("*k"), None)
-            args.append(_PreloadPointer(elem, 0 if divisible else 4))
-        elif ty in _PRELOAD_INTS:
-            args.append(_PRELOAD_INTS[ty][0 if divisible else 1])
-        elif ty in ("i1", "u1"):
-            args.append(True)
-        elif ty == "fp32":
-            args.append(0.5)
-        else:
-            raise RuntimeError(f"preload: parameter '{p.name}' of type {ty} cannot be preloaded by tilec")
+        args.append(stand_in(p.name, (p.num, ), ty))
     options = {k: v for k, v in data.get("options", {}).items() if k in ("num_warps", "num_stages", "num_ctas", "debug")}
     return jitfn.warmup(*args, grid=(1, ), **options)
 

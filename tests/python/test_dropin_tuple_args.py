@@ -197,3 +197,102 @@ def test_numpy_arrays_in_tuples():
     b = np.zeros(1, np.float32)
     _assign_kernel[(1,)]((a, b), (np.zeros(1, np.float32),) * 3, (4.0, 5.0, None))
     assert a[0] == 4.0 and b[0] == 5.0
+
+
+# ---- NamedTuples built in kernels, functions inside tuples, *args, the jit hooks --------------
+
+class _Closure(NamedTuple):
+    fn: tl.constexpr
+    captured: tuple
+
+
+class _View(NamedTuple):
+    ptr: object
+    shape: tuple
+    stride: tuple = (1, 1)
+
+
+@triton.jit
+def _make_view(shape, ptr, stride):
+    return _View(shape=shape, ptr=ptr, stride=stride)
+
+
+@triton.jit
+def _view_mask(v, BM: tl.constexpr, BN: tl.constexpr):
+    return (tl.arange(0, BM)[:, None] < v.shape[0]) & (tl.arange(0, BN)[None, :] < v.shape[1])
+
+
+@triton.jit
+def _closure_kernel(closure, src, dst, BM: tl.constexpr, BN: tl.constexpr):
+    # Triton's test_namedtuple: views rebuilt in the kernel (the global NamedTuple class, by
+    # keyword), a @jit function carried in a tuple argument, its captured arguments by *args
+    X = _make_view(src.shape, src.ptr, src.stride)
+    Y = _View(dst.ptr, dst.shape, dst.stride)
+    m = tl.arange(0, BM)[:, None]
+    n = tl.arange(0, BN)[None, :]
+    x = tl.load(X.ptr + m * X.stride[0] + n * X.stride[1], mask=_view_mask(X, BM, BN), other=0)
+    y = closure.fn(x, *closure.captured)
+    tl.store(Y.ptr + m * Y.stride[0] + n * Y.stride[1], y, mask=_view_mask(Y, BM, BN))
+
+
+def test_namedtuple_built_in_kernel_with_function_in_tuple():
+    @triton.jit
+    def axpb(x, a_ptr, b):
+        return x * tl.load(a_ptr) + b
+
+    x = torch.randn((32, 32))
+    y = torch.zeros((16, 16))
+    a = torch.tensor([5.25])
+    _closure_kernel[(1,)](_Closure(axpb, (a, 0.5)), _View(x, x.shape, x.stride()), _View(y, y.shape, y.stride()),
+                          64, 64)
+    np.testing.assert_allclose(y.numpy(), x[:16, :16].double().numpy() * 5.25 + 0.5, rtol=1e-6)
+
+
+@triton.jit
+def _default_field_kernel(out_ptr):
+    v = _View(out_ptr, (4, 4))  # stride from the class's default
+    tl.store(v.ptr + tl.arange(0, 4), v.stride[0] * 10 + v.shape[1] + tl.arange(0, 4))
+
+
+def test_namedtuple_default_field_in_kernel():
+    out = torch.zeros(4, dtype=torch.int32)
+    _default_field_kernel[(1,)](out)
+    assert out.tolist() == [14, 15, 16, 17]
+
+
+@triton.jit
+def _hooked_kernel(x, out_ptr):
+    tl.static_assert(x[1][0] == 2)
+    tl.store(out_ptr, x[0][0] + x[1][0])
+
+
+def test_jit_cache_hooks_and_preload_of_a_tuple_specialization():
+    seen = []
+
+    def cache_hook(*args, **kwargs):
+        seen.append(("cache", kwargs["compile"]["specialization_data"], kwargs["is_manual_warmup"]))
+
+    def post_hook(*args, **kwargs):
+        seen.append(("post", kwargs["fn"].jit_function is _hooked_kernel, kwargs["already_compiled"]))
+
+    triton.knobs.runtime.jit_cache_hook = cache_hook
+    triton.knobs.runtime.jit_post_compile_hook = post_hook
+    try:
+        _hooked_kernel.device_caches["cpu"][0].clear()
+        out = torch.zeros(1, dtype=torch.int32)
+        warm = _hooked_kernel.warmup(((1,), (tl.constexpr(2),)), out, grid=(1,))
+        assert [s[0] for s in seen] == ["cache", "post"] and seen[0][2] is True and seen[1][1:] == (True, False)
+        data = seen[0][1]
+        _hooked_kernel.device_caches["cpu"][0].clear()
+        pre = _hooked_kernel.preload(data)
+        assert pre is not None and pre.hash == warm.hash
+        # a cache hook returning True takes the compile: nothing compiles, nothing runs
+        triton.knobs.runtime.jit_cache_hook = lambda **kw: True
+        _hooked_kernel.device_caches["cpu"][0].clear()
+        assert _hooked_kernel[(1,)](((1,), (tl.constexpr(2),)), out) is None
+        assert out.item() == 0
+    finally:
+        triton.knobs.runtime.jit_cache_hook = None
+        triton.knobs.runtime.jit_post_compile_hook = None
+    _hooked_kernel[(1,)](((1,), (tl.constexpr(2),)), out)
+    assert out.item() == 3

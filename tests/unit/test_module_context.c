@@ -243,6 +243,48 @@ START_TEST(test_plain_globals) {
 }
 END_TEST
 
+/* A NamedTuple class global (TILEC_GLOBAL_NAMEDTUPLE): built in the kernel by position, by
+ * keyword and from a default; its fields read by name; Python's errors for bad calls. */
+START_TEST(test_namedtuple_class_global) {
+  tilec_compiler *c = compiler(false);
+  tilec_global g[] = {
+      {.name = "tl", .kind = TILEC_GLOBAL_MODULE, .value = "triton.language"},
+      {.name = "Pair", .kind = TILEC_GLOBAL_NAMEDTUPLE, .value = "lo, hi=(2, 3), scale=0.5"},
+  };
+  static const char use[] = "def kern(out_ptr):\n"
+                            "    a = Pair(1.0, scale=4.0)\n"
+                            "    b = Pair(hi=7, lo=a.scale)\n"
+                            "    tl.store(out_ptr, a.lo + a.hi[1] * 10 + a.scale * 100)\n"
+                            "    tl.store(out_ptr + 1, b.lo + b.hi * 10 + b.scale * 100 + b[0] * 1000)\n";
+  tilec_kernel_spec spec = {.source = use,
+                            .filename = "p.py",
+                            .kernel = "kern",
+                            .signature = "*fp32",
+                            .source_kind = TILEC_SOURCE_FUNCTIONS,
+                            .globals = g,
+                            .num_globals = 2};
+  tilec_jit_kernel *k = jit(c, &spec);
+  float out[NOUT];
+  run(k, out);
+  ck_assert_float_eq(out[0], 1.0f + 30.0f + 400.0f);
+  ck_assert_float_eq(out[1], 4.0f + 70.0f + 50.0f + 4000.0f);
+  tilec_jit_kernel_release(k);
+  static const char missing[] = "def kern(out_ptr):\n    tl.store(out_ptr, Pair(hi=1).lo)\n";
+  spec.source = missing;
+  expect_error(c, &spec, "p.py", 2, 0, "Pair.__new__() missing required argument 'lo'");
+  static const char extra[] = "def kern(out_ptr):\n    tl.store(out_ptr, Pair(1, 2, 3, 4).lo)\n";
+  spec.source = extra;
+  expect_error(c, &spec, "p.py", 2, 0, "Pair.__new__() takes 4 positional arguments but 5 were given");
+  static const char kw[] = "def kern(out_ptr):\n    tl.store(out_ptr, Pair(1, lo=2).lo)\n";
+  spec.source = kw;
+  expect_error(c, &spec, "p.py", 2, 0, "Pair.__new__() got multiple values for argument 'lo'");
+  static const char unknown[] = "def kern(out_ptr):\n    tl.store(out_ptr, Pair(1, mid=2).lo)\n";
+  spec.source = unknown;
+  expect_error(c, &spec, "p.py", 2, 0, "Pair.__new__() got an unexpected keyword argument 'mid'");
+  tilec_compiler_destroy(c);
+}
+END_TEST
+
 START_TEST(test_cache_key_follows_context) {
   tilec_compiler *c = compiler(false);
   size_t n = sizeof main_globals / sizeof main_globals[0];
@@ -476,6 +518,7 @@ static Suite *module_context_suite(void) {
   tcase_add_test(tc, test_helper_error_located);
   tcase_add_test(tc, test_debug_lines_in_helper_file);
   tcase_add_test(tc, test_plain_globals);
+  tcase_add_test(tc, test_namedtuple_class_global);
   tcase_add_test(tc, test_cache_key_follows_context);
   tcase_add_test(tc, test_bad_globals);
   tcase_add_test(tc, test_file_context_and_sibling_in_key);

@@ -127,9 +127,18 @@ class autotuning_knobs(base_knobs):
 
 
 class runtime_knobs(base_knobs):
+    """jit_cache_hook(key=, repr=, fn=, compile=, is_manual_warmup=, already_compiled=) runs
+    before each compile (a true result skips it: nothing compiles or launches) and
+    jit_post_compile_hook with the same arguments after, as in Triton."""
+
     interpret = env_bool("TRITON_INTERPRET")
     debug = env_bool("TRITON_DEBUG")
     override_arch = env_opt_str("TRITON_OVERRIDE_ARCH")
+
+    def __init__(self):
+        super().__init__()
+        self.jit_cache_hook = None
+        self.jit_post_compile_hook = None
 
 
 class compilation_knobs(base_knobs):

@@ -38,3 +38,9 @@ def cases():
             lambda a, p=p, q=q: {"out_ptr": [int(p / q), p - int(p / q) * q]})
     diag(F, "recursion_error", K, "recursion_kernel", "*i32, i32", expect=("recurs",))
     diag(F, "mutual_recursion_error", K, "mutual_recursion_kernel", "*i32, i32", expect=("recurs",))
+    xs = np.arange(8, dtype=np.int32) - 3
+    add(F, "star_args_in_calls", K, "star_args_kernel", (1,),
+        dict(x_ptr=xs, out_ptr=np.zeros(24, np.int32), N=8), ["out_ptr"],
+        lambda a: {"out_ptr": np.concatenate([a["x_ptr"] * 1000 + (a["x_ptr"] + 1) * 100 + 23,
+                                              1000 + a["x_ptr"] * 100 + (a["x_ptr"] + 1) * 10 + 4,
+                                              a["x_ptr"] * 1000 + 567]).astype(np.int32)})

@@ -99,3 +99,19 @@ def _pong(x):
 @triton.jit
 def mutual_recursion_kernel(out_ptr, n):
     tl.store(out_ptr, _ping(n))
+
+
+@triton.jit
+def _weighted(a, b, c, d):
+    return a * 1000 + b * 100 + c * 10 + d
+
+
+@triton.jit
+def star_args_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    # f(*t), f(a, *t, b) and f(*t, *u): a tuple's items in its place in the arguments
+    x = tl.load(x_ptr + tl.arange(0, N))
+    t = (x, x + 1)
+    u = (2, 3)
+    tl.store(out_ptr + tl.arange(0, N), _weighted(*t, *u))
+    tl.store(out_ptr + N + tl.arange(0, N), _weighted(1, *t, 4))
+    tl.store(out_ptr + 2 * N + tl.arange(0, N), _weighted(*(x, 5, 6, 7)))
