@@ -1871,14 +1871,7 @@ static void gpu_print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const 
   append(st, sizeof st, ")>");
   MlirType stype = tcb_type(L->ctx, st);
   MlirValue buf = tc_entry_alloca(L, stype);
-  for (int i = 0; i < n; i++) {
-    int32_t idx[2] = {0, i};
-    MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 2, idx)),
-                                tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(stype))};
-    MlirValue field = tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &buf, 2, ga);
-    MlirValue ops[2] = {vals[i], field};
-    tcb_op(b, "llvm.store", 0, NULL, 2, ops, 0, NULL);
-  }
+  tc_store_fields(L, b, buf, stype, vals, n);
   MlirValue args[2] = {tc_string_constant(L, b, fmt), buf};
   tc_call_runtime_value(L, b, "vprintf", i32, 2, args);
 }

@@ -114,14 +114,7 @@ void tc_index_words(tc_lower *L, tc_builder *b, const tc_pos *pos, MlirValue lan
   snprintf(t, sizeof t, "!llvm.array<%d x i64>", TC_RANK);
   MlirType at = tcb_type(L->ctx, t);
   MlirValue buf = tc_entry_alloca(L, at);
-  for (int d = 0; d < pos->rank; d++) {
-    int32_t gi[2] = {0, d};
-    MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 2, gi)),
-                                tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(at))};
-    MlirValue slot = tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &buf, 2, ga);
-    MlirValue ops[2] = {idx[d], slot};
-    tcb_op(b, "llvm.store", 0, NULL, 2, ops, 0, NULL);
-  }
+  tc_store_fields(L, b, buf, at, idx, pos->rank);
   words[0] = tcb_cast(b, "llvm.ptrtoint", buf, i64);
 }
 

@@ -99,6 +99,17 @@ tc_builder tc_entry_builder(tc_lower *L) {
   return eb;
 }
 
+void tc_store_fields(tc_lower *L, tc_builder *b, MlirValue buf, MlirType agg, const MlirValue *vals, int n) {
+  for (int i = 0; i < n; i++) {
+    int32_t gi[2] = {0, i};
+    MlirNamedAttribute ga[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 2, gi)),
+                                tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(agg))};
+    MlirValue slot = tcb_op1(b, "llvm.getelementptr", tcb_type(L->ctx, "!llvm.ptr"), 1, &buf, 2, ga);
+    MlirValue ops[2] = {vals[i], slot};
+    tcb_op(b, "llvm.store", 0, NULL, 2, ops, 0, NULL);
+  }
+}
+
 MlirValue tc_entry_alloca(tc_lower *L, MlirType t) {
   tc_builder eb = tc_entry_builder(L);
   MlirValue one = tcb_const_int(&eb, tcb_int_type(L->ctx, 64), 1);

@@ -186,6 +186,8 @@ tc_special *tc_special_put(tc_lower *L, MlirValue old);
 tc_builder tc_entry_builder(tc_lower *L);
 /* An llvm.alloca of one t at the kernel's entry. */
 MlirValue tc_entry_alloca(tc_lower *L, MlirType t);
+/* Stores vals[0..n) at b into the fields (or elements) 0..n-1 of the aggregate `agg` at buf. */
+void tc_store_fields(tc_lower *L, tc_builder *b, MlirValue buf, MlirType agg, const MlirValue *vals, int n);
 
 /* --- eval.c: values at positions ------------------------------------------------------ */
 tc_cval tc_eval(tc_chunk *c, MlirValue old, const tc_pos *pos);
