@@ -89,6 +89,11 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     t.slen = 0;
     return t;
   }
+  if (!strcmp(full, "tl.constexpr_type")) { /* constexpr_type(v): the .type of compile-time value v */
+    if (a->nkw || a->nargs != 1 || !cg_is_compile_time(&a->args[0]))
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.constexpr_type() takes one compile-time value");
+    return cg_constexpr_type_of(cg, &a->args[0]);
+  }
   if (cg_api_is_class(full))
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s is a type; it cannot be called inside a kernel", full);
   if (!strcmp(full, "triton.jit"))

@@ -96,6 +96,7 @@ static bool instance_of(const tc_val *x, const tc_val *c, bool *known) {
     if (!strcmp(n, "tl.pointer_type"))
       return x->kind == TV_DTYPE && (x->ptr_block || (!x->rank && tc_ty_is_ptr(x->ty)));
     if (!strcmp(n, "tl.tuple")) return x->kind == TV_TUPLE;
+    if (!strcmp(n, "tl.constexpr_type")) return x->kind == TV_CONSTEXPR_OF;
     if (!strcmp(n, "tl.tensor_descriptor") || !strcmp(n, "tl.tensor_descriptor_base")) return x->kind == TV_TDESC;
     if (!strcmp(n, "py.int")) return x->kind == TV_INT || x->kind == TV_BOOL; /* bool subclasses int */
     if (!strcmp(n, "py.bool")) return x->kind == TV_BOOL;

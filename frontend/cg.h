@@ -34,6 +34,7 @@ typedef enum tc_val_kind {
                         shape[] = block shape */
   TV_TDESC,          /* tensor descriptor (descriptors.c): items = base, shape[rank],
                         strides[rank], padding; shape[] = block shape */
+  TV_CONSTEXPR_OF,   /* tl.constexpr_type(v), the .type of a compile-time value v: *self */
   TV_TUPLE_CLASS     /* a NamedTuple class: name; s, slen: its fields "f0,f1" (a NamedTuple
                         value's s); items[nitems]: each field's default (TV_INVALID: none) */
 } tc_val_kind;
@@ -131,6 +132,10 @@ void tv_dtype_name(const tc_val *d, char *buf, size_t n);
 tc_val tv_tensor(MlirValue v, tc_ty ty, int rank, const int64_t *shape);
 bool tv_is_constexpr(const tc_val *v); /* NONE INT FLOAT BOOL STR DTYPE */
 bool tv_is_number(const tc_val *v);    /* INT FLOAT BOOL */
+/* A compile-time value: tv_is_constexpr, or a tuple of such values (nested). */
+bool cg_is_compile_time(const tc_val *v);
+/* tl.constexpr_type(v), what .type of compile-time value v is in Triton. */
+tc_val cg_constexpr_type_of(tc_cg *cg, const tc_val *v);
 const char *tv_kind_name(const tc_val *v);
 void tv_describe(const tc_val *v, char *buf, size_t n); /* "fp32[1024]", "int constexpr 3" */
 

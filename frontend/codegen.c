@@ -36,6 +36,21 @@ bool tv_is_constexpr(const tc_val *v) {
          v->kind == TV_DTYPE;
 }
 
+bool cg_is_compile_time(const tc_val *v) {
+  if (v->kind == TV_TUPLE) {
+    for (int i = 0; i < v->nitems; i++)
+      if (!cg_is_compile_time(&v->items[i])) return false;
+    return true;
+  }
+  return tv_is_constexpr(v);
+}
+
+tc_val cg_constexpr_type_of(tc_cg *cg, const tc_val *v) {
+  tc_val *self = cg_alloc(cg, sizeof *self);
+  *self = *v;
+  return (tc_val){.kind = TV_CONSTEXPR_OF, .self = self};
+}
+
 bool tv_is_number(const tc_val *v) { return v->kind == TV_INT || v->kind == TV_FLOAT || v->kind == TV_BOOL; }
 
 const char *tv_kind_name(const tc_val *v) {
@@ -57,6 +72,7 @@ const char *tv_kind_name(const tc_val *v) {
     case TV_BLOCKPTR: return "block pointer";
     case TV_TDESC: return "tensor descriptor";
     case TV_TUPLE_CLASS: return "NamedTuple class";
+    case TV_CONSTEXPR_OF: return "constexpr_type";
     default: return "invalid value";
   }
 }
@@ -224,6 +240,8 @@ tc_val cg_value_attr(tc_cg *cg, tc_val base, const char *a, tc_loc loc) {
   /* Triton holds compile-time values (constexpr parameters, literals, constexpr globals) as
    * tl.constexpr objects, whose .value is the value itself (`dtype_ = dtype.value`) */
   if (!strcmp(a, "value") && (tv_is_constexpr(&base) || base.kind == TV_TUPLE)) return base;
+  if (!strcmp(a, "type") && cg_is_compile_time(&base) && base.kind != TV_DTYPE) /* Triton: constexpr_type(value) */
+    return cg_constexpr_type_of(cg, &base);
   switch (base.kind) {
     case TV_MODULE: return cg_module_attr(cg, &base, a, loc);
     case TV_BLOCKPTR:
@@ -452,6 +470,8 @@ static tc_val compare_one(tc_cg *cg, tc_cmpop op, tc_val a, tc_val b, tc_loc loc
   tc_val tr;
   if (cg_tuple_compare(cg, op, &a, &b, loc, &tr)) return tr;
   if (tv_is_constexpr(&a) && tv_is_constexpr(&b)) return cg_constexpr_compare(cg, op, &a, &b, loc);
+  if ((a.kind == TV_CONSTEXPR_OF || b.kind == TV_CONSTEXPR_OF) && (op == TC_CMP_EQ || op == TC_CMP_NE))
+    return tv_bool((a.kind == b.kind && tv_equal(&a, &b)) == (op == TC_CMP_EQ)); /* types: equal values */
   cg_set_loc(cg, loc);
   return cg_compare(cg, op, a, b, loc);
 }

@@ -187,6 +187,7 @@ bool tv_equal(const tc_val *a, const tc_val *b) {
       return true;
     case TV_JITFN: return a->fn == b->fn;
     case TV_TUPLE_CLASS: return a->s == b->s && !strcmp(a->name, b->name);
+    case TV_CONSTEXPR_OF: return tv_equal(a->self, b->self);
     case TV_MODULE:
     case TV_BUILTIN: return !strcmp(a->name, b->name) && a->i == b->i;
     default: return false;

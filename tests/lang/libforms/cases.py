@@ -335,3 +335,7 @@ def constexpr_function_cases():
         lambda a: {"y_ptr": a["x_ptr"] / (1 + np.abs(a["x_ptr"]))}, rtol=1e-6)
     diag(F, "diag_function_argument_undefined", K, "apply_fn_kernel", "*fp32, *fp32, @_no_such_fn, 32",
          expect=("name '_no_such_fn' is not defined",))
+    for m in (4, 5):
+        add(F, "constexpr_type_of_values_m%d" % m, K, "constexpr_type_kernel", (1,),
+            dict(out_ptr=np.zeros(1, np.int32), strides=[np.array([7], np.int32), 1], N=4, M=m), ["out_ptr"],
+            lambda a: {"out_ptr": np.array([11], np.int32)})

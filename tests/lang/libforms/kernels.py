@@ -351,3 +351,17 @@ def apply_fn_kernel(x_ptr, y_ptr, ACT: tl.constexpr, N: tl.constexpr):
     # ACT: a @jit function or a builtin, passed as "@NAME" (the drop-in's function arguments)
     i = tl.arange(0, N)
     tl.store(y_ptr + i, ACT(tl.load(x_ptr + i)))
+
+
+@triton.jit
+def constexpr_type_kernel(out_ptr, strides, N: tl.constexpr, M: tl.constexpr):
+    # .type of a compile-time value is tl.constexpr_type(value) (Triton's test_tuple checks a
+    # specialized tuple element this way); a runtime element's is not
+    tl.static_assert(isinstance(N.type, tl.constexpr_type))
+    tl.static_assert(isinstance(strides[1].type, tl.constexpr_type))
+    tl.static_assert(not isinstance(strides[0].type, tl.constexpr_type))
+    tl.static_assert((N.type == M.type) == (N == M))
+    tl.static_assert(N.type == tl.constexpr_type(4))
+    pair: tl.constexpr = (N, 2.5)
+    tl.static_assert(pair.type == tl.constexpr_type((4, 2.5)) and pair.type != tl.constexpr_type((4, 2)))
+    tl.store(out_ptr, tl.load(strides[0]) + N)
