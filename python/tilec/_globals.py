@@ -360,7 +360,7 @@ def global_value_entry(value):
     ``@constexpr_function``, a language builtin such as ``tl.extra.cuda.globaltimer``) can
     reach the kernel as a global of its module context (``module_context(extra=...)``)."""
     return _is_jit(value) or _constexpr_function_of(value) is not None or (
-        callable(value) and _path_of(value) is not None)
+        isinstance(value, types.FunctionType) and _path_of(value) is not None)
 
 
 def module_context(jitfn, extra=None):

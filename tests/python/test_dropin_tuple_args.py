@@ -240,12 +240,13 @@ def test_namedtuple_built_in_kernel_with_function_in_tuple():
     def axpb(x, a_ptr, b):
         return x * tl.load(a_ptr) + b
 
-    x = torch.randn((32, 32))
+    x = torch.randn((32, 32), generator=torch.Generator().manual_seed(7))
     y = torch.zeros((16, 16))
     a = torch.tensor([5.25])
     _closure_kernel[(1,)](_Closure(axpb, (a, 0.5)), _View(x, x.shape, x.stride()), _View(y, y.shape, y.stride()),
                           64, 64)
-    np.testing.assert_allclose(y.numpy(), x[:16, :16].double().numpy() * 5.25 + 0.5, rtol=1e-6)
+    # fp32 x * a + b (an fma or not) against float64: an ulp of the product's size apart at most
+    np.testing.assert_allclose(y.numpy(), x[:16, :16].double().numpy() * 5.25 + 0.5, rtol=1e-6, atol=1e-5)
 
 
 @triton.jit
