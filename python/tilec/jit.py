@@ -308,7 +308,10 @@ class JITFunction:
         if self.pre_run_hooks:
             self._call_pre_run_hooks(args, kwargs)
         self._warmup = warmup  # what knobs.runtime's jit hooks are told (is_warmup)
-        return self._dispatcher.run(args, kwargs, grid, warmup)
+        try:
+            return self._dispatcher.run(args, kwargs, grid, warmup)
+        finally:
+            self._warmup = False  # kernel[grid](...) compiles through the dispatcher alone
 
     def __getitem__(self, grid):
         if self.pre_run_hooks:

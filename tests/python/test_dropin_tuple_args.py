@@ -287,11 +287,13 @@ def test_jit_cache_hooks_and_preload_of_a_tuple_specialization():
         _hooked_kernel.device_caches["cpu"][0].clear()
         pre = _hooked_kernel.preload(data)
         assert pre is not None and pre.hash == warm.hash
-        # a cache hook returning True takes the compile: nothing compiles, nothing runs
-        triton.knobs.runtime.jit_cache_hook = lambda **kw: True
+        # a cache hook returning True takes the compile: nothing compiles, nothing runs (and a
+        # launch after a warmup is no warmup)
+        warmups = []
+        triton.knobs.runtime.jit_cache_hook = lambda **kw: warmups.append(kw["is_manual_warmup"]) or True
         _hooked_kernel.device_caches["cpu"][0].clear()
         assert _hooked_kernel[(1,)](((1,), (tl.constexpr(2),)), out) is None
-        assert out.item() == 0
+        assert out.item() == 0 and warmups == [False]
     finally:
         triton.knobs.runtime.jit_cache_hook = None
         triton.knobs.runtime.jit_post_compile_hook = None
