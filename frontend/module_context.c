@@ -266,41 +266,38 @@ static bool plain_value(tc_cg *cg, const char *name, const tc_val *v, bool attr,
 static bool namedtuple_class(tc_cg *cg, const tilec_global *g, tc_loc loc, tc_val *out) {
   tc_mctx *m = cg->mctx;
   const char *text = g->value ? g->value : "";
-  int cap = 1;
-  for (const char *c = text; *c; c++) cap += *c == ',';
-  tc_val *defaults = tc_arena_alloc(m->arena, sizeof(tc_val) * (size_t)(cap + 1));
+  enum { MAX_FIELDS = 64 };
+  const char *items[MAX_FIELDS];
+  size_t lens[MAX_FIELDS];
+  bool trailing;
+  int n = *text ? tc_split_items(text, strlen(text), items, lens, MAX_FIELDS, &trailing) : 0;
+  if (n < 0) {
+    cg_error(cg, loc, TILEC_ERROR_INVALID_ARGUMENT, "NamedTuple global '%s': bad field list '%s'", g->name, text);
+    return true;
+  }
+  tc_val *defaults = tc_arena_alloc(m->arena, sizeof(tc_val) * (size_t)(n + 1));
   char *fields = tc_arena_alloc(m->arena, strlen(text) + 1);
   if (!defaults || !fields) {
     cg_error(cg, loc, TILEC_ERROR_INTERNAL, "out of memory");
     return true;
   }
   size_t fl = 0;
-  int n = 0;
-  const char *p = text;
-  while (*p) {
-    const char *e = p; /* the next top-level comma */
-    int depth = 0;
-    char quote = 0;
-    for (; *e && (quote || depth || *e != ','); e++) {
-      if (quote) quote = *e == quote ? 0 : quote;
-      else if (*e == '\'' || *e == '"') quote = *e;
-      else depth += (*e == '(' || *e == '[') - (*e == ')' || *e == ']');
-    }
-    const char *s = p, *eq = memchr(p, '=', (size_t)(e - p));
-    while (s < e && isspace((unsigned char)*s)) s++;
-    const char *ne = eq ? eq : e;
-    while (ne > s && isspace((unsigned char)ne[-1])) ne--;
-    bool ident = ne > s && !isdigit((unsigned char)*s);
-    for (const char *c = s; c < ne && ident; c++) ident = isalnum((unsigned char)*c) || *c == '_';
-    if (!ident) {
-      cg_error(cg, loc, TILEC_ERROR_INVALID_ARGUMENT, "NamedTuple global '%s': bad field list '%s'", g->name, text);
-      return true;
-    }
-    fl += (size_t)sprintf(fields + fl, "%s%.*s", n ? "," : "", (int)(ne - s), s);
-    defaults[n++] = eq ? tc_value_from_text(m->arena, tc_arena_strndup(m->arena, eq + 1, (size_t)(e - eq - 1)),
-                                            (size_t)(e - eq - 1))
-                       : (tc_val){.kind = TV_INVALID};
-    p = *e ? e + 1 : e;
+  for (int i = 0; i < n; i++) {
+    const char *s = items[i], *eq = memchr(s, '=', lens[i]);
+    size_t id = eq ? (size_t)(eq - s) : lens[i];
+    while (id && isspace((unsigned char)s[id - 1])) id--;
+    bool ident = id > 0 && !isdigit((unsigned char)*s);
+    for (size_t c = 0; c < id && ident; c++) ident = isalnum((unsigned char)s[c]) || s[c] == '_';
+    if (!ident) n = -1;
+    if (n < 0) break;
+    fl += (size_t)sprintf(fields + fl, "%s%.*s", i ? "," : "", (int)id, s);
+    size_t dl = eq ? lens[i] - (size_t)(eq + 1 - s) : 0;
+    defaults[i] =
+        eq ? tc_value_from_text(m->arena, tc_arena_strndup(m->arena, eq + 1, dl), dl) : (tc_val){.kind = TV_INVALID};
+  }
+  if (n < 0) {
+    cg_error(cg, loc, TILEC_ERROR_INVALID_ARGUMENT, "NamedTuple global '%s': bad field list '%s'", g->name, text);
+    return true;
   }
   *out = (tc_val){.kind = TV_TUPLE_CLASS, .name = g->name, .s = fields, .slen = fl, .items = defaults, .nitems = n};
   return true;

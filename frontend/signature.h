@@ -28,6 +28,9 @@ bool tc_param_is_const_annotation(const tc_expr *annotation);
  * "'s'" or a bare word, "tl.float16", "(2, 3)", "[2, 3]"); never fails (anything else is a
  * string). Tuple items live in `arena` (NULL: tuples stay strings). */
 tc_val tc_value_from_text(tc_arena *arena, const char *text, size_t len);
+/* Splits s[0, n) at commas outside brackets and quotes, items trimmed; returns the number
+ * of items (up to max) or -1 when brackets or quotes do not balance. */
+int tc_split_items(const char *s, size_t n, const char **items, size_t *lens, int max, bool *trailing_comma);
 /* The same syntax back (false when v is not a compile-time value or buf is too small). */
 bool tc_value_to_text(const tc_val *v, char *buf, size_t n);
 /* Python equality of compile-time values (dtypes, modules, functions by identity). */

@@ -50,7 +50,7 @@ static bool parse_dtype(const char *s, size_t n, tc_ty *out) {
 
 /* Splits s[0, n) at commas outside brackets and quotes; returns the number of items
  * (up to max) or -1 when brackets or quotes do not balance. */
-static int split_items(const char *s, size_t n, const char **items, size_t *lens, int max, bool *trailing_comma) {
+int tc_split_items(const char *s, size_t n, const char **items, size_t *lens, int max, bool *trailing_comma) {
   int count = 0, depth = 0;
   char quote = 0;
   size_t start = 0;
@@ -99,7 +99,7 @@ tc_val tc_value_from_text(tc_arena *arena, const char *text, size_t len) {
     const char *in = s + 1;
     size_t inlen = n - 2;
     trim(&in, &inlen);
-    int k = inlen ? split_items(in, inlen, items, lens, MAX_ITEMS, &trailing) : 0;
+    int k = inlen ? tc_split_items(in, inlen, items, lens, MAX_ITEMS, &trailing) : 0;
     bool ok = k >= 0;
     for (int i = 0; ok && i < k; i++) ok = lens[i] > 0;
     if (ok) {
