@@ -74,11 +74,21 @@ static MlirValue view_of(tc_lower *L, MlirValue base, MlirType mem) {
   return m;
 }
 
+/* The type the llvm dialect's own ops (getelementptr, load, store) name for memory of type
+ * mem: LLVM has no fp8 types (translated, an f8 type became an arbitrary LLVM type: wrong
+ * addresses, or a crash), so fp8 is its i8 code there. vector/memref ops take f8 as is (the
+ * LLVM type converter maps it to i8). */
+static MlirType llvm_memory_type(MlirContext ctx, MlirType mem) {
+  return !mlirTypeIsAInteger(mem) && !mlirTypeIsALLVMPointerType(mem) && tcb_bitwidth(mem) == 8 ? tcb_int_type(ctx, 8)
+                                                                                                : mem;
+}
+
 MlirValue tc_scalar_addptr(tc_lower *L, tc_builder *b, MlirValue base, MlirValue offset, MlirType pointee) {
   MlirValue ops[2] = {base, offset};
   int32_t dynamic = INT32_MIN;
+  MlirType elem = llvm_memory_type(L->ctx, tc_memory_type(L->ctx, pointee));
   MlirNamedAttribute a[2] = {tcb_named(L->ctx, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, &dynamic)),
-                             tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(tc_memory_type(L->ctx, pointee)))};
+                             tcb_named(L->ctx, "elem_type", mlirTypeAttrGet(elem))};
   return tcb_op1(b, "llvm.getelementptr", ptr_type(L->ctx), 2, ops, 2, a);
 }
 
@@ -404,7 +414,9 @@ static MlirNamedAttribute natural_alignment(MlirContext ctx, MlirType mem) {
 
 static MlirValue scalar_load(tc_builder *b, MlirValue addr, MlirType mem) {
   MlirNamedAttribute a = natural_alignment(b->ctx, mem);
-  return tcb_op1(b, "llvm.load", mem, 1, &addr, 1, &a);
+  MlirType raw = llvm_memory_type(b->ctx, mem);
+  MlirValue v = tcb_op1(b, "llvm.load", raw, 1, &addr, 1, &a);
+  return mlirTypeEqual(raw, mem) ? v : tcb_cast(b, "arith.bitcast", v, mem);
 }
 
 static MlirValue scalar_masked_load(tc_builder *b, MlirValue addr, MlirType mem, MlirValue mask, MlirValue other) {
@@ -744,6 +756,8 @@ void tc_lower_scalar_store(tc_lower *L, MlirOperation store) {
   tc_builder ib = L->b;
   if (!mlirValueIsNull(old_mask)) tcb_if(&L->b, tc_scalar(L, old_mask), 0, NULL, &ib, NULL);
   if (!mlirTypeEqual(mem, elem)) val = tcb_cast(&ib, "arith.extui", val, mem);
+  MlirType raw = llvm_memory_type(L->ctx, mem);
+  if (!mlirTypeEqual(raw, mem)) val = tcb_cast(&ib, "arith.bitcast", val, raw);
   MlirValue ops[2] = {val, ptr};
   MlirNamedAttribute align = natural_alignment(L->ctx, mem);
   tcb_op(&ib, "llvm.store", 0, NULL, 2, ops, 1, &align);

@@ -170,6 +170,8 @@ bool cg_fp8_negate(tc_cg *cg, tc_val a, tc_loc loc, tc_val *out) {
 }
 
 tc_val cg_cast_rounded(tc_cg *cg, tc_val v, tc_ty to, const tc_val *rounding, tc_loc loc) {
+  if (v.kind != TV_TENSOR) v = cg_to_tensor(cg, &v, loc);
+  if (cg->err || tc_ty_eq(v.ty, to)) return v; /* Triton: a cast to the same type is the value, whatever the rounding */
   bool rtz = rounding->kind == TV_STR && rounding->slen == 3 && !memcmp(rounding->s, "rtz", 3);
   bool rtne = rounding->kind == TV_STR && rounding->slen == 4 && !memcmp(rounding->s, "rtne", 4);
   if (!rtz && !rtne) {
@@ -179,8 +181,6 @@ tc_val cg_cast_rounded(tc_cg *cg, tc_val v, tc_ty to, const tc_val *rounding, tc
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "fp_downcast_rounding must be 'rtne' or 'rtz', got a %s",
                     tv_kind_name(rounding));
   }
-  if (v.kind != TV_TENSOR) v = cg_to_tensor(cg, &v, loc);
-  if (cg->err) return v;
   if (!tc_ty_is_float(v.ty) || !tc_ty_is_float(to) || tc_ty_bits(to) >= tc_ty_bits(v.ty)) {
     char a[16], b[16];
     tc_ty_name(v.ty, a, sizeof a);

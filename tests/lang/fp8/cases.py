@@ -142,6 +142,16 @@ def cases():
         add(F, "decode_all_codes_%s" % fmt, K, "decode_kernel", (1,),
             dict(x_ptr=(codes, fmt), out_ptr=np.zeros(256, np.float32), N=256), ["out_ptr"],
             lambda a, fmt=fmt: {"out_ptr": fp8_decode_array(range(256), fmt)})
+        sp = (np.arange(64) * 37 + 11).astype(np.uint8) & 0x3F  # finite, positive codes in every format
+        sp_vals = fp8_decode_array(sp, fmt)
+
+        def sp_ref(a, sp=sp, sp_vals=sp_vals):
+            codes = np.zeros(64, np.uint8)
+            codes[6], codes[3] = sp[2], sp[6]
+            return {"out_ptr": (sp_vals[3:19] + sp_vals[6]).astype(np.float32), "codes_ptr": codes}
+        add(F, "scalar_pointer_arith_load_store_%s" % fmt, K, "scalar_pointer_kernel", (1,),
+            dict(x_ptr=(sp, fmt), out_ptr=np.zeros(16, np.float32), codes_ptr=(np.zeros(64, np.uint8), fmt), off=3,
+                 off64=5, N=16), ["out_ptr", "codes_ptr"], sp_ref)
         add(F, "abs_all_codes_%s" % fmt, K, "abs_kernel", (1,),
             dict(x_ptr=(codes, fmt), out_ptr=(np.zeros(256, np.uint8), fmt), N=256), ["out_ptr"],
             lambda a: {"out_ptr": codes & 0x7F})
@@ -172,6 +182,11 @@ def cases():
         lambda a: {"out_ptr": np.array([0x8001, 0x0001, 0x0021, 0x0000] * 64, np.uint16)})
     diag(F, "diag_bad_rounding_mode", K, "bad_rounding_kernel", "*fp32, *fp16", expect=("rtne", "rtz", "rtp"),
          line='fp_downcast_rounding="rtp"')
+    xr = (rng(377).standard_normal(32) * 3).astype(np.float32)
+    add(F, "rounding_on_same_type_is_identity", K, "rounding_same_type_kernel", (1,),
+        dict(x_ptr=xr, h_ptr=xr.astype(np.float16), out_ptr=np.zeros(32, np.float32),
+             hout_ptr=np.zeros(32, np.float16), N=32), ["out_ptr", "hout_ptr"],
+        lambda a: {"out_ptr": a["x_ptr"], "hout_ptr": a["h_ptr"]}, rtol=0, atol=0)
     diag(F, "diag_rounding_on_widening", K, "rounding_on_widening_kernel", "*fp32, *fp64",
          expect=("truncating fp conversions",), line='x.to(tl.float64, fp_downcast_rounding="rtz")')
     for src, dst in [("fp8e4nv", "fp8e5"), ("fp8e5", "fp8e4nv"), ("fp8e4b8", "fp8e4nv"), ("fp8e5b16", "fp8e4b15")]:

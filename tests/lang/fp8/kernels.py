@@ -127,3 +127,26 @@ def fp8_scalar_param_kernel(x_ptr, s):
 def abs_kernel(x_ptr, out_ptr, N: tl.constexpr):
     offs = tl.arange(0, N)
     tl.store(out_ptr + offs, tl.abs(tl.load(x_ptr + offs)))
+
+
+@triton.jit
+def scalar_pointer_kernel(x_ptr, out_ptr, codes_ptr, off, off64, N: tl.constexpr):
+    # scalar arithmetic on fp8 pointers (vLLM's b_ptr + off_experts * stride_be), then a tile
+    # through the moved pointer, scalar loads and stores of fp8 elements
+    p = x_ptr + off
+    offs = tl.arange(0, N)
+    s = tl.load(x_ptr + off64 + 1)
+    tl.store(out_ptr + offs, tl.load(p + offs).to(tl.float32) + s.to(tl.float32))
+    q = codes_ptr + 1
+    q += off64
+    tl.store(q, tl.load(x_ptr + 2))
+    tl.store(codes_ptr + off, s)
+
+
+@triton.jit
+def rounding_same_type_kernel(x_ptr, h_ptr, out_ptr, hout_ptr, N: tl.constexpr):
+    # a cast to the value's own type is the value, whatever fp_downcast_rounding says (Triton;
+    # fla writes b.to(p.dtype.element_ty, fp_downcast_rounding="rtne") for fp32 outputs too)
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs).to(out_ptr.dtype.element_ty, fp_downcast_rounding="rtz"))
+    tl.store(hout_ptr + offs, tl.load(h_ptr + offs).to(tl.float16, fp_downcast_rounding="rtne"))
