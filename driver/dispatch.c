@@ -15,8 +15,9 @@
 
 /* What the dispatcher knows about one parameter of the typed launch function. */
 typedef struct dispatch_param {
-  int index;          /* parameter index in the kernel source */
-  tc_kernel_param ty; /* its runtime type (from a variant where it is a runtime value) */
+  int index;                      /* parameter index in the kernel source */
+  tc_kernel_param ty;             /* its runtime type (from a variant where it is a runtime value) */
+  char ident[TC_PARAM_IDENT_MAX]; /* its C identifier (tc_stub_param_ident) */
 } dispatch_param;
 
 typedef struct dispatch_plan {
@@ -97,6 +98,7 @@ static tilec_status *plan_dispatch(const tc_variant *v, size_t n, dispatch_plan 
     }
     plan->launch[plan->nlaunch].index = j;
     plan->launch[plan->nlaunch].ty = *rt;
+    tc_stub_param_ident(rt->name, plan->launch[plan->nlaunch].ident, sizeof plan->launch[plan->nlaunch].ident);
     plan->nlaunch++;
   }
   int score[TC_MAX_VARIANTS];
@@ -135,8 +137,7 @@ static void write_dispatch_proto(FILE *f, const dispatch_plan *plan, bool leadin
     char ct[64];
     tc_param_c_type(&plan->launch[a].ty, ct, sizeof ct);
     size_t n = strlen(ct);
-    fprintf(f, "%s%s%s%s", a || leading_comma ? ", " : "", ct, n && ct[n - 1] == '*' ? "" : " ",
-            plan->launch[a].ty.name);
+    fprintf(f, "%s%s%s%s", a || leading_comma ? ", " : "", ct, n && ct[n - 1] == '*' ? "" : " ", plan->launch[a].ident);
   }
   if (!plan->nlaunch && !leading_comma) fprintf(f, "void");
 }
@@ -169,9 +170,10 @@ static void write_condition(FILE *f, const dispatch_plan *plan, size_t i) {
     char h = plan->hints[i][a];
     if (h == 'a') continue;
     fprintf(f, "%s", terms++ ? " && " : "");
-    if (h == 'c') fprintf(f, "%s == 1", p->name);
-    else if (p->kind == TILEC_PARAM_POINTER) fprintf(f, "(uintptr_t)%s %% 16 == 0", p->name);
-    else fprintf(f, "%s %% 16 == 0", p->name);
+    const char *id = plan->launch[a].ident;
+    if (h == 'c') fprintf(f, "%s == 1", id);
+    else if (p->kind == TILEC_PARAM_POINTER) fprintf(f, "(uintptr_t)%s %% 16 == 0", id);
+    else fprintf(f, "%s %% 16 == 0", id);
   }
   if (!terms) fprintf(f, "1");
 }
@@ -200,7 +202,7 @@ static tilec_status *write_dispatch_stub(const char *path, const tc_variant *v, 
   fprintf(f, "static int tilec_pick(");
   write_dispatch_proto(f, plan, false);
   fprintf(f, ") {\n");
-  for (int a = 0; a < plan->nlaunch; a++) fprintf(f, "  (void)%s;\n", plan->launch[a].ty.name);
+  for (int a = 0; a < plan->nlaunch; a++) fprintf(f, "  (void)%s;\n", plan->launch[a].ident);
   for (size_t o = 0; o < n; o++) {
     fprintf(f, "  if (");
     write_condition(f, plan, plan->order[o]);
@@ -210,7 +212,7 @@ static tilec_status *write_dispatch_stub(const char *path, const tc_variant *v, 
   fprintf(f, "__attribute__((visibility(\"default\"))) const char *%s_launch_variant(", k);
   write_dispatch_proto(f, plan, false);
   fprintf(f, ") {\n  switch (tilec_pick(");
-  for (int a = 0; a < plan->nlaunch; a++) fprintf(f, "%s%s", a ? ", " : "", plan->launch[a].ty.name);
+  for (int a = 0; a < plan->nlaunch; a++) fprintf(f, "%s%s", a ? ", " : "", plan->launch[a].ident);
   fprintf(f, ")) {\n");
   for (size_t i = 0; i < n; i++) fprintf(f, "  case %zu: return tilec_desc_v%zu.name;\n", i, i);
   fprintf(f, "  default: return 0;\n  }\n}\n");
@@ -218,14 +220,14 @@ static tilec_status *write_dispatch_stub(const char *path, const tc_variant *v, 
           k);
   write_dispatch_proto(f, plan, true);
   fprintf(f, ") {\n  switch (tilec_pick(");
-  for (int a = 0; a < plan->nlaunch; a++) fprintf(f, "%s%s", a ? ", " : "", plan->launch[a].ty.name);
+  for (int a = 0; a < plan->nlaunch; a++) fprintf(f, "%s%s", a ? ", " : "", plan->launch[a].ident);
   fprintf(f, ")) {\n");
   for (size_t i = 0; i < n; i++) {
     /* Parameters a variant fixed to 1 are checked by tilec_pick and not passed on. */
     fprintf(f, "  case %zu: {\n    void *args[] = {", i);
     int na = 0;
     for (int a = 0; a < plan->nlaunch; a++)
-      if (plan->hints[i][a] != 'c') fprintf(f, "%s(void *)&%s", na++ ? ", " : "", plan->launch[a].ty.name);
+      if (plan->hints[i][a] != 'c') fprintf(f, "%s(void *)&%s", na++ ? ", " : "", plan->launch[a].ident);
     if (!na) fprintf(f, "0");
     fprintf(f, "};\n    return tilec_kernel_launch_simple(&tilec_desc_v%zu, grid_x, grid_y, grid_z, args);\n  }\n", i);
   }

@@ -21,6 +21,131 @@ static const char *dtype_enum(tilec_dtype t) {
   return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : names[0];
 }
 
+/* Names a parameter cannot have in the generated C: C and C++ keywords (headers are included
+ * from C++ too), the macros and types stubs use, and the launchers' own names. */
+static const char *const c_reserved[] = {"auto",
+                                         "break",
+                                         "case",
+                                         "char",
+                                         "const",
+                                         "continue",
+                                         "default",
+                                         "do",
+                                         "double",
+                                         "else",
+                                         "enum",
+                                         "extern",
+                                         "float",
+                                         "for",
+                                         "goto",
+                                         "if",
+                                         "inline",
+                                         "int",
+                                         "long",
+                                         "register",
+                                         "restrict",
+                                         "return",
+                                         "short",
+                                         "signed",
+                                         "sizeof",
+                                         "static",
+                                         "struct",
+                                         "switch",
+                                         "typedef",
+                                         "union",
+                                         "unsigned",
+                                         "void",
+                                         "volatile",
+                                         "while",
+                                         "alignas",
+                                         "alignof",
+                                         "bool",
+                                         "constexpr",
+                                         "false",
+                                         "nullptr",
+                                         "static_assert",
+                                         "thread_local",
+                                         "true",
+                                         "typeof",
+                                         "typeof_unqual",
+                                         "and",
+                                         "and_eq",
+                                         "asm",
+                                         "bitand",
+                                         "bitor",
+                                         "catch",
+                                         "char8_t",
+                                         "char16_t",
+                                         "char32_t",
+                                         "class",
+                                         "compl",
+                                         "concept",
+                                         "consteval",
+                                         "constinit",
+                                         "const_cast",
+                                         "co_await",
+                                         "co_return",
+                                         "co_yield",
+                                         "decltype",
+                                         "delete",
+                                         "dynamic_cast",
+                                         "explicit",
+                                         "export",
+                                         "friend",
+                                         "mutable",
+                                         "namespace",
+                                         "new",
+                                         "noexcept",
+                                         "not",
+                                         "not_eq",
+                                         "operator",
+                                         "or",
+                                         "or_eq",
+                                         "private",
+                                         "protected",
+                                         "public",
+                                         "reinterpret_cast",
+                                         "requires",
+                                         "static_cast",
+                                         "template",
+                                         "this",
+                                         "throw",
+                                         "try",
+                                         "typeid",
+                                         "typename",
+                                         "using",
+                                         "virtual",
+                                         "wchar_t",
+                                         "xor",
+                                         "xor_eq",
+                                         "NULL",
+                                         "int8_t",
+                                         "int16_t",
+                                         "int32_t",
+                                         "int64_t",
+                                         "uint8_t",
+                                         "uint16_t",
+                                         "uint32_t",
+                                         "uint64_t",
+                                         "intptr_t",
+                                         "uintptr_t",
+                                         "size_t",
+                                         "grid_x",
+                                         "grid_y",
+                                         "grid_z",
+                                         "args",
+                                         "cuda_stream"};
+
+void tc_stub_param_ident(const char *name, char *buf, size_t n) {
+  size_t stem = strlen(name);
+  while (stem && name[stem - 1] == '_') stem--;
+  bool reserved =
+      !strncmp(name, "tilec_", 6) || !strncmp(name, "__", 2) || (name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z');
+  for (size_t i = 0; !reserved && i < sizeof c_reserved / sizeof c_reserved[0]; i++)
+    reserved = strlen(c_reserved[i]) == stem && !strncmp(name, c_reserved[i], stem);
+  snprintf(buf, n, "%s%s", name, reserved ? "_" : "");
+}
+
 /* C string literal of s (escapes quotes, backslashes and control bytes). */
 void tc_stub_c_string(FILE *f, const char *s) {
   fputc('"', f);
@@ -90,7 +215,9 @@ void tc_stub_params_proto(FILE *f, const tc_kernel_info *info) {
     char ct[64];
     tc_param_c_type(p, ct, sizeof ct);
     size_t n = strlen(ct);
-    fprintf(f, ", %s%s%s", ct, n && ct[n - 1] == '*' ? "" : " ", p->name);
+    char id[TC_PARAM_IDENT_MAX];
+    tc_stub_param_ident(p->name, id, sizeof id);
+    fprintf(f, ", %s%s%s", ct, n && ct[n - 1] == '*' ? "" : " ", id);
   }
 }
 
@@ -116,7 +243,9 @@ void tc_stub_args_array(FILE *f, const tc_kernel_info *info) {
   for (int i = 0; i < info->nparams; i++) {
     const tc_kernel_param *p = &info->params[i];
     if (p->kind == TILEC_PARAM_CONSTEXPR) continue;
-    fprintf(f, "%s(void *)&%s", a++ ? ", " : "", p->name);
+    char id[TC_PARAM_IDENT_MAX];
+    tc_stub_param_ident(p->name, id, sizeof id);
+    fprintf(f, "%s(void *)&%s", a++ ? ", " : "", id);
   }
   fprintf(f, "%s};\n", a ? "" : "0");
 }

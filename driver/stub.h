@@ -15,6 +15,12 @@
 /* include/tilec/abi.h's text (embedded at build time): stubs include it. */
 extern const char tilec_embedded_abi_h[];
 
+/* The C identifier of a kernel parameter in generated C (launchers, headers): its name, with
+ * '_' appended where the name, less its trailing underscores, is a C or C++ keyword, a name
+ * the stubs use (grid_x, args, uint32_t, true, ...), or reserved (tilec_*, __*, _Upper):
+ * `do` is `do_`, `do_` is `do__`, so no two parameters meet. */
+#define TC_PARAM_IDENT_MAX 260
+void tc_stub_param_ident(const char *name, char *buf, size_t n);
 /* C string literal of s (escapes quotes, backslashes and control bytes). */
 void tc_stub_c_string(FILE *f, const char *s);
 /* Generated headers are self-contained: the descriptor struct of tilec/abi.h, guarded. */

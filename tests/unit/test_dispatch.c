@@ -242,6 +242,70 @@ START_TEST(test_different_kernels) {
 }
 END_TEST
 
+/* Parameters named like C/C++ keywords or the launcher's own names (fla's `do`, a gradient):
+ * the generated C names them with a trailing '_', in one- and many-specialization libraries
+ * and their headers, and they launch. */
+static const char keyword_source[] = "import triton\n"
+                                     "import triton.language as tl\n"
+                                     "\n"
+                                     "@triton.jit\n"
+                                     "def kw_kernel(do, int, args, grid_x, do_, BLOCK: tl.constexpr):\n"
+                                     "    offs = tl.arange(0, BLOCK)\n"
+                                     "    m = offs < args\n"
+                                     "    v = tl.load(do + offs, mask=m) * grid_x + tl.load(do_ + offs, mask=m)\n"
+                                     "    tl.store(int + offs, v, mask=m)\n";
+
+typedef int (*kw_launch_fn)(uint32_t, uint32_t, uint32_t, float *, float *, int32_t, float, float *);
+
+START_TEST(test_keyword_parameter_names) {
+  static const char *const sigs[] = {"*fp32:16, *fp32:16, i32:16, fp32, *fp32:16, 64",
+                                     "*fp32, *fp32, i32, fp32, *fp32, 64"};
+  for (size_t n = 1; n <= 2; n++) {
+    char so[PATH_MAX], h[PATH_MAX];
+    paths(n == 1 ? "kw1" : "kw2", so, h);
+    tilec_compiler *c = NULL;
+    ck_assert_ptr_null(tilec_compiler_create(NULL, &c));
+    tilec_kernel_spec specs[2];
+    for (size_t i = 0; i < n; i++)
+      specs[i] = (tilec_kernel_spec){.source = keyword_source,
+                                     .source_len = sizeof keyword_source - 1,
+                                     .filename = "kw.py",
+                                     .kernel = "kw_kernel",
+                                     .signature = sigs[i]};
+    tilec_status *st = tilec_compiler_build_library_multi(c, specs, n, so, h);
+    tilec_compiler_destroy(c);
+    ck_assert_msg(st == NULL, "%s", st ? tilec_status_message(st) : "");
+    FILE *f = fopen(h, "r");
+    ck_assert_ptr_nonnull(f);
+    char text[4096];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = 0;
+    fclose(f);
+    ck_assert_msg(strstr(text, "int kw_kernel_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, float *do_, "
+                               "float *int_, int32_t args_, float grid_x_, float *do__);"),
+                  "%s", text);
+    void *handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_ptr_nonnull(handle);
+    kw_launch_fn launch = (kw_launch_fn)dlsym(handle, "kw_kernel_launch");
+    ck_assert_ptr_nonnull(launch);
+    float *x = aligned_alloc(64, sizeof(float) * 64), *y = aligned_alloc(64, sizeof(float) * 64),
+          *out = aligned_alloc(64, sizeof(float) * 64);
+    for (int i = 0; i < 64; i++) {
+      x[i] = (float)i;
+      y[i] = 0.5f * (float)i;
+      out[i] = -1.0f;
+    }
+    ck_assert_int_eq(launch(1, 1, 1, x, out, n == 1 ? 48 : 40, 3.0f, y), 0);
+    for (int i = 0; i < 64; i++) ck_assert_float_eq(out[i], i < (n == 1 ? 48 : 40) ? 3.5f * (float)i : -1.0f);
+    free(x);
+    free(y);
+    free(out);
+    dlclose(handle);
+  }
+  cleanup();
+}
+END_TEST
+
 static Suite *dispatch_suite(void) {
   Suite *s = suite_create("dispatch");
   TCase *tc = tcase_create("dispatch");
@@ -250,6 +314,7 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(tc, test_no_variant_fits);
   tcase_add_test(tc, test_incompatible_variants);
   tcase_add_test(tc, test_different_kernels);
+  tcase_add_test(tc, test_keyword_parameter_names);
   suite_add_tcase(s, tc);
   return s;
 }
