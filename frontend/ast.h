@@ -163,7 +163,9 @@ typedef enum tc_stmt_kind {
   TC_STMT_DEF,    /* nested def: parsed, rejected by the code generator */
   TC_STMT_OTHER,  /* import/global/nonlocal/del/raise/with/try/class/...: `what` names it */
   TC_STMT_IMPORT, /* module level only: import a.b [as c], ... / from [.]a.b import c [as d], ... */
-  TC_STMT_TRY     /* module level only: try: body except [type]: handler ... [else:] [finally:] */
+  TC_STMT_TRY,    /* module level only: try: body except [type]: handler ... [else:] [finally:] */
+  TC_STMT_CLASS   /* module level only: class NAME(bases): whose body is only `field: T [= default]`,
+                     docstrings and pass (a NamedTuple); any other class is TC_STMT_OTHER */
 } tc_stmt_kind;
 
 /* One name of an import statement: `a.b.c as d` (asname NULL when absent; name "*" for
@@ -243,6 +245,12 @@ struct tc_stmt {
       tc_import_name *names;
       int nnames;
     } import;
+    struct {
+      const char *name;
+      tc_expr **bases;
+      int nbases;
+      tc_block body; /* ANNASSIGN with a NAME target, EXPR (docstrings), PASS */
+    } class_;
     struct {
       tc_block body;
       tc_handler *handlers;

@@ -1023,9 +1023,12 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
       cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "%s is not supported in @triton.jit functions", s->u.other.what);
       return;
     case TC_STMT_IMPORT:
-    case TC_STMT_TRY: /* module level only */
+    case TC_STMT_TRY:
+    case TC_STMT_CLASS: /* module level only */
       cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "%s is not supported in @triton.jit functions",
-               s->kind == TC_STMT_IMPORT ? "import statement" : "try statement");
+               s->kind == TC_STMT_IMPORT ? "import statement"
+               : s->kind == TC_STMT_TRY  ? "try statement"
+                                         : "class definition");
       return;
   }
 }

@@ -657,7 +657,8 @@ static dkind classify(const tc_val *v, bool wrapped) {
     case TV_MODULE:
     case TV_BUILTIN:
     case TV_JITFN:
-    case TV_CONSTEXPR_TYPE: return D_VALUE;
+    case TV_CONSTEXPR_TYPE:
+    case TV_TUPLE_CLASS: return D_VALUE;
     default: return D_PLAIN;
   }
 }
@@ -913,10 +914,76 @@ static void merge_branches(deriv *d, dset *s, const dset *a, const dset *b, tc_l
   if (a->unknown || b->unknown) s->unknown = true;
 }
 
+static const char *class_why(deriv *d, tc_loc loc) {
+  return why_at(d, "it is a class defined", file_line(d, loc),
+                " (of the classes a kernel's file defines, tilec evaluates NamedTuple classes of fields only)");
+}
+
+static bool is_namedtuple_base(const tc_expr *e) {
+  return (e->kind == TC_EXPR_NAME && !strcmp(e->u.name, "NamedTuple")) ||
+         (e->kind == TC_EXPR_ATTRIBUTE && !strcmp(e->u.attr.name, "NamedTuple"));
+}
+
+/* class NAME(NamedTuple): with annotated fields -- the value a TILEC_GLOBAL_NAMEDTUPLE
+ * global gives (namedtuple_class): fields "f0,f1" and their defaults. A class of other
+ * bases, or a default tilec cannot evaluate, binds NAME to a reason. */
+static bool apply_class(deriv *d, dset *s, const tc_stmt *st) {
+  const char *name = st->u.class_.name;
+  bool named = st->u.class_.nbases == 1 && is_namedtuple_base(st->u.class_.bases[0]);
+  if (!named) {
+    bind_opaque(s, name, class_why(d, st->loc), st->loc);
+    return false;
+  }
+  const tc_block *b = &st->u.class_.body;
+  tc_val *defaults = tc_arena_alloc(d->cg->mctx->arena, sizeof(tc_val) * (size_t)(b->nstmts + 1));
+  size_t cap = 1, fl = 0;
+  for (int i = 0; i < b->nstmts; i++)
+    if (b->stmts[i]->kind == TC_STMT_ANNASSIGN) cap += strlen(b->stmts[i]->u.annassign.target->u.name) + 1;
+  char *fields = tc_arena_alloc(d->cg->mctx->arena, cap);
+  if (!defaults || !fields) {
+    s->oom = true;
+    return false;
+  }
+  int n = 0;
+  bool seen_default = false;
+  for (int i = 0; i < b->nstmts; i++) {
+    const tc_stmt *f = b->stmts[i];
+    if (f->kind != TC_STMT_ANNASSIGN) continue;
+    const char *field = f->u.annassign.target->u.name;
+    const char *why = NULL;
+    if (f->u.annassign.value) {
+      bool wrapped;
+      if (!eval_mod(d, s, f->u.annassign.value, &defaults[n], &wrapped, &why)) {
+        char rest[500];
+        snprintf(rest, sizeof rest, " is not evaluated by tilec (%s)", why ? why : "unknown");
+        bind_opaque(s, name, why_at(d, "the default of its field at line", file_line(d, f->loc), rest), st->loc);
+        return false;
+      }
+      seen_default = true;
+    } else if (seen_default) {
+      char buf[300];
+      snprintf(buf, sizeof buf,
+               "its field '%s' at line %d has no default but follows one that has (Python's TypeError)", field,
+               file_line(d, f->loc));
+      bind_opaque(s, name, astrdup(d->cg->mctx, buf), st->loc);
+      return false;
+    } else {
+      defaults[n] = (tc_val){.kind = TV_INVALID};
+    }
+    fl += (size_t)sprintf(fields + fl, "%s%s", n ? "," : "", field);
+    n++;
+  }
+  fields[fl] = '\0';
+  tc_val v = {.kind = TV_TUPLE_CLASS, .name = name, .s = fields, .slen = fl, .items = defaults, .nitems = n};
+  dset_put(s, (dbind){.name = name, .kind = D_VALUE, .val = v, .loc = st->loc});
+  return true;
+}
+
 static bool apply_stmt(deriv *d, dset *s, const tc_stmt *st) {
   tc_cg *cg = d->cg;
   switch (st->kind) {
     case TC_STMT_IMPORT: return apply_import(d, s, st);
+    case TC_STMT_CLASS: return apply_class(d, s, st);
     case TC_STMT_ASSIGN: {
       bool ok = true;
       for (int i = 0; i < st->u.assign.ntargets; i++)
@@ -947,8 +1014,9 @@ static bool apply_stmt(deriv *d, dset *s, const tc_stmt *st) {
         snprintf(rest, sizeof rest, ", whose body uses Python tilec does not evaluate at compile time (%s)",
                  st->u.other.what + sizeof pyfn - 1);
       const char *why =
-          def ? why_at(d, "it is a Python function defined", file_line(d, st->loc),
-                       ", not a @triton.jit function (kernels can only call @jit functions)")
+          !strcmp(st->u.other.what, "class definition") ? class_why(d, st->loc)
+          : def ? why_at(d, "it is a Python function defined", file_line(d, st->loc),
+                         ", not a @triton.jit function (kernels can only call @jit functions)")
           : !strncmp(st->u.other.what, pyfn, sizeof pyfn - 1)
               ? why_at(d, "it is a constexpr function defined", file_line(d, st->loc), rest)
               : why_at(d, "it is bound by host code", file_line(d, st->loc), " that tilec does not evaluate");

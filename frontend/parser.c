@@ -1546,6 +1546,50 @@ static tc_stmt *tc_parse_module_if(tc_parser *p) {
   return s;
 }
 
+/* class NAME[(bases)]: with a body of annotated fields (`x: T [= default]`), docstrings and
+ * `pass`: what a NamedTuple class is. Anything else in the body is a syntax error here, and
+ * the caller keeps the class as host code. */
+static tc_stmt *tc_parse_module_class(tc_parser *p) {
+  tc_stmt *s = tc_stmt_new(p, TC_STMT_CLASS, tc_tok_loc(tc_advance(p)));
+  const tc_token *name = tc_cur(p);
+  if (!tc_is_identifier(name)) tc_fail(p, tc_tok_loc(name), "expected a class name");
+  s->u.class_.name = tc_tok_str(p, tc_advance(p));
+  tc_vec bases, fields;
+  tc_vec_init(&bases, sizeof(tc_expr *));
+  tc_vec_init(&fields, sizeof(tc_stmt *));
+  if (tc_accept_op(p, "(")) {
+    while (!tc_is_op(tc_cur(p), ")")) {
+      tc_vec_push_ptr(p, &bases, tc_parse_test(p));
+      if (!tc_accept_op(p, ",")) break;
+    }
+    tc_expect_op(p, ")", "expected ')' after the base classes");
+  }
+  tc_expect_op(p, ":", "expected ':' after the class name");
+  if (tc_cur(p)->kind != TC_TOK_NEWLINE) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected a class body block");
+  tc_advance(p);
+  if (tc_cur(p)->kind != TC_TOK_INDENT) tc_fail(p, tc_tok_loc(tc_cur(p)), "expected an indented block");
+  tc_advance(p);
+  while (tc_cur(p)->kind != TC_TOK_DEDENT && tc_cur(p)->kind != TC_TOK_ENDMARKER) {
+    if (tc_cur(p)->kind == TC_TOK_NEWLINE) {
+      tc_advance(p);
+      continue;
+    }
+    const tc_token *t = tc_cur(p);
+    tc_stmt *f = tc_parse_small_stmt(p);
+    int field = f->kind == TC_STMT_ANNASSIGN && f->u.annassign.target->kind == TC_EXPR_NAME;
+    int doc = f->kind == TC_STMT_EXPR && f->u.expr.value->kind == TC_EXPR_STRING;
+    if (!field && !doc && f->kind != TC_STMT_PASS) tc_fail(p, tc_tok_loc(t), "a class body other than fields");
+    if (tc_cur(p)->kind != TC_TOK_NEWLINE) tc_fail_unexpected(p, tc_cur(p));
+    tc_advance(p);
+    tc_vec_push_ptr(p, &fields, f);
+  }
+  tc_advance(p); /* DEDENT */
+  s->u.class_.bases = (tc_expr **)(void *)bases.data;
+  s->u.class_.nbases = bases.n;
+  tc_finish_block(&s->u.class_.body, &fields);
+  return s;
+}
+
 typedef struct tc_guarded {
   tc_parser *p;
   tc_vec *out;
@@ -1567,6 +1611,7 @@ static int tc_guarded_parse(tc_guarded *g, jmp_buf *jb) {
       tc_vec_push_ptr(g->p, g->out, s);
       break;
     }
+    case 4: tc_vec_push_ptr(g->p, g->out, tc_parse_module_class(g->p)); break;
     default: tc_vec_push_ptr(g->p, g->out, tc_parse_module_if(g->p)); break;
   }
   return 1;
@@ -1680,9 +1725,13 @@ static void tc_parse_module_stmt(tc_parser *p, tc_vec *out, int top) {
     tc_module_guarded(p, out, 2, "if statement");
     return;
   }
-  static const char *const compound[] = {"class", "for", "while", "with", "async", "match"};
+  if (tc_is_kw(t, "class")) {
+    tc_module_guarded(p, out, 4, "class definition");
+    return;
+  }
+  static const char *const compound[] = {"for", "while", "with", "async", "match"};
   for (size_t k = 0; k < sizeof compound / sizeof compound[0]; k++)
-    if (tc_is_kw(t, compound[k]) && (k != 5 || tc_is_identifier(tc_peek(p, 1)))) {
+    if (tc_is_kw(t, compound[k]) && (k != 4 || tc_is_identifier(tc_peek(p, 1)))) {
       size_t start = p->pos;
       tc_skip_compound(p, loc, "host code");
       tc_vec_push_ptr(p, out, tc_opaque(p, loc, "host code", start, p->pos));

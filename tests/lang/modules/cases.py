@@ -85,6 +85,21 @@ def cases():
          line="tl.store(x_ptr")
     add(F, "python_math_module", K, "python_math_kernel", (1,), dict(out_ptr=np.zeros(1, np.float32)), ["out_ptr"],
         lambda a: {"out_ptr": np.array([2 * math.pi + 3 + math.pi * 2], np.float32)}, rtol=1e-6)
+    xs = rng(94).standard_normal(64).astype(np.float32)
+
+    def strided_ref(a):
+        x, r = a["x_ptr"].astype(np.float64), np.arange(16)
+        dense = np.where(r < 13, x[:16], 0) * 2.0
+        every2 = np.where(r < 13, x[0:32:2], 0) * -1.0
+        return {"out_ptr": np.where(r < 13, dense + every2 + 1 + 4, -7)}
+    add(F, "namedtuple_class_of_the_file", K, "namedtuple_class_kernel", (1,),
+        dict(x_ptr=xs, out_ptr=np.full(16, -7, np.float32), n=13, BLOCK=16), ["out_ptr"], strided_ref,
+        rtol=1e-6, atol=1e-6)
+    diag(F, "host_class_refused", K, "host_class_kernel", "*fp32",
+         expect=("'HostOnly'", "line %d" % line_of(K, "class HostOnly"), "NamedTuple"),
+         line="tl.store(out_ptr, HostOnly())")
+    diag(F, "namedtuple_default_order", K, "late_default_kernel", "*i32",
+         expect=("'LateDefault'", "field 'b'", "no default"), line="tl.store(out_ptr, LateDefault")
     diag(F, "plain_float_from_math_import", K, "plain_math_import_kernel", "*fp32",
          expect=(plain % "PI_VALUE",), line="tl.store(out_ptr, PI_VALUE)")
     diag(F, "name_from_host_package", K, "host_package_import_kernel", "*fp32",

@@ -5,6 +5,7 @@ in parameter defaults, @jit helpers of a sibling file with that file's own globa
 forms Triton refuses (each with a located error). Host code around them is skipped."""
 import math
 import os
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -236,3 +237,50 @@ def version_check_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
 @triton.jit
 def host_condition_constant_kernel(out_ptr, BLOCK: tl.constexpr = BLOCK_BY_DEVICE):
     tl.store(out_ptr, BLOCK)
+
+
+# ---- NamedTuple classes of the kernel's file: tuples with named fields and defaults ----
+SCALE_DEFAULT = 2.0
+
+
+class Strided(NamedTuple):
+    """a strided 1-D view"""
+    ptr: tl.tensor
+    n: int
+    stride: tl.constexpr = 1
+    scale: float = SCALE_DEFAULT
+
+
+class HostOnly:
+    """a host class: kernels cannot build one"""
+    count = 0
+
+
+class LateDefault(NamedTuple):
+    a: int = 1
+    b: int
+
+
+@triton.jit
+def strided_sum(v, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    return tl.load(v.ptr + r * v.stride, mask=r < v.n, other=0.0) * v.scale
+
+
+@triton.jit
+def namedtuple_class_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    dense = Strided(x_ptr, n)
+    every2 = Strided(n=n, ptr=x_ptr, stride=2, scale=-1.0)
+    r = tl.arange(0, BLOCK)
+    tl.store(out_ptr + r, strided_sum(dense, BLOCK) + strided_sum(every2, BLOCK) + dense.stride + len(dense),
+             mask=r < n)
+
+
+@triton.jit
+def host_class_kernel(out_ptr):
+    tl.store(out_ptr, HostOnly())
+
+
+@triton.jit
+def late_default_kernel(out_ptr):
+    tl.store(out_ptr, LateDefault(1, 2).b)
