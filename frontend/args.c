@@ -88,8 +88,20 @@ bool cg_get_dtype(tc_cg *cg, const tc_val *v, const char *what, tc_loc loc, tc_t
   return false;
 }
 
+/* Triton's rule for every block shape (validate_block_shape): each element a power of 2. */
+static bool shape_element_ok(tc_cg *cg, int i, int64_t d, tc_loc loc) {
+  if (d > 0 && !(d & (d - 1))) return true;
+  cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "Shape element %d must be a power of 2", i);
+  return false;
+}
+
 bool cg_get_shape(tc_cg *cg, const tc_val *v, tc_loc loc, int *rank, int64_t *shape) {
   if (v && (v->kind == TV_INT)) {
+    if (v->i <= 0) {
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "shape must be a tuple or list of positive constexpr integers");
+      return false;
+    }
+    if (!shape_element_ok(cg, 0, v->i, loc)) return false;
     *rank = 1;
     shape[0] = v->i;
     return true;
@@ -109,6 +121,7 @@ bool cg_get_shape(tc_cg *cg, const tc_val *v, tc_loc loc, int *rank, int64_t *sh
       cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "shape must be a tuple or list of positive constexpr integers");
       return false;
     }
+    if (!shape_element_ok(cg, i, v->items[i].i, loc)) return false;
     shape[i] = v->items[i].i;
     numel *= shape[i];
   }

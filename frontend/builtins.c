@@ -319,8 +319,9 @@ static tc_val arange(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc)
       !cg_const_int(cg, cg_arg(a, &b->sig, "end"), "tl.arange end", loc, &en))
     return (tc_val){0};
   int64_t n = en - st;
-  if (n <= 0 || (n & (n - 1)))
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.arange's range must be a power of two, got %lld", (long long)n);
+  if (n <= 0) /* Triton's messages, word for word (its tests compare them) */
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "arange's end argument must be greater than the start argument");
+  if (n & (n - 1)) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "arange's range must be a power of 2");
   if (n > TC_MAX_NUMEL)
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "a tile has at most %d elements, tl.arange asks for %lld",
                     TC_MAX_NUMEL, (long long)n);

@@ -379,6 +379,14 @@ static tc_val dot(tc_cg *cg, const cg_builtin *bi, tc_callargs *args, tc_loc loc
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.dot shapes do not match: %s x %s", sa, sb);
   }
   if (tc_ty_is_fp8(a.ty) && tc_ty_is_fp8(b.ty)) {
+    /* Triton checks the fp8 dot's max_num_imprecise_acc (a Hopper accumulation interval)
+     * against K; tilec accumulates every product in fp32, so the value is otherwise unused */
+    const tc_val *mi = cg_arg(args, &s, "max_num_imprecise_acc");
+    int64_t imprecise;
+    if (!cg_is_none(mi) && cg_const_int(cg, mi, "max_num_imprecise_acc", loc, &imprecise) && imprecise > a.shape[r - 1])
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "max_num_imprecise_acc (%lld) must be <= K (%lld)",
+                      (long long)imprecise, (long long)a.shape[r - 1]);
+    if (cg->err) return a;
     /* every fp8 value is exact in fp16: the product accumulates in fp32 like fp16's */
     a = cg_cast(cg, a, tc_ty_make(TILEC_DTYPE_F16), false, loc);
     b = cg_cast(cg, b, tc_ty_make(TILEC_DTYPE_F16), false, loc);

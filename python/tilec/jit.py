@@ -676,7 +676,6 @@ def _preload(jitfn, data_text):
         raise RuntimeError(f"Specialization data is for {data.get('target')} but trying to preload for {target}")
     constants = {tuple(k): v for k, v in zip(data.get("constant_keys", []), data.get("constant_vals", []))}
     attrs = {tuple(k): v for k, v in zip(data.get("attrs_keys", []), data.get("attrs_vals", []))}
-    signature = data["signature"]
 
     def decode(value):
         if isinstance(value, str) and tl.dtype.is_dtype(value):
@@ -685,16 +684,31 @@ def _preload(jitfn, data_text):
             value = value["constexpr"]
         return tuple(decode(v) for v in value) if isinstance(value, list) else value
 
+    return compile_specialization(jitfn, data["signature"], constants, attrs, data.get("options", {}), decode,
+                                  "preload")
+
+
+def compile_specialization(jitfn, signature, constants, attrs, options, decode=lambda v: v, what="compile"):
+    """Compiles ``jitfn`` for Triton's description of a specialization, without launching it:
+    ``signature`` (parameter -> "*fp32", "i32", "constexpr", a list of those for a tuple),
+    ``constants`` ((parameter index, element index...) -> value; ``decode`` maps each value
+    first), ``attrs`` (path -> [["tt.divisibility", 16]]) and ``options`` (num_warps,
+    num_stages, num_ctas, debug). What ``preload`` and ``triton.compile(ASTSource(...))`` do:
+    each parameter gets a stand-in argument of its type (a pointer at address 0 or 4, an
+    integer divisible by 16 or not) and the kernel is warmed up with them."""
+
     def stand_in(name, path, ty):
         # a value of the type the data gives (a tuple parameter: one per element, by path)
-        if isinstance(ty, list):
+        if isinstance(ty, (list, tuple)):
             return tuple(stand_in(name, path + (j, ), t) for j, t in enumerate(ty))
-        divisible = ["tt.divisibility", 16] in attrs.get(path, [])
+        divisible = ["tt.divisibility", 16] in [list(a) for a in attrs.get(path, [])]
         if ty == "constexpr":
             if path not in constants:
-                raise RuntimeError(f"preload: the specialization data has no value for parameter '{name}'")
+                raise RuntimeError(f"{what}: the specialization has no value for constexpr parameter '{name}'")
             value = decode(constants[path])
             return tl.constexpr(value) if len(path) > 1 else value
+        if not isinstance(ty, str):
+            raise TypeError(f"{what}: the type of parameter '{name}' must be a str, got {ty!r}")
         if ty.startswith("*"):
             elem = tl.str_to_ty(ty.lstrip("*k"), None)
             return _PreloadPointer(elem, 0 if divisible else 4)
@@ -704,16 +718,19 @@ def _preload(jitfn, data_text):
             return True
         if ty == "fp32":
             return 0.5
-        raise RuntimeError(f"preload: parameter '{name}' of type {ty} cannot be preloaded by tilec")
+        raise RuntimeError(f"{what}: parameter '{name}' of type {ty} cannot be compiled by tilec's drop-in "
+                           "(pointers, i1, i32, i64, u64, fp32 and constexpr parameters can)")
 
     args = []
     for p in jitfn.params:
         ty = signature.get(p.name)
+        if ty is None and (p.num, ) in constants:
+            ty = "constexpr"
         if ty is None:
-            raise RuntimeError(f"preload: the specialization data has no type for parameter '{p.name}'")
+            raise RuntimeError(f"{what}: the specialization has no type for parameter '{p.name}'")
         args.append(stand_in(p.name, (p.num, ), ty))
-    options = {k: v for k, v in data.get("options", {}).items() if k in ("num_warps", "num_stages", "num_ctas", "debug")}
-    return jitfn.warmup(*args, grid=(1, ), **options)
+    options = {k: v for k, v in (options or {}).items() if k in ("num_warps", "num_stages", "num_ctas", "debug")}
+    return jitfn.run(*args, grid=(1, ), warmup=True, **options)
 
 
 def _scalar_annotation(p):

@@ -222,6 +222,56 @@ def test_preload_compiles_tritons_specialization_data():
         k.preload(json.dumps(dict(data, name="other")))
 
 
+@triton.jit
+def typed_fill_kernel(out_ptr, n, value, DT: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.full((BLOCK, ), value, DT), mask=offs < n)
+
+
+def test_compile_of_an_ast_source_without_a_launch():
+    # Triton's signature / constexprs forms: constexprs by name or by path, attrs' divisibility
+    src = triton.compiler.ASTSource(fn=typed_fill_kernel, signature={"out_ptr": "*fp16", "n": "i32",
+                                                                     "value": "fp32", "DT": "constexpr",
+                                                                     "BLOCK": "constexpr"},
+                                    constexprs={"DT": tl.float16, (4, ): 32}, attrs={(0, ): [["tt.divisibility", 16]]})
+    assert src.constants == {(3, ): tl.float16, (4, ): 32} and len(src.hash()) == 64
+    kernel = triton.compile(src)
+    assert kernel.signature == "*fp16:16, i32, fp32, tl.float16, 32"
+    assert kernel.asm["llir"] and kernel.metadata.name == "typed_fill_kernel"
+    out = torch.zeros(32, dtype=torch.float16)
+    kernel[(1, )](out, 20, 2.5, tl.float16, 32)
+    assert out.tolist() == [2.5] * 20 + [0.0] * 12
+    # options, and the drop-in's own CPU target
+    target = triton.runtime.driver.active.get_current_target()
+    src64 = triton.compiler.ASTSource(fn=typed_fill_kernel, signature=src.signature,
+                                      constexprs={"DT": tl.float32, "BLOCK": 64})
+    assert triton.compile(src64, target=target, options={"num_warps": 8}).metadata.num_warps == 8
+
+
+def test_compile_errors_of_an_ast_source():
+    @triton.jit
+    def bad_kernel(x_ptr):
+        tl.store(x_ptr + tl.arange(0, 12), 1.0)
+
+    with pytest.raises(triton.CompilationError) as e:
+        triton.compile(triton.compiler.ASTSource(fn=bad_kernel, signature={"x_ptr": "*fp32"}))
+    assert str(e.value.__cause__) == "arange's range must be a power of 2"
+    with pytest.raises(RuntimeError, match="no type for parameter 'n'"):
+        triton.compile(triton.compiler.ASTSource(fn=typed_fill_kernel, signature={"out_ptr": "*fp32"}))
+    with pytest.raises(RuntimeError, match="no value for constexpr parameter 'DT'"):
+        triton.compile(triton.compiler.ASTSource(fn=typed_fill_kernel, signature={
+            "out_ptr": "*fp32", "n": "i32", "value": "fp32", "DT": "constexpr", "BLOCK": "constexpr"}))
+    with pytest.raises(TypeError, match="Signature keys must be string"):
+        triton.compiler.ASTSource(fn=bad_kernel, signature={0: "*fp32"})
+    with pytest.raises(TypeError, match="must be a @triton.jit function"):
+        triton.compiler.ASTSource(fn=print, signature={})
+    with pytest.raises(NotImplementedError, match="IRSource"):
+        triton.compile("kernel.ttgir")
+    with pytest.raises(NotImplementedError, match="compiles for the CPU"):
+        triton.compile(triton.compiler.ASTSource(fn=bad_kernel, signature={"x_ptr": "*fp32"}),
+                       target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
+
+
 # ---- autotuner ---------------------------------------------------------------------------
 
 @triton.jit

@@ -17,13 +17,9 @@ __all__ = ["REFUSED", "refused_function", "refused_class", "refusal_message"]
 REFUSED = {
     "triton.aggregate": "@triton.aggregate classes (user-defined structs of tensors in kernels) are not compiled by "
                         "tilec's front end; pass the fields as separate arguments or a tuple",
-    "triton.compiler.ASTSource": "Triton's compiler input (a kernel for Triton's MLIR pipeline); tilec compiles "
-                                 "kernels when they are launched, or with kernel.warmup(...)",
-    "triton.compiler.IRSource": "Triton's compiler input (TTIR/TTGIR/PTX files); tilec compiles Python kernel "
-                                "source only (`tilec compile FILE.py` ahead of time)",
-    "triton.compiler.compile": "Triton's ahead-of-time entry point over ASTSource/IR files; kernels compile on "
-                               "their first launch or with kernel.warmup(*args, grid=...), ahead of time with "
-                               "`tilec compile FILE.py -k KERNEL -s SIGNATURE`",
+    "triton.compiler.IRSource": "Triton's compiler input (TTIR/TTGIR/PTX files), also `triton.compile(PATH)`; "
+                                "tilec compiles Python kernel source only (`triton.compile(ASTSource(fn, ...))`, "
+                                "`tilec compile FILE.py` ahead of time)",
     "triton.compiler.make_backend": "Triton's GPU compiler backends (CUDA, HIP); tilec is its own compiler, for "
                                     "the CPU",
     "triton.compiler.get_cache_key": "the cache key of Triton's compiler over an ASTSource; tilec keys its "
