@@ -1803,77 +1803,98 @@ MlirValue tc_nvptx_scratch(tc_lower *L, int n) {
 
 static void append(char *buf, size_t n, const char *s) { snprintf(buf + strlen(buf), n - strlen(buf), "%s", s); }
 
-/* One line per element, in one vprintf call (so lines of different programs never mix),
- * in the CPU runtime's format: "pid (x, y, z) idx (i, j) PREFIX v1 v2\n". */
-static void gpu_print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos) {
-  tc_builder *b = &c->b;
-  MlirType i32 = tcb_int_type(L->ctx, 32), i64 = tcb_int_type(L->ctx, 64), f64 = mlirF64TypeGet(L->ctx);
-  MlirAttribute h = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("hex"));
-  bool hex = !mlirAttributeIsNull(h) && mlirAttributeIsABool(h) && mlirBoolAttrGetValue(h);
-  MlirAttribute pa = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("prefix"));
-  MlirStringRef prefix = mlirAttributeIsNull(pa) ? mlirStringRefCreateFromCString("") : mlirStringAttrGetValue(pa);
-  char fmt[1024] = "pid (%u, %u, %u) ";
-  MlirValue vals[3 + TC_RANK + 8];
-  MlirType types[3 + TC_RANK + 8];
-  int n = 0;
-  for (int i = 0; i < 3; i++) vals[n] = L->pid[i], types[n++] = i32;
-  if (pos->rank > 0) {
-    append(fmt, sizeof fmt, "idx (");
-    for (int d = 0; d < pos->rank; d++) {
-      append(fmt, sizeof fmt, d ? ", %lld" : "%lld");
-      vals[n] = tcb_cast(b, "arith.index_cast", pos->idx[d], i64), types[n++] = i64;
-    }
-    append(fmt, sizeof fmt, ") ");
-  }
-  for (size_t i = 0; i < prefix.length && strlen(fmt) + 2 < sizeof fmt; i++) { /* '%' is literal text */
-    char ch[3] = {prefix.data[i], prefix.data[i] == '%' ? '%' : 0, 0};
-    append(fmt, sizeof fmt, ch);
-  }
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op) && i < 8 && !L->status; i++) {
-    MlirValue old = mlirOperationGetOperand(op, i);
-    int64_t s[TC_RANK];
-    tc_pos p = *pos;
-    p.rank = tc_shape_of(mlirValueGetType(old), s);
-    tc_cval v = tc_eval(c, old, &p);
-    if (L->status) return;
-    MlirType t = tcb_element_type(mlirValueGetType(old));
-    if (v.is_ptr) {
-      append(fmt, sizeof fmt, " 0x%016llx");
-      vals[n] = tc_debug_address(c, v, t), types[n++] = i64;
-    } else if (tcb_is_float(t)) {
-      MlirValue f = tcb_bitwidth(t) < 64 ? tcb_cast(b, "arith.extf", v.vec, f64) : v.vec;
-      if (hex) {
-        append(fmt, sizeof fmt, " 0x%016llx");
-        vals[n] = tcb_cast(b, "arith.bitcast", f, i64), types[n++] = i64;
-      } else {
-        append(fmt, sizeof fmt, " %.9g");
-        vals[n] = f, types[n++] = f64;
-      }
-    } else {
-      unsigned w = tcb_bitwidth(t);
-      MlirValue x = w < 64 ? tcb_cast(b, w == 1 || hex ? "arith.extui" : "arith.extsi", v.vec, i64) : v.vec;
-      char spec[32];
-      if (hex) snprintf(spec, sizeof spec, " 0x%%0%ullx", (w + 3) / 4);
-      else snprintf(spec, sizeof spec, "%s", w == 1 ? " %llu" : " %lld");
-      append(fmt, sizeof fmt, spec);
-      vals[n] = x, types[n++] = i64;
-    }
-  }
-  append(fmt, sizeof fmt, "\n");
-  /* the argument buffer: each value at its natural alignment, as vprintf reads it */
+/* One vprintf of a line: fmt and the values after it, each at its natural alignment in the
+ * argument buffer, as vprintf reads it. */
+static void gpu_vprintf(tc_lower *L, tc_builder *b, const char *fmt, const MlirValue *vals, const MlirType *types,
+                        int n) {
+  MlirType i32 = tcb_int_type(L->ctx, 32), f64 = mlirF64TypeGet(L->ctx);
   char st[512] = "!llvm.struct<(";
   for (int i = 0; i < n; i++)
     append(st, sizeof st,
-           i ? (mlirTypeEqual(types[i], f64)   ? ", f64"
-                : mlirTypeEqual(types[i], i32) ? ", i32"
-                                               : ", i64")
-             : "i32");
+           mlirTypeEqual(types[i], f64)   ? (i ? ", f64" : "f64")
+           : mlirTypeEqual(types[i], i32) ? (i ? ", i32" : "i32")
+                                          : (i ? ", i64" : "i64"));
   append(st, sizeof st, ")>");
   MlirType stype = tcb_type(L->ctx, st);
   MlirValue buf = tc_entry_alloca(L, stype);
   tc_store_fields(L, b, buf, stype, vals, n);
   MlirValue args[2] = {tc_string_constant(L, b, fmt), buf};
   tc_call_runtime_value(L, b, "vprintf", i32, 2, args);
+}
+
+/* One element of a device_print: a line per operand, each in one vprintf call (so lines of
+ * different programs never mix), in Triton's format (the CPU runtime's, runtime/debug.h):
+ * "pid (x, y, z) idx (  i,  j)PREFIX(operand n) v\n". */
+static void gpu_print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos) {
+  tc_builder *b = &c->b;
+  MlirType i32 = tcb_int_type(L->ctx, 32), i64 = tcb_int_type(L->ctx, 64), f64 = mlirF64TypeGet(L->ctx);
+  bool hex = tc_print_hex(op);
+  MlirAttribute pa = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("prefix"));
+  MlirStringRef prefix = mlirAttributeIsNull(pa) ? mlirStringRefCreateFromCString("") : mlirStringAttrGetValue(pa);
+  intptr_t nops = mlirOperationGetNumOperands(op);
+  uint64_t widths = (uint64_t)tc_print_index_widths(op);
+  char head[1024] = "pid (%u, %u, %u)";
+  MlirValue vals[3 + TC_RANK + 1];
+  MlirType types[3 + TC_RANK + 1];
+  int n = 0;
+  for (int i = 0; i < 3; i++) vals[n] = L->pid[i], types[n++] = i32;
+  if (nops > 0) {
+    append(head, sizeof head, " idx (");
+    for (int d = 0; d < pos->rank; d++) {
+      char spec[16];
+      snprintf(spec, sizeof spec, "%s%%%ulld", d ? ", " : "", (unsigned)(widths >> (4 * d) & 15));
+      append(head, sizeof head, spec);
+      vals[n] = tcb_cast(b, "arith.index_cast", pos->idx[d], i64), types[n++] = i64;
+    }
+    append(head, sizeof head, ")");
+  }
+  for (size_t i = 0; i < prefix.length && strlen(head) + 2 < sizeof head; i++) { /* '%' is literal text */
+    char ch[3] = {prefix.data[i], prefix.data[i] == '%' ? '%' : 0, 0};
+    append(head, sizeof head, ch);
+  }
+  if (!nops) {
+    append(head, sizeof head, "\n");
+    gpu_vprintf(L, b, head, vals, types, n);
+    return;
+  }
+  int nhead = n;
+  for (intptr_t i = 0; i < nops && !L->status; i++) {
+    MlirValue old = mlirOperationGetOperand(op, i);
+    int64_t s[TC_RANK];
+    tc_pos p = *pos;
+    p.rank = tc_shape_of(mlirValueGetType(old), s);
+    tc_cval v = tc_eval(c, old, &p);
+    if (L->status) return;
+    char fmt[1100];
+    snprintf(fmt, sizeof fmt, "%s", head);
+    if (nops > 1) {
+      char tag[32];
+      snprintf(tag, sizeof tag, "(operand %d) ", (int)i);
+      append(fmt, sizeof fmt, tag);
+    }
+    n = nhead;
+    MlirType t = tcb_element_type(mlirValueGetType(old));
+    if (v.is_ptr) {
+      append(fmt, sizeof fmt, "0x%llx");
+      vals[n] = tc_debug_address(c, v, t), types[n++] = i64;
+    } else if (tcb_is_float(t) && !hex) {
+      append(fmt, sizeof fmt, "%f");
+      vals[n] = tcb_bitwidth(t) < 64 ? tcb_cast(b, "arith.extf", v.vec, f64) : v.vec, types[n++] = f64;
+    } else {
+      unsigned w = tcb_bitwidth(t);
+      MlirValue x = v.vec;
+      if (tcb_is_float(t)) x = tcb_cast(b, "arith.bitcast", x, tcb_int_type(L->ctx, w)); /* hex: the code */
+      bool uns = tcb_is_float(t) || w == 1 || tc_print_operand_unsigned(op, i);
+      if (w < 64) x = tcb_cast(b, uns || hex ? "arith.extui" : "arith.extsi", x, i64);
+      char spec[32];
+      if (hex) snprintf(spec, sizeof spec, "0x%%0%ullx", (w + 3) / 4);
+      else snprintf(spec, sizeof spec, "%s", uns ? "%llu" : "%lld");
+      append(fmt, sizeof fmt, spec);
+      vals[n] = x, types[n++] = i64;
+    }
+    append(fmt, sizeof fmt, "\n");
+    gpu_vprintf(L, b, fmt, vals, types, n);
+  }
 }
 
 /* A failing element calls __assertfail (the kernel stops with cudaErrorAssert), with the

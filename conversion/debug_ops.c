@@ -142,42 +142,82 @@ static int op_rank(MlirOperation op, int64_t *shape) {
   return rank;
 }
 
+/* Triton's printed width of each index: ceil(log10(dim)) digits, 4 bits a dimension. */
+int64_t tc_print_index_widths(MlirOperation op) {
+  int64_t shape[TC_RANK];
+  int rank = op_rank(op, shape);
+  uint64_t packed = 0;
+  for (int d = 0; d < rank && d < 16; d++) {
+    unsigned w = 0;
+    for (int64_t p = 1; p < shape[d]; p *= 10) w++;
+    packed |= (uint64_t)(w & 15) << (4 * d);
+  }
+  return (int64_t)packed;
+}
+
+bool tc_print_operand_unsigned(MlirOperation op, intptr_t i) {
+  MlirAttribute u = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("unsigned"));
+  return !mlirAttributeIsNull(u) && mlirAttributeIsAInteger(u) && (mlirIntegerAttrGetValueInt(u) >> i & 1);
+}
+
+bool tc_print_hex(MlirOperation op) {
+  MlirAttribute h = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("hex"));
+  return !mlirAttributeIsNull(h) && mlirAttributeIsABool(h) && mlirBoolAttrGetValue(h);
+}
+
+/* One element of a device_print: a line per operand (Triton's format, runtime/debug.h). */
 static void print_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos) {
   tc_builder *b = &c->b;
   MlirValue idx64[4];
   tc_index_words(L, b, pos, (MlirValue){NULL}, idx64);
   MlirType i32 = tcb_int_type(L->ctx, 32), i64 = tcb_int_type(L->ctx, 64), f64 = mlirF64TypeGet(L->ctx);
-  MlirAttribute h = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("hex"));
-  bool hex = !mlirAttributeIsNull(h) && mlirAttributeIsABool(h) && mlirBoolAttrGetValue(h);
-  MlirValue begin[9] = {L->pid[0], L->pid[1], L->pid[2], tcb_const_int(b, i32, pos->rank), idx64[0],
-                        idx64[1],  idx64[2],  idx64[3],  str_attr_ptr(L, b, op, "prefix")};
-  tc_call_runtime(L, b, "tilec_rt_print_begin", 9, begin);
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op) && !L->status; i++) {
+  bool hex = tc_print_hex(op);
+  intptr_t nops = mlirOperationGetNumOperands(op);
+  MlirValue prefix = str_attr_ptr(L, b, op, "prefix");
+  MlirValue head[11] = {L->pid[0],
+                        L->pid[1],
+                        L->pid[2],
+                        tcb_const_int(b, i32, nops ? pos->rank : -1),
+                        idx64[0],
+                        idx64[1],
+                        idx64[2],
+                        idx64[3],
+                        tcb_const_int(b, i64, tc_print_index_widths(op)),
+                        prefix,
+                        tcb_const_int(b, i32, -1)};
+  if (!nops) {
+    tc_call_runtime(L, b, "tilec_rt_print_head", 11, head);
+    tc_call_runtime(L, b, "tilec_rt_print_end", 0, NULL);
+    return;
+  }
+  for (intptr_t i = 0; i < nops && !L->status; i++) {
     MlirValue old = mlirOperationGetOperand(op, i);
     int64_t s[TC_RANK];
-    int r = tc_shape_of(mlirValueGetType(old), s);
     tc_pos p = *pos;
-    p.rank = r;
+    p.rank = tc_shape_of(mlirValueGetType(old), s);
     tc_cval v = tc_eval(c, old, &p);
     if (L->status) return;
+    head[10] = tcb_const_int(b, i32, nops > 1 ? i : -1);
+    tc_call_runtime(L, b, "tilec_rt_print_head", 11, head);
     MlirType t = tcb_element_type(mlirValueGetType(old));
-    MlirValue hx = tcb_const_int(b, i32, hex);
     if (v.is_ptr) {
-      MlirValue args[4] = {tc_debug_address(c, v, t), tcb_const_int(b, i32, 1), tcb_const_int(b, i32, 1),
-                           tcb_const_int(b, i32, 64)};
-      tc_call_runtime(L, b, "tilec_rt_print_i64", 4, args);
-    } else if (tcb_is_float(t)) {
+      MlirValue a = tc_debug_address(c, v, t);
+      tc_call_runtime(L, b, "tilec_rt_print_ptr", 1, &a);
+    } else if (tcb_is_float(t) && !hex) {
       MlirValue f = tcb_bitwidth(t) < 64 ? tcb_cast(b, "arith.extf", v.vec, f64) : v.vec;
-      MlirValue args[2] = {f, hx};
-      tc_call_runtime(L, b, "tilec_rt_print_f64", 2, args);
+      tc_call_runtime(L, b, "tilec_rt_print_float", 1, &f);
     } else {
       unsigned w = tcb_bitwidth(t);
-      MlirValue x = w < 64 ? tcb_cast(b, w == 1 ? "arith.extui" : "arith.extsi", v.vec, i64) : v.vec;
-      MlirValue args[4] = {x, tcb_const_int(b, i32, w == 1), hx, tcb_const_int(b, i32, (int64_t)w)};
-      tc_call_runtime(L, b, "tilec_rt_print_i64", 4, args);
+      MlirValue x = v.vec;
+      if (tcb_is_float(t)) x = tcb_cast(b, "arith.bitcast", x, tcb_int_type(L->ctx, w)); /* hex: the code */
+      bool uns = tcb_is_float(t) || w == 1 || tc_print_operand_unsigned(op, i);
+      if (w < 64) x = tcb_cast(b, uns ? "arith.extui" : "arith.extsi", x, i64);
+      MlirValue args[4] = {x, tcb_const_int(b, i32, uns), tcb_const_int(b, i32, hex),
+                           tcb_const_int(b, i32, (int64_t)w)};
+      tc_call_runtime(L, b, "tilec_rt_print_int", 4, args);
     }
+    tc_call_runtime(L, b, "tilec_rt_print_end", 0, NULL);
   }
-  tc_call_runtime(L, b, "tilec_rt_print_end", 0, NULL);
 }
 
 static void assert_element(tc_lower *L, tc_chunk *c, MlirOperation op, const tc_pos *pos) {

@@ -84,6 +84,12 @@ MlirValue tc_dot_destination(tc_lower *L, MlirOperation op);
 int tc_emit_sort(tc_lower *L, MlirOperation *roots, int n); /* sort.c */
 void tc_lower_atomic(tc_lower *L, MlirOperation op);        /* atomics.c */
 void tc_lower_debug_op(tc_lower *L, MlirOperation op);      /* debug_ops.c: print, assert */
+/* device_print's shared facts, for every backend: the printed width of each index
+ * (Triton's ceil(log10(dim)) digits, packed 4 bits a dimension, runtime/debug.h), whether
+ * operand i prints unsigned, whether it prints hex. */
+int64_t tc_print_index_widths(MlirOperation op);
+bool tc_print_operand_unsigned(MlirOperation op, intptr_t i);
+bool tc_print_hex(MlirOperation op);
 /* The byte address of a pointer value at a position (printed by device_print). */
 MlirValue tc_debug_address(tc_chunk *c, tc_cval v, MlirType ptr_type);
 /* The same element by element (a scalar nest over the operands' shape), with a backend's

@@ -332,13 +332,17 @@ MlirValue tile_build_atomic_rmw(tc_builder *b, const char *kind, MlirValue ptr, 
   return tile_build_op1(b, TILE_ATOMIC_RMW, result, 2 + seg[2], ops, 2, at);
 }
 
-void tile_build_print(tc_builder *b, MlirAttribute prefix, bool hex, intptr_t n, const MlirValue *values) {
+void tile_build_print(tc_builder *b, MlirAttribute prefix, bool hex, intptr_t n, const MlirValue *values,
+                      const bool *is_unsigned) {
   int32_t seg[8];
+  int unsigned_mask = 0;
   for (int i = 0; i < 8; i++) seg[i] = i < n;
-  MlirNamedAttribute attrs[3] = {tcb_named(b->ctx, "prefix", prefix),
-                                 tcb_named(b->ctx, "hex", mlirBoolAttrGet(b->ctx, hex)),
-                                 tcb_named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 8, seg))};
-  tile_build_op(b, TILE_PRINT, 0, NULL, n, values, 3, attrs);
+  for (intptr_t i = 0; i < n; i++) unsigned_mask |= is_unsigned[i] << i;
+  MlirNamedAttribute attrs[4] = {
+      tcb_named(b->ctx, "prefix", prefix), tcb_named(b->ctx, "hex", mlirBoolAttrGet(b->ctx, hex)),
+      tcb_named(b->ctx, "unsigned", mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 32), unsigned_mask)),
+      tcb_named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 8, seg))};
+  tile_build_op(b, TILE_PRINT, 0, NULL, n, values, 4, attrs);
 }
 
 void tile_build_assert(tc_builder *b, MlirValue cond, MlirAttribute message) {

@@ -76,7 +76,10 @@ MlirOperation tile_build_scan(tc_builder *b, intptr_t n, const MlirValue *operan
 MlirValue tile_build_atomic_rmw(tc_builder *b, const char *kind, MlirValue ptr, MlirValue val, MlirValue mask,
                                 MlirType result);
 /* tile.print of n (<= 8) tiles after the text `prefix` (a StringAttr); tile.assert. */
-void tile_build_print(tc_builder *b, MlirAttribute prefix, bool hex, intptr_t n, const MlirValue *values);
+/* prefix: the text after the index (Triton's munged prefix); is_unsigned[i]: operand i's
+ * integers print unsigned (the attribute "unsigned", bit i). 0 to 8 operands. */
+void tile_build_print(tc_builder *b, MlirAttribute prefix, bool hex, intptr_t n, const MlirValue *values,
+                      const bool *is_unsigned);
 void tile_build_assert(tc_builder *b, MlirValue cond, MlirAttribute message);
 
 /* ---- the op table (dialects/tile_ops.def) -------------------------------------------- */

@@ -217,7 +217,7 @@ irdl.dialect @tile {
   }
 
   // --- debug --------------------------------------------------------------------------
-  irdl.operation @print {            // {prefix, hex}; 1 to 8 values of any types
+  irdl.operation @print {            // {prefix, hex, unsigned (bit i: operand i)}; 0 to 8 values of any types
     %v0 = irdl.any
     %v1 = irdl.any
     %v2 = irdl.any
@@ -228,8 +228,9 @@ irdl.dialect @tile {
     %v7 = irdl.any
     %p = irdl.any
     %h = irdl.any
-    irdl.attributes {"prefix" = %p, "hex" = %h}
-    irdl.operands(args0: %v0, args1: optional %v1, args2: optional %v2, args3: optional %v3, args4: optional %v4, args5: optional %v5, args6: optional %v6, args7: optional %v7)
+    %u = irdl.any
+    irdl.attributes {"prefix" = %p, "hex" = %h, "unsigned" = %u}
+    irdl.operands(args0: optional %v0, args1: optional %v1, args2: optional %v2, args3: optional %v3, args4: optional %v4, args5: optional %v5, args6: optional %v6, args7: optional %v7)
     irdl.results()
   }
   irdl.operation @assert {           // {message}; cond tile or scalar

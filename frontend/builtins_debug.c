@@ -13,6 +13,26 @@ static MlirAttribute str(tc_cg *cg, const char *s, size_t n) {
   return mlirStringAttrGet(cg->ctx, mlirStringRefCreate(s, n));
 }
 
+/* Triton's prefix (semantic.device_print): with values, it ends in ": " (a last character
+ * that is not a space becomes one, then the one before the end becomes ':'); a prefix of
+ * more than two characters starts with a space. Lines read "... idx (3) x: 7". */
+static MlirAttribute printed_prefix(tc_cg *cg, const char *prefix, size_t plen, bool values) {
+  char *p = tc_arena_alloc(cg->arena, plen + 4);
+  if (!p) return str(cg, prefix, plen);
+  size_t n = plen;
+  memcpy(p + 1, prefix, plen);
+  if (values && (n == 0 || p[n] != ' ')) p[1 + n++] = ' ';
+  if (values && !(n >= 2 && p[n - 1] == ':' && p[n] == ' ')) {
+    p[n] = ':';
+    p[1 + n++] = ' ';
+  }
+  if (n > 2 && p[1] != ' ') {
+    p[0] = ' ';
+    return str(cg, p, n + 1);
+  }
+  return str(cg, p + 1, n);
+}
+
 tc_val cg_device_print(tc_cg *cg, const char *prefix, size_t plen, const tc_val *args, int nargs, bool hex,
                        tc_loc loc) {
   tc_val ts[16];
@@ -37,12 +57,15 @@ tc_val cg_device_print(tc_cg *cg, const char *prefix, size_t plen, const tc_val 
       return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "device_print cannot print a %s", tv_kind_name(&args[i]));
     }
   }
-  if (n == 0) return tv_none(); /* only text: nothing happens at run time */
   MlirValue vs[16];
-  for (int i = 0; i < n; i++) vs[i] = cg_broadcast_to(cg, ts[i], rank, shape, loc).v;
+  bool is_unsigned[16];
+  for (int i = 0; i < n; i++) {
+    vs[i] = cg_broadcast_to(cg, ts[i], rank, shape, loc).v;
+    is_unsigned[i] = tc_ty_is_int(ts[i].ty) && !tc_ty_is_signed(ts[i].ty);
+  }
   if (cg->err) return (tc_val){0};
   cg_set_loc(cg, loc);
-  tile_build_print(&cg->b, str(cg, prefix, plen), hex, n, vs);
+  tile_build_print(&cg->b, printed_prefix(cg, prefix, plen, n > 0), hex, n, vs, is_unsigned);
   return tv_none();
 }
 

@@ -93,6 +93,34 @@ void tilec_rt_print_f64(double v, int32_t hex) {
 
 void tilec_rt_print_end(void) { out_printf("\n"); }
 
+/* ---- Triton's format (tilec_rt_print_head and the values after it) -------------------- */
+
+void tilec_rt_print_head(uint32_t px, uint32_t py, uint32_t pz, int32_t rank, int64_t i0, int64_t i1, int64_t i2,
+                         int64_t i3, int64_t widths, const char *prefix, int32_t operand) {
+  out_printf("pid (%u, %u, %u)", px, py, pz);
+  if (rank >= 0) {
+    int64_t four[4] = {i0, i1, i2, i3};
+    const int64_t *idx = rank > 4 ? (const int64_t *)(intptr_t)i0 : four; /* debug.h: above rank 4, i0 points */
+    out_printf(" idx (");
+    for (int32_t d = 0; d < rank && d < 16; d++)
+      out_printf("%s%*" PRId64, d ? ", " : "", (int)((uint64_t)widths >> (4 * d) & 15), idx[d]);
+    out_printf(")");
+  }
+  out_printf("%s", prefix ? prefix : "");
+  if (operand >= 0) out_printf("(operand %d) ", operand);
+}
+
+void tilec_rt_print_int(int64_t v, int32_t is_unsigned, int32_t hex, int32_t bits) {
+  uint64_t u = bits >= 64 ? (uint64_t)v : (uint64_t)v & (((uint64_t)1 << bits) - 1);
+  if (hex) out_printf("0x%0*" PRIx64, (bits + 3) / 4, u); /* the value's own width: an i32 -1 is 0xffffffff */
+  else if (is_unsigned) out_printf("%" PRIu64, u);
+  else out_printf("%" PRId64, v);
+}
+
+void tilec_rt_print_float(double v) { out_printf("%f", v); }
+
+void tilec_rt_print_ptr(int64_t address) { out_printf("0x%" PRIx64, (uint64_t)address); }
+
 void tilec_rt_flush_output(void) {
   if (!tls_len) return;
   pthread_mutex_lock(&out_lock);

@@ -78,7 +78,22 @@ TILEC_RT_EXPORT void tilec_rt_set_jmp(jmp_buf *jb);
 /* A tile index in the calls below: `rank` indices in i0..i3 up to rank 4; above rank 4, i0
  * is the address of an int64_t array of the `rank` indices (the kernel's own stack) and
  * i1..i3 are 0.
- * device_print: one line per element: begin, one value per argument, end. */
+ * device_print, in Triton's format: one line per element and operand,
+ *   pid (X, Y, Z) idx (I, J)PREFIX(operand N) VALUE
+ * tilec_rt_print_head writes up to the value: each index right-aligned to its width
+ * (`widths`: 4 bits a dimension, dimension d at bit 4 d), the prefix as given (the front end
+ * made it Triton's " x: "), "(operand N) " unless operand is -1; rank -1 leaves out the
+ * index (a print of text alone: "pid (X, Y, Z) text"). Then at most one value, then
+ * tilec_rt_print_end. Integers print signed or unsigned, hex as 0x and the value's own
+ * width in digits (a float's hex is its code, printed as an integer of its width); floats as
+ * %f; pointers as 0x and the address. */
+TILEC_RT_EXPORT void tilec_rt_print_head(uint32_t px, uint32_t py, uint32_t pz, int32_t rank, int64_t i0, int64_t i1,
+                                         int64_t i2, int64_t i3, int64_t widths, const char *prefix, int32_t operand);
+TILEC_RT_EXPORT void tilec_rt_print_int(int64_t v, int32_t is_unsigned, int32_t hex, int32_t bits);
+TILEC_RT_EXPORT void tilec_rt_print_float(double v);
+TILEC_RT_EXPORT void tilec_rt_print_ptr(int64_t address);
+/* The format of kernel libraries built before the above (kept for them): one line per
+ * element, "pid (X, Y, Z) idx (I, J) PREFIX V1 V2": begin, one value per argument, end. */
 TILEC_RT_EXPORT void tilec_rt_print_begin(uint32_t px, uint32_t py, uint32_t pz, int32_t rank, int64_t i0, int64_t i1,
                                           int64_t i2, int64_t i3, const char *prefix);
 TILEC_RT_EXPORT void tilec_rt_print_i64(int64_t v, int32_t is_unsigned, int32_t hex, int32_t bits);

@@ -7,11 +7,13 @@ import numpy as np
 from harness import add, diag, func, compare, line_of, run_kernel
 
 
-PRINT_RE = re.compile(r"^pid \((\d+), (\d+), (\d+)\)(?: idx \(([\d, ]+)\))? (\S*?):? +(.*)$")
+PRINT_RE = re.compile(r"^pid \((\d+), (\d+), (\d+)\)(?: idx \(([\d, ]*)\))?(.*?)(?:\(operand (\d+)\) )?(\S+)$")
 
 
 def _parse_prints(out):
-    """stdout of device_print -> {(pid, idx, prefix): [value strings]}, or an error string."""
+    """stdout of device_print (Triton's format: a line per element and operand,
+    "pid (X, Y, Z) idx (I, J) NAME: (operand N) V") -> {(pid, idx, NAME): [values by
+    operand]}, or an error string."""
     got = {}
     for line in out.splitlines():
         m = PRINT_RE.match(line)
@@ -19,10 +21,12 @@ def _parse_prints(out):
             return "unexpected stdout line %r" % line
         pid = tuple(int(v) for v in m.group(1, 2, 3))
         idx = tuple(int(v) for v in m.group(4).split(",")) if m.group(4) else ()
-        key = (pid, idx, m.group(5))
-        if key in got:
-            return "line printed twice: %r" % line
-        got[key] = m.group(6).split()
+        key = (pid, idx, m.group(5).strip().rstrip(":"))
+        vals = got.setdefault(key, [])
+        operand = int(m.group(6) or 0)
+        if operand != len(vals):
+            return "line printed twice or out of order: %r" % line
+        vals.append(m.group(7))
     return got
 
 
@@ -153,6 +157,29 @@ def cases():
             return "tl.static_print printed nothing (stdout %r, stderr %r)" % (out[:100], err[:100])
         return None
     func(F, "static_print_output", static_print)
+
+    def format_case():
+        kk = (np.arange(32, dtype=np.int32) - 3).reshape(2, 16) * 37
+        rc, out, err, _ = run_kernel(K, "print_format_kernel", (1,), dict(k_ptr=kk), [])
+        if rc != 0:
+            return "tilec exited with %s: %s" % (rc, (err.strip().splitlines() or [""])[0])
+        want = []
+        for i in range(2):
+            for j in range(16):
+                v = int(kk[i, j])
+                want += ["pid (0, 0, 0) idx (%d, %2d) k: %d" % (i, j, v),
+                         "pid (0, 0, 0) idx (%d, %2d): (operand 0) %d" % (i, j, v),
+                         "pid (0, 0, 0) idx (%d, %2d): (operand 1) %d" % (i, j, v & 0xFF),
+                         "pid (0, 0, 0) idx (%d, %2d) h: 0x%04x" % (i, j, v & 0xFFFF),
+                         "pid (0, 0, 0) idx (%d, %2d) f: %f" % (i, j, float(np.float16(v * 0.5)))]
+        want.append("pid (0, 0, 0) text only")
+        lines = out.splitlines()
+        if sorted(lines) != sorted(want):
+            miss = sorted(set(want) - set(lines))[:3]
+            extra = sorted(set(lines) - set(want))[:3]
+            return "printed lines differ: missing %s, unexpected %s" % (miss, extra)
+        return None
+    func(F, "device_print_tritons_format", format_case)
 
     # tiles above rank 4: every index printed and reported
     k5 = np.arange(16, dtype=np.int32) * 7 - 3

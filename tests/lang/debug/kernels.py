@@ -85,3 +85,15 @@ def assert6d_kernel(x_ptr):
 def oob5d_kernel(x_ptr, out_ptr):
     offs = tl.reshape(tl.arange(0, 64), (2, 2, 2, 2, 4))
     tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+
+# Triton's exact line format: indices padded to ceil(log10(dim)) digits, the prefix made
+# " NAME: ", "(operand N) " with several values, unsigned and hex values, text alone.
+@triton.jit
+def print_format_kernel(k_ptr):
+    k = tl.load(k_ptr + tl.arange(0, 2)[:, None] * 16 + tl.arange(0, 16)[None, :])
+    tl.device_print("k ", k)
+    tl.device_print("", k, k.to(tl.uint8))
+    print("text only")
+    tl.device_print("h", k.to(tl.int16), hex=True)
+    tl.device_print("f:", (k * 0.5).to(tl.float16))
