@@ -4,6 +4,7 @@
  * compile-time ones, tl.static_print / tl.static_assert (registry rows at the end).
  * In: evaluated arguments. Out: tile debug ops; constexpr asserts are checked here. */
 #include "frontend/builtins.h"
+#include "frontend/signature.h"
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <stdio.h>
@@ -72,8 +73,12 @@ tc_val cg_device_print(tc_cg *cg, const char *prefix, size_t plen, const tc_val 
 tc_val cg_device_assert(tc_cg *cg, tc_val cond, const char *msg, size_t mlen, const tc_val *mask, tc_loc loc) {
   bool t;
   if (cond.kind != TV_TENSOR && cg_truthy_constexpr(cg, &cond, loc, &t)) {
-    if (!t) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "assertion failed: %.*s", (int)mlen, msg);
-    return tv_none();
+    if (t) return tv_none();
+    /* a constant False fails where it runs, as in Triton (with debug; nothing without, and
+     * nothing in a branch that never runs): `tl.device_assert(False, "unreachable")` */
+    tc_val f = tv_bool(false);
+    cond = cg_to_tensor(cg, &f, loc);
+    if (cg->err) return cond;
   }
   tc_val c = cg_to_bool(cg, cond, loc);
   if (mask && !cg_is_none(mask)) {
@@ -110,22 +115,46 @@ static tc_val device_assert(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_l
   return cg_device_assert(cg, *cg_arg(a, &b->sig, "cond"), msg, mlen, cg_arg(a, &b->sig, "mask"), loc);
 }
 
-/* Compile-time output: kept as notes that the tool prints (the library never does). */
+/* What Python's print shows for a compile-time value, as Triton's static_print (which calls
+ * print on the values): numbers, bools, None and tuples as Python writes them, a string as
+ * itself, a dtype by Triton's name ("fp16"), a tensor as its type ("int32[8, 16]", a
+ * scalar "int32[]"). */
+static void static_text(const tc_val *v, char *buf, size_t n, bool top) {
+  char name[64];
+  if (v->kind == TV_TENSOR) {
+    tc_ty_triton_name(v->ty, name, sizeof name);
+    size_t k = (size_t)snprintf(buf, n, "%s[", name);
+    for (int i = 0; i < v->rank && k < n; i++)
+      k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)v->shape[i]);
+    if (k < n) snprintf(buf + k, n - k, "]");
+  } else if (v->kind == TV_DTYPE && (v->rank || v->ptr_block)) {
+    tv_dtype_name(v, buf, n);
+  } else if (v->kind == TV_DTYPE) {
+    tc_ty_triton_name(v->ty, buf, n);
+  } else if (v->kind == TV_STR && !top) {
+    snprintf(buf, n, "'%.*s'", (int)v->slen, v->s);
+  } else if (v->kind == TV_TUPLE) {
+    size_t k = (size_t)snprintf(buf, n, "(");
+    for (int i = 0; i < v->nitems && k < n; i++) {
+      if (i) k += (size_t)snprintf(buf + k, n - k, ", ");
+      if (k < n) static_text(&v->items[i], buf + k, n - k, false);
+      k += strlen(buf + k);
+    }
+    if (k < n) snprintf(buf + k, n - k, v->nitems == 1 ? ",)" : ")");
+  } else if (!tc_value_to_text(v, buf, n)) {
+    tv_describe(v, buf, n);
+  }
+}
+
+/* Compile-time output: kept as notes that the tool and the drop-in print (the library never
+ * does), one line per call, the values separated by spaces. */
 static tc_val static_print(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
   (void)b, (void)loc;
   char line[512] = "";
   size_t k = 0;
   for (int i = 0; i < a->nargs && k + 2 < sizeof line; i++) {
     char item[256];
-    const tc_val *v = &a->args[i];
-    if (v->kind == TV_STR) snprintf(item, sizeof item, "%.*s", (int)v->slen, v->s);
-    else if (v->kind == TV_INT) snprintf(item, sizeof item, "%lld", (long long)v->i);
-    else if (v->kind == TV_BOOL) snprintf(item, sizeof item, "%s", v->i ? "True" : "False");
-    else if (v->kind == TV_FLOAT) snprintf(item, sizeof item, "%g", v->f);
-    else if (v->kind == TV_NONE) snprintf(item, sizeof item, "None");
-    else if (v->kind == TV_DTYPE && (v->rank || v->ptr_block)) tv_dtype_name(v, item, sizeof item);
-    else if (v->kind == TV_DTYPE) tc_ty_name(v->ty, item, sizeof item);
-    else tv_describe(v, item, sizeof item);
+    static_text(&a->args[i], item, sizeof item, true);
     k += (size_t)snprintf(line + k, sizeof line - k, "%s%s", i ? " " : "", item);
   }
   if (cg->info) {

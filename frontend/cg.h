@@ -279,7 +279,9 @@ tc_val cg_module_attr(tc_cg *cg, const tc_val *module, const char *attr, tc_loc 
 bool cg_global_name(tc_cg *cg, const char *name, tc_val *out);
 tc_val cg_call_builtin(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc);
 tc_val cg_tensor_attr(tc_cg *cg, const tc_val *t, const char *attr, tc_loc loc);
-/* dtype_attrs.c: dtype attributes (name, primitive_bitwidth, ...) and methods (is_fp16(), ...). */
+/* dtype_attrs.c: dtype attributes (name, primitive_bitwidth, ...) and methods (is_fp16(), ...);
+ * Triton's dtype.name of a type ("int32", "fp16", "pointer<int32>"). */
+void tc_ty_triton_name(tc_ty t, char *buf, size_t n);
 tc_val cg_dtype_attr(tc_cg *cg, const tc_val *d, const char *attr, tc_loc loc);
 tc_val cg_dtype_method(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc);
 

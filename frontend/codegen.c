@@ -917,21 +917,11 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
   }
 }
 
+/* `assert cond, msg` is tl.device_assert(cond, msg), as in Triton: a constant condition too
+ * (a False fails where it runs, with debug; compile-time checks are tl.static_assert). */
 static void stmt_assert(tc_cg *cg, const tc_stmt *s) {
   tc_val c = cg_expr(cg, s->u.assert_.test);
   if (cg->err) return;
-  bool t;
-  if (c.kind != TV_TENSOR && cg_truthy_constexpr(cg, &c, s->loc, &t)) {
-    if (!t) {
-      char msg[256] = "assertion failed";
-      if (s->u.assert_.msg) {
-        tc_val m = cg_expr(cg, s->u.assert_.msg);
-        if (m.kind == TV_STR) snprintf(msg, sizeof msg, "assertion failed: %.*s", (int)m.slen, m.s);
-      }
-      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "%s", msg);
-    }
-    return;
-  }
   const char *msg = "";
   size_t mlen = 0;
   if (s->u.assert_.msg) {

@@ -10,12 +10,12 @@
 #include <string.h>
 
 /* Triton's dtype.name: "int32", "uint8", "int1", "fp16", "bf16", "fp8e4nv", "pointer<fp16>". */
-static void triton_name(tc_ty t, char *buf, size_t n) {
+void tc_ty_triton_name(tc_ty t, char *buf, size_t n) {
   if (t.ptr_depth) {
     tc_ty e = t;
     e.ptr_depth--;
     char inner[64];
-    triton_name(e, inner, sizeof inner);
+    tc_ty_triton_name(e, inner, sizeof inner);
     snprintf(buf, n, "pointer<%s>", inner);
     return;
   }
@@ -45,7 +45,7 @@ bool tv_dtype_eq(const tc_val *a, const tc_val *b) {
 /* Triton's block_type.name: "<(16, 32), fp32>" (its shape is a Python tuple: "(8,)" in 1-D). */
 void tv_dtype_name(const tc_val *d, char *buf, size_t n) {
   char elem[64];
-  triton_name(d->ty, elem, sizeof elem);
+  tc_ty_triton_name(d->ty, elem, sizeof elem);
   if (!d->rank) {
     snprintf(buf, n, "%s", elem);
     return;
@@ -76,7 +76,7 @@ static tc_val shape_tuple(tc_cg *cg, const tc_val *d) {
 
 static bool is_named(tc_ty t, const char *name) {
   char buf[64];
-  triton_name(t, buf, sizeof buf);
+  tc_ty_triton_name(t, buf, sizeof buf);
   return !strcmp(buf, name);
 }
 
@@ -178,7 +178,7 @@ tc_val cg_dtype_attr(tc_cg *cg, const tc_val *d, const char *attr, tc_loc loc) {
   if (!strcmp(attr, "scalar")) return *d;
   if (!strcmp(attr, "name")) {
     char buf[64];
-    triton_name(t, buf, sizeof buf);
+    tc_ty_triton_name(t, buf, sizeof buf);
     size_t n = strlen(buf);
     char *s = cg_alloc(cg, n + 1);
     memcpy(s, buf, n);
@@ -192,7 +192,7 @@ tc_val cg_dtype_attr(tc_cg *cg, const tc_val *d, const char *attr, tc_loc loc) {
   for (size_t i = 0; i < sizeof predicates / sizeof predicates[0]; i++)
     if (!strcmp(attr, predicates[i])) return method(cg, d, attr);
   char buf[64];
-  triton_name(t, buf, sizeof buf);
+  tc_ty_triton_name(t, buf, sizeof buf);
   return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "dtype %s has no attribute '%s'", buf, attr);
 }
 
@@ -216,7 +216,7 @@ tc_val cg_dtype_method(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc) 
   tc_ty t = d->ty;
   bool ptr = tc_ty_is_ptr(t), fl = !ptr && tc_ty_is_float(t), in = !ptr && tc_ty_is_int(t);
   char tn[64];
-  triton_name(t, tn, sizeof tn);
+  tc_ty_triton_name(t, tn, sizeof tn);
   if (!strcmp(name, "get_int_max_value") || !strcmp(name, "get_int_min_value")) {
     if (!in) return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "dtype.%s() needs an integer dtype, got %s", name, tn);
     unsigned bits = tc_ty_bits(t);

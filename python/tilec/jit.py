@@ -499,6 +499,9 @@ class JITFunction:
         spec["kernel"] = self.fn.__name__
         spec["defines"] = defines
         kernel, warning = compiler.compile(cls=CompiledKernel, **spec)
+        notes = compiler.notes
+        if notes:  # tl.static_print, as Triton prints it while compiling (not when served from the cache)
+            sys.stdout.write(notes)
         if warning:
             warnings.warn(f"tilec: {warning}", RuntimeWarning, stacklevel=3)
         spec["_debug"] = debug

@@ -502,6 +502,21 @@ def test_out_of_resources_message():
     assert isinstance(e, triton.TritonError)
 
 
+def test_static_print_prints_while_compiling(capsys):
+    @triton.jit
+    def static_print_kernel(x_ptr, TAG: tl.constexpr, B: tl.constexpr):
+        r = tl.arange(0, B)
+        tl.static_print("tag", TAG, r, x_ptr, (r * 0.5).dtype, (B, "s"))
+        tl.store(x_ptr + r, r.to(tl.float32))
+
+    tag = int.from_bytes(os.urandom(6), "little")  # a new specialization: not served from the disk cache
+    x = torch.zeros(8)
+    static_print_kernel[(1, )](x, tag, 8)
+    assert f"tag {tag} int32[8] pointer<fp32>[] fp32 (8, 's')\n" in capsys.readouterr().out
+    static_print_kernel[(1, )](x, tag, 8)  # compiled already: prints nothing, as in Triton
+    assert capsys.readouterr().out == "" and x.tolist() == list(range(8))
+
+
 def test_compile_takes_an_ast_source_only():
     # ASTSource compiles (test_dropin_triton39); anything else is a clear error
     with pytest.raises(TypeError, match="src must be an ASTSource"):

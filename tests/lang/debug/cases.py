@@ -140,6 +140,13 @@ def cases():
     func(F, "assert_statement_passes", lambda: _assert_case(
         "assert_stmt_kernel", dict(x_ptr=a, out_ptr=np.zeros(10, np.int32), limit=11), (10,), ["out_ptr"], False,
         None, expect={"out_ptr": a}))
+    func(F, "device_assert_false_not_reached", lambda: _assert_case(
+        "const_false_assert_kernel", dict(x_ptr=np.zeros(4, np.int32), N=1), (1,), ["x_ptr"], False, None,
+        expect={"x_ptr": np.array([1, 0, 0, 0], np.int32)}))
+    func(F, "device_assert_false_reached", lambda: _assert_case(
+        "const_false_assert_kernel", dict(x_ptr=np.zeros(4, np.int32), N=3), (3,), [], True,
+        'tl.device_assert(False, "only the last program', pids={(0, 0, 0), (1, 0, 0)},
+        msg="only the last program gets here"))
     xs = np.arange(8, dtype=np.int32) - 3
     add(F, "static_assert_passes", K, "static_kernel", (1,),
         dict(x_ptr=xs, out_ptr=np.zeros(8, np.int32), BLOCK=8, SCALE=3), ["out_ptr"],

@@ -97,3 +97,15 @@ def print_format_kernel(k_ptr):
     print("text only")
     tl.device_print("h", k.to(tl.int16), hex=True)
     tl.device_print("f:", (k * 0.5).to(tl.float16))
+
+
+# A constant False asserts where it runs (sglang's "Only last split should compute k_pe"):
+# not at compile time, and not in a branch no program takes.
+@triton.jit
+def const_false_assert_kernel(x_ptr, N: tl.constexpr):
+    pid = tl.program_id(0)
+    if pid < N - 1:
+        tl.device_assert(False, "only the last program gets here")
+    if pid == N:
+        assert False, "past the grid"
+    tl.store(x_ptr + pid, pid + 1)
