@@ -118,7 +118,20 @@ tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, 
         return (tc_val){.kind = TV_INVALID};
       }
     }
-    cg->err = tc_error_at(m, loc, code, "%s", msg);
+    /* inside @jit helpers: the calls that led here, innermost first (" (in f(), called at
+     * k.py:12, in g(), called at k.py:30)"): a helper fails for one caller's arguments */
+    char chain[512] = "";
+    size_t k = 0;
+    for (int j = cg->depth - 1; j >= 1 && k + 96 < sizeof chain; j--) {
+      const tc_frame *f = cg->frames[j];
+      const tc_module *cm = cg->frames[j - 1]->mod ? cg->frames[j - 1]->mod : cg->mod;
+      if (!f->fn || f->mod == cg->prelude || cm == cg->prelude) continue;
+      const char *file = cm->filename ? cm->filename : "<string>", *slash = strrchr(file, '/');
+      k += (size_t)snprintf(chain + k, sizeof chain - k, "%s %s(), called at %s:%d", k ? ", in" : " (in", f->fn->name,
+                            slash ? slash + 1 : file, f->call_loc.line + cm->line_offset);
+    }
+    if (k) snprintf(chain + k, sizeof chain - k, ")");
+    cg->err = tc_error_at(m, loc, code, "%s%s", msg, chain);
   }
   return (tc_val){.kind = TV_INVALID};
 }

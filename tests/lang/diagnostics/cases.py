@@ -2,7 +2,7 @@
 cases), and a chained comparison (its kernels are in diagnostics/kernels.py)."""
 import numpy as np
 
-from harness import add, diag
+from harness import add, diag, line_of
 
 
 def cases():
@@ -60,6 +60,11 @@ def cases():
     diag(F, "diag_loop_carried_scalar_type_change", K, "loop_type_change_kernel", "*fp32, i32", expect=("acc",))
     diag(F, "diag_loop_carried_tile_dtype_change", K, "loop_tile_dtype_change_kernel", "*fp32, i32", expect=("acc",))
     diag(F, "diag_loop_carried_shape_change", K, "loop_shape_change_kernel", "*fp32, i32", expect=("acc",))
+    diag(F, "diag_helper_call_chain", K, "helper_chain_kernel", "*i32",
+         expect=("arange's range must be a power of 2 (in chain_inner(), called at kernels.py:%d, in chain_outer(), "
+                 "called at kernels.py:%d)" % (line_of(K, "return chain_inner(W) + 1"),
+                                               line_of(K, "chain_outer(6))")),),
+         line="return tl.arange(0, W)")
     diag(F, "diag_arange_not_pow2", K, "arange_not_pow2_kernel", "*i32", expect=("arange's range must be a power of 2",), line="r = tl.arange(0, 12)")
     diag(F, "diag_undefined_name", K, "undefined_name_kernel", "*i32", expect=("not_defined_anywhere",),
          line="tl.store(x_ptr + r, r +")

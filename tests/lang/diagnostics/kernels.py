@@ -224,3 +224,20 @@ def _pick_ptr(a, b, pick):
 @triton.jit
 def const_helper_return_kernel(a, b: tl.const, pick):
     tl.store(a, tl.load(_pick_ptr(a, b, pick)))
+
+
+# An error inside @jit helpers names the calls that led there (the second call fails).
+@triton.jit
+def helper_chain_kernel(x_ptr):
+    tl.store(x_ptr + tl.arange(0, 8), chain_outer(8))
+    tl.store(x_ptr + tl.arange(0, 8), chain_outer(6))
+
+
+@triton.jit
+def chain_outer(W: tl.constexpr):
+    return chain_inner(W) + 1
+
+
+@triton.jit
+def chain_inner(W: tl.constexpr):
+    return tl.arange(0, W)
