@@ -85,6 +85,9 @@ def value_text(value):
     attr = _dtype_attr(value)
     if attr is not None:
         return "tl." + attr
+    if isinstance(value, tl.pointer_type) and not value.const:  # a dtype too: Triton lets kernels read one
+        inner = value_text(value.element_ty)
+        return f"tl.pointer_type({inner})" if inner is not None else None
     return None
 
 
@@ -259,6 +262,8 @@ class _Builder:
             return (name, kind, path, 0)
         if _dtype_attr(value) is not None:
             return (name, GLOBAL_OBJECT, "triton.language." + _dtype_attr(value), 0)
+        if isinstance(value, tl.pointer_type) and value_text(value) is not None:
+            return (name, GLOBAL_CONSTEXPR, value_text(value), 0)
         fields = _namedtuple_fields(value)
         if fields is not None:
             return (name, GLOBAL_NAMEDTUPLE, fields, 0)

@@ -222,6 +222,29 @@ def test_preload_compiles_tritons_specialization_data():
         k.preload(json.dumps(dict(data, name="other")))
 
 
+PTR_I32 = tl.pointer_type(tl.int32)  # a dtype global: Triton 3.9 lets kernels read it
+PTR_PTR_F16 = tl.pointer_type(tl.pointer_type(tl.float16))
+
+
+@triton.jit
+def pointer_type_global_kernel(x_ptr, out_ptr):
+    tl.static_assert(PTR_I32 == tl.pointer_type(tl.int32))
+    r = 0
+    if x_ptr.dtype == PTR_I32:
+        r += 1
+    if PTR_PTR_F16.element_ty.element_ty == tl.float16:
+        r += 2
+    tl.store(out_ptr, r)
+
+
+def test_pointer_type_globals():
+    out = torch.zeros(1, dtype=torch.int32)
+    pointer_type_global_kernel[(1, )](torch.zeros(2, dtype=torch.int32), out)
+    assert out.item() == 3
+    pointer_type_global_kernel[(1, )](torch.zeros(2), out)
+    assert out.item() == 2
+
+
 @triton.jit
 def typed_fill_kernel(out_ptr, n, value, DT: tl.constexpr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
