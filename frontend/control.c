@@ -192,6 +192,20 @@ static tc_val placeholder_like(tc_cg *cg, const tc_val *v, tc_loc loc) {
   return r;
 }
 
+/* Do a and b differ in a type a merge cannot unify (tensors of other types or shapes,
+ * other structures)? Numbers against tensors unify (the number becomes a tensor). */
+static bool types_differ(const tc_val *a, const tc_val *b) {
+  if (a->kind == TV_TENSOR && b->kind == TV_TENSOR) return !same_type(a, b);
+  if (is_struct(a) || is_struct(b)) {
+    if (a->kind != b->kind || a->nitems != b->nitems) return true;
+    for (int i = 0; i < a->nitems; i++)
+      if (types_differ(&a->items[i], &b->items[i])) return true;
+    return false;
+  }
+  bool an = a->kind == TV_TENSOR || tv_is_number(a), bn = b->kind == TV_TENSOR || tv_is_number(b);
+  return an != bn;
+}
+
 /* Builds a placeholder like v at the end of branch k. */
 static tc_val placeholder_in(tc_cg *cg, tc_builder *end, const tc_val *v, tc_loc loc) {
   tc_builder save = cg->b;
@@ -363,7 +377,11 @@ static __attribute__((noinline)) void merge_if(tc_cg *cg, const tc_stmt *s, tc_v
     const tc_val *b0 = snap_get(&before, cand.v[i]);
     const tc_val *t = snap_get(&after[0], cand.v[i]), *e = snap_get(&after[1], cand.v[i]);
     tc_val tph, eph;
-    if (wrapper && t && !e) { /* the returned path never reads it */
+    if (wrapper && t && (!e || (cand.v[i][0] != '@' && types_differ(t, e)))) {
+      /* the returned path never reads it: the rest of the block may define it, or give it
+       * another type (`OUT = OUT + offs` after `if pid >= n: return`), as Triton's early
+       * return (a branch out of the function, no merge) allows; not "@retval", which the
+       * returned path holds */
       eph = placeholder_in(cg, &ends[1], t, s->loc);
       e = &eph;
     }

@@ -18,6 +18,19 @@ def cases():
             return {"out_ptr": o}
         add(F, "row_skip_%dx%d_grid%d" % (rows, cols, grid), K, "row_skip_kernel", (grid,),
             dict(x_ptr=x, out_ptr=out, n_rows=rows, n_cols=cols, BLOCK=32), ["out_ptr"], ref, rtol=1e-5, atol=1e-5)
+    for n in (20, 16, 1):
+        xr = rng(1150 + n).standard_normal(32).astype(np.float32)
+
+        def rebind_ref(a, n=n):
+            out = a["out_ptr"].copy()
+            out[:n] = a["x_ptr"][:n] * 2
+            sums = np.zeros(5, np.float64)
+            for p in range(5):
+                sums[p] = a["x_ptr"][p * 8:min(n, p * 8 + 8)].astype(np.float64).sum() if p * 8 < n else 0.0
+            return {"out_ptr": out, "sums_ptr": sums}
+        add(F, "rebind_after_return_n%d" % n, K, "rebind_after_return_kernel", (5,),
+            dict(x_ptr=xr, out_ptr=np.full(40, -1.0, np.float32), sums_ptr=np.full(5, -1.0, np.float32), n=n, BLOCK=8),
+            ["out_ptr", "sums_ptr"], rebind_ref, rtol=1e-5, atol=1e-5)
     xv = np.array([1.5, -2.0, 0.25, 3.0, -0.5, 10.0, 0.0, 2.0], np.float32)
     M, N, lim = 3, 4, 40.0
 

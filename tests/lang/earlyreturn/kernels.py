@@ -118,3 +118,29 @@ def return_in_static_range_kernel(x_ptr):
         if tl.load(x_ptr + i) < 0:
             return
         tl.store(x_ptr + i, 0)
+
+
+# After an early return the rest of the block may give a name another type (flash-attention's
+# rotary kernel: `X = X + offsets` after `if pid_m * BLOCK_M >= seqlen: return`): a pointer
+# becomes a pointer tile, an int argument a tile, a scalar tensor a tile; in a helper too.
+@triton.jit
+def _rebind_after_return(p, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    if pid * BLOCK >= n:
+        return 0.0
+    p = p + pid * BLOCK + tl.arange(0, BLOCK)
+    return tl.sum(tl.load(p, mask=tl.arange(0, BLOCK) < n - pid * BLOCK, other=0.0), axis=0)
+
+
+@triton.jit
+def rebind_after_return_kernel(x_ptr, out_ptr, sums_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    acc = pid.to(tl.float32) * 0.0
+    tl.store(sums_ptr + pid, _rebind_after_return(x_ptr, n, BLOCK))
+    if pid * BLOCK >= n:
+        return
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    out_ptr = out_ptr + offs
+    acc = acc + tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    n = offs < n
+    tl.store(out_ptr, acc * 2.0, mask=n)
