@@ -105,7 +105,7 @@ CASES=(
   "syntax|syntax.py:8:25: error: unexpected token ')'|compile syntax.py -k bad_kernel -s '*fp32, i32, 16' -o out.so"
   "unknown_tl_function|unknown_fn.py:8:9: error: unknown function 'tl.frobnicate'|compile unknown_fn.py -k bad_kernel -s '*fp32, i32, 16' -o out.so"
   "unsupported_construct|unsupported.py:8:9: error: tl.dot_scaled (microscaling formats) is not supported|compile unsupported.py -k bad_kernel -s '*i32, i32, 16' -o out.so"
-  "arange_not_power_of_two|add.py:21:29: error: tl.arange's range must be a power of two, got 1000|compile add.py -k add_kernel -s '*fp32, *fp32, *fp32, i32, 1000' -o out.so"
+  "arange_not_power_of_two|add.py:21:29: error: arange's range must be a power of 2|compile add.py -k add_kernel -s '*fp32, *fp32, *fp32, i32, 1000' -o out.so"
   "signature_arity|error: signature has 3 entries but kernel 'add_kernel' has 5 parameters|compile add.py -k add_kernel -s '*fp32, *fp32, i32' -o out.so"
   "signature_type|error: unknown type '*fp33' in signature entry 2 ('*fp33') for parameter 'y_ptr'|compile add.py -k add_kernel -s '*fp32, *fp33, *fp32, i32, 1024' -o out.so"
   "no_kernel_option|tilec: error: no kernel name (-k KERNEL)|compile add.py -s \"\$SIG\" -o out.so"
