@@ -8,7 +8,10 @@
 #include <mlir-c/BuiltinTypes.h>
 #include <string.h>
 
-void tc_axis_init(tc_axis_analysis *a) { tc_valmap_init(&a->memo, sizeof(tc_axis)); }
+void tc_axis_init(tc_axis_analysis *a) {
+  tc_valmap_init(&a->memo, sizeof(tc_axis));
+  a->proven_only = false;
+}
 void tc_axis_free(tc_axis_analysis *a) { tc_valmap_free(&a->memo); }
 
 int64_t tc_axis_pow2_divisor(int64_t v) {
@@ -202,6 +205,7 @@ static tc_axis compute(tc_axis_analysis *a, MlirValue v) {
     for (int d = 0; d < n && d < mlirDenseArrayGetNumElements(vals); d++) {
       int64_t v = mlirDenseI64ArrayGetElement(vals, d);
       if (ks.length == 11 && !memcmp(ks.data, "multiple_of", 11)) x.divisibility[d] = max64(x.divisibility[d], v);
+      else if (a->proven_only) continue;
       else if (ks.length == 14 && !memcmp(ks.data, "max_contiguous", 14)) x.contiguity[d] = max64(x.contiguity[d], v);
       else x.constancy[d] = max64(x.constancy[d], v);
     }

@@ -21,7 +21,8 @@ typedef struct tc_axis {
 } tc_axis;
 
 typedef struct tc_axis_analysis {
-  tc_valmap memo; /* value -> tc_axis */
+  tc_valmap memo;   /* value -> tc_axis */
+  bool proven_only; /* ignore tl.max_contiguous / max_constancy promises: what the IR proves */
 } tc_axis_analysis;
 
 void tc_axis_init(tc_axis_analysis *a);

@@ -821,6 +821,8 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
   L.check_races = checks & TILEC_CHECKS_RACES;
   L.check_init = checks & TILEC_CHECKS_INIT;
   tc_axis_init(&L.axis);
+  tc_axis_init(&L.axis_proven);
+  L.axis_proven.proven_only = true;
   tc_valmap_init(&L.scalars, sizeof(MlirValue));
   tc_valmap_init(&L.special, sizeof(tc_special));
   tc_valmap_init(&L.in_group, sizeof(int));
@@ -859,6 +861,7 @@ tilec_status *tc_lower_to_vector(MlirModule tile_module, const tc_target *target
     if (st) break;
   }
   tc_axis_free(&L.axis);
+  tc_axis_free(&L.axis_proven);
   for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) tc_valmap_free(maps[i]);
   free(L.group);
   free(L.deallocs);

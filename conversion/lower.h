@@ -123,13 +123,14 @@ struct tc_lower {
   const tc_target *target;
   const tc_backend *backend; /* what the nests become on the target (backend/backend.h) */
   tc_axis_analysis axis;
-  tc_valmap scalars;         /* old scalar value -> new value */
-  tc_valmap special;         /* old tile value -> tc_special */
-  tc_valmap in_group;        /* old op -> marker, for the group being formed */
-  tc_valmap views;           /* new base pointer -> tc_view */
-  tc_valmap aligned_buffers; /* new buffers tc_alloc_buffer got from the backend (64-byte aligned) */
-  tc_valmap dot_prefetched;  /* old tile loads whose next-trip prefetch a dot spreads (dot.c) */
-  tc_builder b;              /* current insertion point (function body or a region) */
+  tc_axis_analysis axis_proven; /* the same without the kernel's contiguity/constancy promises */
+  tc_valmap scalars;            /* old scalar value -> new value */
+  tc_valmap special;            /* old tile value -> tc_special */
+  tc_valmap in_group;           /* old op -> marker, for the group being formed */
+  tc_valmap views;              /* new base pointer -> tc_view */
+  tc_valmap aligned_buffers;    /* new buffers tc_alloc_buffer got from the backend (64-byte aligned) */
+  tc_valmap dot_prefetched;     /* old tile loads whose next-trip prefetch a dot spreads (dot.c) */
+  tc_builder b;                 /* current insertion point (function body or a region) */
   MlirOperation new_func;
   MlirValue pid[3], grid[3];
   tilec_status *status;

@@ -283,7 +283,7 @@ static MlirValue first_lane_offset(tc_chunk *c, MlirValue old_ptr, const tc_pos 
    * recomputing a 32-bit offset and sign-extending it for every chunk. */
   int64_t shape[TC_RANK];
   int rank = tc_shape_of(mlirValueGetType(old_ptr), shape);
-  tc_axis ax = tc_axis_of(&c->L->axis, old_ptr);
+  tc_axis ax = tc_axis_of(&c->L->axis_proven, old_ptr); /* a promise may break between chunks */
   if (rank > 0 && rank == pos->rank && ax.rank == rank && ax.contiguity[rank - 1] >= shape[rank - 1]) {
     tc_pos row = lane;
     row.idx[rank - 1] = tcb_const_index(&c->b, 0);
@@ -310,14 +310,36 @@ static MlirValue zero_of(tc_builder *b, MlirType t) {
   return tcb_is_float(tcb_element_type(t)) ? tcb_const_float(b, t, 0.0) : tcb_const_int(b, t, 0);
 }
 
-typedef enum access_kind { ACCESS_CONTIGUOUS, ACCESS_UNIFORM, ACCESS_GATHER } access_kind;
+/* ACCESS_CHECKED: contiguous only by a tl.max_contiguous / max_constancy promise the
+ * analysis cannot prove (Triton's own matmul writes max_contiguous(multiple_of(rm % M, BM),
+ * BM), which wraps inside a block): each chunk tests its lanes and is one vector access when
+ * they are consecutive, a gather or scatter when not, so a broken promise never reaches past
+ * the addresses the lanes name. */
+typedef enum access_kind { ACCESS_CONTIGUOUS, ACCESS_UNIFORM, ACCESS_GATHER, ACCESS_CHECKED } access_kind;
 
 static access_kind classify(tc_chunk *c, MlirValue old_ptr, tc_cval p) {
   if (mlirValueIsNull(p.vec)) return ACCESS_UNIFORM;
   tc_axis ax = tc_axis_of(&c->L->axis, old_ptr);
   int last = ax.rank > 0 ? ax.rank - 1 : 0;
-  if (ax.contiguity[last] >= c->width && ax.contiguity[last] % c->width == 0) return ACCESS_CONTIGUOUS;
-  return ACCESS_GATHER;
+  if (ax.contiguity[last] < c->width || ax.contiguity[last] % c->width) return ACCESS_GATHER;
+  tc_axis proven = tc_axis_of(&c->L->axis_proven, old_ptr);
+  return proven.contiguity[last] >= c->width && proven.contiguity[last] % c->width == 0 ? ACCESS_CONTIGUOUS
+                                                                                        : ACCESS_CHECKED;
+}
+
+/* i1: the chunk's element offsets are consecutive (offs == offs[0] + lane). */
+static MlirValue lanes_consecutive(tc_chunk *c, MlirValue offs) {
+  tc_builder *b = &c->b;
+  MlirType vt = mlirValueGetType(offs), et = tcb_element_type(vt);
+  MlirValue iota = tc_iota(b, c->width);
+  if (tcb_bitwidth(et) != 32) iota = tcb_cast(b, "arith.extsi", iota, vt);
+  int64_t lane0 = 0;
+  MlirNamedAttribute at = tcb_named(b->ctx, "static_position", mlirDenseI64ArrayGet(b->ctx, 1, &lane0));
+  MlirValue first = tcb_op1(b, "vector.extract", et, 1, &offs, 1, &at);
+  MlirValue want = tcb_binary(b, "arith.addi", tc_splat_vec(b, first, c->width), iota);
+  MlirValue same = tcb_cmpi(b, "eq", offs, want);
+  MlirNamedAttribute kind = tcb_named(c->L->ctx, "kind", tcb_attr(c->L->ctx, "#vector.kind<and>"));
+  return tcb_op1(b, "vector.reduction", tcb_int_type(c->L->ctx, 1), 1, &same, 1, &kind);
 }
 
 bool tc_chunk_contiguous(tc_chunk *c, MlirValue old_ptr, tc_cval p) {
@@ -618,6 +640,40 @@ void tc_prefetch_store(tc_chunk *c, MlirOperation store, const tc_pos *pos) {
     emit_prefetch(c->L, &c->b, view, index, true);
 }
 
+/* One vector access of the chunk's consecutive elements from view m, the first at element
+ * start (first_lane_offset, computed before any branch: evaluations are memoized). */
+static MlirValue contiguous_load(tc_chunk *c, MlirOperation load, const tc_pos *pos, MlirValue m, MlirType mem,
+                                 MlirValue mask, MlirValue pass, MlirValue start) {
+  tc_lower *L = c->L;
+  MlirValue old_ptr = mlirOperationGetOperand(load, 0);
+  MlirType vt = tc_vec_type(L->ctx, c->width, mem);
+  if (!tc_valmap_get(&L->dot_prefetched, load.ptr)) prefetch_next_iteration(c, load, m, start);
+  int64_t align = chunk_alignment(c, old_ptr, mem);
+  MlirNamedAttribute at = alignment_attr(L->ctx, align);
+  MlirValue r;
+  if (mlirValueIsNull(mask)) {
+    MlirValue ops[2] = {m, start};
+    r = tcb_op1(&c->b, "vector.load", vt, 2, ops, align ? 1 : 0, &at);
+  } else {
+    /* aligned too: a mask that is one value for the whole chunk becomes one predicated
+     * vector access (LLVM's scalarization of a splat-masked load), not lane by lane */
+    MlirValue ops[4] = {m, start, mask, pass};
+    r = tcb_op1(&c->b, "vector.maskedload", vt, 4, ops, align ? 1 : 0, &at);
+  }
+  note_owner(c, mlirOpResultGetOwner(r), old_ptr, pos, mem);
+  return r;
+}
+
+/* The chunk's lanes each from its own offset (p.vec) of view m. */
+static MlirValue gather_load(tc_chunk *c, tc_cval p, MlirValue m, MlirType vt, MlirValue mask, MlirValue pass) {
+  tc_builder *b = &c->b;
+  MlirValue offs = p.vec;
+  if (mlirValueIsNull(offs)) offs = tcb_const_int(b, tc_vec_type(c->L->ctx, c->width, tcb_int_type(c->L->ctx, 32)), 0);
+  MlirValue ops[5] = {m, tcb_const_index(b, 0), offs, mlirValueIsNull(mask) ? all_true(b, c->width) : mask,
+                      mlirValueIsNull(pass) ? zero_of(b, vt) : pass};
+  return tcb_op1(b, "vector.gather", vt, 5, ops, 0, NULL);
+}
+
 tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
   tc_lower *L = c->L;
   tc_builder *b = &c->b;
@@ -651,34 +707,30 @@ tc_cval tc_eval_load(tc_chunk *c, MlirOperation load, const tc_pos *pos) {
     MlirValue s = scalar_load(b, p.base, mem);
     r.vec = tc_splat_vec(b, s, c->width);
   } else if (kind == ACCESS_CONTIGUOUS) {
+    r.vec = contiguous_load(c, load, pos, m, mem, mask, pass, first_lane_offset(c, old_ptr, pos));
+  } else if (kind == ACCESS_CHECKED) {
     MlirValue start = first_lane_offset(c, old_ptr, pos);
-    if (!tc_valmap_get(&L->dot_prefetched, load.ptr)) prefetch_next_iteration(c, load, m, start);
-    if (mlirValueIsNull(mask)) {
-      MlirValue ops[2] = {m, start};
-      int64_t align = chunk_alignment(c, old_ptr, mem);
-      MlirNamedAttribute at = alignment_attr(L->ctx, align);
-      r.vec = tcb_op1(b, "vector.load", vt, 2, ops, align ? 1 : 0, &at);
-      note_owner(c, mlirOpResultGetOwner(r.vec), old_ptr, pos, mem);
-    } else {
-      /* aligned too: a mask that is one value for the whole chunk becomes one predicated
-       * vector access (LLVM's scalarization of a splat-masked load), not lane by lane */
-      MlirValue ops[4] = {m, start, mask, pass};
-      int64_t align = chunk_alignment(c, old_ptr, mem);
-      MlirNamedAttribute at = alignment_attr(L->ctx, align);
-      r.vec = tcb_op1(b, "vector.maskedload", vt, 4, ops, align ? 1 : 0, &at);
-      note_owner(c, mlirOpResultGetOwner(r.vec), old_ptr, pos, mem);
-    }
+    tc_builder outer = c->b, tb, eb;
+    MlirOperation iff = tcb_if(&c->b, lanes_consecutive(c, p.vec), 1, &vt, &tb, &eb);
+    c->b = tb;
+    MlirValue v = contiguous_load(c, load, pos, m, mem, mask, pass, start);
+    tcb_op(&c->b, "scf.yield", 0, NULL, 1, &v, 0, NULL);
+    c->b = eb;
+    v = gather_load(c, p, m, vt, mask, pass);
+    tcb_op(&c->b, "scf.yield", 0, NULL, 1, &v, 0, NULL);
+    c->b = outer;
+    r.vec = mlirOperationGetResult(iff, 0);
   } else {
-    MlirValue offs = p.vec;
-    if (mlirValueIsNull(offs)) offs = tcb_const_int(b, tc_vec_type(L->ctx, c->width, tcb_int_type(L->ctx, 32)), 0);
-    MlirValue ops[5] = {m, tcb_const_index(b, 0), offs, mlirValueIsNull(mask) ? all_true(b, c->width) : mask,
-                        mlirValueIsNull(pass) ? zero_of(b, vt) : pass};
-    r.vec = tcb_op1(b, "vector.gather", vt, 5, ops, 0, NULL);
+    r.vec = gather_load(c, p, m, vt, mask, pass);
   }
   if (is_bool) r.vec = tcb_cmpi(b, "ne", r.vec, tcb_const_int(b, vt, 0));
   tc_nan_note_load(c, r.vec);
   return r;
 }
+
+static void contiguous_store(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos, MlirValue m, MlirType mem,
+                             MlirValue mask, MlirValue val, MlirValue start);
+static void scatter_store(tc_chunk *c, tc_cval p, MlirValue m, MlirValue mask, MlirValue val);
 
 void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval p, tc_cval v, MlirValue mask) {
   tc_lower *L = c->L;
@@ -702,24 +754,43 @@ void tc_emit_store(tc_chunk *c, MlirOperation store, const tc_pos *pos, tc_cval 
   MlirValue m = view_of(L, p.base, mem);
   access_kind kind = classify(c, old_ptr, p);
   if (kind == ACCESS_CONTIGUOUS) {
+    contiguous_store(c, old_ptr, pos, m, mem, mask, val, first_lane_offset(c, old_ptr, pos));
+  } else if (kind == ACCESS_CHECKED) {
     MlirValue start = first_lane_offset(c, old_ptr, pos);
-    if (mlirValueIsNull(mask)) {
-      MlirValue ops[3] = {val, m, start};
-      int64_t align = chunk_alignment(c, old_ptr, tcb_element_type(mlirValueGetType(val)));
-      MlirNamedAttribute at = alignment_attr(L->ctx, align);
-      note_owner(c, tcb_op(b, "vector.store", 0, NULL, 3, ops, align ? 1 : 0, &at), old_ptr, pos, mem);
-    } else {
-      MlirValue ops[4] = {m, start, mask, val};
-      int64_t align = chunk_alignment(c, old_ptr, tcb_element_type(mlirValueGetType(val)));
-      MlirNamedAttribute at = alignment_attr(L->ctx, align);
-      note_owner(c, tcb_op(b, "vector.maskedstore", 0, NULL, 4, ops, align ? 1 : 0, &at), old_ptr, pos, mem);
-    }
-    return;
+    tc_builder outer = c->b, tb, eb;
+    tcb_if(&c->b, lanes_consecutive(c, p.vec), 0, NULL, &tb, &eb);
+    c->b = tb;
+    contiguous_store(c, old_ptr, pos, m, mem, mask, val, start);
+    tcb_op(&c->b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    c->b = eb;
+    scatter_store(c, p, m, mask, val);
+    tcb_op(&c->b, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+    c->b = outer;
+  } else {
+    scatter_store(c, p, m, mask, val);
   }
-  /* Uniform or irregular: scatter writes lanes in order, so the last active lane wins,
-   * which is one of the outcomes Triton allows for duplicate addresses. */
+}
+
+/* One vector store of the chunk's consecutive elements into view m. */
+static void contiguous_store(tc_chunk *c, MlirValue old_ptr, const tc_pos *pos, MlirValue m, MlirType mem,
+                             MlirValue mask, MlirValue val, MlirValue start) {
+  int64_t align = chunk_alignment(c, old_ptr, tcb_element_type(mlirValueGetType(val)));
+  MlirNamedAttribute at = alignment_attr(c->L->ctx, align);
+  if (mlirValueIsNull(mask)) {
+    MlirValue ops[3] = {val, m, start};
+    note_owner(c, tcb_op(&c->b, "vector.store", 0, NULL, 3, ops, align ? 1 : 0, &at), old_ptr, pos, mem);
+  } else {
+    MlirValue ops[4] = {m, start, mask, val};
+    note_owner(c, tcb_op(&c->b, "vector.maskedstore", 0, NULL, 4, ops, align ? 1 : 0, &at), old_ptr, pos, mem);
+  }
+}
+
+/* Uniform or irregular: scatter writes lanes in order, so the last active lane wins, which
+ * is one of the outcomes Triton allows for duplicate addresses. */
+static void scatter_store(tc_chunk *c, tc_cval p, MlirValue m, MlirValue mask, MlirValue val) {
+  tc_builder *b = &c->b;
   MlirValue offs = p.vec;
-  if (mlirValueIsNull(offs)) offs = tcb_const_int(b, tc_vec_type(L->ctx, c->width, tcb_int_type(L->ctx, 32)), 0);
+  if (mlirValueIsNull(offs)) offs = tcb_const_int(b, tc_vec_type(c->L->ctx, c->width, tcb_int_type(c->L->ctx, 32)), 0);
   MlirValue ops[5] = {m, tcb_const_index(b, 0), offs, mlirValueIsNull(mask) ? all_true(b, c->width) : mask, val};
   tcb_op(b, "vector.scatter", 0, NULL, 5, ops, 0, NULL);
 }

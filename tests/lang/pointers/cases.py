@@ -62,6 +62,23 @@ def cases():
         y = a["y_ptr"].copy()
         y[:n] = x[:n] + 1
         return {"y_ptr": y, "z_ptr": z}
+    for dt, n, block in (("float16", 72, 32), ("float32", 40, 64), ("float32", 24, 16), ("int32", 100, 128)):
+        guard = 64
+        xw = (rng(170 + n).standard_normal(n + guard) * 8).astype(dt)
+
+        def wrapped_ref(a, n=n):
+            y = a["y_ptr"].copy()
+            y[:n] = a["x_ptr"][:n] * 2 + 1
+            return {"y_ptr": y}
+        add(F, "wrapped_contiguity_hint_%s_n%d_b%d" % (dt, n, block), K, "wrapped_hint_kernel",
+            ((n + block - 1) // block,), dict(x_ptr=xw, y_ptr=np.full(n + guard, -7, dt), n=n, BLOCK=block),
+            ["y_ptr"], wrapped_ref, rtol=0, atol=0)
+    kb, nb = 8, 40
+    bw = rng(175).standard_normal((kb, nb + 24)).astype(np.float32)
+    add(F, "wrapped_contiguity_hint_2d_columns", K, "wrapped_hint_2d_kernel", (2,),
+        dict(b_ptr=bw, out_ptr=np.zeros(nb + 24, np.float32), K=kb, N=nb, stride_bk=nb + 24, BN=32, BK=8), ["out_ptr"],
+        lambda a: {"out_ptr": np.concatenate([a["b_ptr"][:, :nb].astype(np.float64).sum(0), np.zeros(24)])},
+        rtol=1e-5, atol=1e-5)
     add(F, "hints_multiple_of_contiguous_constancy_assume", K, "hints_kernel", (4,),
         dict(x_ptr=xh, y_ptr=np.full(206, 2.0, np.float32), z_ptr=np.full(206, 2.0, np.float32), n=203, BLOCK=64),
         ["y_ptr", "z_ptr"], hints_ref)

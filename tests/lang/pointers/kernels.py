@@ -192,3 +192,22 @@ def tile_then_scalar_kernel(buf_ptr, x_ptr, soff, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + pid * BLOCK + cols, mask=m, other=0.0)
     tl.store(y + cols, x * 2.0, mask=m)
     tl.store(base + soff, (pid * 3 + 1).to(tl.float32))
+
+
+# A contiguity promise that breaks where offsets wrap (Triton's matmul: rm % M under
+# max_contiguous(multiple_of(., BM), BM)): each chunk checks its lanes, so loads and stores
+# touch only the elements the offsets name (x_ptr and y_ptr hold n elements, then a guard).
+@triton.jit
+def wrapped_hint_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    r = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    offs = tl.max_contiguous(tl.multiple_of(r % n, BLOCK), BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2 + 1)
+
+
+@triton.jit
+def wrapped_hint_2d_kernel(b_ptr, out_ptr, K, N, stride_bk, BN: tl.constexpr, BK: tl.constexpr):
+    rn = tl.program_id(0) * BN + tl.arange(0, BN)
+    rbn = tl.max_contiguous(tl.multiple_of(rn % N, BN), BN)
+    rk = tl.arange(0, BK)
+    b = tl.load(b_ptr + rk[:, None] * stride_bk + rbn[None, :], mask=rk[:, None] < K, other=0.0)
+    tl.store(out_ptr + rbn, tl.sum(b, axis=0))  # wrapped lanes write their own column again
