@@ -74,6 +74,15 @@ static void cleanup(void) {
   dir[0] = 0; /* the next test (CK_FORK=no runs them in one process) makes a new one */
 }
 
+/* The first n - 1 bytes of a generated file (a header), NUL-terminated. */
+static void read_text(const char *path, char *text, size_t n) {
+  FILE *f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  size_t len = fread(text, 1, n - 1, f);
+  text[len] = 0;
+  fclose(f);
+}
+
 /* Runs the launch on x (stride apart) and checks out against a C loop. */
 static void run_and_check(launch_fn launch, float *x, float *out, int32_t n, int32_t stride) {
   for (int32_t i = 0; i < n; i++) out[i] = -1.0f;
@@ -102,12 +111,8 @@ START_TEST(test_picks_most_specialized) {
   ck_assert_uint_eq(tilec_library_kernel_at(lib, 2)->num_args, 4);
   tilec_library_unload(lib);
 
-  FILE *f = fopen(h, "r");
-  ck_assert_ptr_nonnull(f);
   char text[4096];
-  size_t len = fread(text, 1, sizeof text - 1, f);
-  text[len] = 0;
-  fclose(f);
+  read_text(h, text, sizeof text);
   ck_assert_ptr_nonnull(strstr(text, "int scale_kernel_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, "
                                      "float *x_ptr, float *out_ptr, int32_t n, int32_t stride);"));
   ck_assert_ptr_nonnull(strstr(
@@ -275,12 +280,8 @@ START_TEST(test_keyword_parameter_names) {
     tilec_status *st = tilec_compiler_build_library_multi(c, specs, n, so, h);
     tilec_compiler_destroy(c);
     ck_assert_msg(st == NULL, "%s", st ? tilec_status_message(st) : "");
-    FILE *f = fopen(h, "r");
-    ck_assert_ptr_nonnull(f);
     char text[4096];
-    size_t len = fread(text, 1, sizeof text - 1, f);
-    text[len] = 0;
-    fclose(f);
+    read_text(h, text, sizeof text);
     ck_assert_msg(strstr(text, "int kw_kernel_launch(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, float *do_, "
                                "float *int_, int32_t args_, float grid_x_, float *do__);"),
                   "%s", text);
