@@ -213,12 +213,6 @@ tc_cval tc_eval(tc_chunk *c, MlirValue old, const tc_pos *pos) {
   return r;
 }
 
-static MlirValue lane0(tc_builder *b, MlirValue v) {
-  int64_t k = 0;
-  MlirNamedAttribute a = tcb_named(b->ctx, "static_position", mlirDenseI64ArrayGet(b->ctx, 1, &k));
-  return tcb_op1(b, "vector.extract", tcb_element_type(mlirValueGetType(v)), 1, &v, 1, &a);
-}
-
 /* Does the axis analysis prove runs of w (a multiple of them) along v's last dimension:
  * consecutive values (`contiguous`) or equal ones? A scalar is uniform. */
 static bool runs_of(tc_lower *L, MlirValue v, int64_t w, bool contiguous) {
@@ -263,13 +257,13 @@ static MlirValue cmp_consecutive(tc_chunk *c, MlirOperation op, const tc_pos *po
     tc_cval xv = tc_eval(c, x, pos), tv = tc_eval(c, t, pos);
     if (L->status || xv.is_ptr || tv.is_ptr || mlirValueIsNull(xv.vec) || mlirValueIsNull(tv.vec))
       return (MlirValue){NULL};
-    MlirValue t0 = mlirTypeIsAVector(mlirValueGetType(tv.vec)) ? lane0(b, tv.vec) : tv.vec, tn = t0;
+    MlirValue t0 = mlirTypeIsAVector(mlirValueGetType(tv.vec)) ? tc_vec_lane(b, tv.vec, 0) : tv.vec, tn = t0;
     MlirValue fits = {NULL};
     if (ext) {
       tn = tcb_cast(b, "arith.trunci", t0, nt);
       fits = tcb_cmpi(b, "eq", tcb_cast(b, ext, tn, mt), t0);
     }
-    MlirValue d = tcb_binary(b, "arith.subi", tn, lane0(b, xv.vec));
+    MlirValue d = tcb_binary(b, "arith.subi", tn, tc_vec_lane(b, xv.vec, 0));
     MlirValue hit = tcb_cmpi(b, "ult", d, tcb_const_int(b, nt, w));
     if (ext) hit = tcb_binary(b, "arith.andi", hit, fits);
     MlirType i32 = tcb_int_type(L->ctx, 32);

@@ -330,12 +330,10 @@ static access_kind classify(tc_chunk *c, MlirValue old_ptr, tc_cval p) {
 /* i1: the chunk's element offsets are consecutive (offs == offs[0] + lane). */
 static MlirValue lanes_consecutive(tc_chunk *c, MlirValue offs) {
   tc_builder *b = &c->b;
-  MlirType vt = mlirValueGetType(offs), et = tcb_element_type(vt);
+  MlirType vt = mlirValueGetType(offs);
   MlirValue iota = tc_iota(b, c->width);
-  if (tcb_bitwidth(et) != 32) iota = tcb_cast(b, "arith.extsi", iota, vt);
-  int64_t lane0 = 0;
-  MlirNamedAttribute at = tcb_named(b->ctx, "static_position", mlirDenseI64ArrayGet(b->ctx, 1, &lane0));
-  MlirValue first = tcb_op1(b, "vector.extract", et, 1, &offs, 1, &at);
+  if (tcb_bitwidth(tcb_element_type(vt)) != 32) iota = tcb_cast(b, "arith.extsi", iota, vt);
+  MlirValue first = tc_vec_lane(b, offs, 0);
   MlirValue want = tcb_binary(b, "arith.addi", tc_splat_vec(b, first, c->width), iota);
   MlirValue same = tcb_cmpi(b, "eq", offs, want);
   MlirNamedAttribute kind = tcb_named(c->L->ctx, "kind", tcb_attr(c->L->ctx, "#vector.kind<and>"));

@@ -76,14 +76,9 @@ static MlirValue exact_address(tc_chunk *c, MlirValue old, const tc_pos *pos, in
 static tc_cval address_to_pointer(tc_chunk *c, MlirValue addr, MlirType elem, bool chunked) {
   tc_builder *b = &c->b;
   tc_lower *L = c->L;
-  MlirType i64 = tcb_int_type(L->ctx, 64);
   int64_t sz = (tcb_bitwidth(tc_memory_type(L->ctx, tile_ptr_pointee(elem))) + 7) / 8;
   MlirValue first = addr;
-  if (chunked) {
-    int64_t zero = 0;
-    MlirNamedAttribute a = tcb_named(L->ctx, "static_position", mlirDenseI64ArrayGet(L->ctx, 1, &zero));
-    first = tcb_op1(b, "vector.extract", i64, 1, &addr, 1, &a);
-  }
+  if (chunked) first = tc_vec_lane(b, addr, 0);
   tc_cval r = {0};
   r.is_ptr = true;
   r.base = tcb_cast(b, "llvm.inttoptr", first, tcb_type(L->ctx, "!llvm.ptr"));

@@ -117,6 +117,11 @@ MlirValue tc_splat_vec(tc_builder *b, MlirValue s, int64_t width) {
   return tcb_op1(b, "vector.broadcast", tc_vec_type(b->ctx, width, mlirValueGetType(s)), 1, &s, 0, NULL);
 }
 
+MlirValue tc_vec_lane(tc_builder *b, MlirValue v, int64_t k) {
+  MlirNamedAttribute a = tcb_named(b->ctx, "static_position", mlirDenseI64ArrayGet(b->ctx, 1, &k));
+  return tcb_op1(b, "vector.extract", tcb_element_type(mlirValueGetType(v)), 1, &v, 1, &a);
+}
+
 MlirOperation tc_clone_elementwise(tc_builder *b, MlirOperation op, const MlirValue *operands, MlirType result) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   char buf[96];

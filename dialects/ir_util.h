@@ -42,6 +42,7 @@ MlirType tc_memory_type(MlirContext ctx, MlirType elem); /* i1 is stored as i8, 
 /* --- values built at b ------------------------------------------------------------------ */
 MlirValue tc_iota(tc_builder *b, int64_t width); /* vector<width x i32> 0, 1, ... */
 MlirValue tc_splat_vec(tc_builder *b, MlirValue s, int64_t width);
+MlirValue tc_vec_lane(tc_builder *b, MlirValue v, int64_t k); /* element k of vector v */
 /* Clones an elementwise arith/math op with new operands and result type (integer division,
  * remainder and shifts through tc_build_guarded_int_op). */
 MlirOperation tc_clone_elementwise(tc_builder *b, MlirOperation op, const MlirValue *operands, MlirType result);
