@@ -18,6 +18,9 @@
 #include <string.h>
 
 #define MAXC 32
+/* An 'if' yields each name its branches assign (after an early return, every live name of
+ * the rest of the function): real kernels reach dozens. */
+#define MAX_IF_RESULTS 512
 
 static bool is_tile(MlirType t) { return mlirTypeIsARankedTensor(t); }
 
@@ -275,7 +278,7 @@ static void lower_branch(tc_lower *L, MlirBlock old, MlirBlock nb, int nres, con
   tc_flush(L);
   if (L->status) return;
   MlirOperation y = terminator(old);
-  MlirValue ny[MAXC];
+  MlirValue ny[MAX_IF_RESULTS];
   int k = 0;
   for (int i = 0; i < nres; i++) {
     MlirValue v = mlirOperationGetOperand(y, i);
@@ -288,12 +291,12 @@ static void lower_branch(tc_lower *L, MlirBlock old, MlirBlock nb, int nres, con
 
 void tc_lower_if(tc_lower *L, MlirOperation op) {
   int nres = (int)mlirOperationGetNumResults(op);
-  if (nres > MAXC) {
-    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "if with more than %d results", MAXC);
+  if (nres > MAX_IF_RESULTS) {
+    tc_fail(L, op, TILEC_ERROR_UNSUPPORTED, "if with more than %d results", MAX_IF_RESULTS);
     return;
   }
-  MlirValue olds[MAXC], bufs[MAXC];
-  MlirType types[MAXC];
+  MlirValue olds[MAX_IF_RESULTS], bufs[MAX_IF_RESULTS];
+  MlirType types[MAX_IF_RESULTS];
   int nscalar = 0;
   for (int i = 0; i < nres; i++) {
     olds[i] = mlirOperationGetResult(op, i);

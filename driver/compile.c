@@ -154,6 +154,11 @@ static tilec_status *front_compile(tilec_compiler *c, const tilec_kernel_spec *s
                                    tc_kernel_info *info) {
   tilec_status *st = context(c);
   if (st) return st;
+  info->cuda_capability = 0;
+  if (c->target.is_nvptx || c->target.gpu_emulation) { /* "sm_90a" -> 90; nvptx-emu without --arch: sm_80 */
+    const char *chip = c->target.is_nvptx ? c->target.cpu : c->target.emu_arch;
+    info->cuda_capability = !strncmp(chip, "sm_", 3) ? atoi(chip + 3) : 80;
+  }
   st = tc_frontend_compile(c->ctx, spec, m, info);
   if (!st && c->opts.strip_asserts) strip_asserts(*m, info);
   /* an emulated CTA that cannot start its threads stops the program (runtime/emu.c) */
@@ -173,10 +178,12 @@ static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, Mli
                                "kernel spec needs source (or a file name) and kernel name");
   set_info_checks(c, info);
   c->notes[0] = 0;
+  c->warnings[0] = 0;
   if (spec->source) {
     tilec_status *st0 = front_compile(c, spec, m, info);
     set_info_checks(c, info);
     snprintf(c->notes, sizeof c->notes, "%s", info->notes);
+    snprintf(c->warnings, sizeof c->warnings, "%s", info->warnings);
     return st0;
   }
   tilec_kernel_spec from_file = *spec;
@@ -186,6 +193,7 @@ static tilec_status *front(tilec_compiler *c, const tilec_kernel_spec *spec, Mli
   if (!st) st = front_compile(c, &from_file, m, info);
   set_info_checks(c, info);
   snprintf(c->notes, sizeof c->notes, "%s", info->notes);
+  snprintf(c->warnings, sizeof c->warnings, "%s", info->warnings);
   free(text);
   return st;
 }
@@ -343,3 +351,4 @@ tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec
 }
 
 const char *tilec_compiler_notes(const tilec_compiler *c) { return c ? c->notes : ""; }
+const char *tilec_compiler_warnings(const tilec_compiler *c) { return c ? c->warnings : ""; }

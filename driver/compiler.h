@@ -16,9 +16,10 @@ struct tilec_compiler {
   char target_name[32];
   char *cache_dir_option; /* copy of opts.cache_dir, or NULL */
   tc_target target;
-  MlirContext ctx;   /* created on first compile (compile.c: context) */
-  tc_jit_cache *jit; /* created on first tilec_jit_compile */
-  char notes[4096];  /* tl.static_print output of the last front-end run */
+  MlirContext ctx;     /* created on first compile (compile.c: context) */
+  tc_jit_cache *jit;   /* created on first tilec_jit_compile */
+  char notes[4096];    /* tl.static_print output of the last front-end run */
+  char warnings[4096]; /* its warnings, one "file:line:col: warning: text" line each */
 };
 
 /* Resolves the disk cache directory (options, then the environment, read now). */

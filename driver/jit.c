@@ -491,6 +491,33 @@ static tilec_status *compile_into_cache(tilec_compiler *c, const tilec_kernel_sp
   return st;
 }
 
+/* The front end's warnings of an entry (Triton's compile-time UserWarnings), kept beside it
+ * in "<entry>.warnings" so that a kernel loaded from the disk cache shows them as its compile
+ * did. Best effort: a file that cannot be written or read only loses the warnings. */
+static void save_warnings(const tilec_compiler *c, const char *entry) {
+  size_t n = strlen(c->warnings);
+  if (!n) return;
+  char tmp[4200], path[4200];
+  snprintf(tmp, sizeof tmp, "%s/.tmp-warnings-XXXXXX", c->jit->dir);
+  snprintf(path, sizeof path, "%s.warnings", entry);
+  int fd = mkstemp(tmp);
+  if (fd < 0) return;
+  bool ok = write(fd, c->warnings, n) == (ssize_t)n;
+  close(fd);
+  if (!ok || rename(tmp, path) != 0) unlink(tmp);
+}
+
+static void load_warnings(tilec_compiler *c, const char *entry) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s.warnings", entry);
+  char *text = NULL;
+  size_t len = 0;
+  tilec_status *st = tilec_file_read_status(path, sizeof c->warnings - 1, true, &text, &len);
+  if (!st) snprintf(c->warnings, sizeof c->warnings, "%.*s", (int)len, text);
+  tilec_status_destroy(st);
+  free(text);
+}
+
 /* ---- the API ----------------------------------------------------------------------------- */
 
 static tilec_status *remember(tc_jit_cache *cache, jit_key key, jit_lib *l) {
@@ -543,8 +570,10 @@ static tilec_status *jit_lookup_or_build(tilec_compiler *c, const tilec_kernel_s
     char *bad = check_entry(entry, key);
     if (!bad) {
       tilec_status *ls = load_kernel(entry, spec->kernel, entry, &l);
-      if (!ls) origin = TILEC_JIT_DISK_CACHE;
-      else {
+      if (!ls) {
+        origin = TILEC_JIT_DISK_CACHE;
+        load_warnings(c, entry);
+      } else {
         bad = strdup(tilec_status_message(ls));
         tilec_status_destroy(ls);
       }
@@ -562,6 +591,7 @@ static tilec_status *jit_lookup_or_build(tilec_compiler *c, const tilec_kernel_s
       bool unusable = false;
       char why[1024] = "";
       st = compile_into_cache(c, spec, entry, key, &unusable, why, sizeof why);
+      if (!st && !unusable) save_warnings(c, entry);
       if (!st && !unusable) st = load_kernel(entry, spec->kernel, entry, &l);
       if (!st && unusable) {
         if (warning && *warning) { /* "corrupt, rebuilt" would be wrong: it was not cached */
@@ -597,6 +627,8 @@ tilec_status *tilec_jit_compile(tilec_compiler *c, const tilec_kernel_spec *spec
     return tilec_status_create(TILEC_ERROR_INVALID_ARGUMENT,
                                "tilec_jit_compile: needs a compiler and a spec with a kernel name and source or file");
   /* The key needs the text, so a file is read once here and compiled from memory. */
+  c->notes[0] = 0; /* a kernel from a cache has no front-end output (but its saved warnings) */
+  c->warnings[0] = 0;
   tilec_kernel_spec s = *spec;
   char *text = NULL;
   if (!s.source) {

@@ -35,6 +35,7 @@ typedef enum tc_expr_kind {
   TC_EXPR_STARRED,   /* *value (in calls and tuple targets) */
   TC_EXPR_LAMBDA,    /* parsed so host-style code in kernels errors cleanly */
   TC_EXPR_LISTCOMP,  /* [elt for target in iter if conds...]: one generator (Triton's) */
+  TC_EXPR_FSTRING,   /* f"...{x}...": literal STRING items and fields, joined at compile time */
 } tc_expr_kind;
 
 typedef enum tc_binop {
@@ -144,6 +145,11 @@ struct tc_expr {
       tc_expr **conds;
       int nconds;
     } comp; /* LISTCOMP */
+    struct {
+      tc_expr **items;
+      char *convs; /* per item: 0 a literal (a STRING), else the field's conversion: 's' (none), 'r', 'a' */
+      int nitems;
+    } fstr; /* FSTRING (adjacent literals, f-strings or not, are one) */
   } u;
 };
 
@@ -236,6 +242,7 @@ struct tc_stmt {
     } def;
     struct {
       const char *what;   /* e.g. "import statement", "with statement" */
+      tc_expr *raised;    /* `raise EXPR`: EXPR (a constexpr function raising stops the compile) */
       const char **binds; /* module level: names the skipped code binds (def/class/assignments) */
       int nbinds;
     } other;

@@ -66,7 +66,51 @@ tc_val cg_builtin_call(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc lo
   return b->fn(cg, b, a, loc);
 }
 
+static tc_val call_named(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc);
+
+/* A call of a tl.* function, tensor method or Python builtin by name; the errors it raises
+ * are the function's (TILEC_ORIGIN_BUILTIN: Triton chains them as the error's cause). */
 tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) {
+  cg->builtin_depth++;
+  tc_val r = call_named(cg, full, a, loc);
+  cg->builtin_depth--;
+  return r;
+}
+
+/* tl.target_info's questions, answered at compile time for the target compiled for (Triton's
+ * constexpr functions): an NVIDIA chip is CUDA of its capability; the CPU is no GPU. */
+static tc_val target_info_call(tc_cg *cg, const char *name, tc_callargs *a, tc_loc loc) {
+  int cc = cg->info ? cg->info->cuda_capability : 0;
+  if (!strcmp(name, "is_cuda") || !strncmp(name, "is_hip", 6)) {
+    if (a->nargs || a->nkw)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.target_info.%s() takes no arguments", name);
+    return tv_bool(!strcmp(name, "is_cuda") && cc > 0);
+  }
+  if (!strcmp(name, "cuda_capability_geq")) {
+    int64_t v[2] = {0, 0};
+    for (int i = 0; i < a->nargs + a->nkw; i++) {
+      bool kw = i >= a->nargs;
+      const char *k = kw ? a->kwnames[i - a->nargs] : NULL;
+      int at = kw ? (!strcmp(k, "major") ? 0 : !strcmp(k, "minor") ? 1 : -1) : i;
+      const tc_val *x = kw ? &a->kwargs[i - a->nargs] : &a->args[i];
+      if (at < 0 || at > 1 || x->kind != TV_INT)
+        return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                        "tl.target_info.cuda_capability_geq(major, minor=0) takes compile-time integers");
+      v[at] = x->i;
+    }
+    if (!a->nargs && !(a->nkw && !strcmp(a->kwnames[0], "major")))
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.target_info.cuda_capability_geq() needs the major version");
+    return tv_bool(cc > 0 && cc >= v[0] * 10 + v[1]);
+  }
+  if (!strcmp(name, "current_target"))
+    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
+                    "tl.target_info.current_target() is a host object; kernels ask is_cuda() or "
+                    "cuda_capability_geq(major, minor)");
+  return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.target_info has no function '%s'", name);
+}
+
+static tc_val call_named(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) {
+  if (!strncmp(full, "target_info.", 12)) return target_info_call(cg, full + 12, a, loc);
   const char *dot = strchr(full, '.');
   const char *name = dot ? dot + 1 : full;
   if (!strncmp(full, "tdesc.", 6)) return cg_tdesc_method(cg, name, a, loc);
@@ -93,6 +137,20 @@ tc_val cg_call_builtin(tc_cg *cg, const char *full, tc_callargs *a, tc_loc loc) 
     if (a->nkw || a->nargs != 1 || !cg_is_compile_time(&a->args[0]))
       return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.constexpr_type() takes one compile-time value");
     return cg_constexpr_type_of(cg, &a->args[0]);
+  }
+  if (!strcmp(full, "tl.dtype")) { /* tl.dtype("uint32"): the dtype of Triton's name, at compile time */
+    if (a->nkw || a->nargs != 1 || a->args[0].kind != TV_STR)
+      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.dtype(name) takes one compile-time string");
+    for (int dt = TILEC_DTYPE_I1; dt < TILEC_DTYPE_COUNT; dt++) {
+      char n[32];
+      tc_ty_triton_name(tc_ty_make((tilec_dtype)dt), n, sizeof n);
+      if (strlen(n) == a->args[0].slen && !memcmp(n, a->args[0].s, a->args[0].slen))
+        return tv_dtype(tc_ty_make((tilec_dtype)dt));
+    }
+    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC,
+                    "tl.dtype: unknown type name '%.*s' (Triton's names: int8, uint32, "
+                    "fp16, bf16, fp32, fp8e4nv, ...)",
+                    (int)a->args[0].slen, a->args[0].s);
   }
   if (cg_api_is_class(full))
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "%s is a type; it cannot be called inside a kernel", full);
@@ -136,6 +194,7 @@ tc_val cg_module_attr(tc_cg *cg, const tc_val *m, const char *attr, tc_loc loc) 
                     "'%s.%s' is not supported (tilec has the extra.libdevice functions)",
                     !strcmp(mn, "tl.extra") ? "tl.extra" : "tl.extra.<backend>", attr);
   }
+  if (!strcmp(mn, "tl.target_info")) return builtin(cg, "target_info", attr);
   if (!strcmp(mn, "libdevice")) {
     if (cg->prelude) {
       const tc_func *pf = tc_module_find(cg->prelude, attr);
@@ -331,7 +390,16 @@ static tc_val arange(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc)
 }
 
 static tc_val where(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
-  return cg_where(cg, *cg_arg(a, &b->sig, "condition"), *cg_arg(a, &b->sig, "x"), *cg_arg(a, &b->sig, "y"), loc);
+  tc_val c = *cg_arg(a, &b->sig, "condition");
+  tc_ty ct = c.kind == TV_TENSOR ? c.ty : tc_ty_make(c.kind == TV_FLOAT ? TILEC_DTYPE_F32 : TILEC_DTYPE_I32);
+  if (c.kind != TV_BOOL && (c.kind == TV_TENSOR || tv_is_number(&c)) && (ct.dt != TILEC_DTYPE_I1 || ct.ptr_depth)) {
+    char n[32];
+    tc_ty_triton_name(ct, n, sizeof n);
+    cg_warn(cg, loc,
+            "tl.where with a non-boolean condition is deprecated and will error out in a future triton release. Got %s",
+            n);
+  }
+  return cg_where(cg, c, *cg_arg(a, &b->sig, "x"), *cg_arg(a, &b->sig, "y"), loc);
 }
 
 /* x.logical_and(y) / x.logical_or(y): Triton's tensor methods, on the operands as booleans */

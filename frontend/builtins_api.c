@@ -59,7 +59,7 @@ bool cg_api_module_attr(tc_cg *cg, const char *module, const char *attr, tc_loc 
     return true;
   }
   if (!strcmp(attr, "target_info")) {
-    *out = cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED, "tl.target_info queries GPU targets; it is not supported on CPU");
+    *out = (tc_val){.kind = TV_MODULE, .name = "tl.target_info"};
     return true;
   }
   static const struct {
@@ -382,6 +382,5 @@ const cg_builtin cg_builtins_api[] = {
     REFUSED("inline_asm_elementwise",
             "tl.inline_asm_elementwise runs GPU assembly (PTX/AMDGCN); it is not supported on CPU"),
     REFUSED("dot_scaled", "tl.dot_scaled (microscaling formats) is not supported"),
-    REFUSED("bitonic_merge", "tl.bitonic_merge is not supported (use tl.sort)"),
     {NULL, NULL, {NULL, NULL}, 0, NULL},
 };

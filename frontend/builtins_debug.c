@@ -171,10 +171,12 @@ static tc_val compile_time_assert(tc_cg *cg, const cg_builtin *b, tc_callargs *a
   if (!cg_truthy_constexpr(cg, &a->args[0], loc, &t))
     return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "tl.static_assert needs a constexpr condition");
   if (!t) {
+    bool first = !cg->err; /* the first error stands */
     if (a->nargs == 2 && a->args[1].kind == TV_STR)
-      return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "static assertion failed: %.*s", (int)a->args[1].slen,
-                      a->args[1].s);
-    return cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "static assertion failed");
+      cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "static assertion failed: %.*s", (int)a->args[1].slen, a->args[1].s);
+    else cg_error(cg, loc, TILEC_ERROR_SEMANTIC, "static assertion failed");
+    if (first) tilec_status_set_origin(cg->err, TILEC_ORIGIN_STATIC_ASSERT);
+    return (tc_val){.kind = TV_INVALID};
   }
   return tv_none();
 }

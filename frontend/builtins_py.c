@@ -3,6 +3,7 @@
  * isinstance, getattr/hasattr with compile-time names. In: call arguments (registry rows
  * below). Out: folded constants, or the tl.* operation they stand for on tensors. */
 #include "frontend/builtins.h"
+#include "frontend/signature.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +29,9 @@ static tc_val py_minmax(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc l
       r = cg_minmax(cg, is_max, r, xs[i], false, loc);
     }
   }
+  if (!cg->err && r.kind == TV_TENSOR && r.rank)
+    cg_warn(cg, loc, "builtin %s on non-scalar tensor values is deprecated, use tl.%s instead", fn,
+            is_max ? "maximum" : "minimum");
   return r;
 }
 
@@ -135,6 +139,24 @@ static tc_val py_print(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc lo
   return cg_device_print(cg, prefix, plen, a->args + first, a->nargs - first, false, loc);
 }
 
+/* str(x) of a compile-time value (Python's, dtypes by Triton's names: str(tl.float32) is "fp32") */
+static tc_val py_str(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
+  (void)b;
+  if (!a->nargs && !a->nkw) return tv_str("", 0);
+  tc_val x = cg_positional(cg, a, "str", 1, loc);
+  if (cg->err) return x;
+  char buf[1024];
+  if (!tc_value_str(&x, 's', buf, sizeof buf))
+    return cg_error(cg, loc, TILEC_ERROR_UNSUPPORTED,
+                    "str() of a %s is not supported in kernels (only of compile-time "
+                    "values)",
+                    tv_kind_name(&x));
+  size_t n = strlen(buf);
+  char *s = cg_alloc(cg, n + 1);
+  memcpy(s, buf, n + 1);
+  return tv_str(s, n);
+}
+
 const cg_builtin cg_builtins_py[] = {
     {"abs", py_abs, {"abs", NULL}, 0, NULL},
     {"bool", py_bool, {"bool", NULL}, 0, NULL},
@@ -148,6 +170,7 @@ const cg_builtin cg_builtins_py[] = {
     {"min", py_minmax, {"min", NULL}, 0, NULL},
     {"print", py_print, {"print", NULL}, 0, NULL},
     {"range", py_range, {"range", NULL}, 0, NULL},
+    {"str", py_str, {"str", NULL}, 0, NULL},
     {NULL, NULL, {NULL, NULL}, 0, NULL},
 };
 

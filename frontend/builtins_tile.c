@@ -661,9 +661,21 @@ static tc_val histogram(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc l
   return reduce(cg, &cnt, 1, &zero, false, C_SUM, false, NULL, fn, loc);
 }
 
+/* A keyword argument given as True (a compile-time truthy value). */
+static bool kw_true(const tc_callargs *a, const char *name) {
+  for (int k = 0; k < a->nkw; k++)
+    if (!strcmp(a->kwnames[k], name)) return tv_is_number(&a->kwargs[k]) && a->kwargs[k].i;
+  return false;
+}
+
 static tc_val reshape_fn(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
   const char *fn = b->sig.fn;
   if (a->nargs < 1) return cg_builtin_not_yet(cg, b, loc);
+  if (!strcmp(b->name, "view")) cg_warn(cg, loc, "view is deprecated, please use reshape with can_reorder being true.");
+  else if (kw_true(a, "can_reorder"))
+    cg_warn(cg, loc,
+            "tl.reshape(can_reorder=True) is deprecated and will be removed in Triton 3.10. Pass can_reorder=False "
+            "(the default) to adopt the new behavior.");
   tc_val x = tensor_arg(cg, &a->args[0], fn, loc);
   int rank;
   int64_t shape[TC_MAX_RANK];
@@ -857,6 +869,10 @@ static tc_val split(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) 
 static tc_val cat(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc) {
   const char *fn = b->sig.fn;
   if (a->nargs < 2) return cg_builtin_not_yet(cg, b, loc);
+  if (kw_true(a, "can_reorder") || (a->nargs > 2 && tv_is_number(&a->args[2]) && a->args[2].i))
+    cg_warn(cg, loc,
+            "tl.cat(can_reorder=True) is deprecated and will be removed in Triton 3.10, when concatenation will "
+            "always be deterministic. Pass can_reorder=False (the default) to adopt the new behavior.");
   tc_val x = tensor_arg(cg, &a->args[0], fn, loc), y = tensor_arg(cg, &a->args[1], fn, loc);
   if (cg->err) return (tc_val){0};
   if (x.rank != y.rank || memcmp(x.shape, y.shape, sizeof(int64_t) * (size_t)x.rank) || !tc_ty_eq(x.ty, y.ty) ||

@@ -86,6 +86,7 @@ typedef struct tc_frame {
   int loop_depth;   /* runtime loops of this function being generated */
   int unroll_depth; /* tl.static_range / tuple loops of this function being unrolled */
   tc_loc call_loc;  /* where the caller called this function */
+  tc_loc ret_loc;   /* the last return under a runtime condition generated (its type may disagree) */
   /* A compile-time Python function (@triton.constexpr_function, @tl.constexpr; tc_func's
    * is_pyfn), run as Python runs it: names hold plain values (no rank-0 tensors), if/for/while
    * are decided and repeated at compile time, break/continue work (loop_ctl: 1 break,
@@ -110,6 +111,7 @@ typedef struct tc_cg {
   tc_kernel_info *info; /* for static_print notes */
   struct tc_mctx *mctx; /* module context: globals, module-level statements, other sources */
   bool in_default;      /* evaluating a parameter default (plain globals are allowed there) */
+  int builtin_depth;    /* inside a tl.* function or tensor method: its errors are TILEC_ORIGIN_BUILTIN */
   int ncombines;        /* combine functions emitted so far (builtins_tile.c names them) */
   int loop_stages;      /* tl.range(..., num_stages=N) of the loop cg_runtime_for builds next (0: none) */
   int map_depth;        /* inside tl.map_elementwise's function: an 'if' on the mapped elements (a tile)
@@ -146,6 +148,9 @@ bool cg_pyfn_trip(tc_cg *cg, const tc_block *body);
 /* Records the first error at loc (later ones are dropped); returns an invalid value. */
 tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* A compile-time warning at loc (Triton's UserWarnings: deprecated forms, shifts past the
+ * type's width), kept in the kernel info for the tool and the drop-in to show. */
+void cg_warn(tc_cg *cg, tc_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void cg_set_loc(tc_cg *cg, tc_loc loc);
 tc_val cg_expr(tc_cg *cg, const tc_expr *e);
 bool cg_truthy_constexpr(tc_cg *cg, const tc_val *v, tc_loc loc, bool *out);

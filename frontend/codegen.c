@@ -96,44 +96,97 @@ void tv_describe(const tc_val *v, char *buf, size_t n) {
 
 /* ---- errors and helpers ------------------------------------------------------------ */
 
-tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, ...) {
-  if (!cg->err) {
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    const tc_module *m = cg_current_module(cg);
-    /* An error inside a tl.* function written in the kernel language (the prelude) is
-     * the caller's: locate it at the outermost prelude call. */
-    int i = cg->depth - 1;
-    if (cg->prelude && m == cg->prelude) {
-      while (i > 0 && cg->frames[i - 1]->mod == cg->prelude) i--;
-      if (i > 0) {
-        const tc_module *um = cg->frames[i - 1]->mod ? cg->frames[i - 1]->mod : cg->mod;
-        const char *fname = cg->frames[i]->fn->name;
-        if (!strncmp(fname, "_tensor_", 8)) /* a tensor method the prelude writes (x.item()) */
-          cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tensor.%s(): %s", fname + 8, msg);
-        else cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tl.%s: %s", fname, msg);
-        return (tc_val){.kind = TV_INVALID};
-      }
+/* The module a frame's caller runs in (the frame's call_loc is there). */
+static const tc_module *caller_module(const tc_cg *cg, int j) {
+  return cg->frames[j - 1]->mod ? cg->frames[j - 1]->mod : cg->mod;
+}
+
+/* The status's frames: the function holding loc (frame `at`, in module m), then each
+ * caller at its call site, up to the kernel; prelude frames are not the user's calls (a
+ * combine function the prelude calls has the prelude's call site; its caller names the
+ * kernel's). */
+static void push_frames(tc_cg *cg, tilec_status *st, int at, const tc_module *m, tc_loc loc) {
+  for (int j = at; j >= 0; j--) {
+    const tc_frame *f = cg->frames[j];
+    const tc_module *fm = f->mod ? f->mod : cg->mod;
+    /* A constexpr function is Python that Triton calls like a tl.* function: its error is
+     * the call's (TILEC_ORIGIN_BUILTIN), located at the call site. */
+    if (f->pyfn && !tilec_status_frame_count(st)) tilec_status_set_origin(st, TILEC_ORIGIN_BUILTIN);
+    if (f->fn && f->mod != cg->prelude && fm == m && !f->pyfn)
+      tilec_status_push_frame(st, f->fn->name, fm->filename, f->fn->loc.line + fm->line_offset,
+                              loc.line + m->line_offset, loc.col);
+    if (j >= 1) {
+      m = caller_module(cg, j);
+      loc = f->call_loc;
     }
-    /* inside @jit helpers: the calls that led here, innermost first (" (in f(), called at
-     * k.py:12, in g(), called at k.py:30)"): a helper fails for one caller's arguments */
-    char chain[512] = "";
-    size_t k = 0;
-    for (int j = cg->depth - 1; j >= 1 && k + 96 < sizeof chain; j--) {
-      const tc_frame *f = cg->frames[j];
-      const tc_module *cm = cg->frames[j - 1]->mod ? cg->frames[j - 1]->mod : cg->mod;
-      if (!f->fn || f->mod == cg->prelude || cm == cg->prelude) continue;
-      const char *file = cm->filename ? cm->filename : "<string>", *slash = strrchr(file, '/');
-      k += (size_t)snprintf(chain + k, sizeof chain - k, "%s %s(), called at %s:%d", k ? ", in" : " (in", f->fn->name,
-                            slash ? slash + 1 : file, f->call_loc.line + cm->line_offset);
-    }
-    if (k) snprintf(chain + k, sizeof chain - k, ")");
-    cg->err = tc_error_at(m, loc, code, "%s%s", msg, chain);
   }
+}
+
+tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, ...) {
+  if (cg->err) return (tc_val){.kind = TV_INVALID};
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const tc_module *m = cg_current_module(cg);
+  tilec_status_origin origin = cg->builtin_depth ? TILEC_ORIGIN_BUILTIN : TILEC_ORIGIN_LANGUAGE;
+  int i = cg->depth - 1;
+  /* An error inside a tl.* function written in the kernel language (the prelude) is
+   * the caller's: locate it at the outermost prelude call. */
+  if (cg->prelude && m == cg->prelude) {
+    while (i > 0 && cg->frames[i - 1]->mod == cg->prelude) i--;
+    if (i > 0) {
+      const tc_module *um = caller_module(cg, i);
+      const char *fname = cg->frames[i]->fn->name;
+      if (!strncmp(fname, "_tensor_", 8)) /* a tensor method the prelude writes (x.item()) */
+        cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tensor.%s(): %s", fname + 8, msg);
+      else cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tl.%s: %s", fname, msg);
+      tilec_status_set_origin(cg->err, TILEC_ORIGIN_BUILTIN);
+      push_frames(cg, cg->err, i - 1, um, cg->frames[i]->call_loc);
+      return (tc_val){.kind = TV_INVALID};
+    }
+  }
+  /* inside @jit helpers: the calls that led here, innermost first (" (in f(), called at
+   * k.py:12, in g(), called at k.py:30)"): a helper fails for one caller's arguments */
+  char chain[512] = "";
+  size_t k = 0;
+  for (int j = cg->depth - 1; j >= 1 && k + 96 < sizeof chain; j--) {
+    const tc_frame *f = cg->frames[j];
+    const tc_module *cm = caller_module(cg, j);
+    if (!f->fn || f->mod == cg->prelude || cm == cg->prelude) continue;
+    const char *file = cm->filename ? cm->filename : "<string>", *slash = strrchr(file, '/');
+    k += (size_t)snprintf(chain + k, sizeof chain - k, "%s %s(), called at %s:%d", k ? ", in" : " (in", f->fn->name,
+                          slash ? slash + 1 : file, f->call_loc.line + cm->line_offset);
+  }
+  if (k) snprintf(chain + k, sizeof chain - k, ")");
+  cg->err = tc_error_at(m, loc, code, "%s%s", msg, chain);
+  tilec_status_set_origin(cg->err, origin);
+  if (k) tilec_status_set_reason(cg->err, msg);
+  if (m && cg->depth) push_frames(cg, cg->err, cg->depth - 1, m, loc); /* after the origin: it may change it */
   return (tc_val){.kind = TV_INVALID};
+}
+
+void cg_warn(tc_cg *cg, tc_loc loc, const char *fmt, ...) {
+  if (!cg->info) return;
+  const tc_module *m = cg_current_module(cg);
+  if (cg->prelude && m == cg->prelude && cg->depth) { /* a tl.* function's: at the user's call */
+    int i = cg->depth - 1;
+    while (i > 0 && cg->frames[i - 1]->mod == cg->prelude) i--;
+    if (i > 0) {
+      m = caller_module(cg, i);
+      loc = cg->frames[i]->call_loc;
+    }
+  }
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  char *w = cg->info->warnings;
+  size_t n = strlen(w);
+  snprintf(w + n, sizeof cg->info->warnings - n, "%s:%d:%d: warning: %s\n", m && m->filename ? m->filename : "<string>",
+           loc.line + (m ? m->line_offset : 0), loc.col, msg);
 }
 
 void cg_set_loc(tc_cg *cg, tc_loc loc) {
@@ -527,6 +580,9 @@ static tc_val eval_boolop(tc_cg *cg, const tc_expr *e) {
   }
   tc_val b = cg_expr(cg, e->u.boolop.rhs);
   if (cg->err) return b;
+  if ((a.kind == TV_TENSOR && a.rank) || (b.kind == TV_TENSOR && b.rank))
+    cg_warn(cg, e->loc,
+            "Logical operators 'and' and 'or' are deprecated for non-scalar tensors; please use '&' or '|' instead");
   cg_set_loc(cg, e->loc);
   return cg_logical(cg, is_and, a, b, e->loc);
 }
@@ -660,6 +716,43 @@ static tc_val eval_seq(tc_cg *cg, const tc_expr *e) {
   return r;
 }
 
+/* f"...{x}...": a string made at compile time, as Triton's JoinedStr; each field must be a
+ * compile-time value, formatted with Python's str (repr for !r, !a); format specs are
+ * ignored, as Triton ignores them. */
+static tc_val eval_fstring(tc_cg *cg, const tc_expr *e) {
+  size_t cap = 256, len = 0;
+  char *out = cg_alloc(cg, cap);
+  for (int i = 0; i < e->u.fstr.nitems; i++) {
+    const tc_expr *item = e->u.fstr.items[i];
+    char buf[1024];
+    const char *text = buf;
+    size_t n;
+    if (!e->u.fstr.convs[i]) {
+      text = item->u.str.data;
+      n = item->u.str.len;
+    } else {
+      tc_val v = cg_expr(cg, item);
+      if (cg->err) return v;
+      if (!tc_value_str(&v, e->u.fstr.convs[i], buf, sizeof buf))
+        return cg_error(cg, item->loc, TILEC_ERROR_SEMANTIC,
+                        "Cannot evaluate f-string containing non-constexpr conversion values, found conversion of "
+                        "type %s",
+                        tv_kind_name(&v));
+      n = strlen(buf);
+    }
+    if (len + n + 1 > cap) {
+      while (len + n + 1 > cap) cap *= 2;
+      char *grown = cg_alloc(cg, cap);
+      memcpy(grown, out, len);
+      out = grown;
+    }
+    memcpy(out + len, text, n);
+    len += n;
+  }
+  out[len] = 0;
+  return tv_str(out, len);
+}
+
 tc_val cg_expr(tc_cg *cg, const tc_expr *e) {
   if (cg->err) return (tc_val){.kind = TV_INVALID};
   switch (e->kind) {
@@ -703,11 +796,29 @@ tc_val cg_expr(tc_cg *cg, const tc_expr *e) {
     case TC_EXPR_LAMBDA:
       return cg_error(cg, e->loc, TILEC_ERROR_UNSUPPORTED, "lambda is not supported in @triton.jit functions");
     case TC_EXPR_LISTCOMP: return eval_listcomp(cg, e);
+    case TC_EXPR_FSTRING: return eval_fstring(cg, e);
   }
   return cg_error(cg, e->loc, TILEC_ERROR_INTERNAL, "unknown expression kind");
 }
 
 /* ---- statements ------------------------------------------------------------------- */
+
+/* `raise E(msg)` in a compile-time Python function (a constexpr function that refuses its
+ * arguments): the compile stops with str(E(msg)), the message Triton's error carries. */
+static void stmt_raise(tc_cg *cg, const tc_stmt *s) {
+  const tc_expr *e = s->u.other.raised;
+  const char *cls = e->kind == TC_EXPR_CALL && e->u.call.func->kind == TC_EXPR_NAME ? e->u.call.func->u.name
+                    : e->kind == TC_EXPR_NAME                                       ? e->u.name
+                                                                                    : "an exception";
+  char text[1024] = "";
+  if (e->kind == TC_EXPR_CALL && e->u.call.nargs >= 1) {
+    tc_val m = cg_expr(cg, e->u.call.args[0]);
+    if (cg->err) return;
+    if (!tc_value_str(&m, 's', text, sizeof text)) snprintf(text, sizeof text, "(a %s)", tv_kind_name(&m));
+  }
+  if (text[0]) cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "%s", text);
+  else cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC, "%s raised", cls);
+}
 
 void cg_assign_target(tc_cg *cg, const tc_expr *target, tc_val v) {
   if (cg->err) return;
@@ -995,6 +1106,7 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
       if (f->rt_if_depth) { /* under a runtime condition: see control.c */
         cg_bind(cg, "@returned", tv_bool(true));
         cg_bind(cg, "@retval", v);
+        f->ret_loc = s->loc;
         return;
       }
       f->ret = v;
@@ -1023,6 +1135,10 @@ static void cg_stmt(tc_cg *cg, const tc_stmt *s) {
                "nested function definitions are not supported in @triton.jit functions");
       return;
     case TC_STMT_OTHER:
+      if (cg_frame(cg)->pyfn && s->u.other.raised) {
+        stmt_raise(cg, s);
+        return;
+      }
       cg_error(cg, s->loc, TILEC_ERROR_UNSUPPORTED, "%s is not supported in @triton.jit functions", s->u.other.what);
       return;
     case TC_STMT_IMPORT:
@@ -1152,7 +1268,11 @@ tc_val cg_call_jit(tc_cg *cg, const tc_func *fn, const tc_val *args, int nargs, 
     cg_bind(cg, fn->params[i].name, bound[i]);
   }
   free(bound);
+  /* a @jit function a builtin calls (a combine_fn) has the language's errors, not the builtin's */
+  int builtin_depth = cg->builtin_depth;
+  cg->builtin_depth = 0;
   if (!cg->err) cg_block(cg, &fn->body);
+  cg->builtin_depth = builtin_depth;
   tc_frame *f = cg_frame(cg);
   tc_val r = f->has_ret ? f->ret : tv_none();
   if (!cg->err) cg_runtime_result(cg, &r);

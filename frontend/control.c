@@ -4,6 +4,7 @@
  * type must not change (a constexpr number adopts the type the body gives it).
  * In: statements and the current scope. Out: scf ops with yields, rebound names. */
 #include "frontend/cg.h"
+#include "frontend/diag.h"
 #include "frontend/parser.h"
 
 #include "dialects/tile.h"
@@ -163,9 +164,10 @@ static bool unify_leaf(tc_cg *cg, const tc_stmt *s, const char *name, tc_val *x,
     char a[64], b[64];
     describe(x, a, sizeof a);
     describe(y, b, sizeof b);
-    if (!strcmp(name, RETVAL))
-      cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC,
-               "Inconsistent return types: %s and %s (the paths of this 'if' return different types)", a, b);
+    if (!strcmp(name, RETVAL)) /* at the later return, as Triton (whose first return sets the type) */
+      cg_error(cg, cg_frame(cg)->ret_loc.line ? cg_frame(cg)->ret_loc : s->loc, TILEC_ERROR_SEMANTIC,
+               "Inconsistent return types: %s and %s (the paths of the 'if' at line %d return different types)", a, b,
+               s->loc.line + cg_current_module(cg)->line_offset);
     else if (!strncmp(name, "@ifexp", 6))
       cg_error(cg, s->loc, TILEC_ERROR_SEMANTIC,
                "Ternary expression with dynamic condition has inconsistent types %s and %s", a, b);
@@ -317,6 +319,18 @@ static void runtime_if(tc_cg *cg, const tc_stmt *s, tc_val c, bool wrapper) {
   for (int i = 0; c.kind == TV_TENSOR && i < c.rank; i++) numel *= c.shape[i];
   const tc_func *item = cg->prelude ? tc_module_find(cg->prelude, "_tensor_item") : NULL;
   if (c.kind == TV_TENSOR && c.rank && numel == 1 && item) { /* a tile of one element: its value (Triton's unsplat) */
+    if (!wrapper && s->u.if_.test) {
+      /* Triton names the condition as written: the text from it to the line's last ':' */
+      size_t len = 0;
+      const char *text = tc_module_line(cg_current_module(cg), s->u.if_.test->loc.line, &len);
+      int from = s->u.if_.test->loc.col - 1, to = (int)len;
+      while (to > from && text && text[to - 1] != ':') to--;
+      while (to > from && text && (text[to - 1] == ':' || text[to - 1] == ' ')) to--;
+      cg_warn(cg, s->u.if_.test->loc,
+              "If conditional called with multidimensional Tensor instead of scalar; please use \"if (%.*s).item()\" "
+              "instead",
+              text && to > from ? to - from : 0, text ? text + from : "");
+    }
     c = cg_call_jit(cg, item, &c, 1, NULL, NULL, 0, s->loc);
     if (cg->err) return;
   }

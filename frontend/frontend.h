@@ -28,11 +28,14 @@ typedef struct tc_kernel_info {
   char signature[2048]; /* normalized, one entry per parameter */
   int nparams;
   tc_kernel_param params[TC_MAX_PARAMS];
-  bool uses_assert;  /* the program can stop: a failed device_assert (or, nvptx-emu, a CTA
+  bool uses_assert;    /* the program can stop: a failed device_assert (or, nvptx-emu, a CTA
                            * whose threads cannot start) */
-  bool check_bounds; /* compiled with bounds checks: the kernel takes extents */
-  bool check_nan;    /* compiled with NaN/Inf store checks (the program can unwind) */
-  char notes[4096];  /* tl.static_print output, one line per call */
+  bool check_bounds;   /* compiled with bounds checks: the kernel takes extents */
+  bool check_nan;      /* compiled with NaN/Inf store checks (the program can unwind) */
+  char notes[4096];    /* tl.static_print output, one line per call */
+  int cuda_capability; /* in: the NVIDIA chip compiled for (90: sm_90a), 0 for other targets: what
+                        * tl.target_info.is_cuda() / cuda_capability_geq() answer */
+  char warnings[4096]; /* Triton's compile-time warnings: "file:line:col: warning: text" lines */
 } tc_kernel_info;
 
 /* Parses spec->source, finds spec->kernel, specializes it and emits tile IR into a new

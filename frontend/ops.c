@@ -334,6 +334,14 @@ tc_val cg_binary(tc_cg *cg, tc_binop op, tc_val a, tc_val b, tc_loc loc) {
     ca.nargs = 2;
     return cg_builtin_call(cg, cg_builtin_find("dot"), &ca, loc); /* a @ b is tl.dot(a, b) */
   }
+  if ((op == TC_OP_LSHIFT || op == TC_OP_RSHIFT) && a.kind == TV_TENSOR && b.kind == TV_INT &&
+      b.i >= (int64_t)tc_ty_bits(a.ty)) {
+    char n[32];
+    tc_ty_triton_name(a.ty, n, sizeof n);
+    cg_warn(cg, loc,
+            "Value %lld exceeds the maximum bitwidth (%u) for type '%s'. This may result in undefined behavior.",
+            (long long)b.i, tc_ty_bits(a.ty), n);
+  }
   bool div = op == TC_OP_TRUEDIV || op == TC_OP_FLOORDIV || op == TC_OP_MOD;
   tc_ty ct;
   if (!promote(cg, &a, &b, div, &ct, loc, binop_symbol(op))) return (tc_val){0};

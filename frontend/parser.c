@@ -240,8 +240,193 @@ typedef struct tc_piece {
   size_t len;
 } tc_piece;
 
+/* A STRING expression of text decoded as a string literal of the given rawness would be
+ * (escapes resolved unless raw); loc is where the text starts. */
+static tc_expr *tc_fstring_literal(tc_parser *p, const char *text, size_t len, int raw, tc_loc loc) {
+  char *src = tc_new(p, len + 8);
+  int k = snprintf(src, len + 8, "%s\"\"\"", raw ? "r" : "");
+  memcpy(src + k, text, len);
+  memcpy(src + k + len, "\"\"\"", 4);
+  tc_token t = {TC_TOK_STRING, src, (size_t)k + len + 3, loc.line, loc.col};
+  tc_lex_error le;
+  tc_expr *e = tc_expr_new(p, TC_EXPR_STRING, loc);
+  char *data;
+  if (tc_string_decode(p->a, &t, &data, &e->u.str.len, &le)) tc_fail(p, loc, "%s", le.msg);
+  e->u.str.data = data;
+  return e;
+}
+
+/* The expression of an f-string field, text[0, len) starting at loc: lexed in parentheses
+ * (it may span lines or start with spaces) and parsed by this parser. */
+static tc_expr *tc_fstring_field(tc_parser *p, const char *text, size_t len, tc_loc loc) {
+  char *src = tc_new(p, len + 3);
+  src[0] = '(';
+  memcpy(src + 1, text, len);
+  src[len + 1] = ')';
+  tc_token *raw;
+  size_t n;
+  tc_lex_error le;
+  if (tc_lex(src, len + 2, &raw, &n, &le))
+    tc_fail(p, (tc_loc){loc.line + le.line - 1, le.line == 1 ? loc.col + le.col - 2 : le.col}, "f-string: %s", le.msg);
+  tc_token *toks = tc_arena_alloc(p->a, n * sizeof *toks);
+  if (toks) memcpy(toks, raw, n * sizeof *toks);
+  tc_tokens_free(raw); /* before parsing: an error unwinds past this function */
+  if (!toks) tc_fail(p, loc, "out of memory");
+  for (size_t i = 0; i < n; i++) { /* to positions in the file */
+    if (toks[i].line == 1) toks[i].col += loc.col - 2;
+    toks[i].line += loc.line - 1;
+  }
+  const tc_token *saved = p->toks;
+  size_t saved_n = p->ntoks, saved_pos = p->pos;
+  jmp_buf *outer = p->jb;
+  jmp_buf jb;
+  p->jb = &jb;
+  if (setjmp(jb)) { /* the module's tokens back before the error goes on unwinding */
+    p->jb = outer;
+    p->toks = saved;
+    p->ntoks = saved_n;
+    p->pos = saved_pos;
+    if (p->err && strncmp(tilec_status_message(p->err), "f-string", 8)) tilec_status_annotate(p->err, "f-string");
+    tc_throw(p);
+  }
+  p->toks = toks;
+  p->ntoks = n;
+  p->pos = 0;
+  tc_expr *e = tc_parse_test(p);
+  if (tc_cur(p)->kind != TC_TOK_NEWLINE) tc_fail(p, tc_tok_loc(tc_cur(p)), "expecting '}'");
+  p->jb = outer;
+  p->toks = saved;
+  p->ntoks = saved_n;
+  p->pos = saved_pos;
+  return e;
+}
+
+/* One byte further in an f-string's body, keeping its line and column. */
+static void fstr_step(const char *b, size_t *i, int *line, int *col) {
+  if (b[*i] == '\n') {
+    (*line)++;
+    *col = 1;
+  } else {
+    (*col)++;
+  }
+  (*i)++;
+}
+
+/* The items of one f-string token: its literal runs ({{ and }} read as braces) and its
+ * fields {expr[!conv][:spec]}. Triton formats each field with "{}" (or its conversion) and
+ * ignores the spec, and so does this. */
+static void tc_fstring_items(tc_parser *p, const tc_token *t, const tc_string_info *info, tc_vec *items,
+                             tc_vec *convs) {
+  const char *b = t->start + info->body_offset;
+  size_t n = info->body_len, i = 0;
+  int line = t->line, col = t->col + (int)info->body_offset; /* of b[i] */
+  char *lit = tc_new(p, n + 1);
+  size_t nlit = 0;
+  tc_loc lit_loc = {line, col};
+#define FSTR_STEP() fstr_step(b, &i, &line, &col)
+  while (i < n) {
+    char c = b[i];
+    if ((c == '{' || c == '}') && i + 1 < n && b[i + 1] == c) {
+      if (!nlit) lit_loc = (tc_loc){line, col};
+      lit[nlit++] = c;
+      FSTR_STEP();
+      FSTR_STEP();
+      continue;
+    }
+    if (c == '}') tc_fail(p, (tc_loc){line, col}, "f-string: single '}' is not allowed");
+    if (c != '{') {
+      if (!nlit) lit_loc = (tc_loc){line, col};
+      if (c == '\\' && !info->is_raw && i + 1 < n) { /* an escape's two bytes */
+        lit[nlit++] = b[i];
+        FSTR_STEP();
+      }
+      lit[nlit++] = b[i];
+      FSTR_STEP();
+      continue;
+    }
+    if (nlit) {
+      *(tc_expr **)tc_vec_push(p, items) = tc_fstring_literal(p, lit, nlit, info->is_raw, lit_loc);
+      *(char *)tc_vec_push(p, convs) = 0;
+      lit = tc_new(p, n + 1);
+      nlit = 0;
+    }
+    FSTR_STEP(); /* '{' */
+    tc_loc at = {line, col};
+    size_t start = i;
+    int depth = 0;
+    char quote = 0;
+    for (; i < n; FSTR_STEP()) {
+      char d = b[i];
+      if (quote) {
+        if (d == quote) quote = 0;
+        continue;
+      }
+      if (d == '\'' || d == '"') quote = d;
+      else if (d == '(' || d == '[' || d == '{') depth++;
+      else if ((d == ')' || d == ']' || d == '}') && depth) depth--;
+      else if (!depth && (d == '}' || d == ':' || (d == '!' && !(i + 1 < n && b[i + 1] == '=')))) break;
+    }
+    if (i >= n) tc_fail(p, at, "f-string: expecting '}'");
+    size_t end = i;
+    while (end > start && (b[end - 1] == ' ' || b[end - 1] == '\t')) end--;
+    if (end > start && b[end - 1] == '=')
+      tc_fail(p, at, "f-string: self-documenting fields ({x=}) %s", tc_unsupported_suffix);
+    if (end == start) tc_fail(p, at, "f-string: empty expression not allowed");
+    tc_expr *e = tc_fstring_field(p, b + start, end - start, at);
+    char conv = 's';
+    if (b[i] == '!') {
+      FSTR_STEP();
+      if (i >= n || !strchr("sra", b[i])) tc_fail(p, (tc_loc){line, col}, "f-string: invalid conversion character");
+      conv = b[i];
+      FSTR_STEP();
+    }
+    if (i < n && b[i] == ':') { /* the spec, braces nested in it included: Triton ignores it */
+      for (depth = 0; i < n && !(b[i] == '}' && !depth); FSTR_STEP()) depth += b[i] == '{' ? 1 : b[i] == '}' ? -1 : 0;
+    }
+    if (i >= n || b[i] != '}') tc_fail(p, at, "f-string: expecting '}'");
+    FSTR_STEP();
+    *(tc_expr **)tc_vec_push(p, items) = e;
+    *(char *)tc_vec_push(p, convs) = conv;
+  }
+#undef FSTR_STEP
+  if (nlit) {
+    *(tc_expr **)tc_vec_push(p, items) = tc_fstring_literal(p, lit, nlit, info->is_raw, lit_loc);
+    *(char *)tc_vec_push(p, convs) = 0;
+  }
+}
+
 static tc_expr *tc_parse_strings(tc_parser *p) {
   const tc_token *first = tc_cur(p);
+  for (size_t k = p->pos; k < p->ntoks && p->toks[k].kind == TC_TOK_STRING; k++) {
+    tc_string_info info;
+    tc_string_info_of(&p->toks[k], &info);
+    if (!info.is_fstring) continue;
+    /* an f-string among the literals: the whole run is one f-string */
+    tc_vec items, convs;
+    tc_vec_init(&items, sizeof(tc_expr *));
+    tc_vec_init(&convs, sizeof(char));
+    while (tc_cur(p)->kind == TC_TOK_STRING) {
+      const tc_token *t = tc_advance(p);
+      tc_string_info_of(t, &info);
+      if (info.is_bytes) tc_fail(p, tc_tok_loc(t), "cannot mix bytes and nonbytes literals");
+      if (info.is_fstring) {
+        tc_fstring_items(p, t, &info, &items, &convs);
+        continue;
+      }
+      tc_lex_error le;
+      tc_expr *s = tc_expr_new(p, TC_EXPR_STRING, tc_tok_loc(t));
+      char *data;
+      if (tc_string_decode(p->a, t, &data, &s->u.str.len, &le)) tc_fail(p, (tc_loc){le.line, le.col}, "%s", le.msg);
+      s->u.str.data = data;
+      *(tc_expr **)tc_vec_push(p, &items) = s;
+      *(char *)tc_vec_push(p, &convs) = 0;
+    }
+    tc_expr *e = tc_expr_new(p, TC_EXPR_FSTRING, tc_tok_loc(first));
+    e->u.fstr.items = (tc_expr **)(void *)items.data;
+    e->u.fstr.convs = convs.data;
+    e->u.fstr.nitems = items.n;
+    return e;
+  }
   tc_vec parts;
   tc_vec_init(&parts, sizeof(tc_piece));
   size_t total = 0;
@@ -250,7 +435,6 @@ static tc_expr *tc_parse_strings(tc_parser *p) {
     const tc_token *t = tc_advance(p);
     tc_string_info info;
     tc_string_info_of(t, &info);
-    if (info.is_fstring) tc_fail(p, tc_tok_loc(t), "f-string %s", tc_unsupported_suffix);
     if (bytes >= 0 && bytes != info.is_bytes) tc_fail(p, tc_tok_loc(t), "cannot mix bytes and nonbytes literals");
     bytes = info.is_bytes;
     tc_lex_error le;
@@ -781,6 +965,7 @@ static const char *tc_describe(const tc_expr *e) {
     case TC_EXPR_INT:
     case TC_EXPR_FLOAT:
     case TC_EXPR_STRING: return "literal";
+    case TC_EXPR_FSTRING: return "f-string expression";
     case TC_EXPR_ELLIPSIS: return "ellipsis";
     case TC_EXPR_BOOL: return e->u.int_value ? "True" : "False";
     case TC_EXPR_NONE: return "None";
@@ -919,6 +1104,13 @@ static tc_stmt *tc_parse_small_stmt(tc_parser *p) {
       /* soft keyword: `type X = ...` puts a name after a name, never valid otherwise */
       while (!tc_at_stmt_end(p)) tc_advance(p);
       return tc_other(p, loc, "type alias statement");
+    }
+    if (tc_is_kw(t, "raise")) { /* a compile-time Python function's error: what it raises is kept */
+      tc_advance(p);
+      tc_stmt *s = tc_other(p, loc, "raise statement");
+      if (!tc_at_stmt_end(p) && !tc_is_kw(tc_cur(p), "from")) s->u.other.raised = tc_parse_test(p);
+      while (!tc_at_stmt_end(p)) tc_advance(p); /* `from cause` */
+      return s;
     }
     for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
       if (!tc_is_kw(t, others[k].kw)) continue;

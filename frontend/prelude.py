@@ -1397,3 +1397,28 @@ def mulhi(x, y):
 def sad(x, y, z):
     # |x - y| + z
     return tl.where(x > y, x - y, y - x) + z
+
+
+@triton.jit
+def bitonic_merge(x, dim: tl.constexpr = None, descending: tl.constexpr = 0):
+    # tl.bitonic_merge: the merging half of a bitonic sort along the last dimension (a row
+    # that is a bitonic sequence comes out sorted). Stages of half-cleaners at distances
+    # n/2, n/4, ..., 1: the lower position of each pair keeps the smaller value (larger when
+    # descending), the pair compared as `a > b` so a NaN stays where Triton's network leaves it.
+    _dim: tl.constexpr = len(x.shape) - 1 if dim is None else dim
+    tl.static_assert(_dim == len(x.shape) - 1, "only minor dimension is currently supported")
+    n: tl.constexpr = x.shape[len(x.shape) - 1]
+    rows: tl.constexpr = x.numel // n
+    h = tl.reshape(x, (rows, n))
+    for s in tl.static_range(_log2(n)):
+        half: tl.constexpr = n >> (s + 1)
+        g = tl.permute(tl.reshape(h, (rows * (n // (2 * half)), 2, half)), (0, 2, 1))
+        a, b = tl.split(g)
+        if descending:
+            lo = tl.where(a > b, a, b)
+            hi = tl.where(b > a, a, b)
+        else:
+            lo = tl.where(a > b, b, a)
+            hi = tl.where(b > a, b, a)
+        h = tl.reshape(tl.permute(tl.join(lo, hi), (0, 2, 1)), (rows, n))
+    return tl.reshape(h, x.shape)

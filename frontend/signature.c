@@ -315,7 +315,9 @@ bool tc_tuple_param_leaf(const tc_val *v) {
 
 tilec_status *tc_specialize(const tc_module *mod, const tc_func *fn, const tilec_kernel_spec *spec,
                             tc_kernel_info *info, tc_val *vals, tc_arena *arena, tc_default_eval eval, void *eval_ctx) {
+  int cuda_capability = info->cuda_capability; /* an input: the target's */
   memset(info, 0, sizeof *info);
+  info->cuda_capability = cuda_capability;
   /* Names are kept in fixed buffers (the library's descriptor, the header): a longer one
    * would be cut and then match nothing, so it is refused where it is written. */
   if (strlen(fn->name) >= sizeof info->name)

@@ -33,6 +33,10 @@ tc_val tc_value_from_text(tc_arena *arena, const char *text, size_t len);
 int tc_split_items(const char *s, size_t n, const char **items, size_t *lens, int max, bool *trailing_comma);
 /* The same syntax back (false when v is not a compile-time value or buf is too small). */
 bool tc_value_to_text(const tc_val *v, char *buf, size_t n);
+/* Python's str(v) (conv 's') or repr(v) ('r', 'a') of a compile-time value as Triton formats
+ * it in an f-string or str(): dtypes by name ("fp32"), strings bare or quoted; false when v
+ * is not a compile-time value or buf is too small. */
+bool tc_value_str(const tc_val *v, char conv, char *buf, size_t n);
 /* Python equality of compile-time values (dtypes, modules, functions by identity). */
 bool tv_equal(const tc_val *a, const tc_val *b);
 

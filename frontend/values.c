@@ -116,6 +116,20 @@ tc_val tc_value_from_text(tc_arena *arena, const char *text, size_t len) {
   return tc_parse_constexpr_text(s, n);
 }
 
+bool tc_value_str(const tc_val *v, char conv, char *buf, size_t n) {
+  if (!n) return false;
+  if (v->kind == TV_DTYPE && !v->rank && !v->ptr_block) { /* str(tl.float32) is its name: "fp32" */
+    tc_ty_triton_name(v->ty, buf, n);
+    return true;
+  }
+  if (v->kind == TV_STR && conv != 's') {
+    snprintf(buf, n, "'%.*s'", (int)v->slen, v->s);
+    return true;
+  }
+  if (!tv_is_constexpr(v)) return false;
+  return tc_value_to_text(v, buf, n);
+}
+
 bool tc_value_to_text(const tc_val *v, char *buf, size_t n) {
   if (!n) return false;
   buf[0] = 0;

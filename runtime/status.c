@@ -14,10 +14,14 @@ struct tilec_status {
   char *line_text;
   char *formatted;
   int is_static;
+  char *reason; /* NULL: the message */
+  tilec_status_origin origin;
+  tilec_status_frame *frames;
+  int nframes;
 };
 
 static struct tilec_status out_of_memory = {
-    TILEC_ERROR_INTERNAL, "out of memory while reporting an error", NULL, 0, 0, NULL, NULL, 1};
+    TILEC_ERROR_INTERNAL, "out of memory while reporting an error", NULL, 0, 0, NULL, NULL, 1, NULL, 0, NULL, 0};
 
 /* A message quoting a megabyte identifier or string must not become a megabyte message:
  * longer ones keep their start and end around an elision mark. */
@@ -105,6 +109,12 @@ void tilec_status_destroy(tilec_status *s) {
   free(s->file);
   free(s->line_text);
   free(s->formatted);
+  free(s->reason);
+  for (int i = 0; i < s->nframes; i++) {
+    free((char *)s->frames[i].function);
+    free((char *)s->frames[i].file);
+  }
+  free(s->frames);
   free(s);
 }
 
@@ -166,6 +176,16 @@ const char *tilec_status_format(tilec_status *s) {
   return out;
 }
 
+/* *text = "prefix: *text" (unchanged when out of memory). */
+static void prefix_text(char **text, const char *prefix) {
+  size_t n = strlen(prefix) + strlen(*text) + 3;
+  char *m = malloc(n);
+  if (!m) return;
+  snprintf(m, n, "%s: %s", prefix, *text);
+  free(*text);
+  *text = m;
+}
+
 tilec_status *tilec_status_annotate(tilec_status *s, const char *fmt, ...) {
   if (!s || s->is_static) return s;
   va_list ap;
@@ -173,13 +193,8 @@ tilec_status *tilec_status_annotate(tilec_status *s, const char *fmt, ...) {
   char *prefix = vformat(fmt, ap);
   va_end(ap);
   if (!prefix) return s;
-  size_t n = strlen(prefix) + strlen(s->message) + 3;
-  char *m = malloc(n);
-  if (m) {
-    snprintf(m, n, "%s: %s", prefix, s->message);
-    free(s->message);
-    s->message = m;
-  }
+  prefix_text(&s->message, prefix);
+  if (s->reason) prefix_text(&s->reason, prefix);
   free(prefix);
   return s;
 }
@@ -213,4 +228,35 @@ void tilec_status_set_line_text(tilec_status *s, const char *line_text) {
 
 int tilec_status_needs_line_text(const tilec_status *s) {
   return s && !s->is_static && s->file && s->line > 0 && !s->line_text;
+}
+
+int tilec_status_frame_count(const tilec_status *s) { return s ? s->nframes : 0; }
+
+const tilec_status_frame *tilec_status_frame_at(const tilec_status *s, int i) {
+  return s && i >= 0 && i < s->nframes ? &s->frames[i] : NULL;
+}
+
+void tilec_status_push_frame(tilec_status *s, const char *function, const char *file, int def_line, int line, int col) {
+  if (!s || s->is_static) return;
+  tilec_status_frame *f = realloc(s->frames, ((size_t)s->nframes + 1) * sizeof *f);
+  if (!f) return; /* the frames are context: an error without them is still the error */
+  s->frames = f;
+  f[s->nframes++] = (tilec_status_frame){dup_or_null(function), dup_or_null(file), def_line, line, col};
+}
+
+tilec_status_origin tilec_status_origin_of(const tilec_status *s) { return s ? s->origin : TILEC_ORIGIN_LANGUAGE; }
+
+void tilec_status_set_origin(tilec_status *s, tilec_status_origin origin) {
+  if (s && !s->is_static) s->origin = origin;
+}
+
+const char *tilec_status_reason(const tilec_status *s) {
+  if (!s) return "ok";
+  return s->reason ? s->reason : s->message;
+}
+
+void tilec_status_set_reason(tilec_status *s, const char *reason) {
+  if (!s || s->is_static) return;
+  free(s->reason);
+  s->reason = dup_or_null(reason);
 }

@@ -161,6 +161,12 @@ const cli_option cli_compile_flag_rows[] = {
 const int cli_compile_flag_count = (int)(sizeof cli_compile_flag_rows / sizeof cli_compile_flag_rows[0]);
 
 #ifndef TILEC_RUN_EXEC_ONLY
+void cli_print_compiler_output(const tilec_compiler *c) {
+  if (!c) return;
+  fputs(tilec_compiler_notes(c), stdout);
+  fputs(tilec_compiler_warnings(c), stderr);
+}
+
 int cli_check_compile_flags(const cli_compile_flags *f) {
   if (f->emit && !strcmp(f->emit, "ptx") && (!f->target || strcmp(f->target, "nvptx")))
     return cli_usage("--emit ptx needs --target nvptx%s", "");

@@ -79,6 +79,9 @@ int cli_usage(const char *fmt, const char *arg);
 void cli_print_options(FILE *f, unsigned command, unsigned others, const cli_table *tables, int ntables);
 
 #ifndef TILEC_RUN_EXEC_ONLY
+/* What the compiler's last front-end run printed: tl.static_print's lines on stdout, its
+ * warnings on stderr. */
+void cli_print_compiler_output(const tilec_compiler *c);
 /* After parsing: what no single option can check (--emit ptx needs --target nvptx). */
 int cli_check_compile_flags(const cli_compile_flags *f);
 /* The flags into compiler options (on top of tilec_compile_options_init's). */

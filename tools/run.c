@@ -1020,7 +1020,7 @@ static int run_jit(const run_opts *o, const tilec_compile_options *co, const til
   tilec_status *warning = NULL;
   tilec_status *st = tilec_compiler_create(co, &c);
   if (!st) st = tilec_jit_compile(c, spec, out, &warning);
-  if (c) fputs(tilec_compiler_notes(c), stdout); /* tl.static_print */
+  cli_print_compiler_output(c);
   if (warning) {
     fprintf(stderr, "tilec: warning: %s\n", tilec_status_message(warning));
     tilec_status_destroy(warning);
@@ -1193,7 +1193,7 @@ static int run_build_and_spawn(const run_opts *o, const tilec_kernel_spec *spec)
   tilec_compiler *c = NULL;
   tilec_status *st = tilec_compiler_create(&co, &c);
   if (!st) st = tilec_compiler_build_library(c, spec, so, NULL);
-  if (c) fputs(tilec_compiler_notes(c), stdout); /* tl.static_print */
+  cli_print_compiler_output(c);
   tilec_compiler_destroy(c);
   if (!st && o->verbose) fprintf(stderr, "tilec: kernel '%s' compiled into %s for --exec\n", o->kernel, so);
   int rc = st ? run_report(st) : run_spawn(o, so);

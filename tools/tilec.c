@@ -236,7 +236,7 @@ static int cmd_compile(int argc, char **argv) {
     } else if (!st && o.output) {
       st = tilec_compiler_build_library(c, &spec, o.output, o.header);
     }
-    if (c) fputs(tilec_compiler_notes(c), stdout); /* tl.static_print */
+    cli_print_compiler_output(c);
     tilec_compiler_destroy(c);
     if (st) rc = report(st);
   }

@@ -62,6 +62,39 @@ TILEC_API void tilec_status_set_line_text(tilec_status *status, const char *line
 /* True when the status points into source but carries no line text. */
 TILEC_API int tilec_status_needs_line_text(const tilec_status *status);
 
+/* ---- where a compile error sits in the kernel's calls ------------------------------------
+ * A compile error inside @jit helpers carries the calls that led to it, innermost first:
+ * frame 0 is the function holding the error's location (the status's line and column),
+ * each next frame the caller at its call site, the last the kernel. `def_line` is the file
+ * line of the function's `def`; `line`/`col` are 1-based file positions (col within the
+ * function's dedented text, as the compiler saw it). A status without calls has no frames. */
+typedef struct tilec_status_frame {
+  const char *function;
+  const char *file;
+  int def_line;
+  int line, col;
+} tilec_status_frame;
+
+/* What raised a compile error, for front ends that mirror Triton's exception chains. */
+typedef enum tilec_status_origin {
+  TILEC_ORIGIN_LANGUAGE = 0,     /* the language itself: names, operators, statements */
+  TILEC_ORIGIN_BUILTIN = 1,      /* a tl.* function or tensor method refused its arguments */
+  TILEC_ORIGIN_STATIC_ASSERT = 2 /* a failed tl.static_assert */
+} tilec_status_origin;
+
+TILEC_API int tilec_status_frame_count(const tilec_status *status);
+/* Frame i (0 <= i < count), owned by the status; NULL when out of range. */
+TILEC_API const tilec_status_frame *tilec_status_frame_at(const tilec_status *status, int i);
+/* Appends a frame (the strings are copied). */
+TILEC_API void tilec_status_push_frame(tilec_status *status, const char *function, const char *file, int def_line,
+                                       int line, int col);
+TILEC_API tilec_status_origin tilec_status_origin_of(const tilec_status *status);
+TILEC_API void tilec_status_set_origin(tilec_status *status, tilec_status_origin origin);
+/* The message without the calls that tilec_status_message names after it ("... (in f(),
+ * called at k.py:12)"); the message itself when the status has no such text. */
+TILEC_API const char *tilec_status_reason(const tilec_status *status);
+TILEC_API void tilec_status_set_reason(tilec_status *status, const char *reason);
+
 #ifdef __cplusplus
 }
 #endif

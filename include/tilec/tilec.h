@@ -251,6 +251,10 @@ TILEC_API const char *tilec_compiler_cache_dir(const tilec_compiler *c);
 /* tl.static_print output of the compiler's last front-end run ("" if none); owned by the
  * compiler, valid until its next call. */
 TILEC_API const char *tilec_compiler_notes(const tilec_compiler *c);
+/* The warnings of the compiler's last front-end run, Triton's (a deprecated form, a shift
+ * past the type's width): one "file:line:col: warning: text" line each, "" if none; owned by
+ * the compiler, valid until its next call. A kernel served from a cache has none. */
+TILEC_API const char *tilec_compiler_warnings(const tilec_compiler *c);
 
 /* Parses tile-dialect IR text, verifies it and runs the pipeline up to `stage`. */
 TILEC_API tilec_status *tilec_compiler_opt(tilec_compiler *c, const char *mlir_text, tilec_stage stage,

@@ -616,6 +616,11 @@ static PyObject *compiler_get_notes(tpy_compiler *self, void *c) {
   return self->c ? str_or_none(tilec_compiler_notes(self->c)) : NULL;
 }
 
+static PyObject *compiler_get_warnings(tpy_compiler *self, void *c) {
+  (void)c;
+  return self->c ? str_or_none(tilec_compiler_warnings(self->c)) : NULL;
+}
+
 static PyMethodDef compiler_methods[] = {
     {"compile", (PyCFunction)(void (*)(void))compiler_compile, METH_VARARGS | METH_KEYWORDS,
      "compile(kernel, filename, source=None, signature=None, defines=None, source_kind=0, first_line=0, "
@@ -627,6 +632,8 @@ static PyMethodDef compiler_methods[] = {
 static PyGetSetDef compiler_getset[] = {
     {"cache_dir", (getter)compiler_get_cache_dir, NULL, "the disk cache directory, or None", NULL},
     {"notes", (getter)compiler_get_notes, NULL, "tl.static_print output of the last compile", NULL},
+    {"warnings", (getter)compiler_get_warnings, NULL,
+     "the front end's warnings of the last compile: 'file:line:col: warning: text' lines", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 PyTypeObject tpy_compiler_type = {

@@ -16,6 +16,22 @@ static PyObject *status_line_text(tilec_status *st) {
   return PyUnicode_DecodeUTF8(a + 1, b - a - 1, "replace");
 }
 
+/* The status's frames as a list of (function, file, def_line, line, col), innermost first. */
+static PyObject *status_frames(const tilec_status *st) {
+  int n = tilec_status_frame_count(st);
+  PyObject *list = PyList_New(n);
+  for (int i = 0; list && i < n; i++) {
+    const tilec_status_frame *f = tilec_status_frame_at(st, i);
+    PyObject *t = Py_BuildValue("(zziii)", f->function, f->file, f->def_line, f->line, f->col);
+    if (!t) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyList_SET_ITEM(list, i, t);
+  }
+  return list;
+}
+
 /* The enum's own name: tilec.errors keys on it (tilec_status_code_name is prose). */
 static const char *code_enum_name(tilec_status_code c) {
   switch (c) {
@@ -45,13 +61,16 @@ PyObject *tpy_raise_status(tilec_status *st, const char *kernel) {
     PyErr_Clear();
     line_text = Py_NewRef(Py_None);
   }
-  PyObject *errors = PyImport_ImportModule("tilec.errors");
+  PyObject *frames = status_frames(st);
+  PyObject *errors = frames ? PyImport_ImportModule("tilec.errors") : NULL;
   PyObject *exc = NULL;
   if (errors) {
-    exc = PyObject_CallMethod(errors, "_from_status", "ssziiOz", code_enum_name(code), tilec_status_message(st), file,
-                              tilec_status_line(st), tilec_status_column(st), line_text, kernel);
+    exc = PyObject_CallMethod(errors, "_from_status", "ssziiOzsiO", code_enum_name(code), tilec_status_message(st),
+                              file, tilec_status_line(st), tilec_status_column(st), line_text, kernel,
+                              tilec_status_reason(st), (int)tilec_status_origin_of(st), frames);
     Py_DECREF(errors);
   }
+  Py_XDECREF(frames);
   Py_DECREF(line_text);
   if (exc) {
     PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);

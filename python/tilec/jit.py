@@ -10,6 +10,7 @@ loaded from tilec's disk cache.
 
 import inspect
 import os
+import re
 import sys
 import types
 import warnings
@@ -17,6 +18,7 @@ import warnings
 from . import _C
 from . import _cpu
 from . import _globals
+from .errors import CompilationError
 from . import language as tl
 
 __all__ = ["jit", "JITFunction", "KernelParam", "CompiledKernel", "LAUNCH_OPTIONS"]
@@ -213,6 +215,18 @@ class CompiledKernel(_C.Kernel):
 
 
 _compilers = {}
+
+
+_WARNING_LINE = re.compile(r"^(.*):(\d+):(\d+): warning: (.*)$")
+
+
+def _front_end_warnings(text):
+    """The compiler's warnings (Triton's: deprecated forms, shifts past the type's width) as
+    Python UserWarnings at their kernel line, as Triton issues them while compiling."""
+    for line in (text or "").splitlines():
+        m = _WARNING_LINE.match(line)
+        if m:
+            warnings.warn_explicit(m.group(4), UserWarning, m.group(1), int(m.group(2)))
 
 
 def _compiler(debug, debug_info, checks):
@@ -478,6 +492,17 @@ class JITFunction:
             defines.append((p.name, text))
         return defines
 
+    def _triton_api(self):
+        """Is this kernel written against `triton` (the drop-in)? Its module holds one of the
+        drop-in's modules (`import triton`, `import triton.language as tl`). Its compile
+        errors then read like Triton's (CompilationError.as_triton): its users compare them
+        with Triton's and its tests parse them; a kernel written against `tilec` keeps the
+        compiler's `file:line:col: error:` text."""
+        for v in self.fn.__globals__.values():
+            if isinstance(v, types.ModuleType) and (v.__name__ or "").startswith("tilec.triton"):
+                return True
+        return False
+
     def _compile(self, key, bound):
         bits = key[0]
         options = {k: v for k, v in bound.items() if k in LAUNCH_OPTIONS and k not in self.arg_names}
@@ -498,10 +523,17 @@ class JITFunction:
         spec = dict(_globals.module_context(self, extra) if extra else self._tilec_source())
         spec["kernel"] = self.fn.__name__
         spec["defines"] = defines
-        kernel, warning = compiler.compile(cls=CompiledKernel, **spec)
+        try:
+            kernel, warning = compiler.compile(cls=CompiledKernel, **spec)
+        except CompilationError as e:
+            if not self._triton_api():
+                raise
+            t = e.as_triton()
+            raise t from t.__cause__  # `from`: the callee's error stays the cause; e is not shown
         notes = compiler.notes
         if notes:  # tl.static_print, as Triton prints it while compiling (not when served from the cache)
             sys.stdout.write(notes)
+        _front_end_warnings(compiler.warnings)
         if warning:
             warnings.warn(f"tilec: {warning}", RuntimeWarning, stacklevel=3)
         spec["_debug"] = debug

@@ -466,11 +466,17 @@ def broken_kernel(x_ptr):
 def test_compilation_error_is_tritons():
     assert triton.CompilationError is tilec.CompilationError
     assert triton.TritonError is tilec.TilecError
-    assert triton.compiler.errors.CompileTimeAssertionFailure is triton.CompilationError
+    assert issubclass(triton.compiler.errors.CompileTimeAssertionFailure, triton.CompilationError)
+    assert issubclass(triton.compiler.errors.UnsupportedLanguageConstruct, triton.CompilationError)
     with pytest.raises(triton.CompilationError) as info:
         broken_kernel[(1, )](torch.zeros(1))
     assert isinstance(info.value, triton.TritonError)
-    assert f"{__file__}:" in str(info.value) and "undefined_name" in str(info.value)
+    # Triton's text: the line and 0-based column in the function, its source up to there
+    text = str(info.value)
+    assert text.startswith("at 2:20: ") and f'File "{__file__}"' in text and "in broken_kernel" in text
+    assert text.endswith("def broken_kernel(x_ptr):\n    tl.store(x_ptr, undefined_name)  # noqa: F821\n"
+                         + " " * 20 + "^\nname 'undefined_name' is not defined")
+    assert info.value.__cause__ is None  # the language's error, not a tl.* function's
 
 
 def test_static_assert_raises_compile_time_assertion_failure():

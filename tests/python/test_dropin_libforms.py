@@ -134,15 +134,18 @@ def test_constexpr_function_errors_point_at_the_source():
     x = torch.ones(1)
     with pytest.raises(triton.CompilationError) as e:
         runtime_condition_kernel[(1,)](x, x)
+    # Triton's text: the error at the call (a constexpr function is called like tl.*), and
+    # the line inside the function in its cause
     msg = str(e.value)
-    assert "'if' in constexpr function '_sign_of' needs a compile-time condition" in msg
-    assert f"{__file__}:{_line_of('    if x > 0:')}:" in msg
+    assert msg.startswith("at 3:22: ")
+    assert "\n'if' in constexpr function '_sign_of' needs a compile-time condition" in msg
+    assert f"{__file__}:{_line_of('    if x > 0:')}:" in str(e.value.__cause__)
     with pytest.raises(triton.CompilationError) as e:
         dict_kernel[(1,)](x)
     msg = str(e.value)
     assert "_uses_a_dict" in msg and "constexpr function defined at line" in msg
     assert f"line {_line_of('def _uses_a_dict')}" in msg
-    assert f"{__file__}:{_line_of('tl.store(out_ptr, _uses_a_dict(4))')}:" in msg
+    assert msg.startswith("at 2:22: ") and f'line {_line_of("tl.store(out_ptr, _uses_a_dict(4))")}' in msg
 
 
 # ---- math, next_power_of_2, cdiv ---------------------------------------------------------------
@@ -455,3 +458,75 @@ def test_functions_as_constexpr_arguments():
             y = torch.full_like(x, 7.0)
             _apply_unannotated[(4,)](x, y, 100, fn, BLOCK=32)
             np.testing.assert_allclose(y.numpy(), ref, rtol=1e-6, atol=0)
+
+
+# ---- f-strings, target_info, core's names, bitonic_merge (real code bases, 2026-11-29) ---------
+
+from triton.language import core as _core  # noqa: E402
+from triton.language.target_info import cuda_capability_geq, is_cuda  # noqa: E402
+
+_int_dtype = triton.constexpr_function(_core.get_int_dtype)  # TransformerEngine's permutation.py
+
+
+@triton.jit
+def _as_uint_kernel(x_ptr, out_ptr, N: tl.constexpr, descending: tl.constexpr = _core.CONSTEXPR_0):
+    # triton_kernels' topk: the unsigned type of the value's width by an f-string; the int
+    # type through core.get_int_dtype; a CUDA-only branch that the CPU skips
+    nbits: tl.constexpr = tl.float32.primitive_bitwidth
+    x_utype: tl.constexpr = tl.dtype(f"uint{nbits}")
+    tl.static_assert(x_utype == tl.uint32, f"got {x_utype}")
+    x = tl.load(x_ptr + tl.arange(0, N))
+    u = x.to(x_utype, bitcast=True)
+    if is_cuda() or cuda_capability_geq(8, 0) or tl.target_info.is_hip():
+        u = u + 1  # never on the CPU
+    i = x.to(_int_dtype(bitwidth=32, signed=True), bitcast=True)
+    if descending:
+        u = u ^ 1
+    tl.store(out_ptr + tl.arange(0, N), (u.to(tl.int32, bitcast=True) - i).to(tl.float32) + x)
+
+
+def test_fstring_target_info_and_core_names():
+    x = torch.tensor([1.0, -2.0, 0.5, 3.0])
+    out = torch.zeros(4)
+    _as_uint_kernel[(1, )](x, out, 4)
+    assert out.tolist() == x.tolist()  # the same bits both ways: u - i == 0
+    assert _core.CONSTEXPR_0 == 0 and _core.get_int_dtype(16, False) == tl.uint16
+    with pytest.raises(ValueError, match="Unsupported bitwidth 7"):
+        _core.get_int_dtype(7, True)
+
+
+@triton.jit
+def _int_dtype_kernel(x_ptr, BITS: tl.constexpr):
+    d: tl.constexpr = _int_dtype(BITS, True)
+    tl.store(x_ptr, tl.load(x_ptr).to(d).to(tl.float32))
+
+
+def test_constexpr_function_that_raises():
+    # the message Triton's CompilationError carries (str of the raised error), as its cause
+    x = torch.ones(1)
+    with pytest.raises(triton.CompilationError) as e:
+        _int_dtype_kernel[(1, )](x, 7)
+    assert str(e.value).startswith("at 2:22: ")  # the call, in the kernel
+    assert str(e.value).endswith("\nUnsupported bitwidth 7 and signedness True")
+    # the cause says where inside the function (core.py's raise)
+    assert "core.py:" in str(e.value.__cause__) and "raise ValueError" in str(e.value.__cause__)
+
+
+@triton.jit
+def _bitonic_kernel(x_ptr, out_ptr, N: tl.constexpr, DESC: tl.constexpr):
+    r = tl.arange(0, 2)[:, None] * N + tl.arange(0, N)[None, :]
+    tl.store(out_ptr + r, tl.bitonic_merge(tl.load(x_ptr + r), descending=DESC))
+
+
+@pytest.mark.parametrize("desc", [False, True])
+def test_bitonic_merge_sorts_bitonic_rows(desc):
+    g = np.random.default_rng(5)
+    rows = []
+    for _ in range(2):
+        v = g.permutation(64)[:32].astype(np.float32)
+        rows.append(np.concatenate([np.sort(v[:16]), np.sort(v[16:])[::-1]]))
+    x = torch.from_numpy(np.stack(rows))
+    out = torch.zeros_like(x)
+    _bitonic_kernel[(1, )](x, out, 32, desc)
+    want = np.sort(np.stack(rows), 1)
+    assert (out.numpy() == (want[:, ::-1] if desc else want)).all()

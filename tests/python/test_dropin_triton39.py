@@ -271,6 +271,88 @@ def test_compile_of_an_ast_source_without_a_launch():
     assert triton.compile(src64, target=target, options={"num_warps": 8}).metadata.num_warps == 8
 
 
+@triton.jit
+def _err_inner(x):
+    y = x + 1
+    return tl.reshape(y, (3, ))
+
+
+@triton.jit
+def _err_outer(x_ptr):
+    # a comment: the call is on line 3 of the function
+    _err_inner(tl.load(x_ptr + tl.arange(0, 4)))
+
+
+def test_compile_error_chain_is_tritons():
+    # Triton's exceptions: the call site in the kernel, raised from the error in the helper
+    # (`at LINE:COL:` relative to each function's def, COL 0-based), raised from what the
+    # tl.* function said
+    with pytest.raises(triton.CompilationError) as e:
+        triton.compile(triton.compiler.ASTSource(fn=_err_outer, signature={"x_ptr": "*fp32"}))
+    outer, inner = e.value, e.value.__cause__
+    assert str(outer).startswith("at 3:4: ") and outer.error_message is None
+    assert str(outer).endswith("    _err_inner(tl.load(x_ptr + tl.arange(0, 4)))\n    ^")
+    assert isinstance(inner, triton.CompilationError) and str(inner).startswith("at 3:11: ")
+    assert "def _err_inner(x):\n    y = x + 1\n    return tl.reshape(y, (3, ))\n           ^\n" in str(inner)
+    assert str(inner.__cause__) == "Shape element 0 must be a power of 2" == inner.error_message
+    assert [f[0] for f in outer.frames] == ["_err_outer"] and [f[0] for f in inner.frames] == ["_err_inner", "_err_outer"]
+
+    @triton.jit
+    def assert_kernel(x_ptr, N: tl.constexpr):
+        tl.static_assert(N < 4, "N too large")
+
+    with pytest.raises(triton.compiler.errors.CompileTimeAssertionFailure) as e:
+        triton.compile(triton.compiler.ASTSource(fn=assert_kernel, signature={"x_ptr": "*fp32", "N": "constexpr"},
+                                                 constexprs={"N": 8}))
+    assert e.value.__cause__ is None and str(e.value).startswith("at 2:4: ")
+    # not every compile error is an assertion failure
+    with pytest.raises(triton.CompilationError) as e:
+        triton.compile(triton.compiler.ASTSource(fn=_err_outer, signature={"x_ptr": "*fp32"}))
+    assert not isinstance(e.value, triton.compiler.errors.CompileTimeAssertionFailure)
+
+
+@triton.jit
+def _warning_kernel(x_ptr, y_ptr, FLAG: tl.constexpr):
+    a = tl.load(y_ptr + tl.arange(0, 16))
+    b = tl.where(a, 1.0, 2.0)
+    c = a << 40  # noqa: F841 - past int32's width: a warning, the value unused
+    tl.store(x_ptr + tl.arange(0, 16), b)
+
+
+def test_front_end_warnings_are_user_warnings(tmp_path, monkeypatch):
+    # Triton's compile-time UserWarnings, at the kernel's line; a kernel loaded from the disk
+    # cache (a new process) shows them again, one compiled in this process does not repeat
+    import subprocess
+    import sys
+    import warnings
+
+    x, y = torch.zeros(16), torch.ones(16, dtype=torch.int32)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        _warning_kernel[(1, )](x, y, 1)
+    assert [(str(w.message), w.category, w.filename) for w in got] == [
+        ("tl.where with a non-boolean condition is deprecated and will error out in a future triton release. Got int32",
+         UserWarning, __file__),
+        ("Value 40 exceeds the maximum bitwidth (32) for type 'int32'. This may result in undefined behavior.",
+         UserWarning, __file__)]
+    assert got[1].lineno == got[0].lineno + 1
+    assert x.tolist() == [1.0] * 16
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        _warning_kernel[(1, )](x, y, 1)  # compiled already: no front end, no warning
+    assert got == []
+    script = tmp_path / "k.py"
+    script.write_text("import warnings\nimport triton\nimport triton.language as tl\nimport torch\n\n"
+                      "@triton.jit\ndef k(x_ptr):\n    x = tl.load(x_ptr + tl.arange(0, 8))\n"
+                      "    tl.store(x_ptr + tl.arange(0, 8), tl.where(x, x, 2))\n\n"
+                      "warnings.simplefilter('always')\nk[(1, )](torch.ones(8, dtype=torch.int32))\n")
+    env = dict(os.environ, TILEC_TRITON="1", TILEC_CACHE_DIR=str(tmp_path / "cache"))
+    for _ in range(2):  # compiled, then loaded from the disk cache
+        r = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert f"{script}:9: UserWarning: tl.where with a non-boolean condition is deprecated" in r.stderr, r.stderr
+
+
 def test_compile_errors_of_an_ast_source():
     @triton.jit
     def bad_kernel(x_ptr):

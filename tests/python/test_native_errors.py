@@ -40,8 +40,9 @@ def test_compilation_error_is_located():
     assert str(e) == (f"{e.filename}:{lineno}:{e.col}: error: name 'undefined_name' is not defined\n"
                       f"{line}\n{' ' * (e.col - 1)}^")
     assert isinstance(e, tilec.TilecError)
-    # as in Triton, the error is raised from a cause that carries the bare message
-    assert str(e.__cause__) == "name 'undefined_name' is not defined"
+    # as in Triton, only an error a tl.* function raised has a cause (its bare message)
+    assert e.__cause__ is None and e.origin == tilec.errors.ORIGIN_LANGUAGE
+    assert e.frames == [("bad_kernel", e.filename, lineno - 2, lineno, e.col)]
 
 
 def test_compilation_error_is_not_cached():

@@ -70,6 +70,20 @@ static void dump(dumpbuf *b, const tc_expr *e) {
     case TC_EXPR_INT: put(b, "%lld", (long long)e->u.int_value); break;
     case TC_EXPR_FLOAT: put(b, "%g", e->u.float_value); break;
     case TC_EXPR_STRING: put(b, "'%.*s'", (int)e->u.str.len, e->u.str.data); break;
+    case TC_EXPR_FSTRING:
+      put(b, "f(");
+      for (int i = 0; i < e->u.fstr.nitems; i++) {
+        if (i) put(b, " ");
+        if (!e->u.fstr.convs[i]) {
+          dump(b, e->u.fstr.items[i]);
+          continue;
+        }
+        put(b, "{");
+        dump(b, e->u.fstr.items[i]);
+        put(b, "!%c}", e->u.fstr.convs[i]);
+      }
+      put(b, ")");
+      break;
     case TC_EXPR_BOOL: put(b, "%s", e->u.int_value ? "True" : "False"); break;
     case TC_EXPR_NONE: put(b, "None"); break;
     case TC_EXPR_ELLIPSIS: put(b, "..."); break;
@@ -441,6 +455,11 @@ START_TEST(test_precedence) {
   check_expr("True, False, None, ...", "tuple(True, False, None, ...)");
   check_expr("(), (a,), [a, b], []", "tuple(tuple(), tuple(a), [a, b], [])");
   check_expr("1if x else 2", "(1 if x else 2)");
+  /* f-strings: literal runs and fields (conversion kept, format spec dropped as Triton drops it) */
+  check_expr("f'uint{n}'", "f('uint' {n!s})");
+  check_expr("f'{a + b!r:>{w}} {{x}}\\n' 'c' rf'\\d{d[0]}'", "f({(a + b)!r} ' {x}\n' 'c' '\\d' {d[0]!s})");
+  check_expr("f\"{ ( x ,\n y ) }{'}'}\"", "f({tuple(x, y)!s} {'}'!s})");
+  check_expr("f'{x!=y}'", "f({(x != y)!s})");
 }
 END_TEST
 
@@ -619,6 +638,7 @@ START_TEST(test_statement_kinds) {
                          "del statement",    "raise statement",  "with statement",   "try statement",
                          "class definition", "async statement",  "yield expression"};
   for (int i = 0; i < 11; i++) ck_assert_str_eq(b->stmts[11 + i]->u.other.what, whats[i]);
+  ck_assert_str_eq(dump_expr(b->stmts[16]->u.other.raised), "ValueError('x')"); /* a constexpr function's error */
   ck_assert_int_eq(b->stmts[17]->loc.line, 30);
   ck_assert_int_eq(b->stmts[22]->u.def.func->ndecorators, 1);
   ck_assert_str_eq(dump_expr(b->stmts[23]->u.expr.value), "print('after')");
@@ -697,7 +717,13 @@ START_TEST(test_errors) {
       {"    l = [i for i in x for j in y]\n", "nested comprehensions are not supported (Triton compiles one 'for')", 3,
        23},
       {"    l = sum(i for i in x)\n", "generator expression is not supported in @triton.jit functions", 3, 13},
-      {"    s = f\"{x}\"\n", "f-string is not supported in @triton.jit functions", 3, 9},
+      {"    s = f\"a}b\"\n", "f-string: single '}' is not allowed", 3, 12},
+      {"    s = f\"{}\"\n", "f-string: empty expression not allowed", 3, 12},
+      {"    s = f\"{x!z}\"\n", "f-string: invalid conversion character", 3, 14},
+      {"    s = f\"{x=}\"\n", "f-string: self-documenting fields ({x=}) is not supported in @triton.jit functions", 3,
+       12},
+      {"    s = f\"{x y}\"\n", "f-string: expected ',' or ')'", 3, 14},
+      {"    s = f\"{x)}\"\n", "f-string: unmatched ')'", 3, 14},
       {"    n = 18446744073709551616\n", "integer literal too large (Triton's integers stop at 2**64 - 1)", 3, 9},
       {"    z = 1j\n", "imaginary literals are not supported", 3, 9},
       {"    z = 012\n",

@@ -3,8 +3,10 @@ on the host for tilec's target, the CPU: ``current_target()`` is the active driv
 ``GPUTarget("cpu", <machine>, 1)`` and every GPU predicate (``is_cuda()``,
 ``cuda_capability_geq(8)``, ``is_hip_cdna3()``, ...) is False.
 
-Inside a kernel these are not compiled: tilec's front end refuses ``tl.target_info`` with a
-located error (a kernel has no GPU target to branch on)."""
+Inside a kernel the compiler answers them for the target it compiles for, as Triton's
+constexpr functions do: on the CPU every GPU predicate is False, for an NVIDIA chip
+(``--target nvptx --arch sm_90a``) ``is_cuda()`` is True and ``cuda_capability_geq(9)``
+compares with its capability. ``current_target()`` is a host object, refused in kernels."""
 
 __tilec_path__ = "triton.language.target_info"
 __all__ = ["current_target"]
@@ -49,3 +51,8 @@ def is_hip_cdna4():
 def is_hip_gfx1250():
     target = current_target()
     return target is not None and target.backend == "hip" and str(target.arch).startswith("gfx1250")
+
+
+for _f in (is_cuda, cuda_capability_geq, is_hip, is_hip_cdna3, is_hip_cdna4, is_hip_gfx1250, current_target):
+    _f.__tilec_path__ = "triton.language.target_info." + _f.__name__  # kernels may import them by name
+del _f

@@ -7,6 +7,7 @@ processes see it). `del` returns a knob to its environment value. Only the knobs
 drop-in acts on or that test helpers touch are defined.
 """
 
+import contextlib
 import copy
 import os
 
@@ -115,6 +116,24 @@ class base_knobs:
     def reset(self):
         self._overrides = {}
         return self
+
+    @contextlib.contextmanager
+    def scope(self):
+        """`with knobs.cache.scope(): ...`: the group's settings (and their environment
+        variables) as they were before the block, afterwards (Triton's test fixtures)."""
+        env = {d.key: os.environ.get(d.key) for d in self._descriptors().values()}
+        saved = dict(self.__dict__)
+        saved["_overrides"] = dict(self._overrides)
+        try:
+            yield
+        finally:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            for key, value in env.items():
+                if value is not None:
+                    os.environ[key] = value
+                else:
+                    os.environ.pop(key, None)
 
 
 class autotuning_knobs(base_knobs):

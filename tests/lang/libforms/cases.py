@@ -2,7 +2,7 @@
 against numpy (its kernels are in libforms/kernels.py)."""
 import numpy as np
 
-from harness import add, diag, line_of, rng
+from harness import add, diag, line_of, rng, target
 
 
 def _f16_exact(a):
@@ -339,3 +339,52 @@ def constexpr_function_cases():
         add(F, "constexpr_type_of_values_m%d" % m, K, "constexpr_type_kernel", (1,),
             dict(out_ptr=np.zeros(1, np.int32), strides=[np.array([7], np.int32), 1], N=4, M=m), ["out_ptr"],
             lambda a: {"out_ptr": np.array([11], np.int32)})
+
+    # f-strings and str() of compile-time values
+    for nbits, dt, udt in [(32, np.float32, np.uint32), (16, np.float16, np.uint16)]:
+        x = rng(2900 + nbits).uniform(-4, 4, 8).astype(dt)
+        add(F, "fstring_dtype_uint%d" % nbits, K, "fstring_dtype_kernel", (1,),
+            dict(x_ptr=x, out_ptr=np.zeros(8, udt), N=8, NBITS=nbits, BIG=False), ["out_ptr"],
+            lambda a, udt=udt: {"out_ptr": a["x_ptr"].view(udt)})
+    diag(F, "diag_fstring_static_assert_message", K, "fstring_dtype_kernel", "*fp32, *u32, 8, 32, True",
+         expect=("static assertion failed: N=8 is not big (uint32)",), line="tl.static_assert(N > 1024")
+    diag(F, "diag_fstring_of_a_tensor", K, "fstring_tensor_kernel", "*fp32",
+         expect=("Cannot evaluate f-string containing non-constexpr conversion values",), line='f"x={x}"')
+
+    def many_names(a):
+        x = a["x_ptr"].astype(np.float64)
+        av = [x + 1]
+        for _ in range(7):
+            av.append(av[-1] + 1)
+        bv = [av[7] * 2]
+        for i in range(7):
+            bv.append(bv[-1] + av[i])
+        cv = [bv[7] - av[7]]
+        for i in range(7):
+            cv.append(cv[-1] - bv[i])
+        dv = [cv[7] + cv[0]]
+        for i in range(7):
+            dv.append(dv[-1] + cv[i + 1])
+        e1 = dv[7] + sum(dv[0:7]) + bv[7] + cv[7] + av[7]
+        out = np.zeros(8, np.float32)
+        out[:5] = e1[:5]
+        return {"out_ptr": out}
+    add(F, "many_live_names_after_early_return", K, "many_live_names_after_return_kernel", (8,),
+        dict(x_ptr=rng(2910).integers(-50, 50, 8).astype(np.float32), out_ptr=np.zeros(8, np.float32), n=5),
+        ["out_ptr"], many_names)
+
+    # tl.target_info: False on the CPU; an NVIDIA chip (sm_80 and later here) is CUDA >= 8.0
+    g = int(target().startswith("nvptx"))
+    xt = np.linspace(-3, 3, 16).astype(np.float32)
+    add(F, "target_info_answers_for_the_target", K, "target_info_kernel", (1,),
+        dict(x_ptr=xt, flags_ptr=np.full(5, 7, np.int32), N=16), ["x_ptr", "flags_ptr"],
+        lambda a, g=g: {"x_ptr": np.exp(a["x_ptr"].astype(np.float64)).astype(np.float32),
+                        "flags_ptr": np.array([g, g, 0, 0, g], np.int32)}, rtol=1e-5)
+    diag(F, "diag_target_info_current_target", K, "target_info_current_kernel", "*fp32",
+         expect=("tl.target_info.current_target() is a host object",), line="current_target()")
+    # a constexpr function that raises stops the compile with its message (Triton's str(e))
+    add(F, "constexpr_function_returns_before_raise", K, "constexpr_function_raises_kernel", (1,),
+        dict(x_ptr=np.array([2.75], np.float32), BITS=16), ["x_ptr"],
+        lambda a: {"x_ptr": np.array([3.0], np.float32)})
+    diag(F, "diag_constexpr_function_raises", K, "constexpr_function_raises_kernel", "*fp32, 7",
+         expect=("no integer dtype of 7 bits",), line=line_of(K, 'raise ValueError(f"no integer dtype of {bits} bits")'))

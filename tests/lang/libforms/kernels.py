@@ -9,6 +9,7 @@ import math
 import triton
 import triton.language as tl
 from triton.language.extra import libdevice
+from triton.language.target_info import cuda_capability_geq
 
 
 # ---- types of block pointers and tiles -----------------------------------------------------
@@ -365,3 +366,109 @@ def constexpr_type_kernel(out_ptr, strides, N: tl.constexpr, M: tl.constexpr):
     pair: tl.constexpr = (N, 2.5)
     tl.static_assert(pair.type == tl.constexpr_type((4, 2.5)) and pair.type != tl.constexpr_type((4, 2)))
     tl.store(out_ptr, tl.load(strides[0]) + N)
+
+
+@triton.jit
+def fstring_dtype_kernel(x_ptr, out_ptr, N: tl.constexpr, NBITS: tl.constexpr, BIG: tl.constexpr):
+    # f-strings and str() of compile-time values (triton_kernels' topk: tl.dtype(f"uint{n}")),
+    # a static_assert message made by one, a branch with one that never runs
+    x_utype: tl.constexpr = tl.dtype(f"uint{NBITS}")
+    tl.static_assert(x_utype == tl.dtype("uint" + str(NBITS)), f"{x_utype} != uint{NBITS!s}")
+    tl.static_assert(f"{{{N}}}:{N!r}:{'a'!r}:{1.5}:{True}:{None}:{tl.float16}" == "{8}:8:'a':1.5:True:None:fp16")
+    if BIG:
+        tl.static_assert(N > 1024, f"N={N} is not big ({x_utype})")
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out_ptr + tl.arange(0, N), x.to(x_utype, bitcast=True))
+
+
+@triton.jit
+def fstring_tensor_kernel(x_ptr):
+    x = tl.load(x_ptr)
+    tl.static_assert(True, f"x={x}")
+
+
+@triton.jit
+def many_live_names_after_return_kernel(x_ptr, out_ptr, n):
+    # an early return, then more live names than an 'if' had results (32) before: the rest
+    # of the function is the 'if not returned' whose results they are
+    pid = tl.program_id(0)
+    if pid >= n:
+        return
+    x = tl.load(x_ptr + pid)
+    a0 = x + 1
+    a1 = a0 + 1
+    a2 = a1 + 1
+    a3 = a2 + 1
+    a4 = a3 + 1
+    a5 = a4 + 1
+    a6 = a5 + 1
+    a7 = a6 + 1
+    b0 = a7 * 2
+    b1 = b0 + a0
+    b2 = b1 + a1
+    b3 = b2 + a2
+    b4 = b3 + a3
+    b5 = b4 + a4
+    b6 = b5 + a5
+    b7 = b6 + a6
+    c0 = b7 - a7
+    c1 = c0 - b0
+    c2 = c1 - b1
+    c3 = c2 - b2
+    c4 = c3 - b3
+    c5 = c4 - b4
+    c6 = c5 - b5
+    c7 = c6 - b6
+    d0 = c7 + c0
+    d1 = d0 + c1
+    d2 = d1 + c2
+    d3 = d2 + c3
+    d4 = d3 + c4
+    d5 = d4 + c5
+    d6 = d5 + c6
+    d7 = d6 + c7
+    e0 = d7 + d0 + d1 + d2 + d3 + d4 + d5 + d6
+    e1 = e0 + b7 + c7 + a7
+    tl.store(out_ptr + pid, e1)
+
+
+@triton.jit
+def _exp_fast(x):
+    # triton_kernels' swiglu: a CUDA fast path, a portable one elsewhere
+    if tl.target_info.is_cuda():
+        return tl.exp2(x * 1.4426950408889634)
+    else:
+        return tl.exp(x)
+
+
+@triton.jit
+def target_info_kernel(x_ptr, flags_ptr, N: tl.constexpr):
+    # tl.target_info's questions, answered for the target compiled for (the CPU: no GPU)
+    i = tl.arange(0, N)
+    tl.store(x_ptr + i, _exp_fast(tl.load(x_ptr + i)))
+    tl.store(flags_ptr + 0, tl.target_info.is_cuda())
+    tl.store(flags_ptr + 1, cuda_capability_geq(8))
+    tl.store(flags_ptr + 2, tl.target_info.cuda_capability_geq(99, minor=0))
+    tl.store(flags_ptr + 3, tl.target_info.is_hip())
+    tl.store(flags_ptr + 4, cuda_capability_geq(major=7, minor=5))
+
+
+@triton.jit
+def target_info_current_kernel(x_ptr):
+    t: tl.constexpr = tl.target_info.current_target()
+    tl.store(x_ptr, 1.0)
+
+
+@triton.constexpr_function
+def _int_dtype_of(bits):
+    if bits == 16:
+        return tl.int16
+    elif bits == 32:
+        return tl.int32
+    raise ValueError(f"no integer dtype of {bits} bits")
+
+
+@triton.jit
+def constexpr_function_raises_kernel(x_ptr, BITS: tl.constexpr):
+    d: tl.constexpr = _int_dtype_of(BITS)
+    tl.store(x_ptr, tl.load(x_ptr).to(d).to(tl.float32) + 1)

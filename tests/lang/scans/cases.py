@@ -238,3 +238,32 @@ def lane_move_index_cases(F, K):
         add(F, "sort_rows_%d" % C, K, "sort_rows_kernel", (1,),
             dict(x_ptr=xs, a_ptr=np.zeros_like(xs), d_ptr=np.zeros_like(xs), R=4, C=C),
             ["a_ptr", "d_ptr"], lambda a: {"a_ptr": np.sort(a["x_ptr"], 1), "d_ptr": np.sort(a["x_ptr"], 1)[:, ::-1]})
+
+    # tl.bitonic_merge: bitonic rows sorted; any row through the same network of half-cleaners
+    def merge_network(x, desc):
+        x = x.copy()
+        n = x.shape[-1]
+        half = n // 2
+        while half >= 1:
+            for i in range(n):
+                if i & half:
+                    continue
+                a, b = x[..., i].copy(), x[..., i + half].copy()
+                if desc:
+                    x[..., i], x[..., i + half] = np.where(a > b, a, b), np.where(b > a, a, b)
+                else:
+                    x[..., i], x[..., i + half] = np.where(a > b, b, a), np.where(b > a, b, a)
+            half //= 2
+        return x
+    for R, N, desc, dt, bitonic in [(4, 16, 0, np.float32, True), (2, 64, 1, np.int32, True),
+                                    (8, 8, 0, np.int32, False), (1, 2, 1, np.float16, False),
+                                    (1, 1, 0, np.float32, True)]:
+        r = rng(3100 + N).permutation(R * N * 4)[:R * N].reshape(R, N).astype(dt)
+        if bitonic:  # ascending then descending halves: the network sorts them (the reference's own check)
+            r = np.concatenate([np.sort(r[:, :N // 2], 1), -np.sort(-r[:, N // 2:], 1)], 1) if N > 1 else r
+            want = np.sort(r, 1)
+            assert (merge_network(r, desc) == (want[:, ::-1] if desc else want)).all()
+        add(F, "bitonic_merge_%dx%d_%s_%s%s" % (R, N, np.dtype(dt).name, "desc" if desc else "asc",
+                                                "" if bitonic else "_any"), K, "bitonic_merge_kernel", (1,),
+            dict(x_ptr=r, out_ptr=np.zeros_like(r), R=R, N=N, DESC=desc), ["out_ptr"],
+            lambda a, desc=desc: {"out_ptr": merge_network(a["x_ptr"], desc)})

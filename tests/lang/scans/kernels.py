@@ -264,3 +264,10 @@ def scatter_and_store_kernel(x_ptr, p_ptr, o_ptr, N: tl.constexpr, SCATTER_FIRST
         tl.store(x_ptr + offs, x + 1)
         tl.store(x_ptr + p, p)
     tl.store(o_ptr + offs, p, mask=(x & 3) != 1)
+
+
+@triton.jit
+def bitonic_merge_kernel(x_ptr, out_ptr, R: tl.constexpr, N: tl.constexpr, DESC: tl.constexpr):
+    # tl.bitonic_merge of each row (the last dimension): a bitonic row comes out sorted
+    r = tl.arange(0, R)[:, None] * N + tl.arange(0, N)[None, :]
+    tl.store(out_ptr + r, tl.bitonic_merge(tl.load(x_ptr + r), descending=DESC))
