@@ -102,7 +102,7 @@ static int64_t pack_width(tc_lower *L, const b_source *src, int64_t N) {
   if (!mlirValueIsNull(src->bbuf) || N % 32 || !mlirValueIsAOpResult(src->tile)) return 16;
   MlirOperation op = mlirOpResultGetOwner(src->tile);
   if (tile_op_of(op) != TILE_LOAD) return 16;
-  tc_axis ax = tc_axis_of(&L->axis, mlirOperationGetOperand(op, 0));
+  tc_axis ax = tc_axis_of(&L->axis_proven, mlirOperationGetOperand(op, 0)); /* it reads the row as one load */
   return ax.rank > 0 && ax.contiguity[ax.rank - 1] >= 32 && ax.contiguity[ax.rank - 1] % 32 == 0 ? 32 : 16;
 }
 

@@ -214,10 +214,11 @@ tc_cval tc_eval(tc_chunk *c, MlirValue old, const tc_pos *pos) {
 }
 
 /* Does the axis analysis prove runs of w (a multiple of them) along v's last dimension:
- * consecutive values (`contiguous`) or equal ones? A scalar is uniform. */
+ * consecutive values (`contiguous`) or equal ones? A scalar is uniform. Proven, not promised
+ * (tl.max_contiguous of `rm % M` wraps inside a run: two lanes then equal a value). */
 static bool runs_of(tc_lower *L, MlirValue v, int64_t w, bool contiguous) {
   if (!mlirTypeIsARankedTensor(mlirValueGetType(v))) return !contiguous;
-  tc_axis ax = tc_axis_of(&L->axis, v);
+  tc_axis ax = tc_axis_of(&L->axis_proven, v);
   if (ax.rank < 1) return false;
   int64_t run = contiguous ? ax.contiguity[ax.rank - 1] : ax.constancy[ax.rank - 1];
   return run >= w && run % w == 0;

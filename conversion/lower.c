@@ -286,12 +286,12 @@ static bool overwritten_by_own_nest(tc_lower *L, MlirOperation load) {
 }
 
 /* Does a pointer tile's address follow its lanes along the last dim (contiguous or uniform
- * there), rather than come from data? */
+ * there), rather than come from data? Proven, not promised: the stores' order depends on it. */
 static bool lane_ordered(tc_lower *L, MlirValue ptr) {
   int64_t shape[TC_RANK];
   int rank = tc_shape_of(mlirValueGetType(ptr), shape);
   if (rank == 0) return true;
-  tc_axis a = tc_axis_of(&L->axis, ptr);
+  tc_axis a = tc_axis_of(&L->axis_proven, ptr);
   return a.contiguity[rank - 1] >= shape[rank - 1] || a.constancy[rank - 1] >= shape[rank - 1];
 }
 

@@ -385,7 +385,7 @@ static void note_owner(tc_chunk *c, MlirOperation access, MlirValue old_ptr, con
   if (!c->dealt || !pos->chunked || pos->rank != 1 || c->root.rank != 1 ||
       !mlirValueEqual(pos->idx[0], c->root.idx[0]) || tc_shape_of(mlirValueGetType(old_ptr), shape) != 1)
     return;
-  tc_axis ax = tc_axis_of(&c->L->axis, old_ptr);
+  tc_axis ax = tc_axis_of(&c->L->axis_proven, old_ptr); /* the span it states must hold */
   if (ax.rank != 1 || ax.contiguity[0] < shape[0]) return;
   int64_t elem = (tcb_bitwidth(mem) + 7) / 8, div = TC_AXIS_MAX_DIV, first = 0;
   bool spans = true;

@@ -111,12 +111,13 @@ static bool between_reads_only(MlirOperation reduce, MlirOperation store, load_s
 }
 
 /* Elements a pointer tile of one row spans from its first lane: the row (contiguous), one
- * element (uniform), or 0 when neither is proven. */
+ * element (uniform), or 0 when neither is proven (a promise is not enough: the span decides
+ * which bytes the row may overlap). */
 static int64_t row_span(tc_lower *L, MlirValue ptr) {
   int64_t shape[TC_RANK];
   int rank = tc_shape_of(mlirValueGetType(ptr), shape);
   if (rank == 0 || tc_numel(rank - 1, shape) != 1) return 0;
-  tc_axis ax = tc_axis_of(&L->axis, ptr);
+  tc_axis ax = tc_axis_of(&L->axis_proven, ptr);
   int64_t n = shape[rank - 1];
   if (ax.rank != rank) return 0;
   if (ax.contiguity[rank - 1] >= n) return n;

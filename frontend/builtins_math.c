@@ -94,6 +94,11 @@ static tc_val sigmoid(tc_cg *cg, const cg_builtin *b, tc_callargs *a, tc_loc loc
 }
 
 static tc_val binary_math(tc_cg *cg, const char *op, tc_val x, tc_val y, const char *fn, tc_loc loc) {
+  /* a Python number beside a float tile takes the tile's type (Triton's binary promotion:
+   * tl.div_rn(6 * 448, amax)) */
+  if (tv_is_number(&x) && y.kind == TV_TENSOR && tc_ty_is_float(y.ty)) x = cg_cast(cg, x, y.ty, false, loc);
+  if (tv_is_number(&y) && x.kind == TV_TENSOR && tc_ty_is_float(x.ty)) y = cg_cast(cg, y, x.ty, false, loc);
+  if (cg->err) return x;
   if (x.kind != TV_TENSOR) x = cg_to_tensor(cg, &x, loc);
   if (y.kind != TV_TENSOR) y = cg_to_tensor(cg, &y, loc);
   if (cg->err) return x;

@@ -958,11 +958,11 @@ static void stmt_for(tc_cg *cg, const tc_stmt *s) {
       tc_val ns = cg_expr(cg, it->u.call.kwargs[i].value);
       if (cg->err) return;
       if (ns.kind == TV_NONE) continue;
-      if (ns.kind != TV_INT || ns.i < 1 || ns.i > 8) {
-        cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "tl.range num_stages must be a constexpr integer from 1 to 8");
+      if (ns.kind != TV_INT) {
+        cg_error(cg, it->loc, TILEC_ERROR_SEMANTIC, "tl.range num_stages must be a constexpr integer");
         return;
       }
-      stages = (int)ns.i;
+      stages = ns.i < 1 ? 1 : ns.i > 8 ? 8 : (int)ns.i; /* a hint, as in Triton: the pipeline's depth stops at 8 */
       continue;
     }
     if (!kw || strcmp(kw, "step") || !strcmp(fn.name, "py.range")) continue;

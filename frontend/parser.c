@@ -369,11 +369,16 @@ static void tc_fstring_items(tc_parser *p, const tc_token *t, const tc_string_in
     if (i >= n) tc_fail(p, at, "f-string: expecting '}'");
     size_t end = i;
     while (end > start && (b[end - 1] == ' ' || b[end - 1] == '\t')) end--;
-    if (end > start && b[end - 1] == '=')
-      tc_fail(p, at, "f-string: self-documenting fields ({x=}) %s", tc_unsupported_suffix);
+    /* {x=}: the text "x=" (as written, spaces kept), then x's repr (Python's, and Triton's) */
+    bool self_doc = end > start + 1 && b[end - 1] == '=' && !strchr("=!<>", b[end - 2]);
+    if (self_doc) {
+      *(tc_expr **)tc_vec_push(p, items) = tc_fstring_literal(p, b + start, i - start, info->is_raw, at);
+      *(char *)tc_vec_push(p, convs) = 0;
+      end--;
+    }
     if (end == start) tc_fail(p, at, "f-string: empty expression not allowed");
     tc_expr *e = tc_fstring_field(p, b + start, end - start, at);
-    char conv = 's';
+    char conv = self_doc && b[i] != ':' ? 'r' : 's';
     if (b[i] == '!') {
       FSTR_STEP();
       if (i >= n || !strchr("sra", b[i])) tc_fail(p, (tc_loc){line, col}, "f-string: invalid conversion character");

@@ -15,8 +15,12 @@ static PyObject *key_ptr[TILEC_DTYPE_COUNT][2];
 static PyObject *key_scalar[TILEC_DTYPE_COUNT][2];
 static PyObject *key_one;
 
-/* Key bits: OPT_DEBUG, then the TILEC_CHECKS_* classes shifted by OPT_CHECKS_SHIFT. */
-enum { OPT_DEBUG = 1, OPT_CHECKS_SHIFT = 1 };
+/* Key bits: OPT_DEBUG, then the TILEC_CHECKS_* classes shifted by OPT_CHECKS_SHIFT, then the
+ * launch's num_warps and num_stages (0: not given) at OPT_WARPS_SHIFT and OPT_STAGES_SHIFT,
+ * and OPT_NO_FP_FUSION for enable_fp_fusion=False:
+ * Triton compiles a kernel per value, and its metadata says which (the CPU's code is the
+ * same; the compiler's memory cache serves the second). */
+enum { OPT_DEBUG = 1, OPT_CHECKS_SHIFT = 1, OPT_WARPS_SHIFT = 8, OPT_STAGES_SHIFT = 16, OPT_NO_FP_FUSION = 1 << 24 };
 
 typedef struct {
   PyObject_HEAD PyObject *name; /* kernel name (str) */
@@ -28,6 +32,7 @@ typedef struct {
   PyObject *options;    /* set of launch option names accepted and ignored */
   PyObject *compile_cb; /* compile_cb(key, bound_args, options) -> Kernel, or None: skip the launch */
   PyObject *cache;      /* dict: key -> Kernel */
+  PyObject *watched;    /* tuple of (name, dict, value): globals the compiled kernels read (watch_globals) */
   int debug;            /* the function's debug flag */
   uint8_t *is_constexpr, *dns, *dnsoa;
   tilec_dtype *annotation; /* a scalar type annotation (x: tl.int64), else INVALID */
@@ -247,6 +252,26 @@ static Py_ssize_t param_index(const tpy_dispatcher *d, PyObject *name) {
   return -1;
 }
 
+/* Triton's used_global_vals check: a global a compiled kernel read (a constexpr, a dtype)
+ * rebound or changed since makes the launch a RuntimeError, as in Triton, not a stale kernel.
+ * The same object is unchanged unless it compares unequal to the snapshot. */
+static int check_watched(const tpy_dispatcher *d) {
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(d->watched); i++) {
+    PyObject *t = PyTuple_GET_ITEM(d->watched, i);
+    PyObject *name = PyTuple_GET_ITEM(t, 0), *dict = PyTuple_GET_ITEM(t, 1), *val = PyTuple_GET_ITEM(t, 2);
+    PyObject *cur = PyDict_GetItemWithError(dict, name);
+    if (!cur && PyErr_Occurred()) return -1;
+    int same = cur ? PyObject_RichCompareBool(cur, val, Py_EQ) : 0;
+    if (same < 0) return -1;
+    if (!same) {
+      PyErr_Format(PyExc_RuntimeError, "Global variable %U has changed since we compiled this kernel, from %S to %S",
+                   name, val, cur ? cur : Py_None);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* {name: value} of the bound parameters plus the launch options (grid callables and the
  * compile callback read it). */
 static PyObject *bound_dict(const tpy_dispatcher *d, PyObject *const *vals, PyObject *const *onames,
@@ -270,7 +295,7 @@ static PyObject *dispatch(tpy_dispatcher *d, PyObject *const *pos, Py_ssize_t np
   Py_ssize_t n = d->n;
   PyObject *vals[TPY_MAX_PARAMS];
   PyObject *onames[MAX_OPTS], *ovals[MAX_OPTS];
-  int nopts = 0, debug_kw = -1;
+  int nopts = 0, debug_kw = -1, launch_bits = 0;
   uint32_t threads = 0;
   if (npos > n)
     return PyErr_Format(PyExc_TypeError, "%s() takes %zd positional arguments but %zd were given", d->cname, n, npos);
@@ -294,6 +319,14 @@ static PyObject *dispatch(tpy_dispatcher *d, PyObject *const *pos, Py_ssize_t np
     if (on && !strcmp(on, "debug") && kwv[j] != Py_None) {
       debug_kw = PyObject_IsTrue(kwv[j]);
       if (debug_kw < 0) return NULL;
+    } else if (on && (!strcmp(on, "num_warps") || !strcmp(on, "num_stages")) && PyLong_CheckExact(kwv[j])) {
+      long v = PyLong_AsLong(kwv[j]);
+      if (v == -1 && PyErr_Occurred()) return NULL;
+      launch_bits |= (int)((unsigned long)v & 0xffu) << (on[4] == 'w' ? OPT_WARPS_SHIFT : OPT_STAGES_SHIFT);
+    } else if (on && !strcmp(on, "enable_fp_fusion") && kwv[j] != Py_None) {
+      int f = PyObject_IsTrue(kwv[j]);
+      if (f < 0) return NULL;
+      if (!f) launch_bits |= OPT_NO_FP_FUSION;
     } else if (on && !strcmp(on, "num_cpu_threads") && kwv[j] != Py_None) {
       long t = PyLong_AsLong(kwv[j]);
       if (t == -1 && PyErr_Occurred()) return NULL;
@@ -312,6 +345,7 @@ static PyObject *dispatch(tpy_dispatcher *d, PyObject *const *pos, Py_ssize_t np
   int bits = option_bits(d, debug_kw);
   if (bits < 0) return NULL;
   bool want_extent = (bits >> OPT_CHECKS_SHIFT) != 0;
+  bits |= launch_bits;
   tpy_val tv[TPY_MAX_PARAMS];
   slot_t slots[TPY_MAX_PARAMS];
   void *argp[TPY_MAX_PARAMS];
@@ -400,6 +434,10 @@ static PyObject *dispatch(tpy_dispatcher *d, PyObject *const *pos, Py_ssize_t np
       goto out;
     }
   }
+  if (d->watched && check_watched(d) < 0) {
+    Py_DECREF(kernel);
+    goto out;
+  }
   if (!warmup) {
     uint32_t g[3];
     PyObject *gr = grid;
@@ -439,6 +477,7 @@ static void dispatcher_dealloc(tpy_dispatcher *self) {
   Py_CLEAR(self->defaults);
   Py_CLEAR(self->empty);
   Py_CLEAR(self->options);
+  Py_CLEAR(self->watched);
   Py_CLEAR(self->compile_cb);
   Py_CLEAR(self->cache);
   free(self->is_constexpr);
@@ -451,6 +490,7 @@ static int dispatcher_traverse(tpy_dispatcher *self, visitproc visit, void *arg)
   Py_VISIT(self->compile_cb);
   Py_VISIT(self->cache);
   Py_VISIT(self->options);
+  Py_VISIT(self->watched);
   return 0;
 }
 
@@ -580,7 +620,22 @@ static PyObject *dispatcher_get_cache(tpy_dispatcher *self, void *c) {
   return Py_NewRef(self->cache);
 }
 
+static PyObject *dispatcher_watch_globals(tpy_dispatcher *self, PyObject *arg) {
+  if (!PyTuple_Check(arg)) return PyErr_Format(PyExc_TypeError, "watch_globals takes a tuple of (name, dict, value)");
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(arg); i++) {
+    PyObject *t = PyTuple_GET_ITEM(arg, i);
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3 || !PyUnicode_Check(PyTuple_GET_ITEM(t, 0)) ||
+        !PyDict_Check(PyTuple_GET_ITEM(t, 1)))
+      return PyErr_Format(PyExc_TypeError, "watch_globals takes a tuple of (name, dict, value)");
+  }
+  Py_XSETREF(self->watched, PyTuple_GET_SIZE(arg) ? Py_NewRef(arg) : NULL);
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef dispatcher_methods[] = {
+    {"watch_globals", (PyCFunction)dispatcher_watch_globals, METH_O,
+     "watch_globals(((name, dict, value), ...)): each launch raises RuntimeError when dict[name] != value "
+     "(Triton's used_global_vals)"},
     {"run", (PyCFunction)(void (*)(void))dispatcher_run, METH_VARARGS | METH_KEYWORDS,
      "run(args, kwargs=None, grid=None, warmup=False) -> the kernel that ran (or would run)"},
     {"bind", (PyCFunction)dispatcher_bind, METH_O, "bind(grid) -> launcher(*args, **kwargs)"},

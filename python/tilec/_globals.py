@@ -16,6 +16,8 @@ the source (``filename``, ``source``, ``source_kind``, ``first_line``, ``globals
 
 import ast
 import builtins
+import copy
+import dis
 import inspect
 import math as _math
 import textwrap
@@ -162,6 +164,9 @@ class _Builder:
     def __init__(self):
         self.modules = []  # (filename, source, kind, first_line, globals)
         self.index = {}    # id(JITFunction.fn) or id(module) -> module index
+        # Triton's used_global_vals: (name, id(dict)) -> (snapshot, dict) of the value globals
+        # (constexprs, dtypes, numbers) the kernel and its helpers read
+        self.watched = {}
 
     def python_module(self, mod):
         """A user module (``import helpers as h`` ... ``h.fn(x)``): its file is a source
@@ -226,6 +231,7 @@ class _Builder:
                 except ValueError:
                     pass
         names = list(fn.__code__.co_names) + list(fn.__code__.co_freevars) + list(extra_names)
+        read = _global_reads(fn.__code__)
         entries = []
         seen = set()
         for name in names:
@@ -233,15 +239,32 @@ class _Builder:
                 continue
             seen.add(name)
             if name in closure:
-                value = closure[name]
+                value, var_dict = closure[name], closure
             elif name in g:
-                value = g[name]
+                value, var_dict = g[name], g
             else:
                 continue  # an attribute name, a builtin, or undefined: the compiler decides
             entry = self.entry(name, value)
             if entry is not None:
                 entries.append(entry)
+                if name in read:
+                    self.watch(name, value, var_dict, entry[1])
         return entries
+
+    def watch(self, name, value, var_dict, kind):
+        """Records a value global the kernel reads (not a function, module or class), which
+        a launch checks has not changed since (python/src/dispatch.c, check_watched)."""
+        if kind not in (GLOBAL_CONSTEXPR, GLOBAL_OBJECT, GLOBAL_PLAIN) or value is None:
+            return
+        if isinstance(value, types.ModuleType) or callable(value) and type(value).__name__ != "constexpr":
+            return  # modules, functions and classes are not values a launch checks
+        if kind == GLOBAL_OBJECT and _dtype_attr(value) is None:
+            return
+        try:
+            snapshot = copy.deepcopy(value)
+        except Exception:  # noqa: BLE001 - a value that cannot be copied is not watched
+            return
+        self.watched[(name, id(var_dict))] = (snapshot, var_dict)
 
     def entry(self, name, value):
         from . import language as tl
@@ -274,6 +297,19 @@ class _Builder:
         if value is getattr(builtins, name, object()):
             return None
         return (name, GLOBAL_PLAIN, value_text(value), 0)
+
+
+def _global_reads(code):
+    """The names a function's code reads as globals or closure variables (not attribute
+    names, which co_names also holds), its nested code objects included."""
+    names = set()
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF") and isinstance(ins.argval, str):
+            names.add(ins.argval)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _global_reads(c)
+    return names
 
 
 def _namedtuple_fields(value):
@@ -368,12 +404,15 @@ def global_value_entry(value):
         isinstance(value, types.FunctionType) and _path_of(value) is not None)
 
 
-def module_context(jitfn, extra=None):
+def module_context(jitfn, extra=None, watched=None):
     """Keyword arguments for ``_C.Compiler.compile`` describing where ``jitfn`` comes from;
-    ``extra``: {name: value} globals added to the kernel's (arguments passed as "@name")."""
+    ``extra``: {name: value} globals added to the kernel's (arguments passed as "@name");
+    ``watched``: a dict that receives Triton's used_global_vals of the kernel."""
     filename, source, first_line = function_source(jitfn.fn)
     patched = _patched_source(jitfn)
     b = _Builder()
+    if watched is not None:
+        b.watched = watched
     entries = b.globals_of(jitfn.fn, _loaded_names(patched) if patched is not None else ())
     for name, value in (extra or {}).items():
         entry = b.entry(name, value)

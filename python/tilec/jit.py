@@ -38,7 +38,7 @@ LAUNCH_OPTIONS = frozenset({
 })
 
 # the dispatcher's key bits (python/src/dispatch.c): debug, then the checks (TILEC_CHECKS_*)
-_OPT_DEBUG, _OPT_CHECKS_SHIFT = 1, 1
+_OPT_DEBUG, _OPT_CHECKS_SHIFT, _OPT_CHECKS_MASK = 1, 1, 0xF  # the key's first item (python/src/dispatch.c)
 
 # Triton's canonical scalar type names for annotations (``n: tl.int64``, ``x: float``).
 _CANON = {
@@ -308,6 +308,9 @@ class JITFunction:
             debug=debug,
         )
         self._context = None
+        # Triton's: (name, id(globals)) -> (value when compiled, globals) of the value globals
+        # the compiled kernels read; a launch after one changed is a RuntimeError
+        self.used_global_vals = {}
         self._src = None
         self._src_patched = False
         self._fn_name = f"{fn.__module__}.{self.__qualname__}"
@@ -350,7 +353,9 @@ class JITFunction:
     def warmup(self, *args, grid=None, **kwargs):
         """Compiles the specialization these arguments select without launching it;
         arguments may be dtypes in place of tensors (``kernel.warmup(torch.float32, ...)``)."""
-        args = tuple(_MockTensor(a) if _is_dtype(a) else a for a in args)
+        # a dtype stands for a tensor of it, except at a constexpr parameter, where it is the value
+        args = tuple(_MockTensor(a) if _is_dtype(a) and not (i < len(self.params) and self.params[i].is_constexpr)
+                     else a for i, a in enumerate(args))
         return self.run(*args, grid=grid, warmup=True, **kwargs)
 
     def __call__(self, *args, **kwargs):
@@ -513,14 +518,14 @@ class JITFunction:
             assert isinstance(nw, int) and nw > 0 and (nw & (nw - 1)) == 0, "num_warps must be a power of 2"
         debug = bool(bits & _OPT_DEBUG)
         debug_info = debug or _env_on("TILEC_DEBUG_INFO")
-        compiler = _compiler(debug, debug_info, bits >> _OPT_CHECKS_SHIFT)
+        compiler = _compiler(debug, debug_info, (bits >> _OPT_CHECKS_SHIFT) & _OPT_CHECKS_MASK)
         cache_hook, post_hook = _jit_hooks()
         hook_args = self._hook_args(key, options) if cache_hook or post_hook else None
         if cache_hook and cache_hook(**hook_args):
             return None  # the hook took the compile: nothing compiled, nothing launched (Triton)
-        extra = {}
+        extra, watched = {}, {}
         defines = self._signature_defines(key, extra)
-        spec = dict(_globals.module_context(self, extra) if extra else self._tilec_source())
+        spec = dict(_globals.module_context(self, extra, watched))
         spec["kernel"] = self.fn.__name__
         spec["defines"] = defines
         try:
@@ -537,6 +542,9 @@ class JITFunction:
         if warning:
             warnings.warn(f"tilec: {warning}", RuntimeWarning, stacklevel=3)
         spec["_debug"] = debug
+        if watched:  # Triton's check that the globals read have not changed, at each launch
+            self.used_global_vals.update(watched)
+            self._dispatcher.watch_globals(tuple((name, d, v) for (name, _), (v, d) in self.used_global_vals.items()))
         kernel._init(self, spec, compiler, options)
         if self._repr is not None:
             kernel._set_name(self._repr(self._specialization(key)))

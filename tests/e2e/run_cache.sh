@@ -4,7 +4,8 @@
 # that entry without compiling (-v says so, the entry is not rewritten, tl.static_print is
 # silent) and computes the same result; other bindings or options (--check-bounds,
 # --reference) are other entries; --no-cache compiles and leaves the cache alone; a corrupt
-# entry is rebuilt and an unusable cache directory only warns.
+# entry is rebuilt and an unusable cache directory only warns; the front end's warnings show
+# on a compile and on a load from the cache.
 # Usage: run_cache.sh TILEC. Prints "N passed, M failed".
 set -euo pipefail
 TILEC="$(realpath "$1")"
@@ -134,6 +135,34 @@ if [ "$rc" -ne 0 ] || ! grep -q "tilec: warning: JIT cache directory '$work/nota
 else
   ok unusable_dir_warns
 fi
+
+# 8. Triton's compile-time warnings go to stderr at the kernel's line, from a compile and
+#    again from the cache entry (kept beside it)
+cat > warn.py <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def warn(x_ptr, out_ptr, n, BLOCK: tl.constexpr = 32):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, tl.where(offs, x * 2.0, x * 2.0), mask=m)
+PY
+want_w="warn.py:10:30: warning: tl.where with a non-boolean condition is deprecated and will error out in a future triton release. Got int32"
+for pass_name in compiled cached; do
+  set +e
+  "$TILEC" run warn.py -k warn --grid 4 x_ptr=x.npy out_ptr=o.npy n=100 --out out_ptr=o.npy > out.txt 2> err.txt
+  rc=$?
+  set -e
+  if [ "$rc" -ne 0 ] || [ "$(grep -c 'warning: tl.where' err.txt)" -ne 1 ] || ! grep -qF "$want_w" err.txt ||
+     ! same_data o.npy; then
+    bad "warning_$pass_name" "exit $rc, stderr: $(head -c 400 err.txt)"
+  else
+    ok "warning_$pass_name"
+  fi
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

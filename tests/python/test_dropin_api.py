@@ -553,6 +553,12 @@ def test_warmup_handle_and_relaunch():
     assert torch.count_nonzero(y) == 0  # warmup compiles, does not run
     kernel[(1, 1, 1)](x, y, 100, 3.0, 128)  # all arguments positionally, constexprs included
     assert torch.allclose(y, x * 3)
+    # another num_warps / num_stages is another compiled kernel, as in Triton: its metadata says so
+    k8 = scale_kernel_fresh.warmup(x, y, 100, 3.0, BLOCK=128, grid=(1, ), num_warps=8, num_stages=2)
+    k1 = scale_kernel_fresh.warmup(x, y, 100, 3.0, BLOCK=128, grid=(1, ), num_warps=4, num_stages=1)
+    assert (k8.metadata.num_warps, k8.metadata.num_stages) == (8, 2) and k8 is not kernel
+    assert (k1.metadata.num_warps, k1.metadata.num_stages) == (4, 1)
+    assert scale_kernel_fresh.warmup(x, y, 100, 3.0, BLOCK=128, grid=(1, ), num_warps=8, num_stages=2) is k8
     h = scale_kernel_fresh[(1, )](x, y, 100, 5.0, BLOCK=128)
     assert torch.allclose(y, x * 5) and h.metadata.name == kernel.metadata.name
 

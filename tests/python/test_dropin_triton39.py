@@ -547,3 +547,66 @@ def test_cuda_memcheck_checks_bounds_on_the_cpu():
     with pytest.raises(tilec.KernelError, match="out of bounds"):
         run(check=True)
     assert "TILEC_CHECK_BOUNDS" not in os.environ
+
+
+# ---- Triton's runtime checks: used_global_vals, warmup dtypes, launch options in the key ----
+
+_WATCHED = tl.constexpr(1)
+_WATCHED_DTYPE = tl.int32
+
+
+@triton.jit
+def _reads_globals_kernel(x_ptr):
+    tl.store(x_ptr, tl.full((), _WATCHED, _WATCHED_DTYPE).to(tl.float32))
+
+
+def test_changed_global_is_a_runtime_error():
+    # Triton 3.9's used_global_vals: a launch after a global the kernel read changed raises,
+    # instead of running the kernel compiled with the old value
+    global _WATCHED, _WATCHED_DTYPE
+    x = torch.zeros(1)
+    _reads_globals_kernel[(1, )](x)
+    assert x.item() == 1.0
+    assert {name for name, _ in _reads_globals_kernel.used_global_vals} == {"_WATCHED", "_WATCHED_DTYPE"}
+    try:
+        _WATCHED = tl.constexpr(2)
+        with pytest.raises(RuntimeError, match="Global variable _WATCHED has changed since we compiled this kernel, "
+                                               r"from constexpr\[1\] to constexpr\[2\]"):
+            _reads_globals_kernel[(1, )](x)
+        _WATCHED = tl.constexpr(1)
+        _reads_globals_kernel[(1, )](x)  # the same value again: fine
+        _WATCHED_DTYPE = tl.int64
+        with pytest.raises(RuntimeError, match="_WATCHED_DTYPE has changed"):
+            _reads_globals_kernel[(1, )](x)
+    finally:
+        _WATCHED, _WATCHED_DTYPE = tl.constexpr(1), tl.int32
+    # attribute names (tl.store, x.to) are not globals: a module global `store` is not watched
+    assert "store" not in {name for name, _ in _reads_globals_kernel.used_global_vals}
+
+
+@triton.jit
+def _typed_add_kernel(a, o, N: tl.constexpr, T: tl.constexpr):
+    idx = tl.arange(0, N)
+    tl.store(o + idx, tl.load(a + idx).to(T))
+
+
+def test_warmup_dtype_at_a_constexpr_parameter_is_the_dtype():
+    # a dtype stands for a tensor of it, except at a constexpr parameter (Triton's test_preload)
+    k = _typed_add_kernel.warmup(torch.float32, torch.float32, 32, tl.float16, grid=(1, ))
+    assert k.metadata.name == "_typed_add_kernel"
+    x, o = torch.arange(32, dtype=torch.float32), torch.zeros(32)
+    _typed_add_kernel[(1, )](x, o, 32, tl.float16)
+    assert o.tolist() == x.tolist()
+
+
+def test_enable_fp_fusion_is_another_compile():
+    calls = []
+    triton.knobs.runtime.jit_cache_hook = lambda **kw: calls.append(kw["compile"]["enable_fp_fusion"])
+    try:
+        x, o = torch.arange(32, dtype=torch.float32), torch.zeros(32)
+        _typed_add_kernel[(1, )](x, o, 32, tl.float64)
+        _typed_add_kernel[(1, )](x, o, 32, tl.float64, enable_fp_fusion=False)
+        _typed_add_kernel[(1, )](x, o, 32, tl.float64, enable_fp_fusion=False)
+    finally:
+        triton.knobs.runtime.jit_cache_hook = None
+    assert calls == [True, False]

@@ -460,6 +460,7 @@ START_TEST(test_precedence) {
   check_expr("f'{a + b!r:>{w}} {{x}}\\n' 'c' rf'\\d{d[0]}'", "f({(a + b)!r} ' {x}\n' 'c' '\\d' {d[0]!s})");
   check_expr("f\"{ ( x ,\n y ) }{'}'}\"", "f({tuple(x, y)!s} {'}'!s})");
   check_expr("f'{x!=y}'", "f({(x != y)!s})");
+  check_expr("f'{N=} {a + 1 = !s}{b=:4}'", "f('N=' {N!r} ' ' 'a + 1 = ' {(a + 1)!s} 'b=' {b!s})");
 }
 END_TEST
 
@@ -720,8 +721,6 @@ START_TEST(test_errors) {
       {"    s = f\"a}b\"\n", "f-string: single '}' is not allowed", 3, 12},
       {"    s = f\"{}\"\n", "f-string: empty expression not allowed", 3, 12},
       {"    s = f\"{x!z}\"\n", "f-string: invalid conversion character", 3, 14},
-      {"    s = f\"{x=}\"\n", "f-string: self-documenting fields ({x=}) is not supported in @triton.jit functions", 3,
-       12},
       {"    s = f\"{x y}\"\n", "f-string: expected ',' or ')'", 3, 14},
       {"    s = f\"{x)}\"\n", "f-string: unmatched ')'", 3, 14},
       {"    n = 18446744073709551616\n", "integer literal too large (Triton's integers stop at 2**64 - 1)", 3, 9},

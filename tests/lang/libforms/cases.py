@@ -388,3 +388,9 @@ def constexpr_function_cases():
         lambda a: {"x_ptr": np.array([3.0], np.float32)})
     diag(F, "diag_constexpr_function_raises", K, "constexpr_function_raises_kernel", "*fp32, 7",
          expect=("no integer dtype of 7 bits",), line=line_of(K, 'raise ValueError(f"no integer dtype of {bits} bits")'))
+
+    xd = np.array([1.5, -3.0, 7.25, 0.1, 448.0, -0.5, 2.0, 9.0], np.float32)
+    add(F, "div_rn_fdiv_number_and_tile", K, "div_rn_number_kernel", (1,),
+        dict(x_ptr=xd, out_ptr=np.zeros(8, np.float32), N=8), ["out_ptr"],
+        lambda a: {"out_ptr": (np.float32(2688) / a["x_ptr"] + a["x_ptr"] / np.float32(4)) + a["x_ptr"] / np.float32(2)},
+        rtol=1e-6)

@@ -375,6 +375,7 @@ def fstring_dtype_kernel(x_ptr, out_ptr, N: tl.constexpr, NBITS: tl.constexpr, B
     x_utype: tl.constexpr = tl.dtype(f"uint{NBITS}")
     tl.static_assert(x_utype == tl.dtype("uint" + str(NBITS)), f"{x_utype} != uint{NBITS!s}")
     tl.static_assert(f"{{{N}}}:{N!r}:{'a'!r}:{1.5}:{True}:{None}:{tl.float16}" == "{8}:8:'a':1.5:True:None:fp16")
+    tl.static_assert(f"{N=}, {NBITS = }, {N=:4}" == f"N=8, NBITS = {NBITS}, N=8")  # FastVideo's {X=}
     if BIG:
         tl.static_assert(N > 1024, f"N={N} is not big ({x_utype})")
     x = tl.load(x_ptr + tl.arange(0, N))
@@ -472,3 +473,11 @@ def _int_dtype_of(bits):
 def constexpr_function_raises_kernel(x_ptr, BITS: tl.constexpr):
     d: tl.constexpr = _int_dtype_of(BITS)
     tl.store(x_ptr, tl.load(x_ptr).to(d).to(tl.float32) + 1)
+
+
+@triton.jit
+def div_rn_number_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    # a Python number beside a float tile in tl.div_rn / tl.fdiv takes the tile's type
+    # (fouroversix: tl.div_rn(MAX_E2M1 * MAX_E4M3, amax))
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out_ptr + tl.arange(0, N), tl.div_rn(6 * 448, x) + tl.fdiv(x, 4) + tl.math.div_rn(x, 2.0))

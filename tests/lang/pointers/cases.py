@@ -73,6 +73,12 @@ def cases():
         add(F, "wrapped_contiguity_hint_%s_n%d_b%d" % (dt, n, block), K, "wrapped_hint_kernel",
             ((n + block - 1) // block,), dict(x_ptr=xw, y_ptr=np.full(n + guard, -7, dt), n=n, BLOCK=block),
             ["y_ptr"], wrapped_ref, rtol=0, atol=0)
+    for n, t, block in ((20, 3, 32), (24, 17, 16), (7, 0, 64)):
+        rr = np.arange(((64 + block - 1) // block) * block)
+        add(F, "wrapped_contiguity_hint_compare_n%d_t%d_b%d" % (n, t, block), K, "wrapped_hint_compare_kernel",
+            (len(rr) // block,), dict(out_ptr=np.zeros(len(rr), np.int32), n=n, t=t, BLOCK=block), ["out_ptr"],
+            lambda a, rr=rr, n=n, t=t: {"out_ptr": ((rr % n == t).astype(np.int32) +
+                                                    (rr % n != t + 1).astype(np.int32) * 2)})
     kb, nb = 8, 40
     bw = rng(175).standard_normal((kb, nb + 24)).astype(np.float32)
     add(F, "wrapped_contiguity_hint_2d_columns", K, "wrapped_hint_2d_kernel", (2,),

@@ -205,6 +205,15 @@ def wrapped_hint_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def wrapped_hint_compare_kernel(out_ptr, n, t, BLOCK: tl.constexpr):
+    # `offs == t` on offsets promised contiguous that wrap: every lane equal to t matches (the
+    # compare of consecutive lanes against one value is taken only where contiguity is proven)
+    r = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    offs = tl.max_contiguous(tl.multiple_of(r % n, BLOCK), BLOCK)
+    tl.store(out_ptr + r, (offs == t).to(tl.int32) + (offs != t + 1).to(tl.int32) * 2)
+
+
+@triton.jit
 def wrapped_hint_2d_kernel(b_ptr, out_ptr, K, N, stride_bk, BN: tl.constexpr, BK: tl.constexpr):
     rn = tl.program_id(0) * BN + tl.arange(0, BN)
     rbn = tl.max_contiguous(tl.multiple_of(rn % N, BN), BN)
