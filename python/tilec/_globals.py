@@ -231,7 +231,7 @@ class _Builder:
                 except ValueError:
                     pass
         names = list(fn.__code__.co_names) + list(fn.__code__.co_freevars) + list(extra_names)
-        read = _global_reads(fn.__code__)
+        read = _global_reads(fn.__code__) if not extra_names else _source_global_reads(extra_names)
         entries = []
         seen = set()
         for name in names:
@@ -254,12 +254,8 @@ class _Builder:
     def watch(self, name, value, var_dict, kind):
         """Records a value global the kernel reads (not a function, module or class), which
         a launch checks has not changed since (python/src/dispatch.c, check_watched)."""
-        if kind not in (GLOBAL_CONSTEXPR, GLOBAL_OBJECT, GLOBAL_PLAIN) or value is None:
-            return
-        if isinstance(value, types.ModuleType) or callable(value) and type(value).__name__ != "constexpr":
-            return  # modules, functions and classes are not values a launch checks
-        if kind == GLOBAL_OBJECT and _dtype_attr(value) is None:
-            return
+        if kind not in (GLOBAL_CONSTEXPR, GLOBAL_OBJECT, GLOBAL_PLAIN) or value is None or value_text(value) is None:
+            return  # only what a kernel can take as a value (numbers, strings, dtypes, tuples; constexprs of them)
         try:
             snapshot = copy.deepcopy(value)
         except Exception:  # noqa: BLE001 - a value that cannot be copied is not watched
@@ -363,12 +359,26 @@ def _patched_source(jitfn):
 
 def _loaded_names(source):
     """Names a (patched) function text reads: a replacement may use globals the original
-    function's code object never named."""
+    function's code object never named. A tuple whose `stored` attribute holds the names it
+    binds (assignments, parameters, loop targets)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return []  # the compiler reports it, located
-    return [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+        return _Names()  # the compiler reports it, located
+    names = _Names(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    names.stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    names.stored |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
+                     for a in n.args + n.posonlyargs + n.kwonlyargs}
+    return names
+
+
+class _Names(list):
+    stored = frozenset()
+
+
+def _source_global_reads(names):
+    """The globals a (patched) function text reads: names it loads and never binds."""
+    return set(names) - set(getattr(names, "stored", ()))
 
 
 def context_digest(context):

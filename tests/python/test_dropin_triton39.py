@@ -610,3 +610,21 @@ def test_enable_fp_fusion_is_another_compile():
     finally:
         triton.knobs.runtime.jit_cache_hook = None
     assert calls == [True, False]
+
+
+def test_patched_local_and_arrays_are_not_watched():
+    # test_core's patch_kernel: the original text reads `z` from the test (a numpy array),
+    # the patched one binds it; neither a local nor an array is a global a launch checks
+    z = np.zeros(4)
+
+    @triton.jit
+    def k(Z):
+        GENERATE_TEST_HERE  # noqa: F821
+        tl.store(Z + tl.arange(0, 4), z)
+
+    k._unsafe_update_src(k.src.replace("GENERATE_TEST_HERE", "z = tl.full((4, ), 1.0, tl.float32)"))
+    out = torch.zeros(4)
+    k[(1, )](out)
+    k[(1, )](out)
+    assert out.tolist() == [1.0] * 4 and not k.used_global_vals
+    assert z.tolist() == [0.0] * 4
