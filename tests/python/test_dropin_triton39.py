@@ -628,3 +628,39 @@ def test_patched_local_and_arrays_are_not_watched():
     k[(1, )](out)
     assert out.tolist() == [1.0] * 4 and not k.used_global_vals
     assert z.tolist() == [0.0] * 4
+
+
+def test_autotune_listener_and_triton_cache_dir(tmp_path, monkeypatch):
+    # knobs.autotuning.listener gets the JITFunction, only when configs were compared; tuning
+    # results go to Triton's cache directory when one is set (its tests' fresh_triton_cache)
+    monkeypatch.delenv("TILEC_CACHE_DIR", raising=False)
+    got = []
+    triton.knobs.autotuning.listener = lambda **kw: got.append((kw["fn"], kw["cache_hit"]))
+    try:
+        with triton.knobs.cache.scope():
+            triton.knobs.cache.dir = str(tmp_path)
+
+            @triton.autotune(configs=[triton.Config({"B": 32}), triton.Config({"B": 64})], key=["n"],
+                             cache_results=True)
+            @triton.jit
+            def copy_kernel(dst, src, n, B: tl.constexpr):
+                o = tl.program_id(0) * B + tl.arange(0, B)
+                tl.store(dst + o, tl.load(src + o, mask=o < n), mask=o < n)
+
+            src, dst = torch.arange(100, dtype=torch.float32), torch.zeros(100)
+            copy_kernel[lambda m: (triton.cdiv(100, m["B"]), )](dst, src, 100)
+            assert torch.equal(dst, src)
+            assert len(got) == 1 and isinstance(got[0][0], triton.JITFunction) and got[0][1] is False
+            assert list((tmp_path / "autotune").glob("copy_kernel-*.json"))
+
+            @triton.autotune(configs=[triton.Config({"B": 32}), triton.Config({"B": 64})], key=["n"],
+                             prune_configs_by={"early_config_prune": lambda configs, nargs, **kw: configs[:1]})
+            @triton.jit
+            def pruned_kernel(dst, src, n, B: tl.constexpr):
+                o = tl.program_id(0) * B + tl.arange(0, B)
+                tl.store(dst + o, tl.load(src + o, mask=o < n), mask=o < n)
+
+            pruned_kernel[lambda m: (triton.cdiv(100, m["B"]), )](dst, src, 100)
+            assert len(got) == 1  # one config left: nothing tuned, no listener call
+    finally:
+        triton.knobs.autotuning.listener = None

@@ -114,12 +114,25 @@ def _base_function(fn):
     return fn
 
 
+def _jit_function(fn):
+    """The JITFunction under an Autotuner/Heuristics stack (what Triton's listener gets)."""
+    from tilec import JITFunction
+    while not isinstance(fn, JITFunction) and getattr(fn, "fn", None) is not None and fn.fn is not fn:
+        fn = fn.fn
+    return fn
+
+
 def _cache_dir():
-    """tilec's disk cache ($TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec, else ~/.cache/tilec);
+    """Where tuning results are kept: $TILEC_CACHE_DIR, else Triton's cache directory when one
+    is set (`knobs.cache.dir`, $TRITON_CACHE_DIR: Triton keeps its autotuner's results there,
+    and tests point it at a fresh directory), else $XDG_CACHE_HOME/tilec, else ~/.cache/tilec;
     None when TILEC_CACHE_DIR is set empty (no disk cache)."""
     d = os.environ.get("TILEC_CACHE_DIR")
     if d is not None:
         return d or None
+    from ..knobs import cache as _cache_knobs
+    if _cache_knobs.dir:
+        return _cache_knobs.dir
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "tilec")
 
@@ -459,8 +472,8 @@ class Autotuner(KernelInterface):
                         key, pruned, lambda: self._benchmark(key, args, kwargs, pruned))
                 else:
                     self._benchmark(key, args, kwargs, pruned)
-                if _knobs.autotuning.listener is not None:
-                    _knobs.autotuning.listener(fn=_base_function(self.fn), key=key, best_config=self.cache[key],
+                if _knobs.autotuning.listener is not None and len(pruned) > 1:  # Triton's: one config is no tuning
+                    _knobs.autotuning.listener(fn=_jit_function(self.fn), key=key, best_config=self.cache[key],
                                                configs_timings=self.configs_timings,
                                                duration=None if used_cached_result else self.bench_time,
                                                cache_hit=used_cached_result)
