@@ -122,6 +122,15 @@ static void push_frames(tc_cg *cg, tilec_status *st, int at, const tc_module *m,
   }
 }
 
+/* Inside a tl.* function written in the kernel language (the prelude): the frame of its
+ * outermost call, the one the user wrote (its call_loc is in the caller's module); else 0. */
+static int outermost_prelude_frame(tc_cg *cg) {
+  if (!cg->prelude || !cg->depth || cg_current_module(cg) != cg->prelude) return 0;
+  int i = cg->depth - 1;
+  while (i > 0 && cg->frames[i - 1]->mod == cg->prelude) i--;
+  return i;
+}
+
 tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, ...) {
   if (cg->err) return (tc_val){.kind = TV_INVALID};
   char msg[1024];
@@ -131,21 +140,18 @@ tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, 
   va_end(ap);
   const tc_module *m = cg_current_module(cg);
   tilec_status_origin origin = cg->builtin_depth ? TILEC_ORIGIN_BUILTIN : TILEC_ORIGIN_LANGUAGE;
-  int i = cg->depth - 1;
   /* An error inside a tl.* function written in the kernel language (the prelude) is
    * the caller's: locate it at the outermost prelude call. */
-  if (cg->prelude && m == cg->prelude) {
-    while (i > 0 && cg->frames[i - 1]->mod == cg->prelude) i--;
-    if (i > 0) {
-      const tc_module *um = caller_module(cg, i);
-      const char *fname = cg->frames[i]->fn->name;
-      if (!strncmp(fname, "_tensor_", 8)) /* a tensor method the prelude writes (x.item()) */
-        cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tensor.%s(): %s", fname + 8, msg);
-      else cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tl.%s: %s", fname, msg);
-      tilec_status_set_origin(cg->err, TILEC_ORIGIN_BUILTIN);
-      push_frames(cg, cg->err, i - 1, um, cg->frames[i]->call_loc);
-      return (tc_val){.kind = TV_INVALID};
-    }
+  int i = outermost_prelude_frame(cg);
+  if (i > 0) {
+    const tc_module *um = caller_module(cg, i);
+    const char *fname = cg->frames[i]->fn->name;
+    if (!strncmp(fname, "_tensor_", 8)) /* a tensor method the prelude writes (x.item()) */
+      cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tensor.%s(): %s", fname + 8, msg);
+    else cg->err = tc_error_at(um, cg->frames[i]->call_loc, code, "in tl.%s: %s", fname, msg);
+    tilec_status_set_origin(cg->err, TILEC_ORIGIN_BUILTIN);
+    push_frames(cg, cg->err, i - 1, um, cg->frames[i]->call_loc);
+    return (tc_val){.kind = TV_INVALID};
   }
   /* inside @jit helpers: the calls that led here, innermost first (" (in f(), called at
    * k.py:12, in g(), called at k.py:30)"): a helper fails for one caller's arguments */
@@ -170,13 +176,10 @@ tc_val cg_error(tc_cg *cg, tc_loc loc, tilec_status_code code, const char *fmt, 
 void cg_warn(tc_cg *cg, tc_loc loc, const char *fmt, ...) {
   if (!cg->info) return;
   const tc_module *m = cg_current_module(cg);
-  if (cg->prelude && m == cg->prelude && cg->depth) { /* a tl.* function's: at the user's call */
-    int i = cg->depth - 1;
-    while (i > 0 && cg->frames[i - 1]->mod == cg->prelude) i--;
-    if (i > 0) {
-      m = caller_module(cg, i);
-      loc = cg->frames[i]->call_loc;
-    }
+  int i = outermost_prelude_frame(cg); /* a tl.* function's: at the user's call */
+  if (i > 0) {
+    m = caller_module(cg, i);
+    loc = cg->frames[i]->call_loc;
   }
   char msg[512];
   va_list ap;
